@@ -1,0 +1,45 @@
+# visguard: `make demo` and `make test` work on a fresh machine: they create .venv and install what is needed.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+OUT ?= out
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+export PYTHONSAFEPATH := 1
+# The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
+
+.PHONY: install demo test check bench format clean demo-engine
+
+$(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[cdk,audit,dev]'
+	@if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+	bash scripts/install-system-deps.sh
+	@touch $@
+
+install: $(STAMP)
+
+demo: install demo-engine
+	@echo "demo finished: outputs in $(OUT)/"
+
+demo-engine: install
+	$(BIN)/visguard engine-demo
+
+test: install
+	$(BIN)/pytest
+
+check: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+bench: install
+	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) -P $$b || exit 1; done
+
+clean:
+	rm -rf $(OUT) cdk.out .pytest_cache .hypothesis

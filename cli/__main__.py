@@ -1,0 +1,3 @@
+from visguard.cli import entry
+
+entry()

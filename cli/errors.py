@@ -1,0 +1,19 @@
+"""Exit codes and the error every door raises for bad input (DESIGN.md, "Clear errors, nothing lost")."""
+
+from __future__ import annotations
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 1  # bad input or usage: a one-line message naming the file, the place and what is wrong
+EXIT_FINDINGS = 2  # findings at or above --fail-on (lint), targets not met (recommend)
+EXIT_INTERNAL = 3  # a bug in visguard: please report it
+
+
+class VisguardError(Exception):
+    """Bad input. ``str(err)`` is one line: ``FILE:PLACE: what is wrong``."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def __init__(self, message: str, *, file: str | None = None, place: str | None = None):
+        self.file, self.place, self.detail = file, place, message
+        prefix = ":".join(p for p in (file, place) if p)
+        super().__init__(f"{prefix}: {message}" if prefix else message)

@@ -1,0 +1,194 @@
+"""The one normalized model every door loads into (DESIGN.md, "One model, many doors").
+
+A template, a cloud assembly, a visguard.yaml file and a fleet inventory all become a ``Model``: queues,
+their redrive targets and their consumers. Rules are pure functions of one queue in its model.
+
+Values are kept as they were written where a rule must judge them (an out-of-range visibility timeout is
+data for VG001, not a loader error); ``None`` means "not set", and the ``effective_*`` helpers apply the
+AWS defaults.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Literal
+
+# AWS defaults (SQS CreateQueue / Lambda CreateFunction / CreateEventSourceMapping API references).
+DEFAULT_VISIBILITY_TIMEOUT = 30
+DEFAULT_RETENTION = 345_600  # 4 days
+DEFAULT_DELAY = 0
+DEFAULT_LAMBDA_TIMEOUT = 3
+DEFAULT_SQS_BATCH_SIZE = 10
+MAX_LAMBDA_TIMEOUT = 900
+MAX_VISIBILITY_TIMEOUT = 43_200
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    @property
+    def rank(self) -> int:
+        return {"error": 3, "warning": 2, "info": 1}[self.value]
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a thing was declared: the file, a line when the loader knows it, and a path inside the document
+    (``Resources/Orders/Properties/VisibilityTimeout``) or a CDK construct path."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+    path: str | None = None
+    construct_path: str | None = None
+
+
+@dataclass(frozen=True)
+class Suppression:
+    rule: str
+    reason: str | None
+    location: Location | None = None
+
+
+@dataclass
+class Redrive:
+    target: str | None  # id of the DLQ in the same Model, or None when it could not be resolved
+    target_ref: str | None  # as written: an ARN, a logical id, an import; for messages
+    max_receive_count: int | float | str | None
+    location: Location | None = None
+
+
+@dataclass
+class Consumer:
+    """Something that receives from a queue: a Lambda event source mapping or a fleet of workers."""
+
+    id: str
+    kind: Literal["lambda", "worker", "unknown"]
+    location: Location | None = None
+    # Lambda function and event source mapping settings (None: not set, AWS default applies)
+    function_id: str | None = None
+    function_timeout: int | float | None = None
+    batch_size: int | None = None
+    batching_window: int | float | None = None
+    report_batch_item_failures: bool = False
+    reserved_concurrency: int | None = None
+    max_concurrency: int | None = None
+    enabled: bool = True
+    # processing profile (declared in visguard.yaml, a GuardedQueue, or measured by CloudWatch)
+    processing_p50: float | None = None
+    processing_p99: float | None = None
+    heartbeat_interval: float | None = None
+    heartbeat_extend_by: float | None = None
+    concurrency: int | None = None  # workers
+    arrival_rate: float | None = None  # messages per second, when known
+    note: str | None = None  # e.g. why the consumer is unknown ("function imported with Fn::ImportValue")
+
+    @property
+    def effective_function_timeout(self) -> float:
+        return float(self.function_timeout if self.function_timeout is not None else DEFAULT_LAMBDA_TIMEOUT)
+
+    @property
+    def effective_batch_size(self) -> int:
+        return int(self.batch_size if self.batch_size is not None else DEFAULT_SQS_BATCH_SIZE)
+
+    @property
+    def effective_batching_window(self) -> float:
+        return float(self.batching_window or 0)
+
+
+@dataclass
+class Queue:
+    id: str  # logical id, name, or ARN: unique within a Model
+    location: Location
+    name: str | None = None
+    arn: str | None = None
+    fifo: bool = False
+    visibility_timeout: int | float | str | None = None
+    message_retention: int | float | str | None = None
+    delay: int | float | str | None = None
+    redrive: Redrive | None = None
+    consumers: list[Consumer] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
+    tags: dict[str, str] = field(default_factory=dict)
+    account: str | None = None
+    region: str | None = None
+    source: str = "cloudformation"  # cloudformation | sam | cdk | config | inventory | construct
+    arrival_rate: float | None = None
+
+    @property
+    def effective_visibility_timeout(self) -> float:
+        v = self.visibility_timeout
+        return float(v) if isinstance(v, (int, float)) else float(DEFAULT_VISIBILITY_TIMEOUT)
+
+    @property
+    def effective_retention(self) -> float:
+        v = self.message_retention
+        return float(v) if isinstance(v, (int, float)) else float(DEFAULT_RETENTION)
+
+
+@dataclass
+class Model:
+    """Queues of one document (or one account/region partition), keyed by id."""
+
+    queues: dict[str, Queue] = field(default_factory=dict)
+    source_file: str | None = None
+
+    def add(self, queue: Queue) -> Queue:
+        self.queues[queue.id] = queue
+        return queue
+
+    def dlq_of(self, queue: Queue) -> Queue | None:
+        if queue.redrive is None or queue.redrive.target is None:
+            return None
+        return self.queues.get(queue.redrive.target)
+
+    def sources_of(self, dlq: Queue) -> list[Queue]:
+        return [q for q in self.queues.values() if q.redrive is not None and q.redrive.target == dlq.id]
+
+    def is_dlq(self, queue: Queue) -> bool:
+        return any(q.redrive is not None and q.redrive.target == queue.id for q in self.queues.values())
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    severity: Severity
+    message: str
+    queue: str  # queue id
+    location: Location
+    fix: str | None = None
+    consumer: str | None = None
+    estimate: dict | None = None  # engine figures quoted in the message (duplicate_rate, recovery_p99, ...)
+
+
+@dataclass
+class ProfileMatch:
+    """A consumer profile from visguard.yaml, matched to queues by logical id, name or glob."""
+
+    match: str  # glob over queue id and name ("orders-*", "OrdersQueue")
+    kind: Literal["lambda", "worker"] = "worker"
+    processing_p50: float | None = None
+    processing_p99: float | None = None
+    heartbeat_interval: float | None = None
+    heartbeat_extend_by: float | None = None
+    concurrency: int | None = None
+    arrival_rate: float | None = None
+    location: Location | None = None
+
+
+@dataclass
+class LintConfig:
+    """Rule settings, severity overrides, suppressions and profiles (visguard.yaml, or defaults)."""
+
+    settings: dict = field(default_factory=dict)  # e.g. {"lambda_multiplier": 6, "p99_multiplier": ...}
+    severity_overrides: dict[str, Severity] = field(default_factory=dict)  # rule id -> severity
+    disabled: set[str] = field(default_factory=set)  # rule ids turned off
+    suppressions: list[Suppression] = field(
+        default_factory=list
+    )  # global, each matched by rule (+ queue glob)
+    suppression_queues: dict[int, str] = field(default_factory=dict)  # index in suppressions -> queue glob
+    profiles: list[ProfileMatch] = field(default_factory=list)
+    source_file: str | None = None

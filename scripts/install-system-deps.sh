@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# System packages the tests and demo need beyond Python and Node (installed only when missing).
+set -euo pipefail
+need=()
+command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)   # PySpark
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+  else
+    echo "visguard: please install: ${need[*]}" >&2; exit 1
+  fi
+fi
