@@ -1,0 +1,457 @@
+"""Fast risk model: closed-form, vectorized estimates of what a visibility timeout does to a consumer.
+
+This is what the linter, the CDK constructs and the fleet audit quote ("about 2.9 % of messages will be
+processed twice"). It covers the cases a closed form can answer exactly -- no queueing: a free consumer
+picks a message up the moment it becomes visible -- and says so (``applicable=False`` and a ``reason``)
+instead of guessing anywhere else. tests/sim/test_risk_vs_sim.py checks it against the exact simulator.
+
+The model, per delivery (receipt) of a message, with T the processing time of one attempt:
+
+* Visibility starts at receive and, without heartbeats, ends VT later; ChangeMessageVisibility counts from
+  the call and is not additive (SQS ChangeMessageVisibility API reference). So a worker heartbeating every h
+  seconds by e seconds keeps the message hidden for good while h < VT and h < e, up to the 12-hour cap per
+  receipt (43,200 s, "Total VisibilityTimeout for the message is beyond the limit"). If h >= e, the message
+  becomes visible at h + e; if h >= VT, at VT. That moment is the *effective timeout* E.
+* An attempt that is still running at E is duplicated: the message is received again (ample consumers) while
+  the first attempt keeps going. The first attempt still finishes (its side effects happen) and its stale
+  receipt still deletes the message on a standard queue, so "completed more than once" needs the first attempt
+  to finish late AND the redelivered one to finish too.
+* A crash (probability c per attempt) happens at a uniformly random moment of the attempt; the message stays
+  hidden for what is left of its visibility: that is the crash-recovery time.
+* The k-th receive after the first happens only if no earlier attempt deleted the message before, so a healthy
+  message reaches a DLQ with maxReceiveCount M with probability prod_{i=1..M} [c + (1-c)(p + (1-p) S(iE))].
+* Lambda event source mapping (../shared/reference/lambda-sqs-esm.md, behaviours 5 and 9): the profile is the
+  duration of one invocation (CloudWatch Duration); the function timeout kills the whole batch and nothing is
+  deleted; the ESM never extends visibility; records received at the start of a batching window W lose W of
+  their timeout (E = VT - W); without ReportBatchItemFailures one failed record returns the whole batch.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.special import ndtr, ndtri
+
+MAX_VISIBILITY = 43_200.0  # 12 hours, the SQS cap on a queue, a receive, and the total per receipt
+Z99 = float(ndtri(0.99))  # 2.3263...
+QUEUEING_LIMIT = 0.7  # consumer utilisation above which waiting times, not the timeout, dominate
+_DLQ_TERMS = 60  # product terms computed exactly; later ones repeat the last (they are ~c by then)
+
+
+# --------------------------------------------------------------------------------------------- profiles
+@dataclass(frozen=True)
+class Profile:
+    """Distribution of the processing time of one attempt (seconds)."""
+
+    kind: str  # lognormal | fixed | empirical
+    p50: float
+    p99: float
+    mu: float = 0.0
+    sigma: float = 0.0
+    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def lognormal(cls, p50: float, p99: float) -> Profile:
+        if not (p50 > 0 and p99 >= p50 and math.isfinite(p99)):
+            raise ValueError(f"lognormal needs 0 < p50 <= p99, got p50={p50} p99={p99}")
+        if p99 == p50:
+            return cls.fixed(p50)
+        mu = math.log(p50)
+        return cls("lognormal", float(p50), float(p99), mu, (math.log(p99) - mu) / Z99)
+
+    @classmethod
+    def fixed(cls, seconds: float) -> Profile:
+        if not (seconds > 0 and math.isfinite(seconds)):
+            raise ValueError(f"fixed processing time must be > 0, got {seconds}")
+        return cls("fixed", float(seconds), float(seconds), math.log(seconds), 0.0)
+
+    @classmethod
+    def empirical(cls, samples) -> Profile:
+        arr = np.sort(np.asarray(samples, dtype=float).ravel())
+        if arr.size == 0 or not np.all(np.isfinite(arr)) or arr[0] <= 0:
+            raise ValueError("empirical samples must be a non-empty list of positive numbers")
+        return cls("empirical", float(np.quantile(arr, 0.5)), float(np.quantile(arr, 0.99)), samples=arr)
+
+    # All functions below accept scalars or numpy arrays of t.
+    def sf(self, t):
+        """P(T > t)."""
+        t = np.asarray(t, dtype=float)
+        if self.kind == "lognormal":
+            with np.errstate(divide="ignore"):
+                return ndtr((self.mu - np.log(np.maximum(t, 0.0))) / self.sigma)
+        if self.kind == "fixed":
+            return (self.p50 > t).astype(float)
+        s = self.samples
+        return 1.0 - np.searchsorted(s, t, side="right") / s.size
+
+    def quantile(self, q):
+        q = np.asarray(q, dtype=float)
+        if self.kind == "lognormal":
+            return np.exp(self.mu + self.sigma * ndtri(q))
+        if self.kind == "fixed":
+            return np.full_like(q, self.p50)
+        return np.quantile(self.samples, q)
+
+    def mean(self) -> float:
+        if self.kind == "lognormal":
+            return math.exp(self.mu + self.sigma**2 / 2)
+        if self.kind == "fixed":
+            return self.p50
+        return float(self.samples.mean())
+
+    def rows(self, idx) -> Profile:
+        return self
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if self.kind == "lognormal":
+            return rng.lognormal(self.mu, self.sigma, n)
+        if self.kind == "fixed":
+            return np.full(n, self.p50)
+        return rng.choice(self.samples, n)
+
+    def before(self, a):
+        """G(a) = P(U*T < a), U uniform(0,1): the chance a crash at a random moment of an attempt comes
+        before time a. G(a) = E[min(1, a/T)] = F(a) + a E[1/T; T > a]."""
+        a = np.asarray(a, dtype=float)
+        if self.kind == "lognormal":
+            return _ln_before(a, self.mu, self.sigma)
+        if self.kind == "fixed":
+            return np.minimum(1.0, np.maximum(a, 0.0) / self.p50)
+        s = self.samples
+        return np.mean(np.minimum(1.0, np.maximum(a, 0.0)[..., None] / s), axis=-1)
+
+
+def _ln_sf(t, mu, sigma):
+    with np.errstate(divide="ignore"):
+        return ndtr((mu - np.log(np.maximum(t, 0.0))) / sigma)
+
+
+def _ln_before(a, mu, sigma):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        la = np.log(np.maximum(a, 1e-300))
+        cdf = ndtr((la - mu) / sigma)
+        # E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)
+        tail = np.exp(-mu + sigma * sigma / 2) * ndtr((mu - sigma * sigma - la) / sigma)
+        g = cdf + a * tail
+    return np.where(a <= 0, 0.0, np.minimum(g, 1.0))
+
+
+# --------------------------------------------------------------------------------------------- results
+@dataclass
+class RiskEstimate:
+    applicable: bool
+    reason: str | None = None
+    duplicate_rate: float | None = None  # messages whose processing starts two or more times
+    completed_more_than_once_rate: float | None = None  # ... whose processing completes twice or more
+    recovery_p99: float | None = None  # seconds from a crash to the message being visible again (p99)
+    dlq_false_positive_rate: float | None = None  # healthy messages that end in the DLQ
+    dlq_rate: float | None = None  # all messages that end in the DLQ (poison included)
+    effective_timeout: float | None = None  # E: when an attempt still running gets duplicated (seconds)
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+RESULT_KEYS = (
+    "duplicate_rate",
+    "completed_more_than_once_rate",
+    "recovery_p99",
+    "dlq_false_positive_rate",
+    "dlq_rate",
+    "effective_timeout",
+)
+
+
+def estimate(
+    visibility_timeout: float,
+    profile: Profile,
+    *,
+    heartbeat_interval: float | None = None,
+    heartbeat_extend_by: float | None = None,
+    crash_before_delete: float = 0.0,
+    max_receive_count: int | None = None,
+    transient: float = 0.0,
+    poison: float = 0.0,
+    function_timeout: float | None = None,
+    batch_size: int = 1,
+    batching_window: float = 0.0,
+    report_batch_item_failures: bool = True,
+    arrival_rate: float | None = None,
+    concurrency: float | None = None,
+) -> RiskEstimate:
+    """Estimate one queue/consumer pair. ``function_timeout`` set means a Lambda consumer whose ``profile``
+    is the duration of one invocation. ``arrival_rate``/``concurrency`` (optional) let the model refuse
+    when consumers would be busy enough for queueing to matter."""
+    why = _not_applicable(
+        visibility_timeout, profile, heartbeat_interval, heartbeat_extend_by, crash_before_delete,
+        transient, poison, function_timeout, batch_size, arrival_rate, concurrency,
+    )  # fmt: skip
+    if why:
+        return RiskEstimate(False, why)
+    nan = float("nan")
+    out = _core(
+        np.array([float(visibility_timeout)]),
+        profile,
+        h=np.array([nan if heartbeat_interval is None else float(heartbeat_interval)]),
+        e=np.array([nan if heartbeat_extend_by is None else float(heartbeat_extend_by)]),
+        c=np.array([float(crash_before_delete)]),
+        m=np.array([0 if max_receive_count is None else int(max_receive_count)]),
+        p=np.array([float(transient)]),
+        f=np.array([float(poison)]),
+        fto=np.array([nan if function_timeout is None else float(function_timeout)]),
+        b=np.array([int(batch_size)]),
+        w=np.array([float(batching_window)]),
+        rbif=np.array([bool(report_batch_item_failures)]),
+    )
+    return RiskEstimate(True, None, **{k: float(out[k][0]) for k in RESULT_KEYS})
+
+
+def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | None:
+    if not (0 <= vt <= MAX_VISIBILITY):
+        return f"visibility timeout {vt} is outside 0-43,200 s"
+    for name, prob in (("crash_before_delete", c), ("transient", p), ("poison", f)):
+        if not (0 <= prob <= 1):
+            return f"{name} probability {prob} is outside 0-1"
+    if (h is None) != (e is None):
+        return "a heartbeat needs both an interval and an extend_by"
+    if h is not None and not (h > 0 and 0 <= e <= MAX_VISIBILITY):
+        return f"heartbeat interval {h} / extend_by {e} out of range"
+    if fto is not None:
+        if h is not None:
+            return "a Lambda event source mapping never extends visibility: heartbeats do not apply"
+        if fto > vt:
+            return (
+                f"function timeout {fto} s exceeds the visibility timeout {vt} s: "
+                "the event source mapping cannot be created"
+            )
+    if b < 1:
+        return f"batch size {b} must be at least 1"
+    if rate is not None and conc is not None:
+        if conc <= 0:
+            return "no consumer concurrency: every message waits"
+        per_slot = b if fto is not None else 1
+        rho = rate * profile.mean() / (conc * per_slot)
+        if rho > QUEUEING_LIMIT:
+            return (
+                f"consumers are {rho:.0%} busy (arrival rate x mean processing time / concurrency): "
+                "queueing dominates, run the exact simulator (visguard simulate)"
+            )
+    return None
+
+
+def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarray]:
+    """All rows at once. NaN h/e = no heartbeat, NaN fto = worker, m == 0 = no redrive."""
+    is_lambda = ~np.isnan(fto)
+    has_hb = ~np.isnan(h) & ~is_lambda
+    hh = np.where(has_hb, h, np.inf)
+    ee = np.where(has_hb, e, 0.0)
+    # Effective timeout E of a worker attempt that is not deleted.
+    safe = has_hb & (hh < vt) & (hh < ee)
+    e_worker = np.where(~has_hb | (hh >= vt), vt, np.where(safe, MAX_VISIBILITY, hh + ee))
+    e_lambda = np.maximum(vt - np.where(is_lambda, w, 0.0), 0.0)
+    big_e = np.where(is_lambda, e_lambda, e_worker)
+
+    # Lambda: the batch fails as a whole on an invocation crash or a timeout kill.
+    fto_ = np.where(is_lambda, fto, np.inf)
+    sf = dist.sf
+    s_kill = np.where(is_lambda, sf(np.minimum(fto_, MAX_VISIBILITY)), 0.0)
+    batch_fail = c + (1 - c) * s_kill  # c: the invocation fails (worker: the attempt crashes)
+    # Healthy batch-mates that fail on their own (transient/poison) return the whole batch without RBIF.
+    mates_ok = ((1 - p) * (1 - f)) ** np.maximum(b - 1, 0)
+    mates_ok = np.where(is_lambda & ~rbif, mates_ok, 1.0)
+    # Runs past E but within the function timeout: completes and deletes, yet was received again meanwhile.
+    s_e = sf(big_e)
+    late_l = np.where(is_lambda & (big_e < fto_), (1 - c) * np.maximum(s_e - s_kill, 0.0), 0.0)
+
+    # q: a healthy message's delivery ends with the message received again.
+    q_worker = c + (1 - c) * (p + (1 - p) * s_e)
+    ok_l = (1 - batch_fail) * (1 - p) * mates_ok
+    q_lambda = 1 - ok_l + ok_l * np.where(is_lambda, late_l / np.maximum(1 - batch_fail, 1e-300), 0.0)
+    q = np.where(is_lambda, np.minimum(q_lambda, 1.0), q_worker)
+
+    redrive = m > 0
+    second_allowed = ~redrive | (m >= 2)
+    dup = (1 - f) * np.where(second_allowed, q, 0.0) + f * second_allowed
+
+    # completed more than once: the first completion is late (or, for Lambda without RBIF, succeeded inside
+    # a batch that a batch-mate failed), after j failed attempts, and a later attempt completes too.
+    fail = np.where(is_lambda, 1 - (1 - batch_fail) * (1 - p), c + (1 - c) * p)
+    late_completion = np.where(
+        is_lambda,
+        (1 - batch_fail) * (1 - p) * (1 - mates_ok) + late_l * (1 - p),
+        (1 - c) * (1 - p) * s_e,
+    )
+    completes = np.where(is_lambda, (1 - batch_fail) * (1 - p), (1 - c) * (1 - p))
+    terms = np.where(redrive, np.maximum(m - 1, 0), np.inf)  # j = 0 .. M-2
+    geom = np.where(fail < 1, (1 - fail**terms) / np.maximum(1 - fail, 1e-300), terms)
+    twice = (1 - f) * late_completion * completes * geom
+
+    # DLQ: a healthy message received M+1 times.
+    # DLQ: a healthy message received M+1 times. Lambda deliveries are independent batches: q^M. A worker's
+    # k-th redelivery also needs every earlier attempt still running: factor c + (1-c)(p + (1-p) S(iE)).
+    base = c + (1 - c) * p
+    prod = np.where(is_lambda, q ** np.maximum(m, 0), 1.0)
+    i = 0
+    for i in range(1, _DLQ_TERMS + 1):
+        s_i = sf(np.minimum(i * big_e, 1e9))
+        live = ~is_lambda & (m >= i)
+        if not live.any() or (i > 1 and float(np.max(s_i, initial=0.0)) < 1e-15):
+            i -= 1
+            break
+        prod = np.where(live, prod * (base + (1 - base) * s_i), prod)
+    prod = np.where(~is_lambda, prod * base ** np.maximum(m - i, 0), prod)
+    dlq_fp = np.where(redrive, (1 - f) * prod, 0.0)
+    dlq = dlq_fp + np.where(redrive, f, 0.0)
+
+    recovery = _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, dist)
+    return {
+        "duplicate_rate": dup,
+        "completed_more_than_once_rate": twice,
+        "recovery_p99": recovery,
+        "dlq_false_positive_rate": dlq_fp,
+        "dlq_rate": dlq,
+        "effective_timeout": big_e,
+    }
+
+
+def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, dist, iters: int = 28):
+    """p99 of the time a message stays hidden after a crash at a uniformly random moment x = U*T.
+
+    Without heartbeats (and for Lambda): R = E - x for crashes before E. With a safe heartbeat: R = VT - x
+    before the first beat, else e - (x mod h), with x mod h taken as uniform on [0, h). Solved for
+    P(R > r) = 1 % of the crashes that happen while the message is hidden: by Newton's method where the
+    distribution gives the slope of G (G is concave, so Newton from 0 climbs monotonically), else bisection."""
+    hb = safe & ~is_lambda
+    out = np.zeros_like(vt)
+    plain = np.flatnonzero(~hb)
+    if plain.size:
+        d, e_ = dist.rows(plain), big_e[plain]
+        target = 0.01 * d.before(e_)
+        if hasattr(d, "slope"):
+            a = np.zeros_like(e_)
+            for _ in range(4):  # converged to ~1e-16 relative after 3 steps on a 1M-row test
+                a = np.minimum(a + (target - d.before(a)) / np.maximum(d.slope(a), 1e-300), e_)
+        else:
+            lo, hi = np.zeros_like(e_), e_.copy()
+            for _ in range(iters):
+                mid = (lo + hi) / 2
+                below = d.before(mid) < target
+                lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+            a = (lo + hi) / 2
+        out[plain] = np.where(target > 0, e_ - a, 0.0)
+    rows = np.flatnonzero(hb)
+    if rows.size:
+        d, v, h, e = dist.rows(rows), vt[rows], hh[rows], ee[rows]
+        total = d.before(np.full_like(v, MAX_VISIBILITY))
+        g_h = d.before(np.minimum(h, MAX_VISIBILITY))
+        target = 0.01 * total
+        lo, hi = np.zeros_like(v), np.maximum(v, e)
+        for _ in range(iters):
+            r = (lo + hi) / 2
+            above = d.before(np.maximum(np.minimum(h, v - r), 0.0)) + (total - g_h) * np.clip(
+                (e - r) / h, 0, 1
+            )
+            up = above > target
+            lo, hi = np.where(up, r, lo), np.where(up, hi, r)
+        out[rows] = np.where(total > 0, (lo + hi) / 2, 0.0)
+    return out
+
+
+class _LogNormalRows:
+    """Per-row lognormal distributions (estimate_many), with the slope of G for Newton's method."""
+
+    def __init__(self, mu, sigma):
+        self.mu, self.sigma = mu, sigma
+
+    def rows(self, idx):
+        return _LogNormalRows(self.mu[idx], self.sigma[idx])
+
+    def sf(self, t):
+        return _ln_sf(t, self.mu, self.sigma)
+
+    def before(self, a):
+        return _ln_before(a, self.mu, self.sigma)
+
+    def slope(self, a):  # G'(a) = E[1/T; T > a]
+        mu, s = self.mu, self.sigma
+        with np.errstate(divide="ignore"):
+            la = np.log(np.maximum(a, 1e-300))
+        return np.exp(-mu + s * s / 2) * ndtr((mu - s * s - la) / s)
+
+
+def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
+    """Vectorized ``estimate`` over lognormal profiles: every argument an array (or scalar) broadcast to one
+    shape. Optional arrays: heartbeat_interval / heartbeat_extend_by (NaN = none), crash_before_delete,
+    max_receive_count (0 or NaN = no redrive), transient, poison, function_timeout (NaN = worker),
+    batch_size, batching_window, report_batch_item_failures, arrival_rate / concurrency (NaN = unknown).
+    Returns the RiskEstimate fields as arrays plus ``applicable`` (bool); rows that are not applicable hold
+    NaN."""
+    arrays = {"vt": vt, "p50": p50, "p99": p99, **kw}
+    known = {
+        "heartbeat_interval", "heartbeat_extend_by", "crash_before_delete", "max_receive_count",
+        "transient", "poison", "function_timeout", "batch_size", "batching_window",
+        "report_batch_item_failures", "arrival_rate", "concurrency",
+    }  # fmt: skip
+    unknown = set(kw) - known
+    if unknown:
+        raise TypeError(f"estimate_many() got unexpected arguments {sorted(unknown)}")
+    shape = np.broadcast_shapes(*(np.shape(v) for v in arrays.values()))
+
+    def arr(name, default, dtype=float):
+        v = arrays.get(name, default)
+        return np.broadcast_to(np.asarray(v if v is not None else default, dtype=dtype), shape).ravel()
+
+    nan = np.nan
+    vt_, p50_, p99_ = arr("vt", nan), arr("p50", nan), arr("p99", nan)
+    h, e = arr("heartbeat_interval", nan), arr("heartbeat_extend_by", nan)
+    c, p, f = arr("crash_before_delete", 0.0), arr("transient", 0.0), arr("poison", 0.0)
+    m = np.nan_to_num(arr("max_receive_count", 0.0), nan=0.0).astype(np.int64)
+    fto, w = arr("function_timeout", nan), np.nan_to_num(arr("batching_window", 0.0))
+    b = np.nan_to_num(arr("batch_size", 1.0), nan=1.0)
+    rbif = arr("report_batch_item_failures", True, dtype=bool)
+    rate, conc = arr("arrival_rate", nan), arr("concurrency", nan)
+
+    is_lambda = ~np.isnan(fto)
+    has_hb = ~np.isnan(h) & ~np.isnan(e)
+    ok = (vt_ >= 0) & (vt_ <= MAX_VISIBILITY) & (p50_ > 0) & (p99_ >= p50_) & np.isfinite(p99_)
+    ok &= (c >= 0) & (c <= 1) & (p >= 0) & (p <= 1) & (f >= 0) & (f <= 1) & (b >= 1)
+    ok &= ~(is_lambda & has_hb) & ~(is_lambda & (fto > vt)) & ~(has_hb & ~(h > 0))
+    ok &= np.isnan(h) == np.isnan(e)
+    mu = np.log(np.where(ok, p50_, 1.0))
+    sigma = np.where(ok & (p99_ > p50_), (np.log(np.where(ok, p99_, 1.0)) - mu) / Z99, 1e-9)
+    mean = np.exp(mu + sigma**2 / 2)
+    rho = rate * mean / (conc * np.where(is_lambda, b, 1.0))
+    ok &= ~(np.isfinite(rho) & (rho > QUEUEING_LIMIT)) & ~(np.isfinite(rate) & (conc <= 0))
+
+    out = _core(
+        np.where(ok, vt_, 30.0),
+        _LogNormalRows(mu, sigma),
+        h=np.where(has_hb, h, nan),
+        e=np.where(has_hb, e, nan),
+        c=np.where(ok, c, 0.0),
+        m=m,
+        p=np.where(ok, p, 0.0),
+        f=np.where(ok, f, 0.0),
+        fto=fto,
+        b=b,
+        w=w,
+        rbif=rbif,
+    )
+    result = {k: np.where(ok, out[k], nan).reshape(shape) for k in RESULT_KEYS}
+    result["applicable"] = ok.reshape(shape)
+    return result
+
+
+def required_visibility(profile: Profile, target_duplicate_rate: float) -> float:
+    """Smallest whole-second visibility timeout with P(T > VT) <= target (no heartbeat, no crashes).
+    May exceed 43,200 s: the caller then needs a heartbeat (the recommender says so)."""
+    if not (0 < target_duplicate_rate < 1):
+        raise ValueError(f"target duplicate rate must be between 0 and 1, got {target_duplicate_rate}")
+    vt = math.ceil(float(profile.quantile(1.0 - target_duplicate_rate)) - 1e-9)
+    while vt > 0 and float(profile.sf(vt - 1)) <= target_duplicate_rate:
+        vt -= 1
+    while float(profile.sf(vt)) > target_duplicate_rate:
+        vt += 1
+    return float(max(vt, 0))
