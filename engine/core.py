@@ -1,0 +1,988 @@
+"""The engine core: SQS queues, messages and receipt handles on a virtual clock.
+
+Like SimPy's core, it is one heap of timed events ``(time, seq, fn, args)`` on a virtual clock; equal times run
+in FIFO order. Queue state is lazy: a message that becomes visible again at time T is noticed by the first
+operation on its queue at or after T (``_settle``), so a message costs no event unless somebody long-polls.
+
+Every rule below cites ../shared/reference/sqs-semantics-evidence.md ("ev. 1.3" = its section 1.3).
+Options (all keyword-only, defaults follow recorded AWS behaviour):
+
+- ``inflight_limit`` (120,000): in-flight quota per queue, standard and FIFO (ev. 1.9; current docs give FIFO
+  120,000, not the old 20,000). Standard short poll -> ``OverLimit`` (HTTP 403); long poll and FIFO -> empty.
+- ``stale_delete`` ("delete" | "ignore"): what a DeleteMessage with an older receipt handle does to a standard
+  message that is in flight under a newer receipt. AWS: "will succeed, but the message might not be deleted"
+  (ev. 1.3, undetermined). "delete" (moto, LocalStack) removes it; "ignore" returns success and keeps it.
+- ``short_poll_sampling`` (False): AWS short polls sample a subset of servers (ev. 1.10). False = return as
+  many messages as possible (deterministic); a float p in (0, 1] (True = 0.5) = each visible message of a
+  standard queue is on a sampled server with probability p (seeded).
+- ``cap_anchor`` ("receive" | "first_receive"): the 12-hour visibility cap counts from the current
+  ReceiveMessage (DOC wording, ev. 1.2) or from the message's first receive (seed 000's reading).
+- ``start_time``, ``seed``, ``region``, ``account_id``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from collections import deque
+from heapq import heapify, heappop, heappush
+
+from . import errors as E
+
+MAX_VISIBILITY = 43_200  # 12 h: queue, ReceiveMessage and ChangeMessageVisibility (ev. 1.1)
+DEDUP_WINDOW = 300.0  # FIFO deduplication interval, 5 minutes (ev. 1.7)
+INF = float("inf")
+
+# message states (Message.state)
+VISIBLE, INFLIGHT, DELAYED, GONE = 0, 1, 2, 3
+_STATE_NAMES = {VISIBLE: "visible", INFLIGHT: "inflight", DELAYED: "delayed"}
+
+
+class Message:
+    """One SQS message. ``tag`` is a free slot for callers (the simulator); the engine never reads it.
+
+    ``attributes`` holds the caller's message attributes (SendMessage ``MessageAttributes``), or None.
+    """
+
+    __slots__ = (
+        "id", "body", "receive_count", "sent_at", "first_received_at", "group_id", "dedup_id", "attributes",
+        "tag", "seq", "queue", "state", "visible_at", "ver", "receipt", "enqueued_at", "dlq_source_arn",
+        "system_attributes", "sequence_number",
+    )  # fmt: skip
+
+    def __init__(self, mid, body, seq, queue, now, group_id, dedup_id, attributes):
+        self.id = mid
+        self.body = body
+        self.seq = seq
+        self.queue = queue
+        self.sent_at = now
+        self.enqueued_at = now
+        self.receive_count = 0
+        self.first_received_at = None
+        self.group_id = group_id
+        self.dedup_id = dedup_id
+        self.attributes = attributes
+        self.tag = None
+        self.state = VISIBLE
+        self.visible_at = now
+        self.ver = 0
+        self.receipt = None
+        self.dlq_source_arn = None
+        self.system_attributes = None
+        self.sequence_number = None
+
+    def __repr__(self):
+        return f"<Message {self.id} {_STATE_NAMES.get(self.state, 'gone')} rc={self.receive_count}>"
+
+
+class Receipt:
+    """The result of one receive: a new ``handle`` each time (ev. 1.3)."""
+
+    __slots__ = ("handle", "message", "received_at", "prev")
+
+    def __init__(self, handle, message, received_at, prev):
+        self.handle = handle
+        self.message = message
+        self.received_at = received_at
+        self.prev = prev  # the message's previous receipt (to forget every handle when the message goes)
+
+    def __repr__(self):
+        return f"<Receipt {self.handle} of {self.message.id}>"
+
+
+class _Group:
+    __slots__ = ("id", "msgs", "ver")
+
+    def __init__(self, gid):
+        self.id = gid
+        self.msgs = deque()  # messages of the group still in the queue, in send order
+        self.ver = 0  # the valid entry of this group in Queue._gheap
+
+
+class _Waiter:
+    __slots__ = ("cb", "max", "vt", "active")
+
+    def __init__(self, cb, max_messages, vt):
+        self.cb, self.max, self.vt, self.active = cb, max_messages, vt, True
+
+
+# queue attributes: name -> (min, max, default) for the integer ones (DOC: CreateQueue attribute table)
+INT_ATTRIBUTES = {
+    "VisibilityTimeout": (0, MAX_VISIBILITY, 30),
+    "DelaySeconds": (0, 900, 0),
+    "MessageRetentionPeriod": (60, 1_209_600, 345_600),
+    "MaximumMessageSize": (1024, 1_048_576, 1_048_576),
+    "ReceiveMessageWaitTimeSeconds": (0, 20, 0),
+}
+STR_ATTRIBUTES = {
+    "Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled", "RedriveAllowPolicy",
+    "DeduplicationScope", "FifoThroughputLimit",
+}  # fmt: skip
+
+
+class Queue:
+    """An SQS queue. Read ``url``, ``arn``, ``name``, ``fifo``, ``visibility_timeout``; call ``counts()``."""
+
+    __slots__ = (
+        "engine", "name", "url", "arn", "fifo", "visibility_timeout", "delay_seconds", "retention",
+        "max_message_size", "wait_time", "content_dedup", "dedup_scope_group", "redrive_policy", "extra",
+        "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
+        "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
+        "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
+        "_seqno",
+    )  # fmt: skip
+
+    def __init__(self, engine, name, serial):
+        self.engine = engine
+        self.name = name
+        self.url = f"https://sqs.{engine.region}.amazonaws.com/{engine.account_id}/{name}"
+        self.arn = f"arn:aws:sqs:{engine.region}:{engine.account_id}:{name}"
+        self.fifo = name.endswith(".fifo")
+        self.visibility_timeout = 30
+        self.delay_seconds = 0
+        self.retention = 345_600
+        self.max_message_size = 1_048_576
+        self.wait_time = 0
+        self.content_dedup = False
+        self.dedup_scope_group = False
+        self.redrive_policy = None  # the JSON string, as set
+        self.extra = {}  # other string attributes, kept as given
+        self.created_at = self.modified_at = engine.now
+        self.n_sent = self.n_deleted = self.n_expired = self.n_moved_in = self.n_moved_out = self.n_purged = 0
+        self._dlq_arn = None
+        self._max_rc = 0  # 0 = no redrive
+        self._live = {}  # seq -> Message, every message in the queue, send order
+        self._handles = {}  # live handle -> Receipt
+        digest = hashlib.sha256(f"{engine.seed}:{self.arn}:{serial}".encode()).hexdigest()
+        self._hprefix = f"AQEB{digest[:24]}/{serial:x}/"
+        self._serial = serial
+        self._nrecv = 0
+        self._visible = deque()  # standard: visible messages, oldest first (may hold GONE ones: skipped)
+        self._hidden = []  # heap (visible_at, ver, msg) of in-flight and delayed messages
+        self._ret = []  # heap (enqueued_at, ver, msg) for retention
+        self._nvis = self._ninflight = self._ndelayed = 0
+        self._groups = {}  # FIFO: group id -> _Group
+        self._gheap = []  # FIFO: heap (ready_at, ver, group)
+        self._dedup = {}  # FIFO: dedup key -> (expires_at, MessageId)
+        self._waiters = deque()
+        self._wake_at = INF
+        self._seqno = 0  # FIFO SequenceNumber
+
+    def __repr__(self):
+        return f"<Queue {self.name}>"
+
+    def counts(self) -> dict:
+        """ApproximateNumberOfMessages / ...NotVisible / ...Delayed, exactly, at ``engine.now``.
+
+        In FIFO queues, messages blocked behind their group's in-flight message count as visible (ev. 2.2,
+        test_approximate_number_of_messages_not_visible, validated).
+        """
+        self.engine._settle(self)
+        return {"visible": self._nvis, "inflight": self._ninflight, "delayed": self._ndelayed}
+
+    @property
+    def max_receive_count(self):
+        return self._max_rc or None
+
+    @property
+    def dead_letter_target_arn(self):
+        return self._dlq_arn
+
+
+class Engine:
+    """Exact SQS visibility semantics on a virtual clock (see the module docstring for the options)."""
+
+    def __init__(
+        self,
+        *,
+        inflight_limit: int = 120_000,
+        stale_delete: str = "delete",
+        short_poll_sampling: bool | float = False,
+        cap_anchor: str = "receive",
+        start_time: float = 1_767_225_600.0,
+        seed: int = 0,
+        region: str = "us-east-1",
+        account_id: str = "123456789012",
+    ):
+        if stale_delete not in ("delete", "ignore"):
+            raise ValueError(f"stale_delete must be 'delete' or 'ignore', not {stale_delete!r}")
+        if cap_anchor not in ("receive", "first_receive"):
+            raise ValueError(f"cap_anchor must be 'receive' or 'first_receive', not {cap_anchor!r}")
+        p = 0.5 if short_poll_sampling is True else float(short_poll_sampling or 0.0)
+        if not 0.0 <= p <= 1.0:
+            raise ValueError("short_poll_sampling must be False, True or a probability in (0, 1]")
+        if inflight_limit < 1:
+            raise ValueError("inflight_limit must be >= 1")
+        self.inflight_limit = int(inflight_limit)
+        self.stale_delete = stale_delete
+        self.short_poll_sampling = p
+        self.cap_anchor = cap_anchor
+        self.now = float(start_time)
+        self.seed = seed
+        self.region = region
+        self.account_id = account_id
+        self._heap = []
+        self._seq = itertools.count(1)
+        self._rng = random.Random(seed)
+        b = self._rng.getrandbits(80)
+        h = f"{b:020x}"
+        self._idbase = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b & 3]}{h[17:20]}-"
+        self._nmsg = 0
+        self._queues = {}  # name -> Queue
+        self._by_arn = {}
+        self._nqueues = 0
+
+    # ---------------------------------------------------------------- the clock
+    def schedule(self, delay, fn, *args):
+        """Run ``fn(*args)`` at ``now + delay`` on the shared heap; equal times run in FIFO order."""
+        if delay < 0:
+            raise ValueError("delay must be >= 0")
+        heappush(self._heap, (self.now + delay, next(self._seq), fn, args))
+
+    def _at(self, t, fn, *args):
+        heappush(self._heap, (t, next(self._seq), fn, args))
+
+    def run(self, until=None):
+        """Run timed events until the heap is empty, or up to ``until`` (virtual epoch seconds, inclusive)."""
+        heap = self._heap
+        while heap:
+            if until is not None and heap[0][0] > until:
+                break
+            t, _, fn, args = heappop(heap)
+            if t > self.now:
+                self.now = t
+            fn(*args)
+        if until is not None and until > self.now:
+            self.now = float(until)
+
+    def advance(self, seconds):
+        """Run every timed event up to ``now + seconds``, then set ``now`` there."""
+        if seconds < 0:
+            raise ValueError("cannot move the virtual clock backwards")
+        self.run(self.now + seconds)
+
+    def _step(self):
+        """Run the next timed event; False when there is none."""
+        if not self._heap:
+            return False
+        t, _, fn, args = heappop(self._heap)
+        if t > self.now:
+            self.now = t
+        fn(*args)
+        return True
+
+    # ---------------------------------------------------------------- queues
+    def create_queue(self, name: str, attributes: dict | None = None, *, strict: bool = False) -> Queue:
+        """CreateQueue. Idempotent for the same attributes; ``QueueAlreadyExists`` for different ones.
+
+        Attribute values may be strings (as in AWS) or numbers; RedrivePolicy a JSON string or a dict. A name
+        ending in ".fifo" makes a FIFO queue here; ``strict=True`` (the client) demands FifoQueue=true as AWS.
+        """
+        attributes = dict(attributes or {})
+        if not strict and name.endswith(".fifo"):
+            attributes.setdefault("FifoQueue", "true")
+        fifo_attr = str(attributes.get("FifoQueue", "false")).lower() == "true"
+        check_queue_name(name, fifo_attr)
+        existing = self._queues.get(name)
+        if existing is not None:
+            diff = same_attributes(existing, attributes)
+            if diff is not None:
+                raise E.SQSError(
+                    "QueueAlreadyExists",
+                    f"A queue already exists with the same name and a different value for attribute {diff}",
+                )
+            return existing
+        self._nqueues += 1
+        q = Queue(self, name, self._nqueues)
+        apply_attributes(self, q, attributes, creating=True)
+        self._queues[name] = q
+        self._by_arn[q.arn] = q
+        return q
+
+    def get_queue(self, ref) -> Queue:
+        """A queue by name, URL or ARN (or a Queue); ``AWS.SimpleQueueService.NonExistentQueue`` if none."""
+        if isinstance(ref, Queue):
+            if self._queues.get(ref.name) is ref:
+                return ref
+            raise E.no_such_queue()
+        ref = str(ref)
+        if ref.startswith("arn:"):
+            q = self._by_arn.get(ref)
+        elif "/" in ref:
+            parts = ref.rstrip("/").rsplit("/", 2)
+            q = self._queues.get(parts[-1]) if len(parts) == 3 and parts[1] == self.account_id else None
+        else:
+            q = self._queues.get(ref)
+        if q is None:
+            raise E.no_such_queue()
+        return q
+
+    def queues(self) -> list[Queue]:
+        return list(self._queues.values())
+
+    def delete_queue(self, q) -> None:
+        q = self.get_queue(q)
+        del self._queues[q.name]
+        del self._by_arn[q.arn]
+        for w in q._waiters:
+            w.active = False
+
+    def set_attributes(self, q, attributes: dict) -> None:
+        """SetQueueAttributes. A new VisibilityTimeout does not touch messages already in flight (DOC)."""
+        q = self.get_queue(q)
+        apply_attributes(self, q, dict(attributes), creating=False)
+        q.modified_at = self.now
+
+    def dead_letter_sources(self, q) -> list[Queue]:
+        q = self.get_queue(q)
+        return [s for s in self._queues.values() if s._dlq_arn == q.arn]
+
+    # ---------------------------------------------------------------- lazy state
+    def _settle(self, q):
+        """Bring ``q`` up to ``now``: in-flight/delayed messages whose time came become visible; retention."""
+        now = self.now
+        h = q._hidden
+        if h and h[0][0] <= now:
+            vis = None if q.fifo else q._visible
+            while h and h[0][0] <= now:
+                _, ver, m = heappop(h)
+                if m.ver != ver:
+                    continue  # stale entry: the message was changed, received again or is gone
+                if m.state == INFLIGHT:
+                    q._ninflight -= 1
+                else:
+                    q._ndelayed -= 1
+                m.state = VISIBLE
+                q._nvis += 1
+                if vis is not None:
+                    vis.append(m)
+        r = q._ret
+        if r and r[0][0] + q.retention <= now:
+            self._expire(q)
+
+    def _expire(self, q):
+        """Drop messages older than the retention period (DOC; counted from the enqueue time, ev. 1.6)."""
+        r, limit = q._ret, self.now - q.retention
+        while r and r[0][0] <= limit:
+            _, seq, m = heappop(r)
+            if m.queue is q and m.state != GONE and m.seq == seq and m.enqueued_at <= limit:
+                self._remove(q, m)
+                q.n_expired += 1
+
+    def _compact(self, q):
+        """Drop dead heap entries once they outnumber live messages (keeps memory bounded by live messages)."""
+        q._hidden = [e for e in q._hidden if e[2].ver == e[1]]
+        heapify(q._hidden)
+        q._ret = [e for e in q._ret if e[2].queue is q and e[2].state != GONE and e[2].seq == e[1]]
+        heapify(q._ret)
+        if q.fifo:
+            q._gheap = [e for e in q._gheap if e[2].ver == e[1]]
+            heapify(q._gheap)
+
+    def _remove(self, q, m):
+        """Take ``m`` out of ``q`` (deleted, expired, purged or moved) and forget its handles."""
+        st = m.state
+        if st == VISIBLE:
+            q._nvis -= 1
+        elif st == INFLIGHT:
+            q._ninflight -= 1
+        elif st == DELAYED:
+            q._ndelayed -= 1
+        m.state = GONE
+        m.ver = 0
+        del q._live[m.seq]
+        r = m.receipt
+        hs = q._handles
+        while r is not None:
+            hs.pop(r.handle, None)
+            r = r.prev
+        m.receipt = None
+        if q.fifo:
+            g = q._groups[m.group_id]
+            if g.msgs[0] is m:
+                g.msgs.popleft()
+                if g.msgs:
+                    self._gtouch(q, g)
+                    if q._waiters:
+                        self._arm(q)  # deferred: _remove also runs inside a receive
+                else:
+                    del q._groups[m.group_id]
+                    g.ver = -1
+            else:
+                g.msgs.remove(m)
+        if len(q._hidden) > 2 * len(q._live) + 1024 or len(q._ret) > 2 * len(q._live) + 1024:
+            self._compact(q)
+
+    def _gtouch(self, q, g):
+        """Re-file FIFO group ``g`` in the ready heap at the time its head becomes (or became) visible."""
+        g.ver = v = next(self._seq)
+        t = g.msgs[0].visible_at
+        heappush(q._gheap, (t if t > self.now else self.now, v, g))
+
+    # ---------------------------------------------------------------- send
+    def send(self, q, body, *, delay=None, group_id=None, dedup_id=None, message_attributes=None):
+        """SendMessage. Returns the Message, or None when a FIFO deduplication id was seen in the last 5 min."""
+        now = self.now
+        if q.fifo:
+            if delay:
+                raise E.fifo_delay(delay)  # ev. 1.8: per-message DelaySeconds rejected on FIFO
+            if group_id is None:
+                raise E.missing_group_id()
+            if dedup_id is None:
+                if not q.content_dedup:
+                    raise E.missing_dedup_id()
+                dedup_id = hashlib.sha256(body.encode()).hexdigest()  # DOC: SHA-256 of the body
+            key = (group_id, dedup_id) if q.dedup_scope_group else dedup_id
+            seen = q._dedup.get(key)
+            if seen is not None and seen[0] > now:
+                return None  # DOC: "accepted successfully but aren't delivered"; outlives delete (ev. 1.7)
+            if len(q._dedup) > 4096 and seen is None:
+                q._dedup = {k: v for k, v in q._dedup.items() if v[0] > now}
+        elif delay is not None and not 0 <= delay <= 900:
+            raise E.delay_range(delay)
+        self._nmsg += 1
+        m = Message(f"{self._idbase}{self._nmsg:012x}", body, next(self._seq), q, now, group_id, dedup_id,
+                    message_attributes)  # fmt: skip
+        if q.fifo:
+            q._dedup[key] = (now + DEDUP_WINDOW, m.id)
+            q._seqno += 1
+            m.sequence_number = q._seqno
+        q.n_sent += 1
+        d = q.delay_seconds if delay is None else delay
+        self._enqueue(q, m, d)
+        if q._waiters:
+            if d > 0:
+                self._arm(q)
+            else:
+                self._serve(q)
+        return m
+
+    def _enqueue(self, q, m, delay):
+        now = self.now
+        self._settle(q)
+        q._live[m.seq] = m
+        heappush(q._ret, (m.enqueued_at, m.seq, m))
+        if delay > 0:
+            m.state = DELAYED
+            m.visible_at = t = now + delay
+            m.ver = v = next(self._seq)
+            heappush(q._hidden, (t, v, m))
+            q._ndelayed += 1
+        else:
+            m.state = VISIBLE
+            m.visible_at = now
+            q._nvis += 1
+            if not q.fifo:
+                q._visible.append(m)
+        if q.fifo:
+            g = q._groups.get(m.group_id)
+            if g is None:
+                g = q._groups[m.group_id] = _Group(m.group_id)
+            g.msgs.append(m)
+            if len(g.msgs) == 1:
+                self._gtouch(q, g)
+
+    # ---------------------------------------------------------------- receive
+    def receive(self, q, max_messages=1, *, visibility_timeout=None):
+        """ReceiveMessage as a short poll (never blocks). Returns a list of Receipts (maybe empty).
+
+        Raises ``OverLimit`` (HTTP 403) on a standard queue at the in-flight limit (ev. 1.9).
+        """
+        return self._receive(q, max_messages, visibility_timeout, False)
+
+    def _receive(self, q, max_messages, vt, long):
+        self._settle(q)
+        room = self.inflight_limit - q._ninflight
+        if room <= 0:
+            if long or q.fifo:
+                return []  # DOC: long polling and FIFO queues return no error
+            raise E.over_limit()
+        if vt is None:
+            vt = q.visibility_timeout
+        take = max_messages if max_messages < room else room
+        out = self._receive_fifo(q, take, vt) if q.fifo else self._receive_std(q, take, vt, long)
+        if out and q._waiters:
+            if vt > 0:
+                self._arm(q)
+            else:
+                self._serve(q)
+        return out
+
+    def _deliver(self, q, m, vt, now):
+        m.receive_count += 1
+        if m.first_received_at is None:
+            m.first_received_at = now
+        n = q._nrecv
+        q._nrecv = n + 1
+        r = Receipt(f"{q._hprefix}{n:x}", m, now, m.receipt)
+        m.receipt = r
+        q._handles[r.handle] = r
+        if vt > 0:
+            q._nvis -= 1
+            q._ninflight += 1
+            m.state = INFLIGHT
+            m.visible_at = t = now + vt
+            m.ver = v = next(self._seq)
+            heappush(q._hidden, (t, v, m))
+        else:
+            m.visible_at = now  # VT 0: visible again at once, new handle each time (ev. 1.1, AWS-REC)
+        return r
+
+    def _receive_std(self, q, take, vt, long):
+        now = self.now
+        vis = q._visible
+        out = []
+        again = []  # received with VT 0: stay visible, but not twice in one response
+        skipped = []
+        p = 0.0 if long else self.short_poll_sampling
+        max_rc = q._max_rc
+        while vis and len(out) < take:
+            m = vis.popleft()
+            if m.state != VISIBLE:
+                continue
+            if p and self._rng.random() >= p:
+                skipped.append(m)
+                continue
+            if max_rc and m.receive_count >= max_rc and self._move_to_dlq(q, m):
+                continue
+            out.append(self._deliver(q, m, vt, now))
+            if vt <= 0:
+                again.append(m)
+        if skipped:
+            vis.extendleft(reversed(skipped))
+        if again:
+            vis.extend(again)
+        return out
+
+    def _receive_fifo(self, q, take, vt):
+        """FIFO: groups in the order they became ready; from each, its prefix of visible messages (ev. 1.7:
+        only the messages before the group's first in-flight message are deliverable)."""
+        now = self.now
+        gh = q._gheap
+        out = []
+        touched = []
+        max_rc = q._max_rc
+        while gh and len(out) < take and gh[0][0] <= now:
+            _, ver, g = heappop(gh)
+            if g.ver != ver or g in touched:
+                continue
+            msgs = g.msgs
+            i = 0
+            while i < len(msgs) and len(out) < take:
+                m = msgs[i]
+                if m.visible_at > now:
+                    break
+                if max_rc and m.receive_count >= max_rc and self._move_to_dlq(q, m):
+                    continue  # removed from msgs: index i now holds the next message
+                out.append(self._deliver(q, m, vt, now))
+                i += 1
+            touched.append(g)
+        for g in touched:
+            if g.msgs and q._groups.get(g.id) is g:
+                self._gtouch(q, g)
+        return out
+
+    def _move_to_dlq(self, q, m):
+        """Lazy redrive (ev. 1.6): on the receive that would exceed maxReceiveCount; that receive is not
+        counted, the count carries over, DeadLetterQueueSourceArn is set, the MessageId is kept. Standard:
+        the enqueue timestamp is kept (retention from the original send); FIFO: it restarts (DESIGN.md).
+        FIFO -> FIFO: the deduplication id becomes the MessageId (DOC)."""
+        dlq = self._by_arn.get(q._dlq_arn)
+        if dlq is None or dlq is q:
+            return False  # target gone: AWS cannot move it either; the message stays deliverable
+        self._remove(q, m)
+        q.n_moved_out += 1
+        m.queue = dlq
+        m.dlq_source_arn = q.arn
+        m.seq = next(self._seq)
+        if q.fifo:
+            m.enqueued_at = self.now
+        if dlq.fifo:
+            m.dedup_id = m.id
+            dlq._dedup[m.id] = (self.now + DEDUP_WINDOW, m.id)
+            dlq._seqno += 1
+            m.sequence_number = dlq._seqno
+        dlq.n_moved_in += 1
+        self._enqueue(dlq, m, 0)  # no DLQ delay applied (unconfirmed either way)
+        if dlq._waiters:
+            self._arm(dlq)  # deferred: we are inside a receive on the source queue
+        return True
+
+    # ---------------------------------------------------------------- long poll
+    def poll(self, q, callback, *, max_messages=1, wait=20, visibility_timeout=None):
+        """Long poll on the shared heap. ``callback(receipts)`` runs at once (synchronously, inside this
+        call) if messages are deliverable; otherwise it is scheduled at the moment one becomes visible
+        (send, delay end, expiry, CMV 0, a delete unblocking a FIFO group, a DLQ move), or with [] after
+        ``wait`` seconds. Waiters are served in FIFO order. Never raises OverLimit (ev. 1.9)."""
+        rs = self._receive(q, max_messages, visibility_timeout, True)
+        if rs or wait <= 0:
+            callback(rs)
+            return
+        w = _Waiter(callback, max_messages, visibility_timeout)
+        q._waiters.append(w)
+        self.schedule(wait, self._poll_timeout, w)
+        self._arm(q)
+
+    def _poll_timeout(self, w):
+        if w.active:
+            w.active = False
+            w.cb([])
+
+    def _next_visible(self, q):
+        """When the next hidden message of ``q`` becomes visible (FIFO: the next group becomes ready)."""
+        if q.fifo:
+            gh = q._gheap
+            while gh and gh[0][2].ver != gh[0][1]:
+                heappop(gh)
+            return gh[0][0] if gh else INF
+        h = q._hidden
+        while h and h[0][2].ver != h[0][1]:
+            heappop(h)
+        return h[0][0] if h else INF
+
+    def _arm(self, q):
+        """Make sure a wake-up event is on the heap for the next moment ``q`` gets a deliverable message."""
+        t = self._next_visible(q)
+        if t < q._wake_at:
+            q._wake_at = t
+            self._at(t if t > self.now else self.now, self._wake, q)
+
+    def _wake(self, q):
+        if self.now >= q._wake_at:
+            q._wake_at = INF
+        if self._queues.get(q.name) is not q:
+            return
+        self._serve(q)
+        if q._waiters:
+            self._arm(q)
+
+    def _serve(self, q):
+        ws = q._waiters
+        while ws:
+            w = ws[0]
+            if not w.active:
+                ws.popleft()
+                continue
+            rs = self._take_for_waiter(q, w)
+            if not rs:
+                break
+            ws.popleft()
+            w.active = False
+            self.schedule(0, w.cb, rs)
+        if ws:
+            self._arm(q)
+
+    def _take_for_waiter(self, q, w):
+        # same as _receive(long=True) but without re-entering _serve
+        waiters, q._waiters = q._waiters, deque()
+        try:
+            return self._receive(q, w.max, w.vt, True)
+        finally:
+            q._waiters = waiters
+
+    # ---------------------------------------------------------------- delete / change visibility
+    def _lookup(self, q, handle):
+        r = q._handles.get(handle)
+        if r is not None:
+            return r
+        # not live: a handle this queue issued for a message that is gone, or garbage (ev. 1.3)
+        if isinstance(handle, str) and handle.startswith(q._hprefix):
+            rest = handle[len(q._hprefix) :]
+            try:
+                n = int(rest, 16)
+            except ValueError:
+                n = -1
+            if 0 <= n < q._nrecv and rest == f"{n:x}":
+                return None
+        raise E.receipt_handle_invalid(handle)
+
+    def delete(self, q, handle) -> None:
+        """DeleteMessage (ev. 1.3, 1.4): deleted/moved/expired message -> success; garbage ->
+        ReceiptHandleIsInvalid; FIFO outside the handle's window -> InvalidParameterValue "...expired."."""
+        r = self._lookup(q, handle)
+        if r is None:
+            return  # already gone: 200, repeatable (AWS-REC)
+        m = r.message
+        if q.fifo:
+            # DOC: "DeleteMessage operations will fail if the request is received outside of the visibility
+            # timeout window". A stale handle's window ended before the newer receive (open question 4).
+            if r is not m.receipt or m.visible_at < self.now:
+                raise E.fifo_handle_expired(handle)
+        elif r is not m.receipt and self.stale_delete == "ignore" and m.visible_at > self.now:
+            return  # DOC: "the request will succeed, but the message might not be deleted"
+        self._remove(q, m)
+        q.n_deleted += 1
+        if q.fifo and q._waiters:
+            self._serve(q)  # a delete unblocks the group at once (AWS-REC test_fifo_message_group_visibility)
+
+    def change_visibility(self, q, handle, timeout) -> None:
+        """ChangeMessageVisibility (ev. 1.1-1.4): counts from this call, not additive, this receipt only;
+        0 = visible at once; on an expired message: success, no effect; 12 h cap per ``cap_anchor``."""
+        if not 0 <= timeout <= MAX_VISIBILITY:
+            raise E.visibility_range(timeout)
+        r = self._lookup(q, handle)
+        if r is None:
+            raise E.cmv_message_gone(handle)
+        m = r.message
+        now = self.now
+        if m.state != INFLIGHT or m.visible_at <= now:
+            return  # AWS-REC: 200 after expiry; no effect (no MessageNotInflight)
+        anchor = r.received_at if self.cap_anchor == "receive" else m.first_received_at
+        if now + timeout - anchor > MAX_VISIBILITY:
+            raise E.visibility_cap(timeout)
+        m.ver = v = next(self._seq)
+        head = q.fifo and q._groups[m.group_id].msgs[0] is m
+        if timeout == 0:
+            m.state = VISIBLE
+            m.visible_at = now
+            q._ninflight -= 1
+            q._nvis += 1
+            if not q.fifo:
+                q._visible.append(m)
+            if head:
+                self._gtouch(q, q._groups[m.group_id])
+            if q._waiters:
+                self._serve(q)
+        else:
+            m.visible_at = t = now + timeout
+            heappush(q._hidden, (t, v, m))
+            if head:
+                self._gtouch(q, q._groups[m.group_id])
+            if q._waiters:
+                self._arm(q)
+
+    def purge(self, q) -> None:
+        """PurgeQueue: every message goes, in flight or not; clears the FIFO deduplication cache (ev. 1.7)."""
+        self._settle(q)
+        for m in list(q._live.values()):
+            self._remove(q, m)
+            q.n_purged += 1
+        q._dedup.clear()
+        q._visible.clear()
+        q._hidden = []
+        q._ret = []
+        q._gheap = []
+
+    # ---------------------------------------------------------------- inspection
+    def peek(self, queue) -> list[dict]:
+        """Every message of a queue with its state, changing nothing (seed 004's "peek")."""
+        q = self.get_queue(queue)
+        now = self.now
+        out = []
+        for m in q._live.values():
+            st = "visible" if m.visible_at <= now else _STATE_NAMES[m.state]
+            out.append(
+                {
+                    "MessageId": m.id,
+                    "Body": m.body,
+                    "State": st,
+                    "VisibleAt": m.visible_at,
+                    "ReceiveCount": m.receive_count,
+                    "SentTimestamp": int(m.sent_at * 1000),
+                    "FirstReceiveTimestamp": None
+                    if m.first_received_at is None
+                    else int(m.first_received_at * 1000),
+                    "GroupId": m.group_id,
+                    "ReceiptHandle": None if m.receipt is None else m.receipt.handle,
+                    "DeadLetterQueueSourceArn": m.dlq_source_arn,
+                }
+            )
+        return out
+
+    def stats(self, queue) -> dict:
+        """Conservation counters: sent + moved_in = deleted + visible + inflight + delayed + moved_out +
+        expired + purged."""
+        q = self.get_queue(queue)
+        c = q.counts()
+        return {
+            "sent": q.n_sent, "moved_in": q.n_moved_in, "deleted": q.n_deleted, "moved_out": q.n_moved_out,
+            "expired": q.n_expired, "purged": q.n_purged, **c,
+        }  # fmt: skip
+
+    def client(self):
+        """A boto3-shaped SQS client over this engine (engine/client.py)."""
+        from .client import EngineClient
+
+        return EngineClient(self)
+
+
+# ------------------------------------------------------------------------------------------ queue attributes
+_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+
+
+def check_queue_name(name: str, fifo: bool) -> None:
+    """DOC (CreateQueue QueueName): up to 80 characters, alphanumerics, hyphens, underscores; FIFO: ".fifo"."""
+    base = name[:-5] if fifo and name.endswith(".fifo") else name
+    if fifo and not name.endswith(".fifo"):
+        raise E.invalid_parameter(
+            "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end "
+            "with .fifo suffix and be 1 to 80 in length."
+        )
+    if not base or len(name) > 80 or not set(base) <= _NAME_OK:
+        raise E.invalid_parameter(
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
+        )
+
+
+def _redrive_error(value, reason):
+    return E.invalid_parameter(f"Value {value} for parameter RedrivePolicy is invalid. Reason: {reason}")
+
+
+def parse_redrive(engine, q, value):
+    """RedrivePolicy (a JSON string, as in AWS): -> (dlq_arn, maxReceiveCount) or None when empty.
+
+    Checks as AWS does: valid JSON map, both keys, maxReceiveCount 1-1000, target exists, same queue type.
+    (The Reason texts follow LocalStack/moto; AWS's exact wording is not recorded.)
+    """
+    if value is None or value == "" or value == {}:
+        return None
+    text = value if isinstance(value, str) else json.dumps(value)
+    try:
+        policy = json.loads(text) if isinstance(value, str) else dict(value)
+    except ValueError:
+        raise _redrive_error(text, "Redrive policy is not a valid JSON map.") from None
+    if not isinstance(policy, dict):
+        raise _redrive_error(text, "Redrive policy is not a valid JSON map.")
+    for key in ("deadLetterTargetArn", "maxReceiveCount"):
+        if key not in policy:
+            raise _redrive_error(text, f"Redrive policy does not contain mandatory attribute: {key}.")
+    raw = policy["maxReceiveCount"]
+    try:
+        mrc = int(raw)
+        if isinstance(raw, float | bool) or str(raw).strip() != str(mrc):
+            raise ValueError
+    except (TypeError, ValueError):
+        mrc = None
+    if mrc is None or not 1 <= mrc <= 1000:
+        raise _redrive_error(
+            text, f"Invalid value for maxReceiveCount: {raw}, valid values are from 1 to 1000 both inclusive."
+        )
+    target = engine._by_arn.get(policy["deadLetterTargetArn"])
+    if target is None:
+        raise _redrive_error(text, "Dead letter target does not exist.")
+    if target.fifo != q.fifo:
+        raise _redrive_error(text, "Dead-letter queue must be same type of queue as the source.")
+    return target.arn, mrc, json.dumps({"deadLetterTargetArn": target.arn, "maxReceiveCount": mrc},
+                                       separators=(",", ":"))  # fmt: skip
+
+
+def _int_attribute(name, value):
+    lo, hi, _ = INT_ATTRIBUTES[name]
+    try:
+        n = int(str(value).strip())
+    except ValueError:
+        raise E.invalid_attribute_value(name) from None
+    if not lo <= n <= hi:
+        raise E.invalid_attribute_value(name)
+    return n
+
+
+def _bool_attribute(name, value):
+    v = str(value).lower()
+    if v not in ("true", "false"):
+        raise E.invalid_attribute_value(name)
+    return v == "true"
+
+
+_FIFO_ONLY = ("ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit")
+
+
+def apply_attributes(engine, q, attributes: dict, creating: bool) -> None:
+    """Validate every attribute first, then apply them all (an error changes nothing)."""
+    new = {}
+    for name, value in attributes.items():
+        if name in INT_ATTRIBUTES:
+            new[name] = _int_attribute(name, value)
+        elif name == "FifoQueue":
+            fifo = _bool_attribute(name, value)
+            if not creating and fifo != q.fifo:
+                raise E.invalid_attribute_value(name, "Modifying queue type is not supported.")
+            if creating and not fifo and q.fifo:
+                raise E.invalid_parameter(
+                    "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
+                )
+        elif name in _FIFO_ONLY and not q.fifo:
+            raise E.SQSError("InvalidAttributeName", f"Unknown Attribute {name}.")
+        elif name == "ContentBasedDeduplication":
+            new[name] = _bool_attribute(name, value)
+        elif name == "DeduplicationScope":
+            if value not in ("messageGroup", "queue"):
+                raise E.invalid_attribute_value(name)
+            new[name] = value
+        elif name == "RedrivePolicy":
+            new[name] = parse_redrive(engine, q, value)
+        elif name in STR_ATTRIBUTES:
+            new[name] = str(value)
+        else:
+            raise E.SQSError("InvalidAttributeName", f"Unknown Attribute {name}.")
+    for name, value in new.items():
+        if name == "VisibilityTimeout":
+            q.visibility_timeout = value  # in-flight messages keep their timeout (DOC)
+        elif name == "DelaySeconds":
+            q.delay_seconds = value  # not retroactive (standard, DOC); FIFO retroactivity not modelled
+        elif name == "MessageRetentionPeriod":
+            q.retention = value
+        elif name == "MaximumMessageSize":
+            q.max_message_size = value
+        elif name == "ReceiveMessageWaitTimeSeconds":
+            q.wait_time = value
+        elif name == "ContentBasedDeduplication":
+            q.content_dedup = value
+        elif name == "DeduplicationScope":
+            q.dedup_scope_group = value == "messageGroup"
+            q.extra[name] = value
+        elif name == "RedrivePolicy":
+            if value is None:
+                q._dlq_arn, q._max_rc, q.redrive_policy = None, 0, None
+            else:
+                q._dlq_arn, q._max_rc, q.redrive_policy = value
+        else:
+            q.extra[name] = value
+
+
+def queue_attributes(q) -> dict:
+    """Every attribute of ``q`` as AWS returns it from GetQueueAttributes(All), values as strings."""
+    c = q.counts()
+    out = {
+        "QueueArn": q.arn,
+        "ApproximateNumberOfMessages": str(c["visible"]),
+        "ApproximateNumberOfMessagesNotVisible": str(c["inflight"]),
+        "ApproximateNumberOfMessagesDelayed": str(c["delayed"]),
+        "CreatedTimestamp": str(int(q.created_at)),
+        "LastModifiedTimestamp": str(int(q.modified_at)),
+        "VisibilityTimeout": str(q.visibility_timeout),
+        "MaximumMessageSize": str(q.max_message_size),
+        "MessageRetentionPeriod": str(q.retention),
+        "DelaySeconds": str(q.delay_seconds),
+        "ReceiveMessageWaitTimeSeconds": str(q.wait_time),
+        "SqsManagedSseEnabled": q.extra.get("SqsManagedSseEnabled", "true"),
+    }
+    if q.redrive_policy:
+        out["RedrivePolicy"] = q.redrive_policy
+    if q.fifo:
+        out["FifoQueue"] = "true"
+        out["ContentBasedDeduplication"] = "true" if q.content_dedup else "false"
+        out["DeduplicationScope"] = "messageGroup" if q.dedup_scope_group else "queue"
+        out["FifoThroughputLimit"] = q.extra.get("FifoThroughputLimit", "perQueue")
+    for k, v in q.extra.items():
+        out.setdefault(k, v)
+    return out
+
+
+def same_attributes(q, attributes: dict):
+    """The first attribute whose requested value differs from ``q``'s, or None (CreateQueue idempotency)."""
+    current = queue_attributes(q)
+    for name, value in attributes.items():
+        if name == "RedrivePolicy":
+            engine = q.engine
+            parsed = parse_redrive(engine, q, value)
+            if (parsed[2] if parsed else None) != q.redrive_policy:
+                return name
+        elif name == "FifoQueue":
+            if (str(value).lower() == "true") != q.fifo:
+                return name
+        elif str(value).lower() != str(current.get(name, "")).lower():
+            return name
+    return None
