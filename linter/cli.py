@@ -1,0 +1,111 @@
+"""``visguard lint PATH...``: lint templates, cdk.out assemblies and visguard.yaml files.
+
+Exit codes (docs/contracts.md): 0 nothing at or above --fail-on, 2 findings at or above it, 1 bad input or
+usage (each bad file gets one line on stderr naming the file and the place; the other files are still
+linted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardError
+
+CONFIG_NAMES = ("visguard.yaml", "visguard.yml")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors with exit code 1 (bad input or usage), not argparse's 2."""
+
+    def error(self, message: str):  # noqa: D401
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
+
+
+def build_parser(prog: str) -> argparse.ArgumentParser:
+    from visguard.linter.report import FORMATS
+
+    p = _Parser(
+        prog=prog,
+        description="Check SQS visibility timeouts, redrive policies and DLQs against their consumers.",
+        epilog="Exit codes: 0 clean, 2 findings at or above --fail-on, 1 bad input or usage. "
+        "Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="template (JSON/YAML), SAM template, cdk.out folder, "
+                   "visguard.yaml, or a folder to search for them")  # fmt: skip
+    p.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format (default: text)")
+    p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    p.add_argument("-c", "--config", metavar="FILE", help="visguard.yaml with settings, profiles, severity "
+                   "overrides and suppressions (default: ./visguard.yaml if present)")  # fmt: skip
+    p.add_argument("--no-config", action="store_true", help="do not pick up ./visguard.yaml")
+    p.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
+                   help="template parameter value (repeatable); overrides the parameter's Default")  # fmt: skip
+    p.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="warning",
+                   help="lowest severity that makes the exit code 2 (default: warning)")  # fmt: skip
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                   help="colour the text report (auto: when writing to a terminal and NO_COLOR is unset)")  # fmt: skip
+    return p
+
+
+def parse_parameters(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise VisguardError(f"--parameter expects KEY=VALUE, got {item!r}")
+        out[key.strip()] = value
+    return out
+
+
+def _find_config(args) -> str | None:
+    if args.config:
+        return args.config
+    if args.no_config:
+        return None
+    return next((n for n in CONFIG_NAMES if os.path.isfile(n)), None)
+
+
+def main(argv: list[str], prog: str = "visguard lint") -> int:
+    parser = build_parser(prog)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a usage error (1)
+        return int(exc.code or 0)
+
+    from visguard.linter.api import lint_paths
+    from visguard.linter.model import LintConfig
+    from visguard.linter.report import at_or_above, render
+
+    parameters = parse_parameters(args.parameter)
+    config = LintConfig()
+    config_path = _find_config(args)
+    if config_path:
+        from visguard.linter.loaders import load_config
+
+        config = load_config(config_path)  # VisguardError -> one line, exit 1 (dispatcher)
+
+    result = lint_paths(args.paths, config=config, parameters=parameters)
+    for err in result.errors:
+        print(f"{prog}: {err}", file=sys.stderr)
+
+    to_terminal = not args.output and sys.stdout.isatty()
+    color = args.color == "always" or (
+        args.color == "auto" and to_terminal and not os.environ.get("NO_COLOR")
+    )
+    report = render(result, args.format, color=color and args.format == "text", fail_on=args.fail_on)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as fh:
+                fh.write(report)
+        except OSError as exc:
+            raise VisguardError(f"cannot write report: {exc.strerror}", file=args.output) from None
+    else:
+        sys.stdout.write(report)
+
+    if result.errors:
+        return EXIT_BAD_INPUT
+    if any(at_or_above(f.severity, args.fail_on) for f in result.findings):
+        return EXIT_FINDINGS
+    return EXIT_OK

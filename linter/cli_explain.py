@@ -1,0 +1,55 @@
+"""``visguard explain VG011``: one rule in full, generated from its RULE metadata."""
+
+from __future__ import annotations
+
+import textwrap
+
+from visguard.errors import VisguardError
+from visguard.linter.cli import _Parser
+
+
+def explain_text(rule_id: str) -> str:
+    from visguard.linter.rules import ALL_RULES
+
+    key = rule_id.strip().upper()
+    if key.isdigit():
+        key = f"VG{int(key):03d}"
+    rule = ALL_RULES.get(key)
+    if rule is None:
+        raise VisguardError(f"unknown rule {rule_id!r}; 'visguard rules' lists them")
+
+    def para(text: str) -> str:
+        return textwrap.fill(text, width=100, initial_indent="  ", subsequent_indent="  ")
+
+    out = [
+        f"{rule.id} ({rule.name}): {rule.title}",
+        f"severity: {rule.severity.value}    tags: {', '.join(rule.tags)}",
+        "",
+        "Why:",
+        para(rule.rationale),
+        "",
+        "Fix:",
+        para(rule.fix),
+        "",
+        f"Source: {rule.source}",
+    ]
+    if rule.settings:
+        out += ["", "Settings (visguard.yaml `settings:`):"]
+        out += [f"  {k}: {v}" for k, v in rule.settings.items()]
+    out += [
+        "",
+        "Suppress with a reason, in the template:",
+        f'  Metadata: {{visguard: {{suppress: [{{rule: {rule.id}, reason: "why this is fine"}}]}}}}',
+    ]
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str], prog: str = "visguard explain") -> int:
+    p = _Parser(prog=prog, description="Explain one lint rule: why it matters, the AWS source and the fix.")
+    p.add_argument("rule", metavar="RULE", help="rule id, e.g. VG011")
+    try:
+        args = p.parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    print(explain_text(args.rule), end="")
+    return 0

@@ -1,0 +1,103 @@
+"""SARIF 2.1.0 (OASIS): rule metadata from the catalogue, results with file/line regions and logical
+locations (logical id or CDK construct path), bad inputs as tool execution notifications. Validated in tests
+against the official schema; uploadable to GitHub code scanning (docs/github-code-scanning.md)."""
+
+from __future__ import annotations
+
+import json
+
+from visguard import __version__
+from visguard.linter.report._common import display_path, error_parts, fingerprint
+from visguard.linter.rules import ALL_RULES
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/visguard/visguard"
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+# GitHub code scanning ranks alerts by this number (0.1-10): error 8.0 = high, warning 5.0 = medium.
+_SECURITY_SEVERITY = {"error": "8.0", "warning": "5.0", "info": "2.0"}
+
+
+def rule_descriptor(rule) -> dict:
+    settings = "".join(f"\n- `{k}` (default {v})" for k, v in rule.settings.items())
+    markdown = (
+        f"**{rule.title}**\n\n{rule.rationale}\n\n**Fix:** {rule.fix}\n\n"
+        f"Source: [{rule.source}]({rule.source})" + (f"\n\nSettings:{settings}" if settings else "")
+    )
+    return {
+        "id": rule.id,
+        "name": rule.name,
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.rationale},
+        "helpUri": rule.source,
+        "help": {"text": f"{rule.rationale}\nFix: {rule.fix}\nSource: {rule.source}", "markdown": markdown},
+        "defaultConfiguration": {"level": _LEVEL[rule.severity.value]},
+        "properties": {
+            "tags": list(rule.tags),
+            "precision": "high",
+            "problem.severity": rule.severity.value if rule.severity.value != "info" else "recommendation",
+        },
+    }
+
+
+def _location(f) -> dict:
+    loc = f.location
+    physical: dict = {"artifactLocation": {"uri": display_path(loc.file)}}
+    if loc.line:
+        physical["region"] = {"startLine": int(loc.line), "startColumn": int(loc.column or 1)}
+    logical = {"name": f.queue, "kind": "resource"}
+    fq = loc.construct_path or loc.path
+    if fq:
+        logical["fullyQualifiedName"] = fq
+    return {"physicalLocation": physical, "logicalLocations": [logical]}
+
+
+def render_sarif(result) -> str:
+    rule_ids = list(ALL_RULES)
+    results = []
+    for f in result.findings:
+        message = f.message + (f" Fix: {f.fix}" if f.fix else "")
+        props: dict = {"queue": f.queue, "severity": f.severity.value}
+        if f.consumer:
+            props["consumer"] = f.consumer
+        if f.estimate:
+            props["estimate"] = f.estimate
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": rule_ids.index(f.rule),
+                "level": _LEVEL[f.severity.value],
+                "message": {"text": message},
+                "locations": [_location(f)],
+                "partialFingerprints": {"visguardFinding/v1": fingerprint(f)},
+                "properties": props,
+            }
+        )
+    notifications = []
+    for e in result.errors:
+        file, place, detail = error_parts(e)
+        note: dict = {"level": "error", "message": {"text": str(e)}, "descriptor": {"id": "bad-input"}}
+        if file:
+            note["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": display_path(file)}}}]
+        if place:
+            note.setdefault("properties", {})["place"] = place
+        notifications.append(note)
+    driver = {
+        "name": "visguard",
+        "version": __version__,
+        "semanticVersion": __version__,
+        "informationUri": INFORMATION_URI,
+        "rules": [rule_descriptor(ALL_RULES[r]) for r in rule_ids],
+    }
+    for r in driver["rules"]:
+        sev = ALL_RULES[r["id"]].severity.value
+        r["properties"]["security-severity"] = _SECURITY_SEVERITY[sev]
+    run = {
+        "tool": {"driver": driver},
+        "invocations": [
+            {"executionSuccessful": not result.errors, "toolExecutionNotifications": notifications}
+        ],
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    doc = {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
+    return json.dumps(doc, indent=2) + "\n"

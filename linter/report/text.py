@@ -1,0 +1,54 @@
+"""Human output: findings grouped by file and by resource, coloured on a terminal."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from visguard.linter.api import severity_counts
+from visguard.linter.report._common import display_path, resource_label
+
+_COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
+_BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
+
+
+def _plural(n: int, word: str) -> str:
+    if word == "info":
+        return f"{n} info"
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def render_text(result, *, color: bool = False) -> str:
+    def c(code: str, text: str) -> str:
+        return f"{code}{text}{_RESET}" if color else text
+
+    lines: list[str] = []
+    by_file = lambda f: display_path(f.location.file)  # noqa: E731
+    for file, file_findings in groupby(sorted(result.findings, key=by_file), key=by_file):
+        lines.append(c(_BOLD, file))
+        file_findings = list(file_findings)
+        order = {}
+        for f in file_findings:  # resources in the order of their first finding (by line)
+            order.setdefault(resource_label(f), f.location.line or 0)
+        for label in sorted(order, key=lambda k: (order[k], k)):
+            group = [f for f in file_findings if resource_label(f) == label]
+            lines.append(f"  {c(_BOLD, label)}")
+            for f in group:
+                where = f"{f.location.line}:{f.location.column or 1}" if f.location.line else "-"
+                sev = f.severity.value
+                lines.append(
+                    f"    {where:<8} {c(_COLORS[sev], sev.ljust(7))}  {c(_BOLD, f.rule)}  {f.message}"
+                )
+                if f.fix:
+                    lines.append(f"    {'':<8} {'':<7}  {'':<5}  {c(_DIM, 'fix: ' + f.fix)}")
+        lines.append("")
+    counts = severity_counts(result.findings)
+    total = sum(counts.values())
+    scope = f"{_plural(len(result.files), 'file')}, {_plural(result.queues, 'queue')}"
+    if total:
+        parts = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "info") if counts[s])
+        lines.append(f"{_plural(total, 'finding')} ({parts}) in {scope}.")
+    else:
+        lines.append(f"No findings in {scope}.")
+    if result.errors:
+        lines.append(f"{_plural(len(result.errors), 'input')} could not be linted (see the errors above).")
+    return "\n".join(lines) + "\n"

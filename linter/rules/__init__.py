@@ -1,0 +1,81 @@
+"""The rule catalogue: one rule per file ``vgNNN_short_name.py``, registered here by discovery.
+
+``RULES`` maps a rule id to its :class:`Rule` (metadata plus ``check``). Suppression and configuration
+findings (VG900-VG901) are produced by the linter itself (``visguard.linter.api``) and are described by
+``META_RULES`` so they appear in ``visguard rules`` and SARIF like any other rule.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import replace
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds
+
+__all__ = [
+    "RULES",
+    "META_RULES",
+    "ALL_RULES",
+    "Rule",
+    "DEFAULT_SETTINGS",
+    "fmt_rate",
+    "fmt_seconds",
+    "as_number",
+]
+
+
+def _discover() -> dict[str, Rule]:
+    rules: dict[str, Rule] = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        if not info.name.startswith("vg"):
+            continue
+        mod = importlib.import_module(f"{__name__}.{info.name}")
+        rule = replace(mod.RULE, check=mod.check, slug=info.name.split("_", 1)[1].replace("_", "-"))
+        if rule.id in rules:  # pragma: no cover - caught by the registry test
+            raise RuntimeError(f"duplicate rule id {rule.id} in {info.name}")
+        rules[rule.id] = rule
+    return rules
+
+
+RULES: dict[str, Rule] = _discover()
+
+SUPPRESSIONS_SOURCE = "https://github.com/visguard/visguard/blob/main/linter/README.md#suppressions"
+
+META_RULES: dict[str, Rule] = {
+    "VG900": Rule(
+        id="VG900",
+        slug="suppression-without-reason",
+        title="Suppression without a reason",
+        severity=Severity.WARNING,
+        rationale=(
+            "A suppression silences a finding for everyone who reads the template later. Without a reason "
+            "nobody can tell whether it is still valid, so visguard ignores it (the finding it would hide is "
+            "still reported) and reports the suppression itself."
+        ),
+        source=SUPPRESSIONS_SOURCE,
+        fix='Add a reason: Metadata: {visguard: {suppress: [{rule: VG020, reason: "why this is safe"}]}}.',
+        tags=("suppression",),
+    ),
+    "VG901": Rule(
+        id="VG901",
+        slug="suppression-unknown-rule",
+        title="Suppression names an unknown rule",
+        severity=Severity.WARNING,
+        rationale=(
+            "A suppression for a rule id that does not exist (a typo, or a rule from another tool) hides nothing "
+            "and suggests a finding is handled when it is not."
+        ),
+        source=SUPPRESSIONS_SOURCE,
+        fix="Use an id listed by `visguard rules` (VGnnn), or remove the suppression.",
+        tags=("suppression",),
+    ),
+}
+
+ALL_RULES: dict[str, Rule] = {**RULES, **META_RULES}
+
+# Every rule setting with its default (visguard.yaml `settings:` overrides them).
+DEFAULT_SETTINGS: dict = {}
+for _rule in RULES.values():
+    DEFAULT_SETTINGS.update(_rule.settings)

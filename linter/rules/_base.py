@@ -1,0 +1,77 @@
+"""What a rule is: its metadata (``RULE``) and a pure ``check(queue, ctx)`` over the shared model.
+
+Every rule file ``vgNNN_short_name.py`` defines ``RULE = Rule(...)`` and ``check(queue, ctx)``. The registry in
+``visguard.linter.rules`` binds the two; ``visguard rules``, ``visguard explain``, the SARIF rule metadata, the
+cfn-lint plugin and linter/README.md are all generated from these fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from visguard.linter.model import Finding, Queue, Severity
+
+if TYPE_CHECKING:  # pragma: no cover
+    from visguard.linter.api import RuleContext
+
+CheckFn = Callable[[Queue, "RuleContext"], Iterator[Finding]]
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str  # VGnnn, stable forever
+    title: str  # one line, shown in listings
+    severity: Severity  # default severity; visguard.yaml may override it
+    rationale: str  # why it matters, in a few sentences
+    source: str  # the AWS documentation page the rule rests on
+    fix: str  # what to change
+    tags: tuple[str, ...] = ()
+    settings: dict = field(default_factory=dict)  # rule settings this rule reads, with their defaults
+    check: CheckFn | None = None
+    slug: str = (
+        ""  # from the file name: vg011_visibility_below_lambda_guidance -> visibility-below-lambda-guidance
+    )
+
+    @property
+    def name(self) -> str:
+        """A short kebab-case name (SARIF ``rules[].name``, listings)."""
+        return self.slug or self.id.lower()
+
+
+def fmt_seconds(value: float) -> str:
+    """``30 s``, ``1.5 s``, ``900 s (15 min)``, ``43200 s (12 h)``: the unit people set next to the number."""
+    v = float(value)
+    text = f"{int(v)} s" if v == int(v) else f"{v:g} s"
+    if v >= 7200 and v % 3600 == 0:
+        text += f" ({int(v // 3600)} h)"
+    elif v >= 120 and v % 60 == 0:
+        text += f" ({int(v // 60)} min)"
+    return text
+
+
+def fmt_rate(rate: float) -> str:
+    """A probability as a short percentage: ``2.9 %``, ``0.04 %``, ``<0.01 %``."""
+    pct = 100.0 * rate
+    if pct == 0:
+        return "0 %"
+    if pct < 0.01:
+        return "<0.01 %"
+    if pct < 1:
+        return f"{pct:.2g} %"
+    return f"{pct:.1f} %" if pct < 10 else f"{pct:.0f} %"
+
+
+def as_number(value) -> float | None:
+    """A setting as written, when it is a number (a loader keeps unresolved values as strings)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    return None
+
+
+def unresolved(ref) -> bool:
+    """A reference the loader could not resolve: ``${Param}``, ``<imported with Fn::ImportValue ...>``."""
+    return isinstance(ref, str) and ("${" in ref or (ref.startswith("<") and ref.endswith(">")))

@@ -1,0 +1,38 @@
+"""VG004: redrive target missing or not a queue."""
+
+from __future__ import annotations
+
+import re
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, unresolved
+
+RULE = Rule(
+    id="VG004",
+    title="Redrive target missing or not a queue",
+    severity=Severity.ERROR,
+    rationale=(
+        "A redrive policy needs deadLetterTargetArn, the ARN of an existing SQS queue in the same account and "
+        "Region. Without it, or pointing at something that is not a queue ARN (a topic, a function, the queue "
+        "URL that Ref returns, a typo), the queue cannot be created or failed messages have nowhere to go."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue.html",
+    fix="Set RedrivePolicy.deadLetterTargetArn to the queue's ARN, e.g. !GetAtt OrdersDLQ.Arn.",
+    tags=("sqs", "redrive", "dlq"),
+)
+
+_SQS_ARN = re.compile(r"^arn:aws[a-zA-Z-]*:sqs:[^:]+:[^:]+:[^:]+$")
+
+
+def check(queue, ctx):
+    r = queue.redrive
+    if r is None or r.target is not None:
+        return
+    ref = r.target_ref
+    loc = queue.locations.get("redrive.target") or r.location
+    if ref is None or (isinstance(ref, str) and not ref.strip()):
+        yield ctx.finding(queue, "redrive policy has no deadLetterTargetArn", location=loc)
+    elif unresolved(ref) or _SQS_ARN.match(ref):
+        return  # a parameter, an import, or a queue in another stack: VG003/VG022 cannot check it
+    else:
+        yield ctx.finding(queue, f"redrive target {ref} is not an SQS queue ARN", location=loc)

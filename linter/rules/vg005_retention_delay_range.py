@@ -1,0 +1,34 @@
+"""VG005: MessageRetentionPeriod or DelaySeconds outside the SQS range."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+
+RULE = Rule(
+    id="VG005",
+    title="Retention period or delay outside the SQS range",
+    severity=Severity.ERROR,
+    rationale=(
+        "SQS accepts MessageRetentionPeriod from 60 seconds to 1,209,600 seconds (14 days) and DelaySeconds "
+        "from 0 to 900 seconds, in whole seconds; CreateQueue and SetQueueAttributes reject other values."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html",
+    fix="Set MessageRetentionPeriod within 60-1209600 and DelaySeconds within 0-900.",
+    tags=("sqs", "retention", "limits"),
+)
+
+_RANGES = (("message_retention", "MessageRetentionPeriod", 60, 1_209_600), ("delay", "DelaySeconds", 0, 900))
+
+
+def check(queue, ctx):
+    for attr, name, lo, hi in _RANGES:
+        v = getattr(queue, attr)
+        if v is None or isinstance(v, str):
+            continue
+        if isinstance(v, bool) or v != int(v) or not lo <= v <= hi:
+            yield ctx.finding(
+                queue,
+                f"{name} {v!r} is not a whole number of seconds in {lo}-{hi}",
+                location=queue.location_of(attr),
+            )

@@ -1,0 +1,40 @@
+"""VG010: visibility timeout shorter than a Lambda consumer's function timeout."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, fmt_seconds
+
+RULE = Rule(
+    id="VG010",
+    title="Visibility timeout shorter than the Lambda function timeout",
+    severity=Severity.ERROR,
+    rationale=(
+        "Lambda validates that the function timeout is less than or equal to the queue's visibility timeout "
+        "when an event source mapping is created or updated, and fails with 'Queue visibility timeout: X "
+        "seconds is less than Function timeout: Y seconds' otherwise: the stack does not deploy. If the function "
+        "timeout is raised later, messages become visible again while still being processed."
+    ),
+    source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
+    fix="Raise the queue's VisibilityTimeout to at least 6 x the function timeout + MaximumBatchingWindowInSeconds.",
+    tags=("lambda", "visibility", "deploy"),
+)
+
+
+def check(queue, ctx):
+    vt = ctx.visibility(queue)
+    if vt is None:
+        return
+    for c in ctx.lambda_consumers(queue):
+        t = c.effective_function_timeout
+        if vt < t:
+            want = ctx.multiplier * t + c.effective_batching_window
+            yield ctx.finding(
+                queue,
+                f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
+                f"{ctx.consumer_label(c)}: creating the event source mapping fails",
+                location=queue.location_of("visibility_timeout"),
+                consumer=c,
+                fix=f"Set VisibilityTimeout to at least {fmt_seconds(want)} "
+                f"({ctx.multiplier:g} x {fmt_seconds(t)} + batching window {fmt_seconds(c.effective_batching_window)}).",
+            )

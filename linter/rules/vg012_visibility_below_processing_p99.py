@@ -1,0 +1,70 @@
+"""VG012: visibility timeout too short for the declared processing time (engine duplicate estimate)."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds
+
+RULE = Rule(
+    id="VG012",
+    title="Visibility timeout too short for the declared processing time",
+    severity=Severity.WARNING,
+    rationale=(
+        "A message becomes visible again when its visibility timeout expires, even if a consumer is still "
+        "processing it; another consumer then receives and processes it a second time. With a declared "
+        "processing profile (p50/p99 in visguard.yaml or on a GuardedQueue) visguard's risk model estimates "
+        "the share of messages processed twice; the rule fires above max_duplicate_rate (default 0.1 %). "
+        "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
+    fix="Raise VisibilityTimeout above the processing p99 with a margin, or extend visibility with heartbeats.",
+    tags=("visibility", "duplicates", "profile"),
+    settings={"max_duplicate_rate": 0.001},
+)
+
+
+def _required(p99: float, p50: float | None, target: float) -> float | None:
+    """The engine's smallest visibility timeout meeting the target, when the risk model is installed."""
+    try:
+        from visguard.engine.risk import Profile, required_visibility
+    except ImportError:
+        return None
+    try:
+        p50 = p50 if p50 is not None else p99 / 4
+        return float(required_visibility(Profile.lognormal(p50=min(p50, p99), p99=p99), target))
+    except Exception:  # noqa: BLE001 - advisory only
+        return None
+
+
+def check(queue, ctx):
+    vt = ctx.visibility(queue)
+    if vt is None:
+        return
+    limit = float(ctx.setting("max_duplicate_rate"))
+    mrc = queue.redrive.max_receive_count if queue.redrive else None
+    for c in queue.consumers:
+        if c.processing_p99 is None or c.heartbeat_interval is not None:
+            continue
+        # Lambda: records wait in the batching window while their visibility already runs; only if the rest
+        # can end before the function timeout is the queue's timeout to blame (timeouts are VG034's).
+        if c.kind == "lambda" and (
+            c.function_id is None or vt - c.effective_batching_window >= c.effective_function_timeout
+        ):
+            continue
+        r = ctx.risk(vt, c, mrc)
+        if r is None or r.duplicate_rate <= limit:
+            continue
+        p50 = f"p50 {fmt_seconds(c.processing_p50)}, " if c.processing_p50 is not None else ""
+        how = "" if r.source == "engine" else f" ({r.source} estimate)"
+        need = _required(c.processing_p99, c.processing_p50, limit)
+        fix = f"Set VisibilityTimeout to at least {fmt_seconds(round(need))}." if need else None
+        yield ctx.finding(
+            queue,
+            f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} "
+            f"({p50}p99 {fmt_seconds(c.processing_p99)}): about {fmt_rate(r.duplicate_rate)} of messages "
+            f"will be processed twice{how}",
+            location=queue.location_of("visibility_timeout"),
+            consumer=c,
+            estimate=r.as_dict(),
+            fix=fix,
+        )

@@ -1,0 +1,57 @@
+"""VG013: visibility timeout far longer than needed: crash recovery waits it out."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, fmt_seconds
+
+RULE = Rule(
+    id="VG013",
+    title="Visibility timeout far longer than needed (slow crash recovery)",
+    severity=Severity.INFO,
+    rationale=(
+        "When a consumer crashes or a Lambda invocation fails, its messages stay invisible until the visibility "
+        "timeout expires; only then can they be retried. A timeout many times longer than the processing time "
+        "(or than the 6 x function timeout guidance) adds that much latency to every failure without making "
+        "duplicates any rarer. The rule fires when the timeout is more than long_visibility_factor (default 10) "
+        "times what is needed and at least 5 minutes longer."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
+    fix="Lower VisibilityTimeout towards what the consumers need (see the message), or use heartbeats for long jobs.",
+    tags=("visibility", "latency", "recovery", "profile"),
+    settings={"long_visibility_factor": 10},
+)
+
+_MIN_EXCESS = 300.0  # seconds: below this, a long timeout costs little
+
+
+def check(queue, ctx):
+    vt = ctx.visibility(queue)
+    if vt is None or not queue.consumers:
+        return
+    needs: list[float] = []
+    for c in queue.consumers:
+        if c.heartbeat_interval is not None:
+            return  # heartbeating consumers use a short window and extend it: the queue default is not the hold time
+        if c.kind == "lambda" and c.function_id is not None:
+            needs.append(ctx.multiplier * c.effective_function_timeout + c.effective_batching_window)
+        if c.processing_p99 is not None:
+            needs.append(2.0 * c.processing_p99)
+    if len(needs) == 0 or any(c.kind == "unknown" for c in queue.consumers):
+        return
+    need = max(needs)
+    factor = float(ctx.setting("long_visibility_factor"))
+    if vt > factor * need and vt - need >= _MIN_EXCESS:
+        profiled = [c for c in queue.consumers if c.processing_p99 is not None]
+        r = ctx.risk(vt, profiled[0]) if profiled else None
+        recovery = r.recovery_p99 if r is not None and r.recovery_p99 is not None else vt
+        est = {"recovery_p99": round(recovery, 3), "needed": need}
+        yield ctx.finding(
+            queue,
+            f"visibility timeout {fmt_seconds(vt)} is over {factor:g} x what its consumers need "
+            f"({fmt_seconds(round(need))}): after a crash, messages wait about {fmt_seconds(round(recovery))} "
+            f"before a retry",
+            location=queue.location_of("visibility_timeout"),
+            estimate=est,
+            fix=f"Lower VisibilityTimeout towards {fmt_seconds(round(need))}.",
+        )

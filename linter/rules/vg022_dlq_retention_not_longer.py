@@ -1,0 +1,37 @@
+"""VG022: dead-letter queue retention not longer than its source's."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, fmt_seconds
+
+RULE = Rule(
+    id="VG022",
+    title="Dead-letter queue retention not longer than the source queue's",
+    severity=Severity.WARNING,
+    rationale=(
+        "For standard queues the enqueue timestamp of a message is kept when it moves to the dead-letter "
+        "queue, so its retention counts from the original send. If the DLQ keeps messages no longer than the "
+        "source, a message that spent most of its life being retried expires from the DLQ soon after it "
+        "arrives, before anyone can look at it. AWS: always set the DLQ's retention longer than the source's."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
+    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's.",
+    tags=("sqs", "dlq", "retention"),
+)
+
+
+def check(queue, ctx):
+    dlq = ctx.dlq_of(queue)
+    if dlq is None or queue.fifo or dlq.fifo:  # FIFO resets the enqueue timestamp on the move
+        return
+    if isinstance(queue.message_retention, str) or isinstance(dlq.message_retention, str):
+        return  # unresolved
+    src, dst = queue.effective_retention, dlq.effective_retention
+    if dst <= src:
+        yield ctx.finding(
+            queue,
+            f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
+            f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
+            location=dlq.location_of("message_retention"),
+        )

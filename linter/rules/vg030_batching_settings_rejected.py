@@ -1,0 +1,66 @@
+"""VG030: event source mapping batch settings that Lambda rejects."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+
+RULE = Rule(
+    id="VG030",
+    title="Batch size > 10 without a batching window, or batching settings on a FIFO queue",
+    severity=Severity.ERROR,
+    rationale=(
+        "For SQS event sources, a BatchSize greater than 10 requires MaximumBatchingWindowInSeconds of at least "
+        "1 ('Maximum batch window in seconds must be greater than 0 if maximum batch size is greater than 10'). "
+        "FIFO queues do not support a batching window and accept a BatchSize of at most 10; standard queues at "
+        "most 10,000. Lambda rejects the event source mapping otherwise, so the stack fails to deploy."
+    ),
+    source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html",
+    fix="Set MaximumBatchingWindowInSeconds >= 1 for BatchSize > 10; on FIFO queues remove the batching window "
+    "and keep BatchSize <= 10.",
+    tags=("lambda", "batching", "fifo", "deploy"),
+)
+
+
+def check(queue, ctx):
+    for c in queue.consumers:
+        if c.kind != "lambda":
+            continue
+        b, w = c.effective_batch_size, c.effective_batching_window
+        label = ctx.consumer_label(c)
+        at = {"batch": c.location_of("batch_size"), "window": c.location_of("batching_window")}
+        at = {k: v or queue.location for k, v in at.items()}
+        if queue.fifo:
+            if w > 0:
+                yield ctx.finding(
+                    queue,
+                    f"{label} sets a batching window of {w:g} s on FIFO queue {queue.id}",
+                    location=at["window"],
+                    consumer=c,
+                )
+            if b > 10:
+                yield ctx.finding(
+                    queue,
+                    f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum 10)",
+                    location=at["batch"],
+                    consumer=c,
+                )
+        else:
+            if b > 10 and w < 1:
+                yield ctx.finding(
+                    queue,
+                    f"{label} sets BatchSize {b} (> 10) without MaximumBatchingWindowInSeconds >= 1",
+                    location=at["batch"],
+                    consumer=c,
+                )
+            if b > 10_000:
+                yield ctx.finding(
+                    queue, f"{label} sets BatchSize {b} (maximum 10000)", location=at["batch"], consumer=c
+                )
+        if b < 1 or not 0 <= w <= 300:
+            yield ctx.finding(
+                queue,
+                f"{label} sets BatchSize {b} / batching window {w:g} s outside 1-10000 / 0-300 s",
+                location=at["batch"],
+                consumer=c,
+            )

@@ -1,0 +1,45 @@
+"""VG033: reserved concurrency that throttles the SQS event source."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+
+RULE = Rule(
+    id="VG033",
+    title="Reserved concurrency below 5 or below the mapping's maximum concurrency",
+    severity=Severity.WARNING,
+    rationale=(
+        "The event source mapping does not size its pollers to the function's reserved concurrency: it starts "
+        "with five concurrent batches and invokes above the reservation are throttled, and throttled batches "
+        "count receives towards the DLQ. AWS: with reserved concurrency, set at least five; do not set the "
+        "mapping's MaximumConcurrency higher than the reserved concurrency (use MaximumConcurrency rather than "
+        "reserved concurrency to limit an SQS consumer). Reserved concurrency 0 stops the function entirely."
+    ),
+    source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html",
+    fix="Limit concurrency with ScalingConfig.MaximumConcurrency on the mapping, and keep the function's "
+    "ReservedConcurrentExecutions >= that value (and >= 5).",
+    tags=("lambda", "concurrency", "throttling"),
+)
+
+
+def check(queue, ctx):
+    for c in ctx.lambda_consumers(queue):
+        rc, mc = c.reserved_concurrency, c.max_concurrency
+        if rc is None:
+            continue
+        kw = {"location": c.location_of("reserved_concurrency") or queue.location, "consumer": c}
+        label = ctx.consumer_label(c)
+        if mc is not None and mc > rc:
+            yield ctx.finding(
+                queue,
+                f"{label}: MaximumConcurrency {mc} is above the function's reserved concurrency {rc}",
+                **kw,
+            )
+        elif rc < 5:
+            what = (
+                "stops the function: every batch is throttled"
+                if rc == 0
+                else "throttles the five initial pollers"
+            )
+            yield ctx.finding(queue, f"{label}: reserved concurrency {rc} {what}", **kw)
