@@ -1,0 +1,357 @@
+"""Exact discrete-event simulator of a consumer fleet, driving the engine core itself.
+
+There is no second queue model here: messages are sent, received, deleted and re-hidden by
+``visguard.engine.Engine`` through its native API (``send``, ``poll``, ``delete``, ``change_visibility``,
+``schedule``), and every consumer action is an event on the engine's own heap. The simulator only decides
+what consumers do and counts what happens to each message (``Message.tag`` holds its index).
+
+Workers (``simulate`` with ``consumer.type: worker``) long-poll, process one message at a time, heartbeat with
+ChangeMessageVisibility, crash (the message returns when its visibility expires), fail transiently, and meet
+poison messages. The Lambda event source mapping lives in engine/sim_lambda.py and shares ``Tally``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import time
+
+import numpy as np
+from visguard.engine import Engine, SQSError
+from visguard.engine.scenario import Scenario
+
+MAX_VISIBILITY = 43_200
+_BLOCK = 8192
+
+
+class Draws:
+    """Random numbers drawn from numpy in blocks (fast), replayed as Python floats; seeded."""
+
+    def __init__(self, rng: np.random.Generator, sampler):
+        self._rng, self._sampler, self._buf, self._i = rng, sampler, [], 0
+
+    def __call__(self) -> float:
+        i = self._i
+        if i >= len(self._buf):
+            self._buf, i = self._sampler(self._rng, _BLOCK).tolist(), 0
+        self._i = i + 1
+        return self._buf[i]
+
+
+class Tally:
+    """What happened to each message; ``result()`` gives the --json keys of DESIGN.md's simulation contract."""
+
+    def __init__(self, n: int, poison: np.ndarray, t0: float):
+        self.n = n
+        self.t0 = t0
+        self.poison = poison.tolist()
+        self.sent_at = [0.0] * n
+        self.starts = [0] * n  # processing attempts started
+        self.completions = [0] * n  # attempts whose processing completed (side effects done)
+        self.active = [0] * n  # attempts running now
+        self.concurrent = [False] * n  # two attempts ran at the same time at some point
+        self.done_at = [-1.0] * n  # first successful delete
+        self.last_receive = [-1.0] * n
+        self.crash_at = [
+            -1.0
+        ] * n  # pending crash (its receipt was the current one) -> recovery on next receive
+        self.deliveries = 0
+        self.deleted = 0
+        self.recovery: list[float] = []
+        self.max_inflight = 0
+
+    # one receipt handed to a consumer
+    def received(self, i: int, now: float) -> None:
+        self.deliveries += 1
+        self.last_receive[i] = now
+        c = self.crash_at[i]
+        if c >= 0:
+            self.recovery.append(now - c)
+            self.crash_at[i] = -1.0
+
+    def start(self, i: int) -> None:
+        self.starts[i] += 1
+        if self.active[i]:
+            self.concurrent[i] = True
+        self.active[i] += 1
+
+    def crashed(self, i: int, received_at: float, now: float) -> None:
+        """A failed attempt that leaves the message hidden: it comes back at expiry (recovery time)."""
+        if self.last_receive[i] == received_at and self.done_at[i] < 0:
+            self.crash_at[i] = now
+
+    def result(self, eng: Engine, q, dlq, wall: float, horizon_hit: bool) -> dict:
+        n = self.n
+        starts = np.asarray(self.starts)
+        comps = np.asarray(self.completions)
+        done = np.asarray(self.done_at)
+        lat = (done - np.asarray(self.sent_at))[done >= 0]
+        dlq_idx = [int(m["Body"]) for m in eng.peek(dlq)] if dlq is not None else []
+        poison = self.poison
+        fp = sum(1 for i in dlq_idx if not poison[i])
+        more = int((starts >= 2).sum())
+        rec = np.asarray(self.recovery)
+        left = q.counts()
+        return {
+            "messages": n,
+            "deliveries": self.deliveries,
+            "processed_more_than_once": more,
+            "duplicate_rate": more / n,
+            "concurrent_duplicates": int(sum(self.concurrent)),
+            "completed_more_than_once": int((comps >= 2).sum()),
+            "completed_more_than_once_rate": float((comps >= 2).sum()) / n,
+            "deleted": self.deleted,
+            "dlq_messages": len(dlq_idx),
+            "dlq_false_positives": fp,
+            "poison_messages": int(sum(poison)),
+            "max_inflight": self.max_inflight,
+            "latency_p50": _q(lat, 0.50),
+            "latency_p99": _q(lat, 0.99),
+            "recovery_p99": _q(rec, 0.99),
+            "crashes_recovered": int(rec.size),
+            "left_in_queue": left["visible"] + left["inflight"] + left["delayed"],
+            "virtual_seconds": eng.now - self.t0,
+            "horizon_reached": horizon_hit,
+            "wall_seconds": wall,
+        }
+
+
+def _q(a: np.ndarray, p: float) -> float | None:
+    return float(np.quantile(a, p)) if a.size else None
+
+
+def make_queues(eng: Engine, sc: Scenario):
+    """The source queue (and its DLQ when max_receive_count is set) in the engine."""
+    suffix = ".fifo" if sc.fifo else ""
+    base = {"FifoQueue": "true"} if sc.fifo else {}
+    dlq = None
+    attrs = {
+        **base,
+        "VisibilityTimeout": str(int(sc.visibility_timeout)),
+        "MessageRetentionPeriod": str(int(sc.message_retention)),
+    }
+    if sc.queue_delay:
+        attrs["DelaySeconds"] = str(int(sc.queue_delay))
+    if sc.max_receive_count:
+        dlq = eng.create_queue(f"sim-dlq{suffix}", {**base, "MessageRetentionPeriod": "1209600"})
+        attrs["RedrivePolicy"] = json.dumps(
+            {"deadLetterTargetArn": dlq.arn, "maxReceiveCount": sc.max_receive_count}
+        )
+    return eng.create_queue(f"sim-queue{suffix}", attrs), dlq
+
+
+def arrival_times(sc: Scenario, rng: np.random.Generator) -> np.ndarray:
+    """Send times (seconds from the start) of every message, sorted: Poisson/uniform/burst plus bursts."""
+    n_burst = sum(c for _, c in sc.bursts)
+    n = max(sc.messages - n_burst, 0)
+    if sc.arrival == "burst":
+        base = np.zeros(n)
+    elif sc.arrival == "uniform":
+        base = np.arange(n) / sc.arrival_rate
+    else:
+        base = np.cumsum(rng.exponential(1.0 / sc.arrival_rate, n))
+    extra = [np.full(c, float(at)) for at, c in sc.bursts]
+    return np.sort(np.concatenate([base, *extra])[: sc.messages], kind="stable")
+
+
+class Fleet:
+    """Common scaffolding: engine, queues, arrivals, tally and the stop condition."""
+
+    def __init__(self, sc: Scenario, progress=None):
+        self.sc = sc
+        self.eng = Engine(inflight_limit=sc.inflight_limit, seed=sc.seed)
+        self.rng = np.random.default_rng(sc.seed)
+        self.q, self.dlq = make_queues(self.eng, sc)
+        self.t0 = self.eng.now
+        times = arrival_times(sc, self.rng)
+        self.n = n = len(times)
+        self.tally = Tally(n, self.rng.random(n) < sc.poison, self.t0)
+        self.times = (times + self.t0).tolist()
+        self.next_i = 0
+        self.work = Draws(np.random.default_rng([sc.seed, 1]), sc.profile.sample)
+        self.unif = Draws(np.random.default_rng([sc.seed, 2]), lambda r, k: r.random(k))
+        self.finished = False
+        self.progress = progress
+        self._last_progress = 0
+
+    # arrivals: one chained event per distinct send time
+    def start_arrivals(self) -> None:
+        if self.n:
+            self.eng.schedule(self.times[0] - self.eng.now, self._arrive)
+
+    def _arrive(self) -> None:
+        eng, q, times, tally = self.eng, self.q, self.times, self.tally
+        i, now = self.next_i, eng.now
+        fifo, groups = self.sc.fifo, self.sc.message_groups
+        while i < self.n and times[i] <= now:
+            if fifo:
+                m = eng.send(q, str(i), group_id=f"g{i % groups}", dedup_id=str(i))
+            else:
+                m = eng.send(q, str(i))
+            m.tag = i
+            tally.sent_at[i] = now
+            i += 1
+        self.next_i = i
+        if i < self.n:
+            eng.schedule(times[i] - now, self._arrive)
+
+    def check_done(self) -> bool:
+        if self.finished:
+            return True
+        t = self.tally
+        gone = t.deleted + (self.dlq.counts()["visible"] if self.dlq is not None else 0)
+        if self.progress is not None and gone - self._last_progress >= 2000:
+            self._last_progress = gone
+            self.progress(gone, self.n)
+        if self.next_i >= self.n and gone >= self.n:
+            self.finished = True
+        return self.finished
+
+    def note_inflight(self) -> None:
+        c = self.q.counts()["inflight"]
+        if c > self.tally.max_inflight:
+            self.tally.max_inflight = c
+
+    def run(self) -> dict:
+        wall = time.perf_counter()
+        until = None if self.sc.horizon is None else self.t0 + self.sc.horizon
+        self.eng.run(until=until)
+        horizon_hit = until is not None and not self.finished
+        self.finished = True
+        if self.progress is not None:
+            self.progress(self.n, self.n)
+        return self.tally.result(self.eng, self.q, self.dlq, time.perf_counter() - wall, horizon_hit)
+
+
+class _Attempt:
+    __slots__ = ("worker", "receipt", "i", "alive", "received_at")
+
+    def __init__(self, worker, receipt, i, received_at):
+        self.worker, self.receipt, self.i, self.received_at, self.alive = (
+            worker,
+            receipt,
+            i,
+            received_at,
+            True,
+        )
+
+
+class WorkerFleet(Fleet):
+    """Long-polling workers: receive up to ``receive_max_messages``, process them one after the other."""
+
+    def start(self) -> None:
+        self.start_arrivals()
+        for w in range(self.sc.concurrency):
+            self.eng.schedule(0, self.poll, w)
+
+    def poll(self, w) -> None:
+        if self.finished or self.check_done():
+            return
+        sc = self.sc
+        self.eng.poll(
+            self.q, lambda rs, w=w: self.got(w, rs), max_messages=sc.receive_max_messages, wait=sc.wait_time
+        )
+
+    def got(self, w, rs) -> None:
+        if not rs:
+            if sc_wait_zero(self.sc):
+                self.eng.schedule(1.0, self.poll, w)  # short polling: back off a second
+            else:
+                self.poll(w)
+            return
+        now, tally = self.eng.now, self.tally
+        for r in rs:
+            tally.received(r.message.tag, now)
+        self.note_inflight()
+        self.process(w, rs, 0)
+
+    def process(self, w, rs, k) -> None:
+        if k >= len(rs):
+            self.poll(w)
+            return
+        sc, eng, tally = self.sc, self.eng, self.tally
+        r = rs[k]
+        i = r.message.tag
+        a = _Attempt(w, r, i, r.received_at)
+        tally.start(i)
+        duration = self.work()
+        if sc.crash_before_delete and self.unif() < sc.crash_before_delete:
+            eng.schedule(self.unif() * duration, self.crash, a, rs, k)
+        elif tally.poison[i] or (sc.transient and self.unif() < sc.transient):
+            eng.schedule(duration, self.fail, a, rs, k)
+        else:
+            eng.schedule(duration, self.succeed, a, rs, k)
+        if sc.heartbeat_interval is not None:
+            eng.schedule(sc.heartbeat_interval, self.beat, a)
+
+    def beat(self, a: _Attempt) -> None:
+        if not a.alive:
+            return
+        sc, eng = self.sc, self.eng
+        # ChangeMessageVisibility counts from the call and caps at 12 h per receipt: a well-behaved worker
+        # clamps its extension to what is left of the cap (DESIGN.md, SQS semantics).
+        room = MAX_VISIBILITY - (eng.now - a.received_at)
+        extend = min(sc.heartbeat_extend_by, math.floor(room))
+        if extend <= 0:
+            return
+        try:
+            eng.change_visibility(self.q, a.receipt.handle, extend)
+        except SQSError:
+            return  # message gone (deleted by another attempt) or cap reached: stop heartbeating
+        eng.schedule(sc.heartbeat_interval, self.beat, a)
+
+    def _end(self, a: _Attempt) -> None:
+        a.alive = False
+        self.tally.active[a.i] -= 1
+
+    def succeed(self, a: _Attempt, rs, k) -> None:
+        self._end(a)
+        tally, i = self.tally, a.i
+        tally.completions[i] += 1
+        try:
+            self.eng.delete(self.q, a.receipt.handle)
+        except SQSError:
+            pass  # FIFO: the handle expired; the message will be processed again
+        else:
+            if tally.done_at[i] < 0:
+                tally.done_at[i] = self.eng.now
+                tally.deleted += 1
+        self.process(a.worker, rs, k + 1)
+
+    def fail(self, a: _Attempt, rs, k) -> None:
+        self._end(a)
+        if self.sc.on_failure == "release":
+            with contextlib.suppress(SQSError):
+                self.eng.change_visibility(self.q, a.receipt.handle, 0)
+        else:
+            self.tally.crashed(a.i, a.received_at, self.eng.now)
+        self.process(a.worker, rs, k + 1)
+
+    def crash(self, a: _Attempt, rs, k) -> None:
+        """The worker dies: its other received messages are lost to it too (they wait for expiry)."""
+        self._end(a)
+        now = self.eng.now
+        for r in rs[k:]:
+            self.tally.crashed(r.message.tag, r.received_at, now)
+        self.poll(a.worker)  # a replacement worker starts polling at once
+
+
+def sc_wait_zero(sc: Scenario) -> bool:
+    return sc.wait_time <= 0
+
+
+def build(sc: Scenario, progress=None) -> Fleet:
+    if sc.is_lambda:
+        from visguard.engine.sim_lambda import LambdaFleet
+
+        fleet: Fleet = LambdaFleet(sc, progress)
+    else:
+        fleet = WorkerFleet(sc, progress)
+    fleet.start()
+    return fleet
+
+
+def simulate(sc: Scenario, progress=None) -> dict:
+    """Run one scenario to the end (every message deleted or dead-lettered) or to its horizon."""
+    return build(sc, progress).run()
