@@ -1,0 +1,568 @@
+"""A CloudFormation (or SAM) template -> the shared :class:`~visguard.linter.model.Model`.
+
+Read: ``AWS::SQS::Queue``; ``AWS::Lambda::EventSourceMapping`` whose source is one of those queues;
+``AWS::Lambda::Function``, ``AWS::Lambda::Alias`` and ``AWS::Lambda::Version`` to find the function behind a
+mapping; SAM ``AWS::Serverless::Function`` with ``Events`` of type ``SQS`` (see ``sam.py``).
+
+Properties and their AWS defaults come from the CloudFormation resource references
+(https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-resource-sqs-queue.html,
+.../aws-resource-lambda-eventsourcemapping.html, .../aws-resource-lambda-function.html). CloudFormation
+accepts numbers written as strings ("600") for integer properties, so they are coerced; a value of the wrong
+type (a list, a word) is bad input, an out-of-range number is data for the rules. A value only the deployed
+stack knows (``Fn::ImportValue``, a parameter without a default) is kept as a string such as
+``${QueueTimeout}``, which the rules treat as "not known here".
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+from visguard.errors import VisguardError
+from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
+
+from . import sam
+from .decode import locate
+from .intrinsics import NOVALUE, Resolver, ResRef, Text, Unknown, is_intrinsic
+
+QUEUE = "AWS::SQS::Queue"
+ESM = "AWS::Lambda::EventSourceMapping"
+FUNCTION = "AWS::Lambda::Function"
+ALIAS = "AWS::Lambda::Alias"
+VERSION = "AWS::Lambda::Version"
+FUNCTION_TYPES = (FUNCTION, sam.SERVERLESS_FUNCTION)
+
+
+def load_template(
+    template: Any,
+    *,
+    file: str,
+    parameters: dict[str, str] | None = None,
+    construct_paths: dict[str, str] | None = None,
+    source: str | None = None,
+    imports: dict[str, Any] | None = None,
+) -> Model:
+    """Build the model of one template. ``construct_paths`` maps logical ids to CDK construct paths (else
+    each resource's ``aws:cdk:path`` metadata is used); ``imports`` resolves ``Fn::ImportValue`` names
+    (exports of sibling stacks in a cloud assembly)."""
+    _check_shape(template, file)
+    builder = _Builder(template, file, parameters, construct_paths or {}, source, imports)
+    return builder.build()
+
+
+def _check_shape(template: Any, file: str) -> None:
+    if not isinstance(template, dict):
+        what = "empty" if template is None else f"a {type(template).__name__}, not a mapping"
+        raise VisguardError(f"not a CloudFormation template: the document is {what}", file=file)
+    if "Resources" not in template:
+        raise VisguardError("not a CloudFormation template: no Resources section", file=file)
+    resources = template["Resources"]
+    if not isinstance(resources, dict):
+        line = locate(template, ["Resources"])[0]
+        raise VisguardError("Resources: must be a mapping", file=file, place=line and str(line))
+    for lid, res in resources.items():
+        line = locate(template, ["Resources", lid])[0]
+        place = line and str(line)
+        if not isinstance(lid, str):
+            raise VisguardError(f"Resources/{lid}: a logical id must be a string", file=file, place=place)
+        if not isinstance(res, dict):
+            raise VisguardError(f"Resources/{lid}: a resource must be a mapping", file=file, place=place)
+        if not isinstance(res.get("Type"), str):
+            raise VisguardError(f"Resources/{lid}: a resource needs a Type string", file=file, place=place)
+        for key in ("Properties", "Metadata"):
+            if res.get(key) is not None and not isinstance(res[key], dict):
+                line = locate(template, ["Resources", lid, key])[0]
+                raise VisguardError(
+                    f"Resources/{lid}/{key}: must be a mapping", file=file, place=line and str(line)
+                )
+
+
+class _Builder:
+    def __init__(self, template, file, parameters, construct_paths, source, imports):
+        self.t = template
+        self.file = file
+        self.r = Resolver(template, file=file, parameters=parameters, imports=imports)
+        self.r.resources = {
+            lid: res for lid, res in self.r.all_resources.items() if self.r.exists(lid) is not False
+        }
+        self.res = self.r.resources
+        self.construct_paths = construct_paths
+        self.is_sam = sam.is_sam(template)
+        self.source = source or ("sam" if self.is_sam else "cloudformation")
+        self.model = Model(source_file=file)
+        self.globals = sam.function_globals(template, self.r, self.is_sam)
+        self.pending_targets: dict[str, Any] = {}  # queue id -> deadLetterTargetArn, linked after all queues
+        _check_cycles(self.res, self.r)
+
+    # ------------------------------------------------------------------ helpers
+    def loc(self, path: list) -> Location:
+        line, col = locate(self.t, path)
+        lid = path[1] if len(path) > 1 and path[0] == "Resources" else None
+        return Location(
+            self.file,
+            line=line,
+            column=col,
+            path="/".join(str(p) for p in path),
+            construct_path=self.construct_path(lid) if lid else None,
+        )
+
+    def construct_path(self, lid: str) -> str | None:
+        if lid in self.construct_paths:
+            return self.construct_paths[lid]
+        meta = self.res.get(lid, {}).get("Metadata") or {}
+        cp = meta.get("aws:cdk:path")
+        return cp if isinstance(cp, str) else None
+
+    def props(self, lid: str) -> dict:
+        path = ["Resources", lid, "Properties"]
+        raw = self.res[lid].get("Properties") or {}
+        if is_intrinsic(raw):
+            raw = self.r.value(raw, path)
+            if not isinstance(raw, dict):
+                return {}
+        return raw
+
+    def number(self, raw: Any, path: list, *, what: str = "a number") -> int | float | str | None:
+        """A numeric property: int/float as written, numeric strings coerced, unknowns kept as text."""
+        v = self.r.value(raw, path)
+        if v is None or v is NOVALUE:
+            return None
+        if isinstance(v, bool):
+            raise self.r.error(f"expected {what}, got {str(v).lower()}", path)
+        if isinstance(v, (int, float)):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise self.r.error(f"expected {what}, got {v}", path)
+            return int(v) if isinstance(v, float) and v.is_integer() else v
+        if isinstance(v, str):
+            try:
+                return int(v.strip())
+            except ValueError:
+                pass
+            try:
+                f = float(v.strip())
+            except ValueError:
+                raise self.r.error(f"expected {what}, got {v!r}", path) from None
+            if not math.isfinite(f):
+                raise self.r.error(f"expected {what}, got {v!r}", path)
+            return int(f) if f.is_integer() else f
+        if isinstance(v, (Unknown, ResRef, Text)):
+            return str(v)
+        raise self.r.error(f"expected {what}, got a {_kind(v)}", path)
+
+    def integer(self, raw: Any, path: list, *, what: str = "an integer") -> int | None:
+        """A count the model keeps as an int (batch size, concurrency): fractions are bad input, unknowns None."""
+        v = self.number(raw, path, what=what)
+        if isinstance(v, float):
+            raise self.r.error(f"expected {what}, got {v}", path)
+        return v if isinstance(v, int) else None
+
+    def boolean(self, raw: Any, path: list) -> bool | None:
+        v = self.r.value(raw, path)
+        if v is None or v is NOVALUE or isinstance(v, (Unknown, ResRef, Text)):
+            return None
+        if isinstance(v, bool):
+            return v
+        if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+            return v.strip().lower() == "true"
+        raise self.r.error(f"expected true or false, got {v!r}", path)
+
+    def string(self, raw: Any, path: list) -> str | None:
+        """A name: a literal string (or number), None when only the deployed stack knows it."""
+        v = self.r.value(raw, path)
+        if isinstance(v, (bool, list, dict)):
+            raise self.r.error(f"expected a string, got a {_kind(v)}", path)
+        if isinstance(v, (str, int, float)):
+            return str(v)
+        return None
+
+    # ------------------------------------------------------------------ build
+    def build(self) -> Model:
+        for lid, res in self.res.items():
+            if res["Type"] == QUEUE:
+                self.model.add(self.queue(lid))
+        self.queues_by_name = {q.name: q.id for q in self.model.queues.values() if q.name}
+        for q in self.model.queues.values():
+            if q.redrive is not None:
+                self.link_redrive(q)
+        for lid, res in self.res.items():
+            if res["Type"] == ESM:
+                self.mapping(lid)
+            elif res["Type"] == sam.SERVERLESS_FUNCTION:
+                for queue_id, consumer, path in sam.sqs_events(self, lid):
+                    self.attach(queue_id, consumer, lid, path)
+        return self.model
+
+    def queue(self, lid: str) -> Queue:
+        p = self.props(lid)
+        base = ["Resources", lid, "Properties"]
+        q = Queue(id=lid, location=self.loc(["Resources", lid]), source=self.source)
+        fields = {
+            "visibility_timeout": "VisibilityTimeout",
+            "message_retention": "MessageRetentionPeriod",
+            "delay": "DelaySeconds",
+        }
+        for attr, prop in fields.items():
+            if prop in p:
+                setattr(q, attr, self.number(p[prop], [*base, prop]))
+                q.locations[attr] = self.loc([*base, prop])
+        if "FifoQueue" in p:
+            q.fifo = bool(self.boolean(p["FifoQueue"], [*base, "FifoQueue"]))
+            q.locations["fifo"] = self.loc([*base, "FifoQueue"])
+        if "QueueName" in p:
+            q.name = self.string(p["QueueName"], [*base, "QueueName"])
+            q.locations["name"] = self.loc([*base, "QueueName"])
+        if isinstance(p.get("Tags"), list):
+            for i, tag in enumerate(self.r.value(p["Tags"], [*base, "Tags"])):
+                if (
+                    isinstance(tag, dict)
+                    and isinstance(tag.get("Key"), str)
+                    and isinstance(tag.get("Value"), str)
+                ):
+                    q.tags[tag["Key"]] = tag["Value"]
+                elif not isinstance(tag, dict):
+                    raise self.r.error("a tag must be a mapping with Key and Value", [*base, "Tags", i])
+        if "RedrivePolicy" in p:
+            q.redrive = self.redrive(lid, p["RedrivePolicy"], [*base, "RedrivePolicy"])
+            if q.redrive is not None:
+                q.locations["redrive"] = q.redrive.location
+        q.suppressions = self.suppressions(lid)
+        return q
+
+    def redrive(self, lid: str, raw: Any, path: list) -> Redrive | None:
+        v = self.r.value(raw, path)
+        if v is None or v is NOVALUE:
+            return None
+        placeholders: dict[str, Any] = {}
+        if isinstance(v, Text):  # !Sub '{"deadLetterTargetArn": "${Dlq.Arn}", ...}'
+            v = _render_with_placeholders(v, placeholders)
+        if isinstance(v, str):
+            try:
+                v = json.loads(v)
+            except ValueError as exc:
+                raise self.r.error(f"RedrivePolicy is not valid JSON ({exc.msg})", path) from None
+            v = (
+                {k: placeholders.get(x, x) if isinstance(x, str) else x for k, x in v.items()}
+                if isinstance(v, dict)
+                else v
+            )
+        if isinstance(v, Unknown):
+            return Redrive(target=None, target_ref=str(v), max_receive_count=None, location=self.loc(path))
+        if not isinstance(v, dict):
+            raise self.r.error(f"RedrivePolicy must be a mapping or a JSON string, got a {_kind(v)}", path)
+        mrc = self.number(v.get("maxReceiveCount"), [*path, "maxReceiveCount"])
+        target = v.get("deadLetterTargetArn")
+        if isinstance(target, (list, dict, bool)):
+            raise self.r.error("deadLetterTargetArn must be a queue ARN", [*path, "deadLetterTargetArn"])
+        # the target is linked once every queue (and its name) is known
+        self.pending_targets[lid] = target
+        return Redrive(target=None, target_ref=None, max_receive_count=mrc, location=self.loc(path))
+
+    def link_redrive(self, q: Queue) -> None:
+        rd = q.redrive
+        target = self.pending_targets.get(q.id)
+        base = ["Resources", q.id, "Properties", "RedrivePolicy"]
+        written = self.props(q.id).get("RedrivePolicy")
+        if isinstance(written, dict) and "maxReceiveCount" in written:
+            q.locations["redrive.max_receive_count"] = self.loc([*base, "maxReceiveCount"])
+        if target is None:
+            return
+        q.locations["redrive.target"] = self.loc([*base, "deadLetterTargetArn"])
+        rd.target, rd.target_ref = self.queue_target(target, arn_attr=True)
+
+    def queue_target(self, v: Any, *, arn_attr: bool) -> tuple[str | None, str | None]:
+        """(queue id in this model, reference as written) for an ARN-valued property."""
+        if isinstance(v, ResRef):
+            res = self.res.get(v.id)
+            rtype = res["Type"] if res else "?"
+            if rtype != QUEUE:
+                return None, f"{v.id} ({rtype}, not an SQS queue)"
+            if v.attr == "Arn":
+                return v.id, f"{v.id}.Arn"
+            if v.attr is None and arn_attr:
+                return None, f"Ref {v.id} (Ref gives the queue URL; use Fn::GetAtt {v.id}.Arn)"
+            if v.attr is None:
+                return v.id, f"Ref {v.id}"
+            return None, f"{v.id}.{v.attr} (not the queue ARN)"
+        if isinstance(v, Text):
+            queues = {r.id for r in v.refs() if self.res.get(r.id, {}).get("Type") == QUEUE}
+            if len(queues) == 1 and all(r.attr in ("Arn", "QueueName") for r in v.refs() if r.id in queues):
+                return next(iter(queues)), str(v)
+            last = v.parts[-1]  # arn:aws:sqs:${AWS::Region}:${AWS::AccountId}:orders
+            if not queues and isinstance(last, str) and ":sqs:" in str(v) and ":" in last:
+                return self.queues_by_name.get(last.rsplit(":", 1)[1]), str(v)
+            return None, str(v)
+        if isinstance(v, Unknown):
+            return None, str(v)
+        if isinstance(v, (int, float)):
+            v = str(v)
+        if isinstance(v, str):
+            parts = v.split(":")
+            if v.startswith("arn:") and len(parts) == 6 and parts[2] == "sqs":
+                return self.queues_by_name.get(parts[5]), v
+            return None, v
+        return None, None
+
+    # ------------------------------------------------------------------ consumers
+    def mapping(self, lid: str) -> None:
+        p = self.props(lid)
+        base = ["Resources", lid, "Properties"]
+        if "EventSourceArn" not in p:
+            return  # Kafka/MQ mappings use other properties; nothing to do with SQS
+        src = self.r.value(p["EventSourceArn"], [*base, "EventSourceArn"])
+        if isinstance(src, (list, dict, bool)):
+            raise self.r.error("EventSourceArn must be an ARN", [*base, "EventSourceArn"])
+        queue_id, _ = self.queue_target(src, arn_attr=False)
+        if queue_id is None:
+            return  # another service's stream, or a queue outside this template: nothing to check here
+        c = Consumer(id=lid, kind="lambda", location=self.loc(["Resources", lid]))
+        self.function_into(c, p.get("FunctionName"), [*base, "FunctionName"])
+        self.esm_settings(c, p, base)
+        self.attach(queue_id, c, lid, ["Resources", lid])
+
+    def esm_settings(self, c: Consumer, p: dict, base: list) -> None:
+        """Batch settings shared by event source mappings and SAM SQS events."""
+        if "BatchSize" in p:
+            c.batch_size = self.integer(p["BatchSize"], [*base, "BatchSize"])
+            c.locations["batch_size"] = self.loc([*base, "BatchSize"])
+        if "MaximumBatchingWindowInSeconds" in p:
+            w = self.number(p["MaximumBatchingWindowInSeconds"], [*base, "MaximumBatchingWindowInSeconds"])
+            c.batching_window = w if isinstance(w, (int, float)) else None
+            c.locations["batching_window"] = self.loc([*base, "MaximumBatchingWindowInSeconds"])
+        if "FunctionResponseTypes" in p:
+            types = self.r.value(p["FunctionResponseTypes"], [*base, "FunctionResponseTypes"])
+            if isinstance(types, str):
+                types = [types]
+            if not isinstance(types, (list, Unknown, Text)):
+                raise self.r.error("FunctionResponseTypes must be a list", [*base, "FunctionResponseTypes"])
+            c.report_batch_item_failures = isinstance(types, list) and "ReportBatchItemFailures" in types
+            c.locations["report_batch_item_failures"] = self.loc([*base, "FunctionResponseTypes"])
+        scaling = p.get("ScalingConfig")
+        if scaling is not None:
+            scaling = self.r.value(scaling, [*base, "ScalingConfig"])
+            if isinstance(scaling, dict) and "MaximumConcurrency" in scaling:
+                path = [*base, "ScalingConfig", "MaximumConcurrency"]
+                c.max_concurrency = self.integer(scaling["MaximumConcurrency"], path)
+                c.locations["max_concurrency"] = self.loc(path)
+            elif not isinstance(scaling, (dict, Unknown)):
+                raise self.r.error("ScalingConfig must be a mapping", [*base, "ScalingConfig"])
+        if "Enabled" in p:
+            enabled = self.boolean(p["Enabled"], [*base, "Enabled"])
+            c.enabled = True if enabled is None else enabled
+            c.locations["enabled"] = self.loc([*base, "Enabled"])
+
+    def function_into(self, c: Consumer, raw: Any, path: list) -> None:
+        """Resolve a FunctionName (name, ARN, Ref/GetAtt of a function, alias or version) into ``c``."""
+        fid, note = self.function_of(raw, path, [])
+        if fid is None:
+            c.kind = "unknown"
+            c.note = note
+            v = self.r.value(raw, path) if raw is not None else None
+            c.function_id = v if isinstance(v, str) else None
+            return
+        self.function_settings(c, fid)
+
+    def function_settings(self, c: Consumer, fid: str) -> None:
+        c.kind = "lambda"
+        c.function_id = fid
+        fp = self.props(fid)
+        base = ["Resources", fid, "Properties"]
+        for attr, prop in (
+            ("function_timeout", "Timeout"),
+            ("reserved_concurrency", "ReservedConcurrentExecutions"),
+        ):
+            if prop in fp:
+                raw, path = fp[prop], [*base, prop]
+            elif self.res[fid]["Type"] == sam.SERVERLESS_FUNCTION and prop in self.globals:
+                raw, path = self.globals[prop], ["Globals", "Function", prop]
+            else:
+                continue
+            if attr == "function_timeout":
+                v = self.number(raw, path)
+                c.function_timeout = v if isinstance(v, (int, float)) else None
+                if not isinstance(v, (int, float)) and v is not None:
+                    c.note = f"function timeout {v} is not known here"
+            else:
+                c.reserved_concurrency = self.integer(raw, path)
+            c.locations[attr] = self.loc(path)
+
+    def function_of(self, raw: Any, path: list, seen: list[str]) -> tuple[str | None, str | None]:
+        if raw is None:
+            return None, "the mapping has no FunctionName"
+        alias_fn = sam.auto_alias_target(self, raw)
+        if alias_fn:
+            return alias_fn, None
+        v = self.r.value(raw, path)
+        if isinstance(v, Text):
+            refs = v.refs()
+            v = refs[0] if refs else Unknown(f"function {v} is not known here", str(v))
+        if isinstance(v, ResRef):
+            if v.id in seen:
+                raise self.r.error("cyclic reference: " + " -> ".join([*seen, v.id]), path)
+            rtype = self.res[v.id]["Type"]
+            if rtype in FUNCTION_TYPES:
+                return v.id, None
+            if rtype in (ALIAS, VERSION):
+                fp = self.props(v.id)
+                return self.function_of(
+                    fp.get("FunctionName"), ["Resources", v.id, "Properties", "FunctionName"], [*seen, v.id]
+                )
+            return None, f"FunctionName refers to {v.id}, a {rtype}, not a Lambda function"
+        if isinstance(v, Unknown):
+            return None, v.why
+        if isinstance(v, str):
+            name = _function_name(v)
+            for fid, res in self.res.items():
+                if res["Type"] in FUNCTION_TYPES:
+                    fn = self.props(fid).get("FunctionName")
+                    if (
+                        fn is not None
+                        and self.string(fn, ["Resources", fid, "Properties", "FunctionName"]) == name
+                    ):
+                        return fid, None
+            return None, f"function {name!r} is not defined in this template"
+        raise self.r.error(f"FunctionName must be a function name or ARN, got a {_kind(v)}", path)
+
+    def attach(self, queue_id: str, c: Consumer, lid: str, res_path: list) -> None:
+        q = self.model.queues[queue_id]
+        q.consumers.append(c)
+        for s in self.suppressions(lid, res_path):
+            q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
+        if c.function_id in self.res:
+            for s in self.suppressions(c.function_id):
+                q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
+
+    # ------------------------------------------------------------------ suppressions
+    def suppressions(self, lid: str, res_path: list | None = None) -> list[Suppression]:
+        """``Metadata: {visguard: {suppress: [{rule: VG020, reason: "..."}]}}`` on a resource (or a SAM event)."""
+        res_path = res_path or ["Resources", lid]
+        node: Any = self.t
+        for key in res_path:
+            node = node.get(key) if isinstance(node, dict) else None
+        meta = node.get("Metadata") if isinstance(node, dict) else None
+        if not isinstance(meta, dict) or "visguard" not in meta:
+            return []
+        base = [*res_path, "Metadata", "visguard"]
+        vg = meta["visguard"]
+        if not isinstance(vg, dict):
+            raise self.r.error("must be a mapping with a suppress list", base)
+        items = vg.get("suppress", [])
+        if not isinstance(items, list):
+            raise self.r.error("suppress must be a list of {rule, reason}", [*base, "suppress"])
+        out = []
+        for i, item in enumerate(items):
+            path = [*base, "suppress", i]
+            if isinstance(item, str):
+                item = {"rule": item}
+            if not isinstance(item, dict) or not isinstance(item.get("rule"), str):
+                raise self.r.error("a suppression needs a rule id, e.g. {rule: VG020, reason: ...}", path)
+            reason = item.get("reason")
+            if reason is not None and not isinstance(reason, str):
+                raise self.r.error("reason must be a string", [*path, "reason"])
+            out.append(Suppression(item["rule"].strip(), reason, self.loc(path)))
+        return out
+
+
+def _function_name(v: str) -> str:
+    """The function name of ``name``, ``name:alias``, ``123456789012:function:name`` or a full ARN
+    (Lambda API reference, CreateEventSourceMapping, FunctionName)."""
+    parts = v.split(":")
+    if "function" in parts:
+        i = parts.index("function")
+        return parts[i + 1] if i + 1 < len(parts) else v
+    return parts[0]
+
+
+def _render_with_placeholders(t: Text, placeholders: dict[str, Any]) -> str:
+    out = []
+    for i, p in enumerate(t.parts):
+        if isinstance(p, str):
+            out.append(p)
+        else:
+            key = f"@@visguard{i}@@"
+            placeholders[key] = p
+            out.append(key)
+    return "".join(out)
+
+
+def _kind(v: Any) -> str:
+    return {dict: "mapping", list: "list", bool: "boolean"}.get(type(v), type(v).__name__)
+
+
+def _refs_in(node: Any, out: set[str], names: dict) -> None:
+    """Resource ids ``node`` depends on (Ref, Fn::GetAtt, ${...} in Fn::Sub)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, dict):
+            if len(n) == 1:
+                ((k, v),) = n.items()
+                if k == "Ref" and isinstance(v, str) and v in names:
+                    out.add(v)
+                elif k == "Fn::GetAtt":
+                    first = (
+                        v.split(".", 1)[0]
+                        if isinstance(v, str)
+                        else (v[0] if isinstance(v, list) and v else None)
+                    )
+                    if isinstance(first, str) and first in names:
+                        out.add(first)
+                elif k == "Fn::Sub":
+                    text = (
+                        v
+                        if isinstance(v, str)
+                        else (v[0] if isinstance(v, list) and v and isinstance(v[0], str) else "")
+                    )
+                    local = (
+                        set(v[1]) if isinstance(v, list) and len(v) > 1 and isinstance(v[1], dict) else set()
+                    )
+                    for var in _sub_vars(text):
+                        head = var.split(".", 1)[0]
+                        if head in names and var not in local:
+                            out.add(head)
+            stack.extend(n.values())
+        elif isinstance(n, list):
+            stack.extend(n)
+
+
+def _sub_vars(text: str) -> list[str]:
+    from .intrinsics import _SUB_VAR
+
+    return [m.group(1).strip() for m in _SUB_VAR.finditer(text) if not m.group(1).startswith("!")]
+
+
+def _check_cycles(resources: dict, r: Resolver) -> None:
+    """CloudFormation rejects circular dependencies between resources (Ref, GetAtt, Sub, DependsOn)."""
+    deps: dict[str, set[str]] = {}
+    for lid, res in resources.items():
+        out: set[str] = set()
+        _refs_in(res.get("Properties"), out, resources)
+        dep = res.get("DependsOn")
+        for d in [dep] if isinstance(dep, str) else dep if isinstance(dep, list) else []:
+            if isinstance(d, str) and d in resources:
+                out.add(d)
+        deps[lid] = out
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+    for start in deps:
+        if state.get(start):
+            continue
+        stack: list[tuple[str, list[str]]] = [(start, sorted(deps[start]))]
+        trail = [start]
+        state[start] = 1
+        while stack:
+            node, todo = stack[-1]
+            if not todo:
+                state[node] = 2
+                stack.pop()
+                trail.pop()
+                continue
+            nxt = todo.pop()
+            if state.get(nxt) == 1:
+                cycle = [*trail[trail.index(nxt) :], nxt]
+                raise r.error(
+                    "circular dependency between resources: " + " -> ".join(cycle), ["Resources", nxt]
+                )
+            if not state.get(nxt):
+                state[nxt] = 1
+                trail.append(nxt)
+                stack.append((nxt, sorted(deps[nxt])))

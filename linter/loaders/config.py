@@ -1,0 +1,310 @@
+"""visguard.yaml: queue definitions, consumer profiles, rule settings, severity overrides, suppressions.
+
+The document is validated against ``linter/schemas/visguard-config.schema.json`` (published for editors:
+``# yaml-language-server: $schema=...``); the first failure is reported with its path and line.
+
+```yaml
+version: 1
+settings: {lambda_multiplier: 6}
+rules: {VG013: off, VG021: error}          # off, or a severity override
+suppressions:
+  - {rule: VG020, queue: "legacy-*", reason: "drained by the nightly job"}
+profiles:                                   # matched to queues by id, name or construct path (glob)
+  - {match: "orders*", kind: worker, p50: 2, p99: 45, heartbeat: {interval: 20}, concurrency: 8}
+queues:                                     # for queues not described by a template
+  - name: payments
+    visibility_timeout: 60
+    redrive: {target: payments-dlq, max_receive_count: 5}
+    consumers: [{kind: lambda, function: pay, timeout: 20, batch_size: 10}]
+  - {name: payments-dlq, retention: 1209600}
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from functools import lru_cache
+from typing import Any
+
+from visguard.errors import VisguardError
+from visguard.linter.model import (
+    Consumer,
+    LintConfig,
+    Location,
+    Model,
+    ProfileMatch,
+    Queue,
+    Redrive,
+    Severity,
+    Suppression,
+)
+
+from .decode import load_file, locate
+
+SCHEMA_FILE = "visguard-config.schema.json"
+CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.yml", "visguard.json")
+CONFIG_KEYS = {"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"}
+
+
+def schema_path() -> str:
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas", SCHEMA_FILE)
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    import jsonschema  # only when a visguard.yaml is read
+
+    with open(schema_path(), encoding="utf-8") as fh:
+        return jsonschema.Draft202012Validator(json.load(fh))
+
+
+def is_config_document(doc: Any, path: str) -> bool:
+    """A visguard.yaml by its name (``visguard.yaml``, ``*.visguard.yaml``) or by its top-level keys."""
+    base = os.path.basename(path)
+    if base in CONFIG_NAMES or base.endswith((".visguard.yaml", ".visguard.yml")):
+        return True
+    return isinstance(doc, dict) and "Resources" not in doc and bool(CONFIG_KEYS & set(doc))
+
+
+def validate(doc: Any, *, file: str) -> dict:
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise VisguardError("a visguard.yaml file must be a mapping", file=file)
+    if "Resources" in doc:
+        raise VisguardError("this is a CloudFormation template, not a visguard.yaml file", file=file)
+    errors = list(_validator().iter_errors(doc))
+    if errors:
+        err = min(errors, key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+        path = list(err.absolute_path)
+        line = locate(doc, path)[0]
+        where = "/".join(str(p) for p in path) or "(top level)"
+        raise VisguardError(f"{where}: {_message(err)}", file=file, place=line and str(line))
+    return doc
+
+
+def _message(err) -> str:
+    if err.validator in ("additionalProperties", "unevaluatedProperties"):
+        return err.message.replace("were unexpected", "are not allowed").replace(
+            "was unexpected", "is not allowed"
+        )
+    return err.message
+
+
+def load_config(path: str) -> LintConfig:
+    """Read and validate a visguard.yaml file."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise VisguardError("expected a visguard.yaml file, got a directory", file=path)
+    return config_from_document(load_file(path), file=path)
+
+
+# ---------------------------------------------------------------------------------------------- config
+def config_from_document(doc: Any, *, file: str) -> LintConfig:
+    doc = validate(doc, file=file)
+    cfg = LintConfig(settings=dict(doc.get("settings") or {}), source_file=file)
+    for rule, level in (doc.get("rules") or {}).items():
+        if level == "off":
+            cfg.disabled.add(rule)
+        else:
+            cfg.severity_overrides[rule] = Severity(level)
+    cfg.disabled.update(doc.get("disable") or [])
+    for i, s in enumerate(doc.get("suppressions") or []):
+        cfg.suppression_queues[len(cfg.suppressions)] = s.get("queue", "*")
+        cfg.suppressions.append(Suppression(s["rule"], s.get("reason"), _loc(doc, file, ["suppressions", i])))
+    cfg.profiles = profiles_from_document(doc, file)
+    return cfg
+
+
+def profiles_from_document(doc: dict, file: str) -> list[ProfileMatch]:
+    out = []
+    for i, p in enumerate(doc.get("profiles") or []):
+        globs = p["match"] if isinstance(p["match"], list) else [p["match"]]
+        for glob in globs:
+            pm = ProfileMatch(
+                match=glob, kind=p.get("kind", "worker"), location=_loc(doc, file, ["profiles", i])
+            )
+            _processing_into(pm, p)
+            out.append(pm)
+    return out
+
+
+def _processing_into(target: Any, d: dict) -> None:
+    """p50/p99/heartbeat/concurrency/arrival_rate of a profile or consumer entry -> model fields."""
+    for key, attr in (("p50", "processing_p50"), ("p99", "processing_p99")):
+        if key in d:
+            setattr(target, attr, float(d[key]))
+    if "heartbeat" in d:
+        target.heartbeat_interval = float(d["heartbeat"]["interval"])
+        if "extend_by" in d["heartbeat"]:
+            target.heartbeat_extend_by = float(d["heartbeat"]["extend_by"])
+    if "concurrency" in d:
+        target.concurrency = int(d["concurrency"])
+    if "arrival_rate" in d:
+        target.arrival_rate = float(d["arrival_rate"])
+
+
+def _loc(doc: Any, file: str, path: list) -> Location:
+    line, col = locate(doc, path)
+    return Location(file, line=line, column=col, path="/".join(str(p) for p in path))
+
+
+# ---------------------------------------------------------------------------------------------- queues
+def model_from_config(doc: Any, *, file: str) -> Model:
+    """The queues a visguard.yaml defines (an empty model when it only holds settings)."""
+    doc = validate(doc, file=file)
+    model = Model(source_file=file)
+    named_profiles = {p["name"]: p for p in doc.get("profiles") or [] if "name" in p}
+    entries = doc.get("queues") or []
+    for i, e in enumerate(entries):
+        base = ["queues", i]
+        q = Queue(id=e.get("id", e["name"]), name=e["name"], location=_loc(doc, file, base), source="config")
+        if q.id in model.queues:
+            raise VisguardError(
+                f"queues/{i}: a second queue with id {q.id!r}", file=file, place=_line(doc, base)
+            )
+        for key, attr in (
+            ("visibility_timeout", "visibility_timeout"),
+            ("retention", "message_retention"),
+            ("delay", "delay"),
+            ("fifo", "fifo"),
+            ("name", "name"),
+        ):
+            if key in e:
+                setattr(q, attr, _num(e[key]) if key not in ("fifo", "name") else e[key])
+                q.locations[attr] = _loc(doc, file, [*base, key])
+        q.arrival_rate = e.get("arrival_rate")
+        q.tags = dict(e.get("tags") or {})
+        for j, s in enumerate(e.get("suppress") or []):
+            q.suppressions.append(
+                Suppression(s["rule"], s.get("reason"), _loc(doc, file, [*base, "suppress", j]))
+            )
+        if "redrive" in e:
+            rd = e["redrive"]
+            q.redrive = Redrive(
+                target=None,
+                target_ref=rd.get("target"),
+                max_receive_count=_num(rd["max_receive_count"]) if "max_receive_count" in rd else None,
+                location=_loc(doc, file, [*base, "redrive"]),
+            )
+            q.locations["redrive"] = q.redrive.location
+            for key, name in (
+                ("target", "redrive.target"),
+                ("max_receive_count", "redrive.max_receive_count"),
+            ):
+                if key in rd:
+                    q.locations[name] = _loc(doc, file, [*base, "redrive", key])
+        for j, c in enumerate(e.get("consumers") or []):
+            q.consumers.append(_consumer(doc, file, [*base, "consumers", j], q, c, named_profiles))
+        model.add(q)
+    by_name = {q.name: q.id for q in model.queues.values()}
+    for q in model.queues.values():
+        if q.redrive is not None and q.redrive.target_ref:
+            ref = q.redrive.target_ref
+            name = ref.rsplit(":", 1)[-1] if ref.startswith("arn:") else ref
+            q.redrive.target = ref if ref in model.queues else by_name.get(name)
+    return model
+
+
+def _consumer(doc, file, path, q: Queue, c: dict, named_profiles: dict) -> Consumer:
+    kind = c.get("kind", "worker")
+    cid = c.get("id") or c.get("function") or f"{q.id}/consumers/{path[-1]}"
+    con = Consumer(id=cid, kind=kind, location=_loc(doc, file, path))
+    if "profile" in c:
+        prof = named_profiles.get(c["profile"])
+        if prof is None:
+            raise VisguardError(
+                f"{'/'.join(map(str, path))}/profile: no profile named {c['profile']!r} in this file",
+                file=file,
+                place=_line(doc, [*path, "profile"]),
+            )
+        _processing_into(con, prof)
+    _processing_into(con, c)
+    if kind == "lambda":
+        con.function_id = c.get("function", cid)
+        fields = {
+            "timeout": "function_timeout",
+            "batch_size": "batch_size",
+            "batching_window": "batching_window",
+            "report_batch_item_failures": "report_batch_item_failures",
+            "reserved_concurrency": "reserved_concurrency",
+            "max_concurrency": "max_concurrency",
+            "enabled": "enabled",
+        }
+        for key, attr in fields.items():
+            if key in c:
+                setattr(
+                    con,
+                    attr,
+                    _num(c[key])
+                    if isinstance(c[key], (int, float)) and not isinstance(c[key], bool)
+                    else c[key],
+                )
+                con.locations[attr] = _loc(doc, file, [*path, key])
+    return con
+
+
+def _num(v: Any) -> Any:
+    return int(v) if isinstance(v, float) and v.is_integer() else v
+
+
+def _line(doc: Any, path: list) -> str | None:
+    line = locate(doc, path)[0]
+    return str(line) if line else None
+
+
+# ---------------------------------------------------------------------------------------------- profiles
+def _is_glob(s: str) -> bool:
+    return any(ch in s for ch in "*?[")
+
+
+def _matches(pm: ProfileMatch, queue: Queue) -> bool:
+    names = [queue.id, queue.name, queue.location.construct_path]
+    if "/" in queue.id:  # cdk.out ids are "Stack/LogicalId": the logical id alone matches too
+        names.append(queue.id.rsplit("/", 1)[1])
+    return any(n and fnmatch.fnmatchcase(n, pm.match) for n in names)
+
+
+def profile_for(queue: Queue, profiles: list[ProfileMatch], kind: str) -> ProfileMatch | None:
+    """The profile of ``kind`` for ``queue``: an exact name beats a glob, then the first in file order."""
+    candidates = [p for p in profiles if p.kind == kind and _matches(p, queue)]
+    exact = [p for p in candidates if not _is_glob(p.match)]
+    return (exact or candidates or [None])[0]
+
+
+_PROFILE_FIELDS = (
+    "processing_p50",
+    "processing_p99",
+    "heartbeat_interval",
+    "heartbeat_extend_by",
+    "concurrency",
+    "arrival_rate",
+)
+
+
+def apply_profiles(model: Model, config: LintConfig) -> None:
+    """Attach processing profiles to the matching queues' consumers (values already set are kept).
+
+    A ``lambda`` profile fills the queue's Lambda consumers (and unknown ones: an imported function still
+    has a processing time). A ``worker`` profile fills the worker consumers, and adds one when the queue has
+    none: workers are invisible in CloudFormation, so the profile is how they are declared.
+    """
+    for queue in model.queues.values():
+        for kind in ("lambda", "worker"):
+            pm = profile_for(queue, config.profiles, kind)
+            if pm is None:
+                continue
+            targets = [
+                c for c in queue.consumers if c.kind == kind or (kind == "lambda" and c.kind == "unknown")
+            ]
+            if not targets and kind == "worker":
+                targets = [Consumer(id=f"workers ({pm.match})", kind="worker", location=pm.location)]
+                queue.consumers.append(targets[0])
+            for c in targets:
+                for f in _PROFILE_FIELDS:
+                    if getattr(c, f) is None and getattr(pm, f) is not None:
+                        setattr(c, f, getattr(pm, f))
+            if queue.arrival_rate is None and pm.arrival_rate is not None:
+                queue.arrival_rate = pm.arrival_rate

@@ -1,0 +1,275 @@
+"""Read a JSON or YAML document and remember where every mapping key was written.
+
+cfn-lint's decoder (``cfnlint.decode``) also keeps positions, but importing it costs about 0.5 s on this
+machine (it pulls in all of cfn-lint), more than the whole 0.3 s budget of ``visguard lint`` on one small
+template. So this module uses the standard ``json`` scanner and PyYAML (libyaml when present) and records
+positions itself:
+
+- every mapping becomes a :class:`PosDict` (a ``dict``) carrying its own ``line``/``col`` and the position
+  of each key (1-based), so a loader can turn ``Resources/Orders/Properties/VisibilityTimeout`` into a line;
+- YAML short-form tags (``!Ref``, ``!GetAtt``, ``!Sub`` ...) become the long form (``{"Ref": ...}``),
+  exactly what CloudFormation itself does;
+- every failure is a :class:`~visguard.errors.VisguardError` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import json
+import json.decoder
+import json.scanner
+import os
+from bisect import bisect_right
+from typing import Any
+
+import yaml
+from visguard.errors import VisguardError
+
+MAX_BYTES = 10 * 1024 * 1024  # larger than any CloudFormation template: 1 MB via S3 (CloudFormation quotas)
+
+
+class PosDict(dict):
+    """A mapping that knows where it and each of its keys were written (1-based line and column)."""
+
+    __slots__ = ("line", "col", "key_pos")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.line: int | None = None
+        self.col: int | None = None
+        self.key_pos: dict[Any, tuple[int, int]] = {}
+
+
+def position_of(node: Any, key: Any = None) -> tuple[int | None, int | None]:
+    """Line and column of ``node`` (or of ``key`` inside it). Understands :class:`PosDict` and cfn-lint's
+    ``dict_node`` (``start_mark``, 0-based) so templates decoded by cfn-lint keep their lines too."""
+    if isinstance(node, PosDict):
+        if key is not None and key in node.key_pos:
+            return node.key_pos[key]
+        return node.line, node.col
+    if key is not None and isinstance(node, dict):
+        for k in node:
+            if k == key and hasattr(k, "start_mark"):
+                return k.start_mark.line + 1, k.start_mark.column + 1
+    mark = getattr(node, "start_mark", None)
+    if mark is not None:
+        return mark.line + 1, mark.column + 1
+    return None, None
+
+
+def locate(root: Any, path: list | tuple) -> tuple[int | None, int | None]:
+    """The position of the deepest key of ``path`` that exists under ``root``."""
+    best: tuple[int | None, int | None] = position_of(root)
+    node = root
+    for key in path:
+        if isinstance(node, dict) and key in node:
+            pos = position_of(node, key)
+            if pos[0] is not None:
+                best = pos
+            node = node[key]
+        elif isinstance(node, list) and isinstance(key, int) and 0 <= key < len(node):
+            node = node[key]
+            pos = position_of(node)
+            if pos[0] is not None:
+                best = pos
+        else:
+            break
+    return best
+
+
+# ---------------------------------------------------------------------------------------------- JSON
+class _Lines:
+    def __init__(self, text: str):
+        self.starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            self.starts.append(i + 1)
+            i = find("\n", i + 1)
+
+    def at(self, offset: int) -> tuple[int, int]:
+        n = bisect_right(self.starts, offset)
+        return n, offset - self.starts[n - 1] + 1
+
+
+def _key_offset(text: str, key: str, value_offset: int) -> int:
+    """The offset of the opening quote of ``key``, found backwards from its value (exact unless the key
+    itself contains a quote; then the value's offset, which is on the same line in every usual layout)."""
+    if '"' in key or "\\" in key:
+        return value_offset
+    colon = text.rfind(":", 0, value_offset)
+    close = text.rfind('"', 0, colon)
+    start = text.rfind('"', 0, close)
+    return start if start >= 0 else value_offset
+
+
+def _json_decoder(text: str) -> json.JSONDecoder:
+    """A ``json`` decoder whose objects are :class:`PosDict` with key positions.
+
+    The pure-Python scanner calls ``parse_object`` for every ``{``; wrapping it (and the ``scan_once`` it is
+    handed) gives the offset of the object and of each value, in the order the pairs are returned."""
+    lines = _Lines(text)
+    dec = json.JSONDecoder(object_pairs_hook=list)
+    base_object = json.decoder.JSONObject
+
+    def parse_object(s_and_end, strict, scan_once, object_hook, object_pairs_hook, memo):
+        start = s_and_end[1] - 1
+        offsets: list[int] = []
+
+        def scan_value(s, idx):
+            offsets.append(idx)
+            return scan_once(s, idx)
+
+        pairs, end = base_object(s_and_end, strict, scan_value, object_hook, object_pairs_hook, memo)
+        obj = PosDict()
+        obj.line, obj.col = lines.at(start)
+        for (key, value), off in zip(pairs, offsets, strict=False):
+            if key in obj:
+                line, _ = lines.at(off)
+                raise VisguardError(f"duplicate key {key!r}", place=str(line))
+            obj[key] = value
+            obj.key_pos[key] = lines.at(_key_offset(text, key, off))
+        return obj, end
+
+    dec.parse_object = parse_object
+    dec.scan_once = json.scanner.py_make_scanner(dec)
+    return dec
+
+
+def loads_json(text: str, *, file: str) -> Any:
+    try:
+        return _json_decoder(text).decode(text)
+    except json.JSONDecodeError as exc:
+        raise VisguardError(f"malformed JSON: {exc.msg}", file=file, place=str(exc.lineno)) from None
+    except VisguardError as exc:
+        raise VisguardError(exc.detail, file=file, place=exc.place) from None
+
+
+# ---------------------------------------------------------------------------------------------- YAML
+_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+# short form -> long form (CloudFormation template reference, "Intrinsic function reference")
+_SHORT_TAGS = {
+    "Ref": "Ref",
+    "Condition": "Condition",
+    **{
+        name: f"Fn::{name}"
+        for name in [
+            "And",
+            "Base64",
+            "Cidr",
+            "Equals",
+            "FindInMap",
+            "GetAZs",
+            "GetAtt",
+            "If",
+            "ImportValue",
+            "Join",
+            "Not",
+            "Or",
+            "Select",
+            "Split",
+            "Sub",
+            "Transform",
+            "ToJsonString",
+            "Length",
+            "ForEach",
+        ]
+    },
+}
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
+    pass
+
+
+def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> PosDict:
+    loader.flatten_mapping(node)
+    obj = PosDict()
+    obj.line, obj.col = node.start_mark.line + 1, node.start_mark.column + 1
+    for key_node, value_node in node.value:
+        key = loader.construct_object(key_node, deep=True)
+        try:
+            hash(key)
+        except TypeError:
+            raise yaml.constructor.ConstructorError(
+                None, None, "a mapping key must be a scalar", key_node.start_mark
+            ) from None
+        if key in obj:
+            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
+        obj[key] = loader.construct_object(value_node, deep=deep)
+        obj.key_pos[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+    return obj
+
+
+def _construct_tag(loader: _Loader, tag_suffix: str, node: yaml.Node) -> PosDict:
+    name = _SHORT_TAGS.get(tag_suffix)
+    if name is None:
+        raise yaml.constructor.ConstructorError(None, None, f"unknown tag !{tag_suffix}", node.start_mark)
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if name == "Fn::GetAtt":  # !GetAtt Res.Attr.Sub -> ["Res", "Attr.Sub"]
+            value = value.split(".", 1) if "." in value else value
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = _construct_mapping(loader, node, deep=True)
+    obj = PosDict({name: value})
+    obj.line, obj.col = node.start_mark.line + 1, node.start_mark.column + 1
+    obj.key_pos[name] = (obj.line, obj.col)
+    return obj
+
+
+_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
+_Loader.add_multi_constructor("!", _construct_tag)
+
+
+def loads_yaml(text: str, *, file: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        place = str(mark.line + 1) if mark is not None else None
+        what = exc.problem or exc.context or "malformed YAML"
+        raise VisguardError(f"malformed YAML: {what}", file=file, place=place) from None
+    except yaml.YAMLError as exc:
+        raise VisguardError(f"malformed YAML: {str(exc).splitlines()[0]}", file=file) from None
+
+
+# ---------------------------------------------------------------------------------------------- files
+def read_text(path: str) -> str:
+    """The text of ``path``; a VisguardError for a missing, unreadable, binary or oversized file."""
+    try:
+        size = os.path.getsize(path)
+    except FileNotFoundError:
+        raise VisguardError("no such file or directory", file=path) from None
+    except OSError as exc:
+        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
+    if size > MAX_BYTES:
+        raise VisguardError(
+            f"file is {size / 1048576:.1f} MB, more than the {MAX_BYTES // 1048576} MB limit", file=path
+        )
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            return fh.read()
+    except UnicodeDecodeError as exc:
+        raise VisguardError(f"not UTF-8 text (byte {exc.start})", file=path) from None
+    except OSError as exc:
+        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
+
+
+def loads(text: str, *, file: str) -> Any:
+    """Decode JSON when the document starts with ``{`` (or the file ends in .json), YAML otherwise."""
+    if len(text) > MAX_BYTES:
+        raise VisguardError(f"document is larger than the {MAX_BYTES // 1048576} MB limit", file=file)
+    if "\x00" in text:
+        raise VisguardError("not a text file (contains NUL bytes)", file=file)
+    try:
+        if text.lstrip().startswith("{") or file.endswith(".json"):
+            return loads_json(text, file=file)
+        return loads_yaml(text, file=file)
+    except RecursionError:
+        raise VisguardError("document nested too deeply", file=file) from None
+
+
+def load_file(path: str) -> Any:
+    return loads(read_text(path), file=path)
