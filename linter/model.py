@@ -51,6 +51,7 @@ class Suppression:
     rule: str
     reason: str | None
     location: Location | None = None
+    consumer: str | None = None  # declared on a consumer's resource: applies to findings about that consumer
 
 
 @dataclass
@@ -85,6 +86,11 @@ class Consumer:
     concurrency: int | None = None  # workers
     arrival_rate: float | None = None  # messages per second, when known
     note: str | None = None  # e.g. why the consumer is unknown ("function imported with Fn::ImportValue")
+    locations: dict[str, Location] = field(default_factory=dict)  # field name -> where it was written
+
+    def location_of(self, name: str) -> Location | None:
+        """Where field ``name`` (e.g. ``batch_size``, ``function_timeout``) was written, else the consumer's."""
+        return self.locations.get(name, self.location)
 
     @property
     def effective_function_timeout(self) -> float:
@@ -117,6 +123,13 @@ class Queue:
     region: str | None = None
     source: str = "cloudformation"  # cloudformation | sam | cdk | config | inventory | construct
     arrival_rate: float | None = None
+    # field name -> where it was written: visibility_timeout, message_retention, delay, fifo, name, redrive,
+    # redrive.target, redrive.max_receive_count (set by the loaders when they know it)
+    locations: dict[str, Location] = field(default_factory=dict)
+
+    def location_of(self, name: str) -> Location:
+        """Where field ``name`` was written (``Resources/Orders/Properties/VisibilityTimeout``), else the queue's."""
+        return self.locations.get(name, self.location)
 
     @property
     def effective_visibility_timeout(self) -> float:
