@@ -233,6 +233,9 @@ class Engine:
         self._queues = {}  # name -> Queue
         self._by_arn = {}
         self._nqueues = 0
+        self._wake_fn = (
+            self._wake
+        )  # one bound method, so the event loop can recognise (and drop) idle wake-ups
 
     # ---------------------------------------------------------------- the clock
     def schedule(self, delay, fn, *args):
@@ -247,10 +250,15 @@ class Engine:
     def run(self, until=None):
         """Run timed events until the heap is empty, or up to ``until`` (virtual epoch seconds, inclusive)."""
         heap = self._heap
+        wake = self._wake_fn
         while heap:
             if until is not None and heap[0][0] > until:
                 break
             t, _, fn, args = heappop(heap)
+            if fn is wake and not args[0]._waiters:
+                if t >= args[0]._wake_at:
+                    args[0]._wake_at = INF
+                continue  # nobody is waiting any more: the wake-up neither runs nor moves the clock
             if t > self.now:
                 self.now = t
             fn(*args)
@@ -265,9 +273,15 @@ class Engine:
 
     def _step(self):
         """Run the next timed event; False when there is none."""
-        if not self._heap:
+        while self._heap:
+            t, _, fn, args = heappop(self._heap)
+            if fn is self._wake_fn and not args[0]._waiters:
+                if t >= args[0]._wake_at:
+                    args[0]._wake_at = INF
+                continue
+            break
+        else:
             return False
-        t, _, fn, args = heappop(self._heap)
         if t > self.now:
             self.now = t
         fn(*args)
@@ -328,6 +342,7 @@ class Engine:
         del self._by_arn[q.arn]
         for w in q._waiters:
             w.active = False
+        q._waiters.clear()
 
     def set_attributes(self, q, attributes: dict) -> None:
         """SetQueueAttributes. A new VisibilityTimeout does not touch messages already in flight (DOC)."""
@@ -622,12 +637,13 @@ class Engine:
             return
         w = _Waiter(callback, max_messages, visibility_timeout)
         q._waiters.append(w)
-        self.schedule(wait, self._poll_timeout, w)
+        self.schedule(wait, self._poll_timeout, q, w)
         self._arm(q)
 
-    def _poll_timeout(self, w):
+    def _poll_timeout(self, q, w):
         if w.active:
             w.active = False
+            q._waiters.remove(w)
             w.cb([])
 
     def _next_visible(self, q):
@@ -647,7 +663,7 @@ class Engine:
         t = self._next_visible(q)
         if t < q._wake_at:
             q._wake_at = t
-            self._at(t if t > self.now else self.now, self._wake, q)
+            self._at(t if t > self.now else self.now, self._wake_fn, q)
 
     def _wake(self, q):
         if self.now >= q._wake_at:
