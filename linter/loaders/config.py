@@ -205,6 +205,8 @@ def model_from_config(doc: Any, *, file: str) -> Model:
             ref = q.redrive.target_ref
             name = ref.rsplit(":", 1)[-1] if ref.startswith("arn:") else ref
             q.redrive.target = ref if ref in model.queues else by_name.get(name)
+    # the file's own profiles apply to its own queues (again harmless if it is also the --config file)
+    apply_profiles(model, LintConfig(profiles=profiles_from_document(doc, file)))
     return model
 
 
