@@ -1,0 +1,308 @@
+"""``GuardedQueue``: an SQS queue and its dead-letter queue as a pair, with the visibility timeout derived from
+its consumers at synth time, the linter's rules run over its settings, and alarms by default."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import jsii
+from aws_cdk import Annotations, Duration, IStableNumberProducer, Lazy, Stack, Token
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as event_sources
+from aws_cdk import aws_sqs as sqs
+from visguard.linter.model import Severity
+
+from constructs import Construct, IValidation
+
+from .settings import (
+    DEFAULT_TARGET_DUPLICATE_RATE,
+    DLQ_RETENTION,
+    LambdaSpec,
+    QueueSettings,
+    WorkerSpec,
+    age_alarm_threshold,
+    build_model,
+    derive_visibility_timeout,
+    format_finding,
+)
+
+# Rules whose findings a single consumer's own settings decide: reported when the consumer is added, before
+# CDK's SqsEventSource raises its own, less specific error for the same setting.
+CONSUMER_RULES = frozenset({"VG030", "VG032"})
+# Range rules CDK's aws_sqs.Queue would also reject while the tree is built (with no rule id and no fix): checked
+# when the GuardedQueue is created so ours come first.
+RANGE_RULES = frozenset({"VG001", "VG002", "VG005"})
+# Queue props copied to the DLQ so both queues of the pair have the same security posture.
+SHARED_PROPS = ("encryption", "encryption_master_key", "data_key_reuse", "enforce_ssl", "removal_policy")
+ACK_NAMESPACE = (
+    "visguard"  # acknowledge a warning with Validations.of(x).acknowledge(id="visguard::VG011", ...)
+)
+
+
+class GuardError(ValueError):
+    """A setting the rule catalogue calls an error, found while the construct tree was being built."""
+
+
+def ack_id(rule: str) -> str:
+    return f"{ACK_NAMESPACE}::{rule}"
+
+
+def _seconds(value: Duration | None, what: str) -> float | None:
+    if value is None:
+        return None
+    seconds = value.to_seconds()
+    if Token.is_unresolved(seconds):
+        raise GuardError(
+            f"{what} must be a concrete Duration, not a token: GuardedQueue derives settings at synth"
+        )
+    return float(seconds)
+
+
+@jsii.implements(IStableNumberProducer)
+class _Number:
+    def __init__(self, produce) -> None:
+        self._produce = produce
+
+    def produce(self) -> float:
+        return self._produce()
+
+
+@jsii.implements(IValidation)
+class _Validation:
+    def __init__(self, guarded: GuardedQueue) -> None:
+        self._guarded = guarded
+
+    def validate(self) -> list[str]:
+        return self._guarded._validate()
+
+
+class GuardedQueue(Construct):
+    """An SQS queue and its dead-letter queue, kept right by visguard's rule catalogue.
+
+    - The DLQ has the same type (FIFO names end in ``.fifo``), 14 days of retention, and the same encryption,
+      SSL and removal settings as the queue; ``max_receive_count`` defaults to 5.
+    - Unless ``visibility_timeout`` is given, the timeout is derived at synth from every consumer added,
+      whenever it was added: 6 x function timeout + batching window for Lambda consumers, the fast risk model
+      (or 2 x heartbeat interval) for workers and for the queue's own ``processing_p50``/``processing_p99``;
+      the largest wins.
+    - Settings the rules call errors fail synthesis with the construct path, rule id and fix; warnings and
+      infos become annotations acknowledgeable with ``Validations.of(x).acknowledge(id="visguard::VGnnn")``.
+    - ``alarms=True`` adds two CloudWatch alarms (``dlq_alarm``: DLQ has visible messages; ``age_alarm``: age
+      of the oldest message above ``age_alarm_threshold`` or a threshold derived from the settings), with
+      ``alarm_topic`` (an SNS topic) as their action when given.
+    - Every other ``aws_sqs.Queue`` prop passes through to the queue; ``dead_letter_queue_props`` to the DLQ.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        max_receive_count: int = 5,
+        fifo: bool = False,
+        processing_p50: Duration | None = None,
+        processing_p99: Duration | None = None,
+        visibility_timeout: Duration | None = None,
+        alarms: bool = True,
+        alarm_topic: Any = None,
+        age_alarm_threshold: Duration | None = None,
+        arrival_rate: float | None = None,
+        target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
+        dead_letter_queue_props: dict | None = None,
+        lint_config: Any = None,
+        **queue_props: Any,
+    ) -> None:
+        super().__init__(scope, id)
+        if "dead_letter_queue" in queue_props:
+            raise GuardError(
+                f"{self.node.path}: GuardedQueue creates its own dead-letter queue; remove dead_letter_queue"
+            )
+        if (processing_p50 is None) != (processing_p99 is None):
+            raise GuardError(f"{self.node.path}: give processing_p50 and processing_p99 together")
+        self._lint_config = lint_config
+        queue_name, dlq_name = _pair_names(queue_props.pop("queue_name", None), fifo)
+        self._settings = QueueSettings(
+            path=self.node.path,
+            template_file=Stack.of(self).template_file,
+            queue_name=queue_name,
+            dlq_name=dlq_name,
+            fifo=fifo,
+            visibility_timeout=_seconds(visibility_timeout, "visibility_timeout"),
+            retention=_seconds(queue_props.get("retention_period"), "retention_period"),
+            delay=_seconds(queue_props.get("delivery_delay"), "delivery_delay"),
+            max_receive_count=max_receive_count,
+            processing_p50=_seconds(processing_p50, "processing_p50"),
+            processing_p99=_seconds(processing_p99, "processing_p99"),
+            arrival_rate=arrival_rate,
+            target_duplicate_rate=target_duplicate_rate,
+        )
+        self._raise_errors(self._settings, RANGE_RULES, self.node.path)
+        dlq_props = {k: queue_props[k] for k in SHARED_PROPS if k in queue_props}
+        dlq_props.update(dead_letter_queue_props or {})
+        dlq_props.setdefault("retention_period", Duration.seconds(DLQ_RETENTION))
+        self._settings = replace(
+            self._settings, dlq_retention=_seconds(dlq_props["retention_period"], "DLQ retention")
+        )
+        fifo_flag = (
+            True if fifo else None
+        )  # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer
+        self.dead_letter_queue = sqs.Queue(
+            self, "DeadLetterQueue", fifo=fifo_flag, queue_name=dlq_name, **dlq_props
+        )
+        self.queue = sqs.Queue(
+            self,
+            "Queue",
+            fifo=fifo_flag,
+            queue_name=queue_name,
+            visibility_timeout=Duration.seconds(Lazy.number(_Number(self._visibility_timeout))),
+            dead_letter_queue=sqs.DeadLetterQueue(
+                queue=self.dead_letter_queue, max_receive_count=max_receive_count
+            ),
+            **queue_props,
+        )
+        self.dlq_alarm = self.age_alarm = None
+        if alarms:
+            from .alarms import add_queue_alarms
+
+            threshold = _seconds(age_alarm_threshold, "age_alarm_threshold")
+            self.dlq_alarm, self.age_alarm = add_queue_alarms(
+                self,
+                queue=self.queue,
+                dead_letter_queue=self.dead_letter_queue,
+                age_threshold=(lambda: threshold) if threshold is not None else self._age_threshold,
+                number=_Number,
+                topic=alarm_topic,
+            )
+        self.node.add_validation(_Validation(self))
+
+    # -- consumers ---------------------------------------------------------------------------------------
+    def add_lambda_consumer(
+        self,
+        fn: lambda_.IFunction,
+        *,
+        batch_size: int = 10,
+        max_batching_window: Duration | None = None,
+        report_batch_item_failures: bool = True,
+        max_concurrency: int | None = None,
+        function_timeout: Duration | None = None,
+        enabled: bool | None = None,
+    ) -> event_sources.SqsEventSource:
+        """Subscribe ``fn`` with an SqsEventSource (partial batch responses on by default). ``function_timeout``
+        is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none)."""
+        timeout = _seconds(function_timeout, "function_timeout")
+        if timeout is None:
+            own = getattr(fn, "timeout", None)
+            if own is None and not isinstance(fn, lambda_.Function):
+                raise GuardError(
+                    f"{self.node.path}: cannot see the timeout of imported function {fn.node.path}; "
+                    "pass function_timeout=Duration.seconds(N)"
+                )
+            timeout = _seconds(own, "function timeout") if own is not None else 3.0  # Lambda default: 3 s
+        spec = LambdaSpec(
+            id=fn.node.path,
+            function_timeout=timeout,
+            batch_size=batch_size,
+            batching_window=_seconds(max_batching_window, "max_batching_window"),
+            report_batch_item_failures=report_batch_item_failures,
+            max_concurrency=max_concurrency,
+            reserved_concurrency=_reserved_concurrency(fn),
+        )
+        self._raise_errors(replace(self._settings, lambdas=(spec,), workers=()), CONSUMER_RULES, spec.id)
+        self._settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
+        source = event_sources.SqsEventSource(
+            self.queue,
+            batch_size=batch_size,
+            max_batching_window=max_batching_window,
+            report_batch_item_failures=report_batch_item_failures,
+            max_concurrency=max_concurrency,
+            enabled=enabled,
+        )
+        fn.add_event_source(source)
+        return source
+
+    def add_worker_consumer(
+        self,
+        *,
+        processing_p50: Duration,
+        processing_p99: Duration,
+        heartbeat_interval: Duration | None = None,
+        heartbeat_extend_by: Duration | None = None,
+        concurrency: int | None = None,
+        grantee: Any = None,
+        id: str = "Workers",
+    ) -> WorkerSpec:
+        """Declare an ECS/EC2 worker fleet: no resource, but its profile shapes the timeout and the checks.
+        ``grantee`` (an IGrantable, e.g. a task role) is granted consume permissions on the queue."""
+        spec = WorkerSpec(
+            id=f"{self.node.path}/{id}",
+            processing_p50=_seconds(processing_p50, "processing_p50"),
+            processing_p99=_seconds(processing_p99, "processing_p99"),
+            heartbeat_interval=_seconds(heartbeat_interval, "heartbeat_interval"),
+            heartbeat_extend_by=_seconds(heartbeat_extend_by, "heartbeat_extend_by"),
+            concurrency=concurrency,
+        )
+        if any(w.id == spec.id for w in self._settings.workers):
+            raise GuardError(f"{self.node.path}: a worker consumer named {id!r} exists already; pass id=")
+        self._settings = replace(self._settings, workers=(*self._settings.workers, spec))
+        if grantee is not None:
+            self.queue.grant_consume_messages(grantee)
+        return spec
+
+    # -- derived values and checks --------------------------------------------------------------------
+    @property
+    def settings(self) -> QueueSettings:
+        return self._settings
+
+    @property
+    def visibility_timeout_seconds(self) -> int:
+        """The timeout the queue will synthesize with the consumers added so far."""
+        return derive_visibility_timeout(self._settings)
+
+    def _visibility_timeout(self) -> int:
+        return derive_visibility_timeout(self._settings)
+
+    def _age_threshold(self) -> int:
+        return age_alarm_threshold(self._settings, self._visibility_timeout())
+
+    def findings(self) -> list:
+        """The linter's findings for this queue pair with the consumers added so far."""
+        from visguard.linter.api import lint_model
+
+        return lint_model(build_model(self._settings), config=self._lint_config)
+
+    def _validate(self) -> list[str]:
+        errors = []
+        for finding in self.findings():
+            text = format_finding(finding, self.node.path)
+            if finding.severity is Severity.ERROR:
+                errors.append(text)
+            elif finding.severity is Severity.WARNING:
+                Annotations.of(self).add_warning_v2(ack_id(finding.rule), text)
+            else:
+                Annotations.of(self).add_info_v2(ack_id(finding.rule), text)
+        return errors
+
+    def _raise_errors(self, settings: QueueSettings, rules: frozenset[str], where: str) -> None:
+        """Raise the first error of ``rules`` now, for settings CDK itself would reject less helpfully."""
+        from visguard.linter.api import lint_model
+
+        for finding in lint_model(build_model(settings), config=self._lint_config):
+            if finding.severity is Severity.ERROR and finding.rule in rules:
+                raise GuardError(format_finding(finding, where))
+
+
+def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | None]:
+    """FIFO queue names must end in .fifo (SQS CreateQueue); the DLQ is named after the queue."""
+    if queue_name is None or Token.is_unresolved(queue_name):
+        return queue_name, None
+    base = queue_name[: -len(".fifo")] if queue_name.endswith(".fifo") else queue_name
+    if fifo:
+        return f"{base}.fifo", f"{base}-dlq.fifo"
+    return queue_name, f"{queue_name}-dlq"
+
+
+def _reserved_concurrency(fn: Any) -> int | None:
+    cfn = fn.node.default_child if isinstance(fn, lambda_.Function) else None
+    value = getattr(cfn, "reserved_concurrent_executions", None)
+    return value if isinstance(value, int) and not Token.is_unresolved(value) else None

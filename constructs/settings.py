@@ -1,0 +1,231 @@
+"""The pure middle of the CDK constructs: how a GuardedQueue's settings become numbers and a linter Model.
+
+Nothing here imports aws_cdk: durations arrive as seconds, so every rule of derivation is a small function
+that tests call directly. ``GuardedQueue`` (guarded_queue.py) is the CDK edge around these functions; the
+checks themselves are the linter's rules (``visguard.linter.api.lint_model``), never a copy of them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from visguard.linter.model import (
+    DEFAULT_RETENTION,
+    DEFAULT_VISIBILITY_TIMEOUT,
+    MAX_VISIBILITY_TIMEOUT,
+    Consumer,
+    Location,
+    Model,
+    Queue,
+    Redrive,
+)
+
+# AWS Lambda Developer Guide, "Using Lambda with Amazon SQS" (with-sqs.md / services-sqs-configure.html): "set
+# your queue visibility timeout to six times your function timeout, plus the value of
+# MaximumBatchingWindowInSeconds".
+LAMBDA_MULTIPLIER = 6
+# A worker that heartbeats (ChangeMessageVisibility every N s) needs an initial visibility timeout comfortably
+# above N so one late heartbeat does not release the message: seed 002 heartbeats every 15 min with a 30 min
+# timeout, i.e. twice the interval.
+HEARTBEAT_FACTOR = 2
+# Without a heartbeat the timeout is the smallest one for which the fast risk model expects at most this share
+# of messages to be processed twice (visguard.engine.risk.required_visibility).
+DEFAULT_TARGET_DUPLICATE_RATE = 0.001
+# SQS MessageRetentionPeriod maximum (SetQueueAttributes API: 60..1,209,600 s). Standard DLQs keep the original
+# enqueue timestamp, so the DLQ should keep messages longer than the source (SQS DG, dead-letter queues).
+DLQ_RETENTION = 1_209_600
+# The age alarm never fires below this: SQS publishes queue metrics once a minute, and a few minutes of age is
+# normal for any backlog.
+MIN_AGE_ALARM_THRESHOLD = 300
+
+
+@dataclass(frozen=True)
+class LambdaSpec:
+    """A Lambda event source mapping on a GuardedQueue, in seconds."""
+
+    id: str  # construct path of the function
+    function_timeout: float
+    batch_size: int = 10
+    batching_window: float | None = None
+    report_batch_item_failures: bool = True
+    max_concurrency: int | None = None
+    reserved_concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class WorkerSpec:
+    """An ECS/EC2 worker fleet on a GuardedQueue: a processing profile and an optional heartbeat, in seconds."""
+
+    id: str
+    processing_p50: float
+    processing_p99: float
+    heartbeat_interval: float | None = None
+    heartbeat_extend_by: float | None = None
+    concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class QueueSettings:
+    """Everything a GuardedQueue knows at synth time about its queue pair and consumers."""
+
+    path: str  # construct path of the GuardedQueue
+    template_file: str | None = None
+    queue_name: str | None = None
+    dlq_name: str | None = None
+    fifo: bool = False
+    visibility_timeout: float | None = None  # None: derive it
+    retention: float | None = None
+    delay: float | None = None
+    max_receive_count: int | float = 5
+    dlq_retention: float | None = DLQ_RETENTION
+    processing_p50: float | None = None
+    processing_p99: float | None = None
+    arrival_rate: float | None = None
+    target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
+    lambdas: tuple[LambdaSpec, ...] = field(default_factory=tuple)
+    workers: tuple[WorkerSpec, ...] = field(default_factory=tuple)
+
+    @property
+    def queue_id(self) -> str:
+        return f"{self.path}/Queue"
+
+    @property
+    def dlq_id(self) -> str:
+        return f"{self.path}/DeadLetterQueue"
+
+
+def lambda_visibility(spec: LambdaSpec) -> float:
+    """6 x function timeout + maximum batching window (AWS Lambda DG)."""
+    return LAMBDA_MULTIPLIER * spec.function_timeout + (spec.batching_window or 0.0)
+
+
+@lru_cache(maxsize=1024)
+def profile_visibility(
+    p50: float, p99: float, target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
+) -> float:
+    """The smallest visibility timeout for which the engine's fast risk model expects at most
+    ``target_duplicate_rate`` of messages to be processed twice, for a lognormal profile (p50, p99)."""
+    from visguard.engine.risk import Profile, required_visibility
+
+    return float(required_visibility(Profile.lognormal(p50=p50, p99=p99), target_duplicate_rate))
+
+
+def worker_visibility(
+    spec: WorkerSpec, target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
+) -> float:
+    """With a heartbeat: comfortably above the interval (and at least one extension); without: from the profile."""
+    if spec.heartbeat_interval:
+        return max(HEARTBEAT_FACTOR * spec.heartbeat_interval, spec.heartbeat_extend_by or 0.0)
+    return profile_visibility(spec.processing_p50, spec.processing_p99, target_duplicate_rate)
+
+
+def derive_visibility_timeout(settings: QueueSettings) -> int:
+    """The visibility timeout a GuardedQueue synthesizes: the one given, else the largest need of its consumers
+    (and of the queue's own processing profile), rounded up to whole seconds and capped at the 12 h maximum.
+    A queue with no known consumer keeps the SQS default of 30 s."""
+    if settings.visibility_timeout is not None:
+        return int(math.ceil(settings.visibility_timeout))
+    needs = [lambda_visibility(spec) for spec in settings.lambdas]
+    needs += [worker_visibility(spec, settings.target_duplicate_rate) for spec in settings.workers]
+    if settings.processing_p50 is not None and settings.processing_p99 is not None:
+        needs.append(
+            profile_visibility(
+                settings.processing_p50, settings.processing_p99, settings.target_duplicate_rate
+            )
+        )
+    if not needs:
+        return DEFAULT_VISIBILITY_TIMEOUT
+    return min(int(math.ceil(max(needs))), MAX_VISIBILITY_TIMEOUT)
+
+
+def age_alarm_threshold(settings: QueueSettings, visibility_timeout: float) -> int:
+    """Age of the oldest message above which the queue is stuck rather than retrying.
+
+    A message that keeps failing is received ``maxReceiveCount`` times, each hold lasting up to the visibility
+    timeout, before SQS moves it to the DLQ: until then its age is normal retry behaviour (the DLQ alarm covers
+    failures). Older than that, consumers are not keeping up or not running. The threshold never goes below 5
+    minutes, and stays at or below half the retention period so the alarm fires well before messages expire.
+    """
+    mrc = float(settings.max_receive_count) if isinstance(settings.max_receive_count, (int, float)) else 5.0
+    retry_window = mrc * visibility_timeout + (settings.processing_p99 or 0.0)
+    retention = settings.retention if settings.retention is not None else DEFAULT_RETENTION
+    return int(math.ceil(max(MIN_AGE_ALARM_THRESHOLD, min(retry_window, retention / 2))))
+
+
+def build_model(settings: QueueSettings, visibility_timeout: float | None = None) -> Model:
+    """The linter Model of one GuardedQueue: its queue, its DLQ and its consumers (source="construct")."""
+    vt = derive_visibility_timeout(settings) if visibility_timeout is None else visibility_timeout
+    file = settings.template_file or "<cdk>"
+    qloc = Location(file=file, construct_path=settings.queue_id)
+    consumers = [_lambda_consumer(spec, settings, file) for spec in settings.lambdas]
+    consumers += [_worker_consumer(spec, settings, file) for spec in settings.workers]
+    queue = Queue(
+        id=settings.queue_id,
+        location=qloc,
+        name=settings.queue_name,
+        fifo=settings.fifo,
+        visibility_timeout=vt,
+        message_retention=settings.retention,
+        delay=settings.delay,
+        redrive=Redrive(
+            target=settings.dlq_id,
+            target_ref=settings.dlq_id,
+            max_receive_count=settings.max_receive_count,
+            location=qloc,
+        ),
+        consumers=consumers,
+        source="construct",
+        arrival_rate=settings.arrival_rate,
+    )
+    dlq = Queue(
+        id=settings.dlq_id,
+        location=Location(file=file, construct_path=settings.dlq_id),
+        name=settings.dlq_name,
+        fifo=settings.fifo,
+        message_retention=settings.dlq_retention,
+        source="construct",
+    )
+    model = Model(source_file=file)
+    model.add(queue)
+    model.add(dlq)
+    return model
+
+
+def _lambda_consumer(spec: LambdaSpec, settings: QueueSettings, file: str) -> Consumer:
+    return Consumer(
+        id=spec.id,
+        kind="lambda",
+        location=Location(file=file, construct_path=spec.id),
+        function_id=spec.id,
+        function_timeout=spec.function_timeout,
+        batch_size=spec.batch_size,
+        batching_window=spec.batching_window,
+        report_batch_item_failures=spec.report_batch_item_failures,
+        reserved_concurrency=spec.reserved_concurrency,
+        max_concurrency=spec.max_concurrency,
+        processing_p50=settings.processing_p50,
+        processing_p99=settings.processing_p99,
+        arrival_rate=settings.arrival_rate,
+    )
+
+
+def _worker_consumer(spec: WorkerSpec, settings: QueueSettings, file: str) -> Consumer:
+    return Consumer(
+        id=spec.id,
+        kind="worker",
+        location=Location(file=file, construct_path=spec.id),
+        processing_p50=spec.processing_p50,
+        processing_p99=spec.processing_p99,
+        heartbeat_interval=spec.heartbeat_interval,
+        heartbeat_extend_by=spec.heartbeat_extend_by,
+        concurrency=spec.concurrency,
+        arrival_rate=settings.arrival_rate,
+    )
+
+
+def format_finding(finding, construct_path: str) -> str:
+    """One line for a synth error or annotation: construct path, rule id, what is wrong, how to fix it."""
+    fix = f" Fix: {finding.fix}" if finding.fix else ""
+    return f"{construct_path}: {finding.rule} ({finding.severity.value}) {finding.message}{fix}"

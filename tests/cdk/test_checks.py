@@ -1,0 +1,93 @@
+"""VisGuardChecks, the policy-validation plugin: findings in CDK's validation report, acknowledgements, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.fixture(scope="module")
+def report(cdk, make_function, tmp_path_factory):
+    """One app: a plain queue consumed too fast (VG011), the same acknowledged, and a clean GuardedQueue."""
+    from aws_cdk import Acknowledgment, App, Duration, Stack, Validations
+    from aws_cdk import aws_lambda_event_sources as events
+    from aws_cdk import aws_sqs as sqs
+    from visguard.constructs import GuardedQueue, VisGuardChecks
+
+    outdir = tmp_path_factory.mktemp("checks")
+    app = App(outdir=str(outdir))
+    for name in ("Plain", "Acked"):
+        st = Stack(app, name)
+        dlq = sqs.Queue(st, "Dlq", retention_period=Duration.days(14))
+        q = sqs.Queue(
+            st,
+            "Legacy",
+            visibility_timeout=Duration.seconds(60),
+            dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=5),
+        )
+        make_function(st, "Fn", 30).add_event_source(events.SqsEventSource(q, batch_size=1))
+        if name == "Acked":
+            Validations.of(q).acknowledge(
+                Acknowledgment(id="visguard::VG011", reason="replaced next quarter, see JIRA-1")
+            )
+    st = Stack(app, "Guarded")
+    GuardedQueue(st, "Orders").add_lambda_consumer(make_function(st, "Fn", 30))
+    Validations.of(app).add_plugins(VisGuardChecks())
+    app.synth()
+    return json.loads((outdir / "validation-report.json").read_text())
+
+
+def visguard_report(report):
+    reports = [r for r in report["pluginReports"] if r["pluginName"] == "visguard"]
+    assert len(reports) == 1
+    return reports[0]
+
+
+def test_findings_appear_in_the_validation_report_with_construct_paths(report):
+    rep = visguard_report(report)
+    assert rep["conclusion"] == "success"  # warnings only
+    vg011 = [v for v in rep["violations"] if v["ruleName"] == "VG011"]
+    assert len(vg011) == 1, rep["violations"]
+    v = vg011[0]
+    assert v["severity"] == "warning" and "180 s" in v["suggestedFix"]
+    (where,) = v["violatingConstructs"]
+    assert where["constructPath"] == "Plain/Legacy/Resource"
+    assert where["cloudFormationResource"]["templatePath"] == "Plain.template.json"
+    assert where["cloudFormationResource"]["propertyPaths"] == ["Properties/VisibilityTimeout"]
+
+
+def test_guarded_queue_is_clean_and_acknowledged_findings_are_suppressed(report):
+    rep = visguard_report(report)
+    paths = [c["constructPath"] for v in rep["violations"] for c in v["violatingConstructs"]]
+    assert not any(p.startswith(("Guarded/", "Acked/")) for p in paths), paths
+    text = json.dumps(report)
+    assert "replaced next quarter, see JIRA-1" in text  # the acknowledgement and its reason are recorded
+
+
+def test_rule_errors_interrupt_synthesis(cdk, make_function, tmp_path):
+    from aws_cdk import App, Duration, Stack, Validations
+    from aws_cdk import aws_lambda_event_sources as events
+    from aws_cdk import aws_sqs as sqs
+    from visguard.constructs import VisGuardChecks
+
+    app = App(outdir=str(tmp_path))
+    st = Stack(app, "Broken")
+    q = sqs.Queue(st, "Short", visibility_timeout=Duration.seconds(10))
+    make_function(st, "Fn", 60).add_event_source(events.SqsEventSource(q))
+    Validations.of(app).add_plugins(VisGuardChecks())
+    with pytest.raises(Exception, match=r"(?s)VG010.*Broken/Short"):
+        app.synth()
+    rep = visguard_report(json.loads((tmp_path / "validation-report.json").read_text()))
+    assert rep["conclusion"] == "failure"
+    assert {v["ruleName"]: v["severity"] for v in rep["violations"]}["VG010"] == "error"
+
+
+def test_plugin_identity(cdk):
+    from visguard import __version__
+    from visguard.constructs import VisGuardChecks
+    from visguard.linter.rules import RULES
+
+    plugin = VisGuardChecks()
+    assert plugin.name == "visguard" and plugin.version == __version__
+    assert plugin.rule_ids == sorted(RULES) and "VG010" in plugin.rule_ids

@@ -1,0 +1,102 @@
+"""The pure derivations behind GuardedQueue (no aws_cdk: these run in milliseconds)."""
+
+from __future__ import annotations
+
+import pytest
+from visguard.constructs.settings import (
+    DLQ_RETENTION,
+    LambdaSpec,
+    QueueSettings,
+    WorkerSpec,
+    age_alarm_threshold,
+    build_model,
+    derive_visibility_timeout,
+    lambda_visibility,
+    worker_visibility,
+)
+from visguard.engine.risk import Profile, required_visibility
+
+
+def test_lambda_visibility_is_six_timeouts_plus_window():
+    assert lambda_visibility(LambdaSpec("fn", function_timeout=60, batching_window=5)) == 365
+    assert lambda_visibility(LambdaSpec("fn", function_timeout=3)) == 18
+
+
+def test_worker_with_heartbeat_gets_twice_the_interval_or_one_extension():
+    seed002 = WorkerSpec("w", 2400, 21600, heartbeat_interval=900, heartbeat_extend_by=1800)
+    assert worker_visibility(seed002) == 1800
+    assert worker_visibility(WorkerSpec("w", 10, 60, heartbeat_interval=30, heartbeat_extend_by=300)) == 300
+
+
+def test_worker_without_heartbeat_uses_the_engine_risk_model():
+    spec = WorkerSpec("w", processing_p50=5, processing_p99=45)
+    expected = required_visibility(Profile.lognormal(p50=5, p99=45), 0.001)
+    assert worker_visibility(spec) == expected
+    assert 45 < expected < 200
+    assert worker_visibility(spec, target_duplicate_rate=0.01) < expected
+
+
+def test_derived_timeout_is_the_largest_need_and_rounds_up():
+    s = QueueSettings(
+        path="S/Q",
+        lambdas=(LambdaSpec("a", 10.5), LambdaSpec("b", 20, batching_window=1)),
+        workers=(WorkerSpec("w", 5, 45),),
+    )
+    assert derive_visibility_timeout(s) == 121  # 6 x 20 + 1 beats 6 x 10.5 = 63 and the worker's need
+    assert derive_visibility_timeout(QueueSettings(path="S/Q", lambdas=(LambdaSpec("a", 10.5),))) == 63
+
+
+def test_given_timeout_wins_and_no_consumer_keeps_the_default():
+    assert (
+        derive_visibility_timeout(
+            QueueSettings(path="S/Q", visibility_timeout=7, lambdas=(LambdaSpec("a", 60),))
+        )
+        == 7
+    )
+    assert derive_visibility_timeout(QueueSettings(path="S/Q")) == 30
+
+
+def test_queue_profile_counts_and_the_cap_is_twelve_hours():
+    s = QueueSettings(path="S/Q", processing_p50=5, processing_p99=45)
+    assert derive_visibility_timeout(s) == required_visibility(Profile.lognormal(p50=5, p99=45), 0.001)
+    huge = QueueSettings(path="S/Q", workers=(WorkerSpec("w", 3600, 50_000),))
+    assert derive_visibility_timeout(huge) == 43_200
+
+
+@pytest.mark.parametrize(
+    ("mrc", "vt", "retention", "p99", "expected"),
+    [
+        (5, 365, None, 45, 5 * 365 + 45),  # the retry window
+        (5, 10, None, None, 300),  # never below 5 minutes
+        (10, 43_200, None, None, 345_600 // 2),  # at most half the (default 4-day) retention
+        (5, 3600, 7200, None, 3600),  # half of a short retention
+    ],
+)
+def test_age_alarm_threshold(mrc, vt, retention, p99, expected):
+    s = QueueSettings(path="S/Q", max_receive_count=mrc, retention=retention, processing_p99=p99)
+    assert age_alarm_threshold(s, vt) == expected
+
+
+def test_model_has_the_pair_and_the_consumers():
+    s = QueueSettings(
+        path="S/Q",
+        template_file="S.template.json",
+        fifo=True,
+        queue_name="q.fifo",
+        dlq_name="q-dlq.fifo",
+        max_receive_count=4,
+        processing_p50=1,
+        processing_p99=8,
+        lambdas=(LambdaSpec("S/Fn", 20, batch_size=5, max_concurrency=3),),
+        workers=(WorkerSpec("S/Q/Workers", 2, 9, heartbeat_interval=3),),
+    )
+    model = build_model(s)
+    queue, dlq = model.queues["S/Q/Queue"], model.queues["S/Q/DeadLetterQueue"]
+    assert model.dlq_of(queue) is dlq and model.is_dlq(dlq)
+    assert queue.fifo and dlq.fifo and queue.source == dlq.source == "construct"
+    assert queue.visibility_timeout == 120 and queue.redrive.max_receive_count == 4
+    assert dlq.message_retention == DLQ_RETENTION and queue.location.construct_path == "S/Q/Queue"
+    fn, workers = queue.consumers
+    assert (fn.kind, fn.function_timeout, fn.batch_size, fn.max_concurrency) == ("lambda", 20, 5, 3)
+    assert (fn.processing_p50, fn.processing_p99, fn.report_batch_item_failures) == (1, 8, True)
+    assert (workers.kind, workers.heartbeat_interval, workers.processing_p99) == ("worker", 3, 9)
