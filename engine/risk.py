@@ -92,7 +92,7 @@ class Profile:
             return np.exp(self.mu + self.sigma * ndtri(q))
         if self.kind == "fixed":
             return np.full_like(q, self.p50)
-        return np.quantile(self.samples, q)
+        return np.quantile(self.samples, q, method="inverted_cdf")
 
     def mean(self) -> float:
         if self.kind == "lognormal":
@@ -291,8 +291,15 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     # DLQ: a healthy message received M+1 times.
     # DLQ: a healthy message received M+1 times. Lambda deliveries are independent batches: q^M. A worker's
     # k-th redelivery also needs every earlier attempt still running: factor c + (1-c)(p + (1-p) S(iE)).
+    # Without RBIF the records of a failed batch come back at the same moment and are received together
+    # again, so a healthy record that shares its batch with a poison one follows it to the DLQ; the others
+    # fail again only if the re-formed batch fails (the exact simulator shows this re-forming).
     base = c + (1 - c) * p
-    prod = np.where(is_lambda, q ** np.maximum(m, 0), 1.0)
+    mm = np.maximum(m, 0)
+    clean = (1 - f) ** np.maximum(b - 1, 0)
+    whole = 1 - (1 - batch_fail) * (1 - p) ** b
+    lam_dlq = np.where(rbif, q**mm, (1 - clean) + clean * whole**mm)
+    prod = np.where(is_lambda, lam_dlq, 1.0)
     i = 0
     for i in range(1, _DLQ_TERMS + 1):
         s_i = sf(np.minimum(i * big_e, 1e9))
@@ -305,7 +312,7 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     dlq_fp = np.where(redrive, (1 - f) * prod, 0.0)
     dlq = dlq_fp + np.where(redrive, f, 0.0)
 
-    recovery = _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, dist)
+    recovery = _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto_, (c == 0) & (p == 0) & (f == 0), dist)
     return {
         "duplicate_rate": dup,
         "completed_more_than_once_rate": twice,
@@ -316,7 +323,7 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     }
 
 
-def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, dist, iters: int = 28):
+def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, iters: int = 28):
     """p99 of the time a message stays hidden after a crash at a uniformly random moment x = U*T.
 
     Without heartbeats (and for Lambda): R = E - x for crashes before E. With a safe heartbeat: R = VT - x
@@ -325,7 +332,15 @@ def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, dist, iters: int = 28):
     distribution gives the slope of G (G is concave, so Newton from 0 climbs monotonically), else bisection."""
     hb = safe & ~is_lambda
     out = np.zeros_like(vt)
-    plain = np.flatnonzero(~hb)
+    lam = np.flatnonzero(is_lambda)
+    if lam.size:
+        # Lambda fails at the end of an invocation (error, timeout): hidden for E - min(D, timeout) more.
+        # With no other failure mode every failure is a timeout kill: E - timeout exactly.
+        d = dist.rows(lam)
+        first = np.minimum(d.quantile(np.full(lam.size, 0.01)), fto[lam])
+        first = np.where(only_timeouts[lam], fto[lam], first)
+        out[lam] = np.maximum(big_e[lam] - first, 0.0)
+    plain = np.flatnonzero(~hb & ~is_lambda)
     if plain.size:
         d, e_ = dist.rows(plain), big_e[plain]
         target = 0.01 * d.before(e_)
@@ -373,6 +388,9 @@ class _LogNormalRows:
 
     def before(self, a):
         return _ln_before(a, self.mu, self.sigma)
+
+    def quantile(self, q):
+        return np.exp(self.mu + self.sigma * ndtri(q))
 
     def slope(self, a):  # G'(a) = E[1/T; T > a]
         mu, s = self.mu, self.sigma

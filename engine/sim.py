@@ -158,8 +158,10 @@ def arrival_times(sc: Scenario, rng: np.random.Generator) -> np.ndarray:
 class Fleet:
     """Common scaffolding: engine, queues, arrivals, tally and the stop condition."""
 
-    def __init__(self, sc: Scenario, progress=None):
+    def __init__(self, sc: Scenario, progress=None, sample_every: float | None = None):
         self.sc = sc
+        self.series: list[tuple[float, int, int, int]] = []  # (t, visible, inflight, dlq) when sampling
+        self.sample_every = sample_every
         self.eng = Engine(inflight_limit=sc.inflight_limit, seed=sc.seed)
         self.rng = np.random.default_rng(sc.seed)
         self.q, self.dlq = make_queues(self.eng, sc)
@@ -196,6 +198,23 @@ class Fleet:
         if i < self.n:
             eng.schedule(times[i] - now, self._arrive)
 
+    def _sample(self) -> None:
+        c = self.q.counts()
+        d = self.dlq.counts()["visible"] if self.dlq is not None else 0
+        self.series.append((self.eng.now - self.t0, c["visible"] + c["delayed"], c["inflight"], d))
+        if not self.finished:
+            self.eng.schedule(self.sample_every, self._sample)
+
+    def horizon(self) -> float | None:
+        """The scenario's horizon; without one, poison messages and no redrive would loop until retention
+        (4 days by default): stop 20 visibility timeouts after the last send and say so."""
+        sc = self.sc
+        if sc.horizon is not None:
+            return sc.horizon
+        if sc.poison > 0 and not sc.max_receive_count and self.n:
+            return self.times[-1] - self.t0 + 20 * max(sc.visibility_timeout, 1.0)
+        return None
+
     def check_done(self) -> bool:
         if self.finished:
             return True
@@ -215,7 +234,10 @@ class Fleet:
 
     def run(self) -> dict:
         wall = time.perf_counter()
-        until = None if self.sc.horizon is None else self.t0 + self.sc.horizon
+        if self.sample_every:
+            self._sample()
+        horizon = self.horizon()
+        until = None if horizon is None else self.t0 + horizon
         self.eng.run(until=until)
         horizon_hit = until is not None and not self.finished
         self.finished = True
@@ -341,13 +363,13 @@ def sc_wait_zero(sc: Scenario) -> bool:
     return sc.wait_time <= 0
 
 
-def build(sc: Scenario, progress=None) -> Fleet:
+def build(sc: Scenario, progress=None, sample_every: float | None = None) -> Fleet:
     if sc.is_lambda:
         from visguard.engine.sim_lambda import LambdaFleet
 
-        fleet: Fleet = LambdaFleet(sc, progress)
+        fleet: Fleet = LambdaFleet(sc, progress, sample_every)
     else:
-        fleet = WorkerFleet(sc, progress)
+        fleet = WorkerFleet(sc, progress, sample_every)
     fleet.start()
     return fleet
 

@@ -33,8 +33,8 @@ class _Batch:
 
 
 class LambdaFleet(Fleet):
-    def __init__(self, sc, progress=None):
-        super().__init__(sc, progress)
+    def __init__(self, sc, progress=None, sample_every=None):
+        super().__init__(sc, progress, sample_every)
         lam = self.lam = sc.lam
         caps = [lam.max_esm_concurrency] + ([lam.max_concurrency] if lam.max_concurrency else [])
         self.cap = min(caps)
