@@ -352,6 +352,13 @@ class LintResult:
 TEMPLATE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
 
+def _is_config_file(path: str) -> bool:
+    from visguard.linter.loaders.config import CONFIG_NAMES
+
+    base = os.path.basename(path)
+    return base in CONFIG_NAMES or base.endswith((".visguard.yaml", ".visguard.yml"))
+
+
 def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[VisguardError]]:
     """Files to lint: a file as given; a cdk.out folder (manifest.json) as one input; other folders are
     searched (not recursively into cdk.out assemblies twice) for templates and visguard.yaml files."""
@@ -391,10 +398,15 @@ def lint_paths(
     result = LintResult()
     files, result.errors = expand_paths(paths)
     for path in files:
+        file_config = config
         try:
             model = loaders.load_path(path, parameters=parameters)
-            if config.profiles:
-                loaders.apply_profiles(model, config)
+            if config.source_file is None and _is_config_file(path):
+                # a visguard.yaml linted on its own brings its settings, profiles and suppressions along
+                file_config = loaders.load_config(path)
+                result.findings += _config_meta_findings(file_config)
+            if file_config.profiles:
+                loaders.apply_profiles(model, file_config)
         except VisguardError as exc:
             result.errors.append(exc)
             continue
@@ -403,7 +415,7 @@ def lint_paths(
             continue
         result.files.append(path)
         result.queues += len(model.queues)
-        result.findings += lint_model(model, config)
+        result.findings += lint_model(model, file_config)
     result.findings += _config_meta_findings(config)
     result.findings = sort_findings(result.findings)
     return result

@@ -13,8 +13,6 @@ import sys
 
 from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardError
 
-CONFIG_NAMES = ("visguard.yaml", "visguard.yml")
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors with exit code 1 (bad input or usage), not argparse's 2."""
@@ -64,6 +62,8 @@ def _find_config(args) -> str | None:
         return args.config
     if args.no_config:
         return None
+    from visguard.linter.loaders.config import CONFIG_NAMES
+
     return next((n for n in CONFIG_NAMES if os.path.isfile(n)), None)
 
 

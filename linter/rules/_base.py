@@ -44,7 +44,9 @@ def fmt_seconds(value: float) -> str:
     """``30 s``, ``1.5 s``, ``900 s (15 min)``, ``43200 s (12 h)``: the unit people set next to the number."""
     v = float(value)
     text = f"{int(v)} s" if v == int(v) else f"{v:g} s"
-    if v >= 7200 and v % 3600 == 0:
+    if v >= 172_800 and v % 86_400 == 0:
+        text += f" ({int(v // 86_400)} days)"
+    elif v >= 7200 and v % 3600 == 0:
         text += f" ({int(v // 3600)} h)"
     elif v >= 120 and v % 60 == 0:
         text += f" ({int(v // 60)} min)"

@@ -35,4 +35,5 @@ def check(queue, ctx):
     elif unresolved(ref) or _SQS_ARN.match(ref):
         return  # a parameter, an import, or a queue in another stack: VG003/VG022 cannot check it
     else:
-        yield ctx.finding(queue, f"redrive target {ref} is not an SQS queue ARN", location=loc)
+        what = f"redrive target {ref}" if "not " in ref else f"redrive target {ref} is not an SQS queue ARN"
+        yield ctx.finding(queue, what, location=loc)

@@ -28,13 +28,15 @@ def check(queue, ctx):
     for c in ctx.lambda_consumers(queue):
         t = c.effective_function_timeout
         if vt < t:
-            want = ctx.multiplier * t + c.effective_batching_window
+            w = c.effective_batching_window
+            want = ctx.multiplier * t + w
             yield ctx.finding(
                 queue,
                 f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
                 f"{ctx.consumer_label(c)}: creating the event source mapping fails",
                 location=queue.location_of("visibility_timeout"),
                 consumer=c,
-                fix=f"Set VisibilityTimeout to at least {fmt_seconds(want)} "
-                f"({ctx.multiplier:g} x {fmt_seconds(t)} + batching window {fmt_seconds(c.effective_batching_window)}).",
+                fix=f"Set VisibilityTimeout to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
+                + (f" + batching window {fmt_seconds(w)}" if w else "")
+                + f" = {fmt_seconds(want)}.",
             )

@@ -13,13 +13,13 @@ RULE = Rule(
         "A message becomes visible again when its visibility timeout expires, even if a consumer is still "
         "processing it; another consumer then receives and processes it a second time. With a declared "
         "processing profile (p50/p99 in visguard.yaml or on a GuardedQueue) visguard's risk model estimates "
-        "the share of messages processed twice; the rule fires above max_duplicate_rate (default 0.1 %). "
+        "the share of messages processed twice; the rule fires above target_duplicate_rate (default 0.1 %). "
         "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
     fix="Raise VisibilityTimeout above the processing p99 with a margin, or extend visibility with heartbeats.",
     tags=("visibility", "duplicates", "profile"),
-    settings={"max_duplicate_rate": 0.001},
+    settings={"target_duplicate_rate": 0.001},
 )
 
 
@@ -40,7 +40,7 @@ def check(queue, ctx):
     vt = ctx.visibility(queue)
     if vt is None:
         return
-    limit = float(ctx.setting("max_duplicate_rate"))
+    limit = float(ctx.setting("target_duplicate_rate"))
     mrc = queue.redrive.max_receive_count if queue.redrive else None
     for c in queue.consumers:
         if c.processing_p99 is None or c.heartbeat_interval is not None:

@@ -33,5 +33,5 @@ def check(queue, ctx):
             queue,
             f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
             f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
-            location=dlq.location_of("message_retention"),
+            location=queue.locations.get("redrive.target") or queue.redrive.location,
         )

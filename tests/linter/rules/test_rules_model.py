@@ -179,7 +179,7 @@ def test_vg012_quotes_the_engine_estimate():
 
 def test_vg012_threshold_setting():
     q = with_consumers(queue(visibility_timeout=60), worker(processing_p50=20, processing_p99=90))
-    assert not fired("VG012", model(q), LintConfig(settings={"max_duplicate_rate": 0.5}))
+    assert not fired("VG012", model(q), LintConfig(settings={"target_duplicate_rate": 0.5}))
 
 
 def test_vg013_far_too_long():

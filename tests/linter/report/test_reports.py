@@ -1,0 +1,134 @@
+"""Reporters: snapshot tests of the text and SARIF output over every failing rule fixture, SARIF validated
+against the official 2.1.0 schema, JUnit and JSON parsed back.
+
+Update the snapshots after an intended change of rules or reporters:
+
+    VISGUARD_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/linter/report -q
+
+then review the diff of tests/linter/fixtures/rules/snapshots/ before committing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+from visguard.errors import VisguardError
+from visguard.linter.api import LintResult, lint_paths, sort_findings
+from visguard.linter.loaders import load_config
+from visguard.linter.model import LintConfig
+from visguard.linter.report import render
+from visguard.linter.rules import ALL_RULES
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+SNAPSHOTS = FIXTURES / "snapshots"
+SARIF_SCHEMA = Path("/work/shared/reference/sarif-schema-2.1.0.json")
+if not SARIF_SCHEMA.exists():  # a copy travels with the tests for machines without the shared folder
+    SARIF_SCHEMA = FIXTURES.parent / "sarif-schema-2.1.0.json"
+
+
+@pytest.fixture(scope="module")
+def result() -> LintResult:
+    """All failing fixtures, each with its own visguard.yaml, linted from the fixtures folder (relative paths),
+    plus one bad input."""
+    cwd = os.getcwd()
+    os.chdir(FIXTURES)
+    try:
+        total = LintResult()
+        for d in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg")):
+            cfg = load_config(f"{d.name}/visguard.yaml") if (d / "visguard.yaml").exists() else LintConfig()
+            r = lint_paths([f"{d.name}/fail.yaml"], config=cfg)
+            total.findings += r.findings
+            total.files += r.files
+            total.queues += r.queues
+        total.findings = sort_findings(total.findings)
+        total.errors.append(
+            VisguardError("expected a mapping at the top level, got a list", file="bad.yaml", place="1")
+        )
+        yield total
+    finally:
+        os.chdir(cwd)
+
+
+def _snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("VISGUARD_UPDATE_SNAPSHOTS") or not path.exists():
+        SNAPSHOTS.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    expected = path.read_text(encoding="utf-8")
+    assert text == expected, f"{name} changed: rerun with VISGUARD_UPDATE_SNAPSHOTS=1 and review the diff"
+
+
+def test_text_snapshot(result):
+    text = render(result, "text")
+    assert "\033[" not in text
+    _snapshot("report.txt", text)
+    assert "vg010/fail.yaml" in text and "VG010" in text and "fix: " in text
+    assert "input could not be linted" in text
+
+
+def test_text_colour_only_when_asked(result):
+    coloured = render(result, "text", color=True)
+    assert "\033[1;31merror" in coloured and "\033[33mwarning" in coloured
+
+
+def test_sarif_snapshot_and_schema(result):
+    text = render(result, "sarif")
+    _snapshot("report.sarif", text)
+    doc = json.loads(text)
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    jsonschema.Draft7Validator(schema).validate(doc)
+    run = doc["runs"][0]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(ALL_RULES)
+    assert all(r["helpUri"].startswith("https://") and r["help"]["markdown"] for r in rules)
+    assert len(run["results"]) == len(result.findings)
+    for res in run["results"]:
+        assert rules[res["ruleIndex"]]["id"] == res["ruleId"]
+        region = res["locations"][0]["physicalLocation"]["region"]
+        assert region["startLine"] >= 1
+        assert res["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].endswith(".yaml")
+    assert run["invocations"][0]["executionSuccessful"] is False
+    assert "bad.yaml" in run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
+
+
+def test_sarif_quotes_engine_estimate(result):
+    doc = json.loads(render(result, "sarif"))
+    vg012 = [r for r in doc["runs"][0]["results"] if r["ruleId"] == "VG012"]
+    assert vg012 and "processed twice" in vg012[0]["message"]["text"]
+    assert vg012[0]["properties"]["estimate"]["source"] == "engine"
+
+
+def test_sarif_schema_rejects_a_broken_document(result):
+    doc = json.loads(render(result, "sarif"))
+    doc["runs"][0]["results"][0]["level"] = "fatal"
+    schema = json.loads(SARIF_SCHEMA.read_text())
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.Draft7Validator(schema).validate(doc)
+
+
+def test_json_report(result):
+    doc = json.loads(render(result, "json"))
+    assert doc["summary"]["files"] == len(result.files)
+    assert sum(doc["summary"][s] for s in ("error", "warning", "info")) == len(doc["findings"])
+    f = next(f for f in doc["findings"] if f["rule"] == "VG010")
+    assert f["file"] == "vg010/fail.yaml" and f["line"] and f["path"].endswith("VisibilityTimeout")
+    assert doc["errors"] == [
+        {"file": "bad.yaml", "place": "1", "message": "expected a mapping at the top level, got a list"}
+    ]
+
+
+@pytest.mark.parametrize(("fail_on", "expect_info_failures"), [("warning", False), ("info", True)])
+def test_junit_report(result, fail_on, expect_info_failures):
+    root = ET.fromstring(render(result, "junit", fail_on=fail_on))
+    assert root.tag == "testsuites"
+    failures = root.findall(".//failure")
+    assert int(root.get("failures")) == len(failures)
+    assert int(root.get("errors")) == 1 and root.find(".//error").get("type") == "bad-input"
+    types = {f.get("type") for f in failures}
+    assert ("info" in types) is expect_info_failures
+    assert "error" in types

@@ -1,0 +1,47 @@
+"""Every rule has a failing and a passing fixture template in tests/linter/fixtures/rules/<id>/ (plus a
+visguard.yaml with consumer profiles where the rule needs one). The failing fixture must raise the rule; the
+passing one, the same setup done right, must be completely clean."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from visguard.linter.api import lint_paths
+from visguard.linter.loaders import load_config
+from visguard.linter.model import LintConfig
+from visguard.linter.rules import ALL_RULES
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))
+
+
+def _lint(path: Path):
+    cfg_file = path.parent / "visguard.yaml"
+    config = load_config(str(cfg_file)) if cfg_file.exists() else LintConfig()
+    result = lint_paths([str(path)], config=config)
+    assert result.errors == [], result.errors
+    return result.findings
+
+
+def test_every_rule_has_fixtures():
+    have = {p.name.upper() for p in RULE_DIRS}
+    assert have == set(ALL_RULES)
+    for d in RULE_DIRS:
+        assert (d / "fail.yaml").is_file() and (d / "pass.yaml").is_file()
+
+
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
+def test_failing_fixture_raises_the_rule(rule_dir):
+    findings = _lint(rule_dir / "fail.yaml")
+    mine = [f for f in findings if f.rule == rule_dir.name.upper()]
+    assert mine, [f.rule for f in findings]
+    for f in mine:
+        # in the template, or in visguard.yaml where a consumer profile (heartbeat, p99) was declared
+        assert f.location.file.endswith(("fail.yaml", "visguard.yaml")) and f.location.line, f
+        assert f.fix
+
+
+@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
+def test_passing_fixture_is_clean(rule_dir):
+    assert [(f.rule, f.message) for f in _lint(rule_dir / "pass.yaml")] == []
