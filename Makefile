@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install demo test check bench format clean demo-engine
+.PHONY: install demo test check bench format clean demo-engine synth demo-cdk
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/inst
 
 install: $(STAMP)
 
-demo: install demo-engine
+demo: install demo-engine demo-cdk
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -43,3 +43,18 @@ bench: install
 
 clean:
 	rm -rf $(OUT) cdk.out .pytest_cache .hypothesis
+
+# CDK: synthesize the sample app (cdk_app/, cdk.json) with the pinned CLI, offline; VisGuardChecks runs in synth.
+synth: install
+	CDK_DISABLE_CLI_TELEMETRY=true npx --no-install cdk synth --no-notices -q -o cdk.out
+
+# The planted defect (a plain queue with a 60 s timeout under a 30 s Lambda: VG011 warning) must be reported by
+# both the validation plugin and `visguard lint cdk.out`; errors fail the target.
+demo-cdk: synth
+	@mkdir -p $(OUT)/cdk
+	cp cdk.out/validation-report.json $(OUT)/cdk/validation-report.json
+	$(BIN)/visguard lint cdk.out --fail-on error
+	$(BIN)/visguard lint cdk.out --fail-on error -f sarif -o $(OUT)/cdk/lint.sarif
+	grep -q '"ruleName": "VG011"' $(OUT)/cdk/validation-report.json
+	grep -q '"ruleId": "VG011"' $(OUT)/cdk/lint.sarif
+	@echo "demo-cdk: VG011 on VisguardOrders/LegacyReports caught by VisGuardChecks and visguard lint; outputs in $(OUT)/cdk/"

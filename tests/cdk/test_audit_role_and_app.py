@@ -57,27 +57,32 @@ def test_organization_option_adds_list_accounts_only(role_template):
     assert "Condition" not in role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]
 
 
-@pytest.fixture(scope="module")
-def cli_synth(tmp_path_factory):
+def run_cdk_synth(out: Path, *extra: str) -> subprocess.CompletedProcess:
     """``npx cdk synth`` of the sample app, exactly as ``make synth`` runs it (cdk.json at the repo root)."""
     if shutil.which("npx") is None or not (ROOT / "node_modules" / ".bin" / "cdk").exists():
         pytest.fail(
             "the CDK CLI is not installed: run `make install` (npm ci installs aws-cdk from package-lock.json)"
         )
-    out = tmp_path_factory.mktemp("sample") / "cdk.out"
     env = {
         **os.environ,
         "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
         "CDK_DISABLE_CLI_TELEMETRY": "true",
     }
     proc = subprocess.run(
-        ["npx", "--no-install", "cdk", "synth", "--no-notices", "-q", "-o", str(out)],
+        ["npx", "--no-install", "cdk", "synth", "--no-notices", "-q", "-o", str(out), *extra],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
+    return proc
+
+
+@pytest.fixture(scope="module")
+def cli_synth(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample") / "cdk.out"
+    proc = run_cdk_synth(out)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return out, proc.stderr
 
@@ -121,3 +126,17 @@ def test_sample_app_report_catches_the_plain_queue_only(cli_synth):
     legacy = "VisguardOrders/LegacyReports/Resource"
     assert ("VG011", legacy) in found
     assert {path for _, path in found} == {legacy}, found  # the GuardedQueues pass every rule
+
+
+def test_cli_synth_fails_on_an_error_beside_cloudformation_validate(tmp_path):
+    """A 10 s timeout under a 30 s function: VG010 (error) stops `cdk synth`; CDK's built-in CloudFormation
+    Validate plugin reports the same defect as E3505, downgraded to a warning."""
+    out = tmp_path / "cdk.out"
+    proc = run_cdk_synth(out, "-c", "legacy_visibility_timeout=10")
+    assert proc.returncode != 0
+    assert "Acknowledge with 'visguard::VG010'" in proc.stderr and "E3505" in proc.stderr
+    report = json.loads((out / "validation-report.json").read_text())
+    by_plugin = {r["pluginName"]: r for r in report["pluginReports"]}
+    assert by_plugin["visguard"]["conclusion"] == "failure"
+    assert "VG010" in {v["ruleName"] for v in by_plugin["visguard"]["violations"]}
+    assert "E3505" in {v["ruleName"] for v in by_plugin["CloudFormation Validate"]["violations"]}
