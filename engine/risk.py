@@ -283,8 +283,11 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
         (1 - batch_fail) * (1 - p) * (1 - mates_ok) + late_l * (1 - p),
         (1 - c) * (1 - p) * s_e,
     )
-    completes = np.where(is_lambda, (1 - batch_fail) * (1 - p), (1 - c) * (1 - p))
     terms = np.where(redrive, np.maximum(m - 1, 0), np.inf)  # j = 0 .. M-2
+    # After that first completion a worker's duplicate attempt must complete too (the first one's stale
+    # delete may remove the message, so there is no third try); a Lambda record whose batch failed is not
+    # deleted and keeps coming back until one of its next attempts completes (or it is dead-lettered).
+    completes = np.where(is_lambda, 1 - fail**terms, (1 - c) * (1 - p))
     geom = np.where(fail < 1, (1 - fail**terms) / np.maximum(1 - fail, 1e-300), terms)
     twice = (1 - f) * late_completion * completes * geom
 
@@ -435,7 +438,7 @@ def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
     has_hb = ~np.isnan(h) & ~np.isnan(e)
     ok = (vt_ >= 0) & (vt_ <= MAX_VISIBILITY) & (p50_ > 0) & (p99_ >= p50_) & np.isfinite(p99_)
     ok &= (c >= 0) & (c <= 1) & (p >= 0) & (p <= 1) & (f >= 0) & (f <= 1) & (b >= 1)
-    ok &= ~(is_lambda & has_hb) & ~(is_lambda & (fto > vt)) & ~(has_hb & ~(h > 0))
+    ok &= ~(is_lambda & has_hb) & ~(is_lambda & (fto > vt_)) & ~(has_hb & ~(h > 0))
     ok &= np.isnan(h) == np.isnan(e)
     mu = np.log(np.where(ok, p50_, 1.0))
     sigma = np.where(ok & (p99_ > p50_), (np.log(np.where(ok, p99_, 1.0)) - mu) / Z99, 1e-9)
