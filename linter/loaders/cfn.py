@@ -83,6 +83,8 @@ class _Builder:
         self.t = template
         self.file = file
         self.r = Resolver(template, file=file, parameters=parameters, imports=imports)
+        for name in self.r.condition_defs:  # CloudFormation validates every condition, used or not
+            self.r.condition(name, ["Conditions", name])
         self.r.resources = {
             lid: res for lid, res in self.r.all_resources.items() if self.r.exists(lid) is not False
         }

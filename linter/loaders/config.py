@@ -6,7 +6,7 @@ The document is validated against ``linter/schemas/visguard-config.schema.json``
 ```yaml
 version: 1
 settings: {lambda_multiplier: 6}
-rules: {VG013: off, VG021: error}          # off, or a severity override
+rules: {VG013: off, VG021: error}          # off (unquoted off is YAML false: same), or a severity
 suppressions:
   - {rule: VG020, queue: "legacy-*", reason: "drained by the nightly job"}
 profiles:                                   # matched to queues by id, name or construct path (glob)
@@ -77,12 +77,19 @@ def validate(doc: Any, *, file: str) -> dict:
         raise VisguardError("this is a CloudFormation template, not a visguard.yaml file", file=file)
     errors = list(_validator().iter_errors(doc))
     if errors:
-        err = min(errors, key=lambda e: (len(e.absolute_path), [str(p) for p in e.absolute_path]))
+        # the most specific failure; "unevaluated" ones are echoes of a failed sub-schema
+        err = min(errors, key=lambda e: (e.validator == "unevaluatedProperties", -len(e.absolute_path)))
         path = list(err.absolute_path)
-        line = locate(doc, path)[0]
+        line = locate(doc, path + _extra_keys(err)[:1])[0]  # an unknown key: point at its own line
         where = "/".join(str(p) for p in path) or "(top level)"
         raise VisguardError(f"{where}: {_message(err)}", file=file, place=line and str(line))
     return doc
+
+
+def _extra_keys(err) -> list:
+    if err.validator != "additionalProperties" or not isinstance(err.instance, dict):
+        return []
+    return [k for k in err.instance if k not in err.schema.get("properties", {})]
 
 
 def _message(err) -> str:
@@ -106,7 +113,7 @@ def config_from_document(doc: Any, *, file: str) -> LintConfig:
     doc = validate(doc, file=file)
     cfg = LintConfig(settings=dict(doc.get("settings") or {}), source_file=file)
     for rule, level in (doc.get("rules") or {}).items():
-        if level == "off":
+        if level in ("off", False):  # YAML 1.1 reads an unquoted off as false
             cfg.disabled.add(rule)
         else:
             cfg.severity_overrides[rule] = Severity(level)
