@@ -11,14 +11,17 @@ from visguard.linter.cli import _Parser
 def rules_markdown() -> str:
     """The '## Rules' part of linter/README.md (tests check the README matches it)."""
     from visguard.linter.rules import ALL_RULES
+    from visguard.linter.rules._base import cfnlint_id
 
     lines = [
-        "| id | severity | title | settings |",
-        "| --- | --- | --- | --- |",
+        "| id | severity | title | settings (default) | cfn-lint id |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for r in ALL_RULES.values():
         settings = ", ".join(f"`{k}`={v}" for k, v in r.settings.items())
-        lines.append(f"| [{r.id}]({r.source}) | {r.severity.value} | {r.title} | {settings} |")
+        lines.append(
+            f"| [{r.id}]({r.source}) | {r.severity.value} | {r.title} | {settings} | {cfnlint_id(r)} |"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -8,8 +8,9 @@ cfn-lint's own. The table is in linter/README.md and ``ID_MAP`` below.
 
 from __future__ import annotations
 
-from visguard.linter.cfnlint_rules._base import LoadErrorRule, cfnlint_id, make_rule_class
+from visguard.linter.cfnlint_rules._base import LoadErrorRule, make_rule_class
 from visguard.linter.rules import ALL_RULES
+from visguard.linter.rules._base import cfnlint_id
 
 ID_MAP: dict[str, str] = {rid: cfnlint_id(rule) for rid, rule in ALL_RULES.items()}
 

@@ -7,15 +7,10 @@ import os
 
 from cfnlint.rules import CloudFormationLintRule, RuleMatch
 from visguard.errors import VisguardError
+from visguard.linter.rules._base import cfnlint_id
 
 SOURCE = "https://github.com/visguard/visguard/blob/main/linter/README.md#cfn-lint-plugin"
-_LETTER = {"error": "E", "warning": "W", "info": "I"}
 _cache: dict = {}  # one entry: cfn-lint asks every rule about the same Template object in turn
-
-
-def cfnlint_id(rule) -> str:
-    """VG011 (warning) -> W9011: cfn-lint derives the severity from the first letter; 9xxx is the user range."""
-    return f"{_LETTER[rule.severity.value]}9{rule.id[2:]}"
 
 
 def _path(location, queue_id: str, template: dict) -> list:

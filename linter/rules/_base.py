@@ -77,3 +77,9 @@ def as_number(value) -> float | None:
 def unresolved(ref) -> bool:
     """A reference the loader could not resolve: ``${Param}``, ``<imported with Fn::ImportValue ...>``."""
     return isinstance(ref, str) and ("${" in ref or (ref.startswith("<") and ref.endswith(">")))
+
+
+def cfnlint_id(rule: Rule) -> str:
+    """The rule's id in the cfn-lint plugin: VG011 (warning) -> W9011. cfn-lint derives a rule's severity from
+    the first letter of its id, and reserves E9xxx/W9xxx/I9xxx for user rules."""
+    return f"{ {'error': 'E', 'warning': 'W', 'info': 'I'}[rule.severity.value] }9{rule.id[2:]}"

@@ -1,0 +1,97 @@
+"""The pre-commit hooks, run by pre-commit itself (`pre-commit try-repo`) against a temporary git repository.
+
+The offline test uses the `-system` hooks (they run the visguard on PATH): try-repo of the `language: python`
+hooks installs visguard and its dependencies from PyPI into a fresh virtualenv, which needs the network and
+minutes; it was checked by hand (linter/README.md). The hook definitions are shared, so the python hooks
+differ from the tested ones only in `language`, which the last test checks.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+FIX = Path(__file__).resolve().parent / "fixtures" / "rules"
+BIN = Path(sys.executable).parent
+PRE_COMMIT = BIN / "pre-commit"
+GIT = shutil.which("git")
+
+pytestmark = pytest.mark.skipif(GIT is None, reason="git is not installed")  # never the case in CI
+
+
+def _git(cwd: Path, *args: str) -> None:
+    subprocess.run([GIT, *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _repo(path: Path, files: dict[str, str]) -> Path:
+    path.mkdir()
+    _git(path, "init", "-q")
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    _git(path, "add", ".")
+    _git(path, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "init")
+    return path
+
+
+@pytest.fixture(scope="module")
+def hooks_repo(tmp_path_factory) -> Path:
+    """A git repository holding this project's .pre-commit-hooks.yaml (what try-repo clones)."""
+    hooks = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    return _repo(tmp_path_factory.mktemp("hooks") / "visguard", {".pre-commit-hooks.yaml": hooks})
+
+
+def _try_repo(hooks_repo: Path, project: Path, hook: str, tmp_path: Path) -> subprocess.CompletedProcess:
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"),
+        "NO_COLOR": "1",
+    }
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(hooks_repo), hook, "--all-files", "--color", "never"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_template_hook_fails_on_findings_and_skips_other_yaml(hooks_repo, tmp_path):
+    project = _repo(
+        tmp_path / "project",
+        {
+            "infra/orders-stack.yaml": (FIX / "vg011" / "fail.yaml").read_text(),
+            "template.yaml": (FIX / "vg011" / "pass.yaml").read_text(),
+            "docker-compose.yml": "services: {web: {image: nginx}}\n",  # not a template: not passed
+        },
+    )
+    proc = _try_repo(hooks_repo, project, "visguard-lint-system", tmp_path)
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # pre-commit reports any non-zero hook as 1
+    assert "VG011" in proc.stdout and "orders-stack.yaml" in proc.stdout
+    assert "docker-compose" not in proc.stdout
+
+
+def test_template_hook_passes_clean_templates(hooks_repo, tmp_path):
+    project = _repo(tmp_path / "project", {"template.yaml": (FIX / "vg011" / "pass.yaml").read_text()})
+    proc = _try_repo(hooks_repo, project, "visguard-lint-system", tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Passed" in proc.stdout
+
+
+def test_config_hook_rejects_a_bad_visguard_yaml(hooks_repo, tmp_path):
+    project = _repo(tmp_path / "project", {"visguard.yaml": "version: 1\nrulez: {VG011: off}\n"})
+    proc = _try_repo(hooks_repo, project, "visguard-config-system", tmp_path)
+    assert proc.returncode == 1 and "visguard.yaml" in proc.stdout, proc.stdout
+
+
+def test_python_hooks_match_the_system_hooks():
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    for name in ("visguard-lint", "visguard-config"):
+        py, system = hooks[name], hooks[f"{name}-system"]
+        assert py["language"] == "python" and system["language"] == "system"
+        assert py["entry"] == system["entry"] == "visguard lint" and py["files"] == system["files"]
