@@ -126,6 +126,9 @@ class Queue:
     # field name -> where it was written: visibility_timeout, message_retention, delay, fifo, name, redrive,
     # redrive.target, redrive.max_receive_count (set by the loaders when they know it)
     locations: dict[str, Location] = field(default_factory=dict)
+    # RedriveAllowPolicy as a mapping: {"redrivePermission": "allowAll" | "denyAll" | "byQueue",
+    # "sourceQueueArns": [queue ids of this model, or ARNs as written]}; None when not set (allowAll)
+    redrive_allow: dict | None = None
 
     def location_of(self, name: str) -> Location:
         """Where field ``name`` was written (``Resources/Orders/Properties/VisibilityTimeout``), else the queue's."""

@@ -95,6 +95,7 @@ class _Builder:
         self.model = Model(source_file=file)
         self.globals = sam.function_globals(template, self.r, self.is_sam)
         self.pending_targets: dict[str, Any] = {}  # queue id -> deadLetterTargetArn, linked after all queues
+        self.pending_allow: dict[str, tuple] = {}  # queue id -> (redrivePermission, sourceQueueArns)
         _check_cycles(self.res, self.r)
 
     # ------------------------------------------------------------------ helpers
@@ -187,6 +188,8 @@ class _Builder:
         for q in self.model.queues.values():
             if q.redrive is not None:
                 self.link_redrive(q)
+            if q.id in self.pending_allow:
+                self.link_redrive_allow(q)
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
@@ -224,6 +227,9 @@ class _Builder:
                     q.tags[tag["Key"]] = tag["Value"]
                 elif not isinstance(tag, dict):
                     raise self.r.error("a tag must be a mapping with Key and Value", [*base, "Tags", i])
+        if "RedriveAllowPolicy" in p:
+            self.redrive_allow(lid, p["RedriveAllowPolicy"], [*base, "RedriveAllowPolicy"])
+            q.locations["redrive_allow"] = self.loc([*base, "RedriveAllowPolicy"])
         if "RedrivePolicy" in p:
             q.redrive = self.redrive(lid, p["RedrivePolicy"], [*base, "RedrivePolicy"])
             if q.redrive is not None:
@@ -231,7 +237,8 @@ class _Builder:
         q.suppressions = self.suppressions(lid)
         return q
 
-    def redrive(self, lid: str, raw: Any, path: list) -> Redrive | None:
+    def policy(self, raw: Any, path: list, what: str) -> dict | Unknown | None:
+        """A policy written as a mapping or as a JSON string (RedrivePolicy, RedriveAllowPolicy)."""
         v = self.r.value(raw, path)
         if v is None or v is NOVALUE:
             return None
@@ -242,16 +249,19 @@ class _Builder:
             try:
                 v = json.loads(v)
             except ValueError as exc:
-                raise self.r.error(f"RedrivePolicy is not valid JSON ({exc.msg})", path) from None
-            v = (
-                {k: placeholders.get(x, x) if isinstance(x, str) else x for k, x in v.items()}
-                if isinstance(v, dict)
-                else v
-            )
+                raise self.r.error(f"{what} is not valid JSON ({exc.msg})", path) from None
+            if isinstance(v, dict):
+                v = {k: _unplace(x, placeholders) for k, x in v.items()}
+        if isinstance(v, (dict, Unknown)):
+            return v
+        raise self.r.error(f"{what} must be a mapping or a JSON string, got a {_kind(v)}", path)
+
+    def redrive(self, lid: str, raw: Any, path: list) -> Redrive | None:
+        v = self.policy(raw, path, "RedrivePolicy")
+        if v is None:
+            return None
         if isinstance(v, Unknown):
             return Redrive(target=None, target_ref=str(v), max_receive_count=None, location=self.loc(path))
-        if not isinstance(v, dict):
-            raise self.r.error(f"RedrivePolicy must be a mapping or a JSON string, got a {_kind(v)}", path)
         mrc = self.number(v.get("maxReceiveCount"), [*path, "maxReceiveCount"])
         target = v.get("deadLetterTargetArn")
         if isinstance(target, (list, dict, bool)):
@@ -259,6 +269,35 @@ class _Builder:
         # the target is linked once every queue (and its name) is known
         self.pending_targets[lid] = target
         return Redrive(target=None, target_ref=None, max_receive_count=mrc, location=self.loc(path))
+
+    def redrive_allow(self, lid: str, raw: Any, path: list) -> None:
+        v = self.policy(raw, path, "RedriveAllowPolicy")
+        if not isinstance(v, dict):
+            return
+        perm = self.r.value(v.get("redrivePermission"), [*path, "redrivePermission"])
+        if perm is not None and not isinstance(perm, (str, Unknown)):
+            raise self.r.error(
+                "redrivePermission must be allowAll, denyAll or byQueue", [*path, "redrivePermission"]
+            )
+        arns = self.r.value(v.get("sourceQueueArns", []), [*path, "sourceQueueArns"])
+        if (
+            not isinstance(arns, (list, Unknown))
+            or isinstance(arns, list)
+            and any(isinstance(a, (list, dict)) for a in arns)
+        ):
+            raise self.r.error("sourceQueueArns must be a list of queue ARNs", [*path, "sourceQueueArns"])
+        self.pending_allow[lid] = (perm, arns)
+
+    def link_redrive_allow(self, q: Queue) -> None:
+        perm, arns = self.pending_allow[q.id]
+        sources = []
+        for a in arns if isinstance(arns, list) else []:
+            target, ref = self.queue_target(a, arn_attr=True)
+            sources.append(target or ref)
+        q.redrive_allow = {
+            "redrivePermission": str(perm) if perm is not None else None,
+            "sourceQueueArns": sources,
+        }
 
     def link_redrive(self, q: Queue) -> None:
         rd = q.redrive
@@ -473,6 +512,14 @@ def _function_name(v: str) -> str:
         i = parts.index("function")
         return parts[i + 1] if i + 1 < len(parts) else v
     return parts[0]
+
+
+def _unplace(x: Any, placeholders: dict[str, Any]) -> Any:
+    if isinstance(x, str):
+        return placeholders.get(x, x)
+    if isinstance(x, list):
+        return [placeholders.get(i, i) if isinstance(i, str) else i for i in x]
+    return x
 
 
 def _render_with_placeholders(t: Text, placeholders: dict[str, Any]) -> str:

@@ -59,7 +59,14 @@ def test_redrive_variants(fixture_path):
     allow = q["Allow"].redrive
     assert (allow.target, allow.target_ref, allow.max_receive_count) == (None, None, 0)
     assert q["ByGetAtt"].redrive.location.path == "Resources/ByGetAtt/Properties/RedrivePolicy"
-    assert q["ByGetAtt"].location_of("redrive.target").line == 11
+    assert q["ByGetAtt"].location_of("redrive.target").line == 15
+    assert q["Dlq"].redrive_allow == {
+        "redrivePermission": "byQueue",
+        "sourceQueueArns": ["ByGetAtt", "arn:aws:sqs:us-east-1:123456789012:other"],
+    }
+    assert q["Allow"].redrive_allow == {"redrivePermission": "denyAll", "sourceQueueArns": []}
+    assert q["Dlq"].location_of("redrive_allow").line == 7
+    assert q["ByGetAtt"].redrive_allow is None
 
 
 def test_consumers_resolve_functions_every_way(fixture_path):
@@ -144,6 +151,8 @@ Resources:
         ("FifoQueue: maybe", "FifoQueue", "expected true or false"),
         ("RedrivePolicy: '{not json'", "RedrivePolicy", "not valid JSON"),
         ("RedrivePolicy: [1]", "RedrivePolicy", "must be a mapping or a JSON string"),
+        ("RedriveAllowPolicy: {sourceQueueArns: 5}", "sourceQueueArns", "must be a list of queue ARNs"),
+        ("RedriveAllowPolicy: '{bad'", "RedriveAllowPolicy", "not valid JSON"),
         (
             "RedrivePolicy: {deadLetterTargetArn: [a], maxReceiveCount: 3}",
             "deadLetterTargetArn",
