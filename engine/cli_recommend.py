@@ -1,0 +1,184 @@
+"""`visguard recommend`: visibility timeout, heartbeat and maxReceiveCount for a consumer profile and targets.
+
+Exit 0 when the targets are met, 2 when they cannot be (the best settings are still printed), 1 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from visguard.errors import EXIT_FINDINGS, EXIT_OK, VisguardError
+
+
+def parser(prog: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=prog,
+        description="Recommend the visibility timeout, heartbeat interval and maxReceiveCount that meet a "
+        "duplicate-rate and a crash-recovery target, with the trade-off curve as a plot.",
+    )
+    src = p.add_argument_group("consumer profile (one of)")
+    src.add_argument("--p50", type=float, help="processing time median (s); lognormal with --p99")
+    src.add_argument("--p99", type=float, help="processing time 99th percentile (s)")
+    src.add_argument("--fixed", type=float, metavar="SECONDS", help="every attempt takes this long")
+    src.add_argument(
+        "--samples", metavar="FILE", help="measured processing times: one number a line, or a JSON list"
+    )
+    src.add_argument(
+        "--scenario", metavar="FILE", help="take the consumer (and its failures) from a scenario"
+    )
+    lam = p.add_argument_group("Lambda consumer (the profile is then the invocation duration)")
+    lam.add_argument("--lambda-timeout", type=float, metavar="SECONDS", help="function timeout")
+    lam.add_argument("--batch-size", type=int, default=10)
+    lam.add_argument("--batching-window", type=float, default=0.0, metavar="SECONDS")
+    lam.add_argument("--no-partial-batch", action="store_true", help="ReportBatchItemFailures is off")
+    t = p.add_argument_group("targets")
+    t.add_argument("--max-duplicate-rate", type=float, default=0.001, help="default 0.001 (0.1 %%)")
+    t.add_argument("--max-recovery", type=float, metavar="SECONDS", help="crash-recovery p99 target")
+    t.add_argument("--max-dlq-false-positives", type=float, default=1e-6, help="healthy messages in the DLQ")
+    t.add_argument("--crash-rate", type=float, default=0.0, help="expected crashes per attempt")
+    t.add_argument("--transient", type=float, default=0.0, help="expected transient failures per attempt")
+    p.add_argument("--plot", metavar="PATH", help="write the trade-off plot (.png or .svg)")
+    p.add_argument("--json", action="store_true", help="print the recommendation as JSON")
+    return p
+
+
+def _read_samples(path: str) -> list[float]:
+    try:
+        text = Path(path).read_text()
+    except OSError as exc:
+        raise VisguardError(f"cannot read the samples: {exc.strerror or exc}", file=path) from None
+    text_s = text.strip()
+    if text_s.startswith("["):
+        try:
+            values = json.loads(text_s)
+        except json.JSONDecodeError as exc:
+            raise VisguardError(
+                f"not a JSON list: {exc.msg}", file=path, place=f"line {exc.lineno}"
+            ) from None
+        items = [(1, v) for v in values]
+    else:
+        items = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    out = []
+    for n, v in items:
+        try:
+            x = float(v)
+        except (TypeError, ValueError):
+            raise VisguardError(f"{v!r} is not a number", file=path, place=f"line {n}") from None
+        if not (x > 0 and math.isfinite(x)):
+            raise VisguardError(
+                f"processing time {v} must be a positive number", file=path, place=f"line {n}"
+            )
+        out.append(x)
+    if not out:
+        raise VisguardError("no samples in the file", file=path)
+    return out
+
+
+def consumer_and_targets(args):
+    from visguard.engine.recommend import Consumer, Targets
+    from visguard.engine.risk import Profile
+
+    crash, transient = args.crash_rate, args.transient
+    chosen = [
+        n for n, v in (("--p50/--p99", args.p50 or args.p99), ("--fixed", args.fixed),
+                       ("--samples", args.samples), ("--scenario", args.scenario)) if v
+    ]  # fmt: skip
+    if len(chosen) != 1:
+        raise VisguardError(
+            "give exactly one consumer profile: --p50 and --p99, --fixed, --samples or --scenario"
+        )
+    lam_timeout, window, batch, rbif = (
+        args.lambda_timeout,
+        args.batching_window,
+        args.batch_size,
+        not args.no_partial_batch,
+    )
+    if args.scenario:
+        from visguard.engine.scenario import load
+
+        sc = load(args.scenario)
+        profile = sc.profile
+        crash = crash or sc.crash_before_delete
+        transient = transient or sc.transient
+        if sc.is_lambda:
+            lam_timeout, window, batch = sc.lam.timeout, sc.lam.batching_window, sc.lam.batch_size
+            rbif = sc.lam.report_batch_item_failures
+    elif args.samples:
+        profile = Profile.empirical(_read_samples(args.samples))
+    elif args.fixed is not None:
+        if args.fixed <= 0:
+            raise VisguardError("must be a positive number of seconds", place="--fixed")
+        profile = Profile.fixed(args.fixed)
+    else:
+        if args.p50 is None or args.p99 is None:
+            raise VisguardError("a lognormal profile needs both --p50 and --p99")
+        if not 0 < args.p50 <= args.p99:
+            raise VisguardError(
+                f"need 0 < p50 <= p99, got p50 {args.p50:g} and p99 {args.p99:g}", place="--p99"
+            )
+        profile = Profile.lognormal(args.p50, args.p99)
+    for name, v in (("--max-duplicate-rate", args.max_duplicate_rate),):
+        if not 0 < v < 1:
+            raise VisguardError("must be between 0 and 1 (e.g. 0.001 for 0.1 %)", place=name)
+    for name, v in (("--crash-rate", crash), ("--transient", transient), ("--max-dlq-false-positives", args.max_dlq_false_positives)):  # fmt: skip
+        if not 0 <= v < 1:
+            raise VisguardError("must be between 0 and 1", place=name)
+    if args.max_recovery is not None and args.max_recovery <= 0:
+        raise VisguardError("must be a positive number of seconds", place="--max-recovery")
+    if lam_timeout is not None and not 0 < lam_timeout <= 900:
+        raise VisguardError("a Lambda timeout is 1-900 s", place="--lambda-timeout")
+    consumer = Consumer(profile, lam_timeout, window, batch, rbif)
+    targets = Targets(
+        args.max_duplicate_rate, args.max_recovery, args.max_dlq_false_positives, crash, transient
+    )
+    return consumer, targets
+
+
+def render(rec, consumer) -> str:
+    kind = "Lambda" if consumer.is_lambda else "workers"
+    p = consumer.profile
+    lines = [
+        f"visguard recommend ({kind}; processing p50 {p.p50:g} s, p99 {p.p99:g} s)",
+        "",
+        f"  visibility timeout   {rec.visibility_timeout} s",
+        "  heartbeat            "
+        + (f"ChangeMessageVisibility({rec.heartbeat_extend_by}) every {rec.heartbeat_interval} s" if rec.heartbeat_interval else "none needed"),
+        f"  maxReceiveCount      {rec.max_receive_count}",
+    ]  # fmt: skip
+    if rec.function_timeout is not None:
+        lines.append(f"  function timeout     {rec.function_timeout} s")
+    e = rec.expected
+    lines += [
+        f"  duplicates           {e.duplicate_rate:.6%}",
+        f"  crash recovery p99   {e.recovery_p99:,.1f} s",
+        f"  healthy to DLQ       {e.dlq_false_positive_rate:.2e}",
+        "",
+        ("  " if rec.met else "  TARGETS NOT MET. ") + rec.advice,
+    ]
+    lines += [f"  note: {n}" for n in rec.notes]
+    return "\n".join(lines)
+
+
+def main(argv: list[str], prog: str = "visguard recommend") -> int:
+    args = parser(prog).parse_args(argv)
+    from visguard.engine.recommend import plot, recommend
+
+    if args.plot and not args.plot.lower().endswith((".png", ".svg")):
+        raise VisguardError("the plot must be a .png or .svg file", file=args.plot)
+    consumer, targets = consumer_and_targets(args)
+    rec = recommend(consumer, targets)
+    if args.plot:
+        try:
+            plot(args.plot, consumer, targets, rec)
+        except OSError as exc:
+            raise VisguardError(f"cannot write the plot: {exc.strerror or exc}", file=args.plot) from None
+    if args.json:
+        print(json.dumps(rec.as_dict(), indent=2))
+    else:
+        print(render(rec, consumer))
+        if args.plot:
+            print(f"\n  trade-off plot written to {args.plot}")
+    return EXIT_OK if rec.met else EXIT_FINDINGS
