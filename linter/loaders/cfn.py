@@ -22,7 +22,7 @@ from typing import Any
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 
-from . import sam
+from . import foreach, sam
 from .decode import locate
 from .intrinsics import NOVALUE, Resolver, ResRef, Text, Unknown, is_intrinsic
 
@@ -46,6 +46,8 @@ def load_template(
     """Build the model of one template. ``construct_paths`` maps logical ids to CDK construct paths (else
     each resource's ``aws:cdk:path`` metadata is used); ``imports`` resolves ``Fn::ImportValue`` names
     (exports of sibling stacks in a cloud assembly)."""
+    if isinstance(template, dict) and foreach.has_foreach(template.get("Resources")):
+        template = foreach.expand(template, file=file, parameters=parameters)
     _check_shape(template, file)
     builder = _Builder(template, file, parameters, construct_paths or {}, source, imports)
     return builder.build()

@@ -309,6 +309,8 @@ class Resolver:
     def getatt(self, arg: Any, path: list) -> Any:
         if isinstance(arg, str) and "." in arg:
             arg = arg.split(".", 1)
+        if isinstance(arg, list) and len(arg) == 2 and is_intrinsic(arg[0]):  # AWS::LanguageExtensions
+            arg = [self.value(arg[0], [*path, 0]), arg[1]]
         if not isinstance(arg, list) or len(arg) != 2 or not isinstance(arg[0], str):
             raise self.error("Fn::GetAtt takes [resource, attribute]", path)
         attr = self.value(arg[1], [*path, 1])

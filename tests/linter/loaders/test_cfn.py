@@ -272,3 +272,30 @@ def test_undefined_references_are_unknown_not_crashes(write):
     assert q.redrive.target is None
     (c,) = q.consumers
     assert c.kind == "unknown" and "Ghost" in c.note
+
+
+def test_foreach_language_extension(fixture_path, write):
+    m = load_path(fixture_path("foreach.yaml"))
+    assert set(m.queues) == {
+        "QueueOrders",
+        "DlqOrders",
+        "QueuePayments",
+        "DlqPayments",
+        "TeambillingQueue",
+        "TeamshippingQueue",
+    }
+    q = m.queues["QueuePayments"]
+    assert (q.name, q.visibility_timeout, q.redrive.target) == ("Payments-queue", 60, "DlqPayments")
+    assert q.location.line == 11 and q.location_of("visibility_timeout").line == 15
+    assert m.queues["TeambillingQueue"].name == "billing"
+    m = load_path(fixture_path("foreach.yaml"), parameters={"Teams": "a-b"})
+    assert "TeamabQueue" in m.queues  # &{Team}: non-alphanumerics removed
+    bad = write("Resources:\n  Fn::ForEach::X: [Id, [a]]\n")
+    with pytest.raises(VisguardError, match="Fn::ForEach takes") as err:
+        load_path(bad)
+    assert err.value.place == "2"
+    dup = write(
+        "Resources:\n  Fn::ForEach::X:\n    - Id\n    - [a, a]\n    - Q${Id}: {Type: AWS::SQS::Queue}\n"
+    )
+    with pytest.raises(VisguardError, match="logical id 'Qa' twice"):
+        load_path(dup)

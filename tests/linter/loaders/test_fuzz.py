@@ -188,6 +188,15 @@ templates = st.fixed_dictionaries(
 )
 
 
+foreach_loops = st.builds(
+    lambda ident, items, key, res: {f"Fn::ForEach::{ident}": [ident, items, {key: res}]},
+    st.sampled_from(["Name", "X"]),
+    st.one_of(st.lists(st.sampled_from(["a", "b-c", "Q1", ""]), max_size=3), st.just({"Ref": "P1"}), values),
+    st.sampled_from(["Q${Name}", "Q&{Name}", "Q1", "Dlq${X}"]),
+    resource,
+)
+
+
 def _with_events(t: dict, events: dict) -> dict:
     for res in t["Resources"].values():
         if res["Type"] == "AWS::Serverless::Function" and isinstance(res.get("Properties"), dict):
@@ -231,10 +240,17 @@ FUZZ = settings(max_examples=700, deadline=None, database=None, suppress_health_
 
 
 @FUZZ
-@given(templates, st.dictionaries(st.sampled_from(["E1", "E2"]), sqs_event, max_size=2), st.booleans())
-def test_generated_templates_load_or_fail_cleanly(template, events, as_json):
+@given(
+    templates,
+    st.dictionaries(st.sampled_from(["E1", "E2"]), sqs_event, max_size=2),
+    st.booleans(),
+    st.none() | foreach_loops,
+)
+def test_generated_templates_load_or_fail_cleanly(template, events, as_json, loop):
     COUNT["generated"] += 1
     t = _with_events(template, events)
+    if loop:
+        t["Resources"].update(loop)
     text = json.dumps(t, default=str) if as_json else yaml.safe_dump(t, default_flow_style=False)
     _load_text(text, "gen.json" if as_json else "gen.yaml")
     # the dict door (CDK and cfn-lint plugins) too
