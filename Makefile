@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install demo test check bench format clean demo-engine synth demo-cdk
+.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/inst
 
 install: $(STAMP)
 
-demo: install demo-engine demo-cdk
+demo: install demo-engine demo-cdk demo-lint
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -58,3 +58,10 @@ demo-cdk: synth
 	grep -q '"ruleName": "VG011"' $(OUT)/cdk/validation-report.json
 	grep -q '"ruleId": "VG011"' $(OUT)/cdk/lint.sarif
 	@echo "demo-cdk: VG011 on VisguardOrders/LegacyReports caught by VisGuardChecks and visguard lint; outputs in $(OUT)/cdk/"
+
+demo-lint: install
+	@mkdir -p $(OUT)/lint
+	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/ --fail-on never
+	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/ --fail-on never \
+		--format sarif --output $(OUT)/lint/examples.sarif
+	@echo "demo-lint: SARIF report (upload it to GitHub code scanning) in $(OUT)/lint/examples.sarif"

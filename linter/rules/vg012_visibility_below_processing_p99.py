@@ -57,11 +57,13 @@ def check(queue, ctx):
         p50 = f"p50 {fmt_seconds(c.processing_p50)}, " if c.processing_p50 is not None else ""
         how = "" if r.source == "engine" else f" ({r.source} estimate)"
         need = _required(c.processing_p99, c.processing_p50, limit)
+        if need is not None and c.kind == "lambda":
+            need += c.effective_batching_window  # the window is spent before the invoke starts
         fix = f"Set VisibilityTimeout to at least {fmt_seconds(round(need))}." if need else None
         yield ctx.finding(
             queue,
-            f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} "
-            f"({p50}p99 {fmt_seconds(c.processing_p99)}): about {fmt_rate(r.duplicate_rate)} of messages "
+            f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} with "
+            f"{p50}p99 {fmt_seconds(c.processing_p99)}: about {fmt_rate(r.duplicate_rate)} of messages "
             f"will be processed twice{how}",
             location=queue.location_of("visibility_timeout"),
             consumer=c,
