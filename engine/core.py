@@ -159,7 +159,9 @@ class Queue:
         self._hprefix = f"AQEB{digest[:24]}/{serial:x}/"
         self._serial = serial
         self._nrecv = 0
-        self._visible = deque()  # standard: visible messages, oldest first (may hold GONE ones: skipped)
+        # standard: heap (seq, msg) of visible messages, oldest send first (may hold GONE ones: skipped). An
+        # expired message is re-received ahead of later ones (AWS-REC test_inflight_message_requeue; moto too).
+        self._visible = []
         self._hidden = []  # heap (visible_at, ver, msg) of in-flight and delayed messages
         self._ret = []  # heap (enqueued_at, ver, msg) for retention
         self._nvis = self._ninflight = self._ndelayed = 0
@@ -372,7 +374,7 @@ class Engine:
                 m.state = VISIBLE
                 q._nvis += 1
                 if vis is not None:
-                    vis.append(m)
+                    heappush(vis, (m.seq, m))
         r = q._ret
         if r and r[0][0] + q.retention <= now:
             self._expire(q)
@@ -395,6 +397,9 @@ class Engine:
         if q.fifo:
             q._gheap = [e for e in q._gheap if e[2].ver == e[1]]
             heapify(q._gheap)
+        else:
+            q._visible = [e for e in q._visible if e[1].state == VISIBLE and e[1].queue is q]
+            heapify(q._visible)
 
     def _remove(self, q, m):
         """Take ``m`` out of ``q`` (deleted, expired, purged or moved) and forget its handles."""
@@ -490,7 +495,7 @@ class Engine:
             m.visible_at = now
             q._nvis += 1
             if not q.fifo:
-                q._visible.append(m)
+                heappush(q._visible, (m.seq, m))
         if q.fifo:
             g = q._groups.get(m.group_id)
             if g is None:
@@ -554,8 +559,8 @@ class Engine:
         p = 0.0 if long else self.short_poll_sampling
         max_rc = q._max_rc
         while vis and len(out) < take:
-            m = vis.popleft()
-            if m.state != VISIBLE:
+            m = heappop(vis)[1]
+            if m.state != VISIBLE or m.queue is not q:
                 continue
             if p and self._rng.random() >= p:
                 skipped.append(m)
@@ -565,10 +570,10 @@ class Engine:
             out.append(self._deliver(q, m, vt, now))
             if vt <= 0:
                 again.append(m)
-        if skipped:
-            vis.extendleft(reversed(skipped))
-        if again:
-            vis.extend(again)
+        for m in skipped:
+            heappush(vis, (m.seq, m))
+        for m in again:
+            heappush(vis, (m.seq, m))
         return out
 
     def _receive_fifo(self, q, take, vt):
@@ -756,7 +761,7 @@ class Engine:
             q._ninflight -= 1
             q._nvis += 1
             if not q.fifo:
-                q._visible.append(m)
+                heappush(q._visible, (m.seq, m))
             if head:
                 self._gtouch(q, q._groups[m.group_id])
             if q._waiters:
@@ -776,7 +781,7 @@ class Engine:
             self._remove(q, m)
             q.n_purged += 1
         q._dedup.clear()
-        q._visible.clear()
+        q._visible = []
         q._hidden = []
         q._ret = []
         q._gheap = []
