@@ -24,12 +24,17 @@ def display_path(file: str | None) -> str:
         return str(file)
 
 
-def resource_label(f: Finding) -> str:
-    loc = f.location
-    label = f.queue
-    if loc.construct_path:
-        label += f" [{loc.construct_path}]"
-    return label
+def queue_construct_path(queue: str, findings: list[Finding]) -> str | None:
+    """The CDK construct path of a queue, from a finding that points into the queue's own resource (findings
+    about a consumer point at the consumer's construct)."""
+    logical_id = queue.rsplit("/", 1)[-1]
+    for f in findings:
+        path = f.location.path or ""
+        if f.location.construct_path and (
+            path == f"Resources/{logical_id}" or path.startswith(f"Resources/{logical_id}/")
+        ):
+            return f.location.construct_path
+    return None
 
 
 def fingerprint(f: Finding) -> str:

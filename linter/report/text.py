@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from visguard.linter.api import severity_counts
-from visguard.linter.report._common import display_path, resource_label
+from visguard.linter.report._common import display_path, queue_construct_path
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -26,20 +26,25 @@ def render_text(result, *, color: bool = False) -> str:
     for file, file_findings in groupby(sorted(result.findings, key=by_file), key=by_file):
         lines.append(c(_BOLD, file))
         file_findings = list(file_findings)
-        order = {}
-        for f in file_findings:  # resources in the order of their first finding (by line)
-            order.setdefault(resource_label(f), f.location.line or 0)
-        for label in sorted(order, key=lambda k: (order[k], k)):
-            group = [f for f in file_findings if resource_label(f) == label]
-            lines.append(f"  {c(_BOLD, label)}")
+        order: dict[str, int] = {}
+        for f in file_findings:  # queues in the order of their first finding (by line)
+            order.setdefault(f.queue, f.location.line or 0)
+        for queue in sorted(order, key=lambda k: (order[k], k)):
+            group = [f for f in file_findings if f.queue == queue]
+            header = queue_construct_path(queue, group)
+            lines.append(f"  {c(_BOLD, queue)}" + (f" [{header}]" if header else ""))
             for f in group:
                 where = f"{f.location.line}:{f.location.column or 1}" if f.location.line else "-"
                 sev = f.severity.value
                 lines.append(
                     f"    {where:<8} {c(_COLORS[sev], sev.ljust(7))}  {c(_BOLD, f.rule)}  {f.message}"
                 )
+                pad = f"    {'':<8} {'':<7}  {'':<5}  "
+                cp = f.location.construct_path
+                if cp and cp != header:
+                    lines.append(pad + c(_DIM, f"at {cp}"))
                 if f.fix:
-                    lines.append(f"    {'':<8} {'':<7}  {'':<5}  {c(_DIM, 'fix: ' + f.fix)}")
+                    lines.append(pad + c(_DIM, "fix: " + f.fix))
         lines.append("")
     counts = severity_counts(result.findings)
     total = sum(counts.values())

@@ -132,3 +132,22 @@ def test_junit_report(result, fail_on, expect_info_failures):
     types = {f.get("type") for f in failures}
     assert ("info" in types) is expect_info_failures
     assert "error" in types
+
+
+def test_cdk_assembly_findings_name_the_construct_path():
+    assembly = FIXTURES.parent / "loaders" / "cdk.out.sample"
+    if not (assembly / "manifest.json").exists():
+        pytest.skip("the loaders' sample cloud assembly is not there")
+    r = lint_paths([str(assembly)], config=LintConfig())
+    assert r.errors == [] and r.findings
+    with_paths = [f for f in r.findings if f.location.construct_path]
+    assert with_paths
+    text = render(r, "text")
+    assert all(f.location.construct_path in text for f in with_paths)
+    sarif = json.loads(render(r, "sarif"))
+    names = {
+        loc["fullyQualifiedName"]
+        for res in sarif["runs"][0]["results"]
+        for loc in res["locations"][0]["logicalLocations"]
+    }
+    assert {f.location.construct_path for f in with_paths} <= names
