@@ -227,10 +227,18 @@ def _meta_finding(rule_id: str, queue: Queue, message: str, location: Location |
 def _config_meta_findings(config: LintConfig) -> list[Finding]:
     """VG900/VG901 for global suppressions in visguard.yaml (reported once, against the config file)."""
     out = []
+    file = config.source_file or "visguard.yaml"
     for i, s in enumerate(config.suppressions):
-        loc = s.location or Location(config.source_file or "visguard.yaml", path=f"suppressions/{i}")
+        loc = s.location or Location(file, path=f"suppressions/{i}")
         pseudo = Queue(id=config.suppression_queues.get(i, "*"), location=loc, source="config")
         out += _suppression_problems(s, pseudo, config)
+    unknown = sorted((set(config.severity_overrides) | config.disabled) - set(ALL_RULES))
+    if unknown and "VG901" not in config.disabled:
+        pseudo = Queue(id="rules", location=Location(file, path="rules"), source="config")
+        names = ", ".join(unknown)
+        out.append(
+            _meta_finding("VG901", pseudo, f"rules settings name unknown rule(s) {names}", None, config)
+        )
     return out
 
 

@@ -167,3 +167,12 @@ def test_lint_start_imports_nothing_heavy():
         [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_config_naming_an_unknown_rule_is_reported(capsys, tmp_path):
+    cfg = tmp_path / "visguard.yaml"
+    cfg.write_text("version: 1\nrules: {VG998: off}\n")
+    code = main(["lint", CLEAN, "--config", str(cfg), "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 2 and [f["rule"] for f in doc["findings"]] == ["VG901"]
+    assert "VG998" in doc["findings"][0]["message"]
