@@ -104,6 +104,16 @@ class Profile:
     def rows(self, idx) -> Profile:
         return self
 
+    def slope(self, a):
+        """G'(a) = E[1/T; T > a] (G is concave: Newton's method from 0 climbs to the root)."""
+        a = np.asarray(a, dtype=float)
+        if self.kind == "lognormal":
+            return _LogNormalRows(self.mu, self.sigma).slope(a)
+        if self.kind == "fixed":
+            return np.where(a < self.p50, 1.0 / self.p50, 0.0)
+        s = self.samples
+        return np.mean(np.where(s > a[..., None], 1.0 / s, 0.0), axis=-1)
+
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         if self.kind == "lognormal":
             return rng.lognormal(self.mu, self.sigma, n)
@@ -247,74 +257,47 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     has_hb = ~np.isnan(h) & ~is_lambda
     hh = np.where(has_hb, h, np.inf)
     ee = np.where(has_hb, e, 0.0)
-    # Effective timeout E of a worker attempt that is not deleted.
+    # Effective timeout E: a worker attempt not deleted by then is received again.
     safe = has_hb & (hh < vt) & (hh < ee)
-    e_worker = np.where(~has_hb | (hh >= vt), vt, np.where(safe, MAX_VISIBILITY, hh + ee))
-    e_lambda = np.maximum(vt - np.where(is_lambda, w, 0.0), 0.0)
-    big_e = np.where(is_lambda, e_lambda, e_worker)
-
-    # Lambda: the batch fails as a whole on an invocation crash or a timeout kill.
-    fto_ = np.where(is_lambda, fto, np.inf)
-    sf = dist.sf
-    s_kill = np.where(is_lambda, sf(np.minimum(fto_, MAX_VISIBILITY)), 0.0)
-    batch_fail = c + (1 - c) * s_kill  # c: the invocation fails (worker: the attempt crashes)
-    # Healthy batch-mates that fail on their own (transient/poison) return the whole batch without RBIF.
-    mates_ok = ((1 - p) * (1 - f)) ** np.maximum(b - 1, 0)
-    mates_ok = np.where(is_lambda & ~rbif, mates_ok, 1.0)
-    # Runs past E but within the function timeout: completes and deletes, yet was received again meanwhile.
-    s_e = sf(big_e)
-    late_l = np.where(is_lambda & (big_e < fto_), (1 - c) * np.maximum(s_e - s_kill, 0.0), 0.0)
-
-    # q: a healthy message's delivery ends with the message received again.
-    q_worker = c + (1 - c) * (p + (1 - p) * s_e)
-    ok_l = (1 - batch_fail) * (1 - p) * mates_ok
-    q_lambda = 1 - ok_l + ok_l * np.where(is_lambda, late_l / np.maximum(1 - batch_fail, 1e-300), 0.0)
-    q = np.where(is_lambda, np.minimum(q_lambda, 1.0), q_worker)
-
+    big_e = np.where(~has_hb | (hh >= vt), vt, np.where(safe, MAX_VISIBILITY, hh + ee))
+    if is_lambda.any():
+        big_e = np.where(is_lambda, np.maximum(vt - np.where(is_lambda, w, 0.0), 0.0), big_e)
+    s_e = dist.sf(big_e)
     redrive = m > 0
     second_allowed = ~redrive | (m >= 2)
-    dup = (1 - f) * np.where(second_allowed, q, 0.0) + f * second_allowed
+    terms = np.where(redrive, np.maximum(m - 1, 0), np.inf)  # j = 0 .. M-2 failed attempts first
 
-    # completed more than once: the first completion is late (or, for Lambda without RBIF, succeeded inside
-    # a batch that a batch-mate failed), after j failed attempts, and a later attempt completes too.
-    fail = np.where(is_lambda, 1 - (1 - batch_fail) * (1 - p), c + (1 - c) * p)
-    late_completion = np.where(
-        is_lambda,
-        (1 - batch_fail) * (1 - p) * (1 - mates_ok) + late_l * (1 - p),
-        (1 - c) * (1 - p) * s_e,
-    )
-    terms = np.where(redrive, np.maximum(m - 1, 0), np.inf)  # j = 0 .. M-2
-    # After that first completion a worker's duplicate attempt must complete too (the first one's stale
-    # delete may remove the message, so there is no third try); a Lambda record whose batch failed is not
-    # deleted and keeps coming back until one of its next attempts completes (or it is dead-lettered).
-    completes = np.where(is_lambda, 1 - fail**terms, (1 - c) * (1 - p))
-    geom = np.where(fail < 1, (1 - fail**terms) / np.maximum(1 - fail, 1e-300), terms)
-    twice = (1 - f) * late_completion * completes * geom
-
-    # DLQ: a healthy message received M+1 times.
-    # DLQ: a healthy message received M+1 times. Lambda deliveries are independent batches: q^M. A worker's
-    # k-th redelivery also needs every earlier attempt still running: factor c + (1-c)(p + (1-p) S(iE)).
-    # Without RBIF the records of a failed batch come back at the same moment and are received together
-    # again, so a healthy record that shares its batch with a poison one follows it to the DLQ; the others
-    # fail again only if the re-formed batch fails (the exact simulator shows this re-forming).
+    # Workers. q: a delivery ends with the message received again (crash, failure, or still running at E).
     base = c + (1 - c) * p
-    mm = np.maximum(m, 0)
-    clean = (1 - f) ** np.maximum(b - 1, 0)
-    whole = 1 - (1 - batch_fail) * (1 - p) ** b
-    lam_dlq = np.where(rbif, q**mm, (1 - clean) + clean * whole**mm)
-    prod = np.where(is_lambda, lam_dlq, 1.0)
-    i = 0
-    for i in range(1, _DLQ_TERMS + 1):
-        s_i = sf(np.minimum(i * big_e, 1e9))
-        live = ~is_lambda & (m >= i)
-        if not live.any() or (i > 1 and float(np.max(s_i, initial=0.0)) < 1e-15):
-            i -= 1
-            break
-        prod = np.where(live, prod * (base + (1 - base) * s_i), prod)
-    prod = np.where(~is_lambda, prod * base ** np.maximum(m - i, 0), prod)
-    dlq_fp = np.where(redrive, (1 - f) * prod, 0.0)
-    dlq = dlq_fp + np.where(redrive, f, 0.0)
+    q = base + (1 - base) * s_e
+    # completed twice: j failed attempts, then one that completes after E, and the duplicate completes too
+    # (the first attempt's stale delete may remove the message: no third try is counted).
+    geom = np.where(base < 1, (1 - base**terms) / np.maximum(1 - base, 1e-300), terms)
+    twice = (1 - c) * (1 - p) * s_e * (1 - c) * (1 - p) * geom
+    # DLQ: the (M+1)-th receive needs, for each i = 1..M, the attempt i receives back still running at iE
+    # (or failed): prod_i [base + (1 - base) S(iE)]. Terms with S(iE) ~ 0 are just `base`.
+    dlq_prod = np.where(redrive, base + (1 - base) * s_e, 1.0)
+    counted = np.where(redrive, 1, 0)
+    live = np.flatnonzero(~is_lambda & (m >= 2) & (s_e > 1e-15))
+    i = 2
+    while live.size and i <= _DLQ_TERMS:
+        s_i = dist.rows(live).sf(i * big_e[live])
+        dlq_prod[live] *= base[live] + (1 - base[live]) * s_i
+        counted[live] = i
+        keep = (m[live] > i) & (s_i > 1e-15)
+        live = live[keep]
+        i += 1
+    dlq_prod = dlq_prod * base ** np.maximum(m - counted, 0)
 
+    lam = np.flatnonzero(is_lambda)
+    if lam.size:
+        _lambda_rows(lam, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q, twice, dlq_prod)
+
+    dup = (1 - f) * np.where(second_allowed, q, 0.0) + f * second_allowed
+    twice = (1 - f) * twice
+    dlq_fp = np.where(redrive, (1 - f) * dlq_prod, 0.0)
+    dlq = dlq_fp + np.where(redrive, f, 0.0)
+    fto_ = np.where(is_lambda, fto, np.inf)
     recovery = _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto_, (c == 0) & (p == 0) & (f == 0), dist)
     return {
         "duplicate_rate": dup,
@@ -326,13 +309,43 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     }
 
 
-def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, iters: int = 28):
+def _lambda_rows(ix, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q_out, twice_out, dlq_out) -> None:
+    """Lambda event source mapping rows ``ix``: fill q, twice (before the (1-f) factor) and the DLQ product."""
+    e, se, c, m, p, f = big_e[ix], s_e[ix], c[ix], m[ix], p[ix], f[ix]
+    t, b, rbif, terms = fto[ix], b[ix], rbif[ix], terms[ix]
+    # The batch fails as a whole on an invocation crash (c) or a timeout kill.
+    s_kill = dist.rows(ix).sf(np.minimum(t, MAX_VISIBILITY))
+    batch_fail = c + (1 - c) * s_kill
+    # Healthy batch-mates that fail on their own (transient/poison) return the whole batch without RBIF.
+    mates_ok = np.where(rbif, 1.0, ((1 - p) * (1 - f)) ** np.maximum(b - 1, 0))
+    # Runs past E but within the function timeout: completes and deletes, yet was received again meanwhile.
+    late = np.where(e < t, (1 - c) * np.maximum(se - s_kill, 0.0), 0.0)
+    ok = (1 - batch_fail) * (1 - p) * mates_ok
+    q = np.minimum(1 - ok + ok * late / np.maximum(1 - batch_fail, 1e-300), 1.0)
+    # completed twice: own processing succeeded in a batch a batch-mate failed (or ran late), after j failed
+    # attempts; the record is not deleted and comes back until one of its next attempts completes.
+    fail = 1 - (1 - batch_fail) * (1 - p)
+    first = (1 - batch_fail) * (1 - p) * (1 - mates_ok) + late * (1 - p)
+    geom = np.where(fail < 1, (1 - fail**terms) / np.maximum(1 - fail, 1e-300), terms)
+    twice = first * (1 - fail**terms) * geom
+    # Without RBIF the records of a failed batch come back at the same moment and are received together
+    # again, so a healthy record that shares its batch with a poison one follows it to the DLQ; the others
+    # fail again only if the re-formed batch fails (the exact simulator shows this re-forming).
+    mm = np.maximum(m, 0)
+    clean = (1 - f) ** np.maximum(b - 1, 0)
+    whole = 1 - (1 - batch_fail) * (1 - p) ** b
+    q_out[ix] = q
+    twice_out[ix] = twice
+    dlq_out[ix] = np.where(rbif, q**mm, (1 - clean) + clean * whole**mm)
+
+
+def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, iters: int = 17):
     """p99 of the time a message stays hidden after a crash at a uniformly random moment x = U*T.
 
     Without heartbeats (and for Lambda): R = E - x for crashes before E. With a safe heartbeat: R = VT - x
     before the first beat, else e - (x mod h), with x mod h taken as uniform on [0, h). Solved for
-    P(R > r) = 1 % of the crashes that happen while the message is hidden: by Newton's method where the
-    distribution gives the slope of G (G is concave, so Newton from 0 climbs monotonically), else bisection."""
+    P(R > r) = 1 % of the crashes that happen while the message is hidden: without heartbeat by Newton's
+    method on G (concave, so Newton from 0 climbs monotonically), with one by bisection."""
     hb = safe & ~is_lambda
     out = np.zeros_like(vt)
     lam = np.flatnonzero(is_lambda)
@@ -347,17 +360,12 @@ def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, 
     if plain.size:
         d, e_ = dist.rows(plain), big_e[plain]
         target = 0.01 * d.before(e_)
-        if hasattr(d, "slope"):
-            a = np.zeros_like(e_)
-            for _ in range(4):  # converged to ~1e-16 relative after 3 steps on a 1M-row test
-                a = np.minimum(a + (target - d.before(a)) / np.maximum(d.slope(a), 1e-300), e_)
-        else:
-            lo, hi = np.zeros_like(e_), e_.copy()
-            for _ in range(iters):
-                mid = (lo + hi) / 2
-                below = d.before(mid) < target
-                lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
-            a = (lo + hi) / 2
+        # Lognormal: converged to ~1e-16 relative after 3 steps on a 1M-row test. Fixed and empirical
+        # profiles make G piecewise linear: Newton walks one piece per step.
+        steps = 4 if getattr(d, "kind", "lognormal") == "lognormal" else 12
+        a = np.zeros_like(e_)
+        for _ in range(steps):
+            a = np.minimum(a + (target - d.before(a)) / np.maximum(d.slope(a), 1e-300), e_)
         out[plain] = np.where(target > 0, e_ - a, 0.0)
     rows = np.flatnonzero(hb)
     if rows.size:

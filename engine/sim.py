@@ -16,6 +16,7 @@ import contextlib
 import json
 import math
 import time
+from functools import partial
 
 import numpy as np
 from visguard.engine import Engine, SQSError
@@ -215,17 +216,24 @@ class Fleet:
             return self.times[-1] - self.t0 + 20 * max(sc.visibility_timeout, 1.0)
         return None
 
+    def gone(self) -> int:
+        """Messages deleted or dead-lettered so far."""
+        return self.tally.deleted + (self.dlq.counts()["visible"] if self.dlq is not None else 0)
+
     def check_done(self) -> bool:
         if self.finished:
             return True
-        t = self.tally
-        gone = t.deleted + (self.dlq.counts()["visible"] if self.dlq is not None else 0)
-        if self.progress is not None and gone - self._last_progress >= 2000:
-            self._last_progress = gone
-            self.progress(gone, self.n)
-        if self.next_i >= self.n and gone >= self.n:
+        if self.next_i < self.n:
+            return False  # still sending
+        if self.gone() >= self.n:
             self.finished = True
         return self.finished
+
+    def _tick_progress(self, every: float) -> None:
+        if self.finished:
+            return
+        self.progress(self.gone(), self.n)
+        self.eng.schedule(every, self._tick_progress, every)
 
     def note_inflight(self) -> None:
         c = self.q.counts()["inflight"]
@@ -236,6 +244,9 @@ class Fleet:
         wall = time.perf_counter()
         if self.sample_every:
             self._sample()
+        if self.progress is not None:
+            span = self.times[-1] - self.t0 if self.n else 1.0
+            self._tick_progress(max(span, 10 * self.sc.visibility_timeout) / 200)
         horizon = self.horizon()
         until = None if horizon is None else self.t0 + horizon
         self.eng.run(until=until)
@@ -264,16 +275,16 @@ class WorkerFleet(Fleet):
 
     def start(self) -> None:
         self.start_arrivals()
+        # one long-poll callback per worker, made once (the hot path)
+        self._callbacks = [partial(self.got, w) for w in range(self.sc.concurrency)]
+        self._poll_args = {"max_messages": self.sc.receive_max_messages, "wait": self.sc.wait_time}
         for w in range(self.sc.concurrency):
             self.eng.schedule(0, self.poll, w)
 
     def poll(self, w) -> None:
-        if self.finished or self.check_done():
+        if self.finished or (self.next_i >= self.n and self.check_done()):
             return
-        sc = self.sc
-        self.eng.poll(
-            self.q, lambda rs, w=w: self.got(w, rs), max_messages=sc.receive_max_messages, wait=sc.wait_time
-        )
+        self.eng.poll(self.q, self._callbacks[w], **self._poll_args)
 
     def got(self, w, rs) -> None:
         if not rs:
@@ -282,9 +293,9 @@ class WorkerFleet(Fleet):
             else:
                 self.poll(w)
             return
-        now, tally = self.eng.now, self.tally
+        now, received = self.eng.now, self.tally.received
         for r in rs:
-            tally.received(r.message.tag, now)
+            received(r.message.tag, now)
         self.note_inflight()
         self.process(w, rs, 0)
 
