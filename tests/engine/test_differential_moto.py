@@ -59,6 +59,7 @@ class Pair:
         self.clock = clock
         self.handles = []  # (body, moto handle, engine handle)
         self.urls = {}
+        self.dlq_bodies = set()  # bodies ever received from the DLQ
 
     def advance(self, s):
         self.eng.advance(s)
@@ -98,6 +99,8 @@ class Pair:
         assert view(ma) == view(mb)
         for x, y in zip(ma, mb, strict=True):
             self.handles.append((x["Body"], x["ReceiptHandle"], y["ReceiptHandle"], url))
+            if url.endswith("/dlq"):
+                self.dlq_bodies.add(x["Body"])
         return [m["Body"] for m in mb]
 
     def counts(self, url):
@@ -160,6 +163,9 @@ def test_same_sequences_same_answers(moto_env, ops):
                     r = p.both("change_message_visibility", QueueUrl=url, ReceiptHandle={"moto": hm, "ours": he},
                                VisibilityTimeout=b)  # fmt: skip
                 else:
+                    moved = p.dlq_bodies | {m.body for m in p.eng.get_queue(dlq)._live.values()}
+                    if url == src and body in moved:
+                        continue  # handle of a message moved to the DLQ: AWS unrecorded (moto errors, we say 200)
                     r = p.both("delete_message", QueueUrl=url, ReceiptHandle={"moto": hm, "ours": he})
                 assert [k for k, _ in r] == ["ok", "ok"], r
                 if kind == "cmv" and b == 0:
