@@ -24,7 +24,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 
 from . import foreach, sam
 from .decode import locate
-from .intrinsics import NOVALUE, Resolver, ResRef, Text, Unknown, is_intrinsic
+from .intrinsics import NOVALUE, ExternalRef, Resolver, ResRef, Text, Unknown, is_intrinsic
 
 QUEUE = "AWS::SQS::Queue"
 ESM = "AWS::Lambda::EventSourceMapping"
@@ -42,14 +42,17 @@ def load_template(
     construct_paths: dict[str, str] | None = None,
     source: str | None = None,
     imports: dict[str, Any] | None = None,
+    external: dict[str, Queue] | None = None,
 ) -> Model:
     """Build the model of one template. ``construct_paths`` maps logical ids to CDK construct paths (else
     each resource's ``aws:cdk:path`` metadata is used); ``imports`` resolves ``Fn::ImportValue`` names
-    (exports of sibling stacks in a cloud assembly)."""
+    (exports of sibling stacks in a cloud assembly) and ``external`` holds those stacks' queues, so a
+    mapping or redrive policy can point at a queue of another stack."""
     if isinstance(template, dict) and foreach.has_foreach(template.get("Resources")):
         template = foreach.expand(template, file=file, parameters=parameters)
     _check_shape(template, file)
     builder = _Builder(template, file, parameters, construct_paths or {}, source, imports)
+    builder.external = external or {}
     return builder.build()
 
 
@@ -98,6 +101,7 @@ class _Builder:
         self.globals = sam.function_globals(template, self.r, self.is_sam)
         self.pending_targets: dict[str, Any] = {}  # queue id -> deadLetterTargetArn, linked after all queues
         self.pending_allow: dict[str, tuple] = {}  # queue id -> (redrivePermission, sourceQueueArns)
+        self.external: dict[str, Queue] = {}  # queues of sibling stacks (cloud assembly), by model id
         _check_cycles(self.res, self.r)
 
     # ------------------------------------------------------------------ helpers
@@ -335,6 +339,10 @@ class _Builder:
             if not queues and isinstance(last, str) and ":sqs:" in str(v) and ":" in last:
                 return self.queues_by_name.get(last.rsplit(":", 1)[1]), str(v)
             return None, str(v)
+        if isinstance(v, ExternalRef) and v.type == QUEUE and v.id in self.external:
+            if v.attr == "Arn" or (v.attr is None and not arn_attr):
+                return v.id, str(v)
+            return None, f"{str(v)} (not the queue ARN)"
         if isinstance(v, Unknown):
             return None, str(v)
         if isinstance(v, (int, float)):
@@ -467,7 +475,7 @@ class _Builder:
         raise self.r.error(f"FunctionName must be a function name or ARN, got a {_kind(v)}", path)
 
     def attach(self, queue_id: str, c: Consumer, lid: str, res_path: list) -> None:
-        q = self.model.queues[queue_id]
+        q = self.model.queues.get(queue_id) or self.external[queue_id]
         q.consumers.append(c)
         for s in self.suppressions(lid, res_path):
             q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))

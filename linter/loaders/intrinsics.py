@@ -46,6 +46,16 @@ class Unknown:
 
 
 @dataclass(frozen=True)
+class ExternalRef(Unknown):
+    """``Fn::ImportValue`` of an export of another stack of the same cloud assembly: ``id`` is the
+    resource's id in the merged model (``<stack>/<logical id>``), ``attr`` the exported attribute."""
+
+    id: str = ""
+    attr: str | None = None
+    type: str = ""
+
+
+@dataclass(frozen=True)
 class Text:
     """A string built from literals, :class:`ResRef` and :class:`Unknown` parts."""
 
