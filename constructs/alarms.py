@@ -23,6 +23,7 @@ from constructs import Construct
 def add_queue_alarms(
     scope: Construct,
     *,
+    path: str,
     queue: Any,
     dead_letter_queue: Any,
     age_threshold: Callable[[], float],
@@ -30,7 +31,8 @@ def add_queue_alarms(
     topic: Any = None,
 ) -> tuple[cloudwatch.Alarm, cloudwatch.Alarm]:
     """Create the DLQ alarm and the age alarm in ``scope``; ``age_threshold`` is read at synth (a Lazy), so
-    consumers added after the queue still count. ``number`` wraps a callable as a CDK number producer."""
+    consumers added after the queue still count. ``path`` is the scope's construct path (for the
+    descriptions); ``number`` wraps a callable as a CDK number producer."""
     minute = Duration.minutes(1)
     dlq_alarm = cloudwatch.Alarm(
         scope,
@@ -42,7 +44,7 @@ def add_queue_alarms(
         comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluation_periods=1,
         treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
-        alarm_description=f"Messages in the dead-letter queue of {scope.node.path}: they failed maxReceiveCount times.",
+        alarm_description=f"Messages in the dead-letter queue of {path}: they failed maxReceiveCount times.",
     )
     age_alarm = cloudwatch.Alarm(
         scope,
@@ -54,7 +56,7 @@ def add_queue_alarms(
         datapoints_to_alarm=5,
         treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         alarm_description=(
-            f"The oldest message of {scope.node.path} is older than retries explain (maxReceiveCount x visibility "
+            f"The oldest message of {path} is older than retries explain (maxReceiveCount x visibility "
             "timeout + p99): consumers are behind or down."
         ),
     )

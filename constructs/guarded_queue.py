@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import Any
 
 import jsii
-from aws_cdk import Annotations, Duration, IStableNumberProducer, Lazy, Stack, Token
+from aws_cdk import Annotations, Duration, IStableNumberProducer, Lazy, Token
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sqs as sqs
@@ -52,7 +52,9 @@ def _seconds(value: Duration | None, what: str) -> float | None:
     if value is None:
         return None
     seconds = value.to_seconds()
-    if Token.is_unresolved(seconds):
+    # Fast path (one jsii round trip fewer per setting): CDK encodes number tokens as huge negative doubles, so
+    # a value between 0 and ten years is concrete; anything else is asked of Token.is_unresolved.
+    if not 0 <= seconds <= 315_360_000 and Token.is_unresolved(seconds):
         raise GuardError(
             f"{what} must be a concrete Duration, not a token: GuardedQueue derives settings at synth"
         )
@@ -114,17 +116,17 @@ class GuardedQueue(Construct):
         **queue_props: Any,
     ) -> None:
         super().__init__(scope, id)
+        self._path = path = self.node.path
         if "dead_letter_queue" in queue_props:
             raise GuardError(
-                f"{self.node.path}: GuardedQueue creates its own dead-letter queue; remove dead_letter_queue"
+                f"{path}: GuardedQueue creates its own dead-letter queue; remove dead_letter_queue"
             )
         if (processing_p50 is None) != (processing_p99 is None):
-            raise GuardError(f"{self.node.path}: give processing_p50 and processing_p99 together")
+            raise GuardError(f"{path}: give processing_p50 and processing_p99 together")
         self._lint_config = lint_config
         queue_name, dlq_name = _pair_names(queue_props.pop("queue_name", None), fifo)
         self._settings = QueueSettings(
-            path=self.node.path,
-            template_file=Stack.of(self).template_file,
+            path=path,
             queue_name=queue_name,
             dlq_name=dlq_name,
             fifo=fifo,
@@ -137,16 +139,16 @@ class GuardedQueue(Construct):
             arrival_rate=arrival_rate,
             target_duplicate_rate=target_duplicate_rate,
         )
-        self._raise_errors(self._settings, RANGE_RULES, self.node.path)
         dlq_props = {k: queue_props[k] for k in SHARED_PROPS if k in queue_props}
         dlq_props.update(dead_letter_queue_props or {})
-        dlq_props.setdefault("retention_period", Duration.seconds(DLQ_RETENTION))
-        self._settings = replace(
-            self._settings, dlq_retention=_seconds(dlq_props["retention_period"], "DLQ retention")
-        )
-        fifo_flag = (
-            True if fifo else None
-        )  # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer
+        if "retention_period" in dlq_props:
+            dlq_retention = _seconds(dlq_props["retention_period"], "DLQ retention")
+            self._settings = replace(self._settings, dlq_retention=dlq_retention)
+        else:
+            dlq_props["retention_period"] = Duration.seconds(DLQ_RETENTION)
+        self._raise_errors(self._settings, RANGE_RULES, path)
+        # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer the type from the props
+        fifo_flag = True if fifo else None
         self.dead_letter_queue = sqs.Queue(
             self, "DeadLetterQueue", fifo=fifo_flag, queue_name=dlq_name, **dlq_props
         )
@@ -168,6 +170,7 @@ class GuardedQueue(Construct):
             threshold = _seconds(age_alarm_threshold, "age_alarm_threshold")
             self.dlq_alarm, self.age_alarm = add_queue_alarms(
                 self,
+                path=path,
                 queue=self.queue,
                 dead_letter_queue=self.dead_letter_queue,
                 age_threshold=(lambda: threshold) if threshold is not None else self._age_threshold,
@@ -195,18 +198,19 @@ class GuardedQueue(Construct):
             own = getattr(fn, "timeout", None)
             if own is None and not isinstance(fn, lambda_.Function):
                 raise GuardError(
-                    f"{self.node.path}: cannot see the timeout of imported function {fn.node.path}; "
+                    f"{self._path}: cannot see the timeout of imported function {fn.node.path}; "
                     "pass function_timeout=Duration.seconds(N)"
                 )
             timeout = _seconds(own, "function timeout") if own is not None else 3.0  # Lambda default: 3 s
+        node = fn.node
         spec = LambdaSpec(
-            id=fn.node.path,
+            id=node.path,
             function_timeout=timeout,
             batch_size=batch_size,
             batching_window=_seconds(max_batching_window, "max_batching_window"),
             report_batch_item_failures=report_batch_item_failures,
             max_concurrency=max_concurrency,
-            reserved_concurrency=_reserved_concurrency(fn),
+            reserved_concurrency=_reserved_concurrency(fn, node),
         )
         self._raise_errors(replace(self._settings, lambdas=(spec,), workers=()), CONSUMER_RULES, spec.id)
         self._settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
@@ -235,7 +239,7 @@ class GuardedQueue(Construct):
         """Declare an ECS/EC2 worker fleet: no resource, but its profile shapes the timeout and the checks.
         ``grantee`` (an IGrantable, e.g. a task role) is granted consume permissions on the queue."""
         spec = WorkerSpec(
-            id=f"{self.node.path}/{id}",
+            id=f"{self._path}/{id}",
             processing_p50=_seconds(processing_p50, "processing_p50"),
             processing_p99=_seconds(processing_p99, "processing_p99"),
             heartbeat_interval=_seconds(heartbeat_interval, "heartbeat_interval"),
@@ -243,7 +247,7 @@ class GuardedQueue(Construct):
             concurrency=concurrency,
         )
         if any(w.id == spec.id for w in self._settings.workers):
-            raise GuardError(f"{self.node.path}: a worker consumer named {id!r} exists already; pass id=")
+            raise GuardError(f"{self._path}: a worker consumer named {id!r} exists already; pass id=")
         self._settings = replace(self._settings, workers=(*self._settings.workers, spec))
         if grantee is not None:
             self.queue.grant_consume_messages(grantee)
@@ -274,7 +278,7 @@ class GuardedQueue(Construct):
     def _validate(self) -> list[str]:
         errors = []
         for finding in self.findings():
-            text = format_finding(finding, self.node.path)
+            text = format_finding(finding, self._path)
             if finding.severity is Severity.ERROR:
                 errors.append(text)
             elif finding.severity is Severity.WARNING:
@@ -302,7 +306,7 @@ def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | N
     return queue_name, f"{queue_name}-dlq"
 
 
-def _reserved_concurrency(fn: Any) -> int | None:
-    cfn = fn.node.default_child if isinstance(fn, lambda_.Function) else None
+def _reserved_concurrency(fn: Any, node: Any) -> int | None:
+    cfn = node.default_child if isinstance(fn, lambda_.Function) else None
     value = getattr(cfn, "reserved_concurrent_executions", None)
     return value if isinstance(value, int) and not Token.is_unresolved(value) else None

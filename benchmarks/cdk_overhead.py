@@ -1,0 +1,235 @@
+"""What GuardedQueue costs at synth time: 100 GuardedQueues, each with a Lambda consumer, versus 100 plain
+``aws_sqs.Queue``s with the same consumers (goal: at most 1.3 x the plain synth time).
+
+A third variant writes by hand what GuardedQueue provisions (queue, 14-day DLQ, redrive, the two alarms, the
+same consumer), so the report separates the cost of the extra resources from the cost of visguard's own work
+(deriving the timeout, running the rule catalogue, annotations).
+
+Each variant builds a fresh App and synthesizes it (construction + ``app.synth()``, CDK's built-in CloudFormation
+validation on, as in a real ``cdk synth``); variants alternate, and the median of ``--repeats`` runs is reported.
+Run: ``.venv/bin/python -P benchmarks/cdk_overhead.py [--queues 100] [--repeats 3] [--write]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+
+GOAL = 1.3
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+SECTION = "cdk"
+PER_STACK = 20
+
+
+def _function(scope, i: int):
+    from aws_cdk import Duration
+    from aws_cdk import aws_lambda as lambda_
+
+    return lambda_.Function(
+        scope,
+        f"Fn{i}",
+        runtime=lambda_.Runtime.PYTHON_3_12,
+        handler="index.handler",
+        code=lambda_.Code.from_inline("def handler(event, context):\n    return {}\n"),
+        timeout=Duration.seconds(30),
+    )
+
+
+def build_plain(stack, ids: range) -> None:
+    from aws_cdk import Duration
+    from aws_cdk import aws_lambda_event_sources as events
+    from aws_cdk import aws_sqs as sqs
+
+    for i in ids:
+        q = sqs.Queue(stack, f"Q{i}", visibility_timeout=Duration.seconds(185))
+        _function(stack, i).add_event_source(
+            events.SqsEventSource(
+                q, batch_size=10, max_batching_window=Duration.seconds(5), report_batch_item_failures=True
+            )
+        )
+
+
+def build_by_hand(stack, ids: range) -> None:
+    """The resources GuardedQueue creates, written without it (no derivation, no rules)."""
+    from aws_cdk import Duration
+    from aws_cdk import aws_cloudwatch as cw
+    from aws_cdk import aws_lambda_event_sources as events
+    from aws_cdk import aws_sqs as sqs
+
+    for i in ids:
+        dlq = sqs.Queue(stack, f"Dlq{i}", retention_period=Duration.days(14))
+        q = sqs.Queue(
+            stack,
+            f"Q{i}",
+            visibility_timeout=Duration.seconds(185),
+            dead_letter_queue=sqs.DeadLetterQueue(queue=dlq, max_receive_count=5),
+        )
+        minute = Duration.minutes(1)
+        cw.Alarm(
+            stack,
+            f"DlqAlarm{i}",
+            metric=dlq.metric_approximate_number_of_messages_visible(period=minute, statistic="Maximum"),
+            threshold=0,
+            evaluation_periods=1,
+            comparison_operator=cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            treat_missing_data=cw.TreatMissingData.NOT_BREACHING,
+        )
+        cw.Alarm(
+            stack,
+            f"AgeAlarm{i}",
+            metric=q.metric_approximate_age_of_oldest_message(period=minute, statistic="Maximum"),
+            threshold=925,
+            evaluation_periods=5,
+            datapoints_to_alarm=5,
+            comparison_operator=cw.ComparisonOperator.GREATER_THAN_THRESHOLD,
+            treat_missing_data=cw.TreatMissingData.NOT_BREACHING,
+        )
+        _function(stack, i).add_event_source(
+            events.SqsEventSource(
+                q, batch_size=10, max_batching_window=Duration.seconds(5), report_batch_item_failures=True
+            )
+        )
+
+
+def build_guarded(stack, ids: range, alarms: bool = True) -> None:
+    from aws_cdk import Duration
+    from visguard.constructs import GuardedQueue
+
+    for i in ids:
+        q = GuardedQueue(stack, f"G{i}", alarms=alarms)
+        q.add_lambda_consumer(_function(stack, i), batch_size=10, max_batching_window=Duration.seconds(5))
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and of its descendants (the jsii Node.js kernel does most of the work), from
+    /proc: less disturbed than wall time on a machine shared with other jobs."""
+    total = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    parents, seen = {os.getpid()}, set()
+    stats = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            stats[int(entry)] = (int(fields[1]), int(fields[11]) + int(fields[12]))  # ppid, utime + stime
+    while parents:
+        children = {pid for pid, (ppid, _) in stats.items() if ppid in parents and pid not in seen}
+        seen |= children
+        total += sum(stats[pid][1] for pid in children) / tick
+        parents = children
+    return total
+
+
+def timed(build, n: int, **kw) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) to build and synthesize an app of ``n`` queues."""
+    from aws_cdk import App, Stack
+
+    start, cpu = time.perf_counter(), cpu_seconds()
+    app = App()
+    for first in range(0, n, PER_STACK):  # CloudFormation allows 500 resources per stack
+        build(Stack(app, f"Bench{first // PER_STACK}"), range(first, min(n, first + PER_STACK)), **kw)
+    app.synth()
+    return time.perf_counter() - start, cpu_seconds() - cpu
+
+
+def run(n: int, repeats: int) -> dict[str, tuple[float, float]]:
+    timed(build_plain, 5)  # warm up jsii and CDK's validation engine
+    timed(build_guarded, 5)
+    variants = {
+        "plain queue + consumer": (build_plain, {}),
+        "by hand: queue + DLQ + 2 alarms + consumer": (build_by_hand, {}),
+        "GuardedQueue + consumer (alarms=False)": (build_guarded, {"alarms": False}),
+        "GuardedQueue + consumer": (build_guarded, {}),
+    }
+    samples: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
+    order = list(variants)
+    for r in range(repeats):
+        for name in order[r % len(order) :] + order[: r % len(order)]:  # rotate: no variant always runs first
+            build, kw = variants[name]
+            samples[name].append(timed(build, n, **kw))
+    return {
+        k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+        for k, v in samples.items()
+    }
+
+
+def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str:
+    base = medians["plain queue + consumer"][1]
+    hand = medians["by hand: queue + DLQ + 2 alarms + consumer"][1]
+    guarded = medians["GuardedQueue + consumer"][1]
+    date = subprocess.run(["date"], capture_output=True, text=True).stdout.strip()
+
+    lines = [
+        f"<!-- section:{SECTION} -->",
+        "## CDK: GuardedQueue synth overhead (`benchmarks/cdk_overhead.py`)",
+        "",
+        f"Machine: 2 vCPU AMD EPYC, 24 GiB, Python {platform.python_version()} (shared with other jobs); "
+        f"aws-cdk-lib {_cdk_version()}; {date}.",
+        f"{n} queues, each with one Lambda consumer (30 s timeout, batch 10, 5 s window); construction + "
+        f"`app.synth()` with CDK's built-in validation on, {PER_STACK} queues per stack; median of {repeats} runs in rotating order.",
+        "",
+        "| variant | wall time | CPU time (Python + Node.js) | CPU x plain |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for name, (wall, cpu) in medians.items():
+        lines.append(f"| {name} | {wall:.2f} s | {cpu:.2f} s | {cpu / base:.2f} |")
+    verdict = "met" if guarded / base <= GOAL else "NOT met"
+    lines += [
+        "",
+        f"Goal (<= {GOAL} x plain, CPU time): **{verdict}** ({guarded / base:.2f} x). Against the same resources written by "
+        f"hand, visguard's own work (timeout derivation, rule catalogue, annotations) costs "
+        f"{guarded / hand:.2f} x ({(guarded - hand) / n * 1000:.1f} ms per queue).",
+        f"<!-- /section:{SECTION} -->",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _cdk_version() -> str:
+    from importlib.metadata import version
+
+    return version("aws-cdk-lib")
+
+
+def write_section(text: str) -> None:
+    """Replace (or append) this benchmark's own section of RESULTS.md; other sections stay as they are."""
+    start, end = f"<!-- section:{SECTION} -->", f"<!-- /section:{SECTION} -->"
+    old = "# Benchmark results\n"
+    if os.path.exists(RESULTS):
+        with open(RESULTS, encoding="utf-8") as fh:
+            old = fh.read()
+    if start in old and end in old:
+        head, rest = old.split(start, 1)
+        new = head + text.rstrip("\n") + rest.split(end, 1)[1]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text
+    with open(RESULTS, "w", encoding="utf-8") as fh:
+        fh.write(new)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--queues", type=int, default=100)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--write", action="store_true", help="write the results into benchmarks/RESULTS.md")
+    args = ap.parse_args(argv)
+    medians = run(args.queues, args.repeats)
+    text = report(args.queues, args.repeats, medians)
+    print(text)
+    if args.write:
+        write_section(text)
+    ratio = medians["GuardedQueue + consumer"][1] / medians["plain queue + consumer"][1]
+    return 0 if ratio <= GOAL else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
