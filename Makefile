@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint
+.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/inst
 
 install: $(STAMP)
 
-demo: install demo-engine demo-cdk demo-lint
+demo: install demo-engine demo-cdk demo-lint demo-simulate
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -65,3 +65,11 @@ demo-lint: install
 	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/ --fail-on never \
 		--format sarif --output $(OUT)/lint/examples.sarif
 	@echo "demo-lint: SARIF report (upload it to GitHub code scanning) in $(OUT)/lint/examples.sarif"
+
+demo-simulate: install
+	@mkdir -p $(OUT)
+	$(BIN)/visguard simulate engine/examples/order-pipeline.yaml --plot $(OUT)/order-pipeline.png
+	$(BIN)/visguard simulate engine/examples/video-encoder-12h.yaml
+	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --plot $(OUT)/video-encoder-heartbeat.png
+	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --mode fast
+	$(BIN)/visguard recommend --p50 1800 --p99 21600 --max-recovery 1800 --max-duplicate-rate 0.005 --plot $(OUT)/recommend-video-encoder.png
