@@ -264,8 +264,16 @@ def loads(text: str, *, file: str) -> Any:
     if "\x00" in text:
         raise VisguardError("not a text file (contains NUL bytes)", file=file)
     try:
-        if text.lstrip().startswith("{") or file.endswith(".json"):
+        if file.endswith(".json"):
             return loads_json(text, file=file)
+        if text.lstrip().startswith("{"):
+            try:
+                return loads_json(text, file=file)
+            except VisguardError as json_error:  # a YAML flow mapping also starts with "{"
+                try:
+                    return loads_yaml(text, file=file)
+                except VisguardError:
+                    raise json_error from None
         return loads_yaml(text, file=file)
     except RecursionError:
         raise VisguardError("document nested too deeply", file=file) from None

@@ -114,3 +114,12 @@ def test_cfn_lint_nodes_positions_are_understood():
     assert q.location.line == 2
     assert q.location_of("visibility_timeout").line == 5
     assert q.visibility_timeout == 5
+
+
+def test_yaml_flow_mapping_starting_with_a_brace(write):
+    path = write(
+        "{Resources: {Q: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: !Ref T}}},\n Parameters: {T: {Type: Number, Default: 9}}}\n"
+    )
+    assert load_path(path).queues["Q"].visibility_timeout == 9
+    with pytest.raises(VisguardError, match="malformed JSON"):  # neither JSON nor YAML: the JSON error
+        load_path(write('{"Resources": {"Q": [}\n', "broken.template"))
