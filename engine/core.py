@@ -481,7 +481,6 @@ class Engine:
 
     def _enqueue(self, q, m, delay):
         now = self.now
-        self._settle(q)
         q._live[m.seq] = m
         heappush(q._ret, (m.enqueued_at, m.seq, m))
         if delay > 0:
@@ -554,8 +553,8 @@ class Engine:
         now = self.now
         vis = q._visible
         out = []
-        again = []  # received with VT 0: stay visible, but not twice in one response
-        skipped = []
+        again = None  # received with VT 0: stay visible, but not twice in one response
+        skipped = None
         p = 0.0 if long else self.short_poll_sampling
         max_rc = q._max_rc
         while vis and len(out) < take:
@@ -563,16 +562,18 @@ class Engine:
             if m.state != VISIBLE or m.queue is not q:
                 continue
             if p and self._rng.random() >= p:
+                skipped = skipped or []
                 skipped.append(m)
                 continue
             if max_rc and m.receive_count >= max_rc and self._move_to_dlq(q, m):
                 continue
             out.append(self._deliver(q, m, vt, now))
             if vt <= 0:
+                again = again or []
                 again.append(m)
-        for m in skipped:
+        for m in skipped or ():
             heappush(vis, (m.seq, m))
-        for m in again:
+        for m in again or ():
             heappush(vis, (m.seq, m))
         return out
 
