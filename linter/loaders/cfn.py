@@ -102,6 +102,7 @@ class _Builder:
         self.pending_targets: dict[str, Any] = {}  # queue id -> deadLetterTargetArn, linked after all queues
         self.pending_allow: dict[str, tuple] = {}  # queue id -> (redrivePermission, sourceQueueArns)
         self.external: dict[str, Queue] = {}  # queues of sibling stacks (cloud assembly), by model id
+        self._functions_by_name: dict[str, str] | None = None
         _check_cycles(self.res, self.r)
 
     # ------------------------------------------------------------------ helpers
@@ -463,16 +464,25 @@ class _Builder:
             return None, v.why
         if isinstance(v, str):
             name = _function_name(v)
-            for fid, res in self.res.items():
-                if res["Type"] in FUNCTION_TYPES:
-                    fn = self.props(fid).get("FunctionName")
-                    if (
-                        fn is not None
-                        and self.string(fn, ["Resources", fid, "Properties", "FunctionName"]) == name
-                    ):
-                        return fid, None
+            if name in self.functions_by_name():
+                return self.functions_by_name()[name], None
             return None, f"function {name!r} is not defined in this template"
         raise self.r.error(f"FunctionName must be a function name or ARN, got a {_kind(v)}", path)
+
+    def functions_by_name(self) -> dict[str, str]:
+        """FunctionName (when the template fixes it) -> logical id, computed once."""
+        if self._functions_by_name is None:
+            self._functions_by_name = {}
+            for fid, res in self.res.items():
+                fn = self.props(fid).get("FunctionName") if res["Type"] in FUNCTION_TYPES else None
+                name = (
+                    self.string(fn, ["Resources", fid, "Properties", "FunctionName"])
+                    if fn is not None
+                    else None
+                )
+                if name is not None:
+                    self._functions_by_name.setdefault(name, fid)
+        return self._functions_by_name
 
     def attach(self, queue_id: str, c: Consumer, lid: str, res_path: list) -> None:
         q = self.model.queues.get(queue_id) or self.external[queue_id]
