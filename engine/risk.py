@@ -79,8 +79,7 @@ class Profile:
         """P(T > t)."""
         t = np.asarray(t, dtype=float)
         if self.kind == "lognormal":
-            with np.errstate(divide="ignore"):
-                return ndtr((self.mu - np.log(np.maximum(t, 0.0))) / self.sigma)
+            return _ln_sf(t, self.mu, self.sigma)
         if self.kind == "fixed":
             return (self.p50 > t).astype(float)
         s = self.samples
@@ -133,19 +132,17 @@ class Profile:
         return np.mean(np.minimum(1.0, np.maximum(a, 0.0)[..., None] / s), axis=-1)
 
 
+# ln(max(t, 1e-300)) keeps t = 0 finite (-690): no warnings, and P(T > 0) = 1, G(0) = 0 still come out.
 def _ln_sf(t, mu, sigma):
-    with np.errstate(divide="ignore"):
-        return ndtr((mu - np.log(np.maximum(t, 0.0))) / sigma)
+    return ndtr((mu - np.log(np.maximum(t, 1e-300))) / sigma)
 
 
 def _ln_before(a, mu, sigma):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        la = np.log(np.maximum(a, 1e-300))
-        cdf = ndtr((la - mu) / sigma)
-        # E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)
-        tail = np.exp(-mu + sigma * sigma / 2) * ndtr((mu - sigma * sigma - la) / sigma)
-        g = cdf + a * tail
-    return np.where(a <= 0, 0.0, np.minimum(g, 1.0))
+    la = np.log(np.maximum(a, 1e-300))
+    cdf = ndtr((la - mu) / sigma)
+    # E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)
+    tail = np.exp(-mu + sigma * sigma / 2) * ndtr((mu - sigma * sigma - la) / sigma)
+    return np.minimum(cdf + np.maximum(a, 0.0) * tail, 1.0)
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -405,8 +402,7 @@ class _LogNormalRows:
 
     def slope(self, a):  # G'(a) = E[1/T; T > a]
         mu, s = self.mu, self.sigma
-        with np.errstate(divide="ignore"):
-            la = np.log(np.maximum(a, 1e-300))
+        la = np.log(np.maximum(a, 1e-300))
         return np.exp(-mu + s * s / 2) * ndtr((mu - s * s - la) / s)
 
 
