@@ -10,6 +10,7 @@ from visguard.linter.cli import _Parser
 
 def explain_text(rule_id: str) -> str:
     from visguard.linter.rules import ALL_RULES
+    from visguard.linter.rules._base import cfnlint_id
 
     key = rule_id.strip().upper()
     if key.isdigit():
@@ -23,7 +24,7 @@ def explain_text(rule_id: str) -> str:
 
     out = [
         f"{rule.id} ({rule.name}): {rule.title}",
-        f"severity: {rule.severity.value}    tags: {', '.join(rule.tags)}",
+        f"severity: {rule.severity.value}    tags: {', '.join(rule.tags)}    cfn-lint plugin id: {cfnlint_id(rule)}",
         "",
         "Why:",
         para(rule.rationale),

@@ -26,6 +26,9 @@ RULE = Rule(
 )
 
 
+_ESM_MAX_CONCURRENCY = 1_250
+
+
 def _mean_processing(p50: float | None, p99: float | None) -> float | None:
     if p99 is None:
         return p50
@@ -42,8 +45,9 @@ def _hold_and_cap(c) -> tuple[float | None, float | None]:
         if hold is None:
             hold = c.effective_function_timeout  # upper bound: a batch runs at most the function timeout
         hold += c.effective_batching_window
-        cap = c.max_concurrency * c.effective_batch_size if c.max_concurrency else None
-        return hold, cap
+        # An SQS event source mapping runs at most 1,250 concurrent invokes (or its MaximumConcurrency), each
+        # holding one batch (Lambda developer guide, services-sqs-scaling).
+        return hold, (c.max_concurrency or _ESM_MAX_CONCURRENCY) * c.effective_batch_size
     cap = c.concurrency * 10 if c.concurrency else None  # a receive returns at most 10 messages
     return hold, cap
 

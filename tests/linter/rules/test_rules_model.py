@@ -349,3 +349,17 @@ def test_config_suppression_with_queue_glob():
     b = with_consumers(queue("billing", visibility_timeout=900), lam())
     cfg = LintConfig(suppressions=[Suppression("VG020", "legacy")], suppression_queues={0: "orders-*"})
     assert [f.queue for f in lint_model(model(a, b), cfg)] == ["billing"]
+
+
+def test_vg016_zero_visibility_with_workers():
+    assert fired("VG016", model(with_consumers(queue(visibility_timeout=0), worker())))
+    assert not fired("VG016", model(with_consumers(queue(visibility_timeout=0), lam())))  # VG010's case
+    assert not fired("VG016", model(with_consumers(queue(visibility_timeout=30), worker())))
+
+
+def test_vg040_lambda_bounded_by_mapping_concurrency():
+    # 5000 msg/s x 30 s would be 150,000 in flight, but 1,250 invokes x 10 records hold at most 12,500
+    q = with_consumers(queue(visibility_timeout=900, arrival_rate=5000), lam(timeout=30))
+    assert not fired("VG040", model(q))
+    q.consumers[0].batch_size, q.consumers[0].batching_window = 200, 5
+    assert fired("VG040", model(q))

@@ -1,0 +1,37 @@
+"""VG016: visibility timeout 0 on a queue that workers consume."""
+
+from __future__ import annotations
+
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+
+RULE = Rule(
+    id="VG016",
+    title="Visibility timeout 0 on a consumed queue",
+    severity=Severity.WARNING,
+    rationale=(
+        "With a visibility timeout of 0 a received message is visible again at once: the next ReceiveMessage, "
+        "by any consumer, returns it again while the first one is still processing it, so every message can "
+        "be processed several times in parallel and its receive count races towards the DLQ. A timeout of 0 "
+        "only makes sense on a ReceiveMessage or ChangeMessageVisibility call that deliberately releases a "
+        "message, not as the queue's default. (Lambda consumers are covered by VG010.)"
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
+    fix="Set VisibilityTimeout to a value above the consumers' processing time (declare a profile to get a "
+    "recommendation), and release messages early with ChangeMessageVisibility 0 where that is intended.",
+    tags=("visibility", "duplicates"),
+)
+
+
+def check(queue, ctx):
+    if ctx.visibility(queue) != 0:
+        return
+    workers = [c for c in queue.consumers if c.kind != "lambda"]
+    if workers:
+        yield ctx.finding(
+            queue,
+            f"visibility timeout 0 on {queue.id}, consumed by {ctx.consumer_label(workers[0])}: every receive "
+            "leaves the message visible to the next one",
+            location=queue.location_of("visibility_timeout"),
+            consumer=workers[0],
+        )
