@@ -17,7 +17,7 @@ from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardErro
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors with exit code 1 (bad input or usage), not argparse's 2."""
 
-    def error(self, message: str):  # noqa: D401
+    def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
 

@@ -32,7 +32,7 @@ def _required(p99: float, p50: float | None, target: float) -> float | None:
     try:
         p50 = p50 if p50 is not None else p99 / 4
         return float(required_visibility(Profile.lognormal(p50=min(p50, p99), p99=p99), target))
-    except Exception:  # noqa: BLE001 - advisory only
+    except (ValueError, TypeError, ArithmeticError):  # a profile the model cannot take: no number in the fix
         return None
 
 
