@@ -31,6 +31,7 @@ class LambdaSettings:
     max_esm_concurrency: int = 1250
     throttle_retry: float = 1.0
     legacy_effective_visibility: bool = False
+    error_backoff: float = 0.0
 
 
 @dataclass(frozen=True)

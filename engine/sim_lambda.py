@@ -161,7 +161,9 @@ class LambdaFleet(Fleet):
             tally.active[r.message.tag] -= 1
         if outcome == "timeout":
             self.timeouts += 1
-        if outcome != "ok":
+        lam = self.lam
+        whole_failed = outcome != "ok"
+        if whole_failed:
             for r in rs:
                 tally.crashed(r.message.tag, r.received_at, now)
         else:
@@ -172,7 +174,8 @@ class LambdaFleet(Fleet):
                     failed.append(r)
                 else:
                     tally.completions[i] += 1  # its side effects are done, whatever happens to the batch
-            if failed and not self.lam.report_batch_item_failures:
+            if failed and not lam.report_batch_item_failures:
+                whole_failed = True
                 to_delete = []  # the function raised: the whole batch returns (behaviour 5)
                 for r in rs:
                     tally.crashed(r.message.tag, r.received_at, now)
@@ -190,6 +193,9 @@ class LambdaFleet(Fleet):
                 if tally.done_at[i] < 0:
                     tally.done_at[i] = now
                     tally.deleted += 1
+        if whole_failed and lam.error_backoff and not lam.report_batch_item_failures:
+            # behaviour 7: function errors make the ESM back off (not with RBIF); by how much is a parameter
+            self.target = max(float(self.floor), self.target - lam.error_backoff)
         self.gather(_Batch())
 
     def run(self) -> dict:

@@ -96,3 +96,21 @@ def test_explicit_horizon_and_counts_agree_with_the_engine():
     # every message sent so far is deleted, dead-lettered or still in the queue
     sent = fleet.next_i
     assert sent == r["deleted"] + r["dlq_messages"] + r["left_in_queue"]
+
+
+def test_error_backoff_shrinks_the_poller_fleet_without_partial_responses():
+    def run(backoff, rbif=False):
+        doc = {
+            "queue": {"visibility_timeout": 60},
+            "workload": {"messages": 6000, "arrival": "burst"},
+            "consumer": {"type": "lambda", "processing": {"distribution": "fixed", "seconds": 2},
+                         "failures": {"transient": 0.05},
+                         "lambda": {"timeout": 10, "batch_size": 10, "error_backoff": backoff,
+                                    "report_batch_item_failures": rbif}},
+        }  # fmt: skip
+        return fleet_run(doc)[1]
+
+    free, backed_off, rbif = run(0), run(5), run(5, rbif=True)
+    assert backed_off["max_concurrent_invocations"] < free["max_concurrent_invocations"]
+    assert backed_off["virtual_seconds"] > free["virtual_seconds"]  # fewer pollers: the backlog drains slower
+    assert rbif["max_concurrent_invocations"] == run(0, rbif=True)["max_concurrent_invocations"]
