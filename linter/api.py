@@ -367,9 +367,24 @@ def _is_config_file(path: str) -> bool:
     return base in CONFIG_NAMES or base.endswith((".visguard.yaml", ".visguard.yml"))
 
 
+def _looks_lintable(path: str) -> bool:
+    """Inside a folder, only templates (a ``Resources`` key) and visguard.yaml files are linted; other JSON and
+    YAML (package.json, CI workflows, cdk.json) are not the user's inputs and are skipped without an error.
+    Files named on the command line are always loaded."""
+    if _is_config_file(path):
+        return True
+    if path.endswith((".assets.json", "tree.json", "manifest.json")):
+        return False
+    try:
+        with open(path, "rb") as fh:
+            return b"Resources" in fh.read()
+    except OSError:
+        return True  # let the loader report it
+
+
 def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[VisguardError]]:
     """Files to lint: a file as given; a cdk.out folder (manifest.json) as one input; other folders are
-    searched (not recursively into cdk.out assemblies twice) for templates and visguard.yaml files."""
+    searched for templates (files with a ``Resources`` key), visguard.yaml files and cdk.out assemblies."""
     out: list[str] = []
     errors: list[VisguardError] = []
     for p in paths:
@@ -386,10 +401,14 @@ def expand_paths(paths: Iterable[str]) -> tuple[list[str], list[VisguardError]]:
                 found += [
                     os.path.join(root, f)
                     for f in sorted(files)
-                    if f.endswith(TEMPLATE_SUFFIXES) and not f.endswith((".assets.json", "tree.json"))
+                    if f.endswith(TEMPLATE_SUFFIXES) and _looks_lintable(os.path.join(root, f))
                 ]
             if not found:
-                errors.append(VisguardError("no templates (*.yaml, *.yml, *.json, *.template) found", file=p))
+                errors.append(
+                    VisguardError(
+                        "no CloudFormation templates, cdk.out assemblies or visguard.yaml files found", file=p
+                    )
+                )
             out += found
         else:
             out.append(p)

@@ -176,3 +176,16 @@ def test_config_naming_an_unknown_rule_is_reported(capsys, tmp_path):
     doc = json.loads(capsys.readouterr().out)
     assert code == 2 and [f["rule"] for f in doc["findings"]] == ["VG901"]
     assert "VG998" in doc["findings"][0]["message"]
+
+
+def test_folder_skips_json_and_yaml_that_are_not_templates(capsys, tmp_path):
+    (tmp_path / "package.json").write_text('{"name": "app", "version": "1.0.0"}')
+    (tmp_path / ".github").mkdir()
+    (tmp_path / "ci.yml").write_text("on: push\n")
+    (tmp_path / "infra").mkdir()
+    (tmp_path / "infra" / "stack.yaml").write_text(Path(WARN).read_text())
+    code, out, err = run(capsys, str(tmp_path))
+    assert code == 2 and err == "" and "stack.yaml" in out and "1 file" in out
+    (tmp_path / "infra" / "stack.yaml").unlink()
+    code, _, err = run(capsys, str(tmp_path))
+    assert code == 1 and "no CloudFormation templates" in err
