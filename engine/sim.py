@@ -82,7 +82,7 @@ class Tally:
         if self.last_receive[i] == received_at and self.done_at[i] < 0:
             self.crash_at[i] = now
 
-    def result(self, eng: Engine, q, dlq, wall: float, horizon_hit: bool) -> dict:
+    def result(self, eng: Engine, q, dlq, wall: float, horizon_hit: bool, sent: int) -> dict:
         n = self.n
         starts = np.asarray(self.starts)
         comps = np.asarray(self.completions)
@@ -112,6 +112,11 @@ class Tally:
             "recovery_p99": _q(rec, 0.99),
             "crashes_recovered": int(rec.size),
             "left_in_queue": left["visible"] + left["inflight"] + left["delayed"],
+            "sent": sent,
+            "expired": sent
+            - self.deleted
+            - len(dlq_idx)
+            - (left["visible"] + left["inflight"] + left["delayed"]),
             "virtual_seconds": eng.now - self.t0,
             "horizon_reached": horizon_hit,
             "wall_seconds": wall,
@@ -176,7 +181,6 @@ class Fleet:
         self.unif = Draws(np.random.default_rng([sc.seed, 2]), lambda r, k: r.random(k))
         self.finished = False
         self.progress = progress
-        self._last_progress = 0
 
     # arrivals: one chained event per distinct send time
     def start_arrivals(self) -> None:
@@ -207,12 +211,16 @@ class Fleet:
             self.eng.schedule(self.sample_every, self._sample)
 
     def horizon(self) -> float | None:
-        """The scenario's horizon; without one, poison messages and no redrive would loop until retention
-        (4 days by default): stop 20 visibility timeouts after the last send and say so."""
+        """The scenario's horizon. Without one, messages that can never succeed (poison, certain failure,
+        a Lambda that always times out) and no redrive would loop until retention (4 days by default): stop
+        20 visibility timeouts after the last send instead, and say so (``horizon_reached``)."""
         sc = self.sc
         if sc.horizon is not None:
             return sc.horizon
-        if sc.poison > 0 and not sc.max_receive_count and self.n:
+        never = sc.poison > 0 or sc.crash_before_delete >= 1 or sc.transient >= 1
+        if sc.is_lambda:
+            never = never or float(sc.profile.sf(sc.lam.timeout)) >= 1
+        if never and not sc.max_receive_count and self.n:
             return self.times[-1] - self.t0 + 20 * max(sc.visibility_timeout, 1.0)
         return None
 
@@ -221,11 +229,13 @@ class Fleet:
         return self.tally.deleted + (self.dlq.counts()["visible"] if self.dlq is not None else 0)
 
     def check_done(self) -> bool:
+        """Done once every message is sent and the queue is empty (deleted, dead-lettered or expired)."""
         if self.finished:
             return True
         if self.next_i < self.n:
             return False  # still sending
-        if self.gone() >= self.n:
+        c = self.q.counts()
+        if c["visible"] + c["inflight"] + c["delayed"] == 0:
             self.finished = True
         return self.finished
 
@@ -254,7 +264,9 @@ class Fleet:
         self.finished = True
         if self.progress is not None:
             self.progress(self.n, self.n)
-        return self.tally.result(self.eng, self.q, self.dlq, time.perf_counter() - wall, horizon_hit)
+        return self.tally.result(
+            self.eng, self.q, self.dlq, time.perf_counter() - wall, horizon_hit, self.next_i
+        )
 
 
 class _Attempt:
@@ -288,7 +300,7 @@ class WorkerFleet(Fleet):
 
     def got(self, w, rs) -> None:
         if not rs:
-            if sc_wait_zero(self.sc):
+            if self.sc.wait_time <= 0:
                 self.eng.schedule(1.0, self.poll, w)  # short polling: back off a second
             else:
                 self.poll(w)
@@ -368,10 +380,6 @@ class WorkerFleet(Fleet):
         for r in rs[k:]:
             self.tally.crashed(r.message.tag, r.received_at, now)
         self.poll(a.worker)  # a replacement worker starts polling at once
-
-
-def sc_wait_zero(sc: Scenario) -> bool:
-    return sc.wait_time <= 0
 
 
 def build(sc: Scenario, progress=None, sample_every: float | None = None) -> Fleet:

@@ -114,3 +114,16 @@ def test_error_backoff_shrinks_the_poller_fleet_without_partial_responses():
     assert backed_off["max_concurrent_invocations"] < free["max_concurrent_invocations"]
     assert backed_off["virtual_seconds"] > free["virtual_seconds"]  # fewer pollers: the backlog drains slower
     assert rbif["max_concurrent_invocations"] == run(0, rbif=True)["max_concurrent_invocations"]
+
+
+def test_messages_past_retention_expire_and_the_run_ends():
+    doc = {
+        "queue": {"visibility_timeout": 30, "message_retention": 60},
+        "workload": {"messages": 200, "arrival_rate": 5},
+        "consumer": {"concurrency": 2, "processing": {"distribution": "fixed", "seconds": 3}},
+    }  # fmt: skip
+    _, r = fleet_run(doc)
+    assert not r["horizon_reached"] and r["left_in_queue"] == 0
+    assert r["expired"] > 0 and r["deleted"] + r["expired"] == r["sent"] == 200
+    # two workers at 3 s each: about 2/3 s per message over the 40 s of sending plus the 60 s retention
+    assert 60 <= r["deleted"] <= 75
