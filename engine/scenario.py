@@ -162,6 +162,19 @@ def from_dict(doc: dict, file: str = "<scenario>") -> Scenario:
                 "consumer.heartbeat",
             )
         raw = dict(c.get("lambda") or {})
+        prov = raw.pop("provisioned", None)
+        if prov is not None:
+            # Provisioned mode (reference/lambda-sqs-esm.md, behaviour 11): "the maximum concurrency setting cannot
+            # be used with provisioned mode"; up to 10 concurrent invokes per poller, +1,000 concurrency a minute.
+            if raw.get("max_concurrency") is not None:
+                raise bad(
+                    "maximum concurrency cannot be used with provisioned mode",
+                    "consumer.lambda.max_concurrency",
+                )
+            lo, hi = prov.get("minimum_pollers", 2), prov.get("maximum_pollers", 200)
+            if lo > hi:
+                raise bad(f"minimum_pollers {lo} exceeds maximum_pollers {hi}", "consumer.lambda.provisioned")
+            raw.update(initial_concurrency=10 * lo, scale_up_per_minute=1000.0, max_esm_concurrency=10 * hi)
         lam = LambdaSettings(**raw)
         # Each rule below is a validation of CreateEventSourceMapping (reference/lambda-sqs-esm.md, behaviour 1).
         if lam.timeout > vt:

@@ -127,3 +127,35 @@ def test_messages_past_retention_expire_and_the_run_ends():
     assert r["expired"] > 0 and r["deleted"] + r["expired"] == r["sent"] == 200
     # two workers at 3 s each: about 2/3 s per message over the 40 s of sending plus the 60 s retention
     assert 60 <= r["deleted"] <= 75
+
+
+def test_provisioned_mode_starts_warm_and_scales_faster():
+    def run(lam):
+        doc = {
+            "queue": {"visibility_timeout": 60},
+            "workload": {"messages": 4000, "arrival": "burst"},
+            "consumer": {"type": "lambda", "processing": {"distribution": "fixed", "seconds": 5},
+                         "lambda": {"timeout": 10, "batch_size": 10, **lam}},
+        }  # fmt: skip
+        return fleet_run(doc)[1]
+
+    capped = run({"provisioned": {"minimum_pollers": 3, "maximum_pollers": 4}})
+    assert 30 <= capped["max_concurrent_invocations"] <= 40  # 3 warm pollers, at most 10 invokes each of 4
+    standard = run({})
+    provisioned = run({"provisioned": {"minimum_pollers": 3, "maximum_pollers": 200}})
+    assert provisioned["virtual_seconds"] < standard["virtual_seconds"]  # warm start, +1,000 a minute
+
+
+def test_provisioned_mode_rejects_maximum_concurrency():
+    import pytest
+    from visguard.errors import VisguardError
+
+    doc = {
+        "queue": {"visibility_timeout": 60},
+        "workload": {"messages": 10, "arrival": "burst"},
+        "consumer": {"type": "lambda", "processing": {"distribution": "fixed", "seconds": 1},
+                     "lambda": {"timeout": 10, "max_concurrency": 5, "provisioned": {"minimum_pollers": 2}}},
+    }  # fmt: skip
+    with pytest.raises(VisguardError) as err:
+        from_dict(doc, file="p.yaml")
+    assert err.value.place == "consumer.lambda.max_concurrency"
