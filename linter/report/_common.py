@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
-from pathlib import Path
 
 from visguard.linter.model import Finding
 
@@ -13,15 +11,15 @@ def display_path(file: str | None) -> str:
     """A path as users typed it, relative to the working directory when it lies below it, with '/'."""
     if not file:
         return "<unknown>"
+    path = str(file)
     try:
-        p = Path(file)
-        if p.is_absolute():
-            rel = os.path.relpath(p, Path.cwd())
+        if os.path.isabs(path):
+            rel = os.path.relpath(path)
             if not rel.startswith(".."):
-                return Path(rel).as_posix()
-        return p.as_posix()
-    except ValueError:  # different drive (Windows)
-        return str(file)
+                path = rel
+    except ValueError:  # another drive (Windows)
+        pass
+    return path.replace(os.sep, "/")
 
 
 def queue_construct_path(queue: str, findings: list[Finding]) -> str | None:
@@ -39,6 +37,8 @@ def queue_construct_path(queue: str, findings: list[Finding]) -> str | None:
 
 def fingerprint(f: Finding) -> str:
     """Stable across runs and unrelated edits: rule, file, queue and consumer (not the line or the numbers)."""
+    import hashlib
+
     key = "\x1f".join([f.rule, display_path(f.location.file), f.queue, f.consumer or ""])
     return hashlib.sha256(key.encode()).hexdigest()[:32]
 
