@@ -72,4 +72,5 @@ demo-simulate: install
 	$(BIN)/visguard simulate engine/examples/video-encoder-12h.yaml
 	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --plot $(OUT)/video-encoder-heartbeat.png
 	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --mode fast
+	$(BIN)/visguard simulate engine/examples/lambda-reserved-concurrency.yaml
 	$(BIN)/visguard recommend --p50 1800 --p99 21600 --max-recovery 1800 --max-duplicate-rate 0.005 --plot $(OUT)/recommend-video-encoder.png
