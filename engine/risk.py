@@ -443,7 +443,7 @@ def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
     ok = (vt_ >= 0) & (vt_ <= MAX_VISIBILITY) & (p50_ > 0) & (p99_ >= p50_) & np.isfinite(p99_)
     ok &= (c >= 0) & (c <= 1) & (p >= 0) & (p <= 1) & (f >= 0) & (f <= 1) & (b >= 1)
     ok &= ~(is_lambda & has_hb) & ~(is_lambda & (fto > vt_)) & ~(has_hb & ~(h > 0))
-    ok &= np.isnan(h) == np.isnan(e)
+    ok &= (np.isnan(h) == np.isnan(e)) & ~(has_hb & ((e < 0) | (e > MAX_VISIBILITY)))
     mu = np.log(np.where(ok, p50_, 1.0))
     sigma = np.where(ok & (p99_ > p50_), (np.log(np.where(ok, p99_, 1.0)) - mu) / Z99, 1e-9)
     mean = np.exp(mu + sigma**2 / 2)
