@@ -235,8 +235,10 @@ def _load_text(text: str, name: str) -> None:
         COUNT["errors"] += 1
 
 
-COUNT = {"generated": 0, "mutated": 0, "config": 0, "loaded": 0, "errors": 0, "queues": 0}
-FUZZ = settings(max_examples=700, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+COUNT = {"generated": 0, "mutated": 0, "config": 0, "loaded": 0, "errors": 0, "queues": 0, "config_models": 0}
+# VISGUARD_FUZZ_EXAMPLES=5000 for a longer hunt; the default keeps the file well under 20 s
+EXAMPLES = int(os.environ.get("VISGUARD_FUZZ_EXAMPLES", "700"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 
 
 @FUZZ
@@ -376,3 +378,99 @@ def test_fuzz_counts():
     # both outcomes are exercised: the fuzz is not all parse errors, nor all clean templates
     assert COUNT["loaded"] >= 200 and COUNT["errors"] >= 200 and COUNT["queues"] >= 200, COUNT
     print(COUNT)
+
+
+QNAMES = ["a", "b", "a.fifo", "arn:aws:sqs:us-east-1:1:a", "x*"]
+num = st.one_of(st.integers(-5, 100_000), st.floats(0, 1e6))
+heartbeat = st.fixed_dictionaries(
+    {"interval": st.floats(0.1, 100)}, optional={"extend_by": st.floats(0.1, 100)}
+)
+processing = {
+    "p50": st.floats(0, 1e4),
+    "p99": st.floats(0, 1e5),
+    "heartbeat": heartbeat,
+    "concurrency": st.integers(1, 50),
+}
+consumer = st.fixed_dictionaries(
+    {},
+    optional={
+        "kind": st.sampled_from(["lambda", "worker"]),
+        "id": st.sampled_from(["c1", "c2"]),
+        "function": st.sampled_from(["f", "arn:aws:lambda:us-east-1:1:function:f"]),
+        "timeout": num,
+        "batch_size": st.integers(-1, 20_000),
+        "batching_window": num,
+        "report_batch_item_failures": st.booleans(),
+        "profile": st.sampled_from(["p1", "missing"]),
+        **processing,
+    },
+)
+queue_entry = st.fixed_dictionaries(
+    {"name": st.sampled_from(QNAMES)},
+    optional={
+        "id": st.sampled_from(["Q1", "Q2"]),
+        "fifo": st.booleans(),
+        "visibility_timeout": num,
+        "retention": num,
+        "redrive": st.fixed_dictionaries(
+            {}, optional={"target": st.sampled_from(QNAMES), "max_receive_count": num}
+        ),
+        "consumers": st.lists(consumer, max_size=3),
+        "suppress": st.lists(
+            st.fixed_dictionaries(
+                {"rule": st.sampled_from(["VG011", "VG020"])}, optional={"reason": st.text(max_size=5)}
+            ),
+            max_size=2,
+        ),
+    },
+)
+profile_entry = st.fixed_dictionaries(
+    {"match": st.sampled_from(["a", "*", "Q?", ["a", "b*"]])},
+    optional={
+        "name": st.sampled_from(["p1", "p2"]),
+        "kind": st.sampled_from(["lambda", "worker"]),
+        **processing,
+    },
+)
+valid_configs = st.fixed_dictionaries(
+    {},
+    optional={
+        "version": st.just(1),
+        "queues": st.lists(queue_entry, max_size=4),
+        "profiles": st.lists(profile_entry, max_size=3),
+        "rules": st.dictionaries(
+            st.sampled_from(["VG011", "VG013"]), st.sampled_from(["off", False, "error"])
+        ),
+        "suppressions": st.lists(
+            st.fixed_dictionaries(
+                {"rule": st.sampled_from(["VG020", "*"])},
+                optional={"queue": st.just("a*"), "reason": st.just("r")},
+            ),
+            max_size=2,
+        ),
+    },
+)
+
+
+@settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(valid_configs)
+def test_schema_shaped_configs_load_or_fail_cleanly(doc):
+    """Documents shaped like the schema reach the model builder and apply_profiles, not just validation."""
+    from visguard.linter.loaders import apply_profiles
+
+    try:
+        model = model_from_config(doc, file="visguard.yaml")
+        config = config_from_document(doc, file="visguard.yaml")
+    except VisguardError as exc:
+        assert exc.file == "visguard.yaml"
+        return
+    apply_profiles(model, config)
+    _check(model)
+    COUNT["config_models"] += 1
+    for q in model.queues.values():
+        for c in q.consumers:
+            assert c.kind in ("lambda", "worker")
+
+
+def test_schema_shaped_configs_mostly_load():
+    assert COUNT["config_models"] >= 100, COUNT
