@@ -227,7 +227,7 @@ def main(argv: list[str], prog: str = "visguard simulate") -> int:
         sc = sc.with_changes(seed=args.seed)
     if args.messages is not None:
         if args.messages < 1:
-            raise VisguardError("--messages must be at least 1", place="--messages")
+            raise VisguardError("must be at least 1", place="--messages")
         sc = sc.with_changes(messages=args.messages)
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise VisguardError("the plot must be a .png or .svg file", file=args.plot)
