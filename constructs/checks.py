@@ -2,17 +2,19 @@
 
 Registered with ``Validations.of(app).add_plugins(VisGuardChecks())`` (aws-cdk-lib's
 ``IPolicyValidationPlugin``, the mechanism cdk-nag 3 uses). After synthesis CDK calls ``validate`` with every
-stack template of the app; each template goes through ``visguard.linter.api.lint_template``, so every queue is
-checked, GuardedQueue or plain ``aws_sqs.Queue``. Findings become violations in ``cdk.out/validation-report.json``
-beside those of the built-in "CloudFormation Validate" plugin. Errors interrupt synthesis; warnings and infos
-are reported only. CDK infers each violation's construct path from its logical id, so
-``Validations.of(x).acknowledge(Acknowledgment(id="visguard::VG011", reason=...))`` on the queue or any parent
-suppresses it (and a GuardedQueue's own annotation with the same id).
+stack template of the app. The cloud assembly holding them is loaded as one model
+(``visguard.linter.api.load_path``: cross-stack consumers are linked to their queues) and linted with
+``lint_model``, so every queue is checked, GuardedQueue or plain ``aws_sqs.Queue``. Findings become violations in
+``cdk.out/validation-report.json`` beside those of CDK's built-in "CloudFormation Validate" plugin. Errors
+interrupt synthesis; warnings and infos are reported only. CDK infers each violation's construct path from its
+logical id, so ``Validations.of(x).acknowledge(Acknowledgment(id="visguard::VG011", reason=...))`` on the queue
+or any parent suppresses it (and a GuardedQueue's own annotation with the same id).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import jsii
@@ -35,8 +37,8 @@ _SEVERITY = {"error": "error", "warning": "warning", "info": "info"}
 class VisGuardChecks:
     """Run visguard's rules over every synthesized template of the app.
 
-    ``config`` is a ``visguard.linter.model.LintConfig`` (rule settings, severity overrides, disabled rules);
-    ``include_info=False`` leaves info-level findings out of the report.
+    ``config`` is a ``visguard.linter.model.LintConfig`` (rule settings, severity overrides, disabled rules,
+    profiles); ``include_info=False`` leaves info-level findings out of the report.
     """
 
     def __init__(self, *, config: Any = None, include_info: bool = True) -> None:
@@ -59,28 +61,65 @@ class VisGuardChecks:
         return sorted(RULES)
 
     def validate(self, context: IPolicyValidationContext) -> PolicyValidationPluginReport:
-        violations: list[PolicyViolation] = []
-        for stack in context.stack_templates:
-            violations += self.check_template(stack.template_path)
+        templates = [stack.template_path for stack in context.stack_templates]
+        violations = [
+            violation_of(finding, template)
+            for finding, template in self.findings(templates)
+            if self._include_info or finding.severity.value != "info"
+        ]
         failed = any(v.severity == "error" for v in violations)
         return PolicyValidationPluginReport(
             success=not failed, violations=violations, plugin_version=__version__
         )
 
-    def check_template(self, template_path: str) -> list[PolicyViolation]:
-        """The violations of one synthesized template (also usable outside CDK's validation run)."""
-        from visguard.linter.api import lint_template
+    def findings(self, template_paths: list[str]) -> list[tuple[Any, str]]:
+        """(finding, template path) for every finding located in one of ``template_paths``.
 
-        with open(template_path, encoding="utf-8") as fh:
-            template = json.load(fh)
-        findings = lint_template(
-            template, file=template_path, construct_paths=construct_paths(template), config=self._config
-        )
-        return [
-            violation_of(finding, template, template_path)
-            for finding in findings
-            if self._include_info or finding.severity.value != "info"
-        ]
+        A template outside any cloud assembly (no manifest.json beside it) is linted alone (``lint_template``).
+        """
+        from visguard.linter.api import lint_model, lint_template, load_path
+        from visguard.linter.loaders import apply_profiles
+
+        wanted = {os.path.realpath(p) for p in template_paths}
+        roots = assembly_roots(template_paths)
+        out: list[tuple[Any, str]] = []
+        seen: set = set()
+        for root in roots:
+            model = load_path(root)
+            if self._config is not None and self._config.profiles:
+                apply_profiles(model, self._config)
+            for finding in lint_model(model, self._config):
+                file = os.path.realpath(finding.location.file or "")
+                key = (file, finding.rule, finding.queue, finding.consumer, finding.message)
+                if file in wanted and key not in seen:
+                    seen.add(key)
+                    out.append((finding, finding.location.file))
+        for path in template_paths:
+            if not any(_inside(path, root) for root in roots):
+                with open(path, encoding="utf-8") as fh:
+                    template = json.load(fh)
+                paths = construct_paths(template)
+                found = lint_template(template, file=path, construct_paths=paths, config=self._config)
+                out += [(finding, path) for finding in found]
+        return out
+
+
+def assembly_roots(template_paths: list[str]) -> list[str]:
+    """The outermost folders with a manifest.json among the templates' folders (a nested Stage's assembly is
+    a sub-folder of the app's, and loading the app's assembly includes it)."""
+    folders = sorted({os.path.dirname(os.path.realpath(p)) for p in template_paths})
+    roots: list[str] = []
+    for folder in folders:
+        if os.path.isfile(os.path.join(folder, "manifest.json")) and not any(
+            _inside(folder, r) for r in roots
+        ):
+            roots.append(folder)
+    return roots
+
+
+def _inside(path: str, folder: str) -> bool:
+    rel = os.path.relpath(os.path.realpath(path), folder)
+    return rel == "." or not rel.startswith("..")
 
 
 def construct_paths(template: dict) -> dict[str, str]:
@@ -93,8 +132,8 @@ def construct_paths(template: dict) -> dict[str, str]:
     return paths
 
 
-def violation_of(finding: Any, template: dict, template_path: str) -> PolicyViolation:
-    logical_id, location = _resource_and_location(finding, template)
+def violation_of(finding: Any, template_path: str) -> PolicyViolation:
+    logical_id, location = resource_and_location(finding)
     return PolicyViolation(
         rule_name=finding.rule,
         description=finding.message,
@@ -110,13 +149,12 @@ def violation_of(finding: Any, template: dict, template_path: str) -> PolicyViol
     )
 
 
-def _resource_and_location(finding: Any, template: dict) -> tuple[str | None, str | None]:
+def resource_and_location(finding: Any) -> tuple[str | None, str | None]:
     """The violating resource and the property path inside it, from the finding's location
-    (``Resources/<LogicalId>/Properties/...``), else the queue id when it is a logical id of the template."""
+    (``Resources/<LogicalId>/Properties/...``); CDK derives the construct path from the logical id."""
     path = finding.location.path if finding.location else None
     if path:
         parts = path.split("/")
         if len(parts) >= 2 and parts[0] == "Resources":
             return parts[1], "/".join(parts[2:]) or None
-    resources = template.get("Resources") or {}
-    return (finding.queue if finding.queue in resources else None), None
+    return None, None

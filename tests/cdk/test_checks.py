@@ -31,6 +31,9 @@ def report(cdk, make_function, tmp_path_factory):
             Validations.of(q).acknowledge(
                 Acknowledgment(id="visguard::VG011", reason="replaced next quarter, see JIRA-1")
             )
+    producer, consumer = Stack(app, "Producer"), Stack(app, "Consumer")
+    shared = sqs.Queue(producer, "Shared", visibility_timeout=Duration.seconds(100))
+    make_function(consumer, "Fn", 30).add_event_source(events.SqsEventSource(shared))  # Fn::ImportValue
     st = Stack(app, "Guarded")
     GuardedQueue(st, "Orders").add_lambda_consumer(make_function(st, "Fn", 30))
     Validations.of(app).add_plugins(VisGuardChecks())
@@ -47,7 +50,11 @@ def visguard_report(report):
 def test_findings_appear_in_the_validation_report_with_construct_paths(report):
     rep = visguard_report(report)
     assert rep["conclusion"] == "success"  # warnings only
-    vg011 = [v for v in rep["violations"] if v["ruleName"] == "VG011"]
+    vg011 = [
+        v
+        for v in rep["violations"]
+        if v["ruleName"] == "VG011" and v["violatingConstructs"][0]["constructPath"].startswith("Plain/")
+    ]
     assert len(vg011) == 1, rep["violations"]
     v = vg011[0]
     assert v["severity"] == "warning" and "180 s" in v["suggestedFix"]
@@ -91,3 +98,10 @@ def test_plugin_identity(cdk):
     plugin = VisGuardChecks()
     assert plugin.name == "visguard" and plugin.version == __version__
     assert plugin.rule_ids == sorted(RULES) and "VG010" in plugin.rule_ids
+
+
+def test_cross_stack_consumers_are_checked_against_their_queue(report):
+    rep = visguard_report(report)
+    found = {(v["ruleName"], c["constructPath"]) for v in rep["violations"] for c in v["violatingConstructs"]}
+    assert ("VG011", "Producer/Shared/Resource") in found  # 100 s < 6 x 30 s of a function in another stack
+    assert ("VG020", "Producer/Shared/Resource") in found
