@@ -131,7 +131,7 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno",
+        "_seqno", "_dead",
     )  # fmt: skip
 
     def __init__(self, engine, name, serial):
@@ -171,6 +171,7 @@ class Queue:
         self._waiters = deque()
         self._wake_at = INF
         self._seqno = 0  # FIFO SequenceNumber
+        self._dead = 0  # heap entries made stale since the last compaction
 
     def __repr__(self):
         return f"<Queue {self.name}>"
@@ -358,7 +359,11 @@ class Engine:
 
     # ---------------------------------------------------------------- lazy state
     def _settle(self, q):
-        """Bring ``q`` up to ``now``: in-flight/delayed messages whose time came become visible; retention."""
+        """Bring ``q`` up to ``now``: in-flight/delayed messages whose time came become visible; retention.
+
+        Runs first in every receive, so it is also where dead heap entries are dropped (never mid-loop)."""
+        if q._dead > 1024 and q._dead > len(q._live):
+            self._compact(q)
         now = self.now
         h = q._hidden
         if h and h[0][0] <= now:
@@ -390,6 +395,7 @@ class Engine:
 
     def _compact(self, q):
         """Drop dead heap entries once they outnumber live messages (keeps memory bounded by live messages)."""
+        q._dead = 0
         q._hidden = [e for e in q._hidden if e[2].ver == e[1]]
         heapify(q._hidden)
         q._ret = [e for e in q._ret if e[2].queue is q and e[2].state != GONE and e[2].seq == e[1]]
@@ -412,6 +418,7 @@ class Engine:
             q._ndelayed -= 1
         m.state = GONE
         m.ver = 0
+        q._dead += 2  # its retention entry, and its visible or hidden entry
         del q._live[m.seq]
         r = m.receipt
         hs = q._handles
@@ -432,12 +439,11 @@ class Engine:
                     g.ver = -1
             else:
                 g.msgs.remove(m)
-        if len(q._hidden) > 2 * len(q._live) + 1024 or len(q._ret) > 2 * len(q._live) + 1024:
-            self._compact(q)
 
     def _gtouch(self, q, g):
         """Re-file FIFO group ``g`` in the ready heap at the time its head becomes (or became) visible."""
         g.ver = v = next(self._seq)
+        q._dead += 1
         t = g.msgs[0].visible_at
         heappush(q._gheap, (t if t > self.now else self.now, v, g))
 
@@ -755,6 +761,7 @@ class Engine:
         if now + timeout - anchor > MAX_VISIBILITY:
             raise E.visibility_cap(timeout)
         m.ver = v = next(self._seq)
+        q._dead += 1
         head = q.fifo and q._groups[m.group_id].msgs[0] is m
         if timeout == 0:
             m.state = VISIBLE
