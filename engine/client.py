@@ -40,6 +40,12 @@ _SYSTEM_ATTRIBUTES = (
 _BATCH_ID_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
 
 _model_cache: dict = {}
+# top-level parameters whose type botocore's validator checks before sending (Integer / String shapes)
+_INT_PARAMS = frozenset(
+    {"VisibilityTimeout", "MaxNumberOfMessages", "WaitTimeSeconds", "DelaySeconds", "MaxResults"}
+)
+_STR_PARAMS = frozenset({"QueueUrl", "QueueName", "MessageBody", "ReceiptHandle", "MessageGroupId",
+                         "MessageDeduplicationId", "QueueNamePrefix"})  # fmt: skip
 
 
 def _service_model():
@@ -127,8 +133,19 @@ class EngineClient:
         members, required = _model_cache["ops"][op]
         unknown = [k for k in kwargs if k not in members]
         missing = [k for k in required if k not in kwargs]
-        if unknown or missing:
+        badtype = [
+            k
+            for k in _INT_PARAMS.intersection(kwargs)
+            if not isinstance(kwargs[k], int) or isinstance(kwargs[k], bool)
+        ]
+        badtype += [k for k in _STR_PARAMS.intersection(kwargs) if not isinstance(kwargs[k], str)]
+        if unknown or missing or badtype:
             lines = [f'Missing required parameter in input: "{k}"' for k in sorted(missing)]
+            lines += [
+                f"Invalid type for parameter {k}, value: {kwargs[k]!r}, type: {type(kwargs[k])}, valid types: "
+                f"{int if k in _INT_PARAMS else str}"
+                for k in badtype
+            ]
             lines += [
                 f'Unknown parameter in input: "{k}", must be one of: {", ".join(members)}' for k in unknown
             ]

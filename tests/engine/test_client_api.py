@@ -37,6 +37,8 @@ def test_param_validation_like_botocore(sqs):
         sqs.receive_message()
     with pytest.raises(ParamValidationError, match='Unknown parameter in input: "Queue"'):
         sqs.receive_message(QueueUrl="x", Queue="y")
+    with pytest.raises(ParamValidationError, match="Invalid type for parameter VisibilityTimeout"):
+        sqs.receive_message(QueueUrl="x", VisibilityTimeout="30")
 
 
 def test_message_attributes_md5_matches_the_sqs_algorithm(sqs):

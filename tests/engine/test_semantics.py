@@ -508,6 +508,13 @@ def test_fifo_dedup_outlives_delete_and_is_cleared_by_purge(eng, sqs):
     assert one(sqs, url) is not None
 
 
+def test_dedup_scope_message_group(eng, sqs):
+    url = fifo(sqs, DeduplicationScope="messageGroup", FifoThroughputLimit="perMessageGroupId")
+    for g in ("g1", "g2", "g1"):
+        sqs.send_message(QueueUrl=url, MessageBody="same", MessageGroupId=g)
+    assert bodies(sqs, url) == ["same", "same"]  # one per group: the third send was a duplicate within g1
+
+
 def test_content_based_dedup_is_sha256_of_body(eng, sqs):
     import hashlib
 
