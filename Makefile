@@ -25,7 +25,7 @@ demo: install demo-engine demo-cdk demo-lint demo-simulate
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
-	$(BIN)/visguard engine-demo
+	$(BIN)/visguard engine-demo --out $(OUT)/engine/demo-timeline.json
 
 test: install
 	$(BIN)/pytest

@@ -161,6 +161,7 @@ def main(argv: list[str], prog: str) -> int:
     )
     ap.add_argument("--heartbeat", type=int, default=30, help="ChangeMessageVisibility value (s), default 30")
     ap.add_argument("--json", action="store_true", help="print the timeline as JSON")
+    ap.add_argument("--out", metavar="FILE", help="also write the timeline as JSON to FILE")
     a = ap.parse_args(argv)
     from visguard.errors import VisguardError
 
@@ -172,4 +173,14 @@ def main(argv: list[str], prog: str) -> int:
         raise VisguardError("must be 1-43000 seconds", place="--heartbeat")
     result = run_demo(a.visibility_timeout, a.max_receive_count, a.heartbeat)
     print(json.dumps(result, indent=2) if a.json else render(result))
+    if a.out:
+        from pathlib import Path
+
+        out = Path(a.out)
+        try:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(json.dumps(result, indent=2) + "\n")
+        except OSError as exc:
+            raise VisguardError(f"cannot write: {exc.strerror}", file=a.out) from None
+        print(f"\ntimeline written to {out}")
     return 0

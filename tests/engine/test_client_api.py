@@ -192,8 +192,10 @@ def test_engine_demo_json(capsys):
     assert dlq_step["dlq_source"].endswith(":orders") and dlq_step["queue"] == "orders-dlq"
 
 
-def test_engine_demo_text_and_bad_option(capsys):
-    assert cli_main(["engine-demo"]) == 0
+def test_engine_demo_text_and_bad_option(capsys, tmp_path):
+    out = tmp_path / "engine" / "t.json"
+    assert cli_main(["engine-demo", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["distinct_receipt_handles"] == 3
     text = capsys.readouterr().out
     assert "ChangeMessageVisibility(30)" in text and "moved to the DLQ" in text
     assert cli_main(["engine-demo", "--max-receive-count", "0"]) == 1
