@@ -18,6 +18,7 @@ import json
 import json.decoder
 import json.scanner
 import os
+import re
 from bisect import bisect_right
 from typing import Any
 
@@ -223,9 +224,37 @@ _Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
 _Loader.add_multi_constructor("!", _construct_tag)
 
 
+_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[A-Za-z0-9_.-]")
+MAX_EXPANDED_NODES = 2_000_000
+
+
+def _expanded_size(root: Any, limit: int) -> int:
+    """Nodes of ``root`` counted as if every YAML alias were copied (shared nodes memoized by id), so a
+    "billion laughs" document is refused before any loader walks it."""
+    sizes: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if not isinstance(node, (dict, list)) or (id(node) in sizes and not done):
+            continue
+        children = list(node.values()) if isinstance(node, dict) else node
+        if not done:
+            stack.append((node, True))
+            stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
+            continue
+        total = 1 + sum(sizes.get(id(c), 1) for c in children)
+        if total > limit:
+            return total
+        sizes[id(node)] = total
+    return sizes.get(id(root), 1)
+
+
 def loads_yaml(text: str, *, file: str) -> Any:
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        if _ALIAS.search(text) and _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
+            raise VisguardError("YAML aliases expand to more than 2,000,000 nodes", file=file)
+        return doc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         place = str(mark.line + 1) if mark is not None else None

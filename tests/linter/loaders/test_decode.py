@@ -123,3 +123,22 @@ def test_yaml_flow_mapping_starting_with_a_brace(write):
     assert load_path(path).queues["Q"].visibility_timeout == 9
     with pytest.raises(VisguardError, match="malformed JSON"):  # neither JSON nor YAML: the JSON error
         load_path(write('{"Resources": {"Q": [}\n', "broken.template"))
+
+
+def test_yaml_alias_bomb_is_refused_and_ordinary_aliases_work(write):
+    levels = ["a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for prev, name in zip("abcdefg", "bcdefgh", strict=False):
+        levels.append(f"{name}: &{name} [" + ", ".join([f"*{prev}"] * 10) + "]")
+    bomb = "\n".join(levels) + "\nResources: {Q: {Type: AWS::SQS::Queue, Properties: {Tags: *h}}}\n"
+    with pytest.raises(VisguardError, match="aliases expand to more than"):
+        load_path(write(bomb, "bomb.yaml"))
+    ok = write(
+        "Base: &base {VisibilityTimeout: 30}\nResources:\n  Q: {Type: AWS::SQS::Queue, Properties: *base}\n"
+        "  P: {Type: AWS::SQS::Queue, Properties: {<<: *base, DelaySeconds: 1}}\n"
+    )
+    m = load_path(ok)
+    assert (m.queues["Q"].visibility_timeout, m.queues["P"].visibility_timeout, m.queues["P"].delay) == (
+        30,
+        30,
+        1,
+    )
