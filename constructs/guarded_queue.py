@@ -16,7 +16,6 @@ from visguard.linter.model import Severity
 from constructs import Construct, IValidation
 
 from .settings import (
-    DEFAULT_TARGET_DUPLICATE_RATE,
     DLQ_RETENTION,
     LambdaSpec,
     QueueSettings,
@@ -25,6 +24,7 @@ from .settings import (
     build_model,
     derive_visibility_timeout,
     format_finding,
+    rule_settings,
 )
 
 # Rules whose findings a single consumer's own settings decide: reported when the consumer is added, before
@@ -94,6 +94,10 @@ class GuardedQueue(Construct):
       of the oldest message above ``age_alarm_threshold`` or a threshold derived from the settings), with
       ``alarm_topic`` (an SNS topic) as their action when given.
     - Every other ``aws_sqs.Queue`` prop passes through to the queue; ``dead_letter_queue_props`` to the DLQ.
+    - ``lint_config`` (a ``visguard.linter.model.LintConfig``, e.g. from visguard.yaml) changes rule settings,
+      severities and disabled rules for this queue; the derivation follows its settings (``lambda_multiplier``,
+      ``heartbeat_max_fraction``, ``target_duplicate_rate``; ``target_duplicate_rate=`` overrides the last).
+    - ``arrival_rate`` (messages per second) lets the in-flight quota rule (VG040) judge the queue.
     """
 
     def __init__(
@@ -110,7 +114,7 @@ class GuardedQueue(Construct):
         alarm_topic: Any = None,
         age_alarm_threshold: Duration | None = None,
         arrival_rate: float | None = None,
-        target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
+        target_duplicate_rate: float | None = None,
         dead_letter_queue_props: dict | None = None,
         lint_config: Any = None,
         **queue_props: Any,
@@ -137,7 +141,10 @@ class GuardedQueue(Construct):
             processing_p50=_seconds(processing_p50, "processing_p50"),
             processing_p99=_seconds(processing_p99, "processing_p99"),
             arrival_rate=arrival_rate,
-            target_duplicate_rate=target_duplicate_rate,
+            **{
+                **rule_settings(lint_config),
+                **({"target_duplicate_rate": target_duplicate_rate} if target_duplicate_rate else {}),
+            },
         )
         dlq_props = {k: queue_props[k] for k in SHARED_PROPS if k in queue_props}
         dlq_props.update(dead_letter_queue_props or {})

@@ -21,18 +21,18 @@ from visguard.linter.model import (
     Queue,
     Redrive,
 )
+from visguard.linter.rules import DEFAULT_SETTINGS
 
-# AWS Lambda Developer Guide, "Using Lambda with Amazon SQS" (with-sqs.md / services-sqs-configure.html): "set
-# your queue visibility timeout to six times your function timeout, plus the value of
-# MaximumBatchingWindowInSeconds".
-LAMBDA_MULTIPLIER = 6
-# A worker that heartbeats (ChangeMessageVisibility every N s) needs an initial visibility timeout comfortably
-# above N so one late heartbeat does not release the message: seed 002 heartbeats every 15 min with a 30 min
-# timeout, i.e. twice the interval.
-HEARTBEAT_FACTOR = 2
-# Without a heartbeat the timeout is the smallest one for which the fast risk model expects at most this share
-# of messages to be processed twice (visguard.engine.risk.required_visibility).
-DEFAULT_TARGET_DUPLICATE_RATE = 0.001
+# The derivation meets exactly what the rules demand, so the defaults come from the rules' own settings:
+# - VG011, AWS Lambda Developer Guide (with-sqs.md / services-sqs-configure.html): "set your queue visibility
+#   timeout to six times your function timeout, plus the value of MaximumBatchingWindowInSeconds".
+LAMBDA_MULTIPLIER = float(DEFAULT_SETTINGS["lambda_multiplier"])
+# - VG015: heartbeats at most half the window apart, so a heartbeating worker gets twice its interval (seed 002:
+#   a heartbeat every 15 min under a 30 min timeout).
+HEARTBEAT_FACTOR = 1.0 / float(DEFAULT_SETTINGS["heartbeat_max_fraction"])
+# - VG012: without a heartbeat, the smallest timeout for which the engine's fast risk model expects at most this
+#   share of messages to be processed twice (visguard.engine.risk.required_visibility).
+DEFAULT_TARGET_DUPLICATE_RATE = float(DEFAULT_SETTINGS["target_duplicate_rate"])
 # SQS MessageRetentionPeriod maximum (SetQueueAttributes API: 60..1,209,600 s). Standard DLQs keep the original
 # enqueue timestamp, so the DLQ should keep messages longer than the source (SQS DG, dead-letter queues).
 DLQ_RETENTION = 1_209_600
@@ -84,6 +84,8 @@ class QueueSettings:
     processing_p99: float | None = None
     arrival_rate: float | None = None
     target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
+    lambda_multiplier: float = LAMBDA_MULTIPLIER
+    heartbeat_factor: float = HEARTBEAT_FACTOR
     lambdas: tuple[LambdaSpec, ...] = field(default_factory=tuple)
     workers: tuple[WorkerSpec, ...] = field(default_factory=tuple)
 
@@ -96,9 +98,9 @@ class QueueSettings:
         return f"{self.path}/DeadLetterQueue"
 
 
-def lambda_visibility(spec: LambdaSpec) -> float:
+def lambda_visibility(spec: LambdaSpec, multiplier: float = LAMBDA_MULTIPLIER) -> float:
     """6 x function timeout + maximum batching window (AWS Lambda DG)."""
-    return LAMBDA_MULTIPLIER * spec.function_timeout + (spec.batching_window or 0.0)
+    return multiplier * spec.function_timeout + (spec.batching_window or 0.0)
 
 
 @lru_cache(maxsize=1024)
@@ -113,11 +115,13 @@ def profile_visibility(
 
 
 def worker_visibility(
-    spec: WorkerSpec, target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
+    spec: WorkerSpec,
+    target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
+    heartbeat_factor: float = HEARTBEAT_FACTOR,
 ) -> float:
     """With a heartbeat: comfortably above the interval (and at least one extension); without: from the profile."""
     if spec.heartbeat_interval:
-        return max(HEARTBEAT_FACTOR * spec.heartbeat_interval, spec.heartbeat_extend_by or 0.0)
+        return max(heartbeat_factor * spec.heartbeat_interval, spec.heartbeat_extend_by or 0.0)
     return profile_visibility(spec.processing_p50, spec.processing_p99, target_duplicate_rate)
 
 
@@ -127,8 +131,11 @@ def derive_visibility_timeout(settings: QueueSettings) -> int:
     A queue with no known consumer keeps the SQS default of 30 s."""
     if settings.visibility_timeout is not None:
         return int(math.ceil(settings.visibility_timeout))
-    needs = [lambda_visibility(spec) for spec in settings.lambdas]
-    needs += [worker_visibility(spec, settings.target_duplicate_rate) for spec in settings.workers]
+    needs = [lambda_visibility(spec, settings.lambda_multiplier) for spec in settings.lambdas]
+    needs += [
+        worker_visibility(spec, settings.target_duplicate_rate, settings.heartbeat_factor)
+        for spec in settings.workers
+    ]
     if settings.processing_p50 is not None and settings.processing_p99 is not None:
         needs.append(
             profile_visibility(
@@ -152,6 +159,21 @@ def age_alarm_threshold(settings: QueueSettings, visibility_timeout: float) -> i
     retry_window = mrc * visibility_timeout + (settings.processing_p99 or 0.0)
     retention = settings.retention if settings.retention is not None else DEFAULT_RETENTION
     return int(math.ceil(max(MIN_AGE_ALARM_THRESHOLD, min(retry_window, retention / 2))))
+
+
+def rule_settings(config=None) -> dict:
+    """The derivation parameters from a LintConfig's rule settings (visguard.yaml ``settings:``), else the
+    rules' defaults: ``target_duplicate_rate``, ``lambda_multiplier``, ``heartbeat_factor``."""
+    own = dict(getattr(config, "settings", None) or {})
+
+    def get(name):
+        return float(own.get(name, DEFAULT_SETTINGS[name]))
+
+    return {
+        "target_duplicate_rate": get("target_duplicate_rate"),
+        "lambda_multiplier": get("lambda_multiplier"),
+        "heartbeat_factor": 1.0 / get("heartbeat_max_fraction"),
+    }
 
 
 def build_model(settings: QueueSettings, visibility_timeout: float | None = None) -> Model:

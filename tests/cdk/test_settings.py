@@ -12,6 +12,7 @@ from visguard.constructs.settings import (
     build_model,
     derive_visibility_timeout,
     lambda_visibility,
+    rule_settings,
     worker_visibility,
 )
 from visguard.engine.risk import Profile, required_visibility
@@ -100,3 +101,22 @@ def test_model_has_the_pair_and_the_consumers():
     assert (fn.kind, fn.function_timeout, fn.batch_size, fn.max_concurrency) == ("lambda", 20, 5, 3)
     assert (fn.processing_p50, fn.processing_p99, fn.report_batch_item_failures) == (1, 8, True)
     assert (workers.kind, workers.heartbeat_interval, workers.processing_p99) == ("worker", 3, 9)
+
+
+def test_derivation_parameters_come_from_the_rules_settings():
+    from visguard.linter.model import LintConfig
+    from visguard.linter.rules import DEFAULT_SETTINGS
+
+    assert rule_settings() == {
+        "target_duplicate_rate": DEFAULT_SETTINGS["target_duplicate_rate"],
+        "lambda_multiplier": DEFAULT_SETTINGS["lambda_multiplier"],
+        "heartbeat_factor": 1 / DEFAULT_SETTINGS["heartbeat_max_fraction"],
+    }
+    custom = rule_settings(LintConfig(settings={"lambda_multiplier": 3, "heartbeat_max_fraction": 0.25}))
+    s = QueueSettings(
+        path="S/Q",
+        lambdas=(LambdaSpec("a", 10),),
+        workers=(WorkerSpec("w", 5, 45, heartbeat_interval=100),),
+        **custom,
+    )
+    assert derive_visibility_timeout(s) == 400  # 4 x the 100 s heartbeat beats 3 x 10 s
