@@ -38,7 +38,11 @@ def best(fn, runs: int) -> float:
 def import_cost(module: str, runs: int) -> float:
     code = f"import time; t = time.perf_counter(); import {module}; print(time.perf_counter() - t)"
     return min(
-        float(subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True).stdout)
+        float(
+            subprocess.run(
+                [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
+            ).stdout
+        )
         for _ in range(runs)
     )
 
