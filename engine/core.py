@@ -131,7 +131,7 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno", "_dead",
+        "_seqno", "_dead", "_dedup_gc",
     )  # fmt: skip
 
     def __init__(self, engine, name, serial):
@@ -172,6 +172,7 @@ class Queue:
         self._wake_at = INF
         self._seqno = 0  # FIFO SequenceNumber
         self._dead = 0  # heap entries made stale since the last compaction
+        self._dedup_gc = 4096  # size of _dedup that triggers dropping expired ids
 
     def __repr__(self):
         return f"<Queue {self.name}>"
@@ -464,8 +465,9 @@ class Engine:
             seen = q._dedup.get(key)
             if seen is not None and seen[0] > now:
                 return None  # DOC: "accepted successfully but aren't delivered"; outlives delete (ev. 1.7)
-            if len(q._dedup) > 4096 and seen is None:
+            if len(q._dedup) > q._dedup_gc:  # forget ids older than 5 minutes, amortised O(1) per send
                 q._dedup = {k: v for k, v in q._dedup.items() if v[0] > now}
+                q._dedup_gc = max(4096, 2 * len(q._dedup))
         elif delay is not None and not 0 <= delay <= 900:
             raise E.delay_range(delay)
         self._nmsg += 1
