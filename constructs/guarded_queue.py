@@ -285,7 +285,7 @@ class GuardedQueue(Construct):
     def _validate(self) -> list[str]:
         errors = []
         for finding in self.findings():
-            text = format_finding(finding, self._path)
+            text = format_finding(finding)  # CDK prefixes errors and annotations with the construct path
             if finding.severity is Severity.ERROR:
                 errors.append(text)
             elif finding.severity is Severity.WARNING:

@@ -247,7 +247,9 @@ def _worker_consumer(spec: WorkerSpec, settings: QueueSettings, file: str) -> Co
     )
 
 
-def format_finding(finding, construct_path: str) -> str:
-    """One line for a synth error or annotation: construct path, rule id, what is wrong, how to fix it."""
+def format_finding(finding, construct_path: str | None = None) -> str:
+    """One line for a synth error or annotation: rule id, what is wrong, how to fix it; prefixed with the
+    construct path when CDK does not add it (exceptions raised while the tree is built)."""
     fix = f" Fix: {finding.fix}" if finding.fix else ""
-    return f"{construct_path}: {finding.rule} ({finding.severity.value}) {finding.message}{fix}"
+    where = f"{construct_path}: " if construct_path else ""
+    return f"{where}{finding.rule} ({finding.severity.value}) {finding.message}{fix}"
