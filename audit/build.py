@@ -1,0 +1,300 @@
+"""Inventory rows -> the linter's model, and the per-queue figures of the audit (pure functions, no Spark).
+
+The Spark job (``job.py``) parses and joins the inventory, then hands each joined queue row to
+:func:`lint_rows` inside ``mapInPandas``: every queue becomes a small ``Model`` holding the queue, its
+dead-letter queue and that DLQ's own DLQ (the joins resolve them by ARN), so the rule catalogue
+(``visguard.linter.api.lint_model``, the one implementation of every check) sees exactly what it would see in a
+template. The same functions run without Spark in tests, so the joins can be checked against a plain-Python
+reference.
+
+A joined queue row is a dict with the keys of ``job.QUEUE_COLUMNS``; ``consumers`` is a list of dicts with
+the keys of ``job.CONSUMER_FIELDS``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable
+
+import numpy as np
+from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Redrive
+
+# Tags a team can put on a queue to declare its worker fleet's processing profile (the same fields as a
+# visguard.yaml consumer profile). CloudWatch has no per-message processing time for non-Lambda consumers.
+TAG_CONSUMER = "visguard:consumer"
+TAG_P50 = "visguard:processing-p50"
+TAG_P99 = "visguard:processing-p99"
+TAG_HEARTBEAT = "visguard:heartbeat-interval"
+TAG_EXTEND = "visguard:heartbeat-extend-by"
+WINDOW_SECONDS = 14 * 86_400  # CloudWatch evidence window of the collector
+LAMBDA_MULTIPLIER = 6.0  # AWS: queue visibility timeout >= 6 x function timeout (+ batching window)
+
+
+def _num(v) -> float | None:
+    if v is None:
+        return None
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return None if math.isnan(f) else f
+
+
+def _int(v) -> int | None:
+    f = _num(v)
+    return None if f is None else int(f)
+
+
+def _whole(v: float | None):
+    """Keep whole numbers as int (rules print ``30`` rather than ``30.0``)."""
+    return int(v) if v is not None and v == int(v) else v
+
+
+def _location(row: dict) -> Location:
+    return Location(file=f"{row['account']}/{row['region']}.jsonl", path=row["arn"])
+
+
+def _as_list(v) -> list:
+    if v is None:
+        return []
+    if isinstance(v, float) and math.isnan(v):
+        return []
+    return list(v)
+
+
+def _as_dict(v) -> dict:
+    if v is None or isinstance(v, float):
+        return {}
+    if isinstance(v, dict):
+        return v
+    return dict(v)  # Arrow map columns arrive as a list of (key, value) pairs
+
+
+def consumers_of(row: dict) -> list[Consumer]:
+    """Lambda consumers from the joined mappings; a worker from the queue's tags; an unknown consumer when
+    CloudWatch shows receives and nothing else is known (but never on a DLQ: people read DLQs by hand)."""
+    out: list[Consumer] = []
+    loc = _location(row)
+    for m in _as_list(row.get("consumers")):
+        known = bool(m.get("function_found"))
+        out.append(
+            Consumer(
+                id=m["uuid"],
+                kind="lambda",
+                location=loc,
+                function_id=m["function_arn"] if known else None,
+                function_timeout=_whole(_num(m.get("timeout"))) if known else None,
+                batch_size=_int(m.get("batch_size")),
+                batching_window=_whole(_num(m.get("batching_window"))),
+                report_batch_item_failures="ReportBatchItemFailures"
+                in _as_list(m.get("function_response_types")),
+                reserved_concurrency=_int(m.get("reserved_concurrency")),
+                max_concurrency=_int(m.get("maximum_concurrency")),
+                enabled=(m.get("state") or "Enabled") not in ("Disabled", "Disabling"),
+                processing_p50=_num(m.get("duration_p50")),
+                processing_p99=_num(m.get("duration_p99")),
+                note=None if known else f"function {m['function_arn']} is not in the inventory",
+            )
+        )
+    tags = _as_dict(row.get("tags"))
+    p99 = _num(tags.get(TAG_P99))
+    if tags.get(TAG_CONSUMER) == "worker" or p99 is not None:
+        out.append(
+            Consumer(
+                id=f"{row['name'] or row['arn']}:workers",
+                kind="worker",
+                location=loc,
+                processing_p50=_num(tags.get(TAG_P50)),
+                processing_p99=p99,
+                heartbeat_interval=_num(tags.get(TAG_HEARTBEAT)),
+                heartbeat_extend_by=_num(tags.get(TAG_EXTEND)),
+                arrival_rate=arrival_rate(row),
+            )
+        )
+    received = _num(row.get("received"))
+    if not out and received and received > 0 and not row.get("is_dlq"):
+        out.append(
+            Consumer(
+                id=f"{row['name'] or row['arn']}:receivers",
+                kind="unknown",
+                location=loc,
+                note="CloudWatch shows receives, but no mapping or declared worker fleet",
+            )
+        )
+    return out
+
+
+def arrival_rate(row: dict) -> float | None:
+    received = _num(row.get("received"))
+    return None if received is None else received / WINDOW_SECONDS
+
+
+def _queue(row: dict, prefix: str = "") -> Queue:
+    """A queue from the joined row's own columns (prefix "") or its DLQ's (prefix "dlq_" / "dlq2_")."""
+    arn = row[f"{prefix}arn"]
+    account, region = (
+        row.get(f"{prefix}account") or row["account"],
+        row.get(f"{prefix}region") or row["region"],
+    )
+    target = row.get(f"{prefix}target_arn")
+    redrive = None
+    if row.get(f"{prefix}has_redrive"):
+        external = not row.get(f"{prefix}target_partition_known", True)
+        redrive = Redrive(
+            target=None if external or not target else target,
+            target_ref=target,
+            max_receive_count=_whole(_num(row.get(f"{prefix}max_receive_count"))),
+            location=Location(f"{account}/{region}.jsonl", path=f"{arn}/RedrivePolicy"),
+        )
+    return Queue(
+        id=arn,
+        location=Location(f"{account}/{region}.jsonl", path=arn),
+        name=row.get(f"{prefix}name"),
+        arn=arn,
+        fifo=bool(row.get(f"{prefix}fifo")),
+        visibility_timeout=_whole(_num(row.get(f"{prefix}vt"))),
+        message_retention=_whole(_num(row.get(f"{prefix}retention"))),
+        delay=_whole(_num(row.get(f"{prefix}delay"))),
+        redrive=redrive,
+        account=account,
+        region=region,
+        source="inventory",
+    )
+
+
+def model_for(row: dict) -> Model:
+    """The queue with its consumers, plus its DLQ and the DLQ's DLQ when the inventory has them."""
+    model = Model(source_file=f"{row['account']}/{row['region']}.jsonl")
+    q = _queue(row)
+    q.consumers = consumers_of(row)
+    q.tags = _as_dict(row.get("tags"))
+    q.arrival_rate = arrival_rate(row)
+    model.add(q)
+    for prefix in ("dlq_", "dlq2_"):
+        if row.get(f"{prefix}arn") and row[f"{prefix}arn"] not in model.queues:
+            model.add(_queue(row, prefix))
+    return model
+
+
+def required_visibility(consumers: Iterable[Consumer]) -> float | None:
+    """What the queue's consumers need: 6 x function timeout + batching window for Lambda (AWS guidance,
+    services-sqs-configure), the declared or measured processing p99 for everyone else."""
+    needs = []
+    for c in consumers:
+        if c.kind == "lambda" and c.function_id is not None:
+            needs.append(LAMBDA_MULTIPLIER * c.effective_function_timeout + c.effective_batching_window)
+        elif c.processing_p99 is not None:
+            needs.append(c.processing_p99)
+    return max(needs) if needs else None
+
+
+def lint_rows(rows: list[dict], config=None) -> tuple[list[dict], list[dict]]:
+    """Lint every joined queue row and compute its figures.
+
+    Returns (findings, queue figures): one dict per finding (only findings on the row's own queue: the DLQs
+    in each small model are there for context and get linted as rows of their own), and one dict per queue
+    with the visibility / required-visibility ratio and the engine's duplicate-risk estimate.
+    """
+    from visguard.linter.api import lint_model
+
+    findings: list[dict] = []
+    figures: list[dict] = []
+    risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
+    for row in rows:
+        model = model_for(row)
+        q = model.queues[row["arn"]]
+        worst = 0
+        n = 0
+        for f in lint_model(model, config):
+            if f.queue != q.id:
+                continue
+            findings.append(finding_row(row, f))
+            worst = max(worst, f.severity.rank)
+            n += 1
+        need = required_visibility(q.consumers)
+        vt = _num(q.visibility_timeout)
+        figures.append(
+            {
+                "account": row["account"],
+                "region": row["region"],
+                "arn": row["arn"],
+                "name": row.get("name"),
+                "vt": vt,
+                "required_vt": need,
+                "ratio": vt / need if vt is not None and need else None,
+                "consumer_kinds": ",".join(sorted({c.kind for c in q.consumers})),
+                "findings": n,
+                "worst": {3: "error", 2: "warning", 1: "info"}.get(worst),
+                "duplicate_rate": None,
+            }
+        )
+        _risk_inputs(risk_in, q, vt)
+    dup = _duplicate_rates(risk_in)
+    for fig, d in zip(figures, dup, strict=True):
+        fig["duplicate_rate"] = None if math.isnan(d) else float(d)
+    return findings, figures
+
+
+def _risk_inputs(acc: dict, q: Queue, vt: float | None) -> None:
+    """The consumer the risk model scores: the first one with a processing profile."""
+    c = next((c for c in q.consumers if c.processing_p99 is not None and c.processing_p99 > 0), None)
+    nan = float("nan")
+    if c is None or vt is None:
+        vals = (nan,) * 8
+    else:
+        p50 = (
+            c.processing_p50
+            if c.processing_p50 and c.processing_p50 <= c.processing_p99
+            else c.processing_p99 / 4
+        )
+        lam = c.kind == "lambda" and c.function_id is not None
+        mrc = _num(q.redrive.max_receive_count) if q.redrive else None
+        vals = (
+            vt,
+            p50,
+            c.processing_p99,
+            c.effective_function_timeout if lam else nan,
+            float(c.effective_batch_size) if lam else 1.0,
+            c.effective_batching_window if lam else 0.0,
+            bool(c.report_batch_item_failures) if lam else True,
+            mrc if mrc and 1 <= mrc <= 1000 else 0.0,
+        )
+    for k, v in zip(acc, vals, strict=True):
+        acc[k].append(v)
+
+
+def _duplicate_rates(acc: dict) -> np.ndarray:
+    """``visguard.engine.risk.estimate_many`` over the batch: NaN where no profile or the model does not apply."""
+    vt = np.asarray(acc["vt"], dtype=float)
+    if vt.size == 0:
+        return vt
+    from visguard.engine.risk import estimate_many
+
+    rbif = np.asarray([bool(x) if isinstance(x, bool) else True for x in acc["rbif"]])
+    out = estimate_many(
+        vt,
+        np.asarray(acc["p50"], dtype=float),
+        np.asarray(acc["p99"], dtype=float),
+        function_timeout=np.asarray(acc["fto"], dtype=float),
+        batch_size=np.asarray(acc["batch"], dtype=float),
+        batching_window=np.asarray(acc["window"], dtype=float),
+        report_batch_item_failures=rbif,
+        max_receive_count=np.asarray(acc["mrc"], dtype=float),
+    )
+    return np.where(out["applicable"], out["duplicate_rate"], np.nan)
+
+
+def finding_row(row: dict, f: Finding) -> dict:
+    return {
+        "account": row["account"],
+        "region": row["region"],
+        "queue_arn": row["arn"],
+        "queue_name": row.get("name"),
+        "rule": f.rule,
+        "severity": f.severity.value,
+        "message": f.message,
+        "consumer": f.consumer,
+        "fix": f.fix,
+        "estimate": json.dumps(f.estimate, sort_keys=True) if f.estimate else None,
+    }

@@ -1,0 +1,32 @@
+"""``visguard audit collect|generate|run``: the fleet audit's sub-commands (each module owns its parser)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+SUBCOMMANDS = {
+    "collect": (
+        "visguard.audit.collector",
+        "read queues, mappings and functions from AWS accounts into an inventory",
+    ),
+    "generate": ("visguard.audit.generate", "write a synthetic fleet inventory"),
+    "run": (
+        "visguard.audit.job",
+        "audit an inventory on Spark: findings (Parquet), summary.json, report.html",
+    ),
+}
+
+
+def main(argv: list[str], prog: str) -> int:
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in SUBCOMMANDS:
+        lines = [f"usage: {prog} {{{','.join(SUBCOMMANDS)}}} [options]", ""]
+        lines += [f"  {name:<9} {text}" for name, (_, text) in SUBCOMMANDS.items()]
+        out = sys.stdout if argv and argv[0] in ("-h", "--help") else sys.stderr
+        if argv and argv[0] not in ("-h", "--help"):
+            print(f"{prog}: unknown sub-command {argv[0]!r}", file=out)
+        print("\n".join(lines), file=out)
+        return 0 if out is sys.stdout else 1
+    name = argv[0]
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    return int(module.main(argv[1:], f"{prog} {name}") or 0)

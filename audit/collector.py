@@ -1,0 +1,646 @@
+"""``visguard audit collect``: read queues, their DLQ sources, Lambda event source mappings and functions (and
+optionally CloudWatch evidence) from many accounts and regions into an inventory (``inventory.py``).
+
+- Accounts: ``--accounts ID,ID`` or ``--organization`` (Organizations ListAccounts, paginated, ``State`` ACTIVE;
+  the ``Status`` field is being retired). Each is entered with STS AssumeRole (``--role-name``, optional
+  ``--external-id``; one hour, the role-chaining maximum) unless it is the caller's own account.
+- Regions: ``--regions R,R`` or ``all`` (EC2 DescribeRegions, enabled regions only, per account).
+- One task per (account, region), run on a thread pool; each task builds one client per service and shares it
+  with the per-queue calls it fans out, so botocore's retry quota and the adaptive rate limiter (both per
+  client) see all of that partition's traffic.
+- Every call goes through botocore retries (``standard`` by default, ``adaptive`` on request). What still
+  fails becomes an ``error`` record: AccessDenied, throttling after the retries, a disabled region.
+- Each partition is written atomically; a re-run skips partitions that are complete without errors.
+- Credentials are held only in botocore objects and never written or logged (error messages are AWS's own,
+  which carry no secrets).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+
+from visguard.audit import inventory
+from visguard.errors import VisguardError
+
+ACCESS_DENIED = {
+    "AccessDenied",
+    "AccessDeniedException",
+    "UnauthorizedOperation",
+    "AuthorizationError",
+    "AWS.SimpleQueueService.AccessDenied",
+}
+# botocore/retries/standard.py throttling codes (audit-landscape.md 5.6) plus SQS's own
+THROTTLING = {
+    "Throttling",
+    "ThrottlingException",
+    "ThrottledException",
+    "RequestThrottledException",
+    "TooManyRequestsException",
+    "RequestLimitExceeded",
+    "RequestThrottled",
+    "SlowDown",
+    "LimitExceededException",
+}
+# Calls into a region that is not enabled for the account fail authentication there.
+REGION_DISABLED = {"UnrecognizedClientException", "InvalidClientTokenId", "OptInRequired", "AuthFailure"}
+METRIC_BATCH = 500  # GetMetricData accepts at most 500 MetricDataQuery entries per call
+METRIC_DAYS = 14  # 1-minute points are kept 15 days; one 14-day period per metric
+
+
+@dataclass
+class Options:
+    accounts: list[str] | None = None
+    organization: bool = False
+    role_name: str | None = None
+    external_id: str | None = None
+    regions: list[str] | str = "all"
+    endpoint_url: str | None = None
+    metrics: bool = False
+    out: str = "inventory"
+    workers: int = 16  # partitions in flight
+    queue_workers: int = 8  # per-queue calls in flight inside one partition
+    retry_mode: str = "standard"
+    max_attempts: int = 8
+    session: object | None = None  # a boto3.Session (tests, profiles); default: boto3.Session()
+    client_hook: Callable | None = (
+        None  # hook(client, account or None) for every client (tests: record, faults)
+    )
+    progress: bool = True
+
+
+@dataclass
+class Stats:
+    partitions: int = 0
+    skipped: int = 0
+    queues: int = 0
+    mappings: int = 0
+    functions: int = 0
+    errors: int = 0
+    done: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "lock"}
+
+
+class PartitionFailed(Exception):
+    """A call whose failure leaves the partition incomplete: recorded as an error row."""
+
+    def __init__(self, record: dict):
+        super().__init__(record["code"])
+        self.record = record
+
+
+def _code(exc: Exception) -> tuple[str, str]:
+    from botocore.exceptions import ClientError, EndpointConnectionError
+
+    if isinstance(exc, ClientError):
+        err = exc.response.get("Error", {})
+        code = err.get("Code") or "ClientError"
+        msg = err.get("Message") or str(exc)
+        return code, msg
+    if isinstance(exc, EndpointConnectionError):
+        return "RegionDisabled", str(exc)
+    return type(exc).__name__, str(exc)
+
+
+def classify(code: str) -> str:
+    if code in ACCESS_DENIED:
+        return "AccessDenied"
+    if code in THROTTLING:
+        return "Throttled"
+    if code in REGION_DISABLED:
+        return "RegionDisabled"
+    return code
+
+
+def error_record(
+    account: str, region: str, operation: str, exc: Exception, resource: str | None = None
+) -> dict:
+    code, msg = _code(exc)
+    return {
+        "kind": "error",
+        "account": account,
+        "region": region,
+        "operation": operation,
+        "code": classify(code),
+        "message": f"{code}: {msg}"[:500],
+        "resource": resource,
+    }
+
+
+# ---------------------------------------------------------------------------------------------- clients
+class Clients:
+    """One boto3 client per (account, region, service), made from one account's credentials."""
+
+    def __init__(self, opts: Options, session, account: str):
+        self.opts, self.session, self.account = opts, session, account
+        self._cache: dict[tuple[str, str], object] = {}
+        self._lock = threading.Lock()
+
+    def get(self, service: str, region: str):
+        key = (service, region)
+        with self._lock:
+            client = self._cache.get(key)
+            if client is None:
+                client = make_client(self.opts, self.session, service, region, account=self.account)
+                self._cache[key] = client
+            return client
+
+
+def make_client(opts: Options, session, service: str, region: str, account: str | None = None):
+    from botocore.config import Config
+
+    cfg = Config(
+        retries={"mode": opts.retry_mode, "max_attempts": opts.max_attempts},
+        max_pool_connections=max(10, opts.queue_workers * 2),
+        connect_timeout=10,
+        read_timeout=60,
+    )
+    client = session.client(service, region_name=region, endpoint_url=opts.endpoint_url, config=cfg)
+    if opts.client_hook:
+        opts.client_hook(client, account)
+    return client
+
+
+def _base_session(opts: Options):
+    if opts.session is not None:
+        return opts.session
+    import boto3
+
+    return boto3.Session()
+
+
+def assume(opts: Options, base, account: str, caller: str):
+    """A boto3 Session for ``account``: the caller's own session for its own account, else AssumeRole."""
+    if account == caller and not opts.role_name:
+        return base
+    if not opts.role_name:
+        raise VisguardError(
+            f"account {account} is not the caller's ({caller}): give --role-name to assume a role in it",
+            place="--accounts",
+        )
+    import boto3
+
+    sts = make_client(opts, base, "sts", base.region_name or "us-east-1")
+    kw = {
+        "RoleArn": f"arn:aws:iam::{account}:role/{opts.role_name}",
+        "RoleSessionName": "visguard-audit",
+        # Role chaining caps the session at one hour (STS AssumeRole API reference).
+        "DurationSeconds": 3600,
+    }
+    if opts.external_id:
+        kw["ExternalId"] = opts.external_id
+    creds = sts.assume_role(**kw)["Credentials"]
+    return boto3.Session(
+        aws_access_key_id=creds["AccessKeyId"],
+        aws_secret_access_key=creds["SecretAccessKey"],
+        aws_session_token=creds["SessionToken"],
+        region_name=base.region_name or "us-east-1",
+    )
+
+
+def list_accounts(opts: Options, base) -> list[str]:
+    if opts.accounts:
+        return list(dict.fromkeys(opts.accounts))
+    org = make_client(opts, base, "organizations", base.region_name or "us-east-1")
+    out = []
+    # ListAccounts pages hold at most 20 accounts; always follow NextToken (even after an empty page).
+    for page in org.get_paginator("list_accounts").paginate():
+        for acc in page.get("Accounts", []):
+            state = acc.get("State") or acc.get("Status")
+            if state == "ACTIVE":
+                out.append(acc["Id"])
+    return out
+
+
+def enabled_regions(clients: Clients, home: str) -> list[str]:
+    ec2 = clients.get("ec2", home)
+    resp = ec2.describe_regions(AllRegions=False)  # opted-in and default regions only
+    return sorted(r["RegionName"] for r in resp.get("Regions", []))
+
+
+# ---------------------------------------------------------------------------------------------- one partition
+def _call(account: str, region: str, operation: str, fn: Callable, *, resource: str | None = None):
+    try:
+        return fn()
+    except Exception as exc:  # noqa: BLE001 - every failure becomes a record
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        if isinstance(exc, (ClientError, BotoCoreError)):
+            raise PartitionFailed(error_record(account, region, operation, exc, resource)) from exc
+        raise
+
+
+def collect_partition(opts: Options, clients: Clients, account: str, region: str) -> list[dict]:
+    """Every record of one account and region. Raises PartitionFailed on a failure that makes it incomplete."""
+    sqs = clients.get("sqs", region)
+    lam = clients.get("lambda", region)
+
+    urls: list[str] = []
+
+    def list_queues():
+        # MaxResults is required to get a NextToken at all (SQS ListQueues API reference).
+        for page in sqs.get_paginator("list_queues").paginate(PaginationConfig={"PageSize": 1000}):
+            urls.extend(page.get("QueueUrls", []))
+
+    _call(account, region, "sqs:ListQueues", list_queues)
+
+    def one_queue(url: str) -> dict | None:
+        try:
+            attrs = _call(
+                account, region, "sqs:GetQueueAttributes",
+                lambda: sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"],
+                resource=url,
+            )  # fmt: skip
+        except PartitionFailed as pf:
+            if pf.record["message"].startswith("AWS.SimpleQueueService.NonExistentQueue"):
+                return None  # deleted between ListQueues and now: nothing to audit
+            raise
+        tags = _call(
+            account,
+            region,
+            "sqs:ListQueueTags",
+            lambda: sqs.list_queue_tags(QueueUrl=url).get("Tags", {}),
+            resource=url,
+        )
+        arn = attrs.get("QueueArn") or f"arn:aws:sqs:{region}:{account}:{url.rsplit('/', 1)[-1]}"
+        return {
+            "kind": "queue",
+            "account": account,
+            "region": region,
+            "url": url,
+            "arn": arn,
+            "name": arn.rsplit(":", 1)[-1],
+            "attributes": {k: str(v) for k, v in attrs.items()},
+            "tags": tags,
+            "dlq_sources": None,
+            "metrics": None,
+        }
+
+    queues = [q for q in _fan_out(opts, one_queue, urls) if q is not None]
+
+    # DLQs are in the same account and region as their sources (SQS developer guide, dead-letter queues), so
+    # only queues some queue here names as its target, or that declare a RedriveAllowPolicy, can have sources.
+    targets = {_redrive_target(q) for q in queues}
+    dlqs = [q for q in queues if q["arn"] in targets or "RedriveAllowPolicy" in q["attributes"]]
+
+    def sources(q: dict) -> None:
+        found: list[str] = []
+
+        def run():
+            pages = sqs.get_paginator("list_dead_letter_source_queues").paginate(
+                QueueUrl=q["url"], PaginationConfig={"PageSize": 1000}
+            )
+            for page in pages:
+                found.extend(page.get("queueUrls", []))
+
+        _call(account, region, "sqs:ListDeadLetterSourceQueues", run, resource=q["url"])
+        q["dlq_sources"] = sorted(found)
+
+    list(_fan_out(opts, sources, dlqs))
+
+    mappings: list[dict] = []
+
+    def list_mappings():
+        # 100 mappings per page at most; follow NextMarker (Lambda ListEventSourceMappings API reference).
+        for page in lam.get_paginator("list_event_source_mappings").paginate():
+            for m in page.get("EventSourceMappings", []):
+                src = m.get("EventSourceArn") or ""
+                if ":sqs:" not in src:
+                    continue  # Kinesis, DynamoDB, Kafka, MQ sources are not ours
+                scaling = m.get("ScalingConfig") or {}
+                mappings.append(
+                    {
+                        "kind": "mapping",
+                        "account": account,
+                        "region": region,
+                        "uuid": m["UUID"],
+                        "event_source_arn": src,
+                        "function_arn": m.get("FunctionArn") or "",
+                        "state": m.get("State"),
+                        "batch_size": m.get("BatchSize"),
+                        "batching_window": m.get("MaximumBatchingWindowInSeconds"),
+                        "maximum_concurrency": scaling.get("MaximumConcurrency"),
+                        "function_response_types": list(m.get("FunctionResponseTypes") or []),
+                    }
+                )
+
+    _call(account, region, "lambda:ListEventSourceMappings", list_mappings)
+
+    def one_function(fn_arn: str) -> dict:
+        # A qualified ARN (alias or version) returns that qualifier's configuration: its timeout is what runs.
+        cfg = _call(
+            account,
+            region,
+            "lambda:GetFunctionConfiguration",
+            lambda: lam.get_function_configuration(FunctionName=fn_arn),
+            resource=fn_arn,
+        )
+        unqualified = ":".join(fn_arn.split(":")[:7])
+        conc = _call(
+            account,
+            region,
+            "lambda:GetFunctionConcurrency",
+            lambda: lam.get_function_concurrency(FunctionName=unqualified),
+            resource=fn_arn,
+        )
+        return {
+            "kind": "function",
+            "account": account,
+            "region": region,
+            "arn": fn_arn,
+            "name": cfg.get("FunctionName"),
+            "timeout": cfg.get("Timeout"),
+            "memory": cfg.get("MemorySize"),
+            "reserved_concurrency": conc.get("ReservedConcurrentExecutions"),
+            "duration_p50": None,
+            "duration_p99": None,
+        }
+
+    # The mapping lives in the function's account: every function it names is in this account and region.
+    fn_arns = sorted({m["function_arn"] for m in mappings if m["function_arn"]})
+    functions = list(_fan_out(opts, one_function, fn_arns))
+
+    records: list[dict] = [*queues, *mappings, *functions]
+    if opts.metrics and (queues or functions):
+        try:
+            add_metrics(clients.get("cloudwatch", region), queues, functions)
+        except PartitionFailed:
+            raise
+        except Exception as exc:  # noqa: BLE001 - evidence is optional: keep the partition, record the gap
+            from botocore.exceptions import BotoCoreError, ClientError
+
+            if not isinstance(exc, (ClientError, BotoCoreError)):
+                raise
+            records.append(error_record(account, region, "cloudwatch:GetMetricData", exc))
+    return records
+
+
+def _redrive_target(queue: dict) -> str | None:
+    try:
+        return json.loads(queue["attributes"].get("RedrivePolicy") or "{}").get("deadLetterTargetArn")
+    except (ValueError, AttributeError):
+        return None  # not JSON: the audit quarantines the queue
+
+
+def _fan_out(opts: Options, fn: Callable, items: list) -> Iterable:
+    """Per-queue or per-function calls of one partition, ``opts.queue_workers`` at a time, in input order."""
+    if len(items) <= 1 or opts.queue_workers <= 1:
+        return [fn(x) for x in items]
+    with ThreadPoolExecutor(max_workers=opts.queue_workers) as pool:
+        return list(pool.map(fn, items))
+
+
+# ---------------------------------------------------------------------------------------------- CloudWatch
+def metric_queries(queues: list[dict], functions: list[dict]) -> list[tuple[str, dict, dict]]:
+    """(query id, target record, MetricDataQuery) for every metric the audit uses."""
+    period = METRIC_DAYS * 86_400
+    out = []
+
+    def q(qid, namespace, metric, dims, stat):
+        return {
+            "Id": qid,
+            "MetricStat": {
+                "Metric": {"Namespace": namespace, "MetricName": metric, "Dimensions": dims},
+                "Period": period,
+                "Stat": stat,
+            },
+            "ReturnData": True,
+        }
+
+    for i, rec in enumerate(queues):
+        # AWS/SQS metrics have the single dimension QueueName (SQS developer guide, available metrics).
+        dims = [{"Name": "QueueName", "Value": rec["name"]}]
+        out.append((f"q{i}r", rec, q(f"q{i}r", "AWS/SQS", "NumberOfMessagesReceived", dims, "Sum")))
+        out.append((f"q{i}d", rec, q(f"q{i}d", "AWS/SQS", "NumberOfMessagesDeleted", dims, "Sum")))
+        out.append((f"q{i}a", rec, q(f"q{i}a", "AWS/SQS", "ApproximateAgeOfOldestMessage", dims, "Maximum")))
+    for i, rec in enumerate(functions):
+        name = rec["name"] or rec["arn"].split(":")[6]
+        dims = [{"Name": "FunctionName", "Value": name}]
+        qual = rec["arn"].split(":")[7] if rec["arn"].count(":") >= 7 else None
+        if qual:
+            dims.append({"Name": "Resource", "Value": f"{name}:{qual}"})
+        out.append((f"f{i}p50", rec, q(f"f{i}p50", "AWS/Lambda", "Duration", dims, "p50")))
+        out.append((f"f{i}p99", rec, q(f"f{i}p99", "AWS/Lambda", "Duration", dims, "p99")))
+    return out
+
+
+def add_metrics(cw, queues: list[dict], functions: list[dict], now: datetime | None = None) -> int:
+    """Fill ``metrics`` on queues and duration percentiles on functions; returns GetMetricData calls made."""
+    end = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
+    start = end - timedelta(days=METRIC_DAYS)
+    queries = metric_queries(queues, functions)
+    by_id = {qid: rec for qid, rec, _ in queries}
+    values: dict[str, float] = {}
+    calls = 0
+    for i in range(0, len(queries), METRIC_BATCH):
+        batch = [mq for _, _, mq in queries[i : i + METRIC_BATCH]]
+        token = None
+        while True:
+            kw = {"MetricDataQueries": batch, "StartTime": start, "EndTime": end}
+            if token:
+                kw["NextToken"] = token
+            resp = cw.get_metric_data(**kw)
+            calls += 1
+            for r in resp.get("MetricDataResults", []):
+                if r.get("Values"):
+                    values[r["Id"]] = (
+                        float(r["Values"][0]) if not r["Id"].endswith("a") else float(max(r["Values"]))
+                    )
+            token = resp.get("NextToken")
+            if not token:
+                break
+    for qid, rec in by_id.items():
+        if rec["kind"] == "queue":
+            m = rec["metrics"] or {"received": None, "deleted": None, "age_oldest_max": None}
+            key = {"r": "received", "d": "deleted", "a": "age_oldest_max"}[qid[-1]]
+            m[key] = values.get(qid)
+            rec["metrics"] = m
+        else:
+            key = "duration_p50" if qid.endswith("p50") else "duration_p99"
+            v = values.get(qid)
+            rec[key] = None if v is None else v / 1000.0  # Lambda Duration is in milliseconds
+    return calls
+
+
+# ---------------------------------------------------------------------------------------------- driver
+def collect(opts: Options) -> Stats:
+    base = _base_session(opts)
+    stats = Stats()
+    sts = make_client(opts, base, "sts", base.region_name or "us-east-1")
+    caller = sts.get_caller_identity()["Account"]
+    accounts = list_accounts(opts, base)
+    if not accounts:
+        raise VisguardError(
+            "no ACTIVE accounts to collect", place="--organization" if opts.organization else "--accounts"
+        )
+    home = base.region_name or "us-east-1"
+
+    def account_tasks(account: str) -> list[tuple[str, str, Clients | None, dict | None]]:
+        """(account, region, clients, error) for every partition of one account."""
+        explicit = opts.regions if isinstance(opts.regions, list) else None
+        try:
+            session = assume(opts, base, account, caller)
+        except VisguardError:
+            raise
+        except Exception as exc:  # noqa: BLE001
+            return [
+                (account, r, None, error_record(account, r, "sts:AssumeRole", exc))
+                for r in (explicit or [home])
+            ]
+        clients = Clients(opts, session, account)
+        if explicit is None:
+            try:
+                regions = enabled_regions(clients, home)
+            except Exception as exc:  # noqa: BLE001
+                return [(account, home, None, error_record(account, home, "ec2:DescribeRegions", exc))]
+        else:
+            regions = explicit
+        return [(account, r, clients, None) for r in regions]
+
+    _remove_stale_temporaries(opts.out)
+    tasks: list = []
+    with ThreadPoolExecutor(max_workers=max(1, min(opts.workers, len(accounts)))) as pool:
+        for part in pool.map(account_tasks, accounts):
+            tasks.extend(part)
+    stats.partitions = len(tasks)
+    todo = []
+    for account, region, clients, err in tasks:
+        if inventory.is_complete(opts.out, account, region):
+            stats.skipped += 1
+            stats.done += 1
+        else:
+            todo.append((account, region, clients, err))
+    _progress(opts, stats)
+
+    def run(task) -> dict:
+        account, region, clients, err = task
+        if err is not None:
+            records = [err]
+        else:
+            try:
+                records = collect_partition(opts, clients, account, region)
+            except PartitionFailed as pf:
+                records = [pf.record]
+        return inventory.write_partition(opts.out, account, region, records)
+
+    with ThreadPoolExecutor(max_workers=max(1, opts.workers)) as pool:
+        futures = [pool.submit(run, t) for t in todo]
+        for fut in as_completed(futures):
+            closing = fut.result()
+            with stats.lock:
+                stats.done += 1
+                stats.queues += closing["queues"]
+                stats.mappings += closing["mappings"]
+                stats.functions += closing["functions"]
+                stats.errors += closing["errors"]
+            _progress(opts, stats)
+    if opts.progress:
+        print(file=sys.stderr)
+    return stats
+
+
+def _remove_stale_temporaries(root: str) -> None:
+    """Temporary files a killed run left behind (readers never look at them; this only tidies up)."""
+    from pathlib import Path
+
+    for tmp in Path(root).glob("*/.*.tmp"):
+        tmp.unlink(missing_ok=True)
+
+
+def _progress(opts: Options, s: Stats) -> None:
+    if not opts.progress:
+        return
+    end = "\r" if sys.stderr.isatty() else "\n"
+    print(
+        f"collect: {s.done}/{s.partitions} partitions ({s.skipped} already done), {s.queues:,} queues, "
+        f"{s.mappings:,} mappings, {s.functions:,} functions, {s.errors} errors",
+        end=end,
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _csv(v: str) -> list[str]:
+    return [x.strip() for x in v.split(",") if x.strip()]
+
+
+def main(argv: list[str], prog: str) -> int:
+    import argparse
+    import re
+
+    ap = argparse.ArgumentParser(
+        prog=prog, description="Collect an SQS/Lambda inventory from AWS accounts and regions."
+    )
+    who = ap.add_mutually_exclusive_group(required=True)
+    who.add_argument("--accounts", help="comma-separated account ids")
+    who.add_argument(
+        "--organization", action="store_true", help="every ACTIVE account of the AWS Organization"
+    )
+    ap.add_argument("--role-name", help="role to assume in each account (e.g. VisguardAuditRole)")
+    ap.add_argument("--external-id", help="external id for AssumeRole")
+    ap.add_argument("--regions", default="all", help="comma-separated regions, or 'all' (enabled regions)")
+    ap.add_argument("--endpoint-url", help="AWS endpoint override (moto server, LocalStack)")
+    ap.add_argument("--metrics", action="store_true", help="add CloudWatch evidence (14 days)")
+    ap.add_argument("--out", required=True, help="inventory directory")
+    ap.add_argument(
+        "--workers", type=int, default=16, help="account/region partitions in flight (default 16)"
+    )
+    ap.add_argument(
+        "--queue-workers", type=int, default=8, help="per-queue calls in flight per partition (default 8)"
+    )
+    ap.add_argument("--retry-mode", choices=("standard", "adaptive"), default="standard")
+    ap.add_argument(
+        "--max-attempts", type=int, default=8, help="botocore retry attempts per call (default 8)"
+    )
+    ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    a = ap.parse_args(argv)
+    accounts = _csv(a.accounts) if a.accounts else None
+    for acc in accounts or []:
+        if not re.fullmatch(r"[0-9]{12}", acc):
+            raise VisguardError(f"{acc!r} is not a 12-digit account id", place="--accounts")
+    regions: list[str] | str = "all" if a.regions.strip() == "all" else _csv(a.regions)
+    if not regions:
+        raise VisguardError("no regions given", place="--regions")
+    opts = Options(
+        accounts=accounts,
+        organization=a.organization,
+        role_name=a.role_name,
+        external_id=a.external_id,
+        regions=regions,
+        endpoint_url=a.endpoint_url,
+        metrics=a.metrics,
+        out=a.out,
+        workers=max(1, a.workers),
+        queue_workers=max(1, a.queue_workers),
+        retry_mode=a.retry_mode,
+        max_attempts=max(1, a.max_attempts),
+        progress=not a.quiet,
+    )
+    t0 = time.perf_counter()
+    try:
+        s = collect(opts)
+    except Exception as exc:
+        from botocore.exceptions import BotoCoreError, ClientError, NoCredentialsError
+
+        if isinstance(exc, NoCredentialsError):
+            raise VisguardError("no AWS credentials found (profile, environment or instance role)") from None
+        if isinstance(exc, (ClientError, BotoCoreError)):
+            code, msg = _code(exc)
+            raise VisguardError(f"{code}: {msg}", place="organizations/sts") from None
+        raise
+    print(
+        f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions from "
+        f"{s.partitions} account/region partitions ({s.skipped} skipped as complete, {s.errors} errors) "
+        f"in {time.perf_counter() - t0:.1f} s -> {a.out}",
+        file=sys.stderr,
+    )
+    return 0

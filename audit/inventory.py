@@ -1,0 +1,131 @@
+"""The fleet inventory: JSON Lines files, one per account and region, written by the collector and the generator.
+
+Layout: ``DIR/<account>/<region>.jsonl``. Each line is one record with a ``kind``:
+
+- ``queue``: one SQS queue, its ``attributes`` exactly as GetQueueAttributes(All) returned them (all strings),
+  ``tags``, ``dlq_sources`` (ListDeadLetterSourceQueues, when called) and optional CloudWatch ``metrics``.
+- ``mapping``: one Lambda event source mapping whose source is an SQS queue (it lives in the *function's*
+  account; its ``event_source_arn`` may name a queue in another account).
+- ``function``: one Lambda function configuration, keyed by the (possibly qualified) ARN the mapping names.
+- ``error``: something the collector could not read (AccessDenied, exhausted throttling, a disabled region).
+- ``partition``: the last line of every file: counts of the records above; its presence marks the file
+  complete (files are written to a temporary name and renamed, so a file without it is not ours).
+
+The JSON Schema is ``audit/schemas/inventory.schema.json`` (published with the package).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+SCHEMA_PATH = Path(__file__).with_name("schemas") / "inventory.schema.json"
+KINDS = ("queue", "mapping", "function", "error", "partition")
+SUFFIX = ".jsonl"
+
+
+def partition_path(root: str | Path, account: str, region: str) -> Path:
+    return Path(root) / account / f"{region}{SUFFIX}"
+
+
+def partition_files(root: str | Path) -> list[Path]:
+    """Every finished partition file under ``root`` (temporary files of an interrupted run are ignored)."""
+    return sorted(p for p in Path(root).glob(f"*/*{SUFFIX}") if not p.name.startswith("."))
+
+
+def write_partition(root: str | Path, account: str, region: str, records: Iterable[dict]) -> dict:
+    """Write one partition atomically and return its closing ``partition`` record."""
+    counts = dict.fromkeys(("queue", "mapping", "function", "error"), 0)
+
+    def lines() -> Iterator[str]:
+        for rec in records:
+            counts[rec["kind"]] += 1
+            yield json.dumps(rec, separators=(",", ":"), sort_keys=True)
+
+    return write_lines(root, account, region, lines(), counts)
+
+
+def write_lines(root: str | Path, account: str, region: str, lines: Iterable[str], counts: dict) -> dict:
+    """Write pre-rendered JSON lines to a temporary file in the partition's folder, append the closing
+    record (``counts`` is read after ``lines`` is exhausted), fsync and rename: a reader never sees a
+    half-written file, and a killed writer leaves only a ``.tmp`` file that readers ignore."""
+    path = partition_path(root, account, region)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{region}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for line in lines:
+                fh.write(line)
+                fh.write("\n")
+            closing = {
+                "kind": "partition",
+                "account": account,
+                "region": region,
+                "queues": counts.get("queue", 0),
+                "mappings": counts.get("mapping", 0),
+                "functions": counts.get("function", 0),
+                "errors": counts.get("error", 0),
+            }
+            fh.write(json.dumps(closing, separators=(",", ":"), sort_keys=True) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return closing
+
+
+def read_closing(path: Path) -> dict | None:
+    """The ``partition`` record that ends a file, or None if the file does not end with one."""
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            fh.seek(max(0, size - 4096))
+            tail = fh.read().decode("utf-8", "replace").rstrip("\n").rsplit("\n", 1)[-1]
+        rec = json.loads(tail)
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and rec.get("kind") == "partition" else None
+
+
+def is_complete(root: str | Path, account: str, region: str) -> bool:
+    """A partition a re-run can skip: the file exists, is closed, and recorded no errors."""
+    closing = read_closing(partition_path(root, account, region))
+    return closing is not None and closing.get("errors", 1) == 0
+
+
+def iter_records(root: str | Path) -> Iterator[tuple[Path, int, dict | str]]:
+    """(file, line number, record or the raw line when it is not a JSON object) for every line."""
+    for path in partition_files(root):
+        with open(path, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, 1):
+                line = line.rstrip("\n")
+                if not line:
+                    continue
+                try:
+                    rec = json.loads(line)
+                except ValueError:
+                    yield path, n, line
+                    continue
+                yield path, n, rec if isinstance(rec, dict) else line
+
+
+def load_schema() -> dict:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def validate_records(records: Iterable[dict]) -> list[str]:
+    """Schema errors (``kind #n: message``) for records; empty when all are valid."""
+    import jsonschema
+
+    validator = jsonschema.Draft202012Validator(load_schema())
+    errors = []
+    for n, rec in enumerate(records, 1):
+        for err in validator.iter_errors(rec):
+            errors.append(f"{rec.get('kind', '?')} #{n}: {err.message}")
+    return errors

@@ -1,0 +1,617 @@
+"""The fleet audit on Spark (``visguard audit run --inventory DIR --out DIR [--master URL]``).
+
+Stages (each a DataFrame with an explicit schema):
+
+1. read every ``<account>/<region>.jsonl`` with ``RECORD_SCHEMA`` (PERMISSIVE: a line that is not a JSON
+   object of that shape keeps its raw text in ``_corrupt`` and goes to quarantine);
+2. parse queue attributes (strings, as GetQueueAttributes returns them) into typed columns; a queue whose
+   VisibilityTimeout is missing or not a number, whose RedrivePolicy is not a JSON object, ... goes to the
+   quarantine table with the reason: counted, never dropped;
+3. join by ARN, across accounts: mapping -> function (exact ARN first, then the unqualified ARN for alias- or
+   version-qualified ones), mappings -> the queue they read (``EventSourceArn``; the mapping lives in the
+   function's account), queue -> DLQ -> the DLQ's DLQ;
+4. ``mapInPandas``: each Arrow batch of joined queues goes through ``build.lint_rows``, i.e. the linter's
+   ``lint_model`` (the same rule code as every other door) and ``engine.risk.estimate_many``;
+5. write findings as Parquet partitioned by account and region, the quarantine as Parquet, ``summary.json``
+   and ``report.html``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from visguard.errors import VisguardError
+
+SEVERITIES = ("error", "warning", "info")
+
+# Field lists shared with build.py (the dict keys of a joined queue row).
+CONSUMER_FIELDS = (
+    "uuid",
+    "function_arn",
+    "state",
+    "batch_size",
+    "batching_window",
+    "maximum_concurrency",
+    "function_response_types",
+    "function_found",
+    "timeout",
+    "reserved_concurrency",
+    "duration_p50",
+    "duration_p99",
+)
+
+
+def record_schema():
+    from pyspark.sql import types as T
+
+    s, d, i = T.StringType(), T.DoubleType(), T.LongType()
+    return T.StructType(
+        [
+            T.StructField("kind", s),
+            T.StructField("account", s),
+            T.StructField("region", s),
+            # queue
+            T.StructField("url", s),
+            T.StructField("arn", s),
+            T.StructField("name", s),
+            T.StructField("attributes", T.MapType(s, s)),
+            T.StructField("tags", T.MapType(s, s)),
+            T.StructField("dlq_sources", T.ArrayType(s)),
+            T.StructField(
+                "metrics",
+                T.StructType(
+                    [
+                        T.StructField("received", d),
+                        T.StructField("deleted", d),
+                        T.StructField("age_oldest_max", d),
+                    ]
+                ),
+            ),
+            # mapping
+            T.StructField("uuid", s),
+            T.StructField("event_source_arn", s),
+            T.StructField("function_arn", s),
+            T.StructField("state", s),
+            T.StructField("batch_size", i),
+            T.StructField("batching_window", d),
+            T.StructField("maximum_concurrency", i),
+            T.StructField("function_response_types", T.ArrayType(s)),
+            # function
+            T.StructField("timeout", d),
+            T.StructField("memory", i),
+            T.StructField("reserved_concurrency", i),
+            T.StructField("duration_p50", d),
+            T.StructField("duration_p99", d),
+            # error
+            T.StructField("operation", s),
+            T.StructField("code", s),
+            T.StructField("message", s),
+            T.StructField("resource", s),
+            # partition
+            T.StructField("queues", i),
+            T.StructField("mappings", i),
+            T.StructField("functions", i),
+            T.StructField("errors", i),
+            T.StructField("_corrupt", s),
+        ]
+    )
+
+
+def finding_schema():
+    from pyspark.sql import types as T
+
+    s = T.StringType()
+    return T.StructType(
+        [
+            T.StructField(n, s)
+            for n in (
+                "account",
+                "region",
+                "queue_arn",
+                "queue_name",
+                "rule",
+                "severity",
+                "message",
+                "consumer",
+                "fix",
+                "estimate",
+            )
+        ]
+    )
+
+
+def figure_schema():
+    from pyspark.sql import types as T
+
+    s, d, i = T.StringType(), T.DoubleType(), T.LongType()
+    return T.StructType(
+        [
+            T.StructField("account", s),
+            T.StructField("region", s),
+            T.StructField("arn", s),
+            T.StructField("name", s),
+            T.StructField("vt", d),
+            T.StructField("required_vt", d),
+            T.StructField("ratio", d),
+            T.StructField("consumer_kinds", s),
+            T.StructField("findings", i),
+            T.StructField("worst", s),
+            T.StructField("duplicate_rate", d),
+        ]
+    )
+
+
+# One output schema for mapInPandas: a row is a finding (kind "f") or a queue's figures (kind "q").
+def _out_schema():
+    from pyspark.sql import types as T
+
+    fields = [T.StructField("row_kind", T.StringType())]
+    seen = {"row_kind"}
+    for f in list(finding_schema().fields) + list(figure_schema().fields):
+        if f.name not in seen:
+            fields.append(f)
+            seen.add(f.name)
+    return T.StructType(fields)
+
+
+def _lint_batches(batches):
+    """mapInPandas body: runs on the executors (Arrow-backed pandas batches of joined queue rows)."""
+    import pandas as pd
+    from visguard.audit.build import lint_rows
+
+    schema = _out_schema()
+    names = [f.name for f in schema.fields]
+    text = [f.name for f in schema.fields if f.dataType.typeName() == "string"]
+    for pdf in batches:
+        rows = pdf.to_dict("records")
+        for r in rows:
+            r["consumers"] = [dict(c) for c in (r.get("consumers") if r.get("consumers") is not None else [])]
+        findings, figures = lint_rows(rows)
+        out = pd.DataFrame(
+            [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures],
+            columns=names,
+        )
+        # plain object columns: pandas 3 infers Arrow-backed strings, which PySpark 4.0's converter rejects
+        yield out.astype({n: object for n in text})
+
+
+def spark_session(master: str = "local[*]", app: str = "visguard-audit", extra: dict | None = None):
+    from pyspark.sql import SparkSession
+
+    # Python workers must run this interpreter (the one with visguard installed), not the first python3.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = (
+        SparkSession.builder.master(master)
+        .appName(app)
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.driver.memory", os.environ.get("VISGUARD_SPARK_DRIVER_MEMORY", "4g"))
+    )
+    for k, v in (extra or {}).items():
+        builder = builder.config(k, v)
+    return builder.getOrCreate()
+
+
+def load(spark, inventory: str):
+    """All inventory records as one DataFrame (explicit schema; ``_file`` names the source file)."""
+    from pyspark.sql import functions as F
+    from visguard.audit import inventory as inv
+
+    files = [str(p) for p in inv.partition_files(inventory)]
+    if not files:
+        raise VisguardError("no <account>/<region>.jsonl files found", file=inventory)
+    df = (
+        spark.read.schema(record_schema())
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", "_corrupt")
+        .json(files)
+        .withColumn("_file", F.input_file_name())
+    )
+    return df
+
+
+def parse_queues(records):
+    """Typed queue columns, plus a ``reason`` that is non-null for rows that go to quarantine."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    a = F.col("attributes")
+    rp_schema = T.StructType(
+        [
+            T.StructField("deadLetterTargetArn", T.StringType()),
+            T.StructField("maxReceiveCount", T.StringType()),
+        ]
+    )
+    q = records.where(F.col("kind") == "queue").select(
+        "account",
+        "region",
+        "arn",
+        "name",
+        "tags",
+        "_file",
+        F.col("metrics.received").alias("received"),
+        a["VisibilityTimeout"].alias("vt_raw"),
+        a["MessageRetentionPeriod"].alias("retention_raw"),
+        a["DelaySeconds"].alias("delay_raw"),
+        a["FifoQueue"].alias("fifo_raw"),
+        a["RedrivePolicy"].alias("rp_raw"),
+    )
+    # A JSON object with the two documented keys (RedrivePolicy is a JSON string: SetQueueAttributes API).
+    rp_ok = F.col("rp_raw").rlike(r"^\s*\{.*\}\s*$")
+    q = q.withColumn("rp", F.when(rp_ok, F.from_json("rp_raw", rp_schema, {"mode": "PERMISSIVE"})))
+    num = r"^\s*-?[0-9]+(\.[0-9]+)?\s*$"
+    reason = (
+        F.when(F.col("arn").isNull(), F.lit("queue record without arn"))
+        .when(
+            F.col("account").isNull() | F.col("region").isNull(),
+            F.lit("queue record without account or region"),
+        )
+        .when(F.col("vt_raw").isNull(), F.lit("attribute VisibilityTimeout is missing"))
+        .when(
+            ~F.col("vt_raw").rlike(num),
+            F.concat(F.lit("VisibilityTimeout is not a number: "), F.col("vt_raw")),
+        )
+        .when(
+            F.col("retention_raw").isNotNull() & ~F.col("retention_raw").rlike(num),
+            F.concat(F.lit("MessageRetentionPeriod is not a number: "), F.col("retention_raw")),
+        )
+        .when(
+            F.col("rp_raw").isNotNull() & (~rp_ok | F.col("rp").isNull()),
+            F.concat(F.lit("RedrivePolicy is not a JSON object: "), F.substring("rp_raw", 1, 80)),
+        )
+        .when(
+            F.col("rp.maxReceiveCount").isNotNull() & ~F.col("rp.maxReceiveCount").rlike(num),
+            F.concat(F.lit("RedrivePolicy maxReceiveCount is not a number: "), F.col("rp.maxReceiveCount")),
+        )
+    )
+    return q.select(
+        "*",
+        reason.alias("reason"),
+        F.col("vt_raw").try_cast("double").alias("vt"),
+        F.col("retention_raw").try_cast("double").alias("retention"),
+        F.col("delay_raw").try_cast("double").alias("delay"),
+        (F.lower(F.coalesce(F.col("fifo_raw"), F.lit("false"))) == "true").alias("fifo"),
+        F.col("rp_raw").isNotNull().alias("has_redrive"),
+        F.col("rp.deadLetterTargetArn").alias("target_arn"),
+        F.col("rp.maxReceiveCount").try_cast("double").alias("max_receive_count"),
+    )
+
+
+def _arn_part(col, idx: int):
+    from pyspark.sql import functions as F
+
+    return F.split(col, ":").getItem(idx)
+
+
+def join_queues(records, queues):
+    """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts."""
+    from pyspark.sql import functions as F
+
+    good = queues.where(F.col("reason").isNull())
+    # partitions the inventory holds without errors: a redrive target elsewhere is "external", not "missing"
+    known_parts = (
+        records.where(F.col("kind") == "partition")
+        .where(F.coalesce(F.col("errors"), F.lit(0)) == 0)
+        .select(F.concat_ws("/", "account", "region").alias("part"))
+        .distinct()
+    )
+
+    functions = (
+        records.where((F.col("kind") == "function") & F.col("arn").isNotNull())
+        .select(
+            F.col("arn").alias("f_arn"), "timeout", "reserved_concurrency", "duration_p50", "duration_p99"
+        )
+        .dropDuplicates(["f_arn"])
+    )
+    mappings = records.where(
+        (F.col("kind") == "mapping")
+        & F.col("event_source_arn").startswith("arn:")
+        & F.col("event_source_arn").contains(":sqs:")
+    ).select(
+        "uuid",
+        "event_source_arn",
+        "function_arn",
+        "state",
+        "batch_size",
+        "batching_window",
+        "maximum_concurrency",
+        "function_response_types",
+        # arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER] -> unqualified
+        F.regexp_extract("function_arn", r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1).alias(
+            "base_arn"
+        ),
+    )
+    exact = functions.select([F.col(c).alias(f"x_{c}") for c in functions.columns])
+    base = functions.select([F.col(c).alias(f"b_{c}") for c in functions.columns])
+    m = (
+        mappings.join(exact, mappings.function_arn == exact.x_f_arn, "left")
+        .join(base, mappings.base_arn == base.b_f_arn, "left")
+        .select(
+            "event_source_arn",
+            F.struct(
+                "uuid",
+                "function_arn",
+                "state",
+                "batch_size",
+                "batching_window",
+                "maximum_concurrency",
+                "function_response_types",
+                (F.col("x_f_arn").isNotNull() | F.col("b_f_arn").isNotNull()).alias("function_found"),
+                *[
+                    F.when(F.col("x_f_arn").isNotNull(), F.col(f"x_{c}")).otherwise(F.col(f"b_{c}")).alias(c)
+                    for c in ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
+                ],
+            ).alias("c"),
+        )
+    )
+    consumers = m.groupBy("event_source_arn").agg(F.sort_array(F.collect_list("c")).alias("consumers"))
+
+    dlq_cols = (
+        "arn",
+        "name",
+        "account",
+        "region",
+        "fifo",
+        "vt",
+        "retention",
+        "delay",
+        "has_redrive",
+        "target_arn",
+        "max_receive_count",
+    )
+    # target partition known: join with known_parts on "<account>/<region>" of the target ARN
+    kp = known_parts.withColumnRenamed("part", "kp")
+    base_q = (
+        good.withColumn(
+            "_tp", F.concat_ws("/", _arn_part(F.col("target_arn"), 4), _arn_part(F.col("target_arn"), 3))
+        )
+        .join(F.broadcast(kp), F.col("_tp") == F.col("kp"), "left")
+        .withColumn("target_partition_known", F.col("kp").isNotNull())
+        .drop("_tp", "kp")
+    )
+    d1 = base_q.select([F.col(c).alias(f"dlq_{c}") for c in (*dlq_cols, "target_partition_known")])
+    d2 = base_q.select([F.col(c).alias(f"dlq2_{c}") for c in (*dlq_cols, "target_partition_known")])
+    targets = (
+        good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn")).distinct()
+    )
+
+    joined = (
+        base_q.join(consumers, base_q.arn == consumers.event_source_arn, "left")
+        .join(d1, F.col("target_arn") == F.col("dlq_arn"), "left")
+        .join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
+        .join(targets, F.col("arn") == F.col("t_arn"), "left")
+        .withColumn("is_dlq", F.col("t_arn").isNotNull())
+        .drop("t_arn", "event_source_arn")
+    )
+    orphans = mappings.join(good.select("arn"), mappings.event_source_arn == good.arn, "left_anti")
+    return joined, orphans
+
+
+QUEUE_COLUMNS = (
+    "account",
+    "region",
+    "arn",
+    "name",
+    "tags",
+    "received",
+    "fifo",
+    "vt",
+    "retention",
+    "delay",
+    "has_redrive",
+    "target_arn",
+    "max_receive_count",
+    "target_partition_known",
+    "consumers",
+    "is_dlq",
+    *(
+        f"{p}{c}"
+        for p in ("dlq_", "dlq2_")
+        for c in (
+            "arn",
+            "name",
+            "account",
+            "region",
+            "fifo",
+            "vt",
+            "retention",
+            "delay",
+            "has_redrive",
+            "target_arn",
+            "max_receive_count",
+            "target_partition_known",
+        )
+    ),
+)
+
+
+def run(spark, inventory: str, out: str) -> dict:
+    """The whole audit; returns the summary (also written to ``out/summary.json``)."""
+    from pyspark.sql import functions as F
+
+    t0 = time.perf_counter()
+    outp = Path(out)
+    outp.mkdir(parents=True, exist_ok=True)
+    records = load(spark, inventory).cache()
+    corrupt = records.where(
+        F.col("_corrupt").isNotNull()
+        | F.col("kind").isNull()
+        | ~F.col("kind").isin("queue", "mapping", "function", "error", "partition")
+    )
+    queues = parse_queues(records.where(F.col("_corrupt").isNull())).cache()
+    joined, orphans = join_queues(records.where(F.col("_corrupt").isNull()), queues)
+
+    result = joined.select(*QUEUE_COLUMNS).mapInPandas(_lint_batches, _out_schema()).cache()
+    findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
+    figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
+
+    findings.write.mode("overwrite").partitionBy("account", "region").parquet(str(outp / "findings"))
+    quarantine = (
+        queues.where(F.col("reason").isNotNull())
+        .select(
+            F.lit("queue").alias("kind"), "account", "region", "arn", F.col("_file").alias("file"), "reason"
+        )
+        .unionByName(
+            corrupt.select(
+                F.coalesce(F.col("kind"), F.lit("?")).alias("kind"),
+                "account",
+                "region",
+                "arn",
+                F.col("_file").alias("file"),
+                F.concat(
+                    F.lit("not an inventory record: "),
+                    F.substring(F.coalesce("_corrupt", F.lit("kind missing or unknown")), 1, 120),
+                ).alias("reason"),
+            )
+        )
+    )
+    quarantine.write.mode("overwrite").parquet(str(outp / "quarantine"))
+    figures.write.mode("overwrite").parquet(str(outp / "queues"))
+
+    summary = summarize(records, findings, figures, quarantine, orphans)
+    summary["seconds"] = round(time.perf_counter() - t0, 2)
+    (outp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    from visguard.audit.report import write_report
+
+    write_report(outp / "report.html", summary)
+    for df in (records, queues, result):
+        df.unpersist()
+    return summary
+
+
+def summarize(records, findings, figures, quarantine, orphans) -> dict:
+    """Small aggregates collected to the driver (a handful of Spark actions): the summary and every figure the
+    report plots."""
+    from pyspark.sql import functions as F
+
+    kinds: dict[str, int] = {}
+    accounts: set[str] = set()
+    error_codes: dict[str, int] = {}
+    for r in records.where(F.col("_corrupt").isNull()).groupBy("kind", "account", "code").count().collect():
+        kinds[r["kind"]] = kinds.get(r["kind"], 0) + r["count"]
+        if r["account"] is not None:
+            accounts.add(r["account"])
+        if r["kind"] == "error":
+            code = r["code"] or "?"
+            error_codes[code] = error_codes.get(code, 0) + r["count"]
+    error_rows = []
+    if error_codes:
+        errors = records.where(F.col("kind") == "error").select(
+            "account", "region", "operation", "code", "message"
+        )
+        error_rows = [r.asDict() for r in errors.orderBy("account", "region").limit(50).collect()]
+
+    by_rule: dict[str, int] = {}
+    by_sev = dict.fromkeys(SEVERITIES, 0)
+    rule_account: dict[tuple[str, str], int] = {}
+    for r in findings.groupBy("rule", "account", "severity").count().collect():
+        by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + r["count"]
+        by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + r["count"]
+        key = (r["rule"], r["account"])
+        rule_account[key] = rule_account.get(key, 0) + r["count"]
+
+    q_reasons: dict[str, int] = {}
+    for r in quarantine.groupBy(F.regexp_extract("reason", r"^([^:]*)", 1).alias("why")).count().collect():
+        q_reasons[r["why"]] = r["count"]
+
+    ratio = Histogram(-2.0, 3.0, 25)
+    dup = Histogram(-7.0, 0.0, 28)
+    rb = F.when(F.col("ratio") > 0, ratio.bin(F.log10("ratio")))
+    db = F.when(
+        F.col("duplicate_rate").isNotNull(),
+        dup.bin(F.log10(F.greatest(F.col("duplicate_rate"), F.lit(1e-7)))),
+    )
+    n_queues = with_findings = 0
+    grouped = figures.select(rb.alias("rb"), db.alias("db"), (F.col("findings") > 0).alias("hf"))
+    for r in grouped.groupBy("rb", "db", "hf").count().collect():
+        n_queues += r["count"]
+        with_findings += r["count"] if r["hf"] else 0
+        ratio.add(r["rb"], r["count"])
+        dup.add(r["db"], r["count"])
+    riskiest = [
+        r.asDict()
+        for r in figures.where(F.col("duplicate_rate").isNotNull())
+        .orderBy(F.desc("duplicate_rate"), "arn")
+        .select(
+            "account", "region", "arn", "name", "vt", "required_vt", "duplicate_rate", "findings", "worst"
+        )
+        .limit(25)
+        .collect()
+    ]
+    return {
+        "queues": n_queues,
+        "queues_in_inventory": int(kinds.get("queue", 0)),
+        "accounts": len(accounts),
+        "partitions": int(kinds.get("partition", 0)),
+        "mappings": int(kinds.get("mapping", 0)),
+        "functions": int(kinds.get("function", 0)),
+        "orphan_mappings": int(orphans.count()),
+        "queues_with_findings": with_findings,
+        "findings": int(sum(by_rule.values())),
+        "findings_by_rule": dict(sorted(by_rule.items())),
+        "findings_by_severity": by_sev,
+        "findings_by_rule_and_account": [
+            {"rule": k[0], "account": k[1], "count": v} for k, v in sorted(rule_account.items())
+        ],
+        "errors": int(sum(error_codes.values())),
+        "errors_by_code": dict(sorted(error_codes.items())),
+        "error_samples": error_rows,
+        "quarantined": int(sum(q_reasons.values())),
+        "quarantine_reasons": dict(sorted(q_reasons.items())),
+        "ratio_histogram": ratio.as_dict(),
+        "duplicate_rate_histogram": dup.as_dict(),
+        "riskiest_queues": riskiest,
+    }
+
+
+class Histogram:
+    """Equal bins over [lo, hi] of a log10 value; values outside land in the end bins."""
+
+    def __init__(self, lo: float, hi: float, bins: int):
+        self.lo, self.hi, self.bins = lo, hi, bins
+        self.counts = [0] * bins
+
+    def bin(self, expr):
+        from pyspark.sql import functions as F
+
+        width = (self.hi - self.lo) / self.bins
+        raw = F.floor((expr - F.lit(self.lo)) / F.lit(width))
+        return F.least(F.greatest(raw, F.lit(0)), F.lit(self.bins - 1)).cast("int")
+
+    def add(self, b, n: int) -> None:
+        if b is not None:
+            self.counts[b] += n
+
+    def as_dict(self) -> dict:
+        return {"lo": self.lo, "hi": self.hi, "bins": self.bins, "log10": True, "counts": self.counts}
+
+
+def main(argv: list[str], prog: str) -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser(prog=prog, description="Audit a fleet inventory on Spark.")
+    ap.add_argument("--inventory", required=True, help="inventory directory (collect or generate output)")
+    ap.add_argument(
+        "--out", required=True, help="output directory: findings/, quarantine/, summary.json, report.html"
+    )
+    ap.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    args = ap.parse_args(argv)
+    if not Path(args.inventory).is_dir():
+        raise VisguardError("inventory directory not found", file=args.inventory)
+    spark = spark_session(args.master)
+    spark.sparkContext.setLogLevel("ERROR")
+    s = run(spark, args.inventory, args.out)
+    print(
+        f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
+        f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
+        f"{s['errors']} collector errors, {s['quarantined']} quarantined, {s['seconds']} s -> {args.out}",
+        file=sys.stderr,
+    )
+    return 0

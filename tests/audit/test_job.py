@@ -1,0 +1,200 @@
+"""The Spark audit job: exact findings on generated fleets (checked against a plain-Python reference of the
+same parse and joins), quarantine, cross-account and qualified-ARN joins, and the output layout."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+from visguard.audit import build, job
+
+from . import reference
+
+pytestmark = pytest.mark.slow
+
+
+def spark_findings(spark, out) -> set[tuple]:
+    # an explicit schema keeps the partition columns strings (inference would make account ids numbers)
+    rows = spark.read.schema(job.finding_schema()).parquet(str(out / "findings")).collect()
+    return {(r["queue_arn"], r["rule"], r["consumer"], r["message"], r["account"], r["region"]) for r in rows}
+
+
+def reference_findings(inv) -> tuple[set[tuple], dict]:
+    rows, quarantine = reference.joined_rows(str(inv))
+    findings, _ = build.lint_rows(rows)
+    return {
+        (f["queue_arn"], f["rule"], f["consumer"], f["message"], f["account"], f["region"]) for f in findings
+    }, quarantine
+
+
+def test_generated_fleet_findings_match_the_reference(spark, audited):
+    got = spark_findings(spark, audited["out"])
+    want, _ = reference_findings(audited["inventory"])
+    assert len(want) > 1000
+    assert got == want
+    rules = Counter(f[1] for f in got)
+    # the generator plants every kind of defect the inventory can show
+    for rule in (
+        "VG001",
+        "VG002",
+        "VG003",
+        "VG010",
+        "VG011",
+        "VG012",
+        "VG020",
+        "VG021",
+        "VG022",
+        "VG030",
+        "VG031",
+        "VG033",
+    ):
+        assert rules[rule] > 0, rule
+
+
+def test_summary_counts(audited):
+    s = audited["summary"]
+    want, quarantine = reference_findings(audited["inventory"])
+    assert s["quarantined"] == len(quarantine) > 0
+    assert s["queues"] == 3000 - len(quarantine)
+    assert s["accounts"] == 4 and s["errors"] == 0 and s["partitions"] == 12
+    assert (
+        s["findings"]
+        == len(want)
+        == sum(s["findings_by_rule"].values())
+        == sum(s["findings_by_severity"].values())
+    )
+    assert s["findings_by_rule"] == dict(sorted(Counter(f[1] for f in want).items()))
+    assert s["mappings"] == audited["counts"]["mappings"] and s["orphan_mappings"] >= 0
+    assert sum(s["ratio_histogram"]["counts"]) > 0 and sum(s["duplicate_rate_histogram"]["counts"]) > 0
+    assert json.loads((audited["out"] / "summary.json").read_text())["findings"] == s["findings"]
+
+
+def test_quarantine_table_names_every_malformed_queue(spark, audited):
+    _, quarantine = reference_findings(audited["inventory"])
+    rows = spark.read.parquet(str(audited["out"] / "quarantine")).collect()
+    got = {r["arn"]: r["reason"] for r in rows}
+    assert set(got) == set(quarantine)
+    for arn, why in quarantine.items():
+        assert got[arn].startswith(why), (arn, got[arn])
+    assert all(r["file"].endswith(".jsonl") for r in rows)
+
+
+def test_findings_are_partitioned_by_account_and_region(audited):
+    parts = {(p.parent.name, p.name) for p in (audited["out"] / "findings").glob("account=*/region=*")}
+    assert len(parts) == 12
+    assert all(a.startswith("account=1") and r.startswith("region=") for a, r in parts)
+
+
+A, B, C = "111111111111", "222222222222", "333333333333"
+
+
+def _q(account, name, vt="100", retention="345600", redrive=None, **extra):
+    arn = f"arn:aws:sqs:us-east-1:{account}:{name}"
+    attrs = {"QueueArn": arn, "MessageRetentionPeriod": retention}
+    if vt is not None:
+        attrs["VisibilityTimeout"] = vt
+    if redrive is not None:
+        attrs["RedrivePolicy"] = redrive if isinstance(redrive, str) else json.dumps(redrive)
+    if name.endswith(".fifo"):
+        attrs["FifoQueue"] = "true"
+    return {
+        "kind": "queue",
+        "account": account,
+        "region": "us-east-1",
+        "arn": arn,
+        "name": name,
+        "attributes": attrs,
+        **extra,
+    }
+
+
+def _rp(account, name, mrc=5):
+    return {"deadLetterTargetArn": f"arn:aws:sqs:us-east-1:{account}:{name}", "maxReceiveCount": mrc}
+
+
+def _write(root, account, lines):
+    from visguard.audit import inventory
+
+    counts = Counter(json.loads(x)["kind"] if x.startswith("{") and '"kind"' in x else "queue" for x in lines)
+    inventory.write_lines(
+        root,
+        account,
+        "us-east-1",
+        lines,
+        {k: counts.get(k, 0) for k in ("queue", "mapping", "function")} | {"error": counts.get("error", 0)},
+    )
+
+
+def test_handcrafted_joins_quarantine_and_errors(spark, tmp_path):
+    fn = f"arn:aws:lambda:us-east-1:{B}:function:worker"
+    a_lines = [
+        _q(A, "src", vt="100", redrive=_rp(A, "src-dlq")),
+        _q(A, "src-dlq", retention="1209600", redrive=_rp(A, "src-dlq2", 10)),
+        _q(A, "src-dlq2", retention="1209600"),
+        _q(A, "other", vt="100", retention="1209600", redrive=_rp(A, "src-dlq2")),
+        _q(A, "loop-a", vt="30", redrive=_rp(A, "loop-b", 5)),
+        _q(A, "loop-b", vt="30", redrive=_rp(A, "loop-a", 5)),
+        _q(A, "bad-json", redrive="{deadLetterTargetArn: x"),
+        _q(A, "no-vt", vt=None),
+        _q(A, "text-vt", vt="thirty"),
+    ]
+    b_lines = [
+        # cross-account mapping, alias-qualified: only the unqualified function is on record (timeout 60)
+        {"kind": "mapping", "account": B, "region": "us-east-1", "uuid": "m-src", "event_source_arn": a_lines[0]["arn"],
+         "function_arn": fn + ":live", "state": "Enabled", "batch_size": 1, "batching_window": 0,
+         "maximum_concurrency": None, "function_response_types": []},
+        # version-qualified with its own record (timeout 200) next to the unqualified one (60): the exact one wins
+        {"kind": "mapping", "account": B, "region": "us-east-1", "uuid": "m-other", "event_source_arn": a_lines[3]["arn"],
+         "function_arn": fn + ":7", "state": "Enabled", "batch_size": 1, "batching_window": 0,
+         "maximum_concurrency": None, "function_response_types": []},
+        # a mapping whose queue is in no collected partition
+        {"kind": "mapping", "account": B, "region": "us-east-1", "uuid": "m-orphan", "event_source_arn": f"arn:aws:sqs:us-east-1:{C}:gone",
+         "function_arn": fn, "state": "Enabled", "batch_size": 1, "batching_window": 0,
+         "maximum_concurrency": None, "function_response_types": []},
+        {"kind": "function", "account": B, "region": "us-east-1", "arn": fn, "name": "worker", "timeout": 60},
+        {"kind": "function", "account": B, "region": "us-east-1", "arn": fn + ":7", "name": "worker", "timeout": 200},
+    ]  # fmt: skip
+    _write(
+        tmp_path,
+        A,
+        [json.dumps(x) for x in a_lines]
+        + ["this is not json", '{"kind": "bogus", "account": "111111111111"}'],
+    )
+    _write(tmp_path, B, [json.dumps(x) for x in b_lines])
+    err = {
+        "kind": "error",
+        "account": C,
+        "region": "us-east-1",
+        "operation": "sqs:ListQueues",
+        "code": "AccessDenied",
+        "message": "AccessDenied: no",
+    }
+    _write(tmp_path, C, [json.dumps(err)])
+
+    out = tmp_path / "out"
+    s = job.run(spark, str(tmp_path), str(out))
+    got = {(f[0].rsplit(":", 1)[-1], f[1], f[2]) for f in spark_findings(spark, out)}
+    assert got == {
+        ("src", "VG011", "m-src"),  # 60 <= 100 < 6 x 60: the alias resolved to the unqualified function
+        ("other", "VG010", "m-other"),  # 100 < 200: the version's own configuration was used
+        ("loop-a", "VG023", None),  # loop-a -> loop-b -> loop-a, reported once
+        # DLQs that keep messages no longer than their sources (both 14 days, or both 4 days)
+        ("src-dlq", "VG022", None),  # chain: src -> src-dlq -> src-dlq2
+        ("other", "VG022", None),
+        ("loop-a", "VG022", None),
+        ("loop-b", "VG022", None),
+    }
+    assert (s["quarantined"], s["errors"], s["errors_by_code"], s["orphan_mappings"]) == (
+        5,
+        1,
+        {"AccessDenied": 1},
+        1,
+    )
+    assert s["quarantine_reasons"] == {
+        "RedrivePolicy is not a JSON object": 1,
+        "attribute VisibilityTimeout is missing": 1,
+        "VisibilityTimeout is not a number": 1,
+        "not an inventory record": 2,
+    }
+    assert s["queues"] == 6 and s["accounts"] == 3
