@@ -697,3 +697,71 @@ def test_queue_urls_and_arns_look_like_aws(eng, sqs):
     with pytest.raises(sqs.exceptions.QueueDoesNotExist) as ei:
         sqs.get_queue_url(QueueName="nope")
     assert err(ei)[:2] == ("AWS.SimpleQueueService.NonExistentQueue", "The specified queue does not exist.")
+
+
+# --------------------------------------------------------------------------- more recorded scenarios (ev. 2.2)
+def test_purge_drops_in_flight_messages(eng, sqs):
+    # AWS-REC test_purge_queue_deletes_inflight_messages
+    url = sqs.create_queue(QueueName="q")["QueueUrl"]
+    for i in range(3):
+        sqs.send_message(QueueUrl=url, MessageBody=str(i))
+    h = one(sqs, url)["ReceiptHandle"]
+    sqs.purge_queue(QueueUrl=url)
+    a = attrs(sqs, url)
+    assert (a["ApproximateNumberOfMessages"], a["ApproximateNumberOfMessagesNotVisible"]) == ("0", "0")
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=h)  # the handle of a purged message: like a deleted one
+    eng.advance(60)
+    assert one(sqs, url) is None
+
+
+def test_not_visible_counts_received_only_and_fifo_blocked_count_as_visible(eng, sqs):
+    # AWS-REC test_approximate_number_of_messages_not_visible and its FIFO twin
+    url = fifo(sqs)
+    send_groups(sqs, url, [("g", "a"), ("g", "b"), ("g", "c")])
+    one(sqs, url)
+    a = attrs(sqs, url)
+    assert (a["ApproximateNumberOfMessages"], a["ApproximateNumberOfMessagesNotVisible"]) == ("2", "1")
+
+
+def test_timed_out_message_comes_back_ahead_of_a_later_one(eng, sqs):
+    # AWS-REC test_inflight_message_requeue
+    url = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "2"})["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="first")
+    one(sqs, url)
+    sqs.send_message(QueueUrl=url, MessageBody="second")
+    eng.advance(2)
+    assert bodies(sqs, url, 1) == ["first"]
+
+
+def test_repeated_extensions_keep_the_message_hidden(eng, sqs):
+    # AWS-REC test_extend_message_visibility_timeout_set_in_queue
+    url = sqs.create_queue(QueueName="q", Attributes={"VisibilityTimeout": "2"})["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="m")
+    h = one(sqs, url)["ReceiptHandle"]
+    for _ in range(5):
+        eng.advance(1)
+        sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=h, VisibilityTimeout=2)
+        assert one(sqs, url) is None
+    eng.advance(2)
+    assert one(sqs, url) is not None
+
+
+def test_long_poll_returns_what_there_is_without_waiting(eng, sqs):
+    # AWS-REC test_receive_message_wait_time_seconds_and_max_number_of_messages_does_not_block
+    url = sqs.create_queue(QueueName="q")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="a")
+    sqs.send_message(QueueUrl=url, MessageBody="b")
+    assert bodies(sqs, url, 3, WaitTimeSeconds=5) == ["a", "b"]
+    assert eng.now == T0
+
+
+def test_fifo_queue_delay_holds_the_group_in_send_order(eng, sqs):
+    url = fifo(sqs, DelaySeconds="5")
+    send_groups(sqs, url, [("g", "a")])
+    eng.advance(1)
+    send_groups(sqs, url, [("g", "b")])
+    assert bodies(sqs, url) == []
+    eng.advance(4)
+    assert bodies(sqs, url) == ["a"]  # b is still delayed; a blocks the group now
+    eng.advance(60)
+    assert bodies(sqs, url) == ["a", "b"]
