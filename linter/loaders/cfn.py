@@ -433,7 +433,9 @@ class _Builder:
                 v = self.number(raw, path)
                 c.function_timeout = v if isinstance(v, (int, float)) else None
                 if not isinstance(v, (int, float)) and v is not None:
-                    c.note = f"function timeout {v} is not known here"
+                    # never compare against the 3 s default when the template sets a value we cannot see
+                    c.kind = "unknown"
+                    c.note = f"the timeout of function {fid} ({v}) is not known here"
             else:
                 c.reserved_concurrency = self.integer(raw, path)
             c.locations[attr] = self.loc(path)

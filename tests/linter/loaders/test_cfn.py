@@ -299,3 +299,20 @@ def test_foreach_language_extension(fixture_path, write):
     )
     with pytest.raises(VisguardError, match="logical id 'Qa' twice"):
         load_path(dup)
+
+
+def test_function_timeout_known_only_at_deploy_time_makes_the_consumer_unknown(write):
+    path = write(
+        """Parameters:
+  FnTimeout: {Type: Number}
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  Fn: {Type: AWS::Lambda::Function, Properties: {Timeout: !Ref FnTimeout}}
+  M: {Type: AWS::Lambda::EventSourceMapping, Properties: {EventSourceArn: !GetAtt Q.Arn, FunctionName: !Ref Fn}}
+"""
+    )
+    (c,) = load_path(path).queues["Q"].consumers
+    assert (c.kind, c.function_id, c.function_timeout) == ("unknown", "Fn", None)
+    assert "${FnTimeout}" in c.note
+    (c,) = load_path(path, parameters={"FnTimeout": "40"}).queues["Q"].consumers
+    assert (c.kind, c.function_timeout) == ("lambda", 40)
