@@ -36,7 +36,16 @@ from scipy.special import ndtr, ndtri
 
 MAX_VISIBILITY = 43_200.0  # 12 hours, the SQS cap on a queue, a receive, and the total per receipt
 Z99 = float(ndtri(0.99))  # 2.3263...
-QUEUEING_LIMIT = 0.7  # consumer utilisation above which waiting times, not the timeout, dominate
+# No queueing: with offered load a = arrival rate x mean processing time (busy consumers; ~Poisson in an
+# infinite-server queue), c consumers are rarely all busy while c >= a + 3 sqrt(a) (square-root staffing).
+QUEUEING_MARGIN = 3.0
+
+
+def _too_busy(rate, mean, conc):
+    a = rate * mean
+    return conc < a + QUEUEING_MARGIN * np.sqrt(a)
+
+
 _DLQ_TERMS = 60  # product terms computed exactly; later ones repeat the last (they are ~c by then)
 
 
@@ -239,11 +248,12 @@ def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | Non
         if conc <= 0:
             return "no consumer concurrency: every message waits"
         per_slot = b if fto is not None else 1
-        rho = rate * profile.mean() / (conc * per_slot)
-        if rho > QUEUEING_LIMIT:
+        load = rate * profile.mean() / per_slot
+        if _too_busy(rate / per_slot, profile.mean(), conc):
             return (
-                f"consumers are {rho:.0%} busy (arrival rate x mean processing time / concurrency): "
-                "queueing dominates, run the exact simulator (visguard simulate)"
+                f"queueing: {load:,.1f} consumers busy on average of {conc:g} (arrival rate x mean processing "
+                "time), too few spare for messages to be picked up the moment they are visible; run the exact "
+                "simulator (visguard simulate)"
             )
     return None
 
@@ -447,8 +457,8 @@ def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
     mu = np.log(np.where(ok, p50_, 1.0))
     sigma = np.where(ok & (p99_ > p50_), (np.log(np.where(ok, p99_, 1.0)) - mu) / Z99, 1e-9)
     mean = np.exp(mu + sigma**2 / 2)
-    rho = rate * mean / (conc * np.where(is_lambda, b, 1.0))
-    ok &= ~(np.isfinite(rho) & (rho > QUEUEING_LIMIT)) & ~(np.isfinite(rate) & (conc <= 0))
+    busy = _too_busy(rate / np.where(is_lambda, b, 1.0), mean, conc)
+    ok &= ~(np.isfinite(rate) & np.isfinite(conc) & busy) & ~(np.isfinite(rate) & (conc <= 0))
 
     out = _core(
         np.where(ok, vt_, 30.0),

@@ -10,10 +10,11 @@ unless poison drives them.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 from visguard.engine.cli_simulate import fast_result
-from visguard.engine.scenario import from_dict
+from visguard.engine.scenario import from_dict, parse_text
 from visguard.engine.sim import simulate
 
 LN = {"distribution": "lognormal", "p50": 5, "p99": 45}
@@ -59,6 +60,10 @@ GRID = {
     "lambda-partial": lam(True, {"transient": 0.05}),
     "lambda-timeouts": lam(True, {}, mrc=3, timeout=10, batch=5),
     "lambda-poison-whole-batch": lam(False, {"poison": 0.01}, mrc=3),
+    "order-pipeline-example": {
+        **parse_text((Path(__file__).parents[2] / "engine" / "examples" / "order-pipeline.yaml").read_text()),
+        "workload": {"messages": 15_000, "arrival_rate": 20},
+    },
 }
 
 
