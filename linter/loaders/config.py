@@ -172,16 +172,19 @@ def model_from_config(doc: Any, *, file: str) -> Model:
             raise VisguardError(
                 f"queues/{i}: a second queue with id {q.id!r}", file=file, place=_line(doc, base)
             )
-        for key, attr in (
-            ("visibility_timeout", "visibility_timeout"),
-            ("retention", "message_retention"),
-            ("delay", "delay"),
-            ("fifo", "fifo"),
-            ("name", "name"),
-        ):
+        fields = {
+            "visibility_timeout": "visibility_timeout",
+            "retention": "message_retention",
+            "delay": "delay",
+        }
+        for key, attr in fields.items():
             if key in e:
-                setattr(q, attr, _num(e[key]) if key not in ("fifo", "name") else e[key])
+                setattr(q, attr, _num(e[key]))
                 q.locations[attr] = _loc(doc, file, [*base, key])
+        q.fifo = e.get("fifo", False)
+        for key in ("fifo", "name"):
+            if key in e:
+                q.locations[key] = _loc(doc, file, [*base, key])
         q.arrival_rate = e.get("arrival_rate")
         q.tags = dict(e.get("tags") or {})
         for j, s in enumerate(e.get("suppress") or []):
