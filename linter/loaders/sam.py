@@ -11,7 +11,7 @@ https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/s
 - ``Timeout`` and ``ReservedConcurrentExecutions`` come from the function, else ``Globals.Function``,
   else the Lambda default (3 s);
 - ``AutoPublishAlias: live`` creates an alias whose logical id is ``<Function>Alias<live>``: a ``Ref`` to
-  that id is the function.
+  that id, or to ``<Function>.Alias`` / ``<Function>.Version``, is the function.
 """
 
 from __future__ import annotations
@@ -89,10 +89,13 @@ def sqs_events(b: _Builder, lid: str):
 
 
 def auto_alias_target(b: _Builder, raw: Any) -> str | None:
-    """``!Ref FnAliaslive`` -> ``Fn`` when ``Fn`` is a SAM function with ``AutoPublishAlias: live``."""
+    """``!Ref FnAliaslive`` (``AutoPublishAlias: live``), ``!Ref Fn.Alias`` or ``!Ref Fn.Version`` -> ``Fn``."""
     if not (isinstance(raw, dict) and len(raw) == 1 and isinstance(raw.get("Ref"), str)):
         return None
     name = raw["Ref"]
+    head, _, tail = name.partition(".")
+    if tail in ("Alias", "Version") and b.res.get(head, {}).get("Type") == SERVERLESS_FUNCTION:
+        return head  # !Ref Fn.Alias / !Ref Fn.Version (SAM resource attribute references)
     if name in b.res or "Alias" not in name:
         return None
     for fid, res in b.res.items():

@@ -22,9 +22,10 @@ def test_sam_events_globals_and_auto_alias(fixture_path):
     assert c.location.line == 22
     (s,) = inbox.suppressions  # Metadata on the SAM event
     assert (s.rule, s.reason, s.consumer) == ("VG020", "replayed from the outbox", "Handler/FromInbox")
-    quick, alias = outbox.consumers
+    quick, alias, dot_alias = outbox.consumers
     assert (quick.function_timeout, quick.enabled) == (3, False)
     assert (alias.id, alias.function_id, alias.function_timeout) == ("AliasMapping", "Handler", 45)
+    assert (dot_alias.kind, dot_alias.function_id) == ("lambda", "Handler")  # !Ref Handler.Alias
 
 
 def test_sam_function_without_timeout_uses_the_lambda_default(fixture_path):
