@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from aws_cdk import Duration, Lazy
+from aws_cdk import Lazy
 from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_cloudwatch_actions as actions
 
@@ -33,7 +33,9 @@ def add_queue_alarms(
     """Create the DLQ alarm and the age alarm in ``scope``; ``age_threshold`` is read at synth (a Lazy), so
     consumers added after the queue still count. ``path`` is the scope's construct path (for the
     descriptions); ``number`` wraps a callable as a CDK number producer."""
-    minute = Duration.minutes(1)
+    from .guarded_queue import seconds_duration
+
+    minute = seconds_duration(60)
     dlq_alarm = cloudwatch.Alarm(
         scope,
         "DeadLetterQueueAlarm",

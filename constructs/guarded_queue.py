@@ -4,6 +4,7 @@ its consumers at synth time, the linter's rules run over its settings, and alarm
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any
 
 import jsii
@@ -44,6 +45,12 @@ class GuardError(ValueError):
     """A setting the rule catalogue calls an error, found while the construct tree was being built."""
 
 
+@lru_cache(maxsize=64)
+def seconds_duration(seconds: int) -> Duration:
+    """A shared Duration per constant (Durations are immutable): one jsii round trip fewer per construct."""
+    return Duration.seconds(seconds)
+
+
 def ack_id(rule: str) -> str:
     return f"{ACK_NAMESPACE}::{rule}"
 
@@ -71,14 +78,6 @@ class _Number:
 
 
 @jsii.implements(IValidation)
-class _Validation:
-    def __init__(self, guarded: GuardedQueue) -> None:
-        self._guarded = guarded
-
-    def validate(self) -> list[str]:
-        return self._guarded._validate()
-
-
 class GuardedQueue(Construct):
     """An SQS queue and its dead-letter queue, kept right by visguard's rule catalogue.
 
@@ -152,7 +151,7 @@ class GuardedQueue(Construct):
             dlq_retention = _seconds(dlq_props["retention_period"], "DLQ retention")
             self._settings = replace(self._settings, dlq_retention=dlq_retention)
         else:
-            dlq_props["retention_period"] = Duration.seconds(DLQ_RETENTION)
+            dlq_props["retention_period"] = seconds_duration(DLQ_RETENTION)
         self._raise_errors(self._settings, RANGE_RULES, path)
         # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer the type from the props
         fifo_flag = True if fifo else None
@@ -184,7 +183,7 @@ class GuardedQueue(Construct):
                 number=_Number,
                 topic=alarm_topic,
             )
-        self.node.add_validation(_Validation(self))
+        self.node.add_validation(self)  # CDK calls validate() before synthesizing templates
 
     # -- consumers ---------------------------------------------------------------------------------------
     def add_lambda_consumer(
@@ -282,7 +281,9 @@ class GuardedQueue(Construct):
 
         return lint_model(build_model(self._settings), config=self._lint_config)
 
-    def _validate(self) -> list[str]:
+    def validate(self) -> list[str]:
+        """IValidation: the rule catalogue's errors (synthesis stops on them); warnings and infos become
+        annotations acknowledgeable as ``visguard::VGnnn``."""
         errors = []
         for finding in self.findings():
             text = format_finding(finding)  # CDK prefixes errors and annotations with the construct path
