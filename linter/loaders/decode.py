@@ -209,7 +209,7 @@ def _construct_tag(loader: _Loader, tag_suffix: str, node: yaml.Node) -> PosDict
     if isinstance(node, yaml.ScalarNode):
         value: Any = loader.construct_scalar(node)
         if name == "Fn::GetAtt":  # !GetAtt Res.Attr.Sub -> ["Res", "Attr.Sub"]
-            value = value.split(".", 1) if "." in value else value
+            value = value.split(".", 1)
     elif isinstance(node, yaml.SequenceNode):
         value = loader.construct_sequence(node, deep=True)
     else:
