@@ -10,7 +10,6 @@ import os
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from visguard.errors import VisguardError
 from visguard.linter.loaders import decode
 
