@@ -565,6 +565,7 @@ class Engine:
         skipped = None
         p = 0.0 if long else self.short_poll_sampling
         max_rc = q._max_rc
+        hprefix, handles, hidden, seq = q._hprefix, q._handles, q._hidden, self._seq
         while vis and len(out) < take:
             m = heappop(vis)[1]
             if m.state != VISIBLE or m.queue is not q:
@@ -575,8 +576,25 @@ class Engine:
                 continue
             if max_rc and m.receive_count >= max_rc and self._move_to_dlq(q, m):
                 continue
-            out.append(self._deliver(q, m, vt, now))
-            if vt <= 0:
+            # deliver (as _deliver, inlined: this is the hot path of every simulation)
+            m.receive_count += 1
+            if m.first_received_at is None:
+                m.first_received_at = now
+            n = q._nrecv
+            q._nrecv = n + 1
+            r = Receipt(f"{hprefix}{n:x}", m, now, m.receipt)
+            m.receipt = r
+            handles[r.handle] = r
+            out.append(r)
+            if vt > 0:
+                q._nvis -= 1
+                q._ninflight += 1
+                m.state = INFLIGHT
+                m.visible_at = t = now + vt
+                m.ver = v = next(seq)
+                heappush(hidden, (t, v, m))
+            else:
+                m.visible_at = now
                 again = again or []
                 again.append(m)
         for m in skipped or ():
@@ -731,8 +749,8 @@ class Engine:
     def delete(self, q, handle) -> None:
         """DeleteMessage (ev. 1.3, 1.4): deleted/moved/expired message -> success; garbage ->
         ReceiptHandleIsInvalid; FIFO outside the handle's window -> InvalidParameterValue "...expired."."""
-        r = self._lookup(q, handle)
-        if r is None:
+        r = q._handles.get(handle)
+        if r is None and self._lookup(q, handle) is None:
             return  # already gone: 200, repeatable (AWS-REC)
         m = r.message
         if q.fifo:
