@@ -970,7 +970,9 @@ def apply_attributes(engine, q, attributes: dict, creating: bool) -> None:
         if name == "VisibilityTimeout":
             q.visibility_timeout = value  # in-flight messages keep their timeout (DOC)
         elif name == "DelaySeconds":
-            q.delay_seconds = value  # not retroactive (standard, DOC); FIFO retroactivity not modelled
+            q.delay_seconds = value
+            if q.fifo and not creating:
+                _redelay_fifo(engine, q)  # DOC: retroactive for FIFO queues, not for standard ones (ev. 1.8)
         elif name == "MessageRetentionPeriod":
             q.retention = value
         elif name == "MaximumMessageSize":
@@ -989,6 +991,23 @@ def apply_attributes(engine, q, attributes: dict, creating: bool) -> None:
                 q._dlq_arn, q._max_rc, q.redrive_policy = value
         else:
             q.extra[name] = value
+
+
+def _redelay_fifo(engine, q) -> None:
+    """A new DelaySeconds on a FIFO queue applies to the messages still delayed, from their send time."""
+    engine._settle(q)
+    for m in q._live.values():
+        if m.state == DELAYED:
+            m.visible_at = t = m.enqueued_at + q.delay_seconds
+            m.ver = v = next(engine._seq)
+            q._dead += 1
+            heappush(q._hidden, (t, v, m))
+            g = q._groups[m.group_id]
+            if g.msgs[0] is m:
+                engine._gtouch(q, g)
+    engine._settle(q)
+    if q._waiters:
+        engine._arm(q)
 
 
 def queue_attributes(q) -> dict:

@@ -765,3 +765,21 @@ def test_fifo_queue_delay_holds_the_group_in_send_order(eng, sqs):
     assert bodies(sqs, url) == ["a"]  # b is still delayed; a blocks the group now
     eng.advance(60)
     assert bodies(sqs, url) == ["a", "b"]
+
+
+@pytest.mark.parametrize("is_fifo,visible_after_change", [(True, True), (False, False)])
+def test_queue_delay_change_is_retroactive_for_fifo_only(eng, sqs, is_fifo, visible_after_change):
+    # DOC sqs-delay-queues.md: not retroactive for standard queues; retroactive for FIFO queues
+    url = (
+        fifo(sqs, DelaySeconds="60")
+        if is_fifo
+        else sqs.create_queue(QueueName="q", Attributes={"DelaySeconds": "60"})["QueueUrl"]
+    )
+    kw = {"MessageGroupId": "g"} if is_fifo else {}
+    sqs.send_message(QueueUrl=url, MessageBody="m", **kw)
+    eng.advance(10)
+    sqs.set_queue_attributes(QueueUrl=url, Attributes={"DelaySeconds": "5"})
+    assert (one(sqs, url) is not None) is visible_after_change
+    eng.advance(50)
+    if not visible_after_change:
+        assert one(sqs, url) is not None  # the original 60 s still applied
