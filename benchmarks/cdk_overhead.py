@@ -1,12 +1,14 @@
 """What GuardedQueue costs at synth time: 100 GuardedQueues, each with a Lambda consumer, versus 100 plain
 ``aws_sqs.Queue``s with the same consumers (goal: at most 1.3 x the plain synth time).
 
-A third variant writes by hand what GuardedQueue provisions (queue, 14-day DLQ, redrive, the two alarms, the
-same consumer), so the report separates the cost of the extra resources from the cost of visguard's own work
-(deriving the timeout, running the rule catalogue, annotations).
+Two more variants write by hand what GuardedQueue provisions (queue, 14-day DLQ and redrive, with and without
+the two alarms, the same consumer), so the report separates the cost of the extra resources from the cost of
+visguard's own work (deriving the timeout, running the rule catalogue, annotations).
 
-Each variant builds a fresh App and synthesizes it (construction + ``app.synth()``, CDK's built-in CloudFormation
-validation on, as in a real ``cdk synth``); variants alternate, and the median of ``--repeats`` runs is reported.
+Each sample runs in a fresh process: build an App and synthesize it (construction + ``app.synth()``, CDK's
+built-in CloudFormation validation on, as in a real ``cdk synth``), after a 5-queue warm-up. Variants rotate;
+the median of ``--repeats`` samples is reported, as wall time and as CPU time of Python plus its Node.js (jsii)
+child, which a machine shared with other jobs disturbs less.
 Run: ``.venv/bin/python -P benchmarks/cdk_overhead.py [--queues 100] [--repeats 3] [--write]``.
 """
 
@@ -149,22 +151,37 @@ def timed(build, n: int, **kw) -> tuple[float, float]:
     return time.perf_counter() - start, cpu_seconds() - cpu
 
 
+VARIANTS = {
+    "plain queue + consumer": (build_plain, {}),
+    "by hand: queue + DLQ + consumer": (build_by_hand, {"alarms": False}),
+    "GuardedQueue + consumer (alarms=False)": (build_guarded, {"alarms": False}),
+    "by hand: queue + DLQ + 2 alarms + consumer": (build_by_hand, {}),
+    "GuardedQueue + consumer": (build_guarded, {}),
+}
+
+
+def measure_one(index: int, n: int) -> tuple[float, float]:
+    """One sample of one variant in this (fresh) process, after a small warm-up synth of the same variant."""
+    build, kw = list(VARIANTS.values())[index]
+    timed(build, 5, **kw)  # warm up jsii, CDK and its validation engine
+    return timed(build, n, **kw)
+
+
 def run(n: int, repeats: int) -> dict[str, tuple[float, float]]:
-    timed(build_plain, 5)  # warm up jsii and CDK's validation engine
-    timed(build_guarded, 5)
-    variants = {
-        "plain queue + consumer": (build_plain, {}),
-        "by hand: queue + DLQ + consumer": (build_by_hand, {"alarms": False}),
-        "GuardedQueue + consumer (alarms=False)": (build_guarded, {"alarms": False}),
-        "by hand: queue + DLQ + 2 alarms + consumer": (build_by_hand, {}),
-        "GuardedQueue + consumer": (build_guarded, {}),
-    }
-    samples: dict[str, list[tuple[float, float]]] = {k: [] for k in variants}
-    order = list(variants)
+    """Every sample in a fresh Python + jsii kernel: one long-lived kernel keeps every object of every earlier
+    app alive, and its growing heap made later variants slower whichever they were."""
+    samples: dict[str, list[tuple[float, float]]] = {k: [] for k in VARIANTS}
+    order = list(range(len(VARIANTS)))
     for r in range(repeats):
-        for name in order[r % len(order) :] + order[: r % len(order)]:  # rotate: no variant always runs first
-            build, kw = variants[name]
-            samples[name].append(timed(build, n, **kw))
+        for i in order[r % len(order) :] + order[: r % len(order)]:  # rotate: no variant always runs first
+            out = subprocess.run(
+                [sys.executable, "-P", os.path.abspath(__file__), "--one", str(i), "--queues", str(n)],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            wall, cpu = (float(x) for x in out.strip().splitlines()[-1].split())
+            samples[list(VARIANTS)[i]].append((wall, cpu))
     return {
         k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
         for k, v in samples.items()
@@ -175,6 +192,8 @@ def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str
     base = medians["plain queue + consumer"][1]
     hand = medians["by hand: queue + DLQ + 2 alarms + consumer"][1]
     guarded = medians["GuardedQueue + consumer"][1]
+    hand_bare = medians["by hand: queue + DLQ + consumer"][1]
+    guarded_bare = medians["GuardedQueue + consumer (alarms=False)"][1]
     date = subprocess.run(["date"], capture_output=True, text=True).stdout.strip()
 
     lines = [
@@ -184,7 +203,7 @@ def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str
         f"Machine: 2 vCPU AMD EPYC, 24 GiB, Python {platform.python_version()} (shared with other jobs); "
         f"aws-cdk-lib {_cdk_version()}; {date}.",
         f"{n} queues, each with one Lambda consumer (30 s timeout, batch 10, 5 s window); construction + "
-        f"`app.synth()` with CDK's built-in validation on, {PER_STACK} queues per stack; median of {repeats} runs in rotating order.",
+        f"`app.synth()` with CDK's built-in validation on, {PER_STACK} queues per stack; median of {repeats} runs, each in a fresh process, in rotating order.",
         "",
         "| variant | wall time | CPU time (Python + Node.js) | CPU x plain |",
         "| --- | ---: | ---: | ---: |",
@@ -196,7 +215,8 @@ def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str
         "",
         f"Goal (<= {GOAL} x plain, CPU time): **{verdict}** ({guarded / base:.2f} x). Against the same resources written by "
         f"hand, visguard's own work (timeout derivation, rule catalogue, annotations) costs "
-        f"{guarded / hand:.2f} x ({(guarded - hand) / n * 1000:.1f} ms per queue).",
+        f"{guarded / hand:.2f} x ({(guarded - hand) / n * 1000:.1f} ms per queue; without alarms "
+        f"{guarded_bare / hand_bare:.2f} x, {(guarded_bare - hand_bare) / n * 1000:.1f} ms per queue).",
         f"<!-- /section:{SECTION} -->",
     ]
     return "\n".join(lines) + "\n"
@@ -229,7 +249,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--queues", type=int, default=100)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--write", action="store_true", help="write the results into benchmarks/RESULTS.md")
+    ap.add_argument(
+        "--one", type=int, help=argparse.SUPPRESS
+    )  # internal: measure one variant, print "wall cpu"
     args = ap.parse_args(argv)
+    if args.one is not None:
+        wall, cpu = measure_one(args.one, args.queues)
+        print(f"{wall:.4f} {cpu:.4f}")
+        return 0
     medians = run(args.queues, args.repeats)
     text = report(args.queues, args.repeats, medians)
     print(text)
