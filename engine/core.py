@@ -102,10 +102,10 @@ class _Group:
 
 
 class _Waiter:
-    __slots__ = ("cb", "max", "vt", "active")
+    __slots__ = ("cb", "max", "vt", "active", "deadline")
 
-    def __init__(self, cb, max_messages, vt):
-        self.cb, self.max, self.vt, self.active = cb, max_messages, vt, True
+    def __init__(self, cb, max_messages, vt, deadline):
+        self.cb, self.max, self.vt, self.active, self.deadline = cb, max_messages, vt, True, deadline
 
 
 # queue attributes: name -> (min, max, default) for the integer ones (DOC: CreateQueue attribute table)
@@ -131,7 +131,7 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno", "_dead", "_dedup_gc",
+        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono",
     )  # fmt: skip
 
     def __init__(self, engine, name, serial):
@@ -168,8 +168,10 @@ class Queue:
         self._groups = {}  # FIFO: group id -> _Group
         self._gheap = []  # FIFO: heap (ready_at, ver, group)
         self._dedup = {}  # FIFO: dedup key -> (expires_at, MessageId)
-        self._waiters = deque()
+        self._waiters = deque()  # long polls waiting, in arrival order (served FIFO)
         self._wake_at = INF
+        self._wtimer_at = INF  # when the armed poll-timeout event fires (one event for all waiters)
+        self._wmono = True  # waiter deadlines ascend along _waiters (true when every poll waits as long)
         self._seqno = 0  # FIFO SequenceNumber
         self._dead = 0  # heap entries made stale since the last compaction
         self._dedup_gc = 4096  # size of _dedup that triggers dropping expired ids
@@ -237,9 +239,9 @@ class Engine:
         self._queues = {}  # name -> Queue
         self._by_arn = {}
         self._nqueues = 0
-        self._wake_fn = (
-            self._wake
-        )  # one bound method, so the event loop can recognise (and drop) idle wake-ups
+        # one bound method each, so the event loop can recognise (and drop) idle wake-ups and poll timeouts
+        self._wake_fn = self._wake
+        self._timeout_fn = self._poll_timeouts
 
     # ---------------------------------------------------------------- the clock
     def schedule(self, delay, fn, *args):
@@ -254,15 +256,13 @@ class Engine:
     def run(self, until=None):
         """Run timed events until the heap is empty, or up to ``until`` (virtual epoch seconds, inclusive)."""
         heap = self._heap
-        wake = self._wake_fn
+        wake, timeout = self._wake_fn, self._timeout_fn
         while heap:
             if until is not None and heap[0][0] > until:
                 break
             t, _, fn, args = heappop(heap)
-            if fn is wake and not args[0]._waiters:
-                if t >= args[0]._wake_at:
-                    args[0]._wake_at = INF
-                continue  # nobody is waiting any more: the wake-up neither runs nor moves the clock
+            if (fn is wake or fn is timeout) and self._idle(t, fn, args[0]):
+                continue  # nobody is waiting any more: the event neither runs nor moves the clock
             if t > self.now:
                 self.now = t
             fn(*args)
@@ -279,9 +279,7 @@ class Engine:
         """Run the next timed event; False when there is none."""
         while self._heap:
             t, _, fn, args = heappop(self._heap)
-            if fn is self._wake_fn and not args[0]._waiters:
-                if t >= args[0]._wake_at:
-                    args[0]._wake_at = INF
+            if (fn is self._wake_fn or fn is self._timeout_fn) and self._idle(t, fn, args[0]):
                 continue
             break
         else:
@@ -289,6 +287,17 @@ class Engine:
         if t > self.now:
             self.now = t
         fn(*args)
+        return True
+
+    def _idle(self, t, fn, q):
+        """A wake-up or poll-timeout event of ``q`` with no long poll left to serve: disarm it, skip it."""
+        if q._waiters:
+            return False
+        if fn is self._wake_fn:
+            if t >= q._wake_at:
+                q._wake_at = INF
+        elif t >= q._wtimer_at:
+            q._wtimer_at = INF
         return True
 
     # ---------------------------------------------------------------- queues
@@ -519,18 +528,21 @@ class Engine:
         """
         return self._receive(q, max_messages, visibility_timeout, False)
 
-    def _receive(self, q, max_messages, vt, long):
+    def _receive(self, q, max_messages, vt, long, serving=False):
+        """``serving``: called by _serve for a waiting long poll (which must not serve the waiters again)."""
         self._settle(q)
         room = self.inflight_limit - q._ninflight
         if room <= 0:
             if long or q.fifo:
                 return []  # DOC: long polling and FIFO queues return no error
             raise E.over_limit()
+        if not q._nvis:
+            return []  # nothing visible (FIFO: blocked messages count as visible, so this holds there too)
         if vt is None:
             vt = q.visibility_timeout
         take = max_messages if max_messages < room else room
         out = self._receive_fifo(q, take, vt) if q.fifo else self._receive_std(q, take, vt, long)
-        if out and q._waiters:
+        if out and q._waiters and not serving:
             if vt > 0:
                 self._arm(q)
             else:
@@ -667,15 +679,49 @@ class Engine:
         if rs or wait <= 0:
             callback(rs)
             return
-        w = _Waiter(callback, max_messages, visibility_timeout)
-        q._waiters.append(w)
-        self.schedule(wait, self._poll_timeout, q, w)
+        d = self.now + wait
+        w = _Waiter(callback, max_messages, visibility_timeout, d)
+        ws = q._waiters
+        if not ws:
+            q._wmono = True
+        elif d < ws[-1].deadline:
+            q._wmono = False  # a shorter wait behind a longer one: expiry must scan every waiter
+        ws.append(w)
+        # One timeout event per queue, at the earliest deadline, rather than one per poll (most polls are
+        # served before their wait ends, and each event would cost a heap push and pop).
+        if d < q._wtimer_at:
+            q._wtimer_at = d
+            heappush(self._heap, (d, next(self._seq), self._timeout_fn, (q,)))
         self._arm(q)
 
-    def _poll_timeout(self, q, w):
-        if w.active:
+    def _poll_timeouts(self, q):
+        """The poll-timeout event of ``q``: every waiter whose wait is over gets [], earliest deadline first
+        (ties in arrival order, as one event per poll would run them); then re-arm for the next deadline."""
+        now = self.now
+        if now != q._wtimer_at:
+            return  # superseded: an earlier deadline re-armed the timer
+        q._wtimer_at = INF
+        ws = q._waiters
+        if q._wmono:  # deadlines ascend: the expired waiters are at the front
+            expired = []
+            while ws and (not ws[0].active or ws[0].deadline <= now):
+                w = ws.popleft()
+                if w.active:
+                    expired.append(w)
+        else:
+            live = [w for w in ws if w.active]
+            expired = sorted((w for w in live if w.deadline <= now), key=_deadline)
+            ws.clear()
+            ws.extend(w for w in live if w.deadline > now)
+            ds = [w.deadline for w in ws]
+            q._wmono = ds == sorted(ds)
+        if ws:
+            d = ws[0].deadline if q._wmono else min(w.deadline for w in ws)
+            q._wtimer_at = d
+            heappush(self._heap, (d, next(self._seq), self._timeout_fn, (q,)))
+        for w in expired:
             w.active = False
-            q._waiters.remove(w)
+        for w in expired:
             w.cb([])
 
     def _next_visible(self, q):
@@ -707,28 +753,23 @@ class Engine:
             self._arm(q)
 
     def _serve(self, q):
+        """Hand what is deliverable to the waiting long polls, oldest first; each callback runs as an event
+        at the current time (as ``schedule(0, ...)``: the caller's operation finishes first)."""
         ws = q._waiters
+        heap, seq, now = self._heap, self._seq, self.now
         while ws:
             w = ws[0]
             if not w.active:
                 ws.popleft()
                 continue
-            rs = self._take_for_waiter(q, w)
+            rs = self._receive(q, w.max, w.vt, True, True)
             if not rs:
                 break
             ws.popleft()
             w.active = False
-            self.schedule(0, w.cb, rs)
+            heappush(heap, (now, next(seq), w.cb, (rs,)))
         if ws:
             self._arm(q)
-
-    def _take_for_waiter(self, q, w):
-        # same as _receive(long=True) but without re-entering _serve
-        waiters, q._waiters = q._waiters, deque()
-        try:
-            return self._receive(q, w.max, w.vt, True)
-        finally:
-            q._waiters = waiters
 
     # ---------------------------------------------------------------- delete / change visibility
     def _lookup(self, q, handle):
@@ -855,6 +896,10 @@ class Engine:
         from .client import EngineClient
 
         return EngineClient(self)
+
+
+def _deadline(w):
+    return w.deadline
 
 
 # ------------------------------------------------------------------------------------------ queue attributes
