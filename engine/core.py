@@ -738,6 +738,10 @@ class Engine:
 
     def _arm(self, q):
         """Make sure a wake-up event is on the heap for the next moment ``q`` gets a deliverable message."""
+        if not q.fifo:  # quick exit (hot path): the earliest hidden entry, stale or not, is not before it
+            h = q._hidden
+            if not h or h[0][0] >= q._wake_at:
+                return
         t = self._next_visible(q)
         if t < q._wake_at:
             q._wake_at = t

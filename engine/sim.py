@@ -62,14 +62,17 @@ class Tally:
         self.recovery: list[float] = []
         self.max_inflight = 0
 
-    # one receipt handed to a consumer
-    def received(self, i: int, now: float) -> None:
-        self.deliveries += 1
-        self.last_receive[i] = now
-        c = self.crash_at[i]
-        if c >= 0:
-            self.recovery.append(now - c)
-            self.crash_at[i] = -1.0
+    # receipts handed to a consumer by one receive (one call per receive: this is on the hot path)
+    def received(self, rs, now: float) -> None:
+        self.deliveries += len(rs)
+        last, crash_at = self.last_receive, self.crash_at
+        for r in rs:
+            i = r.message.tag
+            last[i] = now
+            c = crash_at[i]
+            if c >= 0:
+                self.recovery.append(now - c)
+                crash_at[i] = -1.0
 
     def start(self, i: int) -> None:
         self.starts[i] += 1
@@ -246,7 +249,9 @@ class Fleet:
         self.eng.schedule(every, self._tick_progress, every)
 
     def note_inflight(self) -> None:
-        c = self.q.counts()["inflight"]
+        """Called right after a receive, which settled the queue at this instant: its in-flight count is
+        exact without counts() (no message can come back at this same instant: timeouts are > 0)."""
+        c = self.q._ninflight
         if c > self.tally.max_inflight:
             self.tally.max_inflight = c
 
@@ -289,14 +294,16 @@ class WorkerFleet(Fleet):
         self.start_arrivals()
         # one long-poll callback per worker, made once (the hot path)
         self._callbacks = [partial(self.got, w) for w in range(self.sc.concurrency)]
-        self._poll_args = {"max_messages": self.sc.receive_max_messages, "wait": self.sc.wait_time}
+        self._poll = partial(
+            self.eng.poll, self.q, max_messages=self.sc.receive_max_messages, wait=self.sc.wait_time
+        )
         for w in range(self.sc.concurrency):
             self.eng.schedule(0, self.poll, w)
 
     def poll(self, w) -> None:
         if self.finished or (self.next_i >= self.n and self.check_done()):
             return
-        self.eng.poll(self.q, self._callbacks[w], **self._poll_args)
+        self._poll(self._callbacks[w])
 
     def got(self, w, rs) -> None:
         if not rs:
@@ -305,9 +312,7 @@ class WorkerFleet(Fleet):
             else:
                 self.poll(w)
             return
-        now, received = self.eng.now, self.tally.received
-        for r in rs:
-            received(r.message.tag, now)
+        self.tally.received(rs, self.eng.now)
         self.note_inflight()
         self.process(w, rs, 0)
 
@@ -319,7 +324,11 @@ class WorkerFleet(Fleet):
         r = rs[k]
         i = r.message.tag
         a = _Attempt(w, r, i, r.received_at)
-        tally.start(i)
+        # tally.start(i), inlined (hot path)
+        tally.starts[i] += 1
+        if tally.active[i]:
+            tally.concurrent[i] = True
+        tally.active[i] += 1
         duration = self.work()
         if sc.crash_before_delete and self.unif() < sc.crash_before_delete:
             eng.schedule(self.unif() * duration, self.crash, a, rs, k)
@@ -351,8 +360,9 @@ class WorkerFleet(Fleet):
         self.tally.active[a.i] -= 1
 
     def succeed(self, a: _Attempt, rs, k) -> None:
-        self._end(a)
         tally, i = self.tally, a.i
+        a.alive = False  # self._end(a), inlined (hot path)
+        tally.active[i] -= 1
         tally.completions[i] += 1
         try:
             self.eng.delete(self.q, a.receipt.handle)
@@ -362,7 +372,10 @@ class WorkerFleet(Fleet):
             if tally.done_at[i] < 0:
                 tally.done_at[i] = self.eng.now
                 tally.deleted += 1
-        self.process(a.worker, rs, k + 1)
+        if k + 1 < len(rs):
+            self.process(a.worker, rs, k + 1)
+        else:
+            self.poll(a.worker)
 
     def fail(self, a: _Attempt, rs, k) -> None:
         self._end(a)

@@ -99,8 +99,7 @@ class LambdaFleet(Fleet):
         eng, tally, lam = self.eng, self.tally, self.lam
         now = eng.now
         if rs:
-            for r in rs:
-                tally.received(r.message.tag, now)
+            tally.received(rs, now)
             self.note_inflight()
             if batch.first_at is None:
                 batch.first_at = now
