@@ -772,6 +772,8 @@ class Engine:
             ws.popleft()
             w.active = False
             heappush(heap, (now, next(seq), w.cb, (rs,)))
+            if not q._nvis:
+                break  # exact: that receive settled the queue at this instant; nothing left to hand out
         if ws:
             self._arm(q)
 
