@@ -9,7 +9,7 @@ export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate
+.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/inst
 
 install: $(STAMP)
 
-demo: install demo-engine demo-cdk demo-lint demo-simulate
+demo: install demo-engine demo-cdk demo-lint demo-simulate demo-audit
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -74,3 +74,9 @@ demo-simulate: install
 	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --mode fast
 	$(BIN)/visguard simulate engine/examples/lambda-reserved-concurrency.yaml
 	$(BIN)/visguard recommend --p50 1800 --p99 21600 --max-recovery 1800 --max-duplicate-rate 0.005 --plot $(OUT)/recommend-video-encoder.png
+
+demo-audit: install
+	rm -rf $(OUT)/audit
+	$(BIN)/visguard audit generate --queues 20000 --accounts 12 --seed 7 --out $(OUT)/audit/inventory
+	$(BIN)/visguard audit run --inventory $(OUT)/audit/inventory --out $(OUT)/audit/result
+	@echo "demo-audit: open $(OUT)/audit/result/report.html (summary: $(OUT)/audit/result/summary.json)"

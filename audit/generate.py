@@ -59,6 +59,15 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
         raise ValueError("need at least one queue and one account")
     rng = np.random.default_rng(seed)
     sh = shares
+
+    def pick(candidates: np.ndarray, share: float) -> np.ndarray:
+        """Exactly round(share x candidates) of them (at least one in fleets of 200+ queues), chosen at random."""
+        idx = np.flatnonzero(candidates)
+        k = min(len(idx), max(round(share * len(idx)), 1 if n_queues >= 200 else 0))
+        mask = np.zeros(len(candidates), bool)
+        mask[rng.choice(idx, k, replace=False)] = True
+        return mask
+
     accounts = np.array(account_ids(n_accounts))
     regions = np.array(REGIONS)
 
@@ -102,9 +111,9 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     target[main_of_dlq] = dlq_idx
     target[dlq_idx[: len(chain_idx)]] = chain_idx
     mrc = rng.choice([1, 2, 3, 5, 10, 20], n, p=[0.04, 0.06, 0.15, 0.4, 0.3, 0.05])
-    bad = rng.random(n) < sh.bad_max_receive
+    bad = pick(np.ones(n, bool), sh.bad_max_receive)
     mrc[bad] = rng.choice([0, 2000], int(bad.sum()))
-    dangling = (target >= 0) & (rng.random(n) < sh.dangling)
+    dangling = pick(target >= 0, sh.dangling)
 
     # --- consumers -----------------------------------------------------------------------------------------
     kind_draw = rng.random(n_main)
@@ -143,7 +152,7 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     )
     vt = np.where(is_lambda, lam_vt, np.where(is_worker, np.ceil(wk_vt), vt)).astype(np.int64)
     vt = np.minimum(vt, 43_200)
-    vt[rng.random(n) < sh.drift_out_of_range] = 50_000
+    vt[pick(np.ones(n, bool), sh.drift_out_of_range)] = 50_000
 
     retention = np.where(rng.random(n) < 0.7, 345_600, 1_209_600)
     dlq_like = np.zeros(n, bool)
@@ -152,9 +161,9 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
         rng.random(int(dlq_like.sum())) < sh.dlq_short_retention, 345_600, 1_209_600
     )
 
-    malformed_rp = (target >= 0) & (rng.random(n) < sh.malformed_redrive)
-    missing_vt = rng.random(n) < sh.missing_vt
-    text_vt = ~missing_vt & (rng.random(n) < sh.non_numeric_vt)
+    malformed_rp = pick(target >= 0, sh.malformed_redrive)
+    missing_vt = pick(~malformed_rp, sh.missing_vt)
+    text_vt = pick(~missing_vt & ~malformed_rp, sh.non_numeric_vt)
 
     # --- CloudWatch evidence -------------------------------------------------------------------------------
     received = np.round(np.exp(rng.normal(np.log(50_000), 1.5, n)))

@@ -189,6 +189,7 @@ def spark_session(master: str = "local[*]", app: str = "visguard-audit", extra: 
         SparkSession.builder.master(master)
         .appName(app)
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "8")
@@ -204,14 +205,15 @@ def load(spark, inventory: str):
     from pyspark.sql import functions as F
     from visguard.audit import inventory as inv
 
-    files = [str(p) for p in inv.partition_files(inventory)]
-    if not files:
+    if not inv.partition_files(inventory):
         raise VisguardError("no <account>/<region>.jsonl files found", file=inventory)
+    # One glob rather than a list of files: no file-listing job; names starting with "." (a killed
+    # collector's temporary files) are skipped by Spark as hidden files.
     df = (
         spark.read.schema(record_schema())
         .option("mode", "PERMISSIVE")
         .option("columnNameOfCorruptRecord", "_corrupt")
-        .json(files)
+        .json(str(Path(inventory) / "*" / f"*{inv.SUFFIX}"))
         .withColumn("_file", F.input_file_name())
     )
     return df
@@ -605,6 +607,9 @@ def main(argv: list[str], prog: str) -> int:
     args = ap.parse_args(argv)
     if not Path(args.inventory).is_dir():
         raise VisguardError("inventory directory not found", file=args.inventory)
+    import warnings
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     spark = spark_session(args.master)
     spark.sparkContext.setLogLevel("ERROR")
     s = run(spark, args.inventory, args.out)

@@ -207,3 +207,29 @@ def test_metric_queries_batch_and_units():
     assert fns[0]["duration_p50"] == 1.5 and fns[0]["duration_p99"] == 4.5  # milliseconds -> seconds
     dims = collector.metric_queries([], fns)[0][2]["MetricStat"]["Metric"]["Dimensions"]
     assert {"Name": "Resource", "Value": "fn:live"} in dims
+
+
+def test_collect_then_audit_reports_exactly_the_planted_defects(clean_run, spark, tmp_path):
+    from visguard.audit import job
+
+    s = job.run(spark, str(clean_run[0]), str(tmp_path))
+    rows = spark.read.schema(job.finding_schema()).parquet(str(tmp_path / "findings")).collect()
+    assert {(r["rule"], r["queue_name"]) for r in rows} == fleet.EXPECTED
+    assert len(rows) == len(fleet.EXPECTED) == s["findings"]
+    assert (s["queues"], s["accounts"], s["partitions"], s["mappings"], s["functions"]) == (14, 4, 8, 5, 5)
+    assert (s["errors"], s["quarantined"], s["orphan_mappings"]) == (0, 0, 0)
+    assert s["findings_by_severity"] == {"error": 2, "warning": 9, "info": 0}
+    assert s["findings_by_rule"]["VG020"] == 3
+
+
+def test_audit_counts_collector_errors(org, moto_endpoint, spark, tmp_path):
+    from visguard.audit import job
+
+    inv = tmp_path / "inventory"
+    collector.collect(options(moto_endpoint, inv, client_hook=faults.Deny(org[2])))
+    s = job.run(spark, str(inv), str(tmp_path / "out"))
+    assert (s["errors"], s["errors_by_code"]) == (2, {"AccessDenied": 2})
+    assert (
+        s["queues"] == 12 and s["findings"] == len(fleet.EXPECTED) - 1
+    )  # C's VG030 on thumbnails is unknowable
+    assert {e["account"] for e in s["error_samples"]} == {org[2]}

@@ -1,0 +1,94 @@
+"""Scale of the fleet audit: generated fleets of 100k, 300k and 1M queues, ``visguard audit run`` on local[2].
+
+Each size: generate the fleet (timed on its own), then run the audit end to end in a fresh process (JVM start,
+read, parse, joins, lint_model + risk per queue, Parquet, summary, report) and time it. Goal: 1M queues in
+<= 120 s, cost growing linearly. Run: ``.venv/bin/python -P benchmarks/audit_scale.py [--sizes 100000,300000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BIN = Path(sys.executable).with_name("visguard")
+
+
+def run(size: int, accounts: int, work: Path, master: str) -> dict:
+    inv, out = work / f"inv-{size}", work / f"out-{size}"
+    shutil.rmtree(inv, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.perf_counter()
+    subprocess.run(
+        [
+            str(BIN),
+            "audit",
+            "generate",
+            "--queues",
+            str(size),
+            "--accounts",
+            str(accounts),
+            "--seed",
+            "1",
+            "--out",
+            str(inv),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    gen = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    subprocess.run(
+        [str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(out), "--master", master],
+        check=True,
+        capture_output=True,
+    )
+    audit = time.perf_counter() - t0
+    s = json.loads((out / "summary.json").read_text())
+    shutil.rmtree(inv, ignore_errors=True)
+    return {
+        "queues": size,
+        "generate_s": round(gen, 1),
+        "audit_s": round(audit, 1),
+        "findings": s["findings"],
+        "quarantined": s["quarantined"],
+        "mappings": s["mappings"],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="100000,300000,1000000")
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    a = ap.parse_args()
+    work = Path(a.work or tempfile.mkdtemp(prefix="visguard-audit-scale-"))
+    rows = []
+    for size in (int(x) for x in a.sizes.split(",")):
+        r = run(size, max(10, size // 20_000), work, a.master)
+        rows.append(r)
+        print(json.dumps(r), flush=True)
+    print(
+        "\n| queues | mappings | generate (s) | audit end to end (s) | s per 100k queues | findings | quarantined |"
+    )
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        print(
+            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} |"
+        )
+    big = max(rows, key=lambda r: r["queues"])
+    if big["queues"] >= 1_000_000:
+        print(
+            f"\ngoal 1M queues <= 120 s: {'met' if big['audit_s'] <= 120 else 'NOT met'} ({big['audit_s']} s)"
+        )
+    shutil.rmtree(work, ignore_errors=True) if a.work is None else None
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
