@@ -36,9 +36,8 @@ CONSUMER_RULES = frozenset({"VG030", "VG032"})
 RANGE_RULES = frozenset({"VG001", "VG002", "VG005"})
 # Queue props copied to the DLQ so both queues of the pair have the same security posture.
 SHARED_PROPS = ("encryption", "encryption_master_key", "data_key_reuse", "enforce_ssl", "removal_policy")
-ACK_NAMESPACE = (
-    "visguard"  # acknowledge a warning with Validations.of(x).acknowledge(id="visguard::VG011", ...)
-)
+# Acknowledge a finding with Validations.of(x).acknowledge(Acknowledgment(id="visguard::VG011", reason=...)).
+ACK_NAMESPACE = "visguard"
 
 
 class GuardError(ValueError):
@@ -128,6 +127,9 @@ class GuardedQueue(Construct):
             raise GuardError(f"{path}: give processing_p50 and processing_p99 together")
         self._lint_config = lint_config
         queue_name, dlq_name = _pair_names(queue_props.pop("queue_name", None), fifo)
+        derivation = rule_settings(lint_config)  # the rules' settings: what the derived timeout must satisfy
+        if target_duplicate_rate is not None:
+            derivation["target_duplicate_rate"] = target_duplicate_rate
         self._settings = QueueSettings(
             path=path,
             queue_name=queue_name,
@@ -140,10 +142,7 @@ class GuardedQueue(Construct):
             processing_p50=_seconds(processing_p50, "processing_p50"),
             processing_p99=_seconds(processing_p99, "processing_p99"),
             arrival_rate=arrival_rate,
-            **{
-                **rule_settings(lint_config),
-                **({"target_duplicate_rate": target_duplicate_rate} if target_duplicate_rate else {}),
-            },
+            **derivation,
         )
         dlq_props = {k: queue_props[k] for k in SHARED_PROPS if k in queue_props}
         dlq_props.update(dead_letter_queue_props or {})
