@@ -179,16 +179,19 @@ def _lint_batches(batches):
         yield out.astype({n: object for n in text})
 
 
-def spark_session(master: str = "local[*]", app: str = "visguard-audit", extra: dict | None = None):
+def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", extra: dict | None = None):
     from pyspark.sql import SparkSession
 
-    # Python workers must run this interpreter (the one with visguard installed), not the first python3.
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master and master.startswith("local"):
+        # Local workers must run this interpreter (the one with visguard installed), not the first python3.
+        # On a cluster, spark-submit's --archives/--conf spark.pyspark.python decide (README).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app)
+    if master:  # None under spark-submit: its --master wins
+        builder = builder.master(master)
     builder = (
-        SparkSession.builder.master(master)
-        .appName(app)
-        .config("spark.ui.enabled", "false")
+        builder.config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .config("spark.sql.session.timeZone", "UTC")
@@ -205,7 +208,7 @@ def load(spark, inventory: str):
     from pyspark.sql import functions as F
     from visguard.audit import inventory as inv
 
-    if not inv.partition_files(inventory):
+    if not _remote(inventory) and not inv.partition_files(inventory):
         raise VisguardError("no <account>/<region>.jsonl files found", file=inventory)
     # One glob rather than a list of files: no file-listing job; names starting with "." (a killed
     # collector's temporary files) are skipped by Spark as hidden files.
@@ -213,7 +216,7 @@ def load(spark, inventory: str):
         spark.read.schema(record_schema())
         .option("mode", "PERMISSIVE")
         .option("columnNameOfCorruptRecord", "_corrupt")
-        .json(str(Path(inventory) / "*" / f"*{inv.SUFFIX}"))
+        .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
         .withColumn("_file", F.input_file_name())
     )
     return df
@@ -434,13 +437,19 @@ QUEUE_COLUMNS = (
 )
 
 
-def run(spark, inventory: str, out: str) -> dict:
-    """The whole audit; returns the summary (also written to ``out/summary.json``)."""
+def _remote(path: str) -> bool:
+    return "://" in str(path)  # s3://, s3a://, hdfs://, abfss://, dbfs:/ ... read and written by Spark itself
+
+
+def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
+    """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
+    ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``)."""
     from pyspark.sql import functions as F
 
     t0 = time.perf_counter()
-    outp = Path(out)
-    outp.mkdir(parents=True, exist_ok=True)
+    out = str(out).rstrip("/")
+    local = Path(report_dir or out)
+    local.mkdir(parents=True, exist_ok=True)
     records = load(spark, inventory).cache()
     corrupt = records.where(
         F.col("_corrupt").isNotNull()
@@ -454,7 +463,7 @@ def run(spark, inventory: str, out: str) -> dict:
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
-    findings.write.mode("overwrite").partitionBy("account", "region").parquet(str(outp / "findings"))
+    findings.write.mode("overwrite").partitionBy("account", "region").parquet(f"{out}/findings")
     quarantine = (
         queues.where(F.col("reason").isNotNull())
         .select(
@@ -474,15 +483,17 @@ def run(spark, inventory: str, out: str) -> dict:
             )
         )
     )
-    quarantine.write.mode("overwrite").parquet(str(outp / "quarantine"))
-    figures.write.mode("overwrite").parquet(str(outp / "queues"))
+    quarantine.write.mode("overwrite").parquet(f"{out}/quarantine")
+    figures.write.mode("overwrite").parquet(f"{out}/queues")
 
     summary = summarize(records, findings, figures, quarantine, orphans)
     summary["seconds"] = round(time.perf_counter() - t0, 2)
-    (outp / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    (local / "summary.json").write_text(
+        json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
     from visguard.audit.report import write_report
 
-    write_report(outp / "report.html", summary)
+    write_report(local / "report.html", summary)
     for df in (records, queues, result):
         df.unpersist()
     return summary
@@ -595,24 +606,37 @@ class Histogram:
         return {"lo": self.lo, "hi": self.hi, "bins": self.bins, "log10": True, "counts": self.counts}
 
 
-def main(argv: list[str], prog: str) -> int:
+def main(argv: list[str], prog: str, default_master: str | None = "local[*]") -> int:
     import argparse
 
     ap = argparse.ArgumentParser(prog=prog, description="Audit a fleet inventory on Spark.")
-    ap.add_argument("--inventory", required=True, help="inventory directory (collect or generate output)")
     ap.add_argument(
-        "--out", required=True, help="output directory: findings/, quarantine/, summary.json, report.html"
+        "--inventory", required=True, help="inventory directory (local, or s3://... on a cluster)"
     )
-    ap.add_argument("--master", default="local[*]", help="Spark master URL (default local[*])")
+    ap.add_argument(
+        "--out",
+        required=True,
+        help="output: findings/, quarantine/, queues/ (Parquet), summary.json, report.html",
+    )
+    ap.add_argument("--report-dir", help="local directory for summary.json and report.html (default: --out)")
+    ap.add_argument(
+        "--master",
+        default=default_master,
+        help=f"Spark master URL (default {default_master or 'from spark-submit'})",
+    )
     args = ap.parse_args(argv)
-    if not Path(args.inventory).is_dir():
+    if not _remote(args.inventory) and not Path(args.inventory).is_dir():
         raise VisguardError("inventory directory not found", file=args.inventory)
+    if _remote(args.out) and not args.report_dir:
+        raise VisguardError(
+            "--out is not a local path: give --report-dir for summary.json and report.html", place="--out"
+        )
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     spark = spark_session(args.master)
     spark.sparkContext.setLogLevel("ERROR")
-    s = run(spark, args.inventory, args.out)
+    s = run(spark, args.inventory, args.out, args.report_dir)
     print(
         f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
         f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
@@ -620,3 +644,9 @@ def main(argv: list[str], prog: str) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+if (
+    __name__ == "__main__"
+):  # spark-submit .../visguard/audit/job.py --inventory s3://... (master from spark-submit)
+    sys.exit(main(sys.argv[1:], "job.py", default_master=None))
