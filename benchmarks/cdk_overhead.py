@@ -220,7 +220,8 @@ def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str
         "Most of the gap to plain queues is the resources GuardedQueue adds by design (a DLQ and two alarms per "
         "queue: the by-hand rows); the rest is jsii round trips (about 30 per GuardedQueue with a Lambda consumer, "
         "against 9 for a plain queue and 16 for the same resources by hand) and the two synth-time callbacks "
-        "(the Lazy timeout and the validation); the rule catalogue itself takes under 0.3 ms per queue.",
+        "(the Lazy timeout and the validation); the rule catalogue itself (3 runs per queue) takes about 0.3 ms per "
+        "queue.",
         f"Reproduce: `.venv/bin/python -P benchmarks/cdk_overhead.py --queues {n} --repeats {repeats} --write` "
         "(`--check`: exit 2 when the goal is not met).",
         f"<!-- /section:{SECTION} -->",

@@ -7,20 +7,27 @@ if __name__ == "constructs":  # pragma: no cover - only when the repo root is on
         "script, or run pytest with --import-mode=importlib (DESIGN.md)."
     )
 
-from .alarms import add_queue_alarms
-from .audit_role import AuditRole
-from .checks import VisGuardChecks
-from .guarded_queue import GuardedQueue, GuardError, ack_id
-from .settings import LambdaSpec, QueueSettings, WorkerSpec
+# Exports load lazily (PEP 562): importing aws_cdk takes seconds, and visguard.constructs.settings (pure) must
+# stay importable without it.
+_EXPORTS = {
+    "AuditRole": ".audit_role",
+    "GuardError": ".guarded_queue",
+    "GuardedQueue": ".guarded_queue",
+    "LambdaSpec": ".settings",
+    "QueueSettings": ".settings",
+    "VisGuardChecks": ".checks",
+    "WorkerSpec": ".settings",
+    "ack_id": ".guarded_queue",
+    "add_queue_alarms": ".alarms",
+}
+__all__ = sorted(_EXPORTS)
 
-__all__ = [
-    "AuditRole",
-    "GuardError",
-    "GuardedQueue",
-    "LambdaSpec",
-    "QueueSettings",
-    "VisGuardChecks",
-    "WorkerSpec",
-    "ack_id",
-    "add_queue_alarms",
-]
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value
