@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from statistics import NormalDist
+from types import SimpleNamespace
 
 import numpy as np
 from scipy.special import ndtr, ndtri
@@ -43,7 +45,55 @@ QUEUEING_MARGIN = 3.0
 
 def _too_busy(rate, mean, conc):
     a = rate * mean
-    return conc < a + QUEUEING_MARGIN * np.sqrt(a)
+    return conc < a + QUEUEING_MARGIN * a**0.5
+
+
+# ------------------------------------------------------------------------------------ array / scalar ops
+# The formulas below are written once over a small namespace ``xp``: ARRAY (numpy, many rows: estimate_many)
+# or SCALAR (math on Python floats, one row: estimate, ~100x faster than numpy on 1-element arrays). Row
+# subsets are "index sets": an index array for ARRAY, a bool (the one row is in or not) for SCALAR.
+def _put(out, ix, v):
+    out[ix] = v
+    return out
+
+
+ARRAY = SimpleNamespace(
+    where=np.where, maximum=np.maximum, minimum=np.minimum, exp=np.exp, log=np.log, ndtr=ndtr, ndtri=ndtri,
+    not_=np.logical_not, isnan=np.isnan, clip=np.clip, any=np.any,
+    rows=np.flatnonzero,  # mask -> index set
+    size=np.size,  # rows in an index set
+    at=lambda a, ix: a[ix],  # a restricted to an index set
+    put=_put,  # out with its rows ix set to v (in place)
+    keep=lambda ix, cond: ix[cond],  # the rows of ix where cond (cond computed over ix)
+    fill=lambda like, v: np.full(np.shape(like), v, dtype=float),
+)  # fmt: skip
+
+_SQRT1_2 = math.sqrt(0.5)
+_EXP_MAX = math.log(np.finfo(float).max)
+
+
+def _s_ndtr(x):
+    """Standard normal CDF of a float, as scipy's ndtr (cephes) computes it: erf near 0, erfc in the tails,
+    and 0 where cephes' erfc underflows (z^2 > ln(DBL_MAX); libm would return a subnormal there)."""
+    z = x * _SQRT1_2
+    az = -z if z < 0 else z
+    if az < _SQRT1_2:
+        return 0.5 + 0.5 * math.erf(z)
+    y = 0.5 * math.erfc(az) if az * az < _EXP_MAX else 0.0
+    return 1.0 - y if z > 0 else y
+
+
+SCALAR = SimpleNamespace(
+    where=lambda c, a, b: a if c else b,
+    maximum=lambda a, b: a if a >= b else b,
+    minimum=lambda a, b: a if a <= b else b,
+    exp=lambda x: math.exp(x) if x < _EXP_MAX else math.inf,  # numpy gives inf, math raises
+    log=math.log, ndtr=_s_ndtr, ndtri=NormalDist().inv_cdf,
+    not_=lambda x: not x, isnan=math.isnan, clip=lambda x, lo, hi: lo if x < lo else hi if x > hi else x,
+    any=bool,
+    rows=bool, size=int, at=lambda a, ix: a, put=lambda out, ix, v: v if ix else out,
+    keep=lambda ix, cond: ix and cond, fill=lambda like, v: float(v),
+)  # fmt: skip
 
 
 _DLQ_TERMS = 60  # product terms computed exactly; later ones repeat the last (they are ~c by then)
@@ -83,23 +133,29 @@ class Profile:
             raise ValueError("empirical samples must be a non-empty list of positive numbers")
         return cls("empirical", float(np.quantile(arr, 0.5)), float(np.quantile(arr, 0.99)), samples=arr)
 
+    def model(self, xp=None):
+        """The distribution as the risk formulas use it, over namespace ``xp`` (ARRAY by default). An
+        empirical profile is its own model (numpy over its samples; ARRAY only)."""
+        xp = ARRAY if xp is None else xp
+        if self.kind == "lognormal":
+            return _LogNormalRows(self.mu, self.sigma, xp)
+        if self.kind == "fixed":
+            return _FixedRows(self.p50, xp)
+        return self
+
     # All functions below accept scalars or numpy arrays of t.
     def sf(self, t):
         """P(T > t)."""
         t = np.asarray(t, dtype=float)
-        if self.kind == "lognormal":
-            return _ln_sf(t, self.mu, self.sigma)
-        if self.kind == "fixed":
-            return (self.p50 > t).astype(float)
+        if self.kind != "empirical":
+            return self.model().sf(t)
         s = self.samples
         return 1.0 - np.searchsorted(s, t, side="right") / s.size
 
     def quantile(self, q):
         q = np.asarray(q, dtype=float)
-        if self.kind == "lognormal":
-            return np.exp(self.mu + self.sigma * ndtri(q))
-        if self.kind == "fixed":
-            return np.full_like(q, self.p50)
+        if self.kind != "empirical":
+            return self.model().quantile(q)
         return np.quantile(self.samples, q, method="inverted_cdf")
 
     def mean(self) -> float:
@@ -109,16 +165,11 @@ class Profile:
             return self.p50
         return float(self.samples.mean())
 
-    def rows(self, idx) -> Profile:
-        return self
-
     def slope(self, a):
         """G'(a) = E[1/T; T > a] (G is concave: Newton's method from 0 climbs to the root)."""
         a = np.asarray(a, dtype=float)
-        if self.kind == "lognormal":
-            return _LogNormalRows(self.mu, self.sigma).slope(a)
-        if self.kind == "fixed":
-            return np.where(a < self.p50, 1.0 / self.p50, 0.0)
+        if self.kind != "empirical":
+            return self.model().slope(a)
         s = self.samples
         return np.mean(np.where(s > a[..., None], 1.0 / s, 0.0), axis=-1)
 
@@ -133,25 +184,73 @@ class Profile:
         """G(a) = P(U*T < a), U uniform(0,1): the chance a crash at a random moment of an attempt comes
         before time a. G(a) = E[min(1, a/T)] = F(a) + a E[1/T; T > a]."""
         a = np.asarray(a, dtype=float)
-        if self.kind == "lognormal":
-            return _ln_before(a, self.mu, self.sigma)
-        if self.kind == "fixed":
-            return np.minimum(1.0, np.maximum(a, 0.0) / self.p50)
+        if self.kind != "empirical":
+            return self.model().before(a)
         s = self.samples
         return np.mean(np.minimum(1.0, np.maximum(a, 0.0)[..., None] / s), axis=-1)
 
-
-# ln(max(t, 1e-300)) keeps t = 0 finite (-690): no warnings, and P(T > 0) = 1, G(0) = 0 still come out.
-def _ln_sf(t, mu, sigma):
-    return ndtr((mu - np.log(np.maximum(t, 1e-300))) / sigma)
+    def rows(self, idx) -> Profile:
+        return self
 
 
-def _ln_before(a, mu, sigma):
-    la = np.log(np.maximum(a, 1e-300))
-    cdf = ndtr((la - mu) / sigma)
-    # E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)
-    tail = np.exp(-mu + sigma * sigma / 2) * ndtr((mu - sigma * sigma - la) / sigma)
-    return np.minimum(cdf + np.maximum(a, 0.0) * tail, 1.0)
+class _LogNormalRows:
+    """Lognormal distributions (one per row for estimate_many, or one), over namespace ``xp``."""
+
+    def __init__(self, mu, sigma, xp=ARRAY):
+        self.mu, self.sigma, self.xp = mu, sigma, xp
+
+    def rows(self, idx):
+        if isinstance(self.mu, float):
+            return self  # one distribution for every row
+        xp = self.xp
+        return _LogNormalRows(xp.at(self.mu, idx), xp.at(self.sigma, idx), xp)
+
+    # ln(max(t, 1e-300)) keeps t = 0 finite (-690): no warnings, and P(T > 0) = 1, G(0) = 0 still come out.
+    def sf(self, t):
+        xp = self.xp
+        return xp.ndtr((self.mu - xp.log(xp.maximum(t, 1e-300))) / self.sigma)
+
+    def before(self, a):
+        xp, mu, sigma = self.xp, self.mu, self.sigma
+        la = xp.log(xp.maximum(a, 1e-300))
+        cdf = xp.ndtr((la - mu) / sigma)
+        return xp.minimum(cdf + xp.maximum(a, 0.0) * self.slope(a, la), 1.0)
+
+    def slope(self, a, la=None):
+        """G'(a) = E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)."""
+        xp, mu, s = self.xp, self.mu, self.sigma
+        if la is None:
+            la = xp.log(xp.maximum(a, 1e-300))
+        return xp.exp(-mu + s * s / 2) * xp.ndtr((mu - s * s - la) / s)
+
+    def quantile(self, q):
+        xp = self.xp
+        return xp.exp(self.mu + self.sigma * xp.ndtri(q))
+
+
+class _FixedRows:
+    """A fixed processing time over namespace ``xp`` (G is piecewise linear)."""
+
+    kind = "fixed"
+
+    def __init__(self, seconds, xp=ARRAY):
+        self.p50, self.xp = seconds, xp
+
+    def rows(self, idx):
+        return self
+
+    def sf(self, t):
+        return self.xp.where(self.p50 > t, 1.0, 0.0)
+
+    def before(self, a):
+        xp = self.xp
+        return xp.minimum(1.0, xp.maximum(a, 0.0) / self.p50)
+
+    def slope(self, a):
+        return self.xp.where(a < self.p50, 1.0 / self.p50, 0.0)
+
+    def quantile(self, q):
+        return self.xp.fill(q, self.p50)
 
 
 # --------------------------------------------------------------------------------------------- results
@@ -206,22 +305,27 @@ def estimate(
     )  # fmt: skip
     if why:
         return RiskEstimate(False, why)
+    # One row: plain floats through math (SCALAR), except an empirical profile (numpy over its samples).
     nan = float("nan")
+    scalar = profile.kind != "empirical"
+    xp = SCALAR if scalar else ARRAY
+    one = (lambda v: v) if scalar else (lambda v: np.array([v]))
     out = _core(
-        np.array([float(visibility_timeout)]),
-        profile,
-        h=np.array([nan if heartbeat_interval is None else float(heartbeat_interval)]),
-        e=np.array([nan if heartbeat_extend_by is None else float(heartbeat_extend_by)]),
-        c=np.array([float(crash_before_delete)]),
-        m=np.array([0 if max_receive_count is None else int(max_receive_count)]),
-        p=np.array([float(transient)]),
-        f=np.array([float(poison)]),
-        fto=np.array([nan if function_timeout is None else float(function_timeout)]),
-        b=np.array([int(batch_size)]),
-        w=np.array([float(batching_window)]),
-        rbif=np.array([bool(report_batch_item_failures)]),
+        one(float(visibility_timeout)),
+        profile.model(xp),
+        h=one(nan if heartbeat_interval is None else float(heartbeat_interval)),
+        e=one(nan if heartbeat_extend_by is None else float(heartbeat_extend_by)),
+        c=one(float(crash_before_delete)),
+        m=one(0 if max_receive_count is None else int(max_receive_count)),
+        p=one(float(transient)),
+        f=one(float(poison)),
+        fto=one(nan if function_timeout is None else float(function_timeout)),
+        b=one(int(batch_size)),
+        w=one(float(batching_window)),
+        rbif=one(bool(report_batch_item_failures)),
+        xp=xp,
     )
-    return RiskEstimate(True, None, **{k: float(out[k][0]) for k in RESULT_KEYS})
+    return RiskEstimate(True, None, **{k: float(out[k] if scalar else out[k][0]) for k in RESULT_KEYS})
 
 
 def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | None:
@@ -258,54 +362,59 @@ def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | Non
     return None
 
 
-def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarray]:
-    """All rows at once. NaN h/e = no heartbeat, NaN fto = worker, m == 0 = no redrive."""
-    is_lambda = ~np.isnan(fto)
-    has_hb = ~np.isnan(h) & ~is_lambda
-    hh = np.where(has_hb, h, np.inf)
-    ee = np.where(has_hb, e, 0.0)
+def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=ARRAY) -> dict:
+    """All rows at once (ARRAY) or one row (SCALAR). NaN h/e = no heartbeat, NaN fto = worker, m == 0 = no
+    redrive. ``~x`` is written ``xp.not_(x)`` and ``a[ix]`` ``xp.at(a, ix)`` so that floats work too."""
+    where, maximum, not_ = xp.where, xp.maximum, xp.not_
+    is_lambda = not_(xp.isnan(fto))
+    has_hb = not_(xp.isnan(h)) & not_(is_lambda)
+    hh = where(has_hb, h, math.inf)
+    ee = where(has_hb, e, 0.0)
     # Effective timeout E: a worker attempt not deleted by then is received again.
     safe = has_hb & (hh < vt) & (hh < ee)
-    big_e = np.where(~has_hb | (hh >= vt), vt, np.where(safe, MAX_VISIBILITY, hh + ee))
-    if is_lambda.any():
-        big_e = np.where(is_lambda, np.maximum(vt - np.where(is_lambda, w, 0.0), 0.0), big_e)
+    big_e = where(not_(has_hb) | (hh >= vt), vt, where(safe, MAX_VISIBILITY, hh + ee))
+    if xp.any(is_lambda):
+        big_e = where(is_lambda, maximum(vt - where(is_lambda, w, 0.0), 0.0), big_e)
     s_e = dist.sf(big_e)
     redrive = m > 0
-    second_allowed = ~redrive | (m >= 2)
-    terms = np.where(redrive, np.maximum(m - 1, 0), np.inf)  # j = 0 .. M-2 failed attempts first
+    second_allowed = not_(redrive) | (m >= 2)
+    terms = where(redrive, maximum(m - 1, 0), math.inf)  # j = 0 .. M-2 failed attempts first
 
     # Workers. q: a delivery ends with the message received again (crash, failure, or still running at E).
     base = c + (1 - c) * p
     q = base + (1 - base) * s_e
     # completed twice: j failed attempts, then one that completes after E, and the duplicate completes too
     # (the first attempt's stale delete may remove the message: no third try is counted).
-    geom = np.where(base < 1, (1 - base**terms) / np.maximum(1 - base, 1e-300), terms)
+    geom = where(base < 1, (1 - base**terms) / maximum(1 - base, 1e-300), terms)
     twice = (1 - c) * (1 - p) * s_e * (1 - c) * (1 - p) * geom
     # DLQ: the (M+1)-th receive needs, for each i = 1..M, the attempt i receives back still running at iE
     # (or failed): prod_i [base + (1 - base) S(iE)]. Terms with S(iE) ~ 0 are just `base`.
-    dlq_prod = np.where(redrive, base + (1 - base) * s_e, 1.0)
-    counted = np.where(redrive, 1, 0)
-    live = np.flatnonzero(~is_lambda & (m >= 2) & (s_e > 1e-15))
+    dlq_prod = where(redrive, base + (1 - base) * s_e, 1.0)
+    counted = where(redrive, 1, 0)
+    live = xp.rows(not_(is_lambda) & (m >= 2) & (s_e > 1e-15))
     i = 2
-    while live.size and i <= _DLQ_TERMS:
-        s_i = dist.rows(live).sf(i * big_e[live])
-        dlq_prod[live] *= base[live] + (1 - base[live]) * s_i
-        counted[live] = i
-        keep = (m[live] > i) & (s_i > 1e-15)
-        live = live[keep]
+    while xp.size(live) and i <= _DLQ_TERMS:
+        base_l = xp.at(base, live)
+        s_i = dist.rows(live).sf(i * xp.at(big_e, live))
+        dlq_prod = xp.put(dlq_prod, live, xp.at(dlq_prod, live) * (base_l + (1 - base_l) * s_i))
+        counted = xp.put(counted, live, i)
+        live = xp.keep(live, (xp.at(m, live) > i) & (s_i > 1e-15))
         i += 1
-    dlq_prod = dlq_prod * base ** np.maximum(m - counted, 0)
+    dlq_prod = dlq_prod * base ** maximum(m - counted, 0)
 
-    lam = np.flatnonzero(is_lambda)
-    if lam.size:
-        _lambda_rows(lam, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q, twice, dlq_prod)
+    lam = xp.rows(is_lambda)
+    if xp.size(lam):
+        q, twice, dlq_prod = _lambda_rows(
+            xp, lam, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q, twice, dlq_prod
+        )
 
-    dup = (1 - f) * np.where(second_allowed, q, 0.0) + f * second_allowed
+    dup = (1 - f) * where(second_allowed, q, 0.0) + f * second_allowed
     twice = (1 - f) * twice
-    dlq_fp = np.where(redrive, (1 - f) * dlq_prod, 0.0)
-    dlq = dlq_fp + np.where(redrive, f, 0.0)
-    fto_ = np.where(is_lambda, fto, np.inf)
-    recovery = _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto_, (c == 0) & (p == 0) & (f == 0), dist)
+    dlq_fp = where(redrive, (1 - f) * dlq_prod, 0.0)
+    dlq = dlq_fp + where(redrive, f, 0.0)
+    fto_ = where(is_lambda, fto, math.inf)
+    only_timeouts = (c == 0) & (p == 0) & (f == 0)
+    recovery = _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto_, only_timeouts, dist)
     return {
         "duplicate_rate": dup,
         "completed_more_than_once_rate": twice,
@@ -316,104 +425,80 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif) -> dict[str, np.ndarra
     }
 
 
-def _lambda_rows(ix, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q_out, twice_out, dlq_out) -> None:
-    """Lambda event source mapping rows ``ix``: fill q, twice (before the (1-f) factor) and the DLQ product."""
-    e, se, c, m, p, f = big_e[ix], s_e[ix], c[ix], m[ix], p[ix], f[ix]
-    t, b, rbif, terms = fto[ix], b[ix], rbif[ix], terms[ix]
+def _lambda_rows(xp, ix, dist, big_e, s_e, c, m, p, f, fto, b, rbif, terms, q_out, twice_out, dlq_out):
+    """Lambda event source mapping rows ``ix``: q, twice (before the (1-f) factor) and the DLQ product with
+    those rows filled in."""
+    where, maximum, minimum, at = xp.where, xp.maximum, xp.minimum, xp.at
+    e, se, c, m, p, f = at(big_e, ix), at(s_e, ix), at(c, ix), at(m, ix), at(p, ix), at(f, ix)
+    t, b, rbif, terms = at(fto, ix), at(b, ix), at(rbif, ix), at(terms, ix)
     # The batch fails as a whole on an invocation crash (c) or a timeout kill.
-    s_kill = dist.rows(ix).sf(np.minimum(t, MAX_VISIBILITY))
+    s_kill = dist.rows(ix).sf(minimum(t, MAX_VISIBILITY))
     batch_fail = c + (1 - c) * s_kill
     # Healthy batch-mates that fail on their own (transient/poison) return the whole batch without RBIF.
-    mates_ok = np.where(rbif, 1.0, ((1 - p) * (1 - f)) ** np.maximum(b - 1, 0))
+    mates_ok = where(rbif, 1.0, ((1 - p) * (1 - f)) ** maximum(b - 1, 0))
     # Runs past E but within the function timeout: completes and deletes, yet was received again meanwhile.
-    late = np.where(e < t, (1 - c) * np.maximum(se - s_kill, 0.0), 0.0)
+    late = where(e < t, (1 - c) * maximum(se - s_kill, 0.0), 0.0)
     ok = (1 - batch_fail) * (1 - p) * mates_ok
-    q = np.minimum(1 - ok + ok * late / np.maximum(1 - batch_fail, 1e-300), 1.0)
+    q = minimum(1 - ok + ok * late / maximum(1 - batch_fail, 1e-300), 1.0)
     # completed twice: own processing succeeded in a batch a batch-mate failed (or ran late), after j failed
     # attempts; the record is not deleted and comes back until one of its next attempts completes.
     fail = 1 - (1 - batch_fail) * (1 - p)
     first = (1 - batch_fail) * (1 - p) * (1 - mates_ok) + late * (1 - p)
-    geom = np.where(fail < 1, (1 - fail**terms) / np.maximum(1 - fail, 1e-300), terms)
+    geom = where(fail < 1, (1 - fail**terms) / maximum(1 - fail, 1e-300), terms)
     twice = first * (1 - fail**terms) * geom
     # Without RBIF the records of a failed batch come back at the same moment and are received together
     # again, so a healthy record that shares its batch with a poison one follows it to the DLQ; the others
     # fail again only if the re-formed batch fails (the exact simulator shows this re-forming).
-    mm = np.maximum(m, 0)
-    clean = (1 - f) ** np.maximum(b - 1, 0)
+    mm = maximum(m, 0)
+    clean = (1 - f) ** maximum(b - 1, 0)
     whole = 1 - (1 - batch_fail) * (1 - p) ** b
-    q_out[ix] = q
-    twice_out[ix] = twice
-    dlq_out[ix] = np.where(rbif, q**mm, (1 - clean) + clean * whole**mm)
+    dlq = where(rbif, q**mm, (1 - clean) + clean * whole**mm)
+    return xp.put(q_out, ix, q), xp.put(twice_out, ix, twice), xp.put(dlq_out, ix, dlq)
 
 
-def _recovery_p99(vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, iters: int = 17):
+def _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, dist, iters: int = 17):
     """p99 of the time a message stays hidden after a crash at a uniformly random moment x = U*T.
 
     Without heartbeats (and for Lambda): R = E - x for crashes before E. With a safe heartbeat: R = VT - x
     before the first beat, else e - (x mod h), with x mod h taken as uniform on [0, h). Solved for
     P(R > r) = 1 % of the crashes that happen while the message is hidden: without heartbeat by Newton's
     method on G (concave, so Newton from 0 climbs monotonically), with one by bisection."""
-    hb = safe & ~is_lambda
-    out = np.zeros_like(vt)
-    lam = np.flatnonzero(is_lambda)
-    if lam.size:
+    where, maximum, minimum, at, put = xp.where, xp.maximum, xp.minimum, xp.at, xp.put
+    hb = safe & xp.not_(is_lambda)
+    out = xp.fill(vt, 0.0)
+    lam = xp.rows(is_lambda)
+    if xp.size(lam):
         # Lambda fails at the end of an invocation (error, timeout): hidden for E - min(D, timeout) more.
         # With no other failure mode every failure is a timeout kill: E - timeout exactly.
         d = dist.rows(lam)
-        first = np.minimum(d.quantile(np.full(lam.size, 0.01)), fto[lam])
-        first = np.where(only_timeouts[lam], fto[lam], first)
-        out[lam] = np.maximum(big_e[lam] - first, 0.0)
-    plain = np.flatnonzero(~hb & ~is_lambda)
-    if plain.size:
-        d, e_ = dist.rows(plain), big_e[plain]
+        first = minimum(d.quantile(xp.fill(at(fto, lam), 0.01)), at(fto, lam))
+        first = where(at(only_timeouts, lam), at(fto, lam), first)
+        out = put(out, lam, maximum(at(big_e, lam) - first, 0.0))
+    plain = xp.rows(xp.not_(hb) & xp.not_(is_lambda))
+    if xp.size(plain):
+        d, e_ = dist.rows(plain), at(big_e, plain)
         target = 0.01 * d.before(e_)
         # Lognormal: converged to ~1e-16 relative after 3 steps on a 1M-row test. Fixed and empirical
         # profiles make G piecewise linear: Newton walks one piece per step.
         steps = 4 if getattr(d, "kind", "lognormal") == "lognormal" else 12
-        a = np.zeros_like(e_)
+        a = xp.fill(e_, 0.0)
         for _ in range(steps):
-            a = np.minimum(a + (target - d.before(a)) / np.maximum(d.slope(a), 1e-300), e_)
-        out[plain] = np.where(target > 0, e_ - a, 0.0)
-    rows = np.flatnonzero(hb)
-    if rows.size:
-        d, v, h, e = dist.rows(rows), vt[rows], hh[rows], ee[rows]
-        total = d.before(np.full_like(v, MAX_VISIBILITY))
-        g_h = d.before(np.minimum(h, MAX_VISIBILITY))
+            a = minimum(a + (target - d.before(a)) / maximum(d.slope(a), 1e-300), e_)
+        out = put(out, plain, where(target > 0, e_ - a, 0.0))
+    rows = xp.rows(hb)
+    if xp.size(rows):
+        d, v, h, e = dist.rows(rows), at(vt, rows), at(hh, rows), at(ee, rows)
+        total = d.before(xp.fill(v, MAX_VISIBILITY))
+        g_h = d.before(minimum(h, MAX_VISIBILITY))
         target = 0.01 * total
-        lo, hi = np.zeros_like(v), np.maximum(v, e)
+        lo, hi = xp.fill(v, 0.0), maximum(v, e)
         for _ in range(iters):
             r = (lo + hi) / 2
-            above = d.before(np.maximum(np.minimum(h, v - r), 0.0)) + (total - g_h) * np.clip(
-                (e - r) / h, 0, 1
-            )
+            above = d.before(maximum(minimum(h, v - r), 0.0)) + (total - g_h) * xp.clip((e - r) / h, 0, 1)
             up = above > target
-            lo, hi = np.where(up, r, lo), np.where(up, hi, r)
-        out[rows] = np.where(total > 0, (lo + hi) / 2, 0.0)
+            lo, hi = where(up, r, lo), where(up, hi, r)
+        out = put(out, rows, where(total > 0, (lo + hi) / 2, 0.0))
     return out
-
-
-class _LogNormalRows:
-    """Per-row lognormal distributions (estimate_many), with the slope of G for Newton's method."""
-
-    def __init__(self, mu, sigma):
-        self.mu, self.sigma = mu, sigma
-
-    def rows(self, idx):
-        return _LogNormalRows(self.mu[idx], self.sigma[idx])
-
-    def sf(self, t):
-        return _ln_sf(t, self.mu, self.sigma)
-
-    def before(self, a):
-        return _ln_before(a, self.mu, self.sigma)
-
-    def quantile(self, q):
-        return np.exp(self.mu + self.sigma * ndtri(q))
-
-    def slope(self, a):  # G'(a) = E[1/T; T > a]
-        mu, s = self.mu, self.sigma
-        la = np.log(np.maximum(a, 1e-300))
-        return np.exp(-mu + s * s / 2) * ndtr((mu - s * s - la) / s)
 
 
 def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
@@ -462,7 +547,7 @@ def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
 
     out = _core(
         np.where(ok, vt_, 30.0),
-        _LogNormalRows(mu, sigma),
+        _LogNormalRows(mu, sigma, ARRAY),
         h=np.where(has_hb, h, nan),
         e=np.where(has_hb, e, nan),
         c=np.where(ok, c, 0.0),
