@@ -488,6 +488,8 @@ class Engine:
             m.sequence_number = q._seqno
         q.n_sent += 1
         d = q.delay_seconds if delay is None else delay
+        if q._waiters and not d and not q.fifo and self._hand_over(q, m):
+            return m
         self._enqueue(q, m, d)
         if q._waiters:
             if d > 0:
@@ -495,6 +497,35 @@ class Engine:
             else:
                 self._serve(q)
         return m
+
+    def _hand_over(self, q, m):
+        """Fast path of send (standard queue, no delay, a long poll waiting), the hot path of a simulation:
+        give ``m`` straight to the oldest waiter, exactly as _enqueue + _serve would when nothing else is
+        visible, without the visible heap and the generic receive. False (nothing done): take the generic
+        path (something else visible, quota reached, or a VT 0 receive that keeps the message visible)."""
+        self._settle(q)  # messages coming back at this instant are older: they would go first
+        if q._nvis or q._ninflight >= self.inflight_limit:
+            return False
+        ws = q._waiters
+        while ws and not ws[0].active:
+            ws.popleft()
+        if not ws:
+            return False
+        w = ws[0]
+        vt = q.visibility_timeout if w.vt is None else w.vt
+        if vt <= 0:
+            return False
+        now = self.now
+        q._live[m.seq] = m  # _enqueue, minus the visible heap (visible for no time at all)
+        heappush(q._ret, (m.enqueued_at, m.seq, m))
+        q._nvis += 1
+        r = self._deliver(q, m, vt, now)
+        ws.popleft()
+        w.active = False
+        heappush(self._heap, (now, next(self._seq), w.cb, ([r],)))  # as _serve: the callback is an event
+        if ws:
+            self._arm(q)
+        return True
 
     def _enqueue(self, q, m, delay):
         now = self.now

@@ -86,3 +86,67 @@ def test_receive_on_an_empty_queue_still_reports_overlimit_first():
     with pytest.raises(SQSError) as e:
         eng.receive(q)  # nothing visible, but the in-flight quota is the error AWS gives (ev. 1.9)
     assert e.value.code == "OverLimit"
+
+
+# --------------------------------------------------------------------------- send handed to a waiting poll
+def test_send_to_a_waiting_poll_is_a_normal_receive():
+    eng = Engine()
+    q = eng.create_queue("q", {"VisibilityTimeout": "30"})
+    got = []
+    eng.poll(q, got.append, wait=20)
+    eng.advance(2)
+    m = eng.send(q, "m")
+    assert got == []  # the callback is an event at this instant, after the send returns
+    eng.advance(0)
+    ((r,),) = got
+    assert r.message is m and r.received_at == eng.now and m.receive_count == 1
+    assert m.first_received_at == eng.now
+    assert q.counts() == {"visible": 0, "inflight": 1, "delayed": 0}
+    assert eng.peek(q)[0]["State"] == "inflight" and eng.peek(q)[0]["VisibleAt"] == eng.now + 30
+    eng.advance(30)
+    assert q.counts()["visible"] == 1  # comes back at the visibility timeout
+    eng.delete(q, r.handle)  # the handle works (stale delete removes it, the default)
+    assert q.counts() == {"visible": 0, "inflight": 0, "delayed": 0}
+    assert eng.stats(q)["deleted"] == 1
+
+
+def test_an_expired_message_goes_to_the_waiter_before_a_new_send():
+    eng = Engine()
+    q = eng.create_queue("q", {"VisibilityTimeout": "5"})
+    eng.send(q, "old")
+    eng.receive(q)
+    got = []
+    eng.advance(1)
+    eng.poll(q, lambda rs: got.append([r.message.body for r in rs]), wait=20)
+    eng.poll(q, lambda rs: got.append([r.message.body for r in rs]), wait=20)
+    eng.schedule(4, eng.send, q, "new")  # at 5, the instant "old" comes back
+    eng.run()
+    assert got == [["old"], ["new"]]
+
+
+def test_vt_zero_poll_keeps_the_message_visible_for_the_next_waiter():
+    eng = Engine()
+    q = eng.create_queue("q")
+    got = []
+    eng.poll(q, lambda rs: got.append(("a", rs)), wait=5, visibility_timeout=0)
+    eng.poll(q, lambda rs: got.append(("b", rs)), wait=5)
+    m = eng.send(q, "m")
+    eng.run()
+    (na, (ra,)), (nb, (rb,)) = got
+    assert (na, nb) == ("a", "b") and ra.message is rb.message is m and ra.handle != rb.handle
+    assert m.receive_count == 2 and q.counts()["inflight"] == 1
+
+
+def test_send_at_the_inflight_limit_leaves_the_waiter_waiting():
+    eng = Engine(inflight_limit=1)
+    q = eng.create_queue("q", {"VisibilityTimeout": "10"})
+    eng.send(q, "first")
+    (r,) = eng.receive(q)
+    got = []
+    eng.poll(q, lambda rs: got.append((eng.now - T0, [x.message.body for x in rs])), wait=20)
+    eng.send(q, "second")
+    assert q.counts() == {"visible": 1, "inflight": 1, "delayed": 0}  # not handed over: quota reached
+    eng.schedule(3, eng.delete, q, r.handle)
+    eng.run()
+    # the quota frees at 3; the waiter is served at its next wake-up (10, when "first" would have come back)
+    assert got == [(10, ["second"])]
