@@ -294,16 +294,14 @@ class WorkerFleet(Fleet):
         self.start_arrivals()
         # one long-poll callback per worker, made once (the hot path)
         self._callbacks = [partial(self.got, w) for w in range(self.sc.concurrency)]
-        self._poll = partial(
-            self.eng.poll, self.q, max_messages=self.sc.receive_max_messages, wait=self.sc.wait_time
-        )
+        self._poll_max, self._poll_wait = self.sc.receive_max_messages, self.sc.wait_time
         for w in range(self.sc.concurrency):
             self.eng.schedule(0, self.poll, w)
 
     def poll(self, w) -> None:
         if self.finished or (self.next_i >= self.n and self.check_done()):
             return
-        self._poll(self._callbacks[w])
+        self.eng.poll(self.q, self._callbacks[w], max_messages=self._poll_max, wait=self._poll_wait)
 
     def got(self, w, rs) -> None:
         if not rs:
