@@ -116,7 +116,9 @@ def test_cli_synth_of_the_sample_app(cli_synth):
     assert video["Properties"]["VisibilityTimeout"] == 1800  # seed 002: 2 x the 15 min heartbeat
     (policy,) = [r for r in media["Resources"].values() if r["Type"] == "AWS::IAM::Policy"]
     actions = policy["Properties"]["PolicyDocument"]["Statement"][0]["Action"]
-    assert "sqs:ReceiveMessage" in actions and "sqs:DeleteMessage" in actions  # grantee= of the worker consumer
+    assert (
+        "sqs:ReceiveMessage" in actions and "sqs:DeleteMessage" in actions
+    )  # grantee= of the worker consumer
     assert "VG011" in stderr  # the CLI prints the validation report
 
 

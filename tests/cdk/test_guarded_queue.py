@@ -344,3 +344,29 @@ def test_a_real_synth_fails_on_a_rule_error(cdk, make_function):
     q.add_lambda_consumer(make_function(st, "Fn", 120))
     with pytest.raises(Exception, match=r"(?s)Validation failed.*\[Broken/Orders\] VG010 \(error\).*Fix:"):
         app.synth()
+
+
+def test_rule_warnings_on_settings_without_synth(error_stack, make_function):
+    """The same rules judge settings the construct does not fix for you: a 14-day source retention leaves the
+    DLQ no longer than the source (VG022), a Lambda consumer with maxReceiveCount 3 (VG021)."""
+    from aws_cdk import Duration
+    from visguard.constructs import GuardedQueue
+
+    q = GuardedQueue(error_stack, "LongKept", retention_period=Duration.days(14), max_receive_count=3)
+    q.add_lambda_consumer(make_function(error_stack, "LongKeptFn", 10))
+    found = {(f.rule, f.severity.value) for f in q.findings()}
+    assert {("VG022", "warning"), ("VG021", "warning")} <= found
+    assert q.node.validate() == []  # warnings never stop synthesis
+
+
+def test_names_and_worker_ids(error_stack):
+    from aws_cdk import Duration
+    from visguard.constructs import GuardedQueue, GuardError
+
+    q = GuardedQueue(error_stack, "Named", fifo=True, queue_name="jobs.fifo")
+    assert (q.settings.queue_name, q.settings.dlq_name) == ("jobs.fifo", "jobs-dlq.fifo")
+    q.add_worker_consumer(processing_p50=Duration.seconds(1), processing_p99=Duration.seconds(4))
+    with pytest.raises(GuardError, match="exists already"):
+        q.add_worker_consumer(processing_p50=Duration.seconds(1), processing_p99=Duration.seconds(4))
+    q.add_worker_consumer(processing_p50=Duration.seconds(1), processing_p99=Duration.seconds(4), id="Batch")
+    assert [w.id for w in q.settings.workers] == ["Errors/Named/Workers", "Errors/Named/Batch"]

@@ -120,3 +120,15 @@ def test_derivation_parameters_come_from_the_rules_settings():
         **custom,
     )
     assert derive_visibility_timeout(s) == 400  # 4 x the 100 s heartbeat beats 3 x 10 s
+
+
+def test_pure_modules_import_without_aws_cdk():
+    """Importing aws_cdk costs seconds: the settings module (and the package itself) must not pull it in."""
+    import subprocess
+    import sys
+
+    code = "import sys, visguard.constructs, visguard.constructs.settings; print('aws_cdk' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "False"
