@@ -10,7 +10,7 @@ import pytest
 @pytest.fixture(scope="module")
 def report(cdk, make_function, tmp_path_factory):
     """One app: a plain queue consumed too fast (VG011), the same acknowledged, and a clean GuardedQueue."""
-    from aws_cdk import Acknowledgment, App, Duration, Stack, Validations
+    from aws_cdk import Acknowledgment, App, Duration, Stack, Stage, Validations
     from aws_cdk import aws_lambda_event_sources as events
     from aws_cdk import aws_sqs as sqs
     from visguard.constructs import GuardedQueue, VisGuardChecks
@@ -34,6 +34,9 @@ def report(cdk, make_function, tmp_path_factory):
     producer, consumer = Stack(app, "Producer"), Stack(app, "Consumer")
     shared = sqs.Queue(producer, "Shared", visibility_timeout=Duration.seconds(100))
     make_function(consumer, "Fn", 30).add_event_source(events.SqsEventSource(shared))  # Fn::ImportValue
+    nested = Stack(Stage(app, "Prod"), "Svc")  # a Stage: its own nested cloud assembly
+    late = sqs.Queue(nested, "Late", visibility_timeout=Duration.seconds(45))
+    make_function(nested, "Fn", 30).add_event_source(events.SqsEventSource(late))
     st = Stack(app, "Guarded")
     GuardedQueue(st, "Orders").add_lambda_consumer(make_function(st, "Fn", 30))
     Validations.of(app).add_plugins(VisGuardChecks())
@@ -105,3 +108,11 @@ def test_cross_stack_consumers_are_checked_against_their_queue(report):
     found = {(v["ruleName"], c["constructPath"]) for v in rep["violations"] for c in v["violatingConstructs"]}
     assert ("VG011", "Producer/Shared/Resource") in found  # 100 s < 6 x 30 s of a function in another stack
     assert ("VG020", "Producer/Shared/Resource") in found
+
+
+def test_stacks_of_nested_stages_are_checked(report):
+    rep = visguard_report(report)
+    found = {(v["ruleName"], c["constructPath"]) for v in rep["violations"] for c in v["violatingConstructs"]}
+    assert ("VG011", "Prod/Svc/Late/Resource") in found
+    pairs = [(v["ruleName"], c["constructPath"]) for v in rep["violations"] for c in v["violatingConstructs"]]
+    assert len(pairs) == len(set(pairs))  # the nested assembly is loaded once, each finding reported once
