@@ -150,3 +150,49 @@ def test_send_at_the_inflight_limit_leaves_the_waiter_waiting():
     eng.run()
     # the quota frees at 3; the waiter is served at its next wake-up (10, when "first" would have come back)
     assert got == [(10, ["second"])]
+
+
+# --------------------------------------------------------------------------- zero-delay events off the heap
+def _ordering(eng, out):
+    def a():
+        out.append("a")
+        eng.schedule(0, out.append, "z1")  # after b: b was scheduled for this instant before z1
+        eng.schedule(1, out.append, "late")
+
+    def b():
+        out.append("b")
+        eng.schedule(0, out.append, "z2")
+
+    eng.schedule(5, a)
+    eng.schedule(5, b)
+    eng.schedule(0, out.append, "now")
+    eng.schedule(6, out.append, "six")  # scheduled before "late", same time: runs first
+
+
+def test_zero_delay_events_keep_the_heaps_time_then_fifo_order():
+    eng = Engine()
+    out = []
+    _ordering(eng, out)
+    eng.run()
+    assert out == ["now", "a", "b", "z1", "z2", "six", "late"]
+    assert eng.now == T0 + 6
+
+
+def test_step_runs_events_in_the_same_order_as_run():
+    eng = Engine()
+    out = []
+    _ordering(eng, out)
+    while eng._step():
+        pass
+    assert out == ["now", "a", "b", "z1", "z2", "six", "late"]
+
+
+def test_run_until_now_runs_zero_delay_events_and_not_later_ones():
+    eng = Engine()
+    out = []
+    eng.schedule(0, out.append, "x")
+    eng.schedule(0.5, out.append, "y")
+    eng.advance(0)
+    assert out == ["x"]
+    eng.advance(1)
+    assert out == ["x", "y"] and eng.now == T0 + 1
