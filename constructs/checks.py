@@ -67,6 +67,7 @@ class VisGuardChecks:
             for finding, template in self.findings(templates)
             if self._include_info or finding.severity.value != "info"
         ]
+        violations += acknowledgement_problems(templates)
         failed = any(v.severity == "error" for v in violations)
         return PolicyValidationPluginReport(
             success=not failed, violations=violations, plugin_version=__version__
@@ -102,6 +103,62 @@ class VisGuardChecks:
                 found = lint_template(template, file=path, construct_paths=paths, config=self._config)
                 out += [(finding, path) for finding in found]
         return out
+
+
+def acknowledgement_problems(template_paths: list[str]) -> list[PolicyViolation]:
+    """VG900/VG901 for ``Validations.acknowledge`` of visguard rules, as the linter does for suppressions: an
+    acknowledgement without a reason (CDK accepts an empty one) or naming no visguard rule. Read from each
+    stack's ``aws:cdk:acknowledged-rules`` metadata in the assembly (``<stack>.metadata.json``)."""
+    from visguard.linter.rules import ALL_RULES, META_RULES
+
+    out = []
+    for template_path in template_paths:
+        for construct_path, rule, reason in _acknowledgements(template_path):
+            if not rule.startswith(f"{ACK_NAMESPACE}::"):
+                continue
+            rule_id = rule.split("::", 1)[1]
+            if rule_id not in ALL_RULES:
+                meta, text = META_RULES["VG901"], f"acknowledgement {rule} names no visguard rule"
+                fix = "Use an id listed by `visguard rules` (visguard::VGnnn), or remove the acknowledgement."
+            elif not (reason or "").strip():
+                meta, text = (
+                    META_RULES["VG900"],
+                    f"acknowledgement of {rule} on {construct_path} has no reason",
+                )
+                fix = f'Give it a reason: Validations.of(x).acknowledge(Acknowledgment(id="{rule}", reason="why"))'
+            else:
+                continue
+            out.append(
+                PolicyViolation(
+                    rule_name=meta.id,
+                    description=text,
+                    fix=fix,
+                    severity=_SEVERITY.get(meta.severity.value, "warning"),
+                    violating_resources=[
+                        PolicyViolatingResource(
+                            construct_path=construct_path, template_path=template_path, locations=[]
+                        )
+                    ],
+                )
+            )
+    return out
+
+
+def _acknowledgements(template_path: str) -> list[tuple[str, str, str]]:
+    """(construct path, rule id, reason) of every acknowledgement in the stack's metadata file."""
+    name = os.path.basename(template_path).removesuffix(".template.json")
+    meta_file = os.path.join(os.path.dirname(template_path), f"{name}.metadata.json")
+    try:
+        with open(meta_file, encoding="utf-8") as fh:
+            metadata = json.load(fh)
+    except (OSError, ValueError):
+        return []
+    out = []
+    for path, entries in (metadata or {}).items():
+        for entry in entries or []:
+            if entry.get("type") == "aws:cdk:acknowledged-rules" and isinstance(entry.get("data"), dict):
+                out += [(path.lstrip("/"), rule, reason) for rule, reason in entry["data"].items()]
+    return out
 
 
 def assembly_roots(template_paths: list[str]) -> list[str]:
