@@ -235,6 +235,11 @@ class Engine:
         # later, or at the same time with a larger seq, which is exactly the heap's (time, seq) order
         # (cheaper: no heap push and pop for the commonest event of a simulation).
         self._soon = deque()
+        # schedule_series: [times, next index, fn], and the (time, seq) of its next call as if it were a heap
+        # event (INF: none)
+        self._series = None
+        self._series_at = INF
+        self._series_seq = 0
         self._seq = itertools.count(1)
         self._rng = random.Random(seed)
         b = self._rng.getrandbits(80)
@@ -258,6 +263,38 @@ class Engine:
         else:
             raise ValueError("delay must be >= 0")
 
+    def schedule_series(self, times, fn):
+        """Call ``fn(i)`` at each virtual epoch time ``times[i]`` (non-decreasing, not in the past) without a
+        heap event per call: run() merges the series with the heap. The calls of one instant run together,
+        ordered among other events as one event scheduled now (the first instant) or by the previous
+        instant's calls (the next ones): the order of a chain of events each scheduling the next. One series
+        at a time (a simulation's precomputed arrivals)."""
+        if self._series is not None:
+            raise ValueError("a series is already scheduled")
+        times = list(times)
+        if times and (times[0] < self.now or any(b < a for a, b in zip(times, times[1:], strict=False))):
+            raise ValueError("series times must be non-decreasing and not in the past")
+        if times:
+            self._series = [times, 0, fn]
+            self._series_at, self._series_seq = times[0], next(self._seq)
+
+    def _series_call(self):
+        """Run every call of the series' next instant, then place the following instant."""
+        s = self._series
+        times, i, fn = s
+        t = times[i]
+        if t > self.now:
+            self.now = t
+        n = len(times)
+        while i < n and times[i] <= t:
+            s[1] = i + 1
+            fn(i)
+            i += 1
+        if i < n:
+            self._series_at, self._series_seq = times[i], next(self._seq)
+        else:
+            self._series, self._series_at = None, INF
+
     def _at(self, t, fn, *args):
         heappush(self._heap, (t, next(self._seq), fn, args))
 
@@ -265,14 +302,28 @@ class Engine:
         """Run timed events until the heap is empty, or up to ``until`` (virtual epoch seconds, inclusive)."""
         heap, soon = self._heap, self._soon
         wake, timeout = self._wake_fn, self._timeout_fn
-        while heap or soon:
-            if soon and (not heap or heap[0][0] > self.now or heap[0][1] > soon[0][0]):
-                if until is not None and self.now > until:
+        lim = INF if until is None else until
+        while True:
+            # three sources in (time, seq) order: zero-delay events (at now), the heap, the series
+            if soon and (  # inlined _soon_first (hot path)
+                not (heap and heap[0][0] <= self.now and heap[0][1] < soon[0][0])
+                and (self._series_at > self.now or self._series_seq > soon[0][0])
+            ):
+                if self.now > lim:
                     break
                 _, fn, args = soon.popleft()
                 fn(*args)
                 continue
-            if until is not None and heap[0][0] > until:
+            if (
+                not heap
+                or self._series_at < heap[0][0]
+                or (self._series_at == heap[0][0] and self._series_seq < heap[0][1])
+            ):
+                if self._series is None or self._series_at > lim:
+                    break
+                self._series_call()
+                continue
+            if heap[0][0] > lim:
                 break
             t, _, fn, args = heappop(heap)
             if (fn is wake or fn is timeout) and self._idle(t, fn, args[0]):
@@ -293,12 +344,19 @@ class Engine:
         """Run the next timed event (in the order run() would); False when there is none."""
         heap, soon = self._heap, self._soon
         while True:
-            if soon and (not heap or heap[0][0] > self.now or heap[0][1] > soon[0][0]):
+            if soon and self._soon_first():
                 _, fn, args = soon.popleft()
                 fn(*args)
                 return True
-            if not heap:
-                return False
+            if (
+                not heap
+                or self._series_at < heap[0][0]
+                or (self._series_at == heap[0][0] and self._series_seq < heap[0][1])
+            ):
+                if self._series is None:
+                    return False
+                self._series_call()
+                return True
             t, _, fn, args = heappop(heap)
             if (fn is self._wake_fn or fn is self._timeout_fn) and self._idle(t, fn, args[0]):
                 continue
@@ -306,6 +364,13 @@ class Engine:
                 self.now = t
             fn(*args)
             return True
+
+    def _soon_first(self):
+        """The head of the zero-delay FIFO (time now) comes before the heap's head and the series' next call."""
+        seq, now, heap = self._soon[0][0], self.now, self._heap
+        if heap and heap[0][0] <= now and heap[0][1] < seq:
+            return False
+        return self._series_at > now or self._series_seq > seq
 
     def _idle(self, t, fn, q):
         """A wake-up or poll-timeout event of ``q`` with no long poll left to serve: disarm it, skip it."""

@@ -196,3 +196,51 @@ def test_run_until_now_runs_zero_delay_events_and_not_later_ones():
     assert out == ["x"]
     eng.advance(1)
     assert out == ["x", "y"] and eng.now == T0 + 1
+
+
+# --------------------------------------------------------------------------- schedule_series (arrivals)
+def test_series_calls_run_at_their_times_merged_with_other_events():
+    eng = Engine()
+    out = []
+    eng.schedule(2, out.append, "heap@2")
+    eng.schedule_series([T0 + 1, T0 + 2, T0 + 2, T0 + 3], lambda i: out.append((i, eng.now - T0)))
+    eng.schedule(3, out.append, "heap@3")  # scheduled before the calls at 2 place the instant 3
+    eng.run()
+    # at 2: the heap event was scheduled before the series (first) -> it runs first; both calls at 2 together;
+    # at 3: "heap@3" was scheduled before the calls at 2 placed the instant 3 -> it runs first too
+    assert out == [(0, 1), "heap@2", (1, 2), (2, 2), "heap@3", (3, 3)]
+
+
+def test_series_stops_at_run_until_and_resumes():
+    eng = Engine()
+    out = []
+    eng.schedule_series([T0 + 1, T0 + 5], out.append)
+    eng.advance(3)
+    assert out == [0] and eng.now == T0 + 3
+    assert eng._step() and out == [0, 1] and eng.now == T0 + 5
+    assert not eng._step()
+    eng.schedule_series([T0 + 6], out.append)  # the first series is over: a new one is allowed
+    eng.run()
+    assert out == [0, 1, 0]
+
+
+def test_series_rejects_unsorted_or_past_times_and_a_second_series():
+    import pytest
+
+    eng = Engine()
+    with pytest.raises(ValueError):
+        eng.schedule_series([T0 + 2, T0 + 1], print)
+    with pytest.raises(ValueError):
+        eng.schedule_series([T0 - 1], print)
+    eng.schedule_series([T0 + 1], print)
+    with pytest.raises(ValueError):
+        eng.schedule_series([T0 + 2], print)
+
+
+def test_a_series_placed_before_a_zero_delay_event_runs_first_at_its_instant():
+    eng = Engine()
+    out = []
+    eng.schedule_series([T0, T0], out.append)  # at now: placed like an event scheduled now
+    eng.schedule(0, out.append, "after")
+    eng.run()
+    assert out == [0, 1, "after"]
