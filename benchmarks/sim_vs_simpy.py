@@ -159,11 +159,13 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=1)
     args = ap.parse_args()
     n = args.messages
-    eng = min((engine_model(n) for _ in range(args.repeat)), key=lambda r: r["wall_seconds"])
-    peer = min((simpy_model(n) for _ in range(args.repeat)), key=lambda r: r["wall_seconds"])
-    peer20 = min((simpy_model(n, wait=20.0) for _ in range(args.repeat)), key=lambda r: r["wall_seconds"])
-    floor = min((bare_floor(n) for _ in range(args.repeat)), key=lambda r: r["cpu_seconds"])
-    print(f"python {platform.python_version()}, {n:,} messages, best of {args.repeat}")
+    # best of N by CPU time, for every model alike (the machine is shared: wall time depends on the load)
+    cpu = lambda r: r["cpu_seconds"]  # noqa: E731
+    eng = min((engine_model(n) for _ in range(args.repeat)), key=cpu)
+    peer = min((simpy_model(n) for _ in range(args.repeat)), key=cpu)
+    peer20 = min((simpy_model(n, wait=20.0) for _ in range(args.repeat)), key=cpu)
+    floor = min((bare_floor(n) for _ in range(args.repeat)), key=cpu)
+    print(f"python {platform.python_version()}, {n:,} messages, best of {args.repeat} by CPU time")
     print(f"  engine simulator (exact SQS semantics): {eng['wall_seconds']:7.2f} s wall {eng['cpu_seconds']:7.2f} s CPU"
           f"   duplicate rate {eng['duplicate_rate']:.4f}   deliveries {eng['deliveries']:,}")  # fmt: skip
     for label, r in (("SimPy peer, blocking get:", peer), ("SimPy peer, 20 s long polls:", peer20)):
@@ -174,8 +176,8 @@ def main() -> None:
     print(f"  bare heap loop (no SQS state, lower bound): {floor['wall_seconds']:7.2f} s wall {floor['cpu_seconds']:7.2f} s CPU"
           f"   duplicate rate {floor['duplicate_rate']:.4f}")  # fmt: skip
     for label, r in (("blocking get", peer), ("20 s long polls", peer20)):
-        print(f"      SimPy ({label}) / bare loop: {r['cpu_seconds'] / floor['cpu_seconds']:.2f}x CPU: the most any "
-              "pure-Python simulator can reach")  # fmt: skip
+        print(f"      SimPy ({label}) / bare loop: {r['cpu_seconds'] / floor['cpu_seconds']:.2f}x CPU "
+              "(a Python simulator that keeps queue state does more work per message than this loop)")  # fmt: skip
     print(f"  load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print("  expected duplicate rate P(T > 30 s) = 0.0289")
 
