@@ -192,6 +192,9 @@ class Profile:
     def rows(self, idx) -> Profile:
         return self
 
+    def before_slope(self, a):
+        return self.before(a), self.slope(a)
+
 
 class _LogNormalRows:
     """Lognormal distributions (one per row for estimate_many, or one), over namespace ``xp``."""
@@ -211,10 +214,15 @@ class _LogNormalRows:
         return xp.ndtr((self.mu - xp.log(xp.maximum(t, 1e-300))) / self.sigma)
 
     def before(self, a):
+        return self.before_slope(a)[0]
+
+    def before_slope(self, a):
+        """G(a) and G'(a) together (Newton's method needs both; they share ln a and the tail term)."""
         xp, mu, sigma = self.xp, self.mu, self.sigma
         la = xp.log(xp.maximum(a, 1e-300))
         cdf = xp.ndtr((la - mu) / sigma)
-        return xp.minimum(cdf + xp.maximum(a, 0.0) * self.slope(a, la), 1.0)
+        slope = self.slope(a, la)
+        return xp.minimum(cdf + xp.maximum(a, 0.0) * slope, 1.0), slope
 
     def slope(self, a, la=None):
         """G'(a) = E[T^-1 1{T>a}] = exp(-mu + sigma^2/2) * Phi((mu - sigma^2 - ln a) / sigma)."""
@@ -248,6 +256,9 @@ class _FixedRows:
 
     def slope(self, a):
         return self.xp.where(a < self.p50, 1.0 / self.p50, 0.0)
+
+    def before_slope(self, a):
+        return self.before(a), self.slope(a)
 
     def quantile(self, q):
         return self.xp.fill(q, self.p50)
@@ -483,7 +494,8 @@ def _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, di
         steps = 4 if getattr(d, "kind", "lognormal") == "lognormal" else 12
         a = xp.fill(e_, 0.0)
         for _ in range(steps):
-            a = minimum(a + (target - d.before(a)) / maximum(d.slope(a), 1e-300), e_)
+            g, slope = d.before_slope(a)
+            a = minimum(a + (target - g) / maximum(slope, 1e-300), e_)
         out = put(out, plain, where(target > 0, e_ - a, 0.0))
     rows = xp.rows(hb)
     if xp.size(rows):
