@@ -447,10 +447,19 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     from pyspark.sql import functions as F
 
     t0 = time.perf_counter()
+    phases: dict[str, float] = {}
+
+    def mark(name: str, t: list = [t0]) -> None:  # noqa: B006 - a cell for the previous mark
+        now = time.perf_counter()
+        phases[name] = round(now - t[0], 2)
+        t[0] = now
+
     out = str(out).rstrip("/")
     local = Path(report_dir or out)
     local.mkdir(parents=True, exist_ok=True)
     records = load(spark, inventory).cache()
+    records.count()  # materialize the cache: read + parse JSON
+    mark("read")
     corrupt = records.where(
         F.col("_corrupt").isNotNull()
         | F.col("kind").isNull()
@@ -460,6 +469,8 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     joined, orphans = join_queues(records.where(F.col("_corrupt").isNull()), queues)
 
     result = joined.select(*QUEUE_COLUMNS).mapInPandas(_lint_batches, _out_schema()).cache()
+    result.count()
+    mark("join_lint")
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
@@ -485,9 +496,12 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     )
     quarantine.write.mode("overwrite").parquet(f"{out}/quarantine")
     figures.write.mode("overwrite").parquet(f"{out}/queues")
+    mark("write")
 
     summary = summarize(records, findings, figures, quarantine, orphans)
+    mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
+    summary["phase_seconds"] = phases
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )

@@ -149,12 +149,7 @@ def main() -> int:
             seed(url, a.queues)
             seq, nq = collect(url, os.path.join(work, "seq"), 1, 1)
             par, nq2 = collect(url, os.path.join(work, "par"), 16, 8)
-            assert (
-                nq
-                == nq2
-                == a.queues // (ACCOUNTS * len(REGIONS)) * ACCOUNTS * len(REGIONS)
-                + (a.queues // (ACCOUNTS * len(REGIONS)) + 9) // 10 * ACCOUNTS * len(REGIONS)
-            )
+            assert nq == nq2 == a.queues // (ACCOUNTS * len(REGIONS)) * ACCOUNTS * len(REGIONS), (nq, nq2)
             row = {
                 "latency_ms": lat,
                 "queues": nq,
