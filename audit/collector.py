@@ -543,8 +543,8 @@ def collect(opts: Options) -> Stats:
                 stats.functions += closing["functions"]
                 stats.errors += closing["errors"]
             _progress(opts, stats)
-    if opts.progress:
-        print(file=sys.stderr)
+    if opts.progress and sys.stderr.isatty():
+        print(file=sys.stderr)  # end the progress line
     return stats
 
 
