@@ -233,3 +233,26 @@ def test_audit_counts_collector_errors(org, moto_endpoint, spark, tmp_path):
         s["queues"] == 12 and s["findings"] == len(fleet.EXPECTED) - 1
     )  # C's VG030 on thumbnails is unknowable
     assert {e["account"] for e in s["error_samples"]} == {org[2]}
+
+
+def test_error_records_classify_failures_without_secrets():
+    from botocore.exceptions import ClientError, EndpointConnectionError
+
+    def ce(code):
+        return ClientError({"Error": {"Code": code, "Message": "m"}}, "ListQueues")
+
+    cases = {
+        "AccessDenied": ce("AccessDenied"),
+        "Throttled": ce("RequestThrottled"),
+        "RegionDisabled": ce("UnrecognizedClientException"),
+    }
+    for want, exc in cases.items():
+        rec = collector.error_record("111111111111", "ap-east-1", "sqs:ListQueues", exc)
+        assert rec["code"] == want and inventory.validate_records([rec]) == []
+    rec = collector.error_record(
+        "111111111111",
+        "me-south-1",
+        "sqs:ListQueues",
+        EndpointConnectionError(endpoint_url="https://sqs.me-south-1.amazonaws.com/"),
+    )
+    assert rec["code"] == "RegionDisabled" and "me-south-1" in rec["message"]
