@@ -299,7 +299,11 @@ def join_queues(records, queues):
     """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts."""
     from pyspark.sql import functions as F
 
-    good = queues.where(F.col("reason").isNull())
+    # only the columns the model needs travel through the joins' shuffles (not raw strings or file names)
+    good = queues.where(F.col("reason").isNull()).select(
+        "account", "region", "arn", "name", "tags", "received", "fifo", "vt", "retention", "delay",
+        "has_redrive", "target_arn", "max_receive_count",
+    )  # fmt: skip
     # partitions the inventory holds without errors: a redrive target elsewhere is "external", not "missing"
     known_parts = (
         records.where(F.col("kind") == "partition")
