@@ -26,10 +26,16 @@ _SQS_ARN = re.compile(r"^arn:aws[a-zA-Z-]*:sqs:[^:]+:[^:]+:[^:]+$")
 
 def check(queue, ctx):
     r = queue.redrive
-    if r is None or r.target is not None:
+    if r is None:
+        return
+    loc = queue.locations.get("redrive.target") or r.location
+    if r.target is not None:
+        # Resolved in scope (a fleet inventory whose account and region were collected) yet absent: the DLQ
+        # was deleted or never created, and failed messages have nowhere to go.
+        if ctx.model.queues.get(r.target) is None:
+            yield ctx.finding(queue, f"redrive target {r.target} does not exist", location=loc)
         return
     ref = r.target_ref
-    loc = queue.locations.get("redrive.target") or r.location
     if ref is None or (isinstance(ref, str) and not ref.strip()):
         yield ctx.finding(queue, "redrive policy has no deadLetterTargetArn", location=loc)
     elif unresolved(ref) or _SQS_ARN.match(ref):

@@ -123,6 +123,16 @@ def test_vg004(target_ref, bad):
     assert fired("VG004", model(q)) is bad
 
 
+def test_vg004_target_resolved_in_scope_but_absent():
+    # A fleet inventory resolves the DLQ ARN inside a collected account and region; the queue is not there.
+    arn = "arn:aws:sqs:us-east-1:123456789012:deleted-dlq"
+    q = queue(redrive=Redrive(arn, arn, 5))
+    msgs = [f.message for f in lint_model(model(q)) if f.rule == "VG004"]
+    assert msgs == [f"redrive target {arn} does not exist"]
+    src, dlq = dlq_pair()
+    assert not fired("VG004", model(src, dlq))
+
+
 def test_vg005_retention_and_delay():
     assert fired("VG005", model(queue(message_retention=30)))
     assert fired("VG005", model(queue(delay=901)))
