@@ -839,8 +839,11 @@ class Engine:
             w.cb([])
 
     def _next_visible(self, q):
-        """When the next hidden message of ``q`` becomes visible (FIFO: the next group becomes ready)."""
-        if q.fifo:
+        """When the next hidden message of ``q`` becomes visible (FIFO: the next group becomes ready). At the
+        in-flight quota nothing is deliverable before an in-flight message comes back (or is deleted: FIFO
+        deletes serve the waiters themselves), so the next hidden message is the answer for FIFO too (a
+        ready group would re-arm a wake-up at this same instant forever)."""
+        if q.fifo and q._ninflight < self.inflight_limit:
             gh = q._gheap
             while gh and gh[0][2].ver != gh[0][1]:
                 heappop(gh)

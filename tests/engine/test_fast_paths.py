@@ -244,3 +244,20 @@ def test_a_series_placed_before_a_zero_delay_event_runs_first_at_its_instant():
     eng.schedule(0, out.append, "after")
     eng.run()
     assert out == [0, 1, "after"]
+
+
+def test_fifo_long_poll_at_the_inflight_quota_waits_for_a_message_to_come_back():
+    # Found by a differential run against the pre-optimisation core, which had the same livelock: a ready
+    # group with the quota full re-armed a wake-up at the same instant forever.
+    eng = Engine(inflight_limit=1)
+    q = eng.create_queue("q.fifo", {"VisibilityTimeout": "4"})
+    eng.send(q, "a", group_id="g1", dedup_id="a")
+    eng.send(q, "b", group_id="g2", dedup_id="b")
+    (r,) = eng.receive(q)  # "a": the quota is full, group g2 is ready
+    got = []
+    eng.poll(q, lambda rs: got.append((eng.now - T0, [x.message.body for x in rs])), wait=10)
+    eng.run()
+    assert got == [(4, ["b"])]  # "a" comes back at 4: the quota frees; g2 became ready first (at 0)
+    eng.poll(q, lambda rs: got.append((eng.now - T0, [x.message.body for x in rs])), wait=2)
+    eng.run()
+    assert got[1] == (6, [])  # at the quota again ("b" in flight): the poll times out
