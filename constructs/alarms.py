@@ -6,18 +6,22 @@
 - ``OldestMessageAgeAlarm``: the queue's ApproximateAgeOfOldestMessage (Maximum over 1 minute) above a threshold
   derived from the settings (``settings.age_alarm_threshold``: maxReceiveCount x visibility timeout + p99,
   within 5 minutes .. half the retention period), for 5 consecutive minutes.
+
+Both are ``aws_cloudwatch.CfnAlarm`` (L1) resources with the metric written out (namespace AWS/SQS, dimension
+QueueName, 60 s period; SQS publishes these metrics every minute): the L2 ``Alarm`` and ``Metric`` objects
+render the same template but cost several jsii round trips and callbacks each, which made the alarms the
+largest part of GuardedQueue's synth overhead (benchmarks/cdk_overhead.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from aws_cdk import Lazy
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_cloudwatch_actions as actions
 
 from constructs import Construct
+
+PERIOD = 60  # seconds: SQS sends its CloudWatch metrics at 1-minute intervals
 
 
 def add_queue_alarms(
@@ -26,43 +30,47 @@ def add_queue_alarms(
     path: str,
     queue: Any,
     dead_letter_queue: Any,
-    age_threshold: Callable[[], float],
-    number: Callable,
+    age_threshold: int,
     topic: Any = None,
-) -> tuple[cloudwatch.Alarm, cloudwatch.Alarm]:
-    """Create the DLQ alarm and the age alarm in ``scope``; ``age_threshold`` is read at synth (a Lazy), so
-    consumers added after the queue still count. ``path`` is the scope's construct path (for the
-    descriptions); ``number`` wraps a callable as a CDK number producer."""
-    from .guarded_queue import seconds_duration
+) -> tuple[cloudwatch.CfnAlarm, cloudwatch.CfnAlarm]:
+    """Create the DLQ alarm and the age alarm in ``scope``. ``path`` is the scope's construct path (for the
+    descriptions); ``age_threshold`` is the current threshold in seconds: the caller sets the age alarm's
+    ``threshold`` again when consumers added later change it."""
+    actions = [topic.topic_arn] if topic is not None else None
 
-    minute = seconds_duration(60)
-    dlq_alarm = cloudwatch.Alarm(
-        scope,
+    def alarm(id: str, watched: Any, metric: str, **props: Any) -> cloudwatch.CfnAlarm:
+        return cloudwatch.CfnAlarm(
+            scope,
+            id,
+            namespace="AWS/SQS",
+            metric_name=metric,
+            dimensions=[cloudwatch.CfnAlarm.DimensionProperty(name="QueueName", value=watched.queue_name)],
+            statistic="Maximum",
+            period=PERIOD,
+            comparison_operator="GreaterThanThreshold",
+            treat_missing_data="notBreaching",
+            alarm_actions=actions,
+            **props,
+        )
+
+    dlq_alarm = alarm(
         "DeadLetterQueueAlarm",
-        metric=dead_letter_queue.metric_approximate_number_of_messages_visible(
-            period=minute, statistic="Maximum"
-        ),
+        dead_letter_queue,
+        "ApproximateNumberOfMessagesVisible",
         threshold=0,
-        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
         evaluation_periods=1,
-        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         alarm_description=f"Messages in the dead-letter queue of {path}: they failed maxReceiveCount times.",
     )
-    age_alarm = cloudwatch.Alarm(
-        scope,
+    age_alarm = alarm(
         "OldestMessageAgeAlarm",
-        metric=queue.metric_approximate_age_of_oldest_message(period=minute, statistic="Maximum"),
-        threshold=Lazy.number(number(age_threshold)),
-        comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        queue,
+        "ApproximateAgeOfOldestMessage",
+        threshold=age_threshold,
         evaluation_periods=5,
         datapoints_to_alarm=5,
-        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
         alarm_description=(
             f"The oldest message of {path} is older than retries explain (maxReceiveCount x visibility "
             "timeout + p99): consumers are behind or down."
         ),
     )
-    if topic is not None:
-        for alarm in (dlq_alarm, age_alarm):
-            alarm.add_alarm_action(actions.SnsAction(topic))
     return dlq_alarm, age_alarm

@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import jsii
-from aws_cdk import Annotations, Duration, IStableNumberProducer, Lazy, Token
+from aws_cdk import Annotations, Duration, Token
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sqs as sqs
@@ -67,13 +68,21 @@ def _seconds(value: Duration | None, what: str) -> float | None:
     return float(seconds)
 
 
-@jsii.implements(IStableNumberProducer)
-class _Number:
-    def __init__(self, produce) -> None:
-        self._produce = produce
+# Construct path of each scope a GuardedQueue was created in: one jsii round trip per scope, not per queue.
+_SCOPE_PATHS: WeakKeyDictionary = WeakKeyDictionary()
 
-    def produce(self) -> float:
-        return self._produce()
+
+def _child_path(scope: Construct, id: str) -> str:
+    """The construct path a child ``id`` of ``scope`` gets, as constructs' Node computes it: the ids of the
+    scopes below the root joined by "/", with "/" inside an id replaced by "--"."""
+    try:
+        parent = _SCOPE_PATHS.get(scope)
+        if parent is None:
+            parent = _SCOPE_PATHS[scope] = scope.node.path
+    except TypeError:  # a scope that cannot be weakly referenced: ask every time
+        parent = scope.node.path
+    own = id.replace("/", "--")
+    return f"{parent}/{own}" if parent else own
 
 
 @jsii.implements(IValidation)
@@ -118,7 +127,7 @@ class GuardedQueue(Construct):
         **queue_props: Any,
     ) -> None:
         super().__init__(scope, id)
-        self._path = path = self.node.path
+        self._path = path = _child_path(scope, id)
         if "dead_letter_queue" in queue_props:
             raise GuardError(
                 f"{path}: GuardedQueue creates its own dead-letter queue; remove dead_letter_queue"
@@ -152,37 +161,42 @@ class GuardedQueue(Construct):
         else:
             dlq_props["retention_period"] = seconds_duration(DLQ_RETENTION)
         self._raise_errors(self._settings, RANGE_RULES, path)
+        self._validating = False
         # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer the type from the props
         fifo_flag = True if fifo else None
         self.dead_letter_queue = sqs.Queue(
             self, "DeadLetterQueue", fifo=fifo_flag, queue_name=dlq_name, **dlq_props
         )
+        # The timeout and the age threshold are plain numbers, set again on the L1 resources when a consumer
+        # changes them (_update): cheaper at synth than Lazy values calling back into Python for every queue.
+        self._timeout = self._visibility_timeout()
+        self._cfn_queue = None
         self.queue = sqs.Queue(
             self,
             "Queue",
             fifo=fifo_flag,
             queue_name=queue_name,
-            visibility_timeout=Duration.seconds(Lazy.number(_Number(self._visibility_timeout))),
+            visibility_timeout=seconds_duration(self._timeout),
             dead_letter_queue=sqs.DeadLetterQueue(
                 queue=self.dead_letter_queue, max_receive_count=max_receive_count
             ),
             **queue_props,
         )
         self.dlq_alarm = self.age_alarm = None
+        self._fixed_threshold = _seconds(age_alarm_threshold, "age_alarm_threshold")
         if alarms:
             from .alarms import add_queue_alarms
 
-            threshold = _seconds(age_alarm_threshold, "age_alarm_threshold")
+            self._threshold = self._age_threshold()
             self.dlq_alarm, self.age_alarm = add_queue_alarms(
                 self,
                 path=path,
                 queue=self.queue,
                 dead_letter_queue=self.dead_letter_queue,
-                age_threshold=(lambda: threshold) if threshold is not None else self._age_threshold,
-                number=_Number,
+                age_threshold=self._threshold,
                 topic=alarm_topic,
             )
-        self.node.add_validation(self)  # CDK calls validate() before synthesizing templates
+        self._check()
 
     # -- consumers ---------------------------------------------------------------------------------------
     def add_lambda_consumer(
@@ -218,7 +232,7 @@ class GuardedQueue(Construct):
             reserved_concurrency=_reserved_concurrency(fn, node),
         )
         self._raise_errors(replace(self._settings, lambdas=(spec,), workers=()), CONSUMER_RULES, spec.id)
-        self._settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
+        self._update(replace(self._settings, lambdas=(*self._settings.lambdas, spec)))
         source = event_sources.SqsEventSource(
             self.queue,
             batch_size=batch_size,
@@ -253,7 +267,7 @@ class GuardedQueue(Construct):
         )
         if any(w.id == spec.id for w in self._settings.workers):
             raise GuardError(f"{self._path}: a worker consumer named {id!r} exists already; pass id=")
-        self._settings = replace(self._settings, workers=(*self._settings.workers, spec))
+        self._update(replace(self._settings, workers=(*self._settings.workers, spec)))
         if grantee is not None:
             self.queue.grant_consume_messages(grantee)
         return spec
@@ -272,7 +286,32 @@ class GuardedQueue(Construct):
         return derive_visibility_timeout(self._settings)
 
     def _age_threshold(self) -> int:
-        return age_alarm_threshold(self._settings, self._visibility_timeout())
+        if self._fixed_threshold is not None:
+            return self._fixed_threshold
+        return age_alarm_threshold(self._settings, self._timeout)
+
+    def _update(self, settings: QueueSettings) -> None:
+        """Take the settings with a consumer added: set the derived numbers on the L1 resources when they
+        changed (one jsii call each) and check the rules again."""
+        self._settings = settings
+        timeout = self._visibility_timeout()
+        if timeout != self._timeout:
+            if self._cfn_queue is None:
+                self._cfn_queue = self.queue.node.default_child
+            self._cfn_queue.visibility_timeout = self._timeout = timeout
+        if self.age_alarm is not None:
+            threshold = self._age_threshold()
+            if threshold != self._threshold:
+                self.age_alarm.threshold = self._threshold = threshold
+        self._check()
+
+    def _check(self) -> None:
+        """Register validate() with CDK (which calls it before synthesizing templates) once the rules have
+        something to say about the settings so far. Settings only change through this construct's methods,
+        so a queue with nothing to report costs no callback from Node.js at synth."""
+        if not self._validating and self.findings():
+            self._validating = True
+            self.node.add_validation(self)
 
     def findings(self) -> list:
         """The linter's findings for this queue pair with the consumers added so far."""
