@@ -206,9 +206,8 @@ def lint_rows(rows: list[dict], config=None) -> tuple[list[dict], list[dict]]:
         q = model.queues[row["arn"]]
         worst = 0
         n = 0
-        for f in lint_model(model, config):
-            if f.queue != q.id:
-                continue
+        # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
+        for f in lint_model(model, config, only=(q.id,)):
             findings.append(finding_row(row, f))
             worst = max(worst, f.severity.rank)
             n += 1
