@@ -58,8 +58,9 @@ def build_plain(stack, ids: range) -> None:
         )
 
 
-def build_by_hand(stack, ids: range, alarms: bool = True) -> None:
-    """The resources GuardedQueue creates, written without it (no derivation, no rules)."""
+def build_by_hand(stack, ids: range, alarms: bool = True, l1_alarms: bool = False) -> None:
+    """The resources GuardedQueue creates, written without it (no derivation, no rules); the alarms as L2
+    ``Alarm``s (what one would write) or, with ``l1_alarms``, as the ``CfnAlarm``s GuardedQueue creates."""
     from aws_cdk import Duration
     from aws_cdk import aws_cloudwatch as cw
     from aws_cdk import aws_lambda_event_sources as events
@@ -75,6 +76,31 @@ def build_by_hand(stack, ids: range, alarms: bool = True) -> None:
         )
         minute = Duration.minutes(1)
         if not alarms:
+            _function(stack, i).add_event_source(
+                events.SqsEventSource(
+                    q, batch_size=10, max_batching_window=Duration.seconds(5), report_batch_item_failures=True
+                )
+            )
+            continue
+        if l1_alarms:
+            for name, queue, metric, threshold, periods in (
+                ("DlqAlarm", dlq, "ApproximateNumberOfMessagesVisible", 0, 1),
+                ("AgeAlarm", q, "ApproximateAgeOfOldestMessage", 925, 5),
+            ):
+                cw.CfnAlarm(
+                    stack,
+                    f"{name}{i}",
+                    namespace="AWS/SQS",
+                    metric_name=metric,
+                    dimensions=[cw.CfnAlarm.DimensionProperty(name="QueueName", value=queue.queue_name)],
+                    statistic="Maximum",
+                    period=60,
+                    threshold=threshold,
+                    evaluation_periods=periods,
+                    datapoints_to_alarm=periods if periods > 1 else None,
+                    comparison_operator="GreaterThanThreshold",
+                    treat_missing_data="notBreaching",
+                )
             _function(stack, i).add_event_source(
                 events.SqsEventSource(
                     q, batch_size=10, max_batching_window=Duration.seconds(5), report_batch_item_failures=True
@@ -156,6 +182,7 @@ VARIANTS = {
     "by hand: queue + DLQ + consumer": (build_by_hand, {"alarms": False}),
     "GuardedQueue + consumer (alarms=False)": (build_guarded, {"alarms": False}),
     "by hand: queue + DLQ + 2 alarms + consumer": (build_by_hand, {}),
+    "by hand: queue + DLQ + 2 CfnAlarms + consumer": (build_by_hand, {"l1_alarms": True}),
     "GuardedQueue + consumer": (build_guarded, {}),
 }
 
@@ -190,7 +217,7 @@ def run(n: int, repeats: int) -> dict[str, tuple[float, float]]:
 
 def report(n: int, repeats: int, medians: dict[str, tuple[float, float]]) -> str:
     base = medians["plain queue + consumer"][1]
-    hand = medians["by hand: queue + DLQ + 2 alarms + consumer"][1]
+    hand = medians["by hand: queue + DLQ + 2 CfnAlarms + consumer"][1]
     guarded = medians["GuardedQueue + consumer"][1]
     hand_bare = medians["by hand: queue + DLQ + consumer"][1]
     guarded_bare = medians["GuardedQueue + consumer (alarms=False)"][1]

@@ -160,7 +160,8 @@ class GuardedQueue(Construct):
             self._settings = replace(self._settings, dlq_retention=dlq_retention)
         else:
             dlq_props["retention_period"] = seconds_duration(DLQ_RETENTION)
-        self._raise_errors(self._settings, RANGE_RULES, path)
+        found = self._lint(self._settings)
+        _raise_errors(found, RANGE_RULES, path)
         self._validating = False
         # CDK: fifo=False with a FIFO-only prop is an error; None lets it infer the type from the props
         fifo_flag = True if fifo else None
@@ -196,7 +197,7 @@ class GuardedQueue(Construct):
                 age_threshold=self._threshold,
                 topic=alarm_topic,
             )
-        self._check()
+        self._check(found)
 
     # -- consumers ---------------------------------------------------------------------------------------
     def add_lambda_consumer(
@@ -231,8 +232,11 @@ class GuardedQueue(Construct):
             max_concurrency=max_concurrency,
             reserved_concurrency=_reserved_concurrency(fn, node),
         )
-        self._raise_errors(replace(self._settings, lambdas=(spec,), workers=()), CONSUMER_RULES, spec.id)
-        self._update(replace(self._settings, lambdas=(*self._settings.lambdas, spec)))
+        settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
+        found = self._lint(settings)
+        # VG030/VG032 depend only on a consumer's own settings (and the queue type): an error is this one's
+        _raise_errors(found, CONSUMER_RULES, spec.id)
+        self._update(settings, found)
         source = event_sources.SqsEventSource(
             self.queue,
             batch_size=batch_size,
@@ -267,7 +271,8 @@ class GuardedQueue(Construct):
         )
         if any(w.id == spec.id for w in self._settings.workers):
             raise GuardError(f"{self._path}: a worker consumer named {id!r} exists already; pass id=")
-        self._update(replace(self._settings, workers=(*self._settings.workers, spec)))
+        settings = replace(self._settings, workers=(*self._settings.workers, spec))
+        self._update(settings, self._lint(settings))
         if grantee is not None:
             self.queue.grant_consume_messages(grantee)
         return spec
@@ -290,9 +295,9 @@ class GuardedQueue(Construct):
             return self._fixed_threshold
         return age_alarm_threshold(self._settings, self._timeout)
 
-    def _update(self, settings: QueueSettings) -> None:
-        """Take the settings with a consumer added: set the derived numbers on the L1 resources when they
-        changed (one jsii call each) and check the rules again."""
+    def _update(self, settings: QueueSettings, found: list) -> None:
+        """Take the settings with a consumer added (``found``: the rules' findings on them): set the derived
+        numbers on the L1 resources when they changed (one jsii call each)."""
         self._settings = settings
         timeout = self._visibility_timeout()
         if timeout != self._timeout:
@@ -303,21 +308,19 @@ class GuardedQueue(Construct):
             threshold = self._age_threshold()
             if threshold != self._threshold:
                 self.age_alarm.threshold = self._threshold = threshold
-        self._check()
+        self._check(found)
 
-    def _check(self) -> None:
+    def _check(self, found: list) -> None:
         """Register validate() with CDK (which calls it before synthesizing templates) once the rules have
         something to say about the settings so far. Settings only change through this construct's methods,
         so a queue with nothing to report costs no callback from Node.js at synth."""
-        if not self._validating and self.findings():
+        if found and not self._validating:
             self._validating = True
             self.node.add_validation(self)
 
     def findings(self) -> list:
         """The linter's findings for this queue pair with the consumers added so far."""
-        from visguard.linter.api import lint_model
-
-        return lint_model(build_model(self._settings), config=self._lint_config)
+        return self._lint(self._settings)
 
     def validate(self) -> list[str]:
         """IValidation: the rule catalogue's errors (synthesis stops on them); warnings and infos become
@@ -333,13 +336,17 @@ class GuardedQueue(Construct):
                 Annotations.of(self).add_info_v2(ack_id(finding.rule), text)
         return errors
 
-    def _raise_errors(self, settings: QueueSettings, rules: frozenset[str], where: str) -> None:
-        """Raise the first error of ``rules`` now, for settings CDK itself would reject less helpfully."""
+    def _lint(self, settings: QueueSettings) -> list:
         from visguard.linter.api import lint_model
 
-        for finding in lint_model(build_model(settings), config=self._lint_config):
-            if finding.severity is Severity.ERROR and finding.rule in rules:
-                raise GuardError(format_finding(finding, where))
+        return lint_model(build_model(settings), config=self._lint_config)
+
+
+def _raise_errors(found: list, rules: frozenset[str], where: str) -> None:
+    """Raise the first error of ``rules`` now, for settings CDK itself would reject less helpfully."""
+    for finding in found:
+        if finding.severity is Severity.ERROR and finding.rule in rules:
+            raise GuardError(format_finding(finding, where))
 
 
 def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | None]:

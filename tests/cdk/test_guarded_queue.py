@@ -370,3 +370,31 @@ def test_names_and_worker_ids(error_stack):
         q.add_worker_consumer(processing_p50=Duration.seconds(1), processing_p99=Duration.seconds(4))
     q.add_worker_consumer(processing_p50=Duration.seconds(1), processing_p99=Duration.seconds(4), id="Batch")
     assert [w.id for w in q.settings.workers] == ["Errors/Named/Workers", "Errors/Named/Batch"]
+
+
+def test_paths_computed_in_python_match_cdk_and_alarms_are_l1(error_stack, make_function):
+    """GuardedQueue computes its construct path without asking Node.js (cached per scope): it must be the
+    path CDK gives it, also in nested scopes and with "/" in an id; the alarms are CfnAlarm resources whose
+    age threshold follows consumers added later."""
+    from aws_cdk import Stack
+    from aws_cdk import aws_cloudwatch as cloudwatch
+    from visguard.constructs import GuardedQueue
+
+    from constructs import Construct
+
+    group = Construct(error_stack, "Group")
+    first = GuardedQueue(group, "First")
+    second = GuardedQueue(group, "a/b")
+    nested = GuardedQueue(first, "Inner")
+    for q in (first, second, nested):
+        assert q.settings.path == q.node.path
+    assert second.settings.path == "Errors/Group/a--b"
+    assert isinstance(first.dlq_alarm, cloudwatch.CfnAlarm) and isinstance(
+        first.age_alarm, cloudwatch.CfnAlarm
+    )
+    assert error_stack.resolve(first.age_alarm.threshold) == 300  # 5 x 30 s default, clamped to 5 minutes
+    first.add_lambda_consumer(make_function(error_stack, "PathFn", 20))
+    assert first.visibility_timeout_seconds == 120
+    assert error_stack.resolve(first.age_alarm.threshold) == 600  # 5 x 120 s
+    assert error_stack.resolve(first.queue.node.default_child.visibility_timeout) == 120
+    assert Stack.of(nested).stack_name == "Errors"
