@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,40 @@ import time
 from pathlib import Path
 
 BIN = Path(sys.executable).with_name("visguard")
+
+
+def _proc_times() -> dict[int, tuple[int, float]]:
+    """{pid: (ppid, user + system CPU seconds of the process itself)} from /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                f = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(d.name)] = (int(f[1]), (int(f[11]) + int(f[12])) / tick)
+    return out
+
+
+def cpu_of_tree(proc: subprocess.Popen, every: float = 0.25) -> float:
+    """CPU seconds of ``proc`` and all its descendants (JVM, Python workers), sampled until it exits; the
+    last ``every`` seconds of each process are missed, so this is a slight underestimate."""
+    last: dict[int, float] = {}
+    while proc.poll() is None:
+        procs = _proc_times()
+        tree, grew = {proc.pid}, True
+        while grew:
+            grew = False
+            for pid, (ppid, _) in procs.items():
+                if ppid in tree and pid not in tree:
+                    tree.add(pid)
+                    grew = True
+        for pid in tree:
+            if pid in procs:
+                last[pid] = procs[pid][1]
+        time.sleep(every)
+    return sum(last.values())
 
 
 def run(size: int, accounts: int, work: Path, master: str) -> dict:
@@ -43,11 +78,16 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
     )
     gen = time.perf_counter() - t0
     t0 = time.perf_counter()
-    subprocess.run(
-        [str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(out), "--master", master],
-        check=True,
-        capture_output=True,
-    )
+    log = work / f"audit-{size}.log"  # a file, not a pipe: nobody reads a pipe while sampling CPU
+    with log.open("wb") as f:
+        proc = subprocess.Popen(
+            [str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(out), "--master", master],
+            stdout=subprocess.DEVNULL,
+            stderr=f,
+        )
+        cpu = cpu_of_tree(proc)
+    if proc.wait() != 0:
+        raise SystemExit(f"audit run failed, see {log}")
     audit = time.perf_counter() - t0
     s = json.loads((out / "summary.json").read_text())
     shutil.rmtree(inv, ignore_errors=True)
@@ -55,6 +95,8 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
         "queues": size,
         "generate_s": round(gen, 1),
         "audit_s": round(audit, 1),
+        "cpu_s": round(cpu, 1),
+        "phase_seconds": s["phase_seconds"],
         "findings": s["findings"],
         "quarantined": s["quarantined"],
         "mappings": s["mappings"],
@@ -74,12 +116,12 @@ def main() -> int:
         rows.append(r)
         print(json.dumps(r), flush=True)
     print(
-        "\n| queues | mappings | generate (s) | audit end to end (s) | s per 100k queues | findings | quarantined |"
+        "\n| queues | mappings | generate (s) | audit end to end (s) | CPU (s) | s per 100k queues | findings | quarantined |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         print(
-            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} |"
+            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {r['cpu_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} |"
         )
     big = max(rows, key=lambda r: r["queues"])
     if big["queues"] >= 1_000_000:
