@@ -386,11 +386,13 @@ def join_queues(records, queues):
         good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn")).distinct()
     )
 
+    # the two joins on the queue's own ARN come first and back to back: the second reuses the first one's
+    # partitioning, so the wide queue rows are shuffled once for both
     joined = (
         base_q.join(consumers, base_q.arn == consumers.event_source_arn, "left")
+        .join(targets, F.col("arn") == F.col("t_arn"), "left")
         .join(d1, F.col("target_arn") == F.col("dlq_arn"), "left")
         .join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
-        .join(targets, F.col("arn") == F.col("t_arn"), "left")
         .withColumn("is_dlq", F.col("t_arn").isNotNull())
         .drop("t_arn", "event_source_arn")
     )
