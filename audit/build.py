@@ -1,7 +1,7 @@
 """Inventory rows -> the linter's model, and the per-queue figures of the audit (pure functions, no Spark).
 
 The Spark job (``job.py``) parses and joins the inventory, then hands each joined queue row to
-:func:`lint_rows` inside ``mapInPandas``: every queue becomes a small ``Model`` holding the queue, its
+:func:`lint_rows` inside ``mapInArrow``: every queue becomes a small ``Model`` holding the queue, its
 dead-letter queue and that DLQ's own DLQ (the joins resolve them by ARN), so the rule catalogue
 (``visguard.linter.api.lint_model``, the one implementation of every check) sees exactly what it would see in a
 template. The same functions run without Spark in tests, so the joins can be checked against a plain-Python

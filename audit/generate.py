@@ -41,7 +41,7 @@ class Shares:
     drift_worker_short: float = 0.15  # VT < declared processing p99
     drift_out_of_range: float = 0.005  # VT above 43,200
     drift_dlq_type: float = 0.003  # DLQ of the other type (FIFO vs standard)
-    dangling: float = 0.003  # redrive target that does not exist
+    dangling: float = 0.003  # redrive target deleted from its (collected) account and region: VG004
     bad_max_receive: float = 0.002  # maxReceiveCount outside 1-1,000
     dlq_short_retention: float = 0.05
     malformed_redrive: float = 0.0005  # RedrivePolicy that is not JSON

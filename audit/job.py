@@ -10,8 +10,9 @@ Stages (each a DataFrame with an explicit schema):
 3. join by ARN, across accounts: mapping -> function (exact ARN first, then the unqualified ARN for alias- or
    version-qualified ones), mappings -> the queue they read (``EventSourceArn``; the mapping lives in the
    function's account), queue -> DLQ -> the DLQ's DLQ;
-4. ``mapInPandas``: each Arrow batch of joined queues goes through ``build.lint_rows``, i.e. the linter's
-   ``lint_model`` (the same rule code as every other door) and ``engine.risk.estimate_many``;
+4. ``mapInArrow``: each Arrow record batch of joined queues goes (as Python dicts, no pandas) through
+   ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue (the same rule code as every
+   other door) and ``engine.risk.estimate_many`` once per batch;
 5. write findings as Parquet partitioned by account and region, the quarantine as Parquet, ``summary.json``
    and ``report.html``.
 """
@@ -145,7 +146,7 @@ def figure_schema():
     )
 
 
-# One output schema for mapInPandas: a row is a finding (kind "f") or a queue's figures (kind "q").
+# One output schema for mapInArrow: a row is a finding (kind "f") or a queue's figures (kind "q").
 def _out_schema():
     from pyspark.sql import types as T
 
