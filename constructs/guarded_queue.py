@@ -91,15 +91,16 @@ class GuardedQueue(Construct):
 
     - The DLQ has the same type (FIFO names end in ``.fifo``), 14 days of retention, and the same encryption,
       SSL and removal settings as the queue; ``max_receive_count`` defaults to 5.
-    - Unless ``visibility_timeout`` is given, the timeout is derived at synth from every consumer added,
-      whenever it was added: 6 x function timeout + batching window for Lambda consumers, the fast risk model
+    - Unless ``visibility_timeout`` is given, the timeout is derived from every consumer added, whenever it
+      was added (set again on the queue's CfnQueue when a consumer changes it): 6 x function timeout + batching window for Lambda consumers, the fast risk model
       (or 2 x heartbeat interval) for workers and for the queue's own ``processing_p50``/``processing_p99``;
       the largest wins.
     - Settings the rules call errors fail synthesis with the construct path, rule id and fix; warnings and
       infos become annotations acknowledgeable with ``Validations.of(x).acknowledge(id="visguard::VGnnn")``.
-    - ``alarms=True`` adds two CloudWatch alarms (``dlq_alarm``: DLQ has visible messages; ``age_alarm``: age
-      of the oldest message above ``age_alarm_threshold`` or a threshold derived from the settings), with
-      ``alarm_topic`` (an SNS topic) as their action when given.
+    - ``alarms=True`` adds two CloudWatch alarms, ``aws_cloudwatch.CfnAlarm`` (L1) objects (``dlq_alarm``: DLQ
+      has visible messages; ``age_alarm``: age of the oldest message above ``age_alarm_threshold`` or a
+      threshold derived from the settings), with ``alarm_topic`` (an SNS topic) as their action when given;
+      with ``alarms=False`` both attributes are None.
     - Every other ``aws_sqs.Queue`` prop passes through to the queue; ``dead_letter_queue_props`` to the DLQ.
     - ``lint_config`` (a ``visguard.linter.model.LintConfig``, e.g. from visguard.yaml) changes rule settings,
       severities and disabled rules for this queue; the derivation follows its settings (``lambda_multiplier``,
