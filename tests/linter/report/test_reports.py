@@ -26,9 +26,8 @@ from visguard.linter.rules import ALL_RULES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
 SNAPSHOTS = FIXTURES / "snapshots"
-SARIF_SCHEMA = Path("/work/shared/reference/sarif-schema-2.1.0.json")
-if not SARIF_SCHEMA.exists():  # a copy travels with the tests for machines without the shared folder
-    SARIF_SCHEMA = FIXTURES.parent / "sarif-schema-2.1.0.json"
+# The official SARIF 2.1.0 schema (a copy of ../shared/reference/sarif-schema-2.1.0.json travels with the tests).
+SARIF_SCHEMA = FIXTURES.parent / "sarif-schema-2.1.0.json"
 
 
 @pytest.fixture(scope="module")
