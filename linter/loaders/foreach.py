@@ -84,7 +84,9 @@ def _collection(items: Any, template: dict, params: dict) -> list | None:
         return items
     if isinstance(items, dict) and len(items) == 1 and isinstance(items.get("Ref"), str):
         name = items["Ref"]
-        spec = (template.get("Parameters") or {}).get(name)
+        section = template.get("Parameters")
+        # A Parameters section that is not a mapping is reported by the intrinsics resolver afterwards.
+        spec = section.get(name) if isinstance(section, dict) else None
         raw = params.get(name, spec.get("Default") if isinstance(spec, dict) else None)
         if isinstance(raw, str):
             return [s.strip() for s in raw.split(",")]

@@ -299,6 +299,13 @@ def test_foreach_language_extension(fixture_path, write):
     )
     with pytest.raises(VisguardError, match="logical id 'Qa' twice"):
         load_path(dup)
+    # found by the mutation fuzzer: a loop over a parameter when Parameters is not a mapping
+    odd = write(
+        "Parameters: 'billing,shipping'\nResources:\n  Fn::ForEach::T:\n    - Team\n    - !Ref Teams\n"
+        "    - Q&{Team}: {Type: AWS::SQS::Queue}\n"
+    )
+    with pytest.raises(VisguardError, match="Parameters must be a mapping"):
+        load_path(odd)
 
 
 def test_function_timeout_known_only_at_deploy_time_makes_the_consumer_unknown(write):
