@@ -52,7 +52,6 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     from cfnlint.decode import decode as cfn_decode
-
     from visguard.linter.loaders import decode, load_path
 
     rows = []
