@@ -18,7 +18,15 @@ import math
 from collections.abc import Iterable
 
 import numpy as np
-from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Redrive
+from visguard.linter.model import (
+    Consumer,
+    Finding,
+    Location,
+    Model,
+    Queue,
+    Redrive,
+    lambda_guidance_visibility,
+)
 
 # Tags a team can put on a queue to declare its worker fleet's processing profile (the same fields as a
 # visguard.yaml consumer profile). CloudWatch has no per-message processing time for non-Lambda consumers.
@@ -28,7 +36,6 @@ TAG_P99 = "visguard:processing-p99"
 TAG_HEARTBEAT = "visguard:heartbeat-interval"
 TAG_EXTEND = "visguard:heartbeat-extend-by"
 WINDOW_SECONDS = 14 * 86_400  # CloudWatch evidence window of the collector
-LAMBDA_MULTIPLIER = 6.0  # AWS: queue visibility timeout >= 6 x function timeout (+ batching window)
 
 
 def _num(v) -> float | None:
@@ -183,7 +190,9 @@ def required_visibility(consumers: Iterable[Consumer]) -> float | None:
     needs = []
     for c in consumers:
         if c.kind == "lambda" and c.function_id is not None:
-            needs.append(LAMBDA_MULTIPLIER * c.effective_function_timeout + c.effective_batching_window)
+            needs.append(
+                lambda_guidance_visibility(c.effective_function_timeout, c.effective_batching_window)
+            )
         elif c.processing_p99 is not None:
             needs.append(c.processing_p99)
     return max(needs) if needs else None

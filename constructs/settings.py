@@ -20,6 +20,7 @@ from visguard.linter.model import (
     Model,
     Queue,
     Redrive,
+    lambda_guidance_visibility,
 )
 from visguard.linter.rules import DEFAULT_SETTINGS
 
@@ -100,7 +101,7 @@ class QueueSettings:
 
 def lambda_visibility(spec: LambdaSpec, multiplier: float = LAMBDA_MULTIPLIER) -> float:
     """6 x function timeout + maximum batching window (AWS Lambda DG)."""
-    return multiplier * spec.function_timeout + (spec.batching_window or 0.0)
+    return lambda_guidance_visibility(spec.function_timeout, spec.batching_window or 0.0, multiplier)
 
 
 @lru_cache(maxsize=1024)

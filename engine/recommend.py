@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from visguard.engine.risk import MAX_VISIBILITY, Profile, RiskEstimate, estimate, required_visibility
+from visguard.linter.model import lambda_guidance_visibility
 
-LAMBDA_MULTIPLIER = 6  # AWS: visibility timeout >= 6 x function timeout (+ batching window)
 LAMBDA_MIN_RECEIVES = 5  # AWS: maxReceiveCount >= 5 for Lambda event sources
 WORKER_MIN_RECEIVES = 3  # a transient failure gets two more tries before the DLQ
 HEARTBEAT_FRACTION = 3  # heartbeat every third of the timeout: one missed beat is survivable
@@ -185,7 +185,7 @@ def _recommend_lambda(c: Consumer, t: Targets) -> Recommendation:
             )
             timeout = LAMBDA_MAX_TIMEOUT
     w = c.batching_window
-    vt = int(math.ceil(LAMBDA_MULTIPLIER * timeout + w))
+    vt = int(math.ceil(lambda_guidance_visibility(timeout, w)))
     if rmax is not None and vt > rmax:
         lowest = int(math.ceil(timeout + w))
         if lowest <= rmax:

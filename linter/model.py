@@ -22,6 +22,17 @@ DEFAULT_LAMBDA_TIMEOUT = 3
 DEFAULT_SQS_BATCH_SIZE = 10
 MAX_LAMBDA_TIMEOUT = 900
 MAX_VISIBILITY_TIMEOUT = 43_200
+# AWS Lambda DG (services-sqs-configure): set the queue's visibility timeout to at least six times the function
+# timeout plus MaximumBatchingWindowInSeconds, so throttled or retried invokes do not expire their messages.
+LAMBDA_VISIBILITY_MULTIPLIER = 6
+
+
+def lambda_guidance_visibility(
+    function_timeout: float, batching_window: float = 0.0, multiplier: float = LAMBDA_VISIBILITY_MULTIPLIER
+) -> float:
+    """The visibility timeout AWS recommends for a Lambda consumer: multiplier x timeout + batching window.
+    The one implementation: VG011, GuardedQueue, the recommender and the fleet audit all call it."""
+    return multiplier * function_timeout + (batching_window or 0.0)
 
 
 class Severity(StrEnum):

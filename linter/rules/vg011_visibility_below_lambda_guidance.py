@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.linter.model import Severity
+from visguard.linter.model import LAMBDA_VISIBILITY_MULTIPLIER, Severity, lambda_guidance_visibility
 from visguard.linter.rules._base import Rule, fmt_seconds
 
 RULE = Rule(
@@ -19,7 +19,7 @@ RULE = Rule(
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
     fix="Raise VisibilityTimeout to 6 x function timeout + MaximumBatchingWindowInSeconds (setting lambda_multiplier).",
     tags=("lambda", "visibility", "throttling"),
-    settings={"lambda_multiplier": 6},
+    settings={"lambda_multiplier": LAMBDA_VISIBILITY_MULTIPLIER},
 )
 
 
@@ -30,7 +30,7 @@ def check(queue, ctx):
     k = ctx.multiplier
     for c in ctx.lambda_consumers(queue):
         t, w = c.effective_function_timeout, c.effective_batching_window
-        want = k * t + w
+        want = lambda_guidance_visibility(t, w, k)
         if t <= vt < want:
             window = f" + batching window {fmt_seconds(w)}" if w else ""
             yield ctx.finding(
