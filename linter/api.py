@@ -304,10 +304,22 @@ def lint_model(
         for f in raw:
             if any(_suppresses(s, f) for s in active):
                 continue
+            f = _generated_fix(f, queue)
             if f.rule in config.severity_overrides:
                 f = replace(f, severity=Severity(config.severity_overrides[f.rule]))
             findings.append(f)
     return sort_findings(findings)
+
+
+def _generated_fix(f: Finding, queue: Queue) -> Finding:
+    """A finding on a queue or mapping that a tool generates (SAM SqsSubscription) cannot be fixed where it
+    points: say how to take the settings over."""
+    by = queue.created_by
+    if by is None and f.consumer is not None:
+        by = next((c.created_by for c in queue.consumers if c.id == f.consumer), None)
+    if by is None or not f.fix:
+        return f
+    return replace(f, fix=f"{f.fix} {by}")
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:

@@ -97,6 +97,8 @@ class Consumer:
     concurrency: int | None = None  # workers
     arrival_rate: float | None = None  # messages per second, when known
     note: str | None = None  # e.g. why the consumer is unknown ("function imported with Fn::ImportValue")
+    # set when a tool writes this mapping, not the user, and takes few of its settings (SAM SqsSubscription)
+    created_by: str | None = None
     locations: dict[str, Location] = field(default_factory=dict)  # field name -> where it was written
 
     def location_of(self, name: str) -> Location | None:
@@ -140,6 +142,8 @@ class Queue:
     # RedriveAllowPolicy as a mapping: {"redrivePermission": "allowAll" | "denyAll" | "byQueue",
     # "sourceQueueArns": [queue ids of this model, or ARNs as written]}; None when not set (allowAll)
     redrive_allow: dict | None = None
+    # set when a tool creates this queue with default settings, not the user (SAM SqsSubscription: true)
+    created_by: str | None = None
 
     def location_of(self, name: str) -> Location:
         """Where field ``name`` was written (``Resources/Orders/Properties/VisibilityTimeout``), else the queue's."""

@@ -191,6 +191,9 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == QUEUE:
                 self.model.add(self.queue(lid))
+            elif res["Type"] == sam.SERVERLESS_FUNCTION:
+                for q in sam.subscription_queues(self, lid):  # SNS events with SqsSubscription: true
+                    self.model.add(q)
         self.queues_by_name = {q.name: q.id for q in self.model.queues.values() if q.name}
         for q in self.model.queues.values():
             if q.redrive is not None:
@@ -202,6 +205,8 @@ class _Builder:
                 self.mapping(lid)
             elif res["Type"] == sam.SERVERLESS_FUNCTION:
                 for queue_id, consumer, path in sam.sqs_events(self, lid):
+                    self.attach(queue_id, consumer, lid, path)
+                for queue_id, consumer, path in sam.sqs_subscriptions(self, lid):
                     self.attach(queue_id, consumer, lid, path)
         return self.model
 

@@ -11,14 +11,22 @@ https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/s
 - ``Timeout`` and ``ReservedConcurrentExecutions`` come from the function, else ``Globals.Function``,
   else the Lambda default (3 s);
 - ``AutoPublishAlias: live`` creates an alias whose logical id is ``<Function>Alias<live>``: a ``Ref`` to
-  that id, or to ``<Function>.Alias`` / ``<Function>.Version``, is the function.
+  that id, or to ``<Function>.Alias`` / ``<Function>.Version``, is the function;
+- an SNS event with ``SqsSubscription`` puts a queue between the topic and the function (SAM Developer Guide,
+  "SNS" event source type and "SqsSubscriptionObject"): ``true`` creates ``AWS::SQS::Queue``
+  ``<Function><Event>Queue`` with every property at its default (visibility timeout 30 s, no redrive policy;
+  FIFO when the topic is a FIFO topic of this template) and an event source mapping with BatchSize 10 and no
+  batching window or partial batch responses; a mapping subscribes an existing queue (``QueueArn``) with its
+  ``BatchSize``. aws-sam-translator 1.115 always enables that mapping, whatever ``Enabled`` says, so it is
+  read as enabled here too. The generated queue is what users never see in their template, and what the
+  rules most often catch: a 30 s timeout in front of a longer function, no DLQ, whole-batch retries.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from visguard.linter.model import Consumer
+from visguard.linter.model import Consumer, Queue
 
 from .intrinsics import Resolver
 
@@ -86,6 +94,95 @@ def sqs_events(b: _Builder, lid: str):
         b.function_settings(c, lid)
         b.esm_settings(c, ep, [*path, "Properties"])
         yield queue_id, c, path
+
+
+def _sns_subscriptions(b: _Builder, lid: str):
+    """Yield (event name, event path, SqsSubscription value) for the SNS events of a SAM function that go
+    through a queue (``SqsSubscription`` true or a mapping)."""
+    events = b.props(lid).get("Events")
+    if not isinstance(events, dict):
+        return  # reported by sqs_events
+    for name, ev in events.items():
+        if not isinstance(ev, dict) or ev.get("Type") != "SNS" or not isinstance(ev.get("Properties"), dict):
+            continue
+        path = ["Resources", lid, "Properties", "Events", name, "Properties", "SqsSubscription"]
+        raw = ev["Properties"].get("SqsSubscription")
+        if raw is None:
+            continue
+        sub = b.r.value(raw, path)
+        if isinstance(sub, str) and sub.strip().lower() in ("true", "false"):
+            sub = sub.strip().lower() == "true"
+        if sub is False:
+            continue
+        if sub is not True and not isinstance(sub, dict):
+            raise b.r.error(
+                "SqsSubscription must be true, false or a mapping with QueueArn and QueueUrl", path
+            )
+        yield name, path, sub
+
+
+def subscription_queues(b: _Builder, lid: str):
+    """The queues SAM creates for ``SqsSubscription: true`` SNS events of function ``lid``, at their defaults."""
+    for name, path, sub in _sns_subscriptions(b, lid):
+        if sub is not True:
+            continue
+        qid = f"{lid}{name}Queue"
+        if qid in b.res:
+            raise b.r.error(
+                f"SAM creates queue {qid} for this SqsSubscription, but {qid} already exists", path
+            )
+        q = Queue(id=qid, location=b.loc(path), source=b.source)
+        q.fifo = _fifo_topic(b, b.props(lid)["Events"][name]["Properties"].get("Topic"))
+        q.created_by = (
+            f"SAM creates this queue for the SqsSubscription of SNS event {name} with default settings and takes"
+            " none for it: declare the queue (with its DLQ) yourself and subscribe it with SqsSubscription:"
+            " {QueueArn: !GetAtt <Queue>.Arn, QueueUrl: !Ref <Queue>}, or replace the SNS event by an"
+            " AWS::SNS::Subscription to the queue and an SQS event on the function."
+        )
+        q.suppressions = [*b.suppressions(lid), *b.suppressions(lid, path[:-2])]
+        yield q
+
+
+def _fifo_topic(b: _Builder, raw: Any) -> bool:
+    """A ``!Ref`` to an ``AWS::SNS::Topic`` of this template with ``FifoTopic: true`` (SAM then makes a FIFO queue)."""
+    if not (isinstance(raw, dict) and len(raw) == 1 and isinstance(raw.get("Ref"), str)):
+        return False
+    tid = raw["Ref"]
+    if b.res.get(tid, {}).get("Type") != "AWS::SNS::Topic":
+        return False
+    fifo = b.props(tid).get("FifoTopic")
+    return fifo is not None and bool(b.boolean(fifo, ["Resources", tid, "Properties", "FifoTopic"]))
+
+
+def sqs_subscriptions(b: _Builder, lid: str):
+    """Yield (queue id, consumer, event path) for the mappings SAM creates for SNS events with SqsSubscription."""
+    for name, path, sub in _sns_subscriptions(b, lid):
+        event_path = path[:-2]
+        c = Consumer(id=f"{lid}/{name}", kind="lambda", location=b.loc(event_path))
+        c.created_by = (
+            f"SAM writes this mapping for the SqsSubscription of SNS event {name} and takes only BatchSize for"
+            " it: for partial batch responses, a batching window or maximum concurrency, subscribe the queue"
+            " with an AWS::SNS::Subscription and consume it with an SQS event on the function."
+        )
+        b.function_settings(c, lid)
+        if sub is True:
+            c.batch_size = 10  # set explicitly by SAM (aws-sam-translator: BatchSize or 10)
+            c.locations["batch_size"] = b.loc(path)
+            yield f"{lid}{name}Queue", c, event_path
+            continue
+        if "QueueArn" not in sub or "QueueUrl" not in sub:
+            raise b.r.error("SqsSubscription needs QueueArn and QueueUrl", path)
+        src = b.r.value(sub["QueueArn"], [*path, "QueueArn"])
+        if isinstance(src, (list, dict, bool)):
+            raise b.r.error("QueueArn must be a queue ARN", [*path, "QueueArn"])
+        queue_id, _ = b.queue_target(src, arn_attr=False)
+        if queue_id is None:
+            continue  # a queue outside this template
+        if "BatchSize" in sub:
+            b.esm_settings(c, {"BatchSize": sub["BatchSize"]}, path)
+        else:
+            c.batch_size = 10
+        yield queue_id, c, event_path
 
 
 def auto_alias_target(b: _Builder, raw: Any) -> str | None:

@@ -53,3 +53,72 @@ def test_sam_bad_events_are_clean_errors(write):
         with pytest.raises(VisguardError, match=words) as err:
             load_path(write(base + text))
         assert err.value.place == "7"
+
+
+def test_sns_sqs_subscription_queues_and_mappings(fixture_path):
+    """SqsSubscription: true -> the queue SAM creates (defaults) and its mapping; a mapping -> an existing queue."""
+    m = load_path(fixture_path("sam_sns_subscription.yaml"))
+    assert sorted(m.queues) == [
+        "Existing",
+        "WorkerFromOrdersQueue",
+        "WorkerFromPaymentsQueue",
+    ]  # Direct: none
+    orders, payments = m.queues["WorkerFromOrdersQueue"], m.queues["WorkerFromPaymentsQueue"]
+    assert orders.visibility_timeout is None and orders.effective_visibility_timeout == 30
+    assert orders.redrive is None and orders.fifo is False and orders.created_by.startswith("SAM creates")
+    assert payments.fifo is True  # the topic is a FIFO topic of this template
+    assert orders.location.path == "Resources/Worker/Properties/Events/FromOrders/Properties/SqsSubscription"
+    assert orders.location.line == 27
+    (c,) = orders.consumers
+    assert (c.id, c.function_id, c.function_timeout, c.batch_size) == ("Worker/FromOrders", "Worker", 60, 10)
+    assert c.report_batch_item_failures is not True and c.batching_window is None
+    # a suppression on the event covers the generated queue's own findings (VG020) and the mapping's
+    assert {(s.rule, s.consumer) for s in payments.suppressions} == {
+        ("VG020", None),
+        ("VG020", "Worker/FromPayments"),
+    }
+    (existing,) = m.queues["Existing"].consumers
+    assert (existing.id, existing.batch_size, existing.created_by is not None) == (
+        "Worker/ViaExisting",
+        5,
+        True,
+    )
+    assert m.queues["Existing"].created_by is None
+
+
+def test_sns_sqs_subscription_findings_say_how_to_fix_a_generated_queue(fixture_path):
+    from visguard.linter.api import lint_model
+
+    findings = lint_model(load_path(fixture_path("sam_sns_subscription.yaml")))
+    got = {(f.queue, f.rule) for f in findings}
+    assert ("WorkerFromOrdersQueue", "VG010") in got  # 30 s default < 60 s function timeout
+    assert ("WorkerFromOrdersQueue", "VG020") in got  # no DLQ on the generated queue
+    assert ("WorkerFromPaymentsQueue", "VG020") not in got  # suppressed with a reason on the event
+    assert ("Existing", "VG031") in got  # SAM's mapping has no partial batch responses
+    vg010 = next(f for f in findings if (f.queue, f.rule) == ("WorkerFromOrdersQueue", "VG010"))
+    assert vg010.location.line == 27 and "declare the queue (with its DLQ) yourself" in vg010.fix
+    vg031 = next(f for f in findings if (f.queue, f.rule) == ("Existing", "VG031"))
+    assert "takes only BatchSize" in vg031.fix
+
+
+def test_sns_sqs_subscription_bad_values_are_clean_errors(write):
+    import pytest
+    from visguard.errors import VisguardError
+
+    base = (
+        "Transform: AWS::Serverless-2016-10-31\nResources:\n  T: {Type: AWS::SNS::Topic}\n"
+        "  Q: {Type: AWS::SQS::Queue}\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n"
+        "      Events:\n        E:\n          Type: SNS\n          Properties:\n            Topic: !Ref T\n"
+    )
+    cases = [
+        ("            SqsSubscription: 5\n", "SqsSubscription must be true, false or a mapping", "13"),
+        ("            SqsSubscription: {QueueArn: !GetAtt Q.Arn}\n", "needs QueueArn and QueueUrl", "13"),
+    ]
+    for text, words, line in cases:
+        with pytest.raises(VisguardError, match=words) as err:
+            load_path(write(base + text))
+        assert err.value.place == line
+    clash = base.replace("  Q: {Type", "  FEQueue: {Type") + "            SqsSubscription: true\n"
+    with pytest.raises(VisguardError, match="SAM creates queue FEQueue"):
+        load_path(write(clash))
+    assert load_path(write(base + "            SqsSubscription: false\n")).queues["Q"].consumers == []
