@@ -66,6 +66,21 @@ def _service_model():
     return _model_cache["model"]
 
 
+# DOC (ReceiveMessage): at most 128 characters, alphanumeric and punctuation !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
+_ATTEMPT_ID_OK = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
+)
+
+
+def _check_attempt_id(value: str) -> None:
+    """The error code is AWS's for a bad parameter; the text was never recorded (a best guess)."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 128 or not set(value) <= _ATTEMPT_ID_OK:
+        raise E.invalid_parameter(
+            f"Value {value} for parameter ReceiveRequestAttemptId is invalid. Reason: it must be 1 to 128"
+            " alphanumeric or punctuation characters."
+        )
+
+
 def md5_of_attributes(attributes: dict) -> str | None:
     """MD5OfMessageAttributes as SQS computes it: for each attribute in name order, the name, the data type,
     a transport byte (1 string/number, 2 binary) and the value, each length-prefixed (4 bytes, big-endian)."""
@@ -398,7 +413,13 @@ class EngineClient:
         wait = q.wait_time if WaitTimeSeconds is None else WaitTimeSeconds
         if not 0 <= wait <= 20:
             raise E.wait_time_range(wait)
-        if wait > 0:
+        attempt = ReceiveRequestAttemptId if q.fifo else None  # DOC: "applies only to FIFO queues"
+        if attempt is not None:
+            _check_attempt_id(attempt)
+        receipts = None if attempt is None else eng.replay_attempt(q, attempt, VisibilityTimeout)
+        if receipts is not None:
+            pass  # a retry of an earlier receive: the same messages and receipt handles
+        elif wait > 0:
             box = []
             eng.poll(q, box.append, max_messages=n, wait=wait, visibility_timeout=VisibilityTimeout)
             while not box and eng._step():
@@ -406,6 +427,8 @@ class EngineClient:
             receipts = box[0] if box else []
         else:
             receipts = eng.receive(q, n, visibility_timeout=VisibilityTimeout)
+        if attempt is not None:
+            eng.remember_attempt(q, attempt, receipts)
         if not receipts:
             return {}
         names = set(AttributeNames or ()) | set(MessageSystemAttributeNames or ())

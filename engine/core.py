@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import random
 from collections import deque
 from heapq import heapify, heappop, heappush
@@ -33,6 +34,7 @@ from . import errors as E
 
 MAX_VISIBILITY = 43_200  # 12 h: queue, ReceiveMessage and ChangeMessageVisibility (ev. 1.1)
 DEDUP_WINDOW = 300.0  # FIFO deduplication interval, 5 minutes (ev. 1.7)
+ATTEMPT_WINDOW = 300.0  # a FIFO ReceiveRequestAttemptId can be used for 5 minutes after the receive (ev. 1.7)
 INF = float("inf")
 
 # message states (Message.state)
@@ -131,7 +133,7 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono",
+        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono", "_attempts",
     )  # fmt: skip
 
     def __init__(self, engine, name, serial):
@@ -175,6 +177,7 @@ class Queue:
         self._seqno = 0  # FIFO SequenceNumber
         self._dead = 0  # heap entries made stale since the last compaction
         self._dedup_gc = 4096  # size of _dedup that triggers dropping expired ids
+        self._attempts = {}  # FIFO ReceiveRequestAttemptId -> (usable until, receipts of that receive)
 
     def __repr__(self):
         return f"<Queue {self.name}>"
@@ -635,12 +638,59 @@ class Engine:
                 self._gtouch(q, g)
 
     # ---------------------------------------------------------------- receive
-    def receive(self, q, max_messages=1, *, visibility_timeout=None):
+    def receive(self, q, max_messages=1, *, visibility_timeout=None, attempt_id=None):
         """ReceiveMessage as a short poll (never blocks). Returns a list of Receipts (maybe empty).
 
-        Raises ``OverLimit`` (HTTP 403) on a standard queue at the in-flight limit (ev. 1.9).
+        Raises ``OverLimit`` (HTTP 403) on a standard queue at the in-flight limit (ev. 1.9). ``attempt_id``:
+        FIFO ReceiveRequestAttemptId (see ``replay_attempt``); ignored on standard queues.
         """
-        return self._receive(q, max_messages, visibility_timeout, False)
+        if attempt_id is not None and q.fifo:
+            rs = self.replay_attempt(q, attempt_id, visibility_timeout)
+            if rs is not None:
+                return rs
+        rs = self._receive(q, max_messages, visibility_timeout, False)
+        if attempt_id is not None and q.fifo:
+            self.remember_attempt(q, attempt_id, rs)
+        return rs
+
+    def replay_attempt(self, q, attempt_id, visibility_timeout=None):
+        """FIFO ReceiveRequestAttemptId (ev. 1.7, DOC): "During a visibility timeout, subsequent calls with the
+        same ReceiveRequestAttemptId return the same messages and receipt handles. If a retry occurs within the
+        deduplication interval, it resets the visibility timeout", for 5 minutes after the receive.
+
+        Returns the earlier receive's receipts (same handles, receive counts unchanged, each hidden again for
+        the visibility timeout from now, within the 12-hour cap) when every one of them is still in flight
+        under that receipt; else None, and the caller receives afresh. AWS does not say what a retry gets
+        after one of the messages was deleted or came back (unrecorded): here it is a fresh receive."""
+        entry = q._attempts.get(attempt_id)
+        if entry is None:
+            return None
+        until, rs = entry
+        now = self.now
+        if until < now or not all(
+            r.message.queue is q
+            and r.message.state == INFLIGHT
+            and r.message.receipt is r
+            and r.message.visible_at > now
+            for r in rs
+        ):
+            del q._attempts[attempt_id]
+            return None
+        vt = q.visibility_timeout if visibility_timeout is None else visibility_timeout
+        for r in rs:
+            anchor = r.received_at if self.cap_anchor == "receive" else r.message.first_received_at
+            self.change_visibility(q, r.handle, max(0, min(vt, math.floor(anchor + MAX_VISIBILITY - now))))
+        return list(rs)
+
+    def remember_attempt(self, q, attempt_id, receipts) -> None:
+        """Keep a FIFO receive's receipts under its ReceiveRequestAttemptId for 5 minutes (empty ones: not)."""
+        if not receipts:
+            q._attempts.pop(attempt_id, None)
+            return
+        if len(q._attempts) >= 1024:  # forget ids past their window, amortised O(1) per receive
+            now = self.now
+            q._attempts = {k: v for k, v in q._attempts.items() if v[0] >= now}
+        q._attempts[attempt_id] = (self.now + ATTEMPT_WINDOW, list(receipts))
 
     def _receive(self, q, max_messages, vt, long, serving=False):
         """``serving``: called by _serve for a waiting long poll (which must not serve the waiters again)."""

@@ -783,3 +783,78 @@ def test_queue_delay_change_is_retroactive_for_fifo_only(eng, sqs, is_fifo, visi
     eng.advance(50)
     if not visible_after_change:
         assert one(sqs, url) is not None  # the original 60 s still applied
+
+
+# --------------------------------------------------------------------------- 1.7 FIFO ReceiveRequestAttemptId
+def test_fifo_receive_request_attempt_id_replays_same_messages_and_handles(eng, sqs):
+    """DOC: during a visibility timeout, a retry with the same ReceiveRequestAttemptId returns the same
+    messages and receipt handles, and resets the visibility timeout."""
+    url = fifo(sqs, VisibilityTimeout="30")
+    for b in ("a1", "a2", "a3"):
+        sqs.send_message(QueueUrl=url, MessageBody=b, MessageGroupId="g")
+    kw = {"QueueUrl": url, "MaxNumberOfMessages": 2, "AttributeNames": ["ApproximateReceiveCount"]}
+    first = sqs.receive_message(ReceiveRequestAttemptId="try-1", **kw)["Messages"]
+    eng.advance(10)
+    again = sqs.receive_message(ReceiveRequestAttemptId="try-1", **kw)["Messages"]
+    assert [(m["Body"], m["ReceiptHandle"]) for m in again] == [
+        (m["Body"], m["ReceiptHandle"]) for m in first
+    ]
+    assert [m["Attributes"]["ApproximateReceiveCount"] for m in again] == ["1", "1"]  # not received again
+    eng.advance(25)  # 35 s after the first receive, 25 s after the retry: still hidden (reset at the retry)
+    assert sqs.receive_message(QueueUrl=url).get("Messages") is None  # a2 blocks the group too
+    eng.advance(5.1)
+    back = sqs.receive_message(**kw)["Messages"]
+    assert [m["Body"] for m in back] == ["a1", "a2"]
+    assert back[0]["ReceiptHandle"] != first[0]["ReceiptHandle"]
+    assert [m["Attributes"]["ApproximateReceiveCount"] for m in back] == ["2", "2"]
+
+
+def test_fifo_attempt_id_after_delete_expiry_or_five_minutes_is_a_fresh_receive(eng, sqs):
+    url = fifo(sqs, VisibilityTimeout="600")
+    for b in ("m1", "m2"):
+        sqs.send_message(QueueUrl=url, MessageBody=b, MessageGroupId="g")
+    got = one(sqs, url, ReceiveRequestAttemptId="x")
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=got["ReceiptHandle"])
+    assert one(sqs, url, ReceiveRequestAttemptId="x")["Body"] == "m2"  # m1 is gone: no replay
+    eng.advance(301)  # the id's 5 minutes are over: a fresh receive, and m2 (600 s) still blocks the group
+    assert one(sqs, url, ReceiveRequestAttemptId="x") is None
+    # a different id never replays
+    url2 = fifo(sqs, "g.fifo", VisibilityTimeout="30")
+    sqs.send_message(QueueUrl=url2, MessageBody="z", MessageGroupId="g")
+    assert one(sqs, url2, ReceiveRequestAttemptId="p")["Body"] == "z"
+    assert one(sqs, url2, ReceiveRequestAttemptId="q") is None
+    eng.advance(31)  # visibility over: the message came back, so "p" is not replayed with the old handle
+    h = one(sqs, url2, ReceiveRequestAttemptId="p")
+    assert h["Body"] == "z" and sqs.receive_message(QueueUrl=url2).get("Messages") is None
+
+
+def test_attempt_id_is_ignored_on_standard_queues_and_checked_on_fifo(eng, sqs):
+    url = sqs.create_queue(QueueName="std")["QueueUrl"]
+    for b in ("s1", "s2"):
+        sqs.send_message(QueueUrl=url, MessageBody=b)
+    assert one(sqs, url, ReceiveRequestAttemptId="a")["Body"] == "s1"
+    assert one(sqs, url, ReceiveRequestAttemptId="a")["Body"] == "s2"  # DOC: FIFO only
+    furl = fifo(sqs)
+    for bad in ("x" * 129, "tab\there", "é"):
+        with pytest.raises(ClientError) as e:
+            sqs.receive_message(QueueUrl=furl, ReceiveRequestAttemptId=bad)
+        assert err(e)[0] == "InvalidParameterValue" and "ReceiveRequestAttemptId" in err(e)[1]
+    ok = sqs.receive_message(QueueUrl=furl, ReceiveRequestAttemptId="!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~aZ9")
+    assert "Messages" not in ok and ok["ResponseMetadata"]["HTTPStatusCode"] == 200
+
+
+def test_native_receive_replays_attempt_and_long_poll_path(eng, sqs):
+    q = eng.create_queue("n.fifo", {"VisibilityTimeout": "60"})
+    eng.send(q, "b", group_id="g", dedup_id="1")
+    (r,) = eng.receive(q, 1, attempt_id="k")
+    eng.advance(30)
+    (r2,) = eng.receive(q, 1, attempt_id="k")
+    assert r2 is r and r.message.receive_count == 1
+    assert r.message.visible_at == eng.now + 60  # reset from the retry
+    # the client's long poll takes the same path
+    url = q.url
+    eng.advance(61)
+    m = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5, ReceiveRequestAttemptId="lp")["Messages"][0]
+    eng.advance(1)
+    m2 = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=5, ReceiveRequestAttemptId="lp")["Messages"][0]
+    assert m2["ReceiptHandle"] == m["ReceiptHandle"]
