@@ -58,14 +58,23 @@ def ack_id(rule: str) -> str:
 def _seconds(value: Duration | None, what: str) -> float | None:
     if value is None:
         return None
-    seconds = value.to_seconds()
-    # Fast path (one jsii round trip fewer per setting): CDK encodes number tokens as huge negative doubles, so
-    # a value between 0 and ten years is concrete; anything else is asked of Token.is_unresolved.
-    if not 0 <= seconds <= 315_360_000 and Token.is_unresolved(seconds):
+    return _number(value.to_seconds(), what)
+
+
+def _number(value: float | None, what: str, strict: bool = True) -> float | None:
+    """A concrete number of seconds (or count) from CDK, None for None. Fast path (one jsii round trip fewer per
+    setting): CDK encodes number tokens as huge negative doubles, so a value between 0 and ten years is
+    concrete; anything else is asked of Token.is_unresolved. A token raises, or with ``strict=False`` is None
+    (a setting the rules then cannot judge)."""
+    if value is None:
+        return None
+    if not 0 <= value <= 315_360_000 and Token.is_unresolved(value):
+        if not strict:
+            return None
         raise GuardError(
             f"{what} must be a concrete Duration, not a token: GuardedQueue derives settings at synth"
         )
-    return float(seconds)
+    return float(value)
 
 
 # Construct path of each scope a GuardedQueue was created in: one jsii round trip per scope, not per queue.
@@ -215,15 +224,25 @@ class GuardedQueue(Construct):
         """Subscribe ``fn`` with an SqsEventSource (partial batch responses on by default). ``function_timeout``
         is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none)."""
         timeout = _seconds(function_timeout, "function_timeout")
-        if timeout is None:
+        node = fn.node
+        reserved = None
+        if isinstance(fn, lambda_.Function):
+            # What the template will hold, read from the CfnFunction: its Timeout is a number of seconds (absent:
+            # Lambda's default of 3 s), one jsii round trip fewer than fn.timeout.to_seconds().
+            cfn = node.default_child
+            if timeout is None:
+                timeout = _number(cfn.timeout, "function timeout")
+                timeout = 3.0 if timeout is None else timeout
+            reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
+            reserved = int(reserved) if reserved is not None else None
+        elif timeout is None:
             own = getattr(fn, "timeout", None)
-            if own is None and not isinstance(fn, lambda_.Function):
+            if own is None:
                 raise GuardError(
-                    f"{self._path}: cannot see the timeout of imported function {fn.node.path}; "
+                    f"{self._path}: cannot see the timeout of imported function {node.path}; "
                     "pass function_timeout=Duration.seconds(N)"
                 )
-            timeout = _seconds(own, "function timeout") if own is not None else 3.0  # Lambda default: 3 s
-        node = fn.node
+            timeout = _seconds(own, "function timeout")
         spec = LambdaSpec(
             id=node.path,
             function_timeout=timeout,
@@ -231,7 +250,7 @@ class GuardedQueue(Construct):
             batching_window=_seconds(max_batching_window, "max_batching_window"),
             report_batch_item_failures=report_batch_item_failures,
             max_concurrency=max_concurrency,
-            reserved_concurrency=_reserved_concurrency(fn, node),
+            reserved_concurrency=reserved,
         )
         settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
         found = self._lint(settings)
@@ -358,9 +377,3 @@ def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | N
     if fifo:
         return f"{base}.fifo", f"{base}-dlq.fifo"
     return queue_name, f"{queue_name}-dlq"
-
-
-def _reserved_concurrency(fn: Any, node: Any) -> int | None:
-    cfn = node.default_child if isinstance(fn, lambda_.Function) else None
-    value = getattr(cfn, "reserved_concurrent_executions", None)
-    return value if isinstance(value, int) and not Token.is_unresolved(value) else None

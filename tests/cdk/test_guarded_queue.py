@@ -398,3 +398,44 @@ def test_paths_computed_in_python_match_cdk_and_alarms_are_l1(error_stack, make_
     assert error_stack.resolve(first.age_alarm.threshold) == 600  # 5 x 120 s
     assert error_stack.resolve(first.queue.node.default_child.visibility_timeout) == 120
     assert Stack.of(nested).stack_name == "Errors"
+
+
+def test_function_facts_come_from_the_cfn_function(error_stack):
+    """A Lambda consumer's timeout and reserved concurrency are read from its CfnFunction (what the template
+    holds): no timeout means Lambda's default of 3 s, a timeout changed on the L1 counts, a reservation below 5
+    is VG033, and a timeout that is a token is rejected."""
+    from aws_cdk import CfnParameter, Duration, Token
+    from aws_cdk import aws_lambda as lambda_
+    from visguard.constructs import GuardedQueue, GuardError
+
+    def fn(id, **kw):
+        return lambda_.Function(
+            error_stack,
+            id,
+            runtime=lambda_.Runtime.PYTHON_3_12,
+            handler="index.handler",
+            code=lambda_.Code.from_inline("def handler(event, context):\n    return {}\n"),
+            **kw,
+        )
+
+    q = GuardedQueue(error_stack, "DefaultTimeout")
+    q.add_lambda_consumer(fn("NoTimeoutFn"), max_batching_window=Duration.seconds(2))
+    assert q.settings.lambdas[0].function_timeout == 3.0 and q.visibility_timeout_seconds == 20  # 6 x 3 + 2
+
+    changed = fn("ChangedFn", timeout=Duration.seconds(10))
+    changed.node.default_child.timeout = 50
+    q = GuardedQueue(error_stack, "ChangedTimeout")
+    q.add_lambda_consumer(changed)
+    assert q.visibility_timeout_seconds == 300
+
+    q = GuardedQueue(error_stack, "Reserved")
+    q.add_lambda_consumer(fn("ReservedFn", timeout=Duration.seconds(10), reserved_concurrent_executions=2))
+    assert q.settings.lambdas[0].reserved_concurrency == 2
+    assert "VG033" in {f.rule for f in q.findings()}
+
+    seconds = CfnParameter(error_stack, "TimeoutParam", type="Number").value_as_number
+    with pytest.raises(GuardError, match="function timeout must be a concrete Duration"):
+        GuardedQueue(error_stack, "TokenTimeout").add_lambda_consumer(
+            fn("TokenFn", timeout=Duration.seconds(seconds))
+        )
+    assert Token.is_unresolved(seconds)
