@@ -39,6 +39,8 @@ WINDOW_SECONDS = 14 * 86_400  # CloudWatch evidence window of the collector
 
 
 def _num(v) -> float | None:
+    if type(v) is float:  # the common case: a double column from Arrow
+        return None if v != v else v
     if v is None:
         return None
     try:
@@ -78,11 +80,11 @@ def _as_dict(v) -> dict:
     return dict(v)  # Arrow map columns arrive as a list of (key, value) pairs
 
 
-def consumers_of(row: dict) -> list[Consumer]:
+def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
     """Lambda consumers from the joined mappings; a worker from the queue's tags; an unknown consumer when
     CloudWatch shows receives and nothing else is known (but never on a DLQ: people read DLQs by hand)."""
     out: list[Consumer] = []
-    loc = _location(row)
+    loc = loc or _location(row)  # the queue's location (immutable, so one object serves both)
     for m in _as_list(row.get("consumers")):
         known = bool(m.get("function_found"))
         out.append(
@@ -137,32 +139,45 @@ def arrival_rate(row: dict) -> float | None:
     return None if received is None else received / WINDOW_SECONDS
 
 
-def _queue(row: dict, prefix: str = "") -> Queue:
-    """A queue from the joined row's own columns (prefix "") or its DLQ's (prefix "dlq_" / "dlq2_")."""
-    arn = row[f"{prefix}arn"]
-    account, region = (
-        row.get(f"{prefix}account") or row["account"],
-        row.get(f"{prefix}region") or row["region"],
+# the joined row's keys for the queue itself and for its DLQ and DLQ's DLQ (built once, not per row)
+_QUEUE_KEYS = {
+    p: tuple(
+        f"{p}{c}"
+        for c in (
+            "arn", "account", "region", "target_arn", "has_redrive", "target_partition_known", "name", "fifo",
+            "vt", "retention", "delay", "max_receive_count",
+        )
     )
-    target = row.get(f"{prefix}target_arn")
+    for p in ("", "dlq_", "dlq2_")
+}  # fmt: skip
+
+
+def _queue(row: dict, prefix: str = "", location: Location | None = None) -> Queue:
+    """A queue from the joined row's own columns (prefix "") or its DLQ's (prefix "dlq_" / "dlq2_")."""
+    k_arn, k_acc, k_reg, k_tgt, k_hr, k_tpk, k_name, k_fifo, k_vt, k_ret, k_delay, k_mrc = _QUEUE_KEYS[prefix]
+    get = row.get
+    arn = row[k_arn]
+    account, region = get(k_acc) or row["account"], get(k_reg) or row["region"]
+    file = f"{account}/{region}.jsonl"
+    target = get(k_tgt)
     redrive = None
-    if row.get(f"{prefix}has_redrive"):
-        external = not row.get(f"{prefix}target_partition_known", True)
+    if get(k_hr):
+        external = not get(k_tpk, True)
         redrive = Redrive(
             target=None if external or not target else target,
             target_ref=target,
-            max_receive_count=_whole(_num(row.get(f"{prefix}max_receive_count"))),
-            location=Location(f"{account}/{region}.jsonl", path=f"{arn}/RedrivePolicy"),
+            max_receive_count=_whole(_num(get(k_mrc))),
+            location=Location(file, path=f"{arn}/RedrivePolicy"),
         )
     return Queue(
         id=arn,
-        location=Location(f"{account}/{region}.jsonl", path=arn),
-        name=row.get(f"{prefix}name"),
+        location=location or Location(file, path=arn),
+        name=get(k_name),
         arn=arn,
-        fifo=bool(row.get(f"{prefix}fifo")),
-        visibility_timeout=_whole(_num(row.get(f"{prefix}vt"))),
-        message_retention=_whole(_num(row.get(f"{prefix}retention"))),
-        delay=_whole(_num(row.get(f"{prefix}delay"))),
+        fifo=bool(get(k_fifo)),
+        visibility_timeout=_whole(_num(get(k_vt))),
+        message_retention=_whole(_num(get(k_ret))),
+        delay=_whole(_num(get(k_delay))),
         redrive=redrive,
         account=account,
         region=region,
@@ -172,14 +187,16 @@ def _queue(row: dict, prefix: str = "") -> Queue:
 
 def model_for(row: dict) -> Model:
     """The queue with its consumers, plus its DLQ and the DLQ's DLQ when the inventory has them."""
-    model = Model(source_file=f"{row['account']}/{row['region']}.jsonl")
-    q = _queue(row)
-    q.consumers = consumers_of(row)
+    loc = _location(row)
+    model = Model(source_file=loc.file)
+    q = _queue(row, "", loc)
+    q.consumers = consumers_of(row, loc)
     q.tags = _as_dict(row.get("tags"))
     q.arrival_rate = arrival_rate(row)
     model.add(q)
     for prefix in ("dlq_", "dlq2_"):
-        if row.get(f"{prefix}arn") and row[f"{prefix}arn"] not in model.queues:
+        arn = row.get(f"{prefix}arn")
+        if arn and arn not in model.queues:
             model.add(_queue(row, prefix))
     return model
 

@@ -46,7 +46,20 @@ CONSUMER_FIELDS = (
 )
 
 
+# The queue attributes the audit reads (GetQueueAttributes returns every attribute as a string; the others are
+# skipped by the JSON parser instead of being built into a map).
+QUEUE_ATTRIBUTES = (
+    "VisibilityTimeout",
+    "MessageRetentionPeriod",
+    "DelaySeconds",
+    "FifoQueue",
+    "RedrivePolicy",
+)
+
+
 def record_schema():
+    """The fields of an inventory record that the audit reads (the published JSON Schema has a few more, e.g. a
+    queue's ``url`` and ``dlq_sources``: the parser skips what is not named here)."""
     from pyspark.sql import types as T
 
     s, d, i = T.StringType(), T.DoubleType(), T.LongType()
@@ -56,22 +69,11 @@ def record_schema():
             T.StructField("account", s),
             T.StructField("region", s),
             # queue
-            T.StructField("url", s),
             T.StructField("arn", s),
             T.StructField("name", s),
-            T.StructField("attributes", T.MapType(s, s)),
+            T.StructField("attributes", T.StructType([T.StructField(a, s) for a in QUEUE_ATTRIBUTES])),
             T.StructField("tags", T.MapType(s, s)),
-            T.StructField("dlq_sources", T.ArrayType(s)),
-            T.StructField(
-                "metrics",
-                T.StructType(
-                    [
-                        T.StructField("received", d),
-                        T.StructField("deleted", d),
-                        T.StructField("age_oldest_max", d),
-                    ]
-                ),
-            ),
+            T.StructField("metrics", T.StructType([T.StructField("received", d)])),
             # mapping
             T.StructField("uuid", s),
             T.StructField("event_source_arn", s),
@@ -83,7 +85,6 @@ def record_schema():
             T.StructField("function_response_types", T.ArrayType(s)),
             # function
             T.StructField("timeout", d),
-            T.StructField("memory", i),
             T.StructField("reserved_concurrency", i),
             T.StructField("duration_p50", d),
             T.StructField("duration_p99", d),
@@ -91,11 +92,7 @@ def record_schema():
             T.StructField("operation", s),
             T.StructField("code", s),
             T.StructField("message", s),
-            T.StructField("resource", s),
             # partition
-            T.StructField("queues", i),
-            T.StructField("mappings", i),
-            T.StructField("functions", i),
             T.StructField("errors", i),
             T.StructField("_corrupt", s),
         ]
@@ -146,7 +143,8 @@ def figure_schema():
     )
 
 
-# One output schema for mapInArrow: a row is a finding (kind "f") or a queue's figures (kind "q").
+# One output schema for mapInArrow: a row is a finding (kind "f"), a queue's figures (kind "q") or a count of
+# orphan mappings (kind "o").
 def _out_schema():
     from pyspark.sql import types as T
 
@@ -156,6 +154,8 @@ def _out_schema():
         if f.name not in seen:
             fields.append(f)
             seen.add(f.name)
+    # kind "o": mappings of one event source ARN that is not a (well-formed) queue of the inventory
+    fields.append(T.StructField("orphans", T.LongType()))
     return T.StructType(fields)
 
 
@@ -170,8 +170,14 @@ def _lint_batches(batches):
 
     schema = to_arrow_schema(_out_schema())
     for batch in batches:
-        findings, figures = lint_rows(batch.to_pylist())
+        rows = batch.to_pylist()
+        queues = [r for r in rows if r["arn"] is not None]
+        # the full outer join with the mappings brings the mappings of no known queue as rows without a queue
+        orphans = sum(len(r["consumers"] or ()) for r in rows if r["arn"] is None)
+        findings, figures = lint_rows(queues)
         out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
+        if orphans:
+            out.append({"row_kind": "o", "orphans": orphans})
         yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
@@ -200,26 +206,28 @@ def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", 
 
 
 def load(spark, inventory: str):
-    """All inventory records as one DataFrame (explicit schema; ``_file`` names the source file)."""
-    from pyspark.sql import functions as F
+    """All inventory records as one DataFrame (explicit schema)."""
     from visguard.audit import inventory as inv
 
     if not _remote(inventory) and not inv.partition_files(inventory):
         raise VisguardError("no <account>/<region>.jsonl files found", file=inventory)
     # One glob rather than a list of files: no file-listing job; names starting with "." (a killed
     # collector's temporary files) are skipped by Spark as hidden files.
-    df = (
+    return (
         spark.read.schema(record_schema())
         .option("mode", "PERMISSIVE")
         .option("columnNameOfCorruptRecord", "_corrupt")
         .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
-        .withColumn("_file", F.input_file_name())
     )
-    return df
 
 
-def parse_queues(records):
-    """Typed queue columns, plus a ``reason`` that is non-null for rows that go to quarantine."""
+KINDS = ("queue", "mapping", "function", "error", "partition")
+
+
+def parse_records(raw):
+    """One narrow, typed row per record: the record's own fields, a queue's attributes parsed into typed
+    columns, ``reason`` (non-null for a queue that goes to quarantine), ``corrupt`` (a line that is not an
+    inventory record) and ``_file`` (only on those two kinds of row: the quarantine table names the file)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -230,23 +238,18 @@ def parse_queues(records):
             T.StructField("maxReceiveCount", T.StringType()),
         ]
     )
-    q = records.where(F.col("kind") == "queue").select(
-        "account",
-        "region",
-        "arn",
-        "name",
-        "tags",
-        "_file",
-        F.col("metrics.received").alias("received"),
+    ok = F.col("_corrupt").isNull()
+    is_queue = ok & (F.col("kind") == "queue")
+    corrupt = ~ok | F.col("kind").isNull() | ~F.col("kind").isin(*KINDS)
+    q = raw.select(
+        "*",
         a["VisibilityTimeout"].alias("vt_raw"),
         a["MessageRetentionPeriod"].alias("retention_raw"),
-        a["DelaySeconds"].alias("delay_raw"),
-        a["FifoQueue"].alias("fifo_raw"),
         a["RedrivePolicy"].alias("rp_raw"),
     )
     # A JSON object with the two documented keys (RedrivePolicy is a JSON string: SetQueueAttributes API).
     rp_ok = F.col("rp_raw").rlike(r"^\s*\{.*\}\s*$")
-    q = q.withColumn("rp", F.when(rp_ok, F.from_json("rp_raw", rp_schema, {"mode": "PERMISSIVE"})))
+    q = q.withColumn("rp", F.when(is_queue & rp_ok, F.from_json("rp_raw", rp_schema, {"mode": "PERMISSIVE"})))
     num = r"^\s*-?[0-9]+(\.[0-9]+)?\s*$"
     reason = (
         F.when(F.col("arn").isNull(), F.lit("queue record without arn"))
@@ -272,16 +275,44 @@ def parse_queues(records):
             F.concat(F.lit("RedrivePolicy maxReceiveCount is not a number: "), F.col("rp.maxReceiveCount")),
         )
     )
+    reason = F.when(is_queue, reason)
     return q.select(
-        "*",
+        "kind",
+        "account",
+        "region",
+        "arn",
+        "name",
+        "tags",
+        F.col("metrics.received").alias("received"),
         reason.alias("reason"),
         F.col("vt_raw").try_cast("double").alias("vt"),
         F.col("retention_raw").try_cast("double").alias("retention"),
-        F.col("delay_raw").try_cast("double").alias("delay"),
-        (F.lower(F.coalesce(F.col("fifo_raw"), F.lit("false"))) == "true").alias("fifo"),
+        a["DelaySeconds"].try_cast("double").alias("delay"),
+        (F.lower(F.coalesce(a["FifoQueue"], F.lit("false"))) == "true").alias("fifo"),
         F.col("rp_raw").isNotNull().alias("has_redrive"),
         F.col("rp.deadLetterTargetArn").alias("target_arn"),
         F.col("rp.maxReceiveCount").try_cast("double").alias("max_receive_count"),
+        "uuid",
+        "event_source_arn",
+        "function_arn",
+        "state",
+        "batch_size",
+        "batching_window",
+        "maximum_concurrency",
+        "function_response_types",
+        "timeout",
+        "reserved_concurrency",
+        "duration_p50",
+        "duration_p99",
+        "operation",
+        "code",
+        "message",
+        "errors",
+        ok.alias("json_ok"),
+        F.when(corrupt, F.substring(F.coalesce("_corrupt", F.lit("kind missing or unknown")), 1, 120)).alias(
+            "corrupt"
+        ),
+        F.when(corrupt | reason.isNotNull(), F.input_file_name()).alias("_file"),
     )
 
 
@@ -291,12 +322,17 @@ def _arn_part(col, idx: int):
     return F.split(col, ":").getItem(idx)
 
 
-def join_queues(records, queues):
-    """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts."""
+def join_queues(records):
+    """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts.
+
+    ``records`` is :func:`parse_records`' output. The mappings are joined with a full outer join: the
+    mappings of an ARN that is no (well-formed) queue of the inventory come out as rows without ``arn``
+    (orphans, counted in the same pass instead of by a join of their own)."""
     from pyspark.sql import functions as F
 
+    records = records.where(F.col("corrupt").isNull())
     # only the columns the model needs travel through the joins' shuffles (not raw strings or file names)
-    good = queues.where(F.col("reason").isNull()).select(
+    good = records.where((F.col("kind") == "queue") & F.col("reason").isNull()).select(
         "account", "region", "arn", "name", "tags", "received", "fifo", "vt", "retention", "delay",
         "has_redrive", "target_arn", "max_receive_count",
     )  # fmt: skip
@@ -388,17 +424,17 @@ def join_queues(records, queues):
     )
 
     # the two joins on the queue's own ARN come first and back to back: the second reuses the first one's
-    # partitioning, so the wide queue rows are shuffled once for both
+    # partitioning, so the wide queue rows are shuffled once for both (a full outer join's output has no
+    # known partitioning, so it is the second)
     joined = (
-        base_q.join(consumers, base_q.arn == consumers.event_source_arn, "left")
-        .join(targets, F.col("arn") == F.col("t_arn"), "left")
+        base_q.join(targets, F.col("arn") == F.col("t_arn"), "left")
+        .join(consumers, F.col("arn") == consumers.event_source_arn, "full")
         .join(d1, F.col("target_arn") == F.col("dlq_arn"), "left")
         .join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
         .withColumn("is_dlq", F.col("t_arn").isNotNull())
         .drop("t_arn", "event_source_arn")
     )
-    orphans = mappings.join(good.select("arn"), mappings.event_source_arn == good.arn, "left_anti")
-    return joined, orphans
+    return joined
 
 
 QUEUE_COLUMNS = (
@@ -459,48 +495,37 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     out = str(out).rstrip("/")
     local = Path(report_dir or out)
     local.mkdir(parents=True, exist_ok=True)
-    records = load(spark, inventory).cache()
-    records.count()  # materialize the cache: read + parse JSON
+    # the one cache of the input: narrow typed rows, parsed once (joins, quarantine and summary read it)
+    records = parse_records(load(spark, inventory)).cache()
+    records.count()
     mark("read")
-    corrupt = records.where(
-        F.col("_corrupt").isNotNull()
-        | F.col("kind").isNull()
-        | ~F.col("kind").isin("queue", "mapping", "function", "error", "partition")
-    )
-    queues = parse_queues(records.where(F.col("_corrupt").isNull())).cache()
-    joined, orphans = join_queues(records.where(F.col("_corrupt").isNull()), queues)
 
+    joined = join_queues(records)
     result = joined.select(*QUEUE_COLUMNS).mapInArrow(_lint_batches, _out_schema()).cache()
     result.count()
     mark("join_lint")
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
-    findings.write.mode("overwrite").partitionBy("account", "region").parquet(f"{out}/findings")
-    quarantine = (
-        queues.where(F.col("reason").isNotNull())
-        .select(
-            F.lit("queue").alias("kind"), "account", "region", "arn", F.col("_file").alias("file"), "reason"
-        )
-        .unionByName(
-            corrupt.select(
-                F.coalesce(F.col("kind"), F.lit("?")).alias("kind"),
-                "account",
-                "region",
-                "arn",
-                F.col("_file").alias("file"),
-                F.concat(
-                    F.lit("not an inventory record: "),
-                    F.substring(F.coalesce("_corrupt", F.lit("kind missing or unknown")), 1, 120),
-                ).alias("reason"),
-            )
-        )
+    # one task per account/region writes its whole folder: one file each instead of one per task and folder
+    findings.repartition("account", "region").write.mode("overwrite").partitionBy(
+        "account", "region"
+    ).parquet(f"{out}/findings")
+    quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
+        F.when(F.col("corrupt").isNull(), F.lit("queue"))
+        .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
+        .alias("kind"),
+        "account",
+        "region",
+        "arn",
+        F.col("_file").alias("file"),
+        F.coalesce("reason", F.concat(F.lit("not an inventory record: "), F.col("corrupt"))).alias("reason"),
     )
     quarantine.write.mode("overwrite").parquet(f"{out}/quarantine")
     figures.write.mode("overwrite").parquet(f"{out}/queues")
     mark("write")
 
-    summary = summarize(records, findings, figures, quarantine, orphans)
+    summary = summarize(records, result, quarantine)
     mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
@@ -510,20 +535,20 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     from visguard.audit.report import write_report
 
     write_report(local / "report.html", summary)
-    for df in (records, queues, result):
+    for df in (records, result):
         df.unpersist()
     return summary
 
 
-def summarize(records, findings, figures, quarantine, orphans) -> dict:
-    """Small aggregates collected to the driver (a handful of Spark actions): the summary and every figure the
-    report plots."""
+def summarize(records, result, quarantine) -> dict:
+    """Small aggregates collected to the driver (a handful of Spark actions over the two caches): the summary
+    and every figure the report plots."""
     from pyspark.sql import functions as F
 
     kinds: dict[str, int] = {}
     accounts: set[str] = set()
     error_codes: dict[str, int] = {}
-    for r in records.where(F.col("_corrupt").isNull()).groupBy("kind", "account", "code").count().collect():
+    for r in records.where("json_ok").groupBy("kind", "account", "code").count().collect():
         kinds[r["kind"]] = kinds.get(r["kind"], 0) + r["count"]
         if r["account"] is not None:
             accounts.add(r["account"])
@@ -537,36 +562,53 @@ def summarize(records, findings, figures, quarantine, orphans) -> dict:
         )
         error_rows = [r.asDict() for r in errors.orderBy("account", "region").limit(50).collect()]
 
-    by_rule: dict[str, int] = {}
-    by_sev = dict.fromkeys(SEVERITIES, 0)
-    rule_account: dict[tuple[str, str], int] = {}
-    for r in findings.groupBy("rule", "account", "severity").count().collect():
-        by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + r["count"]
-        by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + r["count"]
-        key = (r["rule"], r["account"])
-        rule_account[key] = rule_account.get(key, 0) + r["count"]
-
     q_reasons: dict[str, int] = {}
     for r in quarantine.groupBy(F.regexp_extract("reason", r"^([^:]*)", 1).alias("why")).count().collect():
         q_reasons[r["why"]] = r["count"]
 
+    # findings by rule/account/severity, the queues' histogram bins and the orphan mappings: one pass
     ratio = Histogram(-2.0, 3.0, 25)
     dup = Histogram(-7.0, 0.0, 28)
-    rb = F.when(F.col("ratio") > 0, ratio.bin(F.log10("ratio")))
+    is_q = F.col("row_kind") == "q"
+    rb = F.when(is_q & (F.col("ratio") > 0), ratio.bin(F.log10("ratio")))
     db = F.when(
-        F.col("duplicate_rate").isNotNull(),
+        is_q & F.col("duplicate_rate").isNotNull(),
         dup.bin(F.log10(F.greatest(F.col("duplicate_rate"), F.lit(1e-7)))),
     )
-    n_queues = with_findings = 0
-    grouped = figures.select(rb.alias("rb"), db.alias("db"), (F.col("findings") > 0).alias("hf"))
-    for r in grouped.groupBy("rb", "db", "hf").count().collect():
-        n_queues += r["count"]
-        with_findings += r["count"] if r["hf"] else 0
-        ratio.add(r["rb"], r["count"])
-        dup.add(r["db"], r["count"])
+    by_rule: dict[str, int] = {}
+    by_sev = dict.fromkeys(SEVERITIES, 0)
+    rule_account: dict[tuple[str, str], int] = {}
+    n_queues = with_findings = orphans = 0
+    grouped = result.select(
+        "row_kind",
+        F.when(F.col("row_kind") == "f", F.col("rule")).alias("rule"),
+        F.when(F.col("row_kind") == "f", F.col("account")).alias("account"),
+        F.when(F.col("row_kind") == "f", F.col("severity")).alias("severity"),
+        rb.alias("rb"),
+        db.alias("db"),
+        (is_q & (F.col("findings") > 0)).alias("hf"),
+        F.coalesce(F.col("orphans"), F.lit(0)).alias("orphans"),
+    )
+    for r in (
+        grouped.groupBy("row_kind", "rule", "account", "severity", "rb", "db", "hf")
+        .agg(F.count(F.lit(1)).alias("count"), F.sum("orphans").alias("orphans"))
+        .collect()
+    ):
+        if r["row_kind"] == "f":
+            by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + r["count"]
+            by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + r["count"]
+            key = (r["rule"], r["account"])
+            rule_account[key] = rule_account.get(key, 0) + r["count"]
+        elif r["row_kind"] == "q":
+            n_queues += r["count"]
+            with_findings += r["count"] if r["hf"] else 0
+            ratio.add(r["rb"], r["count"])
+            dup.add(r["db"], r["count"])
+        else:
+            orphans += int(r["orphans"] or 0)
     riskiest = [
         r.asDict()
-        for r in figures.where(F.col("duplicate_rate").isNotNull())
+        for r in result.where(is_q & F.col("duplicate_rate").isNotNull())
         .orderBy(F.desc("duplicate_rate"), "arn")
         .select(
             "account", "region", "arn", "name", "vt", "required_vt", "duplicate_rate", "findings", "worst"
@@ -581,7 +623,7 @@ def summarize(records, findings, figures, quarantine, orphans) -> dict:
         "partitions": int(kinds.get("partition", 0)),
         "mappings": int(kinds.get("mapping", 0)),
         "functions": int(kinds.get("function", 0)),
-        "orphan_mappings": int(orphans.count()),
+        "orphan_mappings": orphans,
         "queues_with_findings": with_findings,
         "findings": int(sum(by_rule.values())),
         "findings_by_rule": dict(sorted(by_rule.items())),
