@@ -224,6 +224,19 @@ VARIANTS = {
 }
 
 
+def profile_node(directory: str) -> None:
+    """Run the jsii kernel under ``node --cpu-prof`` (Node refuses the flag in NODE_OPTIONS; jsii starts the
+    node named by JSII_NODE, whose flags its kernel process inherits). Open the .cpuprofile files with Chrome
+    DevTools or speedscope."""
+    directory = os.path.abspath(directory)
+    os.makedirs(directory, exist_ok=True)
+    wrapper = os.path.join(directory, "node-cpu-prof.sh")
+    with open(wrapper, "w") as fh:
+        fh.write(f'#!/bin/sh\nexec node --cpu-prof --cpu-prof-dir="{directory}" "$@"\n')
+    os.chmod(wrapper, 0o755)
+    os.environ["JSII_NODE"] = wrapper
+
+
 def count_requests() -> list[int]:
     """Count the jsii kernel requests (create, get, set, invoke, ...) this process sends from now on."""
     from jsii._kernel.providers import process
@@ -384,22 +397,26 @@ def report(n: int, repeats: int, results: dict[str, dict[str, tuple[float, float
 
 
 NOTES = [
-    "Where the time goes (Node's `--cpu-prof`, per-thread CPU from /proc, jsii requests counted; see the "
-    "docstring of `constructs/guarded_queue.py`): every construct and L1 resource created through jsii costs "
-    "Node.js and Python a few tenths of a millisecond to a millisecond to build, and each jsii round trip about "
-    "0.17 ms of CPU. At synth, about half of Node's main-thread time is CDK's built-in CloudFormation validator "
-    "(WebAssembly, one call per template) and most of the rest token resolution; the synth costs about the "
-    "same per template for every variant. The by-hand rows show that the DLQ and the two alarms GuardedQueue "
-    "adds by design cost nearly as much as GuardedQueue does; visguard's rule catalogue takes about 0.04 ms "
-    "per run. GuardedQueue's extra jsii requests (the last column; each variant's count includes the "
-    "benchmark's own Function, Runtime, Code and Durations) mostly read what the consumer's function is "
-    "(timeout, path, reserved concurrency) and set the derived timeout and alarm threshold once it is known; "
-    "there are no callbacks from Node.js at synth unless the rules have findings.",
+    "Where the time goes (Node.js profiles of the jsii kernel: `--one I --cpu-prof DIR`; CPU per thread from "
+    "/proc; jsii requests counted by the benchmark): each jsii request costs about 0.17 ms of CPU (Python "
+    "marshalling, jsii's relay process, the kernel), an L2 `sqs.Queue` about 0.8 ms to construct. In "
+    "`app.synth()` Node's main thread spends about the same time for every variant (0.8-0.9 s for 100 queues): "
+    "about half in CDK's built-in CloudFormation validator (WebAssembly, one call per template, not "
+    "proportional to the resources in it), a third resolving tokens, the rest preparing the app and writing "
+    "tree.json; the larger apps' extra synth CPU is on V8's background threads (garbage collection). The "
+    "first synth in a process also starts about a second of background compilation of that WebAssembly on "
+    "V8's worker threads, which `strict` counts in every variant and `settled` waits out. Construction: a "
+    "GuardedQueue without consumers costs no more than writing the queue and DLQ by hand (shared Durations); "
+    "`add_lambda_consumer` costs about 2 ms per queue more than `fn.add_event_source(SqsEventSource(q))`: about "
+    "10 more jsii requests (the last column; each count includes the benchmark's own Function, Runtime, Code "
+    "and Durations) to read the function's timeout, reserved concurrency and path and to set the derived "
+    "timeout and age threshold once they are known. The rule catalogue takes about 0.04 ms per run; there are "
+    "no callbacks from Node.js at synth unless the rules have findings. So the resources GuardedQueue adds by "
+    "design (the DLQ and the two alarms, the by-hand rows) are most of its cost.",
     "Which measure to read: `strict` and `settled` isolate the per-queue work, so the DLQ and the alarms weigh "
-    "most there; `strict` also carries about a second of the kernel's background WebAssembly compilation "
-    "started by the warm-up, the same in every variant, which `settled` leaves out (so `settled` shows the "
-    "largest ratio). `app` and `cli` are what a user waits for: importing aws-cdk-lib, starting the jsii "
-    "kernel and the first synth are paid once per synth whatever the app holds.",
+    "most there (`settled` most: without the constant background compilation only per-queue work is left). "
+    "`app` and `cli` are what a user waits for: importing aws-cdk-lib, starting the jsii kernel and the first "
+    "synth are paid once per synth whatever the app holds.",
 ]
 
 
@@ -439,11 +456,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--settled", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--app", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--outdir", help=argparse.SUPPRESS)
+    ap.add_argument(
+        "--cpu-prof", metavar="DIR", help="with --one: write the jsii kernel's Node.js CPU profiles to DIR"
+    )
     args = ap.parse_args(argv)
     if args.app is not None:
         app_main(args.app, args.queues, args.outdir)
         return 0
     if args.one is not None:
+        if args.cpu_prof:
+            profile_node(args.cpu_prof)
         wall, cpu, requests = measure_one(args.one, args.queues, args.settled)
         print(f"{wall:.4f} {cpu:.4f} {requests}")
         return 0
