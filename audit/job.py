@@ -164,10 +164,16 @@ def _lint_batches(batches):
 
     Arrow straight to Python dicts and back (``to_pylist`` / ``from_pylist``) rather than through pandas: the
     two pandas conversions cost about as much CPU per queue as the rules themselves."""
+    import gc
+
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
     from visguard.audit.build import lint_rows
 
+    # This worker allocates millions of short-lived dicts and dataclasses and keeps none: fewer young-generation
+    # collections, and none of them re-scanning the modules imported above (gc.freeze).
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
     schema = to_arrow_schema(_out_schema())
     for batch in batches:
         rows = batch.to_pylist()
@@ -184,7 +190,8 @@ def _lint_batches(batches):
 def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", extra: dict | None = None):
     from pyspark.sql import SparkSession
 
-    if master and master.startswith("local"):
+    local = bool(master and master.startswith("local"))
+    if local:
         # Local workers must run this interpreter (the one with visguard installed), not the first python3.
         # On a cluster, spark-submit's --archives/--conf spark.pyspark.python decide (README).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -199,7 +206,15 @@ def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", 
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.driver.memory", os.environ.get("VISGUARD_SPARK_DRIVER_MEMORY", "4g"))
+        # the inventory glob names one file per account and region: list them on the driver (milliseconds)
+        # rather than in a Spark job of one task per file
+        .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "100000")
     )
+    if local:
+        # The local JVM is the driver and the executor. The parallel collector's simpler write barriers give
+        # the JIT less code to compile than G1's: ~10% less CPU for the whole job (benchmarks/RESULTS.md).
+        java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", "-XX:+UseParallelGC")
+        builder = builder.config("spark.driver.extraJavaOptions", java)
     for k, v in (extra or {}).items():
         builder = builder.config(k, v)
     return builder.getOrCreate()
@@ -417,22 +432,34 @@ def join_queues(records):
         .withColumn("target_partition_known", F.col("kp").isNotNull())
         .drop("_tp", "kp")
     )
-    d1 = base_q.select([F.col(c).alias(f"dlq_{c}") for c in (*dlq_cols, "target_partition_known")])
-    d2 = base_q.select([F.col(c).alias(f"dlq2_{c}") for c in (*dlq_cols, "target_partition_known")])
     targets = (
         good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn")).distinct()
     )
+    # The DLQ and the DLQ's DLQ of every queue that is a redrive target: (dlq_*, dlq2_*) pairs built from the
+    # narrow DLQ columns, so the wide queue rows are shuffled once by the target ARN for both levels.
+    dlqs = base_q.select(*dlq_cols, "target_partition_known").join(
+        targets, F.col("arn") == F.col("t_arn"), "left_semi"
+    )
+    d1 = dlqs.select([F.col(c).alias(f"dlq_{c}") for c in (*dlq_cols, "target_partition_known")])
+    d2 = dlqs.select([F.col(c).alias(f"dlq2_{c}") for c in (*dlq_cols, "target_partition_known")])
+    pairs = d1.join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
 
     # the two joins on the queue's own ARN come first and back to back: the second reuses the first one's
     # partitioning, so the wide queue rows are shuffled once for both (a full outer join's output has no
-    # known partitioning, so it is the second)
+    # known partitioning, so it is the second); then one shuffle by the redrive target for the DLQ pairs
     joined = (
         base_q.join(targets, F.col("arn") == F.col("t_arn"), "left")
         .join(consumers, F.col("arn") == consumers.event_source_arn, "full")
-        .join(d1, F.col("target_arn") == F.col("dlq_arn"), "left")
-        .join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
+        # Queues without a redrive target (40% of a fleet) would all hash to one partition on a null key:
+        # one task would get them all and lint them alone. A key of their own, which the join condition
+        # rules out, spreads them over every task.
+        .withColumn(
+            "_dlq_key",
+            F.coalesce("target_arn", F.concat(F.lit("\u0000"), F.coalesce("arn", "event_source_arn"))),
+        )
+        .join(pairs, (F.col("_dlq_key") == F.col("dlq_arn")) & F.col("target_arn").isNotNull(), "left")
         .withColumn("is_dlq", F.col("t_arn").isNotNull())
-        .drop("t_arn", "event_source_arn")
+        .drop("t_arn", "event_source_arn", "_dlq_key")
     )
     return joined
 

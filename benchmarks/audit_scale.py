@@ -77,6 +77,7 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
         capture_output=True,
     )
     gen = time.perf_counter() - t0
+    load = os.getloadavg()[0]  # other work on the machine inflates the wall time; CPU seconds much less
     t0 = time.perf_counter()
     log = work / f"audit-{size}.log"  # a file, not a pipe: nobody reads a pipe while sampling CPU
     with log.open("wb") as f:
@@ -96,6 +97,7 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
         "generate_s": round(gen, 1),
         "audit_s": round(audit, 1),
         "cpu_s": round(cpu, 1),
+        "load_avg_1m": [round(load, 1), round(os.getloadavg()[0], 1)],  # before, after
         "phase_seconds": s["phase_seconds"],
         "findings": s["findings"],
         "quarantined": s["quarantined"],
@@ -116,12 +118,12 @@ def main() -> int:
         rows.append(r)
         print(json.dumps(r), flush=True)
     print(
-        "\n| queues | mappings | generate (s) | audit end to end (s) | CPU (s) | s per 100k queues | findings | quarantined |"
+        "\n| queues | mappings | generate (s) | audit end to end (s) | CPU (s) | s per 100k queues | findings | quarantined | load before/after |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:
         print(
-            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {r['cpu_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} |"
+            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {r['cpu_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} | {r['load_avg_1m'][0]} / {r['load_avg_1m'][1]} |"
         )
     big = max(rows, key=lambda r: r["queues"])
     if big["queues"] >= 1_000_000:
