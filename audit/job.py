@@ -211,9 +211,13 @@ def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", 
         .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "100000")
     )
     if local:
-        # The local JVM is the driver and the executor. The parallel collector's simpler write barriers give
-        # the JIT less code to compile than G1's: ~10% less CPU for the whole job (benchmarks/RESULTS.md).
-        java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", "-XX:+UseParallelGC")
+        # The local JVM is the driver and the executor, and lives for a minute or two: a third or more of its
+        # CPU goes to the JIT compilers. The parallel collector's simpler write barriers give the JIT less code
+        # than G1's, and 5x the default compile thresholds leaves the lukewarm code interpreted: ~10-15% less
+        # CPU for the whole job at 300k-1M queues (benchmarks/RESULTS.md). A cluster's own settings apply there.
+        java = os.environ.get(
+            "VISGUARD_SPARK_JAVA_OPTIONS", "-XX:+UseParallelGC -XX:CompileThresholdScaling=5"
+        )
         builder = builder.config("spark.driver.extraJavaOptions", java)
     for k, v in (extra or {}).items():
         builder = builder.config(k, v)
