@@ -29,15 +29,19 @@ from visguard.errors import VisguardError
 
 SEVERITIES = ("error", "warning", "info")
 
-# Field lists shared with build.py (the dict keys of a joined queue row).
-CONSUMER_FIELDS = (
-    "uuid",
+# A mapping's own settings, in the order every projection of them uses.
+MAPPING_SETTINGS = (
     "function_arn",
     "state",
     "batch_size",
     "batching_window",
     "maximum_concurrency",
     "function_response_types",
+)
+# Field lists shared with build.py (the dict keys of a joined queue row).
+CONSUMER_FIELDS = (
+    "uuid",
+    *MAPPING_SETTINGS,
     "function_found",
     "timeout",
     "reserved_concurrency",
@@ -313,12 +317,7 @@ def parse_records(raw):
         F.col("rp.maxReceiveCount").try_cast("double").alias("max_receive_count"),
         "uuid",
         "event_source_arn",
-        "function_arn",
-        "state",
-        "batch_size",
-        "batching_window",
-        "maximum_concurrency",
-        "function_response_types",
+        *MAPPING_SETTINGS,
         "timeout",
         "reserved_concurrency",
         "duration_p50",
@@ -377,12 +376,7 @@ def join_queues(records):
     ).select(
         "uuid",
         "event_source_arn",
-        "function_arn",
-        "state",
-        "batch_size",
-        "batching_window",
-        "maximum_concurrency",
-        "function_response_types",
+        *MAPPING_SETTINGS,
         # arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER] -> unqualified
         F.regexp_extract("function_arn", r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1).alias(
             "base_arn"
@@ -397,12 +391,7 @@ def join_queues(records):
             "event_source_arn",
             F.struct(
                 "uuid",
-                "function_arn",
-                "state",
-                "batch_size",
-                "batching_window",
-                "maximum_concurrency",
-                "function_response_types",
+                *MAPPING_SETTINGS,
                 (F.col("x_f_arn").isNotNull() | F.col("b_f_arn").isNotNull()).alias("function_found"),
                 *[
                     F.when(F.col("x_f_arn").isNotNull(), F.col(f"x_{c}")).otherwise(F.col(f"b_{c}")).alias(c)
