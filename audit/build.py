@@ -35,6 +35,8 @@ TAG_P50 = "visguard:processing-p50"
 TAG_P99 = "visguard:processing-p99"
 TAG_HEARTBEAT = "visguard:heartbeat-interval"
 TAG_EXTEND = "visguard:heartbeat-extend-by"
+# The only tags the audit reads: the Spark job parses just these (a struct, not a map of every tag).
+TAG_KEYS = (TAG_CONSUMER, TAG_P50, TAG_P99, TAG_HEARTBEAT, TAG_EXTEND)
 WINDOW_SECONDS = 14 * 86_400  # CloudWatch evidence window of the collector
 
 
@@ -80,6 +82,11 @@ def _as_dict(v) -> dict:
     return dict(v)  # Arrow map columns arrive as a list of (key, value) pairs
 
 
+def _tags(v) -> dict:
+    """The queue's tags: a dict, or the job's struct of ``TAG_KEYS`` (a dict with None for absent tags)."""
+    return {k: t for k, t in _as_dict(v).items() if t is not None}
+
+
 def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
     """Lambda consumers from the joined mappings; a worker from the queue's tags; an unknown consumer when
     CloudWatch shows receives and nothing else is known (but never on a DLQ: people read DLQs by hand)."""
@@ -106,7 +113,7 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
                 note=None if known else f"function {m['function_arn']} is not in the inventory",
             )
         )
-    tags = _as_dict(row.get("tags"))
+    tags = _as_dict(row.get("tags"))  # absent tags: missing keys, or None in the job's struct
     p99 = _num(tags.get(TAG_P99))
     if tags.get(TAG_CONSUMER) == "worker" or p99 is not None:
         out.append(
@@ -191,7 +198,7 @@ def model_for(row: dict) -> Model:
     model = Model(source_file=loc.file)
     q = _queue(row, "", loc)
     q.consumers = consumers_of(row, loc)
-    q.tags = _as_dict(row.get("tags"))
+    q.tags = _tags(row.get("tags"))
     q.arrival_rate = arrival_rate(row)
     model.add(q)
     for prefix in ("dlq_", "dlq2_"):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -65,6 +66,7 @@ def record_schema():
     """The fields of an inventory record that the audit reads (the published JSON Schema has a few more, e.g. a
     queue's ``url`` and ``dlq_sources``: the parser skips what is not named here)."""
     from pyspark.sql import types as T
+    from visguard.audit.build import TAG_KEYS
 
     s, d, i = T.StringType(), T.DoubleType(), T.LongType()
     return T.StructType(
@@ -76,7 +78,8 @@ def record_schema():
             T.StructField("arn", s),
             T.StructField("name", s),
             T.StructField("attributes", T.StructType([T.StructField(a, s) for a in QUEUE_ATTRIBUTES])),
-            T.StructField("tags", T.MapType(s, s)),
+            # only the visguard:* tags the audit reads (build.TAG_KEYS), not a map of every tag
+            T.StructField("tags", T.StructType([T.StructField(k, s) for k in TAG_KEYS])),
             T.StructField("metrics", T.StructType([T.StructField("received", d)])),
             # mapping
             T.StructField("uuid", s),
@@ -191,7 +194,15 @@ def _lint_batches(batches):
         yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
-def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", extra: dict | None = None):
+def spark_session(
+    master: str | None = "local[*]",
+    app: str = "visguard-audit",
+    extra: dict | None = None,
+    class_archive: bool = False,
+):
+    """A Spark session for the audit. ``class_archive`` (local masters only): start the JVM from a class-data
+    sharing archive of the classes Spark loads, kept in the cache directory; without one, this session's JVM
+    writes it when it exits (see :func:`stop_session`)."""
     from pyspark.sql import SparkSession
 
     local = bool(master and master.startswith("local"))
@@ -214,18 +225,124 @@ def spark_session(master: str | None = "local[*]", app: str = "visguard-audit", 
         # rather than in a Spark job of one task per file
         .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "100000")
     )
+    _ARCHIVE.clear()
     if local:
         # The local JVM is the driver and the executor, and lives for a minute or two: a third or more of its
         # CPU goes to the JIT compilers. The parallel collector's simpler write barriers give the JIT less code
-        # than G1's, and 5x the default compile thresholds leaves the lukewarm code interpreted: ~10-15% less
-        # CPU for the whole job at 300k-1M queues (benchmarks/RESULTS.md). A cluster's own settings apply there.
-        java = os.environ.get(
-            "VISGUARD_SPARK_JAVA_OPTIONS", "-XX:+UseParallelGC -XX:CompileThresholdScaling=5"
-        )
-        builder = builder.config("spark.driver.extraJavaOptions", java)
+        # than G1's, 5x the default compile thresholds leaves the lukewarm code interpreted, and shallower C2
+        # inlining makes each compilation cheaper (benchmarks/RESULTS.md). A cluster's own settings apply there.
+        java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", LOCAL_JAVA_OPTIONS)
+        archive = _class_archive_options(java) if class_archive else ""
+        builder = builder.config("spark.driver.extraJavaOptions", f"{java} {archive}".strip())
+        # Adaptive execution re-plans the query after every shuffle stage; on two local cores that planning
+        # (and the code it generates and compiles) costs more than it saves: the plan is the same at 20k and
+        # 1M queues (join keys without skew, 8 shuffle partitions). A cluster keeps its own setting.
+        builder = builder.config("spark.sql.adaptive.enabled", "false")
     for k, v in (extra or {}).items():
         builder = builder.config(k, v)
-    return builder.getOrCreate()
+    try:
+        return builder.getOrCreate()
+    except Exception:
+        used = _ARCHIVE.pop("used", None)
+        if used is None or os.environ.get("VISGUARD_SPARK_CDS") == "require":
+            raise
+        # an archive this JVM cannot map (truncated, or from another build of the JDK at the same path) makes
+        # it exit at start: drop the archive and start without one (the next run writes a new one)
+        used.unlink(missing_ok=True)
+        return builder.config("spark.driver.extraJavaOptions", java).getOrCreate()
+
+
+LOCAL_JAVA_OPTIONS = (
+    "-XX:+UseParallelGC -XX:CompileThresholdScaling=5 -XX:MaxInlineLevel=9 -XX:FreqInlineSize=150 "
+    "-XX:InlineSmallCode=1000"
+)
+# The class archive of this process's JVM: {"used": path} or, while the JVM writes one, {"tmp": .., "final": ..}
+_ARCHIVE: dict[str, Path] = {}
+
+
+def cache_dir() -> Path:
+    """Where visguard keeps files worth keeping between runs (``VISGUARD_CACHE_DIR``, else the XDG cache)."""
+    env = os.environ.get("VISGUARD_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "visguard"
+
+
+def _class_archive_options(java_options: str) -> str:
+    """JVM options to start from a dynamic class-data sharing archive (JEP 350) of the classes Spark loads.
+
+    Loading and verifying ~20,000 classes from Spark's jars costs a short-lived local JVM 3-6 s of CPU on every
+    run; mapped from an archive they cost almost nothing. The archive is specific to the JVM, the jars and
+    the options, so its name carries a hash of them. Without an archive, the JVM writes one to a temporary
+    name when it exits and :func:`stop_session` moves it into place; a JVM that cannot use an archive (a
+    different JDK, changed jars) ignores it and runs as without one. ``VISGUARD_SPARK_CDS=0`` turns it off;
+    ``VISGUARD_SPARK_CDS=require`` makes a JVM that cannot map an existing archive fail instead."""
+    if os.environ.get("VISGUARD_SPARK_CDS", "1") in ("0", "false", "no", "off"):
+        return ""
+    import hashlib
+    import shutil
+
+    import pyspark
+
+    java = Path(
+        os.path.realpath(
+            Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+            if os.environ.get("JAVA_HOME")
+            else shutil.which("java") or "java"
+        )
+    )
+    # the JVM binary's size and time too: a JDK updated in place keeps its path
+    jvm = [str(java), *(str(int(v)) for v in (java.stat().st_size, java.stat().st_mtime) if java.is_file())]
+    jars = Path(pyspark.__file__).parent / "jars"
+    listing = sorted(f"{p.name}:{p.stat().st_size}" for p in jars.glob("*.jar")) if jars.is_dir() else []
+    text = "\n".join([*jvm, pyspark.__version__, java_options, *listing])
+    key = hashlib.sha256(text.encode()).hexdigest()[:16]
+    folder = cache_dir()
+    if any(ch.isspace() or ch in "'\"" for ch in str(folder)):
+        return ""  # Spark splits extraJavaOptions on whitespace: no archive rather than a broken option
+    final = folder / f"spark-classes-{key}.jsa"
+    # cds logging off: the JVM would print a warning per class it cannot archive (signed jars, old bytecode);
+    # a JVM that crashes on a damaged archive writes its report here, not into the working directory
+    quiet = f"-Xlog:cds=off -Xlog:cds+dynamic=off -XX:ErrorFile={folder / 'jvm-error-%p.log'}"
+    if final.is_file():
+        _ARCHIVE["used"] = final
+        # "require": fail to start rather than run without the archive (to check that it is used)
+        strict = " -Xshare:on" if os.environ.get("VISGUARD_SPARK_CDS") == "require" else ""
+        return f"-XX:SharedArchiveFile={final} {quiet}{strict}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ""  # a read-only home: run without an archive
+    for stale in folder.glob(".spark-classes-*.tmp"):  # left by a JVM killed while writing (an hour is ample)
+        try:
+            if time.time() - stale.stat().st_mtime > 3600:
+                stale.unlink()
+        except OSError:
+            pass
+    tmp = folder / f".spark-classes-{key}.{os.getpid()}.tmp"
+    _ARCHIVE.update(tmp=tmp, final=final)
+    return f"-XX:ArchiveClassesAtExit={tmp} {quiet}"
+
+
+def stop_session(spark, timeout: float = 120.0) -> None:
+    """Stop the session; when its JVM is writing a class archive, wait for the JVM to exit (it writes the
+    archive then, in a few seconds) and move the archive into place, atomically."""
+    gateway = spark.sparkContext._gateway
+    spark.stop()
+    if "tmp" not in _ARCHIVE:
+        return
+    tmp, final = _ARCHIVE.pop("tmp"), _ARCHIVE.pop("final")
+    proc = getattr(gateway, "proc", None)
+    try:
+        if proc is not None and proc.stdin is not None:
+            proc.stdin.close()  # the gateway JVM exits on EOF of its stdin
+            proc.wait(timeout)
+        if proc is not None and proc.returncode == 0 and tmp.is_file() and tmp.stat().st_size > 0:
+            os.replace(tmp, final)
+    except (OSError, subprocess.TimeoutExpired):
+        pass  # no archive this time; the next run tries again
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def load(spark, inventory: str):
@@ -311,7 +428,9 @@ def parse_records(raw):
         F.col("vt_raw").try_cast("double").alias("vt"),
         F.col("retention_raw").try_cast("double").alias("retention"),
         a["DelaySeconds"].try_cast("double").alias("delay"),
-        (F.lower(F.coalesce(a["FifoQueue"], F.lit("false"))) == "true").alias("fifo"),
+        # a case-insensitive regex rather than lower(): Spark 4's lower() initialises ICU case mapping tables
+        # on first use (about a second of CPU)
+        F.coalesce(a["FifoQueue"], F.lit("false")).rlike(r"(?i)^true$").alias("fifo"),
         F.col("rp_raw").isNotNull().alias("has_redrive"),
         F.col("rp.deadLetterTargetArn").alias("target_arn"),
         F.col("rp.maxReceiveCount").try_cast("double").alias("max_receive_count"),
@@ -702,7 +821,20 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         default=default_master,
         help=f"Spark master URL (default {default_master or 'from spark-submit'})",
     )
+    ap.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for this run (repeatable), e.g. --conf spark.sql.shuffle.partitions=64",
+    )
     args = ap.parse_args(argv)
+    extra = {}
+    for i, kv in enumerate(args.conf, 1):
+        key, sep, value = kv.partition("=")
+        if not sep or not key.strip():
+            raise VisguardError(f"expected KEY=VALUE, got {kv!r}", place=f"--conf #{i}")
+        extra[key.strip()] = value
     if not _remote(args.inventory) and not Path(args.inventory).is_dir():
         raise VisguardError("inventory directory not found", file=args.inventory)
     if _remote(args.out) and not args.report_dir:
@@ -712,9 +844,10 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    spark = spark_session(args.master)
+    spark = spark_session(args.master, extra=extra, class_archive=True)
     spark.sparkContext.setLogLevel("ERROR")
     s = run(spark, args.inventory, args.out, args.report_dir)
+    stop_session(spark)
     print(
         f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
         f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "

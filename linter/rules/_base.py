@@ -29,6 +29,9 @@ class Rule:
     fix: str  # what to change
     tags: tuple[str, ...] = ()
     settings: dict = field(default_factory=dict)  # rule settings this rule reads, with their defaults
+    # True when the rule judges a queue's consumers and can fire only on a queue that has some: the linter
+    # skips it for queues without consumers (half of a fleet: DLQs, idle queues). tests/linter checks it.
+    consumers_only: bool = False
     check: CheckFn | None = None
     slug: str = (
         ""  # from the file name: vg011_visibility_below_lambda_guidance -> visibility-below-lambda-guidance

@@ -18,6 +18,7 @@ RULE = Rule(
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
     fix="Raise the queue's VisibilityTimeout to at least 6 x the function timeout + MaximumBatchingWindowInSeconds.",
     tags=("lambda", "visibility", "deploy"),
+    consumers_only=True,
 )
 
 

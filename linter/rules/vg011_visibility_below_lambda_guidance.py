@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Raise VisibilityTimeout to 6 x function timeout + MaximumBatchingWindowInSeconds (setting lambda_multiplier).",
     tags=("lambda", "visibility", "throttling"),
     settings={"lambda_multiplier": LAMBDA_VISIBILITY_MULTIPLIER},
+    consumers_only=True,
 )
 
 

@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Raise VisibilityTimeout above the processing p99 with a margin, or extend visibility with heartbeats.",
     tags=("visibility", "duplicates", "profile"),
     settings={"target_duplicate_rate": 0.001},
+    consumers_only=True,
 )
 
 

@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Lower VisibilityTimeout towards what the consumers need (see the message), or use heartbeats for long jobs.",
     tags=("visibility", "latency", "recovery", "profile"),
     settings={"long_visibility_factor": 10},
+    consumers_only=True,
 )
 
 _MIN_EXCESS = 300.0  # seconds: below this, a long timeout costs little

@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Split the work into steps that finish within 12 hours (e.g. Step Functions), or store progress and "
     "re-enqueue; keep heartbeat extensions at or below 43200 s.",
     tags=("visibility", "heartbeat", "limits", "profile"),
+    consumers_only=True,
 )
 
 

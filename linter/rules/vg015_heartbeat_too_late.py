@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Send heartbeats at half the visibility timeout or more often, or lengthen the window they renew.",
     tags=("visibility", "heartbeat", "duplicates"),
     settings={"heartbeat_max_fraction": 0.5},
+    consumers_only=True,
 )
 
 

@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Set VisibilityTimeout to a value above the consumers' processing time (declare a profile to get a "
     "recommendation), and release messages early with ChangeMessageVisibility 0 where that is intended.",
     tags=("visibility", "duplicates"),
+    consumers_only=True,
 )
 
 

@@ -19,6 +19,7 @@ RULE = Rule(
     fix="Set RedrivePolicy.maxReceiveCount to 5 or more.",
     tags=("lambda", "redrive", "throttling"),
     settings={"lambda_min_receive_count": 5},
+    consumers_only=True,
 )
 
 

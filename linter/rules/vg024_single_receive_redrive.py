@@ -18,6 +18,7 @@ RULE = Rule(
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
     fix="Set maxReceiveCount to 3-5 unless the consumer really must not retry (then say why in a suppression).",
     tags=("sqs", "redrive"),
+    consumers_only=True,
 )
 
 

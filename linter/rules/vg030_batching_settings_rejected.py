@@ -19,6 +19,7 @@ RULE = Rule(
     fix="Set MaximumBatchingWindowInSeconds >= 1 for BatchSize > 10; on FIFO queues remove the batching window "
     "and keep BatchSize <= 10.",
     tags=("lambda", "batching", "fifo", "deploy"),
+    consumers_only=True,
 )
 
 

@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Set FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping and return "
     "batchItemFailures from the handler.",
     tags=("lambda", "batching", "duplicates"),
+    consumers_only=True,
 )
 
 

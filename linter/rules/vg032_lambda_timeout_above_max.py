@@ -18,6 +18,7 @@ RULE = Rule(
     fix="Set the function Timeout to at most 900 s; move longer work to Step Functions, ECS or a worker fleet.",
     tags=("lambda", "limits"),
     settings={"lambda_max_timeout": MAX_LAMBDA_TIMEOUT},
+    consumers_only=True,
 )
 
 

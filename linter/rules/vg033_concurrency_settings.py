@@ -20,6 +20,7 @@ RULE = Rule(
     fix="Limit concurrency with ScalingConfig.MaximumConcurrency on the mapping, and keep the function's "
     "ReservedConcurrentExecutions >= that value (and >= 5).",
     tags=("lambda", "concurrency", "throttling"),
+    consumers_only=True,
 )
 
 

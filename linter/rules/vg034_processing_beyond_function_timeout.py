@@ -21,6 +21,7 @@ RULE = Rule(
     fix="Raise the function Timeout above the processing p99 (and the queue's VisibilityTimeout with it), or "
     "make the batch smaller.",
     tags=("lambda", "timeout", "profile"),
+    consumers_only=True,
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     "the load over more queues, or cap consumer concurrency.",
     tags=("sqs", "quota", "throughput", "profile"),
     settings={"inflight_quota": 120_000, "inflight_warn_fraction": 0.8},
+    consumers_only=True,
 )
 
 

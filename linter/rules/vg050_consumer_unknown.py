@@ -18,6 +18,7 @@ RULE = Rule(
     fix="Lint the stack that defines the function too, or declare the consumer in visguard.yaml "
     "(consumer profile with its timeout and processing time).",
     tags=("coverage", "lambda"),
+    consumers_only=True,
 )
 
 

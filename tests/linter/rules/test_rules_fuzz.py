@@ -82,3 +82,31 @@ def models(draw):
 def test_rules_never_crash(m):
     findings = lint_model(m)
     assert all(isinstance(f, Finding) and f.message and f.queue in m.queues for f in findings)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models())
+def test_consumers_only_rules_stay_quiet_without_consumers(m):
+    """``consumers_only`` lets lint_model skip a rule on queues without consumers: that must never hide a
+    finding. Each marked rule runs on every queue of the model with its consumers removed."""
+    from visguard.linter.api import RuleContext
+    from visguard.linter.rules import RULES
+
+    marked = [r for r in RULES.values() if r.consumers_only]
+    assert len(marked) >= 10  # the judgement rules of consumers are marked
+    for q in m.queues.values():
+        q.consumers = []
+    ctx = RuleContext(m)
+    for q in m.queues.values():
+        for rule in marked:
+            ctx.rule = rule
+            assert list(rule.check(q, ctx)) == [], rule.id
+
+
+def test_unmarked_rules_can_fire_without_consumers():
+    """The flag is not set on rules that judge the queue alone (a FIFO timeout, a DLQ, a redrive loop)."""
+    from visguard.linter.rules import RULES
+
+    assert not any(
+        RULES[i].consumers_only for i in ("VG001", "VG002", "VG003", "VG004", "VG022", "VG023", "VG041")
+    )

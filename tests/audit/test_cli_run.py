@@ -1,0 +1,86 @@
+"""``visguard audit run`` as users run it: a fresh process with its own local JVM, Spark settings from
+``--conf``, and the JVM class archive in the cache directory (created by the first run, used by the next)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def _run(args, cache, cwd=None, **env):
+    e = {**os.environ, "VISGUARD_CACHE_DIR": str(cache), **env}
+    e.pop("VISGUARD_SPARK_JAVA_OPTIONS", None)
+    return subprocess.run(
+        [sys.executable, "-P", "-m", "visguard", "audit", "run", *args],
+        capture_output=True,
+        text=True,
+        env=e,
+        cwd=cwd,
+        timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def inventory(tmp_path_factory):
+    from visguard.audit import generate
+
+    inv = tmp_path_factory.mktemp("cli") / "inventory"
+    generate.generate(300, 2, 5, str(inv))
+    return inv
+
+
+def test_class_archive_is_created_once_then_used(inventory, tmp_path):
+    cache = tmp_path / "cache"
+    first = _run(["--inventory", str(inventory), "--out", str(tmp_path / "a")], cache)
+    assert first.returncode == 0, first.stderr[-2000:]
+    archives = list(cache.iterdir())
+    assert [p.suffix for p in archives] == [".jsa"], archives  # moved into place; no temporary file left
+    assert archives[0].stat().st_size > 1_000_000
+    # the JVM's per-class CDS warnings are switched off: nothing of it on the user's terminal
+    assert "[cds]" not in first.stdout + first.stderr
+    mtime = archives[0].stat().st_mtime_ns
+
+    # -Xshare:on ("require") makes the JVM refuse to start unless it maps the archive
+    second = _run(
+        [
+            "--inventory",
+            str(inventory),
+            "--out",
+            str(tmp_path / "b"),
+            "--conf",
+            "spark.sql.shuffle.partitions=3",
+        ],
+        cache,
+        VISGUARD_SPARK_CDS="require",
+    )
+    assert second.returncode == 0, second.stderr[-2000:]
+    assert list(cache.iterdir()) == archives and archives[0].stat().st_mtime_ns == mtime
+    a = json.loads((tmp_path / "a" / "summary.json").read_text())
+    b = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert a["findings_by_rule"] == b["findings_by_rule"] and a["queues"] == b["queues"] > 0
+
+    # a damaged archive (here: cut short) makes the JVM exit at start: the run drops it and goes on without
+    archives[0].chmod(0o644)
+    with archives[0].open("r+b") as f:
+        f.truncate(1_000_000)
+    (tmp_path / "cwd").mkdir()
+    third = _run(["--inventory", str(inventory), "--out", str(tmp_path / "c")], cache, cwd=tmp_path / "cwd")
+    assert third.returncode == 0, third.stderr[-2000:]
+    assert not archives[0].exists()
+    c = json.loads((tmp_path / "c" / "summary.json").read_text())
+    assert c["findings_by_rule"] == a["findings_by_rule"]
+    # the JVM's crash report went to the cache directory, not into the user's working directory
+    assert not list((tmp_path / "cwd").iterdir()) and list(cache.glob("jvm-error-*.log"))
+
+
+def test_bad_conf_is_a_clear_error(inventory, tmp_path):
+    r = _run(
+        ["--inventory", str(inventory), "--out", str(tmp_path), "--conf", "spark.sql.shuffle.partitions"],
+        tmp_path,
+    )
+    assert r.returncode != 0
+    assert "--conf #1: expected KEY=VALUE, got 'spark.sql.shuffle.partitions'" in r.stderr
