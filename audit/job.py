@@ -481,41 +481,44 @@ def join_queues(records):
         .distinct()
     )
 
+    # A mapping's function: the record of its exact ARN (an alias- or version-qualified ARN can have one), else
+    # that of the unqualified ARN. Function records are grouped by unqualified ARN, so one join finds both.
+    def unqualified(col):
+        # arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER] -> without the qualifier; anything else as is
+        arn = F.regexp_extract(col, r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1)
+        return F.when(arn != "", arn).otherwise(col)
+
+    fn_fields = ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
     functions = (
         records.where((F.col("kind") == "function") & F.col("arn").isNotNull())
         .select(
-            F.col("arn").alias("f_arn"), "timeout", "reserved_concurrency", "duration_p50", "duration_p99"
+            unqualified(F.col("arn")).alias("g_arn"),
+            F.struct(F.col("arn").alias("f_arn"), *fn_fields).alias("f"),
         )
-        .dropDuplicates(["f_arn"])
+        .groupBy("g_arn")
+        .agg(F.collect_list("f").alias("fs"))
     )
     mappings = records.where(
         (F.col("kind") == "mapping")
         & F.col("event_source_arn").startswith("arn:")
         & F.col("event_source_arn").contains(":sqs:")
     ).select(
-        "uuid",
-        "event_source_arn",
-        *MAPPING_SETTINGS,
-        # arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER] -> unqualified
-        F.regexp_extract("function_arn", r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1).alias(
-            "base_arn"
-        ),
+        "uuid", "event_source_arn", *MAPPING_SETTINGS, unqualified(F.col("function_arn")).alias("base_arn")
     )
-    exact = functions.select([F.col(c).alias(f"x_{c}") for c in functions.columns])
-    base = functions.select([F.col(c).alias(f"b_{c}") for c in functions.columns])
+
+    def first(arn_col):  # the grouped record of exactly this ARN (null when none)
+        return F.get(F.filter("fs", lambda f: f["f_arn"] == arn_col), 0)
+
     m = (
-        mappings.join(exact, mappings.function_arn == exact.x_f_arn, "left")
-        .join(base, mappings.base_arn == base.b_f_arn, "left")
+        mappings.join(functions, F.col("base_arn") == F.col("g_arn"), "left")
+        .withColumn("fn", F.coalesce(first(F.col("function_arn")), first(F.col("base_arn"))))
         .select(
             "event_source_arn",
             F.struct(
                 "uuid",
                 *MAPPING_SETTINGS,
-                (F.col("x_f_arn").isNotNull() | F.col("b_f_arn").isNotNull()).alias("function_found"),
-                *[
-                    F.when(F.col("x_f_arn").isNotNull(), F.col(f"x_{c}")).otherwise(F.col(f"b_{c}")).alias(c)
-                    for c in ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
-                ],
+                F.col("fn").isNotNull().alias("function_found"),
+                *[F.col("fn")[c].alias(c) for c in fn_fields],
             ).alias("c"),
         )
     )
