@@ -3,6 +3,10 @@
 Each size: generate the fleet (timed on its own), then run the audit end to end in a fresh process (JVM start,
 read, parse, joins, lint_model + risk per queue, Parquet, summary, report) and time it. Goal: 1M queues in
 <= 120 s, cost growing linearly. Run: ``.venv/bin/python -P benchmarks/audit_scale.py [--sizes 100000,300000]``.
+
+The first audit on a machine also writes the Spark JVM's class archive (``visguard.audit.job``, about 20 s at the
+end of that run); each row says whether the archive was there before its run (``archive``: cold / warm).
+``--cold`` points every run at an empty cache directory, so each one pays for writing it.
 """
 
 from __future__ import annotations
@@ -54,7 +58,14 @@ def cpu_of_tree(proc: subprocess.Popen, every: float = 0.25) -> float:
     return sum(last.values())
 
 
-def run(size: int, accounts: int, work: Path, master: str) -> dict:
+def _archives() -> set[str]:
+    from visguard.audit.job import cache_dir
+
+    d = cache_dir()
+    return {p.name for p in d.glob("spark-classes-*.jsa")} if d.is_dir() else set()
+
+
+def run(size: int, accounts: int, work: Path, master: str, cold: bool = False) -> dict:
     inv, out = work / f"inv-{size}", work / f"out-{size}"
     shutil.rmtree(inv, ignore_errors=True)
     shutil.rmtree(out, ignore_errors=True)
@@ -78,6 +89,10 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
     )
     gen = time.perf_counter() - t0
     load = os.getloadavg()[0]  # other work on the machine inflates the wall time; CPU seconds much less
+    env = dict(os.environ)
+    if cold:
+        env["VISGUARD_CACHE_DIR"] = str(work / f"cache-{size}")
+    archive = "cold" if cold or not _archives() else "warm"
     t0 = time.perf_counter()
     log = work / f"audit-{size}.log"  # a file, not a pipe: nobody reads a pipe while sampling CPU
     with log.open("wb") as f:
@@ -85,6 +100,7 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
             [str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(out), "--master", master],
             stdout=subprocess.DEVNULL,
             stderr=f,
+            env=env,
         )
         cpu = cpu_of_tree(proc)
     if proc.wait() != 0:
@@ -98,6 +114,7 @@ def run(size: int, accounts: int, work: Path, master: str) -> dict:
         "audit_s": round(audit, 1),
         "cpu_s": round(cpu, 1),
         "load_avg_1m": [round(load, 1), round(os.getloadavg()[0], 1)],  # before, after
+        "archive": archive,
         "phase_seconds": s["phase_seconds"],
         "findings": s["findings"],
         "quarantined": s["quarantined"],
@@ -110,20 +127,23 @@ def main() -> int:
     ap.add_argument("--sizes", default="100000,300000,1000000")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--work", default=None, help="scratch directory (default: a temporary one)")
+    ap.add_argument(
+        "--cold", action="store_true", help="an empty cache directory for every run (no class archive)"
+    )
     a = ap.parse_args()
     work = Path(a.work or tempfile.mkdtemp(prefix="visguard-audit-scale-"))
     rows = []
     for size in (int(x) for x in a.sizes.split(",")):
-        r = run(size, max(10, size // 20_000), work, a.master)
+        r = run(size, max(10, size // 20_000), work, a.master, a.cold)
         rows.append(r)
         print(json.dumps(r), flush=True)
     print(
-        "\n| queues | mappings | generate (s) | audit end to end (s) | CPU (s) | s per 100k queues | findings | quarantined | load before/after |"
+        "\n| queues | mappings | generate (s) | audit end to end (s) | CPU (s) | s per 100k queues | findings | quarantined | class archive | load before/after |"
     )
-    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |")
     for r in rows:
         print(
-            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {r['cpu_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} | {r['load_avg_1m'][0]} / {r['load_avg_1m'][1]} |"
+            f"| {r['queues']:,} | {r['mappings']:,} | {r['generate_s']} | {r['audit_s']} | {r['cpu_s']} | {100_000 * r['audit_s'] / r['queues']:.1f} | {r['findings']:,} | {r['quarantined']} | {r['archive']} | {r['load_avg_1m'][0]} / {r['load_avg_1m'][1]} |"
         )
     big = max(rows, key=lambda r: r["queues"])
     if big["queues"] >= 1_000_000:

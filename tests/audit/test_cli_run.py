@@ -42,6 +42,7 @@ def test_class_archive_is_created_once_then_used(inventory, tmp_path):
     assert archives[0].stat().st_size > 1_000_000
     # the JVM's per-class CDS warnings are switched off: nothing of it on the user's terminal
     assert "[cds]" not in first.stdout + first.stderr
+    assert "saving the Spark JVM's class archive" in first.stderr
     mtime = archives[0].stat().st_mtime_ns
 
     # -Xshare:on ("require") makes the JVM refuse to start unless it maps the archive
@@ -58,6 +59,7 @@ def test_class_archive_is_created_once_then_used(inventory, tmp_path):
         VISGUARD_SPARK_CDS="require",
     )
     assert second.returncode == 0, second.stderr[-2000:]
+    assert "class archive" not in second.stderr
     assert list(cache.iterdir()) == archives and archives[0].stat().st_mtime_ns == mtime
     a = json.loads((tmp_path / "a" / "summary.json").read_text())
     b = json.loads((tmp_path / "b" / "summary.json").read_text())
