@@ -272,8 +272,8 @@ def _class_archive_options(java_options: str) -> str:
     """JVM options to start from a dynamic class-data sharing archive (JEP 350) of the classes Spark loads.
 
     Loading and verifying ~20,000 classes from Spark's jars costs a short-lived local JVM 3-6 s of CPU on every
-    run; mapped from an archive they cost almost nothing. The archive is specific to the JVM, the jars and
-    the options, so its name carries a hash of them. Without an archive, the JVM writes one to a temporary
+    run; mapped from an archive they cost almost nothing. The archive is specific to the JVM, the jars (and
+    where they are) and the options, so its name carries a hash of them. Without an archive, the JVM writes one to a temporary
     name when it exits and :func:`stop_session` moves it into place; a JVM that cannot use an archive (a
     different JDK, changed jars) ignores it and runs as without one. ``VISGUARD_SPARK_CDS=0`` turns it off;
     ``VISGUARD_SPARK_CDS=require`` makes a JVM that cannot map an existing archive fail instead."""
@@ -295,7 +295,8 @@ def _class_archive_options(java_options: str) -> str:
     jvm = [str(java), *(str(int(v)) for v in (java.stat().st_size, java.stat().st_mtime) if java.is_file())]
     jars = Path(pyspark.__file__).parent / "jars"
     listing = sorted(f"{p.name}:{p.stat().st_size}" for p in jars.glob("*.jar")) if jars.is_dir() else []
-    text = "\n".join([*jvm, pyspark.__version__, java_options, *listing])
+    # the jars' directory too: the JVM checks that its class path is the one the archive was written with
+    text = "\n".join([*jvm, pyspark.__version__, str(jars), java_options, *listing])
     key = hashlib.sha256(text.encode()).hexdigest()[:16]
     folder = cache_dir()
     if any(ch.isspace() or ch in "'\"" for ch in str(folder)):
