@@ -256,6 +256,7 @@ LOCAL_JAVA_OPTIONS = (
     "-XX:+UseParallelGC -XX:CompileThresholdScaling=5 -XX:MaxInlineLevel=9 -XX:FreqInlineSize=150 "
     "-XX:InlineSmallCode=1000"
 )
+KEEP_ARCHIVES = 3
 # The class archive of this process's JVM: {"used": path} or, while the JVM writes one, {"tmp": .., "final": ..}
 _ARCHIVE: dict[str, Path] = {}
 
@@ -340,6 +341,10 @@ def stop_session(spark, timeout: float = 120.0) -> None:
             proc.wait(timeout)
         if proc is not None and proc.returncode == 0 and tmp.is_file() and tmp.stat().st_size > 0:
             os.replace(tmp, final)
+            # ~190 MB each: keep the newest few (a user with several environments or Spark versions)
+            archives = sorted(final.parent.glob("spark-classes-*.jsa"), key=lambda p: p.stat().st_mtime)
+            for old in archives[:-KEEP_ARCHIVES]:
+                old.unlink(missing_ok=True)
     except (OSError, subprocess.TimeoutExpired):
         pass  # no archive this time; the next run tries again
     finally:

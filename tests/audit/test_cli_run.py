@@ -35,8 +35,17 @@ def inventory(tmp_path_factory):
 
 def test_class_archive_is_created_once_then_used(inventory, tmp_path):
     cache = tmp_path / "cache"
+    cache.mkdir()
+    stale = []
+    for i in range(3):  # archives of other environments: the newest two stay next to the new one
+        stale.append(cache / f"spark-classes-{i:016x}.jsa")
+        stale[-1].write_bytes(b"x")
+        os.utime(stale[-1], (1_000_000 + i, 1_000_000 + i))
     first = _run(["--inventory", str(inventory), "--out", str(tmp_path / "a")], cache)
     assert first.returncode == 0, first.stderr[-2000:]
+    assert not stale[0].exists() and stale[1].exists() and stale[2].exists()
+    for p in stale[1:]:
+        p.unlink()
     archives = list(cache.iterdir())
     assert [p.suffix for p in archives] == [".jsa"], archives  # moved into place; no temporary file left
     assert archives[0].stat().st_size > 1_000_000
