@@ -232,7 +232,9 @@ def spark_session(
         # than G1's, 5x the default compile thresholds leaves the lukewarm code interpreted, and shallower C2
         # inlining makes each compilation cheaper (benchmarks/RESULTS.md). A cluster's own settings apply there.
         java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", LOCAL_JAVA_OPTIONS)
-        archive = _class_archive_options(java) if class_archive else ""
+        # (not when the caller sets the JVM options itself through ``extra``: those replace these)
+        own = "spark.driver.extraJavaOptions" in (extra or {})
+        archive = _class_archive_options(java) if class_archive and not own else ""
         builder = builder.config("spark.driver.extraJavaOptions", f"{java} {archive}".strip())
         # Adaptive execution re-plans the query after every shuffle stage; on two local cores that planning
         # (and the code it generates and compiles) costs more than it saves: the plan is the same at 20k and
