@@ -208,6 +208,46 @@ def model_for(row: dict) -> Model:
     return model
 
 
+def long_redrive_loops(members: list[dict]) -> dict[str, list[Finding]]:
+    """VG023 for redrive loops longer than a row's model can hold (the queue, its DLQ and the DLQ's DLQ: loops
+    of up to three queues are found row by row).
+
+    ``members`` are joined-row-shaped dicts of the queues that have a redrive target and are one (the only
+    queues a loop of two or more passes through; few in a fleet). Every queue has at most one target, so a
+    walk along targets finds each loop once; its queues then form one model and the linter's own VG023 reports
+    the loop, on its first queue by ARN as in a template. Returns {queue ARN: [finding]}.
+    """
+    from visguard.linter.api import lint_model
+    from visguard.linter.model import LintConfig
+    from visguard.linter.rules import RULES
+
+    by_arn = {m["arn"]: m for m in members}
+    state: dict[str, int] = {}  # 1: on the current walk, 2: done
+    loops = []
+    for start in sorted(by_arn):
+        path, arn = [], start
+        while arn in by_arn and arn not in state:
+            state[arn] = 1
+            path.append(arn)
+            arn = by_arn[arn]["target_arn"]
+        if arn in by_arn and state.get(arn) == 1:  # the walk came back to itself: a loop
+            loops.append(path[path.index(arn) :])
+        for a in path:
+            state[a] = 2
+    only_vg023 = LintConfig(disabled=set(RULES) - {"VG023"})
+    out: dict[str, list[Finding]] = {}
+    for loop in loops:
+        if len(loop) <= 3:
+            continue
+        model = Model()
+        for arn in loop:
+            model.add(_queue({**by_arn[arn], "target_partition_known": True}))
+        first = min(loop)
+        model.source_file = model.queues[first].location.file
+        out[first] = lint_model(model, only_vg023, only=(first,))
+    return out
+
+
 def required_visibility(consumers: Iterable[Consumer]) -> float | None:
     """What the queue's consumers need: 6 x function timeout + batching window for Lambda (AWS guidance,
     services-sqs-configure), the declared or measured processing p99 for everyone else."""
@@ -222,12 +262,13 @@ def required_visibility(consumers: Iterable[Consumer]) -> float | None:
     return max(needs) if needs else None
 
 
-def lint_rows(rows: list[dict], config=None) -> tuple[list[dict], list[dict]]:
+def lint_rows(rows: list[dict], config=None, extra: dict | None = None) -> tuple[list[dict], list[dict]]:
     """Lint every joined queue row and compute its figures.
 
     Returns (findings, queue figures): one dict per finding (only findings on the row's own queue: the DLQs
     in each small model are there for context and get linted as rows of their own), and one dict per queue
-    with the visibility / required-visibility ratio and the engine's duplicate-risk estimate.
+    with the visibility / required-visibility ratio and the engine's duplicate-risk estimate. ``extra`` maps a
+    queue ARN to findings found beyond its row's model (:func:`long_redrive_loops`), added to its own.
     """
     from visguard.linter.api import lint_model
 
@@ -240,7 +281,7 @@ def lint_rows(rows: list[dict], config=None) -> tuple[list[dict], list[dict]]:
         worst = 0
         n = 0
         # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
-        for f in lint_model(model, config, only=(q.id,)):
+        for f in lint_model(model, config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
             findings.append(finding_row(row, f))
             worst = max(worst, f.severity.rank)
             n += 1

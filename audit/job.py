@@ -19,6 +19,7 @@ Stages (each a DataFrame with an explicit schema):
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -166,7 +167,7 @@ def _out_schema():
     return T.StructType(fields)
 
 
-def _lint_batches(batches):
+def _lint_batches(batches, extra=None):
     """mapInArrow body: runs on the executors, one Arrow record batch of joined queue rows at a time.
 
     Arrow straight to Python dicts and back (``to_pylist`` / ``from_pylist``) rather than through pandas: the
@@ -187,7 +188,7 @@ def _lint_batches(batches):
         queues = [r for r in rows if r["arn"] is not None]
         # the full outer join with the mappings brings the mappings of no known queue as rows without a queue
         orphans = sum(len(r["consumers"] or ()) for r in rows if r["arn"] is None)
-        findings, figures = lint_rows(queues)
+        findings, figures = lint_rows(queues, extra=extra)
         out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
         if orphans:
             out.append({"row_kind": "o", "orphans": orphans})
@@ -587,6 +588,40 @@ def join_queues(records):
     return joined
 
 
+def redrive_loops(records) -> dict:
+    """VG023 findings of redrive loops longer than three queues, by the ARN of the queue they are reported on
+    (``build.long_redrive_loops``). Only queues that have a redrive target and are one can be on such a loop:
+    a few in a fleet (DLQs with a DLQ of their own), collected to the driver."""
+    from pyspark.sql import functions as F
+    from visguard.audit.build import long_redrive_loops
+
+    good = records.where(
+        (F.col("kind") == "queue")
+        & F.col("reason").isNull()
+        & F.col("corrupt").isNull()
+        & F.col("arn").isNotNull()
+    )
+    targets = good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn"))
+    members = (
+        good.where(F.col("target_arn").isNotNull())
+        .join(targets, F.col("arn") == F.col("t_arn"), "left_semi")
+        .select(
+            "arn",
+            "account",
+            "region",
+            "target_arn",
+            "has_redrive",
+            "name",
+            "fifo",
+            "vt",
+            "retention",
+            "delay",
+            "max_receive_count",
+        )  # fmt: skip
+    )
+    return long_redrive_loops([r.asDict() for r in members.collect()])
+
+
 QUEUE_COLUMNS = (
     "account",
     "region",
@@ -650,8 +685,10 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     records.count()
     mark("read")
 
+    loops = redrive_loops(records)
     joined = join_queues(records)
-    result = joined.select(*QUEUE_COLUMNS).mapInArrow(_lint_batches, _out_schema()).cache()
+    lint = functools.partial(_lint_batches, extra=loops) if loops else _lint_batches
+    result = joined.select(*QUEUE_COLUMNS).mapInArrow(lint, _out_schema()).cache()
     result.count()
     mark("join_lint")
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])

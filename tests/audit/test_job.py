@@ -199,3 +199,22 @@ def test_handcrafted_joins_quarantine_and_errors(spark, tmp_path):
         "not an inventory record": 2,
     }
     assert s["queues"] == 6 and s["accounts"] == 3
+
+
+def test_redrive_loop_longer_than_a_rows_model_is_reported(spark, tmp_path):
+    """w -> x -> y -> z -> w: no row's model (a queue, its DLQ, the DLQ's DLQ) holds the loop; the driver finds
+    it and the lint stage adds VG023 to the loop's first queue, counted like any finding."""
+    names = ["w", "x", "y", "z"]
+    lines = [_q(A, n, retention="1209600", redrive=_rp(A, names[(i + 1) % 4])) for i, n in enumerate(names)]
+    lines.append(_q(A, "feeder", redrive=_rp(A, "y")))  # a queue whose DLQ is on the loop
+    _write(tmp_path, A, [json.dumps(x) for x in lines])
+    out = tmp_path / "out"
+    s = job.run(spark, str(tmp_path), str(out))
+    loops = [f for f in spark_findings(spark, out) if f[1] == "VG023"]
+    arn = f"arn:aws:sqs:us-east-1:{A}:"
+    assert loops == [
+        (arn + "w", "VG023", None, "redrive loop: " + " -> ".join(arn + n for n in "wxyzw"), A, "us-east-1")
+    ]
+    assert s["findings_by_rule"]["VG023"] == 1
+    figures = {r["name"]: r["findings"] for r in spark.read.parquet(str(out / "queues")).collect()}
+    assert figures["w"] == figures["x"] + 1  # the loop finding counts for its queue's figures too
