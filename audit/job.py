@@ -277,10 +277,11 @@ def _class_archive_options(java_options: str) -> str:
 
     Loading and verifying ~20,000 classes from Spark's jars costs a short-lived local JVM 3-6 s of CPU on every
     run; mapped from an archive they cost almost nothing. The archive is specific to the JVM, the jars (and
-    where they are) and the options, so its name carries a hash of them. Without an archive, the JVM writes one to a temporary
-    name when it exits and :func:`stop_session` moves it into place; a JVM that cannot use an archive (a
-    different JDK, changed jars) ignores it and runs as without one. ``VISGUARD_SPARK_CDS=0`` turns it off;
-    ``VISGUARD_SPARK_CDS=require`` makes a JVM that cannot map an existing archive fail instead."""
+    where they are) and the options, so its name carries a hash of them. Without an archive, the JVM writes
+    one to a temporary name when it exits and :func:`stop_session` moves it into place. A JVM that cannot map
+    an archive (damaged, or from another JDK build at the same path) exits at start: :func:`spark_session`
+    then drops it and starts without. ``VISGUARD_SPARK_CDS=0`` turns all this off; ``=require`` makes a JVM
+    that cannot map an existing archive fail instead."""
     if os.environ.get("VISGUARD_SPARK_CDS", "1") in ("0", "false", "no", "off"):
         return ""
     import hashlib
@@ -296,7 +297,8 @@ def _class_archive_options(java_options: str) -> str:
         )
     )
     # the JVM binary's size and time too: a JDK updated in place keeps its path
-    jvm = [str(java), *(str(int(v)) for v in (java.stat().st_size, java.stat().st_mtime) if java.is_file())]
+    st = java.stat() if java.is_file() else None
+    jvm = [str(java), *((str(st.st_size), str(int(st.st_mtime))) if st else ())]
     jars = Path(pyspark.__file__).parent / "jars"
     listing = sorted(f"{p.name}:{p.stat().st_size}" for p in jars.glob("*.jar")) if jars.is_dir() else []
     # the jars' directory too: the JVM checks that its class path is the one the archive was written with
@@ -331,7 +333,7 @@ def _class_archive_options(java_options: str) -> str:
 
 def stop_session(spark, timeout: float = 120.0) -> None:
     """Stop the session; when its JVM is writing a class archive, wait for the JVM to exit (it writes the
-    archive then, in a few seconds) and move the archive into place, atomically."""
+    archive then, in about 20 s) and move the archive into place, atomically."""
     gateway = spark.sparkContext._gateway
     spark.stop()
     if "tmp" not in _ARCHIVE:
@@ -617,7 +619,7 @@ def redrive_loops(records) -> dict:
             "retention",
             "delay",
             "max_receive_count",
-        )  # fmt: skip
+        )
     )
     return long_redrive_loops([r.asDict() for r in members.collect()])
 
