@@ -470,6 +470,14 @@ def _arn_part(col, idx: int):
     return F.split(col, ":").getItem(idx)
 
 
+def good_queues(records):
+    """The queues of :func:`parse_records`' output that are not quarantined (``reason`` is set for a queue
+    without an ARN, too)."""
+    from pyspark.sql import functions as F
+
+    return records.where(F.col("corrupt").isNull() & (F.col("kind") == "queue") & F.col("reason").isNull())
+
+
 def join_queues(records):
     """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts.
 
@@ -480,7 +488,7 @@ def join_queues(records):
 
     records = records.where(F.col("corrupt").isNull())
     # only the columns the model needs travel through the joins' shuffles (not raw strings or file names)
-    good = records.where((F.col("kind") == "queue") & F.col("reason").isNull()).select(
+    good = good_queues(records).select(
         "account", "region", "arn", "name", "tags", "received", "fifo", "vt", "retention", "delay",
         "has_redrive", "target_arn", "max_receive_count",
     )  # fmt: skip
@@ -597,12 +605,7 @@ def redrive_loops(records) -> dict:
     from pyspark.sql import functions as F
     from visguard.audit.build import long_redrive_loops
 
-    good = records.where(
-        (F.col("kind") == "queue")
-        & F.col("reason").isNull()
-        & F.col("corrupt").isNull()
-        & F.col("arn").isNotNull()
-    )
+    good = good_queues(records)
     targets = good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn"))
     members = (
         good.where(F.col("target_arn").isNotNull())
