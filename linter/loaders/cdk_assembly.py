@@ -66,7 +66,8 @@ def is_assembly(directory: str) -> bool:
     except (VisguardError, ValueError, RecursionError):
         return False
     return _manifest_shape(doc) and (
-        isinstance(doc.get("version"), str) or any(a["type"] in KNOWN_TYPES for a in doc["artifacts"].values())
+        isinstance(doc.get("version"), str)
+        or any(a["type"] in KNOWN_TYPES for a in doc["artifacts"].values())
     )
 
 
@@ -81,7 +82,7 @@ def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -
     seen = {os.path.realpath(s.path) for s in stacks}
     # nested stack templates not reached through aws:asset:path metadata (synthesized without it)
     errors: list[VisguardError] = []
-    for folder, files in safe_io.walk(directory, errors=errors, max_depth=MAX_DEPTH):
+    for _folder, files in safe_io.walk(directory, errors=errors, max_depth=MAX_DEPTH):
         for path in files:
             f = os.path.basename(path)
             if f.endswith(".nested.template.json") and os.path.realpath(path) not in seen:

@@ -166,12 +166,10 @@ def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
 def _number_error(text: str, exc: Exception, file: str) -> VisguardError:
     """A ValueError/OverflowError out of a parser (an integer literal over 4,300 digits, a date that does not
     exist) as bad input, with the line when it can be found."""
-    m = re.search(r"[0-9_]{%d,}" % (MAX_INT_DIGITS + 1), text)
+    m = re.search(r"[0-9_]{" + str(MAX_INT_DIGITS + 1) + ",}", text)
     if m is not None:
         line = text.count("\n", 0, m.start()) + 1
-        return VisguardError(
-            f"a number has more than {MAX_INT_DIGITS:,} digits", file=file, place=str(line)
-        )
+        return VisguardError(f"a number has more than {MAX_INT_DIGITS:,} digits", file=file, place=str(line))
     first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
     return VisguardError(f"invalid value: {first}", file=file)
 
