@@ -9,7 +9,7 @@ of these:
 - :func:`printable` for text on a terminal or in a text report: every character that is not printable
   (control characters, DEL, C1, bidi and zero-width formatting, line/paragraph separators, lone surrogates)
   is shown escaped (``\\x1b``, ``\\u202e``), so one value is always one visible line;
-- :func:`xml_text` for XML 1.0 attribute and text values;
+- :func:`xml_text` for XML 1.0 attribute and text values (the same escapes; newlines and tabs kept);
 - :func:`uri` for a relative path as a URI reference (SARIF ``artifactLocation.uri``): percent-encoded UTF-8.
 
 JSON needs nothing: ``json.dumps`` escapes control characters and, with ``ensure_ascii``, everything else.
@@ -39,17 +39,16 @@ def printable(value: object) -> str:
 
 
 def _xml_ok(ch: str) -> bool:
-    n = ord(ch)
-    if n < 0x20:
-        return n in (0x09, 0x0A, 0x0D)
-    # DEL and C1 are legal XML 1.0 but terminal controls: escaped too
-    return not (0x7F <= n <= 0x9F or 0xD800 <= n <= 0xDFFF or n in (0xFFFE, 0xFFFF))
+    """Kept as is in XML text: printable characters, tab and newline. Everything else is escaped: what XML 1.0
+    forbids (C0 controls, lone surrogates, U+FFFE/FFFF) and what it allows but a terminal or a viewer acts
+    on (\\r, DEL, C1, bidi overrides, line separators)."""
+    return ch.isprintable() or ch in "\t\n"
 
 
 def xml_text(value: object) -> str:
-    """``value`` with every character XML 1.0 does not allow (and DEL/C1) shown escaped."""
+    """``value`` safe as an XML 1.0 attribute or text value (escaped as :func:`printable` does, newlines kept)."""
     s = value if isinstance(value, str) else str(value)
-    if all(_xml_ok(ch) for ch in s):
+    if s.isprintable():
         return s
     return "".join(ch if _xml_ok(ch) else _escape(ch) for ch in s)
 
