@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from visguard.errors import VisguardError
+from visguard.linter.dialects import apply_dialect
 from visguard.linter.model import (
     Consumer,
     Finding,
@@ -315,6 +316,7 @@ def lint_model(
             if any(_suppresses(s, f) for s in active):
                 continue
             f = _generated_fix(f, queue)
+            f = apply_dialect(f, queue)
             if f.rule in config.severity_overrides:
                 f = replace(f, severity=Severity(config.severity_overrides[f.rule]))
             findings.append(f)
