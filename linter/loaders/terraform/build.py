@@ -146,11 +146,23 @@ def policy(r: Res, arg: str) -> dict | str | None:
         return None
     if isinstance(v, Encoded):
         v = v.value
+    holes: dict[str, Any] = {}
+    if isinstance(v, Text):  # "{\"deadLetterTargetArn\":\"${aws_sqs_queue.dlq.arn}\", ...}" or a heredoc
+        text = ""
+        for i, part in enumerate(v.parts):
+            if isinstance(part, str):
+                text += part
+            else:
+                holes[f"@@visguard{i}@@"] = part
+                text += f"@@visguard{i}@@"
+        v = text
     if isinstance(v, str):
         try:
             v = json.loads(v)
         except ValueError as exc:
             raise r.error(arg, f"not valid JSON ({exc.msg})") from None
+        if isinstance(v, dict) and holes:
+            v = {k: holes.get(x, x) if isinstance(x, str) else x for k, x in v.items()}
     if isinstance(v, dict):
         return v
     if isinstance(v, (Unknown, Ref, Text)):
