@@ -183,7 +183,7 @@ class TerraformLoader:
                 place=f"line {block.line}",
             )
         mod = self.read_module(directory)
-        for k, a in inputs.items():
+        for k, (a, _, _) in inputs.items():
             if k not in mod.variables:
                 raise VisguardError(
                     f"module {address}: no variable {k!r} in {source}", file=a.file, place=f"line {a.line}"
