@@ -38,6 +38,9 @@ from .values import (
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
 MAX_INSTANCES = 1000
 MAX_MODULE_DEPTH = 16
+EACH_SOURCE = (
+    "\x00each"  # in an instance's Env: (the for_each argument, its scope); no expression can name it
+)
 
 
 @dataclass
@@ -801,7 +804,10 @@ class Scope:
                 )
             elif isinstance(coll, dict):
                 out = [
-                    (base_address + address_key(k), Env({"each": {"key": k, "value": coll[k]}}))
+                    (
+                        base_address + address_key(k),
+                        Env({"each": {"key": k, "value": coll[k]}, EACH_SOURCE: (a, self)}),
+                    )
                     for k in sorted(coll)
                 ]
             elif isinstance(coll, list):

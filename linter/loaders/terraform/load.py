@@ -264,17 +264,26 @@ class TerraformLoader:
     # -------------------------------------------------------------------------------------------- locations
     def origin(self, scope: Scope, attr: Attr, env: Env, owner: str) -> Location:
         """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
-        the module call's argument, the tfvars line or the variable's default."""
+        the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
+        of the for_each map."""
+        target, owner, each = self.origin_attr(scope, attr, env, owner)
+        if each is not None:
+            return each
+        return Location(target.file, target.line, target.column, path=f"{owner}/{target.name}")
+
+    def origin_attr(
+        self, scope: Scope, attr: Attr, env: Env, owner: str
+    ) -> tuple[Attr, str, Location | None]:
         for _ in range(12):
             ref = simple_ref(attr)
             if ref is None:
-                break
+                return attr, owner, self.each_origin(attr, env)
             kind, name = ref
             if kind == "local":
                 a = scope.mod.locals.get(name)
                 if a is None:
                     break
-                attr, _env, owner = a, Env(), "locals"
+                attr, env, owner = a, Env(), "locals"
                 continue
             src = scope.var_source(name)
             if src is None:
@@ -286,20 +295,46 @@ class TerraformLoader:
                 owner = scope.prefix[:-1]
             else:
                 owner = os.path.basename(a.file)
-            attr, scope, _env = a, s, e
-        return Location(attr.file, attr.line, attr.column, path=f"{owner}/{attr.name}")
+            attr, scope, env = a, s, e
+        return attr, owner, None
+
+    _EACH = re.compile(r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$")
+
+    def each_origin(self, attr: Attr, env: Env) -> Location | None:
+        """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
+        tfvars file): the line of that element (``email = { timeout = 20 }``)."""
+        from .evaluate import EACH_SOURCE, text_of
+
+        src = env.names.get(EACH_SOURCE)
+        if src is None or isinstance(attr.expr, JsonExpr):
+            return None
+        m = self._EACH.match(text_of(attr.expr, attr.src))
+        key = (env.names.get("each") or {}).get("key")
+        if m is None or not isinstance(key, str):
+            return None
+        fe_attr, fe_scope = src
+        target, owner, _ = self.origin_attr(fe_scope, fe_attr, Env(), "for_each")
+        if isinstance(target.expr, JsonExpr):
+            return None
+        name = m.group(1) or m.group(2)
+        path = [key, name] if name else [key]
+        pos = _path_position(target.expr, path)
+        if pos is None:
+            return None
+        return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
     def key_location(self, scope: Scope, attr: Attr, env: Env, owner: str, key: str) -> Location | None:
         """Where ``key = ...`` is written inside an object literal (``jsonencode({maxReceiveCount = 5})``)."""
-        loc = self.origin(scope, attr, env, owner)
-        # find the attribute the origin points at, then the key inside its expression
-        target = _find_attr(scope, loc, attr)
-        if target is None or isinstance(target.expr, JsonExpr):
+        return self.path_location(scope, attr, env, owner, [key])
+
+    def path_location(self, scope: Scope, attr: Attr, env: Env, owner: str, path: list) -> Location | None:
+        target, owner, _ = self.origin_attr(scope, attr, env, owner)
+        if isinstance(target.expr, JsonExpr):
             return None
-        pos = _key_position(target.expr, key)
+        pos = _path_position(target.expr, path)
         if pos is None:
             return None
-        return Location(target.file, pos[0], pos[1], path=f"{loc.path}.{key}")
+        return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
     # -------------------------------------------------------------------------------------------- suppressions
     _IGNORE = re.compile(r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$")
@@ -402,33 +437,6 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     if text.startswith('"') != text.endswith('"'):
         return None
     return m.group(1), m.group(2)
-
-
-def _find_attr(scope: Scope, loc: Location, fallback: Attr) -> Attr | None:
-    if loc.file == fallback.file and loc.line == fallback.line:
-        return fallback
-    for mod in scope.loader._module_cache.values() if scope.loader else []:
-        for a in mod.locals.values():
-            if a.file == loc.file and a.line == loc.line:
-                return a
-        for b in [*mod.variables.values(), *mod.modules.values()]:
-            for a in b.attrs.values():
-                if a.file == loc.file and a.line == loc.line:
-                    return a
-    return None
-
-
-def _key_position(tree, key: str) -> tuple[int, int] | None:
-    from lark import Tree
-
-    for node in tree.iter_subtrees_topdown():
-        if node.data != "object_elem":
-            continue
-        k = node.children[0]
-        words = [str(t) for t in (k.scan_values(lambda v: True) if isinstance(k, Tree) else [])]
-        if key in [w.strip('"') for w in words]:
-            return node.meta.line, node.meta.column
-    return None
 
 
 def _path_position(tree, path: list[str]) -> tuple[int, int] | None:

@@ -77,15 +77,8 @@ class _Call:
     def key_loc(self, name: str, path: list[str]) -> Location | None:
         if name not in self.inputs:
             return None
-        from .load import _find_attr, _path_position
-
         attr, scope, env = self.inputs[name]
-        loc = self.loader.origin(scope, attr, env, self.address)
-        target = _find_attr(scope, loc, attr)
-        if target is None or not hasattr(target.expr, "iter_subtrees_topdown"):
-            return None
-        pos = _path_position(target.expr, path)
-        return Location(target.file, pos[0], pos[1], path=f"{loc.path}.{'.'.join(path)}") if pos else None
+        return self.loader.path_location(scope, attr, env, self.address, path)
 
     def res(self, rtype: str, local: str) -> Res:
         b = self.block

@@ -420,3 +420,34 @@ def test_claims():
         assert terraform.claim_file(plan, fh.read(512)) is True
     assert terraform.claim_file("x/main.tf", b"") is True
     assert terraform.claim_file("template.json", b'{"Resources": {}}') is False
+
+
+def test_each_value_points_at_the_for_each_element(module, opts):
+    d = module(
+        {
+            "main.tf": """
+        locals {
+          queues = {
+            fast = { visibility = 60 }
+            slow = { visibility = 20 }
+          }
+        }
+        resource "aws_sqs_queue" "q" {
+          for_each                   = local.queues
+          visibility_timeout_seconds = each.value.visibility
+        }
+        resource "aws_lambda_function" "fn" {
+          function_name = "fn"
+          timeout       = 30
+        }
+        resource "aws_lambda_event_source_mapping" "m" {
+          for_each         = aws_sqs_queue.q
+          event_source_arn = each.value.arn
+          function_name    = aws_lambda_function.fn.arn
+        }
+        """
+        }
+    )
+    (f,) = [f for f in lint_model(terraform.load(d, opts())) if f.rule == "VG010"]
+    assert (f.queue, f.location.line, f.location.column) == ('aws_sqs_queue.q["slow"]', 5, 14)
+    assert f.fix.startswith("Set local.queues.slow.visibility = 180")
