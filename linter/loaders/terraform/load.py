@@ -78,6 +78,7 @@ class TerraformLoader:
         self.resources: list[Res] = []
         self._module_cache: dict[str, Module] = {}
         self._stack: list[str] = []
+        self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
@@ -343,7 +344,9 @@ class TerraformLoader:
         """``# visguard:ignore VG011[,VG020] reason`` on the lines just above a block or inside it."""
         if not block.src or block.line is None:
             return []
-        lines = block.src.splitlines()
+        lines = self._lines.get(block.file)
+        if lines is None:
+            lines = self._lines[block.file] = block.src.splitlines()
         start = block.line - 1
         while start > 0 and lines[start - 1].lstrip().startswith(("#", "//")):
             start -= 1
