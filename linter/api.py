@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from visguard.errors import InternalError, VisguardError
 from visguard.linter.context import RiskFigures, RuleContext
+from visguard.linter.dialects import apply_dialect
 from visguard.linter.matching import matches
 from visguard.linter.model import (
     Finding,
@@ -146,6 +147,7 @@ def lint_model(
             if any(_suppresses(s, f) for s in active):
                 continue
             f = _generated_fix(f, queue)
+            f = apply_dialect(f, queue)
             if f.rule in config.severity_overrides:
                 f = replace(f, severity=Severity(config.severity_overrides[f.rule]))
             findings.append(f)
