@@ -671,7 +671,10 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             ("maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
         ]
     else:
-        subs += [("RedrivePolicy.maxReceiveCount", f"{q_props}.RedrivePolicy.maxReceiveCount")]
+        subs += [
+            ("RedrivePolicy.maxReceiveCount", f"{q_props}.RedrivePolicy.maxReceiveCount"),
+            ("RedrivePolicy.deadLetterTargetArn", f"{q_props}.RedrivePolicy.deadLetterTargetArn"),
+        ]
     if on_lift_consumer and lift_id:
         subs += [
             (
@@ -691,7 +694,11 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             ("BatchSize", f"{sqs}.batchSize"),
         ]  # fmt: skip
     if fn:
-        subs += [("the function Timeout", f"{fn}.timeout"), ("function Timeout", f"{fn}.timeout")]
+        subs += [
+            ("the function Timeout", f"{fn}.timeout"),
+            ("function Timeout", f"{fn}.timeout"),
+            ("the function's ReservedConcurrentExecutions", f"{fn}.reservedConcurrency"),
+        ]
     subs += [
         ("Add RedrivePolicy", f"Add to {q_props}: RedrivePolicy"),
         ("VisibilityTimeout", f"{q_props}.VisibilityTimeout"),
