@@ -223,7 +223,7 @@ class VarResolver:
         self._file_of: dict[int, str] = {}  # id(mapping of an included document) -> its file
         self._docs: dict[str, Any] = {}  # realpath -> decoded document (or an Unresolved)
         self._memo: dict[tuple, Any] = {}
-        self._active: list[tuple] = []  # addresses of strings being resolved (cycle detection)
+        self._active: list[tuple] = []  # (address, string) being resolved (cycle detection)
         self._nodes = 0
         self._stage: Any = None
         self._including: list[str] = []  # files whose values are being resolved (include cycles)
@@ -320,9 +320,9 @@ class VarResolver:
         parts = split_variables(s)
         if not any(isinstance(p, tuple) for p in parts):
             return s
-        key = tuple(path)
-        if key in self._active and path:
-            cycle = [addr_of(p) for p in self._active[self._active.index(key) :]] + [addr_of(path)]
+        key = (tuple(path), s)  # the same string at the same place again: a cycle
+        if key in self._active:
+            cycle = [addr_of(p) for p, _ in self._active[self._active.index(key) :]] + [addr_of(path)]
             raise self.error("circular variable reference: " + " -> ".join(cycle), path)
         if len(self._active) >= MAX_DEPTH:
             raise self.error(f"variables nested more than {MAX_DEPTH} levels deep", path)
