@@ -33,7 +33,7 @@ SKIP_DIRS = {".terraform", "node_modules", ".venv", "venv", "cdk.out", ".git", "
 # `visguard lint` options that take a value (the value is not a file name)
 _VALUE_OPTIONS = {"-f", "--format", "-o", "--output", "-c", "--config", "-p", "--parameter", "--fail-on",
                   "--color", "--var", "--var-file", "--exclude"}  # fmt: skip
-_LOCAL_SOURCE = re.compile(r'(?m)^\s*"?source"?\s*[=:]\s*"(\.{1,2}/[^"]*)"')
+_LOCAL_SOURCE = re.compile(r'(?<![\w.-])"?source"?\s*[=:]\s*"(\.{1,2}/[^"]*)"')  # HCL and JSON
 
 
 def split_args(argv: list[str]) -> tuple[list[str], list[str]]:
