@@ -99,10 +99,49 @@ def claim_dir(path: str) -> bool:
 
 
 def claim_file(path: str, head: bytes) -> bool:
-    """serverless.yml / .yaml / .json whose first bytes show a ``service`` and a ``provider`` key."""
-    if os.path.basename(path) not in SERVICE_FILES:
-        return False
-    return all(rx.search(head) for rx in _HEAD_KEY.values())
+    """serverless.yml / .yaml / .json whose first bytes show a ``service`` and a ``provider`` key; also a file
+    that a service in its folder or a parent folder includes with ``${file(...)}`` (a resources fragment is
+    not a template of its own: it is linted with its service, never as a broken CloudFormation template)."""
+    if os.path.basename(path) in SERVICE_FILES:
+        return all(rx.search(head) for rx in _HEAD_KEY.values())
+    return included_by_a_service(path)
+
+
+_INCLUDE = re.compile(r"\$\{file\(\s*['\"]?([^)'\"]+?)['\"]?\s*\)")
+_include_cache: dict[str, tuple[str, ...]] = {}
+INCLUDE_LEVELS = 4  # parent folders searched for the service that includes a file
+
+
+def _include_patterns(service: str) -> tuple[str, ...]:
+    """The files a service includes, as globs relative to its folder (a variable in the path is ``*``)."""
+    if service not in _include_cache:
+        try:
+            text = _read_text(service)
+        except VisguardError:
+            text = ""
+        pats = []
+        for m in _INCLUDE.finditer(text):
+            rel = re.sub(r"\$\{[^}]*\}?", "*", m.group(1).strip())
+            pats.append(os.path.normpath(rel).replace(os.sep, "/"))
+        _include_cache[service] = tuple(pats)
+    return _include_cache[service]
+
+
+def included_by_a_service(path: str) -> bool:
+    import fnmatch
+
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(INCLUDE_LEVELS + 1):
+        for name in SERVICE_FILES:
+            sf = os.path.join(d, name)
+            if os.path.isfile(sf):
+                rel = os.path.relpath(os.path.abspath(path), d).replace(os.sep, "/")
+                return any(fnmatch.fnmatchcase(rel, p) for p in _include_patterns(sf))
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return False
 
 
 def service_file(path: str) -> str:
@@ -141,6 +180,8 @@ def values_from(options: Any) -> Values:
 def load(path: str, options: Any = None) -> Model:
     """A serverless.yml (or the folder holding one) -> Model. Raises VisguardError on bad input."""
     file = service_file(os.fspath(path))
+    if os.path.basename(file) not in SERVICE_FILES and included_by_a_service(file):
+        return Model(source_file=file)  # a fragment of a service: linted when its serverless.yml is
     doc = loads(_read_text(file), file=file)
     if not isinstance(doc, dict) or "service" not in doc or "provider" not in doc:
         raise VisguardError("not a Serverless Framework service: no service and provider keys", file=file)
@@ -634,8 +675,14 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         q_props = f"constructs.{lift_id}.extensions.dlq.Properties"
     elif lift_id:
         q_props = f"constructs.{lift_id}.extensions.queue.Properties"
-    else:
-        q_props = f"resources.Resources.{queue.id}.Properties"
+    else:  # where the resource is in the service: resources.Resources.X, or resources[1].Resources.X
+        path = queue.location.path or ""
+        base = (
+            path
+            if path.startswith("resources") and path.endswith(f".{queue.id}")
+            else f"resources.Resources.{queue.id}"
+        )
+        q_props = f"{base}.Properties"
     consumer = next((c for c in queue.consumers if c.id == f.consumer), None)
     on_lift_consumer = consumer is not None and consumer.id.startswith("constructs.")
     sqs = f"{consumer.id}.sqs" if consumer is not None and not on_lift_consumer else None

@@ -480,7 +480,8 @@ class VarResolver:
             return Unresolved(text, f"{rel} resolves outside the service folder; not read")
         if full.endswith((".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")):
             return Unresolved(text, f"{rel} is JavaScript/TypeScript, which visguard does not run")
-        doc = self._load(full, rel, text)
+        shown = os.path.normpath(os.path.join(os.path.dirname(self.file), rel))  # as the user names it
+        doc = self._load(full, rel, text, shown)
         if doc is MISSING or isinstance(doc, Unresolved):
             return doc
         if full in self._including:
@@ -494,11 +495,11 @@ class VarResolver:
                     node = node[p]
                 else:
                     return MISSING
-            return self.resolve(node, path, full)
+            return self.resolve(node, path, shown)
         finally:
             self._including.pop()
 
-    def _load(self, full: str, rel: str, text: str) -> Any:
+    def _load(self, full: str, rel: str, text: str, shown: str) -> Any:
         if full in self._docs:
             return self._docs[full]
         if not os.path.exists(full):
@@ -509,9 +510,9 @@ class VarResolver:
         if not full.endswith((".yml", ".yaml", ".json")):
             doc: Any = Unresolved(text, f"{rel} is not a .yml/.yaml/.json file")
         else:
-            doc = loads(self.read(full), file=full)
+            doc = loads(self.read(full), file=shown)
             for d in _mappings(doc):
-                self._file_of[id(d)] = full
+                self._file_of[id(d)] = shown
         self._docs[full] = doc
         return doc
 

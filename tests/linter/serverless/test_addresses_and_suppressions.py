@@ -7,7 +7,7 @@ import pytest
 from visguard.linter.loaders import serverless
 from visguard.linter.model import LintConfig, Suppression
 
-from .conftest import lint
+from .conftest import lint, options
 
 SERVICE = """\
 service: orders
@@ -142,3 +142,24 @@ def test_registered_with_the_loader_registry():
     registry = pytest.importorskip("visguard.linter.loaders.registry")  # the registry is another part's
     spec = registry.get("serverless")
     assert spec.load is serverless.load and spec.claim_file is serverless.claim_file
+
+
+def test_included_fragments_are_claimed_and_linted_with_their_service(tmp_path):
+    (tmp_path / "resources").mkdir()
+    (tmp_path / "config").mkdir()
+    (tmp_path / "other").mkdir()
+    (tmp_path / "serverless.yml").write_text(
+        "service: s\nprovider: {name: aws}\ncustom: ${file(./config/${sls:stage}.yml)}\n"
+        "resources:\n  - ${file(resources/queues.yml)}\n"
+    )
+    frag = tmp_path / "resources" / "queues.yml"
+    frag.write_text(
+        "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      VisibilityTimeout: ${self:custom.vt}\n"
+    )
+    (tmp_path / "config" / "dev.yml").write_text("vt: 30\n")
+    (tmp_path / "other" / "template.yaml").write_text("Resources: {}\n")
+    assert serverless.claim_file(str(frag), frag.read_bytes())
+    assert serverless.claim_file(str(tmp_path / "config" / "dev.yml"), b"vt: 30\n")
+    assert not serverless.claim_file(str(tmp_path / "other" / "template.yaml"), b"Resources: {}\n")
+    assert serverless.load(str(frag), options()).queues == {}
+    assert serverless.load(str(tmp_path), options()).queues["Q"].visibility_timeout == 30

@@ -155,7 +155,7 @@ def test_file_includes_with_nested_variables_keep_their_own_lines(service, tmp_p
     assert f.rule == "VG011"
     assert f.location.file == str(tmp_path / "resources" / "queues.yml") and f.location.line == 5
     assert f.fix.startswith(
-        "Set resources.Resources.OrdersQueue.Properties.VisibilityTimeout to at least 360 s"
+        "Set resources[0].Resources.OrdersQueue.Properties.VisibilityTimeout to at least 360 s"
     )
 
 
