@@ -60,6 +60,7 @@ READ_TYPES = (
     "AWS::Lambda::Alias",
     "AWS::Lambda::Version",
 )
+_WORDED = re.compile(r"\b(resources(\[\d+\])?\.Resources\.|functions\.|constructs\.)")
 _IGNORE = re.compile(r"#\s*visguard:ignore\s+([A-Za-z0-9*,]+)(?:\s+(.*?))?\s*$")
 _HEAD_KEY = {
     key: re.compile(rb'(?m)^["\']?' + key.encode() + rb'["\']?\s*:|"' + key.encode() + rb'"\s*:')
@@ -525,7 +526,9 @@ class _Translator:
             queues[q.id] = q
         model.queues = queues
         self.comment_suppressions(model)
-        model.notes = sorted(self.vars.notes.values(), key=lambda n: (n.file, n.line or 0, n.addr))  # type: ignore[attr-defined]
+        model.notes = sorted(  # type: ignore[attr-defined]
+            self.vars.notes.values(), key=lambda n: (n.location.file, n.location.line or 0, n.location.path)
+        )
 
     def comment_suppressions(self, model: Model) -> None:
         """``# visguard:ignore VG011 reason`` on the line of a function/event/resource/construct key, or on its
@@ -666,7 +669,7 @@ def _unresolved_to_cfn(node: Any, params: dict) -> Any:
 # ------------------------------------------------------------------------------------------ wording
 def dialect(f: Finding, queue: Queue) -> Finding:
     """Word a finding's fix in serverless.yml terms (the dialect of ``Queue.source == "serverless"``)."""
-    if not f.fix:
+    if not f.fix or _WORDED.search(f.fix):  # none, or already in serverless.yml terms (idempotent)
         return f
     fix = f.fix
     lift_id = queue.id[len("constructs.") :] if queue.id.startswith("constructs.") else None
@@ -695,13 +698,19 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         )
 
     if lift_id and not queue.id.endswith(".dlq") and "VisibilityTimeout" in fix:
-        fix = (
-            f"Lift sets the visibility timeout to 6 x constructs.{lift_id}.worker.timeout + maxBatchingWindow, "
-            "with 6 s when the worker sets no timeout (provider.timeout is not used): set "
-            f"constructs.{lift_id}.worker.timeout to the function's real timeout, or "
-            + fix.replace("VisibilityTimeout", f"{q_props}.VisibilityTimeout", 1)[0].lower()
-            + fix.replace("VisibilityTimeout", f"{q_props}.VisibilityTimeout", 1)[1:]
-        )
+        own = fix.replace("VisibilityTimeout", f"{q_props}.VisibilityTimeout", 1)
+        own = own[:1].lower() + own[1:]
+        if f.consumer == f"constructs.{lift_id}.worker":
+            fix = (
+                f"Lift sets the visibility timeout to 6 x constructs.{lift_id}.worker.timeout + maxBatchingWindow, "
+                "with 6 s when the worker sets no timeout (provider.timeout is not used): set "
+                f"constructs.{lift_id}.worker.timeout to the function's real timeout, or {own}"
+            )
+        else:
+            fix = (
+                f"Lift derives this queue's visibility timeout from its worker only (6 x constructs.{lift_id}."
+                f"worker.timeout + maxBatchingWindow), not from other consumers: {own}"
+            )
         return replace(f, fix=fix)
     subs: list[tuple[str, str]] = []
     dlq = queue.redrive.target if queue.redrive is not None else None
@@ -770,6 +779,11 @@ def _register() -> None:
         LoaderSpec("serverless", claim_dir, claim_file, load, (".yml", ".yaml", ".json")),
         before="cloudformation",
     )
+    try:
+        from visguard.linter.dialects import DIALECTS
+    except ImportError:  # pragma: no cover - before the dialect registry: tests word fixes with dialect()
+        return
+    DIALECTS["serverless"] = dialect
 
 
 _register()

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.linter.model import Location
 
 from .decode import PosDict, loads
 
@@ -103,12 +104,16 @@ MISSING = object()  # the source has no value: the next fallback applies
 
 @dataclass
 class Note:
+    """A value that stays unknown: the variable as written, why, and where it is used (``location.path`` is
+    the serverless address). Same shape as the Terraform loader's notes: ``message`` and ``location``."""
+
     text: str
     why: str
-    file: str
-    line: int | None
-    column: int | None
-    addr: str
+    location: Location
+
+    @property
+    def message(self) -> str:
+        return self.why if self.why.startswith(self.text) else f"{self.text}: {self.why}"
 
 
 @dataclass
@@ -248,7 +253,7 @@ class VarResolver:
         key = (u.text, addr_of(path))
         if key not in self.notes:
             line, col = locate(self.root, list(path))
-            self.notes[key] = Note(u.text, u.why, self.file, line, col, addr_of(path))
+            self.notes[key] = Note(u.text, u.why, Location(self.file, line, col, path=addr_of(path)))
 
     def _count(self, n: int = 1) -> None:
         self._nodes += n

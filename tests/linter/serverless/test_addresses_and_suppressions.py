@@ -163,3 +163,13 @@ def test_included_fragments_are_claimed_and_linted_with_their_service(tmp_path):
     assert not serverless.claim_file(str(tmp_path / "other" / "template.yaml"), b"Resources: {}\n")
     assert serverless.load(str(frag), options()).queues == {}
     assert serverless.load(str(tmp_path), options()).queues["Q"].visibility_timeout == 30
+
+
+def test_dialect_is_idempotent_and_leaves_other_inputs_alone(service):
+    from visguard.linter.api import lint_model
+
+    m = service(SERVICE)
+    for f in lint_model(m):
+        once = serverless.dialect(f, m.queues[f.queue])
+        assert serverless.dialect(once, m.queues[f.queue]) == once  # lint_model may word it already
+        assert "Properties.VisibilityTimeout" in once.fix or "functionResponseType" in once.fix

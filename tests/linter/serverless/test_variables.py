@@ -92,8 +92,9 @@ def test_env_uses_the_written_default_and_never_the_process_environment(service,
     assert q.visibility_timeout == "${env:QUEUE_VT}"  # unresolved: the rules stay quiet
     assert "AKIAEXAMPLESECRET" not in repr(m.queues) + repr(m.notes)
     (note,) = m.notes
-    assert note.text == "${env:QUEUE_VT}" and "--var env:QUEUE_VT=VALUE" in note.why
-    assert note.addr == "resources.Resources.OrdersQueue.Properties.VisibilityTimeout" and note.line == 21
+    assert note.text == "${env:QUEUE_VT}" and "--var env:QUEUE_VT=VALUE" in note.message
+    assert note.location.path == "resources.Resources.OrdersQueue.Properties.VisibilityTimeout"
+    assert note.location.line == 21
     assert [f.rule for f in lint(m)] == []
     given = service(_svc(timeout="${env:WORKER_TIMEOUT, 30}", vt="${env:QUEUE_VT}"),
                     variables={"env:WORKER_TIMEOUT": "60", "env:QUEUE_VT": "100"})  # fmt: skip
@@ -193,7 +194,7 @@ def test_unresolvable_values_are_reported_once_and_never_guessed(service, value,
     m = service(_svc(vt=value) + other)
     q = m.queues["OrdersQueue"]
     assert isinstance(q.visibility_timeout, str) and "${" in q.visibility_timeout
-    notes = [n for n in m.notes if n.addr.endswith("OrdersQueue.Properties.VisibilityTimeout")]
+    notes = [n for n in m.notes if n.location.path.endswith("OrdersQueue.Properties.VisibilityTimeout")]
     assert len(notes) == 1 and why in notes[0].why
     assert len(m.notes) == 2  # one per value where it is used
     assert [f.rule for f in lint(m)] == []
