@@ -1,0 +1,140 @@
+"""``visguard-pre-commit {terraform|serverless} [visguard lint options] FILE...``: the pre-commit hooks' entry.
+
+pre-commit passes the changed files that match a hook's ``files`` pattern as the last arguments (split into
+several runs when the command line gets long; ``require_serial`` keeps them in one process at a time). Neither
+kind of input is linted file by file:
+
+- Terraform evaluates a *root module*: the folder where ``terraform plan`` runs, with every ``.tf`` file in
+  it and the local modules it calls (``source = "./modules/queue"``). A changed ``.tf``/``.tfvars`` file
+  therefore selects its folder, and a folder that another folder of the repository calls as a local module
+  selects its callers instead (transitively), because a child module alone has inputs without values. Folders
+  under ``.terraform/`` (downloaded modules) are ignored.
+- A Serverless Framework service is its ``serverless.yml`` plus the files it includes with ``${file(...)}``:
+  a changed YAML/JSON file selects the nearest ``serverless.yml``/``.yaml``/``.json`` in its folder or a
+  parent folder (up to the repository root, where pre-commit runs); files outside any service are ignored.
+
+The selected roots/services are then linted with ``visguard lint`` and its exit code returned (0 clean,
+1 bad input, 2 findings at or above ``--fail-on``). Arguments that start with ``-`` (and the value after an
+option that takes one) are passed to ``visguard lint`` unchanged, e.g. ``args: [--fail-on, error]``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections import deque
+
+from visguard.errors import EXIT_BAD_INPUT, EXIT_OK, VisguardError
+
+TF_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json")
+SERVICE_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")
+SKIP_DIRS = {".terraform", "node_modules", ".venv", "venv", "cdk.out", ".git", ".serverless"}
+# `visguard lint` options that take a value (the value is not a file name)
+_VALUE_OPTIONS = {"-f", "--format", "-o", "--output", "-c", "--config", "-p", "--parameter", "--fail-on",
+                  "--color", "--var", "--var-file", "--exclude"}  # fmt: skip
+_LOCAL_SOURCE = re.compile(r'(?<![\w.-])"?source"?\s*[=:]\s*"(\.{1,2}/[^"]*)"')  # HCL and JSON
+
+
+def split_args(argv: list[str]) -> tuple[list[str], list[str]]:
+    """(options for visguard lint, file names)."""
+    opts, files = [], []
+    it = iter(argv)
+    for a in it:
+        if a.startswith("-"):
+            opts.append(a)
+            if a in _VALUE_OPTIONS:
+                opts.append(next(it, ""))
+        else:
+            files.append(a)
+    return opts, files
+
+
+def _skipped(path: str) -> bool:
+    return any(part in SKIP_DIRS for part in os.path.normpath(path).split(os.sep))
+
+
+def _norm(path: str) -> str:
+    return os.path.normpath(path) or "."
+
+
+def module_calls(repo: str = ".") -> dict[str, set[str]]:
+    """Folder -> folders that call it as a local module (``source = "./..."`` or ``"../..."``)."""
+    from visguard.linter.loaders.serverless import _read_text
+
+    callers: dict[str, set[str]] = {}
+    for folder, dirs, files in os.walk(repo):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        for name in files:
+            if not name.endswith((".tf", ".tf.json")):
+                continue
+            try:
+                text = _read_text(os.path.join(folder, name))
+            except VisguardError:
+                continue  # the Terraform loader reports unreadable files of the roots it reads
+            for m in _LOCAL_SOURCE.finditer(text):
+                target = _norm(os.path.join(folder, m.group(1)))
+                callers.setdefault(target, set()).add(_norm(folder))
+    return callers
+
+
+def terraform_roots(files: list[str], repo: str = ".") -> list[str]:
+    """The root modules that changed ``files`` belong to."""
+    dirs = {_norm(os.path.dirname(f)) for f in files if f.endswith(TF_SUFFIXES) and not _skipped(f)}
+    if not dirs:
+        return []
+    callers = module_calls(repo)
+    roots: set[str] = set()
+    for d in dirs:
+        seen = {d}
+        todo = deque([d])
+        while todo:
+            cur = todo.popleft()
+            ups = callers.get(cur, set()) - seen
+            if not callers.get(cur):
+                roots.add(cur)
+            seen |= ups
+            todo.extend(sorted(ups))
+    return sorted(roots)
+
+
+def serverless_services(files: list[str], repo: str = ".") -> list[str]:
+    """The serverless.yml files of the services that changed ``files`` belong to."""
+    top = os.path.realpath(repo)
+    out: set[str] = set()
+    for f in files:
+        if _skipped(f):
+            continue
+        d = os.path.dirname(os.path.abspath(f))
+        while True:
+            found = next(
+                (os.path.join(d, n) for n in SERVICE_FILES if os.path.isfile(os.path.join(d, n))), None
+            )
+            if found:
+                out.add(os.path.relpath(found, os.path.abspath(repo)))
+                break
+            parent = os.path.dirname(d)
+            if os.path.realpath(d) == top or parent == d:
+                break
+            d = parent
+    return sorted(out)
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0] not in ("terraform", "serverless"):
+        print(
+            "usage: visguard-pre-commit {terraform|serverless} [visguard lint options] FILE...",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    opts, files = split_args(argv[1:])
+    targets = terraform_roots(files) if argv[0] == "terraform" else serverless_services(files)
+    if not targets:
+        return EXIT_OK
+    from visguard.cli import main as visguard
+
+    return visguard(["lint", *opts, *targets])
+
+
+def entry() -> None:  # pragma: no cover - console script wrapper
+    sys.exit(main(sys.argv[1:]))

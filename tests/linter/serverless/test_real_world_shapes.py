@@ -1,0 +1,181 @@
+"""Shapes public serverless services use for SQS -> Lambda (learned from reading public services, written here
+from scratch), each with the findings it must give."""
+
+from __future__ import annotations
+
+from .conftest import lint
+
+
+def _rules(model):
+    return sorted((f.rule, f.queue, f.consumer) for f in lint(model))
+
+
+def test_v1_style_names_and_join_arn(service):
+    """service: {name: ...}, ${self:provider.stage}, an ARN built with Fn::Join, the DLQ ARN kept in custom."""
+    m = service("""
+        service:
+          name: billing
+        provider:
+          name: aws
+          stage: ${opt:stage, 'dev'}
+          region: ${opt:region, 'us-east-1'}
+          timeout: 60
+        custom:
+          queueName: ${self:service.name}-${self:provider.stage}-charges
+          dlqArn:
+            Fn::GetAtt: [ChargesDLQ, Arn]
+        functions:
+          charge:
+            handler: handler.charge
+            events:
+              - sqs:
+                  arn:
+                    Fn::Join:
+                      - ":"
+                      - - arn
+                        - aws
+                        - sqs
+                        - Ref: AWS::Region
+                        - Ref: AWS::AccountId
+                        - ${self:custom.queueName}
+                  batchSize: 1
+        resources:
+          Resources:
+            ChargesQueue:
+              Type: AWS::SQS::Queue
+              Properties:
+                QueueName: ${self:custom.queueName}
+                VisibilityTimeout: 60
+                RedrivePolicy:
+                  deadLetterTargetArn: ${self:custom.dlqArn}
+                  maxReceiveCount: 3
+            ChargesDLQ:
+              Type: AWS::SQS::Queue
+              Properties:
+                MessageRetentionPeriod: 1209600
+    """)
+    q = m.queues["ChargesQueue"]
+    assert q.name == "billing-dev-charges" and q.redrive.target == "ChargesDLQ"
+    assert q.consumers[0].id == "functions.charge.events[0]"
+    assert _rules(m) == [
+        ("VG011", "ChargesQueue", "functions.charge.events[0]"),
+        ("VG021", "ChargesQueue", "functions.charge.events[0]"),
+    ]
+
+
+def test_resources_section_from_a_file_key(service):
+    """resources: {Resources: ${file(./resources/sqs.yml):Resources}, Outputs: ...}"""
+    m = service(
+        """
+        service: s
+        provider: {name: aws, runtime: nodejs20.x}
+        functions:
+          process:
+            handler: src/process.handler
+            timeout: 25
+            events:
+              - sqs:
+                  arn: {"Fn::GetAtt": [ProcessQueue, Arn]}
+                  batchSize: 10
+                  functionResponseType: ReportBatchItemFailures
+        resources:
+          Resources: ${file(./resources/sqs.yml):Resources}
+          Outputs:
+            ProcessQueueUrl: {Value: {Ref: ProcessQueue}}
+        """,
+        files={
+            "resources/sqs.yml": """\
+                Resources:
+                  ProcessQueue:
+                    Type: AWS::SQS::Queue
+                    Properties:
+                      VisibilityTimeout: 150
+                      RedrivePolicy:
+                        deadLetterTargetArn: {"Fn::GetAtt": [ProcessDLQ, Arn]}
+                        maxReceiveCount: 5
+                  ProcessDLQ:
+                    Type: AWS::SQS::Queue
+                    Properties: {MessageRetentionPeriod: 1209600}
+                """
+        },
+    )
+    assert _rules(m) == []  # 150 s = 6 x 25 s: right
+
+
+def test_imported_queue_is_not_this_services(service):
+    m = service("""
+        service: s
+        provider: {name: aws}
+        functions:
+          consume:
+            handler: h.c
+            events:
+              - sqs: {arn: {"Fn::ImportValue": shared-orders-queue-arn}}
+              - sqs: arn:aws:sqs:us-east-1:123456789012:someone-elses-queue
+    """)
+    assert m.queues == {} and lint(m) == []
+
+
+def test_fifo_queue_with_a_batching_window(service):
+    m = service("""
+        service: s
+        provider: {name: aws}
+        functions:
+          ordered:
+            handler: h.o
+            timeout: 10
+            events:
+              - sqs:
+                  arn: !GetAtt Ordered.Arn
+                  batchSize: 10
+                  maximumBatchingWindow: 5
+                  functionResponseType: ReportBatchItemFailures
+        resources:
+          Resources:
+            Ordered:
+              Type: AWS::SQS::Queue
+              Properties:
+                FifoQueue: true
+                QueueName: ordered.fifo
+                VisibilityTimeout: 65
+                RedrivePolicy: {deadLetterTargetArn: !GetAtt OrderedDLQ.Arn, maxReceiveCount: 5}
+            OrderedDLQ:
+              Type: AWS::SQS::Queue
+              Properties: {FifoQueue: true, QueueName: ordered-dlq.fifo}
+    """)
+    (f,) = lint(m)
+    assert f.rule == "VG030" and f.location.path == "functions.ordered.events[0].sqs.maximumBatchingWindow"
+    assert "functions.ordered.events[0].sqs.maximumBatchingWindow" in f.fix
+
+
+def test_one_function_two_queues_and_a_stage_param(service):
+    m = service(
+        """
+        service: s
+        stages:
+          default:
+            params: {workerTimeout: 30}
+        provider: {name: aws}
+        functions:
+          worker:
+            handler: h.w
+            timeout: ${param:workerTimeout}
+            events:
+              - sqs: {arn: !GetAtt High.Arn, batchSize: 1}
+              - sqs: {arn: !GetAtt Low.Arn, batchSize: 1}
+        resources:
+          Resources:
+            High:
+              Type: AWS::SQS::Queue
+              Properties: {VisibilityTimeout: 180, RedrivePolicy: {deadLetterTargetArn: !GetAtt Dlq.Arn, maxReceiveCount: 5}}
+            Low:
+              Type: AWS::SQS::Queue
+              Properties: {VisibilityTimeout: 30, RedrivePolicy: {deadLetterTargetArn: !GetAtt Dlq.Arn, maxReceiveCount: 5}}
+            Dlq:
+              Type: AWS::SQS::Queue
+              Properties: {MessageRetentionPeriod: 1209600}
+        """
+    )
+    assert _rules(m) == [("VG011", "Low", "functions.worker.events[1]")]
+    (f,) = lint(m)
+    assert f.location.path == "resources.Resources.Low.Properties.VisibilityTimeout"
