@@ -59,7 +59,9 @@ def test_the_name_written_where_the_value_comes_from():
 
 
 def test_other_sources_are_untouched():
-    assert "terraform" in DIALECTS and not {"cloudformation", "sam", "cdk", "config", "inventory"} & set(DIALECTS)
+    assert "terraform" in DIALECTS and not {"cloudformation", "sam", "cdk", "config", "inventory"} & set(
+        DIALECTS
+    )
     for source in ("cloudformation", "sam", "cdk", "config", "inventory"):
         q = Queue(id="Q", location=Location("t.yaml", 1, 1), source=source)
         f = _finding("Set VisibilityTimeout to at least 185 s.")
