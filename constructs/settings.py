@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from visguard.facts import RETENTION
 from visguard.linter.model import (
     DEFAULT_RETENTION,
     DEFAULT_VISIBILITY_TIMEOUT,
@@ -36,7 +37,7 @@ HEARTBEAT_FACTOR = 1.0 / float(DEFAULT_SETTINGS["heartbeat_max_fraction"])
 DEFAULT_TARGET_DUPLICATE_RATE = float(DEFAULT_SETTINGS["target_duplicate_rate"])
 # SQS MessageRetentionPeriod maximum (SetQueueAttributes API: 60..1,209,600 s). Standard DLQs keep the original
 # enqueue timestamp, so the DLQ should keep messages longer than the source (SQS DG, dead-letter queues).
-DLQ_RETENTION = 1_209_600
+DLQ_RETENTION = int(RETENTION.hi)
 # The age alarm never fires below this: SQS publishes queue metrics once a minute, and a few minutes of age is
 # normal for any backlog.
 MIN_AGE_ALARM_THRESHOLD = 300

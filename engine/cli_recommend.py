@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 
+from visguard import facts
 from visguard.engine.cli_guard import ArgumentParser, guarded, number
 from visguard.errors import EXIT_FINDINGS, EXIT_OK, VisguardError
 
-DAY14 = 1_209_600.0  # processing times are 1 ms to 14 days (a message's longest life in SQS)
+DAY14 = float(facts.RETENTION.hi)  # processing times are 1 ms to 14 days (a message's longest life in SQS)
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
@@ -35,9 +36,18 @@ def parser(prog: str) -> argparse.ArgumentParser:
         "--scenario", metavar="FILE", help="take the consumer (and its failures) from a scenario"
     )
     lam = p.add_argument_group("Lambda consumer (the profile is then the invocation duration)")
-    lam.add_argument("--lambda-timeout", type=number(1, 900), metavar="SECONDS", help="function timeout")
-    lam.add_argument("--batch-size", type=number(1, 10_000, integer=True), default=10)
-    lam.add_argument("--batching-window", type=number(0, 300), default=0.0, metavar="SECONDS")
+    lam.add_argument(
+        "--lambda-timeout",
+        type=number(facts.LAMBDA_TIMEOUT.lo, facts.LAMBDA_TIMEOUT.hi),
+        metavar="SECONDS",
+        help="function timeout",
+    )
+    lam.add_argument(
+        "--batch-size", type=number(1, facts.SQS_BATCH_SIZE["standard"].hi, integer=True), default=10
+    )
+    lam.add_argument(
+        "--batching-window", type=number(0, facts.BATCHING_WINDOW.hi), default=0.0, metavar="SECONDS"
+    )
     lam.add_argument("--no-partial-batch", action="store_true", help="ReportBatchItemFailures is off")
     t = p.add_argument_group("targets")
     t.add_argument(
@@ -157,7 +167,7 @@ def consumer_and_targets(args):
             raise VisguardError("must be between 0 and 1", place=name)
     if args.max_recovery is not None and args.max_recovery <= 0:
         raise VisguardError("must be a positive number of seconds", place="--max-recovery")
-    if lam_timeout is not None and not 0 < lam_timeout <= 900:
+    if lam_timeout is not None and lam_timeout not in facts.LAMBDA_TIMEOUT:
         raise VisguardError("a Lambda timeout is 1-900 s", place="--lambda-timeout")
     consumer = Consumer(profile, lam_timeout, window, batch, rbif)
     targets = Targets(

@@ -12,13 +12,14 @@ import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from visguard import facts
 from visguard.engine.risk import MAX_VISIBILITY, Profile, RiskEstimate, estimate, required_visibility
-from visguard.linter.model import lambda_guidance_visibility
+from visguard.facts import lambda_guidance_visibility
 
-LAMBDA_MIN_RECEIVES = 5  # AWS: maxReceiveCount >= 5 for Lambda event sources
+LAMBDA_MIN_RECEIVES = facts.MIN_RECEIVE_COUNT_LAMBDA  # AWS: maxReceiveCount >= 5 for Lambda event sources
 WORKER_MIN_RECEIVES = 3  # a transient failure gets two more tries before the DLQ
 HEARTBEAT_FRACTION = 3  # heartbeat every third of the timeout: one missed beat is survivable
-LAMBDA_MAX_TIMEOUT = 900
+LAMBDA_MAX_TIMEOUT = facts.MAX_LAMBDA_TIMEOUT
 
 
 @dataclass

@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from visguard import facts
 from visguard.engine.risk import Profile
 from visguard.errors import VisguardError
 
@@ -28,7 +29,7 @@ class LambdaSettings:
     max_concurrency: int | None = None
     initial_concurrency: int = 5
     scale_up_per_minute: float = 300.0
-    max_esm_concurrency: int = 1250
+    max_esm_concurrency: int = facts.POLLERS["standard"].ceiling
     throttle_retry: float = 1.0
     legacy_effective_visibility: bool = False
     error_backoff: float = 0.0
@@ -39,7 +40,7 @@ class Scenario:
     visibility_timeout: float = 30.0
     fifo: bool = False
     max_receive_count: int | None = None
-    message_retention: float = 345_600.0
+    message_retention: float = float(facts.DEFAULT_RETENTION)
     queue_delay: float = 0.0
     messages: int = 1000
     arrival_rate: float | None = None
@@ -60,7 +61,7 @@ class Scenario:
     lam: LambdaSettings | None = None
     seed: int = 1
     horizon: float | None = None
-    inflight_limit: int = 120_000
+    inflight_limit: int = facts.INFLIGHT_QUOTA["standard"]
     name: str = ""
 
     @property
@@ -374,14 +375,14 @@ def from_dict(doc: dict, file: str = "<scenario>") -> Scenario:
         if lam.batching_window != math.floor(lam.batching_window):
             raise bad("the batching window is whole seconds", "consumer.lambda.batching_window")
     # A worker ignores `lambda:` settings (the issue's minimal form carries both).
-    if hb and hb["interval"] >= 43200:
+    if hb and hb["interval"] >= facts.MAX_VISIBILITY:
         raise bad("the heartbeat interval must be below the 12-hour cap", "consumer.heartbeat.interval")
 
     sc = Scenario(
         visibility_timeout=vt,
         fifo=fifo,
         max_receive_count=q.get("max_receive_count"),
-        message_retention=float(q.get("message_retention", 345_600)),
+        message_retention=float(q.get("message_retention", facts.DEFAULT_RETENTION)),
         queue_delay=float(q.get("delay", 0)),
         messages=int(wl["messages"]),
         arrival_rate=None if rate is None else float(rate),
@@ -402,7 +403,7 @@ def from_dict(doc: dict, file: str = "<scenario>") -> Scenario:
         lam=lam,
         seed=int(doc.get("seed", 1)),
         horizon=sim.get("horizon"),
-        inflight_limit=int(sim.get("inflight_limit", 120_000)),
+        inflight_limit=int(sim.get("inflight_limit", facts.INFLIGHT_QUOTA["standard"])),
         name=str(doc.get("name", "")),
     )
     check_limits(sc, file)
@@ -439,8 +440,8 @@ def arrival_span(sc: Scenario) -> float:
 def estimated_events(sc: Scenario) -> float:
     """An upper estimate of the exact simulator's work: a few events per delivery, one per heartbeat, one per
     idle long poll of each worker (or poller) over the run. Used to refuse runs that would take hours."""
-    hold = float(min(sc.profile.p99, 43_200.0))
+    hold = float(min(sc.profile.p99, facts.MAX_VISIBILITY))
     beats = hold / sc.heartbeat_interval if sc.heartbeat_interval else 0.0
-    pollers = sc.concurrency if not sc.is_lambda else min(sc.lam.max_esm_concurrency, 10_000)
+    pollers = sc.concurrency if not sc.is_lambda else sc.lam.max_esm_concurrency
     idle = pollers * (arrival_span(sc) + 20 * max(sc.visibility_timeout, 1.0)) / max(sc.wait_time, 1.0)
     return sc.messages * (4.0 + beats) + idle
