@@ -101,9 +101,9 @@ class Need:
 
 def lognormal_sf(p50: float, p99: float) -> Callable[[float], float]:
     """P(T > t) of the lognormal with this median and 99th percentile."""
-    if p99 <= p50:
-        return lambda t: 1.0 if t < p50 else 0.0
     mu, sigma = math.log(p50), (math.log(p99) - math.log(p50)) / Z99
+    if not sigma > 0:  # p99 == p50 (to float precision): a fixed processing time
+        return lambda t: 1.0 if t < p50 else 0.0
 
     def sf(t: float) -> float:
         if t <= 0:

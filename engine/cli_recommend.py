@@ -184,7 +184,7 @@ def render(rec, consumer) -> str:
         "",
         f"  visibility timeout   {rec.visibility_timeout} s",
         "  heartbeat            "
-        + (f"ChangeMessageVisibility({rec.heartbeat_extend_by}) every {rec.heartbeat_interval} s" if rec.heartbeat_interval else "none needed"),
+        + (f"ChangeMessageVisibility({rec.heartbeat_extend_by}) every {rec.heartbeat_interval} s, never past 12 h from the receive" if rec.heartbeat_interval else "none needed"),
         f"  maxReceiveCount      {rec.max_receive_count}",
     ]  # fmt: skip
     if rec.function_timeout is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import RETENTION
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
 
@@ -16,7 +17,8 @@ RULE = Rule(
         "arrives, before anyone can look at it. AWS: always set the DLQ's retention longer than the source's."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's.",
+    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's; if the DLQ "
+    "already keeps 14 days, shorten the source queue's retention.",
     tags=("sqs", "dlq", "retention"),
 )
 
@@ -34,4 +36,19 @@ def check(queue, ctx):
             f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
             f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
             location=queue.locations.get("redrive.target") or queue.redrive.location,
+            fix=_fix(queue, dlq, src, dst),
         )
+
+
+def _fix(queue, dlq, src: float, dst: float) -> str:
+    if dst < RETENTION.hi:
+        return (
+            f"Set {dlq.id}'s MessageRetentionPeriod to {int(RETENTION.hi)} (14 days), longer than {queue.id}'s "
+            f"{fmt_seconds(src)}."
+        )
+    # The DLQ already keeps the maximum: only a shorter source retention makes the DLQ's longer.
+    shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
+    return (
+        f"{dlq.id} already keeps the 14-day maximum: shorten {queue.id}'s MessageRetentionPeriod below it, "
+        f"e.g. to {shorter} ({fmt_seconds(shorter)}), so a message keeps days in the DLQ after it arrives."
+    )

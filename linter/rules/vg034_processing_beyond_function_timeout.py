@@ -30,6 +30,8 @@ def _tail(t: float, p50: float | None, p99: float) -> float:
     """P(processing > t) for a lognormal with the given p50/p99 (1 % at p99 when p50 is unknown)."""
     if p50 is None or not 0 < p50 < p99:
         return 0.01
+    if t <= 0:
+        return 1.0  # a timeout of 0 (or less, VG032's) kills every invocation
     sigma = math.log(p99 / p50) / Z99
     return 0.5 * math.erfc((math.log(t) - math.log(p50)) / (sigma * math.sqrt(2)))
 
