@@ -41,14 +41,16 @@ def check(queue, ctx):
 
 
 def _fix(queue, dlq, src: float, dst: float) -> str:
-    if dst < RETENTION.hi:
-        return (
-            f"Set {dlq.id}'s MessageRetentionPeriod to {int(RETENTION.hi)} (14 days), longer than {queue.id}'s "
-            f"{fmt_seconds(src)}."
-        )
-    # The DLQ already keeps the maximum: only a shorter source retention makes the DLQ's longer.
+    top = int(RETENTION.hi)
+    if src < RETENTION.hi:
+        return f"Set {dlq.id}'s MessageRetentionPeriod to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
+    # The source keeps the maximum: only a shorter source retention makes the DLQ's longer.
     shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
+    raise_dlq = (
+        "" if dst >= RETENTION.hi else f"set {dlq.id}'s MessageRetentionPeriod to {top} (14 days) and "
+    )
     return (
-        f"{dlq.id} already keeps the 14-day maximum: shorten {queue.id}'s MessageRetentionPeriod below it, "
-        f"e.g. to {shorter} ({fmt_seconds(shorter)}), so a message keeps days in the DLQ after it arrives."
+        f"{queue.id} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue.id}'s "
+        f"MessageRetentionPeriod, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
+        "after it arrives."
     )
