@@ -60,7 +60,11 @@ READ_TYPES = (
     "AWS::Lambda::Alias",
     "AWS::Lambda::Version",
 )
-_WORDED = re.compile(r"\b(resources(\[\d+\])?\.Resources\.|functions\.|constructs\.)")
+# a fix already in serverless.yml terms names a property path (ids such as constructs.orders.dlq alone do not count)
+_WORDED = re.compile(
+    r"\.Properties\.|\.extensions\.|\.(sqs|maxRetries|maxBatchingWindow|batchSize|maxConcurrency)\b|"
+    r"functions\.[^ ]+\.(timeout|reservedConcurrency)\b|\.worker\.timeout\b"
+)
 _IGNORE = re.compile(r"#\s*visguard:ignore\s+([A-Za-z0-9*,]+)(?:\s+(.*?))?\s*$")
 _HEAD_KEY = {
     key: re.compile(rb'(?m)^["\']?' + key.encode() + rb'["\']?\s*:|"' + key.encode() + rb'"\s*:')
@@ -702,7 +706,12 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             if dlq.startswith("constructs.") and dlq.endswith(".dlq")
             else f"resources.Resources.{dlq}.Properties"
         )
-        subs += [("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod")]
+        subs += [
+            ("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
+            (f"Set {dlq}'s MessageRetentionPeriod", f"Set {dlq_props}.MessageRetentionPeriod"),
+            (f"set {dlq}'s MessageRetentionPeriod", f"set {dlq_props}.MessageRetentionPeriod"),
+        ]
+    subs += [(f"shorten {queue.id}'s MessageRetentionPeriod", f"shorten {q_props}.MessageRetentionPeriod")]
     if lift_id:
         subs += [
             ("RedrivePolicy.maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
