@@ -148,6 +148,7 @@ class EngineClient:
         _service_model()
         self.exceptions = _model_cache["exceptions"]
         self.meta = _Meta(region or engine.region)
+        self._region = self.meta.region_name
         self._req = itertools.count(1)
 
     def __getattr__(self, name):
@@ -172,6 +173,27 @@ class EngineClient:
     def can_paginate(self, operation_name: str) -> bool:
         """As botocore: ListQueues and ListDeadLetterSourceQueues have paginators."""
         return operation_name in ("list_queues", "list_dead_letter_source_queues")
+
+    def get_paginator(self, operation_name: str):
+        """botocore's Paginator over this client, with botocore's paginator model for SQS."""
+        import botocore.session
+        from botocore.exceptions import OperationNotPageableError
+        from botocore.paginate import Paginator
+
+        if not self.can_paginate(operation_name):
+            raise OperationNotPageableError(operation_name=operation_name)
+        op = "".join(w.capitalize() for w in operation_name.split("_"))
+        config = botocore.session.get_session().get_paginator_model("sqs").get_paginator(op)
+        return Paginator(getattr(self, operation_name), config, _service_model().operation_model(op))
+
+    def respond(self, op: str, params: dict) -> tuple[int, dict]:
+        """Run ``op`` and answer as the service would: (HTTP status, parsed response or error dict)."""
+        from botocore.exceptions import ClientError
+
+        try:
+            return 200, self.dispatch(op, params)
+        except ClientError as e:
+            return e.response["ResponseMetadata"]["HTTPStatusCode"], e.response
 
     def dispatch(self, op: str, params: dict) -> dict:
         """Run operation ``op`` (e.g. "SendMessage") with ``params``: the same as the named method."""
@@ -225,7 +247,7 @@ class EngineClient:
         return out
 
     def _q(self, url):
-        return self._eng.get_queue(url)
+        return self._eng.get_queue(url, self._region)
 
     # ------------------------------------------------------------------ queues
     def create_queue(self, **kw):
@@ -235,8 +257,8 @@ class EngineClient:
         eng = self._eng
         if tags and len(tags) > core.MAX_TAGS:
             raise E.invalid_parameter(f"Too many tags added for queue {QueueName}.")
-        existed = QueueName in {q.name for q in eng.queues()}
-        q = eng.create_queue(QueueName, Attributes or {}, strict=True)
+        existed = QueueName in {q.name for q in eng.queues(self._region)}
+        q = eng.create_queue(QueueName, Attributes or {}, strict=True, region=self._region)
         if tags and not existed:
             eng.tag_queue(q, tags)
         return {"QueueUrl": q.url}
@@ -247,13 +269,13 @@ class EngineClient:
     def _get_queue_url(self, QueueName, QueueOwnerAWSAccountId=None):
         if QueueOwnerAWSAccountId not in (None, self._eng.account_id):
             raise E.no_such_queue()
-        return {"QueueUrl": self._eng.get_queue(QueueName).url}
+        return {"QueueUrl": self._eng.get_queue(QueueName, self._region).url}
 
     def list_queues(self, **kw):
         return self._call("ListQueues", self._list_queues, kw)
 
     def _list_queues(self, QueueNamePrefix="", NextToken=None, MaxResults=None):
-        urls = [q.url for q in self._eng.queues() if q.name.startswith(QueueNamePrefix)]
+        urls = [q.url for q in self._eng.queues(self._region) if q.name.startswith(QueueNamePrefix)]
         return self._page(urls, NextToken, MaxResults, "QueueUrls")
 
     @staticmethod

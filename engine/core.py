@@ -123,14 +123,16 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono", "_attempts", "tags", "purged_at",
+        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono", "_attempts", "tags", "purged_at", "region", "_key",
     )  # fmt: skip
 
-    def __init__(self, engine, name, serial):
+    def __init__(self, engine, name, serial, region=None):
         self.engine = engine
         self.name = name
-        self.url = f"https://sqs.{engine.region}.amazonaws.com/{engine.account_id}/{name}"
-        self.arn = f"arn:aws:sqs:{engine.region}:{engine.account_id}:{name}"
+        self.region = region = region or engine.region
+        self._key = (region, name)
+        self.url = f"https://sqs.{region}.amazonaws.com/{engine.account_id}/{name}"
+        self.arn = f"arn:aws:sqs:{region}:{engine.account_id}:{name}"
         self.fifo = name.endswith(".fifo")
         self.visibility_timeout = 30
         self.delay_seconds = 0
@@ -229,7 +231,7 @@ class Engine(Clock):
         h = f"{b:020x}"
         self._idbase = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b & 3]}{h[17:20]}-"
         self._nmsg = 0
-        self._queues = {}  # name -> Queue
+        self._queues = {}  # (region, name) -> Queue
         self._by_arn = {}
         self._nqueues = 0
         # one bound method each, so the event loop can recognise (and drop) idle wake-ups and poll timeouts
@@ -250,13 +252,17 @@ class Engine(Clock):
         return True
 
     # ---------------------------------------------------------------- queues
-    def create_queue(self, name: str, attributes: dict | None = None, *, strict: bool = False) -> Queue:
+    def create_queue(
+        self, name: str, attributes: dict | None = None, *, strict: bool = False, region: str | None = None
+    ) -> Queue:
         """CreateQueue. Idempotent for the same attributes; ``QueueAlreadyExists`` for different ones;
         ``QueueDeletedRecently`` within 60 s of deleting a queue of that name (DOC).
 
         Attribute values may be strings (as in AWS) or numbers; RedrivePolicy a JSON string or a dict. A name
         ending in ".fifo" makes a FIFO queue here; ``strict=True`` (the client) demands FifoQueue=true as AWS.
+        ``region``: the queue's region (default the engine's); each region has its own queue names.
         """
+        region = region or self.region
         attributes = dict(attributes or {})
         if not strict:
             if name.endswith(".fifo"):
@@ -265,7 +271,7 @@ class Engine(Clock):
                 del attributes["FifoQueue"]
         fifo_attr = str(attributes.get("FifoQueue", "false")).lower() == "true"
         A.check_queue_name(name, fifo_attr)
-        existing = self._queues.get(name)
+        existing = self._queues.get((region, name))
         if existing is not None:
             diff = A.differing_attribute(
                 self.queue_attributes(existing), attributes, existing.fifo, existing.redrive_policy,
@@ -277,7 +283,7 @@ class Engine(Clock):
                     f"A queue already exists with the same name and a different value for attribute {diff}",
                 )
             return existing
-        gone = self._deleted.get(name)
+        gone = self._deleted.get((region, name))
         if gone is not None and self.now - gone < NAME_REUSE_WAIT:
             raise E.SQSError(
                 "AWS.SimpleQueueService.QueueDeletedRecently",
@@ -285,18 +291,19 @@ class Engine(Clock):
             )  # AWS-REC test_create_queue_recently_deleted (LocalStack, aws.validated)
         parsed = A.parse_queue_attributes(attributes, fifo=fifo_attr, creating=True, lookup=self._by_arn.get)
         self._nqueues += 1
-        q = Queue(self, name, self._nqueues)
+        q = Queue(self, name, self._nqueues, region)
         q.fifo = fifo_attr
         self._apply(q, parsed, creating=True)
-        self._queues[name] = q
+        self._queues[q._key] = q
         self._by_arn[q.arn] = q
-        self._deleted.pop(name, None)
+        self._deleted.pop(q._key, None)
         return q
 
-    def get_queue(self, ref) -> Queue:
-        """A queue by name, URL or ARN (or a Queue); ``AWS.SimpleQueueService.NonExistentQueue`` if none."""
+    def get_queue(self, ref, region: str | None = None) -> Queue:
+        """A queue by name (in ``region``, default the engine's), URL or ARN (or a Queue);
+        ``AWS.SimpleQueueService.NonExistentQueue`` if none."""
         if isinstance(ref, Queue):
-            if self._queues.get(ref.name) is ref:
+            if self._queues.get(ref._key) is ref:
                 return ref
             raise E.no_such_queue()
         if not isinstance(ref, str):
@@ -305,22 +312,33 @@ class Engine(Clock):
             q = self._by_arn.get(ref)
         elif "/" in ref:
             parts = ref.rstrip("/").rsplit("/", 2)
-            q = self._queues.get(parts[-1]) if len(parts) == 3 and parts[1] == self.account_id else None
+            q = None
+            if len(parts) == 3 and parts[1] == self.account_id:
+                host = parts[0].rsplit("/", 1)[-1].split(".")  # sqs.<region>.amazonaws.com, or a custom host
+                if len(host) > 2 and host[0] == "sqs":
+                    r = host[1]
+                elif len(host) > 3 and host[1] == "queue":  # the legacy https://<region>.queue.amazonaws.com
+                    r = host[0]
+                else:
+                    r = region or self.region
+                q = self._queues.get((r, parts[-1]))
         else:
-            q = self._queues.get(ref)
+            q = self._queues.get((region or self.region, ref))
         if q is None:
             raise E.no_such_queue()
         return q
 
-    def queues(self) -> list[Queue]:
-        return list(self._queues.values())
+    def queues(self, region: str | None = None) -> list[Queue]:
+        """The queues of ``region`` (default the engine's), in creation order."""
+        region = region or self.region
+        return [q for q in self._queues.values() if q.region == region]
 
     def delete_queue(self, q) -> None:
         """DeleteQueue: its messages, tags and purge window go with it; the name is reserved for 60 s."""
         q = self.get_queue(q)
-        del self._queues[q.name]
+        del self._queues[q._key]
         del self._by_arn[q.arn]
-        self._deleted[q.name] = self.now
+        self._deleted[q._key] = self.now
         if len(self._deleted) > 1024:
             self._deleted = {k: t for k, t in self._deleted.items() if self.now - t < NAME_REUSE_WAIT}
         for w in q._waiters:
@@ -915,7 +933,7 @@ class Engine(Clock):
     def _wake(self, q):
         if self.now >= q._wake_at:
             q._wake_at = INF
-        if self._queues.get(q.name) is not q:
+        if self._queues.get(q._key) is not q:
             return
         self._serve(q)
         if q._waiters:
@@ -1069,11 +1087,12 @@ class Engine(Clock):
         while not done() and step():
             pass
 
-    def client(self):
-        """A boto3-shaped SQS client over this engine (engine/client.py)."""
+    def client(self, region: str | None = None):
+        """A boto3-shaped SQS client over this engine (engine/client.py), in ``region`` (default the
+        engine's): queue names are per region, URLs and ARNs carry it."""
         from .client import EngineClient
 
-        return EngineClient(self)
+        return EngineClient(self, region)
 
 
 def _deadline(w):
