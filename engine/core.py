@@ -435,6 +435,10 @@ class Engine(Clock):
     def tag_queue(self, q, tags: dict) -> None:
         """TagQueue: adds or overwrites; at most 50 tags per queue (DOC quotas)."""
         q = self.get_queue(q)
+        if not tags:
+            raise E.SQSError(
+                "MissingParameter", "The request must contain the parameter Tags."
+            )  # moto's text
         merged = {**q.tags, **tags}
         if len(merged) > MAX_TAGS:
             raise E.invalid_parameter(f"Too many tags added for queue {q.name}.")  # text unrecorded (moto's)
@@ -443,6 +447,10 @@ class Engine(Clock):
     def untag_queue(self, q, keys) -> None:
         """UntagQueue: a key the queue does not have is ignored (LocalStack test_untag_queue_ignores_...)."""
         q = self.get_queue(q)
+        if not keys or any(not 1 <= len(k) <= 128 for k in keys):
+            raise E.invalid_parameter(
+                "Tag keys must be between 1 and 128 characters in length."
+            )  # moto's text
         for k in keys:
             q.tags.pop(k, None)
 
