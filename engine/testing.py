@@ -176,8 +176,6 @@ class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's m
             undo()
         self._undo.clear()
         _ACTIVE.remove(self)
-        if self._given is None:
-            self.engine = None
 
     def __call__(self, fn):
         @functools.wraps(fn)
@@ -225,6 +223,7 @@ class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's m
         from .client import EngineClient
 
         engine_client = EngineClient(self.engine, client.meta.region_name)
+        sched = self.sched
         url = client.meta.endpoint_url
         mock = self
 
@@ -232,9 +231,14 @@ class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's m
             context["visguard_params"] = dict(params)
 
         def answer(model, context, **_):
-            if mock.engine is None or mock.sched.closed:
-                return None  # the block is over: this client talks to AWS again
-            status, parsed = mock._run(lambda: engine_client.respond(model.name, context["visguard_params"]))
+            # a client made inside the block keeps talking to its engine after the block (never to AWS)
+            if sched.closed:
+                with sched.cond:
+                    status, parsed = engine_client.respond(model.name, context["visguard_params"])
+            else:
+                status, parsed = mock._run(
+                    lambda: engine_client.respond(model.name, context["visguard_params"])
+                )
             headers = {"x-amzn-requestid": parsed.get("ResponseMetadata", {}).get("RequestId", "")}
             return AWSResponse(url, status, headers, None), parsed
 

@@ -305,3 +305,11 @@ def test_redrive_policy_dict_target_list_is_refused(sqs):
         ]
         == "InvalidParameterValue"
     )
+
+
+def test_empty_tag_requests_are_refused(sqs):
+    # DOC TagQueue/UntagQueue: Tags and TagKeys are required (texts as moto's; AWS's are not recorded)
+    url = sqs.create_queue(QueueName="t", tags={"a": "1"})["QueueUrl"]
+    assert _err(lambda: sqs.tag_queue(QueueUrl=url, Tags={}))["Error"]["Code"] == "MissingParameter"
+    assert _err(lambda: sqs.untag_queue(QueueUrl=url, TagKeys=[]))["Error"]["Code"] == "InvalidParameterValue"
+    assert sqs.list_queue_tags(QueueUrl=url)["Tags"] == {"a": "1"}

@@ -66,6 +66,7 @@ class HeartbeatConsumer:
                     assert e.response["Error"]["Code"] == "InvalidParameterValue"
 
 
+@pytest.mark.slow
 def test_threaded_heartbeat_consumer_runs_unchanged_across_12_virtual_hours():
     with mock_sqs() as eng:
         sqs = boto3.client("sqs", region_name="us-east-1")
@@ -184,3 +185,33 @@ def test_wall_clock_long_poll_is_answered_by_another_thread():
         sender.join()
         assert got["Messages"][0]["Body"] == "late"
         assert 0.2 < time.time() - start < 4.5
+
+
+def test_readme_heartbeat_across_12_hours(sqs_engine):  # the example of engine/README.md, verbatim
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    url = sqs.create_queue(QueueName="jobs", Attributes={"VisibilityTimeout": "120"})["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="encode video")
+    m = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=20)["Messages"][0]
+    done, errors = threading.Event(), []
+
+    def heartbeat():  # the production heartbeat, unchanged
+        while not done.wait(60):
+            try:
+                sqs.change_message_visibility(
+                    QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=120
+                )
+            except ClientError as e:
+                errors.append(e.response["Error"]["Message"])
+                return
+
+    t = threading.Thread(target=heartbeat)
+    t.start()
+    for _ in range(23):  # 11.5 hours of work: never redelivered meanwhile
+        time.sleep(1800)
+        assert "Messages" not in sqs.receive_message(QueueUrl=url)
+    time.sleep(1800)  # 12 hours: the cap per receipt (AWS: no extension past it)
+    done.set()
+    t.join()
+    assert "beyond the limit [43200 seconds]" in errors[0]
+    again = sqs.receive_message(QueueUrl=url, AttributeNames=["ApproximateReceiveCount"])["Messages"][0]
+    assert again["Attributes"]["ApproximateReceiveCount"] == "2" and sqs_engine.now == 1_767_225_600 + 43_200
