@@ -238,12 +238,11 @@ def check_message_id_param(name: str, value: str) -> None:
         )
 
 
-_ATTR_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
 _DATA_TYPES = ("String", "Number", "Binary")
 
 
 def check_message_attributes(attrs: dict) -> int:
-    """DOC (SQS message attributes): names up to 256 of A-Za-z0-9 _ - ., case-sensitive, no "AWS."/"Amazon."
+    """DOC (SQS message attributes): names up to 256 letters/digits (Unicode, as AWS accepts) or _ - ., no "AWS."/"Amazon."
     prefix (any case), no leading or trailing period, no two periods in a row; DataType String, Number or
     Binary with an optional ".custom" suffix, up to 256 characters; a String/Number value non-empty, in the
     allowed character set. Returns the attributes' size in bytes (name, type and value), as SQS counts it."""
@@ -252,7 +251,7 @@ def check_message_attributes(attrs: dict) -> int:
         low = name.lower()
         if (
             not 1 <= len(name) <= 256
-            or not set(name) <= _ATTR_NAME_OK
+            or not all(c.isalnum() or c in "_-." for c in name)  # AWS-REC: "attr.1øßä" is accepted
             or low.startswith(("aws.", "amazon."))
             or name.startswith(".")
             or name.endswith(".")
@@ -293,7 +292,12 @@ def check_message_attributes(attrs: dict) -> int:
                     raise E.invalid_parameter(
                         f"Can't cast the value of message (user) attribute '{name}' to a number."
                     ) from None
-            check_contents(v)
+            if _BAD_CHARS.search(v):
+                # AWS-REC test_invalid_string_attributes_cause_invalid_parameter_value_error: the code is
+                # InvalidParameterValue (not the body's InvalidMessageContents); the text is not recorded
+                raise E.invalid_parameter(
+                    f"Message (user) attribute '{name}' value contains invalid characters. {_INVALID_CHARS_TEXT}"
+                )
             size += len(v.encode("utf-8", "surrogatepass"))
         size += len(name.encode()) + len(dtype.encode())
     return size

@@ -37,6 +37,9 @@ _SHAPE = {
     "AWS.SimpleQueueService.QueueDeletedRecently": "QueueDeletedRecently",
     "AWS.SimpleQueueService.UnsupportedOperation": "UnsupportedOperation",
 }
+# the errors whose parsed response has a top-level "message" (AWS-REC: every error in LocalStack's snapshots
+# recorded through botocore's JSON protocol; the others have only Error and ResponseMetadata)
+_MESSAGE_KEY = frozenset({"InvalidAttributeName", "InvalidAttributeValue"})
 MAX_PAGE = 1000  # DOC (ListQueues, ListDeadLetterSourceQueues): at most 1,000 results per page
 MAX_BATCH_BYTES = 1_048_576  # AWS-REC snapshot test_send_message_batch_with_oversized_contents
 
@@ -214,13 +217,14 @@ class EngineClient:
 
     def error_response(self, exc: E.SQSError) -> dict:
         """The parsed error dict botocore builds for SQS's JSON protocol (query-compatible codes): ``Error``
-        (Code, Message, QueryErrorCode, Type), the top-level ``message`` and ``ResponseMetadata``."""
+        (Code, Message, QueryErrorCode, Type), ``ResponseMetadata``, and for the attribute errors the top-level
+        ``message`` (as recorded)."""
         shape = _SHAPE.get(exc.code, exc.code)
-        return {
-            "Error": {"Code": exc.code, "Message": exc.message, "QueryErrorCode": shape, "Type": "Sender"},
-            "message": exc.message,
-            "ResponseMetadata": self._meta(exc.status),
-        }
+        out = {"Error": {"Code": exc.code, "Message": exc.message, "QueryErrorCode": shape, "Type": "Sender"}}
+        if exc.code in _MESSAGE_KEY:
+            out["message"] = exc.message
+        out["ResponseMetadata"] = self._meta(exc.status)
+        return out
 
     def _error(self, exc: E.SQSError, op: str):
         resp = self.error_response(exc)

@@ -79,13 +79,18 @@ class _VirtualScheduler:
             self.settle()
             while me in self.waiting and not self.closed:
                 self.cond.wait(0.05)  # real time: a safety net, notify_all does the waking
-                if me in self.waiting:
+                idle = _REAL_MONOTONIC() - self.activity
+                if me in self.waiting and idle > self.stall:
                     # a participant blocked elsewhere (a queue.Queue, a pool's idle worker) for `stall` real
-                    # seconds counts as waiting, so the test cannot hang on it
-                    self.settle(force=_REAL_MONOTONIC() - self.activity > self.stall)
+                    # seconds no longer holds the clock, which then follows real time (never faster), so the
+                    # test cannot hang on it and a real-time timeout there still means what it says
+                    self.activity = _REAL_MONOTONIC()
+                    self.settle(limit=self.eng.now + idle)
+                elif me in self.waiting:
+                    self.settle()
             self.waiting.pop(me, None)
 
-    def settle(self, force: bool = False) -> None:
+    def settle(self, limit: float | None = None) -> None:
         """Release the waiters whose wait is over; if every participant waits, move the clock to the next
         moment something can happen, run the engine's events up to it, and release again."""
         eng = self.eng
@@ -98,13 +103,22 @@ class _VirtualScheduler:
                 self.activity = _REAL_MONOTONIC()
                 self.cond.notify_all()
                 return
-            if not force and (self.pending or any(th not in self.waiting for th in self.threads)):
+            if limit is None and (self.pending or any(th not in self.waiting for th in self.threads)):
                 return
-            force = False
             t = min(min((d for d, _ in self.waiting.values()), default=INF), eng.next_event_time())
+            if limit is not None:
+                t = min(t, limit)
             if t == INF:
                 return  # nothing can ever happen: everybody waits for everybody (the test hangs, as it would)
             eng.run(until=max(t, now))
+            if limit is not None and eng.now >= limit:
+                limit = None
+                released = [th for th, (d, done) in self.waiting.items() if d <= eng.now or done()]
+                for th in released:
+                    del self.waiting[th]
+                if released:
+                    self.cond.notify_all()
+                return
 
     # ------------------------------------------------------------------ thread bookkeeping
     def started(self, thread) -> None:
@@ -127,7 +141,7 @@ class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's m
     ``engine``: an Engine to use (default: a new one with ``engine_options``, e.g. ``inflight_limit``);
     ``clock``: "virtual" (default) or "wall"; ``region``/``account_id``: the engine's defaults for clients
     that name no region; ``stall`` (real seconds, default 0.5): how long a participant may stay blocked
-    outside the waits the virtual clock knows before the clock moves without it. ``with mock_sqs() as eng`` yields the Engine; ``mock_sqs().engine`` holds it too.
+    outside the waits the virtual clock knows before the clock moves without it (then at real speed). ``with mock_sqs() as eng`` yields the Engine; ``mock_sqs().engine`` holds it too.
     """
 
     def __init__(self, engine: Engine | None = None, *, clock: str = "virtual", region: str = "us-east-1",

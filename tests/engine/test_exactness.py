@@ -110,9 +110,20 @@ def test_custom_data_type_and_invalid_characters(sqs):
         _err(lambda: sqs.send_message(QueueUrl=url, MessageBody=body))["Error"]["Code"]
         == "InvalidMessageContents"
     )
-    bad = {"x": {"DataType": "String", "StringValue": "a\x01"}}
+    # AWS-REC test_invalid_string_attributes_cause_invalid_parameter_value_error, test_send_message_with_invalid_
+    # string_attributes (a Unicode name is valid)
+    bad = {"x": {"DataType": "String", "StringValue": "Invalid-\x08,\x0b"}}
     r = _err(lambda: sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=bad))
-    assert r["Error"]["Code"] == "InvalidMessageContents"
+    assert r["Error"]["Code"] == "InvalidParameterValue"
+    sqs.send_message(
+        QueueUrl=url,
+        MessageBody="b",
+        MessageAttributes={"attr.1øßä": {"DataType": "String", "StringValue": "V"}},
+    )
+    for name in ("Invalid-!-attr", "Invalid-§-attr", "aWs.-x", "AMAZON.-x"):
+        attrs = {name: {"DataType": "String", "StringValue": "Valid"}}
+        r = _err(lambda a=attrs: sqs.send_message(QueueUrl=url, MessageBody="b", MessageAttributes=a))
+        assert r["Error"]["Code"] == "InvalidParameterValue"
 
 
 def test_message_attribute_name_filters(sqs):
@@ -292,7 +303,7 @@ def test_error_shape_matches_botocore(sqs):
         "QueryErrorCode": "QueueDoesNotExist",
         "Type": "Sender",
     }
-    assert r["message"] == "The specified queue does not exist."
+    assert "message" not in r  # AWS-REC: only InvalidAttributeName/Value carry the top-level message
     assert r["ResponseMetadata"]["HTTPStatusCode"] == 400
 
 
