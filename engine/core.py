@@ -1,8 +1,9 @@
-"""The engine core: SQS queues, messages and receipt handles on a virtual clock.
+"""The SQS state machine: queues, messages and receipt handles on the virtual clock (engine/clock.py).
 
-Like SimPy's core, it is one heap of timed events ``(time, seq, fn, args)`` on a virtual clock; equal times run
-in FIFO order. Queue state is lazy: a message that becomes visible again at time T is noticed by the first
-operation on its queue at or after T (``_settle``), so a message costs no event unless somebody long-polls.
+:class:`Engine` is a :class:`~visguard.engine.clock.Clock` holding SQS queues. Queue state is lazy: a message
+that becomes visible again at time T is noticed by the first operation on its queue at or after T
+(``_settle``), so a message costs no event unless somebody long-polls. Attribute parsing and validation live in
+engine/attributes.py (the codec); this module applies what it returns.
 
 Every rule below cites ../shared/reference/sqs-semantics-evidence.md ("ev. 1.3" = its section 1.3).
 Options (all keyword-only, defaults follow recorded AWS behaviour):
@@ -23,19 +24,21 @@ Options (all keyword-only, defaults follow recorded AWS behaviour):
 from __future__ import annotations
 
 import hashlib
-import itertools
-import json
 import math
 import random
 from collections import deque
 from heapq import heapify, heappop, heappush
 
+from . import attributes as A
 from . import errors as E
+from .attributes import INT_ATTRIBUTES, MAX_VISIBILITY, STR_ATTRIBUTES  # noqa: F401  (re-exported)
+from .clock import INF, Clock
 
-MAX_VISIBILITY = 43_200  # 12 h: queue, ReceiveMessage and ChangeMessageVisibility (ev. 1.1)
 DEDUP_WINDOW = 300.0  # FIFO deduplication interval, 5 minutes (ev. 1.7)
 ATTEMPT_WINDOW = 300.0  # a FIFO ReceiveRequestAttemptId can be used for 5 minutes after the receive (ev. 1.7)
-INF = float("inf")
+NAME_REUSE_WAIT = 60.0  # DOC (DeleteQueue): wait 60 s before creating a queue with the same name
+PURGE_WAIT = 60.0  # DOC (PurgeQueue): one purge per queue every 60 seconds
+MAX_TAGS = 50  # DOC (quotas): 50 tags per queue
 
 # message states (Message.state)
 VISIBLE, INFLIGHT, DELAYED, GONE = 0, 1, 2, 3
@@ -111,19 +114,6 @@ class _Waiter:
 
 
 # queue attributes: name -> (min, max, default) for the integer ones (DOC: CreateQueue attribute table)
-INT_ATTRIBUTES = {
-    "VisibilityTimeout": (0, MAX_VISIBILITY, 30),
-    "DelaySeconds": (0, 900, 0),
-    "MessageRetentionPeriod": (60, 1_209_600, 345_600),
-    "MaximumMessageSize": (1024, 1_048_576, 1_048_576),
-    "ReceiveMessageWaitTimeSeconds": (0, 20, 0),
-}
-STR_ATTRIBUTES = {
-    "Policy", "KmsMasterKeyId", "KmsDataKeyReusePeriodSeconds", "SqsManagedSseEnabled", "RedriveAllowPolicy",
-    "DeduplicationScope", "FifoThroughputLimit",
-}  # fmt: skip
-
-
 class Queue:
     """An SQS queue. Read ``url``, ``arn``, ``name``, ``fifo``, ``visibility_timeout``; call ``counts()``."""
 
@@ -133,14 +123,16 @@ class Queue:
         "created_at", "modified_at", "n_sent", "n_deleted", "n_expired", "n_moved_in", "n_moved_out", "n_purged",
         "_dlq_arn", "_max_rc", "_live", "_handles", "_hprefix", "_nrecv", "_visible", "_hidden", "_ret",
         "_nvis", "_ninflight", "_ndelayed", "_groups", "_gheap", "_dedup", "_waiters", "_wake_at", "_serial",
-        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono", "_attempts",
+        "_seqno", "_dead", "_dedup_gc", "_wtimer_at", "_wmono", "_attempts", "tags", "purged_at", "region", "_key",
     )  # fmt: skip
 
-    def __init__(self, engine, name, serial):
+    def __init__(self, engine, name, serial, region=None):
         self.engine = engine
         self.name = name
-        self.url = f"https://sqs.{engine.region}.amazonaws.com/{engine.account_id}/{name}"
-        self.arn = f"arn:aws:sqs:{engine.region}:{engine.account_id}:{name}"
+        self.region = region = region or engine.region
+        self._key = (region, name)
+        self.url = f"https://sqs.{region}.amazonaws.com/{engine.account_id}/{name}"
+        self.arn = f"arn:aws:sqs:{region}:{engine.account_id}:{name}"
         self.fifo = name.endswith(".fifo")
         self.visibility_timeout = 30
         self.delay_seconds = 0
@@ -178,6 +170,8 @@ class Queue:
         self._dead = 0  # heap entries made stale since the last compaction
         self._dedup_gc = 4096  # size of _dedup that triggers dropping expired ids
         self._attempts = {}  # FIFO ReceiveRequestAttemptId -> (usable until, receipts of that receive)
+        self.tags = {}  # TagQueue: belongs to the queue (every client sees it; it goes with the queue)
+        self.purged_at = None  # the last PurgeQueue request (one per 60 s)
 
     def __repr__(self):
         return f"<Queue {self.name}>"
@@ -200,7 +194,7 @@ class Queue:
         return self._dlq_arn
 
 
-class Engine:
+class Engine(Clock):
     """Exact SQS visibility semantics on a virtual clock (see the module docstring for the options)."""
 
     def __init__(
@@ -228,153 +222,24 @@ class Engine:
         self.stale_delete = stale_delete
         self.short_poll_sampling = p
         self.cap_anchor = cap_anchor
-        self.now = float(start_time)
+        super().__init__(start_time)
         self.seed = seed
         self.region = region
         self.account_id = account_id
-        self._heap = []
-        # Events at the current instant (delay 0: long-poll callbacks, schedule(0, ...)) wait in this FIFO,
-        # not the heap, as (seq, fn, args): run() takes one before the heap's head whenever that head is
-        # later, or at the same time with a larger seq, which is exactly the heap's (time, seq) order
-        # (cheaper: no heap push and pop for the commonest event of a simulation).
-        self._soon = deque()
-        # schedule_series: [times, next index, fn], and the (time, seq) of its next call as if it were a heap
-        # event (INF: none)
-        self._series = None
-        self._series_at = INF
-        self._series_seq = 0
-        self._seq = itertools.count(1)
         self._rng = random.Random(seed)
         b = self._rng.getrandbits(80)
         h = f"{b:020x}"
         self._idbase = f"{h[:8]}-{h[8:12]}-4{h[13:16]}-{'89ab'[b & 3]}{h[17:20]}-"
         self._nmsg = 0
-        self._queues = {}  # name -> Queue
+        self._queues = {}  # (region, name) -> Queue
         self._by_arn = {}
         self._nqueues = 0
         # one bound method each, so the event loop can recognise (and drop) idle wake-ups and poll timeouts
-        self._wake_fn = self._wake
-        self._timeout_fn = self._poll_timeouts
+        self._wake_fn = self._guard_a = self._wake
+        self._timeout_fn = self._guard_b = self._poll_timeouts
+        self._deleted = {}  # queue name -> when it was deleted (the name cannot be reused for 60 s)
 
-    # ---------------------------------------------------------------- the clock
-    def schedule(self, delay, fn, *args):
-        """Run ``fn(*args)`` at ``now + delay`` on the shared heap; equal times run in FIFO order."""
-        if delay > 0:
-            heappush(self._heap, (self.now + delay, next(self._seq), fn, args))
-        elif delay == 0:
-            self._soon.append((next(self._seq), fn, args))
-        else:
-            raise ValueError("delay must be >= 0")
-
-    def schedule_series(self, times, fn):
-        """Call ``fn(i)`` at each virtual epoch time ``times[i]`` (non-decreasing, not in the past) without a
-        heap event per call: run() merges the series with the heap. The calls of one instant run together,
-        ordered among other events as one event scheduled now (the first instant) or by the previous
-        instant's calls (the next ones): the order of a chain of events each scheduling the next. One series
-        at a time (a simulation's precomputed arrivals)."""
-        if self._series is not None:
-            raise ValueError("a series is already scheduled")
-        times = list(times)
-        if times and (times[0] < self.now or any(b < a for a, b in zip(times, times[1:], strict=False))):
-            raise ValueError("series times must be non-decreasing and not in the past")
-        if times:
-            self._series = [times, 0, fn]
-            self._series_at, self._series_seq = times[0], next(self._seq)
-
-    def _series_call(self):
-        """Run every call of the series' next instant, then place the following instant."""
-        s = self._series
-        times, i, fn = s
-        t = times[i]
-        if t > self.now:
-            self.now = t
-        n = len(times)
-        while i < n and times[i] <= t:
-            s[1] = i + 1
-            fn(i)
-            i += 1
-        if i < n:
-            self._series_at, self._series_seq = times[i], next(self._seq)
-        else:
-            self._series, self._series_at = None, INF
-
-    def _at(self, t, fn, *args):
-        heappush(self._heap, (t, next(self._seq), fn, args))
-
-    def run(self, until=None):
-        """Run timed events until the heap is empty, or up to ``until`` (virtual epoch seconds, inclusive)."""
-        heap, soon = self._heap, self._soon
-        wake, timeout = self._wake_fn, self._timeout_fn
-        lim = INF if until is None else until
-        while True:
-            # three sources in (time, seq) order: zero-delay events (at now), the heap, the series
-            if soon and (  # inlined _soon_first (hot path)
-                not (heap and heap[0][0] <= self.now and heap[0][1] < soon[0][0])
-                and (self._series_at > self.now or self._series_seq > soon[0][0])
-            ):
-                if self.now > lim:
-                    break
-                _, fn, args = soon.popleft()
-                fn(*args)
-                continue
-            if (
-                not heap
-                or self._series_at < heap[0][0]
-                or (self._series_at == heap[0][0] and self._series_seq < heap[0][1])
-            ):
-                if self._series is None or self._series_at > lim:
-                    break
-                self._series_call()
-                continue
-            if heap[0][0] > lim:
-                break
-            t, _, fn, args = heappop(heap)
-            if (fn is wake or fn is timeout) and self._idle(t, fn, args[0]):
-                continue  # nobody is waiting any more: the event neither runs nor moves the clock
-            if t > self.now:
-                self.now = t
-            fn(*args)
-        if until is not None and until > self.now:
-            self.now = float(until)
-
-    def advance(self, seconds):
-        """Run every timed event up to ``now + seconds``, then set ``now`` there."""
-        if seconds < 0:
-            raise ValueError("cannot move the virtual clock backwards")
-        self.run(self.now + seconds)
-
-    def _step(self):
-        """Run the next timed event (in the order run() would); False when there is none."""
-        heap, soon = self._heap, self._soon
-        while True:
-            if soon and self._soon_first():
-                _, fn, args = soon.popleft()
-                fn(*args)
-                return True
-            if (
-                not heap
-                or self._series_at < heap[0][0]
-                or (self._series_at == heap[0][0] and self._series_seq < heap[0][1])
-            ):
-                if self._series is None:
-                    return False
-                self._series_call()
-                return True
-            t, _, fn, args = heappop(heap)
-            if (fn is self._wake_fn or fn is self._timeout_fn) and self._idle(t, fn, args[0]):
-                continue
-            if t > self.now:
-                self.now = t
-            fn(*args)
-            return True
-
-    def _soon_first(self):
-        """The head of the zero-delay FIFO (time now) comes before the heap's head and the series' next call."""
-        seq, now, heap = self._soon[0][0], self.now, self._heap
-        if heap and heap[0][0] <= now and heap[0][1] < seq:
-            return False
-        return self._series_at > now or self._series_seq > seq
-
+    # ---------------------------------------------------------------- the clock's guarded events
     def _idle(self, t, fn, q):
         """A wake-up or poll-timeout event of ``q`` with no long poll left to serve: disarm it, skip it."""
         if q._waiters:
@@ -387,58 +252,95 @@ class Engine:
         return True
 
     # ---------------------------------------------------------------- queues
-    def create_queue(self, name: str, attributes: dict | None = None, *, strict: bool = False) -> Queue:
-        """CreateQueue. Idempotent for the same attributes; ``QueueAlreadyExists`` for different ones.
+    def create_queue(
+        self, name: str, attributes: dict | None = None, *, strict: bool = False, region: str | None = None
+    ) -> Queue:
+        """CreateQueue. Idempotent for the same attributes; ``QueueAlreadyExists`` for different ones;
+        ``QueueDeletedRecently`` within 60 s of deleting a queue of that name (DOC).
 
         Attribute values may be strings (as in AWS) or numbers; RedrivePolicy a JSON string or a dict. A name
         ending in ".fifo" makes a FIFO queue here; ``strict=True`` (the client) demands FifoQueue=true as AWS.
+        ``region``: the queue's region (default the engine's); each region has its own queue names.
         """
+        region = region or self.region
         attributes = dict(attributes or {})
-        if not strict and name.endswith(".fifo"):
-            attributes.setdefault("FifoQueue", "true")
+        if not strict:
+            if name.endswith(".fifo"):
+                attributes.setdefault("FifoQueue", "true")
+            elif str(attributes.get("FifoQueue", "")).lower() == "false":
+                del attributes["FifoQueue"]
         fifo_attr = str(attributes.get("FifoQueue", "false")).lower() == "true"
-        check_queue_name(name, fifo_attr)
-        existing = self._queues.get(name)
+        A.check_queue_name(name, fifo_attr)
+        existing = self._queues.get((region, name))
         if existing is not None:
-            diff = same_attributes(existing, attributes)
+            diff = A.differing_attribute(
+                self.queue_attributes(existing), attributes, existing.fifo, existing.redrive_policy,
+                self._by_arn.get,
+            )  # fmt: skip
             if diff is not None:
                 raise E.SQSError(
                     "QueueAlreadyExists",
                     f"A queue already exists with the same name and a different value for attribute {diff}",
                 )
             return existing
+        gone = self._deleted.get((region, name))
+        if gone is not None and self.now - gone < NAME_REUSE_WAIT:
+            raise E.SQSError(
+                "AWS.SimpleQueueService.QueueDeletedRecently",
+                "You must wait 60 seconds after deleting a queue before you can create another with the same name.",
+            )  # AWS-REC test_create_queue_recently_deleted (LocalStack, aws.validated)
+        parsed = A.parse_queue_attributes(attributes, fifo=fifo_attr, creating=True, lookup=self._by_arn.get)
         self._nqueues += 1
-        q = Queue(self, name, self._nqueues)
-        apply_attributes(self, q, attributes, creating=True)
-        self._queues[name] = q
+        q = Queue(self, name, self._nqueues, region)
+        q.fifo = fifo_attr
+        self._apply(q, parsed, creating=True)
+        self._queues[q._key] = q
         self._by_arn[q.arn] = q
+        self._deleted.pop(q._key, None)
         return q
 
-    def get_queue(self, ref) -> Queue:
-        """A queue by name, URL or ARN (or a Queue); ``AWS.SimpleQueueService.NonExistentQueue`` if none."""
+    def get_queue(self, ref, region: str | None = None) -> Queue:
+        """A queue by name (in ``region``, default the engine's), URL or ARN (or a Queue);
+        ``AWS.SimpleQueueService.NonExistentQueue`` if none."""
         if isinstance(ref, Queue):
-            if self._queues.get(ref.name) is ref:
+            if self._queues.get(ref._key) is ref:
                 return ref
             raise E.no_such_queue()
-        ref = str(ref)
+        if not isinstance(ref, str):
+            raise E.no_such_queue()
         if ref.startswith("arn:"):
             q = self._by_arn.get(ref)
         elif "/" in ref:
             parts = ref.rstrip("/").rsplit("/", 2)
-            q = self._queues.get(parts[-1]) if len(parts) == 3 and parts[1] == self.account_id else None
+            q = None
+            if len(parts) == 3 and parts[1] == self.account_id:
+                host = parts[0].rsplit("/", 1)[-1].split(".")  # sqs.<region>.amazonaws.com, or a custom host
+                if len(host) > 2 and host[0] == "sqs":
+                    r = host[1]
+                elif len(host) > 3 and host[1] == "queue":  # the legacy https://<region>.queue.amazonaws.com
+                    r = host[0]
+                else:
+                    r = region or self.region
+                q = self._queues.get((r, parts[-1]))
         else:
-            q = self._queues.get(ref)
+            q = self._queues.get((region or self.region, ref))
         if q is None:
             raise E.no_such_queue()
         return q
 
-    def queues(self) -> list[Queue]:
-        return list(self._queues.values())
+    def queues(self, region: str | None = None) -> list[Queue]:
+        """The queues of ``region`` (default the engine's), in creation order."""
+        region = region or self.region
+        return [q for q in self._queues.values() if q.region == region]
 
     def delete_queue(self, q) -> None:
+        """DeleteQueue: its messages, tags and purge window go with it; the name is reserved for 60 s."""
         q = self.get_queue(q)
-        del self._queues[q.name]
+        del self._queues[q._key]
         del self._by_arn[q.arn]
+        self._deleted[q._key] = self.now
+        if len(self._deleted) > 1024:
+            self._deleted = {k: t for k, t in self._deleted.items() if self.now - t < NAME_REUSE_WAIT}
         for w in q._waiters:
             w.active = False
         q._waiters.clear()
@@ -446,12 +348,124 @@ class Engine:
     def set_attributes(self, q, attributes: dict) -> None:
         """SetQueueAttributes. A new VisibilityTimeout does not touch messages already in flight (DOC)."""
         q = self.get_queue(q)
-        apply_attributes(self, q, dict(attributes), creating=False)
+        parsed = A.parse_queue_attributes(
+            dict(attributes), fifo=q.fifo, creating=False, lookup=self._by_arn.get
+        )
+        self._apply(q, parsed, creating=False)
         q.modified_at = self.now
+
+    def _apply(self, q, new: dict, creating: bool) -> None:
+        """Apply attributes the codec parsed (engine/attributes.py)."""
+        for name, value in new.items():
+            if name == "VisibilityTimeout":
+                q.visibility_timeout = value  # in-flight messages keep their timeout (DOC)
+            elif name == "DelaySeconds":
+                q.delay_seconds = value
+                if q.fifo and not creating:
+                    self._redelay_fifo(q)  # DOC: retroactive for FIFO queues, not for standard ones (ev. 1.8)
+            elif name == "MessageRetentionPeriod":
+                q.retention = value
+            elif name == "MaximumMessageSize":
+                q.max_message_size = value
+            elif name == "ReceiveMessageWaitTimeSeconds":
+                q.wait_time = value
+            elif name == "ContentBasedDeduplication":
+                q.content_dedup = value
+            elif name == "DeduplicationScope":
+                q.dedup_scope_group = value == "messageGroup"
+                q.extra[name] = value
+            elif name == "RedrivePolicy":
+                if value is None:
+                    q._dlq_arn, q._max_rc, q.redrive_policy = None, 0, None
+                else:
+                    q._dlq_arn, q._max_rc, q.redrive_policy = value
+            else:
+                q.extra[name] = value
+
+    def _redelay_fifo(self, q) -> None:
+        """A new DelaySeconds on a FIFO queue applies to the messages still delayed, from their send time."""
+        self._settle(q)
+        for m in q._live.values():
+            if m.state == DELAYED:
+                m.visible_at = t = m.enqueued_at + q.delay_seconds
+                m.ver = v = next(self._seq)
+                q._dead += 1
+                heappush(q._hidden, (t, v, m))
+                g = q._groups[m.group_id]
+                if g.msgs[0] is m:
+                    self._gtouch(q, g)
+        self._settle(q)
+        if q._waiters:
+            self._arm(q)
+
+    def queue_attributes(self, q) -> dict:
+        """Every attribute of ``q`` as GetQueueAttributes(All) returns it, values as strings."""
+        q = self.get_queue(q)
+        c = q.counts()
+        out = {
+            "QueueArn": q.arn,
+            "ApproximateNumberOfMessages": str(c["visible"]),
+            "ApproximateNumberOfMessagesNotVisible": str(c["inflight"]),
+            "ApproximateNumberOfMessagesDelayed": str(c["delayed"]),
+            "CreatedTimestamp": str(int(q.created_at)),
+            "LastModifiedTimestamp": str(int(q.modified_at)),
+            "VisibilityTimeout": str(q.visibility_timeout),
+            "MaximumMessageSize": str(q.max_message_size),
+            "MessageRetentionPeriod": str(q.retention),
+            "DelaySeconds": str(q.delay_seconds),
+            "ReceiveMessageWaitTimeSeconds": str(q.wait_time),
+            "SqsManagedSseEnabled": q.extra.get("SqsManagedSseEnabled", "true"),
+        }
+        if q.redrive_policy:
+            out["RedrivePolicy"] = q.redrive_policy
+        if q.fifo:
+            out["FifoQueue"] = "true"
+            out["ContentBasedDeduplication"] = "true" if q.content_dedup else "false"
+            out["DeduplicationScope"] = "messageGroup" if q.dedup_scope_group else "queue"
+            out["FifoThroughputLimit"] = q.extra.get("FifoThroughputLimit", "perQueue")
+        for k, v in A.visible_string_attributes(q.extra).items():
+            out.setdefault(k, v)
+        return out
 
     def dead_letter_sources(self, q) -> list[Queue]:
         q = self.get_queue(q)
         return [s for s in self._queues.values() if s._dlq_arn == q.arn]
+
+    # ---------------------------------------------------------------- tags (the queue's, not a client's)
+    def tag_queue(self, q, tags: dict) -> None:
+        """TagQueue: adds or overwrites; at most 50 tags per queue (DOC quotas)."""
+        q = self.get_queue(q)
+        if not tags:
+            raise E.SQSError(
+                "MissingParameter", "The request must contain the parameter Tags."
+            )  # moto's text
+        merged = {**q.tags, **tags}
+        if len(merged) > MAX_TAGS:
+            raise E.invalid_parameter(f"Too many tags added for queue {q.name}.")  # text unrecorded (moto's)
+        q.tags = merged
+
+    def untag_queue(self, q, keys) -> None:
+        """UntagQueue: a key the queue does not have is ignored (LocalStack test_untag_queue_ignores_...)."""
+        q = self.get_queue(q)
+        if not keys or any(not 1 <= len(k) <= 128 for k in keys):
+            raise E.invalid_parameter(
+                "Tag keys must be between 1 and 128 characters in length."
+            )  # moto's text
+        for k in keys:
+            q.tags.pop(k, None)
+
+    def purge_request(self, q) -> None:
+        """PurgeQueue as the API allows it: one per queue every 60 s, else ``PurgeQueueInProgress`` (HTTP 403,
+        the status botocore's model gives the error); the window belongs to the queue, not to a client."""
+        q = self.get_queue(q)
+        if q.purged_at is not None and self.now - q.purged_at < PURGE_WAIT:
+            raise E.SQSError(
+                "AWS.SimpleQueueService.PurgeQueueInProgress",
+                f"Only one PurgeQueue operation on {q.name} is allowed every 60 seconds.",
+                403,
+            )  # AWS-REC snapshot test_successive_purge_calls_fail
+        q.purged_at = self.now
+        self.purge(q)
 
     # ---------------------------------------------------------------- lazy state
     def _settle(self, q):
@@ -573,7 +587,8 @@ class Engine:
             q._seqno += 1
             m.sequence_number = q._seqno
         q.n_sent += 1
-        d = q.delay_seconds if delay is None else delay
+        # DOC: FIFO queues take no per-message delay (0 is accepted and does not override the queue's delay)
+        d = q.delay_seconds if delay is None or q.fifo else delay
         if q._waiters and not d and not q.fifo and self._hand_over(q, m):
             return m
         self._enqueue(q, m, d)
@@ -583,6 +598,15 @@ class Engine:
             else:
                 self._serve(q)
         return m
+
+    def deduplicated_id(self, q, body, group_id=None, dedup_id=None):
+        """The MessageId a FIFO send of these values is deduplicated against (within 5 minutes), or None."""
+        if not q.fifo:
+            return None
+        if dedup_id is None:
+            dedup_id = hashlib.sha256(body.encode()).hexdigest()
+        seen = q._dedup.get((group_id, dedup_id) if q.dedup_scope_group else dedup_id)
+        return seen[1] if seen is not None and seen[0] > self.now else None
 
     def _hand_over(self, q, m):
         """Fast path of send (standard queue, no delay, a long poll waiting), the hot path of a simulation:
@@ -912,12 +936,12 @@ class Engine:
         t = self._next_visible(q)
         if t < q._wake_at:
             q._wake_at = t
-            self._at(t if t > self.now else self.now, self._wake_fn, q)
+            heappush(self._heap, (t if t > self.now else self.now, next(self._seq), self._wake_fn, (q,)))
 
     def _wake(self, q):
         if self.now >= q._wake_at:
             q._wake_at = INF
-        if self._queues.get(q.name) is not q:
+        if self._queues.get(q._key) is not q:
             return
         self._serve(q)
         if q._waiters:
@@ -970,7 +994,7 @@ class Engine:
         if q.fifo:
             # DOC: "DeleteMessage operations will fail if the request is received outside of the visibility
             # timeout window". A stale handle's window ended before the newer receive (open question 4).
-            if r is not m.receipt or m.visible_at < self.now:
+            if r is not m.receipt or m.visible_at <= self.now:
                 raise E.fifo_handle_expired(handle)
         elif r is not m.receipt and self.stale_delete == "ignore" and m.visible_at > self.now:
             return  # DOC: "the request will succeed, but the message might not be deleted"
@@ -1064,211 +1088,20 @@ class Engine:
             "expired": q.n_expired, "purged": q.n_purged, **c,
         }  # fmt: skip
 
-    def client(self):
-        """A boto3-shaped SQS client over this engine (engine/client.py)."""
+    def block_until(self, done) -> None:
+        """Run events until ``done()`` is true or none is left (a client's long poll waits here). The test kit
+        (engine/testing.py) replaces it on an engine whose clock other threads share."""
+        step = self.step
+        while not done() and step():
+            pass
+
+    def client(self, region: str | None = None):
+        """A boto3-shaped SQS client over this engine (engine/client.py), in ``region`` (default the
+        engine's): queue names are per region, URLs and ARNs carry it."""
         from .client import EngineClient
 
-        return EngineClient(self)
+        return EngineClient(self, region)
 
 
 def _deadline(w):
     return w.deadline
-
-
-# ------------------------------------------------------------------------------------------ queue attributes
-_NAME_OK = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
-
-
-def check_queue_name(name: str, fifo: bool) -> None:
-    """DOC (CreateQueue QueueName): up to 80 characters, alphanumerics, hyphens, underscores; FIFO: ".fifo"."""
-    base = name[:-5] if fifo and name.endswith(".fifo") else name
-    if fifo and not name.endswith(".fifo"):
-        raise E.invalid_parameter(
-            "The name of a FIFO queue can only include alphanumeric characters, hyphens, or underscores, must end "
-            "with .fifo suffix and be 1 to 80 in length."
-        )
-    if not base or len(name) > 80 or not set(base) <= _NAME_OK:
-        raise E.invalid_parameter(
-            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
-        )
-
-
-def _redrive_error(value, reason):
-    return E.invalid_parameter(f"Value {value} for parameter RedrivePolicy is invalid. Reason: {reason}")
-
-
-def parse_redrive(engine, q, value):
-    """RedrivePolicy (a JSON string, as in AWS): -> (dlq_arn, maxReceiveCount) or None when empty.
-
-    Checks as AWS does: valid JSON map, both keys, maxReceiveCount 1-1000, target exists, same queue type.
-    (The Reason texts follow LocalStack/moto; AWS's exact wording is not recorded.)
-    """
-    if value is None or value == "" or value == {}:
-        return None
-    text = value if isinstance(value, str) else json.dumps(value)
-    try:
-        policy = json.loads(text) if isinstance(value, str) else dict(value)
-    except ValueError:
-        raise _redrive_error(text, "Redrive policy is not a valid JSON map.") from None
-    if not isinstance(policy, dict):
-        raise _redrive_error(text, "Redrive policy is not a valid JSON map.")
-    for key in ("deadLetterTargetArn", "maxReceiveCount"):
-        if key not in policy:
-            raise _redrive_error(text, f"Redrive policy does not contain mandatory attribute: {key}.")
-    raw = policy["maxReceiveCount"]
-    try:
-        mrc = int(raw)
-        if isinstance(raw, float | bool) or str(raw).strip() != str(mrc):
-            raise ValueError
-    except (TypeError, ValueError):
-        mrc = None
-    if mrc is None or not 1 <= mrc <= 1000:
-        raise _redrive_error(
-            text, f"Invalid value for maxReceiveCount: {raw}, valid values are from 1 to 1000 both inclusive."
-        )
-    target = engine._by_arn.get(policy["deadLetterTargetArn"])
-    if target is None:
-        raise _redrive_error(text, "Dead letter target does not exist.")
-    if target.fifo != q.fifo:
-        raise _redrive_error(text, "Dead-letter queue must be same type of queue as the source.")
-    return target.arn, mrc, json.dumps({"deadLetterTargetArn": target.arn, "maxReceiveCount": mrc},
-                                       separators=(",", ":"))  # fmt: skip
-
-
-def _int_attribute(name, value):
-    lo, hi, _ = INT_ATTRIBUTES[name]
-    try:
-        n = int(str(value).strip())
-    except ValueError:
-        raise E.invalid_attribute_value(name) from None
-    if not lo <= n <= hi:
-        raise E.invalid_attribute_value(name)
-    return n
-
-
-def _bool_attribute(name, value):
-    v = str(value).lower()
-    if v not in ("true", "false"):
-        raise E.invalid_attribute_value(name)
-    return v == "true"
-
-
-_FIFO_ONLY = ("ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit")
-
-
-def apply_attributes(engine, q, attributes: dict, creating: bool) -> None:
-    """Validate every attribute first, then apply them all (an error changes nothing)."""
-    new = {}
-    for name, value in attributes.items():
-        if name in INT_ATTRIBUTES:
-            new[name] = _int_attribute(name, value)
-        elif name == "FifoQueue":
-            fifo = _bool_attribute(name, value)
-            if not creating and fifo != q.fifo:
-                raise E.invalid_attribute_value(name, "Modifying queue type is not supported.")
-            if creating and not fifo and q.fifo:
-                raise E.invalid_parameter(
-                    "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length"
-                )
-        elif name in _FIFO_ONLY and not q.fifo:
-            raise E.SQSError("InvalidAttributeName", f"Unknown Attribute {name}.")
-        elif name == "ContentBasedDeduplication":
-            new[name] = _bool_attribute(name, value)
-        elif name == "DeduplicationScope":
-            if value not in ("messageGroup", "queue"):
-                raise E.invalid_attribute_value(name)
-            new[name] = value
-        elif name == "RedrivePolicy":
-            new[name] = parse_redrive(engine, q, value)
-        elif name in STR_ATTRIBUTES:
-            new[name] = str(value)
-        else:
-            raise E.SQSError("InvalidAttributeName", f"Unknown Attribute {name}.")
-    for name, value in new.items():
-        if name == "VisibilityTimeout":
-            q.visibility_timeout = value  # in-flight messages keep their timeout (DOC)
-        elif name == "DelaySeconds":
-            q.delay_seconds = value
-            if q.fifo and not creating:
-                _redelay_fifo(engine, q)  # DOC: retroactive for FIFO queues, not for standard ones (ev. 1.8)
-        elif name == "MessageRetentionPeriod":
-            q.retention = value
-        elif name == "MaximumMessageSize":
-            q.max_message_size = value
-        elif name == "ReceiveMessageWaitTimeSeconds":
-            q.wait_time = value
-        elif name == "ContentBasedDeduplication":
-            q.content_dedup = value
-        elif name == "DeduplicationScope":
-            q.dedup_scope_group = value == "messageGroup"
-            q.extra[name] = value
-        elif name == "RedrivePolicy":
-            if value is None:
-                q._dlq_arn, q._max_rc, q.redrive_policy = None, 0, None
-            else:
-                q._dlq_arn, q._max_rc, q.redrive_policy = value
-        else:
-            q.extra[name] = value
-
-
-def _redelay_fifo(engine, q) -> None:
-    """A new DelaySeconds on a FIFO queue applies to the messages still delayed, from their send time."""
-    engine._settle(q)
-    for m in q._live.values():
-        if m.state == DELAYED:
-            m.visible_at = t = m.enqueued_at + q.delay_seconds
-            m.ver = v = next(engine._seq)
-            q._dead += 1
-            heappush(q._hidden, (t, v, m))
-            g = q._groups[m.group_id]
-            if g.msgs[0] is m:
-                engine._gtouch(q, g)
-    engine._settle(q)
-    if q._waiters:
-        engine._arm(q)
-
-
-def queue_attributes(q) -> dict:
-    """Every attribute of ``q`` as AWS returns it from GetQueueAttributes(All), values as strings."""
-    c = q.counts()
-    out = {
-        "QueueArn": q.arn,
-        "ApproximateNumberOfMessages": str(c["visible"]),
-        "ApproximateNumberOfMessagesNotVisible": str(c["inflight"]),
-        "ApproximateNumberOfMessagesDelayed": str(c["delayed"]),
-        "CreatedTimestamp": str(int(q.created_at)),
-        "LastModifiedTimestamp": str(int(q.modified_at)),
-        "VisibilityTimeout": str(q.visibility_timeout),
-        "MaximumMessageSize": str(q.max_message_size),
-        "MessageRetentionPeriod": str(q.retention),
-        "DelaySeconds": str(q.delay_seconds),
-        "ReceiveMessageWaitTimeSeconds": str(q.wait_time),
-        "SqsManagedSseEnabled": q.extra.get("SqsManagedSseEnabled", "true"),
-    }
-    if q.redrive_policy:
-        out["RedrivePolicy"] = q.redrive_policy
-    if q.fifo:
-        out["FifoQueue"] = "true"
-        out["ContentBasedDeduplication"] = "true" if q.content_dedup else "false"
-        out["DeduplicationScope"] = "messageGroup" if q.dedup_scope_group else "queue"
-        out["FifoThroughputLimit"] = q.extra.get("FifoThroughputLimit", "perQueue")
-    for k, v in q.extra.items():
-        out.setdefault(k, v)
-    return out
-
-
-def same_attributes(q, attributes: dict):
-    """The first attribute whose requested value differs from ``q``'s, or None (CreateQueue idempotency)."""
-    current = queue_attributes(q)
-    for name, value in attributes.items():
-        if name == "RedrivePolicy":
-            engine = q.engine
-            parsed = parse_redrive(engine, q, value)
-            if (parsed[2] if parsed else None) != q.redrive_policy:
-                return name
-        elif name == "FifoQueue":
-            if (str(value).lower() == "true") != q.fifo:
-                return name
-        elif str(value).lower() != str(current.get(name, "")).lower():
-            return name
-    return None

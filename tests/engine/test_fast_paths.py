@@ -182,7 +182,7 @@ def test_step_runs_events_in_the_same_order_as_run():
     eng = Engine()
     out = []
     _ordering(eng, out)
-    while eng._step():
+    while eng.step():
         pass
     assert out == ["now", "a", "b", "z1", "z2", "six", "late"]
 
@@ -217,8 +217,8 @@ def test_series_stops_at_run_until_and_resumes():
     eng.schedule_series([T0 + 1, T0 + 5], out.append)
     eng.advance(3)
     assert out == [0] and eng.now == T0 + 3
-    assert eng._step() and out == [0, 1] and eng.now == T0 + 5
-    assert not eng._step()
+    assert eng.step() and out == [0, 1] and eng.now == T0 + 5
+    assert not eng.step()
     eng.schedule_series([T0 + 6], out.append)  # the first series is over: a new one is allowed
     eng.run()
     assert out == [0, 1, 0]

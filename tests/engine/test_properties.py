@@ -149,12 +149,14 @@ class Model:
                     assert gone and e.code == "InvalidParameterValue" and "does not exist" in e.message
                 else:  # FIFO: outside this handle's window
                     assert q.fifo and not gone
-                    assert r.handle != self.current[m.id] or now > self.hold[m.id]
+                    assert (
+                        r.handle != self.current[m.id] or now >= self.hold[m.id]
+                    )  # the boundary instant: expired
                 self.history.append((kind, "err", e.code))
                 return
             if kind == "del":
                 if q.fifo and not gone:
-                    assert r.handle == self.current[m.id] and now <= self.hold[m.id]
+                    assert r.handle == self.current[m.id] and now < self.hold[m.id]
                 kept = (
                     eng.stale_delete == "ignore"
                     and r.handle != self.current[m.id]

@@ -1,0 +1,391 @@
+"""Run your own SQS code against the engine: ``mock_sqs()`` routes boto3 to one :class:`Engine`.
+
+```python
+from visguard.engine.testing import mock_sqs
+
+with mock_sqs() as eng:              # also a decorator: @mock_sqs()
+    sqs = boto3.client("sqs", region_name="us-east-1")
+    ...                              # your consumer, unchanged: threads, time.sleep, long polls
+    time.sleep(12 * 3600)            # 12 virtual hours, in milliseconds of real time
+```
+
+Routing: while the block is open, every SQS client botocore creates (``boto3.client("sqs")``,
+``boto3.Session().client("sqs")``, ``boto3.resource("sqs")``'s client) is a real botocore client whose requests
+never leave the process: botocore validates the parameters and builds the call as usual, then a
+``before-call`` handler answers it from the engine (engine/client.py), so paginators, waiters of the resource
+layer, ``can_paginate``, exceptions (``client.exceptions.QueueDoesNotExist``) and resources behave as boto3's
+own. No credentials are needed or read for SQS inside the block. Queue URLs and ARNs carry the client's region
+and the engine's account id (``https://sqs.{region}.amazonaws.com/{account}/{name}``).
+
+Clocks:
+
+- ``clock="virtual"`` (default): inside the block ``time.time()``, ``time.monotonic()`` (and their ``_ns``
+  forms) read the engine's clock, and ``time.sleep``, ``threading.Event.wait`` and ``Thread.join`` with a
+  timeout wait on it. The clock moves only when every thread in the test (the one that opened the block and
+  every thread started inside it) is waiting: sleeping, in a long poll, in ``Event.wait`` or ``join``. It then
+  jumps to the earliest moment anything can happen (a sleep ending, a message becoming visible, a long poll
+  timing out), so a consumer's 12 hours run in milliseconds and in the order they would in real time. In
+  the test thread ``eng.advance(s)`` is ``time.sleep(s)``. A thread blocked in something else (a socket, a
+  ``queue.Queue.get`` without timeout) keeps the clock still; code that imported ``sleep`` or ``time`` with
+  ``from time import ...`` before the block keeps the real ones; ``datetime.now()`` stays real.
+- ``clock="wall"``: the engine follows real time (its clock is set to ``time.time()`` before every
+  operation and long polls wait in real time); nothing is patched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+import time
+
+from .clock import INF
+from .core import Engine
+
+__all__ = ["mock_sqs"]
+
+_REAL_SLEEP = time.sleep
+_REAL_TIME = time.time
+_REAL_MONOTONIC = time.monotonic
+_ACTIVE: list = []  # the open mock (one at a time)
+
+
+class _VirtualScheduler:
+    """Moves the engine's clock when every participating thread waits; one lock guards the engine."""
+
+    def __init__(self, eng: Engine, stall: float):
+        self.eng = eng
+        self.cond = threading.Condition(threading.RLock())
+        self.threads = {threading.current_thread()}  # participants: the opener and threads started inside
+        self.pending = 0  # threads started but not yet running
+        self.ended = set()  # participants whose run() returned (still is_alive() for a moment after)
+        self.waiting = {}  # thread -> (deadline, done)
+        self.closed = False
+        self.local = threading.local()
+        self.stall = stall
+        self.activity = _REAL_MONOTONIC()  # real time of the last call into the engine, sleep or wake-up
+
+    def participates(self) -> bool:
+        return not self.closed and threading.current_thread() in self.threads
+
+    def block(self, deadline: float, done) -> None:
+        """Wait until ``done()`` or the virtual ``deadline``; may move the clock (see the module docstring)."""
+        me = threading.current_thread()
+        with self.cond:
+            if done() or self.eng.now >= deadline:
+                return
+            self.waiting[me] = (deadline, done)
+            self.activity = _REAL_MONOTONIC()
+            self.settle()
+            while me in self.waiting and not self.closed:
+                self.cond.wait(0.05)  # real time: a safety net, notify_all does the waking
+                idle = _REAL_MONOTONIC() - self.activity
+                if me in self.waiting and idle > self.stall:
+                    # a participant blocked elsewhere (a queue.Queue, a pool's idle worker) for `stall` real
+                    # seconds no longer holds the clock, which then follows real time (never faster), so the
+                    # test cannot hang on it and a real-time timeout there still means what it says
+                    self.activity = _REAL_MONOTONIC()
+                    self.settle(limit=self.eng.now + idle)
+                elif me in self.waiting:
+                    self.settle()
+            self.waiting.pop(me, None)
+
+    def settle(self, limit: float | None = None) -> None:
+        """Release the waiters whose wait is over; if every participant waits, move the clock to the next
+        moment something can happen, run the engine's events up to it, and release again."""
+        eng = self.eng
+        while True:
+            now = eng.now
+            released = [th for th, (d, done) in self.waiting.items() if d <= now or done()]
+            if released:
+                for th in released:
+                    del self.waiting[th]
+                self.activity = _REAL_MONOTONIC()
+                self.cond.notify_all()
+                return
+            if limit is None and (self.pending or any(th not in self.waiting for th in self.threads)):
+                return
+            t = min(min((d for d, _ in self.waiting.values()), default=INF), eng.next_event_time())
+            if limit is not None:
+                t = min(t, limit)
+            if t == INF:
+                return  # nothing can ever happen: everybody waits for everybody (the test hangs, as it would)
+            eng.run(until=max(t, now))
+            if limit is not None and eng.now >= limit:
+                limit = None
+                released = [th for th, (d, done) in self.waiting.items() if d <= eng.now or done()]
+                for th in released:
+                    del self.waiting[th]
+                if released:
+                    self.cond.notify_all()
+                return
+
+    # ------------------------------------------------------------------ thread bookkeeping
+    def started(self, thread) -> None:
+        with self.cond:
+            self.pending -= 1
+            self.threads.add(thread)
+
+    def finished(self, thread) -> None:
+        with self.cond:
+            self.threads.discard(thread)
+            self.ended.add(thread)
+            self.waiting.pop(thread, None)
+            self.settle()
+            self.cond.notify_all()
+
+
+class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's mock_aws)
+    """Route boto3's SQS clients and resources to one :class:`Engine` (see the module docstring).
+
+    ``engine``: an Engine to use (default: a new one with ``engine_options``, e.g. ``inflight_limit``);
+    ``clock``: "virtual" (default) or "wall"; ``region``/``account_id``: the engine's defaults for clients
+    that name no region; ``stall`` (real seconds, default 0.5): how long a participant may stay blocked
+    outside the waits the virtual clock knows before the clock moves without it (then at real speed). ``with mock_sqs() as eng`` yields the Engine; ``mock_sqs().engine`` holds it too.
+    """
+
+    def __init__(self, engine: Engine | None = None, *, clock: str = "virtual", region: str = "us-east-1",
+                 account_id: str = "123456789012", stall: float = 0.5, **engine_options):  # fmt: skip
+        if clock not in ("virtual", "wall"):
+            raise ValueError(f"clock must be 'virtual' or 'wall', not {clock!r}")
+        self.clock = clock
+        self.stall = stall
+        self._given = engine
+        self._options = {"region": region, "account_id": account_id, **engine_options}
+        self.engine = engine
+        self._undo = []
+
+    # ------------------------------------------------------------------ enter / exit
+    def __enter__(self) -> Engine:
+        if _ACTIVE:
+            raise RuntimeError("mock_sqs() is already active; nest one engine per test")
+        if self._given is not None:
+            eng = self._given
+        elif self.clock == "wall":
+            eng = Engine(start_time=_REAL_TIME(), **self._options)
+        else:
+            eng = Engine(**self._options)
+        self.engine = eng
+        self.sched = _VirtualScheduler(eng, self.stall)
+        _ACTIVE.append(self)
+        self._patch_botocore()
+        if self.clock == "virtual":
+            self._patch_time()
+            self._patch_threading()
+            self._patch(eng, "block_until", lambda done: self._block_until(done))
+            real_advance = eng.advance
+            self._patch(eng, "advance", lambda s: self._advance(real_advance, s))
+        else:
+            self._patch(eng, "block_until", self._wall_block_until)
+        real_client = eng.client
+        self._patch(eng, "client", lambda region=None: self._locked(real_client(region)))
+        return eng
+
+    def __exit__(self, *exc) -> None:
+        with self.sched.cond:
+            self.sched.closed = True
+            self.sched.waiting.clear()
+            self.sched.cond.notify_all()
+        for undo in reversed(self._undo):
+            undo()
+        self._undo.clear()
+        _ACTIVE.remove(self)
+
+    def __call__(self, fn):
+        @functools.wraps(fn)
+        def run(*args, **kwargs):
+            with self._recreate_cm():
+                return fn(*args, **kwargs)
+
+        return run
+
+    def _recreate_cm(self):
+        return mock_sqs(self._given, clock=self.clock, stall=self.stall, **self._options)
+
+    def _patch(self, obj, name, value) -> None:
+        had = name in vars(obj)
+        old = vars(obj).get(name)
+        setattr(obj, name, value)
+        self._undo.append(lambda: setattr(obj, name, old) if had else delattr(obj, name))
+
+    # ------------------------------------------------------------------ boto3 routing
+    def _patch_botocore(self) -> None:
+        import botocore.session
+
+        original = botocore.session.Session.create_client
+        mock = self
+
+        def create_client(session, service_name, *args, **kwargs):
+            if service_name != "sqs":
+                return original(session, service_name, *args, **kwargs)
+            if (
+                not args
+                and kwargs.get("region_name") is None
+                and session.get_config_variable("region") is None
+            ):
+                kwargs["region_name"] = mock.engine.region
+            client = original(session, service_name, *args, **kwargs)
+            mock._route(client)
+            return client
+
+        self._patch(botocore.session.Session, "create_client", create_client)
+
+    def _route(self, client) -> None:
+        """Answer every call of a real botocore SQS client from the engine (after botocore's validation)."""
+        from botocore.awsrequest import AWSResponse
+
+        from .client import EngineClient
+
+        engine_client = EngineClient(self.engine, client.meta.region_name)
+        sched = self.sched
+        url = client.meta.endpoint_url
+        mock = self
+
+        def keep_params(params, context, **_):
+            context["visguard_params"] = dict(params)
+
+        def answer(model, context, **_):
+            # a client made inside the block keeps talking to its engine after the block (never to AWS)
+            if sched.closed:
+                with sched.cond:
+                    status, parsed = engine_client.respond(model.name, context["visguard_params"])
+            else:
+                status, parsed = mock._run(
+                    lambda: engine_client.respond(model.name, context["visguard_params"])
+                )
+            headers = {"x-amzn-requestid": parsed.get("ResponseMetadata", {}).get("RequestId", "")}
+            return AWSResponse(url, status, headers, None), parsed
+
+        client.meta.events.register("before-parameter-build.sqs", keep_params)
+        client.meta.events.register("before-call.sqs", answer)
+
+    def _locked(self, client):
+        """``eng.client()`` inside the block: the same client, its calls serialised with the routed ones."""
+        call = client._call
+        client._call = lambda op, fn, kwargs: self._run(lambda: call(op, fn, kwargs))
+        return client
+
+    def _run(self, fn):
+        with self.sched.cond:
+            self.sched.activity = _REAL_MONOTONIC()
+            if self.clock == "wall":
+                self._catch_up()
+            try:
+                return fn()
+            finally:
+                if self.clock == "virtual":
+                    self.sched.settle()
+                self.sched.cond.notify_all()
+
+    # ------------------------------------------------------------------ virtual clock
+    def _block_until(self, done) -> None:
+        sched = self.sched
+        if sched.participates():
+            sched.block(INF, done)
+        else:  # a thread from before the block: run the engine as Engine.block_until does
+            while not done() and self.engine.step():
+                pass
+
+    def _advance(self, real_advance, seconds) -> None:
+        if not seconds >= 0:
+            raise ValueError("cannot move the virtual clock backwards")
+        if self.sched.participates():
+            self.sched.block(self.engine.now + seconds, _never)
+        else:
+            with self.sched.cond:
+                real_advance(seconds)
+
+    def _patch_time(self) -> None:
+        eng, sched = self.engine, self.sched
+        offset = _REAL_MONOTONIC() - eng.now  # monotonic readings keep their usual magnitude
+
+        def sleep(seconds):
+            if not sched.participates() or seconds <= 0:
+                return _REAL_SLEEP(seconds)
+            sched.block(eng.now + seconds, _never)
+            return None
+
+        self._patch(time, "sleep", sleep)
+        self._patch(time, "time", lambda: eng.now)
+        self._patch(time, "time_ns", lambda: int(eng.now * 1e9))
+        self._patch(time, "monotonic", lambda: eng.now + offset)
+        self._patch(time, "monotonic_ns", lambda: int((eng.now + offset) * 1e9))
+
+    def _patch_threading(self) -> None:
+        sched, eng = self.sched, self.engine
+        real_start, real_join = threading.Thread.start, threading.Thread.join
+        real_wait, real_set = threading.Event.wait, threading.Event.set
+
+        def start(thread):
+            if not sched.participates():
+                return real_start(thread)
+            run = thread.run
+
+            def tracked_run():
+                sched.started(thread)
+                try:
+                    run()
+                finally:
+                    sched.finished(thread)
+
+            thread.run = tracked_run
+            with sched.cond:
+                sched.pending += 1
+            sched.local.raw = True  # Thread.start waits on an internal Event: real time
+            try:
+                real_start(thread)
+            except BaseException:
+                with sched.cond:
+                    sched.pending -= 1
+                raise
+            finally:
+                sched.local.raw = False
+            return None
+
+        def join(thread, timeout=None):
+            if not sched.participates() or thread is threading.current_thread():
+                return real_join(thread, timeout)
+            deadline = INF if timeout is None else eng.now + max(timeout, 0)
+            sched.block(deadline, lambda: thread in sched.ended or not thread.is_alive())
+            if thread in sched.ended or not thread.is_alive():
+                real_join(thread)  # the thread's run() is over: its last instants are real
+            return None
+
+        def wait(event, timeout=None):
+            if getattr(sched.local, "raw", False) or not sched.participates():
+                return real_wait(event, timeout)
+            deadline = INF if timeout is None else eng.now + max(timeout, 0)
+            sched.block(deadline, event.is_set)
+            return event.is_set()
+
+        def set_(event):
+            real_set(event)
+            if not sched.closed:
+                with sched.cond:
+                    sched.settle()
+                    sched.cond.notify_all()
+
+        self._patch(threading.Thread, "start", start)
+        self._patch(threading.Thread, "join", join)
+        self._patch(threading.Event, "wait", wait)
+        self._patch(threading.Event, "set", set_)
+
+    # ------------------------------------------------------------------ wall clock
+    def _catch_up(self) -> None:
+        now = _REAL_TIME()
+        if now > self.engine.now:
+            self.engine.run(until=now)
+
+    def _wall_block_until(self, done) -> None:
+        cond, eng = self.sched.cond, self.engine
+        with cond:
+            while not done() and not self.sched.closed:
+                self._catch_up()
+                if done():
+                    return
+                gap = eng.next_event_time() - eng.now
+                cond.wait(min(max(gap, 0.001), 0.05))
+
+
+def _never() -> bool:
+    return False
