@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 
 import numpy as np
 from visguard.linter.model import (
@@ -207,7 +208,7 @@ def model_for(row: dict) -> Model:
     return model
 
 
-def long_redrive_loops(members: list[dict]) -> dict[str, list[Finding]]:
+def long_redrive_loops(members: list[dict], config=None) -> dict[str, list[Finding]]:
     """VG023 for redrive loops longer than a row's model can hold (the queue, its DLQ and the DLQ's DLQ: loops
     of up to three queues are found row by row).
 
@@ -233,14 +234,19 @@ def long_redrive_loops(members: list[dict]) -> dict[str, list[Finding]]:
             loops.append(path[path.index(arn) :])
         for a in path:
             state[a] = 2
-    only_vg023 = LintConfig(disabled=set(RULES) - {"VG023"})
+    others = set(RULES) - {"VG023"}
+    only_vg023 = (
+        replace(config, disabled=set(config.disabled) | others) if config else LintConfig(disabled=others)
+    )
     out: dict[str, list[Finding]] = {}
     for loop in loops:
         if len(loop) <= 3:
             continue
         model = Model()
         for arn in loop:
-            model.add(_queue({**by_arn[arn], "target_partition_known": True}))
+            q = _queue({**by_arn[arn], "target_partition_known": True})
+            q.tags = _tags(by_arn[arn].get("tags"))
+            model.add(q)
         first = min(loop)
         model.source_file = model.queues[first].location.file
         out[first] = lint_model(model, only_vg023, only=(first,))
@@ -267,27 +273,46 @@ def required_visibility(consumers: Iterable[Consumer], settings: dict | None = N
     return None if q is None else float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
 
 
-def lint_rows(rows: list[dict], config=None, extra: dict | None = None) -> tuple[list[dict], list[dict]]:
+def lint_rows(
+    rows: list[dict],
+    config=None,
+    extra: dict | None = None,
+    owner_tags: tuple[str, ...] = (),
+    audit_wording: bool = True,
+) -> tuple[list[dict], list[dict]]:
     """Lint every joined queue row and compute its figures.
 
     Returns (findings, queue figures): one dict per finding (only findings on the row's own queue: the DLQs
     in each small model are there for context and get linted as rows of their own), and one dict per queue
     with the visibility / required-visibility ratio and the engine's duplicate-risk estimate. ``extra`` maps a
     queue ARN to findings found beyond its row's model (:func:`long_redrive_loops`), added to its own.
+    ``config`` is a visguard.yaml's ``LintConfig`` (settings, severities, suppressions, profiles);
+    ``owner_tags``: the tags whose value (the first one present) is a finding's ``owner``;
+    ``audit_wording``: messages and fixes for existing resources (``wording.audit_finding``).
     """
     from visguard.linter.api import lint_model
 
+    apply_profiles = None
+    if config is not None and config.profiles:
+        from visguard.linter.loaders.config import apply_profiles
+    if audit_wording:
+        from visguard.audit.wording import audit_finding
     findings: list[dict] = []
     figures: list[dict] = []
     risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
     for row in rows:
         model = model_for(row)
+        if apply_profiles is not None:
+            apply_profiles(model, config)
         q = model.queues[row["arn"]]
+        owner = next((q.tags[k] for k in owner_tags if q.tags.get(k)), None)
         worst = 0
         n = 0
         # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
         for f in lint_model(model, config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
-            findings.append(finding_row(row, f))
+            if audit_wording:
+                f = audit_finding(f, q, model.dlq_of(q))
+            findings.append(finding_row(row, f, owner))
             worst = max(worst, f.severity.rank)
             n += 1
         need = required_visibility(q.consumers, getattr(config, "settings", None))
@@ -305,6 +330,7 @@ def lint_rows(rows: list[dict], config=None, extra: dict | None = None) -> tuple
                 "findings": n,
                 "worst": {3: "error", 2: "warning", 1: "info"}.get(worst),
                 "duplicate_rate": None,
+                "owner": owner,
             }
         )
         _risk_inputs(risk_in, q, vt)
@@ -363,7 +389,7 @@ def _duplicate_rates(acc: dict) -> np.ndarray:
     return np.where(out["applicable"], out["duplicate_rate"], np.nan)
 
 
-def finding_row(row: dict, f: Finding) -> dict:
+def finding_row(row: dict, f: Finding, owner: str | None = None) -> dict:
     return {
         "account": row["account"],
         "region": row["region"],
@@ -375,4 +401,5 @@ def finding_row(row: dict, f: Finding) -> dict:
         "consumer": f.consumer,
         "fix": f.fix,
         "estimate": json.dumps(f.estimate, sort_keys=True) if f.estimate else None,
+        "owner": owner,
     }

@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import sys
+
+from visguard.errors import EXIT_BAD_INPUT
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse that reports usage errors on one line with exit code 1 (bad input or usage), not argparse's 2
+    (which means "findings at or above --fail-on" in visguard)."""
+
+    def error(self, message: str):
+        from visguard.audit.textsafe import printable
+
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: {printable(message)}\n")
+
 
 SUBCOMMANDS = {
     "collect": (

@@ -11,8 +11,10 @@ optionally CloudWatch evidence) from many accounts and regions into an inventory
 - Every call goes through botocore retries (``standard`` by default, ``adaptive`` on request). What still
   fails becomes an ``error`` record: AccessDenied, throttling after the retries, a disabled region.
 - Each partition is written atomically; a re-run skips partitions that are complete without errors.
-- Credentials are held only in botocore objects and never written or logged (error messages are AWS's own,
-  which carry no secrets).
+- Credentials are held only in botocore objects and never written or logged. AWS's error messages are kept
+  (they say what went wrong), but scrubbed first (``textsafe.scrub``): a ``SignatureDoesNotMatch`` answer
+  echoes the canonical request, security token header included. On the terminal, text from AWS or from the
+  inventory is shown with control characters escaped, one line per error.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from visguard.audit import inventory
+from visguard.audit.textsafe import printable, safe, scrub
 from visguard.errors import VisguardError
 
 ACCESS_DENIED = {
@@ -50,6 +53,9 @@ THROTTLING = {
 }
 # Calls into a region that is not enabled for the account fail authentication there.
 REGION_DISABLED = {"UnrecognizedClientException", "InvalidClientTokenId", "OptInRequired", "AuthFailure"}
+# An endpoint that does not answer: refused, unreachable or unknown host (botocore's connection errors).
+CONNECTION_FAILED = "ConnectionFailed"
+MESSAGE_LIMIT = 500  # characters of an error message kept in a record (cut after scrubbing)
 METRIC_BATCH = 500  # GetMetricData accepts at most 500 MetricDataQuery entries per call
 METRIC_DAYS = 14  # 1-minute points are kept 15 days; one 14-day period per metric
 
@@ -99,16 +105,28 @@ class PartitionFailed(Exception):
 
 
 def _code(exc: Exception) -> tuple[str, str]:
-    from botocore.exceptions import ClientError, EndpointConnectionError
+    """(error code, message) of a botocore failure; the message is scrubbed of credentials (AWS echoes the
+    signed request in some answers) but otherwise AWS's own text."""
+    from botocore.exceptions import (
+        ClientError,
+        ConnectionClosedError,
+        ConnectTimeoutError,
+        EndpointConnectionError,
+        ReadTimeoutError,
+    )
 
     if isinstance(exc, ClientError):
         err = exc.response.get("Error", {})
-        code = err.get("Code") or "ClientError"
-        msg = err.get("Message") or str(exc)
-        return code, msg
-    if isinstance(exc, EndpointConnectionError):
-        return "RegionDisabled", str(exc)
-    return type(exc).__name__, str(exc)
+        code = str(err.get("Code") or "ClientError")
+        msg = str(err.get("Message") or exc)
+    elif isinstance(exc, (EndpointConnectionError, ConnectTimeoutError, ConnectionClosedError)):
+        # the endpoint did not answer (refused, unreachable, DNS): a network problem, not a disabled region
+        code, msg = CONNECTION_FAILED, str(exc)
+    elif isinstance(exc, ReadTimeoutError):
+        code, msg = "ReadTimeout", str(exc)
+    else:
+        code, msg = type(exc).__name__, str(exc)
+    return scrub(code), scrub(msg)
 
 
 def classify(code: str) -> str:
@@ -131,9 +149,14 @@ def error_record(
         "region": region,
         "operation": operation,
         "code": classify(code),
-        "message": f"{code}: {msg}"[:500],
+        # scrubbed before the cut, so a cut never leaves the start of a credential behind
+        "message": _cut(f"{code}: {msg}", MESSAGE_LIMIT),
         "resource": resource,
     }
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # ---------------------------------------------------------------------------------------------- clients
@@ -184,7 +207,7 @@ def assume(opts: Options, base, account: str, caller: str):
         return base
     if not opts.role_name:
         raise VisguardError(
-            f"account {account} is not the caller's ({caller}): give --role-name to assume a role in it",
+            f"account {printable(account)} is not the caller's ({printable(caller)}): give --role-name to assume a role in it",
             place="--accounts",
         )
     import boto3
@@ -239,56 +262,83 @@ def _call(account: str, region: str, operation: str, fn: Callable, *, resource: 
         raise
 
 
+@dataclass
+class Partition:
+    """One account and region being collected: its clients and where its error records point."""
+
+    opts: Options
+    account: str
+    region: str
+    sqs: object
+    lam: object
+
+    def call(self, operation: str, fn: Callable, resource: str | None = None):
+        return _call(self.account, self.region, operation, fn, resource=resource)
+
+
 def collect_partition(opts: Options, clients: Clients, account: str, region: str) -> list[dict]:
     """Every record of one account and region. Raises PartitionFailed on a failure that makes it incomplete."""
-    sqs = clients.get("sqs", region)
-    lam = clients.get("lambda", region)
+    part = Partition(opts, account, region, clients.get("sqs", region), clients.get("lambda", region))
+    urls = list_queue_urls(part)
+    queues = [q for q in _fan_out(opts, lambda url: queue_record(part, url), urls) if q is not None]
+    add_dlq_sources(part, queues)
+    mappings = list_mappings(part)
+    # The mapping lives in the function's account: every function it names is in this account and region.
+    fn_arns = sorted({m["function_arn"] for m in mappings if m["function_arn"]})
+    functions = list(_fan_out(opts, lambda arn: function_record(part, arn), fn_arns))
+    records: list[dict] = [*queues, *mappings, *functions]
+    if opts.metrics and (queues or functions):
+        records += evidence(part, clients.get("cloudwatch", region), queues, functions)
+    return records
 
+
+def list_queue_urls(part: Partition) -> list[str]:
     urls: list[str] = []
 
-    def list_queues():
+    def run():
         # MaxResults is required to get a NextToken at all (SQS ListQueues API reference).
-        for page in sqs.get_paginator("list_queues").paginate(PaginationConfig={"PageSize": 1000}):
+        for page in part.sqs.get_paginator("list_queues").paginate(PaginationConfig={"PageSize": 1000}):
             urls.extend(page.get("QueueUrls", []))
 
-    _call(account, region, "sqs:ListQueues", list_queues)
+    part.call("sqs:ListQueues", run)
+    return urls
 
-    def one_queue(url: str) -> dict | None:
-        try:
-            attrs = _call(
-                account, region, "sqs:GetQueueAttributes",
-                lambda: sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"],
-                resource=url,
-            )  # fmt: skip
-        except PartitionFailed as pf:
-            if pf.record["message"].startswith("AWS.SimpleQueueService.NonExistentQueue"):
-                return None  # deleted between ListQueues and now: nothing to audit
-            raise
-        tags = _call(
-            account,
-            region,
-            "sqs:ListQueueTags",
-            lambda: sqs.list_queue_tags(QueueUrl=url).get("Tags", {}),
+
+def queue_record(part: Partition, url: str) -> dict | None:
+    """A queue's record (attributes and tags), or None when it was deleted since ListQueues."""
+    sqs, account, region = part.sqs, part.account, part.region
+    try:
+        attrs = part.call(
+            "sqs:GetQueueAttributes",
+            lambda: sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"],
             resource=url,
         )
-        arn = attrs.get("QueueArn") or f"arn:aws:sqs:{region}:{account}:{url.rsplit('/', 1)[-1]}"
-        return {
-            "kind": "queue",
-            "account": account,
-            "region": region,
-            "url": url,
-            "arn": arn,
-            "name": arn.rsplit(":", 1)[-1],
-            "attributes": {k: str(v) for k, v in attrs.items()},
-            "tags": tags,
-            "dlq_sources": None,
-            "metrics": None,
-        }
+    except PartitionFailed as pf:
+        if pf.record["message"].startswith("AWS.SimpleQueueService.NonExistentQueue"):
+            return None  # deleted between ListQueues and now: nothing to audit
+        raise
+    tags = part.call(
+        "sqs:ListQueueTags", lambda: sqs.list_queue_tags(QueueUrl=url).get("Tags", {}), resource=url
+    )
+    arn = attrs.get("QueueArn") or f"arn:aws:sqs:{region}:{account}:{url.rsplit('/', 1)[-1]}"
+    return {
+        "kind": "queue",
+        "account": account,
+        "region": region,
+        "url": url,
+        "arn": arn,
+        "name": arn.rsplit(":", 1)[-1],
+        "attributes": {k: str(v) for k, v in attrs.items()},
+        "tags": tags,
+        "dlq_sources": None,
+        "metrics": None,
+    }
 
-    queues = [q for q in _fan_out(opts, one_queue, urls) if q is not None]
 
-    # DLQs are in the same account and region as their sources (SQS developer guide, dead-letter queues), so
-    # only queues some queue here names as its target, or that declare a RedriveAllowPolicy, can have sources.
+def add_dlq_sources(part: Partition, queues: list[dict]) -> None:
+    """``dlq_sources`` of the queues that can be DLQs. DLQs are in the same account and region as their sources
+    (SQS developer guide, dead-letter queues), so only queues some queue here names as its target, or that
+    declare a RedriveAllowPolicy, can have sources."""
     targets = {_redrive_target(q) for q in queues}
     dlqs = [q for q in queues if q["arn"] in targets or "RedriveAllowPolicy" in q["attributes"]]
 
@@ -296,92 +346,92 @@ def collect_partition(opts: Options, clients: Clients, account: str, region: str
         found: list[str] = []
 
         def run():
-            pages = sqs.get_paginator("list_dead_letter_source_queues").paginate(
+            pages = part.sqs.get_paginator("list_dead_letter_source_queues").paginate(
                 QueueUrl=q["url"], PaginationConfig={"PageSize": 1000}
             )
             for page in pages:
                 found.extend(page.get("queueUrls", []))
 
-        _call(account, region, "sqs:ListDeadLetterSourceQueues", run, resource=q["url"])
+        part.call("sqs:ListDeadLetterSourceQueues", run, resource=q["url"])
         q["dlq_sources"] = sorted(found)
 
-    list(_fan_out(opts, sources, dlqs))
+    list(_fan_out(part.opts, sources, dlqs))
 
+
+def list_mappings(part: Partition) -> list[dict]:
+    """The event source mappings of this account and region whose source is an SQS queue."""
     mappings: list[dict] = []
 
-    def list_mappings():
+    def run():
         # 100 mappings per page at most; follow NextMarker (Lambda ListEventSourceMappings API reference).
-        for page in lam.get_paginator("list_event_source_mappings").paginate():
+        for page in part.lam.get_paginator("list_event_source_mappings").paginate():
             for m in page.get("EventSourceMappings", []):
-                src = m.get("EventSourceArn") or ""
-                if ":sqs:" not in src:
-                    continue  # Kinesis, DynamoDB, Kafka, MQ sources are not ours
-                scaling = m.get("ScalingConfig") or {}
-                mappings.append(
-                    {
-                        "kind": "mapping",
-                        "account": account,
-                        "region": region,
-                        "uuid": m["UUID"],
-                        "event_source_arn": src,
-                        "function_arn": m.get("FunctionArn") or "",
-                        "state": m.get("State"),
-                        "batch_size": m.get("BatchSize"),
-                        "batching_window": m.get("MaximumBatchingWindowInSeconds"),
-                        "maximum_concurrency": scaling.get("MaximumConcurrency"),
-                        "function_response_types": list(m.get("FunctionResponseTypes") or []),
-                    }
-                )
+                if ":sqs:" in (m.get("EventSourceArn") or ""):  # Kinesis, DynamoDB, Kafka, MQ: not ours
+                    mappings.append(mapping_record(part, m))
 
-    _call(account, region, "lambda:ListEventSourceMappings", list_mappings)
+    part.call("lambda:ListEventSourceMappings", run)
+    return mappings
 
-    def one_function(fn_arn: str) -> dict:
-        # A qualified ARN (alias or version) returns that qualifier's configuration: its timeout is what runs.
-        cfg = _call(
-            account,
-            region,
-            "lambda:GetFunctionConfiguration",
-            lambda: lam.get_function_configuration(FunctionName=fn_arn),
-            resource=fn_arn,
-        )
-        unqualified = ":".join(fn_arn.split(":")[:7])
-        conc = _call(
-            account,
-            region,
-            "lambda:GetFunctionConcurrency",
-            lambda: lam.get_function_concurrency(FunctionName=unqualified),
-            resource=fn_arn,
-        )
-        return {
-            "kind": "function",
-            "account": account,
-            "region": region,
-            "arn": fn_arn,
-            "name": cfg.get("FunctionName"),
-            "timeout": cfg.get("Timeout"),
-            "memory": cfg.get("MemorySize"),
-            "reserved_concurrency": conc.get("ReservedConcurrentExecutions"),
-            "duration_p50": None,
-            "duration_p99": None,
-        }
 
-    # The mapping lives in the function's account: every function it names is in this account and region.
-    fn_arns = sorted({m["function_arn"] for m in mappings if m["function_arn"]})
-    functions = list(_fan_out(opts, one_function, fn_arns))
+def mapping_record(part: Partition, m: dict) -> dict:
+    scaling = m.get("ScalingConfig") or {}
+    return {
+        "kind": "mapping",
+        "account": part.account,
+        "region": part.region,
+        "uuid": m["UUID"],
+        "event_source_arn": m.get("EventSourceArn") or "",
+        "function_arn": m.get("FunctionArn") or "",
+        "state": m.get("State"),
+        "batch_size": m.get("BatchSize"),
+        "batching_window": m.get("MaximumBatchingWindowInSeconds"),
+        "maximum_concurrency": scaling.get("MaximumConcurrency"),
+        "function_response_types": list(m.get("FunctionResponseTypes") or []),
+    }
 
-    records: list[dict] = [*queues, *mappings, *functions]
-    if opts.metrics and (queues or functions):
-        try:
-            add_metrics(clients.get("cloudwatch", region), queues, functions)
-        except PartitionFailed:
+
+def function_record(part: Partition, fn_arn: str) -> dict:
+    # A qualified ARN (alias or version) returns that qualifier's configuration: its timeout is what runs.
+    lam = part.lam
+    cfg = part.call(
+        "lambda:GetFunctionConfiguration",
+        lambda: lam.get_function_configuration(FunctionName=fn_arn),
+        resource=fn_arn,
+    )
+    unqualified = ":".join(fn_arn.split(":")[:7])
+    conc = part.call(
+        "lambda:GetFunctionConcurrency",
+        lambda: lam.get_function_concurrency(FunctionName=unqualified),
+        resource=fn_arn,
+    )
+    return {
+        "kind": "function",
+        "account": part.account,
+        "region": part.region,
+        "arn": fn_arn,
+        "name": cfg.get("FunctionName"),
+        "timeout": cfg.get("Timeout"),
+        "memory": cfg.get("MemorySize"),
+        "reserved_concurrency": conc.get("ReservedConcurrentExecutions"),
+        "duration_p50": None,
+        "duration_p99": None,
+    }
+
+
+def evidence(part: Partition, cw, queues: list[dict], functions: list[dict]) -> list[dict]:
+    """CloudWatch evidence into the records; evidence is optional: a failure keeps the partition and is
+    recorded as an error row (returned)."""
+    try:
+        add_metrics(cw, queues, functions)
+    except PartitionFailed:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every botocore failure becomes a record
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        if not isinstance(exc, (ClientError, BotoCoreError)):
             raise
-        except Exception as exc:  # noqa: BLE001 - evidence is optional: keep the partition, record the gap
-            from botocore.exceptions import BotoCoreError, ClientError
-
-            if not isinstance(exc, (ClientError, BotoCoreError)):
-                raise
-            records.append(error_record(account, region, "cloudwatch:GetMetricData", exc))
-    return records
+        return [error_record(part.account, part.region, "cloudwatch:GetMetricData", exc)]
+    return []
 
 
 def _redrive_target(queue: dict) -> str | None:
@@ -473,6 +523,7 @@ def add_metrics(cw, queues: list[dict], functions: list[dict], now: datetime | N
 
 # ---------------------------------------------------------------------------------------------- driver
 def collect(opts: Options) -> Stats:
+    inventory.check_root(opts.out)
     base = _base_session(opts)
     stats = Stats()
     sts = make_client(opts, base, "sts", base.region_name or "us-east-1")
@@ -574,10 +625,11 @@ def _csv(v: str) -> list[str]:
 
 
 def main(argv: list[str], prog: str) -> int:
-    import argparse
     import re
 
-    ap = argparse.ArgumentParser(
+    from visguard.audit.cli import ArgumentParser
+
+    ap = ArgumentParser(
         prog=prog, description="Collect an SQS/Lambda inventory from AWS accounts and regions."
     )
     who = ap.add_mutually_exclusive_group(required=True)
@@ -634,13 +686,23 @@ def main(argv: list[str], prog: str) -> int:
         if isinstance(exc, NoCredentialsError):
             raise VisguardError("no AWS credentials found (profile, environment or instance role)") from None
         if isinstance(exc, (ClientError, BotoCoreError)):
-            code, msg = _code(exc)
-            raise VisguardError(f"{code}: {msg}", place="organizations/sts") from None
+            raise start_error(exc, opts.endpoint_url) from None
         raise
     print(
         f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions from "
         f"{s.partitions} account/region partitions ({s.skipped} skipped as complete, {s.errors} errors) "
-        f"in {time.perf_counter() - t0:.1f} s -> {a.out}",
+        f"in {time.perf_counter() - t0:.1f} s -> {printable(a.out)}",
         file=sys.stderr,
     )
     return 0
+
+
+def start_error(exc: Exception, endpoint_url: str | None) -> VisguardError:
+    """The one-line error for a failure before any partition (the caller's identity, Organizations): scrubbed,
+    control characters escaped; an endpoint that does not answer says which one."""
+    code, msg = _code(exc)
+    if code == CONNECTION_FAILED:
+        where = endpoint_url or "the AWS endpoint"
+        return VisguardError(f"{CONNECTION_FAILED}: cannot connect to {safe(where)} ({safe(msg, 300)})",
+                             place="--endpoint-url" if endpoint_url else None)  # fmt: skip
+    return VisguardError(safe(f"{code}: {msg}", MESSAGE_LIMIT), place="organizations/sts")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 from visguard.audit import inventory
@@ -49,36 +50,54 @@ class Shares:
     non_numeric_vt: float = 0.0002  # VisibilityTimeout "thirty"
 
 
+MAX_QUEUES = 50_000_000  # a fleet far beyond any real organisation (1M queues take ~10 s and ~1 GB)
+MAX_ACCOUNTS = 100_000
+
+
 def account_ids(m: int) -> list[str]:
     return [f"{100000000000 + 111 * (k + 1):012d}" for k in range(m)]
 
 
 def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares = Shares()) -> dict:
-    """Write a fleet of exactly ``n_queues`` queues to ``out`` and return its counts."""
+    """Write a fleet of exactly ``n_queues`` queues to ``out`` and return its counts.
+
+    The phases draw from one random generator in a fixed order (same seed, same fleet): the queues' slots and
+    names, their redrive policies, consumers, visibility timeouts and other attributes, CloudWatch evidence,
+    the Lambda side (mappings and functions), then the rendering into partition files."""
     if n_queues < 1 or n_accounts < 1:
         raise ValueError("need at least one queue and one account")
-    rng = np.random.default_rng(seed)
-    sh = shares
+    f = SimpleNamespace(
+        rng=np.random.default_rng(seed), sh=shares, n=n_queues, n_accounts=n_accounts, seed=seed
+    )
+    f.accounts = np.array(account_ids(n_accounts))
+    f.regions = np.array(REGIONS)
+    _slots(f)
+    _redrive(f)
+    _consumers(f)
+    _attributes(f)
+    _evidence(f)
+    _lambda_side(f)
+    return _render(f, out)
 
-    def pick(candidates: np.ndarray, share: float) -> np.ndarray:
-        """Exactly round(share x candidates) of them (at least one in fleets of 200+ queues), chosen at random."""
-        idx = np.flatnonzero(candidates)
-        k = min(len(idx), max(round(share * len(idx)), 1 if n_queues >= 200 else 0))
-        mask = np.zeros(len(candidates), bool)
-        mask[rng.choice(idx, k, replace=False)] = True
-        return mask
 
-    accounts = np.array(account_ids(n_accounts))
-    regions = np.array(REGIONS)
+def _pick(f: SimpleNamespace, candidates: np.ndarray, share: float) -> np.ndarray:
+    """Exactly round(share x candidates) of them (at least one in fleets of 200+ queues), chosen at random."""
+    idx = np.flatnonzero(candidates)
+    k = min(len(idx), max(round(share * len(idx)), 1 if f.n >= 200 else 0))
+    mask = np.zeros(len(candidates), bool)
+    mask[f.rng.choice(idx, k, replace=False)] = True
+    return mask
 
-    # --- slots: [main queues | their DLQs | chained DLQs (DLQs of DLQs)] ---------------------------------
-    n_chain = int(n_queues * sh.chain)
-    rest = n_queues - n_chain
+
+def _slots(f: SimpleNamespace) -> None:
+    """Slots [main queues | their DLQs | chained DLQs (DLQs of DLQs)]: accounts, regions, types, names, ARNs."""
+    rng, sh, n = f.rng, f.sh, f.n
+    n_chain = int(n * sh.chain)
+    rest = n - n_chain
     n_main = max(1, round(rest / (1 + sh.dlq)))
     n_dlq = rest - n_main
     n_chain = min(n_chain, n_dlq)
-    n_main = n_queues - n_dlq - n_chain
-    n = n_queues
+    n_main = n - n_dlq - n_chain
     main_of_dlq = rng.permutation(n_main)[:n_dlq]  # DLQ j serves main queue main_of_dlq[j]
     dlq_idx = np.arange(n_main, n_main + n_dlq)
     chain_idx = np.arange(n_main + n_dlq, n)  # chain c is the DLQ of DLQ c
@@ -86,8 +105,8 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     owner = np.arange(n)  # the main queue whose account, region and type a slot inherits
     owner[dlq_idx] = main_of_dlq
     owner[chain_idx] = main_of_dlq[: len(chain_idx)]
-    acct_i = rng.integers(0, n_accounts, n_main)[np.minimum(owner, n_main - 1)]
-    reg_i = rng.integers(0, len(regions), n_main)[np.minimum(owner, n_main - 1)]
+    acct_i = rng.integers(0, f.n_accounts, n_main)[np.minimum(owner, n_main - 1)]
+    reg_i = rng.integers(0, len(f.regions), n_main)[np.minimum(owner, n_main - 1)]
     fifo = (rng.random(n_main) < sh.fifo)[owner]
     flip = np.zeros(n, bool)
     flip[dlq_idx] = rng.random(n_dlq) < sh.drift_dlq_type
@@ -98,98 +117,121 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     suffix = np.full(n, "", dtype=object)
     suffix[dlq_idx] = "-dlq"
     suffix[chain_idx] = "-dlq-dlq"
-    names = [
-        f"{b}{s}{'.fifo' if f else ''}"
-        for b, s, f in zip(base.tolist(), suffix.tolist(), fifo.tolist(), strict=True)
+    f.names = [
+        f"{b}{s}{'.fifo' if q else ''}"
+        for b, s, q in zip(base.tolist(), suffix.tolist(), fifo.tolist(), strict=True)
     ]
-    acct = accounts[acct_i]
-    reg = regions[reg_i]
-    arns = [f"arn:aws:sqs:{r}:{a}:{nm}" for r, a, nm in zip(reg.tolist(), acct.tolist(), names, strict=True)]
+    f.acct, f.reg = f.accounts[acct_i], f.regions[reg_i]
+    f.arns = [
+        f"arn:aws:sqs:{r}:{a}:{nm}" for r, a, nm in zip(f.reg.tolist(), f.acct.tolist(), f.names, strict=True)
+    ]
+    f.n_main, f.n_dlq, f.n_chain = n_main, n_dlq, n_chain
+    f.main_of_dlq, f.dlq_idx, f.chain_idx = main_of_dlq, dlq_idx, chain_idx
+    f.acct_i, f.reg_i, f.fifo, f.svc = acct_i, reg_i, fifo, svc
 
-    # --- redrive -------------------------------------------------------------------------------------------
-    target = np.full(n, -1)
-    target[main_of_dlq] = dlq_idx
-    target[dlq_idx[: len(chain_idx)]] = chain_idx
-    mrc = rng.choice([1, 2, 3, 5, 10, 20], n, p=[0.04, 0.06, 0.15, 0.4, 0.3, 0.05])
-    bad = pick(np.ones(n, bool), sh.bad_max_receive)
-    mrc[bad] = rng.choice([0, 2000], int(bad.sum()))
-    dangling = pick(target >= 0, sh.dangling)
 
-    # --- consumers -----------------------------------------------------------------------------------------
+def _redrive(f: SimpleNamespace) -> None:
+    f.target = np.full(f.n, -1)
+    f.target[f.main_of_dlq] = f.dlq_idx
+    f.target[f.dlq_idx[: len(f.chain_idx)]] = f.chain_idx
+    f.mrc = f.rng.choice([1, 2, 3, 5, 10, 20], f.n, p=[0.04, 0.06, 0.15, 0.4, 0.3, 0.05])
+    bad = _pick(f, np.ones(f.n, bool), f.sh.bad_max_receive)
+    f.mrc[bad] = f.rng.choice([0, 2000], int(bad.sum()))
+    f.dangling = _pick(f, f.target >= 0, f.sh.dangling)
+
+
+def _consumers(f: SimpleNamespace) -> None:
+    """Who reads each main queue (Lambda, a worker fleet, nobody known) and the consumers' settings."""
+    rng, sh, n, n_main = f.rng, f.sh, f.n, f.n_main
     kind_draw = rng.random(n_main)
-    is_lambda = np.zeros(n, bool)
-    is_lambda[:n_main] = kind_draw < sh.lambda_consumer
-    is_worker = np.zeros(n, bool)
-    is_worker[:n_main] = (kind_draw >= sh.lambda_consumer) & (kind_draw < sh.lambda_consumer + sh.worker)
-    timeout = rng.choice(
+    f.is_lambda = np.zeros(n, bool)
+    f.is_lambda[:n_main] = kind_draw < sh.lambda_consumer
+    f.is_worker = np.zeros(n, bool)
+    f.is_worker[:n_main] = (kind_draw >= sh.lambda_consumer) & (kind_draw < sh.lambda_consumer + sh.worker)
+    f.timeout = rng.choice(
         [3, 5, 10, 30, 60, 120, 300, 600, 900], n, p=[0.1, 0.1, 0.15, 0.25, 0.15, 0.1, 0.08, 0.04, 0.03]
     )
     window = np.where(rng.random(n) < 0.7, 0, rng.choice([1, 5, 20, 60, 300], n))
-    window[fifo] = 0
+    window[f.fifo] = 0
     batch = rng.choice([1, 5, 10, 100, 1000], n, p=[0.2, 0.2, 0.4, 0.15, 0.05])
-    batch[fifo] = np.minimum(batch[fifo], 10)
+    batch[f.fifo] = np.minimum(batch[f.fifo], 10)
     no_window = (batch > 10) & (window == 0) & (rng.random(n) < 0.9)
     window[no_window] = rng.choice([1, 5, 20], int(no_window.sum()))
-    partial = rng.random(n) < 0.4
-    p99_worker = np.round(np.exp(rng.normal(np.log(20), 1.0, n)), 1) + 0.5
-    p50_worker = np.round(p99_worker / rng.uniform(3, 8, n), 2)
+    f.window, f.batch = window, batch
+    f.partial = rng.random(n) < 0.4
+    f.p99_worker = np.round(np.exp(rng.normal(np.log(20), 1.0, n)), 1) + 0.5
+    f.p50_worker = np.round(f.p99_worker / rng.uniform(3, 8, n), 2)
 
-    # --- visibility timeouts: healthy by default, drifted for a share -------------------------------------
+
+def _attributes(f: SimpleNamespace) -> None:
+    """Visibility timeouts (healthy by default, drifted for a share), retention, malformed values."""
+    rng, sh, n = f.rng, f.sh, f.n
     vt = np.full(n, 30)
-    guidance = 6 * timeout + window
+    guidance = 6 * f.timeout + f.window
     u = rng.random(n)
     lam_vt = np.where(
         u < sh.drift_below_timeout,
-        np.maximum(1, timeout // 2),
+        np.maximum(1, f.timeout // 2),
         np.where(
             u < sh.drift_below_timeout + sh.drift_below_guidance,
-            timeout + (guidance - timeout) // 3,
+            f.timeout + (guidance - f.timeout) // 3,
             guidance,
         ),
     )
     wk_vt = np.where(
-        u < sh.drift_worker_short, np.maximum(1, p99_worker * 0.5), p99_worker * rng.uniform(2, 4, n)
+        u < sh.drift_worker_short, np.maximum(1, f.p99_worker * 0.5), f.p99_worker * rng.uniform(2, 4, n)
     )
-    vt = np.where(is_lambda, lam_vt, np.where(is_worker, np.ceil(wk_vt), vt)).astype(np.int64)
+    vt = np.where(f.is_lambda, lam_vt, np.where(f.is_worker, np.ceil(wk_vt), vt)).astype(np.int64)
     vt = np.minimum(vt, 43_200)
-    vt[pick(np.ones(n, bool), sh.drift_out_of_range)] = 50_000
+    vt[_pick(f, np.ones(n, bool), sh.drift_out_of_range)] = 50_000
+    f.vt = vt
 
     retention = np.where(rng.random(n) < 0.7, 345_600, 1_209_600)
-    dlq_like = np.zeros(n, bool)
-    dlq_like[n_main:] = True
-    retention[dlq_like] = np.where(
-        rng.random(int(dlq_like.sum())) < sh.dlq_short_retention, 345_600, 1_209_600
+    f.dlq_like = np.zeros(n, bool)
+    f.dlq_like[f.n_main :] = True
+    retention[f.dlq_like] = np.where(
+        rng.random(int(f.dlq_like.sum())) < sh.dlq_short_retention, 345_600, 1_209_600
     )
+    f.retention = retention
 
-    malformed_rp = pick(target >= 0, sh.malformed_redrive)
-    missing_vt = pick(~malformed_rp, sh.missing_vt)
-    text_vt = pick(~missing_vt & ~malformed_rp, sh.non_numeric_vt)
+    f.malformed_rp = _pick(f, f.target >= 0, sh.malformed_redrive)
+    f.missing_vt = _pick(f, ~f.malformed_rp, sh.missing_vt)
+    f.text_vt = _pick(f, ~f.missing_vt & ~f.malformed_rp, sh.non_numeric_vt)
 
-    # --- CloudWatch evidence -------------------------------------------------------------------------------
-    received = np.round(np.exp(rng.normal(np.log(50_000), 1.5, n)))
-    redelivered = np.where(vt < p99_worker, rng.uniform(0.01, 0.2, n), rng.uniform(0, 0.002, n))
-    deleted = np.round(received * (1 - redelivered))
-    age = np.round(rng.uniform(1, 600, n))
-    has_metrics = is_worker | is_lambda | dlq_like
 
-    # --- mappings and functions ----------------------------------------------------------------------------
-    lam = np.flatnonzero(is_lambda)
-    m_acct_i = acct_i[lam].copy()
-    cross = (rng.random(len(lam)) < sh.cross_account) & (n_accounts > 1)
+def _evidence(f: SimpleNamespace) -> None:
+    """CloudWatch evidence: receives, deletes (fewer where the timeout is short) and age of the oldest message."""
+    rng, n = f.rng, f.n
+    f.received = np.round(np.exp(rng.normal(np.log(50_000), 1.5, n)))
+    redelivered = np.where(f.vt < f.p99_worker, rng.uniform(0.01, 0.2, n), rng.uniform(0, 0.002, n))
+    f.deleted = np.round(f.received * (1 - redelivered))
+    f.age = np.round(rng.uniform(1, 600, n))
+    f.has_metrics = f.is_worker | f.is_lambda | f.dlq_like
+
+
+def _lambda_side(f: SimpleNamespace) -> None:
+    """One mapping and one function per Lambda-consumed queue: accounts (some across), qualifiers, limits."""
+    rng, sh = f.rng, f.sh
+    lam = np.flatnonzero(f.is_lambda)
+    k = len(lam)
+    m_acct_i = f.acct_i[lam].copy()
+    cross = (rng.random(k) < sh.cross_account) & (f.n_accounts > 1)
     m_acct_i[cross] = (
-        m_acct_i[cross] + 1 + rng.integers(0, max(1, n_accounts - 1), int(cross.sum()))
-    ) % n_accounts
-    qualified = rng.random(len(lam)) < sh.qualified
-    qual_record = qualified & (rng.random(len(lam)) < 0.5)  # else only the unqualified function is on record
-    reserved = np.where(rng.random(len(lam)) < 0.1, rng.choice([1, 5, 20, 100], len(lam)), -1)
-    max_conc = np.where(rng.random(len(lam)) < 0.2, rng.choice([2, 5, 50, 200], len(lam)), -1)
-    has_dur = rng.random(len(lam)) < 0.95
-    d99 = np.round(timeout[lam] * rng.beta(2, 5, len(lam)), 3)
-    d50 = np.round(d99 / rng.uniform(2, 6, len(lam)), 3)
-    enabled = rng.random(len(lam)) < 0.95
+        m_acct_i[cross] + 1 + rng.integers(0, max(1, f.n_accounts - 1), int(cross.sum()))
+    ) % f.n_accounts
+    f.lam, f.m_acct_i = lam, m_acct_i
+    f.qualified = rng.random(k) < sh.qualified
+    f.qual_record = f.qualified & (rng.random(k) < 0.5)  # else only the unqualified function is on record
+    f.reserved = np.where(rng.random(k) < 0.1, rng.choice([1, 5, 20, 100], k), -1)
+    f.max_conc = np.where(rng.random(k) < 0.2, rng.choice([2, 5, 50, 200], k), -1)
+    f.has_dur = rng.random(k) < 0.95
+    f.d99 = np.round(f.timeout[lam] * rng.beta(2, 5, k), 3)
+    f.d50 = np.round(f.d99 / rng.uniform(2, 6, k), 3)
+    f.enabled = rng.random(k) < 0.95
 
-    # --- render -----------------------------------------------------------------------------------------
-    part_of = acct_i * len(regions) + reg_i
+
+def _render(f: SimpleNamespace, out: str) -> dict:
+    """JSON Lines per account and region (plain string formatting: a million queues in seconds)."""
     lines: dict[int, list[str]] = {}
     counts: dict[int, dict] = {}
 
@@ -198,36 +240,55 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
         c = counts.setdefault(p, {"queue": 0, "mapping": 0, "function": 0, "error": 0})
         c[kind] += 1
 
+    _render_queues(f, put)
+    _render_lambda(f, put)
+    n_regions = len(f.regions)
+    n_parts = len(f.accounts) * n_regions
+    for p in range(n_parts):
+        a, r = f.accounts[p // n_regions], f.regions[p % n_regions]
+        inventory.write_lines(out, str(a), str(r), lines.get(p, []), counts.get(p, {}))
+    return {
+        "queues": f.n,
+        "accounts": f.n_accounts,
+        "partitions": n_parts,
+        "mappings": len(f.lam),
+        "functions": len(f.lam),
+        "dlqs": f.n_dlq + f.n_chain,
+    }
+
+
+def _render_queues(f: SimpleNamespace, put) -> None:
+    arns = f.arns
     rows = zip(
-        part_of.tolist(),
-        acct.tolist(),
-        reg.tolist(),
-        names,
+        (f.acct_i * len(f.regions) + f.reg_i).tolist(),
+        f.acct.tolist(),
+        f.reg.tolist(),
+        f.names,
         arns,
-        vt.tolist(),
-        retention.tolist(),
-        fifo.tolist(),
-        target.tolist(),
-        mrc.tolist(),
-        dangling.tolist(),
-        malformed_rp.tolist(),
-        missing_vt.tolist(),
-        text_vt.tolist(),
-        is_worker.tolist(),
-        p50_worker.tolist(),
-        p99_worker.tolist(),
-        has_metrics.tolist(),
-        received.tolist(),
-        deleted.tolist(),
-        age.tolist(),
-        svc.tolist(),
+        f.vt.tolist(),
+        f.retention.tolist(),
+        f.fifo.tolist(),
+        f.target.tolist(),
+        f.mrc.tolist(),
+        f.dangling.tolist(),
+        f.malformed_rp.tolist(),
+        f.missing_vt.tolist(),
+        f.text_vt.tolist(),
+        f.is_worker.tolist(),
+        f.p50_worker.tolist(),
+        f.p99_worker.tolist(),
+        f.has_metrics.tolist(),
+        f.received.tolist(),
+        f.deleted.tolist(),
+        f.age.tolist(),
+        f.svc.tolist(),
         strict=True,
     )
-    for p, a, r, nm, arn, v, ret, f, t, mr, dang, mal, miss, txt, wk, p50, p99, hm, rc, dl, ag, sv in rows:
+    for p, a, r, nm, arn, v, ret, fi, t, mr, dang, mal, miss, txt, wk, p50, p99, hm, rc, dl, ag, sv in rows:
         attrs = [f'"QueueArn":"{arn}"', f'"MessageRetentionPeriod":"{ret}"', '"DelaySeconds":"0"']
         if not miss:
             attrs.append(f'"VisibilityTimeout":"{"thirty" if txt else v}"')
-        if f:
+        if fi:
             attrs.append('"FifoQueue":"true"')
         if t >= 0:
             dlq_arn = arns[t] + ("-gone" if dang else "")
@@ -249,58 +310,48 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
             f'"tags":{{{tags}}},"dlq_sources":null,"metrics":{metrics}}}',
         )
 
-    for k, qi in enumerate(lam.tolist()):
-        ma = accounts[m_acct_i[k]]
-        r = reg[qi]
-        p = int(m_acct_i[k]) * len(regions) + int(reg_i[qi])
+
+def _render_lambda(f: SimpleNamespace, put) -> None:
+    n_regions = len(f.regions)
+    for k, qi in enumerate(f.lam.tolist()):
+        ma = f.accounts[f.m_acct_i[k]]
+        r = f.reg[qi]
+        p = int(f.m_acct_i[k]) * n_regions + int(f.reg_i[qi])
         fn_arn = f"arn:aws:lambda:{r}:{ma}:function:fn-{qi:07d}"
-        named = fn_arn + ":live" if qualified[k] else fn_arn
-        resp = '["ReportBatchItemFailures"]' if partial[qi] else "[]"
-        mc = int(max_conc[k])
+        named = fn_arn + ":live" if f.qualified[k] else fn_arn
+        resp = '["ReportBatchItemFailures"]' if f.partial[qi] else "[]"
+        mc = int(f.max_conc[k])
         put(
             p,
             "mapping",
-            f'{{"kind":"mapping","account":"{ma}","region":"{r}","uuid":"{seed & 0xFFFF:04x}{qi:08x}-0000-4000-8000-000000000000",'
-            f'"event_source_arn":"{arns[qi]}","function_arn":"{named}","state":"{"Enabled" if enabled[k] else "Disabled"}",'
-            f'"batch_size":{int(batch[qi])},"batching_window":{int(window[qi])},'
+            f'{{"kind":"mapping","account":"{ma}","region":"{r}","uuid":"{f.seed & 0xFFFF:04x}{qi:08x}-0000-4000-8000-000000000000",'
+            f'"event_source_arn":"{f.arns[qi]}","function_arn":"{named}","state":"{"Enabled" if f.enabled[k] else "Disabled"}",'
+            f'"batch_size":{int(f.batch[qi])},"batching_window":{int(f.window[qi])},'
             f'"maximum_concurrency":{mc if mc > 0 else "null"},"function_response_types":{resp}}}',
         )
-        rc_ = int(reserved[k])
+        rc_ = int(f.reserved[k])
         dur = (
-            f'"duration_p50":{d50[k]},"duration_p99":{d99[k]}'
-            if has_dur[k]
+            f'"duration_p50":{f.d50[k]},"duration_p99":{f.d99[k]}'
+            if f.has_dur[k]
             else '"duration_p50":null,"duration_p99":null'
         )
         put(
             p,
             "function",
-            f'{{"kind":"function","account":"{ma}","region":"{r}","arn":"{named if qual_record[k] else fn_arn}",'
-            f'"name":"fn-{qi:07d}","timeout":{int(timeout[qi])},"memory":512,'
+            f'{{"kind":"function","account":"{ma}","region":"{r}","arn":"{named if f.qual_record[k] else fn_arn}",'
+            f'"name":"fn-{qi:07d}","timeout":{int(f.timeout[qi])},"memory":512,'
             f'"reserved_concurrency":{rc_ if rc_ >= 0 else "null"},{dur}}}',
         )
 
-    n_parts = len(accounts) * len(regions)
-    for p in range(n_parts):
-        a, r = accounts[p // len(regions)], regions[p % len(regions)]
-        inventory.write_lines(out, str(a), str(r), lines.get(p, []), counts.get(p, {}))
-    return {
-        "queues": n,
-        "accounts": n_accounts,
-        "partitions": n_parts,
-        "mappings": len(lam),
-        "functions": len(lam),
-        "dlqs": n_dlq + n_chain,
-    }
-
 
 def main(argv: list[str], prog: str) -> int:
-    import argparse
     import sys
     import time
 
+    from visguard.audit.cli import ArgumentParser
     from visguard.errors import VisguardError
 
-    ap = argparse.ArgumentParser(
+    ap = ArgumentParser(
         prog=prog, description="Write a synthetic fleet inventory (JSON Lines per account and region)."
     )
     ap.add_argument("--queues", type=int, required=True, help="number of queues (DLQs included)")
@@ -308,13 +359,19 @@ def main(argv: list[str], prog: str) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="inventory directory")
     args = ap.parse_args(argv)
-    if args.queues < 1 or args.accounts < 1:
-        raise VisguardError("--queues and --accounts must be at least 1", place="arguments")
+    if not 1 <= args.queues <= MAX_QUEUES or not 1 <= args.accounts <= MAX_ACCOUNTS:
+        raise VisguardError(
+            f"--queues must be 1-{MAX_QUEUES:,} and --accounts 1-{MAX_ACCOUNTS:,}", place="arguments"
+        )
+    from visguard.audit import inventory
+    from visguard.audit.textsafe import printable
+
+    inventory.check_root(args.out)
     t0 = time.perf_counter()
     c = generate(args.queues, args.accounts, args.seed, args.out)
     print(
         f"generated {c['queues']:,} queues ({c['dlqs']:,} DLQs), {c['mappings']:,} mappings, "
-        f"{c['accounts']} accounts x {len(REGIONS)} regions in {time.perf_counter() - t0:.1f} s -> {args.out}",
+        f"{c['accounts']} accounts x {len(REGIONS)} regions in {time.perf_counter() - t0:.1f} s -> {printable(args.out)}",
         file=sys.stderr,
     )
     return 0

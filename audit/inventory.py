@@ -27,6 +27,25 @@ KINDS = ("queue", "mapping", "function", "error", "partition")
 SUFFIX = ".jsonl"
 
 
+def check_root(out: str | Path) -> None:
+    """The inventory directory exists (or can be made) and is a directory: checked before anything is done."""
+    from visguard.audit.textsafe import printable
+    from visguard.errors import VisguardError
+
+    p = Path(out)
+    if p.exists() and not p.is_dir():
+        raise VisguardError(
+            "--out must be a directory (the inventory is one file per account and region)",
+            file=printable(out),
+        )
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise VisguardError(
+            f"cannot create the inventory directory: {exc.strerror}", file=printable(out)
+        ) from None
+
+
 def partition_path(root: str | Path, account: str, region: str) -> Path:
     return Path(root) / account / f"{region}{SUFFIX}"
 

@@ -27,6 +27,7 @@ import sys
 import time
 from pathlib import Path
 
+from visguard.audit.textsafe import printable
 from visguard.errors import VisguardError
 
 SEVERITIES = ("error", "warning", "info")
@@ -63,11 +64,14 @@ QUEUE_ATTRIBUTES = (
 )
 
 
-def record_schema():
+def record_schema(tag_keys: tuple[str, ...] = ()):
     """The fields of an inventory record that the audit reads (the published JSON Schema has a few more, e.g. a
-    queue's ``url`` and ``dlq_sources``: the parser skips what is not named here)."""
+    queue's ``url`` and ``dlq_sources``: the parser skips what is not named here). ``tag_keys``: tags read
+    besides the visguard:* ones (owner tags, IaC tags, tags that suppressions match)."""
     from pyspark.sql import types as T
     from visguard.audit.build import TAG_KEYS
+
+    tags = tuple(dict.fromkeys((*TAG_KEYS, *tag_keys)))
 
     s, d, i = T.StringType(), T.DoubleType(), T.LongType()
     return T.StructType(
@@ -80,7 +84,7 @@ def record_schema():
             T.StructField("name", s),
             T.StructField("attributes", T.StructType([T.StructField(a, s) for a in QUEUE_ATTRIBUTES])),
             # only the visguard:* tags the audit reads (build.TAG_KEYS), not a map of every tag
-            T.StructField("tags", T.StructType([T.StructField(k, s) for k in TAG_KEYS])),
+            T.StructField("tags", T.StructType([T.StructField(k, s) for k in tags])),
             T.StructField("metrics", T.StructType([T.StructField("received", d)])),
             # mapping
             T.StructField("uuid", s),
@@ -125,6 +129,7 @@ def finding_schema():
                 "consumer",
                 "fix",
                 "estimate",
+                "owner",
             )
         ]
     )
@@ -147,6 +152,7 @@ def figure_schema():
             T.StructField("findings", i),
             T.StructField("worst", s),
             T.StructField("duplicate_rate", d),
+            T.StructField("owner", s),
         ]
     )
 
@@ -167,7 +173,7 @@ def _out_schema():
     return T.StructType(fields)
 
 
-def _lint_batches(batches, extra=None):
+def _lint_batches(batches, extra=None, config=None, owner_tags=()):
     """mapInArrow body: runs on the executors, one Arrow record batch of joined queue rows at a time.
 
     Arrow straight to Python dicts and back (``to_pylist`` / ``from_pylist``) rather than through pandas: the
@@ -188,7 +194,7 @@ def _lint_batches(batches, extra=None):
         queues = [r for r in rows if r["arn"] is not None]
         # the full outer join with the mappings brings the mappings of no known queue as rows without a queue
         orphans = sum(len(r["consumers"] or ()) for r in rows if r["arn"] is None)
-        findings, figures = lint_rows(queues, extra=extra)
+        findings, figures = lint_rows(queues, config=config, extra=extra, owner_tags=owner_tags)
         out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
         if orphans:
             out.append({"row_kind": "o", "orphans": orphans})
@@ -356,16 +362,16 @@ def stop_session(spark, timeout: float = 120.0) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def load(spark, inventory: str):
+def load(spark, inventory: str, tag_keys: tuple[str, ...] = ()):
     """All inventory records as one DataFrame (explicit schema)."""
     from visguard.audit import inventory as inv
 
     if not _remote(inventory) and not inv.partition_files(inventory):
-        raise VisguardError("no <account>/<region>.jsonl files found", file=inventory)
+        raise VisguardError("no <account>/<region>.jsonl files found", file=printable(inventory))
     # One glob rather than a list of files: no file-listing job; names starting with "." (a killed
     # collector's temporary files) are skipped by Spark as hidden files.
     return (
-        spark.read.schema(record_schema())
+        spark.read.schema(record_schema(tag_keys))
         .option("mode", "PERMISSIVE")
         .option("columnNameOfCorruptRecord", "_corrupt")
         .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
@@ -461,7 +467,58 @@ def parse_records(raw):
             "corrupt"
         ),
         F.when(corrupt | reason.isNotNull(), F.input_file_name()).alias("_file"),
+        # which record is the latest of several with one identity: the later file, then the later line
+        # (monotonically_increasing_id counts up within a file split, and a file's splits are numbered in order)
+        F.when(F.col("kind").isin(*DEDUP_KINDS) & ok, F.input_file_name()).alias("_src"),
+        F.monotonically_increasing_id().alias("_pos"),
+        F.when(ok & F.col("kind").isin("queue", "function"), F.col("arn"))
+        .when(ok & (F.col("kind") == "mapping"), F.col("uuid"))
+        .alias("_key"),
     )
+
+
+# Records with an identity: a queue and a function by ARN, a mapping by UUID. Several records of one identity
+# (an inventory merged by hand, a file copied into another account's folder) are counted once: the latest wins.
+DEDUP_KINDS = ("queue", "mapping", "function")
+
+
+def duplicate_counts(records) -> dict[str, int]:
+    """{kind: records that repeat an identity} (one Spark job over the narrow keys; it also fills the cache)."""
+    from pyspark.sql import functions as F
+
+    rows = (
+        records.where(F.col("_key").isNotNull())
+        .groupBy("kind", "_key")
+        .count()
+        .where(F.col("count") > 1)
+        .groupBy("kind")
+        .agg(F.sum(F.col("count") - 1).alias("extra"))
+        .collect()
+    )
+    return {r["kind"]: int(r["extra"]) for r in rows}
+
+
+def drop_duplicates(records):
+    """``records`` without the records that a later record of the same identity replaces. Only called when
+    :func:`duplicate_counts` found some: the ranking runs over the repeated identities alone (broadcast)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    repeated = (
+        records.where(F.col("_key").isNotNull())
+        .groupBy("kind", "_key")
+        .count()
+        .where(F.col("count") > 1)
+        .select("kind", "_key")
+    )
+    rank = F.row_number().over(Window.partitionBy("kind", "_key").orderBy(F.desc("_src"), F.desc("_pos")))
+    losers = (
+        records.join(F.broadcast(repeated), ["kind", "_key"], "left_semi")
+        .select("_pos", rank.alias("_rank"))
+        .where(F.col("_rank") > 1)
+        .select("_pos")
+    )
+    return records.join(F.broadcast(losers), "_pos", "left_anti")
 
 
 def _arn_part(col, idx: int):
@@ -598,7 +655,7 @@ def join_queues(records):
     return joined
 
 
-def redrive_loops(records) -> dict:
+def redrive_loops(records, config=None) -> dict:
     """VG023 findings of redrive loops longer than three queues, by the ARN of the queue they are reported on
     (``build.long_redrive_loops``). Only queues that have a redrive target and are one can be on such a loop:
     a few in a fleet (DLQs with a DLQ of their own), collected to the driver."""
@@ -622,9 +679,10 @@ def redrive_loops(records) -> dict:
             "retention",
             "delay",
             "max_receive_count",
+            "tags",
         )
     )
-    return long_redrive_loops([r.asDict() for r in members.collect()])
+    return long_redrive_loops([r.asDict() for r in members.collect()], config)
 
 
 QUEUE_COLUMNS = (
@@ -669,10 +727,29 @@ def _remote(path: str) -> bool:
     return "://" in str(path)  # s3://, s3a://, hdfs://, abfss://, dbfs:/ ... read and written by Spark itself
 
 
-def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
+DEFAULT_OWNER_TAGS = ("owner", "team")
+
+
+def run(
+    spark,
+    inventory: str,
+    out: str,
+    report_dir: str | None = None,
+    *,
+    overwrite: bool = False,
+    config=None,
+    owner_tags: tuple[str, ...] = DEFAULT_OWNER_TAGS,
+) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
-    ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``)."""
+    ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``).
+
+    A local ``out`` must be new, empty, or a previous result (``overwrite``: its entries are replaced, nothing
+    else in it is touched; ``outdir.py``). A remote ``out`` must not hold findings/queues/quarantine yet,
+    unless ``overwrite``. ``config``: a visguard.yaml's ``LintConfig`` (``visguard.linter.loaders.load_config``),
+    applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner.
+    """
     from pyspark.sql import functions as F
+    from visguard.audit import outdir
 
     t0 = time.perf_counter()
     phases: dict[str, float] = {}
@@ -682,17 +759,28 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
         phases[name] = round(now - t[0], 2)
         t[0] = now
 
-    out = str(out).rstrip("/")
+    out = str(out).rstrip("/") or "/"
     local = Path(report_dir or out)
-    local.mkdir(parents=True, exist_ok=True)
+    folders = {} if _remote(out) else {Path(out): "--out"}
+    folders.setdefault(local, "--report-dir")
+    foreign = {f: outdir.prepare(f, overwrite, place) for f, place in folders.items()}
+    for f, theirs in foreign.items():
+        outdir.write_marker(f, theirs, complete=False)
+    # a local folder was emptied of the previous result above: refuse to write over anything found there now
+    mode = "overwrite" if _remote(out) and overwrite else "errorifexists"
     # the one cache of the input: narrow typed rows, parsed once (joins, quarantine and summary read it)
-    records = parse_records(load(spark, inventory)).cache()
-    records.count()
+    from visguard.audit.wording import IAC_TAG_KEYS
+
+    tag_keys = (*owner_tags, *IAC_TAG_KEYS, *_suppression_tags(config))
+    cached = records = parse_records(load(spark, inventory, tag_keys)).cache()
+    duplicates = duplicate_counts(records)  # (fills the cache)
+    if duplicates:
+        records = drop_duplicates(records)
     mark("read")
 
-    loops = redrive_loops(records)
+    loops = redrive_loops(records, config)
     joined = join_queues(records)
-    lint = functools.partial(_lint_batches, extra=loops) if loops else _lint_batches
+    lint = functools.partial(_lint_batches, extra=loops or None, config=config, owner_tags=tuple(owner_tags))
     result = joined.select(*QUEUE_COLUMNS).mapInArrow(lint, _out_schema()).cache()
     result.count()
     mark("join_lint")
@@ -700,9 +788,9 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
     # one task per account/region writes its whole folder: one file each instead of one per task and folder
-    findings.repartition("account", "region").write.mode("overwrite").partitionBy(
-        "account", "region"
-    ).parquet(f"{out}/findings")
+    findings.repartition("account", "region").write.mode(mode).partitionBy("account", "region").parquet(
+        f"{out}/findings"
+    )
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
         F.when(F.col("corrupt").isNull(), F.lit("queue"))
         .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
@@ -713,11 +801,14 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
         F.col("_file").alias("file"),
         F.coalesce("reason", F.concat(F.lit("not an inventory record: "), F.col("corrupt"))).alias("reason"),
     )
-    quarantine.write.mode("overwrite").parquet(f"{out}/quarantine")
-    figures.write.mode("overwrite").parquet(f"{out}/queues")
+    quarantine.write.mode(mode).parquet(f"{out}/quarantine")
+    figures.write.mode(mode).parquet(f"{out}/queues")
     mark("write")
 
     summary = summarize(records, result, quarantine)
+    summary["duplicate_records"] = dict(sorted(duplicates.items()))
+    summary["config"] = config_summary(config)
+    summary["owner_tags"] = list(owner_tags)
     mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
@@ -727,15 +818,42 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     from visguard.audit.report import write_report
 
     write_report(local / "report.html", summary)
-    for df in (records, result):
+    for df in (cached, result):
         df.unpersist()
+    for f, theirs in foreign.items():
+        outdir.write_marker(f, theirs, complete=True)
     return summary
+
+
+def _suppression_tags(config) -> tuple[str, ...]:
+    if config is None:
+        return ()
+    return tuple(k for w in config.suppression_where.values() for k in (w.get("tags") or {}))
+
+
+def config_summary(config) -> dict | None:
+    """What summary.json says about the visguard.yaml applied: the file, and its own findings (VG900 a
+    suppression without a reason, VG901 an unknown rule), which count like findings for ``--fail-on``."""
+    if config is None:
+        return None
+    from visguard.linter.api import _config_meta_findings
+
+    return {
+        "file": config.source_file,
+        "suppressions": len(config.suppressions),
+        "profiles": len(config.profiles),
+        "findings": [
+            {"rule": f.rule, "severity": f.severity.value, "message": f.message, "place": f.location.path}
+            for f in _config_meta_findings(config)
+        ],
+    }
 
 
 def summarize(records, result, quarantine) -> dict:
     """Small aggregates collected to the driver (a handful of Spark actions over the two caches): the summary
     and every figure the report plots."""
     from pyspark.sql import functions as F
+    from visguard.audit.textsafe import scrub
 
     kinds: dict[str, int] = {}
     accounts: set[str] = set()
@@ -752,7 +870,11 @@ def summarize(records, result, quarantine) -> dict:
         errors = records.where(F.col("kind") == "error").select(
             "account", "region", "operation", "code", "message"
         )
-        error_rows = [r.asDict() for r in errors.orderBy("account", "region").limit(50).collect()]
+        # an inventory from elsewhere may hold what the collector scrubs (credentials echoed by AWS)
+        error_rows = [
+            {k: scrub(v) if isinstance(v, str) else v for k, v in r.asDict().items()}
+            for r in errors.orderBy("account", "region").limit(50).collect()
+        ]
 
     q_reasons: dict[str, int] = {}
     for r in quarantine.groupBy(F.regexp_extract("reason", r"^([^:]*)", 1).alias("why")).count().collect():
@@ -857,9 +979,9 @@ class Histogram:
 
 
 def main(argv: list[str], prog: str, default_master: str | None = "local[*]") -> int:
-    import argparse
+    from visguard.audit.cli import ArgumentParser
 
-    ap = argparse.ArgumentParser(prog=prog, description="Audit a fleet inventory on Spark.")
+    ap = ArgumentParser(prog=prog, description="Audit a fleet inventory on Spark.")
     ap.add_argument(
         "--inventory", required=True, help="inventory directory (local, or s3://... on a cluster)"
     )
@@ -881,7 +1003,37 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         metavar="KEY=VALUE",
         help="a Spark setting for this run (repeatable), e.g. --conf spark.sql.shuffle.partitions=64",
     )
+    ap.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace a previous audit result in --out (only what that audit wrote is removed)",
+    )
+    ap.add_argument(
+        "--config",
+        metavar="visguard.yaml",
+        help="the same file as visguard lint's: rule settings, severity overrides, suppressions (by queue "
+        "ARN/name glob, account, tags), consumer profiles",
+    )
+    ap.add_argument(
+        "--fail-on",
+        choices=("error", "warning", "info", "never"),
+        default="error",
+        help="lowest severity that makes the exit code 2, as in visguard lint (default: error; a fleet "
+        "always has warnings)",
+    )
+    ap.add_argument(
+        "--owner-tag",
+        action="append",
+        metavar="KEY",
+        help="tag naming the team that owns a queue (repeatable, first present wins; default: owner, team)",
+    )
     args = ap.parse_args(argv)
+    config = None
+    if args.config:
+        from visguard.linter.loaders import load_config
+
+        config = load_config(args.config)  # VisguardError: one line, exit 1
+    owner_tags = tuple(dict.fromkeys(t for t in (args.owner_tag or DEFAULT_OWNER_TAGS) if t.strip()))
     extra = {}
     for i, kv in enumerate(args.conf, 1):
         key, sep, value = kv.partition("=")
@@ -889,21 +1041,41 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
             raise VisguardError(f"expected KEY=VALUE, got {kv!r}", place=f"--conf #{i}")
         extra[key.strip()] = value
     if not _remote(args.inventory) and not Path(args.inventory).is_dir():
-        raise VisguardError("inventory directory not found", file=args.inventory)
+        raise VisguardError("inventory directory not found", file=printable(args.inventory))
     if _remote(args.out) and not args.report_dir:
         raise VisguardError(
             "--out is not a local path: give --report-dir for summary.json and report.html", place="--out"
         )
+    from visguard.audit import outdir
+
+    if not _remote(args.out):
+        outdir.prepare(args.out, args.overwrite, check_only=True)
+    if args.report_dir and args.report_dir != args.out:
+        outdir.prepare(args.report_dir, args.overwrite, "--report-dir", check_only=True)
     import warnings
 
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     spark = spark_session(args.master, extra=extra, class_archive=True)
     spark.sparkContext.setLogLevel("ERROR")
-    s = run(spark, args.inventory, args.out, args.report_dir)
+    s = run(
+        spark,
+        args.inventory,
+        args.out,
+        args.report_dir,
+        overwrite=args.overwrite,
+        config=config,
+        owner_tags=owner_tags,
+    )
+    for f in (s.get("config") or {}).get("findings", []):
+        print(
+            f"{prog}: {printable(config.source_file)}:{printable(f['place'])}: {f['severity']} {f['rule']} "
+            f"{printable(f['message'])}",
+            file=sys.stderr,
+        )
     print(
         f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
         f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
-        f"{s['errors']} collector errors, {s['quarantined']} quarantined, {s['seconds']} s -> {args.out}",
+        f"{s['errors']} collector errors, {s['quarantined']} quarantined, {s['seconds']} s -> {printable(args.out)}",
         file=sys.stderr,
     )
     if "tmp" in _ARCHIVE:
@@ -913,7 +1085,22 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
             file=sys.stderr,
         )
     stop_session(spark)
-    return 0
+    return exit_code(s, args.fail_on)
+
+
+def exit_code(summary: dict, fail_on: str) -> int:
+    """visguard lint's exit codes: 2 when a finding (or a finding about the config itself) is at or above
+    ``fail_on``, else 0."""
+    from visguard.errors import EXIT_FINDINGS, EXIT_OK
+
+    if fail_on == "never":
+        return EXIT_OK
+    order = {"info": 1, "warning": 2, "error": 3}
+    sev = dict(summary["findings_by_severity"])
+    for f in (summary.get("config") or {}).get("findings", []):
+        sev[f["severity"]] = sev.get(f["severity"], 0) + 1
+    failing = any(n > 0 and order[k] >= order[fail_on] for k, n in sev.items())
+    return EXIT_FINDINGS if failing else EXIT_OK
 
 
 if (

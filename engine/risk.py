@@ -34,7 +34,13 @@ from statistics import NormalDist
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.special import ndtr, ndtri
+
+try:
+    from scipy.special import ndtr, ndtri
+except (
+    ImportError
+):  # a Spark executor with numpy and pyarrow only (the audit): the scalar formulas, vectorised
+    ndtr = ndtri = None
 from visguard import facts
 from visguard.policy import Z99  # noqa: F401 - re-exported: z of the 99th percentile
 
@@ -82,6 +88,21 @@ def _s_ndtr(x):
         return 0.5 + 0.5 * math.erf(z)
     y = 0.5 * math.erfc(az) if az * az < _EXP_MAX else 0.0
     return 1.0 - y if z > 0 else y
+
+
+def _s_ndtri(p):
+    """Inverse of the standard normal CDF of a float, with scipy's values at and beyond the ends."""
+    if p != p:
+        return math.nan
+    if p <= 0.0 or p >= 1.0:
+        return -math.inf if p <= 0.0 else math.inf if p == 1.0 else math.nan
+    return _INV_CDF(p)
+
+
+_INV_CDF = NormalDist().inv_cdf
+if ndtr is None:
+    ARRAY.ndtr = np.vectorize(_s_ndtr, otypes=[float])
+    ARRAY.ndtri = np.vectorize(_s_ndtri, otypes=[float])
 
 
 SCALAR = SimpleNamespace(

@@ -8,6 +8,7 @@ configuration.
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -42,11 +43,21 @@ __all__ = [
 # -- the lint loop ---------------------------------------------------------------------------------------------
 
 
+def _where(cond: dict | None, queue: Queue) -> bool:
+    """A suppression's account and tag conditions (all must hold; a queue without an account or the tag fails)."""
+    if not cond:
+        return True
+    if "account" in cond and not fnmatch.fnmatchcase(queue.account or "", cond["account"]):
+        return False
+    tags = queue.tags or {}
+    return all(k in tags and fnmatch.fnmatchcase(tags[k], g) for k, g in (cond.get("tags") or {}).items())
+
+
 def _suppressions_for(queue: Queue, config: LintConfig) -> list[Suppression]:
     out = list(queue.suppressions)
     for i, s in enumerate(config.suppressions):
         glob = config.suppression_queues.get(i, "*")
-        if matches(glob, queue):
+        if matches(glob, queue) and _where(config.suppression_where.get(i), queue):
             out.append(s)
     return out
 

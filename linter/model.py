@@ -215,5 +215,7 @@ class LintConfig:
         default_factory=list
     )  # global, each matched by rule (+ queue glob)
     suppression_queues: dict[int, str] = field(default_factory=dict)  # index in suppressions -> queue glob
+    # index in suppressions -> {"account": glob, "tags": {key: glob}}: further conditions (fleet audit inventories)
+    suppression_where: dict[int, dict] = field(default_factory=dict)
     profiles: list[ProfileMatch] = field(default_factory=list)
     source_file: str | None = None

@@ -158,6 +158,9 @@ def config_from_document(doc: Any, *, file: str) -> LintConfig:
     cfg.disabled.update(doc.get("disable") or [])
     for i, s in enumerate(doc.get("suppressions") or []):
         cfg.suppression_queues[len(cfg.suppressions)] = s.get("queue", "*")
+        where = {k: s[k] for k in ("account", "tags") if k in s}
+        if where:
+            cfg.suppression_where[len(cfg.suppressions)] = where
         cfg.suppressions.append(Suppression(s["rule"], s.get("reason"), _loc(doc, file, ["suppressions", i])))
     cfg.profiles = profiles_from_document(doc, file)
     return cfg

@@ -54,12 +54,23 @@ def parse_queue(rec: dict) -> tuple[dict | None, str | None]:
     }, None
 
 
-def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
-    """(joined queue rows, {arn: quarantine reason})."""
-    queues, quarantine, mappings, functions, known = {}, {}, [], {}, set()
+def latest_records(root: str) -> list[dict]:
+    """Every record, those that repeat an identity (a queue's or function's ARN, a mapping's UUID) counted once:
+    the latest (files in name order, lines in file order) wins, in the place of the first."""
+    by_key: dict = {}
     for _, _, rec in inventory.iter_records(root):
         if not isinstance(rec, dict):
             continue
+        k = rec.get("kind")
+        ident = rec.get("uuid") if k == "mapping" else rec.get("arn") if k in ("queue", "function") else None
+        by_key[(k, ident) if ident is not None else ("#", len(by_key))] = rec
+    return list(by_key.values())
+
+
+def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
+    """(joined queue rows, {arn: quarantine reason})."""
+    queues, quarantine, mappings, functions, known = {}, {}, [], {}, set()
+    for rec in latest_records(root):
         k = rec.get("kind")
         if k == "queue":
             row, why = parse_queue(rec)
@@ -70,7 +81,7 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
         elif k == "mapping" and ":sqs:" in rec["event_source_arn"]:
             mappings.append(rec)
         elif k == "function":
-            functions.setdefault(rec["arn"], rec)
+            functions[rec["arn"]] = rec
         elif k == "partition" and rec["errors"] == 0:
             known.add(f"{rec['account']}/{rec['region']}")
     for q in queues.values():

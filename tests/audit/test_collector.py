@@ -255,4 +255,5 @@ def test_error_records_classify_failures_without_secrets():
         "sqs:ListQueues",
         EndpointConnectionError(endpoint_url="https://sqs.me-south-1.amazonaws.com/"),
     )
-    assert rec["code"] == "RegionDisabled" and "me-south-1" in rec["message"]
+    # an endpoint that does not answer is a connection failure, not a disabled region
+    assert rec["code"] == "ConnectionFailed" and "me-south-1" in rec["message"]

@@ -218,3 +218,36 @@ def test_redrive_loop_longer_than_a_rows_model_is_reported(spark, tmp_path):
     assert s["findings_by_rule"]["VG023"] == 1
     figures = {r["name"]: r["findings"] for r in spark.read.parquet(str(out / "queues")).collect()}
     assert figures["w"] == figures["x"] + 1  # the loop finding counts for its queue's figures too
+
+
+def test_duplicate_records_are_counted_once_latest_wins(spark, tmp_path):
+    """A DLQ record twice (and a queue, a mapping, a function twice): one row per identity through every join,
+    the later record's values, and the duplicates counted in the summary; the reference agrees."""
+    fn = f"arn:aws:lambda:us-east-1:{A}:function:w"
+    mapping = {"kind": "mapping", "account": A, "region": "us-east-1", "uuid": "m1", "event_source_arn":
+               f"arn:aws:sqs:us-east-1:{A}:src", "function_arn": fn, "state": "Enabled", "batch_size": 1,
+               "batching_window": 0, "maximum_concurrency": None, "function_response_types": []}  # fmt: skip
+    lines = [
+        _q(A, "src", vt="100", redrive=_rp(A, "dlq")),
+        _q(A, "dlq", retention="345600"),  # VG022 on src: DLQ retention not longer than the source's
+        mapping,
+        {"kind": "function", "account": A, "region": "us-east-1", "arn": fn, "name": "w", "timeout": 10},
+        _q(A, "dlq", retention="345600"),  # the DLQ again, same values
+        _q(A, "other", vt="5"),
+        _q(A, "other", vt="50"),  # latest wins: 50
+        mapping,
+        {"kind": "function", "account": A, "region": "us-east-1", "arn": fn, "name": "w", "timeout": 60},
+    ]
+    _write(tmp_path, A, [json.dumps(x) for x in lines])
+    out = tmp_path / "out"
+    s = job.run(spark, str(tmp_path), str(out))
+    got = sorted((f[0].rsplit(":", 1)[-1], f[1], f[2]) for f in spark_findings(spark, out))
+    # 100 >= 60 (the later function record) but < 6 x 60: VG011 once, not twice; no VG010 from timeout 10
+    assert got == [("src", "VG011", "m1"), ("src", "VG022", None)]
+    assert s["findings"] == 2 and s["queues"] == 3 and s["queues_in_inventory"] == 3
+    assert s["mappings"] == 1 and s["functions"] == 1
+    assert s["duplicate_records"] == {"function": 1, "mapping": 1, "queue": 2}
+    figures = {r["name"]: r for r in spark.read.parquet(str(out / "queues")).collect()}
+    assert len(figures) == 3 and figures["other"]["vt"] == 50 and figures["src"]["findings"] == 2
+    want, _ = reference_findings(tmp_path)
+    assert {(f[0].rsplit(":", 1)[-1], f[1], f[2]) for f in want} == set(got)
