@@ -436,3 +436,11 @@ def test_no_file_is_opened_for_writing_or_changed(tmp_path, capsys, good):
     run_cli(capsys, str(tmp_path))
     after = {p: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in tmp_path.rglob("*") if p.is_file()}
     assert before == after
+
+
+def test_regressions_found_by_the_fuzzer(tmp_path, capsys, good):
+    """`!!timestamp` on text that is not a date raised AttributeError inside PyYAML (exit 3)."""
+    bad = tmp_path / "ts.yaml"
+    bad.write_text("!!timestamp 2020-99-01 Resources: {}\n")
+    code, _, err = run_cli(capsys, str(bad), good)
+    assert code == 1 and len(err) == 1 and "invalid value" in err[0]
