@@ -308,6 +308,7 @@ def test_an_internal_error_in_one_file_exits_3_and_the_others_still_run(tmp_path
     (line,) = err
     assert str(bad) in line and "internal error (ZeroDivisionError: a bug with a second line)" in line
     assert report["summary"]["files"] == 1 and report["errors"][0]["file"] == str(bad)
+    assert report["errors"][0]["kind"] == "internal-error"
 
 
 def test_an_unexpected_crash_in_a_command_exits_3_without_traceback(capsys, monkeypatch):
