@@ -18,7 +18,6 @@ JSON needs nothing: ``json.dumps`` escapes control characters and, with ``ensure
 from __future__ import annotations
 
 import os
-import urllib.parse
 
 
 def _escape(ch: str) -> str:
@@ -56,6 +55,8 @@ def xml_text(value: object) -> str:
 def uri(path: str) -> str:
     """A relative file path as a URI reference: ``/`` kept, everything else outside RFC 3986's unreserved
     set percent-encoded from the file name's bytes (a non-UTF-8 name keeps its own bytes)."""
+    import urllib.parse  # only SARIF needs it: not at CLI start
+
     try:
         raw = os.fsencode(path)
     except UnicodeEncodeError:

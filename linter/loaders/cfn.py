@@ -52,7 +52,11 @@ def load_template(
     if isinstance(template, dict) and foreach.has_foreach(template.get("Resources")):
         template = foreach.expand(template, file=file, parameters=parameters)
     _check_shape(template, file)
-    builder = _Builder(template, file, parameters, construct_paths or {}, source, imports)
+    sam_app = sam.is_sam(template)
+    # SAM is a transform before the builder: the builder reads plain CloudFormation (sam.py)
+    t = sam.transform(template, file=file, parameters=parameters) if sam_app else sam.Transformed(template)
+    builder = _Builder(t, template, file, parameters, construct_paths or {}, source, imports)
+    builder.source = source or ("sam" if sam_app else "cloudformation")
     builder.external = external or {}
     return builder.build()
 
@@ -85,10 +89,18 @@ def _check_shape(template: Any, file: str) -> None:
 
 
 class _Builder:
-    def __init__(self, template, file, parameters, construct_paths, source, imports):
+    """Builds the model of one CloudFormation template (SAM already transformed: ``transformed.template``);
+    every location and error points into ``written``, the template as the user wrote it."""
+
+    def __init__(self, transformed, written, file, parameters, construct_paths, source, imports):
+        template = transformed.template
         self.t = template
+        self.written = written
+        self.translate = transformed.translate
+        self.generated = transformed.generated
         self.file = file
         self.r = Resolver(template, file=file, parameters=parameters, imports=imports)
+        self.r.translate, self.r.positions = self.translate, written
         for name in self.r.condition_defs:  # CloudFormation validates every condition, used or not
             self.r.condition(name, ["Conditions", name])
         self.r.resources = {
@@ -96,10 +108,8 @@ class _Builder:
         }
         self.res = self.r.resources
         self.construct_paths = construct_paths
-        self.is_sam = sam.is_sam(template)
-        self.source = source or ("sam" if self.is_sam else "cloudformation")
+        self.source = source or "cloudformation"
         self.model = Model(source_file=file)
-        self.globals = sam.function_globals(template, self.r, self.is_sam)
         self.pending_targets: dict[str, Any] = {}  # queue id -> deadLetterTargetArn, linked after all queues
         self.pending_allow: dict[str, tuple] = {}  # queue id -> (redrivePermission, sourceQueueArns)
         self.external: dict[str, Queue] = {}  # queues of sibling stacks (cloud assembly), by model id
@@ -108,7 +118,8 @@ class _Builder:
 
     # ------------------------------------------------------------------ helpers
     def loc(self, path: list) -> Location:
-        line, col = locate(self.t, path)
+        path = self.translate(path)  # a resource SAM generates points at what the user wrote
+        line, col = locate(self.written, path)
         lid = path[1] if len(path) > 1 and path[0] == "Resources" else None
         return Location(
             self.file,
@@ -194,9 +205,6 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == QUEUE:
                 self.model.add(self.queue(lid))
-            elif res["Type"] == sam.SERVERLESS_FUNCTION:
-                for q in sam.subscription_queues(self, lid):  # SNS events with SqsSubscription: true
-                    self.model.add(q)
         self.queues_by_name = {q.name: q.id for q in self.model.queues.values() if q.name}
         for q in self.model.queues.values():
             if q.redrive is not None:
@@ -206,11 +214,6 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
-            elif res["Type"] == sam.SERVERLESS_FUNCTION:
-                for queue_id, consumer, path in sam.sqs_events(self, lid):
-                    self.attach(queue_id, consumer, lid, path)
-                for queue_id, consumer, path in sam.sqs_subscriptions(self, lid):
-                    self.attach(queue_id, consumer, lid, path)
         return self.model
 
     def queue(self, lid: str) -> Queue:
@@ -250,6 +253,10 @@ class _Builder:
             if q.redrive is not None:
                 q.locations["redrive"] = q.redrive.location
         q.suppressions = self.suppressions(lid)
+        gen = self.generated.get(lid)
+        if gen:  # a queue SAM creates: its function's and its event's suppressions apply
+            q.created_by = gen.get("created_by")
+            q.suppressions = [s for rp in gen.get("suppress_from", []) for s in self.suppressions(rp[1], rp)]
         return q
 
     def policy(self, raw: Any, path: list, what: str) -> dict | Unknown | None:
@@ -371,11 +378,12 @@ class _Builder:
             return  # Kafka/MQ mappings use other properties; nothing to do with SQS
         src = self.r.value(p["EventSourceArn"], [*base, "EventSourceArn"])
         if isinstance(src, (list, dict, bool)):
-            raise self.r.error("EventSourceArn must be an ARN", [*base, "EventSourceArn"])
+            raise self.r.error(f"must be a queue ARN, got a {_kind(src)}", [*base, "EventSourceArn"])
         queue_id, _ = self.queue_target(src, arn_attr=False)
         if queue_id is None:
             return  # another service's stream, or a queue outside this template: nothing to check here
         c = Consumer(id=lid, kind="lambda", location=self.loc(["Resources", lid]))
+        c.created_by = self.generated.get(lid, {}).get("created_by")
         self.function_into(c, p.get("FunctionName"), [*base, "FunctionName"])
         self.esm_settings(c, p, base)
         self.attach(queue_id, c, lid, ["Resources", lid])
@@ -431,12 +439,9 @@ class _Builder:
             ("function_timeout", "Timeout"),
             ("reserved_concurrency", "ReservedConcurrentExecutions"),
         ):
-            if prop in fp:
-                raw, path = fp[prop], [*base, prop]
-            elif self.res[fid]["Type"] == sam.SERVERLESS_FUNCTION and prop in self.globals:
-                raw, path = self.globals[prop], ["Globals", "Function", prop]
-            else:
+            if prop not in fp:
                 continue
+            raw, path = fp[prop], [*base, prop]
             if attr == "function_timeout":
                 v = self.number(raw, path)
                 c.function_timeout = v if isinstance(v, (int, float)) else None
@@ -451,9 +456,6 @@ class _Builder:
     def function_of(self, raw: Any, path: list, seen: list[str]) -> tuple[str | None, str | None]:
         if raw is None:
             return None, "the mapping has no FunctionName"
-        alias_fn = sam.auto_alias_target(self, raw)
-        if alias_fn:
-            return alias_fn, None
         v = self.r.value(raw, path)
         if isinstance(v, Text):
             refs = v.refs()

@@ -345,7 +345,9 @@ def loads_yaml(text: str, *, file: str) -> Any:
         raise VisguardError(f"malformed YAML: {what}", file=file, place=place) from None
     except yaml.YAMLError as exc:
         raise VisguardError(f"malformed YAML: {str(exc).splitlines()[0]}", file=file) from None
-    except (ValueError, OverflowError, TypeError) as exc:  # int('9' * 5000), a date that does not exist
+    except (ValueError, OverflowError, TypeError, AttributeError, IndexError, KeyError) as exc:
+        # PyYAML's constructors on a scalar they cannot take: int('9' * 5000), a date that does not exist,
+        # `!!timestamp` on text that is not one (AttributeError inside PyYAML)
         raise _number_error(text, exc, file) from None
 
 

@@ -117,6 +117,10 @@ class Resolver:
     ):
         self.template = template
         self.file = file
+        # where errors point: a path of this template -> the path as written, in the template as written
+        # (SAM's transform generates resources; their errors point at the SAM event)
+        self.translate = lambda path: path
+        self.positions: dict = template
         self.imports = imports or {}
         self.mappings = template.get("Mappings") if isinstance(template.get("Mappings"), dict) else {}
         self.all_resources: dict = template["Resources"]
@@ -133,7 +137,8 @@ class Resolver:
 
     # ------------------------------------------------------------------ errors and positions
     def error(self, message: str, path: list) -> VisguardError:
-        line, _ = locate(self.template, path)
+        path = self.translate(path)
+        line, _ = locate(self.positions, path)
         where = "/".join(str(p) for p in path)
         return VisguardError(
             f"{where}: {message}" if where else message, file=self.file, place=line and str(line)

@@ -1,17 +1,17 @@
-"""SAM: ``AWS::Serverless::Function`` with ``Events`` of ``Type: SQS``, read directly.
+"""SAM as a transform: a template with ``AWS::Serverless::Function`` becomes the CloudFormation the SAM
+translator would write for what the rules need, before the CloudFormation builder (``cfn.py``) reads it.
 
-cfn-lint >= 1.54 no longer runs the SAM translator, and running aws-sam-translator costs more than this
-whole loader, so the few SAM facts the rules need are read from the template as written
-(AWS SAM Developer Guide, "AWS::Serverless::Function" and "SQS" event source type,
+cfn-lint >= 1.54 no longer runs the SAM translator, and running aws-sam-translator costs more than this whole
+loader, so the few SAM facts the rules need are rewritten here from the template as written (AWS SAM Developer
+Guide, "AWS::Serverless::Function" and "SQS" event source type,
 https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-function-sqs.html):
 
-- an SQS event becomes an event source mapping from ``Properties.Queue`` to the function, with
-  ``BatchSize`` (default 10), ``MaximumBatchingWindowInSeconds``, ``FunctionResponseTypes``,
-  ``ScalingConfig`` and ``Enabled`` (default true);
-- ``Timeout`` and ``ReservedConcurrentExecutions`` come from the function, else ``Globals.Function``,
-  else the Lambda default (3 s);
-- ``AutoPublishAlias: live`` creates an alias whose logical id is ``<Function>Alias<live>``: a ``Ref`` to
-  that id, or to ``<Function>.Alias`` / ``<Function>.Version``, is the function;
+- the function becomes ``AWS::Lambda::Function`` with ``Globals.Function`` merged in (its own properties win);
+- an SQS event becomes an ``AWS::Lambda::EventSourceMapping`` from ``Properties.Queue`` to the function, with
+  ``BatchSize`` (default 10), ``MaximumBatchingWindowInSeconds``, ``FunctionResponseTypes``, ``ScalingConfig``
+  and ``Enabled`` (default true);
+- ``AutoPublishAlias: live`` creates an alias whose logical id is ``<Function>Alias<live>``; ``!Ref
+  <Function>.Alias`` / ``<Function>.Version`` name the function's alias and version;
 - an SNS event with ``SqsSubscription`` puts a queue between the topic and the function (SAM Developer Guide,
   "SNS" event source type and "SqsSubscriptionObject"): ``true`` creates ``AWS::SQS::Queue``
   ``<Function><Event>Queue`` with every property at its default (visibility timeout 30 s, no redrive policy;
@@ -20,21 +20,38 @@ https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/s
   ``BatchSize``. aws-sam-translator 1.115 always enables that mapping, whatever ``Enabled`` says, so it is
   read as enabled here too. The generated queue is what users never see in their template, and what the
   rules most often catch: a 30 s timeout in front of a longer function, no DLQ, whole-batch retries.
+
+Generated resources get ids no template can hold (a mapping is ``<Function>/<Event>``, the consumer id users
+see), and :class:`Transformed` says where each came from: ``aliases`` maps a path in the transformed template to
+the path the user wrote (so every finding and error points at the SAM event, the SqsSubscription or
+``Globals/Function/Timeout``), ``generated`` carries what SAM decides for them (``created_by``, whose
+suppressions apply).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import Any
 
-from visguard.linter.model import Consumer, Queue
-
+from .decode import PosDict
 from .intrinsics import Resolver
-
-if TYPE_CHECKING:
-    from .cfn import _Builder
 
 SERVERLESS_FUNCTION = "AWS::Serverless::Function"
 SERVERLESS_TRANSFORM = "AWS::Serverless-2016-10-31"
+FUNCTION = "AWS::Lambda::Function"
+ESM = "AWS::Lambda::EventSourceMapping"
+
+QUEUE_CREATED_BY = (
+    "SAM creates this queue for the SqsSubscription of SNS event {name} with default settings and takes"
+    " none for it: declare the queue (with its DLQ) yourself and subscribe it with SqsSubscription:"
+    " {{QueueArn: !GetAtt <Queue>.Arn, QueueUrl: !Ref <Queue>}}, or replace the SNS event by an"
+    " AWS::SNS::Subscription to the queue and an SQS event on the function."
+)
+MAPPING_CREATED_BY = (
+    "SAM writes this mapping for the SqsSubscription of SNS event {name} and takes only BatchSize for"
+    " it: for partial batch responses, a batching window or maximum concurrency, subscribe the queue"
+    " with an AWS::SNS::Subscription and consume it with an SQS event on the function."
+)
 
 
 def is_sam(template: dict) -> bool:
@@ -48,9 +65,51 @@ def is_sam(template: dict) -> bool:
     )
 
 
-def function_globals(template: dict, r: Resolver, sam: bool) -> dict:
-    if not sam:
-        return {}
+@dataclass
+class Transformed:
+    template: dict
+    aliases: dict[tuple, list] = field(default_factory=dict)  # transformed path prefix -> path as written
+    generated: dict[str, dict] = field(default_factory=dict)  # generated logical id -> what SAM decides
+
+    def translate(self, path: list) -> list:
+        """The path the user wrote for ``path`` of the transformed template (longest aliased prefix)."""
+        for k in range(len(path), 1, -1):
+            to = self.aliases.get(tuple(path[:k]))
+            if to is not None:
+                return [*to, *path[k:]]
+        return list(path)
+
+
+def transform(template: dict, *, file: str, parameters: dict[str, str] | None = None) -> Transformed:
+    """The CloudFormation template SAM would deploy, as far as the rules read it (see the module docstring)."""
+    r = Resolver(template, file=file, parameters=parameters)
+    g = _function_globals(template, r)
+    out = Transformed(PosDict(template))
+    _copy_pos(template, out.template)
+    resources = PosDict()
+    _copy_pos(template["Resources"], resources)
+    out.template["Resources"] = resources
+    for lid, res in template["Resources"].items():
+        _keep(resources, template["Resources"], lid, res)
+        if res["Type"] == SERVERLESS_FUNCTION:
+            _function(out, r, g, lid, res)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def _copy_pos(src: Any, dst: PosDict) -> None:
+    if isinstance(src, PosDict):
+        dst.line, dst.col = src.line, src.col
+        dst.key_pos.update(src.key_pos)
+
+
+def _keep(resources: PosDict, source: dict, key: str, value: Any) -> None:
+    resources[key] = value
+    if isinstance(source, PosDict) and key in source.key_pos:
+        resources.key_pos[key] = source.key_pos[key]
+
+
+def _function_globals(template: dict, r: Resolver) -> dict:
     g = template.get("Globals")
     if g is None:
         return {}
@@ -64,44 +123,90 @@ def function_globals(template: dict, r: Resolver, sam: bool) -> dict:
     return fn
 
 
-def sqs_events(b: _Builder, lid: str):
-    """Yield (queue id, consumer, resource path for suppressions) for each SQS event of a SAM function."""
-    props = b.props(lid)
+def _add(out: Transformed, lid: str, res: dict, written: list, condition: Any) -> None:
+    """Add generated resource ``lid`` whose declaration the user wrote at ``written``."""
+    resources = out.template["Resources"]
+    if condition is not None:
+        res["Condition"] = condition
+    resources[lid] = res
+    out.aliases[("Resources", lid)] = written
+
+
+# ---------------------------------------------------------------------------------------------- functions
+def _function(out: Transformed, r: Resolver, g: dict, lid: str, res: dict) -> None:
     base = ["Resources", lid, "Properties"]
+    own = res.get("Properties") or {}
+    props = PosDict(own)
+    _copy_pos(own, props)
+    for key, value in g.items():
+        if key not in props:
+            props[key] = value
+            out.aliases[("Resources", lid, "Properties", key)] = ["Globals", "Function", key]
+    fn = PosDict(res)
+    _copy_pos(res, fn)
+    fn["Type"] = FUNCTION
+    fn["Properties"] = props
+    out.template["Resources"][lid] = fn
+    cond = res.get("Condition")
+    ref = {"Ref": lid}
+    existing = out.template["Resources"]
+    for suffix, rtype in (("Alias", "AWS::Lambda::Alias"), ("Version", "AWS::Lambda::Version")):
+        if f"{lid}.{suffix}" in existing:
+            continue
+        _add(
+            out,
+            f"{lid}.{suffix}",
+            {"Type": rtype, "Properties": {"FunctionName": ref}},
+            ["Resources", lid],
+            cond,
+        )
+    alias = props.get("AutoPublishAlias")
+    if isinstance(alias, str) and f"{lid}Alias{alias}" not in existing:
+        _add(
+            out,
+            f"{lid}Alias{alias}",
+            {"Type": "AWS::Lambda::Alias", "Properties": {"FunctionName": ref}},
+            [*base, "AutoPublishAlias"],
+            cond,
+        )
     events = props.get("Events")
     if events is None:
         return
     if not isinstance(events, dict):
-        raise b.r.error("Events must be a mapping", [*base, "Events"])
+        raise r.error("Events must be a mapping", [*base, "Events"])
+    subs = list(_sns_subscriptions(r, lid, events))
+    for name, path, sub in subs:  # the queues SAM creates come first (the builder reads queues first)
+        if sub is True:
+            _subscription_queue(out, r, lid, name, path, events[name]["Properties"].get("Topic"), cond)
     for name, ev in events.items():
         path = [*base, "Events", name]
         if not isinstance(ev, dict):
-            raise b.r.error("an event must be a mapping with Type and Properties", path)
+            raise r.error("an event must be a mapping with Type and Properties", path)
         if ev.get("Type") != "SQS":
             continue
         ep = ev.get("Properties")
         if not isinstance(ep, dict):
-            raise b.r.error("an SQS event needs Properties with a Queue", [*path, "Properties"])
+            raise r.error("an SQS event needs Properties with a Queue", [*path, "Properties"])
         if "Queue" not in ep:
-            raise b.r.error("an SQS event needs Properties/Queue", [*path, "Properties"])
-        src = b.r.value(ep["Queue"], [*path, "Properties", "Queue"])
-        if isinstance(src, (list, dict, bool)):
-            raise b.r.error("Queue must be a queue ARN", [*path, "Properties", "Queue"])
-        queue_id, _ = b.queue_target(src, arn_attr=False)
-        if queue_id is None:
-            continue  # a queue outside this template
-        c = Consumer(id=f"{lid}/{name}", kind="lambda", location=b.loc(path))
-        b.function_settings(c, lid)
-        b.esm_settings(c, ep, [*path, "Properties"])
-        yield queue_id, c, path
+            raise r.error("an SQS event needs Properties/Queue", [*path, "Properties"])
+        mp = PosDict(ep)
+        _copy_pos(ep, mp)
+        mp["EventSourceArn"] = ep["Queue"]
+        mp["FunctionName"] = ref
+        mid = f"{lid}/{name}"
+        mapping = {"Type": ESM, "Properties": mp}
+        if ev.get("Metadata") is not None:
+            mapping["Metadata"] = ev["Metadata"]
+        _add(out, mid, mapping, path, cond)
+        out.aliases[("Resources", mid, "Properties", "EventSourceArn")] = [*path, "Properties", "Queue"]
+        out.aliases[("Resources", mid, "Properties", "FunctionName")] = ["Resources", lid]
+        out.aliases[("Resources", mid, "Properties")] = [*path, "Properties"]
+    for name, path, sub in subs:
+        _subscription_mapping(out, r, lid, name, path, sub, events[name], cond)
 
 
-def _sns_subscriptions(b: _Builder, lid: str):
-    """Yield (event name, event path, SqsSubscription value) for the SNS events of a SAM function that go
-    through a queue (``SqsSubscription`` true or a mapping)."""
-    events = b.props(lid).get("Events")
-    if not isinstance(events, dict):
-        return  # reported by sqs_events
+def _sns_subscriptions(r: Resolver, lid: str, events: dict):
+    """(event name, SqsSubscription path, value) for the SNS events that go through a queue."""
     for name, ev in events.items():
         if not isinstance(ev, dict) or ev.get("Type") != "SNS" or not isinstance(ev.get("Properties"), dict):
             continue
@@ -109,96 +214,75 @@ def _sns_subscriptions(b: _Builder, lid: str):
         raw = ev["Properties"].get("SqsSubscription")
         if raw is None:
             continue
-        sub = b.r.value(raw, path)
+        sub = r.value(raw, path)
         if isinstance(sub, str) and sub.strip().lower() in ("true", "false"):
             sub = sub.strip().lower() == "true"
         if sub is False:
             continue
         if sub is not True and not isinstance(sub, dict):
-            raise b.r.error(
-                "SqsSubscription must be true, false or a mapping with QueueArn and QueueUrl", path
-            )
+            raise r.error("SqsSubscription must be true, false or a mapping with QueueArn and QueueUrl", path)
+        if isinstance(sub, dict) and ("QueueArn" not in sub or "QueueUrl" not in sub):
+            raise r.error("SqsSubscription needs QueueArn and QueueUrl", path)
         yield name, path, sub
 
 
-def subscription_queues(b: _Builder, lid: str):
-    """The queues SAM creates for ``SqsSubscription: true`` SNS events of function ``lid``, at their defaults."""
-    for name, path, sub in _sns_subscriptions(b, lid):
-        if sub is not True:
-            continue
-        qid = f"{lid}{name}Queue"
-        if qid in b.res:
-            raise b.r.error(
-                f"SAM creates queue {qid} for this SqsSubscription, but {qid} already exists", path
-            )
-        q = Queue(id=qid, location=b.loc(path), source=b.source)
-        q.fifo = _fifo_topic(b, b.props(lid)["Events"][name]["Properties"].get("Topic"))
-        q.created_by = (
-            f"SAM creates this queue for the SqsSubscription of SNS event {name} with default settings and takes"
-            " none for it: declare the queue (with its DLQ) yourself and subscribe it with SqsSubscription:"
-            " {QueueArn: !GetAtt <Queue>.Arn, QueueUrl: !Ref <Queue>}, or replace the SNS event by an"
-            " AWS::SNS::Subscription to the queue and an SQS event on the function."
-        )
-        q.suppressions = [*b.suppressions(lid), *b.suppressions(lid, path[:-2])]
-        yield q
+def _subscription_queue(
+    out: Transformed, r: Resolver, lid: str, name: str, path: list, topic: Any, cond
+) -> None:
+    qid = f"{lid}{name}Queue"
+    if qid in out.template["Resources"] or qid in r.all_resources:
+        raise r.error(f"SAM creates queue {qid} for this SqsSubscription, but {qid} already exists", path)
+    props: dict = {}
+    if _fifo_topic(r, topic):
+        props["FifoQueue"] = True
+        out.aliases[("Resources", qid, "Properties", "FifoQueue")] = path
+    _add(out, qid, {"Type": "AWS::SQS::Queue", "Properties": props}, path, cond)
+    out.generated[qid] = {
+        "created_by": QUEUE_CREATED_BY.format(name=name),
+        # the function's suppressions and the event's cover the queue SAM makes for it
+        "suppress_from": [["Resources", lid], path[:-2]],
+    }
 
 
-def _fifo_topic(b: _Builder, raw: Any) -> bool:
+def _subscription_mapping(out, r: Resolver, lid: str, name: str, path: list, sub, ev: dict, cond) -> None:
+    event_path = path[:-2]
+    mid = f"{lid}/{name}"
+    props: dict = {"FunctionName": {"Ref": lid}}
+    if sub is True:
+        props["EventSourceArn"] = {"Fn::GetAtt": [f"{lid}{name}Queue", "Arn"]}
+        props["BatchSize"] = 10  # set explicitly by SAM (aws-sam-translator: BatchSize or 10)
+        out.aliases[("Resources", mid, "Properties", "BatchSize")] = path
+        out.aliases[("Resources", mid, "Properties", "EventSourceArn")] = path
+    else:
+        props["EventSourceArn"] = sub["QueueArn"]
+        out.aliases[("Resources", mid, "Properties", "EventSourceArn")] = [*path, "QueueArn"]
+        if "BatchSize" in sub:
+            props["BatchSize"] = sub["BatchSize"]
+            out.aliases[("Resources", mid, "Properties", "BatchSize")] = [*path, "BatchSize"]
+        else:
+            props["BatchSize"] = 10
+            out.aliases[("Resources", mid, "Properties", "BatchSize")] = event_path
+    out.aliases[("Resources", mid, "Properties", "FunctionName")] = ["Resources", lid]
+    mapping: dict = {"Type": ESM, "Properties": props}
+    if ev.get("Metadata") is not None:
+        mapping["Metadata"] = ev["Metadata"]
+    _add(out, mid, mapping, event_path, cond)
+    out.generated[mid] = {"created_by": MAPPING_CREATED_BY.format(name=name)}
+
+
+def _fifo_topic(r: Resolver, raw: Any) -> bool:
     """A ``!Ref`` to an ``AWS::SNS::Topic`` of this template with ``FifoTopic: true`` (SAM then makes a FIFO queue)."""
     if not (isinstance(raw, dict) and len(raw) == 1 and isinstance(raw.get("Ref"), str)):
         return False
     tid = raw["Ref"]
-    if b.res.get(tid, {}).get("Type") != "AWS::SNS::Topic":
+    res = r.all_resources.get(tid)
+    if not isinstance(res, dict) or res.get("Type") != "AWS::SNS::Topic":
         return False
-    fifo = b.props(tid).get("FifoTopic")
-    return fifo is not None and bool(b.boolean(fifo, ["Resources", tid, "Properties", "FifoTopic"]))
-
-
-def sqs_subscriptions(b: _Builder, lid: str):
-    """Yield (queue id, consumer, event path) for the mappings SAM creates for SNS events with SqsSubscription."""
-    for name, path, sub in _sns_subscriptions(b, lid):
-        event_path = path[:-2]
-        c = Consumer(id=f"{lid}/{name}", kind="lambda", location=b.loc(event_path))
-        c.created_by = (
-            f"SAM writes this mapping for the SqsSubscription of SNS event {name} and takes only BatchSize for"
-            " it: for partial batch responses, a batching window or maximum concurrency, subscribe the queue"
-            " with an AWS::SNS::Subscription and consume it with an SQS event on the function."
-        )
-        b.function_settings(c, lid)
-        if sub is True:
-            c.batch_size = 10  # set explicitly by SAM (aws-sam-translator: BatchSize or 10)
-            c.locations["batch_size"] = b.loc(path)
-            yield f"{lid}{name}Queue", c, event_path
-            continue
-        if "QueueArn" not in sub or "QueueUrl" not in sub:
-            raise b.r.error("SqsSubscription needs QueueArn and QueueUrl", path)
-        src = b.r.value(sub["QueueArn"], [*path, "QueueArn"])
-        if isinstance(src, (list, dict, bool)):
-            raise b.r.error("QueueArn must be a queue ARN", [*path, "QueueArn"])
-        queue_id, _ = b.queue_target(src, arn_attr=False)
-        if queue_id is None:
-            continue  # a queue outside this template
-        if "BatchSize" in sub:
-            b.esm_settings(c, {"BatchSize": sub["BatchSize"]}, path)
-        else:
-            c.batch_size = 10
-        yield queue_id, c, event_path
-
-
-def auto_alias_target(b: _Builder, raw: Any) -> str | None:
-    """``!Ref FnAliaslive`` (``AutoPublishAlias: live``), ``!Ref Fn.Alias`` or ``!Ref Fn.Version`` -> ``Fn``."""
-    if not (isinstance(raw, dict) and len(raw) == 1 and isinstance(raw.get("Ref"), str)):
-        return None
-    name = raw["Ref"]
-    head, _, tail = name.partition(".")
-    if tail in ("Alias", "Version") and b.res.get(head, {}).get("Type") == SERVERLESS_FUNCTION:
-        return head  # !Ref Fn.Alias / !Ref Fn.Version (SAM resource attribute references)
-    if name in b.res or "Alias" not in name:
-        return None
-    for fid, res in b.res.items():
-        if res["Type"] != SERVERLESS_FUNCTION or not name.startswith(fid + "Alias"):
-            continue
-        alias = (res.get("Properties") or {}).get("AutoPublishAlias", b.globals.get("AutoPublishAlias"))
-        if isinstance(alias, str) and name == f"{fid}Alias{alias}":
-            return fid
-    return None
+    fifo = r.value(
+        (res.get("Properties") or {}).get("FifoTopic"), ["Resources", tid, "Properties", "FifoTopic"]
+    )
+    if isinstance(fifo, str) and fifo.strip().lower() in ("true", "false"):
+        return fifo.strip().lower() == "true"
+    if fifo is None or isinstance(fifo, bool):
+        return bool(fifo)
+    raise r.error("expected true or false", ["Resources", tid, "Properties", "FifoTopic"])

@@ -36,7 +36,8 @@ def render_json(result) -> str:
     errors = []
     for e in result.errors:
         file, place, detail = error_parts(e)
-        errors.append({"file": file, "place": place, "message": detail})
+        kind = "internal-error" if getattr(e, "exit_code", 1) == 3 else "bad-input"
+        errors.append({"file": file, "place": place, "message": detail, "kind": kind})
     doc = {
         "tool": "visguard",
         "version": __version__,

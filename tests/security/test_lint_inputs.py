@@ -308,6 +308,7 @@ def test_an_internal_error_in_one_file_exits_3_and_the_others_still_run(tmp_path
     (line,) = err
     assert str(bad) in line and "internal error (ZeroDivisionError: a bug with a second line)" in line
     assert report["summary"]["files"] == 1 and report["errors"][0]["file"] == str(bad)
+    assert report["errors"][0]["kind"] == "internal-error"
 
 
 def test_an_unexpected_crash_in_a_command_exits_3_without_traceback(capsys, monkeypatch):
@@ -436,3 +437,11 @@ def test_no_file_is_opened_for_writing_or_changed(tmp_path, capsys, good):
     run_cli(capsys, str(tmp_path))
     after = {p: (p.read_bytes(), stat.S_IMODE(p.stat().st_mode)) for p in tmp_path.rglob("*") if p.is_file()}
     assert before == after
+
+
+def test_regressions_found_by_the_fuzzer(tmp_path, capsys, good):
+    """`!!timestamp` on text that is not a date raised AttributeError inside PyYAML (exit 3)."""
+    bad = tmp_path / "ts.yaml"
+    bad.write_text("!!timestamp 2020-99-01 Resources: {}\n")
+    code, _, err = run_cli(capsys, str(bad), good)
+    assert code == 1 and len(err) == 1 and "invalid value" in err[0]

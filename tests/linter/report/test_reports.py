@@ -117,7 +117,12 @@ def test_json_report(result):
     f = next(f for f in doc["findings"] if f["rule"] == "VG010")
     assert f["file"] == "vg010/fail.yaml" and f["line"] and f["path"].endswith("VisibilityTimeout")
     assert doc["errors"] == [
-        {"file": "bad.yaml", "place": "1", "message": "expected a mapping at the top level, got a list"}
+        {
+            "file": "bad.yaml",
+            "place": "1",
+            "message": "expected a mapping at the top level, got a list",
+            "kind": "bad-input",
+        }
     ]
 
 
