@@ -451,3 +451,93 @@ def test_each_value_points_at_the_for_each_element(module, opts):
     (f,) = [f for f in lint_model(terraform.load(d, opts())) if f.rule == "VG010"]
     assert (f.queue, f.location.line, f.location.column) == ('aws_sqs_queue.q["slow"]', 5, 14)
     assert f.fix.startswith("Set local.queues.slow.visibility = 180")
+
+
+def test_visguard_yaml_suppressions_and_profiles_by_address(module, opts, tmp_path):
+    from visguard.linter.loaders import apply_profiles, load_config
+
+    d = module(
+        {
+            "main.tf": """
+            module "jobs" {
+              source = "./q"
+            }
+            resource "aws_sqs_queue" "orders" { visibility_timeout_seconds = 20 }
+            resource "aws_lambda_function" "fn" {
+              function_name = "fn"
+              timeout       = 60
+            }
+            resource "aws_lambda_event_source_mapping" "jobs" {
+              event_source_arn = module.jobs.arn
+              function_name    = "fn"
+            }
+            resource "aws_lambda_event_source_mapping" "orders" {
+              event_source_arn = aws_sqs_queue.orders.arn
+              function_name    = "fn"
+            }
+            """,
+            "q/main.tf": """
+            resource "aws_sqs_queue" "this" { visibility_timeout_seconds = 30 }
+            output "arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    cfg = tmp_path / "visguard.yaml"
+    cfg.write_text(
+        "version: 1\n"
+        "suppressions:\n"
+        "  - {rule: VG010, queue: 'module.jobs.*', reason: the jobs module is replaced next sprint}\n"
+        "profiles:\n"
+        "  - {match: aws_sqs_queue.orders, kind: lambda, p50: 5, p99: 50}\n"
+    )
+    config = load_config(str(cfg))
+    model = terraform.load(d, opts())
+    apply_profiles(model, config)
+    assert model.queues["aws_sqs_queue.orders"].consumers[0].processing_p99 == 50
+    vg010 = sorted(f.queue for f in lint_model(model, config) if f.rule == "VG010")
+    assert vg010 == ["aws_sqs_queue.orders"]
+
+
+def test_modules_installed_by_terraform_init_are_read(module, opts):
+    manifest = (
+        '{"Modules": [{"Key": "", "Source": "", "Dir": "."},'
+        ' {"Key": "jobs", "Source": "registry.terraform.io/acme/queue/aws", "Version": "1.2.0",'
+        ' "Dir": ".terraform/modules/jobs"},'
+        ' {"Key": "evil", "Source": "x", "Dir": "../../outside"}]}'
+    )
+    d = module(
+        {
+            "main.tf": """
+            module "jobs" {
+              source     = "acme/queue/aws"
+              version    = "1.2.0"
+              visibility = 10
+            }
+            module "evil" {
+              source = "acme/evil/aws"
+            }
+            resource "aws_lambda_function" "fn" {
+              function_name = "fn"
+              timeout       = 30
+            }
+            resource "aws_lambda_event_source_mapping" "jobs" {
+              event_source_arn = module.jobs.queue_arn
+              function_name    = aws_lambda_function.fn.arn
+            }
+            """,
+            ".terraform/modules/modules.json": manifest,
+            ".terraform/modules/jobs/main.tf": """
+            variable "visibility" { default = 30 }
+            resource "aws_sqs_queue" "this" { visibility_timeout_seconds = var.visibility }
+            output "queue_arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    m = terraform.load(d, opts())
+    q = m.queues["module.jobs.aws_sqs_queue.this"]
+    assert q.visibility_timeout == 10 and [c.id for c in q.consumers] == [
+        "aws_lambda_event_source_mapping.jobs"
+    ]
+    assert [
+        n.message for n in m.notes if "module.evil" in n.message
+    ]  # a Dir outside .terraform/modules: not read
