@@ -400,6 +400,8 @@ class Scope:
             return {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[op]
         except EvalError as exc:
             raise EvalError(str(exc), exc.node or node) from None
+        except ArithmeticError:
+            raise EvalError(f"the result of {op} is out of range", node) from None
 
     def _n_unary_op(self, node, env):
         from lark import Token
@@ -519,7 +521,7 @@ class Scope:
             out = impl(*args)
         except EvalError as exc:
             raise EvalError(str(exc), node) from None
-        except (TypeError, ValueError, IndexError, KeyError):
+        except (TypeError, ValueError, IndexError, KeyError, ArithmeticError):
             raise EvalError(f"invalid arguments to {name}()", node) from None
         if (
             isinstance(out, Unknown)

@@ -484,6 +484,8 @@ def _format(*args):
         out.append(fmt[pos : m.start()])
         spec = m.group(1)
         pos = m.end()
+        if any(int(w) > 1000 for w in re.findall(r"\d+", spec)):
+            raise EvalError("format(): a width or precision above 1000")
         if spec == "%":
             out.append("%")
             continue
