@@ -132,6 +132,8 @@ def visguard_runner(probe_dir: str):
 PARSERS = """
 import json, os, sys, time
 import hcl2, tfparse
+hcl2.parses_to_tree("a = 1")  # build the parser (from its cache) before timing
+tfparse.load_from_path(sys.argv[1])  # load the Go library before timing
 out = {}
 for d in sys.argv[1:]:
     files = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith('.tf')]
