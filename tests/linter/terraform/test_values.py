@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+from visguard.errors import VisguardError
 from visguard.linter.api import lint_model
 from visguard.linter.loaders import terraform
 
@@ -541,3 +543,66 @@ def test_modules_installed_by_terraform_init_are_read(module, opts):
     assert [
         n.message for n in m.notes if "module.evil" in n.message
     ]  # a Dir outside .terraform/modules: not read
+
+
+def test_object_types_with_optional_attributes_and_defaults(module, opts):
+    """Modern modules declare `object({... = optional(T, default)})` inputs: Terraform fills absent attributes."""
+    d = module(
+        {
+            "main.tf": """
+            module "workers" {
+              source = "./worker"
+              config = {
+                name  = "jobs"
+                queue = { visibility = "45" }
+              }
+            }
+            """,
+            "worker/main.tf": """
+            variable "config" {
+              type = object({
+                name    = string
+                timeout = optional(number, 60)
+                queue = optional(object({
+                  visibility = optional(number, 30)
+                  dlq        = optional(object({ enabled = optional(bool, false) }), {})
+                }), {})
+                extra = optional(string)
+              })
+            }
+            resource "aws_sqs_queue" "this" {
+              name                       = var.config.name
+              visibility_timeout_seconds = var.config.queue.visibility
+              delay_seconds              = var.config.queue.dlq.enabled ? 5 : 0
+              message_retention_seconds  = var.config.extra == null ? 86400 : 60
+            }
+            resource "aws_lambda_function" "this" {
+              function_name = var.config.name
+              timeout       = var.config.timeout
+            }
+            resource "aws_lambda_event_source_mapping" "this" {
+              event_source_arn = aws_sqs_queue.this.arn
+              function_name    = aws_lambda_function.this.arn
+            }
+            """,
+        }
+    )
+    q = terraform.load(d, opts()).queues["module.workers.aws_sqs_queue.this"]
+    assert (q.visibility_timeout, q.delay, q.message_retention) == (45, 0, 86400)
+    assert q.consumers[0].function_timeout == 60
+
+
+def test_a_required_object_attribute_missing_is_bad_input(module, opts):
+    d = module(
+        {
+            "main.tf": """
+        variable "c" {
+          type    = object({ name = string })
+          default = {}
+        }
+        resource "aws_sqs_queue" "q" { name = var.c.name }
+        """
+        }
+    )
+    with pytest.raises(VisguardError, match="variable c: attribute 'name' is required"):
+        terraform.load(d, opts())
