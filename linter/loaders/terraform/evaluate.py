@@ -373,6 +373,8 @@ class Scope:
         if isinstance(a, SYMBOLIC) or isinstance(b, SYMBOLIC):
             if op in ("==", "!=") and isinstance(a, Ref) and isinstance(b, Ref):
                 return (a == b) == (op == "==")
+            if op in ("==", "!=") and (a is None or b is None) and isinstance(a or b, (Ref, Text, Encoded)):
+                return op == "!="  # an ARN, a template or a JSON document is never null
             return Unknown(text_of(node, env.src), "an operand is known only after apply")
         try:
             if op in ("==", "!="):

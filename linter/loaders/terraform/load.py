@@ -77,7 +77,6 @@ class TerraformLoader:
         self._noted: set[str] = set()
         self.resources: list[Res] = []
         self._module_cache: dict[str, Module] = {}
-        self._stack: list[str] = []
         self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
 
@@ -209,7 +208,11 @@ class TerraformLoader:
         self, parent: Scope, block: Block, source: str, address: str, inputs, directory: str
     ) -> Scope:
         real = os.path.realpath(directory)
-        if real in self._stack or parent.depth + 1 > 16:
+        ancestors, up = [], parent
+        while up is not None:  # the module's own chain of callers, not every module being read
+            ancestors.append(os.path.realpath(up.mod.dir))
+            up = up.parent
+        if real in ancestors or parent.depth + 1 > 16:
             raise VisguardError(
                 f"module {address} includes itself (source {source!r})",
                 file=block.file,
@@ -231,11 +234,7 @@ class TerraformLoader:
             self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
         )
         child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
-        self._stack.append(real)
-        try:
-            self.collect(child)
-        finally:
-            self._stack.pop()
+        self.collect(child)
         return child
 
     # -------------------------------------------------------------------------------------------- resources

@@ -394,7 +394,7 @@ def _concat(*args):
 def _str_fn(fn):
     def call(*args):
         if any(isinstance(a, SYMBOLIC) for a in args):
-            return Unknown("...", "a string function of a value known only after apply")
+            return Unknown("...", "a string function of a value not known here")
         if not all(isinstance(a, str) for a in args):
             raise EvalError("a string function needs strings")
         return fn(*args)

@@ -606,3 +606,33 @@ def test_a_required_object_attribute_missing_is_bad_input(module, opts):
     )
     with pytest.raises(VisguardError, match="variable c: attribute 'name' is required"):
         terraform.load(d, opts())
+
+
+def test_two_calls_of_one_module_referencing_each_other(module, opts):
+    d = module(
+        {
+            "main.tf": """
+            module "dlq" {
+              source = "./q"
+              name   = "jobs-dlq"
+            }
+            module "jobs" {
+              source = "./q"
+              name   = "jobs"
+              dlq    = module.dlq.arn
+            }
+            """,
+            "q/main.tf": """
+            variable "name" {}
+            variable "dlq" { default = null }
+            resource "aws_sqs_queue" "this" {
+              name           = var.name
+              redrive_policy = var.dlq == null ? null : jsonencode({ deadLetterTargetArn = var.dlq, maxReceiveCount = 5 })
+            }
+            output "arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    m = terraform.load(d, opts())
+    assert m.queues["module.jobs.aws_sqs_queue.this"].redrive.target == "module.dlq.aws_sqs_queue.this"
+    assert m.queues["module.dlq.aws_sqs_queue.this"].redrive is None
