@@ -17,6 +17,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.linter.model import (
+    DEFAULT_DELAY,
+    DEFAULT_LAMBDA_TIMEOUT,
+    DEFAULT_RETENTION,
+    DEFAULT_VISIBILITY_TIMEOUT,
+)
 
 from .hcl import Attr, Block, JsonExpr, parse_tree
 from .values import (
@@ -34,6 +40,16 @@ from .values import (
     to_string,
 )
 
+# Arguments whose default the AWS provider's schema sets, so a reference to an unset one is known at plan time
+# (aws_sqs_queue, aws_lambda_function, aws_lambda_event_source_mapping resource docs); others stay a Ref.
+SCHEMA_DEFAULTS = {
+    ("aws_sqs_queue", "visibility_timeout_seconds"): DEFAULT_VISIBILITY_TIMEOUT,
+    ("aws_sqs_queue", "message_retention_seconds"): DEFAULT_RETENTION,
+    ("aws_sqs_queue", "delay_seconds"): DEFAULT_DELAY,
+    ("aws_sqs_queue", "fifo_queue"): False,
+    ("aws_lambda_function", "timeout"): DEFAULT_LAMBDA_TIMEOUT,
+    ("aws_lambda_event_source_mapping", "enabled"): True,
+}
 # Attributes of a resource that exist only after apply (a reference to them stays a Ref).
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
 MAX_INSTANCES = 1000
@@ -119,6 +135,9 @@ class ResourceObj:
     def get(self, attr: str) -> Any:
         if attr not in COMPUTED and attr in self.block.attrs:
             return self.scope.eval_attr(self.block.attrs[attr], self.env)
+        default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
+        if default is not _MISSING:
+            return default
         return Ref(self.address, attr)
 
 

@@ -636,3 +636,36 @@ def test_two_calls_of_one_module_referencing_each_other(module, opts):
     m = terraform.load(d, opts())
     assert m.queues["module.jobs.aws_sqs_queue.this"].redrive.target == "module.dlq.aws_sqs_queue.this"
     assert m.queues["module.dlq.aws_sqs_queue.this"].redrive is None
+
+
+def test_visibility_computed_from_the_function_and_mapping_arguments(module, opts):
+    d = module(
+        {
+            "main.tf": """
+        locals {
+          window = 10
+        }
+        resource "aws_sqs_queue" "scrape" {
+          visibility_timeout_seconds = (6 * aws_lambda_function.scraper.timeout) + local.window
+        }
+        resource "aws_sqs_queue" "plain" {
+          visibility_timeout_seconds = 2 * aws_lambda_function.defaults.timeout
+        }
+        resource "aws_lambda_function" "scraper" {
+          function_name = "scraper"
+          timeout       = 120
+        }
+        resource "aws_lambda_function" "defaults" {
+          function_name = "defaults"
+        }
+        resource "aws_lambda_event_source_mapping" "scrape" {
+          event_source_arn                   = aws_sqs_queue.scrape.arn
+          function_name                      = aws_lambda_function.scraper.arn
+          maximum_batching_window_in_seconds = local.window
+        }
+        """
+        }
+    )
+    qs = terraform.load(d, opts()).queues
+    assert qs["aws_sqs_queue.scrape"].visibility_timeout == 730
+    assert qs["aws_sqs_queue.plain"].visibility_timeout == 6  # the provider's 3 s default timeout, doubled
