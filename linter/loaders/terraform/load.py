@@ -400,7 +400,10 @@ class TerraformLoader:
 
     # -------------------------------------------------------------------------------------------- entry
     def load(self) -> TerraformModel:
-        files = tf_files(self.root) if os.path.isdir(self.root) else [self.root]
+        if os.path.isdir(self.root):
+            files = tf_files(self.root)
+        else:  # a .tf file is part of the module its folder holds: Terraform reads the folder as one
+            files = sorted({*tf_files(os.path.dirname(self.root) or "."), self.root})
         if not files:
             raise VisguardError("no *.tf or *.tf.json files in this folder", file=self.root)
         directory = self.root if os.path.isdir(self.root) else (os.path.dirname(self.root) or ".")

@@ -415,8 +415,8 @@ def test_comment_suppressions_on_queue_mapping_and_module(module, opts):
 
 def test_claims():
     here = os.path.dirname(os.path.abspath(__file__))
-    assert terraform.claim_dir(os.path.join(here, "rules", "vg010")) is True
-    assert terraform.claim_dir(here) is False
+    assert terraform.claim_dir(os.path.join(here, "rules", "vg010", "fail")) is True
+    assert terraform.claim_dir(os.path.join(here, "rules", "vg010")) is False
     plan = os.path.join(here, "fixtures", "plan", "plan.json")
     with open(plan, "rb") as fh:
         assert terraform.claim_file(plan, fh.read(512)) is True
@@ -669,3 +669,15 @@ def test_visibility_computed_from_the_function_and_mapping_arguments(module, opt
     qs = terraform.load(d, opts()).queues
     assert qs["aws_sqs_queue.scrape"].visibility_timeout == 730
     assert qs["aws_sqs_queue.plain"].visibility_timeout == 6  # the provider's 3 s default timeout, doubled
+
+
+def test_a_tf_file_is_read_with_its_module(module, opts):
+    """pre-commit passes changed files: a .tf file is linted as part of the module its folder holds."""
+    d = module(
+        {
+            "main.tf": 'resource "aws_sqs_queue" "q" {\n  visibility_timeout_seconds = var.vt\n}\n',
+            "variables.tf": 'variable "vt" {\n  default = 45\n}\n',
+        }
+    )
+    m = terraform.load(os.path.join(d, "main.tf"), opts())
+    assert m.queues["aws_sqs_queue.q"].visibility_timeout == 45
