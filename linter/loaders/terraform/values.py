@@ -1,4 +1,4 @@
-"""Values the Terraform evaluator produces besides plain Python data, and the functions it evaluates.
+"""Values the Terraform evaluator produces besides plain Python data (the functions are in functions.py).
 
 - :class:`Ref`: an attribute of a resource that only exists after ``terraform apply`` (``aws_sqs_queue.dlq.arn``);
   the model builder links it to the resource by address.
