@@ -46,7 +46,7 @@ def claim_file(path: str, head: bytes) -> bool:
 
 
 def load(path: str, options: Any = None) -> TerraformModel:
-    """Load a root module folder, a single ``.tf`` file, or a plan JSON file."""
+    """Load a root module folder, the module a ``.tf`` file belongs to (its folder), or a plan JSON file."""
     path = os.fspath(path)
     variables = dict(getattr(options, "variables", None) or {})
     var_files = tuple(getattr(options, "var_files", None) or ())

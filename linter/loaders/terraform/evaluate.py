@@ -17,12 +17,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.linter.model import (
+    DEFAULT_DELAY,
+    DEFAULT_LAMBDA_TIMEOUT,
+    DEFAULT_RETENTION,
+    DEFAULT_VISIBILITY_TIMEOUT,
+)
 
+from .functions import FUNCTIONS, TERRAFORM_FUNCTIONS
 from .hcl import Attr, Block, JsonExpr, parse_tree
 from .values import (
-    FUNCTIONS,
     SYMBOLIC,
-    TERRAFORM_FUNCTIONS,
     Encoded,
     EvalError,
     Ref,
@@ -34,6 +39,16 @@ from .values import (
     to_string,
 )
 
+# Arguments whose default the AWS provider's schema sets, so a reference to an unset one is known at plan time
+# (aws_sqs_queue, aws_lambda_function, aws_lambda_event_source_mapping resource docs); others stay a Ref.
+SCHEMA_DEFAULTS = {
+    ("aws_sqs_queue", "visibility_timeout_seconds"): DEFAULT_VISIBILITY_TIMEOUT,
+    ("aws_sqs_queue", "message_retention_seconds"): DEFAULT_RETENTION,
+    ("aws_sqs_queue", "delay_seconds"): DEFAULT_DELAY,
+    ("aws_sqs_queue", "fifo_queue"): False,
+    ("aws_lambda_function", "timeout"): DEFAULT_LAMBDA_TIMEOUT,
+    ("aws_lambda_event_source_mapping", "enabled"): True,
+}
 # Attributes of a resource that exist only after apply (a reference to them stays a Ref).
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
 MAX_INSTANCES = 1000
@@ -119,6 +134,9 @@ class ResourceObj:
     def get(self, attr: str) -> Any:
         if attr not in COMPUTED and attr in self.block.attrs:
             return self.scope.eval_attr(self.block.attrs[attr], self.env)
+        default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
+        if default is not _MISSING:
+            return default
         return Ref(self.address, attr)
 
 
@@ -373,6 +391,8 @@ class Scope:
         if isinstance(a, SYMBOLIC) or isinstance(b, SYMBOLIC):
             if op in ("==", "!=") and isinstance(a, Ref) and isinstance(b, Ref):
                 return (a == b) == (op == "==")
+            if op in ("==", "!=") and (a is None or b is None) and isinstance(a or b, (Ref, Text, Encoded)):
+                return op == "!="  # an ARN, a template or a JSON document is never null
             return Unknown(text_of(node, env.src), "an operand is known only after apply")
         try:
             if op in ("==", "!="):
@@ -400,6 +420,8 @@ class Scope:
             return {"<": x < y, ">": x > y, "<=": x <= y, ">=": x >= y}[op]
         except EvalError as exc:
             raise EvalError(str(exc), exc.node or node) from None
+        except ArithmeticError:
+            raise EvalError(f"the result of {op} is out of range", node) from None
 
     def _n_unary_op(self, node, env):
         from lark import Token
@@ -519,7 +541,7 @@ class Scope:
             out = impl(*args)
         except EvalError as exc:
             raise EvalError(str(exc), node) from None
-        except (TypeError, ValueError, IndexError, KeyError):
+        except (TypeError, ValueError, IndexError, KeyError, ArithmeticError):
             raise EvalError(f"invalid arguments to {name}()", node) from None
         if (
             isinstance(out, Unknown)
@@ -728,7 +750,9 @@ class Scope:
                 )
                 self.loader.note(block, f"{where}: {why}")
                 return Unknown(f"var.{name}", why)
-        return _typed(v, block, self)
+        from .types import typed
+
+        return typed(v, block, self)
 
     def local(self, name: str, node=None) -> Any:
         if name in self._locals:
@@ -915,26 +939,6 @@ def to_number_or_error(v, attr: Attr):
         return to_number(v)
     except EvalError as exc:
         raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {attr.line}") from None
-
-
-def _typed(v: Any, block: Block, scope: Scope) -> Any:
-    """Apply the primitive type constraint of a variable (``type = number``) to its value."""
-    t = block.attrs.get("type")
-    if t is None or isinstance(t.expr, JsonExpr) or v is None or isinstance(v, SYMBOLIC):
-        return v
-    name = text_of(t.expr, t.src)
-    try:
-        if name == "number":
-            return to_number(v)
-        if name == "string" and isinstance(v, (int, float, bool)):
-            return to_string(v)
-        if name == "bool" and isinstance(v, str) and v in ("true", "false"):
-            return v == "true"
-    except EvalError as exc:
-        raise VisguardError(
-            f"variable {block.labels[0]}: {exc}", file=block.file, place=f"line {block.line}"
-        ) from None
-    return v
 
 
 def module_dir(base: str, source: str) -> str:

@@ -77,8 +77,8 @@ class TerraformLoader:
         self._noted: set[str] = set()
         self.resources: list[Res] = []
         self._module_cache: dict[str, Module] = {}
-        self._stack: list[str] = []
         self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
+        self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
@@ -142,16 +142,21 @@ class TerraformLoader:
             )
         model = registry.model_for(source)
         local = source.startswith(("./", "../"))
-        if not local and model is None:
+        key = f"{scope.module_key}.{name}" if getattr(scope, "module_key", "") else name
+        installed = self.installed_module(key) if not local and model is None else None
+        if not local and model is None and installed is None:
             self.note(
                 block,
-                f"{base}: module source {source!r} is not read (visguard reads local modules and "
-                "models terraform-aws-modules/sqs/aws and lambda/aws); lint its own folder or the plan JSON",
+                f"{base}: module source {source!r} is not read (visguard reads local modules, the modules "
+                "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
+                "lambda/aws); run terraform init, or lint the plan JSON",
             )
         for address, env in scope.instances(block, base):
             inputs = {k: (a, scope, env) for k, a in block.attrs.items() if k not in META_ARGS}
-            if local:
-                child = self.child_scope(scope, block, source, address, inputs)
+            if local or installed is not None:
+                directory = installed if installed is not None else module_dir(scope.mod.dir, source)
+                child = self.child_scope(scope, block, source, address, inputs, directory)
+                child.module_key = key  # type: ignore[attr-defined]
                 out.append((env, ModuleObj(address, _outputs_of(child))))
             elif model is not None:
                 res, outputs = model(self, scope, block, address, env, inputs)
@@ -168,10 +173,46 @@ class TerraformLoader:
                 out.append((env, ModuleObj(address, unknown)))
         return out
 
-    def child_scope(self, parent: Scope, block: Block, source: str, address: str, inputs) -> Scope:
-        directory = module_dir(parent.mod.dir, source)
+    def installed_module(self, key: str) -> str | None:
+        """The folder ``terraform init`` downloaded module ``key`` (``jobs``, ``jobs.inner``) into, from
+        .terraform/modules/modules.json of the root module; None when there is none (or it points outside)."""
+        if self._installed is None:
+            self._installed = {}
+            manifest = os.path.join(self.root, ".terraform", "modules", "modules.json")
+            if os.path.isfile(manifest):
+                import json
+
+                try:
+                    doc = json.loads(_read_text(manifest))
+                except ValueError:
+                    self.note(
+                        Location(manifest), f"{manifest}: not valid JSON, installed modules are not read"
+                    )
+                    doc = {}
+                root = os.path.realpath(os.path.join(self.root, ".terraform", "modules"))
+                for m in doc.get("Modules") or [] if isinstance(doc, dict) else []:
+                    if (
+                        not isinstance(m, dict)
+                        or not isinstance(m.get("Key"), str)
+                        or not isinstance(m.get("Dir"), str)
+                    ):
+                        continue
+                    d = os.path.realpath(os.path.join(self.root, m["Dir"]))
+                    if d.startswith(root + os.sep) and os.path.isdir(d):
+                        self._installed[m["Key"]] = os.path.join(
+                            self.root, os.path.relpath(d, os.path.realpath(self.root))
+                        )
+        return self._installed.get(key)
+
+    def child_scope(
+        self, parent: Scope, block: Block, source: str, address: str, inputs, directory: str
+    ) -> Scope:
         real = os.path.realpath(directory)
-        if real in self._stack or parent.depth + 1 > 16:
+        ancestors, up = [], parent
+        while up is not None:  # the module's own chain of callers, not every module being read
+            ancestors.append(os.path.realpath(up.mod.dir))
+            up = up.parent
+        if real in ancestors or parent.depth + 1 > 16:
             raise VisguardError(
                 f"module {address} includes itself (source {source!r})",
                 file=block.file,
@@ -193,11 +234,7 @@ class TerraformLoader:
             self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
         )
         child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
-        self._stack.append(real)
-        try:
-            self.collect(child)
-        finally:
-            self._stack.pop()
+        self.collect(child)
         return child
 
     # -------------------------------------------------------------------------------------------- resources
@@ -363,7 +400,10 @@ class TerraformLoader:
 
     # -------------------------------------------------------------------------------------------- entry
     def load(self) -> TerraformModel:
-        files = tf_files(self.root) if os.path.isdir(self.root) else [self.root]
+        if os.path.isdir(self.root):
+            files = tf_files(self.root)
+        else:  # a .tf file is part of the module its folder holds: Terraform reads the folder as one
+            files = sorted({*tf_files(os.path.dirname(self.root) or "."), self.root})
         if not files:
             raise VisguardError("no *.tf or *.tf.json files in this folder", file=self.root)
         directory = self.root if os.path.isdir(self.root) else (os.path.dirname(self.root) or ".")

@@ -36,6 +36,13 @@ def load_plan(path: str) -> TerraformModel:
             file=path,
             place="line 1",
         )
+    major = str(doc["format_version"]).split(".", 1)[0]
+    if major != "1":  # the format's own rule: reject an unsupported major version
+        raise VisguardError(
+            f"unsupported plan format_version {doc['format_version']!r} (visguard reads 1.x)",
+            file=path,
+            place="line 1",
+        )
     pv = doc.get("planned_values")
     if pv is None and "values" in doc:  # `terraform show -json` of a state: the same shape under "values"
         pv = doc["values"]

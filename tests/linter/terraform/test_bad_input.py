@@ -123,3 +123,18 @@ def test_deep_nesting_is_an_error_not_a_crash(module, opts):
     deep = "[" * 3000 + "]" * 3000
     with pytest.raises(VisguardError):
         _load(module, opts, {"main.tf": f'resource "aws_sqs_queue" "q" {{\n  tags = {deep}\n}}\n'})
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        'format("%999999999d", 1)',
+        "ceil(1e308 * 10)",
+        "100000000000000000000000000000000 * 1e300 / 3",
+        "1 / 0",
+    ],
+)
+def test_arithmetic_and_huge_strings_are_bad_input_not_a_crash(module, opts, expr):
+    with pytest.raises(VisguardError) as exc:
+        _load(module, opts, {"main.tf": f'resource "aws_sqs_queue" "q" {{\n  delay_seconds = {expr}\n}}\n'})
+    assert exc.value.place == "line 2"

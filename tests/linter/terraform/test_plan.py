@@ -61,6 +61,9 @@ def test_not_a_plan(tmp_path):
     p.write_text(json.dumps({"terraform_version": "1.9.8"}))
     with pytest.raises(VisguardError, match="not a Terraform plan: no format_version"):
         terraform.load(str(p))
+    p.write_text('{"format_version": "2.0", "planned_values": {"root_module": {}}}')
+    with pytest.raises(VisguardError, match="unsupported plan format_version '2.0'"):
+        terraform.load(str(p))
     p.write_text('{"format_version": "1.2", "planned_values": {"root_module": {"resources": [{"type": 3}]}}}')
     with pytest.raises(VisguardError, match="needs an address and a type"):
         terraform.load(str(p))

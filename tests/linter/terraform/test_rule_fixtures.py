@@ -15,7 +15,7 @@ RULE_DIRS = sorted(p for p in RULES.iterdir() if p.is_dir())
 
 
 def _lint(path: Path):
-    cfg_file = path.parent / "visguard.yaml"
+    cfg_file = path.parent.parent / "visguard.yaml"
     config = load_config(str(cfg_file)) if cfg_file.exists() else LintConfig()
     model = terraform.load(str(path))
     apply_profiles(model, config)
@@ -30,14 +30,14 @@ def test_fixtures_cover_the_rules_terraform_can_express():
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
 def test_failing_module_raises_the_rule(rule_dir):
-    mine = [f for f in _lint(rule_dir / "fail.tf") if f.rule == rule_dir.name.upper()]
+    mine = [f for f in _lint(rule_dir / "fail" / "main.tf") if f.rule == rule_dir.name.upper()]
     assert mine
     for f in mine:
-        assert f.location.file.endswith(("fail.tf", "visguard.yaml")) and f.location.line, f
+        assert f.location.file.endswith(("fail/main.tf", "visguard.yaml")) and f.location.line, f
         assert f.queue.startswith("aws_sqs_queue."), f.queue
         assert f.fix and "!GetAtt" not in f.fix and "VisibilityTimeout" not in f.fix, f.fix
 
 
 @pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
 def test_passing_module_is_clean(rule_dir):
-    assert [(f.rule, f.message) for f in _lint(rule_dir / "pass.tf")] == []
+    assert [(f.rule, f.message) for f in _lint(rule_dir / "pass")] == []  # the folder, as a root module

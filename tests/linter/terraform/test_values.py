@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+from visguard.errors import VisguardError
 from visguard.linter.api import lint_model
 from visguard.linter.loaders import terraform
 
@@ -413,8 +415,8 @@ def test_comment_suppressions_on_queue_mapping_and_module(module, opts):
 
 def test_claims():
     here = os.path.dirname(os.path.abspath(__file__))
-    assert terraform.claim_dir(os.path.join(here, "rules", "vg010")) is True
-    assert terraform.claim_dir(here) is False
+    assert terraform.claim_dir(os.path.join(here, "rules", "vg010", "fail")) is True
+    assert terraform.claim_dir(os.path.join(here, "rules", "vg010")) is False
     plan = os.path.join(here, "fixtures", "plan", "plan.json")
     with open(plan, "rb") as fh:
         assert terraform.claim_file(plan, fh.read(512)) is True
@@ -451,3 +453,231 @@ def test_each_value_points_at_the_for_each_element(module, opts):
     (f,) = [f for f in lint_model(terraform.load(d, opts())) if f.rule == "VG010"]
     assert (f.queue, f.location.line, f.location.column) == ('aws_sqs_queue.q["slow"]', 5, 14)
     assert f.fix.startswith("Set local.queues.slow.visibility = 180")
+
+
+def test_visguard_yaml_suppressions_and_profiles_by_address(module, opts, tmp_path):
+    from visguard.linter.loaders import apply_profiles, load_config
+
+    d = module(
+        {
+            "main.tf": """
+            module "jobs" {
+              source = "./q"
+            }
+            resource "aws_sqs_queue" "orders" { visibility_timeout_seconds = 20 }
+            resource "aws_lambda_function" "fn" {
+              function_name = "fn"
+              timeout       = 60
+            }
+            resource "aws_lambda_event_source_mapping" "jobs" {
+              event_source_arn = module.jobs.arn
+              function_name    = "fn"
+            }
+            resource "aws_lambda_event_source_mapping" "orders" {
+              event_source_arn = aws_sqs_queue.orders.arn
+              function_name    = "fn"
+            }
+            """,
+            "q/main.tf": """
+            resource "aws_sqs_queue" "this" { visibility_timeout_seconds = 30 }
+            output "arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    cfg = tmp_path / "visguard.yaml"
+    cfg.write_text(
+        "version: 1\n"
+        "suppressions:\n"
+        "  - {rule: VG010, queue: 'module.jobs.*', reason: the jobs module is replaced next sprint}\n"
+        "profiles:\n"
+        "  - {match: aws_sqs_queue.orders, kind: lambda, p50: 5, p99: 50}\n"
+    )
+    config = load_config(str(cfg))
+    model = terraform.load(d, opts())
+    apply_profiles(model, config)
+    assert model.queues["aws_sqs_queue.orders"].consumers[0].processing_p99 == 50
+    vg010 = sorted(f.queue for f in lint_model(model, config) if f.rule == "VG010")
+    assert vg010 == ["aws_sqs_queue.orders"]
+
+
+def test_modules_installed_by_terraform_init_are_read(module, opts):
+    manifest = (
+        '{"Modules": [{"Key": "", "Source": "", "Dir": "."},'
+        ' {"Key": "jobs", "Source": "registry.terraform.io/acme/queue/aws", "Version": "1.2.0",'
+        ' "Dir": ".terraform/modules/jobs"},'
+        ' {"Key": "evil", "Source": "x", "Dir": "../../outside"}]}'
+    )
+    d = module(
+        {
+            "main.tf": """
+            module "jobs" {
+              source     = "acme/queue/aws"
+              version    = "1.2.0"
+              visibility = 10
+            }
+            module "evil" {
+              source = "acme/evil/aws"
+            }
+            resource "aws_lambda_function" "fn" {
+              function_name = "fn"
+              timeout       = 30
+            }
+            resource "aws_lambda_event_source_mapping" "jobs" {
+              event_source_arn = module.jobs.queue_arn
+              function_name    = aws_lambda_function.fn.arn
+            }
+            """,
+            ".terraform/modules/modules.json": manifest,
+            ".terraform/modules/jobs/main.tf": """
+            variable "visibility" { default = 30 }
+            resource "aws_sqs_queue" "this" { visibility_timeout_seconds = var.visibility }
+            output "queue_arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    m = terraform.load(d, opts())
+    q = m.queues["module.jobs.aws_sqs_queue.this"]
+    assert q.visibility_timeout == 10 and [c.id for c in q.consumers] == [
+        "aws_lambda_event_source_mapping.jobs"
+    ]
+    assert [
+        n.message for n in m.notes if "module.evil" in n.message
+    ]  # a Dir outside .terraform/modules: not read
+
+
+def test_object_types_with_optional_attributes_and_defaults(module, opts):
+    """Modern modules declare `object({... = optional(T, default)})` inputs: Terraform fills absent attributes."""
+    d = module(
+        {
+            "main.tf": """
+            module "workers" {
+              source = "./worker"
+              config = {
+                name  = "jobs"
+                queue = { visibility = "45" }
+              }
+            }
+            """,
+            "worker/main.tf": """
+            variable "config" {
+              type = object({
+                name    = string
+                timeout = optional(number, 60)
+                queue = optional(object({
+                  visibility = optional(number, 30)
+                  dlq        = optional(object({ enabled = optional(bool, false) }), {})
+                }), {})
+                extra = optional(string)
+              })
+            }
+            resource "aws_sqs_queue" "this" {
+              name                       = var.config.name
+              visibility_timeout_seconds = var.config.queue.visibility
+              delay_seconds              = var.config.queue.dlq.enabled ? 5 : 0
+              message_retention_seconds  = var.config.extra == null ? 86400 : 60
+            }
+            resource "aws_lambda_function" "this" {
+              function_name = var.config.name
+              timeout       = var.config.timeout
+            }
+            resource "aws_lambda_event_source_mapping" "this" {
+              event_source_arn = aws_sqs_queue.this.arn
+              function_name    = aws_lambda_function.this.arn
+            }
+            """,
+        }
+    )
+    q = terraform.load(d, opts()).queues["module.workers.aws_sqs_queue.this"]
+    assert (q.visibility_timeout, q.delay, q.message_retention) == (45, 0, 86400)
+    assert q.consumers[0].function_timeout == 60
+
+
+def test_a_required_object_attribute_missing_is_bad_input(module, opts):
+    d = module(
+        {
+            "main.tf": """
+        variable "c" {
+          type    = object({ name = string })
+          default = {}
+        }
+        resource "aws_sqs_queue" "q" { name = var.c.name }
+        """
+        }
+    )
+    with pytest.raises(VisguardError, match="variable c: attribute 'name' is required"):
+        terraform.load(d, opts())
+
+
+def test_two_calls_of_one_module_referencing_each_other(module, opts):
+    d = module(
+        {
+            "main.tf": """
+            module "dlq" {
+              source = "./q"
+              name   = "jobs-dlq"
+            }
+            module "jobs" {
+              source = "./q"
+              name   = "jobs"
+              dlq    = module.dlq.arn
+            }
+            """,
+            "q/main.tf": """
+            variable "name" {}
+            variable "dlq" { default = null }
+            resource "aws_sqs_queue" "this" {
+              name           = var.name
+              redrive_policy = var.dlq == null ? null : jsonencode({ deadLetterTargetArn = var.dlq, maxReceiveCount = 5 })
+            }
+            output "arn" { value = aws_sqs_queue.this.arn }
+            """,
+        }
+    )
+    m = terraform.load(d, opts())
+    assert m.queues["module.jobs.aws_sqs_queue.this"].redrive.target == "module.dlq.aws_sqs_queue.this"
+    assert m.queues["module.dlq.aws_sqs_queue.this"].redrive is None
+
+
+def test_visibility_computed_from_the_function_and_mapping_arguments(module, opts):
+    d = module(
+        {
+            "main.tf": """
+        locals {
+          window = 10
+        }
+        resource "aws_sqs_queue" "scrape" {
+          visibility_timeout_seconds = (6 * aws_lambda_function.scraper.timeout) + local.window
+        }
+        resource "aws_sqs_queue" "plain" {
+          visibility_timeout_seconds = 2 * aws_lambda_function.defaults.timeout
+        }
+        resource "aws_lambda_function" "scraper" {
+          function_name = "scraper"
+          timeout       = 120
+        }
+        resource "aws_lambda_function" "defaults" {
+          function_name = "defaults"
+        }
+        resource "aws_lambda_event_source_mapping" "scrape" {
+          event_source_arn                   = aws_sqs_queue.scrape.arn
+          function_name                      = aws_lambda_function.scraper.arn
+          maximum_batching_window_in_seconds = local.window
+        }
+        """
+        }
+    )
+    qs = terraform.load(d, opts()).queues
+    assert qs["aws_sqs_queue.scrape"].visibility_timeout == 730
+    assert qs["aws_sqs_queue.plain"].visibility_timeout == 6  # the provider's 3 s default timeout, doubled
+
+
+def test_a_tf_file_is_read_with_its_module(module, opts):
+    """pre-commit passes changed files: a .tf file is linted as part of the module its folder holds."""
+    d = module(
+        {
+            "main.tf": 'resource "aws_sqs_queue" "q" {\n  visibility_timeout_seconds = var.vt\n}\n',
+            "variables.tf": 'variable "vt" {\n  default = 45\n}\n',
+        }
+    )
+    m = terraform.load(os.path.join(d, "main.tf"), opts())
+    assert m.queues["aws_sqs_queue.q"].visibility_timeout == 45

@@ -1,0 +1,117 @@
+"""Variable type constraints, applied the way Terraform converts a value to a variable's type.
+
+``type = number`` turns ``"60"`` into 60; ``object({...})`` keeps the attributes of the type only and
+``optional(T, default)`` fills the absent ones (nested objects included): modern modules take their settings
+as such objects, so without this a missing optional attribute would look like an error.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from visguard.errors import VisguardError
+
+from .evaluate import Env, Scope
+from .hcl import Block, JsonExpr
+from .values import SYMBOLIC, EvalError, to_number, to_string
+
+_trees = Scope._trees
+
+
+def typed(v: Any, block: Block, scope: Scope) -> Any:
+    """Convert a variable's value to its type constraint, as Terraform does: numbers from strings, and for
+    ``object({...})`` the attributes of the type only, with ``optional(T, default)`` filling absent ones."""
+    t = block.attrs.get("type")
+    if t is None or isinstance(t.expr, JsonExpr) or v is None or isinstance(v, SYMBOLIC):
+        return v
+    try:
+        return convert(v, parse_type(t.expr, scope, Env(src=t.src)), scope)
+    except EvalError as exc:
+        raise VisguardError(
+            f"variable {block.labels[0]}: {exc}", file=block.file, place=f"line {block.line}"
+        ) from None
+
+
+# A type: "string" | "number" | "bool" | "any" | ("list"|"set"|"map", T) | ("tuple", [T]) |
+# ("object", {name: (T, optional, default-expression-node | None)})
+def parse_type(node, scope: Scope, env: Env):
+    from lark import Tree
+
+    kind = getattr(node, "data", None)
+    if kind == "expr_term":
+        inner = _trees(node)
+        return parse_type(inner[0], scope, env) if len(inner) == 1 else "any"
+    if kind == "identifier":
+        name = str(node.children[0])
+        return name if name in ("string", "number", "bool") else "any"
+    if kind == "function_call":
+        idents = [c for c in node.children if getattr(c, "data", None) == "identifier"]
+        name = str(idents[0].children[0]) if idents else ""
+        args_node = next((c for c in node.children if getattr(c, "data", None) == "arguments"), None)
+        args = _trees(args_node) if args_node is not None else []
+        if name in ("list", "set", "map") and args:
+            return (name, parse_type(args[0], scope, env))
+        if name == "optional" and args:  # only meaningful inside object(): handled there
+            return parse_type(args[0], scope, env)
+        if name == "tuple" and args:
+            elems = _trees(_trees(args[0])[0]) if _trees(args[0]) else []
+            return ("tuple", [parse_type(e, scope, env) for e in elems])
+        if name == "object" and args:
+            obj = args[0]
+            while isinstance(obj, Tree) and obj.data == "expr_term":
+                obj = _trees(obj)[0]
+            attrs = {}
+            if isinstance(obj, Tree) and obj.data == "object":
+                for elem in _trees(obj):
+                    key_node, type_node = _trees(elem)
+                    key = scope._object_key(key_node, env)
+                    attrs[key] = _attr_type(type_node, scope, env)
+            return ("object", attrs)
+    return "any"
+
+
+def _attr_type(node, scope: Scope, env: Env):
+    """(type, optional?, default node) of one attribute of an object type."""
+    from lark import Tree
+
+    inner = node
+    while isinstance(inner, Tree) and inner.data == "expr_term" and len(_trees(inner)) == 1:
+        inner = _trees(inner)[0]
+    if isinstance(inner, Tree) and inner.data == "function_call":
+        idents = [c for c in inner.children if getattr(c, "data", None) == "identifier"]
+        if idents and str(idents[0].children[0]) == "optional":
+            args_node = next((c for c in inner.children if getattr(c, "data", None) == "arguments"), None)
+            args = _trees(args_node) if args_node is not None else []
+            t = parse_type(args[0], scope, env) if args else "any"
+            return t, True, (args[1] if len(args) > 1 else None), env
+    return parse_type(node, scope, env), False, None, env
+
+
+def convert(v: Any, t, scope: Scope) -> Any:
+    if v is None or isinstance(v, SYMBOLIC) or t == "any":
+        return v
+    if t == "number":
+        return to_number(v)
+    if t == "string":
+        return to_string(v) if isinstance(v, (int, float, bool)) else v
+    if t == "bool":
+        return v == "true" if isinstance(v, str) and v in ("true", "false") else v
+    kind, arg = t
+    if kind in ("list", "set") and isinstance(v, list):
+        return [convert(x, arg, scope) for x in v]
+    if kind == "map" and isinstance(v, dict):
+        return {k: convert(x, arg, scope) for k, x in v.items()}
+    if kind == "tuple" and isinstance(v, list):
+        return [convert(x, arg[i], scope) if i < len(arg) else x for i, x in enumerate(v)]
+    if kind == "object" and isinstance(v, dict):
+        out = {}
+        for name, (at, optional, default, env) in arg.items():
+            if name in v and v[name] is not None:
+                out[name] = convert(v[name], at, scope)
+            elif optional or name in v:
+                d = scope._node(default, env) if default is not None else None
+                out[name] = convert(d, at, scope)
+            else:
+                raise EvalError(f"attribute {name!r} is required by the variable's type")
+        return out
+    return v
