@@ -191,9 +191,15 @@ def load(path: str, options: Any = None) -> Model:
         template = t.template()
         from . import load_template
 
-        model = load_template(
-            template, file=file, parameters=getattr(options, "parameters", None) or None, source="serverless"
-        )
+        try:
+            model = load_template(
+                template,
+                file=file,
+                parameters=getattr(options, "parameters", None) or None,
+                source="serverless",
+            )
+        except VisguardError as exc:  # said about the translated template: say it in serverless.yml terms
+            raise _serverless_error(exc, template, file) from None
         t.finish(model, template)
     except RecursionError:
         raise VisguardError("document nested too deeply", file=file) from None
@@ -612,6 +618,17 @@ def _relocate(location: Location, template: dict, main_file: str) -> Location:
         node = node[key]
     file, line, col, where = best
     return Location(file or main_file, line=line, column=col, path=where or location.path)
+
+
+def _serverless_error(exc: VisguardError, template: dict, file: str) -> VisguardError:
+    """``Resources/XLambdaFunction/Properties/Timeout: expected a number`` -> ``functions.x.timeout: ...`` at the
+    file and line where it was written."""
+    where, sep, what = exc.detail.partition(": ")
+    if not sep or not where.startswith("Resources/"):
+        return exc
+    loc = _relocate(Location(file, path=where), template, file)
+    path = loc.path if loc.path and "/" not in loc.path else where
+    return VisguardError(f"{path}: {what}", file=loc.file, place=str(loc.line) if loc.line else exc.place)
 
 
 def _is_intrinsic(v: Any) -> bool:
