@@ -321,17 +321,27 @@ class _Translator:
     def template(self) -> dict:
         self.user_resources()
         fns = self.vars.get(["functions"], shallow=True)
-        if isinstance(fns, dict):
-            for name, fn in fns.items():
-                fn = self.vars.get(["functions", name], shallow=True)
-                if isinstance(fn, dict):
-                    self.function_nodes[str(name)] = (fn, ["functions", name])
-                    self.function_addr[str(name)] = f"functions.{name}"
-                    self.mark(fns, name, "function", str(name))
-        elif fns not in (MISSING, None):
+        # a mapping, or a list of mappings ("functions: [${file(./foo-functions.yml)}, ...]", docs "Functions")
+        groups = (
+            [(fns, ["functions"])]
+            if isinstance(fns, dict)
+            else [(self.vars.get(["functions", i], shallow=True), ["functions", i]) for i in range(len(fns))]
+            if isinstance(fns, list)
+            else []
+        )
+        if fns not in (MISSING, None) and not isinstance(fns, (dict, list)):
             raise self.vars.error(
                 "functions must be a mapping of function names to definitions", ["functions"]
             )
+        for group, gpath in groups:
+            if not isinstance(group, dict):
+                raise self.vars.error("functions must be a mapping of function names to definitions", gpath)
+            for name in group:
+                fn = self.vars.get([*gpath, name], shallow=True)
+                if isinstance(fn, dict):
+                    self.function_nodes[str(name)] = (fn, [*gpath, name])
+                    self.function_addr[str(name)] = f"functions.{name}"
+                    self.mark(group, name, "function", str(name))
         constructs = self.vars.get(["constructs"], shallow=True)
         if isinstance(constructs, dict):
             self.constructs_node = constructs

@@ -24,6 +24,7 @@ def _load(tmp_path, text: str, name: str = "serverless.yml"):
         ("- just\n- a list\n", "not a Serverless Framework service"),
         ("service: s\n", "not a Serverless Framework service"),
         ("service: s\nprovider: {name: aws}\nfunctions: [a, b]\n", "functions must be a mapping"),
+        ("service: s\nprovider: {name: aws}\nfunctions: 3\n", "functions must be a mapping"),
         ("service: s\nprovider: {name: aws}\nfunctions:\n  w: {handler: h, events: 3}\n", "events must be a list"),
         ("service: s\nprovider: {name: aws}\nfunctions:\n  w: {handler: h, events: [{sqs: {batchSize: 1}}]}\n",
          "needs an arn"),

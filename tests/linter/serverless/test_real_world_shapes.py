@@ -179,3 +179,27 @@ def test_one_function_two_queues_and_a_stage_param(service):
     assert _rules(m) == [("VG011", "Low", "functions.worker.events[1]")]
     (f,) = lint(m)
     assert f.location.path == "resources.Resources.Low.Properties.VisibilityTimeout"
+
+
+def test_functions_split_into_files(service):
+    """functions: [${file(./foo-functions.yml)}, ...] (Serverless Framework docs, "Functions")."""
+    m = service(
+        """
+        service: s
+        provider: {name: aws, timeout: 40}
+        functions:
+          - ${file(./functions/orders.yml)}
+          - ${file(./functions/emails.yml)}
+        resources:
+          Resources:
+            Orders: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: 240}}
+            Emails: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: 60}}
+        """,
+        files={
+            "functions/orders.yml": "ordersWorker:\n  handler: o.h\n  events:\n    - sqs: {arn: !GetAtt Orders.Arn, batchSize: 1}\n",
+            "functions/emails.yml": "emailsWorker:\n  handler: e.h\n  events:\n    - sqs: {arn: !GetAtt Emails.Arn, batchSize: 1}\n",
+        },
+    )
+    assert [c.id for c in m.queues["Orders"].consumers] == ["functions.ordersWorker.events[0]"]
+    f = next(f for f in lint(m) if f.rule == "VG011")
+    assert f.queue == "Emails" and f.consumer == "functions.emailsWorker.events[0]"
