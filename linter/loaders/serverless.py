@@ -104,12 +104,18 @@ def claim_file(path: str, head: bytes) -> bool:
     that a service in its folder or a parent folder includes with ``${file(...)}`` (a resources fragment is
     not a template of its own: it is linted with its service, never as a broken CloudFormation template)."""
     if os.path.basename(path) in SERVICE_FILES:
-        return all(rx.search(head) for rx in _HEAD_KEY.values())
+        ok = all(rx.search(head) for rx in _HEAD_KEY.values())
+        if ok:
+            _seen_services.add(os.path.realpath(path))
+        return ok
     return included_by_a_service(path)
 
 
 _INCLUDE = re.compile(r"\$\{file\(\s*['\"]?([^)'\"]+?)['\"]?\s*\)")
 _include_cache: dict[str, tuple[str, ...]] = {}
+# service files claimed in this process: a folder search meets a service before the folders below it, so a
+# fragment's service above its own folder is read only when it is part of what was asked
+_seen_services: set[str] = set()
 INCLUDE_LEVELS = 4  # parent folders searched for the service that includes a file
 
 
@@ -129,13 +135,17 @@ def _include_patterns(service: str) -> tuple[str, ...]:
 
 
 def included_by_a_service(path: str) -> bool:
+    """Whether the nearest service above ``path`` includes it. Reads that service file only when it is in the
+    same folder as ``path`` or was claimed before (it is inside what was asked): never a read outside."""
     import fnmatch
 
     d = os.path.dirname(os.path.abspath(path))
-    for _ in range(INCLUDE_LEVELS + 1):
+    for level in range(INCLUDE_LEVELS + 1):
         for name in SERVICE_FILES:
             sf = os.path.join(d, name)
             if os.path.isfile(sf):
+                if level and os.path.realpath(sf) not in _seen_services:
+                    return False
                 rel = os.path.relpath(os.path.abspath(path), d).replace(os.sep, "/")
                 return any(fnmatch.fnmatchcase(rel, p) for p in _include_patterns(sf))
         parent = os.path.dirname(d)

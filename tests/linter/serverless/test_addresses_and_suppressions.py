@@ -158,6 +158,11 @@ def test_included_fragments_are_claimed_and_linted_with_their_service(tmp_path):
     )
     (tmp_path / "config" / "dev.yml").write_text("vt: 30\n")
     (tmp_path / "other" / "template.yaml").write_text("Resources: {}\n")
+    # the service above the fragment's folder is read only once it was claimed (it is inside what was asked)
+    serverless._seen_services.discard(str((tmp_path / "serverless.yml").resolve()))
+    assert not serverless.claim_file(str(frag), frag.read_bytes())
+    svc = tmp_path / "serverless.yml"
+    assert serverless.claim_file(str(svc), svc.read_bytes())
     assert serverless.claim_file(str(frag), frag.read_bytes())
     assert serverless.claim_file(str(tmp_path / "config" / "dev.yml"), b"vt: 30\n")
     assert not serverless.claim_file(str(tmp_path / "other" / "template.yaml"), b"Resources: {}\n")
