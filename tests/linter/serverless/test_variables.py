@@ -287,9 +287,10 @@ def test_variable_syntax_edges(service):
     assert split_variables("a-${AWS::Region}-${Queue.Arn}") == ["a-${AWS::Region}-${Queue.Arn}"]  # Fn::Sub's
     assert split_variables("x${self:a.${opt:b}}y") == ["x", ("var", "self:a.${opt:b}"), "y"]
     assert split_variables("${unbalanced") == ["${unbalanced"]
-    m = service(_svc("list: 'a,b'", '${opt:t, self:provider.nothere, "45"}', "${opt:v, 'one, two'}"))
-    assert _consumer(m).function_timeout == 45
-    assert m.queues["OrdersQueue"].visibility_timeout == "one, two"  # a literal with a comma, kept as written
+    m = service(_svc("list: 'a,b'", '${opt:t, self:provider.nothere, "45"}', "${opt:v, 120}"))
+    assert _consumer(m).function_timeout == 45 and m.queues["OrdersQueue"].visibility_timeout == 120
+    with pytest.raises(VisguardError, match="VisibilityTimeout: expected a number, got 'one, two'"):
+        service(_svc(vt="${opt:v, 'one, two'}"))  # a quoted default with a comma is one literal
 
 
 def test_self_reference_to_the_whole_section_and_list_items(service):
