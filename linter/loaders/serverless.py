@@ -30,7 +30,9 @@ Suppressions: ``visguard.yaml`` by queue id, ``Metadata: {visguard: {suppress: .
 comment ``# visguard:ignore VG011 reason`` on (or on the line above) a function, one of its events, a
 resource or a construct.
 
-Loader registry interface: :func:`claim_dir`, :func:`claim_file`, :func:`load`.
+Loader registry interface: :func:`claim_dir` (never: a folder is searched), :func:`claim_file` (a service file;
+also a file its service includes, so a resources fragment is linted with its service and not as a broken
+template), :func:`load`. Every file is read through :func:`_read_text`.
 """
 
 from __future__ import annotations
@@ -253,7 +255,6 @@ def _queue_name_of(arn: Any) -> str:
 # ------------------------------------------------------------------------------------------ translation
 class _Translator:
     def __init__(self, doc: dict, file: str, values: Values):
-        self.doc = doc
         self.file = file
         self.vars = VarResolver(
             doc,
@@ -265,16 +266,14 @@ class _Translator:
         )
         self.resources = Node(file=file, addr="resources.Resources")
         self.resources.line, self.resources.col = 1, 1
-        self.ids: dict[
-            str, str
-        ] = {}  # internal logical id -> serverless address (queues, mappings, functions)
+        # internal logical id -> serverless id (queues, mappings, functions)
+        self.ids: dict[str, str] = {}
         self.function_nodes: dict[str, tuple[Any, list]] = {}  # function name -> (mapping, path)
         self.function_addr: dict[str, str] = {}
         self.extra_events: dict[str, list] = {}  # function name -> Lift subscriptions
         self.event_lines: dict[int, list[tuple[str, str]]] = {}  # line -> [(kind, id)] for comments
         self.constructs_node: Any = {}
         self.lift_ids: set[str] = set()
-        self.user_types: dict[str, Any] = {}
         self.sections: dict[str, Any] = {}
 
     # -- positions ------------------------------------------------------------------------------------------
