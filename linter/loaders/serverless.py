@@ -703,8 +703,26 @@ def _unresolved_to_cfn(node: Any, params: dict) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ wording
+_EVENT_NAMES = {  # mapping property in a message -> the sqs event's key / the Lift construct's key
+    "BatchSize": ("batchSize", "batchSize"),
+    "MaximumBatchingWindowInSeconds": ("maximumBatchingWindow", "maxBatchingWindow"),
+    "MaximumConcurrency": ("maximumConcurrency", "maxConcurrency"),
+}
+
+
+def _event_words(message: str, lift: bool) -> str:
+    for cfn, (event, construct) in _EVENT_NAMES.items():
+        message = re.sub(rf"\b{cfn}\b", construct if lift else event, message)
+    return message
+
+
 def dialect(f: Finding, queue: Queue) -> Finding:
-    """Word a finding's fix in serverless.yml terms (the dialect of ``Queue.source == "serverless"``)."""
+    """Word a finding in serverless.yml terms (the dialect of ``Queue.source == "serverless"``): the fix names
+    the address to change, a message about a subscription uses the event's (or Lift construct's) keys."""
+    if f.consumer is not None:
+        msg = _event_words(f.message, f.consumer.startswith("constructs."))
+        if msg != f.message:
+            f = replace(f, message=msg)
     if not f.fix or _WORDED.search(f.fix):  # none, or already in serverless.yml terms (idempotent)
         return f
     fix = f.fix
