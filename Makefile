@@ -64,6 +64,7 @@ demo-lint: install
 	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/ --fail-on never
 	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/ --fail-on never \
 		--format sarif --output $(OUT)/lint/examples.sarif
+	$(BIN)/visguard lint examples/terraform --fail-on never
 	$(BIN)/visguard lint examples/serverless --fail-on never
 	@echo "demo-lint: SARIF report (upload it to GitHub code scanning) in $(OUT)/lint/examples.sarif"
 

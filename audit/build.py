@@ -25,7 +25,6 @@ from visguard.linter.model import (
     Model,
     Queue,
     Redrive,
-    lambda_guidance_visibility,
 )
 
 # Tags a team can put on a queue to declare its worker fleet's processing profile (the same fields as a
@@ -248,18 +247,24 @@ def long_redrive_loops(members: list[dict]) -> dict[str, list[Finding]]:
     return out
 
 
-def required_visibility(consumers: Iterable[Consumer]) -> float | None:
-    """What the queue's consumers need: 6 x function timeout + batching window for Lambda (AWS guidance,
-    services-sqs-configure), the declared or measured processing p99 for everyone else."""
-    needs = []
-    for c in consumers:
-        if c.kind == "lambda" and c.function_id is not None:
-            needs.append(
-                lambda_guidance_visibility(c.effective_function_timeout, c.effective_batching_window)
-            )
-        elif c.processing_p99 is not None:
-            needs.append(c.processing_p99)
-    return max(needs) if needs else None
+def required_visibility(consumers: Iterable[Consumer], settings: dict | None = None) -> float | None:
+    """What the queue's consumers need, by the one visibility-need policy (visguard.policy, as the rules and
+    GuardedQueue): 6 x function timeout + batching window for Lambda (AWS guidance), the timeout that keeps
+    duplicates under the target for a declared or measured profile (at most the 12-hour cap; past it a
+    heartbeat plan is the advice), the heartbeat's window for workers that heartbeat."""
+    from visguard.linter.rules import DEFAULT_SETTINGS
+    from visguard.linter.rules._base import work_of
+    from visguard.policy import need, queue_need
+
+    s = {**DEFAULT_SETTINGS, **(settings or {})}
+    kw = {
+        "target_duplicate_rate": float(s["target_duplicate_rate"]),
+        "lambda_multiplier": float(s["lambda_multiplier"]),
+        "heartbeat_max_fraction": float(s["heartbeat_max_fraction"]),
+    }
+    works = [w for w in map(work_of, consumers) if w is not None]
+    q = queue_need(n for n in (need(w, **kw) for w in works) if n.basis != "default")
+    return None if q is None else float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
 
 
 def lint_rows(rows: list[dict], config=None, extra: dict | None = None) -> tuple[list[dict], list[dict]]:
@@ -285,7 +290,7 @@ def lint_rows(rows: list[dict], config=None, extra: dict | None = None) -> tuple
             findings.append(finding_row(row, f))
             worst = max(worst, f.severity.rank)
             n += 1
-        need = required_visibility(q.consumers)
+        need = required_visibility(q.consumers, getattr(config, "settings", None))
         vt = _num(q.visibility_timeout)
         figures.append(
             {

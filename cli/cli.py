@@ -7,11 +7,17 @@ or pyspark.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
 import sys
 
 from visguard import __version__
-from visguard.errors import EXIT_BAD_INPUT, EXIT_OK, VisguardError
+from visguard.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, VisguardError
+from visguard.neutralize import printable
+
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE), as `yes | head` reports it
 
 # name -> (module, one-line help). The module exposes ``main(argv: list[str], prog: str) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -53,6 +59,9 @@ def _usage() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    for stream in (sys.stdout, sys.stderr):  # a name the terminal's encoding lacks is escaped, not a crash
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
         return EXIT_OK if argv else EXIT_BAD_INPUT
@@ -61,16 +70,51 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"visguard: unknown command {name!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"visguard: unknown command {printable(name)!r}\n\n{_usage()}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    module = importlib.import_module(COMMANDS[name][0])
     try:
-        return int(module.main(rest, f"visguard {name}") or 0)
+        module = importlib.import_module(COMMANDS[name][0])
+        code = int(module.main(rest, f"visguard {name}") or 0)
+        sys.stdout.flush()
+        return code
     except VisguardError as exc:
-        print(f"visguard {name}: {exc}", file=sys.stderr)
+        _error(f"visguard {name}: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except RecursionError:  # a document deeper than a door's own limit: still bad input, not a crash
+        _error(f"visguard {name}: input nested too deeply")
+        return EXIT_BAD_INPUT
+    except Exception as exc:  # a bug: one line, exit 3, and the traceback only when asked for
+        if os.environ.get("VISGUARD_DEBUG"):
+            import traceback
+
+            traceback.print_exc()
+        text = " ".join(str(exc).split())[:300]
+        _error(
+            f"visguard {name}: internal error ({type(exc).__name__}{': ' + text if text else ''}); "
+            "please report it (VISGUARD_DEBUG=1 shows the traceback)"
+        )
+        return EXIT_INTERNAL
+
+
+def _error(line: str) -> None:
+    """One line on stderr, control characters from input shown escaped (docs/security.md)."""
+    with contextlib.suppress(OSError, ValueError):
+        print(printable(line), file=sys.stderr)
+
+
+def quiet_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again on the closed pipe."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper

@@ -17,3 +17,16 @@ class VisguardError(Exception):
         self.file, self.place, self.detail = file, place, message
         prefix = ":".join(p for p in (file, place) if p)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class InternalError(VisguardError):
+    """A bug in visguard met while handling one input: reported on one line for that input (the other inputs
+    still run) and exit code 3."""
+
+    exit_code = EXIT_INTERNAL
+
+    @classmethod
+    def from_exception(cls, exc: BaseException, *, file: str | None = None) -> InternalError:
+        text = " ".join(str(exc).split())[:300]
+        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return cls(f"internal error ({what}); please report it", file=file)

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from visguard.facts import RETENTION
 from visguard.linter.model import (
     DEFAULT_RETENTION,
     DEFAULT_VISIBILITY_TIMEOUT,
@@ -36,7 +37,7 @@ HEARTBEAT_FACTOR = 1.0 / float(DEFAULT_SETTINGS["heartbeat_max_fraction"])
 DEFAULT_TARGET_DUPLICATE_RATE = float(DEFAULT_SETTINGS["target_duplicate_rate"])
 # SQS MessageRetentionPeriod maximum (SetQueueAttributes API: 60..1,209,600 s). Standard DLQs keep the original
 # enqueue timestamp, so the DLQ should keep messages longer than the source (SQS DG, dead-letter queues).
-DLQ_RETENTION = 1_209_600
+DLQ_RETENTION = int(RETENTION.hi)
 # The age alarm never fires below this: SQS publishes queue metrics once a minute, and a few minutes of age is
 # normal for any backlog.
 MIN_AGE_ALARM_THRESHOLD = 300
@@ -104,15 +105,38 @@ def lambda_visibility(spec: LambdaSpec, multiplier: float = LAMBDA_MULTIPLIER) -
     return lambda_guidance_visibility(spec.function_timeout, spec.batching_window or 0.0, multiplier)
 
 
+def worker_need(
+    spec: WorkerSpec,
+    target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
+    heartbeat_factor: float = HEARTBEAT_FACTOR,
+):
+    """The visibility-need policy's answer for a worker (``visguard.policy.Need``): its timeout, and the
+    heartbeat plan it should follow when a timeout alone cannot cover it (past the 12-hour cap)."""
+    from visguard import policy
+
+    work = policy.Work(
+        "worker",
+        p50=spec.processing_p50,
+        p99=spec.processing_p99,
+        heartbeat_interval=spec.heartbeat_interval,
+        heartbeat_extend_by=spec.heartbeat_extend_by,
+        label=spec.id,
+    )
+    return policy.need(
+        work, target_duplicate_rate=target_duplicate_rate, heartbeat_max_fraction=1.0 / heartbeat_factor
+    )
+
+
 @lru_cache(maxsize=1024)
 def profile_visibility(
     p50: float, p99: float, target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE
 ) -> float:
-    """The smallest visibility timeout for which the engine's fast risk model expects at most
-    ``target_duplicate_rate`` of messages to be processed twice, for a lognormal profile (p50, p99)."""
-    from visguard.engine.risk import Profile, required_visibility
+    """The smallest visibility timeout for which at most ``target_duplicate_rate`` of attempts run longer, for a
+    lognormal profile (p50, p99): the visibility-need policy's number (equal to the engine's
+    ``required_visibility``); may exceed 43,200 s."""
+    from visguard import policy
 
-    return float(required_visibility(Profile.lognormal(p50=p50, p99=p99), target_duplicate_rate))
+    return policy.required_timeout(policy.lognormal_sf(p50, p99), target_duplicate_rate, guess=p99)
 
 
 def worker_visibility(
@@ -120,10 +144,10 @@ def worker_visibility(
     target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
     heartbeat_factor: float = HEARTBEAT_FACTOR,
 ) -> float:
-    """With a heartbeat: comfortably above the interval (and at least one extension); without: from the profile."""
-    if spec.heartbeat_interval:
-        return max(heartbeat_factor * spec.heartbeat_interval, spec.heartbeat_extend_by or 0.0)
-    return profile_visibility(spec.processing_p50, spec.processing_p99, target_duplicate_rate)
+    """With a heartbeat: comfortably above the interval (and at least one extension); without: from the profile,
+    at most the 12-hour cap (past it the policy's heartbeat plan is the advice: VG012/VG014 print it)."""
+    need = worker_need(spec, target_duplicate_rate, heartbeat_factor)
+    return float(need.visibility_timeout if spec.heartbeat_interval else need.without_heartbeat)
 
 
 def derive_visibility_timeout(settings: QueueSettings) -> int:

@@ -7,22 +7,28 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-from pathlib import Path
 
+from visguard import facts
+from visguard.engine.cli_guard import ArgumentParser, guarded, number
 from visguard.errors import EXIT_FINDINGS, EXIT_OK, VisguardError
+
+DAY14 = float(facts.RETENTION.hi)  # processing times are 1 ms to 14 days (a message's longest life in SQS)
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog=prog,
         description="Recommend the visibility timeout, heartbeat interval and maxReceiveCount that meet a "
         "duplicate-rate and a crash-recovery target, with the trade-off curve as a plot.",
     )
     src = p.add_argument_group("consumer profile (one of)")
-    src.add_argument("--p50", type=float, help="processing time median (s); lognormal with --p99")
-    src.add_argument("--p99", type=float, help="processing time 99th percentile (s)")
-    src.add_argument("--fixed", type=float, metavar="SECONDS", help="every attempt takes this long")
+    src.add_argument(
+        "--p50", type=number(0.001, DAY14), help="processing time median (s); lognormal with --p99"
+    )
+    src.add_argument("--p99", type=number(0.001, DAY14), help="processing time 99th percentile (s)")
+    src.add_argument(
+        "--fixed", type=number(0.001, DAY14), metavar="SECONDS", help="every attempt takes this long"
+    )
     src.add_argument(
         "--samples", metavar="FILE", help="measured processing times: one number a line, or a JSON list"
     )
@@ -30,46 +36,77 @@ def parser(prog: str) -> argparse.ArgumentParser:
         "--scenario", metavar="FILE", help="take the consumer (and its failures) from a scenario"
     )
     lam = p.add_argument_group("Lambda consumer (the profile is then the invocation duration)")
-    lam.add_argument("--lambda-timeout", type=float, metavar="SECONDS", help="function timeout")
-    lam.add_argument("--batch-size", type=int, default=10)
-    lam.add_argument("--batching-window", type=float, default=0.0, metavar="SECONDS")
+    lam.add_argument(
+        "--lambda-timeout",
+        type=number(facts.LAMBDA_TIMEOUT.lo, facts.LAMBDA_TIMEOUT.hi),
+        metavar="SECONDS",
+        help="function timeout",
+    )
+    lam.add_argument(
+        "--batch-size", type=number(1, facts.SQS_BATCH_SIZE["standard"].hi, integer=True), default=10
+    )
+    lam.add_argument(
+        "--batching-window", type=number(0, facts.BATCHING_WINDOW.hi), default=0.0, metavar="SECONDS"
+    )
     lam.add_argument("--no-partial-batch", action="store_true", help="ReportBatchItemFailures is off")
     t = p.add_argument_group("targets")
-    t.add_argument("--max-duplicate-rate", type=float, default=0.001, help="default 0.001 (0.1 %%)")
-    t.add_argument("--max-recovery", type=float, metavar="SECONDS", help="crash-recovery p99 target")
-    t.add_argument("--max-dlq-false-positives", type=float, default=1e-6, help="healthy messages in the DLQ")
-    t.add_argument("--crash-rate", type=float, default=0.0, help="expected crashes per attempt")
-    t.add_argument("--transient", type=float, default=0.0, help="expected transient failures per attempt")
+    t.add_argument(
+        "--max-duplicate-rate", type=number(0, 1, lo_open=True), default=0.001, help="default 0.001 (0.1 %%)"
+    )
+    t.add_argument(
+        "--max-recovery", type=number(1, DAY14), metavar="SECONDS", help="crash-recovery p99 target"
+    )
+    t.add_argument(
+        "--max-dlq-false-positives", type=number(0, 1), default=1e-6, help="healthy messages in the DLQ"
+    )
+    t.add_argument("--crash-rate", type=number(0, 1), default=0.0, help="expected crashes per attempt")
+    t.add_argument(
+        "--transient", type=number(0, 1), default=0.0, help="expected transient failures per attempt"
+    )
     p.add_argument("--plot", metavar="PATH", help="write the trade-off plot (.png or .svg)")
     p.add_argument("--json", action="store_true", help="print the recommendation as JSON")
     return p
 
 
+MAX_SAMPLES = 1_000_000
+
+
 def _read_samples(path: str) -> list[float]:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise VisguardError(f"cannot read the samples: {exc.strerror or exc}", file=path) from None
+    from visguard.engine.cli_guard import printable
+    from visguard.engine.scenario import read_text
+
+    text = read_text(path)
     text_s = text.strip()
     if text_s.startswith("["):
         try:
-            values = json.loads(text_s)
+            values = json.loads(text_s, parse_constant=lambda c: c)
         except json.JSONDecodeError as exc:
             raise VisguardError(
                 f"not a JSON list: {exc.msg}", file=path, place=f"line {exc.lineno}"
             ) from None
+        except (ValueError, RecursionError):
+            raise VisguardError("not a JSON list of numbers", file=path) from None
         items = [(1, v) for v in values]
     else:
         items = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if len(items) > MAX_SAMPLES:
+        raise VisguardError(f"more than {MAX_SAMPLES:,} samples", file=path)
     out = []
     for n, v in items:
+        shown = printable(repr(v)[:40])
         try:
-            x = float(v)
-        except (TypeError, ValueError):
-            raise VisguardError(f"{v!r} is not a number", file=path, place=f"line {n}") from None
-        if not (x > 0 and math.isfinite(x)):
+            x = (
+                float(v)
+                if isinstance(v, (str, int, float)) and not isinstance(v, bool) and len(str(v)) <= 40
+                else None
+            )
+        except (TypeError, ValueError, OverflowError):
+            x = None
+        if x is None:
+            raise VisguardError(f"{shown} is not a number", file=path, place=f"line {n}") from None
+        if not (0.001 <= x <= DAY14):
             raise VisguardError(
-                f"processing time {v} must be a positive number", file=path, place=f"line {n}"
+                f"processing time {shown} must be 0.001 to {DAY14:,.0f} s", file=path, place=f"line {n}"
             )
         out.append(x)
     if not out:
@@ -119,6 +156,8 @@ def consumer_and_targets(args):
             raise VisguardError(
                 f"need 0 < p50 <= p99, got p50 {args.p50:g} and p99 {args.p99:g}", place="--p99"
             )
+        if args.p99 > 1000 * args.p50:
+            raise VisguardError("p99 may be at most 1,000 x p50 (use --samples otherwise)", place="--p99")
         profile = Profile.lognormal(args.p50, args.p99)
     for name, v in (("--max-duplicate-rate", args.max_duplicate_rate),):
         if not 0 < v < 1:
@@ -128,7 +167,7 @@ def consumer_and_targets(args):
             raise VisguardError("must be between 0 and 1", place=name)
     if args.max_recovery is not None and args.max_recovery <= 0:
         raise VisguardError("must be a positive number of seconds", place="--max-recovery")
-    if lam_timeout is not None and not 0 < lam_timeout <= 900:
+    if lam_timeout is not None and lam_timeout not in facts.LAMBDA_TIMEOUT:
         raise VisguardError("a Lambda timeout is 1-900 s", place="--lambda-timeout")
     consumer = Consumer(profile, lam_timeout, window, batch, rbif)
     targets = Targets(
@@ -145,7 +184,7 @@ def render(rec, consumer) -> str:
         "",
         f"  visibility timeout   {rec.visibility_timeout} s",
         "  heartbeat            "
-        + (f"ChangeMessageVisibility({rec.heartbeat_extend_by}) every {rec.heartbeat_interval} s" if rec.heartbeat_interval else "none needed"),
+        + (f"ChangeMessageVisibility({rec.heartbeat_extend_by}) every {rec.heartbeat_interval} s, never past 12 h from the receive" if rec.heartbeat_interval else "none needed"),
         f"  maxReceiveCount      {rec.max_receive_count}",
     ]  # fmt: skip
     if rec.function_timeout is not None:
@@ -162,6 +201,7 @@ def render(rec, consumer) -> str:
     return "\n".join(lines)
 
 
+@guarded
 def main(argv: list[str], prog: str = "visguard recommend") -> int:
     args = parser(prog).parse_args(argv)
     from visguard.engine.recommend import plot, recommend

@@ -8,6 +8,7 @@ import math
 import sys
 import time
 
+from visguard.engine.cli_guard import ArgumentParser, guarded, number
 from visguard.errors import VisguardError
 
 # (key, label, format) of the readable table, in order
@@ -42,7 +43,7 @@ FAST_ROWS = [
 
 
 def parser(prog: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog=prog,
         description="Simulate a consumer fleet against an SQS queue described by a scenario (YAML or JSON; "
         "schema: engine/schemas/scenario.schema.json).",
@@ -56,8 +57,12 @@ def parser(prog: str) -> argparse.ArgumentParser:
         default="exact",
         help="exact: discrete-event simulation on the engine core (default); fast: closed-form risk model",
     )
-    p.add_argument("--seed", type=int, help="override the scenario's seed")
-    p.add_argument("--messages", type=int, help="override the number of messages")
+    p.add_argument("--seed", type=number(0, 2**63 - 1, integer=True), help="override the scenario's seed")
+    p.add_argument(
+        "--messages",
+        type=number(1, 10_000_000, integer=True),
+        help="override the number of messages (1-10,000,000)",
+    )
     p.add_argument("--no-progress", action="store_true", help="never draw a progress bar")
     return p
 
@@ -218,17 +223,17 @@ def plot(path: str, sc, res: dict, fleet=None) -> None:
         plt.close(fig)
 
 
+@guarded
 def main(argv: list[str], prog: str = "visguard simulate") -> int:
     args = parser(prog).parse_args(argv)
-    from visguard.engine.scenario import load
+    from visguard.engine.scenario import check_limits, load
 
     sc = load(args.file)
     if args.seed is not None:
         sc = sc.with_changes(seed=args.seed)
     if args.messages is not None:
-        if args.messages < 1:
-            raise VisguardError("must be at least 1", place="--messages")
         sc = sc.with_changes(messages=args.messages)
+        check_limits(sc, args.file, messages_place="--messages")
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise VisguardError("the plot must be a .png or .svg file", file=args.plot)
     fleet = None

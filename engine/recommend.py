@@ -12,13 +12,14 @@ import math
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+from visguard import facts, policy
 from visguard.engine.risk import MAX_VISIBILITY, Profile, RiskEstimate, estimate, required_visibility
-from visguard.linter.model import lambda_guidance_visibility
+from visguard.facts import lambda_guidance_visibility
 
-LAMBDA_MIN_RECEIVES = 5  # AWS: maxReceiveCount >= 5 for Lambda event sources
+LAMBDA_MIN_RECEIVES = facts.MIN_RECEIVE_COUNT_LAMBDA  # AWS: maxReceiveCount >= 5 for Lambda event sources
 WORKER_MIN_RECEIVES = 3  # a transient failure gets two more tries before the DLQ
 HEARTBEAT_FRACTION = 3  # heartbeat every third of the timeout: one missed beat is survivable
-LAMBDA_MAX_TIMEOUT = 900
+LAMBDA_MAX_TIMEOUT = facts.MAX_LAMBDA_TIMEOUT
 
 
 @dataclass
@@ -133,11 +134,17 @@ def _recommend_worker(c: Consumer, t: Targets) -> Recommendation:
         )
         return Recommendation(met and floor_dup <= d, vt, None, None, mrc, None, r, advice, notes)
 
-    # A heartbeat: a short timeout keeps crash recovery short, extensions keep slow work hidden.
-    vt = int(min(rmax if rmax is not None else vt_plain, MAX_VISIBILITY))
+    # A heartbeat: a short timeout keeps crash recovery short, extensions keep slow work hidden -- up to the
+    # 12-hour cap counted from the receive (extensions do not reset it), so each extension asks for at most
+    # what is left of it (visguard.policy.Heartbeat). Without a recovery target the window is the policy's.
+    window = (
+        rmax if rmax is not None else (vt_plain if vt_plain <= MAX_VISIBILITY else policy.HEARTBEAT_WINDOW)
+    )
+    vt = int(min(window, MAX_VISIBILITY))
     vt = max(vt, HEARTBEAT_FRACTION)  # at least one whole second between beats
     interval = max(1, vt // HEARTBEAT_FRACTION)
     hb = (interval, vt)
+    plan = policy.Heartbeat(interval, vt)
     mrc = _receive_count(c, t, vt, hb)
     r = _est(c, t, vt, hb, mrc)
     cap_tail = float(c.profile.sf(MAX_VISIBILITY))
@@ -152,15 +159,15 @@ def _recommend_worker(c: Consumer, t: Targets) -> Recommendation:
         + (", beyond the 12-hour cap" if vt_plain > MAX_VISIBILITY else "")
     )
     advice = (
-        f"Set VisibilityTimeout to {vt} s, call ChangeMessageVisibility({vt}) every {interval} s while a "
-        f"message is processed, and set maxReceiveCount to {mrc} ({why}): expected duplicates "
+        f"Set VisibilityTimeout to {vt} s, {plan.text()}, and set maxReceiveCount to {mrc} ({why}): expected "
+        "duplicates "
         f"{_pct(r.duplicate_rate)} (target {_pct(d)}), crash recovery p99 {_dur(r.recovery_p99)}"
         + (f" (target {_dur(rmax)})." if rmax else ".")
     )
     if cap_tail > d:
         notes.append(
             f"{_pct(cap_tail)} of attempts run past the 12-hour cap per receipt, which no heartbeat can extend: "
-            "split the work or checkpoint it"
+            "split the work into steps (Step Functions) or checkpoint it"
         )
     return Recommendation(met and floor_dup <= d, vt, interval, vt, mrc, None, r, advice, notes)
 

@@ -35,9 +35,10 @@ from types import SimpleNamespace
 
 import numpy as np
 from scipy.special import ndtr, ndtri
+from visguard import facts
+from visguard.policy import Z99  # noqa: F401 - re-exported: z of the 99th percentile
 
-MAX_VISIBILITY = 43_200.0  # 12 hours, the SQS cap on a queue, a receive, and the total per receipt
-Z99 = float(ndtri(0.99))  # 2.3263...
+MAX_VISIBILITY = float(facts.MAX_VISIBILITY)  # 12 h: the cap on a queue, a receive, and the total per receipt
 # No queueing: with offered load a = arrival rate x mean processing time (busy consumers; ~Poisson in an
 # infinite-server queue), c consumers are rarely all busy while c >= a + 3 sqrt(a) (square-root staffing).
 QUEUEING_MARGIN = 3.0

@@ -1,8 +1,9 @@
-"""``visguard lint PATH...``: lint templates, cdk.out assemblies and visguard.yaml files.
+"""``visguard lint PATH...``: lint templates, cdk.out assemblies and visguard.yaml files (and every input a
+registered loader claims: ``visguard.linter.loaders.registry``).
 
 Exit codes (docs/contracts.md): 0 nothing at or above --fail-on, 2 findings at or above it, 1 bad input or
 usage (each bad file gets one line on stderr naming the file and the place; the other files are still
-linted).
+linted), 3 an internal error on some input (a bug: that input gets one line, the others are still linted).
 """
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import argparse
 import os
 import sys
 
-from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardError
+from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, VisguardError
+from visguard.neutralize import printable
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,8 +30,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p = _Parser(
         prog=prog,
         description="Check SQS visibility timeouts, redrive policies and DLQs against their consumers.",
-        epilog="Exit codes: 0 clean, 2 findings at or above --fail-on, 1 bad input or usage. "
-        "Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
+        epilog="Exit codes: 0 clean, 2 findings at or above --fail-on, 1 bad input or usage, 3 internal error. "
+        "A folder is searched for the inputs a loader claims; it skips hidden folders, .terraform/, "
+        "node_modules/, .venv/, venv/ and cdk.out/ (name a cdk.out on the command line to lint it) and files "
+        "that are not templates. Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="template (JSON/YAML), SAM template, cdk.out folder, "
                    "visguard.yaml, or a folder to search for them")  # fmt: skip
@@ -40,6 +44,14 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--no-config", action="store_true", help="do not pick up ./visguard.yaml")
     p.add_argument("-p", "--parameter", action="append", default=[], metavar="KEY=VALUE",
                    help="template parameter value (repeatable); overrides the parameter's Default")  # fmt: skip
+    p.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                   help="Terraform input variable (repeatable); overrides defaults and var files")  # fmt: skip
+    p.add_argument("--var-file", action="append", default=[], metavar="FILE",
+                   help="Terraform variable file (repeatable), read after terraform.tfvars and *.auto.tfvars")  # fmt: skip
+    p.add_argument("--exclude", action="append", default=[], metavar="GLOB",
+                   help="skip files and folders matching GLOB in a folder search (repeatable): a glob with '/' "
+                   "matches the path below the searched folder, one without matches any name; files named "
+                   "on the command line are always linted")  # fmt: skip
     p.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="warning",
                    help="lowest severity that makes the exit code 2 (default: warning)")  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -47,14 +59,21 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     return p
 
 
-def parse_parameters(items: list[str]) -> dict[str, str]:
+def parse_parameters(items: list[str], flag: str = "--parameter") -> dict[str, str]:
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
-            raise VisguardError(f"--parameter expects KEY=VALUE, got {item!r}")
+            raise VisguardError(f"{flag} expects {'NAME' if flag == '--var' else 'KEY'}=VALUE, got {item!r}")
         out[key.strip()] = value
     return out
+
+
+def _var_files(items: list[str]) -> tuple[str, ...]:
+    for f in items:
+        if not os.path.isfile(f):
+            raise VisguardError("--var-file: no such file", file=f)
+    return tuple(items)
 
 
 def _find_config(args) -> str | None:
@@ -75,10 +94,15 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         return int(exc.code or 0)
 
     from visguard.linter.api import lint_paths
+    from visguard.linter.loaders.registry import LoadOptions
     from visguard.linter.model import LintConfig
     from visguard.linter.report import at_or_above, render
 
-    parameters = parse_parameters(args.parameter)
+    options = LoadOptions(
+        parameters=parse_parameters(args.parameter),
+        variables=parse_parameters(args.var, "--var"),
+        var_files=_var_files(args.var_file),
+    )
     config = LintConfig()
     config_path = _find_config(args)
     if config_path:
@@ -86,15 +110,23 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
 
         config = load_config(config_path)  # VisguardError -> one line, exit 1 (dispatcher)
 
-    result = lint_paths(args.paths, config=config, parameters=parameters)
-    for err in result.errors:
-        print(f"{prog}: {err}", file=sys.stderr)
+    result = lint_paths(args.paths, config=config, options=options, exclude=args.exclude)
+    for err in result.errors:  # one line each, whatever the input's names hold
+        print(f"{prog}: {printable(err)}", file=sys.stderr)
 
     to_terminal = not args.output and sys.stdout.isatty()
     color = args.color == "always" or (
         args.color == "auto" and to_terminal and not os.environ.get("NO_COLOR")
     )
     report = render(result, args.format, color=color and args.format == "text", fail_on=args.fail_on)
+    if result.internal_errors:
+        code = EXIT_INTERNAL
+    elif result.errors:
+        code = EXIT_BAD_INPUT
+    elif any(at_or_above(f.severity, args.fail_on) for f in result.findings):
+        code = EXIT_FINDINGS
+    else:
+        code = EXIT_OK
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:
@@ -102,10 +134,11 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         except OSError as exc:
             raise VisguardError(f"cannot write report: {exc.strerror}", file=args.output) from None
     else:
-        sys.stdout.write(report)
+        try:
+            sys.stdout.write(report)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `visguard lint . | head`: the reader stopped; the exit code still counts
+            from visguard.cli import quiet_stdout
 
-    if result.errors:
-        return EXIT_BAD_INPUT
-    if any(at_or_above(f.severity, args.fail_on) for f in result.findings):
-        return EXIT_FINDINGS
-    return EXIT_OK
+            quiet_stdout()
+    return code

@@ -14,25 +14,19 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-# AWS defaults (SQS CreateQueue / Lambda CreateFunction / CreateEventSourceMapping API references).
-DEFAULT_VISIBILITY_TIMEOUT = 30
-DEFAULT_RETENTION = 345_600  # 4 days
-DEFAULT_DELAY = 0
-DEFAULT_LAMBDA_TIMEOUT = 3
-DEFAULT_SQS_BATCH_SIZE = 10
-MAX_LAMBDA_TIMEOUT = 900
-MAX_VISIBILITY_TIMEOUT = 43_200
-# AWS Lambda DG (services-sqs-configure): set the queue's visibility timeout to at least six times the function
-# timeout plus MaximumBatchingWindowInSeconds, so throttled or retried invokes do not expire their messages.
-LAMBDA_VISIBILITY_MULTIPLIER = 6
-
-
-def lambda_guidance_visibility(
-    function_timeout: float, batching_window: float = 0.0, multiplier: float = LAMBDA_VISIBILITY_MULTIPLIER
-) -> float:
-    """The visibility timeout AWS recommends for a Lambda consumer: multiplier x timeout + batching window.
-    The one implementation: VG011, GuardedQueue, the recommender and the fleet audit all call it."""
-    return multiplier * function_timeout + (batching_window or 0.0)
+# AWS defaults and limits live in visguard.facts (the one home, with sources); these names stay importable
+# from here for the loaders, the constructs and the audit.
+from visguard.facts import (  # noqa: F401 - re-exported
+    DEFAULT_DELAY,
+    DEFAULT_LAMBDA_TIMEOUT,
+    DEFAULT_RETENTION,
+    DEFAULT_SQS_BATCH_SIZE,
+    DEFAULT_VISIBILITY_TIMEOUT,
+    LAMBDA_VISIBILITY_MULTIPLIER,
+    MAX_LAMBDA_TIMEOUT,
+    lambda_guidance_visibility,
+)
+from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT  # noqa: F401 - re-exported
 
 
 class Severity(StrEnum):

@@ -3,6 +3,7 @@
 ```python
 from visguard.linter.loaders import load_path, load_template, load_config, apply_profiles
 model = load_path("template.yaml", parameters={"Env": "prod"})   # template, cdk.out folder or visguard.yaml
+model = load_path("infra/", options=LoadOptions(variables={"env": "prod"}))  # any registered loader
 model = load_template(template_dict, file="Stack.template.json", construct_paths={...})
 config = load_config("visguard.yaml")
 apply_profiles(model, config)
@@ -18,11 +19,20 @@ from typing import Any
 from visguard.errors import VisguardError
 from visguard.linter.model import LintConfig, Model
 
+from . import registry
 from .cfn import load_template as _load_template
-from .config import apply_profiles, config_from_document, is_config_document, load_config, model_from_config
-from .decode import load_file
+from .config import apply_profiles, config_from_document, load_config
+from .registry import LoaderSpec, LoadOptions, register
 
-__all__ = ["apply_profiles", "load_config", "load_path", "load_template"]
+__all__ = [
+    "LoadOptions",
+    "LoaderSpec",
+    "apply_profiles",
+    "load_config",
+    "load_path",
+    "load_template",
+    "register",
+]
 
 
 def load_template(
@@ -42,26 +52,17 @@ def load_template(
         raise VisguardError("template nested too deeply", file=file) from None
 
 
-def load_path(path: str, *, parameters: dict[str, str] | None = None) -> Model:
-    """A template (JSON/YAML), a cdk.out folder or a visguard.yaml file -> Model."""
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        from .cdk_assembly import load_assembly
-
-        return load_assembly(path, parameters=parameters)
-    if not os.path.exists(path):
-        raise VisguardError("no such file or directory", file=path)
-    if os.path.basename(path) == "manifest.json":
-        from .cdk_assembly import load_assembly
-
-        return load_assembly(os.path.dirname(path) or ".", parameters=parameters)
+def load_path(
+    path: str, *, parameters: dict[str, str] | None = None, options: LoadOptions | None = None
+) -> Model:
+    """A template (JSON/YAML), a cdk.out folder or a visguard.yaml file -> Model: the registry decides which
+    loader reads it (``registry.claim``)."""
+    if options is None:
+        options = LoadOptions(parameters=dict(parameters or {}))
     try:
-        doc = load_file(path)
-        if is_config_document(doc, path):
-            return model_from_config(doc, file=path)
-        return _load_template(doc, file=path, parameters=parameters)
+        return registry.load(os.fspath(path), options)
     except RecursionError:
-        raise VisguardError("document nested too deeply", file=path) from None
+        raise VisguardError("document nested too deeply", file=os.fspath(path)) from None
 
 
 def load_config_document(doc: Any, *, file: str) -> LintConfig:

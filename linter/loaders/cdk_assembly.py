@@ -16,6 +16,7 @@ first, and a mapping or redrive policy importing a queue's ARN is linked to that
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -23,6 +24,7 @@ from typing import Any
 from visguard.errors import VisguardError
 from visguard.linter.model import Model
 
+from . import safe_io
 from .cfn import load_template
 from .decode import load_file
 from .intrinsics import ExternalRef
@@ -30,6 +32,9 @@ from .intrinsics import ExternalRef
 STACK = "aws:cloudformation:stack"
 NESTED_ASSEMBLY = "cdk:cloud-assembly"
 MAX_DEPTH = 8
+MANIFEST_MAX_BYTES = 4 * 1024 * 1024
+# artifact types of the AWS CDK cloud-assembly schema (an unversioned manifest must use one of them)
+KNOWN_TYPES = {STACK, NESTED_ASSEMBLY, "cdk:asset-manifest", "cdk:tree", "cdk:feature-flag-report"}
 
 
 @dataclass
@@ -40,22 +45,51 @@ class _Stack:
     construct_paths: dict[str, str] = field(default_factory=dict)
 
 
+def _manifest_shape(doc: Any) -> bool:
+    """A cloud assembly manifest: a mapping whose ``artifacts`` maps names to mappings with a ``type`` string
+    (and, when present, a ``version`` string). Anything else named manifest.json is not an assembly."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("artifacts"), dict):
+        return False
+    if "version" in doc and not isinstance(doc["version"], str):
+        return False
+    return all(isinstance(a, dict) and isinstance(a.get("type"), str) for a in doc["artifacts"].values())
+
+
+def is_assembly(directory: str) -> bool:
+    """Whether ``directory`` is a cdk.out cloud assembly: its manifest.json is a regular file shaped like one
+    (checked cheaply: the registry asks this of every folder ``visguard lint .`` walks through)."""
+    manifest = os.path.join(directory, "manifest.json")
+    if not safe_io.is_regular_file(manifest):
+        return False
+    try:
+        doc = json.loads(safe_io.read_bytes(manifest, max_bytes=MANIFEST_MAX_BYTES))
+    except (VisguardError, ValueError, RecursionError):
+        return False
+    return _manifest_shape(doc) and (
+        isinstance(doc.get("version"), str)
+        or any(a["type"] in KNOWN_TYPES for a in doc["artifacts"].values())
+    )
+
+
 def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -> Model:
     manifest_path = os.path.join(directory, "manifest.json")
-    if not os.path.isfile(manifest_path):
+    if not os.path.lexists(manifest_path):
         raise VisguardError(
             "a folder to lint must be a cdk.out cloud assembly (no manifest.json)", file=directory
         )
     stacks: list[_Stack] = []
-    _collect(directory, 0, stacks)
-    seen = {os.path.abspath(s.path) for s in stacks}
+    _collect(directory, directory, 0, stacks)
+    seen = {os.path.realpath(s.path) for s in stacks}
     # nested stack templates not reached through aws:asset:path metadata (synthesized without it)
-    for root, _, files in sorted(os.walk(directory)):
-        for f in sorted(files):
-            path = os.path.join(root, f)
-            if f.endswith(".nested.template.json") and os.path.abspath(path) not in seen:
-                seen.add(os.path.abspath(path))
+    errors: list[VisguardError] = []
+    for _folder, files in safe_io.walk(directory, errors=errors, max_depth=MAX_DEPTH):
+        for path in files:
+            f = os.path.basename(path)
+            if f.endswith(".nested.template.json") and os.path.realpath(path) not in seen:
+                seen.add(os.path.realpath(path))
                 stacks.append(_Stack(path, f.removesuffix(".nested.template.json"), load_file(path)))
+    if errors:
+        raise errors[0]
     model = Model(source_file=directory)
     exports = _exports(stacks)
     for st in _exporters_first(stacks, exports):
@@ -76,44 +110,65 @@ def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -
     return model
 
 
-def _collect(directory: str, depth: int, stacks: list[_Stack]) -> None:
+def _collect(root: str, directory: str, depth: int, stacks: list[_Stack]) -> None:
+    """Read the manifest of ``directory`` (``root`` or a nested assembly inside it). Every file a manifest
+    names is read only when it lies inside ``root`` once symlinks are resolved (docs/security.md)."""
     manifest_path = os.path.join(directory, "manifest.json")
     if depth > MAX_DEPTH:
         raise VisguardError("nested assemblies too deep (a cycle?)", file=manifest_path)
+    safe_io.confined(root, "manifest.json", base=directory, file=manifest_path, entry="manifest.json")
     manifest = load_file(manifest_path)
     artifacts = manifest.get("artifacts") if isinstance(manifest, dict) else None
     if not isinstance(artifacts, dict):
         raise VisguardError("not a cloud assembly manifest: no artifacts mapping", file=manifest_path)
     for name, art in artifacts.items():
+        entry = f"artifacts/{name}"
         if not isinstance(art, dict):
-            raise VisguardError(f"artifacts/{name}: must be a mapping", file=manifest_path)
+            raise VisguardError(f"{entry}: must be a mapping", file=manifest_path)
         props = art.get("properties") or {}
         if art.get("type") == STACK:
             template_file = props.get("templateFile") if isinstance(props, dict) else None
             if not isinstance(template_file, str):
-                raise VisguardError(
-                    f"artifacts/{name}: stack without properties.templateFile", file=manifest_path
-                )
+                raise VisguardError(f"{entry}: stack without properties.templateFile", file=manifest_path)
+            path = safe_io.confined(
+                root,
+                template_file,
+                base=directory,
+                file=manifest_path,
+                entry=f"{entry}/properties/templateFile",
+            )
             label = art.get("displayName") if isinstance(art.get("displayName"), str) else name
             paths = _construct_paths(art.get("metadata"))
             extra = art.get("additionalMetadataFile")  # newer assemblies keep the metadata in its own file
-            if isinstance(extra, str) and os.path.isfile(os.path.join(directory, extra)):
-                paths.update(_construct_paths(load_file(os.path.join(directory, extra))))
-            _add_stack(directory, template_file, label, paths, stacks, 0)
+            if isinstance(extra, str):
+                extra_path = safe_io.confined(
+                    root,
+                    extra,
+                    base=directory,
+                    file=manifest_path,
+                    entry=f"{entry}/additionalMetadataFile",
+                )
+                if os.path.isfile(extra_path):
+                    paths.update(_construct_paths(load_file(extra_path)))
+            _add_stack(root, directory, path, label, paths, stacks, 0)
         elif art.get("type") == NESTED_ASSEMBLY:
             sub = props.get("directoryName") if isinstance(props, dict) else None
             if not isinstance(sub, str):
-                raise VisguardError(
-                    f"artifacts/{name}: nested assembly without directoryName", file=manifest_path
-                )
-            _collect(os.path.join(directory, sub), depth + 1, stacks)
+                raise VisguardError(f"{entry}: nested assembly without directoryName", file=manifest_path)
+            sub_path = safe_io.confined(
+                root,
+                sub,
+                base=directory,
+                file=manifest_path,
+                entry=f"{entry}/properties/directoryName",
+            )
+            _collect(root, sub_path, depth + 1, stacks)
 
 
 def _add_stack(
-    directory: str, template_file: str, label: str, paths: dict, stacks: list[_Stack], depth: int
+    root: str, directory: str, path: str, label: str, paths: dict, stacks: list[_Stack], depth: int
 ) -> None:
-    path = os.path.join(directory, template_file)
-    if any(os.path.abspath(s.path) == os.path.abspath(path) for s in stacks):
+    if any(os.path.realpath(s.path) == os.path.realpath(path) for s in stacks):
         return
     doc = load_file(path)
     stacks.append(_Stack(path, label, doc, paths))
@@ -123,9 +178,18 @@ def _add_stack(
     for lid, res in resources.items():
         meta = res.get("Metadata") if isinstance(res, dict) else None
         asset = meta.get("aws:asset:path") if isinstance(meta, dict) else None
-        nested = res.get("Type") == "AWS::CloudFormation::Stack" and isinstance(asset, str)
-        if nested and asset.endswith(".json") and os.path.isfile(os.path.join(directory, asset)):
-            _add_stack(directory, asset, f"{label}/{lid}", {}, stacks, depth + 1)
+        nested = isinstance(res, dict) and res.get("Type") == "AWS::CloudFormation::Stack"
+        if not (nested and isinstance(asset, str) and asset.endswith(".json")):
+            continue
+        nested_path = safe_io.confined(
+            root,
+            asset,
+            base=directory,
+            file=path,
+            entry=f"Resources/{lid}/Metadata/aws:asset:path",
+        )
+        if os.path.isfile(nested_path):
+            _add_stack(root, directory, nested_path, f"{label}/{lid}", {}, stacks, depth + 1)
 
 
 def _construct_paths(metadata: Any) -> dict[str, str]:

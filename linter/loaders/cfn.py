@@ -32,6 +32,7 @@ FUNCTION = "AWS::Lambda::Function"
 ALIAS = "AWS::Lambda::Alias"
 VERSION = "AWS::Lambda::Version"
 FUNCTION_TYPES = (FUNCTION, sam.SERVERLESS_FUNCTION)
+MAX_NUMBER = 10**15  # largest magnitude of a numeric property (see _Builder.number)
 
 
 def load_template(
@@ -134,28 +135,30 @@ class _Builder:
         return raw
 
     def number(self, raw: Any, path: list, *, what: str = "a number") -> int | float | str | None:
-        """A numeric property: int/float as written, numeric strings coerced, unknowns kept as text."""
+        """A numeric property: int/float as written, numeric strings coerced, unknowns kept as text. Numbers
+        beyond +-10**15 (no AWS setting comes near; 10**400 would overflow a rule's float arithmetic) and
+        non-finite ones are bad input."""
         v = self.r.value(raw, path)
         if v is None or v is NOVALUE:
             return None
         if isinstance(v, bool):
             raise self.r.error(f"expected {what}, got {str(v).lower()}", path)
+        if isinstance(v, str):
+            text = v.strip()
+            try:
+                v = int(text) if len(text) <= 400 else float(text)
+            except ValueError:
+                try:
+                    v = float(text)
+                except ValueError:
+                    raise self.r.error(f"expected {what}, got {_short(text)!r}", path) from None
         if isinstance(v, (int, float)):
             if isinstance(v, float) and not math.isfinite(v):
                 raise self.r.error(f"expected {what}, got {v}", path)
+            if abs(v) > MAX_NUMBER:
+                shown = f"{v:.3g}" if isinstance(v, float) else f"an integer of {len(str(abs(v)))} digits"
+                raise self.r.error(f"expected {what}, got {shown}, beyond any AWS limit", path)
             return int(v) if isinstance(v, float) and v.is_integer() else v
-        if isinstance(v, str):
-            try:
-                return int(v.strip())
-            except ValueError:
-                pass
-            try:
-                f = float(v.strip())
-            except ValueError:
-                raise self.r.error(f"expected {what}, got {v!r}", path) from None
-            if not math.isfinite(f):
-                raise self.r.error(f"expected {what}, got {v!r}", path)
-            return int(f) if f.is_integer() else f
         if isinstance(v, (Unknown, ResRef, Text)):
             return str(v)
         raise self.r.error(f"expected {what}, got a {_kind(v)}", path)
@@ -261,7 +264,7 @@ class _Builder:
             try:
                 v = json.loads(v)
             except ValueError as exc:
-                raise self.r.error(f"{what} is not valid JSON ({exc.msg})", path) from None
+                raise self.r.error(f"{what} is not valid JSON ({getattr(exc, 'msg', exc)})", path) from None
             if isinstance(v, dict):
                 v = {k: _unplace(x, placeholders) for k, x in v.items()}
         if isinstance(v, (dict, Unknown)):
@@ -559,6 +562,10 @@ def _render_with_placeholders(t: Text, placeholders: dict[str, Any]) -> str:
             placeholders[key] = p
             out.append(key)
     return "".join(out)
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(v: Any) -> str:

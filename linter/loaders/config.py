@@ -22,13 +22,15 @@ queues:                                     # for queues not described by a temp
 
 from __future__ import annotations
 
-import fnmatch
 import json
+import math
 import os
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.linter.matching import is_glob, matches
 from visguard.linter.model import (
     Consumer,
     LintConfig,
@@ -60,12 +62,47 @@ def _validator():
         return jsonschema.Draft202012Validator(json.load(fh))
 
 
-def is_config_document(doc: Any, path: str) -> bool:
-    """A visguard.yaml by its name (``visguard.yaml``, ``*.visguard.yaml``) or by its top-level keys."""
-    base = os.path.basename(path)
-    if base in CONFIG_NAMES or base.endswith((".visguard.yaml", ".visguard.yml")):
-        return True
-    return isinstance(doc, dict) and "Resources" not in doc and bool(CONFIG_KEYS & set(doc))
+# Largest magnitude a number in visguard.yaml may have: beyond it a float() or a rule's arithmetic
+# overflows (10**400), and no SQS or Lambda setting comes close.
+MAX_NUMBER = 10**15
+
+
+@dataclass
+class ConfigModel(Model):
+    """The queues a visguard.yaml defines, with the file's own settings (the registry's visguard-config
+    loader returns this, so a config file linted by any name brings its settings along)."""
+
+    config: LintConfig | None = None
+
+
+def load_config_model(path: str) -> ConfigModel:
+    """Read a visguard.yaml once: its queues (the model) and its settings, profiles and suppressions."""
+    doc = load_file(path)
+    model = model_from_config(doc, file=path)
+    out = ConfigModel(queues=model.queues, source_file=model.source_file)
+    out.config = config_from_document(doc, file=path)
+    return out
+
+
+def _check_numbers(doc: Any, file: str) -> None:
+    """Every number finite and within +-MAX_NUMBER (.inf, .nan and 10**400 pass a JSON Schema ``minimum``)."""
+    stack: list[tuple[Any, list]] = [(doc, [])]
+    while stack:
+        node, path = stack.pop()
+        if isinstance(node, dict):
+            stack.extend((v, [*path, k]) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend((v, [*path, i]) for i, v in enumerate(node))
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            bad = (isinstance(node, float) and not math.isfinite(node)) or abs(node) > MAX_NUMBER
+            if bad:
+                where = "/".join(map(str, path)) or "(top level)"
+                shown = repr(node) if isinstance(node, float) else f"a {len(str(abs(node)))}-digit integer"
+                raise VisguardError(
+                    f"{where}: {shown} is not a finite number of at most {MAX_NUMBER:.0e}",
+                    file=file,
+                    place=_line(doc, path),
+                )
 
 
 def validate(doc: Any, *, file: str) -> dict:
@@ -75,6 +112,7 @@ def validate(doc: Any, *, file: str) -> dict:
         raise VisguardError("a visguard.yaml file must be a mapping", file=file)
     if "Resources" in doc:
         raise VisguardError("this is a CloudFormation template, not a visguard.yaml file", file=file)
+    _check_numbers(doc, file)
     errors = list(_validator().iter_errors(doc))
     if errors:
         # the most specific failure; "unevaluated" ones are echoes of a failed sub-schema
@@ -268,21 +306,11 @@ def _line(doc: Any, path: list) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------- profiles
-def _is_glob(s: str) -> bool:
-    return any(ch in s for ch in "*?[")
-
-
-def _matches(pm: ProfileMatch, queue: Queue) -> bool:
-    names = [queue.id, queue.name, queue.location.construct_path]
-    if "/" in queue.id:  # cdk.out ids are "Stack/LogicalId": the logical id alone matches too
-        names.append(queue.id.rsplit("/", 1)[1])
-    return any(n and fnmatch.fnmatchcase(n, pm.match) for n in names)
-
-
 def profile_for(queue: Queue, profiles: list[ProfileMatch], kind: str) -> ProfileMatch | None:
-    """The profile of ``kind`` for ``queue``: an exact name beats a glob, then the first in file order."""
-    candidates = [p for p in profiles if p.kind == kind and _matches(p, queue)]
-    exact = [p for p in candidates if not _is_glob(p.match)]
+    """The profile of ``kind`` for ``queue`` (``visguard.linter.matching``): an exact name beats a glob, then
+    the first in file order."""
+    candidates = [p for p in profiles if p.kind == kind and matches(p.match, queue)]
+    exact = [p for p in candidates if not is_glob(p.match)]
     return (exact or candidates or [None])[0]
 
 

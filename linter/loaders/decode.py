@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import json.decoder
 import json.scanner
-import os
 import re
 from bisect import bisect_right
 from typing import Any
@@ -25,7 +24,14 @@ from typing import Any
 import yaml
 from visguard.errors import VisguardError
 
-MAX_BYTES = 10 * 1024 * 1024  # larger than any CloudFormation template: 1 MB via S3 (CloudFormation quotas)
+from . import safe_io
+from .safe_io import MAX_BYTES
+
+# Deepest nesting of mappings and lists a document may have. CloudFormation templates stay below 20; libyaml's
+# composer recurses in C and crashes the process (SIGSEGV) near 50,000, so depth is bounded before composing.
+MAX_DEPTH = 100
+# Longest integer literal: Python refuses to convert more than 4,300 digits (CVE-2020-10735 limit).
+MAX_INT_DIGITS = 4_300
 
 
 class PosDict(dict):
@@ -136,13 +142,49 @@ def _json_decoder(text: str) -> json.JSONDecoder:
     return dec
 
 
+_JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+
+
+def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The deepest nesting of ``[``/``{`` outside strings (stops counting past ``limit``)."""
+    if text.count("[") + text.count("{") <= limit:
+        return 0  # cannot be deeper than the number of openers
+    depth = deepest = 0
+    for m in _JSON_TOKEN.finditer(text):
+        ch = m.group()
+        if ch in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    break
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _number_error(text: str, exc: Exception, file: str) -> VisguardError:
+    """A ValueError/OverflowError out of a parser (an integer literal over 4,300 digits, a date that does not
+    exist) as bad input, with the line when it can be found."""
+    m = re.search(r"[0-9_]{" + str(MAX_INT_DIGITS + 1) + ",}", text)
+    if m is not None:
+        line = text.count("\n", 0, m.start()) + 1
+        return VisguardError(f"a number has more than {MAX_INT_DIGITS:,} digits", file=file, place=str(line))
+    first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return VisguardError(f"invalid value: {first}", file=file)
+
+
 def loads_json(text: str, *, file: str) -> Any:
+    if json_depth(text) > MAX_DEPTH:
+        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file)
     try:
         return _json_decoder(text).decode(text)
     except json.JSONDecodeError as exc:
         raise VisguardError(f"malformed JSON: {exc.msg}", file=file, place=str(exc.lineno)) from None
     except VisguardError as exc:
         raise VisguardError(exc.detail, file=file, place=exc.place) from None
+    except (ValueError, OverflowError) as exc:
+        raise _number_error(text, exc, file) from None
 
 
 # ---------------------------------------------------------------------------------------------- YAML
@@ -249,7 +291,48 @@ def _expanded_size(root: Any, limit: int) -> int:
     return sizes.get(id(root), 1)
 
 
+_YAML_OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
+                 yaml.FlowSequenceStartToken)  # fmt: skip
+_YAML_CLOSERS = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
+
+
+def _yaml_depth_bound(text: str) -> int:
+    """A cheap upper bound on a YAML document's nesting: flow openers + block levels (each at least one column
+    of indentation deeper, two levels per column for a sequence under a mapping key) + the collections one
+    line can open (``- - -``, ``a: b: c``)."""
+    flow = text.count("[") + text.count("{")
+    indent = max((len(m) for m in re.findall(r"^[ ]*", text, re.M)), default=0)
+    per_line = max(
+        (line.count("- ") + line.count(": ") + line.count("? ") + 1 for line in text.splitlines()),
+        default=0,
+    )
+    return flow + 2 * (indent + 1) + per_line
+
+
+def yaml_depth(text: str, limit: int = MAX_DEPTH) -> int:
+    """The nesting of a YAML document from libyaml's token stream (the scanner is a state machine, it does not
+    recurse); 0 when the cheap bound already shows it is shallow. Stops counting past ``limit``."""
+    if _yaml_depth_bound(text) <= limit:
+        return 0
+    depth = deepest = 0
+    try:
+        for tok in yaml.scan(text, Loader=_BaseLoader):
+            if isinstance(tok, _YAML_OPENERS):
+                depth += 1
+                if depth > deepest:
+                    deepest = depth
+                    if deepest > limit:
+                        break
+            elif isinstance(tok, _YAML_CLOSERS):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # the real load reports it with its line
+    return deepest
+
+
 def loads_yaml(text: str, *, file: str) -> Any:
+    if yaml_depth(text) > MAX_DEPTH:
+        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file)
     try:
         doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
         if _ALIAS.search(text) and _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
@@ -262,28 +345,14 @@ def loads_yaml(text: str, *, file: str) -> Any:
         raise VisguardError(f"malformed YAML: {what}", file=file, place=place) from None
     except yaml.YAMLError as exc:
         raise VisguardError(f"malformed YAML: {str(exc).splitlines()[0]}", file=file) from None
+    except (ValueError, OverflowError, TypeError) as exc:  # int('9' * 5000), a date that does not exist
+        raise _number_error(text, exc, file) from None
 
 
 # ---------------------------------------------------------------------------------------------- files
 def read_text(path: str) -> str:
-    """The text of ``path``; a VisguardError for a missing, unreadable, binary or oversized file."""
-    try:
-        size = os.path.getsize(path)
-    except FileNotFoundError:
-        raise VisguardError("no such file or directory", file=path) from None
-    except OSError as exc:
-        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
-    if size > MAX_BYTES:
-        raise VisguardError(
-            f"file is {size / 1048576:.1f} MB, more than the {MAX_BYTES // 1048576} MB limit", file=path
-        )
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            return fh.read()
-    except UnicodeDecodeError as exc:
-        raise VisguardError(f"not UTF-8 text (byte {exc.start})", file=path) from None
-    except OSError as exc:
-        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
+    """The text of ``path``: a regular file, at most :data:`MAX_BYTES` read (``safe_io``)."""
+    return safe_io.read_text(path, max_bytes=MAX_BYTES)
 
 
 def loads(text: str, *, file: str) -> Any:
@@ -305,7 +374,7 @@ def loads(text: str, *, file: str) -> Any:
                     raise json_error from None
         return loads_yaml(text, file=file)
     except RecursionError:
-        raise VisguardError("document nested too deeply", file=file) from None
+        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
 
 
 def load_file(path: str) -> Any:

@@ -13,6 +13,11 @@ Fn::ForEach::Queues:
 ```
 Inside the fragment ``Ref: Name`` is the item and ``${Name}``/``&{Name}`` are replaced in strings. Loops may
 nest. A collection only the deployed stack knows is left unexpanded (its resources are not linted).
+
+Expansion limit: CloudFormation applies its quotas to the expanded template (500 resources, 1 MB), so a loop
+nest that expands to more than :data:`MAX_RESOURCES` resources, or copies more than :data:`MAX_NODES`
+values, cannot deploy; it is refused as bad input before it can exhaust memory (three nested loops over 200
+items would otherwise make 8,000,000 resources).
 """
 
 from __future__ import annotations
@@ -25,6 +30,27 @@ from visguard.errors import VisguardError
 from .decode import PosDict, locate
 
 PREFIX = "Fn::ForEach::"
+MAX_RESOURCES = 5_000  # 10 x CloudFormation's 500 resources per template
+MAX_NODES = 2_000_000  # values copied by the expansion (the same bound as YAML alias expansion)
+
+
+class _Budget:
+    def __init__(self, template: dict, file: str):
+        self.resources = 0
+        self.nodes = 0
+        self.template, self.file = template, file
+
+    def spend(self, resources: int, nodes: int, where: list) -> None:
+        self.resources += resources
+        self.nodes += nodes
+        if self.resources > MAX_RESOURCES or self.nodes > MAX_NODES:
+            raise _error(
+                f"Fn::ForEach expands to more than {MAX_RESOURCES:,} resources or {MAX_NODES:,} values "
+                "(CloudFormation allows 500 resources per template)",
+                self.template,
+                self.file,
+                where,
+            )
 
 
 def has_foreach(resources: Any) -> bool:
@@ -35,11 +61,14 @@ def expand(template: dict, *, file: str, parameters: dict[str, str] | None) -> d
     """A shallow copy of ``template`` whose Resources have every ``Fn::ForEach::`` loop expanded."""
     out = PosDict(template)
     _copy_pos(template, out)
-    out["Resources"] = _expand_mapping(template["Resources"], template, file, parameters or {}, ["Resources"])
+    budget = _Budget(template, file)
+    out["Resources"] = _expand_mapping(
+        template["Resources"], template, file, parameters or {}, ["Resources"], budget
+    )
     return out
 
 
-def _expand_mapping(node: dict, template: dict, file: str, params: dict, path: list) -> dict:
+def _expand_mapping(node: dict, template: dict, file: str, params: dict, path: list, budget: _Budget) -> dict:
     out = PosDict()
     _copy_pos(node, out)
     for key, value in node.items():
@@ -67,8 +96,10 @@ def _expand_mapping(node: dict, template: dict, file: str, params: dict, path: l
             if isinstance(item, (dict, list)):
                 raise _error("Fn::ForEach collection items must be strings", template, file, [*where, 1])
             item = str(item)
+            budget.spend(0, _size(fragment, MAX_NODES + 1), where)
             expanded = _substitute(fragment, ident, item)
-            expanded = _expand_mapping(expanded, template, file, params, where)
+            expanded = _expand_mapping(expanded, template, file, params, where, budget)
+            budget.spend(sum(1 for k in expanded if not str(k).startswith(PREFIX)), 0, where)
             for k, v in expanded.items():
                 if k in out or k in node:
                     raise _error(f"Fn::ForEach produces the logical id {k!r} twice", template, file, where)
@@ -77,6 +108,19 @@ def _expand_mapping(node: dict, template: dict, file: str, params: dict, path: l
                 if kpos:
                     out.key_pos[k] = kpos
     return out
+
+
+def _size(node: Any, limit: int) -> int:
+    """Values in ``node`` (stops counting past ``limit``)."""
+    n, stack = 0, [node]
+    while stack and n <= limit:
+        x = stack.pop()
+        n += 1
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return n
 
 
 def _collection(items: Any, template: dict, params: dict) -> list | None:

@@ -269,7 +269,7 @@ class Resolver:
             if not isinstance(arg, list) or len(arg) != 2:
                 raise self.error("Fn::Select takes [index, list]", sub)
             index, items = self.value(arg[0], [*sub, 0]), self.value(arg[1], [*sub, 1])
-            if isinstance(index, str) and index.strip().isdigit():
+            if isinstance(index, str) and index.strip().isdigit() and len(index.strip()) <= 18:
                 index = int(index)
             if not isinstance(index, int) or isinstance(index, bool) or not isinstance(items, list):
                 return Unknown("Fn::Select over values not known here")

@@ -39,13 +39,13 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from dataclasses import replace
 from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Suppression
 
+from . import safe_io
 from . import serverless_lift as lift
 from .decode import MAX_BYTES, loads
 from .serverless_vars import MISSING, Node, Partial, Unresolved, Values, VarResolver, addr_of
@@ -72,27 +72,9 @@ _HEAD_KEY = {
 
 # ------------------------------------------------------------------------------------------ I/O (one edge)
 def _read_text(path: str) -> str:
-    """Every file this loader reads goes through here: regular files only, at most MAX_BYTES, UTF-8."""
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise VisguardError("no such file or directory", file=path) from None
-    except OSError as exc:
-        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
-    if not stat.S_ISREG(st.st_mode):
-        raise VisguardError("not a regular file", file=path)
-    if st.st_size > MAX_BYTES:
-        raise VisguardError(f"file is larger than the {MAX_BYTES // 1048576} MB limit", file=path)
-    try:
-        with open(path, encoding="utf-8-sig") as fh:
-            text = fh.read(MAX_BYTES + 1)
-    except UnicodeDecodeError as exc:
-        raise VisguardError(f"not UTF-8 text (byte {exc.start})", file=path) from None
-    except OSError as exc:
-        raise VisguardError(f"cannot read: {exc.strerror}", file=path) from None
-    if len(text) > MAX_BYTES:
-        raise VisguardError(f"file is larger than the {MAX_BYTES // 1048576} MB limit", file=path)
-    return text
+    """Every file this loader reads goes through the linter's one safe reader: regular files only, at most
+    MAX_BYTES, UTF-8."""
+    return safe_io.read_text(path, max_bytes=MAX_BYTES)
 
 
 # ------------------------------------------------------------------------------------------ registry hooks
@@ -824,19 +806,15 @@ def dialect(f: Finding, queue: Queue) -> Finding:
 
 # ------------------------------------------------------------------------------------------ registration
 def _register() -> None:
-    """Join the loader registry (visguard.linter.loaders.registry) when it is there."""
-    try:
-        from .registry import LoaderSpec, register
-    except ImportError:  # pragma: no cover - a linter without the registry: load() is called directly
-        return
+    """Join the loader registry (visguard.linter.loaders.registry) and the dialect registry."""
+    from visguard.linter.dialects import DIALECTS
+
+    from .registry import LoaderSpec, register
+
     register(
         LoaderSpec("serverless", claim_dir, claim_file, load, (".yml", ".yaml", ".json")),
         before="cloudformation",
     )
-    try:
-        from visguard.linter.dialects import DIALECTS
-    except ImportError:  # pragma: no cover - before the dialect registry: tests word fixes with dialect()
-        return
     DIALECTS["serverless"] = dialect
 
 

@@ -40,7 +40,7 @@ def fingerprint(f: Finding) -> str:
     import hashlib
 
     key = "\x1f".join([f.rule, display_path(f.location.file), f.queue, f.consumer or ""])
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
 def error_parts(err) -> tuple[str | None, str | None, str]:

@@ -9,6 +9,7 @@ import json
 from visguard import __version__
 from visguard.linter.report._common import display_path, error_parts, fingerprint
 from visguard.linter.rules import ALL_RULES
+from visguard.neutralize import uri
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/visguard/visguard"
@@ -41,7 +42,7 @@ def rule_descriptor(rule) -> dict:
 
 def _location(f) -> dict:
     loc = f.location
-    physical: dict = {"artifactLocation": {"uri": display_path(loc.file)}}
+    physical: dict = {"artifactLocation": {"uri": uri(display_path(loc.file))}}
     if loc.line:
         physical["region"] = {"startLine": int(loc.line), "startColumn": int(loc.column or 1)}
     logical = {"name": f.queue, "kind": "resource"}
@@ -75,9 +76,10 @@ def render_sarif(result) -> str:
     notifications = []
     for e in result.errors:
         file, place, detail = error_parts(e)
-        note: dict = {"level": "error", "message": {"text": str(e)}, "descriptor": {"id": "bad-input"}}
+        kind = "internal-error" if getattr(e, "exit_code", 1) == 3 else "bad-input"
+        note: dict = {"level": "error", "message": {"text": str(e)}, "descriptor": {"id": kind}}
         if file:
-            note["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": display_path(file)}}}]
+            note["locations"] = [{"physicalLocation": {"artifactLocation": {"uri": uri(display_path(file))}}}]
         if place:
             note.setdefault("properties", {})["place"] = place
         notifications.append(note)

@@ -1,4 +1,5 @@
-"""Human output: findings grouped by file and by resource, coloured on a terminal."""
+"""Human output: findings grouped by file and by resource, coloured on a terminal. Every value from input
+goes through ``visguard.neutralize.printable`` (no escape sequence or newline reaches the terminal)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from itertools import groupby
 
 from visguard.linter.api import severity_counts
 from visguard.linter.report._common import display_path, queue_construct_path
+from visguard.neutralize import printable as p
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
 _BOLD, _DIM, _RESET = "\033[1m", "\033[2m", "\033[0m"
@@ -24,7 +26,7 @@ def render_text(result, *, color: bool = False) -> str:
     lines: list[str] = []
     by_file = lambda f: display_path(f.location.file)  # noqa: E731
     for file, file_findings in groupby(sorted(result.findings, key=by_file), key=by_file):
-        lines.append(c(_BOLD, file))
+        lines.append(c(_BOLD, p(file)))
         file_findings = list(file_findings)
         order: dict[str, int] = {}
         for f in file_findings:  # queues in the order of their first finding (by line)
@@ -32,19 +34,19 @@ def render_text(result, *, color: bool = False) -> str:
         for queue in sorted(order, key=lambda k: (order[k], k)):
             group = [f for f in file_findings if f.queue == queue]
             header = queue_construct_path(queue, group)
-            lines.append(f"  {c(_BOLD, queue)}" + (f" [{header}]" if header else ""))
+            lines.append(f"  {c(_BOLD, p(queue))}" + (f" [{p(header)}]" if header else ""))
             for f in group:
                 where = f"{f.location.line}:{f.location.column or 1}" if f.location.line else "-"
                 sev = f.severity.value
                 lines.append(
-                    f"    {where:<8} {c(_COLORS[sev], sev.ljust(7))}  {c(_BOLD, f.rule)}  {f.message}"
+                    f"    {where:<8} {c(_COLORS[sev], sev.ljust(7))}  {c(_BOLD, p(f.rule))}  {p(f.message)}"
                 )
                 pad = f"    {'':<8} {'':<7}  {'':<5}  "
                 cp = f.location.construct_path
                 if cp and cp != header:
-                    lines.append(pad + c(_DIM, f"at {cp}"))
+                    lines.append(pad + c(_DIM, f"at {p(cp)}"))
                 if f.fix:
-                    lines.append(pad + c(_DIM, "fix: " + f.fix))
+                    lines.append(pad + c(_DIM, "fix: " + p(f.fix)))
         lines.append("")
     counts = severity_counts(result.findings)
     total = sum(counts.values())

@@ -86,3 +86,68 @@ def cfnlint_id(rule: Rule) -> str:
     """The rule's id in the cfn-lint plugin: VG011 (warning) -> W9011. cfn-lint derives a rule's severity from
     the first letter of its id, and reserves E9xxx/W9xxx/I9xxx for user rules."""
     return f"{ {'error': 'E', 'warning': 'W', 'info': 'I'}[rule.severity.value] }9{rule.id[2:]}"
+
+
+def work_of(c) -> object | None:
+    """A model Consumer as the visibility-need policy sees it (``visguard.policy.Work``); None when its kind or
+    function is unknown (nothing to derive a need from)."""
+    from visguard.policy import Work
+
+    if c.kind == "lambda":
+        if c.function_id is None:
+            return None
+        return Work("lambda", c.effective_function_timeout, c.effective_batching_window, label=c.id)
+    if c.kind != "worker" and c.processing_p99 is None:
+        return None
+    return Work(
+        "worker",
+        p50=c.processing_p50,
+        p99=c.processing_p99,
+        heartbeat_interval=c.heartbeat_interval,
+        heartbeat_extend_by=c.heartbeat_extend_by,
+        label=c.id,
+    )
+
+
+def need_of(c, ctx):
+    """The policy's need (``visguard.policy.Need``) of one consumer under the rule settings, or None."""
+    from visguard import policy
+
+    work = work_of(c)
+    if work is None:
+        return None
+    return policy.need(
+        work,
+        target_duplicate_rate=float(ctx.setting("target_duplicate_rate")),
+        lambda_multiplier=ctx.multiplier,
+        heartbeat_max_fraction=float(ctx.setting("heartbeat_max_fraction")),
+    )
+
+
+def queue_need_of(queue, ctx, *, profiled_only: bool = False):
+    """The policy's need of a queue's consumers (Lambda guidance, declared profiles, heartbeats), or None.
+    ``profiled_only``: workers without a processing profile do not count (their need would be the default)."""
+    from visguard import policy
+
+    needs = []
+    for c in queue.consumers:
+        if profiled_only and c.kind != "lambda" and c.processing_p99 is None:
+            continue
+        n = need_of(c, ctx)
+        if n is not None and n.basis != "default":
+            needs.append(n)
+    return policy.queue_need(needs)
+
+
+def need_fix(need) -> str:
+    """The fix sentence for a need: a timeout, or a heartbeat plan (and the split-the-work advice past 12 h)."""
+    if need.heartbeat is None or need.basis == "heartbeat":
+        return f"Set VisibilityTimeout to at least {fmt_seconds(need.visibility_timeout)}."
+    hb = need.heartbeat
+    text = (
+        f"Add a heartbeat: {hb.text()}; set VisibilityTimeout to {fmt_seconds(need.visibility_timeout)} "
+        f"(a timeout alone cannot: {need.why.split(';')[0]})."
+    )
+    if not need.feasible:
+        text += " Some work still runs past 12 h: split it into steps (Step Functions) or checkpoint it."
+    return text

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from visguard.linter.model import MAX_VISIBILITY_TIMEOUT, Severity
+from visguard.facts import VISIBILITY_TIMEOUT
+from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
 RULE = Rule(
@@ -23,7 +24,7 @@ def check(queue, ctx):
     v = queue.visibility_timeout
     if v is None or isinstance(v, str):
         return  # unset (30 s default) or unresolved: nothing to judge
-    if isinstance(v, bool) or not 0 <= v <= MAX_VISIBILITY_TIMEOUT or v != int(v):
+    if isinstance(v, bool) or v not in VISIBILITY_TIMEOUT or v != int(v):
         yield ctx.finding(
             queue,
             f"visibility timeout {v!r} is not a whole number of seconds in 0-43200",

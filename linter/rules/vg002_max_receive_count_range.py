@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import MAX_RECEIVE_COUNT
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, unresolved
 
@@ -36,5 +37,5 @@ def check(queue, ctx):
         return
     if isinstance(m, str):
         return  # unresolved (a parameter without a value): nothing to judge
-    if isinstance(m, bool) or m != int(m) or not 1 <= m <= 1000:
+    if isinstance(m, bool) or m != int(m) or m not in MAX_RECEIVE_COUNT:
         yield ctx.finding(queue, f"maxReceiveCount {m!r} is not a whole number in 1-1000", location=loc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import DELAY, RETENTION
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -18,7 +19,10 @@ RULE = Rule(
     tags=("sqs", "retention", "limits"),
 )
 
-_RANGES = (("message_retention", "MessageRetentionPeriod", 60, 1_209_600), ("delay", "DelaySeconds", 0, 900))
+_RANGES = (
+    ("message_retention", "MessageRetentionPeriod", RETENTION.lo, RETENTION.hi),
+    ("delay", "DelaySeconds", DELAY.lo, DELAY.hi),
+)
 
 
 def check(queue, ctx):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of
 
 RULE = Rule(
     id="VG010",
@@ -30,7 +30,7 @@ def check(queue, ctx):
         t = c.effective_function_timeout
         if vt < t:
             w = c.effective_batching_window
-            want = ctx.multiplier * t + w
+            want = need_of(c, ctx).visibility_timeout
             yield ctx.finding(
                 queue,
                 f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from visguard.linter.model import LAMBDA_VISIBILITY_MULTIPLIER, Severity, lambda_guidance_visibility
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.facts import LAMBDA_VISIBILITY_MULTIPLIER
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of
 
 RULE = Rule(
     id="VG011",
@@ -31,7 +32,7 @@ def check(queue, ctx):
     k = ctx.multiplier
     for c in ctx.lambda_consumers(queue):
         t, w = c.effective_function_timeout, c.effective_batching_window
-        want = lambda_guidance_visibility(t, w, k)
+        want = need_of(c, ctx).visibility_timeout  # visguard.policy: the guidance, whole seconds, capped
         if t <= vt < want:
             window = f" + batching window {fmt_seconds(w)}" if w else ""
             yield ctx.finding(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_fix, need_of
 
 RULE = Rule(
     id="VG012",
@@ -17,24 +17,11 @@ RULE = Rule(
         "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
-    fix="Raise VisibilityTimeout above the processing p99 with a margin, or extend visibility with heartbeats.",
+    fix="Raise VisibilityTimeout to what the profile needs, or, past the 12-hour cap, heartbeat (see the message).",
     tags=("visibility", "duplicates", "profile"),
     settings={"target_duplicate_rate": 0.001},
     consumers_only=True,
 )
-
-
-def _required(p99: float, p50: float | None, target: float) -> float | None:
-    """The engine's smallest visibility timeout meeting the target, when the risk model is installed."""
-    try:
-        from visguard.engine.risk import Profile, required_visibility
-    except ImportError:
-        return None
-    try:
-        p50 = p50 if p50 is not None else p99 / 4
-        return float(required_visibility(Profile.lognormal(p50=min(p50, p99), p99=p99), target))
-    except (ValueError, TypeError, ArithmeticError):  # a profile the model cannot take: no number in the fix
-        return None
 
 
 def check(queue, ctx):
@@ -57,10 +44,8 @@ def check(queue, ctx):
             continue
         p50 = f"p50 {fmt_seconds(c.processing_p50)}, " if c.processing_p50 is not None else ""
         how = "" if r.source == "engine" else f" ({r.source} estimate)"
-        need = _required(c.processing_p99, c.processing_p50, limit)
-        if need is not None and c.kind == "lambda":
-            need += c.effective_batching_window  # the window is spent before the invoke starts
-        fix = f"Set VisibilityTimeout to at least {fmt_seconds(round(need))}." if need else None
+        need = need_of(c, ctx)  # the one visibility-need policy (visguard.policy)
+        fix = need_fix(need) if need is not None else None
         yield ctx.finding(
             queue,
             f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} with "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
 
 RULE = Rule(
     id="VG013",
@@ -30,17 +30,14 @@ def check(queue, ctx):
     vt = ctx.visibility(queue)
     if vt is None or not queue.consumers:
         return
-    needs: list[float] = []
-    for c in queue.consumers:
-        if c.heartbeat_interval is not None:
-            return  # heartbeating consumers use a short window and extend it: the queue default is not the hold time
-        if c.kind == "lambda" and c.function_id is not None:
-            needs.append(ctx.multiplier * c.effective_function_timeout + c.effective_batching_window)
-        if c.processing_p99 is not None:
-            needs.append(2.0 * c.processing_p99)
-    if len(needs) == 0 or any(c.kind == "unknown" for c in queue.consumers):
+    if any(c.heartbeat_interval is not None for c in queue.consumers):
+        return  # heartbeating consumers use a short window and extend it: the queue default is not the hold time
+    if any(c.kind == "unknown" for c in queue.consumers):
         return
-    need = max(needs)
+    qn = queue_need_of(queue, ctx, profiled_only=True)  # the one visibility-need policy (visguard.policy)
+    if qn is None:
+        return
+    need = float(qn.without_heartbeat)
     factor = float(ctx.setting("long_visibility_factor"))
     if vt > factor * need and vt - need >= _MIN_EXCESS:
         profiled = [c for c in queue.consumers if c.processing_p99 is not None]

@@ -45,5 +45,6 @@ def check(queue, ctx):
                 f"below {what} ({fmt_seconds(window)})",
                 location=c.location or queue.location,
                 consumer=c,
-                fix=f"Send heartbeats every {fmt_seconds(max(1, int(frac * window)))} or less, or lengthen the window.",
+                fix=f"Send heartbeats every {fmt_seconds(max(1, int(frac * window)))} or less, or lengthen the window; "
+                "each extension at most 43200 s minus the time since the receive.",
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import MIN_RECEIVE_COUNT_LAMBDA
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -18,7 +19,7 @@ RULE = Rule(
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
     fix="Set RedrivePolicy.maxReceiveCount to 5 or more.",
     tags=("lambda", "redrive", "throttling"),
-    settings={"lambda_min_receive_count": 5},
+    settings={"lambda_min_receive_count": MIN_RECEIVE_COUNT_LAMBDA},
     consumers_only=True,
 )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import RETENTION
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
 
@@ -16,7 +17,8 @@ RULE = Rule(
         "arrives, before anyone can look at it. AWS: always set the DLQ's retention longer than the source's."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's.",
+    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's; if the DLQ "
+    "already keeps 14 days, shorten the source queue's retention.",
     tags=("sqs", "dlq", "retention"),
 )
 
@@ -34,4 +36,21 @@ def check(queue, ctx):
             f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
             f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
             location=queue.locations.get("redrive.target") or queue.redrive.location,
+            fix=_fix(queue, dlq, src, dst),
         )
+
+
+def _fix(queue, dlq, src: float, dst: float) -> str:
+    top = int(RETENTION.hi)
+    if src < RETENTION.hi:
+        return f"Set {dlq.id}'s MessageRetentionPeriod to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
+    # The source keeps the maximum: only a shorter source retention makes the DLQ's longer.
+    shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
+    raise_dlq = (
+        "" if dst >= RETENTION.hi else f"set {dlq.id}'s MessageRetentionPeriod to {top} (14 days) and "
+    )
+    return (
+        f"{queue.id} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue.id}'s "
+        f"MessageRetentionPeriod, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
+        "after it arrives."
+    )

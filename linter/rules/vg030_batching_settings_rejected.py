@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import BATCHING_WINDOW, MAX_BATCH_WITHOUT_WINDOW, SQS_BATCH_SIZE
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -39,26 +40,29 @@ def check(queue, ctx):
                     location=at["window"],
                     consumer=c,
                 )
-            if b > 10:
+            if b > SQS_BATCH_SIZE["fifo"].hi:
                 yield ctx.finding(
                     queue,
-                    f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum 10)",
+                    f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum {SQS_BATCH_SIZE['fifo'].hi:g})",
                     location=at["batch"],
                     consumer=c,
                 )
         else:
-            if b > 10 and w < 1:
+            if b > MAX_BATCH_WITHOUT_WINDOW and w < 1:
                 yield ctx.finding(
                     queue,
                     f"{label} sets BatchSize {b} (> 10) without MaximumBatchingWindowInSeconds >= 1",
                     location=at["batch"],
                     consumer=c,
                 )
-            if b > 10_000:
+            if b > SQS_BATCH_SIZE["standard"].hi:
                 yield ctx.finding(
-                    queue, f"{label} sets BatchSize {b} (maximum 10000)", location=at["batch"], consumer=c
+                    queue,
+                    f"{label} sets BatchSize {b} (maximum {SQS_BATCH_SIZE['standard'].hi:g})",
+                    location=at["batch"],
+                    consumer=c,
                 )
-        if b < 1 or not 0 <= w <= 300:
+        if b < 1 or w not in BATCHING_WINDOW:
             yield ctx.finding(
                 queue,
                 f"{label} sets BatchSize {b} / batching window {w:g} s outside 1-10000 / 0-300 s",

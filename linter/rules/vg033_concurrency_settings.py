@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import MIN_RESERVED_CONCURRENCY, POLLERS, queue_kind
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -37,10 +38,15 @@ def check(queue, ctx):
                 f"{label}: MaximumConcurrency {mc} is above the function's reserved concurrency {rc}",
                 **kw,
             )
-        elif rc < 5:
-            what = (
-                "stops the function: every batch is throttled"
-                if rc == 0
-                else "throttles the five initial pollers"
-            )
+        elif rc < MIN_RESERVED_CONCURRENCY:
+            start = POLLERS[queue_kind(queue.fifo)].initial
+            if rc == 0:
+                what = "stops the function: every batch is throttled"
+            elif start is not None:
+                what = f"is below the {start} concurrent batches the event source mapping starts with: invokes are throttled"
+            else:  # FIFO: one batch per active message group, not a fixed start
+                what = (
+                    f"is below AWS's minimum of {MIN_RESERVED_CONCURRENCY} for an SQS consumer: with more active "
+                    "message groups than that, batches are throttled"
+                )
             yield ctx.finding(queue, f"{label}: reserved concurrency {rc} {what}", **kw)

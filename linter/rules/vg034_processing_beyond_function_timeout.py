@@ -6,6 +6,7 @@ import math
 
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds
+from visguard.policy import Z99
 
 RULE = Rule(
     id="VG034",
@@ -29,7 +30,9 @@ def _tail(t: float, p50: float | None, p99: float) -> float:
     """P(processing > t) for a lognormal with the given p50/p99 (1 % at p99 when p50 is unknown)."""
     if p50 is None or not 0 < p50 < p99:
         return 0.01
-    sigma = math.log(p99 / p50) / 2.3263478740408408
+    if t <= 0:
+        return 1.0  # a timeout of 0 (or less, VG032's) kills every invocation
+    sigma = math.log(p99 / p50) / Z99
     return 0.5 * math.erfc((math.log(t) - math.log(p50)) / (sigma * math.sqrt(2)))
 
 

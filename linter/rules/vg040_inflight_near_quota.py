@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 
+from visguard import facts
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.policy import Z99
 
 RULE = Rule(
     id="VG040",
@@ -22,12 +24,12 @@ RULE = Rule(
     fix="Hold messages for less time (smaller batches, shorter batching window, delete as soon as done), spread "
     "the load over more queues, or cap consumer concurrency.",
     tags=("sqs", "quota", "throughput", "profile"),
-    settings={"inflight_quota": 120_000, "inflight_warn_fraction": 0.8},
+    settings={"inflight_quota": facts.INFLIGHT_QUOTA["standard"], "inflight_warn_fraction": 0.8},
     consumers_only=True,
 )
 
 
-_ESM_MAX_CONCURRENCY = 1_250
+_ESM_MAX_CONCURRENCY = facts.POLLERS["standard"].ceiling
 
 
 def _mean_processing(p50: float | None, p99: float | None) -> float | None:
@@ -35,7 +37,7 @@ def _mean_processing(p50: float | None, p99: float | None) -> float | None:
         return p50
     if p50 is None or not 0 < p50 < p99:
         return p99
-    sigma = math.log(p99 / p50) / 2.3263478740408408
+    sigma = math.log(p99 / p50) / Z99
     return p50 * math.exp(sigma * sigma / 2)  # lognormal mean
 
 

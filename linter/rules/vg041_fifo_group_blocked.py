@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
 
 RULE = Rule(
     id="VG041",
@@ -27,13 +27,8 @@ def check(queue, ctx):
     vt = ctx.visibility(queue)
     if not queue.fifo or vt is None or vt <= float(ctx.setting("fifo_block_seconds")):
         return
-    needs = []
-    for c in queue.consumers:
-        if c.kind == "lambda" and c.function_id is not None:
-            needs.append(ctx.multiplier * c.effective_function_timeout)
-        if c.processing_p99 is not None:
-            needs.append(2.0 * c.processing_p99)
-    need = max(needs) if needs else None
+    qn = queue_need_of(queue, ctx, profiled_only=True)  # the one visibility-need policy (visguard.policy)
+    need = float(qn.without_heartbeat) if qn is not None else None
     if need is not None and vt <= 2 * need:
         return
     profiled = [c for c in queue.consumers if c.processing_p99 is not None]

@@ -73,7 +73,7 @@ def test_only_regular_files_are_read(tmp_path):
 
 def test_oversized_file(tmp_path, monkeypatch):
     monkeypatch.setattr(serverless, "MAX_BYTES", 100)
-    with pytest.raises(VisguardError, match="larger than"):
+    with pytest.raises(VisguardError, match="more than the"):
         _load(tmp_path, "service: s\nprovider: {name: aws}\n" + "#" * 200 + "\n")
 
 

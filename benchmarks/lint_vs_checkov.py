@@ -1,0 +1,233 @@
+"""visguard lint vs checkov on the same Terraform folders (issue 12), and python-hcl2 vs tfparse.
+
+Folders: examples/terraform, the real-world shapes in tests/linter/terraform/shapes/, and a generated large root
+module (200 queue/DLQ/function/mapping groups over 10 files plus a local module called 20 times). Each tool runs
+as its command-line program, one process per folder and one process for the whole set, wall time, best of N:
+
+    visguard lint DIR --fail-on never            (the console script of this checkout)
+    checkov -d DIR --framework terraform --quiet --skip-download    (checkov in .bench/checkov-venv)
+
+Until the loader registry routes folders of *.tf files to the Terraform loader, `visguard lint` on such a folder
+is run as the same work in one process (`python -P -c` that loads, lints and prints the text report), and the
+output says so. checkov is installed by this script into .bench/checkov-venv (not a project dependency), together
+with tfparse for the parser comparison (which runs in that venv: python-hcl2 parse trees vs tfparse's
+evaluating loader, per folder).
+
+    .venv/bin/python -P benchmarks/lint_vs_checkov.py [--runs 3] [--json out.json] [--skip-parsers]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+BENCH = ROOT / ".bench"
+
+IN_PROCESS = """
+import sys
+from visguard.linter.api import LintResult, lint_model
+from visguard.linter.loaders import terraform
+from visguard.linter.report.text import render_text
+result = LintResult()
+for d in sys.argv[1:]:
+    m = terraform.load(d)
+    result.files.append(d)
+    result.queues += len(m.queues)
+    result.findings += lint_model(m)
+print(render_text(result))
+"""
+
+
+def ensure_venv(name: str, packages: list[str], probe: str) -> Path:
+    """A virtualenv under .bench/ with ``packages`` (checkov pins its own fork of the HCL parser, which installs
+    as the same ``hcl2`` module as python-hcl2: the two need separate venvs)."""
+    venv = BENCH / name
+    if not (venv / "bin" / probe).exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        subprocess.run([*pip, *packages], check=True)
+    return venv / "bin" / probe
+
+
+def large_module(root: Path, groups: int = 200, files: int = 10) -> Path:
+    """A root module with `groups` queue/DLQ/function/mapping groups; every 7th queue has 2x, not 6x."""
+    d = root / "large"
+    (d / "modules" / "worker").mkdir(parents=True)
+    per = groups // files
+    for f in range(files):
+        parts = []
+        for i in range(f * per, (f + 1) * per):
+            timeout = 10 + i % 50
+            vt = timeout * (2 if i % 7 == 0 else 6)
+            parts.append(
+                f'resource "aws_sqs_queue" "dlq_{i}" {{\n  name = "dlq-{i}-${{var.env}}"\n'
+                f"  message_retention_seconds = 1209600\n}}\n\n"
+                f'resource "aws_sqs_queue" "q_{i}" {{\n  name = "q-{i}-${{var.env}}"\n'
+                f"  visibility_timeout_seconds = {vt}\n  redrive_policy = jsonencode({{\n"
+                f"    deadLetterTargetArn = aws_sqs_queue.dlq_{i}.arn\n    maxReceiveCount     = 5\n  }})\n}}\n\n"
+                f'resource "aws_lambda_function" "fn_{i}" {{\n  function_name = "fn-{i}-${{var.env}}"\n'
+                f'  role = "arn:aws:iam::123456789012:role/bench"\n  handler = "app.handler"\n'
+                f'  runtime = "python3.12"\n  filename = "build/fn.zip"\n  timeout = {timeout}\n}}\n\n'
+                f'resource "aws_lambda_event_source_mapping" "m_{i}" {{\n'
+                f"  event_source_arn = aws_sqs_queue.q_{i}.arn\n  function_name = aws_lambda_function.fn_{i}.arn\n"
+                f'  batch_size = 10\n  function_response_types = ["ReportBatchItemFailures"]\n}}\n'
+            )
+        (d / f"queues_{f:02d}.tf").write_text("\n".join(parts))
+    (d / "variables.tf").write_text('variable "env" {\n  default = "bench"\n}\n')
+    calls = "\n".join(
+        f'module "w{i}" {{\n  source = "./modules/worker"\n  name = "w{i}"\n  timeout = {20 + i}\n}}\n'
+        for i in range(20)
+    )
+    (d / "workers.tf").write_text(calls)
+    (d / "modules" / "worker" / "main.tf").write_text(
+        'variable "name" {}\nvariable "timeout" {}\n'
+        'resource "aws_sqs_queue" "this" {\n  name = var.name\n  visibility_timeout_seconds = var.timeout * 6\n}\n'
+        'resource "aws_lambda_function" "this" {\n  function_name = var.name\n  timeout = var.timeout\n'
+        '  role = "arn:aws:iam::123456789012:role/bench"\n  handler = "app.handler"\n  runtime = "python3.12"\n'
+        '  filename = "build/fn.zip"\n}\n'
+        'resource "aws_lambda_event_source_mapping" "this" {\n  event_source_arn = aws_sqs_queue.this.arn\n'
+        "  function_name = aws_lambda_function.this.arn\n  batch_size = 1\n}\n"
+    )
+    return d
+
+
+def timed(cmd: list[str], runs: int, env=None) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Best wall time and best CPU time (user + system of the child) of ``runs`` runs."""
+    walls, cpus, proc = [], [], None
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(walls), min(cpus), proc
+
+
+def visguard_runner(probe_dir: str):
+    """The real CLI when it lints Terraform folders, else the same work in one process."""
+    vg = str(BIN / "visguard")
+    probe = subprocess.run(
+        [vg, "lint", probe_dir, "--fail-on", "never"], capture_output=True, text=True, cwd=ROOT
+    )
+    if probe.returncode == 0 and "aws_sqs_queue" in probe.stdout:
+        return (lambda dirs: [vg, "lint", *dirs, "--fail-on", "never"]), "visguard lint (CLI)"
+    return (
+        lambda dirs: [sys.executable, "-P", "-c", IN_PROCESS, *dirs]
+    ), "visguard Terraform loader + lint + text report in one process (the CLI does not route *.tf yet)"
+
+
+PARSERS = """
+import json, os, sys, time
+import hcl2, tfparse
+out = {}
+for d in sys.argv[1:]:
+    files = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith('.tf')]
+    t = time.perf_counter()
+    for f in files:
+        hcl2.parses_to_tree(open(f).read())
+    h = time.perf_counter() - t
+    t = time.perf_counter()
+    tfparse.load_from_path(d)
+    p = time.perf_counter() - t
+    out[d] = {"python_hcl2_parse_trees_s": round(h, 4), "tfparse_load_s": round(p, 4), "files": len(files)}
+print(json.dumps(out))
+"""
+
+
+def _version(checkov: str, env: dict) -> str:
+    p = subprocess.run([checkov, "--version"], capture_output=True, text=True, env=env)
+    return (p.stdout or p.stderr).strip().splitlines()[-1] if (p.stdout or p.stderr).strip() else "?"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--skip-parsers", action="store_true")
+    args = ap.parse_args()
+    checkov = str(ensure_venv("checkov-venv", ["checkov"], "checkov"))
+    env = dict(os.environ, BC_SKIP_MAPPING="TRUE", LOG_LEVEL="ERROR")
+    shapes = ROOT / "tests" / "linter" / "terraform" / "shapes"
+    with tempfile.TemporaryDirectory(dir=BENCH) as tmp:
+        folders = {"examples/terraform": str(ROOT / "examples" / "terraform")}
+        folders.update({f"shapes/{p.name}": str(p) for p in sorted(shapes.iterdir()) if p.is_dir()})
+        folders["generated/large (820 resources)"] = str(large_module(Path(tmp)))
+        vg_cmd, vg_how = visguard_runner(folders["examples/terraform"])
+        print(f"visguard: {vg_how}; checkov {_version(checkov, env)}")
+        print(
+            f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; runs: best of {args.runs}"
+        )
+        rows = []
+        for name, d in [*folders.items(), ("ALL (one process each)", None)]:
+            dirs = list(folders.values()) if d is None else [d]
+            tv, cv, pv = timed(vg_cmd(dirs), args.runs)
+            c_cmd = [checkov, "--framework", "terraform", "--quiet", "--skip-download", "--compact"]
+            for x in dirs:
+                c_cmd += ["-d", x]
+            tc, cc, pc = timed(c_cmd, args.runs, env)
+            if pv.returncode not in (0, 2):
+                print(pv.stderr[-2000:], file=sys.stderr)
+                return 3
+            findings = next((ln for ln in pv.stdout.splitlines() if "finding" in ln), "").strip()
+            rows.append(
+                {
+                    "folder": name,
+                    "visguard_s": round(tv, 3),
+                    "checkov_s": round(tc, 3),
+                    "ratio": round(tc / tv, 1),
+                    "visguard_cpu_s": round(cv, 3),
+                    "checkov_cpu_s": round(cc, 3),
+                    "cpu_ratio": round(cc / cv, 1) if cv else None,
+                    "visguard_summary": findings,
+                    "checkov_exit": pc.returncode,
+                }
+            )
+            print(
+                f"{name:<34} wall {tv:6.3f} s vs {tc:6.3f} s {tc / tv:5.1f}x | cpu {cv:6.3f} s vs {cc:6.3f} s "
+                f"{cc / cv if cv else 0:5.1f}x | {findings}"
+            )
+        parsers = {}
+        if not args.skip_parsers:
+            parsers_python = ensure_venv("parsers-venv", ["python-hcl2>=8.1", "tfparse"], "python")
+            # the first parse builds python-hcl2's grammar cache: warm it before timing
+            subprocess.run(
+                [str(parsers_python), "-c", "import hcl2; hcl2.parses_to_tree('a = 1')"], check=True
+            )
+            p = subprocess.run(
+                [str(parsers_python), "-c", PARSERS, *folders.values()],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+            )
+            if p.returncode == 0:
+                parsers = json.loads(p.stdout)
+                print(
+                    "\nparsers (in-process, after import; python-hcl2 parse trees of every .tf file vs tfparse.load_from_path):"
+                )
+                for name, d in folders.items():
+                    r = parsers[d]
+                    print(
+                        f"{name:<40} python-hcl2 {r['python_hcl2_parse_trees_s']:7.3f} s  tfparse {r['tfparse_load_s']:7.3f} s  ({r['files']} files)"
+                    )
+            else:
+                print(p.stderr[-2000:], file=sys.stderr)
+    if args.json:
+        Path(args.json).write_text(
+            json.dumps({"rows": rows, "parsers": parsers, "visguard": vg_how}, indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,130 @@
+"""AWS facts visguard relies on: limits, defaults and documented formulas, each with the page that states it.
+
+The one home for every number AWS owns (issue 14): the engine, the linter, the constructs and the audit import
+from here, and nothing else states such a number. It sits below all of them and imports nothing of visguard.
+Numbers visguard chooses itself (thresholds, targets) live with the code that chooses them, not here.
+
+Where AWS changed a number, the current one is kept and the change is noted (``reference/`` in the design
+folder holds the evidence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SQS_DG = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/"
+SQS_API = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/"
+LAMBDA_DG = "https://docs.aws.amazon.com/lambda/latest/dg/"
+LAMBDA_API = "https://docs.aws.amazon.com/lambda/latest/api/"
+
+
+@dataclass(frozen=True)
+class Range:
+    """An inclusive range AWS accepts, in ``unit``, with the page that states it."""
+
+    lo: float
+    hi: float
+    unit: str
+    source: str
+
+    def __contains__(self, value) -> bool:
+        return not isinstance(value, bool) and isinstance(value, (int, float)) and self.lo <= value <= self.hi
+
+    def clamp(self, value: float) -> float:
+        return min(max(value, self.lo), self.hi)
+
+
+# ---------------------------------------------------------------------------------------------- SQS queue
+# CreateQueue / SetQueueAttributes: VisibilityTimeout 0..43,200 s (12 h), default 30.
+VISIBILITY_TIMEOUT = Range(0, 43_200, "s", SQS_API + "API_SetQueueAttributes.html")
+DEFAULT_VISIBILITY_TIMEOUT = 30
+# The 12-hour cap also bounds ReceiveMessage's and ChangeMessageVisibility's VisibilityTimeout, and the total
+# visibility of one receipt counted from the receive: extensions do not reset it ("Total VisibilityTimeout for
+# the message is beyond the limit [43200 seconds]").
+MAX_VISIBILITY = 43_200
+VISIBILITY_CAP_SOURCE = SQS_DG + "sqs-visibility-timeout.html"
+# MessageRetentionPeriod 60 s .. 1,209,600 s (14 days), default 345,600 (4 days).
+RETENTION = Range(60, 1_209_600, "s", SQS_API + "API_SetQueueAttributes.html")
+DEFAULT_RETENTION = 345_600
+# DelaySeconds 0..900 (15 min), default 0; per-message DelaySeconds is not accepted on FIFO queues.
+DELAY = Range(0, 900, "s", SQS_API + "API_SetQueueAttributes.html")
+DEFAULT_DELAY = 0
+# RedrivePolicy maxReceiveCount 1..1,000.
+MAX_RECEIVE_COUNT = Range(1, 1_000, "receives", SQS_DG + "sqs-dead-letter-queues.html")
+# A standard queue's DLQ keeps the enqueue timestamp (retention counts from the original send); a FIFO DLQ
+# resets it.
+DLQ_KEEPS_ENQUEUE_TIMESTAMP = {"standard": True, "fifo": False}
+DLQ_SOURCE = SQS_DG + "sqs-dead-letter-queues.html"
+# ReceiveMessage: MaxNumberOfMessages 1..10, WaitTimeSeconds 0..20.
+RECEIVE_MAX_MESSAGES = Range(1, 10, "messages", SQS_API + "API_ReceiveMessage.html")
+WAIT_TIME = Range(0, 20, "s", SQS_API + "API_ReceiveMessage.html")
+# In-flight messages (received, not deleted, not expired): about 120,000 on standard queues (short polls then get
+# OverLimit), and 120,000 on FIFO queues too in the current API text (the 2023 guide said 20,000; no error).
+INFLIGHT_QUOTA = {"standard": 120_000, "fifo": 120_000}
+INFLIGHT_SOURCE = SQS_DG + "quotas-messages.html"
+# FIFO deduplication interval: 5 minutes.
+FIFO_DEDUP_SECONDS = 300
+
+# ------------------------------------------------------------------------------------- Lambda + SQS mapping
+# Function timeout 1..900 s, default 3.
+LAMBDA_TIMEOUT = Range(1, 900, "s", LAMBDA_DG + "configuration-timeout.html")
+DEFAULT_LAMBDA_TIMEOUT = 3
+MAX_LAMBDA_TIMEOUT = 900
+# BatchSize: default 10; standard queues 1..10,000, FIFO 1..10; above 10 needs a batching window > 0.
+SQS_BATCH_SIZE = {
+    "standard": Range(1, 10_000, "records", LAMBDA_API + "API_CreateEventSourceMapping.html"),
+    "fifo": Range(1, 10, "records", LAMBDA_API + "API_CreateEventSourceMapping.html"),
+}
+DEFAULT_SQS_BATCH_SIZE = 10
+MAX_BATCH_WITHOUT_WINDOW = 10
+# MaximumBatchingWindowInSeconds 0..300, default 0, whole seconds; not supported on FIFO queues.
+BATCHING_WINDOW = Range(0, 300, "s", LAMBDA_API + "API_CreateEventSourceMapping.html")
+BATCHING_WINDOW_ON_FIFO = False
+# ScalingConfig.MaximumConcurrency 2..1,000.
+ESM_MAX_CONCURRENCY = Range(2, 1_000, "invokes", LAMBDA_DG + "services-sqs-scaling.html")
+# CreateEventSourceMapping fails when the queue's visibility timeout is below the function timeout.
+ESM_REQUIRES_VISIBILITY_AT_LEAST_TIMEOUT = True
+LAMBDA_SQS_CONFIGURE = LAMBDA_DG + "services-sqs-configure.html"
+# Guidance: "set your queue visibility timeout to six times your function timeout, plus the value of
+# MaximumBatchingWindowInSeconds".
+LAMBDA_VISIBILITY_MULTIPLIER = 6
+# Reserved concurrency on an SQS consumer: "set a minimum of five concurrent executions".
+MIN_RESERVED_CONCURRENCY = 5
+# maxReceiveCount with a Lambda consumer: "set the maxReceiveCount on the source queue's redrive policy to at
+# least 5" (throttled and retried batches count receives).
+MIN_RECEIVE_COUNT_LAMBDA = 5
+LAMBDA_SQS_SCALING = LAMBDA_DG + "services-sqs-scaling.html"
+
+
+@dataclass(frozen=True)
+class Pollers:
+    """How the event source mapping scales its concurrent invokes on a queue type (default mode)."""
+
+    initial: (
+        int | None
+    )  # concurrent batches when messages first appear (None: not how this queue type scales)
+    added_per_minute: int | None
+    ceiling: int | None  # concurrent invokes of one mapping (None: bounded by something else)
+    bounded_by: str  # what caps it besides MaximumConcurrency
+    source: str = LAMBDA_SQS_SCALING
+
+
+# Standard: five batches at once, up to 300 more concurrent invokes a minute (since 2023-11-06; 60 before), up to
+# 1,250. FIFO: concurrency is capped by the number of active message groups (or MaximumConcurrency, whichever is
+# lower); the five-poller start does not describe it.
+POLLERS = {
+    "standard": Pollers(5, 300, 1_250, "MaximumConcurrency and the function's reserved concurrency"),
+    "fifo": Pollers(None, 300, None, "the number of active message groups (one batch per group in flight)"),
+}
+
+
+def lambda_guidance_visibility(
+    function_timeout: float, batching_window: float = 0.0, multiplier: float = LAMBDA_VISIBILITY_MULTIPLIER
+) -> float:
+    """The visibility timeout AWS recommends for a Lambda consumer: multiplier x function timeout + the
+    maximum batching window (Lambda DG, services-sqs-configure). The one implementation."""
+    return multiplier * function_timeout + (batching_window or 0.0)
+
+
+def queue_kind(fifo: bool) -> str:
+    return "fifo" if fifo else "standard"

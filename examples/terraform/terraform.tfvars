@@ -1,0 +1,2 @@
+env                       = "prod"
+orders_visibility_timeout = 60

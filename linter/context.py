@@ -1,0 +1,179 @@
+"""What a rule may look at besides its queue: :class:`RuleContext` (the model, the rule settings, the risk
+model) and the figures it quotes (:class:`RiskFigures`).
+
+A rule is ``check(queue, ctx) -> Iterator[Finding]`` (``linter/rules/vgNNN_*.py``); this module is all a rule
+author needs to read besides ``visguard.linter.model``. The runner (``visguard.linter.api.lint_model``) makes
+one context per run and sets ``ctx.rule`` before calling each rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
+from visguard.linter.rules import DEFAULT_SETTINGS, Rule
+
+__all__ = ["RiskFigures", "RuleContext"]
+
+# z-score of the 99th percentile of a standard normal distribution (for lognormal profiles from p50/p99).
+_Z99 = 2.3263478740408408
+
+
+@dataclass
+class RiskFigures:
+    """What a rule quotes about a queue + consumer profile: from the engine's fast risk model when it applies,
+    otherwise from the lognormal tail of the declared p50/p99 (``source`` says which)."""
+
+    duplicate_rate: float
+    recovery_p99: float | None
+    source: str  # "engine" | "lognormal tail" | "p99"
+
+    def as_dict(self) -> dict:
+        d = {"duplicate_rate": round(self.duplicate_rate, 6), "source": self.source}
+        if self.recovery_p99 is not None:
+            d["recovery_p99"] = round(self.recovery_p99, 3)
+        return d
+
+
+class RuleContext:
+    """What a rule may look at besides its queue: the model, the rule settings, and the risk model."""
+
+    def __init__(self, model: Model, config: LintConfig | None = None):
+        self.model = model
+        self.config = config or LintConfig()
+        self.rule: Rule | None = None
+        self._risk_cache: dict = {}
+
+    # -- settings ---------------------------------------------------------------------------------------------
+    def setting(self, name: str):
+        if name in self.config.settings:
+            return self.config.settings[name]
+        if self.rule is not None and name in self.rule.settings:
+            return self.rule.settings[name]
+        return DEFAULT_SETTINGS[name]
+
+    @property
+    def multiplier(self) -> float:
+        """AWS: visibility timeout >= 6 x function timeout (+ batching window); configurable."""
+        return float(self.setting("lambda_multiplier"))
+
+    # -- model lookups ----------------------------------------------------------------------------------------
+    def dlq_of(self, queue: Queue) -> Queue | None:
+        return self.model.dlq_of(queue)
+
+    def sources_of(self, dlq: Queue) -> list[Queue]:
+        return self.model.sources_of(dlq)
+
+    def is_dlq(self, queue: Queue) -> bool:
+        return self.model.is_dlq(queue)
+
+    @staticmethod
+    def visibility(queue: Queue) -> float | None:
+        """The queue's visibility timeout when it is a usable number (default 30 s when unset); ``None`` when it
+        is unresolved or out of range (VG001 reports those), so comparison rules stay quiet."""
+        v = queue.visibility_timeout
+        if v is None:
+            return 30.0
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 43_200:
+            return None
+        return float(v)
+
+    @staticmethod
+    def lambda_consumers(queue: Queue) -> list[Consumer]:
+        """Lambda consumers whose function is known (timeout from the template, or the 3 s default)."""
+        return [c for c in queue.consumers if c.kind == "lambda" and c.function_id is not None]
+
+    @staticmethod
+    def consumer_label(c: Consumer) -> str:
+        if c.kind == "lambda":
+            fn = c.function_id or "an unknown function"
+            return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
+        return f"consumer {c.id}"
+
+    def finding(
+        self,
+        queue: Queue,
+        message: str,
+        *,
+        location: Location | None = None,
+        consumer: Consumer | None = None,
+        estimate: dict | None = None,
+        fix: str | None = None,
+    ) -> Finding:
+        assert self.rule is not None
+        return Finding(
+            rule=self.rule.id,
+            severity=self.rule.severity,
+            message=message,
+            queue=queue.id,
+            location=location or queue.location,
+            fix=fix or self.rule.fix,
+            consumer=consumer.id if consumer else None,
+            estimate=estimate,
+        )
+
+    # -- risk -------------------------------------------------------------------------------------------------
+    def risk(
+        self, visibility_timeout: float, consumer: Consumer, max_receive_count=None
+    ) -> RiskFigures | None:
+        """Duplicate rate and crash-recovery time for a consumer with a declared processing profile.
+
+        Uses ``visguard.engine.risk`` (imported lazily: numpy/scipy only load when a profile exists). If the
+        engine's fast model is not installed or says it does not apply, falls back to the lognormal tail
+        P(processing > visibility timeout) from p50/p99, which is what a message needs to be received again
+        while its first processing is still running.
+        """
+        p50, p99 = consumer.processing_p50, consumer.processing_p99
+        if p99 is None or p99 <= 0:
+            return None
+        key = (visibility_timeout, id(consumer), max_receive_count)
+        if key in self._risk_cache:
+            return self._risk_cache[key]
+        figures = self._engine_risk(visibility_timeout, consumer, max_receive_count) or _lognormal_risk(
+            visibility_timeout, p50, p99
+        )
+        self._risk_cache[key] = figures
+        return figures
+
+    def _engine_risk(self, vt: float, c: Consumer, mrc) -> RiskFigures | None:
+        try:
+            from visguard.engine.risk import Profile, estimate
+        except ImportError:  # the engine part is optional for the linter: fall back to the lognormal tail
+            return None
+        p99 = float(c.processing_p99)
+        p50 = float(c.processing_p50) if c.processing_p50 is not None else p99 / 4
+        kw: dict = {"max_receive_count": int(mrc) if isinstance(mrc, int) and mrc >= 1 else None}
+        if c.kind == "lambda" and c.function_id is not None:
+            kw.update(
+                function_timeout=c.effective_function_timeout,
+                batch_size=c.effective_batch_size,
+                batching_window=c.effective_batching_window,
+                report_batch_item_failures=c.report_batch_item_failures,
+            )
+        elif c.heartbeat_interval is not None:
+            extend = c.heartbeat_extend_by if c.heartbeat_extend_by is not None else vt
+            kw.update(heartbeat_interval=c.heartbeat_interval, heartbeat_extend_by=extend)
+        try:
+            r = estimate(vt, Profile.lognormal(p50=min(p50, p99), p99=p99), **kw)
+        except (ValueError, TypeError, ArithmeticError):  # a profile the model cannot take: fall back
+            return None
+        if not r.applicable or r.duplicate_rate is None:
+            return None
+        return RiskFigures(float(r.duplicate_rate), _num(r.recovery_p99), "engine")
+
+
+def _num(v) -> float | None:
+    try:
+        return None if v is None else float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def _lognormal_risk(vt: float, p50: float | None, p99: float) -> RiskFigures:
+    if p50 is None or p50 <= 0 or p50 >= p99:
+        # Only p99 known: by definition 1 % of processing times exceed it.
+        return RiskFigures(0.01 if vt <= p99 else 0.0, vt, "p99")
+    sigma = math.log(p99 / p50) / _Z99
+    tail = 0.5 * math.erfc((math.log(vt) - math.log(p50)) / (sigma * math.sqrt(2))) if vt > 0 else 1.0
+    return RiskFigures(tail, vt, "lognormal tail")

@@ -1,0 +1,318 @@
+"""The linter's front door: one registry of loaders, and the one place that decides the kind of each input.
+
+A loader claims a path by name and content and builds the :class:`~visguard.linter.model.Model`:
+
+```python
+from visguard.linter.loaders.registry import LoaderSpec, LoadOptions, register
+register(LoaderSpec(
+    name="terraform",
+    claim_dir=lambda path: ...,            # a folder that is ONE input (a root module with *.tf)
+    claim_file=lambda path, head: ...,     # a file, from its path and its first bytes (HEAD_BYTES, read safely)
+    load=lambda path, options: ...,        # -> Model; raises VisguardError(file=, place=) on bad input
+    suffixes=(".json",),                   # file endings a folder search offers to claim_file
+), before="cloudformation")
+```
+
+Loaders are asked in order; the first claim wins. Built in, in this order: ``cdk-assembly`` (a folder whose
+manifest.json is shaped like a cloud assembly manifest), ``visguard-config`` (visguard.yaml by name, or a YAML
+document whose top-level keys are all visguard.yaml keys), ``cloudformation`` (a top-level ``Resources`` or
+``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
+claims is given to ``cloudformation``, which says why it is not a template. Modules listed in
+:data:`LOADER_MODULES` are imported on first use and register themselves at import (they must not import
+their parser at module level: ``visguard lint`` on one template imports nothing it does not need).
+
+Every file is read through :mod:`.safe_io` (regular files only, bounded), and folder searches use its
+iterative, symlink-confined walk.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from visguard.errors import VisguardError
+from visguard.linter.model import Model
+
+from . import safe_io
+
+# Modules that add loaders (each calls register() when imported). A missing module is skipped.
+LOADER_MODULES = ("visguard.linter.loaders.terraform", "visguard.linter.loaders.serverless")
+TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
+# Folders a search never enters (a folder named on the command line is always read).
+SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out", "__pycache__", ".git"})
+# Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
+SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
+SKIP_SUFFIXES = (".assets.json", "tree.json")
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """What the command line passes to every loader (each uses what concerns it)."""
+
+    parameters: Mapping[str, str] = field(default_factory=dict)  # CloudFormation --parameter KEY=VALUE
+    variables: Mapping[str, str] = field(default_factory=dict)  # Terraform --var NAME=VALUE
+    var_files: tuple[str, ...] = ()  # Terraform --var-file FILE
+
+
+@dataclass(frozen=True)
+class LoaderSpec:
+    name: str  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
+    claim_dir: Callable[[str], bool] | None
+    claim_file: Callable[[str, bytes], bool] | None
+    load: Callable[[str, LoadOptions], Model]
+    suffixes: tuple[str, ...] = TEXT_SUFFIXES  # file endings a folder search offers to claim_file
+
+
+_SPECS: list[LoaderSpec] = []
+_plugins_loaded = False
+
+
+def register(spec: LoaderSpec, *, before: str | None = None) -> None:
+    """Add ``spec`` (replacing a loader of the same name), ahead of loader ``before`` when given."""
+    global _SPECS
+    specs = [s for s in _SPECS if s.name != spec.name]
+    names = [s.name for s in specs]
+    if before is not None and before not in names:
+        raise ValueError(f"no loader named {before!r} (have {', '.join(names)})")
+    specs.insert(names.index(before) if before is not None else len(specs), spec)
+    _SPECS = specs
+
+
+def loaders() -> list[LoaderSpec]:
+    """The registered loaders in claim order (plugin modules imported on first call)."""
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        for name in LOADER_MODULES:
+            try:
+                found = importlib.util.find_spec(name) is not None
+            except ModuleNotFoundError:
+                found = False
+            if found:
+                importlib.import_module(name)
+    return list(_SPECS)
+
+
+def get(name: str) -> LoaderSpec:
+    for s in loaders():
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+# ---------------------------------------------------------------------------------------------- claims
+def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
+    """The loader for ``path``. A folder: the first ``claim_dir`` that says yes (None: search it). A file: the
+    first ``claim_file`` that says yes; a file named on the command line (``explicit``) falls back to
+    ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
+    specs = loaders()
+    if os.path.isdir(path):
+        return next((s for s in specs if s.claim_dir is not None and s.claim_dir(path)), None)
+    head = safe_io.read_head(path)
+    name = os.path.basename(path)
+    for s in specs:
+        if s.claim_file is not None and (explicit or name.endswith(s.suffixes)) and s.claim_file(path, head):
+            return s
+    return get("cloudformation") if explicit else None
+
+
+def load(path: str, options: LoadOptions | None = None) -> Model:
+    """Claim and load one input (a file, or a folder some loader claims)."""
+    path = os.fspath(path)
+    if not os.path.lexists(path):
+        raise VisguardError("no such file or directory", file=path)
+    spec = claim(path, explicit=True)
+    if spec is None:  # a folder no loader claims: the assembly loader says what is wrong with it
+        spec = get("cdk-assembly")
+    return spec.load(path, options or LoadOptions())
+
+
+# ---------------------------------------------------------------------------------------------- discovery
+@dataclass(frozen=True)
+class Input:
+    path: str
+    loader: LoaderSpec
+
+
+def _excluded(rel: str, name: str, exclude: Iterable[str]) -> bool:
+    """``--exclude GLOB``: a glob with a ``/`` is matched against the path below the searched folder, one
+    without against each name; a folder that matches is not entered."""
+    for g in exclude:
+        g = g.rstrip("/").removeprefix("./")
+        if "/" in g:
+            if fnmatch.fnmatchcase(rel, g) or fnmatch.fnmatchcase(rel, g + "/*"):
+                return True
+        elif fnmatch.fnmatchcase(name, g):
+            return True
+    return False
+
+
+def discover(
+    paths: Iterable[str], *, exclude: Iterable[str] = (), errors: list[VisguardError]
+) -> list[Input]:
+    """The inputs behind ``paths``: a file as given (its loader claimed once, here); a folder some loader
+    claims (cdk.out, a Terraform root module) as one input; other folders searched for what a loader claims.
+
+    A search skips hidden folders and :data:`SKIP_DIRS`, folders and files matching ``exclude``, symlinks that
+    leave the searched folder, anything that is not a regular file, and files no loader claims (Helm charts,
+    CI workflows, docker-compose: not reported). Problems go to ``errors``, one per path."""
+    exclude = tuple(exclude)
+    out: list[Input] = []
+    seen: set[str] = set()
+
+    def add(path: str, spec: LoaderSpec) -> None:
+        real = os.path.realpath(path)
+        if real not in seen:
+            seen.add(real)
+            out.append(Input(path, spec))
+
+    for p in paths:
+        p = os.fspath(p)
+        try:
+            if not os.path.lexists(p):
+                raise VisguardError("no such file or directory", file=p)
+            if not os.path.isdir(p):
+                spec = claim(p, explicit=True)
+                assert spec is not None
+                add(p, spec)
+                continue
+            spec = claim(p)
+            if spec is not None:
+                add(p, spec)
+                continue
+        except VisguardError as exc:
+            errors.append(exc)
+            continue
+        before = len(out)
+        found_errors = _search(p, exclude, errors, add)
+        if len(out) == before and not found_errors:
+            errors.append(
+                VisguardError(
+                    "no CloudFormation templates, cdk.out assemblies or visguard.yaml files found", file=p
+                )
+            )
+    return out
+
+
+def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], add) -> bool:
+    specs = loaders()
+    dir_specs = [s for s in specs if s.claim_dir is not None]
+    n_errors = len(errors)
+
+    def rel(path: str) -> str:
+        return os.path.relpath(path, root).replace(os.sep, "/")
+
+    def skip_dir(path: str, name: str) -> bool:
+        if name.startswith(".") or name in SKIP_DIRS or _excluded(rel(path), name, exclude):
+            return True
+        try:
+            spec = next((s for s in dir_specs if s.claim_dir(path)), None)
+        except VisguardError as exc:
+            errors.append(exc)
+            return True
+        if spec is not None:
+            add(path, spec)
+            return True
+        return False
+
+    suffixes = tuple({x for s in specs if s.claim_file is not None for x in s.suffixes})
+    for _folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
+        for path in files:
+            name = os.path.basename(path)
+            if (
+                not name.endswith(suffixes)
+                or name in SKIP_FILES
+                or name.endswith(SKIP_SUFFIXES)
+                or (name == "manifest.json")
+                or _excluded(rel(path), name, exclude)
+            ):
+                continue
+            try:
+                spec = claim(path, explicit=False)
+            except VisguardError as exc:
+                errors.append(exc)
+                continue
+            if spec is not None:
+                add(path, spec)
+    return len(errors) > n_errors
+
+
+# ---------------------------------------------------------------------------------------------- built-ins
+_YAML_TOP_KEY = re.compile(rb"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:", re.M)
+_JSON_RESOURCES = re.compile(rb'"(Resources|AWSTemplateFormatVersion)"\s*:')
+
+
+def top_level_keys(head: bytes) -> set[str]:
+    """Top-level mapping keys of a YAML (block style) or small JSON document, from its first bytes."""
+    stripped = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if stripped.startswith(b"{"):
+        if len(head) < safe_io.HEAD_BYTES:  # the whole file: parse it (cheap at this size)
+            try:
+                doc = json.loads(head.decode("utf-8-sig"))
+            except (ValueError, RecursionError):
+                return set()
+            return {k for k in doc if isinstance(k, str)} if isinstance(doc, dict) else set()
+        return set()
+    return {m.group(1).decode() for m in _YAML_TOP_KEY.finditer(head)}
+
+
+def _claim_template(path: str, head: bytes) -> bool:
+    keys = top_level_keys(head)
+    if keys & {"Resources", "AWSTemplateFormatVersion"}:
+        return True
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and bool(_JSON_RESOURCES.search(head))
+
+
+def _load_template(path: str, options: LoadOptions) -> Model:
+    from .cfn import load_template
+    from .decode import load_file
+
+    doc = load_file(path)
+    try:
+        return load_template(doc, file=path, parameters=dict(options.parameters))
+    except RecursionError:
+        raise VisguardError("document nested too deeply", file=path) from None
+
+
+def _claim_config(path: str, head: bytes) -> bool:
+    from .config import CONFIG_KEYS, CONFIG_NAMES
+
+    name = os.path.basename(path)
+    if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
+        return True
+    keys = top_level_keys(head)
+    return bool(keys) and keys <= CONFIG_KEYS and bool(keys - {"version"})
+
+
+def _load_config(path: str, options: LoadOptions) -> Model:
+    from .config import load_config_model
+
+    return load_config_model(path)
+
+
+def _claim_assembly_dir(path: str) -> bool:
+    from .cdk_assembly import is_assembly
+
+    return is_assembly(path)
+
+
+def _claim_manifest(path: str, head: bytes) -> bool:
+    return os.path.basename(path) == "manifest.json"
+
+
+def _load_assembly(path: str, options: LoadOptions) -> Model:
+    from .cdk_assembly import load_assembly
+
+    directory = path if os.path.isdir(path) else (os.path.dirname(path) or ".")
+    return load_assembly(directory, parameters=dict(options.parameters))
+
+
+register(LoaderSpec("cdk-assembly", _claim_assembly_dir, _claim_manifest, _load_assembly, (".json",)))
+register(LoaderSpec("visguard-config", None, _claim_config, _load_config))
+register(LoaderSpec("cloudformation", None, _claim_template, _load_template))

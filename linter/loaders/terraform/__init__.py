@@ -1,0 +1,79 @@
+"""Terraform: a root module folder (``*.tf`` / ``*.tf.json``) or a plan (``terraform show -json``) -> Model.
+
+```python
+from visguard.linter.loaders import terraform
+terraform.claim_dir("infra/")                 # True: the folder holds *.tf or *.tf.json files
+terraform.claim_file("plan.json", head)       # True: a plan JSON document (or a single .tf file)
+model = terraform.load("infra/", options)     # options.parameters, .variables (--var), .var_files (--var-file)
+```
+Queue and consumer ids are resource addresses (``module.jobs.aws_sqs_queue.this[0]``); locations point at the
+argument to change; ``Queue.source`` is ``"terraform"``. The returned model is a :class:`TerraformModel`, whose
+``notes`` say what could not be evaluated here and why. No Terraform binary and no network are used.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from visguard.errors import VisguardError
+
+from .files import _read_text
+from .load import Note, TerraformLoader, TerraformModel
+
+__all__ = ["Note", "TerraformModel", "_read_text", "claim_dir", "claim_file", "load"]
+
+
+def claim_dir(path: str) -> bool:
+    """A folder with ``*.tf`` or ``*.tf.json`` files: a Terraform module."""
+    try:
+        with os.scandir(path) as it:
+            return any(e.name.endswith((".tf", ".tf.json")) and e.is_file() for e in it)
+    except OSError:
+        return False
+
+
+def claim_file(path: str, head: bytes) -> bool:
+    """A single ``.tf`` / ``.tf.json`` file, or a plan JSON document (``format_version`` and ``planned_values``
+    or ``resource_changes`` near the start)."""
+    if path.endswith((".tf", ".tf.json")):
+        return True
+    if not path.endswith(".json") and not head.lstrip().startswith(b"{"):
+        return False
+    return b'"format_version"' in head and (
+        b'"planned_values"' in head or b'"resource_changes"' in head or b'"terraform_version"' in head
+    )
+
+
+def load(path: str, options: Any = None) -> TerraformModel:
+    """Load a root module folder, a single ``.tf`` file, or a plan JSON file."""
+    path = os.fspath(path)
+    variables = dict(getattr(options, "variables", None) or {})
+    var_files = tuple(getattr(options, "var_files", None) or ())
+    if os.path.isdir(path):
+        return TerraformLoader(path, variables=variables, var_files=var_files).load()
+    if path.endswith((".tf", ".tf.json")):
+        return TerraformLoader(path, variables=variables, var_files=var_files).load()
+    if not os.path.exists(path):
+        raise VisguardError("no such file or directory", file=path)
+    from .plan import load_plan
+
+    return load_plan(path)
+
+
+def _register() -> None:
+    from ..registry import LoaderSpec, register
+
+    register(
+        LoaderSpec(
+            name="terraform",
+            claim_dir=claim_dir,
+            claim_file=claim_file,
+            load=load,
+            suffixes=(".tf", ".tf.json", ".json"),
+        ),
+        before="cloudformation",
+    )
+
+
+_register()

@@ -1,0 +1,450 @@
+"""Terraform resources (from HCL or a plan) -> the shared :class:`~visguard.linter.model.Model`.
+
+Both doors (a root module folder and ``terraform show -json`` output) hand this module a list of :class:`Res`:
+one per resource instance, with its address, the evaluated arguments visguard reads and where each was
+written. Queue and consumer ids are the Terraform addresses; defaults are the AWS provider's (which are the
+SQS and Lambda API defaults the model already applies when a value is None).
+
+Provider arguments read (registry.terraform.io/providers/hashicorp/aws/latest/docs):
+``aws_sqs_queue`` (name, fifo_queue, visibility_timeout_seconds, message_retention_seconds, delay_seconds,
+redrive_policy, redrive_allow_policy, tags), ``aws_sqs_queue_redrive_policy`` and
+``aws_sqs_queue_redrive_allow_policy`` (queue_url + policy), ``aws_lambda_event_source_mapping``
+(event_source_arn, function_name, batch_size, maximum_batching_window_in_seconds, function_response_types,
+scaling_config.maximum_concurrency, enabled), ``aws_lambda_function`` (function_name, timeout,
+reserved_concurrent_executions), ``aws_lambda_alias`` (function_name).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from visguard.errors import VisguardError
+from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
+
+from .values import SYMBOLIC, Encoded, Ref, Text, Unknown
+
+SOURCE = "terraform"
+QUEUE = "aws_sqs_queue"
+REDRIVE = "aws_sqs_queue_redrive_policy"
+REDRIVE_ALLOW = "aws_sqs_queue_redrive_allow_policy"
+ESM = "aws_lambda_event_source_mapping"
+FUNCTION = "aws_lambda_function"
+ALIAS = "aws_lambda_alias"
+
+# the arguments visguard reads, per resource type
+ARGS = {
+    QUEUE: (
+        "name",
+        "name_prefix",
+        "fifo_queue",
+        "visibility_timeout_seconds",
+        "message_retention_seconds",
+        "delay_seconds",
+        "redrive_policy",
+        "redrive_allow_policy",
+        "tags",
+    ),
+    REDRIVE: ("queue_url", "redrive_policy"),
+    REDRIVE_ALLOW: ("queue_url", "redrive_allow_policy"),
+    ESM: (
+        "event_source_arn",
+        "function_name",
+        "batch_size",
+        "maximum_batching_window_in_seconds",
+        "function_response_types",
+        "enabled",
+        "scaling_config.maximum_concurrency",
+    ),
+    FUNCTION: ("function_name", "timeout", "reserved_concurrent_executions"),
+    ALIAS: ("name", "function_name"),
+}
+# model field <- (resource argument) for queues and consumers
+QUEUE_FIELDS = {
+    "visibility_timeout": "visibility_timeout_seconds",
+    "message_retention": "message_retention_seconds",
+    "delay": "delay_seconds",
+}
+
+
+@dataclass
+class Res:
+    type: str
+    address: str
+    location: Location
+    values: dict[str, Any] = field(default_factory=dict)
+    locations: dict[str, Location] = field(default_factory=dict)
+    suppressions: list[Suppression] = field(default_factory=list)
+
+    def loc(self, arg: str) -> Location:
+        return self.locations.get(arg, self.location)
+
+    def error(self, arg: str, message: str) -> VisguardError:
+        loc = self.loc(arg)
+        return VisguardError(
+            f"{self.address}: {arg}: {message}", file=loc.file, place=f"line {loc.line}" if loc.line else None
+        )
+
+
+# ---------------------------------------------------------------------------------------------- conversions
+def number(r: Res, arg: str) -> int | float | str | None:
+    v = r.values.get(arg)
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        raise r.error(arg, f"expected a number, got {str(v).lower()}")
+    if isinstance(v, (int, float)):
+        if isinstance(v, float) and not math.isfinite(v):
+            raise r.error(arg, f"expected a number, got {v}")
+        return int(v) if isinstance(v, float) and v.is_integer() else v
+    if isinstance(v, str):
+        try:
+            f = float(v.strip())
+        except ValueError:
+            raise r.error(arg, f"expected a number, got {v!r}") from None
+        if not math.isfinite(f):
+            raise r.error(arg, f"expected a number, got {v!r}")
+        return int(f) if f.is_integer() else f
+    if isinstance(v, SYMBOLIC):
+        return str(v)
+    raise r.error(arg, f"expected a number, got a {type(v).__name__}")
+
+
+def integer(r: Res, arg: str) -> int | None:
+    v = number(r, arg)
+    if isinstance(v, float):
+        raise r.error(arg, f"expected a whole number, got {v}")
+    return v if isinstance(v, int) else None
+
+
+def boolean(r: Res, arg: str) -> bool | None:
+    v = r.values.get(arg)
+    if v is None or isinstance(v, SYMBOLIC):
+        return None
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
+        return v.strip().lower() == "true"
+    raise r.error(arg, f"expected true or false, got {v!r}")
+
+
+def string(r: Res, arg: str) -> str | None:
+    v = r.values.get(arg)
+    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
+        return str(v)
+    if v is None or isinstance(v, SYMBOLIC):
+        return None
+    raise r.error(arg, f"expected a string, got a {type(v).__name__}")
+
+
+def policy(r: Res, arg: str) -> dict | str | None:
+    """A policy as ``jsonencode({...})``, a JSON string or (plan JSON, modules) a map; a str when not known."""
+    v = r.values.get(arg)
+    if v is None or v == "":
+        return None
+    if isinstance(v, Encoded):
+        v = v.value
+    holes: dict[str, Any] = {}
+    if isinstance(v, Text):  # "{\"deadLetterTargetArn\":\"${aws_sqs_queue.dlq.arn}\", ...}" or a heredoc
+        text = ""
+        for i, part in enumerate(v.parts):
+            if isinstance(part, str):
+                text += part
+            else:
+                holes[f"@@visguard{i}@@"] = part
+                text += f"@@visguard{i}@@"
+        v = text
+    if isinstance(v, str):
+        try:
+            v = json.loads(v)
+        except ValueError as exc:
+            raise r.error(arg, f"not valid JSON ({exc.msg})") from None
+        if isinstance(v, dict) and holes:
+            v = {k: holes.get(x, x) if isinstance(x, str) else x for k, x in v.items()}
+    if isinstance(v, dict):
+        return v
+    if isinstance(v, (Unknown, Ref, Text)):
+        return str(v)
+    raise r.error(arg, f"expected a JSON object, got a {type(v).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------- the model
+class Builder:
+    def __init__(self, resources: list[Res], file: str):
+        self.res = resources
+        self.by_address = {r.address: r for r in resources}
+        self.model = Model(source_file=file)
+        self.queue_names: dict[str, str] = {}
+        self.function_names: dict[str, str] = {}
+
+    def build(self) -> Model:
+        for r in self.res:
+            if r.type == QUEUE:
+                self.model.add(self.queue(r))
+        self.queue_names = {q.name: q.id for q in self.model.queues.values() if q.name}
+        for r in self.res:
+            if r.type in (REDRIVE, REDRIVE_ALLOW):
+                self.policy_resource(r)
+        for r in self.res:
+            if r.type == QUEUE:
+                self.link(self.model.queues[r.address], r)
+        for r in self.res:
+            if r.type == FUNCTION:
+                name = string(r, "function_name")
+                if name:
+                    self.function_names.setdefault(name, r.address)
+        for r in self.res:
+            if r.type == ESM:
+                self.mapping(r)
+        return self.model
+
+    # queues ---------------------------------------------------------------------------------------------
+    def queue(self, r: Res) -> Queue:
+        q = Queue(id=r.address, location=r.location, source=SOURCE)
+        for attr, arg in QUEUE_FIELDS.items():
+            if arg in r.values and r.values[arg] is not None:
+                setattr(q, attr, number(r, arg))
+                q.locations[attr] = r.loc(arg)
+        if r.values.get("fifo_queue") is not None:
+            q.fifo = bool(boolean(r, "fifo_queue"))
+            q.locations["fifo"] = r.loc("fifo_queue")
+        q.name = string(r, "name")
+        if q.name is not None:
+            q.locations["name"] = r.loc("name")
+            if q.name.endswith(".fifo") and r.values.get("fifo_queue") is None:
+                q.fifo = (
+                    True  # the provider rejects a .fifo name without fifo_queue; the name says what was meant
+                )
+        tags = r.values.get("tags")
+        if isinstance(tags, dict):
+            q.tags = {k: v for k, v in tags.items() if isinstance(v, str)}
+        q.suppressions = list(r.suppressions)
+        if r.values.get("redrive_policy") not in (None, ""):
+            self.set_redrive(q, r, "redrive_policy")
+        if r.values.get("redrive_allow_policy") not in (None, ""):
+            self.set_allow(q, r, "redrive_allow_policy")
+        return q
+
+    def set_redrive(self, q: Queue, r: Res, arg: str) -> None:
+        v = policy(r, arg)
+        loc = r.loc(arg)
+        if v is None:
+            return
+        q.locations["redrive"] = loc
+        if isinstance(v, str):
+            q.redrive = Redrive(target=None, target_ref=v, max_receive_count=None, location=loc)
+            return
+        mrc = v.get("maxReceiveCount")
+        if isinstance(mrc, SYMBOLIC):
+            mrc = str(mrc)
+        elif isinstance(mrc, str):
+            try:
+                mrc = int(mrc.strip())
+            except ValueError:
+                raise r.error(arg, f"maxReceiveCount must be a number, got {mrc!r}") from None
+        elif isinstance(mrc, float) and mrc.is_integer():
+            mrc = int(mrc)
+        elif isinstance(mrc, (bool, list, dict)):
+            raise r.error(arg, "maxReceiveCount must be a number")
+        target = v.get("deadLetterTargetArn")
+        if isinstance(target, (list, dict, bool)):
+            raise r.error(arg, "deadLetterTargetArn must be a queue ARN")
+        q.redrive = Redrive(target=None, target_ref=None, max_receive_count=mrc, location=loc)
+        q.redrive._tf_target = target  # type: ignore[attr-defined]  (linked once every queue is known)
+        for key, name in (
+            ("maxReceiveCount", "redrive.max_receive_count"),
+            ("deadLetterTargetArn", "redrive.target"),
+        ):
+            if key in v:
+                q.locations[name] = r.locations.get(f"{arg}.{key}", loc)
+
+    def set_allow(self, q: Queue, r: Res, arg: str) -> None:
+        v = policy(r, arg)
+        q.locations["redrive_allow"] = r.loc(arg)
+        if not isinstance(v, dict):
+            return
+        perm = v.get("redrivePermission")
+        arns = v.get("sourceQueueArns") or []
+        if not isinstance(arns, list):
+            raise r.error(arg, "sourceQueueArns must be a list of queue ARNs")
+        q.redrive_allow = {
+            "redrivePermission": str(perm) if perm is not None else None,
+            "sourceQueueArns": arns,  # linked in link()
+        }
+
+    def policy_resource(self, r: Res) -> None:
+        qid = self.queue_of(r.values.get("queue_url"), url=True)
+        if qid is None:
+            return  # a queue outside these files: nothing to attach it to
+        q = self.model.queues[qid]
+        if r.type == REDRIVE:
+            self.set_redrive(q, r, "redrive_policy")
+        else:
+            self.set_allow(q, r, "redrive_allow_policy")
+        q.suppressions += r.suppressions
+
+    def link(self, q: Queue, r: Res) -> None:
+        rd = q.redrive
+        if rd is not None and hasattr(rd, "_tf_target"):
+            target = rd.__dict__.pop("_tf_target")
+            if target is not None:
+                rd.target = self.queue_of(target, url=False)
+                rd.target_ref = _ref_text(target) if rd.target is None else _ref_text(target)
+                if isinstance(target, Ref) and target.address in self.by_address and rd.target is None:
+                    other = self.by_address[target.address]
+                    rd.target_ref = f"{target.address}.{target.attr} ({other.type}, not an SQS queue ARN)"
+                elif isinstance(target, Ref) and target.address == rd.target and target.attr != "arn":
+                    rd.target, rd.target_ref = (
+                        None,
+                        f"{target.address}.{target.attr} (not the queue ARN: use .arn)",
+                    )
+        if q.redrive_allow is not None:
+            q.redrive_allow["sourceQueueArns"] = [
+                self.queue_of(a, url=False) or _ref_text(a) for a in q.redrive_allow["sourceQueueArns"]
+            ]
+
+    def queue_of(self, v: Any, *, url: bool) -> str | None:
+        """The queue id an ARN (or, with ``url``, a queue URL) names, when the queue is in this model."""
+        if isinstance(v, Ref):
+            if v.address in self.model.queues and v.attr in (("url", "id") if url else ("arn",)):
+                return v.address
+            if v.address in self.model.queues and not url and v.attr in ("url", "id"):
+                return v.address  # caller reports the wrong attribute
+            return None
+        if isinstance(v, Text):
+            refs = {p.address for p in v.refs() if p.address in self.model.queues}
+            if len(refs) == 1:
+                return next(iter(refs))
+            last = v.parts[-1]
+            if isinstance(last, str) and ":" in last:
+                return self.queue_names.get(last.rsplit(":", 1)[1])
+            if isinstance(last, str) and "/" in last:
+                return self.queue_names.get(last.rsplit("/", 1)[1])
+            return None
+        if isinstance(v, str):
+            if v.startswith("arn:") and v.count(":") == 5 and v.split(":")[2] == "sqs":
+                return self.queue_names.get(v.split(":")[5])
+            if url and v.startswith("https://") and "/" in v:
+                return self.queue_names.get(v.rstrip("/").rsplit("/", 1)[1])
+        return None
+
+    # consumers ------------------------------------------------------------------------------------------
+    def mapping(self, r: Res) -> None:
+        src = r.values.get("event_source_arn")
+        qid = self.queue_of(src, url=False)
+        if qid is None:
+            return  # a stream, a broker, or a queue outside these files
+        c = Consumer(id=r.address, kind="lambda", location=r.location)
+        if isinstance(src, Ref) and src.attr != "arn":
+            c.kind, c.note = "unknown", f"event_source_arn is {src.address}.{src.attr}, not the queue's .arn"
+        self.function_into(c, r)
+        if "batch_size" in r.values and r.values["batch_size"] is not None:
+            c.batch_size = integer(r, "batch_size")
+            c.locations["batch_size"] = r.loc("batch_size")
+        w = r.values.get("maximum_batching_window_in_seconds")
+        if w is not None:
+            n = number(r, "maximum_batching_window_in_seconds")
+            c.batching_window = n if isinstance(n, (int, float)) else None
+            c.locations["batching_window"] = r.loc("maximum_batching_window_in_seconds")
+        types = r.values.get("function_response_types")
+        if types is not None:
+            if isinstance(types, str):
+                types = [types]
+            if not isinstance(types, (list, Unknown, Text, Ref)):
+                raise r.error("function_response_types", "expected a list of strings")
+            c.report_batch_item_failures = isinstance(types, list) and "ReportBatchItemFailures" in types
+            c.locations["report_batch_item_failures"] = r.loc("function_response_types")
+        if r.values.get("scaling_config.maximum_concurrency") is not None:
+            c.max_concurrency = integer(r, "scaling_config.maximum_concurrency")
+            c.locations["max_concurrency"] = r.loc("scaling_config.maximum_concurrency")
+        if r.values.get("enabled") is not None:
+            e = boolean(r, "enabled")
+            c.enabled = True if e is None else e
+            c.locations["enabled"] = r.loc("enabled")
+        q = self.model.queues[qid]
+        q.consumers.append(c)
+        for s in r.suppressions:
+            q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
+        fn = self.by_address.get(c.function_id) if c.function_id else None
+        if fn is not None:
+            for s in fn.suppressions:
+                q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
+
+    def function_into(self, c: Consumer, r: Res) -> None:
+        fid, note = self.function_of(r.values.get("function_name"), [])
+        if fid is None:
+            c.kind = "unknown"
+            c.note = c.note or note
+            v = r.values.get("function_name")
+            c.function_id = v if isinstance(v, str) else None
+            return
+        if c.kind == "unknown":
+            return
+        c.function_id = fid
+        fn = self.by_address[fid]
+        if fn.values.get("timeout") is not None:
+            t = number(fn, "timeout")
+            c.locations["function_timeout"] = fn.loc("timeout")
+            if isinstance(t, (int, float)):
+                c.function_timeout = t
+            else:  # never compare against the 3 s default when the file sets a value not known here
+                c.kind = "unknown"
+                c.note = f"the timeout of {fid} ({t}) is not known here"
+        if fn.values.get("reserved_concurrent_executions") is not None:
+            rc = integer(fn, "reserved_concurrent_executions")
+            c.reserved_concurrency = None if rc is not None and rc < 0 else rc  # -1: unreserved
+            c.locations["reserved_concurrency"] = fn.loc("reserved_concurrent_executions")
+
+    def function_of(self, v: Any, seen: list[str]) -> tuple[str | None, str | None]:
+        if v is None:
+            return None, "the mapping has no function_name"
+        if isinstance(v, Text):
+            refs = v.refs()
+            v = refs[0] if refs else Unknown(str(v), "not known here")
+        if isinstance(v, Ref):
+            other = self.by_address.get(v.address)
+            if other is None:
+                return None, f"function_name refers to {v.address}, which is not read here"
+            if other.type == FUNCTION:
+                return v.address, None
+            if other.type == ALIAS:
+                if v.address in seen:
+                    return None, "function_name refers to an alias cycle"
+                return self.function_of(other.values.get("function_name"), [*seen, v.address])
+            return None, f"function_name refers to {v.address}, a {other.type}, not a Lambda function"
+        if isinstance(v, Unknown):
+            return None, f"function_name ({v.text}) is not known here: {v.why}"
+        if isinstance(v, Encoded):
+            return None, "function_name is not a name"
+        if isinstance(v, str):
+            name = function_name(v)
+            if name in self.function_names:
+                return self.function_names[name], None
+            return None, f"function {name!r} is not defined in these files"
+        return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
+
+
+def function_name(v: str) -> str:
+    """The function of ``name``, ``name:alias``, ``123456789012:function:name`` or a full ARN (Lambda API,
+    CreateEventSourceMapping FunctionName)."""
+    parts = v.split(":")
+    if "function" in parts:
+        i = parts.index("function")
+        return parts[i + 1] if i + 1 < len(parts) else v
+    return parts[0]
+
+
+def _ref_text(v: Any) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, Ref):
+        return f"{v.address}.{v.attr}"
+    if isinstance(v, (Unknown, Text, Encoded)):
+        return str(v)
+    return str(v)
+
+
+def build_model(resources: list[Res], file: str) -> Model:
+    return Builder(resources, file).build()

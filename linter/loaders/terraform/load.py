@@ -1,0 +1,468 @@
+"""A Terraform root module folder -> :class:`~.build.Res` records -> the model.
+
+Reads ``*.tf`` and ``*.tf.json`` of the folder (one root module), the variable values Terraform would use
+(``terraform.tfvars``, ``terraform.tfvars.json``, ``*.auto.tfvars(.json)`` in lexical order, then
+``--var-file`` files in order, then ``--var NAME=VALUE``), local child modules (``source = "./modules/x"``)
+with the arguments of their call, and the two registry modules visguard models (``registry.py``).
+Only the resources visguard checks are evaluated; an expression it cannot evaluate is kept as "not known
+here" and noted once (``TerraformModel.notes``), never guessed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from visguard.errors import VisguardError
+from visguard.linter.model import Location, Model, Suppression
+
+from . import registry
+from .build import ARGS, Res, build_model
+from .evaluate import Env, Module, ModuleObj, Scope, module_dir
+from .files import _read_text
+from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_hcl, parse_json, parse_tree
+from .values import Unknown
+
+META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
+MAX_FILES = 2000
+
+
+@dataclass
+class Note:
+    """Something the loader could not evaluate: what, why, where."""
+
+    message: str
+    location: Location
+
+
+@dataclass
+class TerraformModel(Model):
+    """A Model with the loader's notes: what could not be evaluated here, and why (reported once each)."""
+
+    notes: list[Note] = field(default_factory=list)
+
+
+def tf_files(directory: str) -> list[str]:
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError as exc:
+        raise VisguardError(f"cannot list the folder: {exc.strerror}", file=directory) from None
+    out = [
+        os.path.join(directory, n)
+        for n in names
+        if n.endswith((".tf", ".tf.json")) and os.path.isfile(os.path.join(directory, n))
+    ]
+    if len(out) > MAX_FILES:
+        raise VisguardError(f"more than {MAX_FILES} Terraform files in one module", file=directory)
+    return out
+
+
+def read_blocks(path: str) -> list[Block]:
+    text = _read_text(path)
+    if path.endswith(".json"):
+        return parse_json(text, path)
+    return parse_hcl(text, path)
+
+
+class TerraformLoader:
+    def __init__(
+        self, root: str, *, variables: dict[str, str] | None = None, var_files: tuple[str, ...] = ()
+    ):
+        self.root = root
+        self.variables = dict(variables or {})
+        self.var_files = tuple(var_files)
+        self.notes: list[Note] = []
+        self._noted: set[str] = set()
+        self.resources: list[Res] = []
+        self._module_cache: dict[str, Module] = {}
+        self._stack: list[str] = []
+        self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
+
+    # -------------------------------------------------------------------------------------------- notes
+    def note(self, where: Block | Attr | Location, message: str) -> None:
+        if message in self._noted:
+            return
+        self._noted.add(message)
+        loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
+        self.notes.append(Note(message, loc))
+
+    # -------------------------------------------------------------------------------------------- modules
+    def read_module(self, directory: str, files: list[str] | None = None) -> Module:
+        key = os.path.realpath(directory)
+        if key in self._module_cache:
+            return self._module_cache[key]
+        blocks: list[Block] = []
+        for path in files if files is not None else tf_files(directory):
+            base = os.path.basename(path)
+            if (
+                base == "override.tf"
+                or base.endswith(("_override.tf", "_override.tf.json"))
+                or base == "override.tf.json"
+            ):
+                self.note(Location(path), f"{path}: override files are not merged by visguard")
+                continue
+            blocks += read_blocks(path)
+        mod = Module(directory, blocks)
+        self._module_cache[key] = mod
+        return mod
+
+    def root_values(self, mod: Module) -> dict[str, tuple[Attr | None, Any]]:
+        values: dict[str, tuple[Attr | None, Any]] = {}
+        d = self.root
+        names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
+        auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
+        for path in [*auto, *self.var_files]:
+            text = _read_text(path)
+            from .hcl import json_vars
+
+            attrs = json_vars(text, path) if path.endswith(".json") else parse_attrs(text, path)
+            for name, attr in attrs.items():
+                if name not in mod.variables:
+                    self.note(attr, f"{path}: {name} is not a variable of the root module (ignored)")
+                    continue
+                values[name] = (attr, None)
+        for name, raw in self.variables.items():
+            if name not in mod.variables:
+                raise VisguardError(f"--var {name}: the root module has no variable {name!r}")
+            values[name] = (None, _cli_value(raw, name))
+        return values
+
+    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj]]:
+        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown."""
+        base = f"{scope.prefix}module.{name}"
+        src_attr = block.attrs.get("source")
+        source = scope.eval_attr(src_attr) if src_attr is not None else None
+        out: list[tuple[Env, ModuleObj]] = []
+        if not isinstance(source, str):
+            raise VisguardError(
+                f"module {name}: source must be a literal string", file=block.file, place=f"line {block.line}"
+            )
+        model = registry.model_for(source)
+        local = source.startswith(("./", "../"))
+        if not local and model is None:
+            self.note(
+                block,
+                f"{base}: module source {source!r} is not read (visguard reads local modules and "
+                "models terraform-aws-modules/sqs/aws and lambda/aws); lint its own folder or the plan JSON",
+            )
+        for address, env in scope.instances(block, base):
+            inputs = {k: (a, scope, env) for k, a in block.attrs.items() if k not in META_ARGS}
+            if local:
+                child = self.child_scope(scope, block, source, address, inputs)
+                out.append((env, ModuleObj(address, _outputs_of(child))))
+            elif model is not None:
+                res, outputs = model(self, scope, block, address, env, inputs)
+                for r in res:
+                    r.suppressions = self.suppressions(block) + r.suppressions
+                    r.suppressions += scope_suppressions(scope)
+                self.resources += res
+                out.append((env, ModuleObj(address, outputs)))
+            else:
+
+                def unknown(out_name, node=None, _a=address, _s=source):
+                    return Unknown(f"{_a}.{out_name}", f"module source {_s} is not read")
+
+                out.append((env, ModuleObj(address, unknown)))
+        return out
+
+    def child_scope(self, parent: Scope, block: Block, source: str, address: str, inputs) -> Scope:
+        directory = module_dir(parent.mod.dir, source)
+        real = os.path.realpath(directory)
+        if real in self._stack or parent.depth + 1 > 16:
+            raise VisguardError(
+                f"module {address} includes itself (source {source!r})",
+                file=block.file,
+                place=f"line {block.line}",
+            )
+        if not os.path.isdir(directory):
+            raise VisguardError(
+                f"module {address}: source {source!r} is not a folder",
+                file=block.file,
+                place=f"line {block.line}",
+            )
+        mod = self.read_module(directory)
+        for k, (a, _, _) in inputs.items():
+            if k not in mod.variables:
+                raise VisguardError(
+                    f"module {address}: no variable {k!r} in {source}", file=a.file, place=f"line {a.line}"
+                )
+        child = Scope(
+            self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
+        )
+        child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
+        self._stack.append(real)
+        try:
+            self.collect(child)
+        finally:
+            self._stack.pop()
+        return child
+
+    # -------------------------------------------------------------------------------------------- resources
+    def collect(self, scope: Scope) -> None:
+        for (rtype, rname), block in scope.mod.resources.items():
+            if rtype not in ARGS:
+                continue
+            for address, env in scope.instances(block, f"{scope.prefix}{rtype}.{rname}"):
+                self.resources.append(self.resource(scope, block, rtype, address, env))
+        for name in scope.mod.modules:
+            scope.module_obj(name)
+
+    def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
+        r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
+        for arg in ARGS[rtype]:
+            if "." in arg:
+                self.nested(scope, block, r, arg, env)
+                continue
+            attr = block.attrs.get(arg)
+            if attr is None:
+                continue
+            r.values[arg] = scope.eval_attr(attr, env)
+            r.locations[arg] = self.origin(scope, attr, env, address)
+            if arg in ("redrive_policy",):
+                for key in ("maxReceiveCount", "deadLetterTargetArn"):
+                    loc = self.key_location(scope, attr, env, address, key)
+                    if loc is not None:
+                        r.locations[f"{arg}.{key}"] = loc
+        r.suppressions = self.suppressions(block) + scope_suppressions(scope)
+        return r
+
+    def nested(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
+        """``scaling_config { maximum_concurrency = N }`` (or a dynamic block of one element)."""
+        bname, aname = arg.split(".", 1)
+        for b in block.nested(bname):
+            if aname in b.attrs:
+                r.values[arg] = scope.eval_attr(b.attrs[aname], env)
+                r.locations[arg] = self.origin(scope, b.attrs[aname], env, r.address)
+        for d in block.nested("dynamic"):
+            if d.labels != [bname]:
+                continue
+            content = d.nested("content")
+            if not content or aname not in content[0].attrs or "for_each" not in d.attrs:
+                continue
+            coll = scope.eval_attr(d.attrs["for_each"], env)
+            items = (
+                list(coll.items())
+                if isinstance(coll, dict)
+                else list(enumerate(coll))
+                if isinstance(coll, list)
+                else None
+            )
+            iterator = bname
+            if "iterator" in d.attrs:
+                it = d.attrs["iterator"]
+                iterator = parse_name(it)
+            attr = content[0].attrs[aname]
+            if items is None:
+                r.values[arg] = Unknown(f"dynamic {bname}", "its for_each is not known here")
+            elif items:
+                k, v = items[0]
+                r.values[arg] = scope.eval_attr(attr, env.child(**{iterator: {"key": k, "value": v}}))
+            r.locations[arg] = Location(attr.file, attr.line, attr.column, path=f"{r.address}/{arg}")
+
+    # -------------------------------------------------------------------------------------------- locations
+    def origin(self, scope: Scope, attr: Attr, env: Env, owner: str) -> Location:
+        """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
+        the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
+        of the for_each map."""
+        target, owner, each = self.origin_attr(scope, attr, env, owner)
+        if each is not None:
+            return each
+        return Location(target.file, target.line, target.column, path=f"{owner}/{target.name}")
+
+    def origin_attr(
+        self, scope: Scope, attr: Attr, env: Env, owner: str
+    ) -> tuple[Attr, str, Location | None]:
+        for _ in range(12):
+            ref = simple_ref(attr)
+            if ref is None:
+                return attr, owner, self.each_origin(attr, env)
+            kind, name = ref
+            if kind == "local":
+                a = scope.mod.locals.get(name)
+                if a is None:
+                    break
+                attr, env, owner = a, Env(), "locals"
+                continue
+            src = scope.var_source(name)
+            if src is None:
+                break
+            a, s, e = src
+            if a.name == "default":
+                owner = f"var.{name}"
+            elif s is not scope:  # an argument of the module call, in the caller's file
+                owner = scope.prefix[:-1]
+            else:
+                owner = os.path.basename(a.file)
+            attr, scope, env = a, s, e
+        return attr, owner, None
+
+    _EACH = re.compile(r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$")
+
+    def each_origin(self, attr: Attr, env: Env) -> Location | None:
+        """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
+        tfvars file): the line of that element (``email = { timeout = 20 }``)."""
+        from .evaluate import EACH_SOURCE, text_of
+
+        src = env.names.get(EACH_SOURCE)
+        if src is None or isinstance(attr.expr, JsonExpr):
+            return None
+        m = self._EACH.match(text_of(attr.expr, attr.src))
+        key = (env.names.get("each") or {}).get("key")
+        if m is None or not isinstance(key, str):
+            return None
+        fe_attr, fe_scope = src
+        target, owner, _ = self.origin_attr(fe_scope, fe_attr, Env(), "for_each")
+        if isinstance(target.expr, JsonExpr):
+            return None
+        name = m.group(1) or m.group(2)
+        path = [key, name] if name else [key]
+        pos = _path_position(target.expr, path)
+        if pos is None:
+            return None
+        return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
+
+    def key_location(self, scope: Scope, attr: Attr, env: Env, owner: str, key: str) -> Location | None:
+        """Where ``key = ...`` is written inside an object literal (``jsonencode({maxReceiveCount = 5})``)."""
+        return self.path_location(scope, attr, env, owner, [key])
+
+    def path_location(self, scope: Scope, attr: Attr, env: Env, owner: str, path: list) -> Location | None:
+        target, owner, _ = self.origin_attr(scope, attr, env, owner)
+        if isinstance(target.expr, JsonExpr):
+            return None
+        pos = _path_position(target.expr, path)
+        if pos is None:
+            return None
+        return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
+
+    # -------------------------------------------------------------------------------------------- suppressions
+    _IGNORE = re.compile(r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$")
+
+    def suppressions(self, block: Block) -> list[Suppression]:
+        """``# visguard:ignore VG011[,VG020] reason`` on the lines just above a block or inside it."""
+        if not block.src or block.line is None:
+            return []
+        lines = self._lines.get(block.file)
+        if lines is None:
+            lines = self._lines[block.file] = block.src.splitlines()
+        start = block.line - 1
+        while start > 0 and lines[start - 1].lstrip().startswith(("#", "//")):
+            start -= 1
+        out = []
+        for i in range(start, min(block.end_line or block.line, len(lines))):
+            m = self._IGNORE.search(lines[i])
+            if m is None:
+                continue
+            reason = m.group(2).strip() or None
+            col = lines[i].find(m.group(0)) + 1
+            for rule in filter(None, m.group(1).split(",")):
+                out.append(Suppression(rule.strip().upper(), reason, Location(block.file, i + 1, col)))
+        return out
+
+    # -------------------------------------------------------------------------------------------- entry
+    def load(self) -> TerraformModel:
+        files = tf_files(self.root) if os.path.isdir(self.root) else [self.root]
+        if not files:
+            raise VisguardError("no *.tf or *.tf.json files in this folder", file=self.root)
+        directory = self.root if os.path.isdir(self.root) else (os.path.dirname(self.root) or ".")
+        mod = self.read_module(directory, files)
+        if not os.path.isdir(self.root):
+            self.root = directory
+        scope = Scope(self, mod, "", values=self.root_values(mod))
+        scope.call_suppressions = []  # type: ignore[attr-defined]
+        try:
+            self.collect(scope)
+        except RecursionError:
+            raise VisguardError("expression or module nesting too deep", file=self.root) from None
+        model = build_model(self.resources, self.root)
+        out = TerraformModel(queues=model.queues, source_file=model.source_file, notes=self.notes)
+        return out
+
+
+def scope_suppressions(scope: Scope) -> list[Suppression]:
+    return list(getattr(scope, "call_suppressions", []))
+
+
+def _outputs_of(child: Scope):
+    def output(name: str, node=None):
+        from .values import EvalError
+
+        block = child.mod.outputs.get(name)
+        if block is None or "value" not in block.attrs:
+            raise EvalError(f"module {child.prefix[:-1]} has no output {name!r}", node)
+        return child.eval_attr(block.attrs["value"])
+
+    return output
+
+
+def _cli_value(raw: str, name: str) -> Any:
+    """``--var NAME=VALUE``: a list or object is an HCL expression, anything else the string itself (Terraform
+    converts it to the variable's type)."""
+    s = raw.strip()
+    if s.startswith(("[", "{")):
+        tree = parse_tree(f"v = {s}\n", f"--var {name}")
+        attr_node = next(c for c in tree.children[0].children if getattr(c, "data", None) == "attribute")
+        scope = Scope(None, Module(".", []), "")
+        from .values import EvalError
+
+        try:
+            return scope.eval(attr_node.children[-1], Env(src=f"v = {s}\n"))
+        except EvalError as exc:
+            raise VisguardError(f"--var {name}: {exc}") from None
+    return raw
+
+
+def parse_name(attr: Attr) -> str:
+    expr = attr.expr
+    if isinstance(expr, JsonExpr):
+        return str(expr.value)
+    from .evaluate import text_of
+
+    return text_of(expr, attr.src)
+
+
+_SIMPLE = re.compile(r"^\$\{\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}$")
+
+
+def simple_ref(attr: Attr) -> tuple[str, str] | None:
+    """("var", "x") for an argument written exactly ``var.x`` (or ``"${var.x}"``), ("local", "y") for ``local.y``."""
+    if isinstance(attr.expr, JsonExpr):
+        m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
+        return (m.group(1), m.group(2)) if m else None
+    from .evaluate import text_of
+
+    text = text_of(attr.expr, attr.src)
+    m = re.match(r"^\"?\$?\{?\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}?\"?$", text)
+    if m is None:
+        return None
+    if text.startswith('"') != text.endswith('"'):
+        return None
+    return m.group(1), m.group(2)
+
+
+def _path_position(tree, path: list[str]) -> tuple[int, int] | None:
+    """Where the key path ``["orders", "batch_size"]`` is written in nested object literals."""
+    from lark import Tree
+
+    def key_of(elem) -> str:
+        k = elem.children[0]
+        words = [str(t) for t in (k.scan_values(lambda v: True) if isinstance(k, Tree) else [])]
+        return "".join(w for w in words if w != '"').strip('"')
+
+    def walk(node, i):
+        for sub in node.iter_subtrees_topdown():
+            if sub.data != "object":
+                continue
+            for elem in sub.children:
+                if isinstance(elem, Tree) and elem.data == "object_elem" and key_of(elem) == path[i]:
+                    if i == len(path) - 1:
+                        return elem.meta.line, elem.meta.column
+                    found = walk(elem.children[-1], i + 1)
+                    if found:
+                        return found
+            return None  # only the outermost object at this level
+        return None
+
+    return walk(tree, 0)

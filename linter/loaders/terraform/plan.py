@@ -1,0 +1,154 @@
+"""``terraform show -json PLANFILE`` -> the model: every value as Terraform resolved it.
+
+The plan JSON format (developer.hashicorp.com/terraform/internals/json-format): ``planned_values.root_module``
+holds each resource instance that will exist after apply (``resources``, and ``child_modules`` recursively)
+with its ``address`` and ``values``; ``resource_changes[].change.after_unknown`` marks the values known only
+after apply (the ARN of a queue created by the same plan); ``configuration`` keeps the expressions, whose
+``references`` say which resource such a value comes from (``aws_sqs_queue.dlq.arn``). So a redrive policy or an
+event source mapping pointing at a queue created in the same plan is still linked to it; the
+``maxReceiveCount`` inside a redrive policy computed that way is known only after apply.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from visguard.errors import VisguardError
+from visguard.linter.model import Location
+
+from ..decode import loads_json, locate
+from .build import ARGS, Res, build_model
+from .files import _read_text
+from .load import Note, TerraformModel
+from .values import Ref, Unknown
+
+_REF = re.compile(
+    r"^((?:module\.[A-Za-z0-9_-]+(?:\[[^\]]+\])?\.)*)([a-z0-9_]+)\.([A-Za-z0-9_-]+)(\[[^\]]+\])?\.([a-z_]+)$"
+)
+
+
+def load_plan(path: str) -> TerraformModel:
+    doc = loads_json(_read_text(path), file=path)
+    if not isinstance(doc, dict) or "format_version" not in doc:
+        raise VisguardError(
+            "not a Terraform plan: no format_version (expected `terraform show -json` output)",
+            file=path,
+            place="line 1",
+        )
+    pv = doc.get("planned_values")
+    if pv is None and "values" in doc:  # `terraform show -json` of a state: the same shape under "values"
+        pv = doc["values"]
+    if not isinstance(pv, dict) or not isinstance(pv.get("root_module", {}), dict):
+        raise VisguardError(
+            "not a Terraform plan: planned_values.root_module is missing", file=path, place="line 1"
+        )
+    return _Plan(doc, path, pv).load()
+
+
+class _Plan:
+    def __init__(self, doc: dict, file: str, pv: dict):
+        self.doc, self.file, self.pv = doc, file, pv
+        self.notes: list[Note] = []
+        self.changes: dict[str, dict] = {}
+        for rc in doc.get("resource_changes") or []:
+            if isinstance(rc, dict) and isinstance(rc.get("address"), str):
+                self.changes[rc["address"]] = rc
+        self.instances: list[tuple[dict, list, str]] = []  # (resource, json path, module address)
+        self.addresses: set[str] = set()
+
+    def load(self) -> TerraformModel:
+        base = (
+            ["planned_values", "root_module"] if "planned_values" in self.doc else ["values", "root_module"]
+        )
+        self.walk(self.pv.get("root_module") or {}, base, "", 0)
+        res = [self.resource(r, jp, mod) for r, jp, mod in self.instances]
+        model = build_model(res, self.file)
+        return TerraformModel(queues=model.queues, source_file=self.file, notes=self.notes)
+
+    def walk(self, module: dict, jpath: list, mod_address: str, depth: int) -> None:
+        if depth > 64:
+            raise VisguardError("modules nested too deeply", file=self.file)
+        for i, r in enumerate(module.get("resources") or []):
+            if not isinstance(r, dict) or r.get("mode", "managed") != "managed":
+                continue
+            if not isinstance(r.get("address"), str) or not isinstance(r.get("type"), str):
+                line = locate(self.doc, [*jpath, "resources", i])[0]
+                raise VisguardError(
+                    "a planned resource needs an address and a type", file=self.file, place=f"line {line}"
+                )
+            self.addresses.add(r["address"])
+            if r["type"] in ARGS:
+                self.instances.append((r, [*jpath, "resources", i], mod_address))
+        for j, child in enumerate(module.get("child_modules") or []):
+            if isinstance(child, dict):
+                self.walk(child, [*jpath, "child_modules", j], str(child.get("address", "")), depth + 1)
+
+    def loc(self, jpath: list, address: str, arg: str | None = None) -> Location:
+        line, col = locate(self.doc, [*jpath, "values", arg] if arg else jpath)
+        return Location(self.file, line, col, path=f"{address}/{arg}" if arg else address)
+
+    def resource(self, r: dict, jpath: list, mod_address: str) -> Res:
+        address = r["address"]
+        values = r.get("values") if isinstance(r.get("values"), dict) else {}
+        change = (self.changes.get(address) or {}).get("change") or {}
+        unknown = change.get("after_unknown") if isinstance(change.get("after_unknown"), dict) else {}
+        out = Res(r["type"], address, self.loc(jpath, address))
+        for arg in ARGS[r["type"]]:
+            top = arg.split(".", 1)[0]
+            if unknown.get(top) is True:
+                v: Any = self.from_references(r, mod_address, top)
+            elif top in values:
+                v = values[top]
+                if "." in arg:  # scaling_config.maximum_concurrency: a list of one block in the plan
+                    block = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else None
+                    v = block.get(arg.split(".", 1)[1]) if block else None
+            else:
+                continue
+            if v is None:
+                continue
+            out.values[arg] = v
+            out.locations[arg] = self.loc(jpath, address, top)
+        return out
+
+    def from_references(self, r: dict, mod_address: str, arg: str) -> Any:
+        """A value known only after apply: the resource its expression refers to, from ``configuration``."""
+        expr = self.expression(mod_address, r, arg)
+        if expr is None:
+            return None  # not written in the configuration: a value the provider computes, not the user's
+        refs = [x for x in (expr or {}).get("references") or [] if isinstance(x, str)]
+        for ref in refs:
+            m = _REF.match(ref)
+            if m is None or m.group(2).startswith(("var", "local", "each", "count", "data")):
+                continue
+            target_base = f"{mod_address + '.' if mod_address else ''}{m.group(1)}{m.group(2)}.{m.group(3)}"
+            candidates = [target_base + (m.group(4) or "")]
+            if m.group(4) is None and "each.key" in refs and r.get("index") is not None:
+                from .evaluate import address_key
+
+                candidates.append(target_base + address_key(r["index"]))
+            candidates.append(target_base + "[0]")
+            for c in candidates:
+                if c in self.addresses:
+                    target = Ref(c, m.group(5))
+                    if arg in ("redrive_policy",):
+                        return {
+                            "deadLetterTargetArn": target,
+                            "maxReceiveCount": Unknown("maxReceiveCount", "known only after apply"),
+                        }
+                    return target
+        text = f"{r['address']}.{arg}"
+        why = "known only after apply"
+        self.notes.append(Note(f"{text}: {why}", Location(self.file, path=r["address"])))
+        return Unknown(text, why)
+
+    def expression(self, mod_address: str, r: dict, arg: str) -> dict | None:
+        node = (self.doc.get("configuration") or {}).get("root_module") or {}
+        for part in re.findall(r"module\.([A-Za-z0-9_-]+)", mod_address):
+            node = ((node.get("module_calls") or {}).get(part) or {}).get("module") or {}
+        local = f"{r['type']}.{r.get('name')}"
+        for cr in node.get("resources") or []:
+            if isinstance(cr, dict) and cr.get("address") == local:
+                e = (cr.get("expressions") or {}).get(arg)
+                return e if isinstance(e, dict) else None
+        return None

@@ -1,0 +1,16 @@
+# VG041 fixed
+resource "aws_sqs_queue" "orders" {
+  name                       = "orders"
+  visibility_timeout_seconds = 120
+  fifo_queue                 = true
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.orders_dlq.arn
+    maxReceiveCount     = 5
+  })
+}
+
+resource "aws_sqs_queue" "orders_dlq" {
+  name                      = "orders-dlq.fifo"
+  fifo_queue                = true
+  message_retention_seconds = 1209600
+}

@@ -1,0 +1,3 @@
+env                 = "prod"
+payments_timeout    = 120
+payments_visibility = 600
