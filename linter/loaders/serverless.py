@@ -62,7 +62,6 @@ READ_TYPES = (
     "AWS::Lambda::Alias",
     "AWS::Lambda::Version",
 )
-_WORDED = re.compile(r"\b(resources(\[\d+\])?\.Resources\.|functions\.|constructs\.)")
 _IGNORE = re.compile(r"#\s*visguard:ignore\s+([A-Za-z0-9*,]+)(?:\s+(.*?))?\s*$")
 _HEAD_KEY = {
     key: re.compile(rb'(?m)^["\']?' + key.encode() + rb'["\']?\s*:|"' + key.encode() + rb'"\s*:')
@@ -705,7 +704,7 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         msg = _event_words(f.message, f.consumer.startswith("constructs."))
         if msg != f.message:
             f = replace(f, message=msg)
-    if not f.fix or _WORDED.search(f.fix):  # none, or already in serverless.yml terms (idempotent)
+    if not f.fix:
         return f
     fix = f.fix
     lift_id = queue.id[len("constructs.") :] if queue.id.startswith("constructs.") else None
@@ -733,8 +732,8 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             else f"functions.{consumer.function_id}"
         )
 
-    if lift_id and not queue.id.endswith(".dlq") and "VisibilityTimeout" in fix:
-        own = fix.replace("VisibilityTimeout", f"{q_props}.VisibilityTimeout", 1)
+    if lift_id and not queue.id.endswith(".dlq") and _bare("VisibilityTimeout").search(fix):
+        own = _bare("VisibilityTimeout").sub(f"{q_props}.VisibilityTimeout", fix, count=1)
         own = own[:1].lower() + own[1:]
         if f.consumer == f"constructs.{lift_id}.worker":
             fix = (
@@ -756,7 +755,11 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             if dlq.startswith("constructs.") and dlq.endswith(".dlq")
             else f"resources.Resources.{dlq}.Properties"
         )
-        subs += [("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod")]
+        subs += [
+            ("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
+            (f"{dlq}'s MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
+        ]
+    subs += [(f"{queue.id}'s MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod")]
     if lift_id:
         subs += [
             ("RedrivePolicy.maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
@@ -797,11 +800,18 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         ("MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod"),
         ("DelaySeconds", f"{q_props}.DelaySeconds"),
     ]
-    for i, (old, _) in enumerate(subs):  # two phases: a replacement is never replaced again
-        fix = fix.replace(old, f"\x00{i}\x00")
+    # two phases, so a replacement is never replaced again; only names not already part of an address are
+    # replaced, so wording a worded finding again changes nothing (lint_model words it, callers may again)
+    for i, (old, _) in enumerate(subs):
+        fix = _bare(old).sub(f"\x00{i}\x00", fix)
     for i, (_, new) in enumerate(subs):
         fix = fix.replace(f"\x00{i}\x00", new)
     return replace(f, fix=fix)
+
+
+def _bare(text: str) -> re.Pattern:
+    """``text`` where it is not already the end of an address (``...Properties.VisibilityTimeout``)."""
+    return re.compile(r"(?<![\w.])" + re.escape(text) + r"(?![\w])")
 
 
 # ------------------------------------------------------------------------------------------ registration
