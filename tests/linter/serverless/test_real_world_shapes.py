@@ -146,7 +146,8 @@ def test_fifo_queue_with_a_batching_window(service):
     (f,) = lint(m)
     assert f.rule == "VG030" and f.location.path == "functions.ordered.events[0].sqs.maximumBatchingWindow"
     assert "functions.ordered.events[0].sqs.maximumBatchingWindow" in f.fix
-    assert "MaximumBatchingWindowInSeconds" not in f.message + f.fix  # the event's own key, not CloudFormation's
+    # the event's own key, not CloudFormation's
+    assert "MaximumBatchingWindowInSeconds" not in f.message + f.fix
 
 
 def test_one_function_two_queues_and_a_stage_param(service):
