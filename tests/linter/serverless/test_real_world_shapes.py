@@ -205,3 +205,32 @@ def test_functions_split_into_files(service):
     assert [c.id for c in m.queues["Orders"].consumers] == ["functions.ordersWorker.events[0]"]
     f = next(f for f in lint(m) if f.rule == "VG011")
     assert f.queue == "Emails" and f.consumer == "functions.emailsWorker.events[0]"
+
+
+def test_sub_arn_mixing_serverless_and_cloudformation_variables(service):
+    m = service("""
+        service: mailer
+        provider: {name: aws, stage: prod, timeout: 15}
+        custom:
+          queueName: ${self:service}-${self:provider.stage}-outbox
+        functions:
+          send:
+            handler: h.send
+            events:
+              - sqs:
+                  arn: !Sub "arn:aws:sqs:${AWS::Region}:${AWS::AccountId}:${self:custom.queueName}"
+                  batchSize: 1
+        resources:
+          Resources:
+            Outbox:
+              Type: AWS::SQS::Queue
+              Properties:
+                QueueName: ${self:custom.queueName}
+                VisibilityTimeout: 30
+                RedrivePolicy: {deadLetterTargetArn: !GetAtt OutboxDLQ.Arn, maxReceiveCount: 5}
+            OutboxDLQ:
+              Type: AWS::SQS::Queue
+              Properties: {MessageRetentionPeriod: 1209600}
+    """)
+    assert [c.id for c in m.queues["Outbox"].consumers] == ["functions.send.events[0]"]
+    assert _rules(m) == [("VG011", "Outbox", "functions.send.events[0]")]
