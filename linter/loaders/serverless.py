@@ -30,7 +30,9 @@ Suppressions: ``visguard.yaml`` by queue id, ``Metadata: {visguard: {suppress: .
 comment ``# visguard:ignore VG011 reason`` on (or on the line above) a function, one of its events, a
 resource or a construct.
 
-Loader registry interface: :func:`claim_dir`, :func:`claim_file`, :func:`load`.
+Loader registry interface: :func:`claim_dir` (never: a folder is searched), :func:`claim_file` (a service file;
+also a file its service includes, so a resources fragment is linted with its service and not as a broken
+template), :func:`load`. Every file is read through :func:`_read_text`.
 """
 
 from __future__ import annotations
@@ -60,11 +62,6 @@ READ_TYPES = (
     "AWS::Lambda::Alias",
     "AWS::Lambda::Version",
 )
-# a fix already in serverless.yml terms names a property path (ids such as constructs.orders.dlq alone do not count)
-_WORDED = re.compile(
-    r"\.Properties\.|\.extensions\.|\.(sqs|maxRetries|maxBatchingWindow|batchSize|maxConcurrency)\b|"
-    r"functions\.[^ ]+\.(timeout|reservedConcurrency)\b|\.worker\.timeout\b"
-)
 _IGNORE = re.compile(r"#\s*visguard:ignore\s+([A-Za-z0-9*,]+)(?:\s+(.*?))?\s*$")
 _HEAD_KEY = {
     key: re.compile(rb'(?m)^["\']?' + key.encode() + rb'["\']?\s*:|"' + key.encode() + rb'"\s*:')
@@ -90,12 +87,18 @@ def claim_file(path: str, head: bytes) -> bool:
     that a service in its folder or a parent folder includes with ``${file(...)}`` (a resources fragment is
     not a template of its own: it is linted with its service, never as a broken CloudFormation template)."""
     if os.path.basename(path) in SERVICE_FILES:
-        return all(rx.search(head) for rx in _HEAD_KEY.values())
+        ok = all(rx.search(head) for rx in _HEAD_KEY.values())
+        if ok:
+            _seen_services.add(os.path.realpath(path))
+        return ok
     return included_by_a_service(path)
 
 
 _INCLUDE = re.compile(r"\$\{file\(\s*['\"]?([^)'\"]+?)['\"]?\s*\)")
 _include_cache: dict[str, tuple[str, ...]] = {}
+# service files claimed in this process: a folder search meets a service before the folders below it, so a
+# fragment's service above its own folder is read only when it is part of what was asked
+_seen_services: set[str] = set()
 INCLUDE_LEVELS = 4  # parent folders searched for the service that includes a file
 
 
@@ -115,13 +118,17 @@ def _include_patterns(service: str) -> tuple[str, ...]:
 
 
 def included_by_a_service(path: str) -> bool:
+    """Whether the nearest service above ``path`` includes it. Reads that service file only when it is in the
+    same folder as ``path`` or was claimed before (it is inside what was asked): never a read outside."""
     import fnmatch
 
     d = os.path.dirname(os.path.abspath(path))
-    for _ in range(INCLUDE_LEVELS + 1):
+    for level in range(INCLUDE_LEVELS + 1):
         for name in SERVICE_FILES:
             sf = os.path.join(d, name)
             if os.path.isfile(sf):
+                if level and os.path.realpath(sf) not in _seen_services:
+                    return False
                 rel = os.path.relpath(os.path.abspath(path), d).replace(os.sep, "/")
                 return any(fnmatch.fnmatchcase(rel, p) for p in _include_patterns(sf))
         parent = os.path.dirname(d)
@@ -177,9 +184,15 @@ def load(path: str, options: Any = None) -> Model:
         template = t.template()
         from . import load_template
 
-        model = load_template(
-            template, file=file, parameters=getattr(options, "parameters", None) or None, source="serverless"
-        )
+        try:
+            model = load_template(
+                template,
+                file=file,
+                parameters=getattr(options, "parameters", None) or None,
+                source="serverless",
+            )
+        except VisguardError as exc:  # said about the translated template: say it in serverless.yml terms
+            raise _serverless_error(exc, template, file) from None
         t.finish(model, template)
     except RecursionError:
         raise VisguardError("document nested too deeply", file=file) from None
@@ -223,7 +236,6 @@ def _queue_name_of(arn: Any) -> str:
 # ------------------------------------------------------------------------------------------ translation
 class _Translator:
     def __init__(self, doc: dict, file: str, values: Values):
-        self.doc = doc
         self.file = file
         self.vars = VarResolver(
             doc,
@@ -235,16 +247,14 @@ class _Translator:
         )
         self.resources = Node(file=file, addr="resources.Resources")
         self.resources.line, self.resources.col = 1, 1
-        self.ids: dict[
-            str, str
-        ] = {}  # internal logical id -> serverless address (queues, mappings, functions)
+        # internal logical id -> serverless id (queues, mappings, functions)
+        self.ids: dict[str, str] = {}
         self.function_nodes: dict[str, tuple[Any, list]] = {}  # function name -> (mapping, path)
         self.function_addr: dict[str, str] = {}
         self.extra_events: dict[str, list] = {}  # function name -> Lift subscriptions
         self.event_lines: dict[int, list[tuple[str, str]]] = {}  # line -> [(kind, id)] for comments
         self.constructs_node: Any = {}
         self.lift_ids: set[str] = set()
-        self.user_types: dict[str, Any] = {}
         self.sections: dict[str, Any] = {}
 
     # -- positions ------------------------------------------------------------------------------------------
@@ -301,17 +311,27 @@ class _Translator:
     def template(self) -> dict:
         self.user_resources()
         fns = self.vars.get(["functions"], shallow=True)
-        if isinstance(fns, dict):
-            for name, fn in fns.items():
-                fn = self.vars.get(["functions", name], shallow=True)
-                if isinstance(fn, dict):
-                    self.function_nodes[str(name)] = (fn, ["functions", name])
-                    self.function_addr[str(name)] = f"functions.{name}"
-                    self.mark(fns, name, "function", str(name))
-        elif fns not in (MISSING, None):
+        # a mapping, or a list of mappings ("functions: [${file(./foo-functions.yml)}, ...]", docs "Functions")
+        groups = (
+            [(fns, ["functions"])]
+            if isinstance(fns, dict)
+            else [(self.vars.get(["functions", i], shallow=True), ["functions", i]) for i in range(len(fns))]
+            if isinstance(fns, list)
+            else []
+        )
+        if fns not in (MISSING, None) and not isinstance(fns, (dict, list)):
             raise self.vars.error(
                 "functions must be a mapping of function names to definitions", ["functions"]
             )
+        for group, gpath in groups:
+            if not isinstance(group, dict):
+                raise self.vars.error("functions must be a mapping of function names to definitions", gpath)
+            for name in group:
+                fn = self.vars.get([*gpath, name], shallow=True)
+                if isinstance(fn, dict):
+                    self.function_nodes[str(name)] = (fn, [*gpath, name])
+                    self.function_addr[str(name)] = f"functions.{name}"
+                    self.mark(group, name, "function", str(name))
         constructs = self.vars.get(["constructs"], shallow=True)
         if isinstance(constructs, dict):
             self.constructs_node = constructs
@@ -600,6 +620,17 @@ def _relocate(location: Location, template: dict, main_file: str) -> Location:
     return Location(file or main_file, line=line, column=col, path=where or location.path)
 
 
+def _serverless_error(exc: VisguardError, template: dict, file: str) -> VisguardError:
+    """``Resources/XLambdaFunction/Properties/Timeout: expected a number`` -> ``functions.x.timeout: ...`` at the
+    file and line where it was written."""
+    where, sep, what = exc.detail.partition(": ")
+    if not sep or not where.startswith("Resources/"):
+        return exc
+    loc = _relocate(Location(file, path=where), template, file)
+    path = loc.path if loc.path and "/" not in loc.path else where
+    return VisguardError(f"{path}: {what}", file=loc.file, place=str(loc.line) if loc.line else exc.place)
+
+
 def _is_intrinsic(v: Any) -> bool:
     return (
         isinstance(v, dict)
@@ -653,9 +684,27 @@ def _unresolved_to_cfn(node: Any, params: dict) -> Any:
 
 
 # ------------------------------------------------------------------------------------------ wording
+_EVENT_NAMES = {  # mapping property in a message -> the sqs event's key / the Lift construct's key
+    "BatchSize": ("batchSize", "batchSize"),
+    "MaximumBatchingWindowInSeconds": ("maximumBatchingWindow", "maxBatchingWindow"),
+    "MaximumConcurrency": ("maximumConcurrency", "maxConcurrency"),
+}
+
+
+def _event_words(message: str, lift: bool) -> str:
+    for cfn, (event, construct) in _EVENT_NAMES.items():
+        message = re.sub(rf"\b{cfn}\b", construct if lift else event, message)
+    return message
+
+
 def dialect(f: Finding, queue: Queue) -> Finding:
-    """Word a finding's fix in serverless.yml terms (the dialect of ``Queue.source == "serverless"``)."""
-    if not f.fix or _WORDED.search(f.fix):  # none, or already in serverless.yml terms (idempotent)
+    """Word a finding in serverless.yml terms (the dialect of ``Queue.source == "serverless"``): the fix names
+    the address to change, a message about a subscription uses the event's (or Lift construct's) keys."""
+    if f.consumer is not None:
+        msg = _event_words(f.message, f.consumer.startswith("constructs."))
+        if msg != f.message:
+            f = replace(f, message=msg)
+    if not f.fix:
         return f
     fix = f.fix
     lift_id = queue.id[len("constructs.") :] if queue.id.startswith("constructs.") else None
@@ -683,8 +732,8 @@ def dialect(f: Finding, queue: Queue) -> Finding:
             else f"functions.{consumer.function_id}"
         )
 
-    if lift_id and not queue.id.endswith(".dlq") and "VisibilityTimeout" in fix:
-        own = fix.replace("VisibilityTimeout", f"{q_props}.VisibilityTimeout", 1)
+    if lift_id and not queue.id.endswith(".dlq") and _bare("VisibilityTimeout").search(fix):
+        own = _bare("VisibilityTimeout").sub(f"{q_props}.VisibilityTimeout", fix, count=1)
         own = own[:1].lower() + own[1:]
         if f.consumer == f"constructs.{lift_id}.worker":
             fix = (
@@ -708,10 +757,9 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         )
         subs += [
             ("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
-            (f"Set {dlq}'s MessageRetentionPeriod", f"Set {dlq_props}.MessageRetentionPeriod"),
-            (f"set {dlq}'s MessageRetentionPeriod", f"set {dlq_props}.MessageRetentionPeriod"),
+            (f"{dlq}'s MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
         ]
-    subs += [(f"shorten {queue.id}'s MessageRetentionPeriod", f"shorten {q_props}.MessageRetentionPeriod")]
+    subs += [(f"{queue.id}'s MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod")]
     if lift_id:
         subs += [
             ("RedrivePolicy.maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
@@ -752,11 +800,18 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         ("MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod"),
         ("DelaySeconds", f"{q_props}.DelaySeconds"),
     ]
-    for i, (old, _) in enumerate(subs):  # two phases: a replacement is never replaced again
-        fix = fix.replace(old, f"\x00{i}\x00")
+    # two phases, so a replacement is never replaced again; only names not already part of an address are
+    # replaced, so wording a worded finding again changes nothing (lint_model words it, callers may again)
+    for i, (old, _) in enumerate(subs):
+        fix = _bare(old).sub(f"\x00{i}\x00", fix)
     for i, (_, new) in enumerate(subs):
         fix = fix.replace(f"\x00{i}\x00", new)
     return replace(f, fix=fix)
+
+
+def _bare(text: str) -> re.Pattern:
+    """``text`` where it is not already the end of an address (``...Properties.VisibilityTimeout``)."""
+    return re.compile(r"(?<![\w.])" + re.escape(text) + r"(?![\w])")
 
 
 # ------------------------------------------------------------------------------------------ registration

@@ -158,6 +158,11 @@ def test_included_fragments_are_claimed_and_linted_with_their_service(tmp_path):
     )
     (tmp_path / "config" / "dev.yml").write_text("vt: 30\n")
     (tmp_path / "other" / "template.yaml").write_text("Resources: {}\n")
+    # the service above the fragment's folder is read only once it was claimed (it is inside what was asked)
+    serverless._seen_services.discard(str((tmp_path / "serverless.yml").resolve()))
+    assert not serverless.claim_file(str(frag), frag.read_bytes())
+    svc = tmp_path / "serverless.yml"
+    assert serverless.claim_file(str(svc), svc.read_bytes())
     assert serverless.claim_file(str(frag), frag.read_bytes())
     assert serverless.claim_file(str(tmp_path / "config" / "dev.yml"), b"vt: 30\n")
     assert not serverless.claim_file(str(tmp_path / "other" / "template.yaml"), b"Resources: {}\n")
@@ -173,3 +178,21 @@ def test_dialect_is_idempotent_and_leaves_other_inputs_alone(service):
         once = serverless.dialect(f, m.queues[f.queue])
         assert serverless.dialect(once, m.queues[f.queue]) == once  # lint_model may word it already
         assert "Properties.VisibilityTimeout" in once.fix or "functionResponseType" in once.fix
+
+
+def test_visguard_yaml_profiles_match_serverless_ids(service, tmp_path):
+    """A consumer profile in visguard.yaml, matched by a Lift construct's id, brings the engine's figures."""
+    from visguard.linter.loaders import apply_profiles, load_config
+
+    cfg = tmp_path / "visguard.yaml"
+    cfg.write_text("version: 1\nprofiles:\n  - {match: 'constructs.*', kind: lambda, p50: 10, p99: 60}\n")
+    m = service("""
+        service: s
+        provider: {name: aws}
+        constructs:
+          jobs: {type: queue, maxRetries: 5, worker: {handler: w.h, timeout: 10}}
+    """)
+    config = load_config(str(cfg))
+    apply_profiles(m, config)
+    (f,) = [f for f in lint(m, config) if f.rule in ("VG012", "VG034")]
+    assert f.queue == "constructs.jobs" and f.consumer == "constructs.jobs.worker"

@@ -24,6 +24,7 @@ def _load(tmp_path, text: str, name: str = "serverless.yml"):
         ("- just\n- a list\n", "not a Serverless Framework service"),
         ("service: s\n", "not a Serverless Framework service"),
         ("service: s\nprovider: {name: aws}\nfunctions: [a, b]\n", "functions must be a mapping"),
+        ("service: s\nprovider: {name: aws}\nfunctions: 3\n", "functions must be a mapping"),
         ("service: s\nprovider: {name: aws}\nfunctions:\n  w: {handler: h, events: 3}\n", "events must be a list"),
         ("service: s\nprovider: {name: aws}\nfunctions:\n  w: {handler: h, events: [{sqs: {batchSize: 1}}]}\n",
          "needs an arn"),
@@ -103,3 +104,19 @@ def test_hostile_yaml_aliases(tmp_path):
         lines.append(f"  a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]")
     with pytest.raises(VisguardError, match="aliases expand"):
         _load(tmp_path, "\n".join(lines) + "\n")
+
+
+def test_errors_about_translated_resources_speak_serverless(tmp_path):
+    with pytest.raises(VisguardError) as exc:
+        _load(
+            tmp_path,
+            "service: s\nprovider: {name: aws}\nfunctions:\n  w:\n    handler: h\n    timeout: [1]\n"
+            "    events: [{sqs: {arn: !GetAtt Q.Arn}}]\nresources:\n  Resources:\n    Q: {Type: AWS::SQS::Queue}\n",
+        )
+    assert str(exc.value).endswith("serverless.yml:6: functions.w.timeout: expected a number, got a list")
+    with pytest.raises(VisguardError) as exc:
+        _load(tmp_path, "service: s\nprovider: {name: aws}\nfunctions:\n  w:\n    handler: h\n    events:\n"
+                        "      - sqs: {arn: !GetAtt Q.Arn, batchSize: lots}\n"
+                        "resources:\n  Resources:\n    Q: {Type: AWS::SQS::Queue}\n")  # fmt: skip
+    assert "functions.w.events[0].sqs.batchSize: expected an integer" in str(exc.value)
+    assert exc.value.place == "7"

@@ -146,6 +146,8 @@ def test_fifo_queue_with_a_batching_window(service):
     (f,) = lint(m)
     assert f.rule == "VG030" and f.location.path == "functions.ordered.events[0].sqs.maximumBatchingWindow"
     assert "functions.ordered.events[0].sqs.maximumBatchingWindow" in f.fix
+    # the event's own key, not CloudFormation's
+    assert "MaximumBatchingWindowInSeconds" not in f.message + f.fix
 
 
 def test_one_function_two_queues_and_a_stage_param(service):
@@ -179,3 +181,56 @@ def test_one_function_two_queues_and_a_stage_param(service):
     assert _rules(m) == [("VG011", "Low", "functions.worker.events[1]")]
     (f,) = lint(m)
     assert f.location.path == "resources.Resources.Low.Properties.VisibilityTimeout"
+
+
+def test_functions_split_into_files(service):
+    """functions: [${file(./foo-functions.yml)}, ...] (Serverless Framework docs, "Functions")."""
+    m = service(
+        """
+        service: s
+        provider: {name: aws, timeout: 40}
+        functions:
+          - ${file(./functions/orders.yml)}
+          - ${file(./functions/emails.yml)}
+        resources:
+          Resources:
+            Orders: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: 240}}
+            Emails: {Type: AWS::SQS::Queue, Properties: {VisibilityTimeout: 60}}
+        """,
+        files={
+            "functions/orders.yml": "ordersWorker:\n  handler: o.h\n  events:\n    - sqs: {arn: !GetAtt Orders.Arn, batchSize: 1}\n",
+            "functions/emails.yml": "emailsWorker:\n  handler: e.h\n  events:\n    - sqs: {arn: !GetAtt Emails.Arn, batchSize: 1}\n",
+        },
+    )
+    assert [c.id for c in m.queues["Orders"].consumers] == ["functions.ordersWorker.events[0]"]
+    f = next(f for f in lint(m) if f.rule == "VG011")
+    assert f.queue == "Emails" and f.consumer == "functions.emailsWorker.events[0]"
+
+
+def test_sub_arn_mixing_serverless_and_cloudformation_variables(service):
+    m = service("""
+        service: mailer
+        provider: {name: aws, stage: prod, timeout: 15}
+        custom:
+          queueName: ${self:service}-${self:provider.stage}-outbox
+        functions:
+          send:
+            handler: h.send
+            events:
+              - sqs:
+                  arn: !Sub "arn:aws:sqs:${AWS::Region}:${AWS::AccountId}:${self:custom.queueName}"
+                  batchSize: 1
+        resources:
+          Resources:
+            Outbox:
+              Type: AWS::SQS::Queue
+              Properties:
+                QueueName: ${self:custom.queueName}
+                VisibilityTimeout: 30
+                RedrivePolicy: {deadLetterTargetArn: !GetAtt OutboxDLQ.Arn, maxReceiveCount: 5}
+            OutboxDLQ:
+              Type: AWS::SQS::Queue
+              Properties: {MessageRetentionPeriod: 1209600}
+    """)
+    assert [c.id for c in m.queues["Outbox"].consumers] == ["functions.send.events[0]"]
+    assert _rules(m) == [("VG011", "Outbox", "functions.send.events[0]")]

@@ -279,3 +279,21 @@ def test_cloudformation_sub_variables_are_left_alone(service):
     """)
     assert m.queues["Q"].redrive.target == "D"
     assert os.environ.get("AWS_SECRET_ACCESS_KEY") is None or m.notes == []
+
+
+def test_variable_syntax_edges(service):
+    from visguard.linter.loaders.serverless_vars import split_variables
+
+    assert split_variables("a-${AWS::Region}-${Queue.Arn}") == ["a-${AWS::Region}-${Queue.Arn}"]  # Fn::Sub's
+    assert split_variables("x${self:a.${opt:b}}y") == ["x", ("var", "self:a.${opt:b}"), "y"]
+    assert split_variables("${unbalanced") == ["${unbalanced"]
+    m = service(_svc("list: 'a,b'", '${opt:t, self:provider.nothere, "45"}', "${opt:v, 120}"))
+    assert _consumer(m).function_timeout == 45 and m.queues["OrdersQueue"].visibility_timeout == 120
+    with pytest.raises(VisguardError, match="VisibilityTimeout: expected a number, got 'one, two'"):
+        service(_svc(vt="${opt:v, 'one, two'}"))  # a quoted default with a comma is one literal
+
+
+def test_self_reference_to_the_whole_section_and_list_items(service):
+    m = service(_svc("timeouts: [10, 20, 30]\n  vis: {orders: 180}", "${self:custom.timeouts.2}",
+                     "${self:custom.vis.orders}"))  # fmt: skip
+    assert _consumer(m).function_timeout == 30 and m.queues["OrdersQueue"].visibility_timeout == 180
