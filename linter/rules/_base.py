@@ -126,12 +126,13 @@ def need_of(c, ctx):
 
 def queue_need_of(queue, ctx, *, profiled_only: bool = False):
     """The policy's need of a queue's consumers (Lambda guidance, declared profiles, heartbeats), or None.
-    ``profiled_only``: workers without a processing profile do not count (their need would be the default)."""
+    ``profiled_only``: workers without a processing profile or heartbeat do not count (their need would be the
+    SQS default, a guess)."""
     from visguard import policy
 
     needs = []
     for c in queue.consumers:
-        if profiled_only and c.kind != "lambda" and c.processing_p99 is None:
+        if profiled_only and c.kind != "lambda" and c.processing_p99 is None and c.heartbeat_interval is None:
             continue
         n = need_of(c, ctx)
         if n is not None and n.basis != "default":

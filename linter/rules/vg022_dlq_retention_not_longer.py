@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visguard.facts import RETENTION
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
 
@@ -31,13 +32,26 @@ def check(queue, ctx):
         return  # unresolved
     src, dst = queue.effective_retention, dlq.effective_retention
     if dst <= src:
-        yield ctx.finding(
-            queue,
-            f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
-            f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
-            location=queue.locations.get("redrive.target") or queue.redrive.location,
-            fix=_fix(queue, dlq, src, dst),
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
+                f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
+                location=queue.locations.get("redrive.target") or queue.redrive.location,
+                fix=_fix(queue, dlq, src, dst),
+            ),
+            *_changes(queue, dlq, src, dst),
         )
+
+
+def _changes(queue, dlq, src: float, dst: float):
+    top = int(RETENTION.hi)
+    if src < RETENTION.hi:
+        return (set_queue(dlq, "message_retention", top),)
+    out = [set_queue(queue, "message_retention", int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400)))]
+    if dst < RETENTION.hi:
+        out.append(set_queue(dlq, "message_retention", top))
+    return tuple(out)
 
 
 def _fix(queue, dlq, src: float, dst: float) -> str:
