@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
 
 RULE = Rule(
     id="VG010",
@@ -39,7 +39,7 @@ def check(queue, ctx):
                     f"{ctx.consumer_label(c)}: creating the event source mapping fails",
                     location=queue.location_of("visibility_timeout"),
                     consumer=c,
-                    fix=f"Set VisibilityTimeout to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
+                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
                     + (f" + batching window {fmt_seconds(w)}" if w else "")
                     + f" = {fmt_seconds(want)}.",
                 ),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from visguard.facts import LAMBDA_VISIBILITY_MULTIPLIER
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
 
 RULE = Rule(
     id="VG011",
@@ -43,7 +43,7 @@ def check(queue, ctx):
                     f"{ctx.consumer_label(c)}{window} = {fmt_seconds(want)}",
                     location=queue.location_of("visibility_timeout"),
                     consumer=c,
-                    fix=f"Set VisibilityTimeout to at least {fmt_seconds(want)}.",
+                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {fmt_seconds(want)}.",
                 ),
                 set_queue(queue, "visibility_timeout", int(want)),
             )

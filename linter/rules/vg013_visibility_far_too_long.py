@@ -6,7 +6,7 @@ import math
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, prop, queue_need_of
 
 RULE = Rule(
     id="VG013",
@@ -55,7 +55,7 @@ def check(queue, ctx):
                 f"before a retry",
                 location=queue.location_of("visibility_timeout"),
                 estimate=est,
-                fix=f"Lower VisibilityTimeout towards {fmt_seconds(round(need))}.",
+                fix=f"Lower {prop(queue, 'visibility_timeout')} towards {fmt_seconds(round(need))}.",
             ),
             set_queue(queue, "visibility_timeout", int(math.ceil(need))),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from visguard.facts import RETENTION
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_seconds, prop
 
 RULE = Rule(
     id="VG022",
@@ -57,14 +57,14 @@ def _changes(queue, dlq, src: float, dst: float):
 def _fix(queue, dlq, src: float, dst: float) -> str:
     top = int(RETENTION.hi)
     if src < RETENTION.hi:
-        return f"Set {dlq.id}'s MessageRetentionPeriod to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
+        name = prop(dlq, "message_retention")
+        return f"Set {dlq.id}'s {name} to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
     # The source keeps the maximum: only a shorter source retention makes the DLQ's longer.
     shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
-    raise_dlq = (
-        "" if dst >= RETENTION.hi else f"set {dlq.id}'s MessageRetentionPeriod to {top} (14 days) and "
-    )
+    name = prop(queue, "message_retention")
+    raise_dlq = "" if dst >= RETENTION.hi else f"set {dlq.id}'s {name} to {top} (14 days) and "
     return (
         f"{queue.id} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue.id}'s "
-        f"MessageRetentionPeriod, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
+        f"{name}, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
         "after it arrives."
     )
