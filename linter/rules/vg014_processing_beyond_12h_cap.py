@@ -47,7 +47,7 @@ def check(queue, ctx):
                 consumer=c,
                 fix=f"Extend by at most {MAX_VISIBILITY_TIMEOUT} s minus the time since the receive (the 12-hour "
                 "cap counts from the receive and extensions do not reset it), e.g. ChangeMessageVisibility("
-                f"{fmt_seconds(min(ext, 2 * c.heartbeat_interval)).split()[0]}) every "
+                f"{fmt_seconds(min(ext, 2 * c.heartbeat_interval, MAX_VISIBILITY_TIMEOUT)).split()[0]}) every "
                 f"{fmt_seconds(c.heartbeat_interval)}.",
             )
 

@@ -5,6 +5,7 @@ accepts. Over the per-rule fixtures and over generated models."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -63,6 +64,12 @@ def check_fixes(model: Model, config: LintConfig | None = None) -> int:
     """Apply every finding's changes one finding at a time; returns how many findings carried changes."""
     before = lint_model(model, config)
     errors = _errors(before)
+    for f in before:  # no sentence advises a timeout or an extension AWS rejects
+        for n in re.findall(
+            r"(?:VisibilityTimeout|visibility_timeout_seconds) to (?:at least )?(\d+)|ChangeMessageVisibility\((\d+)\)",
+            f.fix or "",
+        ):
+            assert int(n[0] or n[1]) <= 43_200, (f.rule, f.fix)
     n = 0
     for f in before:
         if not f.changes:
