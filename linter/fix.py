@@ -175,6 +175,13 @@ def _scalar_end(line: str, col: int, flow: bool) -> int:
     return len(line[:end].rstrip())
 
 
+def _render_flow(value) -> str:
+    """``value`` as one line of YAML flow style (inside ``{...}`` a block cannot start)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
+    return _render(value, as_json=False, indent=0, step=2)
+
+
 def _render(value, *, as_json: bool, indent: int, step: int) -> str:
     """``value`` as text: one line for scalars, lists and JSON; an indented block (after a newline) for YAML
     mappings."""
@@ -283,9 +290,8 @@ def _insert(lines, node, key, value, after, *, flow: bool, as_json: bool, step: 
         raise _Skip("an empty mapping")
     kl, kc = node.lc.key(keys[0])
     if flow:
-        rendered = (
-            f"{json.dumps(key) if as_json else key}: {_render(value, as_json=as_json, indent=kc, step=step)}"
-        )
+        text = _render(value, as_json=as_json, indent=kc, step=step) if as_json else _render_flow(value)
+        rendered = f"{json.dumps(key) if as_json else key}: {text}"
         line = lines[kl]
         if line[:kc].strip() == "":  # one key per line: a line of its own
             lines.insert(kl, " " * kc + rendered + ",\n")

@@ -200,3 +200,62 @@ def test_replacements_cover_insertions_and_deletions():
     reps = replacements("a\nb\nc\n", "a\nB\nc\nd\n")
     assert [r["deletedRegion"]["startLine"] for r in reps] == [2, 4]
     assert reps[1]["insertedContent"]["text"] == "d\n"
+
+
+REALISTIC = """# Image pipeline (a SAM app in the style of public samples): flow mappings, !Sub, a block scalar, conditions.
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Description: >-
+  Resize uploaded images.
+Parameters:
+  Stage: {Type: String, Default: dev}
+Conditions:
+  IsProd: !Equals [!Ref Stage, prod]
+Globals:
+  Function:
+    Timeout: 120   # seconds; the resize of a 50 MB TIFF takes ~90 s
+    Runtime: python3.12
+Resources:
+  ResizeQueue:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub '${AWS::StackName}-resize', VisibilityTimeout: 120}
+  ResizeFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: app.handler
+      InlineCode: |
+        def handler(event, context):
+            return {"batchItemFailures": []}
+      Events:
+        Resize:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt ResizeQueue.Arn
+            BatchSize: 10
+Outputs:
+  QueueUrl:
+    Value: !Ref ResizeQueue
+"""
+
+
+def test_realistic_sam_template_with_flow_mappings(tmp_path, capsys):
+    t = tmp_path / "template.yaml"
+    t.write_text(REALISTIC)
+    code, _, err = run(capsys, t, "--fix")
+    after = t.read_text()
+    minus, plus = changed_lines(REALISTIC, after)
+    assert minus == ["    Properties: {QueueName: !Sub '${AWS::StackName}-resize', VisibilityTimeout: 120}"]
+    assert plus[0] == (
+        "    Properties: {RedrivePolicy: {deadLetterTargetArn: !GetAtt ResizeQueueDLQ.Arn, maxReceiveCount: 5}, "
+        "QueueName: !Sub '${AWS::StackName}-resize', VisibilityTimeout: 720}"
+    )
+    assert plus[1:] == [
+        "  ResizeQueueDLQ:",
+        "    Type: AWS::SQS::Queue",
+        "    Properties:",
+        "      MessageRetentionPeriod: 1209600",
+        "            FunctionResponseTypes: [ReportBatchItemFailures]",
+    ]
+    assert "Timeout: 120   # seconds; the resize of a 50 MB TIFF takes ~90 s" in after
+    left = {f.rule for f in lint_paths([str(t)]).findings}
+    assert not left & {"VG011", "VG020", "VG031"}, left
