@@ -382,6 +382,12 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.abspath(a) == os.path.abspath(b)
 
 
+def _generated(path: str) -> bool:
+    """A template inside a cloud assembly (cdk.out): written by ``cdk synth``, never edited by hand."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
+
+
 def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
     """One FileFix per linted template file that has findings with changes. Writes the changed ones when
     ``write`` (in place, same encoding; a file that changed since it was read is left alone)."""
@@ -390,8 +396,8 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
         mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
-        if not mine:
-            continue
+        if not mine or _generated(path):
+            continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
         try:
             with open(path, encoding="utf-8", newline="") as fh:
                 text = fh.read()

@@ -259,3 +259,16 @@ def test_realistic_sam_template_with_flow_mappings(tmp_path, capsys):
     assert "Timeout: 120   # seconds; the resize of a 50 MB TIFF takes ~90 s" in after
     left = {f.rule for f in lint_paths([str(t)]).findings}
     assert not left & {"VG011", "VG020", "VG031"}, left
+
+
+def test_cloud_assembly_templates_are_never_rewritten(tmp_path):
+    from visguard.linter.fix import fix_files
+
+    asm = tmp_path / "cdk.out"
+    asm.mkdir()
+    (asm / "manifest.json").write_text("{}")
+    t = asm / "Stack.template.json"
+    t.write_text(JSON_TEMPLATE)
+    findings = lint_paths([str(t)]).findings
+    assert any(f.changes for f in findings)
+    assert fix_files([str(t)], findings, write=True) == [] and t.read_text() == JSON_TEMPLATE
