@@ -67,6 +67,9 @@ demo-lint: install
 	$(BIN)/visguard lint examples/terraform --fail-on never
 	$(BIN)/visguard lint examples/serverless --fail-on never
 	@echo "demo-lint: SARIF report (upload it to GitHub code scanning) in $(OUT)/lint/examples.sarif"
+	@echo "demo-lint: the mechanical fixes for examples/templates/orders-cfn.yaml (--fix --diff changes nothing):"
+	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/orders-cfn.yaml --fix --diff \
+		|| test $$? -eq 2
 
 demo-simulate: install
 	@mkdir -p $(OUT)

@@ -56,6 +56,10 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    help="lowest severity that makes the exit code 2 (default: warning)")  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text report (auto: when writing to a terminal and NO_COLOR is unset)")  # fmt: skip
+    p.add_argument("--fix", action="store_true", help="write the mechanical fixes into the CloudFormation/SAM "
+                   "templates (YAML or JSON; comments and formatting kept); exit 2 when a file changed")  # fmt: skip
+    p.add_argument("--diff", action="store_true", help="print the fixes --fix would make as a unified diff and "
+                   "change nothing; exit 2 when there is something to fix")  # fmt: skip
     return p
 
 
@@ -110,7 +114,21 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
 
         config = load_config(config_path)  # VisguardError -> one line, exit 1 (dispatcher)
 
-    result = lint_paths(args.paths, config=config, options=options, exclude=args.exclude)
+    def run():
+        return lint_paths(args.paths, config=config, options=options, exclude=args.exclude)
+
+    result = run()
+    changed = False
+    if args.fix or args.diff:  # visguard.linter.fix (issue 14 §4)
+        from visguard.linter.fix import cli_step
+
+        changed, result = cli_step(args.diff, result, run)
+        if args.diff:
+            for err in result.errors:
+                print(f"{prog}: {printable(err)}", file=sys.stderr)
+            if result.internal_errors:
+                return EXIT_INTERNAL
+            return EXIT_BAD_INPUT if result.errors else (EXIT_FINDINGS if changed else EXIT_OK)
     for err in result.errors:  # one line each, whatever the input's names hold
         print(f"{prog}: {printable(err)}", file=sys.stderr)
 
@@ -123,7 +141,7 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         code = EXIT_INTERNAL
     elif result.errors:
         code = EXIT_BAD_INPUT
-    elif any(at_or_above(f.severity, args.fail_on) for f in result.findings):
+    elif changed or any(at_or_above(f.severity, args.fail_on) for f in result.findings):
         code = EXIT_FINDINGS
     else:
         code = EXIT_OK

@@ -178,6 +178,26 @@ class Model:
 
 
 @dataclass(frozen=True)
+class Change:
+    """A fix a machine can apply (issue 14 §3): set ``field`` of the queue or consumer ``target`` to ``value``, or
+    (``field == "redrive"``) add a dead-letter queue ``value`` ({"id", "max_receive_count", "retention"}) and a
+    redrive policy to it.
+
+    ``field`` is the model's name (``visibility_timeout``, ``message_retention``, ``delay``,
+    ``redrive.max_receive_count``, ``report_batch_item_failures``, ``batch_size``, ``batching_window``,
+    ``function_timeout``); ``scope`` says what ``target`` is (a queue id, or a consumer id of that queue);
+    ``location`` is where the value is written (or the resource to add it to) when the loader knew it. Words
+    for people (CloudFormation property, API attribute, Terraform argument) come from ``visguard.linter.changes``.
+    """
+
+    scope: Literal["queue", "consumer"]
+    target: str
+    field: str
+    value: object
+    location: Location | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: str
     severity: Severity
@@ -187,6 +207,7 @@ class Finding:
     fix: str | None = None
     consumer: str | None = None
     estimate: dict | None = None  # engine figures quoted in the message (duplicate_rate, recovery_p99, ...)
+    changes: tuple[Change, ...] = ()  # the fix as structured changes, when it is mechanical (see Change)
 
 
 @dataclass

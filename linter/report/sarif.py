@@ -73,6 +73,12 @@ def render_sarif(result) -> str:
                 "properties": props,
             }
         )
+        if f.changes:  # the structured fix as a SARIF fix (visguard.linter.fix)
+            from visguard.linter.fix import sarif_fixes
+
+            fixes = sarif_fixes(f, _location(f)["physicalLocation"]["artifactLocation"]["uri"])
+            if fixes:
+                results[-1]["fixes"] = fixes
     notifications = []
     for e in result.errors:
         file, place, detail = error_parts(e)

@@ -126,12 +126,13 @@ def need_of(c, ctx):
 
 def queue_need_of(queue, ctx, *, profiled_only: bool = False):
     """The policy's need of a queue's consumers (Lambda guidance, declared profiles, heartbeats), or None.
-    ``profiled_only``: workers without a processing profile do not count (their need would be the default)."""
+    ``profiled_only``: workers without a processing profile or heartbeat do not count (their need would be the
+    SQS default, a guess)."""
     from visguard import policy
 
     needs = []
     for c in queue.consumers:
-        if profiled_only and c.kind != "lambda" and c.processing_p99 is None:
+        if profiled_only and c.kind != "lambda" and c.processing_p99 is None and c.heartbeat_interval is None:
             continue
         n = need_of(c, ctx)
         if n is not None and n.basis != "default":
@@ -139,13 +140,23 @@ def queue_need_of(queue, ctx, *, profiled_only: bool = False):
     return policy.queue_need(needs)
 
 
-def need_fix(need) -> str:
-    """The fix sentence for a need: a timeout, or a heartbeat plan (and the split-the-work advice past 12 h)."""
+def prop(queue, field: str, scope: str = "queue") -> str:
+    """A setting's name in the words of the door ``queue`` came from (issue 14 §5): ``VisibilityTimeout`` in a
+    template or the audit, ``visibility_timeout_seconds`` in Terraform (``visguard.linter.changes.words``)."""
+    from visguard.linter.changes import words
+    from visguard.linter.model import Change
+
+    return words(Change(scope, queue.id, field, None), queue.source)[0]
+
+
+def need_fix(need, name: str = "VisibilityTimeout") -> str:
+    """The fix sentence for a need: a timeout, or a heartbeat plan (and the split-the-work advice past 12 h).
+    ``name``: the timeout setting's name in the door's words (``prop(queue, "visibility_timeout")``)."""
     if need.heartbeat is None or need.basis == "heartbeat":
-        return f"Set VisibilityTimeout to at least {fmt_seconds(need.visibility_timeout)}."
+        return f"Set {name} to at least {fmt_seconds(need.visibility_timeout)}."
     hb = need.heartbeat
     text = (
-        f"Add a heartbeat: {hb.text()}; set VisibilityTimeout to {fmt_seconds(need.visibility_timeout)} "
+        f"Add a heartbeat: {hb.text()}; set {name} to {fmt_seconds(need.visibility_timeout)} "
         f"(a timeout alone cannot: {need.why.split(';')[0]})."
     )
     if not need.feasible:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from visguard.facts import VISIBILITY_TIMEOUT
+from visguard.facts import DEFAULT_VISIBILITY_TIMEOUT, VISIBILITY_TIMEOUT
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule
+from visguard.linter.rules._base import Rule, queue_need_of
 
 RULE = Rule(
     id="VG001",
@@ -25,8 +26,16 @@ def check(queue, ctx):
     if v is None or isinstance(v, str):
         return  # unset (30 s default) or unresolved: nothing to judge
     if isinstance(v, bool) or v not in VISIBILITY_TIMEOUT or v != int(v):
-        yield ctx.finding(
-            queue,
-            f"visibility timeout {v!r} is not a whole number of seconds in 0-43200",
-            location=queue.location_of("visibility_timeout"),
+        finite = isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+        value = int(VISIBILITY_TIMEOUT.clamp(round(v))) if finite else DEFAULT_VISIBILITY_TIMEOUT
+        need = queue_need_of(queue, ctx)  # in range, and at least what the consumers need
+        if need is not None:
+            value = max(value, need.visibility_timeout)
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"visibility timeout {v!r} is not a whole number of seconds in 0-43200",
+                location=queue.location_of("visibility_timeout"),
+            ),
+            set_queue(queue, "visibility_timeout", value),
         )

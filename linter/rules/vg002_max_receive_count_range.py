@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from visguard.facts import MAX_RECEIVE_COUNT
+from visguard.facts import MAX_RECEIVE_COUNT, MIN_RECEIVE_COUNT_LAMBDA
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, unresolved
 
@@ -38,4 +39,11 @@ def check(queue, ctx):
     if isinstance(m, str):
         return  # unresolved (a parameter without a value): nothing to judge
     if isinstance(m, bool) or m != int(m) or m not in MAX_RECEIVE_COUNT:
-        yield ctx.finding(queue, f"maxReceiveCount {m!r} is not a whole number in 1-1000", location=loc)
+        finite = isinstance(m, (int, float)) and not isinstance(m, bool) and m == m and abs(m) != float("inf")
+        value = int(MAX_RECEIVE_COUNT.clamp(round(m))) if finite else 5
+        if any(c.kind == "lambda" for c in queue.consumers):
+            value = max(value, MIN_RECEIVE_COUNT_LAMBDA)
+        yield with_changes(
+            ctx.finding(queue, f"maxReceiveCount {m!r} is not a whole number in 1-1000", location=loc),
+            set_queue(queue, "redrive.max_receive_count", value),
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visguard.facts import DELAY, RETENTION
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -31,8 +32,15 @@ def check(queue, ctx):
         if v is None or isinstance(v, str):
             continue
         if isinstance(v, bool) or v != int(v) or not lo <= v <= hi:
-            yield ctx.finding(
-                queue,
-                f"{name} {v!r} is not a whole number of seconds in {lo}-{hi}",
-                location=queue.location_of(attr),
+            finite = (
+                isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
+            )
+            value = int(min(max(round(v), lo), hi)) if finite else int(lo)
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"{name} {v!r} is not a whole number of seconds in {lo}-{hi}",
+                    location=queue.location_of(attr),
+                ),
+                set_queue(queue, attr, value),
             )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
 
 RULE = Rule(
     id="VG010",
@@ -31,13 +32,16 @@ def check(queue, ctx):
         if vt < t:
             w = c.effective_batching_window
             want = need_of(c, ctx).visibility_timeout
-            yield ctx.finding(
-                queue,
-                f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
-                f"{ctx.consumer_label(c)}: creating the event source mapping fails",
-                location=queue.location_of("visibility_timeout"),
-                consumer=c,
-                fix=f"Set VisibilityTimeout to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
-                + (f" + batching window {fmt_seconds(w)}" if w else "")
-                + f" = {fmt_seconds(want)}.",
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
+                    f"{ctx.consumer_label(c)}: creating the event source mapping fails",
+                    location=queue.location_of("visibility_timeout"),
+                    consumer=c,
+                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
+                    + (f" + batching window {fmt_seconds(w)}" if w else "")
+                    + f" = {fmt_seconds(want)}.",
+                ),
+                set_queue(queue, "visibility_timeout", int(want)),
             )

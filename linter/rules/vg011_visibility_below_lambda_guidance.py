@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from visguard.facts import LAMBDA_VISIBILITY_MULTIPLIER
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
 
 RULE = Rule(
     id="VG011",
@@ -35,11 +36,14 @@ def check(queue, ctx):
         want = need_of(c, ctx).visibility_timeout  # visguard.policy: the guidance, whole seconds, capped
         if t <= vt < want:
             window = f" + batching window {fmt_seconds(w)}" if w else ""
-            yield ctx.finding(
-                queue,
-                f"visibility timeout {fmt_seconds(vt)} is below {k:g} x the {fmt_seconds(t)} timeout of "
-                f"{ctx.consumer_label(c)}{window} = {fmt_seconds(want)}",
-                location=queue.location_of("visibility_timeout"),
-                consumer=c,
-                fix=f"Set VisibilityTimeout to at least {fmt_seconds(want)}.",
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"visibility timeout {fmt_seconds(vt)} is below {k:g} x the {fmt_seconds(t)} timeout of "
+                    f"{ctx.consumer_label(c)}{window} = {fmt_seconds(want)}",
+                    location=queue.location_of("visibility_timeout"),
+                    consumer=c,
+                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {fmt_seconds(want)}.",
+                ),
+                set_queue(queue, "visibility_timeout", int(want)),
             )

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_fix, need_of
+from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_fix, need_of, prop
 
 RULE = Rule(
     id="VG012",
@@ -45,14 +46,20 @@ def check(queue, ctx):
         p50 = f"p50 {fmt_seconds(c.processing_p50)}, " if c.processing_p50 is not None else ""
         how = "" if r.source == "engine" else f" ({r.source} estimate)"
         need = need_of(c, ctx)  # the one visibility-need policy (visguard.policy)
-        fix = need_fix(need) if need is not None else None
-        yield ctx.finding(
-            queue,
-            f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} with "
-            f"{p50}p99 {fmt_seconds(c.processing_p99)}: about {fmt_rate(r.duplicate_rate)} of messages "
-            f"will be processed twice{how}",
-            location=queue.location_of("visibility_timeout"),
-            consumer=c,
-            estimate=r.as_dict(),
-            fix=fix,
+        fix = need_fix(need, prop(queue, "visibility_timeout")) if need is not None else None
+        change = None
+        if need is not None and (need.heartbeat is None or need.basis == "heartbeat"):
+            change = set_queue(queue, "visibility_timeout", max(int(need.visibility_timeout), int(vt)))
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"visibility timeout {fmt_seconds(vt)} is short for {ctx.consumer_label(c)} with "
+                f"{p50}p99 {fmt_seconds(c.processing_p99)}: about {fmt_rate(r.duplicate_rate)} of messages "
+                f"will be processed twice{how}",
+                location=queue.location_of("visibility_timeout"),
+                consumer=c,
+                estimate=r.as_dict(),
+                fix=fix,
+            ),
+            change,
         )

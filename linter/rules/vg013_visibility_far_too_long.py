@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, prop, queue_need_of
 
 RULE = Rule(
     id="VG013",
@@ -44,12 +47,15 @@ def check(queue, ctx):
         r = ctx.risk(vt, profiled[0]) if profiled else None
         recovery = r.recovery_p99 if r is not None and r.recovery_p99 is not None else vt
         est = {"recovery_p99": round(recovery, 3), "needed": need}
-        yield ctx.finding(
-            queue,
-            f"visibility timeout {fmt_seconds(vt)} is over {factor:g} x what its consumers need "
-            f"({fmt_seconds(round(need))}): after a crash, messages wait about {fmt_seconds(round(recovery))} "
-            f"before a retry",
-            location=queue.location_of("visibility_timeout"),
-            estimate=est,
-            fix=f"Lower VisibilityTimeout towards {fmt_seconds(round(need))}.",
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"visibility timeout {fmt_seconds(vt)} is over {factor:g} x what its consumers need "
+                f"({fmt_seconds(round(need))}): after a crash, messages wait about {fmt_seconds(round(recovery))} "
+                f"before a retry",
+                location=queue.location_of("visibility_timeout"),
+                estimate=est,
+                fix=f"Lower {prop(queue, 'visibility_timeout')} towards {fmt_seconds(round(need))}.",
+            ),
+            set_queue(queue, "visibility_timeout", int(math.ceil(need))),
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_fix, need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, need_fix, need_of, prop
 
 RULE = Rule(
     id="VG014",
@@ -35,7 +35,7 @@ def check(queue, ctx):
                 "messages will be received again while still being processed",
                 location=c.location or queue.location,
                 consumer=c,
-                fix=_fix_long(c, ctx),
+                fix=_fix_long(queue, c, ctx),
             )
         ext = c.heartbeat_extend_by
         if c.heartbeat_interval is not None and ext is not None and ext > MAX_VISIBILITY_TIMEOUT:
@@ -47,14 +47,14 @@ def check(queue, ctx):
                 consumer=c,
                 fix=f"Extend by at most {MAX_VISIBILITY_TIMEOUT} s minus the time since the receive (the 12-hour "
                 "cap counts from the receive and extensions do not reset it), e.g. ChangeMessageVisibility("
-                f"{fmt_seconds(min(ext, 2 * c.heartbeat_interval)).split()[0]}) every "
+                f"{fmt_seconds(min(ext, 2 * c.heartbeat_interval, MAX_VISIBILITY_TIMEOUT)).split()[0]}) every "
                 f"{fmt_seconds(c.heartbeat_interval)}.",
             )
 
 
-def _fix_long(c, ctx) -> str:
+def _fix_long(queue, c, ctx) -> str:
     need = need_of(c, ctx)
     base = "Split the work into steps that each finish within 12 hours (Step Functions), or checkpoint and re-enqueue."
     if need is not None and need.heartbeat is not None and need.basis != "heartbeat":
-        return base + " Until then: " + need_fix(need)
+        return base + " Until then: " + need_fix(need, prop(queue, "visibility_timeout"))
     return base

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.policy import heartbeat_plan
 
 RULE = Rule(
     id="VG015",
@@ -45,6 +46,7 @@ def check(queue, ctx):
                 f"below {what} ({fmt_seconds(window)})",
                 location=c.location or queue.location,
                 consumer=c,
-                fix=f"Send heartbeats every {fmt_seconds(max(1, int(frac * window)))} or less, or lengthen the window; "
+                fix=f"Send heartbeats every {fmt_seconds(heartbeat_plan(window, frac).interval)} or less, or lengthen "
+                "the window; "
                 "each extension at most 43200 s minus the time since the receive.",
             )

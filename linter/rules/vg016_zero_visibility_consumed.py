@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from visguard.facts import DEFAULT_VISIBILITY_TIMEOUT
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule
+from visguard.linter.rules._base import Rule, queue_need_of
 
 RULE = Rule(
     id="VG016",
@@ -29,10 +31,15 @@ def check(queue, ctx):
         return
     workers = [c for c in queue.consumers if c.kind != "lambda"]
     if workers:
-        yield ctx.finding(
-            queue,
-            f"visibility timeout 0 on {queue.id}, consumed by {ctx.consumer_label(workers[0])}: every receive "
-            "leaves the message visible to the next one",
-            location=queue.location_of("visibility_timeout"),
-            consumer=workers[0],
+        qn = queue_need_of(queue, ctx)
+        value = qn.visibility_timeout if qn is not None else DEFAULT_VISIBILITY_TIMEOUT
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"visibility timeout 0 on {queue.id}, consumed by {ctx.consumer_label(workers[0])}: every receive "
+                "leaves the message visible to the next one",
+                location=queue.location_of("visibility_timeout"),
+                consumer=workers[0],
+            ),
+            set_queue(queue, "visibility_timeout", int(max(value, 1))),
         )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from visguard.facts import MIN_RECEIVE_COUNT_LAMBDA
+from visguard.linter.changes import add_dlq, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -26,8 +28,11 @@ def check(queue, ctx):
     if queue.redrive is None and queue.consumers:
         who = ", ".join(ctx.consumer_label(c) for c in queue.consumers[:3])
         more = f" and {len(queue.consumers) - 3} more" if len(queue.consumers) > 3 else ""
-        yield ctx.finding(
-            queue,
-            f"queue {queue.id} is consumed by {who}{more} but has no redrive policy: "
-            "a poison message is retried until retention expires",
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"queue {queue.id} is consumed by {who}{more} but has no redrive policy: "
+                "a poison message is retried until retention expires",
+            ),
+            add_dlq(queue, ctx.model, MIN_RECEIVE_COUNT_LAMBDA),
         )

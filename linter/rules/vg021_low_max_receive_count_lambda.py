@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visguard.facts import MIN_RECEIVE_COUNT_LAMBDA
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -31,10 +32,13 @@ def check(queue, ctx):
     floor = int(ctx.setting("lambda_min_receive_count"))
     lambdas = [c for c in queue.consumers if c.kind == "lambda"]
     if lambdas and 1 <= r.max_receive_count < floor:
-        yield ctx.finding(
-            queue,
-            f"maxReceiveCount {r.max_receive_count:g} with Lambda consumer {ctx.consumer_label(lambdas[0])}: "
-            f"throttled or failed batches send good messages to the dead-letter queue (AWS recommends {floor}+)",
-            location=queue.locations.get("redrive.max_receive_count") or r.location,
-            consumer=lambdas[0],
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"maxReceiveCount {r.max_receive_count:g} with Lambda consumer {ctx.consumer_label(lambdas[0])}: "
+                f"throttled or failed batches send good messages to the dead-letter queue (AWS recommends {floor}+)",
+                location=queue.locations.get("redrive.max_receive_count") or r.location,
+                consumer=lambdas[0],
+            ),
+            set_queue(queue, "redrive.max_receive_count", floor),
         )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from visguard.facts import RETENTION
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, fmt_seconds, prop
 
 RULE = Rule(
     id="VG022",
@@ -31,26 +32,39 @@ def check(queue, ctx):
         return  # unresolved
     src, dst = queue.effective_retention, dlq.effective_retention
     if dst <= src:
-        yield ctx.finding(
-            queue,
-            f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
-            f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
-            location=queue.locations.get("redrive.target") or queue.redrive.location,
-            fix=_fix(queue, dlq, src, dst),
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
+                f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
+                location=queue.locations.get("redrive.target") or queue.redrive.location,
+                fix=_fix(queue, dlq, src, dst),
+            ),
+            *_changes(queue, dlq, src, dst),
         )
+
+
+def _changes(queue, dlq, src: float, dst: float):
+    top = int(RETENTION.hi)
+    if src < RETENTION.hi:
+        return (set_queue(dlq, "message_retention", top),)
+    out = [set_queue(queue, "message_retention", int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400)))]
+    if dst < RETENTION.hi:
+        out.append(set_queue(dlq, "message_retention", top))
+    return tuple(out)
 
 
 def _fix(queue, dlq, src: float, dst: float) -> str:
     top = int(RETENTION.hi)
     if src < RETENTION.hi:
-        return f"Set {dlq.id}'s MessageRetentionPeriod to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
+        name = prop(dlq, "message_retention")
+        return f"Set {dlq.id}'s {name} to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
     # The source keeps the maximum: only a shorter source retention makes the DLQ's longer.
     shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
-    raise_dlq = (
-        "" if dst >= RETENTION.hi else f"set {dlq.id}'s MessageRetentionPeriod to {top} (14 days) and "
-    )
+    name = prop(queue, "message_retention")
+    raise_dlq = "" if dst >= RETENTION.hi else f"set {dlq.id}'s {name} to {top} (14 days) and "
     return (
         f"{queue.id} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue.id}'s "
-        f"MessageRetentionPeriod, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
+        f"{name}, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
         "after it arrives."
     )

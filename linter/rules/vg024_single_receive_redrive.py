@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -28,10 +29,13 @@ def check(queue, ctx):
         return
     others = [c for c in queue.consumers if c.kind != "lambda"]
     if others and not any(c.kind == "lambda" for c in queue.consumers):
-        yield ctx.finding(
-            queue,
-            f"maxReceiveCount 1 with {ctx.consumer_label(others[0])}: one crash or transient error sends a "
-            "message to the dead-letter queue",
-            location=queue.locations.get("redrive.max_receive_count") or r.location,
-            consumer=others[0],
+        yield with_changes(
+            ctx.finding(
+                queue,
+                f"maxReceiveCount 1 with {ctx.consumer_label(others[0])}: one crash or transient error sends a "
+                "message to the dead-letter queue",
+                location=queue.locations.get("redrive.max_receive_count") or r.location,
+                consumer=others[0],
+            ),
+            set_queue(queue, "redrive.max_receive_count", 3),
         )

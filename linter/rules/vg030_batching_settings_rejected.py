@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from visguard.facts import BATCHING_WINDOW, MAX_BATCH_WITHOUT_WINDOW, SQS_BATCH_SIZE
+from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -34,38 +35,67 @@ def check(queue, ctx):
         at = {k: v or queue.location for k, v in at.items()}
         if queue.fifo:
             if w > 0:
-                yield ctx.finding(
-                    queue,
-                    f"{label} sets a batching window of {w:g} s on FIFO queue {queue.id}",
-                    location=at["window"],
-                    consumer=c,
+                yield with_changes(
+                    ctx.finding(
+                        queue,
+                        f"{label} sets a batching window of {w:g} s on FIFO queue {queue.id}",
+                        location=at["window"],
+                        consumer=c,
+                    ),
+                    set_consumer(c, "batching_window", 0),
                 )
             if b > SQS_BATCH_SIZE["fifo"].hi:
-                yield ctx.finding(
-                    queue,
-                    f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum {SQS_BATCH_SIZE['fifo'].hi:g})",
-                    location=at["batch"],
-                    consumer=c,
+                yield with_changes(
+                    ctx.finding(
+                        queue,
+                        f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum {SQS_BATCH_SIZE['fifo'].hi:g})",
+                        location=at["batch"],
+                        consumer=c,
+                    ),
+                    set_consumer(c, "batch_size", int(SQS_BATCH_SIZE["fifo"].hi)),
                 )
         else:
             if b > MAX_BATCH_WITHOUT_WINDOW and w < 1:
-                yield ctx.finding(
-                    queue,
-                    f"{label} sets BatchSize {b} (> 10) without MaximumBatchingWindowInSeconds >= 1",
-                    location=at["batch"],
-                    consumer=c,
+                yield with_changes(
+                    ctx.finding(
+                        queue,
+                        f"{label} sets BatchSize {b} (> 10) without MaximumBatchingWindowInSeconds >= 1",
+                        location=at["batch"],
+                        consumer=c,
+                    ),
+                    set_consumer(c, "batching_window", 1),
                 )
             if b > SQS_BATCH_SIZE["standard"].hi:
-                yield ctx.finding(
-                    queue,
-                    f"{label} sets BatchSize {b} (maximum {SQS_BATCH_SIZE['standard'].hi:g})",
-                    location=at["batch"],
-                    consumer=c,
+                yield with_changes(
+                    ctx.finding(
+                        queue,
+                        f"{label} sets BatchSize {b} (maximum {SQS_BATCH_SIZE['standard'].hi:g})",
+                        location=at["batch"],
+                        consumer=c,
+                    ),
+                    set_consumer(c, "batch_size", int(SQS_BATCH_SIZE["standard"].hi)),
                 )
         if b < 1 or w not in BATCHING_WINDOW:
-            yield ctx.finding(
-                queue,
-                f"{label} sets BatchSize {b} / batching window {w:g} s outside 1-10000 / 0-300 s",
-                location=at["batch"],
-                consumer=c,
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"{label} sets BatchSize {b} / batching window {w:g} s outside 1-10000 / 0-300 s",
+                    location=at["batch"],
+                    consumer=c,
+                ),
+                *_clamp(c, b, w, queue.fifo),
             )
+
+
+def _clamp(c, b, w, fifo: bool):
+    out = []
+    if b < 1:
+        out.append(set_consumer(c, "batch_size", 1))
+    if w not in BATCHING_WINDOW:
+        finite = w == w and abs(w) != float("inf")
+        out.append(
+            set_consumer(
+                c, "batching_window", int(BATCHING_WINDOW.clamp(round(w))) if finite and not fifo else 0
+            )
+        )
+    return out

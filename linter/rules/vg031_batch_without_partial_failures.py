@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 
@@ -27,10 +28,13 @@ RULE = Rule(
 def check(queue, ctx):
     for c in queue.consumers:
         if c.kind == "lambda" and c.effective_batch_size > 1 and not c.report_batch_item_failures:
-            yield ctx.finding(
-                queue,
-                f"{ctx.consumer_label(c)} takes batches of up to {c.effective_batch_size} without "
-                "ReportBatchItemFailures: one failed record makes the whole batch run again",
-                location=c.location_of("batch_size") or queue.location,
-                consumer=c,
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"{ctx.consumer_label(c)} takes batches of up to {c.effective_batch_size} without "
+                    "ReportBatchItemFailures: one failed record makes the whole batch run again",
+                    location=c.location_of("batch_size") or queue.location,
+                    consumer=c,
+                ),
+                set_consumer(c, "report_batch_item_failures", True),
             )

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+from visguard.facts import MAX_VISIBILITY, lambda_guidance_visibility
+from visguard.linter.changes import set_consumer, set_queue, with_changes
 from visguard.linter.model import MAX_LAMBDA_TIMEOUT, Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
 
@@ -31,9 +35,23 @@ def check(queue, ctx):
             continue
         seen.add(c.function_id)
         if not 1 <= t <= limit:
-            yield ctx.finding(
-                queue,
-                f"{ctx.consumer_label(c)} has timeout {fmt_seconds(t)}, outside 1-{limit:g} s",
-                location=c.location_of("function_timeout") or queue.location,
-                consumer=c,
+            value = int(min(max(round(t), 1), limit)) if t == t and abs(t) != float("inf") else int(limit)
+            yield with_changes(
+                ctx.finding(
+                    queue,
+                    f"{ctx.consumer_label(c)} has timeout {fmt_seconds(t)}, outside 1-{limit:g} s",
+                    location=c.location_of("function_timeout") or queue.location,
+                    consumer=c,
+                ),
+                *_changes(queue, c, value, ctx),
             )
+
+
+def _changes(queue, c, value: int, ctx):
+    """The new timeout, and the queue's timeout raised with it when it would fall below it (VG010)."""
+    out = [set_consumer(c, "function_timeout", value)]
+    vt = ctx.visibility(queue)
+    if vt is not None and vt < value:
+        guided = lambda_guidance_visibility(value, c.effective_batching_window, ctx.multiplier)
+        out.append(set_queue(queue, "visibility_timeout", int(min(math.ceil(guided), MAX_VISIBILITY))))
+    return out

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
+from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
 
@@ -35,10 +38,14 @@ def check(queue, ctx):
     r = ctx.risk(vt, profiled[0]) if profiled else None
     recovery = r.recovery_p99 if r is not None and r.recovery_p99 is not None else vt
     needed = f" (consumers need about {fmt_seconds(round(need))})" if need else ""
-    yield ctx.finding(
-        queue,
-        f"FIFO visibility timeout {fmt_seconds(vt)}{needed}: after a consumer crash its message group is "
-        f"blocked for up to {fmt_seconds(round(recovery))}",
-        location=queue.location_of("visibility_timeout"),
-        estimate={"recovery_p99": round(recovery, 3)},
+    target = int(math.ceil(need)) if need is not None else int(ctx.setting("fifo_block_seconds"))
+    yield with_changes(
+        ctx.finding(
+            queue,
+            f"FIFO visibility timeout {fmt_seconds(vt)}{needed}: after a consumer crash its message group is "
+            f"blocked for up to {fmt_seconds(round(recovery))}",
+            location=queue.location_of("visibility_timeout"),
+            estimate={"recovery_p99": round(recovery, 3)},
+        ),
+        set_queue(queue, "visibility_timeout", target),
     )

@@ -358,9 +358,8 @@ def test_fuzz_mutated_scenarios(tmp_path_factory, case, mode):
     t0 = time.monotonic()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(["simulate", str(f), "--json", "--no-progress", "--mode", mode, "--messages", "40"])
-    assert (
-        time.monotonic() - t0 < 30
-    )  # bounded: never a hang (a valid run of 40 messages takes well under 1 s)
+    # bounded: never a hang (a valid run of 40 messages takes well under 1 s)
+    assert time.monotonic() - t0 < 30
     assert code in (0, 1), err.getvalue()
     if code == 1:
         assert out.getvalue() == "" and err.getvalue().count("\n") == 1

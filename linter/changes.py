@@ -1,0 +1,157 @@
+"""Structured fixes (issue 14 §3): build them in rules, apply them to a model, and say them in the words of the
+door a queue came from (§5).
+
+A rule attaches ``Change`` objects (visguard.linter.model) to a finding when its fix is mechanical. ``apply``
+returns a new model with the changes made (the property test lints it again: the finding is gone and no new
+error appears); ``visguard lint --fix`` (linter/fix.py) writes the same changes into the template. ``words``
+names a change as the input names it: CloudFormation properties for templates and cdk.out, API attributes for
+the fleet audit, Terraform arguments for HCL (through ``visguard.linter.dialects`` when that registry knows the
+source).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+
+from visguard import facts
+from visguard.linter.model import Change, Consumer, Finding, Location, Model, Queue, Redrive
+
+# model field -> (CloudFormation property path on the resource, API attribute, Terraform argument)
+QUEUE_WORDS = {
+    "visibility_timeout": ("VisibilityTimeout", "VisibilityTimeout", "visibility_timeout_seconds"),
+    "message_retention": ("MessageRetentionPeriod", "MessageRetentionPeriod", "message_retention_seconds"),
+    "delay": ("DelaySeconds", "DelaySeconds", "delay_seconds"),
+    "redrive.max_receive_count": (
+        "RedrivePolicy.maxReceiveCount",
+        "RedrivePolicy.maxReceiveCount",
+        "redrive_policy.maxReceiveCount",
+    ),
+    "redrive": ("RedrivePolicy", "RedrivePolicy", "redrive_policy"),
+}
+CONSUMER_WORDS = {
+    "report_batch_item_failures": (
+        "FunctionResponseTypes",
+        "FunctionResponseTypes",
+        "function_response_types",
+    ),
+    "batch_size": ("BatchSize", "BatchSize", "batch_size"),
+    "batching_window": (
+        "MaximumBatchingWindowInSeconds",
+        "MaximumBatchingWindowInSeconds",
+        "maximum_batching_window_in_seconds",
+    ),
+    "function_timeout": ("Timeout", "Timeout", "timeout"),
+}
+_COLUMN = {
+    "cloudformation": 0,
+    "sam": 0,
+    "cdk": 0,
+    "construct": 0,
+    "config": 0,
+    "inventory": 1,
+    "terraform": 2,
+}
+
+
+# -------------------------------------------------------------------------------------------- building
+def set_queue(queue: Queue, field: str, value) -> Change:
+    if field == "redrive.max_receive_count":
+        loc = (
+            queue.locations.get(field)
+            or (queue.redrive.location if queue.redrive else None)
+            or queue.location
+        )
+    else:
+        loc = queue.location_of(field)
+    return Change("queue", queue.id, field, value, loc)
+
+
+def set_consumer(c: Consumer, field: str, value) -> Change:
+    return Change("consumer", c.id, field, value, c.location_of(field) or c.location)
+
+
+def add_dlq(queue: Queue, model: Model, max_receive_count: int) -> Change:
+    """A new dead-letter queue of the same type, keeping messages the 14-day maximum, and the redrive to it."""
+    base = f"{queue.id}DLQ" if "/" not in queue.id and ":" not in queue.id else f"{queue.id}-dlq"
+    dlq_id, n = base, 2
+    while dlq_id in model.queues:
+        dlq_id, n = f"{base}{n}", n + 1
+    value = {"id": dlq_id, "max_receive_count": int(max_receive_count), "retention": int(facts.RETENTION.hi)}
+    return Change("queue", queue.id, "redrive", value, queue.location)
+
+
+def with_changes(finding: Finding, *changes: Change) -> Finding:
+    import dataclasses
+
+    return dataclasses.replace(finding, changes=tuple(c for c in changes if c is not None))
+
+
+# -------------------------------------------------------------------------------------------- applying
+def apply(model: Model, changes) -> Model:
+    """A copy of ``model`` with ``changes`` made (the original is untouched)."""
+    out = copy.deepcopy(model)
+    for ch in changes:
+        if ch.scope == "consumer":
+            _apply_consumer(out, ch)
+            continue
+        q = out.queues[ch.target]
+        if ch.field == "redrive":
+            v = ch.value
+            dlq = Queue(
+                id=v["id"], location=Location(q.location.file), fifo=q.fifo, message_retention=v["retention"],
+                source=q.source,
+            )  # fmt: skip
+            out.add(dlq)
+            q.redrive = Redrive(dlq.id, dlq.id, v["max_receive_count"], q.location)
+        elif ch.field == "redrive.max_receive_count":
+            q.redrive.max_receive_count = ch.value
+        else:
+            setattr(q, ch.field, ch.value)
+    return out
+
+
+def _apply_consumer(model: Model, ch: Change) -> None:
+    target = [c for q in model.queues.values() for c in q.consumers if c.id == ch.target]
+    if ch.field == "function_timeout":  # a function's timeout is shared by all its mappings
+        fns = {c.function_id for c in target}
+        target = [c for q in model.queues.values() for c in q.consumers if c.function_id in fns]
+    for c in target:
+        setattr(c, ch.field, ch.value)
+
+
+# -------------------------------------------------------------------------------------------- words
+def words(change: Change, source: str = "cloudformation") -> tuple[str, str]:
+    """(name, value) of a change as the door ``source`` writes it: ``("VisibilityTimeout", "185")`` for a
+    template, ``("visibility_timeout_seconds", "185")`` for Terraform."""
+    try:  # the Terraform engineer's registry, keyed by Queue.source (when it is there)
+        from visguard.linter import dialects  # type: ignore[attr-defined]
+
+        own = getattr(dialects, "change_words", None)
+        if own is not None:
+            said = own(change, source)
+            if said is not None:
+                return said
+    except ImportError:
+        pass
+    table = QUEUE_WORDS if change.scope == "queue" else CONSUMER_WORDS
+    name = table.get(change.field, (change.field,) * 3)[_COLUMN.get(source, 0)]
+    v = change.value
+    if change.field == "report_batch_item_failures":
+        text = '["ReportBatchItemFailures"]' if v else "[]"
+    elif change.field == "redrive":
+        text = json.dumps(
+            {"deadLetterTargetArn": f"<{v['id']} ARN>", "maxReceiveCount": v["max_receive_count"]}
+        )
+    elif isinstance(v, float) and v == int(v):
+        text = str(int(v))
+    else:
+        text = str(v)
+    return name, text
+
+
+def describe(change: Change, source: str = "cloudformation") -> str:
+    name, text = words(change, source)
+    if change.field == "redrive":
+        return f"add a dead-letter queue {change.value['id']} and set {change.target}'s {name} to {text}"
+    return f"set {name} of {change.target} to {text}"

@@ -1,0 +1,494 @@
+"""``visguard lint --fix`` / ``--diff``: write findings' structured changes into CloudFormation/SAM templates.
+
+Issue 14 §4. The changes (``Finding.changes``, built by the rules; see visguard.linter.changes) become edits of
+the template *text*: ruamel.yaml's round-trip parser says where every key and value is (line and column), and
+only the characters of the value being changed, or the lines of a key being added, are touched. Comments, key
+order, quoting, blank lines and short-form tags (``!GetAtt``, ``!Ref``) stay as they were; JSON stays JSON.
+
+What is mechanical: VisibilityTimeout, MessageRetentionPeriod, DelaySeconds, RedrivePolicy.maxReceiveCount,
+FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's Timeout, and adding a DLQ with a
+RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
+and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
+
+A file with a parse error is never touched; a rewrite that does not parse back is never written.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import json
+import os
+from dataclasses import dataclass, field
+
+from visguard.errors import VisguardError
+from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
+from visguard.linter.model import Change, Finding
+
+QUEUE_TYPE = "AWS::SQS::Queue"
+ESM_TYPE = "AWS::Lambda::EventSourceMapping"
+FIXABLE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+
+
+@dataclass(frozen=True)
+class GetAtt:
+    """``!GetAtt Resource.Attribute`` (``{"Fn::GetAtt": [...]}`` in JSON)."""
+
+    resource: str
+    attribute: str
+
+
+@dataclass
+class FileFix:
+    path: str
+    before: str
+    after: str
+    applied: list[Finding] = field(default_factory=list)
+    skipped: list[tuple[Finding, str]] = field(default_factory=list)  # finding, why it was not written
+
+    @property
+    def changed(self) -> bool:
+        return self.after != self.before
+
+    def diff(self) -> str:
+        return "".join(
+            difflib.unified_diff(
+                self.before.splitlines(keepends=True),
+                self.after.splitlines(keepends=True),
+                fromfile=f"a/{self.path.lstrip('/')}",
+                tofile=f"b/{self.path.lstrip('/')}",
+            )
+        )
+
+
+# ------------------------------------------------------------------------------------------ parsing
+def _yaml():
+    from ruamel.yaml import YAML
+
+    y = YAML(typ="rt")
+    y.preserve_quotes = True
+    return y
+
+
+def parse(text: str):
+    """The round-trip document (ruamel CommentedMap with line/column data)."""
+    return _yaml().load(io.StringIO(text))
+
+
+def _is_json(path: str, text: str) -> bool:
+    return path.lower().endswith(".json") or text.lstrip().startswith("{")
+
+
+# ------------------------------------------------------------------------------------------ changes -> edits
+def edits_for(change: Change, doc) -> list[tuple[list, object, str | None]] | str:
+    """(document path, new value, insert-after hint) for a change, or the reason it is not written here."""
+    res = doc.get("Resources") if hasattr(doc, "get") else None
+    if not hasattr(res, "get"):
+        return "no Resources in this document"
+    if change.scope == "queue":
+        r = res.get(change.target)
+        if not hasattr(r, "get") or r.get("Type") != QUEUE_TYPE:
+            return f"{change.target} is not an AWS::SQS::Queue resource of this template"
+        base = ["Resources", change.target, "Properties"]
+        if change.field == "redrive":
+            v = change.value
+            props = {"MessageRetentionPeriod": v["retention"]}
+            if (r.get("Properties") or {}).get("FifoQueue") in (True, "true", "True"):
+                props["FifoQueue"] = True
+            policy = {
+                "deadLetterTargetArn": GetAtt(v["id"], "Arn"),
+                "maxReceiveCount": v["max_receive_count"],
+            }
+            return [
+                (["Resources", v["id"]], {"Type": QUEUE_TYPE, "Properties": props}, change.target),
+                ([*base, "RedrivePolicy"], policy, None),
+            ]
+        if change.field == "redrive.max_receive_count":
+            rp = (r.get("Properties") or {}).get("RedrivePolicy")
+            if not hasattr(rp, "get"):
+                return "the RedrivePolicy is not a mapping written in the template"
+            return [([*base, "RedrivePolicy", "maxReceiveCount"], int(change.value), None)]
+        if change.field in QUEUE_WORDS:
+            return [([*base, QUEUE_WORDS[change.field][0]], int(change.value), None)]
+        return f"{change.field} is not a property visguard writes"
+    # a consumer: where its setting is written, else on its event source mapping / SAM event
+    if change.field not in CONSUMER_WORDS:
+        return f"{change.field} is not a property visguard writes"
+    prop = CONSUMER_WORDS[change.field][0]
+    value = ["ReportBatchItemFailures"] if change.field == "report_batch_item_failures" else int(change.value)
+    if change.field == "report_batch_item_failures" and not change.value:
+        value = []
+    loc = change.location.path.split("/") if change.location and change.location.path else []
+    if loc and loc[-1] == prop:
+        return [(loc, value, None)]
+    if change.field == "function_timeout":
+        return "the function timeout is not written in this template"
+    if (
+        len(loc) == 2
+        and loc[0] == "Resources"
+        and getattr(res.get(loc[1]), "get", lambda k: None)("Type") == ESM_TYPE
+    ):
+        return [([*loc, "Properties", prop], value, None)]
+    if len(loc) >= 5 and loc[2:4] == ["Properties", "Events"]:  # a SAM SQS event (not SNS's SqsSubscription)
+        event = res.get(loc[1], {}).get("Properties", {}).get("Events", {}).get(loc[4], {})
+        if hasattr(event, "get") and event.get("Type") == "SQS":
+            return [([*loc[:5], "Properties", prop], value, None)]
+        return "SAM writes this mapping itself (SqsSubscription): the template cannot set it"
+    return "the consumer is not an event source mapping or SAM event of this template"
+
+
+# ------------------------------------------------------------------------------------------ text edits
+def _get(node, key):
+    try:
+        return node[key]
+    except (KeyError, IndexError, TypeError):
+        return _MISSING
+
+
+_MISSING = object()
+
+
+def _scalar_end(line: str, col: int, flow: bool) -> int:
+    ch = line[col : col + 1]
+    if ch in ("'", '"'):
+        i = col + 1
+        while i < len(line):
+            if ch == '"' and line[i] == "\\":
+                i += 2
+                continue
+            if line[i] == ch:
+                if ch == "'" and line[i + 1 : i + 2] == "'":
+                    i += 2
+                    continue
+                return i + 1
+            i += 1
+        return len(line)
+    end = len(line.rstrip("\r\n"))
+    hash_at = line.find(" #", col)
+    if hash_at != -1:
+        end = min(end, hash_at)
+    if flow:
+        for stop in ",}]":
+            j = line.find(stop, col)
+            if j != -1:
+                end = min(end, j)
+    return len(line[:end].rstrip())
+
+
+def _render_flow(value) -> str:
+    """``value`` as one line of YAML flow style (inside ``{...}`` a block cannot start)."""
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
+    return _render(value, as_json=False, indent=0, step=2)
+
+
+def _render(value, *, as_json: bool, indent: int, step: int) -> str:
+    """``value`` as text: one line for scalars, lists and JSON; an indented block (after a newline) for YAML
+    mappings."""
+    if isinstance(value, GetAtt):
+        if as_json:
+            return json.dumps({"Fn::GetAtt": [value.resource, value.attribute]})
+        return f"!GetAtt {value.resource}.{value.attribute}"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        return json.dumps(value) if as_json or not _plain(value) else value
+    if isinstance(value, list):
+        return "[" + ", ".join(_render(v, as_json=as_json, indent=indent, step=step) for v in value) + "]"
+    if as_json:
+        return (
+            "{"
+            + ", ".join(
+                f"{json.dumps(k)}: {_render(v, as_json=True, indent=indent, step=step)}"
+                for k, v in value.items()
+            )
+            + "}"
+        )
+    lines = []
+    for k, v in value.items():
+        if isinstance(v, dict):
+            lines.append(
+                " " * (indent + step) + f"{k}:" + _render(v, as_json=False, indent=indent + step, step=step)
+            )
+        else:
+            lines.append(
+                " " * (indent + step) + f"{k}: " + _render(v, as_json=False, indent=indent, step=step)
+            )
+    return "\n" + "\n".join(lines)
+
+
+def _plain(s: str) -> bool:
+    """A string YAML reads back as the same string without quotes."""
+    import re
+
+    reserved = ("true", "false", "yes", "no", "on", "off", "null", "y", "n")
+    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_:./-]*", s)) and s.lower() not in reserved
+
+
+def _indent_step(doc) -> int:
+    res = doc.get("Resources")
+    for r in res.values() if hasattr(res, "values") else []:
+        if hasattr(r, "lc") and r and hasattr(res, "lc"):
+            first = next(iter(r))
+            return max(1, r.lc.key(first)[1] - res.lc.key(next(iter(res)))[1])
+    return 2
+
+
+def apply_edit(text: str, path: list, value, after: str | None, *, as_json: bool) -> str:
+    """``text`` with the value at ``path`` set to ``value`` (added, with any missing parents, if absent)."""
+    doc = parse(text)
+    lines = text.splitlines(keepends=True)
+    step = _indent_step(doc)
+    node, i = doc, 0
+    while i < len(path) - 1 and _get(node, path[i]) is not _MISSING and hasattr(_get(node, path[i]), "lc"):
+        node, i = node[path[i]], i + 1
+    key = path[i]
+    nested = value
+    for k in reversed(path[i + 1 :]):
+        nested = {k: nested}
+    current = _get(node, key)
+    flow = as_json or node.fa.flow_style()
+    if current is not _MISSING and i == len(path) - 1:
+        return _replace(lines, node, key, current, value, flow=flow, as_json=as_json)
+    return _insert(lines, node, key, nested, after, flow=flow, as_json=as_json, step=step)
+
+
+def _replace(lines, node, key, current, value, *, flow: bool, as_json: bool) -> str:
+    vl, vc = node.lc.value(key)
+    line = lines[vl]
+    if isinstance(value, list) and hasattr(current, "lc"):  # FunctionResponseTypes: [] or a block list
+        if current.fa.flow_style():
+            end = line.index("]", vc) + 1
+            new = _render(value, as_json=as_json, indent=0, step=2)
+            lines[vl] = line[:vc] + new + line[end:]
+        else:
+            il, ic = current.lc.item(0)
+            lines.insert(il, " " * ic + "- " + _render(value[0], as_json=as_json, indent=0, step=2) + "\n")
+        return "".join(lines)
+    if (
+        hasattr(current, "lc")
+        or getattr(current, "tag", None) is not None
+        and str(getattr(current.tag, "value", "") or "").startswith("!")
+    ):
+        raise _Skip("the value comes from an intrinsic function or parameter")
+    end = _scalar_end(line, vc, flow)
+    old = line[vc:end]
+    new = _render(value, as_json=as_json, indent=0, step=2)
+    if old[:1] in ("'", '"') and not as_json:
+        new = old[0] + str(value) + old[0]  # keep the template's quoting ("600" stays a quoted string)
+    elif old[:1] == '"' and as_json and isinstance(value, int):
+        new = f'"{value}"'
+    lines[vl] = line[:vc] + new + line[end:]
+    return "".join(lines)
+
+
+def _insert(lines, node, key, value, after, *, flow: bool, as_json: bool, step: int) -> str:
+    keys = list(node)
+    if not keys:
+        raise _Skip("an empty mapping")
+    kl, kc = node.lc.key(keys[0])
+    if flow:
+        text = _render(value, as_json=as_json, indent=kc, step=step) if as_json else _render_flow(value)
+        rendered = f"{json.dumps(key) if as_json else key}: {text}"
+        line = lines[kl]
+        if line[:kc].strip() == "":  # one key per line: a line of its own
+            lines.insert(kl, " " * kc + rendered + ",\n")
+        else:
+            lines[kl] = line[:kc] + rendered + ", " + line[kc:]
+        return "".join(lines)
+    body = _render(value, as_json=False, indent=kc, step=step)
+    block = " " * kc + f"{key}:" + (body if body.startswith("\n") else " " + body) + "\n"
+    at = kl
+    if after is not None and after in node:
+        at = _block_end(lines, node.lc.key(after)[0], kc)
+    elif not hasattr(node[keys[-1]], "lc"):
+        ll, _ = node.lc.value(keys[-1])
+        if not str(lines[ll]).rstrip().endswith(("|", ">", "|-", ">-")):
+            at = _block_end(lines, ll, kc)
+    lines.insert(at, block)
+    return "".join(lines)
+
+
+def _block_end(lines, start: int, col: int) -> int:
+    """The line after the block that starts at ``start`` (a key at column ``col``), before trailing blanks and
+    comments that belong to what follows."""
+    i = start + 1
+    while i < len(lines):
+        s = lines[i]
+        if s.strip() and not s.lstrip().startswith("#") and len(s) - len(s.lstrip()) <= col:
+            break
+        i += 1
+    while i > start + 1 and (not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#")):
+        i -= 1
+    if i > 0 and not lines[i - 1].endswith("\n"):
+        lines[i - 1] += "\n"
+    return i
+
+
+class _Skip(Exception):
+    pass
+
+
+# ------------------------------------------------------------------------------------------ files
+def fix_text(path: str, text: str, findings: list[Finding]) -> FileFix:
+    """Apply the changes of ``findings`` (those about this file) to ``text``; never raises on a template it
+    cannot edit (the reasons are in ``skipped``)."""
+    out = FileFix(path, text, text)
+    try:
+        doc = parse(text)
+    except Exception:  # noqa: BLE001 - ruamel raises many types; a file that does not parse is never touched
+        out.skipped += [(f, "the file does not parse") for f in findings if f.changes]
+        return out
+    as_json = _is_json(path, text)
+    current = text
+    for f in findings:
+        if not f.changes:
+            continue
+        try:
+            trial = current
+            for ch in f.changes:
+                plan = edits_for(ch, doc)
+                if isinstance(plan, str):
+                    raise _Skip(plan)
+                for p, value, after in plan:
+                    trial = apply_edit(trial, p, value, after, as_json=as_json)
+            _check(trial, as_json)
+        except _Skip as why:
+            out.skipped.append((f, str(why)))
+            continue
+        except Exception as exc:  # noqa: BLE001 - an edit we cannot make safely: leave the text as it was
+            out.skipped.append((f, f"could not be written safely ({type(exc).__name__})"))
+            continue
+        current = trial
+        doc = parse(current)
+        out.applied.append(f)
+    out.after = current
+    return out
+
+
+def _check(text: str, as_json: bool) -> None:
+    if as_json:
+        json.loads(text)
+    else:
+        parse(text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _generated(path: str) -> bool:
+    """A template inside a cloud assembly (cdk.out): written by ``cdk synth``, never edited by hand."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
+
+
+def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
+    """One FileFix per linted template file that has findings with changes. Writes the changed ones when
+    ``write`` (in place, same encoding; a file that changed since it was read is left alone)."""
+    results = []
+    for path in files:
+        if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
+            continue
+        mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
+        if not mine or _generated(path):
+            continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise VisguardError(f"cannot read the template to fix it: {exc}", file=path) from None
+        ff = fix_text(path, text, mine)
+        if write and ff.changed:
+            tmp = f"{path}.visguard-fix.tmp"
+            try:
+                with open(tmp, "w", encoding="utf-8", newline="") as fh:
+                    fh.write(ff.after)
+                os.replace(tmp, path)
+            except OSError as exc:
+                if os.path.exists(tmp):
+                    os.unlink(tmp)
+                raise VisguardError(f"cannot write the fixed template: {exc.strerror}", file=path) from None
+        results.append(ff)
+    return results
+
+
+# ------------------------------------------------------------------------------------------ SARIF + CLI
+def replacements(before: str, after: str) -> list[dict]:
+    """SARIF ``replacements`` (whole lines, 1-based) that turn ``before`` into ``after``."""
+    import difflib as _d
+
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for tag, i1, i2, j1, j2 in _d.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            continue
+        region = {"startLine": i1 + 1, "startColumn": 1}
+        if i2 > i1:
+            region.update(
+                endLine=i2 + 1, endColumn=1
+            )  # up to the start of the line after the last deleted one
+        else:
+            region.update(endLine=i1 + 1, endColumn=1)  # an insertion: an empty region
+        out.append({"deletedRegion": region, "insertedContent": {"text": "".join(b[j1:j2])}})
+    return out
+
+
+def sarif_fixes(finding: Finding, uri: str, _cache: dict | None = None) -> list[dict]:
+    """The SARIF ``fixes`` of a finding: its structured changes as an artifact change of its file (none when the
+    template cannot take them mechanically)."""
+    from visguard.linter.changes import describe
+
+    path = finding.location.file
+    if not finding.changes or not path or not path.lower().endswith(FIXABLE_SUFFIXES):
+        return []
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            text = fh.read()
+    except (OSError, UnicodeDecodeError):
+        return []
+    ff = fix_text(path, text, [finding])
+    if not ff.changed:
+        return []
+    text_ = "; ".join(describe(c) for c in finding.changes)
+    return [
+        {
+            "description": {"text": text_[0].upper() + text_[1:] + "."},
+            "artifactChanges": [
+                {"artifactLocation": {"uri": uri}, "replacements": replacements(ff.before, ff.after)}
+            ],
+        }
+    ]
+
+
+def cli_step(diff: bool, result, relint, out=None, err=None):
+    """``visguard lint --fix`` / ``--diff`` between linting and reporting. Returns (anything changed, the lint
+    result to report: re-linted after writing fixes)."""
+    import sys
+
+    from visguard.engine.cli_guard import printable
+
+    out, err = out or sys.stdout, err or sys.stderr
+    fixes = fix_files(result.files, result.findings, write=not diff)
+    changed = False
+    for ff in fixes:
+        for f, why in ff.skipped:
+            err.write(
+                printable(f"visguard lint: {ff.path}: {f.rule} on {f.queue} not fixed automatically: {why}")
+                + "\n"
+            )
+        if not ff.changed:
+            continue
+        changed = True
+        if diff:
+            out.write(ff.diff())
+        else:
+            err.write(printable(f"visguard lint: {ff.path}: fixed {len(ff.applied)} finding(s)") + "\n")
+    if changed and not diff:
+        result = relint()
+    return changed, result
