@@ -233,6 +233,7 @@ class Engine(Clock):
         self._nmsg = 0
         self._queues = {}  # (region, name) -> Queue
         self._by_arn = {}
+        self._by_url = {}  # the URL the engine gave each queue (the client's hot lookup)
         self._nqueues = 0
         # one bound method each, so the event loop can recognise (and drop) idle wake-ups and poll timeouts
         self._wake_fn = self._guard_a = self._wake
@@ -296,6 +297,7 @@ class Engine(Clock):
         self._apply(q, parsed, creating=True)
         self._queues[q._key] = q
         self._by_arn[q.arn] = q
+        self._by_url[q.url] = q
         self._deleted.pop(q._key, None)
         return q
 
@@ -308,6 +310,9 @@ class Engine(Clock):
             raise E.no_such_queue()
         if not isinstance(ref, str):
             raise E.no_such_queue()
+        q = self._by_url.get(ref)
+        if q is not None:
+            return q
         if ref.startswith("arn:"):
             q = self._by_arn.get(ref)
         elif "/" in ref:
@@ -338,6 +343,7 @@ class Engine(Clock):
         q = self.get_queue(q)
         del self._queues[q._key]
         del self._by_arn[q.arn]
+        del self._by_url[q.url]
         self._deleted[q._key] = self.now
         if len(self._deleted) > 1024:
             self._deleted = {k: t for k, t in self._deleted.items() if self.now - t < NAME_REUSE_WAIT}
