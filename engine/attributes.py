@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 import re
 
+from visguard import facts
+
 from . import errors as E
 
-MAX_VISIBILITY = 43_200  # 12 h: queue, ReceiveMessage and ChangeMessageVisibility (ev. 1.1)
+MAX_VISIBILITY = facts.MAX_VISIBILITY  # 12 h: queue, ReceiveMessage and ChangeMessageVisibility (ev. 1.1)
 
 # queue attributes: name -> (min, max, default) for the integer ones (DOC: CreateQueue attribute table)
 INT_ATTRIBUTES = {
-    "VisibilityTimeout": (0, MAX_VISIBILITY, 30),
-    "DelaySeconds": (0, 900, 0),
-    "MessageRetentionPeriod": (60, 1_209_600, 345_600),
+    "VisibilityTimeout": (0, MAX_VISIBILITY, facts.DEFAULT_VISIBILITY_TIMEOUT),
+    "DelaySeconds": (facts.DELAY.lo, facts.DELAY.hi, facts.DEFAULT_DELAY),
+    "MessageRetentionPeriod": (facts.RETENTION.lo, facts.RETENTION.hi, facts.DEFAULT_RETENTION),
     "MaximumMessageSize": (1024, 1_048_576, 1_048_576),
     "ReceiveMessageWaitTimeSeconds": (0, 20, 0),
 }

@@ -29,6 +29,8 @@ import random
 from collections import deque
 from heapq import heapify, heappop, heappush
 
+from visguard import facts
+
 from . import attributes as A
 from . import errors as E
 from .attributes import INT_ATTRIBUTES, MAX_VISIBILITY, STR_ATTRIBUTES  # noqa: F401  (re-exported)
@@ -134,9 +136,9 @@ class Queue:
         self.url = f"https://sqs.{region}.amazonaws.com/{engine.account_id}/{name}"
         self.arn = f"arn:aws:sqs:{region}:{engine.account_id}:{name}"
         self.fifo = name.endswith(".fifo")
-        self.visibility_timeout = 30
-        self.delay_seconds = 0
-        self.retention = 345_600
+        self.visibility_timeout = facts.DEFAULT_VISIBILITY_TIMEOUT
+        self.delay_seconds = facts.DEFAULT_DELAY
+        self.retention = facts.DEFAULT_RETENTION
         self.max_message_size = 1_048_576
         self.wait_time = 0
         self.content_dedup = False
@@ -200,7 +202,7 @@ class Engine(Clock):
     def __init__(
         self,
         *,
-        inflight_limit: int = 120_000,
+        inflight_limit: int = facts.INFLIGHT_QUOTA["standard"],
         stale_delete: str = "delete",
         short_poll_sampling: bool | float = False,
         cap_anchor: str = "receive",
@@ -583,7 +585,7 @@ class Engine(Clock):
             if len(q._dedup) > q._dedup_gc:  # forget ids older than 5 minutes, amortised O(1) per send
                 q._dedup = {k: v for k, v in q._dedup.items() if v[0] > now}
                 q._dedup_gc = max(4096, 2 * len(q._dedup))
-        elif delay is not None and not 0 <= delay <= 900:
+        elif delay is not None and not facts.DELAY.lo <= delay <= facts.DELAY.hi:
             raise E.delay_range(delay)
         self._nmsg += 1
         m = Message(f"{self._idbase}{self._nmsg:012x}", body, next(self._seq), q, now, group_id, dedup_id,

@@ -11,6 +11,8 @@ import argparse
 import json
 from datetime import UTC, datetime
 
+from visguard import facts
+
 from .core import Engine
 
 
@@ -165,8 +167,8 @@ def main(argv: list[str], prog: str) -> int:
     a = ap.parse_args(argv)
     from visguard.errors import VisguardError
 
-    if not 1 <= a.visibility_timeout <= 43_200:
-        raise VisguardError("must be 1-43200 seconds", place="--visibility-timeout")
+    if not 1 <= a.visibility_timeout <= facts.MAX_VISIBILITY:
+        raise VisguardError(f"must be 1-{facts.MAX_VISIBILITY} seconds", place="--visibility-timeout")
     if not 1 <= a.max_receive_count <= 1000:
         raise VisguardError("must be 1-1000", place="--max-receive-count")
     if not 1 <= a.heartbeat <= 43_000:

@@ -19,10 +19,11 @@ import time
 from functools import partial
 
 import numpy as np
+from visguard import facts
 from visguard.engine import Engine, SQSError
 from visguard.engine.scenario import Scenario
 
-MAX_VISIBILITY = 43_200
+MAX_VISIBILITY = facts.MAX_VISIBILITY
 _BLOCK = 8192
 
 
@@ -143,7 +144,9 @@ def make_queues(eng: Engine, sc: Scenario):
     if sc.queue_delay:
         attrs["DelaySeconds"] = str(int(sc.queue_delay))
     if sc.max_receive_count:
-        dlq = eng.create_queue(f"sim-dlq{suffix}", {**base, "MessageRetentionPeriod": "1209600"})
+        dlq = eng.create_queue(
+            f"sim-dlq{suffix}", {**base, "MessageRetentionPeriod": str(facts.RETENTION.hi)}
+        )
         attrs["RedrivePolicy"] = json.dumps(
             {"deadLetterTargetArn": dlq.arn, "maxReceiveCount": sc.max_receive_count}
         )

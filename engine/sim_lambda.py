@@ -18,10 +18,11 @@ scenario parameter (consumer.lambda.*) with the default named there.
 
 from __future__ import annotations
 
+from visguard import facts
 from visguard.engine import SQSError
 from visguard.engine.sim import Fleet
 
-MAX_VISIBILITY = 43_200
+MAX_VISIBILITY = facts.MAX_VISIBILITY
 _TICK = 1.0  # seconds between scaling decisions
 
 

@@ -245,6 +245,19 @@ def expand_paths(
     return [i.path for i in inputs], errors
 
 
+def _note_findings(model: Model, config: LintConfig) -> list[Finding]:
+    """VG902 (info) once for each value a loader could not evaluate (``model.notes``: Terraform, Serverless)."""
+    notes = getattr(model, "notes", None) or []
+    if not notes or "VG902" in config.disabled:
+        return []
+    rule = ALL_RULES["VG902"]
+    sev = Severity(config.severity_overrides.get("VG902", rule.severity))
+    return [
+        Finding("VG902", sev, n.message, n.location.path or n.location.file, n.location, fix=rule.fix)
+        for n in notes
+    ]
+
+
 def lint_paths(
     paths: Iterable[str],
     *,
@@ -296,7 +309,7 @@ def lint_paths(
             continue
         result.files.append(path)
         result.queues += len(model.queues)
-        result.findings += meta + findings
+        result.findings += meta + findings + _note_findings(model, file_config)
     result.findings += _config_meta_findings(config)
     result.findings = sort_findings(result.findings)
     return result

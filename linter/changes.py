@@ -125,7 +125,9 @@ def words(change: Change, source: str = "cloudformation") -> tuple[str, str]:
     """(name, value) of a change as the door ``source`` writes it: ``("VisibilityTimeout", "185")`` for a
     template, ``("visibility_timeout_seconds", "185")`` for Terraform."""
     try:  # the Terraform engineer's registry, keyed by Queue.source (when it is there)
-        from visguard.linter import dialects  # type: ignore[attr-defined]
+        import importlib
+
+        dialects = importlib.import_module("visguard.linter.dialects")
 
         own = getattr(dialects, "change_words", None)
         if own is not None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from visguard import facts
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
+from visguard.policy import Z99 as _Z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
 __all__ = ["RiskFigures", "RuleContext"]
-
-# z-score of the 99th percentile of a standard normal distribution (for lognormal profiles from p50/p99).
-_Z99 = 2.3263478740408408
 
 
 @dataclass
@@ -75,7 +74,11 @@ class RuleContext:
         v = queue.visibility_timeout
         if v is None:
             return 30.0
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 43_200:
+        if (
+            isinstance(v, bool)
+            or not isinstance(v, (int, float))
+            or not facts.VISIBILITY_TIMEOUT.lo <= v <= facts.VISIBILITY_TIMEOUT.hi
+        ):
             return None
         return float(v)
 

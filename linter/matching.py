@@ -30,5 +30,8 @@ def is_glob(pattern: str) -> bool:
 
 
 def matches(pattern: str, queue: Queue) -> bool:
-    """Whether ``pattern`` (a glob or an exact name) names ``queue``."""
-    return any(fnmatch.fnmatchcase(n, pattern) for n in queue_names(queue))
+    """Whether ``pattern`` (a glob or an exact name) names ``queue``. An exact name matches first, so a
+    Terraform address such as ``aws_sqs_queue.jobs["a"]`` (whose ``[...]`` fnmatch reads as a character class)
+    names its queue."""
+    names = queue_names(queue)
+    return pattern in names or any(fnmatch.fnmatchcase(n, pattern) for n in names)

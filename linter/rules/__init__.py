@@ -71,6 +71,23 @@ META_RULES: dict[str, Rule] = {
         fix="Use an id listed by `visguard rules` (VGnnn), or remove the suppression.",
         tags=("suppression",),
     ),
+    "VG902": Rule(
+        id="VG902",
+        slug="value-not-evaluated",
+        title="A value the loader could not evaluate",
+        severity=Severity.INFO,
+        rationale=(
+            "Terraform and the Serverless Framework compute some values only at plan or deploy time (a data "
+            "source, an SSM parameter, a remote module output). visguard never guesses such a value: the rules "
+            "that need it stay quiet, and this note says once what was not evaluated and why, so a clean run is "
+            "not mistaken for a checked one."
+        ),
+        source="https://github.com/visguard/visguard/blob/main/README.md#terraform",
+        fix="Give the value on the command line (Terraform: --var NAME=VALUE or --var-file; Serverless: "
+        "--var NAME=VALUE for ${opt:NAME}, --var env:NAME=VALUE), lint the Terraform plan JSON (terraform show "
+        "-json), or write the value as a literal.",
+        tags=("loader",),
+    ),
 }
 
 ALL_RULES: dict[str, Rule] = {**RULES, **META_RULES}

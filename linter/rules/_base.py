@@ -142,11 +142,15 @@ def queue_need_of(queue, ctx, *, profiled_only: bool = False):
 
 def prop(queue, field: str, scope: str = "queue") -> str:
     """A setting's name in the words of the door ``queue`` came from (issue 14 §5): ``VisibilityTimeout`` in a
-    template or the audit, ``visibility_timeout_seconds`` in Terraform (``visguard.linter.changes.words``)."""
+    template or the audit (``visguard.linter.changes.words``). Inputs with a dialect in
+    ``visguard.linter.dialects.DIALECTS`` (Terraform, Serverless) get CloudFormation words here: their dialect
+    rewrites the whole sentence after the rules (a tfvars variable, a module input, a serverless.yml path)."""
     from visguard.linter.changes import words
+    from visguard.linter.dialects import DIALECTS
     from visguard.linter.model import Change
 
-    return words(Change(scope, queue.id, field, None), queue.source)[0]
+    source = "cloudformation" if queue.source in DIALECTS else queue.source
+    return words(Change(scope, queue.id, field, None), source)[0]
 
 
 def need_fix(need, name: str = "VisibilityTimeout") -> str:

@@ -417,8 +417,37 @@ class TerraformLoader:
         except RecursionError:
             raise VisguardError("expression or module nesting too deep", file=self.root) from None
         model = build_model(self.resources, self.root)
+        self.note_unknown_values(model)
         out = TerraformModel(queues=model.queues, source_file=model.source_file, notes=self.notes)
         return out
+
+    def note_unknown_values(self, model: Model) -> None:
+        """A setting the rules need whose value is not known here (a data source, a remote output): noted once
+        each (what and why), never guessed; the rules that need it stay quiet."""
+        from visguard.linter.dialects import TERRAFORM_NAMES
+
+        hcl = {fld: arg for fld, arg in TERRAFORM_NAMES.values() if fld}
+        hcl["function_timeout"] = "timeout"
+        hcl["max_receive_count"] = "maxReceiveCount in redrive_policy"
+        for q in model.queues.values():
+            items = [(q.id, q, f) for f in ("visibility_timeout", "message_retention", "delay")]
+            if q.redrive is not None:
+                items.append((q.id, q.redrive, "max_receive_count"))
+            items += [
+                (c.id, c, f)
+                for c in q.consumers
+                for f in ("function_timeout", "batch_size", "batching_window", "reserved_concurrency")
+            ]
+            for owner, obj, fld in items:
+                value = getattr(obj, fld, None)
+                if isinstance(value, str):
+                    where = (getattr(obj, "locations", None) or {}).get(fld) or getattr(obj, "location", None)
+                    where = where or q.location
+                    self.note(
+                        where,
+                        f"{owner}: {hcl.get(fld, fld)} is not known here ({value.strip('${}')}); "
+                        "the rules that need it are skipped",
+                    )
 
 
 def scope_suppressions(scope: Scope) -> list[Suppression]:

@@ -110,7 +110,8 @@ def test_fixture_fixes_apply_and_clear_the_finding(rule_dir, monkeypatch):
     models = []
     real = api.lint_model
     monkeypatch.setattr(api, "lint_model", lambda m, *a, **k: models.append((m, a, k)) or real(m, *a, **k))
-    api.lint_paths([str(rule_dir / "fail.yaml")], config=config)
+    fail = rule_dir / "fail.yaml"
+    api.lint_paths([str(fail if fail.is_file() else rule_dir / "fail")], config=config)
     monkeypatch.undo()
     assert models
     rule = rule_dir.name.upper()
