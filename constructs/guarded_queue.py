@@ -3,6 +3,7 @@ its consumers at synth time, the linter's rules run over its settings, and alarm
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
@@ -11,6 +12,7 @@ from weakref import WeakKeyDictionary
 from .compat import require_supported
 
 require_supported()  # a clear error naming the installed version, before any aws_cdk name is imported
+
 
 import jsii  # noqa: E402
 from aws_cdk import Annotations, Duration, Token  # noqa: E402
@@ -79,6 +81,36 @@ def _number(value: float | None, what: str, strict: bool = True) -> float | None
 
 # Construct path of each scope a GuardedQueue was created in: one jsii round trip per scope, not per queue.
 _SCOPE_PATHS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+# What a Lambda consumer's function holds (path, timeout, reserved concurrency), read once per function: a function
+# that consumes several GuardedQueues costs its jsii round trips once.
+_FUNCTION_FACTS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _function_facts(fn: Any) -> tuple[str, float | None, int | None]:
+    """(construct path, timeout in seconds, reserved concurrency) of a consumer function, cached per function.
+    For an ``aws_lambda.Function`` they are read from its CfnFunction, what the template will hold: a Timeout in
+    seconds (absent: Lambda's default of 3 s), one jsii round trip fewer than ``fn.timeout.to_seconds()``; an
+    imported function has no timeout (None)."""
+    try:
+        cached = _FUNCTION_FACTS.get(fn)
+    except TypeError:
+        cached = None
+    if cached is not None:
+        return cached
+    node = fn.node
+    timeout = reserved = None
+    if isinstance(fn, lambda_.Function):
+        cfn = node.default_child
+        timeout = _number(cfn.timeout, "function timeout")
+        timeout = 3.0 if timeout is None else timeout
+        reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
+        reserved = int(reserved) if reserved is not None else None
+    facts = (node.path, timeout, reserved)
+    with contextlib.suppress(TypeError):
+        _FUNCTION_FACTS[fn] = facts
+    return facts
 
 
 def _child_path(scope: Construct, id: str) -> str:
@@ -226,27 +258,19 @@ class GuardedQueue(Construct):
         """Subscribe ``fn`` with an SqsEventSource (partial batch responses on by default). ``function_timeout``
         is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none)."""
         timeout = _seconds(function_timeout, "function_timeout")
-        node = fn.node
-        reserved = None
-        if isinstance(fn, lambda_.Function):
-            # What the template will hold, read from the CfnFunction: its Timeout is a number of seconds (absent:
-            # Lambda's default of 3 s), one jsii round trip fewer than fn.timeout.to_seconds().
-            cfn = node.default_child
-            if timeout is None:
-                timeout = _number(cfn.timeout, "function timeout")
-                timeout = 3.0 if timeout is None else timeout
-            reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
-            reserved = int(reserved) if reserved is not None else None
-        elif timeout is None:
-            own = getattr(fn, "timeout", None)
+        path, own_timeout, reserved = _function_facts(fn)
+        if timeout is None:
+            timeout = own_timeout
+        if timeout is None:
+            own = getattr(fn, "timeout", None)  # an imported function: IFunction has no timeout
             if own is None:
                 raise GuardError(
-                    f"{self._path}: cannot see the timeout of imported function {node.path}; "
+                    f"{self._path}: cannot see the timeout of imported function {path}; "
                     "pass function_timeout=Duration.seconds(N)"
                 )
             timeout = _seconds(own, "function timeout")
         spec = LambdaSpec(
-            id=node.path,
+            id=path,
             function_timeout=timeout,
             batch_size=batch_size,
             batching_window=_seconds(max_batching_window, "max_batching_window"),

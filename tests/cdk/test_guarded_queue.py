@@ -448,3 +448,28 @@ def test_function_facts_come_from_the_cfn_function(error_stack):
             fn("TokenFn", timeout=Duration.seconds(seconds))
         )
     assert Token.is_unresolved(seconds)
+
+
+def test_a_shared_consumer_function_is_read_once(error_stack, make_function, monkeypatch):
+    """Read consumer settings once per synth: a function consuming a second GuardedQueue costs none of the jsii
+    round trips that read its path, timeout and reserved concurrency again."""
+    from jsii._kernel.providers import process
+    from visguard.constructs import GuardedQueue
+
+    sent = [0]
+    send = process._NodeProcess.send
+
+    def counted(self, request, response_type):
+        sent[0] += 1
+        return send(self, request, response_type)
+
+    monkeypatch.setattr(process._NodeProcess, "send", counted)
+    fn = make_function(error_stack, "SharedFn", 20)
+    costs = []
+    for name in ("SharedA", "SharedB"):
+        q = GuardedQueue(error_stack, name)
+        before = sent[0]
+        q.add_lambda_consumer(fn)
+        costs.append(sent[0] - before)
+        assert q.visibility_timeout_seconds == 120 and q.settings.lambdas[0].id == "Errors/SharedFn"
+    assert costs[1] <= costs[0] - 5, costs
