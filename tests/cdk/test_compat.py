@@ -94,3 +94,22 @@ def test_rules_without_cdk_advice_keep_the_linter_fix():
         "Keep the FIFO visibility timeout close"
     )
     assert cdk_fix("VG011", None, guarded=True) is None
+
+
+def test_acknowledge_needs_a_visguard_rule_and_a_reason():
+    from visguard.constructs import acknowledge
+
+    with pytest.raises(ValueError, match="not a visguard rule id"):
+        acknowledge(object(), "E3505", reason="cfn-lint's")
+    with pytest.raises(ValueError, match="give a reason for acknowledging VG011"):
+        acknowledge(object(), "visguard::VG011", reason="  ")
+
+
+def test_acknowledgements_apply_to_the_path_and_below():
+    from visguard.constructs.acks import is_acknowledged
+
+    acks = [("App/Orders", "visguard::VG021", "cheap retries"), ("Other", "visguard::VG011", "")]
+    assert is_acknowledged(acks, "VG021", "App/Orders/Queue/Resource") == "cheap retries"
+    assert is_acknowledged(acks, "VG021", "App/OrdersTwo/Queue/Resource") is None  # a sibling, not a child
+    assert is_acknowledged(acks, "VG011", "App/Orders/Queue/Resource") is None
+    assert is_acknowledged(acks, "VG011", "Other") == ""  # acknowledged, without a reason (VG900 reports it)
