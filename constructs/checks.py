@@ -261,9 +261,10 @@ class CheckResult:
         lines = []
         for e in self.entries:
             fix = f" Fix: {e.fix}" if e.fix else ""
+            ack = "" if e.severity == "error" else f" [ack: {ACK_NAMESPACE}::{e.rule}]"  # errors: no ack
             lines.append(
                 f"[{e.severity.capitalize()} at /{_owner(e.construct_path or e.logical_id or '')}] {e.rule} "
-                f"{e.description}{fix} [ack: {ACK_NAMESPACE}::{e.rule}]"
+                f"{e.description}{fix}{ack}"
             )
         lines.append(self.summary())
         return "\n".join(lines)
