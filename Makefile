@@ -4,22 +4,39 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# CDK: the oldest aws-cdk-lib visguard supports (the `[cdk]` extra's lower bound), in a second cached virtualenv:
+# `make test` runs the CDK tests that matter on old releases there too (tests/cdk/MIN_VERSION_TESTS).
+CDK_MIN_VENV ?= .venv-cdk-min
+CDK_MIN := 2.150.0
+CDK_MIN_CONSTRUCTS := 10.4.2
+CDK_MIN_STAMP := $(CDK_MIN_VENV)/.installed-$(CDK_MIN)
 OUT ?= out
-export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+# jsii runs on the Node.js LTS pinned in package.json (npm's `node` package, installed by npm ci): first on PATH.
+export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
+.PHONY: install install-cdk-min demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -m pip install -q --disable-pip-version-check -e '.[cdk,audit,dev]'
 	@if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
+	@node_modules/.bin/node --version >/dev/null  # the pinned Node.js LTS (package.json: node)
 	bash scripts/install-system-deps.sh
 	@touch $@
 
 install: $(STAMP)
+
+$(CDK_MIN_STAMP): pyproject.toml
+	@test -x $(CDK_MIN_VENV)/bin/python || python3 -m venv $(CDK_MIN_VENV)
+	$(CDK_MIN_VENV)/bin/python -m pip install -q --disable-pip-version-check --upgrade pip
+	$(CDK_MIN_VENV)/bin/python -m pip install -q --disable-pip-version-check -e . pytest hypothesis \
+		'aws-cdk-lib==$(CDK_MIN)' 'constructs==$(CDK_MIN_CONSTRUCTS)'
+	@touch $@
+
+install-cdk-min: $(CDK_MIN_STAMP)
 
 demo: install demo-engine demo-cdk demo-lint demo-simulate demo-audit
 	@echo "demo finished: outputs in $(OUT)/"
@@ -27,8 +44,9 @@ demo: install demo-engine demo-cdk demo-lint demo-simulate demo-audit
 demo-engine: install
 	$(BIN)/visguard engine-demo --out $(OUT)/engine/demo-timeline.json
 
-test: install
+test: install install-cdk-min
 	$(BIN)/pytest
+	$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)
 
 check: install
 	$(BIN)/ruff check .

@@ -12,13 +12,13 @@ Three stacks of a small shop:
 
 from __future__ import annotations
 
-from aws_cdk import App, Duration, Stack, Validations
+from aws_cdk import App, Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as event_sources
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_sqs as sqs
-from visguard.constructs import AuditRole, GuardedQueue, VisGuardChecks
+from visguard.constructs import AuditRole, GuardedQueue, VisGuardChecks, add_checks
 
 from constructs import Construct
 
@@ -122,14 +122,19 @@ class AuditStack(Stack):
 
 
 def build_app(app: App | None = None) -> App:
-    """The sample app with VisGuardChecks registered (tests pass their own ``App(outdir=...)``)."""
-    app = app or App()
+    """The sample app with VisGuardChecks registered (tests pass their own ``App(outdir=...)``). Releases
+    before ``Validations`` take the plugin only when the App is created."""
+    from visguard.constructs.compat import api
+
+    if app is None:
+        app = App() if api().validations is not None else App(policy_validation_beta1=[VisGuardChecks()])
     OrdersStack(app, "VisguardOrders")
     MediaStack(app, "VisguardMedia")
     AuditStack(
         app, "VisguardAudit", audit_account_id=str(app.node.try_get_context("audit_account") or AUDIT_ACCOUNT)
     )
-    Validations.of(app).add_plugins(VisGuardChecks())
+    if api().validations is not None:
+        add_checks(app, VisGuardChecks())
     return app
 
 

@@ -10,6 +10,10 @@ if __name__ == "constructs":  # pragma: no cover - only when the repo root is on
 # Exports load lazily (PEP 562): importing aws_cdk takes seconds, and visguard.constructs.settings (pure) must
 # stay importable without it.
 _EXPORTS = {
+    "MIN_CDK_VERSION": ".compat",
+    "UnsupportedCdkVersion": ".compat",
+    "acknowledge": ".acks",
+    "add_checks": ".checks",
     "AuditRole": ".audit_role",
     "GuardError": ".guarded_queue",
     "GuardedQueue": ".guarded_queue",
@@ -17,7 +21,7 @@ _EXPORTS = {
     "QueueSettings": ".settings",
     "VisGuardChecks": ".checks",
     "WorkerSpec": ".settings",
-    "ack_id": ".guarded_queue",
+    "ack_id": ".acks",
     "add_queue_alarms": ".alarms",
 }
 __all__ = sorted(_EXPORTS)

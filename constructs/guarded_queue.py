@@ -3,21 +3,29 @@ its consumers at synth time, the linter's rules run over its settings, and alarm
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 from weakref import WeakKeyDictionary
 
-import jsii
-from aws_cdk import Annotations, Duration, Token
-from aws_cdk import aws_lambda as lambda_
-from aws_cdk import aws_lambda_event_sources as event_sources
-from aws_cdk import aws_sqs as sqs
-from visguard.linter.model import Severity
+from .compat import require_supported
 
-from constructs import Construct, IValidation
+require_supported()  # a clear error naming the installed version, before any aws_cdk name is imported
 
-from .settings import (
+
+import jsii  # noqa: E402
+from aws_cdk import Annotations, Duration, Token  # noqa: E402
+from aws_cdk import aws_lambda as lambda_  # noqa: E402
+from aws_cdk import aws_lambda_event_sources as event_sources  # noqa: E402
+from aws_cdk import aws_sqs as sqs  # noqa: E402
+from visguard.linter.model import Severity  # noqa: E402
+
+from constructs import Construct, IValidation  # noqa: E402
+
+from .acks import ACK_NAMESPACE, ack_id, acknowledge, acknowledged_in_tree  # noqa: E402, F401
+from .fixes import cdk_fix  # noqa: E402
+from .settings import (  # noqa: E402
     DLQ_RETENTION,
     LambdaSpec,
     QueueSettings,
@@ -37,8 +45,6 @@ CONSUMER_RULES = frozenset({"VG030", "VG032"})
 RANGE_RULES = frozenset({"VG001", "VG002", "VG005"})
 # Queue props copied to the DLQ so both queues of the pair have the same security posture.
 SHARED_PROPS = ("encryption", "encryption_master_key", "data_key_reuse", "enforce_ssl", "removal_policy")
-# Acknowledge a finding with Validations.of(x).acknowledge(Acknowledgment(id="visguard::VG011", reason=...)).
-ACK_NAMESPACE = "visguard"
 
 
 class GuardError(ValueError):
@@ -49,10 +55,6 @@ class GuardError(ValueError):
 def seconds_duration(seconds: int) -> Duration:
     """A shared Duration per constant (Durations are immutable): one jsii round trip fewer per construct."""
     return Duration.seconds(seconds)
-
-
-def ack_id(rule: str) -> str:
-    return f"{ACK_NAMESPACE}::{rule}"
 
 
 def _seconds(value: Duration | None, what: str) -> float | None:
@@ -81,6 +83,36 @@ def _number(value: float | None, what: str, strict: bool = True) -> float | None
 _SCOPE_PATHS: WeakKeyDictionary = WeakKeyDictionary()
 
 
+# What a Lambda consumer's function holds (path, timeout, reserved concurrency), read once per function: a function
+# that consumes several GuardedQueues costs its jsii round trips once.
+_FUNCTION_FACTS: WeakKeyDictionary = WeakKeyDictionary()
+
+
+def _function_facts(fn: Any) -> tuple[str, float | None, int | None]:
+    """(construct path, timeout in seconds, reserved concurrency) of a consumer function, cached per function.
+    For an ``aws_lambda.Function`` they are read from its CfnFunction, what the template will hold: a Timeout in
+    seconds (absent: Lambda's default of 3 s), one jsii round trip fewer than ``fn.timeout.to_seconds()``; an
+    imported function has no timeout (None)."""
+    try:
+        cached = _FUNCTION_FACTS.get(fn)
+    except TypeError:
+        cached = None
+    if cached is not None:
+        return cached
+    node = fn.node
+    timeout = reserved = None
+    if isinstance(fn, lambda_.Function):
+        cfn = node.default_child
+        timeout = _number(cfn.timeout, "function timeout")
+        timeout = 3.0 if timeout is None else timeout
+        reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
+        reserved = int(reserved) if reserved is not None else None
+    facts = (node.path, timeout, reserved)
+    with contextlib.suppress(TypeError):
+        _FUNCTION_FACTS[fn] = facts
+    return facts
+
+
 def _child_path(scope: Construct, id: str) -> str:
     """The construct path a child ``id`` of ``scope`` gets, as constructs' Node computes it: the ids of the
     scopes below the root joined by "/", with "/" inside an id replaced by "--"."""
@@ -105,7 +137,9 @@ class GuardedQueue(Construct):
       (or 2 x heartbeat interval) for workers and for the queue's own ``processing_p50``/``processing_p99``;
       the largest wins.
     - Settings the rules call errors fail synthesis with the construct path, rule id and fix; warnings and
-      infos become annotations acknowledgeable with ``Validations.of(x).acknowledge(id="visguard::VGnnn")``.
+      infos become annotations (fixes in CDK terms), acknowledgeable on every release with
+      ``visguard.constructs.acknowledge(x, "VGnnn", reason=...)`` (or ``queue.acknowledge``), and where the
+      release has it ``Validations.of(x).acknowledge(Acknowledgment(id="visguard::VGnnn", ...))``.
     - ``alarms=True`` adds two CloudWatch alarms, ``aws_cloudwatch.CfnAlarm`` (L1) objects (``dlq_alarm``: DLQ
       has visible messages; ``age_alarm``: age of the oldest message above ``age_alarm_threshold`` or a
       threshold derived from the settings), with ``alarm_topic`` (an SNS topic) as their action when given;
@@ -224,27 +258,19 @@ class GuardedQueue(Construct):
         """Subscribe ``fn`` with an SqsEventSource (partial batch responses on by default). ``function_timeout``
         is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none)."""
         timeout = _seconds(function_timeout, "function_timeout")
-        node = fn.node
-        reserved = None
-        if isinstance(fn, lambda_.Function):
-            # What the template will hold, read from the CfnFunction: its Timeout is a number of seconds (absent:
-            # Lambda's default of 3 s), one jsii round trip fewer than fn.timeout.to_seconds().
-            cfn = node.default_child
-            if timeout is None:
-                timeout = _number(cfn.timeout, "function timeout")
-                timeout = 3.0 if timeout is None else timeout
-            reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
-            reserved = int(reserved) if reserved is not None else None
-        elif timeout is None:
-            own = getattr(fn, "timeout", None)
+        path, own_timeout, reserved = _function_facts(fn)
+        if timeout is None:
+            timeout = own_timeout
+        if timeout is None:
+            own = getattr(fn, "timeout", None)  # an imported function: IFunction has no timeout
             if own is None:
                 raise GuardError(
-                    f"{self._path}: cannot see the timeout of imported function {node.path}; "
+                    f"{self._path}: cannot see the timeout of imported function {path}; "
                     "pass function_timeout=Duration.seconds(N)"
                 )
             timeout = _seconds(own, "function timeout")
         spec = LambdaSpec(
-            id=node.path,
+            id=path,
             function_timeout=timeout,
             batch_size=batch_size,
             batching_window=_seconds(max_batching_window, "max_batching_window"),
@@ -342,18 +368,28 @@ class GuardedQueue(Construct):
         """The linter's findings for this queue pair with the consumers added so far."""
         return self._lint(self._settings)
 
+    def acknowledge(self, rule: str, *, reason: str) -> None:
+        """Acknowledge visguard rule ``rule`` ("VG021") on this queue: ``acknowledge(self, rule, reason=...)``,
+        honoured by these checks and by VisGuardChecks on every supported aws-cdk-lib."""
+        acknowledge(self, rule, reason=reason)
+
     def validate(self) -> list[str]:
         """IValidation: the rule catalogue's errors (synthesis stops on them); warnings and infos become
-        annotations acknowledgeable as ``visguard::VGnnn``."""
+        annotations acknowledgeable as ``visguard::VGnnn``. Acknowledged rules (on this construct or a parent,
+        ``acknowledge`` or ``Validations.acknowledge``) are left out here, whatever the release does."""
         errors = []
-        for finding in self.findings():
-            text = format_finding(finding)  # CDK prefixes errors and annotations with the construct path
+        found = self.findings()
+        acked = acknowledged_in_tree(self) if found else {}
+        for finding in found:
+            if finding.rule in acked and finding.severity is not Severity.ERROR:
+                continue
+            text = _text(finding)  # CDK prefixes errors and annotations with the construct path
             if finding.severity is Severity.ERROR:
                 errors.append(text)
             elif finding.severity is Severity.WARNING:
                 Annotations.of(self).add_warning_v2(ack_id(finding.rule), text)
             else:
-                Annotations.of(self).add_info_v2(ack_id(finding.rule), text)
+                _add_info(self, finding.rule, text)
         return errors
 
     def _lint(self, settings: QueueSettings) -> list:
@@ -366,7 +402,22 @@ def _raise_errors(found: list, rules: frozenset[str], where: str) -> None:
     """Raise the first error of ``rules`` now, for settings CDK itself would reject less helpfully."""
     for finding in found:
         if finding.severity is Severity.ERROR and finding.rule in rules:
-            raise GuardError(format_finding(finding, where))
+            raise GuardError(_text(finding, where))
+
+
+def _add_info(scope: Construct, rule: str, text: str) -> None:
+    """An info annotation tagged with its acknowledgement id; releases before ``add_info_v2`` (2.150.0 has only
+    ``add_info``) get the tag written into the text, as ``add_warning_v2`` does it."""
+    annotations = Annotations.of(scope)
+    if hasattr(annotations, "add_info_v2"):
+        annotations.add_info_v2(ack_id(rule), text)
+    else:
+        annotations.add_info(f"{text} [ack: {ack_id(rule)}]")
+
+
+def _text(finding, where: str | None = None) -> str:
+    """A finding as one line, its fix in CDK terms."""
+    return format_finding(replace(finding, fix=cdk_fix(finding.rule, finding.fix, guarded=True)), where)
 
 
 def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | None]:

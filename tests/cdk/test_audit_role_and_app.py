@@ -65,7 +65,6 @@ def run_cdk_synth(out: Path, *extra: str) -> subprocess.CompletedProcess:
         )
     env = {
         **os.environ,
-        "JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION": "1",
         "CDK_DISABLE_CLI_TELEMETRY": "true",
     }
     proc = subprocess.run(
@@ -120,6 +119,8 @@ def test_cli_synth_of_the_sample_app(cli_synth):
         "sqs:ReceiveMessage" in actions and "sqs:DeleteMessage" in actions
     )  # grantee= of the worker consumer
     assert "VG011" in stderr  # the CLI prints the validation report
+    assert "end-of-life" not in stderr and "!!" not in stderr  # jsii runs on the pinned Node LTS: no banner
+    assert "VisguardOrders/LegacyReports: visibility timeout 60 s" in stderr  # the construct path leads
 
 
 def test_sample_app_report_catches_the_plain_queue_only(cli_synth):

@@ -11,10 +11,10 @@ import pytest
 
 @pytest.fixture(scope="module")
 def scenarios(cdk, make_function):
-    from aws_cdk import Acknowledgment, App, Duration, Stack, Validations
+    from aws_cdk import App, Duration, Stack
     from aws_cdk import aws_sns as sns
     from aws_cdk import aws_sqs as sqs
-    from visguard.constructs import GuardedQueue
+    from visguard.constructs import GuardedQueue, acknowledge
 
     app = App()
     s = {}
@@ -80,10 +80,14 @@ def scenarios(cdk, make_function):
     st = Stack(app, "Acked")
     q = GuardedQueue(st, "Fragile", max_receive_count=2)
     q.add_lambda_consumer(make_function(st, "Fn", 10))
-    Validations.of(st).acknowledge(
-        Acknowledgment(id="visguard::VG021", reason="retries are cheap; DLQ is replayed daily")
-    )
+    acknowledge(st, "VG021", reason="retries are cheap; DLQ is replayed daily")  # every supported release
     s["Acked"] = (st, q)
+
+    st = Stack(app, "QueueAcked")
+    q = GuardedQueue(st, "Fragile", max_receive_count=2)
+    q.add_lambda_consumer(make_function(st, "Fn", 10), report_batch_item_failures=False)
+    q.acknowledge("VG031", reason="the handler is idempotent per batch")
+    s["QueueAcked"] = (st, q)
 
     app.synth()
     return s
@@ -228,6 +232,11 @@ def test_warnings_become_acknowledgeable_annotations(scenarios):
     st = scenarios["Acked"][0]
     meta = [m.data for m in st.node.metadata if m.type == "aws:cdk:acknowledged-rules"]
     assert meta == [{"visguard::VG021": "retries are cheap; DLQ is replayed daily"}]
+    # acknowledged on the queue itself: that warning goes, the other stays; fixes are in CDK terms
+    left = Annotations.from_stack(scenarios["QueueAcked"][0]).find_warning("*", Match.any_value())
+    assert [w.entry.data[:5] for w in left] == ["VG021"]
+    vg031 = [t for t in texts if "VG031" in t][0]
+    assert "Fix: add_lambda_consumer(fn, ..., report_batch_item_failures=True)" in vg031
 
 
 # ---- errors: the rule catalogue's errors stop synthesis ------------------------------------------------------
@@ -439,3 +448,28 @@ def test_function_facts_come_from_the_cfn_function(error_stack):
             fn("TokenFn", timeout=Duration.seconds(seconds))
         )
     assert Token.is_unresolved(seconds)
+
+
+def test_a_shared_consumer_function_is_read_once(error_stack, make_function, monkeypatch):
+    """Read consumer settings once per synth: a function consuming a second GuardedQueue costs none of the jsii
+    round trips that read its path, timeout and reserved concurrency again."""
+    from jsii._kernel.providers import process
+    from visguard.constructs import GuardedQueue
+
+    sent = [0]
+    send = process._NodeProcess.send
+
+    def counted(self, request, response_type):
+        sent[0] += 1
+        return send(self, request, response_type)
+
+    monkeypatch.setattr(process._NodeProcess, "send", counted)
+    fn = make_function(error_stack, "SharedFn", 20)
+    costs = []
+    for name in ("SharedA", "SharedB"):
+        q = GuardedQueue(error_stack, name)
+        before = sent[0]
+        q.add_lambda_consumer(fn)
+        costs.append(sent[0] - before)
+        assert q.visibility_timeout_seconds == 120 and q.settings.lambdas[0].id == "Errors/SharedFn"
+    assert costs[1] <= costs[0] - 5, costs
