@@ -10,7 +10,9 @@ import math
 import os
 import sys
 
-from visguard.errors import EXIT_INTERNAL, EXIT_OK, VisguardError
+from visguard.errors import EXIT_INTERNAL, VisguardError
+
+EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE); the same code as visguard.cli
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -43,7 +45,7 @@ def number(lo: float, hi: float, *, integer: bool = False, lo_open: bool = False
 
 def guarded(main):
     """Wrap a sub-command's ``main``: VisguardError passes through to the dispatcher (exit 1); a closed stdout
-    pipe ends quietly; any other exception is a bug: one line on stderr and exit 3."""
+    pipe ends quietly (exit 141, as every sub-command); any other exception is a bug: one line on stderr and exit 3."""
 
     @functools.wraps(main)
     def run(argv, prog):
@@ -53,7 +55,7 @@ def guarded(main):
             raise
         except BrokenPipeError:
             _silence_stdout()
-            return EXIT_OK
+            return EXIT_BROKEN_PIPE  # as the dispatcher reports it (docs/contracts.md): 128 + SIGPIPE
         except (KeyboardInterrupt, SystemExit):
             raise
         except RecursionError:

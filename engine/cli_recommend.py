@@ -51,7 +51,10 @@ def parser(prog: str) -> argparse.ArgumentParser:
     lam.add_argument("--no-partial-batch", action="store_true", help="ReportBatchItemFailures is off")
     t = p.add_argument_group("targets")
     t.add_argument(
-        "--max-duplicate-rate", type=number(0, 1, lo_open=True), default=0.001, help="default 0.001 (0.1 %%)"
+        "--max-duplicate-rate",
+        type=number(1e-9, 1),
+        default=0.001,
+        help="default 0.001 (0.1 %%); from 1e-9 (one in a billion) to 1",
     )
     t.add_argument(
         "--max-recovery", type=number(1, DAY14), metavar="SECONDS", help="crash-recovery p99 target"

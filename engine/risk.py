@@ -598,11 +598,18 @@ def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
     return result
 
 
+# The smallest duplicate-rate target the models take: below it 1 - target rounds to 1 in floating point (the
+# quantile is infinite) and a rate of one in a trillion is beyond anything a measurement could show.
+MIN_TARGET_RATE = 1e-12
+
+
 def required_visibility(profile: Profile, target_duplicate_rate: float) -> float:
     """Smallest whole-second visibility timeout with P(T > VT) <= target (no heartbeat, no crashes).
     May exceed 43,200 s: the caller then needs a heartbeat (the recommender says so)."""
-    if not (0 < target_duplicate_rate < 1):
-        raise ValueError(f"target duplicate rate must be between 0 and 1, got {target_duplicate_rate}")
+    if not (MIN_TARGET_RATE <= target_duplicate_rate < 1):
+        raise ValueError(
+            f"target duplicate rate must be between {MIN_TARGET_RATE:g} and 1, got {target_duplicate_rate}"
+        )
     vt = math.ceil(float(profile.quantile(1.0 - target_duplicate_rate)) - 1e-9)
     while vt > 0 and float(profile.sf(vt - 1)) <= target_duplicate_rate:
         vt -= 1
