@@ -182,12 +182,19 @@ def _package_dirs() -> list[tuple[str, Path]]:
     import visguard.engine
     import visguard.linter
 
-    return [
+    dirs = [
         ("visguard", Path(visguard.__file__).parent),
         ("visguard/audit", Path(visguard.audit.__file__).parent),
         ("visguard/engine", Path(visguard.engine.__file__).parent),
         ("visguard/linter", Path(visguard.linter.__file__).parent),
     ]
+    try:  # consumer profiles of a --config are matched by the linter's config loader, which imports PyYAML:
+        import yaml  # its pure-Python half goes along (the C extension is optional)
+
+        dirs.append(("yaml", Path(yaml.__file__).parent))
+    except ImportError:
+        pass
+    return dirs
 
 
 def ship_code(spark) -> Path:
