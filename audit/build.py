@@ -1,14 +1,14 @@
 """Inventory rows -> the linter's model, and the per-queue figures of the audit (pure functions, no Spark).
 
-The Spark job (``job.py``) parses and joins the inventory, then hands each joined queue row to
+The Spark job (``transforms.py``) parses and joins the inventory, then hands each joined queue row to
 :func:`lint_rows` inside ``mapInArrow``: every queue becomes a small ``Model`` holding the queue, its
 dead-letter queue and that DLQ's own DLQ (the joins resolve them by ARN), so the rule catalogue
 (``visguard.linter.api.lint_model``, the one implementation of every check) sees exactly what it would see in a
 template. The same functions run without Spark in tests, so the joins can be checked against a plain-Python
 reference.
 
-A joined queue row is a dict with the keys of ``job.QUEUE_COLUMNS``; ``consumers`` is a list of dicts with
-the keys of ``job.CONSUMER_FIELDS``.
+A joined queue row is a dict with the keys of ``tables.QUEUE_COLUMNS``; ``consumers`` is a list of dicts with
+the keys of ``tables.CONSUMER_FIELDS``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,300 @@
+"""The audit's Spark session: local tuning, the JVM class-data sharing cache, and shipping visguard's own code
+to executors that do not have it (a cluster's master, or Spark Connect).
+
+No module-level mutable state: what a session's JVM does with its class archive is kept on the session
+(:class:`ClassArchive`, read back by :func:`stop_session`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+LOCAL_JAVA_OPTIONS = (
+    "-XX:+UseParallelGC -XX:CompileThresholdScaling=5 -XX:MaxInlineLevel=9 -XX:FreqInlineSize=150 "
+    "-XX:InlineSmallCode=1000"
+)
+KEEP_ARCHIVES = 3
+_ARCHIVE_ATTR = "_visguard_class_archive"
+
+
+@dataclass
+class ClassArchive:
+    """The class archive of one session's JVM: the one it starts from (``used``), or the one it writes when it
+    exits (``tmp``, moved to ``final`` by :func:`stop_session`)."""
+
+    options: str = ""
+    used: Path | None = None
+    tmp: Path | None = None
+    final: Path | None = None
+
+    @property
+    def writing(self) -> bool:
+        return self.tmp is not None
+
+
+def is_local(master: str | None) -> bool:
+    return bool(master and master.startswith("local"))
+
+
+def spark_session(
+    master: str | None = "local[*]",
+    app: str = "visguard-audit",
+    extra: dict | None = None,
+    class_archive: bool = False,
+    remote: str | None = None,
+):
+    """A Spark session for the audit.
+
+    - ``master`` local: this interpreter runs the Python workers; JIT/GC settings for a short-lived JVM; with
+      ``class_archive`` the JVM starts from a class-data sharing archive kept in the cache directory (without
+      one, it writes it when it exits: :func:`stop_session`).
+    - any other master (``spark://``, ``yarn``, ``k8s://``, or None under spark-submit): the cluster's Python
+      runs the workers, so visguard ships its own code to them (:func:`ship_code`); they need only numpy and
+      pyarrow.
+    - ``remote`` (``sc://HOST:PORT``): a Spark Connect session; the code goes as a Python artifact.
+    """
+    from pyspark.sql import SparkSession
+
+    if remote:
+        spark = SparkSession.builder.remote(remote).appName(app).getOrCreate()
+        for k, v in (extra or {}).items():
+            spark.conf.set(k, v)
+        ship_code(spark)
+        return spark
+    local = is_local(master)
+    if local:
+        # Local workers must run this interpreter (the one with visguard installed), not the first python3.
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName(app)
+    if master:  # None under spark-submit: its --master wins
+        builder = builder.master(master)
+    builder = (
+        builder.config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.driver.memory", os.environ.get("VISGUARD_SPARK_DRIVER_MEMORY", "4g"))
+        # the inventory glob names one file per account and region: list them on the driver (milliseconds)
+        # rather than in a Spark job of one task per file
+        .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "100000")
+    )
+    archive = ClassArchive()
+    java = ""
+    if local:
+        # The local JVM is the driver and the executor, and lives for a minute or two: a third or more of its
+        # CPU goes to the JIT compilers. The parallel collector's simpler write barriers give the JIT less code
+        # than G1's, 5x the default compile thresholds leaves the lukewarm code interpreted, and shallower C2
+        # inlining makes each compilation cheaper (benchmarks/RESULTS.md). A cluster's own settings apply there.
+        java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", LOCAL_JAVA_OPTIONS)
+        # (not when the caller sets the JVM options itself through ``extra``: those replace these)
+        own = "spark.driver.extraJavaOptions" in (extra or {})
+        if class_archive and not own:
+            archive = class_archive_options(java)
+        builder = builder.config("spark.driver.extraJavaOptions", f"{java} {archive.options}".strip())
+        # Adaptive execution re-plans the query after every shuffle stage; on two local cores that planning
+        # (and the code it generates and compiles) costs more than it saves: the plan is the same at 20k and
+        # 1M queues (join keys without skew, 8 shuffle partitions). A cluster keeps its own setting.
+        builder = builder.config("spark.sql.adaptive.enabled", "false")
+    for k, v in (extra or {}).items():
+        builder = builder.config(k, v)
+    try:
+        spark = builder.getOrCreate()
+    except Exception:
+        if archive.used is None or os.environ.get("VISGUARD_SPARK_CDS") == "require":
+            raise
+        # an archive this JVM cannot map (truncated, or from another build of the JDK at the same path) makes
+        # it exit at start: drop the archive and start without one (the next run writes a new one)
+        archive.used.unlink(missing_ok=True)
+        archive = ClassArchive()
+        spark = builder.config("spark.driver.extraJavaOptions", java).getOrCreate()
+    setattr(spark, _ARCHIVE_ATTR, archive)
+    if not local:
+        ship_code(spark)
+    return spark
+
+
+def archive_of(spark) -> ClassArchive:
+    return getattr(spark, _ARCHIVE_ATTR, None) or ClassArchive()
+
+
+def cache_dir() -> Path:
+    """Where visguard keeps files worth keeping between runs (``VISGUARD_CACHE_DIR``, else the XDG cache)."""
+    env = os.environ.get("VISGUARD_CACHE_DIR")
+    if env:
+        return Path(env)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "visguard"
+
+
+# ---------------------------------------------------------------------------------------------- shipping the code
+def code_zip(folder: Path | None = None) -> Path:
+    """A zip of the installed ``visguard`` package (what executors import: the audit's transforms, the linter's
+    model and rules, the engine's risk model), built once per content into the cache directory.
+
+    The zip holds Python sources only (no tests, no node_modules, no CDK app); executors need numpy and pyarrow
+    besides (and pyspark, which every Spark Python worker has)."""
+    import hashlib
+    import zipfile
+
+    roots = _package_dirs()
+    files: list[tuple[str, Path]] = []
+    for name, root in roots:
+        for p in sorted(root.rglob("*")):
+            rel = p.relative_to(root)
+            if p.is_file() and _shippable(rel):
+                files.append((f"{name}/{rel.as_posix()}", p))
+    digest = hashlib.sha256()
+    for arc, p in files:
+        st = p.stat()
+        digest.update(f"{arc}:{st.st_size}:{st.st_mtime_ns}\n".encode())
+    folder = folder or cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    target = folder / f"visguard-code-{digest.hexdigest()[:16]}.zip"
+    if target.is_file():
+        return target
+    tmp = folder / f".{target.name}.{os.getpid()}.tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as z:
+        for arc, p in files:
+            z.write(p, arc)
+    os.replace(tmp, target)
+    return target
+
+
+_SKIP_DIRS = {"__pycache__", "node_modules", "cdk.out", "cdk_app", "constructs", "cfnlint_rules", "examples"}
+
+
+def _shippable(rel: Path) -> bool:
+    return not (set(rel.parts[:-1]) & _SKIP_DIRS) and rel.suffix in (".py", ".json")
+
+
+def _package_dirs() -> list[tuple[str, Path]]:
+    """(import path prefix, folder) of every part of the ``visguard`` namespace the executors import. The
+    editable install maps them from separate folders (pyproject's package-dir), so each is zipped under its
+    import name."""
+    import visguard
+    import visguard.audit
+    import visguard.engine
+    import visguard.linter
+
+    dirs = [
+        ("visguard", Path(visguard.__file__).parent),
+        ("visguard/audit", Path(visguard.audit.__file__).parent),
+        ("visguard/engine", Path(visguard.engine.__file__).parent),
+        ("visguard/linter", Path(visguard.linter.__file__).parent),
+    ]
+    try:  # consumer profiles of a --config are matched by the linter's config loader, which imports PyYAML:
+        import yaml  # its pure-Python half goes along (the C extension is optional)
+
+        dirs.append(("yaml", Path(yaml.__file__).parent))
+    except ImportError:
+        pass
+    return dirs
+
+
+def ship_code(spark) -> Path:
+    """Add visguard's code to the session, so executors without visguard installed can run the audit: a classic
+    session gets it with ``addPyFile``, a Spark Connect session as a Python artifact."""
+    path = code_zip()
+    if _is_connect(spark):
+        spark.addArtifacts(str(path), pyfile=True)
+    else:
+        spark.sparkContext.addPyFile(str(path))
+    return path
+
+
+def _is_connect(spark) -> bool:
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+# ---------------------------------------------------------------------------------------------- class archive
+def class_archive_options(java_options: str) -> ClassArchive:
+    """JVM options to start from a dynamic class-data sharing archive (JEP 350) of the classes Spark loads.
+
+    Loading and verifying ~20,000 classes from Spark's jars costs a short-lived local JVM 3-6 s of CPU on every
+    run; mapped from an archive they cost almost nothing. The archive is specific to the JVM, the jars (and
+    where they are) and the options, so its name carries a hash of them. Without an archive, the JVM writes
+    one to a temporary name when it exits and :func:`stop_session` moves it into place. A JVM that cannot map
+    an archive (damaged, or from another JDK build at the same path) exits at start: :func:`spark_session`
+    then drops it and starts without. ``VISGUARD_SPARK_CDS=0`` turns all this off; ``=require`` makes a JVM
+    that cannot map an existing archive fail instead."""
+    if os.environ.get("VISGUARD_SPARK_CDS", "1") in ("0", "false", "no", "off"):
+        return ClassArchive()
+    import hashlib
+    import shutil
+
+    import pyspark
+
+    java = Path(
+        os.path.realpath(
+            Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+            if os.environ.get("JAVA_HOME")
+            else shutil.which("java") or "java"
+        )
+    )
+    # the JVM binary's size and time too: a JDK updated in place keeps its path
+    st = java.stat() if java.is_file() else None
+    jvm = [str(java), *((str(st.st_size), str(int(st.st_mtime))) if st else ())]
+    jars = Path(pyspark.__file__).parent / "jars"
+    listing = sorted(f"{p.name}:{p.stat().st_size}" for p in jars.glob("*.jar")) if jars.is_dir() else []
+    # the jars' directory too: the JVM checks that its class path is the one the archive was written with
+    text = "\n".join([*jvm, pyspark.__version__, str(jars), java_options, *listing])
+    key = hashlib.sha256(text.encode()).hexdigest()[:16]
+    folder = cache_dir()
+    if any(ch.isspace() or ch in "'\"" for ch in str(folder)):
+        return ClassArchive()  # Spark splits extraJavaOptions on whitespace: no archive, not a broken option
+    final = folder / f"spark-classes-{key}.jsa"
+    # cds logging off: the JVM would print a warning per class it cannot archive (signed jars, old bytecode);
+    # a JVM that crashes on a damaged archive writes its report here, not into the working directory
+    quiet = f"-Xlog:cds=off -Xlog:cds+dynamic=off -XX:ErrorFile={folder / 'jvm-error-%p.log'}"
+    if final.is_file():
+        # "require": fail to start rather than run without the archive (to check that it is used)
+        strict = " -Xshare:on" if os.environ.get("VISGUARD_SPARK_CDS") == "require" else ""
+        return ClassArchive(options=f"-XX:SharedArchiveFile={final} {quiet}{strict}", used=final)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return ClassArchive()  # a read-only home: run without an archive
+    for stale in folder.glob(".spark-classes-*.tmp"):  # left by a JVM killed while writing (an hour is ample)
+        try:
+            if time.time() - stale.stat().st_mtime > 3600:
+                stale.unlink()
+        except OSError:
+            pass
+    tmp = folder / f".spark-classes-{key}.{os.getpid()}.tmp"
+    return ClassArchive(options=f"-XX:ArchiveClassesAtExit={tmp} {quiet}", tmp=tmp, final=final)
+
+
+def stop_session(spark, timeout: float = 120.0) -> None:
+    """Stop the session; when its JVM is writing a class archive, wait for the JVM to exit (it writes the
+    archive then, in about 20 s) and move the archive into place, atomically."""
+    archive = archive_of(spark)
+    if _is_connect(spark):
+        spark.stop()
+        return
+    gateway = spark.sparkContext._gateway
+    spark.stop()
+    if not archive.writing:
+        return
+    tmp, final = archive.tmp, archive.final
+    archive.tmp = None
+    proc = getattr(gateway, "proc", None)
+    try:
+        if proc is not None and proc.stdin is not None:
+            proc.stdin.close()  # the gateway JVM exits on EOF of its stdin
+            proc.wait(timeout)
+        if proc is not None and proc.returncode == 0 and tmp.is_file() and tmp.stat().st_size > 0:
+            os.replace(tmp, final)
+            # ~190 MB each: keep the newest few (a user with several environments or Spark versions)
+            archives = sorted(final.parent.glob("spark-classes-*.jsa"), key=lambda p: p.stat().st_mtime)
+            for old in archives[:-KEEP_ARCHIVES]:
+                old.unlink(missing_ok=True)
+    except (OSError, subprocess.TimeoutExpired):
+        pass  # no archive this time; the next run tries again
+    finally:
+        tmp.unlink(missing_ok=True)

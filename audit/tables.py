@@ -1,0 +1,187 @@
+"""The audit's tables: the explicit Spark schemas of inventory records, findings and per-queue figures, and the
+columns of a joined queue row (the dict keys ``build.lint_rows`` reads). Schemas are built in functions: pyspark
+is imported only when one is asked for."""
+
+from __future__ import annotations
+
+KINDS = ("queue", "mapping", "function", "error", "partition")
+
+SEVERITIES = ("error", "warning", "info")
+
+# A mapping's own settings, in the order every projection of them uses.
+MAPPING_SETTINGS = (
+    "function_arn",
+    "state",
+    "batch_size",
+    "batching_window",
+    "maximum_concurrency",
+    "function_response_types",
+)
+# Field lists shared with build.py (the dict keys of a joined queue row).
+CONSUMER_FIELDS = (
+    "uuid",
+    *MAPPING_SETTINGS,
+    "function_found",
+    "timeout",
+    "reserved_concurrency",
+    "duration_p50",
+    "duration_p99",
+)
+
+
+# The queue attributes the audit reads (GetQueueAttributes returns every attribute as a string; the others are
+# skipped by the JSON parser instead of being built into a map).
+QUEUE_ATTRIBUTES = (
+    "VisibilityTimeout",
+    "MessageRetentionPeriod",
+    "DelaySeconds",
+    "FifoQueue",
+    "RedrivePolicy",
+)
+
+
+def record_schema(tag_keys: tuple[str, ...] = ()):
+    """The fields of an inventory record that the audit reads (the published JSON Schema has a few more, e.g. a
+    queue's ``url`` and ``dlq_sources``: the parser skips what is not named here). ``tag_keys``: tags read
+    besides the visguard:* ones (owner tags, IaC tags, tags that suppressions match)."""
+    from pyspark.sql import types as T
+    from visguard.audit.build import TAG_KEYS
+
+    tags = tuple(dict.fromkeys((*TAG_KEYS, *tag_keys)))
+
+    s, d, i = T.StringType(), T.DoubleType(), T.LongType()
+    return T.StructType(
+        [
+            T.StructField("kind", s),
+            T.StructField("account", s),
+            T.StructField("region", s),
+            # queue
+            T.StructField("arn", s),
+            T.StructField("name", s),
+            T.StructField("attributes", T.StructType([T.StructField(a, s) for a in QUEUE_ATTRIBUTES])),
+            # only the visguard:* tags the audit reads (build.TAG_KEYS), not a map of every tag
+            T.StructField("tags", T.StructType([T.StructField(k, s) for k in tags])),
+            T.StructField("metrics", T.StructType([T.StructField("received", d)])),
+            # mapping
+            T.StructField("uuid", s),
+            T.StructField("event_source_arn", s),
+            T.StructField("function_arn", s),
+            T.StructField("state", s),
+            T.StructField("batch_size", i),
+            T.StructField("batching_window", d),
+            T.StructField("maximum_concurrency", i),
+            T.StructField("function_response_types", T.ArrayType(s)),
+            # function
+            T.StructField("timeout", d),
+            T.StructField("reserved_concurrency", i),
+            T.StructField("duration_p50", d),
+            T.StructField("duration_p99", d),
+            # error
+            T.StructField("operation", s),
+            T.StructField("code", s),
+            T.StructField("message", s),
+            # partition
+            T.StructField("errors", i),
+            T.StructField("_corrupt", s),
+        ]
+    )
+
+
+def finding_schema():
+    from pyspark.sql import types as T
+
+    s = T.StringType()
+    return T.StructType(
+        [
+            T.StructField(n, s)
+            for n in (
+                "account",
+                "region",
+                "queue_arn",
+                "queue_name",
+                "rule",
+                "severity",
+                "message",
+                "consumer",
+                "fix",
+                "estimate",
+                "owner",
+            )
+        ]
+    )
+
+
+def figure_schema():
+    from pyspark.sql import types as T
+
+    s, d, i = T.StringType(), T.DoubleType(), T.LongType()
+    return T.StructType(
+        [
+            T.StructField("account", s),
+            T.StructField("region", s),
+            T.StructField("arn", s),
+            T.StructField("name", s),
+            T.StructField("vt", d),
+            T.StructField("required_vt", d),
+            T.StructField("ratio", d),
+            T.StructField("consumer_kinds", s),
+            T.StructField("findings", i),
+            T.StructField("worst", s),
+            T.StructField("duplicate_rate", d),
+            T.StructField("owner", s),
+        ]
+    )
+
+
+# One output schema for mapInArrow: a row is a finding (kind "f"), a queue's figures (kind "q") or a count of
+# orphan mappings (kind "o").
+def out_schema():
+    from pyspark.sql import types as T
+
+    fields = [T.StructField("row_kind", T.StringType())]
+    seen = {"row_kind"}
+    for f in list(finding_schema().fields) + list(figure_schema().fields):
+        if f.name not in seen:
+            fields.append(f)
+            seen.add(f.name)
+    # kind "o": mappings of one event source ARN that is not a (well-formed) queue of the inventory
+    fields.append(T.StructField("orphans", T.LongType()))
+    return T.StructType(fields)
+
+
+QUEUE_COLUMNS = (
+    "account",
+    "region",
+    "arn",
+    "name",
+    "tags",
+    "received",
+    "fifo",
+    "vt",
+    "retention",
+    "delay",
+    "has_redrive",
+    "target_arn",
+    "max_receive_count",
+    "target_partition_known",
+    "consumers",
+    "is_dlq",
+    *(
+        f"{p}{c}"
+        for p in ("dlq_", "dlq2_")
+        for c in (
+            "arn",
+            "name",
+            "account",
+            "region",
+            "fifo",
+            "vt",
+            "retention",
+            "delay",
+            "has_redrive",
+            "target_arn",
+            "max_receive_count",
+            "target_partition_known",
+        )
+    ),
+)

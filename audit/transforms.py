@@ -1,0 +1,378 @@
+"""The audit's transforms: inventory files -> typed records -> queues joined with their consumers and DLQs ->
+findings and figures (``mapInArrow`` over ``build.lint_rows``). DataFrame in, DataFrame out; pyspark is
+imported inside the functions.
+
+Stages:
+
+1. :func:`load` reads every ``<account>/<region>.jsonl`` with ``tables.record_schema`` (PERMISSIVE: a line that
+   is not a JSON object of that shape keeps its raw text in ``_corrupt`` and goes to quarantine);
+2. :func:`parse_records` parses queue attributes (strings, as GetQueueAttributes returns them) into typed
+   columns; a queue whose VisibilityTimeout is missing or not a number, whose RedrivePolicy is not a JSON
+   object, ... gets a quarantine ``reason``: counted, never dropped; :func:`drop_duplicates` keeps the latest
+   record of each queue/function ARN and mapping UUID;
+3. :func:`join_queues` joins by ARN, across accounts: mapping -> function (exact ARN first, then the
+   unqualified ARN for alias- or version-qualified ones), mappings -> the queue they read (the mapping lives in
+   the function's account), queue -> DLQ -> the DLQ's DLQ;
+4. :func:`lint_batches` (``mapInArrow``): each Arrow record batch of joined queues goes (as Python dicts, no
+   pandas) through ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
+   ``engine.risk.estimate_many`` once per batch. This is the code executors run: it imports numpy, pyarrow
+   and visguard's own pure-Python modules, nothing else.
+"""
+
+from __future__ import annotations
+
+from visguard.audit.tables import KINDS, MAPPING_SETTINGS, out_schema, record_schema
+from visguard.audit.textsafe import printable
+from visguard.errors import VisguardError
+
+
+def remote(path: str) -> bool:
+    return "://" in str(path)  # s3://, s3a://, hdfs://, abfss://, dbfs:/ ... read and written by Spark itself
+
+
+def lint_batches(batches, extra=None, config=None, owner_tags=()):
+    """mapInArrow body: runs on the executors, one Arrow record batch of joined queue rows at a time.
+
+    Arrow straight to Python dicts and back (``to_pylist`` / ``from_pylist``) rather than through pandas: the
+    two pandas conversions cost about as much CPU per queue as the rules themselves."""
+    import gc
+
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from visguard.audit.build import lint_rows
+
+    # This worker allocates millions of short-lived dicts and dataclasses and keeps none: fewer young-generation
+    # collections, and none of them re-scanning the modules imported above (gc.freeze).
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
+    schema = to_arrow_schema(out_schema())
+    for batch in batches:
+        rows = batch.to_pylist()
+        queues = [r for r in rows if r["arn"] is not None]
+        # the full outer join with the mappings brings the mappings of no known queue as rows without a queue
+        orphans = sum(len(r["consumers"] or ()) for r in rows if r["arn"] is None)
+        findings, figures = lint_rows(queues, config=config, extra=extra, owner_tags=owner_tags)
+        out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
+        if orphans:
+            out.append({"row_kind": "o", "orphans": orphans})
+        yield pa.RecordBatch.from_pylist(out, schema=schema)
+
+
+def load(spark, inventory: str, tag_keys: tuple[str, ...] = ()):
+    """All inventory records as one DataFrame (explicit schema)."""
+    from visguard.audit import inventory as inv
+
+    if not remote(inventory) and not inv.partition_files(inventory):
+        raise VisguardError("no <account>/<region>.jsonl files found", file=printable(inventory))
+    # One glob rather than a list of files: no file-listing job; names starting with "." (a killed
+    # collector's temporary files) are skipped by Spark as hidden files.
+    return (
+        spark.read.schema(record_schema(tag_keys))
+        .option("mode", "PERMISSIVE")
+        .option("columnNameOfCorruptRecord", "_corrupt")
+        .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
+    )
+
+
+def parse_records(raw):
+    """One narrow, typed row per record: the record's own fields, a queue's attributes parsed into typed
+    columns, ``reason`` (non-null for a queue that goes to quarantine), ``corrupt`` (a line that is not an
+    inventory record) and ``_file`` (only on those two kinds of row: the quarantine table names the file)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    a = F.col("attributes")
+    rp_schema = T.StructType(
+        [
+            T.StructField("deadLetterTargetArn", T.StringType()),
+            T.StructField("maxReceiveCount", T.StringType()),
+        ]
+    )
+    ok = F.col("_corrupt").isNull()
+    is_queue = ok & (F.col("kind") == "queue")
+    corrupt = ~ok | F.col("kind").isNull() | ~F.col("kind").isin(*KINDS)
+    q = raw.select(
+        "*",
+        a["VisibilityTimeout"].alias("vt_raw"),
+        a["MessageRetentionPeriod"].alias("retention_raw"),
+        a["RedrivePolicy"].alias("rp_raw"),
+    )
+    # A JSON object with the two documented keys (RedrivePolicy is a JSON string: SetQueueAttributes API).
+    rp_ok = F.col("rp_raw").rlike(r"^\s*\{.*\}\s*$")
+    q = q.withColumn("rp", F.when(is_queue & rp_ok, F.from_json("rp_raw", rp_schema, {"mode": "PERMISSIVE"})))
+    num = r"^\s*-?[0-9]+(\.[0-9]+)?\s*$"
+    reason = (
+        F.when(F.col("arn").isNull(), F.lit("queue record without arn"))
+        .when(
+            F.col("account").isNull() | F.col("region").isNull(),
+            F.lit("queue record without account or region"),
+        )
+        .when(F.col("vt_raw").isNull(), F.lit("attribute VisibilityTimeout is missing"))
+        .when(
+            ~F.col("vt_raw").rlike(num),
+            F.concat(F.lit("VisibilityTimeout is not a number: "), F.col("vt_raw")),
+        )
+        .when(
+            F.col("retention_raw").isNotNull() & ~F.col("retention_raw").rlike(num),
+            F.concat(F.lit("MessageRetentionPeriod is not a number: "), F.col("retention_raw")),
+        )
+        .when(
+            F.col("rp_raw").isNotNull() & (~rp_ok | F.col("rp").isNull()),
+            F.concat(F.lit("RedrivePolicy is not a JSON object: "), F.substring("rp_raw", 1, 80)),
+        )
+        .when(
+            F.col("rp.maxReceiveCount").isNotNull() & ~F.col("rp.maxReceiveCount").rlike(num),
+            F.concat(F.lit("RedrivePolicy maxReceiveCount is not a number: "), F.col("rp.maxReceiveCount")),
+        )
+    )
+    reason = F.when(is_queue, reason)
+    return q.select(
+        "kind",
+        "account",
+        "region",
+        "arn",
+        "name",
+        "tags",
+        F.col("metrics.received").alias("received"),
+        reason.alias("reason"),
+        F.col("vt_raw").try_cast("double").alias("vt"),
+        F.col("retention_raw").try_cast("double").alias("retention"),
+        a["DelaySeconds"].try_cast("double").alias("delay"),
+        # a case-insensitive regex rather than lower(): Spark 4's lower() initialises ICU case mapping tables
+        # on first use (about a second of CPU)
+        F.coalesce(a["FifoQueue"], F.lit("false")).rlike(r"(?i)^true$").alias("fifo"),
+        F.col("rp_raw").isNotNull().alias("has_redrive"),
+        F.col("rp.deadLetterTargetArn").alias("target_arn"),
+        F.col("rp.maxReceiveCount").try_cast("double").alias("max_receive_count"),
+        "uuid",
+        "event_source_arn",
+        *MAPPING_SETTINGS,
+        "timeout",
+        "reserved_concurrency",
+        "duration_p50",
+        "duration_p99",
+        "operation",
+        "code",
+        "message",
+        "errors",
+        ok.alias("json_ok"),
+        F.when(corrupt, F.substring(F.coalesce("_corrupt", F.lit("kind missing or unknown")), 1, 120)).alias(
+            "corrupt"
+        ),
+        F.when(corrupt | reason.isNotNull(), F.input_file_name()).alias("_file"),
+        # which record is the latest of several with one identity: the later file, then the later line
+        # (monotonically_increasing_id counts up within a file split, and a file's splits are numbered in order)
+        F.when(F.col("kind").isin(*DEDUP_KINDS) & ok, F.input_file_name()).alias("_src"),
+        F.monotonically_increasing_id().alias("_pos"),
+        F.when(ok & F.col("kind").isin("queue", "function"), F.col("arn"))
+        .when(ok & (F.col("kind") == "mapping"), F.col("uuid"))
+        .alias("_key"),
+    )
+
+
+# Records with an identity: a queue and a function by ARN, a mapping by UUID. Several records of one identity
+# (an inventory merged by hand, a file copied into another account's folder) are counted once: the latest wins.
+DEDUP_KINDS = ("queue", "mapping", "function")
+
+
+def duplicate_counts(records) -> dict[str, int]:
+    """{kind: records that repeat an identity} (one Spark job over the narrow keys; it also fills the cache)."""
+    from pyspark.sql import functions as F
+
+    rows = (
+        records.where(F.col("_key").isNotNull())
+        .groupBy("kind", "_key")
+        .count()
+        .where(F.col("count") > 1)
+        .groupBy("kind")
+        .agg(F.sum(F.col("count") - 1).alias("extra"))
+        .collect()
+    )
+    return {r["kind"]: int(r["extra"]) for r in rows}
+
+
+def drop_duplicates(records):
+    """``records`` without the records that a later record of the same identity replaces. Only called when
+    :func:`duplicate_counts` found some: the ranking runs over the repeated identities alone (broadcast)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    repeated = (
+        records.where(F.col("_key").isNotNull())
+        .groupBy("kind", "_key")
+        .count()
+        .where(F.col("count") > 1)
+        .select("kind", "_key")
+    )
+    rank = F.row_number().over(Window.partitionBy("kind", "_key").orderBy(F.desc("_src"), F.desc("_pos")))
+    losers = (
+        records.join(F.broadcast(repeated), ["kind", "_key"], "left_semi")
+        .select("_pos", rank.alias("_rank"))
+        .where(F.col("_rank") > 1)
+        .select("_pos")
+    )
+    return records.join(F.broadcast(losers), "_pos", "left_anti")
+
+
+def _arn_part(col, idx: int):
+    from pyspark.sql import functions as F
+
+    return F.split(col, ":").getItem(idx)
+
+
+def good_queues(records):
+    """The queues of :func:`parse_records`' output that are not quarantined (``reason`` is set for a queue
+    without an ARN, too)."""
+    from pyspark.sql import functions as F
+
+    return records.where(F.col("corrupt").isNull() & (F.col("kind") == "queue") & F.col("reason").isNull())
+
+
+def join_queues(records):
+    """Queues with their consumers (mapping + function), DLQ and DLQ's DLQ, joined by ARN across accounts.
+
+    ``records`` is :func:`parse_records`' output. The mappings are joined with a full outer join: the
+    mappings of an ARN that is no (well-formed) queue of the inventory come out as rows without ``arn``
+    (orphans, counted in the same pass instead of by a join of their own)."""
+    from pyspark.sql import functions as F
+
+    records = records.where(F.col("corrupt").isNull())
+    # only the columns the model needs travel through the joins' shuffles (not raw strings or file names)
+    good = good_queues(records).select(
+        "account", "region", "arn", "name", "tags", "received", "fifo", "vt", "retention", "delay",
+        "has_redrive", "target_arn", "max_receive_count",
+    )  # fmt: skip
+    # partitions the inventory holds without errors: a redrive target elsewhere is "external", not "missing"
+    known_parts = (
+        records.where(F.col("kind") == "partition")
+        .where(F.coalesce(F.col("errors"), F.lit(0)) == 0)
+        .select(F.concat_ws("/", "account", "region").alias("part"))
+        .distinct()
+    )
+
+    # A mapping's function: the record of its exact ARN (an alias- or version-qualified ARN can have one), else
+    # that of the unqualified ARN. Function records are grouped by unqualified ARN, so one join finds both.
+    def unqualified(col):
+        # arn:aws:lambda:REGION:ACCOUNT:function:NAME[:QUALIFIER] -> without the qualifier; anything else as is
+        arn = F.regexp_extract(col, r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1)
+        return F.when(arn != "", arn).otherwise(col)
+
+    fn_fields = ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
+    functions = (
+        records.where((F.col("kind") == "function") & F.col("arn").isNotNull())
+        .select(
+            unqualified(F.col("arn")).alias("g_arn"),
+            F.struct(F.col("arn").alias("f_arn"), *fn_fields).alias("f"),
+        )
+        .groupBy("g_arn")
+        .agg(F.collect_list("f").alias("fs"))
+    )
+    mappings = records.where(
+        (F.col("kind") == "mapping")
+        & F.col("event_source_arn").startswith("arn:")
+        & F.col("event_source_arn").contains(":sqs:")
+    ).select(
+        "uuid", "event_source_arn", *MAPPING_SETTINGS, unqualified(F.col("function_arn")).alias("base_arn")
+    )
+
+    def first(arn_col):  # the grouped record of exactly this ARN (null when none)
+        return F.get(F.filter("fs", lambda f: f["f_arn"] == arn_col), 0)
+
+    m = (
+        mappings.join(functions, F.col("base_arn") == F.col("g_arn"), "left")
+        .withColumn("fn", F.coalesce(first(F.col("function_arn")), first(F.col("base_arn"))))
+        .select(
+            "event_source_arn",
+            F.struct(
+                "uuid",
+                *MAPPING_SETTINGS,
+                F.col("fn").isNotNull().alias("function_found"),
+                *[F.col("fn")[c].alias(c) for c in fn_fields],
+            ).alias("c"),
+        )
+    )
+    consumers = m.groupBy("event_source_arn").agg(F.sort_array(F.collect_list("c")).alias("consumers"))
+
+    dlq_cols = (
+        "arn",
+        "name",
+        "account",
+        "region",
+        "fifo",
+        "vt",
+        "retention",
+        "delay",
+        "has_redrive",
+        "target_arn",
+        "max_receive_count",
+    )
+    # target partition known: join with known_parts on "<account>/<region>" of the target ARN
+    kp = known_parts.withColumnRenamed("part", "kp")
+    base_q = (
+        good.withColumn(
+            "_tp", F.concat_ws("/", _arn_part(F.col("target_arn"), 4), _arn_part(F.col("target_arn"), 3))
+        )
+        .join(F.broadcast(kp), F.col("_tp") == F.col("kp"), "left")
+        .withColumn("target_partition_known", F.col("kp").isNotNull())
+        .drop("_tp", "kp")
+    )
+    targets = (
+        good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn")).distinct()
+    )
+    # The DLQ and the DLQ's DLQ of every queue that is a redrive target: (dlq_*, dlq2_*) pairs built from the
+    # narrow DLQ columns, so the wide queue rows are shuffled once by the target ARN for both levels.
+    dlqs = base_q.select(*dlq_cols, "target_partition_known").join(
+        targets, F.col("arn") == F.col("t_arn"), "left_semi"
+    )
+    d1 = dlqs.select([F.col(c).alias(f"dlq_{c}") for c in (*dlq_cols, "target_partition_known")])
+    d2 = dlqs.select([F.col(c).alias(f"dlq2_{c}") for c in (*dlq_cols, "target_partition_known")])
+    pairs = d1.join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
+
+    # the two joins on the queue's own ARN come first and back to back: the second reuses the first one's
+    # partitioning, so the wide queue rows are shuffled once for both (a full outer join's output has no
+    # known partitioning, so it is the second); then one shuffle by the redrive target for the DLQ pairs
+    joined = (
+        base_q.join(targets, F.col("arn") == F.col("t_arn"), "left")
+        .join(consumers, F.col("arn") == consumers.event_source_arn, "full")
+        # Queues without a redrive target (40% of a fleet) would all hash to one partition on a null key:
+        # one task would get them all and lint them alone. A key of their own, which the join condition
+        # rules out, spreads them over every task.
+        .withColumn(
+            "_dlq_key",
+            F.coalesce("target_arn", F.concat(F.lit("\u0000"), F.coalesce("arn", "event_source_arn"))),
+        )
+        .join(pairs, (F.col("_dlq_key") == F.col("dlq_arn")) & F.col("target_arn").isNotNull(), "left")
+        .withColumn("is_dlq", F.col("t_arn").isNotNull())
+        .drop("t_arn", "event_source_arn", "_dlq_key")
+    )
+    return joined
+
+
+def redrive_loops(records, config=None) -> dict:
+    """VG023 findings of redrive loops longer than three queues, by the ARN of the queue they are reported on
+    (``build.long_redrive_loops``). Only queues that have a redrive target and are one can be on such a loop:
+    a few in a fleet (DLQs with a DLQ of their own), collected to the driver."""
+    from pyspark.sql import functions as F
+    from visguard.audit.build import long_redrive_loops
+
+    good = good_queues(records)
+    targets = good.where(F.col("target_arn").isNotNull()).select(F.col("target_arn").alias("t_arn"))
+    members = (
+        good.where(F.col("target_arn").isNotNull())
+        .join(targets, F.col("arn") == F.col("t_arn"), "left_semi")
+        .select(
+            "arn",
+            "account",
+            "region",
+            "target_arn",
+            "has_redrive",
+            "name",
+            "fifo",
+            "vt",
+            "retention",
+            "delay",
+            "max_receive_count",
+            "tags",
+        )
+    )
+    return long_redrive_loops([r.asDict() for r in members.collect()], config)
