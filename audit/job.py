@@ -669,7 +669,7 @@ def _remote(path: str) -> bool:
     return "://" in str(path)  # s3://, s3a://, hdfs://, abfss://, dbfs:/ ... read and written by Spark itself
 
 
-def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
+def run(spark, inventory: str, out: str, report_dir: str | None = None, baseline: str | None = None) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
     ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``)."""
     from pyspark.sql import functions as F
@@ -721,12 +721,14 @@ def run(spark, inventory: str, out: str, report_dir: str | None = None) -> dict:
     mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
+    from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
+
+    table = outputs.findings_table(findings, out)
+    rates = outputs.queue_rates(figures, out)
+    summary.update(outputs.write_outputs(local, table, summary, baseline=baseline, rates=rates))
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    from visguard.audit.report import write_report
-
-    write_report(local / "report.html", summary)
     for df in (records, result):
         df.unpersist()
     return summary
@@ -881,7 +883,16 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         metavar="KEY=VALUE",
         help="a Spark setting for this run (repeatable), e.g. --conf spark.sql.shuffle.partitions=64",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="PREVIOUS_RESULT",
+        help="a previous result (its --out or report folder): new, resolved and unchanged findings",
+    )
     args = ap.parse_args(argv)
+    if args.baseline:
+        from visguard.audit.baseline import check_previous
+
+        check_previous(args.baseline)
     extra = {}
     for i, kv in enumerate(args.conf, 1):
         key, sep, value = kv.partition("=")
@@ -899,7 +910,7 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     spark = spark_session(args.master, extra=extra, class_archive=True)
     spark.sparkContext.setLogLevel("ERROR")
-    s = run(spark, args.inventory, args.out, args.report_dir)
+    s = run(spark, args.inventory, args.out, args.report_dir, baseline=args.baseline)
     print(
         f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
         f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
