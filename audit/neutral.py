@@ -39,3 +39,31 @@ def csv_cell(value) -> str:
     if s.startswith(_FORMULA_START) or raw.startswith(_FORMULA_START):
         return "'" + s
     return s
+
+
+# The same two checks for a whole Arrow column (RE2 syntax): only the cells that match go through Python.
+_UNSAFE_RE2 = (
+    r"[\x00-\x1f\x7f-\x{9f}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}\x{2028}\x{2029}\x{feff}]"
+)
+_FORMULA_RE2 = r"^[=+\-@\t\r]"
+
+
+def neutral_column(col, *, csv: bool = False):
+    """An Arrow string column with :func:`visible` (or :func:`csv_cell` when ``csv``) applied to every cell,
+    vectorised: the regular expressions run in Arrow and only the few matching cells are rewritten."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    if col.type != pa.string():
+        col = col.cast(pa.string())
+    mask = pc.match_substring_regex(col, _UNSAFE_RE2)
+    if csv:
+        mask = pc.or_(mask, pc.match_substring_regex(col, _FORMULA_RE2))
+    mask = pc.fill_null(mask, False)
+    idx = pc.indices_nonzero(mask).to_pylist()
+    if not idx:
+        return col
+    fix = csv_cell if csv else visible
+    fixed = pa.array([fix(v) for v in col.take(pa.array(idx)).to_pylist()], pa.string())
+    return pc.replace_with_mask(col, mask, fixed)

@@ -86,8 +86,6 @@ def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -
         "finding_info": {
             "uid": row["fingerprint"],
             "title": title,
-            "desc": row.get("message") or "",
-            "types": ["SQS visibility and redrive configuration"],
             "analytic": {"uid": rule_id, "name": title, "type": "Rule", "type_id": 1},
         },
         "metadata": {

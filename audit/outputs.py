@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from visguard.audit import baseline as bl
-from visguard.audit.neutral import csv_cell
+from visguard.audit.neutral import csv_cell, neutral_column
 
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 # The findings columns the job writes (job.finding_schema) plus the owner, which may be missing.
@@ -172,6 +172,34 @@ def why(row: dict, titles: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
+def why_column(t, titles: dict[str, str]) -> list[str]:
+    """:func:`why` for every row, from the columns (no row dicts)."""
+    cols = (t.column(c).to_pylist() for c in ("severity", "duplicate_rate", "rule"))
+    return [
+        why({"severity": s, "duplicate_rate": d, "rule": r}, titles) for s, d, r in zip(*cols, strict=True)
+    ]
+
+
+def write_csv(path: Path, t) -> None:
+    """findings.csv with pyarrow's CSV writer; every text cell neutralised (:func:`neutral.neutral_column`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    cols = {}
+    for c in CSV_COLUMNS:
+        col = t.column(c)
+        if c == "priority":
+            cols[c] = col
+        elif c == "duplicate_rate":
+            cols[c] = pc.round(col, ndigits=8)
+        else:
+            cols[c] = neutral_column(col, csv=True)
+    tmp = path.with_name(path.name + ".tmp")
+    pacsv.write_csv(pa.table(cols), tmp, pacsv.WriteOptions(quoting_style="needed"))
+    tmp.replace(path)
+
+
 def _batches(table, size: int = 65_536):
     for b in table.to_batches(max_chunksize=size):
         yield from b.to_pylist()
@@ -219,33 +247,23 @@ def write_outputs(
     titles = {rid: r.title for rid, r in rules.items()}
     time_ms = int((now if now is not None else time.time()) * 1000)
     files = {"csv": "findings.csv", "ocsf": "findings.ocsf.json"}
-    csv_tmp = local_dir / "findings.csv.tmp"
+    t = t.append_column("title", pa.array([titles.get(r or "", "") for r in t.column("rule").to_pylist()]))
+    t = t.append_column("why", pa.array(why_column(t, titles), pa.string()))
+    write_csv(local_dir / files["csv"], t)
     ocsf = Writer(local_dir / files["ocsf"], time_ms=time_ms)
-    new_rows: list[dict] = []
-    with csv_tmp.open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(CSV_COLUMNS)
-        for row in _batches(t):
-            row["title"] = titles.get(row["rule"] or "", "")
-            row["why"] = why(row, titles)
-            w.writerow(
-                [
-                    row["priority"],
-                    *(csv_cell(row[c]) for c in CSV_COLUMNS[1:12]),
-                    "" if row["duplicate_rate"] is None else f"{row['duplicate_rate']:.6g}",
-                    csv_cell(row["why"]),
-                    row["fingerprint"],
-                    row["baseline"] or "",
-                    csv_cell(row["estimate"]),
-                ]
-            )
+    try:
+        for row in _batches(t.drop_columns(["title", "why", "sev_rank"])):
             ocsf.add(row, row["baseline"] or "new")
-            if row["baseline"] == "new" and len(new_rows) < SAMPLE:
-                new_rows.append(_compact(row))
         for r in resolved:
             ocsf.add(r, "resolved")
-    csv_tmp.replace(local_dir / files["csv"])
-    ocsf.close()
+    finally:
+        ocsf.close()
+    new_rows: list[dict] = []
+    if previous is not None:
+        import pyarrow.compute as pc
+
+        new_rows = t.filter(pc.equal(t.column("baseline"), "new")).slice(0, SAMPLE).to_pylist()
+        new_rows = [_compact(r) for r in new_rows]
 
     if previous is not None:
         files["baseline_diff"] = "baseline-diff.csv"

@@ -312,17 +312,19 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
 
 
 def group_counts(t) -> dict[str, dict[str, dict[str, int]]]:
-    """For each group column: value -> {severity: count, "all": count}, over every finding."""
-    sev = t.column("severity").to_pylist()
+    """For each group column: value -> {"all": n, "error": n, "warning": n, "info": n}, over every finding
+    (Arrow's group_by; only the group keys go through Python)."""
     out = {}
     for g in GROUPS:
-        vals = t.column(g).to_pylist()
+        sub = t.select([g, "severity"]) if g != "severity" else t.select(["severity"])
+        keys = [g, "severity"] if g != "severity" else ["severity"]
+        agg = sub.group_by(keys).aggregate([([], "count_all")]).to_pylist()
         acc: dict[str, dict[str, int]] = {}
-        for v, s in zip(vals, sev, strict=True):
-            d = acc.setdefault(visible(v), {"all": 0, "error": 0, "warning": 0, "info": 0})
-            d["all"] += 1
-            if s in d:
-                d[s] += 1
+        for r in agg:
+            d = acc.setdefault(visible(r[g]), {"all": 0, "error": 0, "warning": 0, "info": 0})
+            d["all"] += r["count_all"]
+            if r["severity"] in d:
+                d[r["severity"]] += r["count_all"]
         out[g] = dict(sorted(acc.items(), key=lambda kv: (-kv[1]["error"], -kv[1]["all"], kv[0])))
     return out
 
@@ -410,7 +412,8 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         _outputs_note(summary),
     ]
     if t is not None:
-        parts += [_fix_first(t, titles), _all_findings(t, titles, budget), _groups(t, summary)]
+        counts = group_counts(t)
+        parts += [_fix_first(t, titles), _all_findings(t, titles, budget, counts), _groups(counts, summary)]
     else:
         parts.append(
             "<h2 id='fix-first'>Fix first</h2><p class='note' id='all-findings'>This report was built from "
@@ -523,9 +526,8 @@ def _fix_first(t, titles: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _all_findings(t, titles: dict[str, str], budget: int) -> str:
+def _all_findings(t, titles: dict[str, str], budget: int, counts: dict) -> str:
     idx = select_embedded(t, budget)
-    counts = group_counts(t)
     totals = {g: {k: v["all"] for k, v in d.items()} for g, d in counts.items()}
     data = embedded_data(t, idx, titles=titles, totals=totals)
     if len(idx) < t.num_rows:
@@ -563,8 +565,7 @@ def _all_findings(t, titles: dict[str, str], budget: int) -> str:
     )
 
 
-def _groups(t, summary: dict) -> str:
-    counts = group_counts(t)
+def _groups(counts: dict, summary: dict) -> str:
     tag = summary.get("owner_tag")
     out = [
         "<h2 id='groups'>Counts per group</h2><p class='note'>Every finding counted (not only those on this "

@@ -319,3 +319,42 @@ def test_job_writes_csv_and_ocsf_for_every_finding(audited):
     assert sum(e["severity_id"] == 4 for e in events) == s["findings_by_severity"]["error"]
     on_disk = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert on_disk["outputs"] == s["outputs"]
+
+
+def test_cli_refuses_a_bad_baseline_before_running_spark(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "inv").mkdir()
+    cmd = [sys.executable, "-P", "-m", "visguard", "audit", "run", "--inventory", str(tmp_path / "inv")]
+    p = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "out"), "--baseline", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().count("\n") == 0 and "no such file or folder" in p.stderr and "nope" in p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_baseline_against_a_real_previous_result(audited, tmp_path):
+    """The job's own Parquet as the baseline: drop some findings (resolved), add one (new), change messages."""
+    import pyarrow.compute as pc
+
+    prev = outputs.findings_table(None, str(audited["out"]))
+    errors = pc.equal(prev.column("severity"), "error")
+    now = prev.filter(pc.invert(errors))  # every error fixed since
+    msg = pc.binary_join_element_wise(now.column("message"), " (numbers moved: 42 s)", "")
+    now = now.set_column(now.column_names.index("message"), "message", msg)
+    extra = outputs.write_outputs(tmp_path, now, {}, baseline=str(audited["out"]), report=False)
+    b = extra["baseline"]
+    n_err = audited["summary"]["findings_by_severity"]["error"]
+    assert (b["new"], b["resolved"], b["unchanged"]) == (0, n_err, prev.num_rows - n_err)
+    assert b["resolved_by_severity"]["error"] == n_err
+    diff = read_csv(tmp_path / "baseline-diff.csv")
+    assert len(diff) == n_err and {d["status"] for d in diff} == {"resolved"}
+    # and the other way round, from the previous run's findings.csv: all errors are new again
+    extra = outputs.write_outputs(tmp_path / "again", prev, {}, baseline=str(tmp_path / "findings.csv"))
+    assert (extra["baseline"]["new"], extra["baseline"]["resolved"]) == (n_err, 0)
