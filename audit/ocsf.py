@@ -101,9 +101,19 @@ def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -
     return out
 
 
+_q = (
+    json.encoder.encode_basestring
+)  # a JSON string literal, non-ASCII kept (as json.dumps(ensure_ascii=False))
+_SEP = (",", ":")
+
+
 class Writer:
     """``findings.ocsf.json``: one JSON array, one event per line (streamed: a 1M-queue fleet's findings never
-    sit in memory as one document)."""
+    sit in memory as one document).
+
+    :meth:`add` writes exactly :func:`event` (a test checks it), but from string pieces: what is constant per
+    rule or per (status, severity) is encoded once, and each finding only encodes its own strings. That is
+    about four times faster than building and dumping a dict per finding."""
 
     def __init__(self, path, *, time_ms: int):
         from visguard.audit.report import rule_catalogue
@@ -115,17 +125,95 @@ class Writer:
         self.n = 0
         self.time_ms = time_ms
         self.rules = rule_catalogue()
-        self.product = _product()
+        self.product = json.dumps(_product(), ensure_ascii=False, separators=_SEP)
+        self._heads: dict = {}
+        self._rule: dict = {}
+
+    def _head(self, status: str, sev: int) -> str:
+        key = (status, sev)
+        if key not in self._heads:
+            aid, act = ACTIVITY[status]
+            self._heads[key] = (
+                f'{{"activity_id":{aid},"activity_name":"{act}","category_uid":{CATEGORY_UID},'
+                f'"category_name":"Findings","class_uid":{CLASS_UID},"class_name":"Detection Finding",'
+                f'"type_uid":{CLASS_UID * 100 + aid},"type_name":"Detection Finding: {act}","time":{self.time_ms},'
+                f'"severity_id":{sev},"severity":"{SEVERITY_NAME[sev]}",'
+                + (
+                    '"status_id":4,"status":"Resolved"'
+                    if status == "resolved"
+                    else '"status_id":1,"status":"New"'
+                )
+            )
+        return self._heads[key]
+
+    def _rule_parts(self, rule_id: str) -> tuple[str, str, str, str]:
+        if rule_id not in self._rule:
+            rule = self.rules.get(rule_id)
+            title = rule.title if rule is not None else rule_id
+            info = f',"title":{_q(title)},"analytic":{{"uid":{_q(rule_id)},"name":{_q(title)},"type":"Rule","type_id":1}}}}'
+            meta = (
+                f',"metadata":{{"version":"{OCSF_VERSION}","product":{self.product},"profiles":["cloud"],'
+                f'"event_code":{_q(rule_id)}}}'
+            )
+            refs = f',"references":[{_q(rule.source)}]' if rule is not None and rule.source else ""
+            self._rule[rule_id] = (info, meta, refs, rule.fix if rule is not None else "")
+        return self._rule[rule_id]
 
     def add(self, row: dict, status: str) -> None:
-        ev = event(row, status=status, time_ms=self.time_ms, rules=self.rules, product=self.product)
+        g = row.get
+        sev = SEVERITY_ID.get(g("severity") or "", 0)
+        info, meta, refs, default_fix = self._rule_parts(g("rule") or "?")
+        arn = g("queue_arn") or ""
+        res = ['{"type":"AWS::SQS::Queue","uid":', _q(arn)]
+        if g("queue_name"):
+            res += [',"name":', _q(row["queue_name"])]
+        if g("region"):
+            res += [',"region":', _q(row["region"])]
+        if arn.startswith("arn:") and arn.count(":") >= 5:
+            res += [',"cloud_partition":', _q(arn.split(":")[1])]
+        if g("owner"):
+            res += [',"labels":[', _q(f"owner={row['owner']}"), "]"]
+        if g("consumer") and not g("estimate"):
+            res += [',"data":{"consumer":', _q(row["consumer"]), "}"]
+        elif g("estimate"):
+            data = {"consumer": row["consumer"]} if g("consumer") else {}
+            try:
+                data["estimate"] = json.loads(row["estimate"])
+            except ValueError:
+                data["estimate"] = row["estimate"]
+            res += [',"data":', json.dumps(data, ensure_ascii=False, separators=_SEP)]
+        cloud = ['{"provider":"AWS"']
+        if g("account"):
+            cloud += [',"account":{"uid":', _q(row["account"]), ',"type":"AWS Account","type_id":10}']
+        if g("region"):
+            cloud += [',"region":', _q(row["region"])]
         self.fh.write(
-            ("\n" if self.n == 0 else ",\n") + json.dumps(ev, ensure_ascii=False, separators=(",", ":"))
+            "".join(
+                [
+                    "\n" if self.n == 0 else ",\n",
+                    self._head(status, sev),
+                    ',"message":',
+                    _q(g("message") or ""),
+                    ',"finding_info":{"uid":',
+                    _q(row["fingerprint"]),
+                    info,
+                    meta,
+                    ',"cloud":',
+                    *cloud,
+                    '},"resources":[',
+                    *res,
+                    '}],"remediation":{"desc":',
+                    _q(g("fix") or default_fix),
+                    refs,
+                    "}}",
+                ]
+            )
         )
         self.n += 1
 
     def close(self) -> int:
-        self.fh.write("\n]\n")
-        self.fh.close()
-        self.tmp.replace(self.path)
+        if not self.fh.closed:
+            self.fh.write("\n]\n")
+            self.fh.close()
+            self.tmp.replace(self.path)
         return self.n

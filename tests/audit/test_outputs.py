@@ -358,3 +358,38 @@ def test_baseline_against_a_real_previous_result(audited, tmp_path):
     # and the other way round, from the previous run's findings.csv: all errors are new again
     extra = outputs.write_outputs(tmp_path / "again", prev, {}, baseline=str(tmp_path / "findings.csv"))
     assert (extra["baseline"]["new"], extra["baseline"]["resolved"]) == (n_err, 0)
+
+
+def test_ocsf_writer_writes_exactly_the_reference_event(tmp_path):
+    from visguard.audit.ocsf import Writer, event
+    from visguard.audit.report import rule_catalogue
+
+    rows = [
+        *HOSTILE,
+        finding("VG012", estimate=json.dumps({"duplicate_rate": 0.07})),
+        finding("VG013", "info", estimate="not json", consumer=None),
+        finding(
+            "VG999", "bogus", queue_arn="not-an-arn", queue_name=None, region=None, account=None, fix=None
+        ),
+        finding("VG004", "error", fix="", message=None, owner="ünïcode \u202e team"),
+    ]
+    w = Writer(tmp_path / "e.json", time_ms=123)
+    for i, r in enumerate(rows):
+        r["fingerprint"] = f"{i:032x}"
+        w.add(r, ("new", "unchanged", "resolved")[i % 3])
+    w.close()
+    got = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    product = json.loads(w.product)
+    want = [
+        event(
+            r,
+            status=("new", "unchanged", "resolved")[i % 3],
+            time_ms=123,
+            rules=rule_catalogue(),
+            product=product,
+        )
+        for i, r in enumerate(rows)
+    ]
+    assert got == want
+    v = ocsf_validator()
+    assert all(v.is_valid(e) for e in got)
