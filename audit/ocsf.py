@@ -9,7 +9,8 @@ Mapping (https://schema.ocsf.io/1.1.0/classes/detection_finding):
 - ``severity_id``: error -> 4 High, warning -> 3 Medium, info -> 1 Informational;
 - ``resources[0]``: the queue (``uid`` its ARN, ``type`` AWS::SQS::Queue), ``labels`` ``owner=<team>`` when the
   queue has an owner; ``cloud``: provider AWS, the account and region; ``remediation.desc``: the fix.
-OCSF strings are JSON strings: control characters are escaped by the JSON encoder, values are kept verbatim.
+OCSF strings are JSON strings and keep the values verbatim; the file is ASCII (control characters, bidi overrides
+and all non-ASCII characters are ``\\uXXXX`` escapes), so no viewer of the file meets a raw escape sequence.
 """
 
 from __future__ import annotations
@@ -101,9 +102,7 @@ def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -
     return out
 
 
-_q = (
-    json.encoder.encode_basestring
-)  # a JSON string literal, non-ASCII kept (as json.dumps(ensure_ascii=False))
+_q = json.encoder.encode_basestring_ascii  # a JSON string literal, ASCII only (as json.dumps)
 _SEP = (",", ":")
 
 
@@ -125,7 +124,7 @@ class Writer:
         self.n = 0
         self.time_ms = time_ms
         self.rules = rule_catalogue()
-        self.product = json.dumps(_product(), ensure_ascii=False, separators=_SEP)
+        self.product = json.dumps(_product(), ensure_ascii=True, separators=_SEP)
         self._heads: dict = {}
         self._rule: dict = {}
 
@@ -181,7 +180,7 @@ class Writer:
                 data["estimate"] = json.loads(row["estimate"])
             except ValueError:
                 data["estimate"] = row["estimate"]
-            res += [',"data":', json.dumps(data, ensure_ascii=False, separators=_SEP)]
+            res += [',"data":', json.dumps(data, ensure_ascii=True, separators=_SEP)]
         cloud = ['{"provider":"AWS"']
         if g("account"):
             cloud += [',"account":{"uid":', _q(row["account"]), ',"type":"AWS Account","type_id":10}']

@@ -393,3 +393,39 @@ def test_ocsf_writer_writes_exactly_the_reference_event(tmp_path):
     assert got == want
     v = ocsf_validator()
     assert all(v.is_valid(e) for e in got)
+
+
+@pytest.mark.slow
+def test_hostile_inventory_values_are_neutralised_end_to_end(spark, tmp_path):
+    """A queue whose name and tags carry terminal escapes and spreadsheet formulas, through the real job."""
+    from visguard.audit import generate, job
+
+    inv = tmp_path / "inv"
+    generate.generate(40, 1, 3, str(inv))
+    acct = next(p.name for p in inv.iterdir() if p.is_dir())
+    name = '=HYPERLINK("http://x")\x1b]0;owned\x07\x1b[2J'
+    arn = f"arn:aws:sqs:us-east-1:{acct}:{name}"
+    record = {
+        "kind": "queue",
+        "account": acct,
+        "region": "us-east-1",
+        "arn": arn,
+        "name": name,
+        "url": f"https://sqs.us-east-1.amazonaws.com/{acct}/x",
+        "attributes": {"QueueArn": arn, "VisibilityTimeout": "50000", "MessageRetentionPeriod": "345600"},
+        "tags": {"team": "@evil\u202e\x1b[31m", "owner": "+1"},
+        "dlq_sources": None,
+        "metrics": None,
+    }
+    with (inv / acct / "us-east-1.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    job.run(spark, str(inv), str(out))
+    for f in ("report.html", "findings.csv", "summary.json", "findings.ocsf.json"):
+        text = (out / f).read_text(encoding="utf-8")
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text, f
+    rows = [r for r in read_csv(out / "findings.csv") if "HYPERLINK" in r["queue_name"]]
+    assert rows and all(r["queue_name"].startswith("'=HYPERLINK") for r in rows)
+    assert any(r["rule"] == "VG001" and r["severity"] == "error" for r in rows)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "\\\\x1b]0;owned\\\\x07" in page  # shown as text (JSON-escaped once more in the page's data)
