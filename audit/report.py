@@ -75,13 +75,24 @@ def severity_legend() -> str:
     )
 
 
+def nice_step(top: float, ticks: int = 5) -> float:
+    """A 1/2/5 x 10^k step giving at most ``ticks`` intervals up to ``top``."""
+    raw = top / ticks
+    mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1
+    for m in (1, 2, 5, 10):
+        if m * mag >= raw:
+            return max(m * mag, 1)
+    return 10 * mag
+
+
 def bar_chart(
     items: list[tuple[str, int, str]], *, title: str, plot_id: str, xlabel: str, ylabel: str, width: int = 720
 ) -> str:
     """Horizontal bars (label, value, colour) with axis labels; the caption and legend are HTML (never clipped)."""
     row, left, pad, top_pad = 22, 90, 70, 8
     h = top_pad + row * max(len(items), 1) + 44
-    top = max([v for _, v, _ in items] or [1]) or 1
+    step = nice_step(max([v for _, v, _ in items] or [1]) or 1)
+    top = step * math.ceil((max([v for _, v, _ in items] or [1]) or 1) / step)
     pw = width - left - pad
     base = top_pad + row * max(len(items), 1)
     out = [_svg_open(plot_id, title, width, h)]
@@ -97,10 +108,11 @@ def bar_chart(
     if not items:
         out.append(f'<text x="{left}" y="{top_pad + 14}">nothing to show</text>')
     out.append(f'<line x1="{left}" y1="{base}" x2="{left + pw}" y2="{base}" stroke="#555"/>')
-    for k in range(5):
-        x = left + pw * k / 4
+    for k in range(round(top / step) + 1):
+        x = left + pw * k * step / top
+        out.append(f'<line x1="{x:.1f}" y1="{base}" x2="{x:.1f}" y2="{base + 4}" stroke="#555"/>')
         out.append(
-            f'<text x="{x:.1f}" y="{base + 14}" text-anchor="middle" class="tick">{top * k / 4:,.0f}</text>'
+            f'<text x="{x:.1f}" y="{base + 15}" text-anchor="middle" class="tick">{k * step:,.0f}</text>'
         )
     out.append(
         f'<text x="{left + pw / 2:.1f}" y="{h - 4}" text-anchor="middle" class="axis">{_e(xlabel)}</text>'

@@ -242,3 +242,13 @@ def test_every_error_finding_is_listed_with_rule_and_fix_and_filters_work(audite
     assert got.matching == len(findings) and len(got.rows) == min(100, len(findings))
     assert [int(r["cells"][0]) for r in got.rows] == list(range(1, len(got.rows) + 1))  # fix-first order
     assert got.rows[0]["sev"] == "error"
+
+
+def test_axis_ticks_are_round_numbers():
+    from visguard.audit.report import nice_step
+
+    assert [nice_step(x) for x in (1, 7, 596, 1000, 640_000)] == [1, 2, 200, 200, 200_000]
+    page = render(summary(findings_by_rule={"VG031": 596, "VG010": 3}))
+    rules = page[page.index('id="plot-rules"') : page.index("</svg>", page.index('id="plot-rules"'))]
+    ticks = re.findall(r'class="tick">([\d,]+)<', rules)
+    assert ticks == ["0", "200", "400", "600"]
