@@ -681,6 +681,8 @@ var CODED=['severity','rule','account','region','owner','baseline','fix'];
 var FILTERS=['severity','rule','account','region','owner','baseline'];
 var SEVRANK={error:0,warning:1,info:2};
 var st={q:'',group:'',sort:'priority',dir:1,per:100,page:0,f:{}};
+var HASBASE=D.dicts.baseline.some(function(v){return v!=='';});
+if(!HASBASE){var bh=document.querySelector("#findings th[data-sort='baseline']"); if(bh)bh.parentNode.removeChild(bh);}
 function val(r,k){var v=r[I[k]]; return CODED.indexOf(k)>=0?D.dicts[k][v]:v;}
 function $(id){return document.getElementById(id);}
 function el(tag,text,cls){var e=document.createElement(tag); if(text!==undefined&&text!==null)e.textContent=String(text); if(cls)e.className=cls; return e;}
@@ -731,7 +733,7 @@ function render(){
   if(st.group)rows.forEach(function(r){var g=val(r,st.group); gcount[g]=(gcount[g]||0)+1;});
   shown.forEach(function(r){
     if(st.group){var g=val(r,st.group); if(g!==last){last=g; var tr=el('tr',null,'grp'), td=el('td');
-      td.colSpan=12; var all=(D.totals[st.group]||{})[g];
+      td.colSpan=HASBASE?12:11; var all=(D.totals[st.group]||{})[g];
       td.textContent=st.group+' '+(g===''?'(none)':g)+': '+gcount[g]+' here'+(all!==undefined?' of '+all+' in all':'');
       tr.appendChild(td); tb.appendChild(tr);}}
     var tr=el('tr'); var sev=val(r,'severity'); tr.setAttribute('data-sev',sev); tr.setAttribute('data-rule',val(r,'rule'));
@@ -742,7 +744,7 @@ function render(){
     tr.appendChild(el('td',r[I.consumer],'mono')); tr.appendChild(el('td',r[I.message],'msg'));
     tr.appendChild(el('td',val(r,'fix'),'fix'));
     tr.appendChild(el('td',r[I.rate]===null?'':(100*r[I.rate]).toPrecision(3)+' %','num'));
-    tr.appendChild(el('td',val(r,'baseline')));
+    if(HASBASE)tr.appendChild(el('td',val(r,'baseline')));
     tb.appendChild(tr);});
   $('status').textContent=rows.length+' of the '+D.rows.length+' findings on this page match'+
     (D.total>D.rows.length?' ('+D.total+' in the fleet: see findings.csv)':'')+'; showing '+
