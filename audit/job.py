@@ -68,6 +68,7 @@ def run(
     overwrite: bool = False,
     config=None,
     owner_tags: tuple[str, ...] = DEFAULT_OWNER_TAGS,
+    baseline: str | None = None,
 ) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
     ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``).
@@ -141,12 +142,16 @@ def run(
     mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
+    from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
+
+    table = outputs.findings_table(findings, out)
+    rates = outputs.queue_rates(figures, out)
+    summary.update(
+        outputs.write_outputs(local, table, summary, baseline=baseline, rates=rates, owner_tag=owner_tags)
+    )
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    from visguard.audit.report import write_report
-
-    write_report(local / "report.html", summary)
     for df in (cached, result):
         df.unpersist()
     for f, theirs in foreign.items():
@@ -214,7 +219,16 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         metavar="KEY",
         help="tag naming the team that owns a queue (repeatable, first present wins; default: owner, team)",
     )
+    ap.add_argument(
+        "--baseline",
+        metavar="PREVIOUS_RESULT",
+        help="a previous result (its --out or report folder): new, resolved and unchanged findings",
+    )
     args = ap.parse_args(argv)
+    if args.baseline:
+        from visguard.audit.baseline import check_previous
+
+        check_previous(args.baseline)
     config = None
     if args.config:
         from visguard.linter.loaders import load_config
@@ -255,6 +269,7 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         overwrite=args.overwrite,
         config=config,
         owner_tags=owner_tags,
+        baseline=args.baseline,
     )
     for f in (s.get("config") or {}).get("findings", []):
         print(

@@ -1,0 +1,218 @@
+"""Audit findings as OCSF Detection Finding events (class 2004, category 2 "Findings", OCSF 1.1.0, cloud
+profile): the format Prowler emits and Amazon Security Lake / Security Hub ingest.
+
+Mapping (https://schema.ocsf.io/1.1.0/classes/detection_finding):
+- ``finding_info.uid`` is the finding's fingerprint (stable across runs, see :mod:`visguard.audit.baseline`),
+  ``finding_info.analytic`` the visguard rule (type Rule), ``title`` the rule's title, ``desc`` the message;
+- ``activity_id`` 1 Create for a finding that is new (or when there is no baseline), 2 Update for one already in
+  the baseline, 3 Close for one the baseline had and this run no longer finds (``status_id`` 4 Resolved);
+- ``severity_id``: error -> 4 High, warning -> 3 Medium, info -> 1 Informational;
+- ``resources[0]``: the queue (``uid`` its ARN, ``type`` AWS::SQS::Queue), ``labels`` ``owner=<team>`` when the
+  queue has an owner; ``cloud``: provider AWS, the account and region; ``remediation.desc``: the fix.
+OCSF strings are JSON strings and keep the values verbatim; the file is ASCII (control characters, bidi overrides
+and all non-ASCII characters are ``\\uXXXX`` escapes), so no viewer of the file meets a raw escape sequence.
+"""
+
+from __future__ import annotations
+
+import json
+
+OCSF_VERSION = "1.1.0"
+CLASS_UID = 2004
+CATEGORY_UID = 2
+SEVERITY_ID = {"error": 4, "warning": 3, "info": 1}
+SEVERITY_NAME = {4: "High", 3: "Medium", 1: "Informational", 0: "Unknown"}
+ACTIVITY = {"new": (1, "Create"), "unchanged": (2, "Update"), "resolved": (3, "Close")}
+
+
+def _product() -> dict:
+    try:
+        from importlib.metadata import version
+
+        v = version("visguard")
+    except Exception:  # noqa: BLE001 - an uninstalled checkout still writes valid events
+        v = "0"
+    return {"name": "visguard", "vendor_name": "visguard", "version": v, "feature": {"name": "fleet audit"}}
+
+
+def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -> dict:
+    """One Detection Finding. ``row`` is a findings row with ``fingerprint``; ``status`` new/unchanged/resolved;
+    ``rules`` maps a rule id to its catalogue entry (title, source URL) when known."""
+    activity_id, activity = ACTIVITY[status]
+    sev = SEVERITY_ID.get(row.get("severity") or "", 0)
+    rule_id = row.get("rule") or "?"
+    rule = rules.get(rule_id)
+    title = rule.title if rule is not None else rule_id
+    arn = row.get("queue_arn") or ""
+    resource = {"type": "AWS::SQS::Queue", "uid": arn}
+    if row.get("queue_name"):
+        resource["name"] = row["queue_name"]
+    if row.get("region"):
+        resource["region"] = row["region"]
+    if arn.startswith("arn:") and arn.count(":") >= 5:
+        resource["cloud_partition"] = arn.split(":")[1]
+    if row.get("owner"):
+        resource["labels"] = [f"owner={row['owner']}"]
+    data = {k: row[k] for k in ("consumer",) if row.get(k)}
+    if row.get("estimate"):
+        try:
+            data["estimate"] = json.loads(row["estimate"])
+        except ValueError:
+            data["estimate"] = row["estimate"]
+    if data:
+        resource["data"] = data
+    cloud = {"provider": "AWS"}
+    if row.get("account"):
+        cloud["account"] = {"uid": row["account"], "type": "AWS Account", "type_id": 10}
+    if row.get("region"):
+        cloud["region"] = row["region"]
+    remediation = {"desc": row.get("fix") or (rule.fix if rule is not None else "")}
+    if rule is not None and rule.source:
+        remediation["references"] = [rule.source]
+    out = {
+        "activity_id": activity_id,
+        "activity_name": activity,
+        "category_uid": CATEGORY_UID,
+        "category_name": "Findings",
+        "class_uid": CLASS_UID,
+        "class_name": "Detection Finding",
+        "type_uid": CLASS_UID * 100 + activity_id,
+        "type_name": f"Detection Finding: {activity}",
+        "time": time_ms,
+        "severity_id": sev,
+        "severity": SEVERITY_NAME[sev],
+        "status_id": 4 if status == "resolved" else 1,
+        "status": "Resolved" if status == "resolved" else "New",
+        "message": row.get("message") or "",
+        "finding_info": {
+            "uid": row["fingerprint"],
+            "title": title,
+            "analytic": {"uid": rule_id, "name": title, "type": "Rule", "type_id": 1},
+        },
+        "metadata": {
+            "version": OCSF_VERSION,
+            "product": product,
+            "profiles": ["cloud"],
+            "event_code": rule_id,
+        },
+        "cloud": cloud,
+        "resources": [resource],
+        "remediation": remediation,
+    }
+    return out
+
+
+_q = json.encoder.encode_basestring_ascii  # a JSON string literal, ASCII only (as json.dumps)
+_SEP = (",", ":")
+
+
+class Writer:
+    """``findings.ocsf.json``: one JSON array, one event per line (streamed: a 1M-queue fleet's findings never
+    sit in memory as one document).
+
+    :meth:`add` writes exactly :func:`event` (a test checks it), but from string pieces: what is constant per
+    rule or per (status, severity) is encoded once, and each finding only encodes its own strings. That is
+    about four times faster than building and dumping a dict per finding."""
+
+    def __init__(self, path, *, time_ms: int):
+        from visguard.audit.report import rule_catalogue
+
+        self.path = path
+        self.tmp = path.with_name(path.name + ".tmp")
+        self.fh = self.tmp.open("w", encoding="utf-8")
+        self.fh.write("[")
+        self.n = 0
+        self.time_ms = time_ms
+        self.rules = rule_catalogue()
+        self.product = json.dumps(_product(), ensure_ascii=True, separators=_SEP)
+        self._heads: dict = {}
+        self._rule: dict = {}
+
+    def _head(self, status: str, sev: int) -> str:
+        key = (status, sev)
+        if key not in self._heads:
+            aid, act = ACTIVITY[status]
+            self._heads[key] = (
+                f'{{"activity_id":{aid},"activity_name":"{act}","category_uid":{CATEGORY_UID},'
+                f'"category_name":"Findings","class_uid":{CLASS_UID},"class_name":"Detection Finding",'
+                f'"type_uid":{CLASS_UID * 100 + aid},"type_name":"Detection Finding: {act}","time":{self.time_ms},'
+                f'"severity_id":{sev},"severity":"{SEVERITY_NAME[sev]}",'
+                + (
+                    '"status_id":4,"status":"Resolved"'
+                    if status == "resolved"
+                    else '"status_id":1,"status":"New"'
+                )
+            )
+        return self._heads[key]
+
+    def _rule_parts(self, rule_id: str) -> tuple[str, str, str, str]:
+        if rule_id not in self._rule:
+            rule = self.rules.get(rule_id)
+            title = rule.title if rule is not None else rule_id
+            info = f',"title":{_q(title)},"analytic":{{"uid":{_q(rule_id)},"name":{_q(title)},"type":"Rule","type_id":1}}}}'
+            meta = (
+                f',"metadata":{{"version":"{OCSF_VERSION}","product":{self.product},"profiles":["cloud"],'
+                f'"event_code":{_q(rule_id)}}}'
+            )
+            refs = f',"references":[{_q(rule.source)}]' if rule is not None and rule.source else ""
+            self._rule[rule_id] = (info, meta, refs, rule.fix if rule is not None else "")
+        return self._rule[rule_id]
+
+    def add(self, row: dict, status: str) -> None:
+        g = row.get
+        sev = SEVERITY_ID.get(g("severity") or "", 0)
+        info, meta, refs, default_fix = self._rule_parts(g("rule") or "?")
+        arn = g("queue_arn") or ""
+        res = ['{"type":"AWS::SQS::Queue","uid":', _q(arn)]
+        if g("queue_name"):
+            res += [',"name":', _q(row["queue_name"])]
+        if g("region"):
+            res += [',"region":', _q(row["region"])]
+        if arn.startswith("arn:") and arn.count(":") >= 5:
+            res += [',"cloud_partition":', _q(arn.split(":")[1])]
+        if g("owner"):
+            res += [',"labels":[', _q(f"owner={row['owner']}"), "]"]
+        if g("consumer") and not g("estimate"):
+            res += [',"data":{"consumer":', _q(row["consumer"]), "}"]
+        elif g("estimate"):
+            data = {"consumer": row["consumer"]} if g("consumer") else {}
+            try:
+                data["estimate"] = json.loads(row["estimate"])
+            except ValueError:
+                data["estimate"] = row["estimate"]
+            res += [',"data":', json.dumps(data, ensure_ascii=True, separators=_SEP)]
+        cloud = ['{"provider":"AWS"']
+        if g("account"):
+            cloud += [',"account":{"uid":', _q(row["account"]), ',"type":"AWS Account","type_id":10}']
+        if g("region"):
+            cloud += [',"region":', _q(row["region"])]
+        self.fh.write(
+            "".join(
+                [
+                    "\n" if self.n == 0 else ",\n",
+                    self._head(status, sev),
+                    ',"message":',
+                    _q(g("message") or ""),
+                    ',"finding_info":{"uid":',
+                    _q(row["fingerprint"]),
+                    info,
+                    meta,
+                    ',"cloud":',
+                    *cloud,
+                    '},"resources":[',
+                    *res,
+                    '}],"remediation":{"desc":',
+                    _q(g("fix") or default_fix),
+                    refs,
+                    "}}",
+                ]
+            )
+        )
+        self.n += 1
+
+    def close(self) -> int:
+        if not self.fh.closed:
+            self.fh.write("\n]\n")
+            self.fh.close()
+            self.tmp.replace(self.path)
+        return self.n

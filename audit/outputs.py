@@ -1,0 +1,316 @@
+"""The audit's outputs besides Parquet, written on the driver from the findings as one Arrow table:
+
+- ``findings.csv``: a header and one row per finding, in fix-first order (see :func:`prioritise`), with its
+  fingerprint and, with ``--baseline``, whether it is new or unchanged; cells neutralised for spreadsheets;
+- ``findings.ocsf.json``: OCSF 1.1 Detection Finding events (:mod:`visguard.audit.ocsf`), resolved findings
+  included as Close events when there is a baseline;
+- ``baseline-diff.csv`` (with ``--baseline``): the new and the resolved findings;
+- ``report.html`` (:mod:`visguard.audit.report`), which shows all of it.
+
+:func:`write_outputs` returns what the job adds to ``summary.json``: the files, the owners and the baseline
+comparison.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from pathlib import Path
+
+from visguard.audit import baseline as bl
+from visguard.audit.neutral import csv_cell, neutral_column
+
+SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
+# The findings columns the job writes (job.finding_schema) plus the owner, which may be missing.
+FINDING_COLUMNS = (
+    "account",
+    "region",
+    "queue_arn",
+    "queue_name",
+    "rule",
+    "severity",
+    "message",
+    "consumer",
+    "fix",
+    "estimate",
+    "owner",
+)
+CSV_COLUMNS = (
+    "priority",
+    "severity",
+    "rule",
+    "title",
+    "account",
+    "region",
+    "owner",
+    "queue_name",
+    "queue_arn",
+    "consumer",
+    "message",
+    "fix",
+    "duplicate_rate",
+    "why",
+    "fingerprint",
+    "baseline",
+    "estimate",
+)
+DIFF_COLUMNS = (
+    "status",
+    "severity",
+    "rule",
+    "account",
+    "region",
+    "owner",
+    "queue_name",
+    "queue_arn",
+    "consumer",
+    "message",
+    "fix",
+    "fingerprint",
+)
+SAMPLE = 200  # new and resolved findings listed in summary.json (all of them are in baseline-diff.csv)
+
+
+def findings_table(findings_df, out: str):
+    """The job's findings as a pyarrow Table: read back from the local Parquet the job just wrote (no second
+    pass over Spark), or ``toArrow()`` when ``out`` is remote."""
+    if "://" not in str(out) and Path(out, "findings").is_dir():
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        part = ds.partitioning(pa.schema([("account", pa.string()), ("region", pa.string())]), flavor="hive")
+        return ds.dataset(f"{out}/findings", format="parquet", partitioning=part).to_table()
+    return findings_df.toArrow()
+
+
+def queue_rates(figures_df, out: str) -> dict[str, float]:
+    """Queue ARN -> the engine's duplicate-rate estimate, for the queues that have one."""
+    if "://" not in str(out) and Path(out, "queues").is_dir():
+        import pyarrow.compute as pc
+        import pyarrow.dataset as ds
+
+        t = ds.dataset(f"{out}/queues", format="parquet").to_table(
+            columns=["arn", "duplicate_rate"], filter=pc.field("duplicate_rate") > 0
+        )
+    else:
+        t = figures_df.where("duplicate_rate > 0").select("arn", "duplicate_rate").toArrow()
+    return dict(zip(t.column("arn").to_pylist(), t.column("duplicate_rate").to_pylist(), strict=True))
+
+
+def normalise(findings):
+    """The findings table with every FINDING_COLUMNS column (a missing ``owner`` is all null), as strings."""
+    import pyarrow as pa
+
+    cols = {}
+    for name in FINDING_COLUMNS:
+        if name in findings.column_names:
+            col = findings.column(name)
+            cols[name] = col if col.type == pa.string() else col.cast(pa.string())
+        else:
+            cols[name] = pa.nulls(findings.num_rows, pa.string())
+    return pa.table(cols)
+
+
+def _estimate_rate(estimate: str | None) -> float | None:
+    if not estimate:
+        return None
+    try:
+        v = json.loads(estimate).get("duplicate_rate")
+    except (ValueError, AttributeError):
+        return None
+    return float(v) if isinstance(v, (int, float)) and v == v else None
+
+
+def prioritise(findings, rates: dict[str, float] | None = None):
+    """Fix-first order: severity (errors first), then the expected duplicate rate (the finding's own engine
+    estimate, else its queue's), then rule, account, queue and consumer. Adds ``duplicate_rate``,
+    ``fingerprint`` and ``priority`` (1 = fix first)."""
+    import pyarrow as pa
+
+    t = normalise(findings)
+    rates = rates or {}
+    est = t.column("estimate").to_pylist()
+    arns = t.column("queue_arn").to_pylist()
+    dup = []
+    for e, a in zip(est, arns, strict=True):
+        r = _estimate_rate(e)
+        dup.append(r if r is not None else rates.get(a))
+    rank = [SEVERITY_RANK.get(s, 0) for s in t.column("severity").to_pylist()]
+    t = t.append_column("sev_rank", pa.array(rank, pa.int8()))
+    t = t.append_column("duplicate_rate", pa.array(dup, pa.float64()))
+    t = t.append_column("fingerprint", pa.array(bl.fingerprints(t), pa.string()))
+    t = t.sort_by(
+        [
+            ("sev_rank", "descending"),
+            ("duplicate_rate", "descending"),
+            ("rule", "ascending"),
+            ("account", "ascending"),
+            ("queue_arn", "ascending"),
+            ("consumer", "ascending"),
+            ("fingerprint", "ascending"),
+        ]
+    )
+    return t.append_column("priority", pa.array(range(1, t.num_rows + 1), pa.int64()))
+
+
+def why(row: dict, titles: dict[str, str]) -> str:
+    """One line telling why a finding sits where it does in the fix-first order."""
+    parts = [
+        {
+            "error": "error: breaks now",
+            "warning": "warning: risk in production",
+            "info": "info",
+        }.get(row.get("severity") or "", row.get("severity") or "?")
+    ]
+    rate = row.get("duplicate_rate")
+    if rate:
+        parts.append(f"about {100 * rate:.3g} % of messages processed twice (engine estimate)")
+    t = titles.get(row.get("rule") or "")
+    if t:
+        parts.append(t)
+    return "; ".join(parts)
+
+
+def why_column(t, titles: dict[str, str]) -> list[str]:
+    """:func:`why` for every row, from the columns (no row dicts)."""
+    cols = (t.column(c).to_pylist() for c in ("severity", "duplicate_rate", "rule"))
+    return [
+        why({"severity": s, "duplicate_rate": d, "rule": r}, titles) for s, d, r in zip(*cols, strict=True)
+    ]
+
+
+def write_csv(path: Path, t) -> None:
+    """findings.csv with pyarrow's CSV writer; every text cell neutralised (:func:`neutral.neutral_column`)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.csv as pacsv
+
+    cols = {}
+    for c in CSV_COLUMNS:
+        col = t.column(c)
+        if c == "priority":
+            cols[c] = col
+        elif c == "duplicate_rate":
+            cols[c] = pc.round(col, ndigits=8)
+        else:
+            cols[c] = neutral_column(col, csv=True)
+    tmp = path.with_name(path.name + ".tmp")
+    pacsv.write_csv(pa.table(cols), tmp, pacsv.WriteOptions(quoting_style="needed"))
+    tmp.replace(path)
+
+
+def _batches(table, size: int = 65_536):
+    for b in table.to_batches(max_chunksize=size):
+        yield from b.to_pylist()
+
+
+def write_outputs(
+    local_dir: Path,
+    findings,
+    summary: dict,
+    *,
+    baseline: str | None = None,
+    owner_tag=None,
+    rates: dict[str, float] | None = None,
+    report: bool = True,
+    now: float | None = None,
+) -> dict:
+    """Write findings.csv, findings.ocsf.json, baseline-diff.csv (with ``baseline``) and report.html into
+    ``local_dir``; return the keys to add to ``summary.json``. ``findings`` is a pyarrow Table with the columns
+    of ``job.finding_schema()`` (``owner`` optional); ``rates`` maps a queue ARN to its duplicate-rate estimate;
+    ``owner_tag`` names the tag(s) the owner came from (shown in the report). Raises VisguardError when the
+    baseline cannot be read."""
+    import pyarrow as pa
+    from visguard.audit.ocsf import Writer
+    from visguard.audit.report import rule_catalogue, write_report
+
+    t0 = time.perf_counter()
+    local_dir = Path(local_dir)
+    local_dir.mkdir(parents=True, exist_ok=True)
+    previous = bl.load_previous(baseline) if baseline else None  # bad input fails before anything is written
+    t = prioritise(findings, rates)
+    status = None
+    resolved: list[dict] = []
+    extra: dict = {}
+    if previous is not None:
+        status, resolved, counts = bl.compare(t.column("fingerprint").to_pylist(), previous)
+        t = t.append_column("baseline", pa.array(status, pa.string()))
+        for r in resolved:
+            r.setdefault("owner", None)
+            r["sev_rank"] = SEVERITY_RANK.get(r.get("severity") or "", 0)
+        resolved.sort(key=lambda r: (-r["sev_rank"], r.get("rule") or "", r.get("queue_arn") or ""))
+    else:
+        t = t.append_column("baseline", pa.nulls(t.num_rows, pa.string()))
+
+    rules = rule_catalogue()
+    titles = {rid: r.title for rid, r in rules.items()}
+    time_ms = int((now if now is not None else time.time()) * 1000)
+    files = {"csv": "findings.csv", "ocsf": "findings.ocsf.json"}
+    t = t.append_column("title", pa.array([titles.get(r or "", "") for r in t.column("rule").to_pylist()]))
+    t = t.append_column("why", pa.array(why_column(t, titles), pa.string()))
+    write_csv(local_dir / files["csv"], t)
+    ocsf = Writer(local_dir / files["ocsf"], time_ms=time_ms)
+    try:
+        for row in _batches(t.drop_columns(["title", "why", "sev_rank"])):
+            ocsf.add(row, row["baseline"] or "new")
+        for r in resolved:
+            ocsf.add(r, "resolved")
+    finally:
+        ocsf.close()
+    new_rows: list[dict] = []
+    if previous is not None:
+        import pyarrow.compute as pc
+
+        new_rows = t.filter(pc.equal(t.column("baseline"), "new")).slice(0, SAMPLE).to_pylist()
+        new_rows = [_compact(r) for r in new_rows]
+
+    if previous is not None:
+        files["baseline_diff"] = "baseline-diff.csv"
+        _write_diff(local_dir / files["baseline_diff"], t, resolved)
+        by = {}
+        for name, sev_of in (
+            ("new", [s for s, b in zip(t.column("severity").to_pylist(), status, strict=True) if b == "new"]),
+            ("resolved", [r.get("severity") for r in resolved]),
+        ):
+            by[name] = {s: sev_of.count(s) for s in SEVERITY_RANK}
+        extra["baseline"] = {
+            "previous": str(baseline),
+            **counts,
+            "new_by_severity": by["new"],
+            "resolved_by_severity": by["resolved"],
+            "new_sample": new_rows,
+            "resolved_sample": [_compact(r) for r in resolved[:SAMPLE]],
+        }
+    owners = {}
+    for o in t.column("owner").to_pylist():
+        owners[o or ""] = owners.get(o or "", 0) + 1
+    extra["findings_by_owner"] = dict(sorted(owners.items(), key=lambda kv: (-kv[1], kv[0])))
+    extra["owner_tag"] = owner_tag if isinstance(owner_tag, str) or owner_tag is None else list(owner_tag)
+    extra["outputs"] = {**files, "report": "report.html", "findings_parquet": "findings/"}
+    if report:
+        write_report(local_dir / "report.html", {**summary, **extra}, findings=t)
+    extra["outputs_seconds"] = round(time.perf_counter() - t0, 2)
+    return extra
+
+
+def _compact(row: dict) -> dict:
+    return {
+        k: row.get(k)
+        for k in ("severity", "rule", "account", "region", "owner", "queue_arn", "consumer", "message", "fix")
+    }
+
+
+def _write_diff(path: Path, t, resolved: list[dict]) -> None:
+    import pyarrow.compute as pc
+
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(DIFF_COLUMNS)
+        for row in _batches(t.filter(pc.equal(t.column("baseline"), "new"))):
+            row["status"] = "new"
+            w.writerow([csv_cell(row.get(c)) for c in DIFF_COLUMNS])
+        for row in resolved:
+            w.writerow([csv_cell("resolved" if c == "status" else row.get(c)) for c in DIFF_COLUMNS])
+    tmp.replace(path)

@@ -1,0 +1,431 @@
+"""The audit's outputs besides Parquet: findings.csv, OCSF Detection Findings (validated against the published
+OCSF 1.1.0 schema), the baseline comparison, and the neutralisation of hostile inventory values."""
+
+from __future__ import annotations
+
+import csv
+import json
+from functools import cache
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from visguard.audit import baseline as bl
+from visguard.audit import outputs
+from visguard.audit.neutral import csv_cell, visible
+from visguard.audit.ocsf import OCSF_VERSION
+from visguard.errors import VisguardError
+
+ACCT = "111111111111"
+
+
+def finding(rule="VG031", severity="warning", queue="orders", consumer="m-1", account=ACCT, **kw) -> dict:
+    arn = f"arn:aws:sqs:us-east-1:{account}:{queue}"
+    row = {
+        "account": account,
+        "region": "us-east-1",
+        "queue_arn": arn,
+        "queue_name": queue,
+        "rule": rule,
+        "severity": severity,
+        "message": f"{rule} on {queue}",
+        "consumer": consumer,
+        "fix": f"fix {rule}",
+        "estimate": None,
+    }
+    row.update(kw)
+    return row
+
+
+def table(rows: list[dict]) -> pa.Table:
+    cols = list(rows[0]) if rows else [*outputs.FINDING_COLUMNS[:-1]]
+    return pa.table({c: pa.array([r.get(c) for r in rows], pa.string()) for c in cols})
+
+
+def read_csv(path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+@cache
+def ocsf_validator():
+    """JSON Schema (draft 2020-12) of OCSF 1.1.0 Detection Finding (class 2004) with the cloud profile, generated
+    from the schema.ocsf.io export that the ocsf-json-schema package ships (Apache-2.0, ocsf/ocsf-schema)."""
+    from jsonschema import Draft202012Validator
+    from ocsf_json_schema import OcsfJsonSchemaEmbedded, get_ocsf_schema
+
+    schema = OcsfJsonSchemaEmbedded(get_ocsf_schema(version=OCSF_VERSION))
+    assert schema.lookup_class_name_from_uid(class_uid=2004) == "detection_finding"
+    js = schema.get_class_schema(class_name="detection_finding", profiles=["cloud"])
+    Draft202012Validator.check_schema(js)
+    return Draft202012Validator(js)
+
+
+def validate_ocsf(path) -> list[dict]:
+    events = json.loads(path.read_text(encoding="utf-8"))
+    v = ocsf_validator()
+    for ev in events:
+        errors = sorted(v.iter_errors(ev), key=str)
+        assert not errors, f"{errors[0].json_path}: {errors[0].message}"
+    return events
+
+
+# ------------------------------------------------------------------------------------------------ neutral
+def test_visible_escapes_controls_and_bidi():
+    assert visible("a\x1b]0;pwned\x07b") == "a\\x1b]0;pwned\\x07b"
+    assert visible("line\nforged") == "line\\x0aforged"
+    assert visible("evil\u202etxt.exe") == "evil\\u202etxt.exe"
+    assert visible("\x9b31m") == "\\x9b31m"
+    assert visible("plain ünïcode") == "plain ünïcode" and visible(None) == ""
+
+
+@pytest.mark.parametrize("value", ['=HYPERLINK("http://x")', "+1", "-2+3", "@SUM(A1)", "\t=1", "\r=1"])
+def test_csv_cell_defuses_formulas(value):
+    cell = csv_cell(value)
+    assert cell.startswith("'") and "\t" not in cell and "\r" not in cell
+
+
+def test_csv_cell_keeps_plain_values():
+    assert csv_cell("orders-1") == "orders-1" and csv_cell("arn:aws:sqs:x") == "arn:aws:sqs:x"
+
+
+# ------------------------------------------------------------------------------------------------ outputs
+HOSTILE = [
+    finding("VG010", "error", queue="=cmd|' /C calc'!A0", consumer="@evil", owner="+team"),
+    finding(
+        "VG012",
+        "warning",
+        queue="q\x1b[2J\x1b]0;title\x07",
+        owner="-ops",
+        message="x</script><script>alert(1)</script>",
+    ),
+    finding("VG031", "warning", queue="plain", owner="payments", message="line one\nFORGED line"),
+]
+
+
+def test_write_outputs_csv_one_row_per_finding_neutralised(tmp_path):
+    extra = outputs.write_outputs(tmp_path, table(HOSTILE), {"findings": 3}, owner_tag="team")
+    rows = read_csv(tmp_path / "findings.csv")
+    assert len(rows) == 3 and list(rows[0]) == list(outputs.CSV_COLUMNS)
+    raw = (tmp_path / "findings.csv").read_bytes()
+    assert b"\x1b" not in raw and b"\x07" not in raw
+    by_rule = {r["rule"]: r for r in rows}
+    assert by_rule["VG010"]["queue_name"] == "'=cmd|' /C calc'!A0"
+    assert by_rule["VG010"]["consumer"] == "'@evil" and by_rule["VG010"]["owner"] == "'+team"
+    assert by_rule["VG012"]["owner"] == "'-ops"
+    assert by_rule["VG012"]["queue_name"] == "q\\x1b[2J\\x1b]0;title\\x07"
+    assert by_rule["VG031"]["message"] == "line one\\x0aFORGED line"  # one finding = one line
+    assert all(not any(v.startswith(("=", "+", "-", "@")) for v in r.values()) for r in rows)
+    assert extra["outputs"]["csv"] == "findings.csv" and extra["findings_by_owner"]["payments"] == 1
+
+
+def test_report_neutralises_hostile_values(tmp_path):
+    outputs.write_outputs(tmp_path, table(HOSTILE), {"findings": 3})
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "\x1b" not in page and "\x07" not in page
+    assert "<script>alert(1)" not in page and "</script><script>" not in page
+    # the embedded data cannot close its script element: every < and > of a value is a JSON escape
+    data = page[page.index("id='vg-data'>") : page.index("</script>", page.index("id='vg-data'>"))]
+    assert "<" not in data[len("id='vg-data'>") :]
+    assert "q\\\\x1b[2J" in data  # the ESC shown as text: \x1b, JSON-escaped once more
+
+
+def test_missing_owner_column_and_fix_first_order(tmp_path):
+    rows = [
+        finding("VG031", "warning", queue="a"),
+        finding("VG012", "warning", queue="b", estimate=json.dumps({"duplicate_rate": 0.2})),
+        finding("VG013", "info", queue="c"),
+        finding("VG010", "error", queue="d"),
+        finding("VG012", "warning", queue="e", estimate=json.dumps({"duplicate_rate": 0.01})),
+        finding("VG022", "warning", queue="f", consumer=None),
+    ]
+    t = table(rows)
+    assert "owner" not in t.column_names
+    outputs.write_outputs(tmp_path, t, {}, rates={"arn:aws:sqs:us-east-1:111111111111:f": 0.05})
+    got = read_csv(tmp_path / "findings.csv")
+    assert [r["queue_name"] for r in got] == ["d", "b", "f", "e", "a", "c"]
+    assert [r["priority"] for r in got] == ["1", "2", "3", "4", "5", "6"]
+    assert all(r["owner"] == "" for r in got)
+    assert got[0]["why"].startswith("error") and "20 % of messages processed twice" in got[1]["why"]
+    assert got[2]["duplicate_rate"] == "0.05"
+
+
+def test_ocsf_events_validate_against_the_published_schema(tmp_path):
+    rows = [*HOSTILE, finding("VG013", "info", queue="i", estimate=json.dumps({"recovery_p99": 3.0}))]
+    outputs.write_outputs(tmp_path, table(rows), {}, now=1_767_225_600.0)
+    events = validate_ocsf(tmp_path / "findings.ocsf.json")
+    assert len(events) == 4
+    e = {ev["finding_info"]["analytic"]["uid"]: ev for ev in events}
+    assert (
+        e["VG010"]["severity_id"] == 4 and e["VG012"]["severity_id"] == 3 and e["VG013"]["severity_id"] == 1
+    )
+    assert (
+        e["VG010"]["class_uid"] == 2004
+        and e["VG010"]["type_uid"] == 200401
+        and e["VG010"]["time"] == 1_767_225_600_000
+    )
+    assert e["VG010"]["resources"][0]["uid"] == HOSTILE[0]["queue_arn"]
+    assert e["VG010"]["cloud"]["account"]["uid"] == ACCT
+    assert e["VG012"]["resources"][0]["name"] == HOSTILE[1]["queue_name"]  # JSON keeps the value, escaped
+    assert "\x1b" not in (tmp_path / "findings.ocsf.json").read_text(encoding="utf-8")
+    assert e["VG013"]["resources"][0]["data"]["estimate"] == {"recovery_p99": 3.0}
+    assert e["VG010"]["finding_info"]["uid"] == bl.fingerprint("VG010", HOSTILE[0]["queue_arn"], "@evil")
+
+
+def test_ocsf_validator_is_strict():
+    v = ocsf_validator()
+    good = {
+        "activity_id": 1,
+        "category_uid": 2,
+        "class_uid": 2004,
+        "type_uid": 200401,
+        "time": 1,
+        "severity_id": 3,
+        "cloud": {"provider": "AWS"},
+        "finding_info": {"uid": "x", "title": "t"},
+        "metadata": {"version": "1.1.0", "product": {"vendor_name": "visguard", "name": "visguard"}},
+    }
+    assert v.is_valid(good)
+    for broken in (
+        {**good, "finding_info": {"title": "t"}},  # no uid
+        {**good, "type_uid": 200405},
+        {**good, "severity": 3},  # a string attribute
+        {**good, "invented": 1},  # not in the class
+        {
+            **good,
+            "metadata": {"version": "1.1.0", "product": {"vendor_name": "visguard"}},
+        },  # product: no name/uid
+    ):
+        assert not v.is_valid(broken)
+
+
+# ------------------------------------------------------------------------------------------------ baseline
+def test_fingerprint_ignores_the_message_and_severity():
+    a = bl.fingerprints(table([finding(message="vt 30 s, 2.9 %")]))
+    b = bl.fingerprints(table([finding(message="vt 45 s, 0.3 %", severity="error")]))
+    c = bl.fingerprints(table([finding(consumer="m-2")]))
+    assert a == b and a != c and len(a[0]) == 32
+
+
+def test_compare_is_a_multiset_difference():
+    prev = [{"fingerprint": f} for f in ("a", "a", "b", "c")]
+    status, resolved, counts = bl.compare(["a", "b", "b", "d"], prev)
+    assert status == ["unchanged", "unchanged", "new", "new"]
+    assert sorted(r["fingerprint"] for r in resolved) == ["a", "c"]
+    assert counts == {"new": 2, "unchanged": 2, "resolved": 2, "previous_findings": 4}
+
+
+def _previous_parquet(root, rows):
+    for r in rows:  # the job's layout: findings/account=/region=/part-*.parquet without those two columns
+        d = root / "findings" / f"account={r['account']}" / f"region={r['region']}"
+        d.mkdir(parents=True, exist_ok=True)
+    for (acct, region), group in _groupby(rows).items():
+        t = table([{k: v for k, v in r.items() if k not in ("account", "region")} for r in group])
+        pq.write_table(t, root / "findings" / f"account={acct}" / f"region={region}" / "part-0.parquet")
+
+
+def _groupby(rows):
+    out: dict = {}
+    for r in rows:
+        out.setdefault((r["account"], r["region"]), []).append(r)
+    return out
+
+
+@pytest.mark.parametrize("source", ["parquet", "csv"])
+def test_baseline_new_resolved_unchanged(tmp_path, source):
+    before = [
+        finding("VG010", "error", queue="stays"),
+        finding("VG012", "warning", queue="fixed", message="about 7.3 %"),
+        finding("VG031", "warning", queue="stays", account="222222222222"),
+    ]
+    now = [
+        finding("VG010", "error", queue="stays", message="changed numbers 99 s"),
+        finding("VG031", "warning", queue="stays", account="222222222222"),
+        finding("VG001", "error", queue="broken"),
+    ]
+    prev = tmp_path / "prev"
+    if source == "parquet":
+        _previous_parquet(prev, before)
+    else:
+        outputs.write_outputs(prev, table(before), {}, report=False)
+    out = tmp_path / "now"
+    extra = outputs.write_outputs(out, table(now), {}, baseline=str(prev))
+    b = extra["baseline"]
+    assert (b["new"], b["resolved"], b["unchanged"], b["previous_findings"]) == (1, 1, 2, 3)
+    assert b["new_by_severity"]["error"] == 1 and b["resolved_by_severity"]["warning"] == 1
+    assert b["new_sample"][0]["queue_arn"].endswith(":broken")
+    assert b["resolved_sample"][0]["queue_arn"].endswith(":fixed")
+    rows = read_csv(out / "findings.csv")
+    assert {r["queue_name"]: r["baseline"] for r in rows if r["rule"] != "VG031"} == {
+        "stays": "unchanged",
+        "broken": "new",
+    }
+    diff = read_csv(out / "baseline-diff.csv")
+    assert sorted((d["status"], d["rule"]) for d in diff) == [("new", "VG001"), ("resolved", "VG012")]
+    events = validate_ocsf(out / "findings.ocsf.json")
+    acts = sorted((e["finding_info"]["analytic"]["uid"], e["activity_name"], e["status"]) for e in events)
+    assert acts == [
+        ("VG001", "Create", "New"),
+        ("VG010", "Update", "New"),
+        ("VG012", "Close", "Resolved"),
+        ("VG031", "Update", "New"),
+    ]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "id='baseline-resolved'" in page and ":fixed" in page
+
+
+@pytest.mark.parametrize(
+    ("make", "needle"),
+    [
+        (lambda p: p, "no such file or folder"),
+        (lambda p: (p.mkdir(), p)[1], "not a visguard result"),
+        (lambda p: (p.write_text("a,b\n1,2\n"), p)[1], "expected a result folder"),
+        (
+            lambda p: (p.with_suffix(".csv").write_text("a,b\n1,2\n"), p.with_suffix(".csv"))[1],
+            "no fingerprint column",
+        ),
+        (
+            lambda p: (p.with_suffix(".parquet").write_bytes(b"PAR1 not parquet"), p.with_suffix(".parquet"))[
+                1
+            ],
+            "cannot read",
+        ),
+    ],
+)
+def test_bad_baseline_is_a_clear_error(tmp_path, make, needle):
+    path = make(tmp_path / "prev")
+    with pytest.raises(VisguardError, match=needle) as e:
+        outputs.write_outputs(tmp_path / "out", table(HOSTILE), {}, baseline=str(path))
+    assert "\n" not in str(e.value) and str(path) in str(e.value)
+    assert not (tmp_path / "out" / "findings.csv").exists()
+
+
+def test_remote_baseline_is_refused():
+    with pytest.raises(VisguardError, match="local folder"):
+        bl.check_previous("s3://bucket/prev")
+
+
+# ------------------------------------------------------------------------------------------------ the job
+@pytest.mark.slow
+def test_job_writes_csv_and_ocsf_for_every_finding(audited):
+    out, s = audited["out"], audited["summary"]
+    parquet = outputs.findings_table(None, str(out))
+    rows = read_csv(out / "findings.csv")
+    assert len(rows) == parquet.num_rows == s["findings"] > 0
+    assert sorted(r["fingerprint"] for r in rows) == sorted(bl.fingerprints(parquet))
+    assert s["outputs"]["ocsf"] == "findings.ocsf.json" and "outputs_seconds" in s
+    events = validate_ocsf(out / "findings.ocsf.json")
+    assert len(events) == s["findings"]
+    assert sum(e["severity_id"] == 4 for e in events) == s["findings_by_severity"]["error"]
+    on_disk = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert on_disk["outputs"] == s["outputs"]
+
+
+def test_cli_refuses_a_bad_baseline_before_running_spark(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "inv").mkdir()
+    cmd = [sys.executable, "-P", "-m", "visguard", "audit", "run", "--inventory", str(tmp_path / "inv")]
+    p = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "out"), "--baseline", str(tmp_path / "nope")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 1, p.stderr
+    assert p.stderr.strip().count("\n") == 0 and "no such file or folder" in p.stderr and "nope" in p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_baseline_against_a_real_previous_result(audited, tmp_path):
+    """The job's own Parquet as the baseline: drop some findings (resolved), add one (new), change messages."""
+    import pyarrow.compute as pc
+
+    prev = outputs.findings_table(None, str(audited["out"]))
+    errors = pc.equal(prev.column("severity"), "error")
+    now = prev.filter(pc.invert(errors))  # every error fixed since
+    msg = pc.binary_join_element_wise(now.column("message"), " (numbers moved: 42 s)", "")
+    now = now.set_column(now.column_names.index("message"), "message", msg)
+    extra = outputs.write_outputs(tmp_path, now, {}, baseline=str(audited["out"]), report=False)
+    b = extra["baseline"]
+    n_err = audited["summary"]["findings_by_severity"]["error"]
+    assert (b["new"], b["resolved"], b["unchanged"]) == (0, n_err, prev.num_rows - n_err)
+    assert b["resolved_by_severity"]["error"] == n_err
+    diff = read_csv(tmp_path / "baseline-diff.csv")
+    assert len(diff) == n_err and {d["status"] for d in diff} == {"resolved"}
+    # and the other way round, from the previous run's findings.csv: all errors are new again
+    extra = outputs.write_outputs(tmp_path / "again", prev, {}, baseline=str(tmp_path / "findings.csv"))
+    assert (extra["baseline"]["new"], extra["baseline"]["resolved"]) == (n_err, 0)
+
+
+def test_ocsf_writer_writes_exactly_the_reference_event(tmp_path):
+    from visguard.audit.ocsf import Writer, event
+    from visguard.audit.report import rule_catalogue
+
+    rows = [
+        *HOSTILE,
+        finding("VG012", estimate=json.dumps({"duplicate_rate": 0.07})),
+        finding("VG013", "info", estimate="not json", consumer=None),
+        finding(
+            "VG999", "bogus", queue_arn="not-an-arn", queue_name=None, region=None, account=None, fix=None
+        ),
+        finding("VG004", "error", fix="", message=None, owner="ünïcode \u202e team"),
+    ]
+    w = Writer(tmp_path / "e.json", time_ms=123)
+    for i, r in enumerate(rows):
+        r["fingerprint"] = f"{i:032x}"
+        w.add(r, ("new", "unchanged", "resolved")[i % 3])
+    w.close()
+    got = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
+    product = json.loads(w.product)
+    want = [
+        event(
+            r,
+            status=("new", "unchanged", "resolved")[i % 3],
+            time_ms=123,
+            rules=rule_catalogue(),
+            product=product,
+        )
+        for i, r in enumerate(rows)
+    ]
+    assert got == want
+    v = ocsf_validator()
+    assert all(v.is_valid(e) for e in got)
+
+
+@pytest.mark.slow
+def test_hostile_inventory_values_are_neutralised_end_to_end(spark, tmp_path):
+    """A queue whose name and tags carry terminal escapes and spreadsheet formulas, through the real job."""
+    from visguard.audit import generate, job
+
+    inv = tmp_path / "inv"
+    generate.generate(40, 1, 3, str(inv))
+    acct = next(p.name for p in inv.iterdir() if p.is_dir())
+    name = '=HYPERLINK("http://x")\x1b]0;owned\x07\x1b[2J'
+    arn = f"arn:aws:sqs:us-east-1:{acct}:{name}"
+    record = {
+        "kind": "queue",
+        "account": acct,
+        "region": "us-east-1",
+        "arn": arn,
+        "name": name,
+        "url": f"https://sqs.us-east-1.amazonaws.com/{acct}/x",
+        "attributes": {"QueueArn": arn, "VisibilityTimeout": "50000", "MessageRetentionPeriod": "345600"},
+        "tags": {"team": "@evil\u202e\x1b[31m", "owner": "+1"},
+        "dlq_sources": None,
+        "metrics": None,
+    }
+    with (inv / acct / "us-east-1.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    out = tmp_path / "out"
+    job.run(spark, str(inv), str(out))
+    for f in ("report.html", "findings.csv", "summary.json", "findings.ocsf.json"):
+        text = (out / f).read_text(encoding="utf-8")
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text, f
+    rows = [r for r in read_csv(out / "findings.csv") if "HYPERLINK" in r["queue_name"]]
+    assert rows and all(r["queue_name"].startswith("'=HYPERLINK") for r in rows)
+    assert any(r["rule"] == "VG001" and r["severity"] == "error" for r in rows)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "\\\\x1b]0;owned\\\\x07" in page  # shown as text (JSON-escaped once more in the page's data)
