@@ -10,25 +10,17 @@ come from accounts the auditor does not control. These pure functions make one v
 
 from __future__ import annotations
 
-import re
+from visguard.neutralize import printable
 
-# C0 controls except nothing (tab and newline too: one value is one cell/line), DEL, C1 controls, and the
-# Unicode bidirectional embeddings/overrides/isolates that reorder what a reader sees (Trojan Source).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def _escape(m: re.Match) -> str:
-    c = ord(m.group())
-    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
-
-
 def visible(value) -> str:
-    """``value`` as text with every control or bidi character shown escaped (None is the empty string)."""
+    """``value`` as text with every control, bidi or other non-printable character shown escaped
+    (:func:`visguard.neutralize.printable`, the one neutraliser); None is the empty string."""
     if value is None:
         return ""
-    s = value if isinstance(value, str) else str(value)
-    return _UNSAFE.sub(_escape, s)
+    return printable(value)
 
 
 def csv_cell(value) -> str:
@@ -42,9 +34,9 @@ def csv_cell(value) -> str:
 
 
 # The same two checks for a whole Arrow column (RE2 syntax): only the cells that match go through Python.
-_UNSAFE_RE2 = (
-    r"[\x00-\x1f\x7f-\x{9f}\x{200e}\x{200f}\x{202a}-\x{202e}\x{2066}-\x{2069}\x{2028}\x{2029}\x{feff}]"
-)
+# What str.isprintable() calls non-printable: categories C (controls, format, surrogates, private use,
+# unassigned) and Z except the plain space.
+_UNSAFE_RE2 = r"[\p{C}\p{Zl}\p{Zp}\x{a0}\x{1680}\x{2000}-\x{200a}\x{202f}\x{205f}\x{3000}]"
 _FORMULA_RE2 = r"^[=+\-@\t\r]"
 
 

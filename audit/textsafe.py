@@ -6,13 +6,18 @@ show: pure functions, no I/O.
   header, and query-signed URLs carry ``X-Amz-Credential``/``X-Amz-Signature``. Whatever the collector records
   or prints goes through it first, so not even a part of a credential lands in an inventory, a summary or a
   terminal.
-- :func:`printable` shows control characters escaped (``\\x1b``, ``\\n``) so a hostile name or error text
-  cannot move the cursor, retitle a terminal or forge a second line: one error = one line.
+- :func:`printable` is :func:`visguard.neutralize.printable` (the one neutraliser of every door): control
+  characters shown escaped (``\\x1b``, ``\\x0a``) so a hostile name or error text cannot move the cursor,
+  retitle a terminal or forge a second line: one error = one line.
 """
 
 from __future__ import annotations
 
 import re
+
+from visguard.neutralize import printable
+
+__all__ = ["REDACTED", "printable", "safe", "scrub"]
 
 REDACTED = "[REDACTED]"
 
@@ -43,24 +48,6 @@ def scrub(text: str | None) -> str | None:
     text = _NAMED.sub(lambda m: m.group(1) + REDACTED, text)
     text = _KEY_ID.sub(REDACTED, text)
     return _LONG.sub(REDACTED, text)
-
-
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-# C0 and C1 controls, DEL, and the invisible format characters that reorder or hide text (bidi overrides and
-# isolates, zero-width characters, line/paragraph separators)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-
-
-def printable(text: object) -> str:
-    """``text`` as one line of inert characters: control and format characters shown as escapes."""
-    s = str(text)
-    return _CONTROL.sub(_escape, s)
-
-
-def _escape(m: re.Match) -> str:
-    ch = m.group()
-    code = ord(ch)
-    return _ESCAPES.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
 
 
 def safe(text: object, limit: int | None = None) -> str:

@@ -154,7 +154,7 @@ def test_failure_before_any_partition_prints_one_scrubbed_line(fake_aws, tmp_pat
     assert r.returncode == 1
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "SignatureDoesNotMatch" in lines[0] and "Traceback" not in r.stderr, r.stderr
-    assert "\\n" in lines[0]  # AWS's multi-line message is kept on one line, escaped
+    assert "\\x0a" in lines[0]  # AWS's multi-line message is kept on one line, escaped
     assert _leaks(r.stdout + r.stderr) == []
 
 
@@ -235,8 +235,8 @@ def test_scrub_keeps_ordinary_text(text):
     [
         ("q\x1b]0;pwned\x07", "q\\x1b]0;pwned\\x07"),  # OSC: retitle the terminal
         ("q\x1b[2J\x1b[H", "q\\x1b[2J\\x1b[H"),  # CSI: clear the screen
-        ("q\nvisguard audit: 0 errors", "q\\nvisguard audit: 0 errors"),  # a forged second line
-        ("a\rb\tc\x00d\x7f\x9b", "a\\rb\\tc\\x00d\\x7f\\x9b"),
+        ("q\nvisguard audit: 0 errors", "q\\x0avisguard audit: 0 errors"),  # a forged second line
+        ("a\rb\tc\x00d\x7f\x9b", "a\\x0db\\x09c\\x00d\\x7f\\x9b"),
         ("invoice\u202egpj.exe", "invoice\\u202egpj.exe"),  # bidi override
         ("zero\u200bwidth\u2028sep", "zero\\u200bwidth\\u2028sep"),
         ("plain ünïcode queue-名前", "plain ünïcode queue-名前"),
