@@ -84,6 +84,7 @@ def configured(spark, tmp_path_factory):
     return {"summary": summary, "rows": [r.asDict() for r in rows], "inv": inv, "cfg": cfg_file, "out": out}
 
 
+@pytest.mark.slow  # Spark
 def test_config_is_applied_in_the_job(configured):
     got = sorted((r["queue_name"], r["rule"], r["severity"]) for r in configured["rows"])
     assert got == [
@@ -99,6 +100,7 @@ def test_config_is_applied_in_the_job(configured):
     assert [f["rule"] for f in s["config"]["findings"]] == ["VG900"]
 
 
+@pytest.mark.slow  # Spark
 def test_owner_column_from_tags(configured):
     owners = {r["queue_name"]: r["owner"] for r in configured["rows"]}
     assert owners == {"orders": "payments", "prod-q": "core", "reports": None}
@@ -113,6 +115,7 @@ def configured_figures(c):
     return pq.read_table(str(c["out"] / "queues")).to_pylist()
 
 
+@pytest.mark.slow  # Spark
 def test_audit_wording(configured):
     vg010 = next(r for r in configured["rows"] if r["rule"] == "VG010")
     assert "creating the event source mapping fails" not in vg010["message"]
