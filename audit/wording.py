@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import replace
 
+from visguard import facts
 from visguard.linter.model import Finding, Queue
 
 # Tags AWS puts on resources a CloudFormation stack creates (CDK, SAM and Serverless Framework deploy through it).
@@ -55,16 +56,16 @@ def api_fix(f: Finding, queue: Queue, dlq: Queue | None = None) -> str | None:
         value = m.group(1).removesuffix(".0")
         if "." in value:
             value = str(int(float(value)) + 1)  # whole seconds, rounded up
-        return f"SetQueueAttributes VisibilityTimeout={min(int(value), 43_200)} on {q}"
+        return f"SetQueueAttributes VisibilityTimeout={min(int(value), facts.MAX_VISIBILITY)} on {q}"
     if rule == "VG001":
-        return f"SetQueueAttributes VisibilityTimeout=<0-43200> on {q}"
+        return f"SetQueueAttributes VisibilityTimeout=<{facts.VISIBILITY_TIMEOUT.lo}-{facts.VISIBILITY_TIMEOUT.hi}> on {q}"
     if rule in ("VG002", "VG021", "VG024") and queue.redrive is not None:
         target = queue.redrive.target_ref or "<dlq-arn>"
         return f"SetQueueAttributes RedrivePolicy={_policy(target, 5)} on {q}"
     if rule == "VG020":
         return f"SetQueueAttributes RedrivePolicy={_policy('<dlq-arn>', 5)} on {q}"
     if rule == "VG022" and dlq is not None:
-        return f"SetQueueAttributes MessageRetentionPeriod=1209600 on {dlq.arn or dlq.id}"
+        return f"SetQueueAttributes MessageRetentionPeriod={facts.RETENTION.hi} on {dlq.arn or dlq.id}"
     if rule == "VG023":
         return f"SetQueueAttributes RedrivePolicy='' on the dead-letter queue that closes the loop ({q} or a queue after it)"
     if rule == "VG031" and f.consumer:
