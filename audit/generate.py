@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 import numpy as np
+from visguard import facts
 from visguard.audit import inventory
 
 REGIONS = ("us-east-1", "eu-west-1", "ap-southeast-2")
@@ -182,15 +183,17 @@ def _attributes(f: SimpleNamespace) -> None:
         u < sh.drift_worker_short, np.maximum(1, f.p99_worker * 0.5), f.p99_worker * rng.uniform(2, 4, n)
     )
     vt = np.where(f.is_lambda, lam_vt, np.where(f.is_worker, np.ceil(wk_vt), vt)).astype(np.int64)
-    vt = np.minimum(vt, 43_200)
+    vt = np.minimum(vt, facts.MAX_VISIBILITY)
     vt[_pick(f, np.ones(n, bool), sh.drift_out_of_range)] = 50_000
     f.vt = vt
 
-    retention = np.where(rng.random(n) < 0.7, 345_600, 1_209_600)
+    retention = np.where(rng.random(n) < 0.7, facts.DEFAULT_RETENTION, facts.RETENTION.hi)
     f.dlq_like = np.zeros(n, bool)
     f.dlq_like[f.n_main :] = True
     retention[f.dlq_like] = np.where(
-        rng.random(int(f.dlq_like.sum())) < sh.dlq_short_retention, 345_600, 1_209_600
+        rng.random(int(f.dlq_like.sum())) < sh.dlq_short_retention,
+        facts.DEFAULT_RETENTION,
+        facts.RETENTION.hi,
     )
     f.retention = retention
 
