@@ -9,6 +9,39 @@ import re
 
 _SECONDS = re.compile(r"(\d[\d,]*(?:\.\d+)?) s\b")
 _TIMEOUT_RULES = {"VG010", "VG011", "VG012", "VG016"}
+# The policy's heartbeat plan as the linter words it (visguard.policy.Heartbeat.text).
+_PLAN = re.compile(r"ChangeMessageVisibility\((\d+)\) every (\d+) s")
+_SPLIT = "split the work into steps (Step Functions) or checkpoint it"
+
+
+def duration_expr(seconds: float) -> str:
+    """A whole number of seconds as the CDK Duration a user would write: hours, minutes, else seconds."""
+    n = int(seconds) if seconds == int(seconds) else int(seconds) + 1
+    if n and n % 3600 == 0:
+        return f"Duration.hours({n // 3600})"
+    if n and n % 60 == 0:
+        return f"Duration.minutes({n // 60})"
+    return f"Duration.seconds({n})"
+
+
+def heartbeat_fix(extend_by: int, interval: int, *, guarded: bool, split: bool = False) -> str:
+    """A heartbeat plan (the workers call ChangeMessageVisibility(extend_by) every interval) in CDK terms; with
+    ``split`` the advice for work that runs past the 12-hour cap even with a heartbeat."""
+    calls = (
+        f"the workers call ChangeMessageVisibility({extend_by}) every {interval} s while processing, asking for "
+        "at most 43200 s minus the time since the receive (the 12-hour cap is not reset)"
+    )
+    if guarded:
+        text = (
+            f"add_worker_consumer(..., heartbeat_interval={duration_expr(interval)}, "
+            f"heartbeat_extend_by={duration_expr(extend_by)}), where {calls}; with visibility_timeout left out, "
+            f"GuardedQueue then derives {duration_expr(extend_by)} from the heartbeat."
+        )
+    else:
+        text = f"visibility_timeout={duration_expr(extend_by)} on the aws_sqs.Queue, and {calls}."
+    if split:
+        text += f" Some work still runs past 12 h: {_SPLIT}."
+    return text
 
 
 def _last_seconds(text: str | None) -> int | None:
@@ -22,6 +55,10 @@ def _last_seconds(text: str | None) -> int | None:
 
 def cdk_fix(rule: str, fix: str | None, *, guarded: bool) -> str | None:
     """The fix of a finding of ``rule`` in CDK terms."""
+    plan = _PLAN.search(fix or "")
+    if rule in _TIMEOUT_RULES and plan is not None:  # past the 12-hour cap: the policy's heartbeat plan
+        extend_by, interval = int(plan.group(1)), int(plan.group(2))
+        return heartbeat_fix(extend_by, interval, guarded=guarded, split="Step Functions" in fix)
     seconds = _last_seconds(fix)
     if rule in _TIMEOUT_RULES and seconds is not None:
         if guarded:

@@ -34,6 +34,7 @@ from .settings import (  # noqa: E402
     build_model,
     derive_visibility_timeout,
     format_finding,
+    heartbeat_required,
     rule_settings,
 )
 
@@ -43,6 +44,8 @@ CONSUMER_RULES = frozenset({"VG030", "VG032"})
 # Range rules CDK's aws_sqs.Queue would also reject while the tree is built (with no rule id and no fix): checked
 # when the GuardedQueue is created so ours come first.
 RANGE_RULES = frozenset({"VG001", "VG002", "VG005"})
+# Errors a worker consumer's own profile and heartbeat decide: reported when the worker is added.
+WORKER_RULES = frozenset({"VG014"})
 # Queue props copied to the DLQ so both queues of the pair have the same security posture.
 SHARED_PROPS = ("encryption", "encryption_master_key", "data_key_reuse", "enforce_ssl", "removal_policy")
 
@@ -133,9 +136,11 @@ class GuardedQueue(Construct):
     - The DLQ has the same type (FIFO names end in ``.fifo``), 14 days of retention, and the same encryption,
       SSL and removal settings as the queue; ``max_receive_count`` defaults to 5.
     - Unless ``visibility_timeout`` is given, the timeout is derived from every consumer added, whenever it
-      was added (set again on the queue's CfnQueue when a consumer changes it): 6 x function timeout + batching window for Lambda consumers, the fast risk model
-      (or 2 x heartbeat interval) for workers and for the queue's own ``processing_p50``/``processing_p99``;
-      the largest wins.
+      was added (set again on the queue's CfnQueue when a consumer changes it): 6 x function timeout + batching
+      window for Lambda consumers, the visibility-need policy (``visguard.policy``) for workers (a heartbeating
+      worker: 2 x its interval, at least one extension) and for the queue's own
+      ``processing_p50``/``processing_p99``; the largest wins. A worker without a heartbeat whose need is past
+      the 43,200 s cap is rejected when added (GuardError with the policy's heartbeat plan).
     - Settings the rules call errors fail synthesis with the construct path, rule id and fix; warnings and
       infos become annotations (fixes in CDK terms), acknowledgeable on every release with
       ``visguard.constructs.acknowledge(x, "VGnnn", reason=...)`` (or ``queue.acknowledge``), and where the
@@ -306,7 +311,14 @@ class GuardedQueue(Construct):
         id: str = "Workers",
     ) -> WorkerSpec:
         """Declare an ECS/EC2 worker fleet: no resource, but its profile shapes the timeout and the checks.
-        ``grantee`` (an IGrantable, e.g. a task role) is granted consume permissions on the queue."""
+        ``grantee`` (an IGrantable, e.g. a task role) is granted consume permissions on the queue.
+
+        Raises GuardError at once when the timeout is derived and the worker has no heartbeat but its profile
+        needs more than the 43,200 s cap for the target duplicate rate: the message gives the policy's heartbeat
+        plan (``heartbeat_interval=``, ``heartbeat_extend_by=``), and says to split the work (Step Functions) or
+        checkpoint it when even a heartbeat leaves more than the target past 12 h. With an explicit
+        ``visibility_timeout`` the rules judge it as for any other setting (VG012 warns, with the same plan).
+        A VG014 error (p99 at or past 12 h, an extension above 43,200 s) is raised at once too."""
         spec = WorkerSpec(
             id=f"{self._path}/{id}",
             processing_p50=_seconds(processing_p50, "processing_p50"),
@@ -317,8 +329,18 @@ class GuardedQueue(Construct):
         )
         if any(w.id == spec.id for w in self._settings.workers):
             raise GuardError(f"{self._path}: a worker consumer named {id!r} exists already; pass id=")
+        if self._settings.visibility_timeout is None:
+            # A derived timeout cannot cover a worker whose need is past the 12-hour cap: say so now, with the
+            # policy's heartbeat plan, rather than derive a queue that fails its own rules (VG012/VG014).
+            problem = heartbeat_required(
+                spec, self._settings.target_duplicate_rate, self._settings.heartbeat_factor
+            )
+            if problem is not None:
+                raise GuardError(f"{spec.id}: {problem}")
         settings = replace(self._settings, workers=(*self._settings.workers, spec))
-        self._update(settings, self._lint(settings))
+        found = self._lint(settings)
+        _raise_errors(found, WORKER_RULES, spec.id)
+        self._update(settings, found)
         if grantee is not None:
             self.queue.grant_consume_messages(grantee)
         return spec

@@ -127,6 +127,59 @@ def worker_need(
     )
 
 
+def heartbeat_required(
+    spec: WorkerSpec,
+    target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE,
+    heartbeat_factor: float = HEARTBEAT_FACTOR,
+) -> str | None:
+    """Why a worker without a heartbeat cannot be covered by any visibility timeout, with the plan that works in
+    CDK terms (one line, no construct path); None when a timeout can do it or the worker heartbeats.
+
+    A timeout alone cannot when the target duplicate rate needs more than the 43,200 s cap: the policy's heartbeat
+    plan is the fix. When even a heartbeat leaves more than the target running past 12 h (the cap counts from
+    the receive), the work must be split (Step Functions) or checkpointed; a p99 at or past 12 h is VG014's
+    error, otherwise VG012 is the rule the queue would fail."""
+    from .fixes import heartbeat_fix
+
+    if spec.heartbeat_interval:
+        return None
+    need = worker_need(spec, target_duplicate_rate, heartbeat_factor)
+    if need.heartbeat is None or need.required <= MAX_VISIBILITY_TIMEOUT:
+        return None
+    from visguard import policy
+
+    tail = policy.lognormal_sf(min(spec.processing_p50, spec.processing_p99), spec.processing_p99)(
+        MAX_VISIBILITY_TIMEOUT
+    )
+    profile = f"p50 {_duration_text(spec.processing_p50)}, p99 {_duration_text(spec.processing_p99)}"
+    needs = "more than 12 h" if math.isinf(need.required) else f"{need.required:,.0f} s"
+    plan = heartbeat_fix(need.heartbeat.extend_by, need.heartbeat.interval, guarded=True)
+    if spec.processing_p99 >= MAX_VISIBILITY_TIMEOUT:
+        return (
+            f"VG014 (error) worker ({profile}) runs past the 12-hour visibility cap: {tail:.2%} of attempts "
+            f"last longer than 43200 s from the receive, which neither a timeout nor a heartbeat can cover. "
+            "Fix: split the work into steps that each finish within 12 hours (Step Functions) or checkpoint it "
+            "and re-enqueue; a heartbeat does not lift the cap."
+        )
+    text = (
+        f"VG012 worker ({profile}) needs a heartbeat: for at most {target_duplicate_rate:.2%} "
+        f"duplicates the visibility timeout would need {needs}, past the 43200 s maximum. Fix: {plan}"
+    )
+    if not need.feasible:
+        text += (
+            f" Even then {tail:.2%} of attempts run past the 12-hour cap, which no heartbeat can extend: split "
+            "the work into steps (Step Functions) or checkpoint it."
+        )
+    return text
+
+
+def _duration_text(seconds: float) -> str:
+    for unit, size in (("h", 3600), ("min", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)} {unit}"
+    return f"{seconds:g} s"
+
+
 @lru_cache(maxsize=1024)
 def profile_visibility(
     p50: float, p99: float, target_duplicate_rate: float = DEFAULT_TARGET_DUPLICATE_RATE

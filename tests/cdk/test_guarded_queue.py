@@ -6,6 +6,8 @@ validation directly (``node.validate()``, what synthesis runs) and one of them r
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 
@@ -264,7 +266,6 @@ def test_timeout_below_function_timeout_is_a_synth_error_with_path_rule_and_fix(
 @pytest.mark.parametrize(
     ("kwargs", "worker", "rule"),
     [
-        ({}, {"processing_p50": 3600, "processing_p99": 13 * 3600}, "VG014"),
         (
             {},
             {
@@ -318,6 +319,44 @@ def test_consumer_errors_are_raised_when_the_consumer_is_added(error_stack, make
     with pytest.raises(GuardError, match="VG030"):
         fifo.add_lambda_consumer(fn, max_batching_window=Duration.seconds(5))
     assert q.settings.lambdas == () and fifo.settings.lambdas == ()
+
+
+def test_a_worker_past_the_cap_without_heartbeat_is_rejected_with_the_heartbeat_plan(error_stack):
+    """Issue 14: p50 40 min, p99 6 h needs 44,442 s without a heartbeat. A derived GuardedQueue never warns
+    about itself: add_worker_consumer raises with the policy's plan in CDK terms; following it passes every rule.
+    An explicit visibility_timeout is judged by the rules as usual (VG012 warns, with the same plan)."""
+    from aws_cdk import Duration
+    from visguard.constructs import GuardedQueue, GuardError
+
+    profile = {"processing_p50": Duration.minutes(40), "processing_p99": Duration.hours(6)}
+    q = GuardedQueue(error_stack, "Encode")
+    plan = r"heartbeat_interval=Duration\.minutes\(15\), heartbeat_extend_by=Duration\.minutes\(30\)"
+    with pytest.raises(
+        GuardError, match=rf"^Errors/Encode/Workers: VG012 .*44,442 s.*{plan}.*Step Functions"
+    ):
+        q.add_worker_consumer(**profile)
+    assert q.settings.workers == () and q.visibility_timeout_seconds == 30
+    q.add_worker_consumer(
+        **profile, heartbeat_interval=Duration.minutes(15), heartbeat_extend_by=Duration.minutes(30)
+    )
+    assert q.visibility_timeout_seconds == 1800 and q.findings() == []
+
+    with pytest.raises(GuardError, match=r"Errors/Long/Workers: VG014 \(error\).*split the work"):
+        GuardedQueue(error_stack, "Long").add_worker_consumer(
+            processing_p50=Duration.hours(1), processing_p99=Duration.hours(13)
+        )
+    with pytest.raises(GuardError, match=r"Errors/LongHb/Workers: VG014 \(error\)"):  # a heartbeat cannot
+        GuardedQueue(error_stack, "LongHb").add_worker_consumer(
+            processing_p50=Duration.hours(1),
+            processing_p99=Duration.hours(13),
+            heartbeat_interval=Duration.minutes(15),
+        )
+
+    given = GuardedQueue(error_stack, "Given", visibility_timeout=Duration.hours(12))
+    given.add_worker_consumer(**profile)
+    assert given.validate() == []  # VG012 is a warning there: an annotation, acknowledgeable
+    warnings = [str(m.data) for m in given.node.metadata if "VG012" in str(m.data)]
+    assert len(warnings) == 1 and re.search(plan, warnings[0]) and "44442" not in warnings[0]
 
 
 def test_misuse_is_rejected_with_a_clear_message(error_stack):

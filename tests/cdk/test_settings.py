@@ -11,6 +11,7 @@ from visguard.constructs.settings import (
     age_alarm_threshold,
     build_model,
     derive_visibility_timeout,
+    heartbeat_required,
     lambda_visibility,
     rule_settings,
     worker_visibility,
@@ -35,6 +36,56 @@ def test_worker_without_heartbeat_uses_the_engine_risk_model():
     assert worker_visibility(spec) == expected
     assert 45 < expected < 200
     assert worker_visibility(spec, target_duplicate_rate=0.01) < expected
+
+
+def test_a_worker_past_the_cap_without_heartbeat_gets_the_policys_plan_in_cdk_terms():
+    """Issue 14: p50 40 min, p99 6 h needs 44,442 s without a heartbeat; the fix is the policy's heartbeat plan
+    as add_worker_consumer arguments, and the split-the-work advice since 0.11 % still run past 12 h."""
+    from visguard.constructs.fixes import duration_expr
+    from visguard.linter.api import lint_model
+
+    seed002 = WorkerSpec("Q/Workers", 2400, 21600)
+    text = heartbeat_required(seed002)
+    assert text.startswith("VG012 worker (p50 40 min, p99 6 h) needs a heartbeat")
+    assert "44,442 s" in text
+    assert "heartbeat_interval=Duration.minutes(15), heartbeat_extend_by=Duration.minutes(30)" in text
+    assert "0.11% of attempts run past the 12-hour cap" in text and "Step Functions" in text
+    # following the plan: the derived queue passes every rule
+    fixed = WorkerSpec("Q/Workers", 2400, 21600, heartbeat_interval=900, heartbeat_extend_by=1800)
+    assert heartbeat_required(fixed) is None
+    settings = QueueSettings(path="Q", workers=(fixed,))
+    assert derive_visibility_timeout(settings) == 1800 and lint_model(build_model(settings)) == []
+    # a timeout alone is enough (shorter profile, or a looser target): nothing to say
+    assert heartbeat_required(WorkerSpec("w", 1800, 4 * 3600)) is None
+    assert heartbeat_required(WorkerSpec("w", 2400, 21600), target_duplicate_rate=0.01) is None
+    # p99 at or past 12 h: VG014, split the work
+    past = heartbeat_required(WorkerSpec("w", 3600, 13 * 3600))
+    assert past.startswith("VG014 (error)") and "split the work" in past and "heartbeat_interval" not in past
+    assert [duration_expr(s) for s in (7200, 900, 185, 0.5)] == [
+        "Duration.hours(2)",
+        "Duration.minutes(15)",
+        "Duration.seconds(185)",
+        "Duration.seconds(1)",
+    ]
+
+
+def test_cdk_fix_turns_a_heartbeat_plan_into_add_worker_consumer_arguments():
+    """VG012's fix past the cap names a heartbeat plan: in CDK terms never a timeout above 43,200 s."""
+    from visguard.constructs.fixes import cdk_fix
+    from visguard.linter.api import lint_model
+
+    settings = QueueSettings(path="Q", visibility_timeout=43200, workers=(WorkerSpec("Q/W", 2400, 21600),))
+    (vg012,) = [f for f in lint_model(build_model(settings)) if f.rule == "VG012"]
+    guarded = cdk_fix("VG012", vg012.fix, guarded=True)
+    assert "heartbeat_interval=Duration.minutes(15), heartbeat_extend_by=Duration.minutes(30)" in guarded
+    assert "44442" not in guarded and "Step Functions" in guarded
+    plain = cdk_fix("VG012", vg012.fix, guarded=False)
+    assert plain.startswith(
+        "visibility_timeout=Duration.minutes(30) on the aws_sqs.Queue, and the workers call"
+    )
+    assert cdk_fix("VG012", "Set VisibilityTimeout to at least 185 s.", guarded=False).startswith(
+        "visibility_timeout=Duration.seconds(185)"
+    )
 
 
 def test_derived_timeout_is_the_largest_need_and_rounds_up():
@@ -132,3 +183,28 @@ def test_pure_modules_import_without_aws_cdk():
         [sys.executable, "-P", "-c", code], capture_output=True, text=True, check=True
     ).stdout
     assert out.strip() == "False"
+
+
+def test_derived_queues_pass_the_timeout_rules_or_the_worker_is_rejected():
+    """README's promise, over a grid of workers (with and without heartbeats) next to Lambda consumers: a
+    derived timeout leaves no VG01x finding, unless add_worker_consumer rejects the worker first (a need past
+    the cap without heartbeat: heartbeat_required; a p99 at or past 12 h: VG014)."""
+    import itertools
+
+    from visguard.linter.api import lint_model
+
+    checked = rejected = 0
+    for p50, ratio, heartbeat, fn_timeout in itertools.product(
+        (5, 120, 2400, 7200), (1.5, 9, 40), (None, (30, None), (900, 1800)), (None, 30, 900)
+    ):
+        hb_i, hb_e = heartbeat or (None, None)
+        worker = WorkerSpec("Q/W", p50, p50 * ratio, heartbeat_interval=hb_i, heartbeat_extend_by=hb_e)
+        if heartbeat_required(worker) or worker.processing_p99 >= 43200:
+            rejected += 1
+            continue
+        lambdas = (LambdaSpec("Q/Fn", fn_timeout, batching_window=5),) if fn_timeout else ()
+        settings = QueueSettings(path="Q", workers=(worker,), lambdas=lambdas)
+        found = [f.rule for f in lint_model(build_model(settings)) if f.rule.startswith("VG01")]
+        assert found == [], (worker, lambdas, found)
+        checked += 1
+    assert checked > 60 and rejected > 5
