@@ -6,8 +6,8 @@ Two workloads, generated into a temporary folder:
   one small template: the pre-commit case, where start-up is everything.
 Both tools run as their command-line programs (one process per workload, wall time, best of N runs), cfn-lint
 with its default rules. On one small template the two run interleaved, 9 times each, and the medians are
-compared (issue 12: >= 20x, whole processes). Goals (issue 4): visguard >= 20x faster than cfn-lint on the large
-template and the folder, and one small template <= 0.3 s wall for the whole `visguard lint` CLI.
+compared, wall and CPU (user + system of the child; issue 12: >= 20x, whole processes). Goals (issue 4):
+visguard >= 20x faster than cfn-lint on the large template and the folder, and one small template <= 0.3 s wall for the whole `visguard lint` CLI.
 
     .venv/bin/python -P benchmarks/lint_vs_cfnlint.py [--runs 3] [--json out.json] [--small-only]
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -71,6 +72,15 @@ def timed(cmd: list[str], runs: int, cwd: Path) -> tuple[float, subprocess.Compl
     return min(times), proc
 
 
+def cpu_timed(cmd: list[str], cwd: Path) -> tuple[float, float]:
+    """One run: (wall seconds, CPU seconds = user + system of the child process)."""
+    t0 = time.perf_counter()
+    child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, _status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0  # reaped by wait4
+    return time.perf_counter() - t0, usage.ru_utime + usage.ru_stime
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
@@ -111,15 +121,24 @@ def main() -> int:
                 "visguard_findings": len(findings),
                 "cfnlint_findings": len(cl_findings),
             }
-        small_times, cl_small = [], []
+        vg_wall, vg_cpu, cl_wall, cl_cpu = [], [], [], []
         for _ in range(9):  # interleaved: both tools see the same machine load
-            small_times.append(timed([visguard, "lint", "--no-config", str(small)], 1, root)[0])
-            cl_small.append(timed([cfnlint, "--", str(small)], 1, root)[0])
-        vg_med, cl_med = statistics.median(small_times), statistics.median(cl_small)
-        out["one_small_template"] = {"visguard_median_s": round(vg_med, 3),
-                                     "visguard_max_s": round(max(small_times), 3),
-                                     "cfnlint_median_s": round(cl_med, 3),
-                                     "speedup": round(cl_med / vg_med, 1)}  # fmt: skip
+            for cmd, wall, cpu in (
+                ([visguard, "lint", "--no-config", str(small)], vg_wall, vg_cpu),
+                ([cfnlint, "--", str(small)], cl_wall, cl_cpu),
+            ):
+                w, c = cpu_timed(cmd, root)
+                wall.append(w)
+                cpu.append(c)
+        med = statistics.median
+        out["one_small_template"] = {"visguard_median_s": round(med(vg_wall), 3),
+                                     "visguard_max_s": round(max(vg_wall), 3),
+                                     "cfnlint_median_s": round(med(cl_wall), 3),
+                                     "speedup": round(med(cl_wall) / med(vg_wall), 1),
+                                     "visguard_cpu_median_s": round(med(vg_cpu), 3),
+                                     "cfnlint_cpu_median_s": round(med(cl_cpu), 3),
+                                     "cpu_speedup": round(med(cl_cpu) / med(vg_cpu), 1),
+                                     "load_average": os.getloadavg()[0]}  # fmt: skip
     goals = {"small_under_0.3s": out["one_small_template"]["visguard_median_s"] <= 0.3,
              "small_20x": out["one_small_template"]["speedup"] >= 20}  # fmt: skip
     if not args.small_only:

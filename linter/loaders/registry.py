@@ -17,9 +17,13 @@ Loaders are asked in order; the first claim wins. Built in, in this order: ``cdk
 manifest.json is shaped like a cloud assembly manifest), ``visguard-config`` (visguard.yaml by name, or a YAML
 document whose top-level keys are all visguard.yaml keys), ``cloudformation`` (a top-level ``Resources`` or
 ``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
-claims is given to ``cloudformation``, which says why it is not a template. Modules listed in
-:data:`LOADER_MODULES` are imported on first use and register themselves at import (they must not import
-their parser at module level: ``visguard lint`` on one template imports nothing it does not need).
+claims is given to ``cloudformation``, which says why it is not a template.
+
+Loaders in other modules (Terraform, Serverless) are :data:`PLUGINS`: the registry knows each one's claim
+cheaply (file endings, file names, a marker in the first bytes, a folder holding such files) and imports the
+module, which registers its loader, only when a path could be its input. ``visguard lint`` on one
+CloudFormation template so imports neither (pre-commit runs it on every commit). A plugin's test must say yes
+to every path its loader would claim; :func:`loaders` imports them all.
 
 Every file is read through :mod:`.safe_io` (regular files only, bounded), and folder searches use its
 iterative, symlink-confined walk.
@@ -41,8 +45,6 @@ from visguard.linter.model import Model
 
 from . import safe_io
 
-# Modules that add loaders (each calls register() when imported). A missing module is skipped.
-LOADER_MODULES = ("visguard.linter.loaders.terraform", "visguard.linter.loaders.serverless")
 TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
 # Folders a search never enters (a folder named on the command line is always read).
 SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out", "__pycache__", ".git"})
@@ -69,8 +71,52 @@ class LoaderSpec:
     suffixes: tuple[str, ...] = TEXT_SUFFIXES  # file endings a folder search offers to claim_file
 
 
+@dataclass(frozen=True)
+class Plugin:
+    """A module that adds a loader (it calls :func:`register` when imported), imported only when a path could
+    be its input: ``could_claim_dir(folder)`` / ``could_claim_file(path, head)`` are cheap and say yes to every
+    path the loader would claim (they may say yes to more)."""
+
+    module: str
+    could_claim_dir: Callable[[str], bool] | None
+    could_claim_file: Callable[[str, bytes], bool] | None
+    suffixes: tuple[str, ...]  # file endings a folder search offers (the loader's LoaderSpec.suffixes)
+
+
+def _holds_terraform(folder: str) -> bool:
+    try:
+        with os.scandir(folder) as it:
+            return any(e.name.endswith((".tf", ".tf.json")) for e in it)
+    except OSError:
+        return False
+
+
+def _terraform_file(path: str, head: bytes) -> bool:  # a .tf file, or a plan JSON document
+    return path.endswith((".tf", ".tf.json")) or b'"format_version"' in head
+
+
+SERVERLESS_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")  # = serverless.SERVICE_FILES
+
+
+def _serverless_file(path: str, head: bytes) -> bool:
+    """A service file, or a file beside one (a fragment it includes; a service in a parent folder is only
+    asked once a service was claimed, by then the module is imported)."""
+    if os.path.basename(path) in SERVERLESS_FILES:
+        return True
+    folder = os.path.dirname(os.path.abspath(path))
+    return any(os.path.isfile(os.path.join(folder, name)) for name in SERVERLESS_FILES)
+
+
+# In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
+PLUGINS = (
+    Plugin(
+        "visguard.linter.loaders.terraform", _holds_terraform, _terraform_file, (".tf", ".tf.json", ".json")
+    ),
+    Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
+)
+
 _SPECS: list[LoaderSpec] = []
-_plugins_loaded = False
+_imported: set[str] = set()  # plugin modules already imported (or found missing)
 
 
 def register(spec: LoaderSpec, *, before: str | None = None) -> None:
@@ -84,23 +130,42 @@ def register(spec: LoaderSpec, *, before: str | None = None) -> None:
     _SPECS = specs
 
 
+def _import_plugin(plugin: Plugin) -> None:
+    if plugin.module in _imported:
+        return
+    _imported.add(plugin.module)
+    try:
+        found = importlib.util.find_spec(plugin.module) is not None
+    except ModuleNotFoundError:
+        found = False
+    if found:
+        importlib.import_module(plugin.module)
+
+
+def _specs_for(path: str, head: bytes | None) -> list[LoaderSpec]:
+    """The registered loaders, after importing the plugins that could claim ``path`` (a folder when ``head``
+    is None)."""
+    for plugin in PLUGINS:
+        if plugin.module in _imported:
+            continue
+        if head is None:
+            could = plugin.could_claim_dir is not None and plugin.could_claim_dir(path)
+        else:
+            could = plugin.could_claim_file is not None and plugin.could_claim_file(path, head)
+        if could:
+            _import_plugin(plugin)
+    return list(_SPECS)
+
+
 def loaders() -> list[LoaderSpec]:
-    """The registered loaders in claim order (plugin modules imported on first call)."""
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        for name in LOADER_MODULES:
-            try:
-                found = importlib.util.find_spec(name) is not None
-            except ModuleNotFoundError:
-                found = False
-            if found:
-                importlib.import_module(name)
+    """All loaders in claim order (every plugin module imported)."""
+    for plugin in PLUGINS:
+        _import_plugin(plugin)
     return list(_SPECS)
 
 
 def get(name: str) -> LoaderSpec:
-    for s in loaders():
+    for s in (*_SPECS, *loaders()):
         if s.name == name:
             return s
     raise KeyError(name)
@@ -111,15 +176,18 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     """The loader for ``path``. A folder: the first ``claim_dir`` that says yes (None: search it). A file: the
     first ``claim_file`` that says yes; a file named on the command line (``explicit``) falls back to
     ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
-    specs = loaders()
     if os.path.isdir(path):
-        return next((s for s in specs if s.claim_dir is not None and s.claim_dir(path)), None)
+        return _claim_dir(path)
     head = safe_io.read_head(path)
     name = os.path.basename(path)
-    for s in specs:
+    for s in _specs_for(path, head):
         if s.claim_file is not None and (explicit or name.endswith(s.suffixes)) and s.claim_file(path, head):
             return s
     return get("cloudformation") if explicit else None
+
+
+def _claim_dir(path: str) -> LoaderSpec | None:
+    return next((s for s in _specs_for(path, None) if s.claim_dir is not None and s.claim_dir(path)), None)
 
 
 def load(path: str, options: LoadOptions | None = None) -> Model:
@@ -201,8 +269,6 @@ def discover(
 
 
 def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], add) -> bool:
-    specs = loaders()
-    dir_specs = [s for s in specs if s.claim_dir is not None]
     n_errors = len(errors)
 
     def rel(path: str) -> str:
@@ -212,7 +278,7 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
         if name.startswith(".") or name in SKIP_DIRS or _excluded(rel(path), name, exclude):
             return True
         try:
-            spec = next((s for s in dir_specs if s.claim_dir(path)), None)
+            spec = _claim_dir(path)
         except VisguardError as exc:
             errors.append(exc)
             return True
@@ -221,7 +287,10 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
             return True
         return False
 
-    suffixes = tuple({x for s in specs if s.claim_file is not None for x in s.suffixes})
+    suffixes = tuple(
+        {x for s in _SPECS if s.claim_file is not None for x in s.suffixes}
+        | {x for p in PLUGINS for x in p.suffixes}
+    )
     for _folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
         for path in files:
             name = os.path.basename(path)
