@@ -10,7 +10,9 @@ FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's T
 RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
 and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
 
-A file with a parse error is never touched; a rewrite that does not parse back is never written.
+A file with a parse error is never touched; a rewrite that does not parse back is never written; files are
+written atomically (a temporary file, then a rename). Terraform root modules (a folder or a ``.tf`` file) go to
+visguard.linter.fix_hcl, which edits literal values in the module's own ``.tf`` and ``.tfvars`` files.
 """
 
 from __future__ import annotations
@@ -388,34 +390,56 @@ def _generated(path: str) -> bool:
     return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VisguardError(f"cannot read the file to fix it: {exc}", file=path) from None
+
+
+def _write(ff: FileFix) -> None:
+    """``ff.after`` into ``ff.path``: a temporary file next to it, then renamed over it (atomic)."""
+    tmp = f"{ff.path}.visguard-fix.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(ff.after)
+        os.replace(tmp, ff.path)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise VisguardError(f"cannot write the fixed file: {exc.strerror}", file=ff.path) from None
+
+
 def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
-    """One FileFix per linted template file that has findings with changes. Writes the changed ones when
-    ``write`` (in place, same encoding; a file that changed since it was read is left alone)."""
+    """One FileFix per linted template file (or file of a linted Terraform root module, visguard.linter.fix_hcl)
+    that has findings with changes. Writes the changed ones when ``write`` (in place, same encoding)."""
+    from visguard.linter import fix_hcl
+
     results = []
     for path in files:
+        root = fix_hcl.root_of(path)
+        if root is not None:  # Terraform: the changes point into the module's files, not at the input
+            mine = [f for f in findings if f.changes and f.location.file and _under(f.location.file, root)]
+            if mine:
+                results += fix_hcl.fix_root(root, mine, _read, _write if write else lambda ff: None)
+            continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
         mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
         if not mine or _generated(path):
             continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
-        try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise VisguardError(f"cannot read the template to fix it: {exc}", file=path) from None
-        ff = fix_text(path, text, mine)
+        ff = fix_text(path, _read(path), mine)
         if write and ff.changed:
-            tmp = f"{path}.visguard-fix.tmp"
-            try:
-                with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                    fh.write(ff.after)
-                os.replace(tmp, path)
-            except OSError as exc:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise VisguardError(f"cannot write the fixed template: {exc.strerror}", file=path) from None
+            _write(ff)
         results.append(ff)
     return results
+
+
+def _under(file: str, root: str) -> bool:
+    """A finding of the Terraform root module ``root`` (its location is in the root's folder or below)."""
+    a, r = os.path.realpath(file), os.path.realpath(root)
+    return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 
 
 # ------------------------------------------------------------------------------------------ SARIF + CLI
