@@ -203,18 +203,30 @@ def fix_text(path: str, text: str, findings: list[Finding]):
         out.skipped += [(f, "the file does not parse") for f in findings]
         return out
     lines = text.splitlines(keepends=True)
-    edits: dict[tuple[int, int, str], str] = {}
+    planned: list[tuple[Finding, dict[tuple[int, int, str], str]]] = []
+    wanted: dict[tuple[int, int, str], set[str]] = {}
     for f in findings:
         try:
             mine: dict[tuple[int, int, str], str] = {}
             for ch in f.changes:
                 s, e, new, what = edit_for(ch, text, tree, lines)
-                key = (s, e, what)
-                if edits.get(key, new) != new or mine.get(key, new) != new:
-                    raise Skip("another finding changes the same value differently: choose by hand")
-                mine[key] = new
+                if mine.setdefault((s, e, what), new) != new:
+                    raise Skip("its changes set the same value twice, differently")
         except Skip as why:
             out.skipped.append((f, str(why)))
+            continue
+        planned.append((f, mine))
+        for key, new in mine.items():
+            wanted.setdefault(key, set()).add(new)
+    edits: dict[tuple[int, int, str], str] = {}
+    for (
+        f,
+        mine,
+    ) in planned:  # a value two findings want different (a shared variable) is for a person to choose
+        clash = [k for k in mine if len(wanted[k]) > 1]
+        if clash:
+            said = " or ".join(sorted(x.strip() for x in wanted[clash[0]]))
+            out.skipped.append((f, f"findings want this value set to {said}: choose by hand"))
             continue
         edits.update(mine)
         out.applied.append(f)
