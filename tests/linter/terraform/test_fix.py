@@ -317,3 +317,55 @@ def test_a_rewrite_that_does_not_parse_is_never_written(monkeypatch):
     assert ff.after == text.replace("= 60", "= 1800")
     ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 2, 9)])  # not where the value is
     assert not ff.changed and "not where the loader read it" in ff.skipped[0][1]
+
+
+def test_for_each_map_entry_is_the_value_changed(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": "locals {\n  jobs = {\n    a = { vt = 60 } # slow\n    b = { vt = 1800 }\n  }\n}\n\n"
+            'resource "aws_sqs_queue" "jobs" {\n  for_each                   = local.jobs\n'
+            "  visibility_timeout_seconds = each.value.vt\n}\n"
+            + WORKER.replace("aws_sqs_queue.jobs.arn", 'aws_sqs_queue.jobs["a"].arn'),
+        },
+    )
+    assert changed_lines(before["main.tf"], after["main.tf"]) == (
+        ["    a = { vt = 60 } # slow"],
+        ["    a = { vt = 1800 } # slow"],
+    )
+
+
+def test_a_var_given_on_the_command_line_is_not_a_file_to_edit(module, capsys):
+    root = Path(
+        module(
+            {
+                "main.tf": 'variable "vt" {\n  default = 1800\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+                "  visibility_timeout_seconds = var.vt\n}\n" + WORKER
+            }
+        )
+    )
+    before = snapshot(root)
+    code, _, err = run(capsys, root, "--var", "vt=60", "--fix")
+    assert code == 2 and snapshot(root) == before
+    assert "VG010 on aws_sqs_queue.jobs not fixed automatically: var.vt is an expression" in err
+
+
+def test_pre_commit_terraform_fix_hook(module, capsys, monkeypatch):
+    import yaml
+    from visguard.linter import precommit
+
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    py, system = hooks["visguard-terraform-fix"], hooks["visguard-terraform-fix-system"]
+    assert py["entry"] == system["entry"] == "visguard-pre-commit terraform --fix"
+    assert py["files"] == system["files"] == hooks["visguard-terraform"]["files"]
+    root = Path(module({"infra/main.tf": 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+                        + WORKER}))  # fmt: skip
+    monkeypatch.chdir(root)
+    argv = py["entry"].split()[1:] + ["infra/main.tf"]
+    assert precommit.main(argv) == 2  # a file changed: the commit stops, like ruff --fix
+    assert "visibility_timeout_seconds = 1800" in (root / "infra" / "main.tf").read_text()
+    fixed = (root / "infra" / "main.tf").read_text()
+    capsys.readouterr()
+    precommit.main(argv)  # still exit 2: VG020 (no DLQ) is for a person
+    assert ": fixed " not in capsys.readouterr().err and (root / "infra" / "main.tf").read_text() == fixed
