@@ -120,6 +120,11 @@ def _find(tree, line: int, column: int):
     return None
 
 
+def _lines(text: str) -> list[str]:
+    """The lines as the HCL parser counts them (only "\n" ends one; str.splitlines also splits at \u2028 ...)."""
+    return re.split(r"(?<=\n)", text)
+
+
 def _offset(lines: list[str], line: int, column: int) -> int:
     return sum(len(s) for s in lines[: line - 1]) + column - 1
 
@@ -152,7 +157,7 @@ def edit_for(change: Change, text: str, tree, lines: list[str]) -> tuple[int, in
 
 def _written(text: str, expr) -> str:
     m = expr.meta
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     s = _offset(lines, m.line, m.column)
     e = _offset(lines, m.end_line, m.end_column)
     said = " ".join(text[s:e].split())
@@ -182,9 +187,9 @@ def _insert(change: Change, block, lines: list[str]) -> tuple[int, int, str, str
     eq = first_line.find("=", last.meta.column - 1)
     name_width = max(len(arg), eq - (last.meta.column - 1) - 1) if eq > 0 else len(arg)
     new_line = f"{indent}{arg.ljust(name_width)} = {_new_text(change)}\n"
+    if last.meta.end_line >= block.meta.end_line:
+        raise Skip("the block's closing brace is on the line of its last argument")
     at = _offset(lines, last.meta.end_line + 1, 1)
-    if not lines[last.meta.end_line - 1].endswith("\n"):
-        raise Skip("the block's last argument ends the file")
     return at, at, new_line, arg
 
 
@@ -202,7 +207,7 @@ def fix_text(path: str, text: str, findings: list[Finding]):
     except VisguardError:
         out.skipped += [(f, "the file does not parse") for f in findings]
         return out
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     planned: list[tuple[Finding, dict[tuple[int, int, str], str]]] = []
     wanted: dict[tuple[int, int, str], set[str]] = {}
     for f in findings:

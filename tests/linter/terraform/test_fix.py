@@ -369,3 +369,16 @@ def test_pre_commit_terraform_fix_hook(module, capsys, monkeypatch):
     capsys.readouterr()
     precommit.main(argv)  # still exit 2: VG020 (no DLQ) is for a person
     assert ": fixed " not in capsys.readouterr().err and (root / "infra" / "main.tf").read_text() == fixed
+
+
+def test_offsets_count_lines_as_hcl_does_and_a_closing_brace_on_the_last_line_is_refused():
+    text = '# a \u2028 comment\nresource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 3, 3)])
+    assert ff.after == text.replace("= 60", "= 1800")
+    text = 'resource "aws_sqs_queue" "jobs" {\n  name = "jobs" }\n'
+    ch = Change(
+        "queue", "aws_sqs_queue.jobs", "message_retention", 1209600, Location("main.tf", 1, 1, path="x")
+    )
+    f = Finding("VG022", Severity.WARNING, "m", "aws_sqs_queue.jobs", ch.location, "fix", changes=(ch,))
+    ff = fix_hcl.fix_text("main.tf", text, [f])
+    assert not ff.changed and "closing brace" in ff.skipped[0][1]
