@@ -463,23 +463,41 @@ def replacements(before: str, after: str) -> list[dict]:
     return out
 
 
-def sarif_fixes(finding: Finding, uri: str, _cache: dict | None = None) -> list[dict]:
+def sarif_fixes(
+    finding: Finding, uri: str, _cache: dict | None = None, inputs: list[str] | None = None
+) -> list[dict]:
     """The SARIF ``fixes`` of a finding: its structured changes as an artifact change of its file (none when the
-    template cannot take them mechanically)."""
+    template cannot take them mechanically). A Terraform finding gets one when ``inputs`` (the linted paths)
+    hold its root module and the change is in the finding's own file, as ``--fix`` would write it."""
+    from visguard.linter import fix_hcl
     from visguard.linter.changes import describe
 
     path = finding.location.file
-    if not finding.changes or not path or not path.lower().endswith(FIXABLE_SUFFIXES):
+    if not finding.changes or not path:
         return []
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
+    source = "cloudformation"
+    if path.endswith(fix_hcl.HCL_SUFFIXES):
+        roots = [r for r in (fix_hcl.root_of(p) for p in inputs or ()) if r is not None]
+        files = {c.location.file for c in finding.changes if c.location}
+        if not any(fix_hcl.in_root(path, r) for r in roots) or files != {path} or len(files) != 1:
+            return []
+        try:
+            ff = fix_hcl.fix_text(path, _read(path), [finding])
+        except VisguardError:
+            return []
+        source = "terraform"
+    elif not path.lower().endswith(FIXABLE_SUFFIXES):
         return []
-    ff = fix_text(path, text, [finding])
+    else:
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            return []
+        ff = fix_text(path, text, [finding])
     if not ff.changed:
         return []
-    text_ = "; ".join(describe(c) for c in finding.changes)
+    text_ = "; ".join(describe(c, source) for c in finding.changes)
     return [
         {
             "description": {"text": text_[0].upper() + text_[1:] + "."},

@@ -382,3 +382,22 @@ def test_offsets_count_lines_as_hcl_does_and_a_closing_brace_on_the_last_line_is
     f = Finding("VG022", Severity.WARNING, "m", "aws_sqs_queue.jobs", ch.location, "fix", changes=(ch,))
     ff = fix_hcl.fix_text("main.tf", text, [f])
     assert not ff.changed and "closing brace" in ff.skipped[0][1]
+
+
+def test_sarif_carries_the_same_change_as_fix(tmp_path, capsys):
+    root = tmp_path / "infra"
+    shutil.copytree(EXAMPLE, root)
+    code, out, _ = run(capsys, root, "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    fixes = {r["ruleId"]: r.get("fixes") for r in results if r["ruleId"] in ("VG010", "VG031")}
+    assert fixes["VG031"] is None  # written in the child module: --fix leaves it too
+    (change,) = fixes["VG010"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"].endswith("terraform.tfvars")
+    assert change["replacements"] == [
+        {
+            "deletedRegion": {"startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1},
+            "insertedContent": {"text": "orders_visibility_timeout = 1800\n"},
+        }
+    ]
+    run(capsys, root, "--fix")
+    assert (root / "terraform.tfvars").read_text().splitlines()[1] == "orders_visibility_timeout = 1800"
