@@ -438,7 +438,10 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
 
 def _under(file: str, root: str) -> bool:
     """A finding of the Terraform root module ``root`` (its location is in the root's folder or below)."""
-    a, r = os.path.realpath(file), os.path.realpath(root)
+    a, r = (
+        os.path.abspath(file),
+        os.path.abspath(root),
+    )  # as the loader named them (symlinks are fix_hcl's call)
     return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 
 

@@ -270,6 +270,8 @@ def fix_root(root: str, findings: list[Finding], read, write) -> list:
                 ".terraform/ and registry modules are never edited): change it by hand"
             )
             outside.setdefault(file, []).append((f, why))
+        elif os.path.islink(file):
+            outside.setdefault(file, []).append((f, "a symbolic link: --fix writes only regular files"))
         elif file.endswith(JSON_SUFFIXES) or not file.endswith(HCL_SUFFIXES):
             outside.setdefault(file, []).append((f, "Terraform JSON syntax is not rewritten by --fix"))
         else:

@@ -401,3 +401,18 @@ def test_sarif_carries_the_same_change_as_fix(tmp_path, capsys):
     ]
     run(capsys, root, "--fix")
     assert (root / "terraform.tfvars").read_text().splitlines()[1] == "orders_visibility_timeout = 1800"
+
+
+def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "queue.tf").write_text(
+        'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+    )
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "queue.tf").symlink_to(shared / "queue.tf")
+    (root / "worker.tf").write_text(WORKER)
+    code, _, err = run(capsys, root, "--fix")
+    assert (root / "queue.tf").is_symlink() and "= 60" in (shared / "queue.tf").read_text()
+    assert "a symbolic link" in err
