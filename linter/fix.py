@@ -438,10 +438,8 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
 
 def _under(file: str, root: str) -> bool:
     """A finding of the Terraform root module ``root`` (its location is in the root's folder or below)."""
-    a, r = (
-        os.path.abspath(file),
-        os.path.abspath(root),
-    )  # as the loader named them (symlinks are fix_hcl's call)
+    # paths as the loader named them (a symlinked file is fix_hcl's to refuse, with its reason)
+    a, r = os.path.abspath(file), os.path.abspath(root)
     return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 
 
