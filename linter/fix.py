@@ -47,6 +47,9 @@ class FileFix:
     after: str
     applied: list[Finding] = field(default_factory=list)
     skipped: list[tuple[Finding, str]] = field(default_factory=list)  # finding, why it was not written
+    notes: list[str] = field(
+        default_factory=list
+    )  # what a reader of the change should know (a shared variable)
 
     @property
     def changed(self) -> bool:
@@ -527,6 +530,8 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
             )
         if not ff.changed:
             continue
+        for note in ff.notes:
+            err.write(printable(f"visguard lint: {ff.path}: note: {note}") + "\n")
         changed = True
         if diff:
             out.write(ff.diff())

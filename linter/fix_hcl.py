@@ -281,8 +281,34 @@ def fix_root(root: str, findings: list[Finding], read, write) -> list:
     for file, mine in sorted(by_file.items()):
         ff = fix_text(file, read(file), mine)
         if ff.changed:
+            ff.notes = shared_notes(root, ff.applied, read)
             write(ff)
         results.append(ff)
     for file, skipped in sorted(outside.items()):
         results.append(FileFix(file, "", "", skipped=skipped))
     return results
+
+
+def shared_notes(root: str, applied: list[Finding], read) -> list[str]:
+    """A variable or local the fix changed that the root module uses more than once: every use gets the value."""
+    from .loaders.terraform.load import tf_files
+
+    names = set()
+    for f in applied:
+        for ch in f.changes:
+            owner, _, name = (ch.location.path or "").partition("/") if ch.location else ("", "", "")
+            if owner.startswith("var.") and name == "default":
+                names.add(owner)
+            elif owner == "locals" and name:
+                names.add(f"local.{name}")
+            elif owner.endswith((".tfvars", ".tfvars.json")) and name:
+                names.add(f"var.{name}")
+    if not names:
+        return []
+    texts = [read(p) for p in tf_files(root) if p.endswith(".tf")]
+    notes = []
+    for ref in sorted(names):
+        uses = sum(len(re.findall(rf"\b{re.escape(ref)}\b(?![\w-])", t)) for t in texts)
+        if uses > 1:
+            notes.append(f"{ref} is used {uses} times in the root module: the new value applies to every use")
+    return notes

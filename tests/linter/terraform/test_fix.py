@@ -416,3 +416,18 @@ def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
     code, _, err = run(capsys, root, "--fix")
     assert (root / "queue.tf").is_symlink() and "= 60" in (shared / "queue.tf").read_text()
     assert "a symbolic link" in err
+
+
+def test_a_variable_used_elsewhere_is_changed_with_a_note(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'variable "vt" {\n  default = 60\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+            '  visibility_timeout_seconds = var.vt\n  tags = { window = "${var.vt}" }\n}\n' + WORKER,
+        },
+    )
+    assert "  default = 1800\n" in after["main.tf"]
+    assert (
+        "main.tf: note: var.vt is used 2 times in the root module: the new value applies to every use" in err
+    )
