@@ -431,3 +431,14 @@ def test_a_variable_used_elsewhere_is_changed_with_a_note(module, capsys):
     assert (
         "main.tf: note: var.vt is used 2 times in the root module: the new value applies to every use" in err
     )
+
+
+def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("$ visguard lint examples/terraform --diff\n") + len(
+        "$ visguard lint examples/terraform --diff\n"
+    )
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(capsys, "examples/terraform", "--diff")
+    assert code == 2 and readme[start : readme.index("```", start)] == out + err
+    assert not (ROOT / "examples" / "terraform" / "main.tf.visguard-fix.tmp").exists()
