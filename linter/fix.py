@@ -432,6 +432,10 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
         mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
         if not mine or _generated(path):
             continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
+        if fix_hcl.is_plan(path):  # Terraform's output, like cdk.out: the fix belongs in the .tf files
+            why = "a Terraform plan is Terraform's output: run --fix on the root module folder"
+            results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
+            continue
         ff = fix_text(path, _read(path), mine)
         if write and ff.changed:
             _write(ff)

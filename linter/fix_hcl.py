@@ -46,6 +46,18 @@ def root_of(path: str) -> str | None:
     return None
 
 
+def is_plan(path: str) -> bool:
+    """A ``terraform show -json`` plan (the Terraform loader's test)."""
+    from visguard.linter.loaders import terraform
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return path.lower().endswith(".json") and terraform.claim_file(path, head)
+
+
 def in_root(file: str, root: str) -> bool:
     """``file`` is one of the root module's own files (not in a subfolder: no child module, no .terraform/)."""
     try:

@@ -442,3 +442,12 @@ def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
     code, out, err = run(capsys, "examples/terraform", "--diff")
     assert code == 2 and readme[start : readme.index("```", start)] == out + err
     assert not (ROOT / "examples" / "terraform" / "main.tf.visguard-fix.tmp").exists()
+
+
+def test_a_plan_is_never_rewritten(tmp_path, capsys):
+    plan = tmp_path / "plan.json"
+    shutil.copy(Path(__file__).resolve().parent / "fixtures" / "plan" / "plan.json", plan)
+    before = plan.read_bytes()
+    code, out, err = run(capsys, plan, "--fix")
+    assert plan.read_bytes() == before and "a Terraform plan is Terraform's output" in err
+    assert ": fixed " not in err
