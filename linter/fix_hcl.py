@@ -9,6 +9,9 @@ resource block. This module turns a change into a text edit there:
   replaced (a quoted number stays quoted);
 - the argument is missing from an ``aws_sqs_queue`` or ``aws_lambda_event_source_mapping`` block: one line
   ``name = value`` is added after the block's last argument, with its indentation;
+- a missing dead-letter queue (``field == "redrive"``, a standard queue without count/for_each): a new
+  ``aws_sqs_queue "<name>_dlq"`` block after the queue's, keeping messages 14 days, and the queue's one-line
+  ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
   ``max(...)``), a file that does not parse, JSON syntax (``.tf.json``), a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
@@ -141,18 +144,23 @@ def _offset(lines: list[str], line: int, column: int) -> int:
     return sum(len(s) for s in lines[: line - 1]) + column - 1
 
 
-def edit_for(change: Change, text: str, tree, lines: list[str]) -> tuple[int, int, str, str]:
-    """(start, end, new text, what) of the edit ``change`` makes in ``text``; Skip with the reason otherwise."""
+def edit_for(
+    change: Change, text: str, tree, lines: list[str], taken: set[str] = frozenset()
+) -> list[tuple[int, int, str, str]]:
+    """[(start, end, new text, what)] of the edits ``change`` makes in ``text``; Skip with the reason otherwise.
+    ``taken``: the aws_sqs_queue names the root module already has (a new DLQ gets a free one)."""
     loc = change.location
     if loc is None or loc.line is None or loc.column is None:
         raise Skip("the loader does not know where the value is written")
-    if change.field == "redrive":
-        raise Skip("adding a dead-letter queue is not written into Terraform by --fix (add it by hand)")
     node = _find(tree, loc.line, loc.column)
     if node is None:
         raise Skip("the value is not where the loader read it (the file changed?)")
+    if change.field == "redrive":
+        if node.data != "block":
+            raise Skip("the queue's block is not where the loader read it")
+        return _add_dlq(change, node, lines, taken)
     if node.data == "block":
-        return _insert(change, node, lines)
+        return [_insert(change, node, lines)]
     expr = node.children[-1]
     kind = _literal_kind(expr)
     new = _new_text(change)
@@ -164,7 +172,7 @@ def edit_for(change: Change, text: str, tree, lines: list[str]) -> tuple[int, in
     start, end = _offset(lines, m.line, m.column), _offset(lines, m.end_line, m.end_column)
     if kind == "string-number":
         new = f'"{new}"'  # the file's quoting is kept ("60" stays a string; Terraform converts it)
-    return start, end, new, ""
+    return [(start, end, new, "")]
 
 
 def _written(text: str, expr) -> str:
@@ -176,12 +184,14 @@ def _written(text: str, expr) -> str:
     return said if len(said) <= 60 else said[:57] + "..."
 
 
-def _insert(change: Change, block, lines: list[str]) -> tuple[int, int, str, str]:
+def _insert(
+    change: Change, block, lines: list[str], arg: str = "", value: str = ""
+) -> tuple[int, int, str, str]:
     from lark import Tree
 
     from .loaders.terraform.hcl import name_of
 
-    arg = _argument(change)
+    arg = arg or _argument(change)
     head = [c for c in block.children if isinstance(c, Tree) and c.data != "body"]
     labels = [name_of(h) for h in head]
     want = _BLOCK_TYPE[change.scope]
@@ -198,15 +208,86 @@ def _insert(change: Change, block, lines: list[str]) -> tuple[int, int, str, str
     first_line = lines[last.meta.line - 1]
     eq = first_line.find("=", last.meta.column - 1)
     name_width = max(len(arg), eq - (last.meta.column - 1) - 1) if eq > 0 else len(arg)
-    new_line = f"{indent}{arg.ljust(name_width)} = {_new_text(change)}\n"
+    new_line = f"{indent}{arg.ljust(name_width)} = {value or _new_text(change)}\n"
     if last.meta.end_line >= block.meta.end_line:
         raise Skip("the block's closing brace is on the line of its last argument")
     at = _offset(lines, last.meta.end_line + 1, 1)
     return at, at, new_line, arg
 
 
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _add_dlq(change: Change, block, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
+    """A new ``aws_sqs_queue`` after the queue's block, keeping messages 14 days, and the queue's one-line
+    ``redrive_policy = jsonencode({...})`` to it (a standard queue without count or for_each only)."""
+    from lark import Tree
+
+    from .loaders.terraform.hcl import name_of
+
+    head = [name_of(c) for c in block.children if isinstance(c, Tree) and c.data != "body"]
+    if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
+        raise Skip("the queue is not an aws_sqs_queue block of this file")
+    body = next(c for c in block.children if isinstance(c, Tree) and c.data == "body")
+    attrs = {name_of(a.children[0]) for a in body.children if isinstance(a, Tree) and a.data == "attribute"}
+    if attrs & {"count", "for_each"}:
+        raise Skip("the queue has count or for_each: add a dead-letter queue per instance by hand")
+    if attrs & {"fifo_queue", "redrive_policy"}:
+        raise Skip("a FIFO queue or one with a redrive_policy: add the dead-letter queue by hand")
+    name, n = f"{head[2]}_dlq", 2
+    while name in taken:
+        name, n = f"{head[2]}_dlq{n}", n + 1
+    v = change.value
+    policy = (
+        f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}.arn, "
+        f"maxReceiveCount = {int(v['max_receive_count'])} }})"
+    )
+    redrive = _insert(change, block, lines, "redrive_policy", policy)
+    end = block.meta.end_line
+    if end >= len(lines) or not lines[end - 1].endswith("\n"):
+        raise Skip("the queue's block ends the file")
+    pad = " " * (block.meta.column - 1)
+    indent = redrive[2][: len(redrive[2]) - len(redrive[2].lstrip())]
+    qname = _literal_string(body, "name")
+    named = ""
+    if (
+        qname and re.fullmatch(r"[A-Za-z0-9_-]{1,76}", qname) and f"name:{qname}-dlq" not in taken
+    ):  # SQS names: 80 characters at most
+        named = f'{indent}{"name".ljust(25)} = "{qname}-dlq"\n'
+    new = (
+        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{named}'
+        f"{indent}message_retention_seconds = {int(v['retention'])}\n{pad}}}\n"
+    )
+    at = _offset(lines, end + 1, 1)
+    return [redrive, (at, at, new, f"dlq:{name}")]
+
+
+def _literal_string(body, arg: str) -> str | None:
+    """The value of ``arg = "text"`` in a block body when it is a plain string (no ``${...}``)."""
+    from lark import Tree
+
+    from .loaders.terraform.hcl import name_of
+
+    for a in body.children:
+        if isinstance(a, Tree) and a.data == "attribute" and name_of(a.children[0]) == arg:
+            node = a.children[-1]
+            node = node.children[0] if node.data == "expr_term" and len(node.children) == 1 else node
+            if isinstance(node, Tree) and node.data == "string":
+                parts = [c for c in node.children if isinstance(c, Tree)]
+                if len(parts) == 1 and parts[0].data == "string_part":
+                    return "".join(str(t) for t in parts[0].children)
+            return None
+    return None
+
+
+def queue_names(text: str) -> set[str]:
+    """The aws_sqs_queue resource names of ``text``, and ``name:<n>`` for every literal ``name = "<n>"``."""
+    names = set(re.findall(r'resource\s+"aws_sqs_queue"\s+"([^"]+)"', text))
+    return names | {f"name:{n}" for n in re.findall(r'(?m)^\s*name\s*=\s*"([^"$]*)"', text)}
+
+
 # ------------------------------------------------------------------------------------------ one file
-def fix_text(path: str, text: str, findings: list[Finding]):
+def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | None = None):
     """The FileFix (visguard.linter.fix) of one HCL file: the literal changes of ``findings`` written in."""
     from visguard.errors import VisguardError
 
@@ -226,9 +307,9 @@ def fix_text(path: str, text: str, findings: list[Finding]):
         try:
             mine: dict[tuple[int, int, str], str] = {}
             for ch in f.changes:
-                s, e, new, what = edit_for(ch, text, tree, lines)
-                if mine.setdefault((s, e, what), new) != new:
-                    raise Skip("its changes set the same value twice, differently")
+                for s, e, new, what in edit_for(ch, text, tree, lines, taken or queue_names(text)):
+                    if mine.setdefault((s, e, what), new) != new:
+                        raise Skip("its changes set the same value twice, differently")
         except Skip as why:
             out.skipped.append((f, str(why)))
             continue
@@ -236,10 +317,8 @@ def fix_text(path: str, text: str, findings: list[Finding]):
         for key, new in mine.items():
             wanted.setdefault(key, set()).add(new)
     edits: dict[tuple[int, int, str], str] = {}
-    for (
-        f,
-        mine,
-    ) in planned:  # a value two findings want different (a shared variable) is for a person to choose
+    # a value two findings want different (a shared variable) is for a person to choose
+    for f, mine in planned:
         clash = [k for k in mine if len(wanted[k]) > 1]
         if clash:
             said = " or ".join(sorted(x.strip() for x in wanted[clash[0]]))
@@ -266,6 +345,7 @@ def fix_root(root: str, findings: list[Finding], read, write) -> list:
     """One FileFix per file of the root module ``root`` that findings change (and one, unchanged, per file
     outside it that a change points at, to say why it was left alone)."""
     from .fix import FileFix, _same_file
+    from .loaders.terraform.load import tf_files
 
     by_file: dict[str, list[Finding]] = {}
     outside: dict[str, list[tuple[Finding, str]]] = {}
@@ -290,8 +370,9 @@ def fix_root(root: str, findings: list[Finding], read, write) -> list:
             key = next((k for k in by_file if _same_file(k, file)), file)
             by_file.setdefault(key, []).append(f)
     results = []
+    taken = set().union(*(queue_names(read(p)) for p in tf_files(root) if p.endswith(".tf")))
     for file, mine in sorted(by_file.items()):
-        ff = fix_text(file, read(file), mine)
+        ff = fix_text(file, read(file), mine, taken)
         if ff.changed:
             ff.notes = shared_notes(root, ff.applied, read)
             write(ff)
