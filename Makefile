@@ -88,6 +88,8 @@ demo-lint: install
 	@echo "demo-lint: the mechanical fixes for examples/templates/orders-cfn.yaml (--fix --diff changes nothing):"
 	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/orders-cfn.yaml --fix --diff \
 		|| test $$? -eq 2
+	@echo "demo-lint: the literal fixes for the Terraform root module examples/terraform (--diff changes nothing):"
+	$(BIN)/visguard lint examples/terraform --diff || test $$? -eq 2
 
 demo-simulate: install
 	@mkdir -p $(OUT)

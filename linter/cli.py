@@ -57,7 +57,8 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                    help="colour the text report (auto: when writing to a terminal and NO_COLOR is unset)")  # fmt: skip
     p.add_argument("--fix", action="store_true", help="write the mechanical fixes into the CloudFormation/SAM "
-                   "templates (YAML or JSON; comments and formatting kept); exit 2 when a file changed")  # fmt: skip
+                   "templates (YAML or JSON) and the literals of Terraform root modules (.tf, .tfvars); comments "
+                   "and formatting kept; exit 2 when a file changed")  # fmt: skip
     p.add_argument("--diff", action="store_true", help="print the fixes --fix would make as a unified diff and "
                    "change nothing; exit 2 when there is something to fix")  # fmt: skip
     return p

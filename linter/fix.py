@@ -10,7 +10,9 @@ FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's T
 RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
 and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
 
-A file with a parse error is never touched; a rewrite that does not parse back is never written.
+A file with a parse error is never touched; a rewrite that does not parse back is never written; files are
+written atomically (a temporary file, then a rename). Terraform root modules (a folder or a ``.tf`` file) go to
+visguard.linter.fix_hcl, which edits literal values in the module's own ``.tf`` and ``.tfvars`` files.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ class FileFix:
     after: str
     applied: list[Finding] = field(default_factory=list)
     skipped: list[tuple[Finding, str]] = field(default_factory=list)  # finding, why it was not written
+    notes: list[str] = field(
+        default_factory=list
+    )  # what a reader of the change should know (a shared variable)
 
     @property
     def changed(self) -> bool:
@@ -388,34 +393,61 @@ def _generated(path: str) -> bool:
     return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", newline="") as fh:
+            return fh.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise VisguardError(f"cannot read the file to fix it: {exc}", file=path) from None
+
+
+def _write(ff: FileFix) -> None:
+    """``ff.after`` into ``ff.path``: a temporary file next to it, then renamed over it (atomic)."""
+    tmp = f"{ff.path}.visguard-fix.tmp"
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="") as fh:
+            fh.write(ff.after)
+        os.replace(tmp, ff.path)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise VisguardError(f"cannot write the fixed file: {exc.strerror}", file=ff.path) from None
+
+
 def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
-    """One FileFix per linted template file that has findings with changes. Writes the changed ones when
-    ``write`` (in place, same encoding; a file that changed since it was read is left alone)."""
+    """One FileFix per linted template file (or file of a linted Terraform root module, visguard.linter.fix_hcl)
+    that has findings with changes. Writes the changed ones when ``write`` (in place, same encoding)."""
+    from visguard.linter import fix_hcl
+
     results = []
     for path in files:
+        root = fix_hcl.root_of(path)
+        if root is not None:  # Terraform: the changes point into the module's files, not at the input
+            mine = [f for f in findings if f.changes and f.location.file and _under(f.location.file, root)]
+            if mine:
+                results += fix_hcl.fix_root(root, mine, _read, _write if write else lambda ff: None)
+            continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
         mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
         if not mine or _generated(path):
             continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
-        try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise VisguardError(f"cannot read the template to fix it: {exc}", file=path) from None
-        ff = fix_text(path, text, mine)
+        if fix_hcl.is_plan(path):  # Terraform's output, like cdk.out: the fix belongs in the .tf files
+            why = "a Terraform plan is Terraform's output: run --fix on the root module folder"
+            results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
+            continue
+        ff = fix_text(path, _read(path), mine)
         if write and ff.changed:
-            tmp = f"{path}.visguard-fix.tmp"
-            try:
-                with open(tmp, "w", encoding="utf-8", newline="") as fh:
-                    fh.write(ff.after)
-                os.replace(tmp, path)
-            except OSError as exc:
-                if os.path.exists(tmp):
-                    os.unlink(tmp)
-                raise VisguardError(f"cannot write the fixed template: {exc.strerror}", file=path) from None
+            _write(ff)
         results.append(ff)
     return results
+
+
+def _under(file: str, root: str) -> bool:
+    """A finding of the Terraform root module ``root`` (its location is in the root's folder or below)."""
+    # paths as the loader named them (a symlinked file is fix_hcl's to refuse, with its reason)
+    a, r = os.path.abspath(file), os.path.abspath(root)
+    return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 
 
 # ------------------------------------------------------------------------------------------ SARIF + CLI
@@ -439,23 +471,41 @@ def replacements(before: str, after: str) -> list[dict]:
     return out
 
 
-def sarif_fixes(finding: Finding, uri: str, _cache: dict | None = None) -> list[dict]:
+def sarif_fixes(
+    finding: Finding, uri: str, _cache: dict | None = None, inputs: list[str] | None = None
+) -> list[dict]:
     """The SARIF ``fixes`` of a finding: its structured changes as an artifact change of its file (none when the
-    template cannot take them mechanically)."""
+    template cannot take them mechanically). A Terraform finding gets one when ``inputs`` (the linted paths)
+    hold its root module and the change is in the finding's own file, as ``--fix`` would write it."""
+    from visguard.linter import fix_hcl
     from visguard.linter.changes import describe
 
     path = finding.location.file
-    if not finding.changes or not path or not path.lower().endswith(FIXABLE_SUFFIXES):
+    if not finding.changes or not path:
         return []
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            text = fh.read()
-    except (OSError, UnicodeDecodeError):
+    source = "cloudformation"
+    if path.endswith(fix_hcl.HCL_SUFFIXES):
+        roots = [r for r in (fix_hcl.root_of(p) for p in inputs or ()) if r is not None]
+        files = {c.location.file for c in finding.changes if c.location}
+        if not any(fix_hcl.in_root(path, r) for r in roots) or files != {path} or len(files) != 1:
+            return []
+        try:
+            ff = fix_hcl.fix_text(path, _read(path), [finding])
+        except VisguardError:
+            return []
+        source = "terraform"
+    elif not path.lower().endswith(FIXABLE_SUFFIXES):
         return []
-    ff = fix_text(path, text, [finding])
+    else:
+        try:
+            with open(path, encoding="utf-8", newline="") as fh:
+                text = fh.read()
+        except (OSError, UnicodeDecodeError):
+            return []
+        ff = fix_text(path, text, [finding])
     if not ff.changed:
         return []
-    text_ = "; ".join(describe(c) for c in finding.changes)
+    text_ = "; ".join(describe(c, source) for c in finding.changes)
     return [
         {
             "description": {"text": text_[0].upper() + text_[1:] + "."},
@@ -484,6 +534,8 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
             )
         if not ff.changed:
             continue
+        for note in ff.notes:
+            err.write(printable(f"visguard lint: {ff.path}: note: {note}") + "\n")
         changed = True
         if diff:
             out.write(ff.diff())

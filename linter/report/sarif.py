@@ -76,7 +76,8 @@ def render_sarif(result) -> str:
         if f.changes:  # the structured fix as a SARIF fix (visguard.linter.fix)
             from visguard.linter.fix import sarif_fixes
 
-            fixes = sarif_fixes(f, _location(f)["physicalLocation"]["artifactLocation"]["uri"])
+            uri_ = _location(f)["physicalLocation"]["artifactLocation"]["uri"]
+            fixes = sarif_fixes(f, uri_, inputs=getattr(result, "files", None))
             if fixes:
                 results[-1]["fixes"] = fixes
     notifications = []

@@ -40,8 +40,19 @@ def check(queue, ctx):
                 location=queue.locations.get("redrive.target") or queue.redrive.location,
                 fix=_fix(queue, dlq, src, dst),
             ),
-            *_changes(queue, dlq, src, dst),
+            *(() if _cycle(queue, dlq, ctx) else _changes(queue, dlq, src, dst)),
         )
+
+
+def _cycle(queue, dlq, ctx) -> bool:
+    """The DLQ redrives back to ``queue`` (VG023): no retention makes each longer than the other, so no change."""
+    seen, q = set(), dlq
+    while q is not None and q.id not in seen:
+        if q.id == queue.id:
+            return True
+        seen.add(q.id)
+        q = ctx.dlq_of(q)
+    return False
 
 
 def _changes(queue, dlq, src: float, dst: float):

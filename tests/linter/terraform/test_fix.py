@@ -1,0 +1,509 @@
+"""Issue 14 §4: `visguard lint --fix` / `--diff` on Terraform root modules rewrite literal values in the module's
+own .tf and .tfvars files (linter/fix_hcl.py), changing only their characters; everything else is left alone."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import shutil
+from pathlib import Path
+
+import hcl2
+import pytest
+from visguard.cli import main
+from visguard.linter import fix_hcl
+from visguard.linter.api import lint_paths
+from visguard.linter.model import Change, Finding, Location, Severity
+
+ROOT = Path(__file__).resolve().parents[3]
+EXAMPLE = ROOT / "examples" / "terraform"
+RULES = Path(__file__).resolve().parent / "rules"
+
+
+def run(capsys, *argv):
+    code = main(["lint", "--no-config", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def changed_lines(before: str, after: str) -> tuple[list[str], list[str]]:
+    minus, plus = [], []
+    for line in difflib.ndiff(before.splitlines(), after.splitlines()):
+        if line.startswith("- "):
+            minus.append(line[2:])
+        elif line.startswith("+ "):
+            plus.append(line[2:])
+    return minus, plus
+
+
+def snapshot(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): p.read_text() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def comments(text: str) -> list[str]:
+    return [line[line.index("#") :] for line in text.splitlines() if "#" in line]
+
+
+# ------------------------------------------------------------------------------------------ the example module
+def test_example_module_diff_then_fix(tmp_path, capsys):
+    root = tmp_path / "infra"
+    shutil.copytree(EXAMPLE, root)
+    before = snapshot(root)
+    code, out, err = run(capsys, root, "--diff")
+    assert code == 2 and snapshot(root) == before  # --diff writes nothing
+    assert f"--- a/{str(root / 'main.tf').lstrip('/')}" in out and "+orders_visibility_timeout = 1800" in out
+    assert "modules/worker/main.tf: VG031" in err and "outside the root module" in err
+
+    code, out, err = run(capsys, root, "--fix")
+    after = snapshot(root)
+    assert (
+        code == 2 and "main.tf: fixed 3 finding(s)" in err and "terraform.tfvars: fixed 1 finding(s)" in err
+    )
+    assert changed_lines(before["terraform.tfvars"], after["terraform.tfvars"]) == (
+        ["orders_visibility_timeout = 60"],
+        ["orders_visibility_timeout = 1800"],
+    )
+    assert changed_lines(before["main.tf"], after["main.tf"]) == (
+        ["    maxReceiveCount     = 3"],
+        ["  message_retention_seconds = 1209600", "    maxReceiveCount     = 5"],
+    )
+    # the DLQ's new argument is the last one of its block, with the block's indentation
+    assert (
+        '  tags = local.tags\n  message_retention_seconds = 1209600\n}\n\nmodule "orders_worker"'
+        in after["main.tf"]
+    )
+    # comments kept; the child module, variables.tf and everything else byte for byte
+    assert comments(after["main.tf"]) == comments(before["main.tf"])
+    for name in ("variables.tf", "modules/worker/main.tf"):
+        assert after[name] == before[name]
+    assert not list(root.rglob("*.visguard-fix.tmp"))
+    hcl2.loads(after["main.tf"])
+    hcl2.loads(after["terraform.tfvars"])
+    # the report after --fix is of the fixed module; the fixed findings are gone, a second --fix changes nothing
+    rules = {(f.rule, f.queue) for f in lint_paths([str(root)]).findings}
+    assert rules == {("VG031", 'aws_sqs_queue.notifications["email"]')}
+    code, out, _ = run(capsys, root, "--diff")
+    assert code == 0 and out == ""
+    code, _, _ = run(capsys, root, "--fix")
+    assert snapshot(root) == after
+
+
+# ------------------------------------------------------------------------------------------ every rule fixture
+FAIL = sorted(p for p in RULES.glob("*/fail") if p.is_dir())
+
+
+@pytest.mark.parametrize("fixture", FAIL, ids=[p.parent.name for p in FAIL])
+def test_rule_fixtures_fix_is_idempotent_and_the_findings_go(fixture, tmp_path, capsys):
+    root = tmp_path / "m"
+    shutil.copytree(fixture, root)
+    before = snapshot(root)
+    findings = lint_paths([str(root)]).findings
+    code, _, err = run(capsys, root, "--fix")
+    after = snapshot(root)
+    fixed = [line for line in err.splitlines() if ": fixed " in line]
+    if not fixed:
+        assert after == before
+        return
+    for name, text in after.items():
+        if name.endswith((".tf", ".tfvars")):
+            hcl2.loads(text)  # python-hcl2 reads the result
+            if text != before[name]:
+                assert comments(text) == comments(before[name])
+    skipped = {line.split(": ")[2].split(" not fixed")[0] for line in err.splitlines() if "not fixed" in line}
+    left = {(f.rule, f.queue) for f in lint_paths([str(root)]).findings}
+    for f in findings:
+        if f.changes and f"{f.rule} on {f.queue}" not in skipped:
+            assert (f.rule, f.queue) not in left, f"{f.rule} on {f.queue} is still reported after --fix"
+    # a fix may uncover another finding (VG001's 43200 s is then longer than VG013 wants): at most a few rounds
+    # reach the point where --fix changes nothing
+    for _ in range(3):
+        code, out, _ = run(capsys, root, "--diff")
+        if out == "":
+            break
+        run(capsys, root, "--fix")
+    assert out == "" and code in (0, 2)
+    fixed_point = snapshot(root)
+    run(capsys, root, "--fix")
+    assert snapshot(root) == fixed_point
+
+
+# ------------------------------------------------------------------------------------------ where values come from
+WORKER = """
+resource "aws_lambda_function" "worker" {
+  function_name = "worker"
+  role          = "arn:aws:iam::123456789012:role/worker"
+  handler       = "app.handler"
+  runtime       = "python3.12"
+  filename      = "worker.zip"
+  timeout       = 300
+}
+
+resource "aws_lambda_event_source_mapping" "worker" {
+  event_source_arn        = aws_sqs_queue.jobs.arn
+  function_name           = aws_lambda_function.worker.arn
+  batch_size              = 1
+  function_response_types = ["ReportBatchItemFailures"]
+}
+"""
+
+
+def _fix(module, capsys, files):
+    """--fix on a module whose queues need no dead-letter queue fix (VG020 suppressed: not what these are about)."""
+    quiet = '# visguard:ignore VG020 not what this test is about\nresource "aws_sqs_queue" "'
+    files = {k: v.replace('resource "aws_sqs_queue" "', quiet) for k, v in files.items()}
+    root = Path(module(files))
+    before = snapshot(root)
+    code, out, err = run(capsys, root, "--fix")
+    return root, before, snapshot(root), err
+
+
+def test_variable_default_is_changed_with_its_comment_and_quoting(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = var.jobs_timeout\n}\n'
+            + WORKER,
+            "variables.tf": 'variable "jobs_timeout" {\n  type    = number\n  default = "60" # seconds\n}\n',
+        },
+    )
+    assert changed_lines(before["variables.tf"], after["variables.tf"]) == (
+        ['  default = "60" # seconds'],
+        ['  default = "1800" # seconds'],
+    )
+    assert after["main.tf"] == before["main.tf"]
+    assert not [f for f in lint_paths([str(root)]).findings if f.rule == "VG010"]
+
+
+def test_module_argument_of_a_local_module_is_changed_not_the_module(module, capsys):
+    child = 'variable "vt" {\n  type = number\n}\n\nresource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = var.vt\n}\n'
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'module "q" {\n  source = "./modules/q"\n  vt     = 60 # set by ops\n}\n'
+            + WORKER.replace("aws_sqs_queue.jobs.arn", "module.q.arn"),
+            "modules/q/main.tf": child + 'output "arn" {\n  value = aws_sqs_queue.jobs.arn\n}\n',
+        },
+    )
+    assert changed_lines(before["main.tf"], after["main.tf"]) == (
+        ["  vt     = 60 # set by ops"],
+        ["  vt     = 1800 # set by ops"],
+    )
+    assert after["modules/q/main.tf"] == before["modules/q/main.tf"]
+
+
+def test_tfvars_wins_over_the_default_and_is_the_line_changed(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'variable "vt" {\n  default = 30\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+            "  visibility_timeout_seconds = var.vt\n}\n" + WORKER,
+            "terraform.tfvars": "# per environment\nvt = 60\n",
+        },
+    )
+    assert after["main.tf"] == before["main.tf"]
+    assert after["terraform.tfvars"] == "# per environment\nvt = 1800\n"
+
+
+def test_missing_function_response_types_is_added_in_the_block(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 1800\n}\n'
+            + WORKER.replace('  function_response_types = ["ReportBatchItemFailures"]\n', "").replace(
+                "batch_size              = 1", "batch_size              = 10"
+            )
+        },
+    )
+    minus, plus = changed_lines(before["main.tf"], after["main.tf"])
+    assert minus == [] and plus == ['  function_response_types = ["ReportBatchItemFailures"]']
+    assert "  batch_size              = 10\n" + plus[0] + "\n}" in after["main.tf"]
+    assert not [f for f in lint_paths([str(root)]).findings if f.rule == "VG031"]
+
+
+def test_redrive_literal_inside_jsonencode_and_a_single_tf_file_input(module, capsys):
+    root = Path(
+        module(
+            {
+                "main.tf": 'resource "aws_sqs_queue" "dlq" {\n  message_retention_seconds = 1209600\n}\n\n'
+                'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 1800\n'
+                "  redrive_policy = jsonencode({\n    deadLetterTargetArn = aws_sqs_queue.dlq.arn\n"
+                "    maxReceiveCount     = 2 # too few\n  })\n}\n" + WORKER
+            }
+        )
+    )
+    code, _, err = run(capsys, root / "main.tf", "--fix")
+    assert "    maxReceiveCount     = 5 # too few\n" in (root / "main.tf").read_text()
+    assert not [f for f in lint_paths([str(root)]).findings if f.rule == "VG021"]
+
+
+# ------------------------------------------------------------------------------------------ refusals
+def test_expressions_are_never_rewritten(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'locals {\n  base = 20\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+            "  visibility_timeout_seconds = max(local.base * 3, 30)\n}\n" + WORKER,
+        },
+    )
+    assert "  visibility_timeout_seconds = max(local.base * 3, 30)\n" in after["main.tf"]
+    assert (
+        "VG010 on aws_sqs_queue.jobs not fixed automatically: max(local.base * 3, 30) is an expression" in err
+    )
+
+
+def test_registry_module_in_dot_terraform_is_never_edited(module, capsys):
+    inner = 'variable "vt" {\n  default = 60\n}\n\nresource "aws_sqs_queue" "this" {\n  visibility_timeout_seconds = 60\n}\n\noutput "arn" {\n  value = aws_sqs_queue.this.arn\n}\n'
+    manifest = {"Modules": [{"Key": "q", "Source": "example/q/aws", "Dir": ".terraform/modules/q"}]}
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'module "q" {\n  source = "example/q/aws"\n}\n'
+            + WORKER.replace("aws_sqs_queue.jobs.arn", "module.q.arn"),
+            ".terraform/modules/modules.json": json.dumps(manifest),
+            ".terraform/modules/q/main.tf": inner,
+        },
+    )
+    assert [f.rule for f in lint_paths([str(root)]).findings if f.rule == "VG010"]  # it was found ...
+    assert after == before  # ... and nothing was written
+    assert ".terraform/modules/q/main.tf: VG010" in err and "outside the root module" in err
+
+
+def test_tf_json_is_left_alone(module, capsys):
+    doc = {"resource": {"aws_sqs_queue": {"jobs": {"visibility_timeout_seconds": 60}}}}
+    root, before, after, err = _fix(
+        module, capsys, {"main.tf.json": json.dumps(doc, indent=2), "w.tf": WORKER}
+    )
+    assert after == before and "JSON syntax is not rewritten" in err
+
+
+def test_findings_that_want_a_shared_value_different_are_left_for_a_person(module, capsys):
+    other = WORKER.replace("worker", "other").replace("aws_sqs_queue.jobs", "aws_sqs_queue.other")
+    two = WORKER + other.replace("timeout       = 300", "timeout       = 100")
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'variable "vt" {\n  default = 60\n}\n\n'
+            'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = var.vt\n}\n\n'
+            'resource "aws_sqs_queue" "other" {\n  visibility_timeout_seconds = var.vt\n}\n' + two,
+        },
+    )
+    assert "  default = 60\n" in after["main.tf"]
+    assert err.count("findings want this value set to 1800 or 600") == 2
+
+
+def _finding(path: str, line: int, column: int, value=1800) -> Finding:
+    loc = Location(path, line, column, path="x")
+    ch = Change("queue", "aws_sqs_queue.jobs", "visibility_timeout", value, loc)
+    return Finding("VG010", Severity.ERROR, "m", "aws_sqs_queue.jobs", loc, "fix", changes=(ch,))
+
+
+def test_a_file_that_does_not_parse_is_never_touched():
+    text = 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n'  # no closing brace
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 2, 3)])
+    assert not ff.changed and ff.skipped[0][1] == "the file does not parse"
+
+
+def test_a_rewrite_that_does_not_parse_is_never_written(monkeypatch):
+    text = 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+    monkeypatch.setattr(fix_hcl, "_new_text", lambda change: "60 }")
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 2, 3)])
+    assert not ff.changed and "would not parse" in ff.skipped[0][1]
+    monkeypatch.undo()
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 2, 3)])
+    assert ff.after == text.replace("= 60", "= 1800")
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 2, 9)])  # not where the value is
+    assert not ff.changed and "not where the loader read it" in ff.skipped[0][1]
+
+
+def test_for_each_map_entry_is_the_value_changed(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": "locals {\n  jobs = {\n    a = { vt = 60 } # slow\n    b = { vt = 1800 }\n  }\n}\n\n"
+            'resource "aws_sqs_queue" "jobs" {\n  for_each                   = local.jobs\n'
+            "  visibility_timeout_seconds = each.value.vt\n}\n"
+            + WORKER.replace("aws_sqs_queue.jobs.arn", 'aws_sqs_queue.jobs["a"].arn'),
+        },
+    )
+    assert changed_lines(before["main.tf"], after["main.tf"]) == (
+        ["    a = { vt = 60 } # slow"],
+        ["    a = { vt = 1800 } # slow"],
+    )
+
+
+def test_a_var_given_on_the_command_line_is_not_a_file_to_edit(module, capsys):
+    root = Path(
+        module(
+            {
+                "main.tf": 'variable "vt" {\n  default = 1800\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+                "  visibility_timeout_seconds = var.vt\n}\n" + WORKER
+            }
+        )
+    )
+    assert "  default = 1800\n" in snapshot(root)["main.tf"]
+    code, _, err = run(capsys, root, "--var", "vt=60", "--fix")
+    assert code == 2 and "  visibility_timeout_seconds = var.vt\n  redrive" in snapshot(root)["main.tf"]
+    assert "  default = 1800\n" in snapshot(root)["main.tf"]
+    assert "VG010 on aws_sqs_queue.jobs not fixed automatically: var.vt is an expression" in err
+
+
+def test_pre_commit_terraform_fix_hook(module, capsys, monkeypatch):
+    import yaml
+    from visguard.linter import precommit
+
+    hooks = {h["id"]: h for h in yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())}
+    py, system = hooks["visguard-terraform-fix"], hooks["visguard-terraform-fix-system"]
+    assert py["entry"] == system["entry"] == "visguard-pre-commit terraform --fix"
+    assert py["files"] == system["files"] == hooks["visguard-terraform"]["files"]
+    root = Path(module({"infra/main.tf": 'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+                        + WORKER}))  # fmt: skip
+    monkeypatch.chdir(root)
+    argv = py["entry"].split()[1:] + ["infra/main.tf"]
+    assert precommit.main(argv) == 2  # a file changed: the commit stops, like ruff --fix
+    assert "visibility_timeout_seconds = 1800" in (root / "infra" / "main.tf").read_text()
+    fixed = (root / "infra" / "main.tf").read_text()
+    capsys.readouterr()
+    precommit.main(argv)  # still exit 2: VG020 (no DLQ) is for a person
+    assert ": fixed " not in capsys.readouterr().err and (root / "infra" / "main.tf").read_text() == fixed
+
+
+def test_offsets_count_lines_as_hcl_does_and_a_closing_brace_on_the_last_line_is_refused():
+    text = '# a \u2028 comment\nresource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+    ff = fix_hcl.fix_text("main.tf", text, [_finding("main.tf", 3, 3)])
+    assert ff.after == text.replace("= 60", "= 1800")
+    text = 'resource "aws_sqs_queue" "jobs" {\n  name = "jobs" }\n'
+    ch = Change(
+        "queue", "aws_sqs_queue.jobs", "message_retention", 1209600, Location("main.tf", 1, 1, path="x")
+    )
+    f = Finding("VG022", Severity.WARNING, "m", "aws_sqs_queue.jobs", ch.location, "fix", changes=(ch,))
+    ff = fix_hcl.fix_text("main.tf", text, [f])
+    assert not ff.changed and "closing brace" in ff.skipped[0][1]
+
+
+def test_sarif_carries_the_same_change_as_fix(tmp_path, capsys):
+    root = tmp_path / "infra"
+    shutil.copytree(EXAMPLE, root)
+    code, out, _ = run(capsys, root, "--format", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    fixes = {r["ruleId"]: r.get("fixes") for r in results if r["ruleId"] in ("VG010", "VG031")}
+    assert fixes["VG031"] is None  # written in the child module: --fix leaves it too
+    (change,) = fixes["VG010"][0]["artifactChanges"]
+    assert change["artifactLocation"]["uri"].endswith("terraform.tfvars")
+    assert change["replacements"] == [
+        {
+            "deletedRegion": {"startLine": 2, "startColumn": 1, "endLine": 3, "endColumn": 1},
+            "insertedContent": {"text": "orders_visibility_timeout = 1800\n"},
+        }
+    ]
+    run(capsys, root, "--fix")
+    assert (root / "terraform.tfvars").read_text().splitlines()[1] == "orders_visibility_timeout = 1800"
+
+
+def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "queue.tf").write_text(
+        'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = 60\n}\n'
+    )
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "queue.tf").symlink_to(shared / "queue.tf")
+    (root / "worker.tf").write_text(WORKER)
+    code, _, err = run(capsys, root, "--fix")
+    assert (root / "queue.tf").is_symlink() and "= 60" in (shared / "queue.tf").read_text()
+    assert "a symbolic link" in err
+
+
+def test_a_variable_used_elsewhere_is_changed_with_a_note(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'variable "vt" {\n  default = 60\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+            '  visibility_timeout_seconds = var.vt\n  tags = { window = "${var.vt}" }\n}\n' + WORKER,
+        },
+    )
+    assert "  default = 1800\n" in after["main.tf"]
+    assert (
+        "main.tf: note: var.vt is used 2 times in the root module: the new value applies to every use" in err
+    )
+
+
+def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("$ visguard lint examples/terraform --diff\n") + len(
+        "$ visguard lint examples/terraform --diff\n"
+    )
+    monkeypatch.chdir(ROOT)
+    code, out, err = run(capsys, "examples/terraform", "--diff")
+    assert code == 2 and readme[start : readme.index("```", start)] == out + err
+    assert not (ROOT / "examples" / "terraform" / "main.tf.visguard-fix.tmp").exists()
+
+
+def test_a_plan_is_never_rewritten(tmp_path, capsys):
+    plan = tmp_path / "plan.json"
+    shutil.copy(Path(__file__).resolve().parent / "fixtures" / "plan" / "plan.json", plan)
+    before = plan.read_bytes()
+    code, out, err = run(capsys, plan, "--fix")
+    assert plan.read_bytes() == before and "a Terraform plan is Terraform's output" in err
+    assert ": fixed " not in err
+
+
+def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys):
+    root = Path(
+        module(
+            {
+                "main.tf": '# jobs\nresource "aws_sqs_queue" "jobs" {\n  name                       = "jobs"\n'
+                "  visibility_timeout_seconds = 1800 # 6 x 300\n}\n" + WORKER
+            }
+        )
+    )
+    before = (root / "main.tf").read_text()
+    code, _, err = run(capsys, root, "--fix")
+    after = (root / "main.tf").read_text()
+    minus, plus = changed_lines(before, after)
+    assert minus == [] and plus == [
+        "  redrive_policy             = jsonencode({ deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn, "
+        "maxReceiveCount = 5 })",
+        "}",
+        "",
+        'resource "aws_sqs_queue" "jobs_dlq" {',
+        '  name                      = "jobs-dlq"',
+        "  message_retention_seconds = 1209600",
+    ]
+    assert "  visibility_timeout_seconds = 1800 # 6 x 300\n" in after
+    assert not [f for f in lint_paths([str(root)]).findings if f.rule in ("VG020", "VG022")]
+    code, out, _ = run(capsys, root, "--diff")
+    assert out == "" and code == 0
+
+
+@pytest.mark.parametrize(
+    "extra, why",
+    [
+        ("  count = 2\n", "count or for_each"),
+        ("  fifo_queue = true\n", "FIFO"),
+    ],
+)
+def test_a_dead_letter_queue_is_not_added_to_count_or_fifo_queues(module, capsys, extra, why):
+    arn = "aws_sqs_queue.jobs[0].arn" if "count" in extra else "aws_sqs_queue.jobs.arn"
+    name = '"jobs.fifo"' if "fifo" in extra else '"jobs"'
+    root = Path(
+        module(
+            {
+                "main.tf": f'resource "aws_sqs_queue" "jobs" {{\n{extra}  name = {name}\n'
+                "  visibility_timeout_seconds = 1800\n}\n"
+                + WORKER.replace("aws_sqs_queue.jobs.arn", arn).replace("batch_size              = 1\n", "")
+            }
+        )
+    )
+    before = snapshot(root)
+    code, _, err = run(capsys, root, "--fix")
+    assert snapshot(root) == before and "VG020" in err and why in err
