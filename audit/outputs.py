@@ -20,22 +20,11 @@ from pathlib import Path
 
 from visguard.audit import baseline as bl
 from visguard.audit.neutral import csv_cell, neutral_column
+from visguard.audit.tables import FINDING_FIELDS
 
 SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
-# The findings columns the job writes (job.finding_schema) plus the owner, which may be missing.
-FINDING_COLUMNS = (
-    "account",
-    "region",
-    "queue_arn",
-    "queue_name",
-    "rule",
-    "severity",
-    "message",
-    "consumer",
-    "fix",
-    "estimate",
-    "owner",
-)
+# The findings columns the job writes (tables.finding_schema); a missing owner (older results) is all null.
+FINDING_COLUMNS = FINDING_FIELDS
 CSV_COLUMNS = (
     "priority",
     "severity",

@@ -7,6 +7,34 @@ from __future__ import annotations
 KINDS = ("queue", "mapping", "function", "error", "partition")
 
 SEVERITIES = ("error", "warning", "info")
+# The columns of findings/ (every one a string; account and region are also the partition folders).
+FINDING_FIELDS = (
+    "account",
+    "region",
+    "queue_arn",
+    "queue_name",
+    "rule",
+    "severity",
+    "message",
+    "consumer",
+    "fix",
+    "estimate",
+    "owner",
+)
+# A queue's own columns that its sources' rows carry as dlq_* and dlq2_* (its DLQ and the DLQ's DLQ).
+DLQ_FIELDS = (
+    "arn",
+    "name",
+    "account",
+    "region",
+    "fifo",
+    "vt",
+    "retention",
+    "delay",
+    "has_redrive",
+    "target_arn",
+    "max_receive_count",
+)
 
 # A mapping's own settings, in the order every projection of them uses.
 MAPPING_SETTINGS = (
@@ -91,24 +119,7 @@ def finding_schema():
     from pyspark.sql import types as T
 
     s = T.StringType()
-    return T.StructType(
-        [
-            T.StructField(n, s)
-            for n in (
-                "account",
-                "region",
-                "queue_arn",
-                "queue_name",
-                "rule",
-                "severity",
-                "message",
-                "consumer",
-                "fix",
-                "estimate",
-                "owner",
-            )
-        ]
-    )
+    return T.StructType([T.StructField(n, s) for n in FINDING_FIELDS])
 
 
 def figure_schema():
@@ -166,22 +177,5 @@ QUEUE_COLUMNS = (
     "target_partition_known",
     "consumers",
     "is_dlq",
-    *(
-        f"{p}{c}"
-        for p in ("dlq_", "dlq2_")
-        for c in (
-            "arn",
-            "name",
-            "account",
-            "region",
-            "fifo",
-            "vt",
-            "retention",
-            "delay",
-            "has_redrive",
-            "target_arn",
-            "max_receive_count",
-            "target_partition_known",
-        )
-    ),
+    *(f"{p}{c}" for p in ("dlq_", "dlq2_") for c in (*DLQ_FIELDS, "target_partition_known")),
 )

@@ -21,7 +21,7 @@ Stages:
 
 from __future__ import annotations
 
-from visguard.audit.tables import KINDS, MAPPING_SETTINGS, out_schema, record_schema
+from visguard.audit.tables import DLQ_FIELDS, KINDS, MAPPING_SETTINGS, out_schema, record_schema
 from visguard.audit.textsafe import printable
 from visguard.errors import VisguardError
 
@@ -293,19 +293,6 @@ def join_queues(records):
     )
     consumers = m.groupBy("event_source_arn").agg(F.sort_array(F.collect_list("c")).alias("consumers"))
 
-    dlq_cols = (
-        "arn",
-        "name",
-        "account",
-        "region",
-        "fifo",
-        "vt",
-        "retention",
-        "delay",
-        "has_redrive",
-        "target_arn",
-        "max_receive_count",
-    )
     # target partition known: join with known_parts on "<account>/<region>" of the target ARN
     kp = known_parts.withColumnRenamed("part", "kp")
     base_q = (
@@ -321,11 +308,11 @@ def join_queues(records):
     )
     # The DLQ and the DLQ's DLQ of every queue that is a redrive target: (dlq_*, dlq2_*) pairs built from the
     # narrow DLQ columns, so the wide queue rows are shuffled once by the target ARN for both levels.
-    dlqs = base_q.select(*dlq_cols, "target_partition_known").join(
+    dlqs = base_q.select(*DLQ_FIELDS, "target_partition_known").join(
         targets, F.col("arn") == F.col("t_arn"), "left_semi"
     )
-    d1 = dlqs.select([F.col(c).alias(f"dlq_{c}") for c in (*dlq_cols, "target_partition_known")])
-    d2 = dlqs.select([F.col(c).alias(f"dlq2_{c}") for c in (*dlq_cols, "target_partition_known")])
+    d1 = dlqs.select([F.col(c).alias(f"dlq_{c}") for c in (*DLQ_FIELDS, "target_partition_known")])
+    d2 = dlqs.select([F.col(c).alias(f"dlq2_{c}") for c in (*DLQ_FIELDS, "target_partition_known")])
     pairs = d1.join(d2, F.col("dlq_target_arn") == F.col("dlq2_arn"), "left")
 
     # the two joins on the queue's own ARN come first and back to back: the second reuses the first one's
