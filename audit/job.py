@@ -117,10 +117,17 @@ def run(
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
-    # one task per account/region writes its whole folder: one file each instead of one per task and folder
-    findings.repartition("account", "region").write.mode(mode).partitionBy("account", "region").parquet(
-        f"{out}/findings"
-    )
+    from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
+
+    if remote(out):
+        # one task per account/region writes its whole folder: one file each instead of one per task and folder
+        findings.repartition("account", "region").write.mode(mode).partitionBy("account", "region").parquet(
+            f"{out}/findings"
+        )
+        table = None
+    else:  # the driver needs the findings as one Arrow table for the other outputs: it writes them too
+        table = findings.toArrow()
+        outputs.write_findings(table, f"{out}/findings")
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
         F.when(F.col("corrupt").isNull(), F.lit("queue"))
         .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
@@ -142,9 +149,8 @@ def run(
     mark("summary")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
-    from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
-
-    table = outputs.findings_table(findings, out)
+    if table is None:
+        table = outputs.findings_table(findings, out)
     rates = outputs.queue_rates(figures, out)
     summary.update(
         outputs.write_outputs(local, table, summary, baseline=baseline, rates=rates, owner_tag=owner_tags)
