@@ -1,10 +1,21 @@
-"""Start-up of `visguard lint` on one small template: several installs and cfn-lint, interleaved, in one run.
+"""Start-up of `visguard lint` on one small template, as users run it, against cfn-lint: whole processes.
 
-Each LABEL=PROGRAM is a `visguard` console script (another venv: a non-editable install, or an older checkout);
-cfn-lint from this venv is the reference. Every round runs each program once on the same generated template;
-the medians of wall and CPU time (user + system of the child) are reported, with the ratio cfn-lint / program.
+The pre-commit case (issue 12: one small template >= 20x faster than cfn-lint on the same file). visguard runs
+from its wheel, the way `pip install visguard` or a pre-commit hook installs it: this script builds the wheel of
+the working tree (`pip wheel --no-deps`) and installs it into a fresh venv `.bench/visguard-wheel` with only
+the runtime dependencies a CloudFormation lint imports (PyYAML); cfn-lint gets its own fresh venv
+`.bench/cfn-lint` (the version installed in this venv). A fresh venv here has no setuptools (`venv --without-pip`,
+packages installed by this venv's pip), as `uv`, pipx and Python >= 3.12 venvs are. The project's own `.venv` (an
+editable install: its `__editable__` finder runs at every interpreter start) is a second row, so the cost of an
+editable install stays visible.
 
-    .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [LABEL=PATH/TO/visguard ...]
+Each round runs every program once on the same generated template, as JSON and as YAML (interleaved: all see
+the same machine load); the medians of wall and CPU time (user + system of the child process) are reported with
+the ratio cfn-lint / program, and the load average before and after.
+
+    .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [--json out.json] [LABEL=PATH/TO/visguard ...]
+
+LABEL=PATH adds another `visguard` console script (an older checkout's venv, say) to the rounds.
 """
 
 from __future__ import annotations
@@ -12,48 +23,134 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import tomllib
+from importlib import metadata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from lint_vs_cfnlint import BIN, cpu_timed, stack  # noqa: E402
 
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / ".bench"
+# What a CloudFormation/SAM lint imports besides the standard library (tests/linter/test_cli_imports.py pins it).
+CFN_LINT_RUNTIME = ("pyyaml",)
+
+
+def _pip(venv: Path, *args: str) -> None:
+    cmd = [str(BIN / "python"), "-P", "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q"]
+    subprocess.run([*cmd, *args], check=True)
+
+
+def _fresh_venv(venv: Path) -> None:
+    if venv.exists():
+        shutil.rmtree(venv)
+    base = Path(sys.base_prefix) / "bin" / "python3"
+    subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
+
+
+def wheel_venv() -> Path:
+    """The working tree's wheel in a fresh venv with PyYAML only; returns its `visguard` console script."""
+    venv = BENCH / "visguard-wheel"
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    runtime = [r for r in requires if r.lower().split(">")[0].split("=")[0] in CFN_LINT_RUNTIME]
+    own_build = not (ROOT / "build").exists()  # setuptools builds in the tree: remove only a folder we made
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(
+            [str(BIN / "python"), "-P", "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(ROOT)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        (wheel,) = Path(tmp).glob("visguard-*.whl")
+        _fresh_venv(venv)
+        _pip(venv, "--no-deps", str(wheel))
+    _pip(venv, *runtime)
+    if own_build:
+        shutil.rmtree(ROOT / "build", ignore_errors=True)
+    return venv / "bin" / "visguard"
+
+
+def cfnlint_venv() -> Path:
+    """cfn-lint (the version this venv holds) in a fresh venv of its own; reused when already there."""
+    venv = BENCH / "cfn-lint"
+    version = metadata.version("cfn-lint")
+    if not (venv / "bin" / "cfn-lint").exists() or _installed(venv, "cfn-lint") != version:
+        _fresh_venv(venv)
+        _pip(venv, f"cfn-lint=={version}")
+    return venv / "bin" / "cfn-lint"
+
+
+def _installed(venv: Path, dist: str) -> str | None:
+    found = metadata.distributions(name=dist, path=[str(p) for p in venv.glob("lib/python*/site-packages")])
+    return next((d.version for d in found), None)
+
+
+def run_rounds(programs: dict[str, str], cfnlint: str, rounds: int) -> dict:
+    """Interleaved rounds over {label: visguard console script} and cfn-lint, JSON and YAML templates."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        doc = stack(1)
+        templates = {"json": root / "stack.template.json", "yaml": root / "stack.template.yaml"}
+        templates["json"].write_text(json.dumps(doc, indent=1))
+        templates["yaml"].write_text(_yaml(doc))
+        cmds: dict[tuple[str, str], list[str]] = {}
+        for fmt, path in templates.items():
+            for label, prog in programs.items():
+                cmds[(label, fmt)] = [prog, "lint", "--no-config", str(path)]
+            cmds[("cfn-lint", fmt)] = [cfnlint, "--", str(path)]
+        for key, cmd in cmds.items():  # every program works on both files (and warms the page cache)
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+            if key[0] != "cfn-lint" and proc.returncode != 2:  # the template's 3 findings: exit 2
+                raise SystemExit(f"{key}: exit {proc.returncode}: {proc.stderr.strip()}")
+        load_before = os.getloadavg()
+        wall: dict = {k: [] for k in cmds}
+        cpu: dict = {k: [] for k in cmds}
+        for _ in range(rounds):
+            for key, cmd in cmds.items():
+                w, c = cpu_timed(cmd, root)
+                wall[key].append(w)
+                cpu[key].append(c)
+        load_after = os.getloadavg()
+    med = statistics.median
+    out: dict = {"rounds": rounds, "load_average_before": load_before, "load_average_after": load_after}
+    for (label, fmt), walls in wall.items():
+        ref_w, ref_c = med(wall[("cfn-lint", fmt)]), med(cpu[("cfn-lint", fmt)])
+        w, c = med(walls), med(cpu[(label, fmt)])
+        out[f"{label} ({fmt})"] = {
+            "wall_median_s": round(w, 3),
+            "cpu_median_s": round(c, 3),
+            "wall_speedup": round(ref_w / w, 1),
+            "cpu_speedup": round(ref_c / c, 1),
+        }
+    return out
+
+
+def _yaml(doc: dict) -> str:
+    """The same template as YAML, block style (as people write them)."""
+    import yaml
+
+    return yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--json", metavar="FILE", help="also write the results to FILE")
     ap.add_argument("programs", nargs="*", metavar="LABEL=PATH", help="more visguard console scripts")
     args = ap.parse_args()
-    programs = {"this venv": str(BIN / "visguard")}
+    programs = {"visguard wheel": str(wheel_venv()), "visguard editable": str(BIN / "visguard")}
     programs.update(p.split("=", 1) for p in args.programs)
-    with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        small = root / "stack.template.json"
-        small.write_text(json.dumps(stack(1), indent=1))
-        cmds = {label: [prog, "lint", "--no-config", str(small)] for label, prog in programs.items()}
-        cmds["cfn-lint"] = [str(BIN / "cfn-lint"), "--", str(small)]
-        wall: dict[str, list[float]] = {k: [] for k in cmds}
-        cpu: dict[str, list[float]] = {k: [] for k in cmds}
-        for _ in range(args.rounds):
-            for label, cmd in cmds.items():
-                w, c = cpu_timed(cmd, root)
-                wall[label].append(w)
-                cpu[label].append(c)
-    med = statistics.median
-    ref_w, ref_c = med(wall["cfn-lint"]), med(cpu["cfn-lint"])
-    out = {
-        label: {
-            "wall_median_s": round(med(wall[label]), 3),
-            "cpu_median_s": round(med(cpu[label]), 3),
-            "wall_speedup": round(ref_w / med(wall[label]), 1),
-            "cpu_speedup": round(ref_c / med(cpu[label]), 1),
-        }
-        for label in cmds
-    }
-    out["load_average"] = os.getloadavg()[0]
+    out = run_rounds(programs, str(cfnlint_venv()), args.rounds)
+    out["python"] = sys.version.split()[0]
+    out["cfn-lint"] = metadata.version("cfn-lint")
     print(json.dumps(out, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
 
 
