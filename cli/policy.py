@@ -9,19 +9,36 @@ at most what is left of the 12-hour cap counted from the receive (extensions do 
 the plan says so: split the work (Step Functions, checkpoints).
 
 Pure standard library (no numpy): the linter imports it at no cost. The lognormal tail is computed with
-``statistics.NormalDist``; ``tests/linter/rules/test_policy.py`` checks it against the engine's risk model.
+``statistics.NormalDist``, imported on first use (:func:`z99`): ``statistics`` pulls in decimal, fractions and
+random, more than a one-template lint otherwise imports. ``tests/linter/rules/test_policy.py`` checks it against
+the engine's risk model.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from statistics import NormalDist
 
 from visguard import facts
 
-Z99 = NormalDist().inv_cdf(0.99)  # 2.3263...: p99 of a lognormal is exp(mu + Z99 sigma)
+
+@functools.cache
+def z99() -> float:
+    """z of the 99th percentile of the standard normal, 2.3263...: p99 of a lognormal is exp(mu + z99 sigma)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.99)
+
+
+def __getattr__(name: str):
+    """``policy.Z99`` (= :func:`z99`), computed when first asked for, not when the policy is imported."""
+    if name == "Z99":
+        return z99()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 CAP = facts.MAX_VISIBILITY
 # Defaults of the policy; the linter's rule settings (visguard.yaml) override them.
 TARGET_DUPLICATE_RATE = 0.001  # share of messages processed twice that is acceptable (VG012)
@@ -101,7 +118,7 @@ class Need:
 
 def lognormal_sf(p50: float, p99: float) -> Callable[[float], float]:
     """P(T > t) of the lognormal with this median and 99th percentile."""
-    mu, sigma = math.log(p50), (math.log(p99) - math.log(p50)) / Z99
+    mu, sigma = math.log(p50), (math.log(p99) - math.log(p50)) / z99()
     if not sigma > 0:  # p99 == p50 (to float precision): a fixed processing time
         return lambda t: 1.0 if t < p50 else 0.0
 

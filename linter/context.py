@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from visguard import facts
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
-from visguard.policy import Z99 as _Z99  # z of the 99th percentile (lognormal profiles from p50/p99)
+from visguard.policy import z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
 __all__ = ["RiskFigures", "RuleContext"]
 
@@ -177,6 +177,6 @@ def _lognormal_risk(vt: float, p50: float | None, p99: float) -> RiskFigures:
     if p50 is None or p50 <= 0 or p50 >= p99:
         # Only p99 known: by definition 1 % of processing times exceed it.
         return RiskFigures(0.01 if vt <= p99 else 0.0, vt, "p99")
-    sigma = math.log(p99 / p50) / _Z99
+    sigma = math.log(p99 / p50) / z99()
     tail = 0.5 * math.erfc((math.log(vt) - math.log(p50)) / (sigma * math.sqrt(2))) if vt > 0 else 1.0
     return RiskFigures(tail, vt, "lognormal tail")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
 
 # AWS defaults and limits live in visguard.facts (the one home, with sources); these names stay importable
 # from here for the loaders, the constructs and the audit.
@@ -27,6 +26,10 @@ from visguard.facts import (  # noqa: F401 - re-exported
     lambda_guidance_visibility,
 )
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT  # noqa: F401 - re-exported
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 class Severity(StrEnum):

@@ -14,7 +14,6 @@ Bad input raises :class:`visguard.errors.VisguardError` with the file and the li
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import LintConfig, Model
@@ -23,6 +22,10 @@ from . import registry
 from .cfn import load_template as _load_template
 from .config import apply_profiles, config_from_document, load_config
 from .registry import LoaderSpec, LoadOptions, register
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "LoadOptions",

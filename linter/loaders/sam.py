@@ -31,10 +31,13 @@ suppressions apply).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from .decode import PosDict
 from .intrinsics import Resolver
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SERVERLESS_FUNCTION = "AWS::Serverless::Function"
 SERVERLESS_TRANSFORM = "AWS::Serverless-2016-10-31"

@@ -22,6 +22,7 @@ except SystemExit:
 print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 """
 NOT_FOR_ONE_TEMPLATE = (
+    "statistics",  # visguard.policy computes z99 on first use (a profile's lognormal tail), not at import
     "visguard.linter.loaders.terraform",
     "visguard.linter.loaders.serverless",
     "hcl2",
@@ -50,6 +51,20 @@ def test_one_template_imports_no_plugin_loader_and_no_heavy_library(tmp_path):
     mods = _modules_after("lint", "--no-config", str(_template(tmp_path)), cwd=tmp_path)
     assert "visguard.linter.loaders.cfn" in mods  # the probe saw the run
     assert not {m for m in mods if m.startswith(NOT_FOR_ONE_TEMPLATE)}
+
+
+def test_a_json_template_does_not_import_pyyaml(tmp_path):
+    t = tmp_path / "stack.json"
+    t.write_text('{"Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}}}}')
+    mods = _modules_after("lint", "--no-config", str(t), cwd=tmp_path)
+    assert "visguard.linter.loaders.cfn" in mods
+    assert not {m for m in mods if m.startswith(("yaml", "_yaml", "visguard.linter.loaders.decode_yaml"))}
+    assert not {m for m in mods if m.startswith(NOT_FOR_ONE_TEMPLATE)}
+
+
+def test_a_yaml_template_imports_pyyaml_once_it_is_read(tmp_path):
+    mods = _modules_after("lint", "--no-config", str(_template(tmp_path)), cwd=tmp_path)
+    assert {"yaml", "visguard.linter.loaders.decode_yaml"} <= mods
 
 
 def test_a_terraform_folder_imports_its_loader(tmp_path):
