@@ -9,8 +9,8 @@ packages installed by this venv's pip), as `uv`, pipx and Python >= 3.12 venvs a
 editable install: its `__editable__` finder runs at every interpreter start) is a second row, so the cost of an
 editable install stays visible.
 
-Each round runs every program once on the same generated template, as JSON and as YAML (interleaved: all see
-the same machine load); the medians of wall and CPU time (user + system of the child process) are reported with
+Each round runs every program once on the same generated template, as JSON and as YAML, the way the pre-commit
+hook does (`visguard lint FILE`, from a folder without visguard.yaml; interleaved: all see the same load); the medians of wall and CPU time (user + system of the child process) are reported with
 the ratio cfn-lint / program, and the load average before and after.
 
     .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [--json out.json] [LABEL=PATH/TO/visguard ...]
@@ -101,7 +101,7 @@ def run_rounds(programs: dict[str, str], cfnlint: str, rounds: int) -> dict:
         cmds: dict[tuple[str, str], list[str]] = {}
         for fmt, path in templates.items():
             for label, prog in programs.items():
-                cmds[(label, fmt)] = [prog, "lint", "--no-config", str(path)]
+                cmds[(label, fmt)] = [prog, "lint", str(path)]  # the pre-commit hook's entry
             cmds[("cfn-lint", fmt)] = [cfnlint, "--", str(path)]
         for key, cmd in cmds.items():  # every program works on both files (and warms the page cache)
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root)

@@ -222,6 +222,8 @@ def lint_template(
 
 @dataclass
 class LintResult:
+    """What ``lint_paths`` found: findings, one error per input that could not be linted, and what was read."""
+
     findings: list[Finding] = field(default_factory=list)
     errors: list[VisguardError] = field(default_factory=list)  # one per input that could not be linted
     files: list[str] = field(default_factory=list)  # every file that was linted (clean ones included)
@@ -273,8 +275,7 @@ def lint_paths(
     A crash while reading or linting one file (a bug in visguard) is recorded for that file as an
     :class:`~visguard.errors.InternalError` and the other files still run.
     """
-    from visguard.linter.loaders import apply_profiles, registry
-    from visguard.linter.loaders.config import ConfigModel
+    from visguard.linter.loaders import registry
 
     config = config or LintConfig()
     if options is None:
@@ -286,13 +287,16 @@ def lint_paths(
         try:
             model = item.loader.load(path, options)
             file_config = config
-            if isinstance(model, ConfigModel) and config.source_file is None and model.config is not None:
+            own = getattr(model, "config", None)  # a visguard.yaml's ConfigModel (loaders.config)
+            if own is not None and config.source_file is None:
                 # a visguard.yaml linted on its own brings its settings, profiles and suppressions along
-                file_config = model.config
+                file_config = own
                 meta = _config_meta_findings(file_config)
             else:
                 meta = []
             if file_config.profiles:
+                from visguard.linter.loaders.config import apply_profiles
+
                 apply_profiles(model, file_config)
             findings = lint_model(model, file_config)
         except VisguardError as exc:

@@ -56,6 +56,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Suppression:
+    """A ``# visguard:ignore`` / ``Metadata`` / visguard.yaml suppression of ``rule`` (``*``: every rule)."""
+
     rule: str
     reason: str | None
     location: Location | None = None
@@ -64,6 +66,8 @@ class Suppression:
 
 @dataclass
 class Redrive:
+    """A queue's redrive policy: its dead-letter queue and maxReceiveCount."""
+
     target: str | None  # id of the DLQ in the same Model, or None when it could not be resolved
     target_ref: str | None  # as written: an ARN, a logical id, an import; for messages
     max_receive_count: int | float | str | None
@@ -117,6 +121,8 @@ class Consumer:
 
 @dataclass
 class Queue:
+    """One SQS queue as written, with its redrive policy, consumers and suppressions."""
+
     id: str  # logical id, name, or ARN: unique within a Model
     location: Location
     name: str | None = None
@@ -202,6 +208,8 @@ class Change:
 
 @dataclass(frozen=True)
 class Finding:
+    """What a rule reports about one queue (and consumer), with the fix."""
+
     rule: str
     severity: Severity
     message: str

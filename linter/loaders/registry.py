@@ -51,6 +51,10 @@ SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out",
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
 SKIP_SUFFIXES = (".assets.json", "tree.json")
+# visguard.yaml by name, or a document whose top-level keys are all its keys (the visguard-config loader's claim,
+# kept here so a claim does not import the config loader; visguard.linter.loaders.config re-exports them).
+CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.yml", "visguard.json")
+CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class LoadOptions:
 
 @dataclass(frozen=True)
 class LoaderSpec:
+    """One loader: which inputs it claims and how it builds their model (see the module docstring)."""
+
     name: str  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
     claim_dir: Callable[[str], bool] | None
     claim_file: Callable[[str, bytes], bool] | None
@@ -204,6 +210,8 @@ def load(path: str, options: LoadOptions | None = None) -> Model:
 # ---------------------------------------------------------------------------------------------- discovery
 @dataclass(frozen=True)
 class Input:
+    """One input to lint, and the loader that claimed it."""
+
     path: str
     loader: LoaderSpec
 
@@ -350,8 +358,6 @@ def _load_template(path: str, options: LoadOptions) -> Model:
 
 
 def _claim_config(path: str, head: bytes) -> bool:
-    from .config import CONFIG_KEYS, CONFIG_NAMES
-
     name = os.path.basename(path)
     if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
         return True

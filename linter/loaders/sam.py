@@ -70,6 +70,8 @@ def is_sam(template: dict) -> bool:
 
 @dataclass
 class Transformed:
+    """A template after the SAM transform, and where each of its paths was written."""
+
     template: dict
     aliases: dict[tuple, list] = field(default_factory=dict)  # transformed path prefix -> path as written
     generated: dict[str, dict] = field(default_factory=dict)  # generated logical id -> what SAM decides

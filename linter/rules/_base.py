@@ -21,6 +21,8 @@ CheckFn = Callable[[Queue, "RuleContext"], Iterator[Finding]]
 
 @dataclass(frozen=True)
 class Rule:
+    """A rule's metadata and its ``check``; every door's rule text is generated from these fields."""
+
     id: str  # VGnnn, stable forever
     title: str  # one line, shown in listings
     severity: Severity  # default severity; visguard.yaml may override it
