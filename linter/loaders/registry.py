@@ -32,8 +32,6 @@ iterative, symlink-confined walk.
 from __future__ import annotations
 
 import fnmatch
-import importlib
-import importlib.util
 import json
 import os
 import re
@@ -66,27 +64,52 @@ class LoadOptions:
     var_files: tuple[str, ...] = ()  # Terraform --var-file FILE
 
 
-@dataclass(frozen=True)
+# LoaderSpec, Plugin and Input are plain classes, not dataclasses: each @dataclass costs ~0.6 ms of every
+# `visguard lint` start (it compiles its methods), and nothing compares or copies these.
 class LoaderSpec:
     """One loader: which inputs it claims and how it builds their model (see the module docstring)."""
 
-    name: str  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
-    claim_dir: Callable[[str], bool] | None
-    claim_file: Callable[[str, bytes], bool] | None
-    load: Callable[[str, LoadOptions], Model]
-    suffixes: tuple[str, ...] = TEXT_SUFFIXES  # file endings a folder search offers to claim_file
+    __slots__ = ("name", "claim_dir", "claim_file", "load", "suffixes")
+
+    def __init__(
+        self,
+        name: str,  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
+        claim_dir: Callable[[str], bool] | None,
+        claim_file: Callable[[str, bytes], bool] | None,
+        load: Callable[[str, LoadOptions], Model],
+        suffixes: tuple[str, ...] = TEXT_SUFFIXES,  # file endings a folder search offers to claim_file
+    ):
+        self.name = name
+        self.claim_dir = claim_dir
+        self.claim_file = claim_file
+        self.load = load
+        self.suffixes = suffixes
+
+    def __repr__(self) -> str:
+        return f"LoaderSpec({self.name!r})"
 
 
-@dataclass(frozen=True)
 class Plugin:
     """A module that adds a loader (it calls :func:`register` when imported), imported only when a path could
     be its input: ``could_claim_dir(folder)`` / ``could_claim_file(path, head)`` are cheap and say yes to every
     path the loader would claim (they may say yes to more)."""
 
-    module: str
-    could_claim_dir: Callable[[str], bool] | None
-    could_claim_file: Callable[[str, bytes], bool] | None
-    suffixes: tuple[str, ...]  # file endings a folder search offers (the loader's LoaderSpec.suffixes)
+    __slots__ = ("module", "could_claim_dir", "could_claim_file", "suffixes")
+
+    def __init__(
+        self,
+        module: str,
+        could_claim_dir: Callable[[str], bool] | None,
+        could_claim_file: Callable[[str, bytes], bool] | None,
+        suffixes: tuple[str, ...],  # file endings a folder search offers (the loader's LoaderSpec.suffixes)
+    ):
+        self.module = module
+        self.could_claim_dir = could_claim_dir
+        self.could_claim_file = could_claim_file
+        self.suffixes = suffixes
+
+    def __repr__(self) -> str:
+        return f"Plugin({self.module!r})"
 
 
 def _holds_terraform(folder: str) -> bool:
@@ -140,6 +163,8 @@ def _import_plugin(plugin: Plugin) -> None:
     if plugin.module in _imported:
         return
     _imported.add(plugin.module)
+    import importlib.util  # only when a plugin could claim a path (not for one CloudFormation template)
+
     try:
         found = importlib.util.find_spec(plugin.module) is not None
     except ModuleNotFoundError:
@@ -208,12 +233,17 @@ def load(path: str, options: LoadOptions | None = None) -> Model:
 
 
 # ---------------------------------------------------------------------------------------------- discovery
-@dataclass(frozen=True)
 class Input:
     """One input to lint, and the loader that claimed it."""
 
-    path: str
-    loader: LoaderSpec
+    __slots__ = ("path", "loader")
+
+    def __init__(self, path: str, loader: LoaderSpec):
+        self.path = path
+        self.loader = loader
+
+    def __repr__(self) -> str:
+        return f"Input({self.path!r}, {self.loader!r})"
 
 
 def _excluded(rel: str, name: str, exclude: Iterable[str]) -> bool:
