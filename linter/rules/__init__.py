@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib
 import os
-from dataclasses import replace
 
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds
@@ -39,7 +38,7 @@ def _discover() -> dict[str, Rule]:
     )
     for name in names:
         mod = importlib.import_module(f"{__name__}.{name}")
-        rule = replace(mod.RULE, check=mod.check, slug=name.split("_", 1)[1].replace("_", "-"))
+        rule = mod.RULE.bound(mod.check, slug=name.split("_", 1)[1].replace("_", "-"))
         if rule.id in rules:  # pragma: no cover - caught by the registry test
             raise RuntimeError(f"duplicate rule id {rule.id} in {name}")
         rules[rule.id] = rule
