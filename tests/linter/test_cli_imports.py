@@ -118,3 +118,20 @@ def test_help_still_fits_the_terminal(tmp_path):
     prose = [line for line in narrow if line and not line.lstrip().startswith(("-", "[", "usage"))]
     assert prose and max(map(len, prose)) <= 58
     assert max(map(len, wide)) > 100
+
+
+def test_records_that_are_not_dataclasses_keep_value_semantics():
+    """facts and policy records are facts.Value subclasses (no dataclass compiled at start): equal by value,
+    hashable, readable, picklable, as their frozen dataclasses were."""
+    import copy
+    import pickle
+
+    from visguard import facts, policy
+
+    a, b = policy.Heartbeat(60, 120), policy.Heartbeat(60, 120)
+    assert a == b and hash(a) == hash(b) and a != policy.Heartbeat(60, 90) and a != (60, 120)
+    assert repr(a) == "Heartbeat(interval=60, extend_by=120)"
+    need = policy.need(policy.Work("lambda", 30.0), target_duplicate_rate=0.001)
+    assert need.visibility_timeout == 180 and pickle.loads(pickle.dumps(need)) == need
+    assert copy.deepcopy(facts.VISIBILITY_TIMEOUT) == facts.VISIBILITY_TIMEOUT
+    assert {facts.POLLERS["standard"]: 1}[copy.copy(facts.POLLERS["standard"])] == 1
