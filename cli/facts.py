@@ -17,16 +17,22 @@ LAMBDA_API = "https://docs.aws.amazon.com/lambda/latest/api/"
 
 
 class Value:
-    """Base of the small immutable records here and in ``visguard.policy``: equality, hash and repr from the
-    attributes named in ``__slots__`` (set once, in ``__init__``), as ``@dataclass(frozen=True)`` gives them.
+    """Base of small immutable records (here, ``visguard.policy``, the template loader's values): equality, hash
+    and repr from the attributes named in ``__slots__`` (set once, in ``__init__``), as
+    ``@dataclass(frozen=True)`` gives them.
 
     Not dataclasses: a frozen dataclass compiles six methods when its module is imported, ~0.7 ms a class,
     paid at every ``visguard lint`` start (pre-commit runs it on every commit, issue 12)."""
 
     __slots__ = ()
+    _fields: tuple[str, ...] = ()  # the __slots__ of the class and its bases, bases first
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._fields = tuple(n for c in reversed(cls.__mro__) for n in c.__dict__.get("__slots__", ()))
 
     def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self.__slots__)
+        return tuple(getattr(self, name) for name in self._fields)
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -37,7 +43,7 @@ class Value:
         return hash(self._values())
 
     def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
         return f"{type(self).__name__}({fields})"
 
 

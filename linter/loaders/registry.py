@@ -36,9 +36,9 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from visguard.errors import VisguardError
+from visguard.facts import Value
 from visguard.linter.model import Model
 
 from . import safe_io
@@ -55,17 +55,25 @@ CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.ym
 CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
-@dataclass(frozen=True)
-class LoadOptions:
+# LoadOptions is a facts.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
+# @dataclass costs ~0.6 ms of every `visguard lint` start (it compiles its methods), and nothing compares or
+# copies the last three.
+class LoadOptions(Value):
     """What the command line passes to every loader (each uses what concerns it)."""
 
-    parameters: Mapping[str, str] = field(default_factory=dict)  # CloudFormation --parameter KEY=VALUE
-    variables: Mapping[str, str] = field(default_factory=dict)  # Terraform --var NAME=VALUE
-    var_files: tuple[str, ...] = ()  # Terraform --var-file FILE
+    __slots__ = ("parameters", "variables", "var_files")
+
+    def __init__(
+        self,
+        parameters: Mapping[str, str] | None = None,  # CloudFormation --parameter KEY=VALUE
+        variables: Mapping[str, str] | None = None,  # Terraform --var NAME=VALUE
+        var_files: tuple[str, ...] = (),  # Terraform --var-file FILE
+    ):
+        self.parameters = {} if parameters is None else parameters
+        self.variables = {} if variables is None else variables
+        self.var_files = var_files
 
 
-# LoaderSpec, Plugin and Input are plain classes, not dataclasses: each @dataclass costs ~0.6 ms of every
-# `visguard lint` start (it compiles its methods), and nothing compares or copies these.
 class LoaderSpec:
     """One loader: which inputs it claims and how it builds their model (see the module docstring)."""
 
