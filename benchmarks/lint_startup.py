@@ -13,9 +13,10 @@ Each round runs every program once on the same generated template, as JSON and a
 hook does (`visguard lint FILE`, from a folder without visguard.yaml; interleaved: all see the same load); the medians of wall and CPU time (user + system of the child process) are reported with
 the ratio cfn-lint / program, and the load average before and after.
 
-    .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [--json out.json] [LABEL=PATH/TO/visguard ...]
+    .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [--json out.json] [--at REV ...] [LABEL=PATH ...]
 
-LABEL=PATH adds another `visguard` console script (an older checkout's venv, say) to the rounds.
+--at REV adds the wheel of a git revision (built the same way, into `.bench/visguard-at-REV`) to the rounds, to
+see what each change bought; LABEL=PATH adds any other `visguard` console script.
 """
 
 from __future__ import annotations
@@ -53,25 +54,36 @@ def _fresh_venv(venv: Path) -> None:
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
 
 
-def wheel_venv() -> Path:
-    """The working tree's wheel in a fresh venv with PyYAML only; returns its `visguard` console script."""
-    venv = BENCH / "visguard-wheel"
-    requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    runtime = [r for r in requires if r.lower().split(">")[0].split("=")[0] in CFN_LINT_RUNTIME]
-    own_build = not (ROOT / "build").exists()  # setuptools builds in the tree: remove only a folder we made
+def wheel_venv(rev: str | None = None) -> Path:
+    """The wheel of the working tree (or of git revision ``rev``) in a fresh venv with PyYAML only; returns its
+    `visguard` console script."""
+    venv = BENCH / ("visguard-wheel" if rev is None else f"visguard-at-{rev}")
     with tempfile.TemporaryDirectory() as tmp:
+        src = ROOT
+        if rev is not None:  # that revision's files, built outside the working tree
+            src = Path(tmp) / "src"
+            src.mkdir()
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", rev], check=True, capture_output=True
+            )
+            subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
+        requires = tomllib.loads((src / "pyproject.toml").read_text())["project"]["dependencies"]
+        runtime = [r for r in requires if r.lower().split(">")[0].split("=")[0] in CFN_LINT_RUNTIME]
+        own_build = not (
+            src / "build"
+        ).exists()  # setuptools builds in the tree: remove only a folder we made
         subprocess.run(
-            [str(BIN / "python"), "-P", "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(ROOT)],
+            [str(BIN / "python"), "-P", "-m", "pip", "wheel", "-q", "--no-deps", "-w", tmp, str(src)],
             check=True,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        if own_build:
+            shutil.rmtree(src / "build", ignore_errors=True)
         (wheel,) = Path(tmp).glob("visguard-*.whl")
         _fresh_venv(venv)
         _pip(venv, "--no-deps", str(wheel))
     _pip(venv, *runtime)
-    if own_build:
-        shutil.rmtree(ROOT / "build", ignore_errors=True)
     return venv / "bin" / "visguard"
 
 
@@ -141,9 +153,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--json", metavar="FILE", help="also write the results to FILE")
+    ap.add_argument("--at", action="append", default=[], metavar="REV",
+                    help="also the wheel of git revision REV (repeatable): what each change bought")  # fmt: skip
     ap.add_argument("programs", nargs="*", metavar="LABEL=PATH", help="more visguard console scripts")
     args = ap.parse_args()
-    programs = {"visguard wheel": str(wheel_venv()), "visguard editable": str(BIN / "visguard")}
+    programs = {f"visguard wheel at {rev}": str(wheel_venv(rev)) for rev in args.at}
+    programs |= {"visguard wheel": str(wheel_venv()), "visguard editable": str(BIN / "visguard")}
     programs.update(p.split("=", 1) for p in args.programs)
     out = run_rounds(programs, str(cfnlint_venv()), args.rounds)
     out["python"] = sys.version.split()[0]

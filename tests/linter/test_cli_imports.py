@@ -121,8 +121,8 @@ def test_help_still_fits_the_terminal(tmp_path):
 
 
 def test_records_that_are_not_dataclasses_keep_value_semantics():
-    """facts and policy records are facts.Value subclasses (no dataclass compiled at start): equal by value,
-    hashable, readable, picklable, as their frozen dataclasses were."""
+    """facts, policy and template-value records are facts.Value subclasses (no dataclass compiled at start): equal
+    by value, hashable, readable, picklable, as their frozen dataclasses were."""
     import copy
     import pickle
 
@@ -135,3 +135,10 @@ def test_records_that_are_not_dataclasses_keep_value_semantics():
     assert need.visibility_timeout == 180 and pickle.loads(pickle.dumps(need)) == need
     assert copy.deepcopy(facts.VISIBILITY_TIMEOUT) == facts.VISIBILITY_TIMEOUT
     assert {facts.POLLERS["standard"]: 1}[copy.copy(facts.POLLERS["standard"])] == 1
+    from visguard.linter.loaders.intrinsics import ExternalRef, Unknown
+
+    ref = ExternalRef("imported", "Fn::ImportValue X", id="S/Q", attr="Arn", type="AWS::SQS::Queue")
+    assert repr(ref) == (
+        "ExternalRef(why='imported', text='Fn::ImportValue X', id='S/Q', attr='Arn', type='AWS::SQS::Queue')"
+    )
+    assert ref == copy.copy(ref) and ref != Unknown("imported", "Fn::ImportValue X") and str(ref) == ref.text
