@@ -123,6 +123,7 @@ def main() -> int:
                 "visguard_findings": len(findings),
                 "cfnlint_findings": len(cl_findings),
             }
+    sys.path.insert(0, str(Path(__file__).parent))  # run with -P: this folder is not on sys.path
     from lint_startup import cfnlint_venv, run_rounds, wheel_venv
 
     programs = {"visguard wheel": str(wheel_venv()), "visguard editable": visguard}
