@@ -16,7 +16,9 @@ the ratio cfn-lint / program, and the load average before and after.
     .venv/bin/python -P benchmarks/lint_startup.py [--rounds 9] [--json out.json] [--at REV ...] [LABEL=PATH ...]
 
 --at REV adds the wheel of a git revision (built the same way, into `.bench/visguard-at-REV`) to the rounds, to
-see what each change bought; LABEL=PATH adds any other `visguard` console script.
+see what each change bought; LABEL=PATH adds any other `visguard` console script. --breakdown only shows where
+the wheel's CPU goes: each group of imports in the order a run needs them (CPU time in one process), the run
+itself, and the teardown, medians of --rounds processes.
 """
 
 from __future__ import annotations
@@ -142,6 +144,60 @@ def run_rounds(programs: dict[str, str], cfnlint: str, rounds: int) -> dict:
     return out
 
 
+# --breakdown: where one lint's CPU goes, import by import in the order a run needs them, in the wheel's venv
+BREAKDOWN_STEPS = (
+    ("interpreter start with site (python -c pass)", None),
+    ("enum, re, json, argparse", "enum re json argparse"),
+    ("dataclasses (with inspect: ast, dis, tokenize)", "dataclasses"),
+    ("visguard.facts, visguard.linter.model (its dataclasses)", "visguard.facts visguard.linter.model"),
+    ("the rule catalogue (25 rule files), context, policy, api", "visguard.linter.rules visguard.linter.api"),
+    ("the loaders (registry, cfn, decode, intrinsics, sam)", "visguard.linter.loaders.registry"),
+    ("the text report", "visguard.linter.report.text"),
+)
+_PROBE = """
+import importlib, sys, time
+out = []
+t = time.process_time()
+for group in sys.argv[2:]:
+    for name in group.split():
+        importlib.import_module(name)
+    now = time.process_time(); out.append(now - t); t = now
+from visguard.cli import main
+import contextlib, io
+with contextlib.redirect_stdout(io.StringIO()):
+    main(["lint", sys.argv[1]])
+out.append(time.process_time() - t)
+print(repr(out))
+"""
+
+
+def breakdown(python: str, template: Path, rounds: int) -> dict[str, float]:
+    """Median CPU seconds of each step of BREAKDOWN_STEPS, then of the run itself, and of the teardown (the rest
+    of the process's CPU time)."""
+    import ast
+
+    groups = [mods for _, mods in BREAKDOWN_STEPS if mods]
+    steps, base, total = [], [], []
+    for _ in range(rounds):
+        child = subprocess.Popen([python, "-c", "pass"])
+        base.append(os.wait4(child.pid, 0)[2])
+        child = subprocess.Popen([python, "-c", _PROBE, str(template), *groups], stdout=subprocess.PIPE)
+        stdout = child.stdout.read()
+        total.append(os.wait4(child.pid, 0)[2])
+        steps.append(ast.literal_eval(stdout.decode()))
+    med = statistics.median
+    out = {BREAKDOWN_STEPS[0][0]: med(u.ru_utime + u.ru_stime for u in base)}
+    labels = [label for label, mods in BREAKDOWN_STEPS if mods] + [
+        "the run (parse arguments, read, lint, report)"
+    ]
+    for i, label in enumerate(labels):
+        out[label] = med(s[i] for s in steps)
+    whole = med(u.ru_utime + u.ru_stime for u in total)
+    out["teardown and the rest (whole process - the above)"] = whole - sum(out.values())
+    out["whole process"] = whole
+    return {k: round(v, 4) for k, v in out.items()}
+
+
 def _yaml(doc: dict) -> str:
     """The same template as YAML, block style (as people write them)."""
     import yaml
@@ -155,8 +211,20 @@ def main() -> int:
     ap.add_argument("--json", metavar="FILE", help="also write the results to FILE")
     ap.add_argument("--at", action="append", default=[], metavar="REV",
                     help="also the wheel of git revision REV (repeatable): what each change bought")  # fmt: skip
+    ap.add_argument("--breakdown", action="store_true",
+                    help="only where the wheel's CPU goes, step by step (JSON template), no cfn-lint")  # fmt: skip
     ap.add_argument("programs", nargs="*", metavar="LABEL=PATH", help="more visguard console scripts")
     args = ap.parse_args()
+    if args.breakdown:
+        python = str(wheel_venv().parent / "python")
+        with tempfile.TemporaryDirectory() as tmp:
+            template = Path(tmp) / "stack.template.json"
+            template.write_text(json.dumps(stack(1), indent=1))
+            out = {"load_average_before": os.getloadavg()}
+            out |= breakdown(python, template, args.rounds)
+            out["load_average_after"] = os.getloadavg()
+        print(json.dumps(out, indent=2))
+        return 0
     programs = {f"visguard wheel at {rev}": str(wheel_venv(rev)) for rev in args.at}
     programs |= {"visguard wheel": str(wheel_venv()), "visguard editable": str(BIN / "visguard")}
     programs.update(p.split("=", 1) for p in args.programs)
