@@ -299,10 +299,14 @@ def lint_paths(
         try:
             model = item.loader.load(path, options)
             file_config = config
-            own = getattr(model, "config", None)  # a visguard.yaml's ConfigModel (loaders.config)
-            if own is not None and config.source_file is None:
-                # a visguard.yaml linted on its own brings its settings, profiles and suppressions along
-                file_config = own
+            if (
+                item.loader.name == "visguard-config"
+                and config.source_file is None
+                and model.config is not None
+            ):
+                # a visguard.yaml linted on its own (a loaders.config.ConfigModel) brings its settings,
+                # profiles and suppressions along
+                file_config = model.config
                 meta = _config_meta_findings(file_config)
             else:
                 meta = []
