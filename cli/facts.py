@@ -134,8 +134,8 @@ class Pollers(Value):
 
     def __init__(
         self,
-        initial: int
-        | None,  # concurrent batches when messages first appear (None: not how this queue type scales)
+        # concurrent batches when messages first appear (None: not how this queue type scales)
+        initial: int | None,
         added_per_minute: int | None,
         ceiling: int | None,  # concurrent invokes of one mapping (None: bounded by something else)
         bounded_by: str,  # what caps it besides MaximumConcurrency

@@ -67,8 +67,8 @@ class Work(facts.Value):
         p99: float | None = None,
         heartbeat_interval: float | None = None,  # workers that already call ChangeMessageVisibility
         heartbeat_extend_by: float | None = None,
-        sf: Callable[[float], float]
-        | None = None,  # P(T > t) of a measured (empirical) profile, else lognormal
+        # P(T > t) of a measured (empirical) profile, else lognormal
+        sf: Callable[[float], float] | None = None,
         label: str = "",
     ):
         self.kind = kind
