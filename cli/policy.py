@@ -9,19 +9,35 @@ at most what is left of the 12-hour cap counted from the receive (extensions do 
 the plan says so: split the work (Step Functions, checkpoints).
 
 Pure standard library (no numpy): the linter imports it at no cost. The lognormal tail is computed with
-``statistics.NormalDist``; ``tests/linter/rules/test_policy.py`` checks it against the engine's risk model.
+``statistics.NormalDist``, imported on first use (:func:`z99`): ``statistics`` pulls in decimal, fractions and
+random, more than a one-template lint otherwise imports. ``tests/linter/rules/test_policy.py`` checks it against
+the engine's risk model.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
-from statistics import NormalDist
 
 from visguard import facts
 
-Z99 = NormalDist().inv_cdf(0.99)  # 2.3263...: p99 of a lognormal is exp(mu + Z99 sigma)
+
+@functools.cache
+def z99() -> float:
+    """z of the 99th percentile of the standard normal, 2.3263...: p99 of a lognormal is exp(mu + z99 sigma)."""
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.99)
+
+
+def __getattr__(name: str):
+    """``policy.Z99`` (= :func:`z99`), computed when first asked for, not when the policy is imported."""
+    if name == "Z99":
+        return z99()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 CAP = facts.MAX_VISIBILITY
 # Defaults of the policy; the linter's rule settings (visguard.yaml) override them.
 TARGET_DUPLICATE_RATE = 0.001  # share of messages processed twice that is acceptable (VG012)
@@ -33,28 +49,47 @@ HEARTBEAT_WINDOW = 1_800
 ASSUMED_P50_FRACTION = 0.25
 
 
-@dataclass(frozen=True)
-class Work:
+class Work(facts.Value):
     """One consumer as the policy sees it (seconds). ``kind`` "lambda" means an event source mapping whose
     profile (if any) is the invocation duration; "worker" anything that calls ReceiveMessage itself."""
 
-    kind: str = "worker"
-    function_timeout: float | None = None  # Lambda
-    batching_window: float = 0.0  # Lambda
-    p50: float | None = None
-    p99: float | None = None
-    heartbeat_interval: float | None = None  # workers that already call ChangeMessageVisibility
-    heartbeat_extend_by: float | None = None
-    sf: Callable[[float], float] | None = None  # P(T > t) of a measured (empirical) profile, else lognormal
-    label: str = ""
+    __slots__ = (
+        "kind", "function_timeout", "batching_window", "p50", "p99", "heartbeat_interval", "heartbeat_extend_by",
+        "sf", "label",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        kind: str = "worker",
+        function_timeout: float | None = None,  # Lambda
+        batching_window: float = 0.0,  # Lambda
+        p50: float | None = None,
+        p99: float | None = None,
+        heartbeat_interval: float | None = None,  # workers that already call ChangeMessageVisibility
+        heartbeat_extend_by: float | None = None,
+        # P(T > t) of a measured (empirical) profile, else lognormal
+        sf: Callable[[float], float] | None = None,
+        label: str = "",
+    ):
+        self.kind = kind
+        self.function_timeout = function_timeout
+        self.batching_window = batching_window
+        self.p50 = p50
+        self.p99 = p99
+        self.heartbeat_interval = heartbeat_interval
+        self.heartbeat_extend_by = heartbeat_extend_by
+        self.sf = sf
+        self.label = label
 
 
-@dataclass(frozen=True)
-class Heartbeat:
+class Heartbeat(facts.Value):
     """Call ChangeMessageVisibility(extension_at(elapsed)) every ``interval`` seconds while processing."""
 
-    interval: int
-    extend_by: int
+    __slots__ = ("interval", "extend_by")
+
+    def __init__(self, interval: int, extend_by: int):
+        self.interval = interval
+        self.extend_by = extend_by
 
     def extension_at(self, elapsed: float) -> int:
         """The extension to ask for ``elapsed`` seconds after the receive: ``extend_by``, clamped to what is left
@@ -79,8 +114,7 @@ class Heartbeat:
         )
 
 
-@dataclass(frozen=True)
-class Need:
+class Need(facts.Value):
     """What one consumer (or a queue's consumers) needs.
 
     ``visibility_timeout``: the queue's VisibilityTimeout for the consumer as described, following ``heartbeat``
@@ -90,18 +124,38 @@ class Need:
     heartbeat (may exceed 43,200; for messages). ``feasible``: False when even a heartbeat up to the cap leaves
     more than the target running past 12 h: split the work. ``why``: one sentence."""
 
-    visibility_timeout: int
-    heartbeat: Heartbeat | None
-    without_heartbeat: int
-    required: float
-    feasible: bool
-    why: str
-    basis: str  # lambda-guidance | profile | heartbeat | heartbeat-plan | default
+    __slots__ = (
+        "visibility_timeout",
+        "heartbeat",
+        "without_heartbeat",
+        "required",
+        "feasible",
+        "why",
+        "basis",
+    )
+
+    def __init__(
+        self,
+        visibility_timeout: int,
+        heartbeat: Heartbeat | None,
+        without_heartbeat: int,
+        required: float,
+        feasible: bool,
+        why: str,
+        basis: str,  # lambda-guidance | profile | heartbeat | heartbeat-plan | default
+    ):
+        self.visibility_timeout = visibility_timeout
+        self.heartbeat = heartbeat
+        self.without_heartbeat = without_heartbeat
+        self.required = required
+        self.feasible = feasible
+        self.why = why
+        self.basis = basis
 
 
 def lognormal_sf(p50: float, p99: float) -> Callable[[float], float]:
     """P(T > t) of the lognormal with this median and 99th percentile."""
-    mu, sigma = math.log(p50), (math.log(p99) - math.log(p50)) / Z99
+    mu, sigma = math.log(p50), (math.log(p99) - math.log(p50)) / z99()
     if not sigma > 0:  # p99 == p50 (to float precision): a fixed processing time
         return lambda t: 1.0 if t < p50 else 0.0
 

@@ -19,6 +19,16 @@ from visguard.neutralize import printable
 class _Parser(argparse.ArgumentParser):
     """argparse that reports usage errors with exit code 1 (bad input or usage), not argparse's 2."""
 
+    built = False  # set once every argument is added (build_parser)
+
+    def _get_formatter(self):
+        # argparse makes a formatter for every add_argument, only to check its metavar, and each one measures
+        # the terminal with shutil, whose import (zlib, bz2, lzma) costs ~3 ms of every lint. The width matters
+        # only for help and usage text, which are formatted after the parser is built, with the width measured.
+        if not self.built:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
+
     def error(self, message: str):
         self.print_usage(sys.stderr)
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {message}\n")
@@ -61,6 +71,7 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    "and formatting kept; exit 2 when a file changed")  # fmt: skip
     p.add_argument("--diff", action="store_true", help="print the fixes --fix would make as a unified diff and "
                    "change nothing; exit 2 when there is something to fix")  # fmt: skip
+    p.built = True
     return p
 
 
@@ -86,7 +97,7 @@ def _find_config(args) -> str | None:
         return args.config
     if args.no_config:
         return None
-    from visguard.linter.loaders.config import CONFIG_NAMES
+    from visguard.linter.loaders.registry import CONFIG_NAMES
 
     return next((n for n in CONFIG_NAMES if os.path.isfile(n)), None)
 

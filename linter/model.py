@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
 
 # AWS defaults and limits live in visguard.facts (the one home, with sources); these names stay importable
 # from here for the loaders, the constructs and the audit.
@@ -27,6 +26,10 @@ from visguard.facts import (  # noqa: F401 - re-exported
     lambda_guidance_visibility,
 )
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT  # noqa: F401 - re-exported
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Literal
 
 
 class Severity(StrEnum):
@@ -53,6 +56,8 @@ class Location:
 
 @dataclass(frozen=True)
 class Suppression:
+    """A ``# visguard:ignore`` / ``Metadata`` / visguard.yaml suppression of ``rule`` (``*``: every rule)."""
+
     rule: str
     reason: str | None
     location: Location | None = None
@@ -61,6 +66,8 @@ class Suppression:
 
 @dataclass
 class Redrive:
+    """A queue's redrive policy: its dead-letter queue and maxReceiveCount."""
+
     target: str | None  # id of the DLQ in the same Model, or None when it could not be resolved
     target_ref: str | None  # as written: an ARN, a logical id, an import; for messages
     max_receive_count: int | float | str | None
@@ -114,6 +121,8 @@ class Consumer:
 
 @dataclass
 class Queue:
+    """One SQS queue as written, with its redrive policy, consumers and suppressions."""
+
     id: str  # logical id, name, or ARN: unique within a Model
     location: Location
     name: str | None = None
@@ -199,6 +208,8 @@ class Change:
 
 @dataclass(frozen=True)
 class Finding:
+    """What a rule reports about one queue (and consumer), with the fix."""
+
     rule: str
     severity: Severity
     message: str

@@ -14,15 +14,17 @@ Bad input raises :class:`visguard.errors.VisguardError` with the file and the li
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import LintConfig, Model
 
 from . import registry
 from .cfn import load_template as _load_template
-from .config import apply_profiles, config_from_document, load_config
 from .registry import LoaderSpec, LoadOptions, register
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "LoadOptions",
@@ -65,5 +67,22 @@ def load_path(
         raise VisguardError("document nested too deeply", file=os.fspath(path)) from None
 
 
+# visguard.yaml (.config): imported when a configuration is read, not by every lint
+def load_config(path: str) -> LintConfig:
+    """Read and validate a visguard.yaml file."""
+    from .config import load_config
+
+    return load_config(path)
+
+
 def load_config_document(doc: Any, *, file: str) -> LintConfig:
+    from .config import config_from_document
+
     return config_from_document(doc, file=file)
+
+
+def apply_profiles(model: Model, config: LintConfig) -> None:
+    """Attach visguard.yaml's processing profiles to the matching queues' consumers (``config.apply_profiles``)."""
+    from .config import apply_profiles
+
+    apply_profiles(model, config)

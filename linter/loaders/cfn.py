@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
@@ -25,6 +24,10 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 from . import foreach, sam
 from .decode import locate
 from .intrinsics import NOVALUE, ExternalRef, Resolver, ResRef, Text, Unknown, is_intrinsic
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 QUEUE = "AWS::SQS::Queue"
 ESM = "AWS::Lambda::EventSourceMapping"

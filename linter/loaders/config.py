@@ -27,7 +27,6 @@ import math
 import os
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.matching import is_glob, matches
@@ -44,10 +43,13 @@ from visguard.linter.model import (
 )
 
 from .decode import load_file, locate
+from .registry import CONFIG_KEYS, CONFIG_NAMES  # noqa: F401 - re-exported (the registry claims by them)
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_FILE = "visguard-config.schema.json"
-CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.yml", "visguard.json")
-CONFIG_KEYS = {"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"}
 
 
 def schema_path() -> str:

@@ -19,13 +19,15 @@ import json.decoder
 import json.scanner
 import re
 from bisect import bisect_right
-from typing import Any
 
-import yaml
 from visguard.errors import VisguardError
 
 from . import safe_io
 from .safe_io import MAX_BYTES
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Deepest nesting of mappings and lists a document may have. CloudFormation templates stay below 20; libyaml's
 # composer recurses in C and crashes the process (SIGSEGV) near 50,000, so depth is bounded before composing.
@@ -188,167 +190,12 @@ def loads_json(text: str, *, file: str) -> Any:
 
 
 # ---------------------------------------------------------------------------------------------- YAML
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-# short form -> long form (CloudFormation template reference, "Intrinsic function reference")
-_SHORT_TAGS = {
-    "Ref": "Ref",
-    "Condition": "Condition",
-    **{
-        name: f"Fn::{name}"
-        for name in [
-            "And",
-            "Base64",
-            "Cidr",
-            "Equals",
-            "FindInMap",
-            "GetAZs",
-            "GetAtt",
-            "If",
-            "ImportValue",
-            "Join",
-            "Not",
-            "Or",
-            "Select",
-            "Split",
-            "Sub",
-            "Transform",
-            "ToJsonString",
-            "Length",
-            "ForEach",
-        ]
-    },
-}
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc, valid-type]
-    pass
-
-
-def _construct_mapping(loader: _Loader, node: yaml.MappingNode, deep: bool = False) -> PosDict:
-    loader.flatten_mapping(node)
-    obj = PosDict()
-    obj.line, obj.col = node.start_mark.line + 1, node.start_mark.column + 1
-    for key_node, value_node in node.value:
-        key = loader.construct_object(key_node, deep=True)
-        try:
-            hash(key)
-        except TypeError:
-            raise yaml.constructor.ConstructorError(
-                None, None, "a mapping key must be a scalar", key_node.start_mark
-            ) from None
-        if key in obj:
-            raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", key_node.start_mark)
-        obj[key] = loader.construct_object(value_node, deep=deep)
-        obj.key_pos[key] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-    return obj
-
-
-def _construct_tag(loader: _Loader, tag_suffix: str, node: yaml.Node) -> PosDict:
-    name = _SHORT_TAGS.get(tag_suffix)
-    if name is None:
-        raise yaml.constructor.ConstructorError(None, None, f"unknown tag !{tag_suffix}", node.start_mark)
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-        if name == "Fn::GetAtt":  # !GetAtt Res.Attr.Sub -> ["Res", "Attr.Sub"]
-            value = value.split(".", 1)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = _construct_mapping(loader, node, deep=True)
-    obj = PosDict({name: value})
-    obj.line, obj.col = node.start_mark.line + 1, node.start_mark.column + 1
-    obj.key_pos[name] = (obj.line, obj.col)
-    return obj
-
-
-_Loader.add_constructor("tag:yaml.org,2002:map", _construct_mapping)
-_Loader.add_multi_constructor("!", _construct_tag)
-
-
-_ALIAS = re.compile(r"(?:^|[\s\[{,:-])\*[A-Za-z0-9_.-]")
-MAX_EXPANDED_NODES = 2_000_000
-
-
-def _expanded_size(root: Any, limit: int) -> int:
-    """Nodes of ``root`` counted as if every YAML alias were copied (shared nodes memoized by id), so a
-    "billion laughs" document is refused before any loader walks it."""
-    sizes: dict[int, int] = {}
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if not isinstance(node, (dict, list)) or (id(node) in sizes and not done):
-            continue
-        children = list(node.values()) if isinstance(node, dict) else node
-        if not done:
-            stack.append((node, True))
-            stack.extend((c, False) for c in children if isinstance(c, (dict, list)))
-            continue
-        total = 1 + sum(sizes.get(id(c), 1) for c in children)
-        if total > limit:
-            return total
-        sizes[id(node)] = total
-    return sizes.get(id(root), 1)
-
-
-_YAML_OPENERS = (yaml.BlockMappingStartToken, yaml.BlockSequenceStartToken, yaml.FlowMappingStartToken,
-                 yaml.FlowSequenceStartToken)  # fmt: skip
-_YAML_CLOSERS = (yaml.BlockEndToken, yaml.FlowMappingEndToken, yaml.FlowSequenceEndToken)
-
-
-def _yaml_depth_bound(text: str) -> int:
-    """A cheap upper bound on a YAML document's nesting: flow openers + block levels (each at least one column
-    of indentation deeper, two levels per column for a sequence under a mapping key) + the collections one
-    line can open (``- - -``, ``a: b: c``)."""
-    flow = text.count("[") + text.count("{")
-    indent = max((len(m) for m in re.findall(r"^[ ]*", text, re.M)), default=0)
-    per_line = max(
-        (line.count("- ") + line.count(": ") + line.count("? ") + 1 for line in text.splitlines()),
-        default=0,
-    )
-    return flow + 2 * (indent + 1) + per_line
-
-
-def yaml_depth(text: str, limit: int = MAX_DEPTH) -> int:
-    """The nesting of a YAML document from libyaml's token stream (the scanner is a state machine, it does not
-    recurse); 0 when the cheap bound already shows it is shallow. Stops counting past ``limit``."""
-    if _yaml_depth_bound(text) <= limit:
-        return 0
-    depth = deepest = 0
-    try:
-        for tok in yaml.scan(text, Loader=_BaseLoader):
-            if isinstance(tok, _YAML_OPENERS):
-                depth += 1
-                if depth > deepest:
-                    deepest = depth
-                    if deepest > limit:
-                        break
-            elif isinstance(tok, _YAML_CLOSERS):
-                depth -= 1
-    except yaml.YAMLError:
-        pass  # the real load reports it with its line
-    return deepest
-
-
 def loads_yaml(text: str, *, file: str) -> Any:
-    if yaml_depth(text) > MAX_DEPTH:
-        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file)
-    try:
-        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
-        if _ALIAS.search(text) and _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
-            raise VisguardError("YAML aliases expand to more than 2,000,000 nodes", file=file)
-        return doc
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        place = str(mark.line + 1) if mark is not None else None
-        what = exc.problem or exc.context or "malformed YAML"
-        raise VisguardError(f"malformed YAML: {what}", file=file, place=place) from None
-    except yaml.YAMLError as exc:
-        raise VisguardError(f"malformed YAML: {str(exc).splitlines()[0]}", file=file) from None
-    except (ValueError, OverflowError, TypeError, AttributeError, IndexError, KeyError) as exc:
-        # PyYAML's constructors on a scalar they cannot take: int('9' * 5000), a date that does not exist,
-        # `!!timestamp` on text that is not one (AttributeError inside PyYAML)
-        raise _number_error(text, exc, file) from None
+    """A YAML document (:mod:`.decode_yaml`: PyYAML is imported on the first YAML document, so linting a JSON
+    template does not pay for it)."""
+    from .decode_yaml import loads_yaml
+
+    return loads_yaml(text, file=file)
 
 
 # ---------------------------------------------------------------------------------------------- files

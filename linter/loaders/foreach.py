@@ -23,11 +23,14 @@ items would otherwise make 8,000,000 resources).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from visguard.errors import VisguardError
 
 from .decode import PosDict, locate
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 PREFIX = "Fn::ForEach::"
 MAX_RESOURCES = 5_000  # 10 x CloudFormation's 500 resources per template

@@ -32,15 +32,13 @@ iterative, symlink-confined walk.
 from __future__ import annotations
 
 import fnmatch
-import importlib
-import importlib.util
 import json
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 
 from visguard.errors import VisguardError
+from visguard.facts import Value
 from visguard.linter.model import Model
 
 from . import safe_io
@@ -51,36 +49,75 @@ SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out",
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
 SKIP_SUFFIXES = (".assets.json", "tree.json")
+# visguard.yaml by name, or a document whose top-level keys are all its keys (the visguard-config loader's claim,
+# kept here so a claim does not import the config loader; visguard.linter.loaders.config re-exports them).
+CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.yml", "visguard.json")
+CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
-@dataclass(frozen=True)
-class LoadOptions:
+# LoadOptions is a facts.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
+# @dataclass costs ~0.6 ms of every `visguard lint` start (it compiles its methods), and nothing compares or
+# copies the last three.
+class LoadOptions(Value):
     """What the command line passes to every loader (each uses what concerns it)."""
 
-    parameters: Mapping[str, str] = field(default_factory=dict)  # CloudFormation --parameter KEY=VALUE
-    variables: Mapping[str, str] = field(default_factory=dict)  # Terraform --var NAME=VALUE
-    var_files: tuple[str, ...] = ()  # Terraform --var-file FILE
+    __slots__ = ("parameters", "variables", "var_files")
+
+    def __init__(
+        self,
+        parameters: Mapping[str, str] | None = None,  # CloudFormation --parameter KEY=VALUE
+        variables: Mapping[str, str] | None = None,  # Terraform --var NAME=VALUE
+        var_files: tuple[str, ...] = (),  # Terraform --var-file FILE
+    ):
+        self.parameters = {} if parameters is None else parameters
+        self.variables = {} if variables is None else variables
+        self.var_files = var_files
 
 
-@dataclass(frozen=True)
 class LoaderSpec:
-    name: str  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
-    claim_dir: Callable[[str], bool] | None
-    claim_file: Callable[[str, bytes], bool] | None
-    load: Callable[[str, LoadOptions], Model]
-    suffixes: tuple[str, ...] = TEXT_SUFFIXES  # file endings a folder search offers to claim_file
+    """One loader: which inputs it claims and how it builds their model (see the module docstring)."""
+
+    __slots__ = ("name", "claim_dir", "claim_file", "load", "suffixes")
+
+    def __init__(
+        self,
+        name: str,  # "cloudformation", "cdk-assembly", "visguard-config", "terraform", "serverless", ...
+        claim_dir: Callable[[str], bool] | None,
+        claim_file: Callable[[str, bytes], bool] | None,
+        load: Callable[[str, LoadOptions], Model],
+        suffixes: tuple[str, ...] = TEXT_SUFFIXES,  # file endings a folder search offers to claim_file
+    ):
+        self.name = name
+        self.claim_dir = claim_dir
+        self.claim_file = claim_file
+        self.load = load
+        self.suffixes = suffixes
+
+    def __repr__(self) -> str:
+        return f"LoaderSpec({self.name!r})"
 
 
-@dataclass(frozen=True)
 class Plugin:
     """A module that adds a loader (it calls :func:`register` when imported), imported only when a path could
     be its input: ``could_claim_dir(folder)`` / ``could_claim_file(path, head)`` are cheap and say yes to every
     path the loader would claim (they may say yes to more)."""
 
-    module: str
-    could_claim_dir: Callable[[str], bool] | None
-    could_claim_file: Callable[[str, bytes], bool] | None
-    suffixes: tuple[str, ...]  # file endings a folder search offers (the loader's LoaderSpec.suffixes)
+    __slots__ = ("module", "could_claim_dir", "could_claim_file", "suffixes")
+
+    def __init__(
+        self,
+        module: str,
+        could_claim_dir: Callable[[str], bool] | None,
+        could_claim_file: Callable[[str, bytes], bool] | None,
+        suffixes: tuple[str, ...],  # file endings a folder search offers (the loader's LoaderSpec.suffixes)
+    ):
+        self.module = module
+        self.could_claim_dir = could_claim_dir
+        self.could_claim_file = could_claim_file
+        self.suffixes = suffixes
+
+    def __repr__(self) -> str:
+        return f"Plugin({self.module!r})"
 
 
 def _holds_terraform(folder: str) -> bool:
@@ -134,6 +171,8 @@ def _import_plugin(plugin: Plugin) -> None:
     if plugin.module in _imported:
         return
     _imported.add(plugin.module)
+    import importlib.util  # only when a plugin could claim a path (not for one CloudFormation template)
+
     try:
         found = importlib.util.find_spec(plugin.module) is not None
     except ModuleNotFoundError:
@@ -202,10 +241,17 @@ def load(path: str, options: LoadOptions | None = None) -> Model:
 
 
 # ---------------------------------------------------------------------------------------------- discovery
-@dataclass(frozen=True)
 class Input:
-    path: str
-    loader: LoaderSpec
+    """One input to lint, and the loader that claimed it."""
+
+    __slots__ = ("path", "loader")
+
+    def __init__(self, path: str, loader: LoaderSpec):
+        self.path = path
+        self.loader = loader
+
+    def __repr__(self) -> str:
+        return f"Input({self.path!r}, {self.loader!r})"
 
 
 def _excluded(rel: str, name: str, exclude: Iterable[str]) -> bool:
@@ -350,8 +396,6 @@ def _load_template(path: str, options: LoadOptions) -> Model:
 
 
 def _claim_config(path: str, head: bytes) -> bool:
-    from .config import CONFIG_KEYS, CONFIG_NAMES
-
     name = os.path.basename(path)
     if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
         return True

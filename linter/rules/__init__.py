@@ -8,8 +8,7 @@ findings (VG900-VG901) are produced by the linter itself (``visguard.linter.api`
 from __future__ import annotations
 
 import importlib
-import pkgutil
-from dataclasses import replace
+import os
 
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds
@@ -28,13 +27,20 @@ __all__ = [
 
 def _discover() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if not info.name.startswith("vg"):
-            continue
-        mod = importlib.import_module(f"{__name__}.{info.name}")
-        rule = replace(mod.RULE, check=mod.check, slug=info.name.split("_", 1)[1].replace("_", "-"))
+    # the rule files of this folder (os.listdir: pkgutil would import typing, a cost at every start)
+    names = sorted(
+        {
+            f[:-3]
+            for folder in __path__
+            for f in os.listdir(folder)
+            if f.startswith("vg") and f.endswith(".py")
+        }
+    )
+    for name in names:
+        mod = importlib.import_module(f"{__name__}.{name}")
+        rule = mod.RULE.bound(mod.check, slug=name.split("_", 1)[1].replace("_", "-"))
         if rule.id in rules:  # pragma: no cover - caught by the registry test
-            raise RuntimeError(f"duplicate rule id {rule.id} in {info.name}")
+            raise RuntimeError(f"duplicate rule id {rule.id} in {name}")
         rules[rule.id] = rule
     return rules
 

@@ -6,7 +6,7 @@ import math
 
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds
-from visguard.policy import Z99
+from visguard.policy import z99
 
 RULE = Rule(
     id="VG034",
@@ -32,7 +32,7 @@ def _tail(t: float, p50: float | None, p99: float) -> float:
         return 0.01
     if t <= 0:
         return 1.0  # a timeout of 0 (or less, VG032's) kills every invocation
-    sigma = math.log(p99 / p50) / Z99
+    sigma = math.log(p99 / p50) / z99()
     return 0.5 * math.erfc((math.log(t) - math.log(p50)) / (sigma * math.sqrt(2)))
 
 

@@ -7,7 +7,7 @@ import math
 from visguard import facts
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
-from visguard.policy import Z99
+from visguard.policy import z99
 
 RULE = Rule(
     id="VG040",
@@ -37,7 +37,7 @@ def _mean_processing(p50: float | None, p99: float | None) -> float | None:
         return p50
     if p50 is None or not 0 < p50 < p99:
         return p99
-    sigma = math.log(p99 / p50) / Z99
+    sigma = math.log(p99 / p50) / z99()
     return p50 * math.exp(sigma * sigma / 2)  # lognormal mean
 
 
