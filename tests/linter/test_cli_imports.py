@@ -24,6 +24,7 @@ print(json.dumps(sorted(sys.modules)), file=sys.stderr)
 NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.terraform",
     "visguard.linter.loaders.serverless",
+    "tree_sitter",
     "hcl2",
     "jsonschema",
     "numpy",

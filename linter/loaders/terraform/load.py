@@ -22,7 +22,7 @@ from . import registry
 from .build import ARGS, Res, build_model
 from .evaluate import Env, Module, ModuleObj, Scope, module_dir
 from .files import _read_text
-from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_hcl, parse_json, parse_tree
+from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
@@ -356,7 +356,7 @@ class TerraformLoader:
             return None
         name = m.group(1) or m.group(2)
         path = [key, name] if name else [key]
-        pos = _path_position(target.expr, path)
+        pos = _path_position(target.expr, target.src, path)
         if pos is None:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
@@ -369,7 +369,7 @@ class TerraformLoader:
         target, owner, _ = self.origin_attr(scope, attr, env, owner)
         if isinstance(target.expr, JsonExpr):
             return None
-        pos = _path_position(target.expr, path)
+        pos = _path_position(target.expr, target.src, path)
         if pos is None:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
@@ -383,7 +383,7 @@ class TerraformLoader:
             return []
         lines = self._lines.get(block.file)
         if lines is None:
-            lines = self._lines[block.file] = block.src.splitlines()
+            lines = self._lines[block.file] = block.src.text.splitlines()
         start = block.line - 1
         while start > 0 and lines[start - 1].lstrip().startswith(("#", "//")):
             start -= 1
@@ -471,13 +471,12 @@ def _cli_value(raw: str, name: str) -> Any:
     converts it to the variable's type)."""
     s = raw.strip()
     if s.startswith(("[", "{")):
-        tree = parse_tree(f"v = {s}\n", f"--var {name}")
-        attr_node = next(c for c in tree.children[0].children if getattr(c, "data", None) == "attribute")
+        expr, src = parse_expression(s, f"--var {name}")
         scope = Scope(None, Module(".", []), "")
         from .values import EvalError
 
         try:
-            return scope.eval(attr_node.children[-1], Env(src=f"v = {s}\n"))
+            return scope.eval(expr, Env(src=src))
         except EvalError as exc:
             raise VisguardError(f"--var {name}: {exc}") from None
     return raw
@@ -511,27 +510,38 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     return m.group(1), m.group(2)
 
 
-def _path_position(tree, path: list[str]) -> tuple[int, int] | None:
-    """Where the key path ``["orders", "batch_size"]`` is written in nested object literals."""
-    from lark import Tree
+def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
+    """Where the key path ``["orders", "batch_size"]`` is written in nested object literals: at each level the
+    first object literal met (in text order) inside the expression."""
 
-    def key_of(elem) -> str:
-        k = elem.children[0]
-        words = [str(t) for t in (k.scan_values(lambda v: True) if isinstance(k, Tree) else [])]
-        return "".join(w for w in words if w != '"').strip('"')
-
-    def walk(node, i):
-        for sub in node.iter_subtrees_topdown():
-            if sub.data != "object":
-                continue
-            for elem in sub.children:
-                if isinstance(elem, Tree) and elem.data == "object_elem" and key_of(elem) == path[i]:
-                    if i == len(path) - 1:
-                        return elem.meta.line, elem.meta.column
-                    found = walk(elem.children[-1], i + 1)
-                    if found:
-                        return found
-            return None  # only the outermost object at this level
+    def first_object(node):
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "object":
+                return n
+            stack.extend(reversed(n.children))
         return None
 
-    return walk(tree, 0)
+    node = expr
+    for i, key in enumerate(path):
+        obj = first_object(node)
+        if obj is None:
+            return None
+        for elem in obj.named_children:
+            if elem.type == "object_elem":
+                k, v = elem.named_children[0], _expr_value(elem)
+                if src.slice(k).strip().strip('"') == key:
+                    if i == len(path) - 1:
+                        return elem.start_point.row + 1, src.column(elem)
+                    node = v
+                    break
+        else:
+            return None
+    return None
+
+
+def _expr_value(elem):
+    from .evaluate import _key_value
+
+    return _key_value(elem)[1]
