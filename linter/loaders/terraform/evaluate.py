@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -59,15 +58,21 @@ EACH_SOURCE = (
 )
 
 
-@dataclass
 class Env:
-    """What an expression may refer to besides the scope: each / count and for-expression names."""
+    """What an expression may refer to besides the scope: each / count and for-expression names; and the
+    Source of the file the expression is written in."""
 
-    names: dict = field(default_factory=dict)
-    src: Source | None = None  # the file the expression is written in
+    __slots__ = ("names", "src")
+
+    def __init__(self, names: dict | None = None, src: Source | None = None):
+        self.names = {} if names is None else names
+        self.src = src
 
     def child(self, **names) -> Env:
         return Env({**self.names, **names}, self.src)
+
+    def __repr__(self) -> str:
+        return f"Env(names={self.names!r})"
 
 
 def address_key(key: Any) -> str:
@@ -221,7 +226,17 @@ class Scope:
 
     # ------------------------------------------------------------------ native syntax (tree-sitter nodes)
     def _node(self, node, env: Env) -> Any:
-        fn = _DISPATCH.get(node.type)
+        t = node.type
+        if t == "expression":  # the common wrappers are unwrapped here, not by a call each
+            kids = node.children
+            if len(kids) != 1:
+                return self._n_expression(node, env)
+            node = kids[0]
+            t = node.type
+        if t in _WRAPPERS:
+            node = node.named_children[0]
+            t = node.type
+        fn = _DISPATCH.get(t)
         if fn is None:
             return Unknown(text_of(node, env.src), f"{node.type} expressions are not evaluated")
         return fn(self, node, env)
@@ -643,7 +658,6 @@ class Scope:
         return self._reference(node, env.src.slice(node), [], env)
 
     def _reference(self, node, root: str, steps: list, env: Env):
-        text = text_of(node, env.src)
         if root in env.names:
             return self._apply(env.names[root], steps, node, env)
         if root == "var" or root == "local" or root == "module":
@@ -662,7 +676,9 @@ class Scope:
                 f"{root} is only available in a block with {'for_each' if root == 'each' else 'count'}", node
             )
         if root == "data":
-            return Unknown(text, "data sources are read by terraform plan, not from the files")
+            return Unknown(
+                text_of(node, env.src), "data sources are read by terraform plan, not from the files"
+            )
         if root == "path":
             return self._apply(
                 {"module": self.mod.dir, "root": self.loader.root, "cwd": "."}, steps, node, env
@@ -670,7 +686,7 @@ class Scope:
         if root == "terraform":
             return self._apply({"workspace": "default"}, steps, node, env)
         if root in ("self",):
-            return Unknown(text, "self is known only after apply")
+            return Unknown(text_of(node, env.src), "self is known only after apply")
         if steps and steps[0][0] == "attr" and "_" in root:
             key = (root, steps[0][1])
             if key not in self.mod.resources:
@@ -924,6 +940,7 @@ class Scope:
         return v
 
 
+_WRAPPERS = frozenset(("collection_value", "template_expr", "for_expr", "operation"))
 _BINARY = frozenset(("*", "/", "%", "+", "-", ">", ">=", "<", "<=", "==", "!=", "&&", "||"))
 _DISPATCH = {
     "expression": Scope._n_expression,

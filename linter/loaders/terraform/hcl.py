@@ -35,18 +35,12 @@ class JsonExpr:
 class Source:
     """The text of one parsed file. tree-sitter counts bytes; a finding's column counts characters."""
 
-    __slots__ = ("_data", "ascii", "text")
+    __slots__ = ("ascii", "data", "text")
 
     def __init__(self, text: str, data: bytes | None = None):
         self.text = text
-        self._data = data
-        self.ascii = text.isascii()
-
-    @property
-    def data(self) -> bytes:
-        if self._data is None:
-            self._data = self.text.encode("utf-8", "surrogatepass")
-        return self._data
+        self.data = text.encode("utf-8", "surrogatepass") if data is None else data
+        self.ascii = len(self.data) == len(text)
 
     def slice(self, node) -> str:
         """The text of ``node`` (a tree-sitter node or a :class:`Span`) as written."""
@@ -291,14 +285,17 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
         )
     attrs: dict[str, Attr] = {}
     blocks: list[Block] = []
+    ascii_ = src.ascii
     for child in body.children:
         t = child.type
         if t == "attribute":
-            name = src.slice(child.children[0])
-            line = child.start_point.row + 1
+            kids = child.children  # identifier, "=", expression (comments may sit between them)
+            name = src.slice(kids[0])
+            row, col = child.start_point
             if name in attrs:
-                raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {line}")
-            attrs[name] = Attr(name, _expr_of(child), file, line, src.column(child), src)
+                raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {row + 1}")
+            expr = kids[2] if len(kids) == 3 else _expr_of(child)
+            attrs[name] = Attr(name, expr, file, row + 1, col + 1 if ascii_ else src.column(child), src)
         elif t == "block":
             names, inner = block_parts(child, src)
             a, b = _body(inner, file, src, depth + 1) if inner is not None else ({}, [])

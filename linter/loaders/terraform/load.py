@@ -20,12 +20,13 @@ from visguard.linter.model import Location, Model, Suppression
 
 from . import registry
 from .build import ARGS, Res, build_model
-from .evaluate import Env, Module, ModuleObj, Scope, module_dir
+from .evaluate import EACH_SOURCE, Env, Module, ModuleObj, Scope, _key_value, module_dir, text_of
 from .files import _read_text
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
+_MISSING_REF = object()
 MAX_FILES = 2000
 
 
@@ -79,6 +80,7 @@ class TerraformLoader:
         self._module_cache: dict[str, Module] = {}
         self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
+        self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
@@ -313,7 +315,9 @@ class TerraformLoader:
         self, scope: Scope, attr: Attr, env: Env, owner: str
     ) -> tuple[Attr, str, Location | None]:
         for _ in range(12):
-            ref = simple_ref(attr)
+            ref = self._refs.get(id(attr), _MISSING_REF)
+            if ref is _MISSING_REF:
+                ref = self._refs[id(attr)] = simple_ref(attr)  # the attrs live as long as the loader
             if ref is None:
                 return attr, owner, self.each_origin(attr, env)
             kind, name = ref
@@ -341,8 +345,6 @@ class TerraformLoader:
     def each_origin(self, attr: Attr, env: Env) -> Location | None:
         """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
         tfvars file): the line of that element (``email = { timeout = 20 }``)."""
-        from .evaluate import EACH_SOURCE, text_of
-
         src = env.names.get(EACH_SOURCE)
         if src is None or isinstance(attr.expr, JsonExpr):
             return None
@@ -486,8 +488,6 @@ def parse_name(attr: Attr) -> str:
     expr = attr.expr
     if isinstance(expr, JsonExpr):
         return str(expr.value)
-    from .evaluate import text_of
-
     return text_of(expr, attr.src)
 
 
@@ -499,8 +499,6 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     if isinstance(attr.expr, JsonExpr):
         m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
-    from .evaluate import text_of
-
     text = text_of(attr.expr, attr.src)
     m = re.match(r"^\"?\$?\{?\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}?\"?$", text)
     if m is None:
@@ -530,7 +528,7 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
             return None
         for elem in obj.named_children:
             if elem.type == "object_elem":
-                k, v = elem.named_children[0], _expr_value(elem)
+                k, v = _key_value(elem)
                 if src.slice(k).strip().strip('"') == key:
                     if i == len(path) - 1:
                         return elem.start_point.row + 1, src.column(elem)
@@ -539,9 +537,3 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
         else:
             return None
     return None
-
-
-def _expr_value(elem):
-    from .evaluate import _key_value
-
-    return _key_value(elem)[1]
