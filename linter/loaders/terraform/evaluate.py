@@ -87,7 +87,7 @@ def address_key(key: Any) -> str:
 
 def text_of(node, src: Source | None) -> str:
     """The expression ``node`` (a tree-sitter node or a Span) as written, on one line."""
-    if node is not None and src is not None and hasattr(node, "start_byte"):
+    if node is not None and src is not None:
         return " ".join(src.slice(node).split())
     return "expression"
 
@@ -173,6 +173,7 @@ class Scope:
         self._active: set = set()
         self._instances: dict[tuple, list] = {}
         self._modules: dict[str, Any] = {}
+        self._resource_values: dict[tuple[str, str], Any] = {}  # what aws_sqs_queue.q is to an expression
 
     # ------------------------------------------------------------------ evaluation entry points
     def eval_attr(self, attr: Attr, env: Env | None = None) -> Any:
@@ -186,7 +187,10 @@ class Scope:
             )
         self._active.add(key)
         try:
-            return self.eval(attr.expr, Env(env.names, attr.src))
+            expr = attr.expr
+            if type(expr) is JsonExpr:
+                return self._json(expr.value, Env(env.names, attr.src))
+            return self._node(expr, Env(env.names, attr.src))
         except EvalError as exc:
             line = line_of(exc.node) or attr.line
             if isinstance(attr.expr, JsonExpr):
@@ -353,13 +357,14 @@ class Scope:
         data = env.src.data
         kids = node.children
         pos = kids[0].end_byte  # after the opening quote
-        parts: list = []
+        parts: list = []  # literal text (str) and interpolated values (in a 1-tuple)
         strip_next = False
         for c in kids[1:]:
             t = c.type
             if t == "template_literal" or t == "comment":
-                continue
-            lit = data[pos : c.start_byte].decode("utf-8", "replace")
+                continue  # the literal text is read between the other parts: tree-sitter leaves out spaces
+            start = c.start_byte
+            lit = data[pos:start].decode("utf-8", "replace") if start > pos else ""
             if strip_next:
                 lit, strip_next = lit.lstrip(), False
             if t == "quoted_template_end":
@@ -370,40 +375,46 @@ class Scope:
                 return Unknown(text_of(node, env.src), "template directives are not evaluated")
             # template_interpolation: ${ [~] expression [~] } (~ strips the spaces and newlines beside it)
             inner = c.named_children
-            expr = next((x for x in inner if x.type == "expression"), None)
-            if expr is None:
+            if len(inner) == 3:
+                expr = inner[1]
+            else:
+                expr = next((x for x in inner if x.type == "expression"), None)
+                if expr is None:
+                    raise EvalError("an interpolation needs an expression", c)
+                marks = [x.start_byte < expr.start_byte for x in inner if x.type == "strip_marker"]
+                if True in marks:
+                    lit = lit.rstrip()
+                strip_next = False in marks
+            if expr.type != "expression":
                 raise EvalError("an interpolation needs an expression", c)
-            marks = [x.start_byte < expr.start_byte for x in inner if x.type == "strip_marker"]
-            if True in marks:
-                lit = lit.rstrip()
             if lit:
                 parts.append(self._unescape(lit))
-            strip_next = False in marks
-            parts.append(("interp", self._node(expr, env)))
+            parts.append((self._node(expr, env),))
             pos = c.end_byte
-        if len(parts) == 1 and isinstance(parts[0], tuple):
-            return parts[0][1]  # "${x}" is x itself, with its type
-        out: list = []
-        for p in parts:
-            if isinstance(p, tuple):
-                v = p[1]
-                if isinstance(v, Encoded):
-                    v = Unknown(
-                        text_of(node, env.src), "a JSON document holding values known only after apply"
-                    )
-                if isinstance(v, Text):
-                    out.extend(v.parts)
-                    continue
-                out.append(to_string(v) if not isinstance(v, SYMBOLIC) else v)
-            else:
-                out.append(p)
+        if len(parts) == 1 and type(parts[0]) is tuple:
+            return parts[0][0]  # "${x}" is x itself, with its type
         merged: list = []
-        for p in out:
-            if isinstance(p, str) and merged and isinstance(merged[-1], str):
-                merged[-1] += p
+        for p in parts:
+            if type(p) is tuple:
+                v = p[0]
+                if isinstance(v, Text):
+                    pieces = v.parts
+                elif isinstance(v, Encoded):
+                    pieces = (
+                        Unknown(
+                            text_of(node, env.src), "a JSON document holding values known only after apply"
+                        ),
+                    )
+                else:
+                    pieces = (v if isinstance(v, SYMBOLIC) else to_string(v),)
             else:
-                merged.append(p)
-        if all(isinstance(p, str) for p in merged):
+                pieces = (p,)
+            for x in pieces:
+                if type(x) is str and merged and type(merged[-1]) is str:
+                    merged[-1] += x
+                else:
+                    merged.append(x)
+        if all(type(x) is str for x in merged):
             return "".join(merged)
         return Text(tuple(merged))
 
@@ -901,6 +912,12 @@ class Scope:
         return out
 
     def resource_value(self, key: tuple[str, str]) -> Any:
+        v = self._resource_values.get(key, _MISSING)
+        if v is _MISSING:
+            v = self._resource_values[key] = self._resource_value(key)
+        return v
+
+    def _resource_value(self, key: tuple[str, str]) -> Any:
         block = self.mod.resources[key]
         base = self.prefix + ".".join(key)
         insts = self.instances(block, base)

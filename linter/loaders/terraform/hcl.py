@@ -60,12 +60,25 @@ class Source:
 
 
 class Span:
-    """Consecutive sibling nodes as one place (an operand written ``a.b[0]`` is three nodes in the tree)."""
+    """Consecutive sibling nodes as one place (an operand written ``a.b[0]`` is three nodes in the tree); read
+    only for a message, so nothing is asked of the nodes before."""
 
-    __slots__ = ("end_byte", "start_byte", "start_point")
+    __slots__ = ("first", "last")
 
     def __init__(self, first, last):
-        self.start_byte, self.end_byte, self.start_point = first.start_byte, last.end_byte, first.start_point
+        self.first, self.last = first, last
+
+    @property
+    def start_byte(self) -> int:
+        return self.first.start_byte
+
+    @property
+    def end_byte(self) -> int:
+        return self.last.end_byte
+
+    @property
+    def start_point(self):
+        return self.first.start_point
 
 
 def line_of(node) -> int | None:

@@ -79,6 +79,7 @@ class TerraformLoader:
         self.resources: list[Res] = []
         self._module_cache: dict[str, Module] = {}
         self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
+        self._marks: dict[str, list[int]] = {}  # file -> indexes of its lines that hold "visguard:ignore"
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
 
@@ -306,6 +307,10 @@ class TerraformLoader:
         """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
         the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
         of the for_each map."""
+        if self._refs.get(id(attr), _MISSING_REF) is None and EACH_SOURCE not in env.names:
+            return Location(
+                attr.file, attr.line, attr.column, path=f"{owner}/{attr.name}"
+            )  # the argument itself
         target, owner, each = self.origin_attr(scope, attr, env, owner)
         if each is not None:
             return each
@@ -386,6 +391,10 @@ class TerraformLoader:
         lines = self._lines.get(block.file)
         if lines is None:
             lines = self._lines[block.file] = block.src.text.splitlines()
+            self._marks[block.file] = [i for i, ln in enumerate(lines) if "visguard:ignore" in ln]
+        marks = self._marks[block.file]
+        if not marks or marks[0] >= (block.end_line or block.line):
+            return []  # no suppression comment above the end of this block
         start = block.line - 1
         while start > 0 and lines[start - 1].lstrip().startswith(("#", "//")):
             start -= 1
@@ -499,6 +508,8 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     if isinstance(attr.expr, JsonExpr):
         m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
+    if attr.src.data[attr.expr.start_byte : attr.expr.start_byte + 1] not in (b"v", b"l", b'"'):
+        return None  # neither var.x, local.x nor "${...}": most arguments
     text = text_of(attr.expr, attr.src)
     m = re.match(r"^\"?\$?\{?\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}?\"?$", text)
     if m is None:
