@@ -237,8 +237,8 @@ class Scope:
                 return self._n_expression(node, env)
             node = kids[0]
             t = node.type
-        if t in _WRAPPERS:
-            node = node.named_children[0]
+        if t in _WRAPPERS:  # each has exactly one child
+            node = node.children[0]
             t = node.type
         fn = _DISPATCH.get(t)
         if fn is None:
@@ -256,7 +256,7 @@ class Scope:
 
     def _n_single(self, node, env):
         """collection_value, template_expr, for_expr, operation: one child that says which."""
-        return self._node(node.named_children[0], env)
+        return self._node(node.children[0], env)
 
     def _operand(self, items: list, env):
         """An operand of an operator: one node, or a term and its traversals (``a.b[0]``: three siblings)."""
@@ -264,7 +264,8 @@ class Scope:
 
     def _seq(self, items: list, env):
         """A term with its traversals: ``x``, ``a.b[0]``, ``(expr).c``, ``f(x)[0]``, ``a[*].b``."""
-        paren = items[0].type == "("
+        t0 = items[0].type
+        paren = t0 == "("
         base = items[1] if paren else items[0]
         post = items[3:] if paren else items[1:]
         if not post:
@@ -274,7 +275,7 @@ class Scope:
             steps.append(self._step(post[k], env))
             k += 1
         head = Span(items[0], post[k - 1]) if k else Span(items[0], items[2]) if paren else base
-        if not paren and base.type == "variable_expr":
+        if t0 == "variable_expr":
             value = self._reference(head, env.src.slice(base), steps, env)
         else:
             value = self._apply(self._node(base, env), steps, head, env)
@@ -284,9 +285,10 @@ class Scope:
 
     def _step(self, node, env) -> tuple[str, Any]:
         """("attr", name) for ``.name``, ("index", value) for ``[expr]`` and the legacy ``.0``."""
-        if node.type == "get_attr":
-            return "attr", env.src.slice(node.named_children[-1])
-        if node.type != "index":
+        t = node.type
+        if t == "get_attr":
+            return "attr", env.src.slice(node.children[-1])
+        if t != "index":
             raise EvalError(f"unexpected {node.type}", node)
         idx = node.named_children[0]
         if idx.type == "legacy_index":
@@ -295,7 +297,7 @@ class Scope:
         return "index", self._node(expr, env)
 
     def _n_literal_value(self, node, env):
-        (c,) = node.named_children
+        c = node.children[0]  # literal_value has one child
         t = c.type
         if t == "numeric_lit":
             text = env.src.slice(c)
@@ -357,7 +359,9 @@ class Scope:
         data = env.src.data
         kids = node.children
         pos = kids[0].end_byte  # after the opening quote
-        parts: list = []  # literal text (str) and interpolated values (in a 1-tuple)
+        parts: list = []  # literal text and interpolated values; a symbolic value in a 1-tuple
+        values = 0
+        symbolic = False
         strip_next = False
         for c in kids[1:]:
             t = c.type
@@ -374,7 +378,7 @@ class Scope:
             if t == "template_directive":
                 return Unknown(text_of(node, env.src), "template directives are not evaluated")
             # template_interpolation: ${ [~] expression [~] } (~ strips the spaces and newlines beside it)
-            inner = c.named_children
+            inner = c.children
             if len(inner) == 3:
                 expr = inner[1]
             else:
@@ -389,10 +393,18 @@ class Scope:
                 raise EvalError("an interpolation needs an expression", c)
             if lit:
                 parts.append(self._unescape(lit))
-            parts.append((self._node(expr, env),))
+            v = self._node(expr, env)
+            values += 1
+            if isinstance(v, SYMBOLIC):
+                symbolic = True
+                parts.append((v,))
+            else:
+                parts.append(v)
             pos = c.end_byte
-        if len(parts) == 1 and type(parts[0]) is tuple:
-            return parts[0][0]  # "${x}" is x itself, with its type
+        if values == 1 and len(parts) == 1:
+            return parts[0][0] if symbolic else parts[0]  # "${x}" is x itself, with its type
+        if not symbolic:
+            return "".join(p if type(p) is str else to_string(p) for p in parts)
         merged: list = []
         for p in parts:
             if type(p) is tuple:
@@ -406,9 +418,9 @@ class Scope:
                         ),
                     )
                 else:
-                    pieces = (v if isinstance(v, SYMBOLIC) else to_string(v),)
+                    pieces = (v,)
             else:
-                pieces = (p,)
+                pieces = (p if type(p) is str else to_string(p),)
             for x in pieces:
                 if type(x) is str and merged and type(merged[-1]) is str:
                     merged[-1] += x
