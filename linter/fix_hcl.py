@@ -175,9 +175,9 @@ def _find(tree: Tree, line: int, column: int):
 
 def _value(node):
     """The value expression of an attribute or object element."""
-    from .loaders.terraform.hcl import _expr_of
+    from .loaders.terraform.hcl import expr_of
 
-    return _expr_of(node)
+    return expr_of(node)
 
 
 def _lines(text: str) -> list[str]:

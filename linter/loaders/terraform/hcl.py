@@ -155,7 +155,7 @@ def parse_expression(text: str, file: str) -> tuple[Any, Source]:
     root, src = parse_source(f"x = {text}\n", file)
     for attr in _kids(_kids(root)[0]):
         if attr.type == "attribute":
-            return _expr_of(attr), src
+            return expr_of(attr), src
     raise VisguardError("cannot parse HCL: no expression", file=file)
 
 
@@ -164,7 +164,7 @@ def _kids(node) -> list:
     return [c for c in node.children if c.type != "comment"]
 
 
-def _expr_of(node):
+def expr_of(node):
     """The value of an ``attribute`` or ``object_elem``: its last ``expression`` child."""
     for c in reversed(node.children):
         if c.type == "expression":
@@ -307,7 +307,7 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
             row, col = child.start_point
             if name in attrs:
                 raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {row + 1}")
-            expr = kids[2] if len(kids) == 3 else _expr_of(child)
+            expr = kids[2] if len(kids) == 3 else expr_of(child)
             attrs[name] = Attr(name, expr, file, row + 1, col + 1 if ascii_ else src.column(child), src)
         elif t == "block":
             names, inner = block_parts(child, src)
