@@ -210,3 +210,16 @@ def test_a_terraform_lint_imports_tree_sitter_not_python_hcl2_or_lark(tmp_path):
     mods = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert {"tree_sitter", "tree_sitter_hcl", "visguard.linter.loaders.terraform.hcl"} <= mods
     assert not {m for m in mods if m.split(".")[0] in ("hcl2", "lark")}
+
+
+def test_a_parse_that_never_ends_is_stopped(monkeypatch):
+    """tree-sitter's error recovery is quadratic after an unclosed bracket and many blank lines (1 MB of them
+    would take hours): the parse is stopped at a CPU budget, and the parser still parses the next file."""
+    from visguard.linter.loaders.terraform import hcl
+
+    monkeypatch.setattr(hcl, "PARSE_CPU_S", 0.2)
+    monkeypatch.setattr(hcl, "PARSE_CPU_S_PER_MB", 0.0)
+    with pytest.raises(VisguardError, match="the parser gave up after 0.2 s") as exc:
+        parse_hcl("a = [" + " \n" * 200_000, "main.tf")
+    assert exc.value.place.startswith("line ") and exc.value.file == "main.tf"
+    assert [b.type for b in parse_hcl('resource "aws_sqs_queue" "q" {}\n', "next.tf")] == ["resource"]
