@@ -1,4 +1,4 @@
-"""visguard lint vs checkov on the same Terraform folders (issue 12), and python-hcl2 vs tfparse.
+"""visguard lint vs checkov on the same Terraform folders (issue 12), and the HCL parsers side by side.
 
 Folders: examples/terraform, the real-world shapes in tests/linter/terraform/shapes/, and a generated large root
 module (200 queue/DLQ/function/mapping groups over 10 files plus a local module called 20 times). Each tool runs
@@ -7,11 +7,15 @@ as its command-line program, one process per folder and one process for the whol
     visguard lint DIR --fail-on never            (the console script of this checkout)
     checkov -d DIR --framework terraform --quiet --skip-download    (checkov in .bench/checkov-venv)
 
-Until the loader registry routes folders of *.tf files to the Terraform loader, `visguard lint` on such a folder
-is run as the same work in one process (`python -P -c` that loads, lints and prints the text report), and the
-output says so. checkov is installed by this script into .bench/checkov-venv (not a project dependency), together
-with tfparse for the parser comparison (which runs in that venv: python-hcl2 parse trees vs tfparse's
-evaluating loader, per folder).
+If the CLI does not route folders of *.tf files to the Terraform loader, `visguard lint` on such a folder is run
+as the same work in one process (`python -P -c` that loads, lints and prints the text report), and the output
+says so. visguard's modules are byte-compiled first (``compileall``), as a pip install leaves them: this
+environment sets PYTHONDONTWRITEBYTECODE, which would otherwise make every run of the editable checkout compile
+its sources again (checkov's venv was byte-compiled by pip). checkov is installed by this script into
+.bench/checkov-venv (not a project dependency); the parser comparison runs in .bench/parsers-venv: python-hcl2's
+Lark parse trees (visguard's parser until tree-sitter), tfparse's evaluating loader (Go) and tree-sitter-hcl's
+parse trees (visguard's parser), per folder, each imported and warmed up before timing, plus what importing each
+and building its parser costs in a fresh process.
 
     .venv/bin/python -P benchmarks/lint_vs_checkov.py [--runs 3] [--json out.json] [--skip-parsers]
 """
@@ -50,13 +54,18 @@ print(render_text(result))
 """
 
 
-def ensure_venv(name: str, packages: list[str], probe: str) -> Path:
+def ensure_venv(name: str, packages: list[str], probe: str, imports: tuple[str, ...] = ()) -> Path:
     """A virtualenv under .bench/ with ``packages`` (checkov pins its own fork of the HCL parser, which installs
-    as the same ``hcl2`` module as python-hcl2: the two need separate venvs)."""
+    as the same ``hcl2`` module as python-hcl2: the two need separate venvs); installed again when one of
+    ``imports`` is missing from an existing one."""
     venv = BENCH / name
-    if not (venv / "bin" / probe).exists():
+    python = str(venv / "bin" / "python")
+    fresh = not (venv / "bin" / probe).exists()
+    if fresh:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    missing = imports and subprocess.run([python, "-c", "import " + ", ".join(imports)]).returncode != 0
+    if fresh or missing:
+        pip = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
         subprocess.run([*pip, *packages], check=True)
     return venv / "bin" / probe
 
@@ -131,22 +140,46 @@ def visguard_runner(probe_dir: str):
 
 PARSERS = """
 import json, os, sys, time
-import hcl2, tfparse
-hcl2.parses_to_tree("a = 1")  # build the parser (from its cache) before timing
+import hcl2, tfparse, tree_sitter, tree_sitter_hcl
+hcl2.parses_to_tree("a = 1")  # build the Lark parser (from its cache) before timing
 tfparse.load_from_path(sys.argv[1])  # load the Go library before timing
+ts = tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
+def clock():
+    return time.perf_counter(), time.process_time()
+def since(t):
+    return round(time.perf_counter() - t[0], 4), round(time.process_time() - t[1], 4)
 out = {}
 for d in sys.argv[1:]:
     files = [os.path.join(r, f) for r, _, fs in os.walk(d) for f in fs if f.endswith('.tf')]
-    t = time.perf_counter()
-    for f in files:
-        hcl2.parses_to_tree(open(f).read())
-    h = time.perf_counter() - t
-    t = time.perf_counter()
+    texts = [open(f, encoding="utf-8").read() for f in files]
+    t = clock()
+    for text in texts:
+        hcl2.parses_to_tree(text)
+    h = since(t)
+    t = clock()
     tfparse.load_from_path(d)
-    p = time.perf_counter() - t
-    out[d] = {"python_hcl2_parse_trees_s": round(h, 4), "tfparse_load_s": round(p, 4), "files": len(files)}
+    p = since(t)
+    t = clock()
+    for text in texts:
+        ts.parse(text.encode("utf-8"))
+    s = since(t)
+    out[d] = {"python_hcl2": h, "tfparse": p, "tree_sitter": s, "files": len(files),
+              "bytes": sum(len(x.encode("utf-8")) for x in texts)}
 print(json.dumps(out))
 """
+
+# what a process pays to import each parser and build it (CPU seconds, best of 5 fresh processes)
+PARSER_IMPORTS = {
+    "python-hcl2": "import hcl2; hcl2.parses_to_tree('a = 1')",
+    "tfparse": "import tfparse",
+    "tree-sitter-hcl": "import tree_sitter, tree_sitter_hcl; "
+    "tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language())).parse(b'a = 1')",
+}
+
+
+def import_cost(python: str, code: str, runs: int = 5) -> float:
+    probe = f"import time\nt = time.process_time()\n{code}\nprint(time.process_time() - t)"
+    return min(float(subprocess.check_output([python, "-c", probe], text=True)) for _ in range(runs))
 
 
 def _version(checkov: str, env: dict) -> str:
@@ -161,6 +194,10 @@ def main() -> int:
     ap.add_argument("--skip-parsers", action="store_true")
     args = ap.parse_args()
     checkov = str(ensure_venv("checkov-venv", ["checkov"], "checkov"))
+    # byte-compile visguard as an install would (see the module docstring)
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "cli"), str(ROOT / "linter")], check=True
+    )
     env = dict(os.environ, BC_SKIP_MAPPING="TRUE", LOG_LEVEL="ERROR")
     shapes = ROOT / "tests" / "linter" / "terraform" / "shapes"
     with tempfile.TemporaryDirectory(dir=BENCH) as tmp:
@@ -172,6 +209,7 @@ def main() -> int:
         print(
             f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; runs: best of {args.runs}"
         )
+        loads = [os.getloadavg()[0]]
         rows = []
         # the set: every folder copied under one parent, so checkov scans it with one -d (given several -d,
         # checkov 3.3 checked only part of the second folder) and visguard lints every root module in it
@@ -187,6 +225,7 @@ def main() -> int:
             c_cmd = [checkov, "--framework", "terraform", "--quiet", "--skip-download", "--compact"]
             c_cmd += ["-d", str(everything) if d is None else d]
             tc, cc, pc = timed(c_cmd, args.runs, env)
+            loads.append(os.getloadavg()[0])
             if pv.returncode not in (0, 2):
                 print(pv.stderr[-2000:], file=sys.stderr)
                 return 3
@@ -205,40 +244,53 @@ def main() -> int:
                     "visguard_summary": findings,
                     "checkov_exit": pc.returncode,
                     "checkov_checks_run": checks,
+                    "load_average": round(loads[-1], 1),
                 }
             )
             print(
                 f"{name:<34} wall {tv:6.3f} s vs {tc:6.3f} s {tc / tv:5.1f}x | cpu {cv:6.3f} s vs {cc:6.3f} s "
-                f"{cc / cv if cv else 0:5.1f}x | {findings} | checkov: {checks} checks"
+                f"{cc / cv if cv else 0:5.1f}x | {findings} | checkov: {checks} checks | load {loads[-1]:.1f}"
             )
-        parsers = {}
+        print(f"load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}")
+        parsers: dict = {}
         if not args.skip_parsers:
-            parsers_python = ensure_venv("parsers-venv", ["python-hcl2>=8.1", "tfparse"], "python")
-            # the first parse builds python-hcl2's grammar cache: warm it before timing
-            subprocess.run(
-                [str(parsers_python), "-c", "import hcl2; hcl2.parses_to_tree('a = 1')"], check=True
+            parsers_python = str(
+                ensure_venv(
+                    "parsers-venv",
+                    ["python-hcl2>=8.1", "tfparse", "tree-sitter>=0.25", "tree-sitter-hcl>=1.2"],
+                    "python",
+                    ("hcl2", "tfparse", "tree_sitter", "tree_sitter_hcl"),
+                )
             )
+            # the first parse builds python-hcl2's grammar cache: warm it before timing
+            subprocess.run([parsers_python, "-c", "import hcl2; hcl2.parses_to_tree('a = 1')"], check=True)
             p = subprocess.run(
-                [str(parsers_python), "-c", PARSERS, *folders.values()],
-                capture_output=True,
-                text=True,
-                cwd=ROOT,
+                [parsers_python, "-c", PARSERS, *folders.values()], capture_output=True, text=True, cwd=ROOT
             )
             if p.returncode == 0:
-                parsers = json.loads(p.stdout)
+                parsers = {"folders": json.loads(p.stdout)}
+                parsers["import_cpu_s"] = {
+                    k: round(import_cost(parsers_python, code), 4) for k, code in PARSER_IMPORTS.items()
+                }
+                print("\nparsers (in-process, after import and warm-up; wall / CPU seconds):")
                 print(
-                    "\nparsers (in-process, after import; python-hcl2 parse trees of every .tf file vs tfparse.load_from_path):"
+                    f"{'folder':<34} {'python-hcl2 trees':>18} {'tfparse load':>15} {'tree-sitter trees':>18}"
                 )
                 for name, d in folders.items():
-                    r = parsers[d]
+                    r = parsers["folders"][d]
+                    cells = [
+                        f"{r[k][0]:.3f}/{r[k][1]:.3f}" for k in ("python_hcl2", "tfparse", "tree_sitter")
+                    ]
                     print(
-                        f"{name:<40} python-hcl2 {r['python_hcl2_parse_trees_s']:7.3f} s  tfparse {r['tfparse_load_s']:7.3f} s  ({r['files']} files)"
+                        f"{name:<34} {cells[0]:>18} {cells[1]:>15} {cells[2]:>18}  ({r['files']} files, {r['bytes']} bytes)"
                     )
+                costs = ", ".join(f"{k} {v:.3f} s" for k, v in parsers["import_cpu_s"].items())
+                print(f"import + build the parser, CPU, fresh process: {costs}")
             else:
                 print(p.stderr[-2000:], file=sys.stderr)
     if args.json:
         Path(args.json).write_text(
-            json.dumps({"rows": rows, "parsers": parsers, "visguard": vg_how}, indent=2)
+            json.dumps({"rows": rows, "parsers": parsers, "visguard": vg_how, "loads": loads}, indent=2)
         )
     return 0
 

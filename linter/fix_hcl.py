@@ -15,7 +15,7 @@ resource block. This module turns a change into a text edit there:
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
   ``max(...)``), a file that does not parse, JSON syntax (``.tf.json``), a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
-  different, or a rewrite that does not parse back with python-hcl2.
+  different, or a rewrite that does not parse back (tree-sitter-hcl, the loader's parser).
 """
 
 from __future__ import annotations
@@ -92,47 +92,92 @@ def _argument(change: Change) -> str:
 
 
 # ------------------------------------------------------------------------------------------ the tree
-def _literal_kind(expr) -> str | None:
-    """ "number", "string-number", "list" (of literal strings) or None (an expression or reference)."""
-    from lark import Token, Tree
+class Tree:
+    """A parsed HCL file: its tree-sitter root node and its Source (tree-sitter counts bytes, edits characters)."""
 
-    node = expr
-    if isinstance(node, Tree) and node.data == "expr_term" and len(node.children) == 1:
-        node = node.children[0]
-    if isinstance(node, Token):
-        return "number" if node.type in ("int_lit", "float_lit") or _NUMBER.fullmatch(str(node)) else None
-    if node.data in ("int_lit", "float_lit"):
-        return "number"
-    if node.data == "unary_op":
-        inner = node.children[-1]
-        return "number" if _literal_kind(inner) == "number" else None
-    if node.data == "string":
-        parts = [c for c in node.children if isinstance(c, Tree)]
-        if len(parts) == 1 and parts[0].data == "string_part":
-            text = "".join(str(t) for t in parts[0].children)
-            return "string-number" if _NUMBER.fullmatch(text) else None
+    def __init__(self, root, src):
+        self.root, self.src = root, src
+
+    def span(self, node) -> tuple[int, int]:
+        """(start, end) of ``node`` as indexes into the file's text."""
+        return self.src.offset(node.start_byte), self.src.offset(node.end_byte)
+
+
+def _parse(text: str, path: str) -> Tree:
+    from .loaders.terraform.hcl import parse_source
+
+    return Tree(*parse_source(text, path))
+
+
+def _term(expr):
+    """The one term an ``expression`` node is (``60``, ``"60"``, ``-5``, ``[...]``), or None."""
+    kids = [c for c in expr.children if c.type != "comment"] if expr is not None else []
+    if len(kids) != 1:
         return None
-    if node.data == "tuple":
-        items = [c for c in node.children if isinstance(c, Tree)]
-        for item in items:
-            s = item.children[0] if item.data == "expr_term" and len(item.children) == 1 else item
-            if not isinstance(s, Tree) or s.data != "string":
-                return None
-            if any(isinstance(c, Tree) and c.data != "string_part" for c in s.children):
+    node = kids[0]
+    if node.type == "collection_value":
+        node = node.named_children[0]
+    return node
+
+
+def _literal_kind(expr, tree: Tree) -> str | None:
+    """ "number", "string-number", "list" (of literal strings) or None (an expression or reference)."""
+    node = _term(expr)
+    if node is None:
+        return None
+    if node.type == "operation":
+        op = node.named_children[0]
+        kids = [c for c in op.children if c.type != "comment"]
+        if op.type == "unary_operation" and kids[0].type == "-" and len(kids) == 2:
+            inner = kids[1]
+            return "number" if inner.type == "literal_value" and _number(inner, tree) else None
+        return None
+    if node.type == "literal_value":
+        if _number(node, tree):
+            return "number"
+        lit = node.named_children[0]
+        if lit.type == "string_lit":
+            return "string-number" if _NUMBER.fullmatch(tree.src.slice(lit)[1:-1]) else None
+        return None
+    if node.type == "tuple":
+        for item in node.named_children:
+            if item.type != "expression":
+                continue
+            s = _term(item)
+            if s is None or s.type != "literal_value" or s.named_children[0].type != "string_lit":
                 return None
         return "list"
     return None
 
 
-def _find(tree, line: int, column: int):
+def _number(literal, tree: Tree) -> bool:
+    lit = literal.named_children[0]
+    return lit.type == "numeric_lit" and bool(re.fullmatch(r"[0-9.eE+-]+", tree.src.slice(lit)))
+
+
+def _find(tree: Tree, line: int, column: int):
     """The attribute, object element or block written at (line, column)."""
-    for sub in tree.iter_subtrees():
-        if sub.data in ("attribute", "object_elem", "block") and (sub.meta.line, sub.meta.column) == (
-            line,
-            column,
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        row = node.start_point.row + 1
+        if row > line or node.end_point.row + 1 < line:
+            continue
+        if (
+            node.type in ("attribute", "object_elem", "block")
+            and row == line
+            and tree.src.column(node) == column
         ):
-            return sub
+            return node
+        stack.extend(reversed(node.children))
     return None
+
+
+def _value(node):
+    """The value expression of an attribute or object element."""
+    from .loaders.terraform.hcl import expr_of
+
+    return expr_of(node)
 
 
 def _lines(text: str) -> list[str]:
@@ -145,7 +190,7 @@ def _offset(lines: list[str], line: int, column: int) -> int:
 
 
 def edit_for(
-    change: Change, text: str, tree, lines: list[str], taken: set[str] = frozenset()
+    change: Change, text: str, tree: Tree, lines: list[str], taken: set[str] = frozenset()
 ) -> list[tuple[int, int, str, str]]:
     """[(start, end, new text, what)] of the edits ``change`` makes in ``text``; Skip with the reason otherwise.
     ``taken``: the aws_sqs_queue names the root module already has (a new DLQ gets a free one)."""
@@ -156,80 +201,78 @@ def edit_for(
     if node is None:
         raise Skip("the value is not where the loader read it (the file changed?)")
     if change.field == "redrive":
-        if node.data != "block":
+        if node.type != "block":
             raise Skip("the queue's block is not where the loader read it")
-        return _add_dlq(change, node, lines, taken)
-    if node.data == "block":
-        return [_insert(change, node, lines)]
-    expr = node.children[-1]
-    kind = _literal_kind(expr)
+        return _add_dlq(change, node, tree, lines, taken)
+    if node.type == "block":
+        return [_insert(change, node, tree, lines)]
+    expr = _value(node)
+    kind = _literal_kind(expr, tree)
     new = _new_text(change)
     if kind is None:
-        raise Skip(f"{_written(text, expr)} is an expression, not a literal: change it by hand")
+        raise Skip(f"{_written(tree, expr)} is an expression, not a literal: change it by hand")
     if (kind == "list") != (change.field == "report_batch_item_failures"):
-        raise Skip(f"{_written(text, expr)} is not a value of this kind")
-    m = expr.meta
-    start, end = _offset(lines, m.line, m.column), _offset(lines, m.end_line, m.end_column)
+        raise Skip(f"{_written(tree, expr)} is not a value of this kind")
+    start, end = tree.span(expr)
     if kind == "string-number":
         new = f'"{new}"'  # the file's quoting is kept ("60" stays a string; Terraform converts it)
     return [(start, end, new, "")]
 
 
-def _written(text: str, expr) -> str:
-    m = expr.meta
-    lines = _lines(text)
-    s = _offset(lines, m.line, m.column)
-    e = _offset(lines, m.end_line, m.end_column)
-    said = " ".join(text[s:e].split())
+def _written(tree: Tree, expr) -> str:
+    said = " ".join(tree.src.slice(expr).split())
     return said if len(said) <= 60 else said[:57] + "..."
 
 
-def _insert(
-    change: Change, block, lines: list[str], arg: str = "", value: str = ""
-) -> tuple[int, int, str, str]:
-    from lark import Tree
+def _attributes(body, tree: Tree) -> list:
+    return [c for c in body.children if c.type == "attribute"] if body is not None else []
 
-    from .loaders.terraform.hcl import name_of
+
+def _name(attr, tree: Tree) -> str:
+    return tree.src.slice(attr.children[0])
+
+
+def _insert(
+    change: Change, block, tree: Tree, lines: list[str], arg: str = "", value: str = ""
+) -> tuple[int, int, str, str]:
+    from .loaders.terraform.hcl import block_parts
 
     arg = arg or _argument(change)
-    head = [c for c in block.children if isinstance(c, Tree) and c.data != "body"]
-    labels = [name_of(h) for h in head]
+    labels, body = block_parts(block, tree.src)
     want = _BLOCK_TYPE[change.scope]
     if labels[:2] != ["resource", want]:
         raise Skip(f"{arg} is not written here and the place is not an {want} block")
-    body = next(c for c in block.children if isinstance(c, Tree) and c.data == "body")
-    attrs = [c for c in body.children if isinstance(c, Tree) and c.data == "attribute"]
-    if any(name_of(a.children[0]) == arg for a in attrs):
+    attrs = _attributes(body, tree)
+    if any(_name(a, tree) == arg for a in attrs):
         raise Skip(f"{arg} is already written in the block")
-    if not attrs or block.meta.end_line == block.meta.line:
+    block_line, block_end = block.start_point.row + 1, block.end_point.row + 1
+    if not attrs or block_end == block_line:
         raise Skip("a block without arguments on lines of their own")
     last = attrs[-1]
-    indent = " " * (last.meta.column - 1)
-    first_line = lines[last.meta.line - 1]
-    eq = first_line.find("=", last.meta.column - 1)
-    name_width = max(len(arg), eq - (last.meta.column - 1) - 1) if eq > 0 else len(arg)
+    last_line, last_col, last_end = last.start_point.row + 1, tree.src.column(last), last.end_point.row + 1
+    indent = " " * (last_col - 1)
+    first_line = lines[last_line - 1]
+    eq = first_line.find("=", last_col - 1)
+    name_width = max(len(arg), eq - (last_col - 1) - 1) if eq > 0 else len(arg)
     new_line = f"{indent}{arg.ljust(name_width)} = {value or _new_text(change)}\n"
-    if last.meta.end_line >= block.meta.end_line:
+    if last_end >= block_end:
         raise Skip("the block's closing brace is on the line of its last argument")
-    at = _offset(lines, last.meta.end_line + 1, 1)
+    at = _offset(lines, last_end + 1, 1)
     return at, at, new_line, arg
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
-def _add_dlq(change: Change, block, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
+def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
     """A new ``aws_sqs_queue`` after the queue's block, keeping messages 14 days, and the queue's one-line
     ``redrive_policy = jsonencode({...})`` to it (a standard queue without count or for_each only)."""
-    from lark import Tree
+    from .loaders.terraform.hcl import block_parts
 
-    from .loaders.terraform.hcl import name_of
-
-    head = [name_of(c) for c in block.children if isinstance(c, Tree) and c.data != "body"]
+    head, body = block_parts(block, tree.src)
     if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
         raise Skip("the queue is not an aws_sqs_queue block of this file")
-    body = next(c for c in block.children if isinstance(c, Tree) and c.data == "body")
-    attrs = {name_of(a.children[0]) for a in body.children if isinstance(a, Tree) and a.data == "attribute"}
+    attrs = {_name(a, tree) for a in _attributes(body, tree)}
     if attrs & {"count", "for_each"}:
         raise Skip("the queue has count or for_each: add a dead-letter queue per instance by hand")
     if attrs & {"fifo_queue", "redrive_policy"}:
@@ -242,13 +285,13 @@ def _add_dlq(change: Change, block, lines: list[str], taken) -> list[tuple[int, 
         f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}.arn, "
         f"maxReceiveCount = {int(v['max_receive_count'])} }})"
     )
-    redrive = _insert(change, block, lines, "redrive_policy", policy)
-    end = block.meta.end_line
+    redrive = _insert(change, block, tree, lines, "redrive_policy", policy)
+    end = block.end_point.row + 1
     if end >= len(lines) or not lines[end - 1].endswith("\n"):
         raise Skip("the queue's block ends the file")
-    pad = " " * (block.meta.column - 1)
+    pad = " " * (tree.src.column(block) - 1)
     indent = redrive[2][: len(redrive[2]) - len(redrive[2].lstrip())]
-    qname = _literal_string(body, "name")
+    qname = _literal_string(body, tree, "name")
     named = ""
     if (
         qname and re.fullmatch(r"[A-Za-z0-9_-]{1,76}", qname) and f"name:{qname}-dlq" not in taken
@@ -262,20 +305,15 @@ def _add_dlq(change: Change, block, lines: list[str], taken) -> list[tuple[int, 
     return [redrive, (at, at, new, f"dlq:{name}")]
 
 
-def _literal_string(body, arg: str) -> str | None:
+def _literal_string(body, tree: Tree, arg: str) -> str | None:
     """The value of ``arg = "text"`` in a block body when it is a plain string (no ``${...}``)."""
-    from lark import Tree
-
-    from .loaders.terraform.hcl import name_of
-
-    for a in body.children:
-        if isinstance(a, Tree) and a.data == "attribute" and name_of(a.children[0]) == arg:
-            node = a.children[-1]
-            node = node.children[0] if node.data == "expr_term" and len(node.children) == 1 else node
-            if isinstance(node, Tree) and node.data == "string":
-                parts = [c for c in node.children if isinstance(c, Tree)]
-                if len(parts) == 1 and parts[0].data == "string_part":
-                    return "".join(str(t) for t in parts[0].children)
+    for a in _attributes(body, tree):
+        if _name(a, tree) == arg:
+            node = _term(_value(a))
+            if node is not None and node.type == "literal_value":
+                lit = node.named_children[0]
+                if lit.type == "string_lit":
+                    return tree.src.slice(lit)[1:-1]
             return None
     return None
 
@@ -292,11 +330,10 @@ def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | No
     from visguard.errors import VisguardError
 
     from .fix import FileFix
-    from .loaders.terraform.hcl import parse_tree
 
     out = FileFix(path, text, text)
     try:
-        tree = parse_tree(text, path)
+        tree = _parse(text, path)
     except VisguardError:
         out.skipped += [(f, "the file does not parse") for f in findings]
         return out
@@ -331,7 +368,7 @@ def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | No
         after = after[:s] + new + after[e:]
     if after != text:
         try:
-            parse_tree(after, path)
+            _parse(after, path)
         except VisguardError:
             out.skipped += [(f, "the rewrite would not parse: left untouched") for f in out.applied]
             out.applied = []

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from visguard.errors import VisguardError
@@ -25,7 +25,7 @@ from visguard.linter.model import (
 )
 
 from .functions import FUNCTIONS, TERRAFORM_FUNCTIONS
-from .hcl import Attr, Block, JsonExpr, parse_tree
+from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
 from .values import (
     SYMBOLIC,
     Encoded,
@@ -58,15 +58,21 @@ EACH_SOURCE = (
 )
 
 
-@dataclass
 class Env:
-    """What an expression may refer to besides the scope: each / count and for-expression names."""
+    """What an expression may refer to besides the scope: each / count and for-expression names; and the
+    Source of the file the expression is written in."""
 
-    names: dict = field(default_factory=dict)
-    src: str = ""
+    __slots__ = ("names", "src")
+
+    def __init__(self, names: dict | None = None, src: Source | None = None):
+        self.names = {} if names is None else names
+        self.src = src
 
     def child(self, **names) -> Env:
         return Env({**self.names, **names}, self.src)
+
+    def __repr__(self) -> str:
+        return f"Env(names={self.names!r})"
 
 
 def address_key(key: Any) -> str:
@@ -79,10 +85,10 @@ def address_key(key: Any) -> str:
     return "[" + json.dumps(str(key)) + "]"
 
 
-def text_of(node, src: str) -> str:
-    meta = getattr(node, "meta", None)
-    if meta is not None and not getattr(meta, "empty", True) and src:
-        return " ".join(src[meta.start_pos : meta.end_pos].split())
+def text_of(node, src: Source | None) -> str:
+    """The expression ``node`` (a tree-sitter node or a Span) as written, on one line."""
+    if node is not None and src is not None:
+        return " ".join(src.slice(node).split())
     return "expression"
 
 
@@ -167,6 +173,7 @@ class Scope:
         self._active: set = set()
         self._instances: dict[tuple, list] = {}
         self._modules: dict[str, Any] = {}
+        self._resource_values: dict[tuple[str, str], Any] = {}  # what aws_sqs_queue.q is to an expression
 
     # ------------------------------------------------------------------ evaluation entry points
     def eval_attr(self, attr: Attr, env: Env | None = None) -> Any:
@@ -180,10 +187,12 @@ class Scope:
             )
         self._active.add(key)
         try:
-            return self.eval(attr.expr, Env(env.names, attr.src))
+            expr = attr.expr
+            if type(expr) is JsonExpr:
+                return self._json(expr.value, Env(env.names, attr.src))
+            return self._node(expr, Env(env.names, attr.src))
         except EvalError as exc:
-            meta = getattr(exc.node, "meta", None)
-            line = meta.line if meta is not None and not getattr(meta, "empty", True) else attr.line
+            line = line_of(exc.node) or attr.line
             if isinstance(attr.expr, JsonExpr):
                 line = attr.line
             raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
@@ -213,72 +222,115 @@ class Scope:
 
     def _template_text(self, body: str, env: Env) -> Any:
         """A template given as text (a heredoc, a JSON-syntax string): parsed by the HCL grammar as a string."""
-        quoted = json.dumps(body)
         try:
-            tree = parse_tree(f"x = {quoted}\n", "<template>")
+            expr, src = _template_expr(body)
         except VisguardError as exc:
             raise EvalError(f"invalid template ({exc.detail})") from None
-        expr = tree.children[0].children[-1]
-        for c in tree.children[0].children:
-            if getattr(c, "data", None) == "attribute":
-                expr = c.children[-1]
-        return self._node(expr, Env(env.names, f"x = {quoted}\n"))
+        return self._node(expr, Env(env.names, src))
 
-    # ------------------------------------------------------------------ native syntax
+    # ------------------------------------------------------------------ native syntax (tree-sitter nodes)
     def _node(self, node, env: Env) -> Any:
-        from lark import Token
-
-        if isinstance(node, Token):
-            raise EvalError(f"unexpected {node!s}")
-        fn = getattr(self, "_n_" + node.data, None)
+        t = node.type
+        if t == "expression":  # the common wrappers are unwrapped here, not by a call each
+            kids = node.children
+            if len(kids) != 1:
+                return self._n_expression(node, env)
+            node = kids[0]
+            t = node.type
+        if t in _WRAPPERS:  # each has exactly one child
+            node = node.children[0]
+            t = node.type
+        fn = _DISPATCH.get(t)
         if fn is None:
-            return Unknown(text_of(node, env.src), f"{node.data} expressions are not evaluated")
-        return fn(node, env)
+            return Unknown(text_of(node, env.src), f"{node.type} expressions are not evaluated")
+        return fn(self, node, env)
 
-    @staticmethod
-    def _trees(node) -> list:
-        from lark import Tree
-
-        return [c for c in node.children if isinstance(c, Tree) and c.data != "new_line_or_comment"]
-
-    def _n_expr_term(self, node, env):
-        inner = self._trees(node)
-        if len(inner) != 1:
+    def _n_expression(self, node, env):
+        kids = node.children
+        if len(kids) == 1:
+            return self._node(kids[0], env)
+        kids = [c for c in kids if c.type != "comment"]
+        if not kids:
             raise EvalError("malformed expression", node)
-        return self._node(inner[0], env)
+        return self._seq(kids, env)
 
-    def _n_int_lit(self, node, env):
-        return int(node.children[0])
+    def _n_single(self, node, env):
+        """collection_value, template_expr, for_expr, operation: one child that says which."""
+        return self._node(node.children[0], env)
 
-    def _n_float_lit(self, node, env):
-        return float(node.children[0])
+    def _operand(self, items: list, env):
+        """An operand of an operator: one node, or a term and its traversals (``a.b[0]``: three siblings)."""
+        return self._node(items[0], env) if len(items) == 1 else self._seq(items, env)
+
+    def _seq(self, items: list, env):
+        """A term with its traversals: ``x``, ``a.b[0]``, ``(expr).c``, ``f(x)[0]``, ``a[*].b``."""
+        t0 = items[0].type
+        paren = t0 == "("
+        base = items[1] if paren else items[0]
+        post = items[3:] if paren else items[1:]
+        if not post:
+            return self._node(base, env)
+        steps, k = [], 0
+        while k < len(post) and post[k].type != "splat":
+            steps.append(self._step(post[k], env))
+            k += 1
+        head = Span(items[0], post[k - 1]) if k else Span(items[0], items[2]) if paren else base
+        if t0 == "variable_expr":
+            value = self._reference(head, env.src.slice(base), steps, env)
+        else:
+            value = self._apply(self._node(base, env), steps, head, env)
+        for splat in post[k:]:
+            value = self._splat(value, splat, Span(items[0], splat), env)
+        return value
+
+    def _step(self, node, env) -> tuple[str, Any]:
+        """("attr", name) for ``.name``, ("index", value) for ``[expr]`` and the legacy ``.0``."""
+        t = node.type
+        if t == "get_attr":
+            return "attr", env.src.slice(node.children[-1])
+        if t != "index":
+            raise EvalError(f"unexpected {node.type}", node)
+        idx = node.named_children[0]
+        if idx.type == "legacy_index":
+            return "index", int(env.src.slice(idx)[1:])
+        expr = next(c for c in idx.named_children if c.type == "expression")
+        return "index", self._node(expr, env)
 
     def _n_literal_value(self, node, env):
-        return {"true": True, "false": False, "null": None}[str(node.children[0])]
+        c = node.children[0]  # literal_value has one child
+        t = c.type
+        if t == "numeric_lit":
+            text = env.src.slice(c)
+            if text.isdigit():
+                return int(text)
+            try:
+                return float(text)
+            except ValueError:
+                raise EvalError(f"invalid number {text!r}", node) from None
+        if t == "bool_lit":
+            return env.src.slice(c) == "true"
+        if t == "null_lit":
+            return None
+        return self._unescape(env.src.data[c.start_byte + 1 : c.end_byte - 1].decode("utf-8", "replace"))
 
     def _n_tuple(self, node, env):
-        return [self._node(c, env) for c in self._trees(node)]
+        return [self._node(c, env) for c in node.named_children if c.type == "expression"]
 
     def _n_object(self, node, env):
         out = {}
-        for elem in self._trees(node):
-            key_node, value_node = self._trees(elem)
+        for elem in node.named_children:
+            if elem.type != "object_elem":
+                continue
+            key_node, value_node = _key_value(elem)
             key = self._object_key(key_node, env)
             out[key] = self._node(value_node, env)
         return out
 
     def _object_key(self, key_node, env):
-        inner = self._trees(key_node)
-        if not inner:  # a keyword used as a key (in, for, if)
-            return str(key_node.children[0].children[0]) if key_node.children else ""
-        k = inner[0]
-        if k.data == "keyword":
-            return str(k.children[0])
-        if k.data == "expr_term":
-            sub = self._trees(k)
-            if len(sub) == 1 and sub[0].data == "identifier" and len(k.children) == 1:
-                return str(sub[0].children[0])  # a bare name is the key itself, not a reference
-        v = self._node(k, env)
+        kids = [c for c in key_node.children if c.type != "comment"]
+        if len(kids) == 1 and kids[0].type == "variable_expr":
+            return env.src.slice(kids[0])  # a bare name is the key itself, not a reference (in, for, if too)
+        v = self._node(key_node, env)
         if isinstance(v, SYMBOLIC):
             raise EvalError("an object key must be known here", key_node)
         if isinstance(v, (dict, list)) or v is None:
@@ -286,68 +338,102 @@ class Scope:
         return to_string(v)
 
     # strings ------------------------------------------------------------------------------------------
-    _ESC = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S)
+    _ESC = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|([$%])\2\{", re.S)
 
     @classmethod
     def _unescape(cls, s: str) -> str:
+        if "\\" not in s and "$${" not in s and "%%{" not in s:
+            return s
+
         def rep(m):
             e = m.group(1)
+            if e is None:
+                return m.group(2) + "{"  # $${ and %%{ are a literal ${ and %{
             if e[0] in "uU":
                 return chr(int(e[1:], 16))
             return {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}.get(e, "\\" + e)
 
         return cls._ESC.sub(rep, s)
 
-    def _n_string(self, node, env):
-        from lark import Token
-
-        parts: list = []
-        for part in node.children:
-            if isinstance(part, Token):
-                continue  # the quotes
-            (c,) = part.children
-            if isinstance(c, Token):
-                if c.type == "ESCAPED_INTERPOLATION":
-                    parts.append("${" + str(c)[3:])
-                elif c.type == "ESCAPED_DIRECTIVE":
-                    parts.append("%{" + str(c)[3:])
-                else:
-                    parts.append(self._unescape(str(c)))
-            elif c.data == "interpolation":
-                expr = self._trees(c)[0]
-                parts.append(("interp", self._node(expr, env)))
-            else:  # %{if} / %{for} directives
+    def _n_quoted_template(self, node, env):
+        data = env.src.data
+        kids = node.children
+        pos = kids[0].end_byte  # after the opening quote
+        parts: list = []  # literal text and interpolated values; a symbolic value in a 1-tuple
+        values = 0
+        symbolic = False
+        strip_next = False
+        for c in kids[1:]:
+            t = c.type
+            if t == "template_literal" or t == "comment":
+                continue  # the literal text is read between the other parts: tree-sitter leaves out spaces
+            start = c.start_byte
+            lit = data[pos:start].decode("utf-8", "replace") if start > pos else ""
+            if strip_next:
+                lit, strip_next = lit.lstrip(), False
+            if t == "quoted_template_end":
+                if lit:
+                    parts.append(self._unescape(lit))
+                break
+            if t == "template_directive":
                 return Unknown(text_of(node, env.src), "template directives are not evaluated")
-        if len(parts) == 1 and isinstance(parts[0], tuple):
-            return parts[0][1]  # "${x}" is x itself, with its type
-        out: list = []
-        for p in parts:
-            if isinstance(p, tuple):
-                v = p[1]
-                if isinstance(v, Encoded):
-                    v = Unknown(
-                        text_of(node, env.src), "a JSON document holding values known only after apply"
-                    )
-                if isinstance(v, Text):
-                    out.extend(v.parts)
-                    continue
-                out.append(to_string(v) if not isinstance(v, SYMBOLIC) else v)
+            # template_interpolation: ${ [~] expression [~] } (~ strips the spaces and newlines beside it)
+            inner = c.children
+            if len(inner) == 3:
+                expr = inner[1]
             else:
-                out.append(p)
+                expr = next((x for x in inner if x.type == "expression"), None)
+                if expr is None:
+                    raise EvalError("an interpolation needs an expression", c)
+                marks = [x.start_byte < expr.start_byte for x in inner if x.type == "strip_marker"]
+                if True in marks:
+                    lit = lit.rstrip()
+                strip_next = False in marks
+            if expr.type != "expression":
+                raise EvalError("an interpolation needs an expression", c)
+            if lit:
+                parts.append(self._unescape(lit))
+            v = self._node(expr, env)
+            values += 1
+            if isinstance(v, SYMBOLIC):
+                symbolic = True
+                parts.append((v,))
+            else:
+                parts.append(v)
+            pos = c.end_byte
+        if values == 1 and len(parts) == 1:
+            return parts[0][0] if symbolic else parts[0]  # "${x}" is x itself, with its type
+        if not symbolic:
+            return "".join(p if type(p) is str else to_string(p) for p in parts)
         merged: list = []
-        for p in out:
-            if isinstance(p, str) and merged and isinstance(merged[-1], str):
-                merged[-1] += p
+        for p in parts:
+            if type(p) is tuple:
+                v = p[0]
+                if isinstance(v, Text):
+                    pieces = v.parts
+                elif isinstance(v, Encoded):
+                    pieces = (
+                        Unknown(
+                            text_of(node, env.src), "a JSON document holding values known only after apply"
+                        ),
+                    )
+                else:
+                    pieces = (v,)
             else:
-                merged.append(p)
-        if all(isinstance(p, str) for p in merged):
+                pieces = (p if type(p) is str else to_string(p),)
+            for x in pieces:
+                if type(x) is str and merged and type(merged[-1]) is str:
+                    merged[-1] += x
+                else:
+                    merged.append(x)
+        if all(type(x) is str for x in merged):
             return "".join(merged)
         return Text(tuple(merged))
 
-    def _heredoc(self, node, env, trim: bool):
-        raw = str(node.children[0])
-        lines = raw.split("\n")
-        body_lines = lines[1:-2]  # first line <<EOF, last two: "EOF" and the empty string after its newline
+    def _n_heredoc_template(self, node, env):
+        trim = env.src.slice(node.children[0]) == "<<-"  # heredoc_start
+        lines = env.src.slice(node).split("\n")
+        body_lines = lines[1:-1]  # first line <<EOF, last line the closing EOF
         if trim:
             indents = [len(ln) - len(ln.lstrip()) for ln in body_lines if ln.strip()]
             cut = min(indents) if indents else 0
@@ -357,37 +443,55 @@ class Scope:
             return self._template_text(body, env)
         return body
 
-    def _n_heredoc_template(self, node, env):
-        return self._heredoc(node, env, False)
-
-    def _n_heredoc_template_trim(self, node, env):
-        return self._heredoc(node, env, True)
-
     # operators ----------------------------------------------------------------------------------------
     def _n_conditional(self, node, env):
-        cond, yes, no = self._trees(node)
+        # tree-sitter-hcl 1.2 groups a ? b : c ? d : e as (a ? b : c) ? d : e; HCL means a ? b : (c ? d : e).
+        # The chain is read back in text order: conditions a, c; results b, d; else e.
+        pairs = []
+        cur = node
+        while True:
+            cond, yes, no = (c for c in cur.named_children if c.type == "expression")
+            pairs.append((yes, no))
+            kids = [c for c in cond.children if c.type != "comment"]
+            if len(kids) != 1 or kids[0].type != "conditional":
+                break
+            cur = kids[0]
+        pairs.reverse()
+        conds = [cond] + [no for _, no in pairs[:-1]]
+        return self._choose(conds, [yes for yes, _ in pairs], pairs[-1][1], 0, env)
+
+    def _choose(self, conds, yeses, last, i, env):
+        """``conds[i] ? yeses[i] : (conds[i+1] ? ... : last)``."""
+        cond, yes = conds[i], yeses[i]
+
+        def no():
+            return (
+                self._choose(conds, yeses, last, i + 1, env) if i + 1 < len(conds) else self._node(last, env)
+            )
+
         c = self._node(cond, env)
         if isinstance(c, str) and c in ("true", "false"):
             c = c == "true"
         if isinstance(c, bool):
-            return self._node(yes if c else no, env)
+            return self._node(yes, env) if c else no()
         if isinstance(c, SYMBOLIC):
-            a, b = self._node(yes, env), self._node(no, env)
+            a, b = self._node(yes, env), no()
             if a == b and not isinstance(a, SYMBOLIC):
                 return a
             return Unknown(
-                text_of(node, env.src), f"the condition {text_of(cond, env.src)} is not known here"
+                text_of(Span(cond, last), env.src),
+                f"the condition {text_of(cond, env.src)} is not known here",
             )
         raise EvalError(f"a condition must be a bool, got a {kind(c)}", cond)
 
-    def _n_binary_op(self, node, env):
-        left, term = self._trees(node)
-        op_node, right = self._trees(term)
-        op = str(op_node.children[0])
-        a = self._node(left, env)
+    def _n_binary_operation(self, node, env):
+        kids = [c for c in node.children if c.type != "comment"]
+        i = next(i for i, c in enumerate(kids) if c.type in _BINARY and not c.is_named)
+        op = kids[i].type
+        a = self._operand(kids[:i], env)
         if op == "&&" and a is False or op == "||" and a is True:
             return a
-        b = self._node(right, env)
+        b = self._operand(kids[i + 1 :], env)
         if isinstance(a, SYMBOLIC) or isinstance(b, SYMBOLIC):
             if op in ("==", "!=") and isinstance(a, Ref) and isinstance(b, Ref):
                 return (a == b) == (op == "==")
@@ -423,11 +527,10 @@ class Scope:
         except ArithmeticError:
             raise EvalError(f"the result of {op} is out of range", node) from None
 
-    def _n_unary_op(self, node, env):
-        from lark import Token
-
-        op = next(str(c) for c in node.children if isinstance(c, Token))
-        v = self._node(self._trees(node)[0], env)
+    def _n_unary_operation(self, node, env):
+        kids = [c for c in node.children if c.type != "comment"]
+        op = kids[0].type
+        v = self._operand(kids[1:], env)
         if isinstance(v, SYMBOLIC):
             return Unknown(text_of(node, env.src), "the operand is known only after apply")
         if op == "!":
@@ -438,10 +541,9 @@ class Scope:
 
     # for expressions ----------------------------------------------------------------------------------
     def _iterate(self, intro, env):
-        from lark import Tree
-
-        names = [str(c.children[0]) for c in intro.children if isinstance(c, Tree) and c.data == "identifier"]
-        coll_node = [c for c in self._trees(intro) if c.data != "identifier"][0]
+        named = [c for c in intro.named_children if c.type != "comment"]
+        names = [env.src.slice(c) for c in named if c.type == "identifier"]
+        coll_node = next(c for c in named if c.type == "expression")
         coll = self._node(coll_node, env)
         if isinstance(coll, SYMBOLIC):
             return None
@@ -457,9 +559,15 @@ class Scope:
         return out
 
     def _n_for_tuple_expr(self, node, env):
-        parts = self._trees(node)
-        intro, value = parts[0], parts[1]
-        cond = parts[2] if len(parts) > 2 else None
+        intro = value = cond = None
+        for c in node.named_children:
+            t = c.type
+            if t == "for_intro":
+                intro = c
+            elif t == "expression":
+                value = c
+            elif t == "for_cond":
+                cond = c
         envs = self._iterate(intro, env)
         if envs is None:
             return Unknown(text_of(node, env.src), "the collection is known only after apply")
@@ -474,12 +582,20 @@ class Scope:
         return out
 
     def _n_for_object_expr(self, node, env):
-        from lark import Token
-
-        parts = self._trees(node)
-        intro, key, value = parts[0], parts[1], parts[2]
-        cond = parts[3] if len(parts) > 3 else None
-        group = any(isinstance(c, Token) and c.type == "ELLIPSIS" for c in node.children)
+        intro = cond = None
+        exprs = []
+        group = False
+        for c in node.named_children:
+            t = c.type
+            if t == "for_intro":
+                intro = c
+            elif t == "expression":
+                exprs.append(c)
+            elif t == "for_cond":
+                cond = c
+            elif t == "ellipsis":
+                group = True
+        key, value = exprs
         envs = self._iterate(intro, env)
         if envs is None:
             return Unknown(text_of(node, env.src), "the collection is known only after apply")
@@ -504,7 +620,8 @@ class Scope:
         return out
 
     def _cond(self, cond_node, env) -> bool:
-        c = self._node(self._trees(cond_node)[0], env)
+        expr = next(c for c in cond_node.named_children if c.type == "expression")
+        c = self._node(expr, env)
         if isinstance(c, SYMBOLIC):
             raise _Unknowable
         if not isinstance(c, bool):
@@ -513,16 +630,8 @@ class Scope:
 
     # function calls -----------------------------------------------------------------------------------
     def _n_function_call(self, node, env):
-        from lark import Token
-
-        idents = [c for c in node.children if getattr(c, "data", None) == "identifier"]
-        name = "::".join(str(i.children[0]) for i in idents)
-        args_node = next((c for c in node.children if getattr(c, "data", None) == "arguments"), None)
-        arg_nodes = self._trees(args_node) if args_node is not None else []
-        expand = args_node is not None and any(
-            isinstance(c, Token) and c.type == "ELLIPSIS" for c in args_node.children
-        )
-        if len(idents) > 1:
+        name, arg_nodes, expand = call_parts(node, env.src)
+        if "::" in name:
             return Unknown(text_of(node, env.src), f"provider function {name}() is not evaluated")
         if name not in TERRAFORM_FUNCTIONS:
             raise EvalError(f"call to unknown function {name}()", node)
@@ -568,46 +677,10 @@ class Scope:
         raise EvalError("try(): no argument could be evaluated", node)
 
     # references ---------------------------------------------------------------------------------------
-    def _n_identifier(self, node, env):
-        return self._reference(node, str(node.children[0]), [], env)
-
-    def _n_get_attr_expr_term(self, node, env):
-        return self._traversal(node, env)
-
-    def _n_index_expr_term(self, node, env):
-        return self._traversal(node, env)
-
-    def _traversal(self, node, env):
-        steps: list = []
-        cur = node
-        while True:
-            if cur.data == "expr_term":
-                inner = self._trees(cur)
-                if len(inner) == 1 and len(cur.children) == 1:
-                    cur = inner[0]
-                    continue
-                break
-            if cur.data == "get_attr_expr_term":
-                base, ga = self._trees(cur)
-                name_node = self._trees(ga)[0]
-                steps.append(("attr", str(name_node.children[0])))
-                cur = base
-            elif cur.data == "index_expr_term":
-                base, idx = self._trees(cur)
-                if idx.data == "short_index":
-                    steps.append(("index", int(idx.children[-1])))
-                else:
-                    steps.append(("index", self._node(self._trees(idx)[0], env)))
-                cur = base
-            else:
-                break
-        steps.reverse()
-        if cur.data == "identifier":
-            return self._reference(node, str(cur.children[0]), steps, env)
-        return self._apply(self._node(cur, env), steps, node, env)
+    def _n_variable_expr(self, node, env):
+        return self._reference(node, env.src.slice(node), [], env)
 
     def _reference(self, node, root: str, steps: list, env: Env):
-        text = text_of(node, env.src)
         if root in env.names:
             return self._apply(env.names[root], steps, node, env)
         if root == "var" or root == "local" or root == "module":
@@ -626,7 +699,9 @@ class Scope:
                 f"{root} is only available in a block with {'for_each' if root == 'each' else 'count'}", node
             )
         if root == "data":
-            return Unknown(text, "data sources are read by terraform plan, not from the files")
+            return Unknown(
+                text_of(node, env.src), "data sources are read by terraform plan, not from the files"
+            )
         if root == "path":
             return self._apply(
                 {"module": self.mod.dir, "root": self.loader.root, "cwd": "."}, steps, node, env
@@ -634,7 +709,7 @@ class Scope:
         if root == "terraform":
             return self._apply({"workspace": "default"}, steps, node, env)
         if root in ("self",):
-            return Unknown(text, "self is known only after apply")
+            return Unknown(text_of(node, env.src), "self is known only after apply")
         if steps and steps[0][0] == "attr" and "_" in root:
             key = (root, steps[0][1])
             if key not in self.mod.resources:
@@ -677,23 +752,9 @@ class Scope:
                 raise EvalError(f"a {kind(value)} has no attribute or index {key!r}", node)
         return value
 
-    def _n_attr_splat_expr_term(self, node, env):
-        return self._splat(node, env)
-
-    def _n_full_splat_expr_term(self, node, env):
-        return self._splat(node, env)
-
-    def _splat(self, node, env):
-        base_node, splat = self._trees(node)
-        base = self._node(base_node, env)
-        steps = []
-        for s in self._trees(splat):
-            if s.data == "get_attr":
-                steps.append(("attr", str(self._trees(s)[0].children[0])))
-            elif s.data == "short_index":
-                steps.append(("index", int(s.children[-1])))
-            else:
-                steps.append(("index", self._node(self._trees(s)[0], env)))
+    def _splat(self, base, splat, node, env):
+        inner = splat.named_children[0]  # attr_splat (.*) or full_splat ([*]) and the traversals after it
+        steps = [self._step(s, env) for s in inner.named_children if s.type in ("get_attr", "index")]
         if isinstance(base, SYMBOLIC):
             return Unknown(text_of(node, env.src), "the collection is known only after apply")
         items = base if isinstance(base, list) else [] if base is None else [base]
@@ -863,6 +924,12 @@ class Scope:
         return out
 
     def resource_value(self, key: tuple[str, str]) -> Any:
+        v = self._resource_values.get(key, _MISSING)
+        if v is _MISSING:
+            v = self._resource_values[key] = self._resource_value(key)
+        return v
+
+    def _resource_value(self, key: tuple[str, str]) -> Any:
         block = self.mod.resources[key]
         base = self.prefix + ".".join(key)
         insts = self.instances(block, base)
@@ -900,6 +967,57 @@ class Scope:
             v = Unknown(f"module.{name}", "the module's count/for_each is not known here")
         self._modules[name] = v
         return v
+
+
+_WRAPPERS = frozenset(("collection_value", "template_expr", "for_expr", "operation"))
+_BINARY = frozenset(("*", "/", "%", "+", "-", ">", ">=", "<", "<=", "==", "!=", "&&", "||"))
+_DISPATCH = {
+    "expression": Scope._n_expression,
+    "literal_value": Scope._n_literal_value,
+    "collection_value": Scope._n_single,
+    "tuple": Scope._n_tuple,
+    "object": Scope._n_object,
+    "template_expr": Scope._n_single,
+    "quoted_template": Scope._n_quoted_template,
+    "heredoc_template": Scope._n_heredoc_template,
+    "variable_expr": Scope._n_variable_expr,
+    "function_call": Scope._n_function_call,
+    "for_expr": Scope._n_single,
+    "for_tuple_expr": Scope._n_for_tuple_expr,
+    "for_object_expr": Scope._n_for_object_expr,
+    "operation": Scope._n_single,
+    "binary_operation": Scope._n_binary_operation,
+    "unary_operation": Scope._n_unary_operation,
+    "conditional": Scope._n_conditional,
+}
+
+
+def _key_value(elem) -> tuple:
+    """The key and value ``expression`` nodes of an ``object_elem``."""
+    exprs = [c for c in elem.named_children if c.type == "expression"]
+    return exprs[0], exprs[-1]
+
+
+def call_parts(node, src: Source) -> tuple[str, list, bool]:
+    """(name, argument expression nodes, whether the last one is expanded with ``...``) of a function_call."""
+    name, args, expand = "", [], False
+    for c in node.named_children:
+        t = c.type
+        if t == "identifier":
+            name = src.slice(c)
+        elif t == "function_arguments":
+            for a in c.named_children:
+                if a.type == "expression":
+                    args.append(a)
+                elif a.type == "ellipsis":
+                    expand = True
+    return name, args, expand
+
+
+@lru_cache(maxsize=512)
+def _template_expr(body: str) -> tuple[Any, Source]:
+    """The quoted-template expression node of ``body`` (parsed once per distinct text)."""
+    return parse_expression(json.dumps(body, ensure_ascii=False), "<template>")
 
 
 class ModuleObj:

@@ -1,19 +1,32 @@
 """Terraform files -> blocks and attributes with their positions.
 
-HCL native syntax (``.tf``, ``.tfvars``) is parsed by python-hcl2's grammar (``hcl2.parses_to_tree``: a Lark
-tree that keeps every line, column and comment); the JSON syntax (``.tf.json``, ``.tfvars.json``) by the
-linter's position-keeping JSON decoder. Both become the same :class:`Block` / :class:`Attr` records; the
-expressions stay unevaluated (a Lark tree, or a :class:`JsonExpr`) until ``evaluate.py`` needs them.
+HCL native syntax (``.tf``, ``.tfvars``) is parsed by tree-sitter's HCL grammar (``tree-sitter-hcl``: a concrete
+syntax tree built in C that keeps every byte offset, line and comment); the JSON syntax (``.tf.json``,
+``.tfvars.json``) by the linter's position-keeping JSON decoder. Both become the same :class:`Block` /
+:class:`Attr` records; the expressions stay unevaluated (a tree-sitter ``expression`` node with the
+:class:`Source` it came from, or a :class:`JsonExpr`) until ``evaluate.py`` needs them.
+
+tree-sitter is error-tolerant: it always returns a tree, with ``ERROR`` and ``MISSING`` nodes where the text is
+not HCL. Any such node makes the file bad input here (one line naming the file and the line of the first
+error), as Terraform would reject it. tree-sitter counts bytes (UTF-8) and 0-based rows and columns; the records
+give 1-based lines and 1-based columns counted in characters (:meth:`Source.column`).
 """
 
 from __future__ import annotations
 
+import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from visguard.errors import VisguardError
 
 from ..decode import PosDict, loads_json, position_of
+
+MAX_BLOCK_DEPTH = 64  # blocks inside blocks: Terraform's deepest (dynamic > content > ...) is far below
+# CPU seconds a parse may take: a valid file parses at several MB/s (0.04 s for 156 KB on a loaded 2-vCPU VM)
+PARSE_CPU_S = 2.0
+PARSE_CPU_S_PER_MB = 2.0
 
 
 @dataclass
@@ -23,14 +36,70 @@ class JsonExpr:
     value: Any
 
 
+class Source:
+    """The text of one parsed file. tree-sitter counts bytes; a finding's column counts characters."""
+
+    __slots__ = ("ascii", "data", "text")
+
+    def __init__(self, text: str, data: bytes | None = None):
+        self.text = text
+        self.data = text.encode("utf-8", "surrogatepass") if data is None else data
+        self.ascii = len(self.data) == len(text)
+
+    def slice(self, node) -> str:
+        """The text of ``node`` (a tree-sitter node or a :class:`Span`) as written."""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def column(self, node) -> int:
+        """The 1-based column of ``node``'s start, in characters."""
+        col = node.start_point.column
+        if self.ascii or col == 0:
+            return col + 1
+        start = node.start_byte
+        return len(self.data[start - col : start].decode("utf-8", "replace")) + 1
+
+    def offset(self, byte: int) -> int:
+        """The index in :attr:`text` of byte offset ``byte``."""
+        return byte if self.ascii else len(self.data[:byte].decode("utf-8", "replace"))
+
+
+class Span:
+    """Consecutive sibling nodes as one place (an operand written ``a.b[0]`` is three nodes in the tree); read
+    only for a message, so nothing is asked of the nodes before."""
+
+    __slots__ = ("first", "last")
+
+    def __init__(self, first, last):
+        self.first, self.last = first, last
+
+    @property
+    def start_byte(self) -> int:
+        return self.first.start_byte
+
+    @property
+    def end_byte(self) -> int:
+        return self.last.end_byte
+
+    @property
+    def start_point(self):
+        return self.first.start_point
+
+
+def line_of(node) -> int | None:
+    point = getattr(node, "start_point", None)
+    return point.row + 1 if point is not None else None
+
+
 @dataclass
 class Attr:
     name: str
-    expr: Any  # lark.Tree (native syntax) or JsonExpr
+    expr: Any  # a tree-sitter ``expression`` node (native syntax) or JsonExpr
     file: str
     line: int | None
     column: int | None
-    src: str = field(repr=False, default="")  # the whole file text, for quoting an expression as written
+    src: Source | None = field(
+        repr=False, default=None
+    )  # the file's text, for quoting an expression as written
 
 
 @dataclass
@@ -43,68 +112,208 @@ class Block:
     line: int | None
     column: int | None
     end_line: int | None
-    src: str = field(repr=False, default="")
+    src: Source | None = field(repr=False, default=None)
 
     def nested(self, type_: str) -> list[Block]:
         return [b for b in self.blocks if b.type == type_]
 
 
 # ---------------------------------------------------------------------------------------------- native
-def parse_tree(text: str, file: str):
-    """The Lark parse tree of HCL ``text``; a one-line VisguardError at the failing line otherwise."""
-    import hcl2  # imported only when a Terraform file is read
-    from lark.exceptions import (
-        LarkError,
-        UnexpectedCharacters,
-        UnexpectedEOF,
-        UnexpectedInput,
-        UnexpectedToken,
-    )
+_PARSER: Any = None
+# HCL writes 1e5 (an exponent without a fraction); tree-sitter-hcl 1.2's numeric literal needs "1.0e5". Such a
+# literal is parsed as a run of digits of the same length (positions unchanged); its value is read from the text.
+_EXPONENT = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+
+
+def _parser():
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter  # imported only when a Terraform file is read
+        import tree_sitter_hcl
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_hcl.language()))
+    return _PARSER
+
+
+def parse_source(text: str, file: str) -> tuple[Any, Source]:
+    """The tree-sitter root node of HCL ``text`` and its :class:`Source`; a one-line VisguardError at the line of
+    the first syntax error otherwise."""
+    try:
+        data = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise VisguardError("cannot parse HCL: the text is not valid Unicode", file=file) from None
+    src = Source(text, data)
+    root = _parse(data, file)
+    if root.has_error:
+        patched = _EXPONENT.sub(lambda m: b"1" * len(m.group()), data)
+        if patched != data:
+            root = _parse(patched, file)
+        if root.has_error:
+            line, what = _first_error(root, src)
+            raise VisguardError(f"cannot parse HCL: {what}", file=file, place=f"line {line}")
+    return root, src
+
+
+def _parse(data: bytes, file: str):
+    """tree-sitter's parse of ``data``, stopped when it takes more CPU than any real file needs: its error
+    recovery can be quadratic (an unclosed ``[`` followed by a million blank lines takes hours)."""
+    parser = _parser()
+    budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
+    start = time.process_time()
+    at = [0]
+
+    def progress(offset: int, has_error: bool) -> bool:
+        at[0] = offset
+        return time.process_time() - start > budget
 
     try:
-        return hcl2.parses_to_tree(text)
-    except UnexpectedEOF:
-        line = text.count("\n") + 1
+        tree = parser.parse(lambda byte, _point: data[byte : byte + 65536], progress_callback=progress)
+    except ValueError:  # cancelled by progress()
+        parser.reset()  # a cancelled parser would resume this text on its next call
+        line = data.count(b"\n", 0, at[0]) + 1
         raise VisguardError(
-            "cannot parse HCL: unexpected end of file", file=file, place=f"line {line}"
+            f"cannot parse HCL: the parser gave up after {budget:.1f} s recovering from syntax errors",
+            file=file,
+            place=f"line {line}",
         ) from None
-    except UnexpectedCharacters as exc:
-        what = f"unexpected character {exc.char!r}"
-        raise VisguardError(f"cannot parse HCL: {what}", file=file, place=f"line {exc.line}") from None
-    except UnexpectedToken as exc:
-        tok = exc.token
-        what = "unexpected end of file" if tok.type == "$END" else f"unexpected {str(tok).strip()[:40]!r}"
-        raise VisguardError(f"cannot parse HCL: {what}", file=file, place=f"line {exc.line}") from None
-    except UnexpectedInput as exc:
-        raise VisguardError("cannot parse HCL", file=file, place=f"line {exc.line}") from None
-    except LarkError as exc:
-        msg = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-        raise VisguardError(f"cannot parse HCL: {msg}", file=file) from None
-    except RecursionError:
-        raise VisguardError("cannot parse HCL: expression nested too deeply", file=file) from None
+    return tree.root_node
 
 
-def name_of(node) -> str:
-    """An attribute name or block label: identifier / keyword / literal_value / quoted string."""
-    from lark import Token
+def parse_expression(text: str, file: str) -> tuple[Any, Source]:
+    """The ``expression`` node of ``x = <text>`` (a ``--var`` value, a template given as text)."""
+    root, src = parse_source(f"x = {text}\n", file)
+    for attr in _kids(_kids(root)[0]):
+        if attr.type == "attribute":
+            return expr_of(attr), src
+    raise VisguardError("cannot parse HCL: no expression", file=file)
 
-    if isinstance(node, Token):
-        return str(node)
-    if node.data == "string":
-        return "".join(str(c.children[0]) for c in node.children if not isinstance(c, Token))
-    return str(node.children[0])
+
+def _kids(node) -> list:
+    """The children of ``node`` without comments."""
+    return [c for c in node.children if c.type != "comment"]
+
+
+def expr_of(node):
+    """The value of an ``attribute`` or ``object_elem``: its last ``expression`` child."""
+    for c in reversed(node.children):
+        if c.type == "expression":
+            return c
+    return None
+
+
+def _first_error(root, src: Source) -> tuple[int, str]:
+    """(line, what) of the first ERROR or MISSING node, in text order (an iterative walk: no recursion limit)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            return _missing(node, src)
+        if node.is_error:
+            nested = [c for c in node.children if c.has_error or c.is_missing]
+            if not nested:
+                return _unexpected(node, src)
+        stack.extend(reversed([c for c in node.children if c.has_error or c.is_missing]))
+    return root.start_point.row + 1, "syntax error"
+
+
+def _rest_is_empty(src: Source, byte: int) -> bool:
+    """Only spaces and comments after ``byte`` (one linear scan: hostile text must not make it quadratic)."""
+    data, i, n = src.data, byte, len(src.data)
+    while i < n:
+        c = data[i : i + 1]
+        if c.isspace():
+            i += 1
+        elif c == b"#" or data.startswith(b"//", i):
+            j = data.find(b"\n", i)
+            i = n if j < 0 else j + 1
+        elif data.startswith(b"/*", i):
+            j = data.find(b"*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            return False
+    return True
+
+
+def _eof(src: Source) -> tuple[int, str]:
+    return src.text.count("\n") + 1, "unexpected end of file"
+
+
+def _token_at(src: Source, byte: int) -> tuple[int, str]:
+    """(line, quoted first word) of the text at ``byte`` (after whitespace)."""
+    data = src.data
+    m = re.compile(rb"\s*").match(data, byte)
+    start = m.end() if m else byte
+    word = (data[start : start + 40].split() or [b""])[0]
+    line = data.count(b"\n", 0, start) + 1
+    return line, f"unexpected {word.decode('utf-8', 'replace')!r}"
+
+
+def _missing(node, src: Source) -> tuple[int, str]:
+    parent = node.parent
+    if node.type == "quoted_template_end" and parent is not None:
+        return parent.start_point.row + 1, "unterminated string"
+    if node.type == "heredoc_identifier" and parent is not None:
+        return parent.start_point.row + 1, "unterminated heredoc"
+    if _rest_is_empty(src, node.start_byte):
+        return _eof(src)
+    return _token_at(src, node.start_byte)
+
+
+def _unexpected(node, src: Source) -> tuple[int, str]:
+    """An ERROR node holds what parsed before the error and the tokens skipped after it: the first text it does
+    not cover with a child is the unexpected one; a stray token (``}``, ``=``) is; one that ends the file where a
+    statement is still open means the file ended too early."""
+    pos = node.start_byte
+    kids = [c for c in node.children if c.start_byte != c.end_byte]
+    for c in kids:
+        if src.data[pos : c.start_byte].strip():
+            return _token_at(src, pos)
+        pos = c.end_byte
+    if src.data[pos : node.end_byte].strip():
+        return _token_at(src, pos)
+    if kids and kids[0].is_named and _rest_is_empty(src, pos):
+        return _eof(src)
+    return _token_at(src, node.start_byte)
+
+
+def name_of(node, src: Source) -> str:
+    """An attribute name or block label: an identifier, or a quoted string (as written, without its quotes)."""
+    if node.type == "string_lit":
+        return src.data[node.start_byte + 1 : node.end_byte - 1].decode("utf-8", "replace")
+    return src.slice(node)
+
+
+def block_parts(node, src: Source) -> tuple[list[str], Any]:
+    """([type, label, ...], body node or None) of a ``block`` node."""
+    names, body = [], None
+    for c in node.children:
+        t = c.type
+        if t == "identifier" or t == "string_lit":
+            names.append(name_of(c, src))
+        elif t == "body":
+            body = c
+        elif t == "block_end":
+            break
+    return names, body
+
+
+def body_of(root):
+    """The top-level ``body`` node of a parsed file (None when it holds nothing)."""
+    for c in root.children:
+        if c.type == "body":
+            return c
+    return None
 
 
 def parse_hcl(text: str, file: str) -> list[Block]:
-    tree = parse_tree(text, file)
-    body = tree.children[0]
-    return _body(body, file, text)[1]
+    root, src = parse_source(text, file)
+    return _file_body(root, src, file)[1]
 
 
 def parse_attrs(text: str, file: str) -> dict[str, Attr]:
     """A ``.tfvars`` file: attributes only."""
-    tree = parse_tree(text, file)
-    attrs, blocks = _body(tree.children[0], file, text)
+    root, src = parse_source(text, file)
+    attrs, blocks = _file_body(root, src, file)
     if blocks:
         b = blocks[0]
         raise VisguardError(
@@ -115,36 +324,46 @@ def parse_attrs(text: str, file: str) -> dict[str, Attr]:
     return attrs
 
 
-def _body(body, file: str, src: str) -> tuple[dict[str, Attr], list[Block]]:
-    from lark import Token, Tree
+def _file_body(root, src: Source, file: str) -> tuple[dict[str, Attr], list[Block]]:
+    for c in root.children:
+        if c.type == "object":  # tree-sitter-hcl also reads a file that is one object: not HCL
+            line, what = _token_at(src, c.start_byte)
+            raise VisguardError(f"cannot parse HCL: {what}", file=file, place=f"line {line}")
+    body = body_of(root)
+    return _body(body, file, src, 0) if body is not None else ({}, [])
 
+
+def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], list[Block]]:
+    if depth > MAX_BLOCK_DEPTH:
+        raise VisguardError(
+            "cannot parse HCL: blocks nested too deeply", file=file, place=f"line {body.start_point.row + 1}"
+        )
     attrs: dict[str, Attr] = {}
     blocks: list[Block] = []
+    ascii_ = src.ascii
     for child in body.children:
-        if not isinstance(child, Tree):
-            continue
-        if child.data == "attribute":
-            name = name_of(child.children[0])
+        t = child.type
+        if t == "attribute":
+            kids = child.children  # identifier, "=", expression (comments may sit between them)
+            name = src.slice(kids[0])
+            row, col = child.start_point
             if name in attrs:
-                raise VisguardError(
-                    f"argument {name!r} is set twice", file=file, place=f"line {child.meta.line}"
-                )
-            attrs[name] = Attr(name, child.children[-1], file, child.meta.line, child.meta.column, src)
-        elif child.data == "block":
-            parts = [c for c in child.children if not isinstance(c, Token)]
-            head = [p for p in parts if p.data in ("identifier", "keyword", "literal_value", "string")]
-            inner = next(p for p in parts if p.data == "body")
-            a, b = _body(inner, file, src)
+                raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {row + 1}")
+            expr = kids[2] if len(kids) == 3 else expr_of(child)
+            attrs[name] = Attr(name, expr, file, row + 1, col + 1 if ascii_ else src.column(child), src)
+        elif t == "block":
+            names, inner = block_parts(child, src)
+            a, b = _body(inner, file, src, depth + 1) if inner is not None else ({}, [])
             blocks.append(
                 Block(
-                    name_of(head[0]),
-                    [name_of(h) for h in head[1:]],
+                    names[0],
+                    names[1:],
                     a,
                     b,
                     file,
-                    child.meta.line,
-                    child.meta.column,
-                    child.meta.end_line,
+                    child.start_point.row + 1,
+                    src.column(child),
+                    child.end_point.row + 1,
                     src,
                 )
             )
@@ -174,11 +393,12 @@ def parse_json(text: str, file: str) -> list[Block]:
     if not isinstance(doc, dict):
         raise VisguardError("a .tf.json file must hold a JSON object", file=file, place="line 1")
     blocks: list[Block] = []
+    src = Source(text)
     for btype, body in doc.items():
         n = _LABELS.get(btype)
         if n is None:
             continue
-        _json_blocks(btype, [], body, n, doc, btype, file, text, blocks)
+        _json_blocks(btype, [], body, n, doc, btype, file, src, blocks)
     return blocks
 
 
@@ -220,7 +440,8 @@ def json_vars(text: str, file: str) -> dict[str, Attr]:
     if not isinstance(doc, PosDict):
         raise VisguardError("a .tfvars.json file must hold a JSON object", file=file, place="line 1")
     out = {}
+    src = Source(text)
     for k, v in doc.items():
         line, col = position_of(doc, k)
-        out[k] = Attr(k, JsonExpr(v), file, line, col, text)
+        out[k] = Attr(k, JsonExpr(v), file, line, col, src)
     return out

@@ -20,12 +20,13 @@ from visguard.linter.model import Location, Model, Suppression
 
 from . import registry
 from .build import ARGS, Res, build_model
-from .evaluate import Env, Module, ModuleObj, Scope, module_dir
+from .evaluate import EACH_SOURCE, Env, Module, ModuleObj, Scope, _key_value, module_dir, text_of
 from .files import _read_text
-from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_hcl, parse_json, parse_tree
+from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
+_MISSING_REF = object()
 MAX_FILES = 2000
 
 
@@ -78,7 +79,9 @@ class TerraformLoader:
         self.resources: list[Res] = []
         self._module_cache: dict[str, Module] = {}
         self._lines: dict[str, list[str]] = {}  # file -> its lines (comment suppressions)
+        self._marks: dict[str, list[int]] = {}  # file -> indexes of its lines that hold "visguard:ignore"
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
+        self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
@@ -304,6 +307,10 @@ class TerraformLoader:
         """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
         the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
         of the for_each map."""
+        if self._refs.get(id(attr), _MISSING_REF) is None and EACH_SOURCE not in env.names:
+            return Location(
+                attr.file, attr.line, attr.column, path=f"{owner}/{attr.name}"
+            )  # the argument itself
         target, owner, each = self.origin_attr(scope, attr, env, owner)
         if each is not None:
             return each
@@ -313,7 +320,9 @@ class TerraformLoader:
         self, scope: Scope, attr: Attr, env: Env, owner: str
     ) -> tuple[Attr, str, Location | None]:
         for _ in range(12):
-            ref = simple_ref(attr)
+            ref = self._refs.get(id(attr), _MISSING_REF)
+            if ref is _MISSING_REF:
+                ref = self._refs[id(attr)] = simple_ref(attr)  # the attrs live as long as the loader
             if ref is None:
                 return attr, owner, self.each_origin(attr, env)
             kind, name = ref
@@ -341,8 +350,6 @@ class TerraformLoader:
     def each_origin(self, attr: Attr, env: Env) -> Location | None:
         """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
         tfvars file): the line of that element (``email = { timeout = 20 }``)."""
-        from .evaluate import EACH_SOURCE, text_of
-
         src = env.names.get(EACH_SOURCE)
         if src is None or isinstance(attr.expr, JsonExpr):
             return None
@@ -356,7 +363,7 @@ class TerraformLoader:
             return None
         name = m.group(1) or m.group(2)
         path = [key, name] if name else [key]
-        pos = _path_position(target.expr, path)
+        pos = _path_position(target.expr, target.src, path)
         if pos is None:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
@@ -369,7 +376,7 @@ class TerraformLoader:
         target, owner, _ = self.origin_attr(scope, attr, env, owner)
         if isinstance(target.expr, JsonExpr):
             return None
-        pos = _path_position(target.expr, path)
+        pos = _path_position(target.expr, target.src, path)
         if pos is None:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
@@ -383,7 +390,11 @@ class TerraformLoader:
             return []
         lines = self._lines.get(block.file)
         if lines is None:
-            lines = self._lines[block.file] = block.src.splitlines()
+            lines = self._lines[block.file] = block.src.text.splitlines()
+            self._marks[block.file] = [i for i, ln in enumerate(lines) if "visguard:ignore" in ln]
+        marks = self._marks[block.file]
+        if not marks or marks[0] >= (block.end_line or block.line):
+            return []  # no suppression comment above the end of this block
         start = block.line - 1
         while start > 0 and lines[start - 1].lstrip().startswith(("#", "//")):
             start -= 1
@@ -471,13 +482,12 @@ def _cli_value(raw: str, name: str) -> Any:
     converts it to the variable's type)."""
     s = raw.strip()
     if s.startswith(("[", "{")):
-        tree = parse_tree(f"v = {s}\n", f"--var {name}")
-        attr_node = next(c for c in tree.children[0].children if getattr(c, "data", None) == "attribute")
+        expr, src = parse_expression(s, f"--var {name}")
         scope = Scope(None, Module(".", []), "")
         from .values import EvalError
 
         try:
-            return scope.eval(attr_node.children[-1], Env(src=f"v = {s}\n"))
+            return scope.eval(expr, Env(src=src))
         except EvalError as exc:
             raise VisguardError(f"--var {name}: {exc}") from None
     return raw
@@ -487,8 +497,6 @@ def parse_name(attr: Attr) -> str:
     expr = attr.expr
     if isinstance(expr, JsonExpr):
         return str(expr.value)
-    from .evaluate import text_of
-
     return text_of(expr, attr.src)
 
 
@@ -500,8 +508,8 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     if isinstance(attr.expr, JsonExpr):
         m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
-    from .evaluate import text_of
-
+    if attr.src.data[attr.expr.start_byte : attr.expr.start_byte + 1] not in (b"v", b"l", b'"'):
+        return None  # neither var.x, local.x nor "${...}": most arguments
     text = text_of(attr.expr, attr.src)
     m = re.match(r"^\"?\$?\{?\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}?\"?$", text)
     if m is None:
@@ -511,27 +519,32 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     return m.group(1), m.group(2)
 
 
-def _path_position(tree, path: list[str]) -> tuple[int, int] | None:
-    """Where the key path ``["orders", "batch_size"]`` is written in nested object literals."""
-    from lark import Tree
+def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
+    """Where the key path ``["orders", "batch_size"]`` is written in nested object literals: at each level the
+    first object literal met (in text order) inside the expression."""
 
-    def key_of(elem) -> str:
-        k = elem.children[0]
-        words = [str(t) for t in (k.scan_values(lambda v: True) if isinstance(k, Tree) else [])]
-        return "".join(w for w in words if w != '"').strip('"')
-
-    def walk(node, i):
-        for sub in node.iter_subtrees_topdown():
-            if sub.data != "object":
-                continue
-            for elem in sub.children:
-                if isinstance(elem, Tree) and elem.data == "object_elem" and key_of(elem) == path[i]:
-                    if i == len(path) - 1:
-                        return elem.meta.line, elem.meta.column
-                    found = walk(elem.children[-1], i + 1)
-                    if found:
-                        return found
-            return None  # only the outermost object at this level
+    def first_object(node):
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "object":
+                return n
+            stack.extend(reversed(n.children))
         return None
 
-    return walk(tree, 0)
+    node = expr
+    for i, key in enumerate(path):
+        obj = first_object(node)
+        if obj is None:
+            return None
+        for elem in obj.named_children:
+            if elem.type == "object_elem":
+                k, v = _key_value(elem)
+                if src.slice(k).strip().strip('"') == key:
+                    if i == len(path) - 1:
+                        return elem.start_point.row + 1, src.column(elem)
+                    node = v
+                    break
+        else:
+            return None
+    return None

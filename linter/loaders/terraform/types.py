@@ -11,11 +11,9 @@ from typing import Any
 
 from visguard.errors import VisguardError
 
-from .evaluate import Env, Scope
+from .evaluate import Env, Scope, _key_value, call_parts
 from .hcl import Block, JsonExpr
 from .values import SYMBOLIC, EvalError, to_number, to_string
-
-_trees = Scope._trees
 
 
 def typed(v: Any, block: Block, scope: Scope) -> Any:
@@ -33,37 +31,50 @@ def typed(v: Any, block: Block, scope: Scope) -> Any:
 
 
 # A type: "string" | "number" | "bool" | "any" | ("list"|"set"|"map", T) | ("tuple", [T]) |
-# ("object", {name: (T, optional, default-expression-node | None)})
-def parse_type(node, scope: Scope, env: Env):
-    from lark import Tree
+# ("object", {name: (T, optional, default-expression-node | None, env)})
+def _inner(node):
+    """The one term an ``expression`` node is (parentheses removed); None when it has traversals or operators."""
+    while node is not None and node.type == "expression":
+        kids = [c for c in node.children if c.type != "comment"]
+        if len(kids) == 1:
+            node = kids[0]
+        elif len(kids) == 3 and kids[0].type == "(":
+            node = kids[1]
+        else:
+            return None
+    if node is not None and node.type == "collection_value":
+        node = node.named_children[0]
+    return node
 
-    kind = getattr(node, "data", None)
-    if kind == "expr_term":
-        inner = _trees(node)
-        return parse_type(inner[0], scope, env) if len(inner) == 1 else "any"
-    if kind == "identifier":
-        name = str(node.children[0])
+
+def parse_type(node, scope: Scope, env: Env):
+    term = _inner(node)
+    kind = term.type if term is not None else None
+    if kind == "variable_expr":
+        name = env.src.slice(term)
         return name if name in ("string", "number", "bool") else "any"
     if kind == "function_call":
-        idents = [c for c in node.children if getattr(c, "data", None) == "identifier"]
-        name = str(idents[0].children[0]) if idents else ""
-        args_node = next((c for c in node.children if getattr(c, "data", None) == "arguments"), None)
-        args = _trees(args_node) if args_node is not None else []
+        name, args, _ = call_parts(term, env.src)
         if name in ("list", "set", "map") and args:
             return (name, parse_type(args[0], scope, env))
         if name == "optional" and args:  # only meaningful inside object(): handled there
             return parse_type(args[0], scope, env)
         if name == "tuple" and args:
-            elems = _trees(_trees(args[0])[0]) if _trees(args[0]) else []
-            return ("tuple", [parse_type(e, scope, env) for e in elems])
+            elems = _inner(args[0])
+            items = (
+                [c for c in elems.named_children if c.type == "expression"]
+                if elems is not None and elems.type == "tuple"
+                else []
+            )
+            return ("tuple", [parse_type(e, scope, env) for e in items])
         if name == "object" and args:
-            obj = args[0]
-            while isinstance(obj, Tree) and obj.data == "expr_term":
-                obj = _trees(obj)[0]
+            obj = _inner(args[0])
             attrs = {}
-            if isinstance(obj, Tree) and obj.data == "object":
-                for elem in _trees(obj):
-                    key_node, type_node = _trees(elem)
+            if obj is not None and obj.type == "object":
+                for elem in obj.named_children:
+                    if elem.type != "object_elem":
+                        continue
+                    key_node, type_node = _key_value(elem)
                     key = scope._object_key(key_node, env)
                     attrs[key] = _attr_type(type_node, scope, env)
             return ("object", attrs)
@@ -71,17 +82,11 @@ def parse_type(node, scope: Scope, env: Env):
 
 
 def _attr_type(node, scope: Scope, env: Env):
-    """(type, optional?, default node) of one attribute of an object type."""
-    from lark import Tree
-
-    inner = node
-    while isinstance(inner, Tree) and inner.data == "expr_term" and len(_trees(inner)) == 1:
-        inner = _trees(inner)[0]
-    if isinstance(inner, Tree) and inner.data == "function_call":
-        idents = [c for c in inner.children if getattr(c, "data", None) == "identifier"]
-        if idents and str(idents[0].children[0]) == "optional":
-            args_node = next((c for c in inner.children if getattr(c, "data", None) == "arguments"), None)
-            args = _trees(args_node) if args_node is not None else []
+    """(type, optional?, default node, env) of one attribute of an object type."""
+    term = _inner(node)
+    if term is not None and term.type == "function_call":
+        name, args, _ = call_parts(term, env.src)
+        if name == "optional":
             t = parse_type(args[0], scope, env) if args else "any"
             return t, True, (args[1] if len(args) > 1 else None), env
     return parse_type(node, scope, env), False, None, env

@@ -8,11 +8,11 @@ import json
 import shutil
 from pathlib import Path
 
-import hcl2
 import pytest
 from visguard.cli import main
 from visguard.linter import fix_hcl
 from visguard.linter.api import lint_paths
+from visguard.linter.loaders.terraform.hcl import parse_attrs, parse_hcl
 from visguard.linter.model import Change, Finding, Location, Severity
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -77,8 +77,8 @@ def test_example_module_diff_then_fix(tmp_path, capsys):
     for name in ("variables.tf", "modules/worker/main.tf"):
         assert after[name] == before[name]
     assert not list(root.rglob("*.visguard-fix.tmp"))
-    hcl2.loads(after["main.tf"])
-    hcl2.loads(after["terraform.tfvars"])
+    parse_hcl(after["main.tf"], "main.tf")  # the loader's parser reads the result
+    parse_attrs(after["terraform.tfvars"], "terraform.tfvars")
     # the report after --fix is of the fixed module; the fixed findings are gone, a second --fix changes nothing
     rules = {(f.rule, f.queue) for f in lint_paths([str(root)]).findings}
     assert rules == {("VG031", 'aws_sqs_queue.notifications["email"]')}
@@ -106,7 +106,8 @@ def test_rule_fixtures_fix_is_idempotent_and_the_findings_go(fixture, tmp_path, 
         return
     for name, text in after.items():
         if name.endswith((".tf", ".tfvars")):
-            hcl2.loads(text)  # python-hcl2 reads the result
+            # the loader's parser reads the result
+            (parse_attrs if name.endswith(".tfvars") else parse_hcl)(text, name)
             if text != before[name]:
                 assert comments(text) == comments(before[name])
     skipped = {line.split(": ")[2].split(" not fixed")[0] for line in err.splitlines() if "not fixed" in line}
