@@ -19,7 +19,6 @@ from visguard.errors import VisguardError
 from visguard.linter.model import LintConfig, Model
 
 from . import registry
-from .cfn import load_template as _load_template
 from .registry import LoaderSpec, LoadOptions, register
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -46,6 +45,8 @@ def load_template(
     **kwargs: Any,
 ) -> Model:
     """One CloudFormation/SAM template given as a dict (also cfn-lint's decoded nodes)."""
+    from .cfn import load_template as _load_template  # (not imported by a Terraform or Serverless lint)
+
     try:
         return _load_template(
             template, file=file, parameters=parameters, construct_paths=construct_paths, **kwargs
