@@ -127,7 +127,9 @@ def run(
         table = None
     else:  # the driver needs the findings as one Arrow table for the other outputs: it writes them too
         table = findings.toArrow()
+        mark("findings_to_driver")
         outputs.write_findings(table, f"{out}/findings")
+    mark("write_findings")
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
         F.when(F.col("corrupt").isNull(), F.lit("queue"))
         .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
@@ -139,8 +141,9 @@ def run(
         F.coalesce("reason", F.concat(F.lit("not an inventory record: "), F.col("corrupt"))).alias("reason"),
     )
     quarantine.write.mode(mode).parquet(f"{out}/quarantine")
+    mark("write_quarantine")
     figures.write.mode(mode).parquet(f"{out}/queues")
-    mark("write")
+    mark("write_queues")
 
     summary = summarize(records, result, quarantine)
     summary["duplicate_records"] = dict(sorted(duplicates.items()))

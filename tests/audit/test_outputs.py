@@ -429,3 +429,27 @@ def test_hostile_inventory_values_are_neutralised_end_to_end(spark, tmp_path):
     assert any(r["rule"] == "VG001" and r["severity"] == "error" for r in rows)
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "\\\\x1b]0;owned\\\\x07" in page  # shown as text (JSON-escaped once more in the page's data)
+
+
+def test_write_findings_one_file_per_account_region_whatever_the_row_order(tmp_path):
+    """The job's local findings layout (account=/region=/part-0.parquet), written by pyarrow from rows in any
+    order, with more folders than the writer keeps open; hostile values stay one folder level deep."""
+    import random
+
+    import pyarrow.dataset as ds
+
+    combos = [(f"{100000000000 + i}", r) for i in range(150) for r in ("us-east-1", "eu-west-1")]
+    combos += [("../../escape", "a/b"), (None, "us-east-1")]
+    rows = [finding(queue=f"q{n}", account=a, region=r) for n, (a, r) in enumerate(combos * 3)]
+    random.Random(7).shuffle(rows)
+    t = pa.Table.from_pylist(rows)
+    t = pa.Table.from_batches(t.to_batches(max_chunksize=10))  # many small batches, as toArrow() gives them
+    outputs.write_findings(t, str(tmp_path / "findings"))
+    files = list((tmp_path / "findings").rglob("*.parquet"))
+    assert len(files) == len(combos)
+    assert all(f.parent.parent.parent == tmp_path / "findings" for f in files)
+    back = ds.dataset(tmp_path / "findings", format="parquet", partitioning=outputs._partitioning()).to_table()
+    key = lambda r: r["queue_name"]  # noqa: E731
+    assert sorted(back.to_pylist(), key=key) == sorted(
+        [{k: r[k] for k in back.column_names} for r in rows], key=key
+    )
