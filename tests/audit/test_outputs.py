@@ -448,7 +448,9 @@ def test_write_findings_one_file_per_account_region_whatever_the_row_order(tmp_p
     files = list((tmp_path / "findings").rglob("*.parquet"))
     assert len(files) == len(combos)
     assert all(f.parent.parent.parent == tmp_path / "findings" for f in files)
-    back = ds.dataset(tmp_path / "findings", format="parquet", partitioning=outputs._partitioning()).to_table()
+    back = ds.dataset(
+        tmp_path / "findings", format="parquet", partitioning=outputs._partitioning()
+    ).to_table()
     key = lambda r: r["queue_name"]  # noqa: E731
     assert sorted(back.to_pylist(), key=key) == sorted(
         [{k: r[k] for k in back.column_names} for r in rows], key=key
