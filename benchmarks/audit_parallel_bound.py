@@ -28,7 +28,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,27 +124,21 @@ stop_session(spark)
 )
 
 
-def _scale_module():
+def _load(name: str):
+    """A sibling benchmark script, loaded by path (``python -P`` puts no directory on sys.path)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("audit_scale", Path(__file__).with_name("audit_scale.py"))
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
 
 
-_scale = _scale_module()
+_vs_python = _load("audit_vs_python")  # its timing of a process tree (wall, CPU from /proc)
 
 
 def timed(cmd: list[str], log: Path) -> tuple[float, float]:
-    env = {**os.environ, "VISGUARD_REFERENCE": str(REFERENCE)}
-    t0 = time.perf_counter()
-    with log.open("wb") as f:
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
-        cpu = _scale.cpu_of_tree(proc)
-    if proc.wait() != 0:
-        raise SystemExit(f"{cmd[:4]} failed, see {log}")
-    return round(time.perf_counter() - t0, 1), round(cpu, 1)
+    return _vs_python.timed(cmd, log, env={**os.environ, "VISGUARD_REFERENCE": str(REFERENCE)})
 
 
 def main() -> int:
@@ -159,7 +152,7 @@ def main() -> int:
     inv = Path(a.inventory) if a.inventory else work / "inv"
     if not a.inventory:
         subprocess.run(
-            [str(_scale.BIN), "audit", "generate", "--queues", str(a.queues), "--accounts", str(a.accounts),
+            [str(_vs_python.BIN), "audit", "generate", "--queues", str(a.queues), "--accounts", str(a.accounts),
              "--seed", str(a.seed), "--out", str(inv)],
             check=True, stderr=subprocess.DEVNULL,
         )  # fmt: skip
