@@ -27,15 +27,7 @@ __all__ = [
 
 def _discover() -> dict[str, Rule]:
     rules: dict[str, Rule] = {}
-    # the rule files of this folder (os.listdir: pkgutil would import typing, a cost at every start)
-    names = sorted(
-        {
-            f[:-3]
-            for folder in __path__
-            for f in os.listdir(folder)
-            if f.startswith("vg") and f.endswith(".py")
-        }
-    )
+    names = sorted(n for n in _module_names() if n.startswith("vg"))
     for name in names:
         mod = importlib.import_module(f"{__name__}.{name}")
         rule = mod.RULE.bound(mod.check, slug=name.split("_", 1)[1].replace("_", "-"))
@@ -43,6 +35,17 @@ def _discover() -> dict[str, Rule]:
             raise RuntimeError(f"duplicate rule id {rule.id} in {name}")
         rules[rule.id] = rule
     return rules
+
+
+def _module_names() -> set[str]:
+    """The modules of this package: os.listdir of its folder (pkgutil would import typing, a cost at every
+    start), or pkgutil when the package is not a folder (the code zip the audit ships to Spark executors)."""
+    try:
+        return {f[:-3] for folder in __path__ for f in os.listdir(folder) if f.endswith(".py")}
+    except OSError:
+        import pkgutil
+
+        return {m.name for m in pkgutil.iter_modules(__path__)}
 
 
 RULES: dict[str, Rule] = _discover()
