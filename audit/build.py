@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import replace
 
 import numpy as np
 from visguard.linter.model import (
@@ -236,7 +235,7 @@ def long_redrive_loops(members: list[dict], config=None) -> dict[str, list[Findi
             state[a] = 2
     others = set(RULES) - {"VG023"}
     only_vg023 = (
-        replace(config, disabled=set(config.disabled) | others) if config else LintConfig(disabled=others)
+        config.replace(disabled=set(config.disabled) | others) if config else LintConfig(disabled=others)
     )
     out: dict[str, list[Finding]] = {}
     for loop in loops:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import replace
 
 from visguard import facts
 from visguard.linter.model import Finding, Queue
@@ -45,7 +44,7 @@ def audit_finding(f: Finding, queue: Queue, dlq: Queue | None = None) -> Finding
     fix = " ".join(parts) or None
     if message == f.message and fix == f.fix:
         return f
-    return replace(f, message=message, fix=fix)
+    return f.replace(message=message, fix=fix)
 
 
 def api_fix(f: Finding, queue: Queue, dlq: Queue | None = None) -> str | None:

@@ -1,7 +1,8 @@
 """AWS facts visguard relies on: limits, defaults and documented formulas, each with the page that states it.
 
 The one home for every number AWS owns (issue 14): the engine, the linter, the constructs and the audit import
-from here, and nothing else states such a number. It sits below all of them and imports nothing of visguard.
+from here, and nothing else states such a number. It sits below all of them and imports nothing of visguard but
+the record bases (``visguard.records``).
 Numbers visguard chooses itself (thresholds, targets) live with the code that chooses them, not here.
 
 Where AWS changed a number, the current one is kept and the change is noted (``reference/`` in the design
@@ -10,41 +11,12 @@ folder holds the evidence).
 
 from __future__ import annotations
 
+from visguard.records import Value
+
 SQS_DG = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/"
 SQS_API = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/"
 LAMBDA_DG = "https://docs.aws.amazon.com/lambda/latest/dg/"
 LAMBDA_API = "https://docs.aws.amazon.com/lambda/latest/api/"
-
-
-class Value:
-    """Base of small immutable records (here, ``visguard.policy``, the template loader's values): equality, hash
-    and repr from the attributes named in ``__slots__`` (set once, in ``__init__``), as
-    ``@dataclass(frozen=True)`` gives them.
-
-    Not dataclasses: a frozen dataclass compiles six methods when its module is imported, ~0.7 ms a class,
-    paid at every ``visguard lint`` start (pre-commit runs it on every commit, issue 12)."""
-
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()  # the __slots__ of the class and its bases, bases first
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        cls._fields = tuple(n for c in reversed(cls.__mro__) for n in c.__dict__.get("__slots__", ()))
-
-    def _values(self) -> tuple:
-        return tuple(getattr(self, name) for name in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values() == other._values()  # type: ignore[attr-defined]
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({fields})"
 
 
 class Range(Value):

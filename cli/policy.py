@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Iterable
 
 from visguard import facts
+from visguard.records import Value
 
 
 @functools.cache
@@ -49,7 +50,7 @@ HEARTBEAT_WINDOW = 1_800
 ASSUMED_P50_FRACTION = 0.25
 
 
-class Work(facts.Value):
+class Work(Value):
     """One consumer as the policy sees it (seconds). ``kind`` "lambda" means an event source mapping whose
     profile (if any) is the invocation duration; "worker" anything that calls ReceiveMessage itself."""
 
@@ -82,7 +83,7 @@ class Work(facts.Value):
         self.label = label
 
 
-class Heartbeat(facts.Value):
+class Heartbeat(Value):
     """Call ChangeMessageVisibility(extension_at(elapsed)) every ``interval`` seconds while processing."""
 
     __slots__ = ("interval", "extend_by")
@@ -114,7 +115,7 @@ class Heartbeat(facts.Value):
         )
 
 
-class Need(facts.Value):
+class Need(Value):
     """What one consumer (or a queue's consumers) needs.
 
     ``visibility_timeout``: the queue's VisibilityTimeout for the consumer as described, following ``heartbeat``

@@ -439,7 +439,7 @@ def _add_info(scope: Construct, rule: str, text: str) -> None:
 
 def _text(finding, where: str | None = None) -> str:
     """A finding as one line, its fix in CDK terms."""
-    return format_finding(replace(finding, fix=cdk_fix(finding.rule, finding.fix, guarded=True)), where)
+    return format_finding(finding.replace(fix=cdk_fix(finding.rule, finding.fix, guarded=True)), where)
 
 
 def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | None]:

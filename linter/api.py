@@ -11,7 +11,6 @@ from __future__ import annotations
 import fnmatch
 import functools
 from collections.abc import Iterable
-from dataclasses import replace
 
 from visguard.errors import InternalError, VisguardError
 from visguard.linter.context import RiskFigures, RuleContext
@@ -160,7 +159,7 @@ def lint_model(
             f = _generated_fix(f, queue)
             f = apply_dialect(f, queue)
             if f.rule in config.severity_overrides:
-                f = replace(f, severity=Severity(config.severity_overrides[f.rule]))
+                f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
             findings.append(f)
     return sort_findings(findings)
 
@@ -173,7 +172,7 @@ def _generated_fix(f: Finding, queue: Queue) -> Finding:
         by = next((c.created_by for c in queue.consumers if c.id == f.consumer), None)
     if by is None or not f.fix:
         return f
-    return replace(f, fix=f"{f.fix} {by}")
+    return f.replace(fix=f"{f.fix} {by}")
 
 
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
@@ -261,7 +260,7 @@ def expand_paths(
 
 def _note_findings(model: Model, config: LintConfig) -> list[Finding]:
     """VG902 (info) once for each value a loader could not evaluate (``model.notes``: Terraform, Serverless)."""
-    notes = getattr(model, "notes", None) or []
+    notes = model.notes
     if not notes or "VG902" in config.disabled:
         return []
     rule = ALL_RULES["VG902"]

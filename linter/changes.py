@@ -82,9 +82,7 @@ def add_dlq(queue: Queue, model: Model, max_receive_count: int) -> Change:
 
 
 def with_changes(finding: Finding, *changes: Change) -> Finding:
-    import dataclasses
-
-    return dataclasses.replace(finding, changes=tuple(c for c in changes if c is not None))
+    return finding.replace(changes=tuple(c for c in changes if c is not None))
 
 
 # -------------------------------------------------------------------------------------------- applying

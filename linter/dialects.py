@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from dataclasses import replace
 
 from visguard.linter.model import Finding, Location, Queue
 
@@ -100,7 +99,7 @@ def terraform(f: Finding, queue: Queue) -> Finding:
                 + fix[m.end() :]
             )
         fix = names(fix)
-    return replace(f, message=names(f.message), fix=fix)
+    return f.replace(message=names(f.message), fix=fix)
 
 
 DIALECTS: dict[str, Callable[[Finding, Queue], Finding]] = {"terraform": terraform}

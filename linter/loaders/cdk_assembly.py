@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from visguard.errors import VisguardError
@@ -104,8 +104,8 @@ def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -
         for q in part.queues.values():
             cp = st.construct_paths.get(q.id)
             if q.location.construct_path is None and cp:
-                q.location = replace(q.location, construct_path=cp)
-                q.locations = {k: replace(v, construct_path=cp) for k, v in q.locations.items()}
+                q.location = q.location.replace(construct_path=cp)
+                q.locations = {k: v.replace(construct_path=cp) for k, v in q.locations.items()}
         _merge(model, part, st.label)
     return model
 

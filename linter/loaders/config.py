@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from dataclasses import dataclass
 from functools import lru_cache
 
 from visguard.errors import VisguardError
@@ -69,12 +68,17 @@ def _validator():
 MAX_NUMBER = 10**15
 
 
-@dataclass
 class ConfigModel(Model):
     """The queues a visguard.yaml defines, with the file's own settings (the registry's visguard-config
     loader returns this, so a config file linted by any name brings its settings along)."""
 
-    config: LintConfig | None = None
+    __slots__ = ("config",)
+
+    def __init__(
+        self, queues=None, source_file: str | None = None, notes=None, config: LintConfig | None = None
+    ):
+        super().__init__(queues, source_file, notes)
+        self.config = config
 
 
 def load_config_model(path: str) -> ConfigModel:

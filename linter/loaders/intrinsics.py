@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from visguard.errors import VisguardError
-from visguard.facts import Value
+from visguard.records import Value
 
 from .decode import locate
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 NOVALUE = object()  # Ref AWS::NoValue: the property is removed
 
 
-# The values below are facts.Value records, not frozen dataclasses: every template lint imports this module,
+# The values below are records.Value records, not frozen dataclasses: every template lint imports this module,
 # and each frozen dataclass compiles six methods at import (~0.7 ms).
 class ResRef(Value):
     """``Ref`` (attr None) or ``Fn::GetAtt`` of a resource of this template."""

@@ -38,8 +38,8 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 
 from visguard.errors import VisguardError
-from visguard.facts import Value
 from visguard.linter.model import Model
+from visguard.records import Value
 
 from . import safe_io
 
@@ -55,7 +55,7 @@ CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.ym
 CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
-# LoadOptions is a facts.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
+# LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
 # @dataclass costs ~0.6 ms of every `visguard lint` start (it compiles its methods), and nothing compares or
 # copies the last three.
 class LoadOptions(Value):

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from typing import Any
 
 from visguard.errors import VisguardError
@@ -520,8 +519,7 @@ class _Translator:
                     rename.get(s, s) for s in q.redrive_allow["sourceQueueArns"]
                 ]
             q.suppressions = [
-                replace(
-                    s,
+                s.replace(
                     location=loc(s.location),
                     consumer=rename.get(s.consumer, s.consumer) if s.consumer else None,
                 )
@@ -532,7 +530,7 @@ class _Translator:
             queues[q.id] = q
         model.queues = queues
         self.comment_suppressions(model)
-        model.notes = sorted(  # type: ignore[attr-defined]
+        model.notes = sorted(
             self.vars.notes.values(), key=lambda n: (n.location.file, n.location.line or 0, n.location.path)
         )
 
@@ -574,7 +572,7 @@ def _apply_suppression(model: Model, kind: str, ident: str, s: Suppression) -> N
             continue
         for c in q.consumers:
             if (kind == "function" and c.function_id == ident) or (kind == "event" and c.id == ident):
-                q.suppressions.append(replace(s, consumer=c.id))
+                q.suppressions.append(s.replace(consumer=c.id))
 
 
 def _rename_consumer(c: Consumer, rename: dict, loc) -> None:
@@ -703,7 +701,7 @@ def dialect(f: Finding, queue: Queue) -> Finding:
     if f.consumer is not None:
         msg = _event_words(f.message, f.consumer.startswith("constructs."))
         if msg != f.message:
-            f = replace(f, message=msg)
+            f = f.replace(message=msg)
     if not f.fix:
         return f
     fix = f.fix
@@ -746,7 +744,7 @@ def dialect(f: Finding, queue: Queue) -> Finding:
                 f"Lift derives this queue's visibility timeout from its worker only (6 x constructs.{lift_id}."
                 f"worker.timeout + maxBatchingWindow), not from other consumers: {own}"
             )
-        return replace(f, fix=fix)
+        return f.replace(fix=fix)
     subs: list[tuple[str, str]] = []
     dlq = queue.redrive.target if queue.redrive is not None else None
     if dlq:
@@ -806,7 +804,7 @@ def dialect(f: Finding, queue: Queue) -> Finding:
         fix = _bare(old).sub(f"\x00{i}\x00", fix)
     for i, (_, new) in enumerate(subs):
         fix = fix.replace(f"\x00{i}\x00", new)
-    return replace(f, fix=fix)
+    return f.replace(fix=fix)
 
 
 def _bare(text: str) -> re.Pattern:

@@ -178,6 +178,7 @@ class Builder:
         self.model = Model(source_file=file)
         self.queue_names: dict[str, str] = {}
         self.function_names: dict[str, str] = {}
+        self.redrive_targets: dict[str, object] = {}  # queue id -> its deadLetterTargetArn, until link()
 
     def build(self) -> Model:
         for r in self.res:
@@ -252,7 +253,7 @@ class Builder:
         if isinstance(target, (list, dict, bool)):
             raise r.error(arg, "deadLetterTargetArn must be a queue ARN")
         q.redrive = Redrive(target=None, target_ref=None, max_receive_count=mrc, location=loc)
-        q.redrive._tf_target = target  # type: ignore[attr-defined]  (linked once every queue is known)
+        self.redrive_targets[q.id] = target  # linked once every queue is known
         for key, name in (
             ("maxReceiveCount", "redrive.max_receive_count"),
             ("deadLetterTargetArn", "redrive.target"),
@@ -287,8 +288,8 @@ class Builder:
 
     def link(self, q: Queue, r: Res) -> None:
         rd = q.redrive
-        if rd is not None and hasattr(rd, "_tf_target"):
-            target = rd.__dict__.pop("_tf_target")
+        if rd is not None and q.id in self.redrive_targets:
+            target = self.redrive_targets.pop(q.id)
             if target is not None:
                 rd.target = self.queue_of(target, url=False)
                 rd.target_ref = _ref_text(target) if rd.target is None else _ref_text(target)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from visguard.errors import VisguardError
@@ -38,11 +38,10 @@ class Note:
     location: Location
 
 
-@dataclass
 class TerraformModel(Model):
-    """A Model with the loader's notes: what could not be evaluated here, and why (reported once each)."""
+    """A Model read from Terraform; its notes are :class:`Note` records."""
 
-    notes: list[Note] = field(default_factory=list)
+    __slots__ = ()
 
 
 def tf_files(directory: str) -> list[str]:
