@@ -9,7 +9,7 @@ extended while work goes on), up to the 12-hour cap per receipt.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from visguard import facts, policy
@@ -209,7 +209,7 @@ def _recommend_lambda(c: Consumer, t: Targets) -> Recommendation:
             )
             vt = lowest
     vt = min(vt, int(MAX_VISIBILITY))
-    c = c.replace(function_timeout=timeout)
+    c = replace(c, function_timeout=timeout)
     mrc = _receive_count(c, t, vt, None)
     r = _est(c, t, vt, None, mrc)
     met = r.applicable and r.duplicate_rate <= d * (1 + 1e-9) and (rmax is None or r.recovery_p99 <= rmax)
