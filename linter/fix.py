@@ -76,8 +76,21 @@ def _yaml():
 
 
 def parse(text: str):
-    """The round-trip document (ruamel CommentedMap with line/column data)."""
-    return _yaml().load(io.StringIO(text))
+    """The round-trip document (ruamel CommentedMap with line/column data). Read only: the last few are kept, so
+    the edits of one file's findings (``fix_text``, a SARIF fix per finding) parse each text once, not once per
+    step (ruamel's parser is pure Python: four parses per finding made a 100-finding template take 25 s)."""
+    key = hash(text)
+    hit = _PARSED.get(key)
+    if hit is not None and hit[0] == text:
+        return hit[1]
+    doc = _yaml().load(io.StringIO(text))
+    if len(_PARSED) >= 4:
+        del _PARSED[next(iter(_PARSED))]
+    _PARSED[key] = (text, doc)
+    return doc
+
+
+_PARSED: dict[int, tuple[str, object]] = {}  # hash -> (text, its document), oldest first
 
 
 def _is_json(path: str, text: str) -> bool:
@@ -352,6 +365,7 @@ def fix_text(path: str, text: str, findings: list[Finding]) -> FileFix:
         if not f.changes:
             continue
         try:
+            doc = parse(current)  # the last edit's text: parsed by _check for YAML, parsed here for JSON
             trial = current
             for ch in f.changes:
                 plan = edits_for(ch, doc)
@@ -367,17 +381,20 @@ def fix_text(path: str, text: str, findings: list[Finding]) -> FileFix:
             out.skipped.append((f, f"could not be written safely ({type(exc).__name__})"))
             continue
         current = trial
-        doc = parse(current)
         out.applied.append(f)
     out.after = current
     return out
 
 
 def _check(text: str, as_json: bool) -> None:
+    """The edited text still reads as a template, with the parser visguard reads templates with (C-speed: a SARIF
+    fix is checked for each finding)."""
     if as_json:
         json.loads(text)
     else:
-        parse(text)
+        from visguard.linter.loaders.decode import loads_yaml
+
+        loads_yaml(text, file="<edited>")
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -456,10 +473,20 @@ def replacements(before: str, after: str) -> list[dict]:
     import difflib as _d
 
     a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    # the lines both share at the start and the end are left out of the diff: an edit is a few lines, and
+    # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template)
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
     out = []
-    for tag, i1, i2, j1, j2 in _d.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+    matcher = _d.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
+        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
         region = {"startLine": i1 + 1, "startColumn": 1}
         if i2 > i1:
             region.update(

@@ -202,6 +202,37 @@ def test_replacements_cover_insertions_and_deletions():
     assert reps[1]["insertedContent"]["text"] == "d\n"
 
 
+@pytest.mark.parametrize("suffix", [".yaml", ".json"])
+def test_sarif_fixes_parse_the_template_once_not_once_per_finding(tmp_path, capsys, monkeypatch, suffix):
+    """Each SARIF result's fix is made against the same template: its round-trip parse (pure-Python ruamel) is
+    shared, and each edit is checked with the C parser. Four parses per finding made 100 findings take 25 s and
+    800 a hang; the diff of each fix skips the lines both texts share (difflib is quadratic in repeated lines)."""
+    import yaml
+    from ruamel.yaml import YAML
+    from visguard.linter import fix
+
+    doc = {
+        "Resources": {
+            f"Q{i}": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 50_000 + i}}
+            for i in range(60)
+        }
+    }
+    t = tmp_path / f"many{suffix}"
+    t.write_text(json.dumps(doc, indent=2) if suffix == ".json" else yaml.safe_dump(doc, sort_keys=False))
+    loads = []
+    real = YAML.load
+    monkeypatch.setattr(YAML, "load", lambda self, stream: loads.append(1) or real(self, stream))
+    monkeypatch.setattr(fix, "_PARSED", {})
+    code, out, _ = run(capsys, t, "-f", "sarif")
+    results = json.loads(out)["runs"][0]["results"]
+    assert code == 2 and len(results) == 60 and all(r.get("fixes") for r in results)
+    assert len(loads) == 1
+    lines = t.read_text().splitlines(keepends=True)
+    (rep,) = results[-1]["fixes"][0]["artifactChanges"][0]["replacements"]
+    start, end = rep["deletedRegion"]["startLine"] - 1, rep["deletedRegion"]["endLine"] - 1
+    assert end - start == 1 and "50059" in lines[start] and "43200" in rep["insertedContent"]["text"]
+
+
 REALISTIC = """# Image pipeline (a SAM app in the style of public samples): flow mappings, !Sub, a block scalar, conditions.
 AWSTemplateFormatVersion: '2010-09-09'
 Transform: AWS::Serverless-2016-10-31
