@@ -117,8 +117,24 @@ def quiet_stdout() -> None:
         pass
 
 
-def entry() -> None:  # pragma: no cover - console script wrapper
-    sys.exit(main())
+# Commands that leave nothing for the interpreter's teardown to do: no thread, no atexit handler, every file they
+# write closed by a ``with`` block. For them the console script flushes its output and ends the process without
+# freeing every module and object one by one, about 7 % of a small lint's CPU (pre-commit runs one on every
+# commit, issue 12). Never for ``audit`` (PySpark stops its JVM from an atexit handler) nor inside ``main``, which
+# tests and other programs call.
+FAST_EXIT = frozenset({"lint", "rules", "explain"})
+
+
+def entry() -> None:  # pragma: no cover - console script wrapper (tests/test_foundation.py runs it)
+    code = main()
+    if len(sys.argv) > 1 and sys.argv[1] in FAST_EXIT:
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except (OSError, ValueError):  # the reader went away: the normal exit handles the closed pipe
+            sys.exit(code)
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -143,3 +143,39 @@ def test_records_that_are_not_dataclasses_keep_value_semantics():
         "ExternalRef(why='imported', text='Fn::ImportValue X', id='S/Q', attr='Arn', type='AWS::SQS::Queue')"
     )
     assert ref == copy.copy(ref) and ref != Unknown("imported", "Fn::ImportValue X") and str(ref) == ref.text
+
+
+def test_the_console_script_ends_lint_without_teardown_and_loses_no_output(tmp_path):
+    """``visguard lint`` from the console script ends with os._exit after flushing (cli.FAST_EXIT): every byte of a
+    large report still reaches the pipe and the --output file, and each exit code is kept."""
+    from visguard.cli import main
+
+    queues = {
+        f"Queue{i}": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 50_000 + i}}
+        for i in range(800)
+    }
+    (tmp_path / "many.json").write_text(json.dumps({"Resources": queues}))
+    (tmp_path / "good.json").write_text('{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}}}')
+    script = str(Path(sys.executable).parent / "visguard")
+    for args, code in (
+        (["lint", "--no-config", "many.json"], 2),
+        (["lint", "--no-config", "-f", "json", "many.json"], 2),
+        (["lint", "--no-config", "good.json"], 0),
+        (["lint", "--no-config", "missing.json"], 1),
+        (["rules"], 0),
+    ):
+        proc = subprocess.run([script, *args], capture_output=True, cwd=tmp_path, timeout=60)
+        assert proc.returncode == code, (args, proc.stderr)
+        expected = subprocess.run(
+            [sys.executable, "-P", "-c", "import sys; from visguard.cli import main; main(sys.argv[1:])", *args],
+            capture_output=True, cwd=tmp_path, timeout=60,
+        )  # fmt: skip
+        assert proc.stdout == expected.stdout and proc.stderr == expected.stderr, args
+    assert len(proc.stdout) > 1000
+    out = tmp_path / "report.sarif"
+    proc = subprocess.run(
+        [script, "lint", "--no-config", "-f", "sarif", "-o", str(out), "many.json"], cwd=tmp_path, timeout=60
+    )
+    assert proc.returncode == 2
+    assert len(json.loads(out.read_text())["runs"][0]["results"]) == 800
+    assert main(["lint", "--no-config", "-f", "sarif", str(tmp_path / "many.json")]) == 2  # main never exits
