@@ -8,6 +8,7 @@ without an entry (CloudFormation, SAM, CDK, visguard.yaml, the fleet inventory) 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable
@@ -30,24 +31,32 @@ TERRAFORM_NAMES: dict[str, tuple[str | None, str]] = {
     "EventSourceArn": (None, "event_source_arn"),
     "FunctionName": (None, "function_name"),
 }
-_PHRASES = [
-    # whole CloudFormation snippets first, then property names
-    (
-        re.compile(r"RedrivePolicy \{deadLetterTargetArn: !GetAtt <Name>DLQ\.Arn, maxReceiveCount: 5\}"),
-        "redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.<name>_dlq.arn, maxReceiveCount = 5 })",
-    ),
-    (re.compile(r"!GetAtt (\w+)\.Arn"), r"aws_sqs_queue.<name>.arn"),
-    (re.compile(r"RedrivePolicy\.(maxReceiveCount|deadLetterTargetArn)"), r"\1 in redrive_policy"),
-    (
-        re.compile(r"FunctionResponseTypes: \[ReportBatchItemFailures\]"),
-        'function_response_types = ["ReportBatchItemFailures"]',
-    ),
-    (re.compile(r"\(FifoQueue: true for a FIFO source\)"), "(fifo_queue = true for a FIFO source)"),
-    (re.compile(r"the function Timeout"), "the function's timeout"),
-    (re.compile(r"\bTimeout\b"), "timeout"),
-]
-_RESOURCE = re.compile(r"(^|\.)aws_[a-z0-9_]+\.[^./]+")
-_AT_LEAST = re.compile(
+
+
+@functools.cache
+def _phrases() -> list[tuple[re.Pattern, str]]:
+    """CloudFormation phrases -> Terraform, whole snippets first, then property names (compiled on the first
+    Terraform finding: a CloudFormation lint never needs them)."""
+    return [
+        (
+            re.compile(r"RedrivePolicy \{deadLetterTargetArn: !GetAtt <Name>DLQ\.Arn, maxReceiveCount: 5\}"),
+            "redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.<name>_dlq.arn, maxReceiveCount = 5 })",
+        ),
+        (re.compile(r"!GetAtt (\w+)\.Arn"), r"aws_sqs_queue.<name>.arn"),
+        (re.compile(r"RedrivePolicy\.(maxReceiveCount|deadLetterTargetArn)"), r"\1 in redrive_policy"),
+        (
+            re.compile(r"FunctionResponseTypes: \[ReportBatchItemFailures\]"),
+            'function_response_types = ["ReportBatchItemFailures"]',
+        ),
+        (re.compile(r"\(FifoQueue: true for a FIFO source\)"), "(fifo_queue = true for a FIFO source)"),
+        (re.compile(r"the function Timeout"), "the function's timeout"),
+        (re.compile(r"\bTimeout\b"), "timeout"),
+    ]
+
+
+# regular expressions as strings: compiled by the re module's cache on first use
+_RESOURCE = r"(^|\.)aws_[a-z0-9_]+\.[^./]+"
+_AT_LEAST = (
     r"Set VisibilityTimeout to at least (?P<how>(?:[^=.]*= )?)(?P<n>\d+(?:\.\d+)?) s(?P<unit> \([^)]*\))?\."
 )
 
@@ -64,7 +73,7 @@ def _written_name(f: Finding, queue: Queue, fld: str | None) -> str | None:
         if loc != f.location or not loc.path or "/" not in loc.path:
             continue
         owner, name = loc.path.rsplit("/", 1)
-        if _RESOURCE.search(owner):
+        if re.search(_RESOURCE, owner):
             return None  # the resource's own argument: the provider's name
         if name == "default":
             return f"the default of {owner}"
@@ -78,7 +87,7 @@ def terraform(f: Finding, queue: Queue) -> Finding:
     """CloudFormation names -> the AWS provider's arguments (or the module input / variable written there)."""
 
     def names(text: str) -> str:
-        for pattern, repl in _PHRASES:
+        for pattern, repl in _phrases():
             text = pattern.sub(repl, text)
         for cfn in sorted(TERRAFORM_NAMES, key=len, reverse=True):
             fld, arg = TERRAFORM_NAMES[cfn]
@@ -88,7 +97,7 @@ def terraform(f: Finding, queue: Queue) -> Finding:
 
     fix = f.fix
     if fix:
-        m = _AT_LEAST.search(fix)
+        m = re.search(_AT_LEAST, fix)
         if m:
             want = math.ceil(float(m.group("n")))
             name = _written_name(f, queue, "visibility_timeout") or "visibility_timeout_seconds"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
@@ -616,7 +617,7 @@ def _refs_in(node: Any, out: set[str], names: dict) -> None:
 def _sub_vars(text: str) -> list[str]:
     from .intrinsics import _SUB_VAR
 
-    return [m.group(1).strip() for m in _SUB_VAR.finditer(text) if not m.group(1).startswith("!")]
+    return [m.group(1).strip() for m in re.finditer(_SUB_VAR, text) if not m.group(1).startswith("!")]
 
 
 def _check_cycles(resources: dict, r: Resolver) -> None:

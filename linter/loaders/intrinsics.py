@@ -95,7 +95,7 @@ PSEUDO = {
     "AWS::StackName",
     "AWS::URLSuffix",
 }
-_SUB_VAR = re.compile(r"\$\{([^}]*)\}")
+_SUB_VAR = r"\$\{([^}]*)\}"  # compiled by the re module on the first Fn::Sub
 LIST_TYPES = ("CommaDelimitedList", "List<")
 
 
@@ -364,7 +364,7 @@ class Resolver:
             raise self.error("Fn::Sub takes a string or [string, {variables}]", path)
         parts: list = []
         pos = 0
-        for m in _SUB_VAR.finditer(arg):
+        for m in re.finditer(_SUB_VAR, arg):
             parts.append(arg[pos : m.start()])
             pos = m.end()
             name = m.group(1).strip()

@@ -359,8 +359,9 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
 
 
 # ---------------------------------------------------------------------------------------------- built-ins
-_YAML_TOP_KEY = re.compile(rb"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:", re.M)
-_JSON_RESOURCES = re.compile(rb'"(Resources|AWSTemplateFormatVersion)"\s*:')
+# compiled by the re module on first use: a run reads YAML or JSON, often not both
+_YAML_TOP_KEY = rb"(?m)^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:"
+_JSON_RESOURCES = rb'"(Resources|AWSTemplateFormatVersion)"\s*:'
 
 
 def top_level_keys(head: bytes) -> set[str]:
@@ -374,14 +375,14 @@ def top_level_keys(head: bytes) -> set[str]:
                 return set()
             return {k for k in doc if isinstance(k, str)} if isinstance(doc, dict) else set()
         return set()
-    return {m.group(1).decode() for m in _YAML_TOP_KEY.finditer(head)}
+    return {m.group(1).decode() for m in re.finditer(_YAML_TOP_KEY, head)}
 
 
 def _claim_template(path: str, head: bytes) -> bool:
     keys = top_level_keys(head)
     if keys & {"Resources", "AWSTemplateFormatVersion"}:
         return True
-    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and bool(_JSON_RESOURCES.search(head))
+    return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{") and bool(re.search(_JSON_RESOURCES, head))
 
 
 def _load_template(path: str, options: LoadOptions) -> Model:

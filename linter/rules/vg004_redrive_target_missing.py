@@ -21,7 +21,7 @@ RULE = Rule(
     tags=("sqs", "redrive", "dlq"),
 )
 
-_SQS_ARN = re.compile(r"^arn:aws[a-zA-Z-]*:sqs:[^:]+:[^:]+:[^:]+$")
+_SQS_ARN = r"^arn:aws[a-zA-Z-]*:sqs:[^:]+:[^:]+:[^:]+$"  # compiled by the re module on first use
 
 
 def check(queue, ctx):
@@ -38,7 +38,7 @@ def check(queue, ctx):
     ref = r.target_ref
     if ref is None or (isinstance(ref, str) and not ref.strip()):
         yield ctx.finding(queue, "redrive policy has no deadLetterTargetArn", location=loc)
-    elif unresolved(ref) or _SQS_ARN.match(ref):
+    elif unresolved(ref) or re.match(_SQS_ARN, ref):
         return  # a parameter, an import, or a queue in another stack: VG003/VG022 cannot check it
     else:
         what = f"redrive target {ref}" if "not " in ref else f"redrive target {ref} is not an SQS queue ARN"
