@@ -142,3 +142,31 @@ def test_yaml_alias_bomb_is_refused_and_ordinary_aliases_work(write):
         30,
         1,
     )
+
+
+def test_the_seeded_pyyaml_printable_class_is_the_same_set_on_every_code_point():
+    """decode_yaml seeds re's cache so PyYAML's import does not compile its all-of-Unicode class (57M
+    instructions): the seed must find exactly what PyYAML's own pattern finds, for every code point."""
+    import re
+
+    from visguard.linter.loaders import decode_yaml
+
+    theirs = re.compile(decode_yaml._PYYAML_PRINTABLE, re.UNICODE)  # another cache key: compiled here
+    ours = re.compile(decode_yaml._NON_PRINTABLE)
+    every = "".join(map(chr, range(0x110000)))
+    assert theirs.findall(every) == ours.findall(every)
+    assert len(ours.findall(every)) == 2111
+
+
+def test_pyyaml_takes_the_seed_when_visguard_imports_it_first():
+    """In a fresh interpreter, PyYAML's reader gets the seeded pattern: PyYAML still writes the pattern visguard
+    seeds (a release that changes it fails here, not silently)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from visguard.linter.loaders import decode_yaml; import yaml.reader; "
+        "print(yaml.reader.Reader.NON_PRINTABLE.pattern == decode_yaml._NON_PRINTABLE)"
+    )
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "True", out.stderr
