@@ -17,8 +17,9 @@ the ratio cfn-lint / program, and the load average before and after.
 
 --at REV adds the wheel of a git revision (built the same way, into `.bench/visguard-at-REV`) to the rounds, to
 see what each change bought; LABEL=PATH adds any other `visguard` console script. --breakdown only shows where
-the wheel's CPU goes: each group of imports in the order a run needs them (CPU time in one process), the run
-itself, and the teardown, medians of --rounds processes.
+the wheel's CPU goes, for the JSON and the YAML template: each group of imports in the order a run needs them (CPU
+time in one process), the run itself, and the rest (the process ends as the console script ends a lint, without
+the interpreter's teardown), medians of --rounds processes.
 """
 
 from __future__ import annotations
@@ -148,11 +149,17 @@ def run_rounds(programs: dict[str, str], cfnlint: str, rounds: int) -> dict:
 BREAKDOWN_STEPS = (
     ("interpreter start with site (python -c pass)", None),
     ("enum, re, json, argparse", "enum re json argparse"),
-    ("dataclasses (with inspect: ast, dis, tokenize)", "dataclasses"),
-    ("visguard.facts, visguard.linter.model (its dataclasses)", "visguard.facts visguard.linter.model"),
+    (
+        "visguard.records, visguard.facts, visguard.linter.model",
+        "visguard.records visguard.facts visguard.linter.model",
+    ),
     ("the rule catalogue (25 rule files), context, policy, api", "visguard.linter.rules visguard.linter.api"),
-    ("the loaders (registry, cfn, decode, intrinsics, sam)", "visguard.linter.loaders.registry"),
+    (
+        "the loaders (registry, cfn, decode, intrinsics, sam)",
+        "visguard.linter.loaders.registry visguard.linter.loaders.cfn",
+    ),
     ("the text report", "visguard.linter.report.text"),
+    ("PyYAML, through visguard's YAML decoder (YAML template only)", "visguard.linter.loaders.decode_yaml"),
 )
 _PROBE = """
 import importlib, sys, time
@@ -167,16 +174,23 @@ import contextlib, io
 with contextlib.redirect_stdout(io.StringIO()):
     main(["lint", sys.argv[1]])
 out.append(time.process_time() - t)
-print(repr(out))
+print(repr(out), flush=True)
+import os
+os._exit(0)  # as the console script ends a lint (visguard.cli.FAST_EXIT)
 """
 
 
 def breakdown(python: str, template: Path, rounds: int) -> dict[str, float]:
-    """Median CPU seconds of each step of BREAKDOWN_STEPS, then of the run itself, and of the teardown (the rest
-    of the process's CPU time)."""
+    """Median CPU seconds of each step of BREAKDOWN_STEPS, then of the run itself, and of the rest of the process's
+    CPU time."""
     import ast
 
-    groups = [mods for _, mods in BREAKDOWN_STEPS if mods]
+    steps_ = [(label, mods) for label, mods in BREAKDOWN_STEPS if mods]
+    if template.suffix == ".json":
+        steps_ = [
+            (label, mods) for label, mods in steps_ if "yaml" not in mods
+        ]  # a JSON lint never reads YAML
+    groups = [mods for _, mods in steps_]
     steps, base, total = [], [], []
     for _ in range(rounds):
         child = subprocess.Popen([python, "-c", "pass"])
@@ -187,13 +201,11 @@ def breakdown(python: str, template: Path, rounds: int) -> dict[str, float]:
         steps.append(ast.literal_eval(stdout.decode()))
     med = statistics.median
     out = {BREAKDOWN_STEPS[0][0]: med(u.ru_utime + u.ru_stime for u in base)}
-    labels = [label for label, mods in BREAKDOWN_STEPS if mods] + [
-        "the run (parse arguments, read, lint, report)"
-    ]
+    labels = [label for label, _ in steps_] + ["the run (parse arguments, read, lint, report)"]
     for i, label in enumerate(labels):
         out[label] = med(s[i] for s in steps)
     whole = med(u.ru_utime + u.ru_stime for u in total)
-    out["teardown and the rest (whole process - the above)"] = whole - sum(out.values())
+    out["the rest (whole process - the above)"] = whole - sum(out.values())
     out["whole process"] = whole
     return {k: round(v, 4) for k, v in out.items()}
 
@@ -212,16 +224,17 @@ def main() -> int:
     ap.add_argument("--at", action="append", default=[], metavar="REV",
                     help="also the wheel of git revision REV (repeatable): what each change bought")  # fmt: skip
     ap.add_argument("--breakdown", action="store_true",
-                    help="only where the wheel's CPU goes, step by step (JSON template), no cfn-lint")  # fmt: skip
+                    help="only where the wheel's CPU goes, step by step (JSON and YAML), no cfn-lint")  # fmt: skip
     ap.add_argument("programs", nargs="*", metavar="LABEL=PATH", help="more visguard console scripts")
     args = ap.parse_args()
     if args.breakdown:
         python = str(wheel_venv().parent / "python")
         with tempfile.TemporaryDirectory() as tmp:
-            template = Path(tmp) / "stack.template.json"
-            template.write_text(json.dumps(stack(1), indent=1))
             out = {"load_average_before": os.getloadavg()}
-            out |= breakdown(python, template, args.rounds)
+            for fmt, text in (("json", json.dumps(stack(1), indent=1)), ("yaml", _yaml(stack(1)))):
+                template = Path(tmp) / f"stack.template.{fmt}"
+                template.write_text(text)
+                out[fmt] = breakdown(python, template, args.rounds)
             out["load_average_after"] = os.getloadavg()
         print(json.dumps(out, indent=2))
         return 0
