@@ -14,7 +14,6 @@ import json
 import os
 import re
 from functools import lru_cache
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import (
@@ -38,6 +37,10 @@ from .values import (
     to_number,
     to_string,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Arguments whose default the AWS provider's schema sets, so a reference to an unset one is known at plan time
 # (aws_sqs_queue, aws_lambda_function, aws_lambda_event_source_mapping resource docs); others stay a Ref.

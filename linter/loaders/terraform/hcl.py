@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.records import Record
 
 from ..decode import PosDict, loads_json, position_of
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BLOCK_DEPTH = 64  # blocks inside blocks: Terraform's deepest (dynamic > content > ...) is far below
 # CPU seconds a parse may take: a valid file parses at several MB/s (0.04 s for 156 KB on a loaded 2-vCPU VM)
@@ -29,11 +32,13 @@ PARSE_CPU_S = 2.0
 PARSE_CPU_S_PER_MB = 2.0
 
 
-@dataclass
-class JsonExpr:
+class JsonExpr(Record):
     """A value written in Terraform's JSON syntax (strings may hold ``${...}`` templates)."""
 
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
 
 
 class Source:
@@ -90,29 +95,62 @@ def line_of(node) -> int | None:
     return point.row + 1 if point is not None else None
 
 
-@dataclass
-class Attr:
-    name: str
-    expr: Any  # a tree-sitter ``expression`` node (native syntax) or JsonExpr
-    file: str
-    line: int | None
-    column: int | None
-    src: Source | None = field(
-        repr=False, default=None
-    )  # the file's text, for quoting an expression as written
+class _Parsed(Record):
+    """Equality from every field; ``repr`` leaves out ``src`` (a whole file's text)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields if name != "src")
+        return f"{type(self).__name__}({fields})"
 
 
-@dataclass
-class Block:
-    type: str
-    labels: list[str]
-    attrs: dict[str, Attr]
-    blocks: list[Block]
-    file: str
-    line: int | None
-    column: int | None
-    end_line: int | None
-    src: Source | None = field(repr=False, default=None)
+class Attr(_Parsed):
+    # expr: a tree-sitter ``expression`` node (native syntax) or JsonExpr; src: the file's text, for quoting an
+    # expression as written
+    __slots__ = ("name", "expr", "file", "line", "column", "src")
+
+    def __init__(
+        self,
+        name: str,
+        expr: Any,
+        file: str,
+        line: int | None,
+        column: int | None,
+        src: Source | None = None,
+    ):
+        self.name = name
+        self.expr = expr
+        self.file = file
+        self.line = line
+        self.column = column
+        self.src = src
+
+
+class Block(_Parsed):
+    __slots__ = ("type", "labels", "attrs", "blocks", "file", "line", "column", "end_line", "src")
+
+    def __init__(
+        self,
+        type: str,
+        labels: list[str],
+        attrs: dict[str, Attr],
+        blocks: list[Block],
+        file: str,
+        line: int | None,
+        column: int | None,
+        end_line: int | None,
+        src: Source | None = None,
+    ):
+        self.type = type
+        self.labels = labels
+        self.attrs = attrs
+        self.blocks = blocks
+        self.file = file
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.src = src
 
     def nested(self, type_: str) -> list[Block]:
         return [b for b in self.blocks if b.type == type_]

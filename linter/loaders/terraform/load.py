@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
+from visguard.records import Record
 
 from . import registry
 from .build import ARGS, Res, build_model
@@ -25,17 +24,23 @@ from .files import _read_text
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
 _MISSING_REF = object()
 MAX_FILES = 2000
 
 
-@dataclass
-class Note:
+class Note(Record):
     """Something the loader could not evaluate: what, why, where."""
 
-    message: str
-    location: Location
+    __slots__ = ("message", "location")
+
+    def __init__(self, message: str, location: Location):
+        self.message = message
+        self.location = location
 
 
 class TerraformModel(Model):

@@ -25,12 +25,15 @@ ARN, with ``event_source_arn``, ``batch_size``, ``maximum_batching_window_in_sec
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from visguard.linter.model import Location
 
 from .build import ALIAS, ESM, FUNCTION, QUEUE, REDRIVE, REDRIVE_ALLOW, Res  # noqa: F401
 from .values import SYMBOLIC, EvalError, Ref, Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _REGISTRY = re.compile(r"^(?:registry\.terraform\.io/)?terraform-aws-modules/(sqs|lambda)/aws$")
 _GIT = re.compile(
