@@ -198,11 +198,14 @@ def _parse(data: bytes, file: str):
     parser = _parser()
     budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
     start = time.process_time()
-    at = [0]
+    at = [0, 0]  # the last offset reported, the number of reports
 
     def progress(offset: int, has_error: bool) -> bool:
+        # tree-sitter reports every few hundred steps (~16 times per KB of HCL): the CPU clock (a system call)
+        # is read at every 16th report, which still stops a runaway parse within milliseconds
         at[0] = offset
-        return time.process_time() - start > budget
+        at[1] += 1
+        return not at[1] & 15 and time.process_time() - start > budget
 
     try:
         tree = parser.parse(lambda byte, _point: data[byte : byte + 65536], progress_callback=progress)
@@ -324,10 +327,13 @@ def name_of(node, src: Source) -> str:
 def block_parts(node, src: Source) -> tuple[list[str], Any]:
     """([type, label, ...], body node or None) of a ``block`` node."""
     names, body = [], None
+    data = src.data
     for c in node.children:
         t = c.type
-        if t == "identifier" or t == "string_lit":
-            names.append(name_of(c, src))
+        if t == "identifier":
+            names.append(data[c.start_byte : c.end_byte].decode("utf-8", "replace"))
+        elif t == "string_lit":
+            names.append(data[c.start_byte + 1 : c.end_byte - 1].decode("utf-8", "replace"))
         elif t == "body":
             body = c
         elif t == "block_end":
@@ -372,6 +378,8 @@ def _file_body(root, src: Source, file: str) -> tuple[dict[str, Attr], list[Bloc
 
 
 def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], list[Block]]:
+    # The hot loop of reading a module (every argument of every block): node kinds are compared by their
+    # numeric ids and names sliced from the bytes here, which spares a string per node and a call per name.
     if depth > MAX_BLOCK_DEPTH:
         raise VisguardError(
             "cannot parse HCL: blocks nested too deeply", file=file, place=f"line {body.start_point.row + 1}"
@@ -379,19 +387,23 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
     attrs: dict[str, Attr] = {}
     blocks: list[Block] = []
     ascii_ = src.ascii
+    data = src.data
+    attribute, block = _kind_ids()
     for child in body.children:
-        t = child.type
-        if t == "attribute":
+        k = child.kind_id
+        if k == attribute:
             kids = child.children  # identifier, "=", expression (comments may sit between them)
-            name = src.slice(kids[0])
+            first = kids[0]
+            name = data[first.start_byte : first.end_byte].decode("utf-8", "replace")
             row, col = child.start_point
             if name in attrs:
                 raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {row + 1}")
             expr = kids[2] if len(kids) == 3 else expr_of(child)
             attrs[name] = Attr(name, expr, file, row + 1, col + 1 if ascii_ else src.column(child), src)
-        elif t == "block":
+        elif k == block:
             names, inner = block_parts(child, src)
             a, b = _body(inner, file, src, depth + 1) if inner is not None else ({}, [])
+            row, col = child.start_point
             blocks.append(
                 Block(
                     names[0],
@@ -399,13 +411,28 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
                     a,
                     b,
                     file,
-                    child.start_point.row + 1,
-                    src.column(child),
+                    row + 1,
+                    col + 1 if ascii_ else src.column(child),
                     child.end_point.row + 1,
                     src,
                 )
             )
     return attrs, blocks
+
+
+_KIND_IDS: tuple[int, int] | None = None
+
+
+def _kind_ids() -> tuple[int, int]:
+    """The grammar's numeric ids of ``attribute`` and ``block`` nodes."""
+    global _KIND_IDS
+    if _KIND_IDS is None:
+        language = _parser().language
+        _KIND_IDS = (
+            language.id_for_node_kind("attribute", True),
+            language.id_for_node_kind("block", True),
+        )
+    return _KIND_IDS
 
 
 # ---------------------------------------------------------------------------------------------- JSON

@@ -10,6 +10,7 @@ here" and noted once (``TerraformModel.notes``), never guessed.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 
@@ -265,11 +266,11 @@ class TerraformLoader:
                 continue
             r.values[arg] = scope.eval_attr(attr, env)
             r.locations[arg] = self.origin(scope, attr, env, address)
-            if arg in ("redrive_policy",):
-                for key in ("maxReceiveCount", "deadLetterTargetArn"):
-                    loc = self.key_location(scope, attr, env, address, key)
-                    if loc is not None:
-                        r.locations[f"{arg}.{key}"] = loc
+            if arg == "redrive_policy":
+                for key, loc in self.key_locations(
+                    scope, attr, env, address, ("maxReceiveCount", "deadLetterTargetArn")
+                ):
+                    r.locations[f"{arg}.{key}"] = loc
         r.suppressions = self.suppressions(block) + scope_suppressions(scope)
         return r
 
@@ -311,7 +312,10 @@ class TerraformLoader:
         """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
         the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
         of the for_each map."""
-        if self._refs.get(id(attr), _MISSING_REF) is None and EACH_SOURCE not in env.names:
+        ref = self._refs.get(id(attr), _MISSING_REF)
+        if ref is _MISSING_REF:
+            ref = self._refs[id(attr)] = simple_ref(attr)  # the attrs live as long as the loader
+        if ref is None and EACH_SOURCE not in env.names:
             return Location(
                 attr.file, attr.line, attr.column, path=f"{owner}/{attr.name}"
             )  # the argument itself
@@ -372,9 +376,29 @@ class TerraformLoader:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
-    def key_location(self, scope: Scope, attr: Attr, env: Env, owner: str, key: str) -> Location | None:
-        """Where ``key = ...`` is written inside an object literal (``jsonencode({maxReceiveCount = 5})``)."""
-        return self.path_location(scope, attr, env, owner, [key])
+    def key_locations(
+        self, scope: Scope, attr: Attr, env: Env, owner: str, keys: tuple[str, ...]
+    ) -> list[tuple[str, Location]]:
+        """(key, where ``key = ...`` is written) for each of ``keys`` found in the first object literal of the
+        expression (``jsonencode({maxReceiveCount = 5})``), in the order of ``keys``."""
+        target, owner, _ = self.origin_attr(scope, attr, env, owner)
+        if isinstance(target.expr, JsonExpr):
+            return []
+        obj = _first_object(target.expr)
+        if obj is None:
+            return []
+        src, found = target.src, {}
+        for elem in obj.named_children:
+            if elem.type == "object_elem":
+                k = src.slice(_key_value(elem)[0]).strip().strip('"')
+                if k in keys and k not in found:
+                    found[k] = Location(
+                        target.file,
+                        elem.start_point.row + 1,
+                        src.column(elem),
+                        path=f"{owner}/{target.name}.{k}",
+                    )
+        return [(k, found[k]) for k in keys if k in found]
 
     def path_location(self, scope: Scope, attr: Attr, env: Env, owner: str, path: list) -> Location | None:
         target, owner, _ = self.origin_attr(scope, attr, env, owner)
@@ -415,6 +439,18 @@ class TerraformLoader:
 
     # -------------------------------------------------------------------------------------------- entry
     def load(self) -> TerraformModel:
+        # Reading a module allocates tens of thousands of objects (tree-sitter nodes, records, dicts) that all
+        # live until the model is built and form no garbage cycles: the cyclic collector would walk them again
+        # and again (~3 % of a large module's lint) to free nothing. It is paused here and resumed after.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._load()
+        finally:
+            if paused:
+                gc.enable()
+
+    def _load(self) -> TerraformModel:
         if os.path.isdir(self.root):
             files = tf_files(self.root)
         else:  # a .tf file is part of the module its folder holds: Terraform reads the folder as one
@@ -527,18 +563,9 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
     """Where the key path ``["orders", "batch_size"]`` is written in nested object literals: at each level the
     first object literal met (in text order) inside the expression."""
 
-    def first_object(node):
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if n.type == "object":
-                return n
-            stack.extend(reversed(n.children))
-        return None
-
     node = expr
     for i, key in enumerate(path):
-        obj = first_object(node)
+        obj = _first_object(node)
         if obj is None:
             return None
         for elem in obj.named_children:
@@ -551,4 +578,15 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
                     break
         else:
             return None
+    return None
+
+
+def _first_object(node):
+    """The first object literal (in text order) inside ``node``, or None."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "object":
+            return n
+        stack.extend(reversed(n.children))
     return None
