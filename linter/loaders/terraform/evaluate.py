@@ -236,8 +236,11 @@ class Scope:
         t = node.type
         if t == "expression":  # the common wrappers are unwrapped here, not by a call each
             kids = node.children
-            if len(kids) != 1:
-                return self._n_expression(node, env)
+            if len(kids) != 1:  # a term and its traversals (a.b[0]), as _n_expression reads them
+                kids = [c for c in kids if c.type != "comment"]
+                if not kids:
+                    raise EvalError("malformed expression", node)
+                return self._seq(kids, env)
             node = kids[0]
             t = node.type
         if t in _WRAPPERS:  # each has exactly one child
@@ -341,7 +344,7 @@ class Scope:
         return to_string(v)
 
     # strings ------------------------------------------------------------------------------------------
-    _ESC = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|([$%])\2\{", re.S)
+    _ESC = r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|([$%])\2\{"  # compiled on first use (``re`` caches it)
 
     @classmethod
     def _unescape(cls, s: str) -> str:
@@ -356,7 +359,7 @@ class Scope:
                 return chr(int(e[1:], 16))
             return {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}.get(e, "\\" + e)
 
-        return cls._ESC.sub(rep, s)
+        return re.sub(cls._ESC, rep, s, flags=re.S)
 
     def _n_quoted_template(self, node, env):
         data = env.src.data

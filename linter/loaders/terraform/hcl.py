@@ -160,7 +160,7 @@ class Block(_Parsed):
 _PARSER: Any = None
 # HCL writes 1e5 (an exponent without a fraction); tree-sitter-hcl 1.2's numeric literal needs "1.0e5". Such a
 # literal is parsed as a run of digits of the same length (positions unchanged); its value is read from the text.
-_EXPONENT = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+_EXPONENT = rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])"  # compiled on first use (``re`` caches it)
 
 
 def _parser():
@@ -183,7 +183,7 @@ def parse_source(text: str, file: str) -> tuple[Any, Source]:
     src = Source(text, data)
     root = _parse(data, file)
     if root.has_error:
-        patched = _EXPONENT.sub(lambda m: b"1" * len(m.group()), data)
+        patched = re.sub(_EXPONENT, lambda m: b"1" * len(m.group()), data)
         if patched != data:
             root = _parse(patched, file)
         if root.has_error:

@@ -353,7 +353,8 @@ class TerraformLoader:
             attr, scope, env = a, s, e
         return attr, owner, None
 
-    _EACH = re.compile(r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$")
+    # patterns compiled on first use (``re`` caches them): most modules need neither
+    _EACH = r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$"
 
     def each_origin(self, attr: Attr, env: Env) -> Location | None:
         """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
@@ -361,7 +362,7 @@ class TerraformLoader:
         src = env.names.get(EACH_SOURCE)
         if src is None or isinstance(attr.expr, JsonExpr):
             return None
-        m = self._EACH.match(text_of(attr.expr, attr.src))
+        m = re.match(self._EACH, text_of(attr.expr, attr.src))
         key = (env.names.get("each") or {}).get("key")
         if m is None or not isinstance(key, str):
             return None
@@ -410,7 +411,7 @@ class TerraformLoader:
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
     # -------------------------------------------------------------------------------------------- suppressions
-    _IGNORE = re.compile(r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$")
+    _IGNORE = r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$"
 
     def suppressions(self, block: Block) -> list[Suppression]:
         """``# visguard:ignore VG011[,VG020] reason`` on the lines just above a block or inside it."""
@@ -428,7 +429,7 @@ class TerraformLoader:
             start -= 1
         out = []
         for i in range(start, min(block.end_line or block.line, len(lines))):
-            m = self._IGNORE.search(lines[i])
+            m = re.search(self._IGNORE, lines[i])
             if m is None:
                 continue
             reason = m.group(2).strip() or None
@@ -540,13 +541,13 @@ def parse_name(attr: Attr) -> str:
     return text_of(expr, attr.src)
 
 
-_SIMPLE = re.compile(r"^\$\{\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}$")
+_SIMPLE = r"^\$\{\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}$"  # compiled on first use (``re`` caches it)
 
 
 def simple_ref(attr: Attr) -> tuple[str, str] | None:
     """("var", "x") for an argument written exactly ``var.x`` (or ``"${var.x}"``), ("local", "y") for ``local.y``."""
     if isinstance(attr.expr, JsonExpr):
-        m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
+        m = re.match(_SIMPLE, attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
     if attr.src.data[attr.expr.start_byte : attr.expr.start_byte + 1] not in (b"v", b"l", b'"'):
         return None  # neither var.x, local.x nor "${...}": most arguments
