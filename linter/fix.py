@@ -21,35 +21,47 @@ import difflib
 import io
 import json
 import os
-from dataclasses import dataclass, field
 
 from visguard.errors import VisguardError
 from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
 from visguard.linter.model import Change, Finding
+from visguard.records import Record, Value
 
 QUEUE_TYPE = "AWS::SQS::Queue"
 ESM_TYPE = "AWS::Lambda::EventSourceMapping"
 FIXABLE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 
 
-@dataclass(frozen=True)
-class GetAtt:
+class GetAtt(Value):
     """``!GetAtt Resource.Attribute`` (``{"Fn::GetAtt": [...]}`` in JSON)."""
 
-    resource: str
-    attribute: str
+    __slots__ = ("resource", "attribute")
+
+    def __init__(self, resource: str, attribute: str):
+        self.resource = resource
+        self.attribute = attribute
 
 
-@dataclass
-class FileFix:
-    path: str
-    before: str
-    after: str
-    applied: list[Finding] = field(default_factory=list)
-    skipped: list[tuple[Finding, str]] = field(default_factory=list)  # finding, why it was not written
-    notes: list[str] = field(
-        default_factory=list
-    )  # what a reader of the change should know (a shared variable)
+class FileFix(Record):
+    # skipped: (finding, why it was not written); notes: what a reader of the change should know (a shared
+    # variable)
+    __slots__ = ("path", "before", "after", "applied", "skipped", "notes")
+
+    def __init__(
+        self,
+        path: str,
+        before: str,
+        after: str,
+        applied: list[Finding] | None = None,
+        skipped: list[tuple[Finding, str]] | None = None,
+        notes: list[str] | None = None,
+    ):
+        self.path = path
+        self.before = before
+        self.after = after
+        self.applied = [] if applied is None else applied
+        self.skipped = [] if skipped is None else skipped
+        self.notes = [] if notes is None else notes
 
     @property
     def changed(self) -> bool:

@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Model
+from visguard.records import Record
 
 from . import safe_io
-from .cfn import load_template
 from .decode import load_file
-from .intrinsics import ExternalRef
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+    from .intrinsics import ExternalRef
 
 STACK = "aws:cloudformation:stack"
 NESTED_ASSEMBLY = "cdk:cloud-assembly"
@@ -37,12 +40,14 @@ MANIFEST_MAX_BYTES = 4 * 1024 * 1024
 KNOWN_TYPES = {STACK, NESTED_ASSEMBLY, "cdk:asset-manifest", "cdk:tree", "cdk:feature-flag-report"}
 
 
-@dataclass
-class _Stack:
-    path: str
-    label: str
-    doc: Any
-    construct_paths: dict[str, str] = field(default_factory=dict)
+class _Stack(Record):
+    __slots__ = ("path", "label", "doc", "construct_paths")
+
+    def __init__(self, path: str, label: str, doc: Any, construct_paths: dict[str, str] | None = None):
+        self.path = path
+        self.label = label
+        self.doc = doc
+        self.construct_paths = {} if construct_paths is None else construct_paths
 
 
 def _manifest_shape(doc: Any) -> bool:
@@ -72,6 +77,8 @@ def is_assembly(directory: str) -> bool:
 
 
 def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -> Model:
+    from .cfn import load_template  # not at import: the registry asks is_assembly() of every folder it meets
+
     manifest_path = os.path.join(directory, "manifest.json")
     if not os.path.lexists(manifest_path):
         raise VisguardError(
@@ -209,6 +216,8 @@ def _construct_paths(metadata: Any) -> dict[str, str]:
 
 def _exports(stacks: list[_Stack]) -> dict[str, tuple[str, ExternalRef]]:
     """Export name -> (exporting stack, reference) for exports of a resource (``Ref`` or ``Fn::GetAtt``)."""
+    from .intrinsics import ExternalRef
+
     out: dict[str, tuple[str, ExternalRef]] = {}
     for st in stacks:
         doc = st.doc if isinstance(st.doc, dict) else {}

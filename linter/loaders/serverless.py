@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Suppression
@@ -48,6 +47,10 @@ from . import safe_io
 from . import serverless_lift as lift
 from .decode import MAX_BYTES, loads
 from .serverless_vars import MISSING, Node, Partial, Unresolved, Values, VarResolver, addr_of
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SERVICE_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")
 DEFAULT_FUNCTION_TIMEOUT = 6  # Serverless Framework docs, "AWS - Functions": timeout default 6 seconds

@@ -22,13 +22,14 @@ A construct without ``worker`` is rejected by Lift ("no 'worker' defined"): bad 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from visguard.errors import VisguardError
 
 from .serverless_vars import MISSING, Node, Partial, Unresolved
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from .serverless import _Translator
 
 LIFT_DEFAULT_TIMEOUT = (

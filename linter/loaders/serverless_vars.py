@@ -29,14 +29,17 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location
+from visguard.records import Record, Value
 
 from .decode import PosDict, loads
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 MAX_DEPTH = 64  # variables resolving through variables
 MAX_NODES = 1_000_000  # mappings, lists and strings created while resolving
@@ -77,23 +80,27 @@ class Node(PosDict):
         self.key_file: dict[Any, str] = {}
 
 
-@dataclass(frozen=True)
-class Unresolved:
+class Unresolved(Value):
     """A value that cannot be known here; ``text`` is the variable as written."""
 
-    text: str
-    why: str
-    quiet: bool = False  # known to be irrelevant for the rules (an account id inside an ARN)
+    __slots__ = ("text", "why", "quiet")
+
+    def __init__(self, text: str, why: str, quiet: bool = False):
+        self.text = text
+        self.why = why
+        self.quiet = quiet  # known to be irrelevant for the rules (an account id inside an ARN)
 
     def __str__(self) -> str:
         return self.text
 
 
-@dataclass(frozen=True)
-class Partial:
+class Partial(Value):
     """A string whose parts are partly :class:`Unresolved` (``arn:aws:sqs:us-east-1:${aws:accountId}:q``)."""
 
-    parts: tuple
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple):
+        self.parts = parts
 
     def __str__(self) -> str:
         return "".join(str(p) for p in self.parts)
@@ -102,27 +109,36 @@ class Partial:
 MISSING = object()  # the source has no value: the next fallback applies
 
 
-@dataclass
-class Note:
+class Note(Record):
     """A value that stays unknown: the variable as written, why, and where it is used (``location.path`` is
     the serverless address). Same shape as the Terraform loader's notes: ``message`` and ``location``."""
 
-    text: str
-    why: str
-    location: Location
+    __slots__ = ("text", "why", "location")
+
+    def __init__(self, text: str, why: str, location: Location):
+        self.text = text
+        self.why = why
+        self.location = location
 
     @property
     def message(self) -> str:
         return self.why if self.why.startswith(self.text) else f"{self.text}: {self.why}"
 
 
-@dataclass
-class Values:
+class Values(Record):
     """What the user passed: CLI options, environment values, parameters (never the real environment)."""
 
-    opt: dict[str, str] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    param: dict[str, str] = field(default_factory=dict)
+    __slots__ = ("opt", "env", "param")
+
+    def __init__(
+        self,
+        opt: dict[str, str] | None = None,
+        env: dict[str, str] | None = None,
+        param: dict[str, str] | None = None,
+    ):
+        self.opt = {} if opt is None else opt
+        self.env = {} if env is None else env
+        self.param = {} if param is None else param
 
 
 def addr_of(path: list | tuple) -> str:

@@ -179,3 +179,101 @@ def test_the_console_script_ends_lint_without_teardown_and_loses_no_output(tmp_p
     assert proc.returncode == 2
     assert len(json.loads(out.read_text())["runs"][0]["results"]) == 800
     assert main(["lint", "--no-config", "-f", "sarif", str(tmp_path / "many.json")]) == 2  # main never exits
+
+
+# Terraform and Serverless Framework lints (issue 12): their records are visguard.records classes, not dataclasses
+# (``import dataclasses`` brings inspect, ast, dis and tokenize, and each @dataclass compiles its methods).
+NOT_FOR_TERRAFORM_OR_SERVERLESS = ("dataclasses", "inspect", "ast", "dis", "tokenize")
+
+
+def test_a_terraform_folder_imports_no_dataclasses_and_no_cloudformation_loader(tmp_path):
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_sqs_queue" "q" {\n  visibility_timeout_seconds = 60\n  redrive_policy = jsonencode({\n'
+        "    deadLetterTargetArn = aws_sqs_queue.dlq.arn\n    maxReceiveCount = 5\n  })\n}\n"
+        'resource "aws_sqs_queue" "dlq" {}\n'
+        'resource "aws_lambda_function" "f" {\n  function_name = "f"\n  timeout = 30\n}\n'
+        'resource "aws_lambda_event_source_mapping" "m" {\n  event_source_arn = aws_sqs_queue.q.arn\n'
+        "  function_name = aws_lambda_function.f.arn\n}\n"
+    )
+    for args in (["lint", "--no-config", str(tmp_path)], ["lint", "--no-config", "--diff", str(tmp_path)]):
+        mods = _modules_after(*args, cwd=tmp_path)
+        assert "visguard.linter.loaders.terraform.evaluate" in mods  # the probe saw the run
+        assert not {m for m in mods if m.split(".")[0] in NOT_FOR_TERRAFORM_OR_SERVERLESS}
+        # the registry asks the cdk.out loader about every folder: that question needs no CloudFormation loader
+        assert not {"visguard.linter.loaders.cfn", "visguard.linter.loaders.intrinsics"} & mods
+    assert "visguard.linter.fix_hcl" in mods
+
+
+def test_a_terraform_plan_and_a_serverless_service_import_neither_dataclasses_nor_typing(tmp_path):
+    plan = tmp_path / "plan.json"
+    plan.write_text(
+        '{"format_version": "1.2", "terraform_version": "1.9.0", "planned_values": {"root_module": {"resources": '
+        '[{"address": "aws_sqs_queue.q", "mode": "managed", "type": "aws_sqs_queue", "name": "q", '
+        '"values": {"visibility_timeout_seconds": 60}}]}}}'
+    )
+    mods = _modules_after("lint", "--no-config", str(plan), cwd=tmp_path)
+    assert "visguard.linter.loaders.terraform.plan" in mods
+    assert not {
+        m for m in mods if m.split(".")[0] in (*NOT_FOR_TERRAFORM_OR_SERVERLESS, "typing", "tree_sitter")
+    }
+    (tmp_path / "serverless.yml").write_text(
+        "service: s\nprovider: {name: aws, timeout: 30}\nfunctions:\n  worker:\n    handler: h.main\n"
+        "    events:\n      - sqs: {arn: !GetAtt Jobs.Arn, batchSize: 5}\n"
+        "resources:\n  Resources:\n    Jobs:\n      Type: AWS::SQS::Queue\n"
+        "      Properties: {VisibilityTimeout: '${self:custom.vt}'}\ncustom: {vt: 60}\n"
+    )
+    for target in (tmp_path / "serverless.yml", tmp_path):
+        mods = _modules_after("lint", "--no-config", str(target), cwd=tmp_path)
+        assert "visguard.linter.loaders.serverless_vars" in mods
+        assert not {m for m in mods if m.split(".")[0] in (*NOT_FOR_TERRAFORM_OR_SERVERLESS, "typing")}
+
+
+def test_a_template_lint_imports_no_dataclasses(tmp_path):
+    t = tmp_path / "stack.json"
+    t.write_text('{"Resources": {"Q": {"Type": "AWS::SQS::Queue", "Properties": {"VisibilityTimeout": 60}}}}')
+    for target in (t, _template(tmp_path)):
+        mods = _modules_after("lint", "--no-config", str(target), cwd=tmp_path)
+        assert "visguard.linter.loaders.cfn" in mods
+        assert not {m for m in mods if m.split(".")[0] in NOT_FOR_TERRAFORM_OR_SERVERLESS}
+
+
+def test_terraform_and_serverless_records_keep_their_dataclass_semantics():
+    """Value records (were frozen dataclasses) are equal and hashable by value; Record ones equal, not hashable;
+    both repr, copy and pickle (the audit ships model objects to Spark executors)."""
+    import copy
+    import pickle
+
+    from visguard.linter.loaders.serverless_vars import Partial, Unresolved, Values
+    from visguard.linter.loaders.terraform.build import Res
+    from visguard.linter.loaders.terraform.hcl import Attr, Source
+    from visguard.linter.loaders.terraform.load import Note
+    from visguard.linter.loaders.terraform.values import Encoded, Ref, Text, Unknown
+    from visguard.linter.model import Location
+
+    ref = Ref("aws_sqs_queue.dlq", "arn")
+    assert ref == Ref("aws_sqs_queue.dlq", "arn") and {ref: 1}[Ref("aws_sqs_queue.dlq", "arn")] == 1
+    assert ref != Ref("aws_sqs_queue.dlq", "url") and ref != Unknown("aws_sqs_queue.dlq", "arn")
+    assert (
+        repr(ref) == "Ref(address='aws_sqs_queue.dlq', attr='arn')" and str(ref) == "${aws_sqs_queue.dlq.arn}"
+    )
+    text = Text(("arn:", ref))
+    assert pickle.loads(pickle.dumps(text)) == text and hash(copy.deepcopy(text)) == hash(text)
+    assert str(Encoded({"a": ref})) == '{"a": "${aws_sqs_queue.dlq.arn}"}'
+    assert Unresolved("${ssm:x}", "why") != Unresolved("${ssm:x}", "why", quiet=True)
+    assert len({Partial(("a", Unresolved("x", "y"))), Partial(("a", Unresolved("x", "y")))}) == 1
+    assert Values().opt == {} and Values().opt is not Values().opt and Values(opt={"stage": "p"}) != Values()
+    res = Res("aws_sqs_queue", "aws_sqs_queue.q", Location("main.tf", 1, 1))
+    assert res.values == {} and res.values is not Res("t", "a", res.location).values
+    assert pickle.loads(pickle.dumps(res)) == res and res.replace(address="x").address == "x"
+    note = Note("why", Location("main.tf", 3))
+    assert note == copy.copy(note) and repr(note).startswith("Note(message='why', location=Location(")
+    for unhashable in (res, note, Values()):
+        try:
+            hash(unhashable)
+        except TypeError:
+            pass
+        else:
+            raise AssertionError(f"{unhashable!r} is hashable")
+    attr = Attr("timeout", None, "main.tf", 2, 3, src=Source("timeout = 30\n"))
+    assert repr(attr) == "Attr(name='timeout', expr=None, file='main.tf', line=2, column=3)"  # no file text
+    assert attr != Attr("timeout", None, "main.tf", 2, 3)

@@ -14,12 +14,15 @@ argument to change; ``Queue.source`` is ``"terraform"``. The returned model is a
 from __future__ import annotations
 
 import os
-from typing import Any
 
 from visguard.errors import VisguardError
 
 from .files import _read_text
 from .load import Note, TerraformLoader, TerraformModel
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Note", "TerraformModel", "_read_text", "claim_dir", "claim_file", "load"]
 

@@ -18,13 +18,16 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
+from visguard.records import Record
 
 from .values import SYMBOLIC, Encoded, Ref, Text, Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 SOURCE = "terraform"
 QUEUE = "aws_sqs_queue"
@@ -69,14 +72,26 @@ QUEUE_FIELDS = {
 }
 
 
-@dataclass
-class Res:
-    type: str
-    address: str
-    location: Location
-    values: dict[str, Any] = field(default_factory=dict)
-    locations: dict[str, Location] = field(default_factory=dict)
-    suppressions: list[Suppression] = field(default_factory=list)
+class Res(Record):
+    """One resource instance: its evaluated arguments and where each was written."""
+
+    __slots__ = ("type", "address", "location", "values", "locations", "suppressions")
+
+    def __init__(
+        self,
+        type: str,
+        address: str,
+        location: Location,
+        values: dict[str, Any] | None = None,
+        locations: dict[str, Location] | None = None,
+        suppressions: list[Suppression] | None = None,
+    ):
+        self.type = type
+        self.address = address
+        self.location = location
+        self.values = {} if values is None else values
+        self.locations = {} if locations is None else locations
+        self.suppressions = [] if suppressions is None else suppressions
 
     def loc(self, arg: str) -> Location:
         return self.locations.get(arg, self.location)

@@ -14,7 +14,6 @@ import json
 import os
 import re
 from functools import lru_cache
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import (
@@ -38,6 +37,10 @@ from .values import (
     to_number,
     to_string,
 )
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Arguments whose default the AWS provider's schema sets, so a reference to an unset one is known at plan time
 # (aws_sqs_queue, aws_lambda_function, aws_lambda_event_source_mapping resource docs); others stay a Ref.
@@ -233,8 +236,11 @@ class Scope:
         t = node.type
         if t == "expression":  # the common wrappers are unwrapped here, not by a call each
             kids = node.children
-            if len(kids) != 1:
-                return self._n_expression(node, env)
+            if len(kids) != 1:  # a term and its traversals (a.b[0]), as _n_expression reads them
+                kids = [c for c in kids if c.type != "comment"]
+                if not kids:
+                    raise EvalError("malformed expression", node)
+                return self._seq(kids, env)
             node = kids[0]
             t = node.type
         if t in _WRAPPERS:  # each has exactly one child
@@ -338,7 +344,7 @@ class Scope:
         return to_string(v)
 
     # strings ------------------------------------------------------------------------------------------
-    _ESC = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|([$%])\2\{", re.S)
+    _ESC = r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|([$%])\2\{"  # compiled on first use (``re`` caches it)
 
     @classmethod
     def _unescape(cls, s: str) -> str:
@@ -353,7 +359,7 @@ class Scope:
                 return chr(int(e[1:], 16))
             return {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}.get(e, "\\" + e)
 
-        return cls._ESC.sub(rep, s)
+        return re.sub(cls._ESC, rep, s, flags=re.S)
 
     def _n_quoted_template(self, node, env):
         data = env.src.data

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 from visguard.errors import VisguardError
+from visguard.records import Record
 
 from ..decode import PosDict, loads_json, position_of
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BLOCK_DEPTH = 64  # blocks inside blocks: Terraform's deepest (dynamic > content > ...) is far below
 # CPU seconds a parse may take: a valid file parses at several MB/s (0.04 s for 156 KB on a loaded 2-vCPU VM)
@@ -29,11 +32,13 @@ PARSE_CPU_S = 2.0
 PARSE_CPU_S_PER_MB = 2.0
 
 
-@dataclass
-class JsonExpr:
+class JsonExpr(Record):
     """A value written in Terraform's JSON syntax (strings may hold ``${...}`` templates)."""
 
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
 
 
 class Source:
@@ -90,29 +95,62 @@ def line_of(node) -> int | None:
     return point.row + 1 if point is not None else None
 
 
-@dataclass
-class Attr:
-    name: str
-    expr: Any  # a tree-sitter ``expression`` node (native syntax) or JsonExpr
-    file: str
-    line: int | None
-    column: int | None
-    src: Source | None = field(
-        repr=False, default=None
-    )  # the file's text, for quoting an expression as written
+class _Parsed(Record):
+    """Equality from every field; ``repr`` leaves out ``src`` (a whole file's text)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields if name != "src")
+        return f"{type(self).__name__}({fields})"
 
 
-@dataclass
-class Block:
-    type: str
-    labels: list[str]
-    attrs: dict[str, Attr]
-    blocks: list[Block]
-    file: str
-    line: int | None
-    column: int | None
-    end_line: int | None
-    src: Source | None = field(repr=False, default=None)
+class Attr(_Parsed):
+    # expr: a tree-sitter ``expression`` node (native syntax) or JsonExpr; src: the file's text, for quoting an
+    # expression as written
+    __slots__ = ("name", "expr", "file", "line", "column", "src")
+
+    def __init__(
+        self,
+        name: str,
+        expr: Any,
+        file: str,
+        line: int | None,
+        column: int | None,
+        src: Source | None = None,
+    ):
+        self.name = name
+        self.expr = expr
+        self.file = file
+        self.line = line
+        self.column = column
+        self.src = src
+
+
+class Block(_Parsed):
+    __slots__ = ("type", "labels", "attrs", "blocks", "file", "line", "column", "end_line", "src")
+
+    def __init__(
+        self,
+        type: str,
+        labels: list[str],
+        attrs: dict[str, Attr],
+        blocks: list[Block],
+        file: str,
+        line: int | None,
+        column: int | None,
+        end_line: int | None,
+        src: Source | None = None,
+    ):
+        self.type = type
+        self.labels = labels
+        self.attrs = attrs
+        self.blocks = blocks
+        self.file = file
+        self.line = line
+        self.column = column
+        self.end_line = end_line
+        self.src = src
 
     def nested(self, type_: str) -> list[Block]:
         return [b for b in self.blocks if b.type == type_]
@@ -122,7 +160,7 @@ class Block:
 _PARSER: Any = None
 # HCL writes 1e5 (an exponent without a fraction); tree-sitter-hcl 1.2's numeric literal needs "1.0e5". Such a
 # literal is parsed as a run of digits of the same length (positions unchanged); its value is read from the text.
-_EXPONENT = re.compile(rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])")
+_EXPONENT = rb"(?<![\w.])[0-9]+[eE][-+]?[0-9]+(?![\w.])"  # compiled on first use (``re`` caches it)
 
 
 def _parser():
@@ -145,7 +183,7 @@ def parse_source(text: str, file: str) -> tuple[Any, Source]:
     src = Source(text, data)
     root = _parse(data, file)
     if root.has_error:
-        patched = _EXPONENT.sub(lambda m: b"1" * len(m.group()), data)
+        patched = re.sub(_EXPONENT, lambda m: b"1" * len(m.group()), data)
         if patched != data:
             root = _parse(patched, file)
         if root.has_error:
@@ -160,11 +198,14 @@ def _parse(data: bytes, file: str):
     parser = _parser()
     budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
     start = time.process_time()
-    at = [0]
+    at = [0, 0]  # the last offset reported, the number of reports
 
     def progress(offset: int, has_error: bool) -> bool:
+        # tree-sitter reports every few hundred steps (~16 times per KB of HCL): the CPU clock (a system call)
+        # is read at every 16th report, which still stops a runaway parse within milliseconds
         at[0] = offset
-        return time.process_time() - start > budget
+        at[1] += 1
+        return not at[1] & 15 and time.process_time() - start > budget
 
     try:
         tree = parser.parse(lambda byte, _point: data[byte : byte + 65536], progress_callback=progress)
@@ -286,10 +327,13 @@ def name_of(node, src: Source) -> str:
 def block_parts(node, src: Source) -> tuple[list[str], Any]:
     """([type, label, ...], body node or None) of a ``block`` node."""
     names, body = [], None
+    data = src.data
     for c in node.children:
         t = c.type
-        if t == "identifier" or t == "string_lit":
-            names.append(name_of(c, src))
+        if t == "identifier":
+            names.append(data[c.start_byte : c.end_byte].decode("utf-8", "replace"))
+        elif t == "string_lit":
+            names.append(data[c.start_byte + 1 : c.end_byte - 1].decode("utf-8", "replace"))
         elif t == "body":
             body = c
         elif t == "block_end":
@@ -334,6 +378,8 @@ def _file_body(root, src: Source, file: str) -> tuple[dict[str, Attr], list[Bloc
 
 
 def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], list[Block]]:
+    # The hot loop of reading a module (every argument of every block): node kinds are compared by their
+    # numeric ids and names sliced from the bytes here, which spares a string per node and a call per name.
     if depth > MAX_BLOCK_DEPTH:
         raise VisguardError(
             "cannot parse HCL: blocks nested too deeply", file=file, place=f"line {body.start_point.row + 1}"
@@ -341,19 +387,23 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
     attrs: dict[str, Attr] = {}
     blocks: list[Block] = []
     ascii_ = src.ascii
+    data = src.data
+    attribute, block = _kind_ids()
     for child in body.children:
-        t = child.type
-        if t == "attribute":
+        k = child.kind_id
+        if k == attribute:
             kids = child.children  # identifier, "=", expression (comments may sit between them)
-            name = src.slice(kids[0])
+            first = kids[0]
+            name = data[first.start_byte : first.end_byte].decode("utf-8", "replace")
             row, col = child.start_point
             if name in attrs:
                 raise VisguardError(f"argument {name!r} is set twice", file=file, place=f"line {row + 1}")
             expr = kids[2] if len(kids) == 3 else expr_of(child)
             attrs[name] = Attr(name, expr, file, row + 1, col + 1 if ascii_ else src.column(child), src)
-        elif t == "block":
+        elif k == block:
             names, inner = block_parts(child, src)
             a, b = _body(inner, file, src, depth + 1) if inner is not None else ({}, [])
+            row, col = child.start_point
             blocks.append(
                 Block(
                     names[0],
@@ -361,13 +411,28 @@ def _body(body, file: str, src: Source, depth: int) -> tuple[dict[str, Attr], li
                     a,
                     b,
                     file,
-                    child.start_point.row + 1,
-                    src.column(child),
+                    row + 1,
+                    col + 1 if ascii_ else src.column(child),
                     child.end_point.row + 1,
                     src,
                 )
             )
     return attrs, blocks
+
+
+_KIND_IDS: tuple[int, int] | None = None
+
+
+def _kind_ids() -> tuple[int, int]:
+    """The grammar's numeric ids of ``attribute`` and ``block`` nodes."""
+    global _KIND_IDS
+    if _KIND_IDS is None:
+        language = _parser().language
+        _KIND_IDS = (
+            language.id_for_node_kind("attribute", True),
+            language.id_for_node_kind("block", True),
+        )
+    return _KIND_IDS
 
 
 # ---------------------------------------------------------------------------------------------- JSON

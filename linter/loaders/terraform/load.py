@@ -10,13 +10,13 @@ here" and noted once (``TerraformModel.notes``), never guessed.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
+from visguard.records import Record
 
 from . import registry
 from .build import ARGS, Res, build_model
@@ -25,17 +25,23 @@ from .files import _read_text
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
 _MISSING_REF = object()
 MAX_FILES = 2000
 
 
-@dataclass
-class Note:
+class Note(Record):
     """Something the loader could not evaluate: what, why, where."""
 
-    message: str
-    location: Location
+    __slots__ = ("message", "location")
+
+    def __init__(self, message: str, location: Location):
+        self.message = message
+        self.location = location
 
 
 class TerraformModel(Model):
@@ -260,11 +266,11 @@ class TerraformLoader:
                 continue
             r.values[arg] = scope.eval_attr(attr, env)
             r.locations[arg] = self.origin(scope, attr, env, address)
-            if arg in ("redrive_policy",):
-                for key in ("maxReceiveCount", "deadLetterTargetArn"):
-                    loc = self.key_location(scope, attr, env, address, key)
-                    if loc is not None:
-                        r.locations[f"{arg}.{key}"] = loc
+            if arg == "redrive_policy":
+                for key, loc in self.key_locations(
+                    scope, attr, env, address, ("maxReceiveCount", "deadLetterTargetArn")
+                ):
+                    r.locations[f"{arg}.{key}"] = loc
         r.suppressions = self.suppressions(block) + scope_suppressions(scope)
         return r
 
@@ -306,7 +312,10 @@ class TerraformLoader:
         """Where to change a value: the argument itself, or (for ``var.x`` / ``local.x``) where x got its value:
         the module call's argument, the tfvars line or the variable's default; for ``each.value.x``, the element
         of the for_each map."""
-        if self._refs.get(id(attr), _MISSING_REF) is None and EACH_SOURCE not in env.names:
+        ref = self._refs.get(id(attr), _MISSING_REF)
+        if ref is _MISSING_REF:
+            ref = self._refs[id(attr)] = simple_ref(attr)  # the attrs live as long as the loader
+        if ref is None and EACH_SOURCE not in env.names:
             return Location(
                 attr.file, attr.line, attr.column, path=f"{owner}/{attr.name}"
             )  # the argument itself
@@ -344,7 +353,8 @@ class TerraformLoader:
             attr, scope, env = a, s, e
         return attr, owner, None
 
-    _EACH = re.compile(r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$")
+    # patterns compiled on first use (``re`` caches them): most modules need neither
+    _EACH = r"^\"?\$?\{?\s*each\.value(?:\.([A-Za-z_][A-Za-z0-9_-]*)|\[\"([^\"]+)\"\])?\s*\}?\"?$"
 
     def each_origin(self, attr: Attr, env: Env) -> Location | None:
         """``each.value.timeout`` where for_each is an object literal (here, in a local, a variable default or a
@@ -352,7 +362,7 @@ class TerraformLoader:
         src = env.names.get(EACH_SOURCE)
         if src is None or isinstance(attr.expr, JsonExpr):
             return None
-        m = self._EACH.match(text_of(attr.expr, attr.src))
+        m = re.match(self._EACH, text_of(attr.expr, attr.src))
         key = (env.names.get("each") or {}).get("key")
         if m is None or not isinstance(key, str):
             return None
@@ -367,9 +377,29 @@ class TerraformLoader:
             return None
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
-    def key_location(self, scope: Scope, attr: Attr, env: Env, owner: str, key: str) -> Location | None:
-        """Where ``key = ...`` is written inside an object literal (``jsonencode({maxReceiveCount = 5})``)."""
-        return self.path_location(scope, attr, env, owner, [key])
+    def key_locations(
+        self, scope: Scope, attr: Attr, env: Env, owner: str, keys: tuple[str, ...]
+    ) -> list[tuple[str, Location]]:
+        """(key, where ``key = ...`` is written) for each of ``keys`` found in the first object literal of the
+        expression (``jsonencode({maxReceiveCount = 5})``), in the order of ``keys``."""
+        target, owner, _ = self.origin_attr(scope, attr, env, owner)
+        if isinstance(target.expr, JsonExpr):
+            return []
+        obj = _first_object(target.expr)
+        if obj is None:
+            return []
+        src, found = target.src, {}
+        for elem in obj.named_children:
+            if elem.type == "object_elem":
+                k = src.slice(_key_value(elem)[0]).strip().strip('"')
+                if k in keys and k not in found:
+                    found[k] = Location(
+                        target.file,
+                        elem.start_point.row + 1,
+                        src.column(elem),
+                        path=f"{owner}/{target.name}.{k}",
+                    )
+        return [(k, found[k]) for k in keys if k in found]
 
     def path_location(self, scope: Scope, attr: Attr, env: Env, owner: str, path: list) -> Location | None:
         target, owner, _ = self.origin_attr(scope, attr, env, owner)
@@ -381,7 +411,7 @@ class TerraformLoader:
         return Location(target.file, pos[0], pos[1], path=f"{owner}/{target.name}.{'.'.join(path)}")
 
     # -------------------------------------------------------------------------------------------- suppressions
-    _IGNORE = re.compile(r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$")
+    _IGNORE = r"(?:#|//)\s*visguard:ignore\s+([A-Za-z0-9*,]+)[ \t]*(.*)$"
 
     def suppressions(self, block: Block) -> list[Suppression]:
         """``# visguard:ignore VG011[,VG020] reason`` on the lines just above a block or inside it."""
@@ -399,7 +429,7 @@ class TerraformLoader:
             start -= 1
         out = []
         for i in range(start, min(block.end_line or block.line, len(lines))):
-            m = self._IGNORE.search(lines[i])
+            m = re.search(self._IGNORE, lines[i])
             if m is None:
                 continue
             reason = m.group(2).strip() or None
@@ -410,6 +440,18 @@ class TerraformLoader:
 
     # -------------------------------------------------------------------------------------------- entry
     def load(self) -> TerraformModel:
+        # Reading a module allocates tens of thousands of objects (tree-sitter nodes, records, dicts) that all
+        # live until the model is built and form no garbage cycles: the cyclic collector would walk them again
+        # and again (~3 % of a large module's lint) to free nothing. It is paused here and resumed after.
+        paused = gc.isenabled()
+        gc.disable()
+        try:
+            return self._load()
+        finally:
+            if paused:
+                gc.enable()
+
+    def _load(self) -> TerraformModel:
         if os.path.isdir(self.root):
             files = tf_files(self.root)
         else:  # a .tf file is part of the module its folder holds: Terraform reads the folder as one
@@ -499,13 +541,13 @@ def parse_name(attr: Attr) -> str:
     return text_of(expr, attr.src)
 
 
-_SIMPLE = re.compile(r"^\$\{\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}$")
+_SIMPLE = r"^\$\{\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}$"  # compiled on first use (``re`` caches it)
 
 
 def simple_ref(attr: Attr) -> tuple[str, str] | None:
     """("var", "x") for an argument written exactly ``var.x`` (or ``"${var.x}"``), ("local", "y") for ``local.y``."""
     if isinstance(attr.expr, JsonExpr):
-        m = _SIMPLE.match(attr.expr.value) if isinstance(attr.expr.value, str) else None
+        m = re.match(_SIMPLE, attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
     if attr.src.data[attr.expr.start_byte : attr.expr.start_byte + 1] not in (b"v", b"l", b'"'):
         return None  # neither var.x, local.x nor "${...}": most arguments
@@ -522,18 +564,9 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
     """Where the key path ``["orders", "batch_size"]`` is written in nested object literals: at each level the
     first object literal met (in text order) inside the expression."""
 
-    def first_object(node):
-        stack = [node]
-        while stack:
-            n = stack.pop()
-            if n.type == "object":
-                return n
-            stack.extend(reversed(n.children))
-        return None
-
     node = expr
     for i, key in enumerate(path):
-        obj = first_object(node)
+        obj = _first_object(node)
         if obj is None:
             return None
         for elem in obj.named_children:
@@ -546,4 +579,15 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
                     break
         else:
             return None
+    return None
+
+
+def _first_object(node):
+    """The first object literal (in text order) inside ``node``, or None."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type == "object":
+            return n
+        stack.extend(reversed(n.children))
     return None

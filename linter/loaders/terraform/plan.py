@@ -12,7 +12,6 @@ event source mapping pointing at a queue created in the same plan is still linke
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location
@@ -22,6 +21,10 @@ from .build import ARGS, Res, build_model
 from .files import _read_text
 from .load import Note, TerraformModel
 from .values import Ref, Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 _REF = re.compile(
     r"^((?:module\.[A-Za-z0-9_-]+(?:\[[^\]]+\])?\.)*)([a-z0-9_]+)\.([A-Za-z0-9_-]+)(\[[^\]]+\])?\.([a-z_]+)$"

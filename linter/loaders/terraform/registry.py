@@ -25,15 +25,19 @@ ARN, with ``event_source_arn``, ``batch_size``, ``maximum_batching_window_in_sec
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from visguard.linter.model import Location
 
 from .build import ALIAS, ESM, FUNCTION, QUEUE, REDRIVE, REDRIVE_ALLOW, Res  # noqa: F401
 from .values import SYMBOLIC, EvalError, Ref, Unknown
 
-_REGISTRY = re.compile(r"^(?:registry\.terraform\.io/)?terraform-aws-modules/(sqs|lambda)/aws$")
-_GIT = re.compile(
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+# sources of the two modelled modules; patterns compiled on first use (``re`` caches them), not at import
+_REGISTRY = r"^(?:registry\.terraform\.io/)?terraform-aws-modules/(sqs|lambda)/aws$"
+_GIT = (
     r"^(?:git::)?(?:https://|ssh://git@|git@)?github\.com[/:]terraform-aws-modules/terraform-aws-(sqs|lambda)"
     r"(?:\.git)?(?:\?[^/]*)?$"
 )
@@ -41,7 +45,9 @@ _GIT = re.compile(
 
 def model_for(source: str):
     """The model of a module source, or None (a submodule such as ``lambda/aws//modules/alias`` is not one)."""
-    m = _REGISTRY.match(source) or _GIT.match(source)
+    if "terraform-aws-modules" not in source:
+        return None  # a local path or another module: most calls
+    m = re.match(_REGISTRY, source) or re.match(_GIT, source)
     if m is None:
         return None
     return sqs_module if m.group(1) == "sqs" else lambda_module

@@ -7,13 +7,15 @@ as such objects, so without this a missing optional attribute would look like an
 
 from __future__ import annotations
 
-from typing import Any
-
 from visguard.errors import VisguardError
 
 from .evaluate import Env, Scope, _key_value, call_parts
 from .hcl import Block, JsonExpr
 from .values import SYMBOLIC, EvalError, to_number, to_string
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def typed(v: Any, block: Block, scope: Scope) -> Any:

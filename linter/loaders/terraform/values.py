@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
-from typing import Any
+
+from visguard.records import Value
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class EvalError(Exception):
@@ -25,27 +29,33 @@ class EvalError(Exception):
         self.node = node
 
 
-@dataclass(frozen=True)
-class Ref:
-    address: str  # module.jobs.aws_sqs_queue.this[0]
-    attr: str  # arn, url, id, name, function_name ...
+class Ref(Value):
+    __slots__ = ("address", "attr")
+
+    def __init__(self, address: str, attr: str):
+        self.address = address  # module.jobs.aws_sqs_queue.this[0]
+        self.attr = attr  # arn, url, id, name, function_name ...
 
     def __str__(self) -> str:
         return "${" + f"{self.address}.{self.attr}" + "}"
 
 
-@dataclass(frozen=True)
-class Unknown:
-    text: str  # the expression as written
-    why: str
+class Unknown(Value):
+    __slots__ = ("text", "why")
+
+    def __init__(self, text: str, why: str):
+        self.text = text  # the expression as written
+        self.why = why
 
     def __str__(self) -> str:
         return "${" + self.text + "}"
 
 
-@dataclass(frozen=True)
-class Text:
-    parts: tuple  # str | Ref | Unknown
+class Text(Value):
+    __slots__ = ("parts",)
+
+    def __init__(self, parts: tuple):
+        self.parts = parts  # str | Ref | Unknown
 
     def __str__(self) -> str:
         return "".join(str(p) for p in self.parts)
@@ -54,11 +64,13 @@ class Text:
         return [p for p in self.parts if isinstance(p, Ref)]
 
 
-@dataclass(frozen=True)
-class Encoded:
+class Encoded(Value):
     """``jsonencode(value)`` where value holds references: kept as the structure, decoded by the builder."""
 
-    value: Any
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
 
     def __str__(self) -> str:
         return json.dumps(_plain(self.value), sort_keys=True)
