@@ -57,10 +57,13 @@ def _fresh_venv(venv: Path) -> None:
     subprocess.run([str(base), "-m", "venv", "--without-pip", str(venv)], check=True)
 
 
-def wheel_venv(rev: str | None = None) -> Path:
-    """The wheel of the working tree (or of git revision ``rev``) in a fresh venv with PyYAML only; returns its
-    `visguard` console script."""
-    venv = BENCH / ("visguard-wheel" if rev is None else f"visguard-at-{rev}")
+def wheel_venv(
+    rev: str | None = None, runtime_names: tuple[str, ...] = CFN_LINT_RUNTIME, name: str = ""
+) -> Path:
+    """The wheel of the working tree (or of git revision ``rev``) in a fresh venv with only the runtime
+    dependencies named (PyYAML: what a CloudFormation lint imports), at the versions pyproject.toml allows;
+    returns its `visguard` console script. ``name`` names the venv (default by revision)."""
+    venv = BENCH / (name or ("visguard-wheel" if rev is None else f"visguard-at-{rev}"))
     with tempfile.TemporaryDirectory() as tmp:
         src = ROOT
         if rev is not None:  # that revision's files, built outside the working tree
@@ -71,7 +74,7 @@ def wheel_venv(rev: str | None = None) -> Path:
             )
             subprocess.run(["tar", "-x", "-C", str(src)], input=archive.stdout, check=True)
         requires = tomllib.loads((src / "pyproject.toml").read_text())["project"]["dependencies"]
-        runtime = [r for r in requires if r.lower().split(">")[0].split("=")[0] in CFN_LINT_RUNTIME]
+        runtime = [r for r in requires if r.lower().split(">")[0].split("=")[0] in runtime_names]
         own_build = not (
             src / "build"
         ).exists()  # setuptools builds in the tree: remove only a folder we made

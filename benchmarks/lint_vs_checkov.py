@@ -4,7 +4,8 @@ Folders: examples/terraform, the real-world shapes in tests/linter/terraform/sha
 module (200 queue/DLQ/function/mapping groups over 10 files plus a local module called 20 times). Each tool runs
 as its command-line program, one process per folder and one process for the whole set, wall time, best of N:
 
-    visguard lint DIR --fail-on never            (the console script of this checkout)
+    visguard lint DIR --fail-on never            (the wheel of this checkout in a fresh venv, as users install it;
+                                                  the editable checkout's console script is a second column)
     checkov -d DIR --framework terraform --quiet --skip-download    (checkov in .bench/checkov-venv)
 
 If the CLI does not route folders of *.tf files to the Terraform loader, `visguard lint` on such a folder is run
@@ -125,9 +126,23 @@ def timed(cmd: list[str], runs: int, env=None) -> tuple[float, float, subprocess
     return min(walls), min(cpus), proc
 
 
-def visguard_runner(probe_dir: str):
+# What a Terraform lint imports besides the standard library (the wheel's venv holds only these).
+TERRAFORM_RUNTIME = ("pyyaml", "tree-sitter", "tree-sitter-hcl")
+
+
+def wheel_visguard() -> str:
+    """visguard as users run it: the working tree's wheel in a fresh venv with the Terraform runtime only (built
+    by benchmarks/lint_startup.py's recipe). The editable checkout's console script is a second row: its
+    setuptools finder adds ~40 ms to every process (RESULTS.md, lint start-up)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from lint_startup import wheel_venv
+
+    return str(wheel_venv(runtime_names=TERRAFORM_RUNTIME, name="visguard-wheel-terraform"))
+
+
+def visguard_runner(probe_dir: str, vg: str | None = None):
     """The real CLI when it lints Terraform folders, else the same work in one process."""
-    vg = str(BIN / "visguard")
+    vg = vg or str(BIN / "visguard")
     probe = subprocess.run(
         [vg, "lint", probe_dir, "--fail-on", "never"], capture_output=True, text=True, cwd=ROOT
     )
@@ -204,8 +219,9 @@ def main() -> int:
         folders = {"examples/terraform": str(ROOT / "examples" / "terraform")}
         folders.update({f"shapes/{p.name}": str(p) for p in sorted(shapes.iterdir()) if p.is_dir()})
         folders["generated/large (820 resources)"] = str(large_module(Path(tmp)))
-        vg_cmd, vg_how = visguard_runner(folders["examples/terraform"])
-        print(f"visguard: {vg_how}; checkov {_version(checkov, env)}")
+        vg_cmd, vg_how = visguard_runner(folders["examples/terraform"], wheel_visguard())
+        ed_cmd, _ = visguard_runner(folders["examples/terraform"])
+        print(f"visguard: {vg_how}, its wheel (and the editable checkout); checkov {_version(checkov, env)}")
         print(
             f"machine: {platform.machine()}, {os.cpu_count()} CPUs, load {os.getloadavg()[0]:.1f}; runs: best of {args.runs}"
         )
@@ -222,12 +238,13 @@ def main() -> int:
         for name, d in [*folders.items(), (f"ALL {len(folders)} folders (one process each)", None)]:
             dirs = set_dirs if d is None else [d]
             tv, cv, pv = timed(vg_cmd(dirs), args.runs)
+            te, ce, pe = timed(ed_cmd(dirs), args.runs)
             c_cmd = [checkov, "--framework", "terraform", "--quiet", "--skip-download", "--compact"]
             c_cmd += ["-d", str(everything) if d is None else d]
             tc, cc, pc = timed(c_cmd, args.runs, env)
             loads.append(os.getloadavg()[0])
-            if pv.returncode not in (0, 2):
-                print(pv.stderr[-2000:], file=sys.stderr)
+            if pv.returncode not in (0, 2) or pe.stdout != pv.stdout:
+                print(pv.stderr[-2000:], pe.stderr[-2000:], file=sys.stderr)
                 return 3
             findings = next((ln for ln in pv.stdout.splitlines() if "finding" in ln), "").strip()
             counts = re.findall(r"Passed checks: (\d+), Failed checks: (\d+)", pc.stdout)
@@ -241,6 +258,10 @@ def main() -> int:
                     "visguard_cpu_s": round(cv, 3),
                     "checkov_cpu_s": round(cc, 3),
                     "cpu_ratio": round(cc / cv, 1) if cv else None,
+                    "editable_s": round(te, 3),
+                    "editable_cpu_s": round(ce, 3),
+                    "editable_ratio": round(tc / te, 1),
+                    "editable_cpu_ratio": round(cc / ce, 1) if ce else None,
                     "visguard_summary": findings,
                     "checkov_exit": pc.returncode,
                     "checkov_checks_run": checks,
@@ -249,7 +270,8 @@ def main() -> int:
             )
             print(
                 f"{name:<34} wall {tv:6.3f} s vs {tc:6.3f} s {tc / tv:5.1f}x | cpu {cv:6.3f} s vs {cc:6.3f} s "
-                f"{cc / cv if cv else 0:5.1f}x | {findings} | checkov: {checks} checks | load {loads[-1]:.1f}"
+                f"{cc / cv if cv else 0:5.1f}x | editable cpu {ce:6.3f} s {cc / ce if ce else 0:5.1f}x | {findings} "
+                f"| checkov: {checks} checks | load {loads[-1]:.1f}"
             )
         print(f"load average (1 min) during the runs: {min(loads):.1f}-{max(loads):.1f}")
         parsers: dict = {}
