@@ -235,7 +235,7 @@ def main() -> int:
                 d, everything / f"{i:02d}_{Path(d).name}", ignore=shutil.ignore_patterns(".terraform")
             )
         set_dirs = [str(p) for p in sorted(everything.iterdir())]
-        for name, d in [*folders.items(), (f"ALL {len(folders)} folders (one process each)", None)]:
+        for name, d in [*folders.items(), (f"ALL {len(folders)} folders (one process for the set)", None)]:
             dirs = set_dirs if d is None else [d]
             tv, cv, pv = timed(vg_cmd(dirs), args.runs)
             te, ce, pe = timed(ed_cmd(dirs), args.runs)
