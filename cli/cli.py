@@ -125,15 +125,20 @@ def quiet_stdout() -> None:
 FAST_EXIT = frozenset({"lint", "rules", "explain"})
 
 
-def entry() -> None:  # pragma: no cover - console script wrapper (tests/test_foundation.py runs it)
+def end_now(code: int) -> None:
+    """End a FAST_EXIT command's process with ``code``: flush stdout and stderr, then skip the teardown."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):  # the reader went away: the normal exit handles the closed pipe
+        sys.exit(code)
+    os._exit(code)
+
+
+def entry() -> None:  # pragma: no cover - console script wrapper (tests/linter/test_cli_imports.py runs it)
     code = main()
     if len(sys.argv) > 1 and sys.argv[1] in FAST_EXIT:
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        except (OSError, ValueError):  # the reader went away: the normal exit handles the closed pipe
-            sys.exit(code)
-        os._exit(code)
+        end_now(code)
     sys.exit(code)
 
 

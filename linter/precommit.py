@@ -137,4 +137,6 @@ def main(argv: list[str]) -> int:
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper
-    sys.exit(main(sys.argv[1:]))
+    from visguard.cli import end_now
+
+    end_now(main(sys.argv[1:]))  # it runs `visguard lint` only: no teardown (visguard.cli.FAST_EXIT)
