@@ -276,9 +276,18 @@ class Scope:
         post = items[3:] if paren else items[1:]
         if not post:
             return self._node(base, env)
-        steps, k = [], 0
-        while k < len(post) and post[k].type != "splat":
-            steps.append(self._step(post[k], env))
+        steps, k, n = [], 0, len(post)
+        data = env.src.data
+        while k < n:
+            step = post[k]
+            t = step.type
+            if t == "splat":
+                break
+            if t == "get_attr":  # .name: the common step, read here (what _step does)
+                name = step.children[-1]
+                steps.append(("attr", data[name.start_byte : name.end_byte].decode("utf-8", "replace")))
+            else:
+                steps.append(self._step(step, env))
             k += 1
         head = Span(items[0], post[k - 1]) if k else Span(items[0], items[2]) if paren else base
         if t0 == "variable_expr":
@@ -306,7 +315,7 @@ class Scope:
         c = node.children[0]  # literal_value has one child
         t = c.type
         if t == "numeric_lit":
-            text = env.src.slice(c)
+            text = env.src.data[c.start_byte : c.end_byte].decode("utf-8", "replace")
             if text.isdigit():
                 return int(text)
             try:

@@ -549,7 +549,13 @@ def simple_ref(attr: Attr) -> tuple[str, str] | None:
     if isinstance(attr.expr, JsonExpr):
         m = re.match(_SIMPLE, attr.expr.value) if isinstance(attr.expr.value, str) else None
         return (m.group(1), m.group(2)) if m else None
-    if attr.src.data[attr.expr.start_byte : attr.expr.start_byte + 1] not in (b"v", b"l", b'"'):
+    data, start = attr.src.data, attr.expr.start_byte
+    head = data[start : start + 6]
+    if head[:1] == b'"':
+        second = head[1:2]
+        if second not in (b"$", b"{", b"v", b"l") and not second.isspace():
+            return None  # a string or template that does not start with ${var. / ${local. ("q-${var.env}")
+    elif not (head.startswith(b"var.") or head == b"local."):
         return None  # neither var.x, local.x nor "${...}": most arguments
     text = text_of(attr.expr, attr.src)
     m = re.match(r"^\"?\$?\{?\s*(var|local)\.([A-Za-z_][A-Za-z0-9_-]*)\s*\}?\"?$", text)
