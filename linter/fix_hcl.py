@@ -9,9 +9,10 @@ resource block. This module turns a change into a text edit there:
   replaced (a quoted number stays quoted);
 - the argument is missing from an ``aws_sqs_queue`` or ``aws_lambda_event_source_mapping`` block: one line
   ``name = value`` is added after the block's last argument, with its indentation;
-- a missing dead-letter queue (``field == "redrive"``, a standard queue without count/for_each): a new
+- a missing dead-letter queue (``field == "redrive"``, a queue without count/for_each): a new
   ``aws_sqs_queue "<name>_dlq"`` block after the queue's, keeping messages 14 days, and the queue's one-line
-  ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``;
+  ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
+  ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
   ``max(...)``), a file that does not parse, JSON syntax (``.tf.json``), a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
@@ -266,7 +267,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
     """A new ``aws_sqs_queue`` after the queue's block, keeping messages 14 days, and the queue's one-line
-    ``redrive_policy = jsonencode({...})`` to it (a standard queue without count or for_each only)."""
+    ``redrive_policy = jsonencode({...})`` to it (a queue without count or for_each). A FIFO queue's dead-letter
+    queue must be FIFO too ("the dead-letter queue of a FIFO queue must also be a FIFO queue", SQS Developer
+    Guide): it gets ``fifo_queue = true`` and a name ending in ``.fifo``, so the queue's own name must be a
+    literal ``"<name>.fifo"`` to derive it from."""
     from .loaders.terraform.hcl import block_parts
 
     head, body = block_parts(block, tree.src)
@@ -275,8 +279,11 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     attrs = {_name(a, tree) for a in _attributes(body, tree)}
     if attrs & {"count", "for_each"}:
         raise Skip("the queue has count or for_each: add a dead-letter queue per instance by hand")
-    if attrs & {"fifo_queue", "redrive_policy"}:
-        raise Skip("a FIFO queue or one with a redrive_policy: add the dead-letter queue by hand")
+    if "redrive_policy" in attrs:
+        raise Skip("the queue has a redrive_policy: add the dead-letter queue by hand")
+    fifo = _literal_bool(body, tree, "fifo_queue") if "fifo_queue" in attrs else False
+    if fifo is None:
+        raise Skip("fifo_queue is not a literal true or false: add the dead-letter queue by hand")
     name, n = f"{head[2]}_dlq", 2
     while name in taken:
         name, n = f"{head[2]}_dlq{n}", n + 1
@@ -293,16 +300,39 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     indent = redrive[2][: len(redrive[2]) - len(redrive[2].lstrip())]
     qname = _literal_string(body, tree, "name")
     named = ""
+    suffix = ".fifo" if fifo else ""  # SQS names: 80 characters at most, a FIFO queue's ending in .fifo
+    base = (
+        qname[: -len(suffix)] if qname and suffix and qname.endswith(suffix) else (None if suffix else qname)
+    )
+    dlq_name = f"{base}-dlq{suffix}"
     if (
-        qname and re.fullmatch(r"[A-Za-z0-9_-]{1,76}", qname) and f"name:{qname}-dlq" not in taken
-    ):  # SQS names: 80 characters at most
-        named = f'{indent}{"name".ljust(25)} = "{qname}-dlq"\n'
+        base
+        and re.fullmatch(r"[A-Za-z0-9_-]+", base)
+        and len(dlq_name) <= 80
+        and f"name:{dlq_name}" not in taken
+    ):
+        named = f'{indent}{"name".ljust(25)} = "{dlq_name}"\n'
+    elif fifo:
+        raise Skip('a FIFO queue without a literal name "<name>.fifo": add the dead-letter queue by hand')
+    fifo_line = f"{indent}{'fifo_queue'.ljust(25)} = true\n" if fifo else ""
     new = (
-        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{named}'
+        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{named}{fifo_line}'
         f"{indent}message_retention_seconds = {int(v['retention'])}\n{pad}}}\n"
     )
     at = _offset(lines, end + 1, 1)
     return [redrive, (at, at, new, f"dlq:{name}")]
+
+
+def _literal_bool(body, tree: Tree, arg: str) -> bool | None:
+    """``arg = true`` / ``false`` in a block body (None: anything else)."""
+    for a in _attributes(body, tree):
+        if _name(a, tree) == arg:
+            node = _term(_value(a))
+            if node is not None and node.type == "literal_value":
+                text = tree.src.slice(node.named_children[0])
+                return {"true": True, "false": False}.get(text)
+            return None
+    return None
 
 
 def _literal_string(body, tree: Tree, arg: str) -> str | None:

@@ -486,21 +486,50 @@ def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys):
     assert out == "" and code == 0
 
 
+def test_a_fifo_queue_gets_a_fifo_dead_letter_queue(module, capsys):
+    root = Path(
+        module(
+            {
+                "main.tf": 'resource "aws_sqs_queue" "jobs" {\n  name                       = "jobs.fifo"\n'
+                "  fifo_queue                 = true\n  visibility_timeout_seconds = 1800\n}\n"
+                + WORKER.replace("batch_size              = 1\n", "")
+            }
+        )
+    )
+    before = (root / "main.tf").read_text()
+    code, _, err = run(capsys, root, "--fix")
+    minus, plus = changed_lines(before, (root / "main.tf").read_text())
+    assert minus == [] and plus == [
+        "  redrive_policy             = jsonencode({ deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn, "
+        "maxReceiveCount = 5 })",
+        "}",
+        "",
+        'resource "aws_sqs_queue" "jobs_dlq" {',
+        '  name                      = "jobs-dlq.fifo"',
+        "  fifo_queue                = true",
+        "  message_retention_seconds = 1209600",
+    ]
+    result = lint_paths([str(root)])
+    assert result.errors == [] and not [f for f in result.findings if f.rule in ("VG003", "VG020", "VG022")]
+
+
 @pytest.mark.parametrize(
-    "extra, why",
+    "extra, name, why",
     [
-        ("  count = 2\n", "count or for_each"),
-        ("  fifo_queue = true\n", "FIFO"),
+        ("  count = 2\n", '"jobs"', "count or for_each"),
+        ("  fifo_queue = true\n", "var.name", "FIFO queue without a literal name"),
+        ("  fifo_queue = var.fifo\n", '"jobs.fifo"', "fifo_queue is not a literal"),
     ],
 )
-def test_a_dead_letter_queue_is_not_added_to_count_or_fifo_queues(module, capsys, extra, why):
+def test_a_dead_letter_queue_is_not_added_where_it_cannot_be_derived(module, capsys, extra, name, why):
     arn = "aws_sqs_queue.jobs[0].arn" if "count" in extra else "aws_sqs_queue.jobs.arn"
-    name = '"jobs.fifo"' if "fifo" in extra else '"jobs"'
+    variables = 'variable "name" {\n  default = "jobs.fifo"\n}\nvariable "fifo" {\n  default = true\n}\n'
     root = Path(
         module(
             {
                 "main.tf": f'resource "aws_sqs_queue" "jobs" {{\n{extra}  name = {name}\n'
                 "  visibility_timeout_seconds = 1800\n}\n"
+                + variables
                 + WORKER.replace("aws_sqs_queue.jobs.arn", arn).replace("batch_size              = 1\n", "")
             }
         )
