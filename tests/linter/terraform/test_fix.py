@@ -458,12 +458,23 @@ def test_a_plan_is_never_rewritten(tmp_path, capsys):
     assert ": fixed " not in err
 
 
-def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys):
+@pytest.mark.parametrize(
+    "name, extra, dlq",
+    [
+        ('"jobs"', "", ['  name                      = "jobs-dlq"']),
+        # a FIFO queue's dead-letter queue must be FIFO too
+        ('"jobs.fifo"', "  fifo_queue                 = true\n", ['  name                      = "jobs-dlq.fifo"', "  fifo_queue                = true"]),
+    ],
+)  # fmt: skip
+def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys, name, extra, dlq):
     root = Path(
         module(
             {
-                "main.tf": '# jobs\nresource "aws_sqs_queue" "jobs" {\n  name                       = "jobs"\n'
-                "  visibility_timeout_seconds = 1800 # 6 x 300\n}\n" + WORKER
+                "main.tf": f'# jobs\nresource "aws_sqs_queue" "jobs" {{\n  name                       = {name}\n'
+                f"{extra}  visibility_timeout_seconds = 1800 # 6 x 300\n}}\n"
+                + WORKER.replace(
+                    "batch_size              = 1\n", "" if extra else "batch_size              = 1\n"
+                )
             }
         )
     )
@@ -477,40 +488,14 @@ def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys):
         "}",
         "",
         'resource "aws_sqs_queue" "jobs_dlq" {',
-        '  name                      = "jobs-dlq"',
+        *dlq,
         "  message_retention_seconds = 1209600",
     ]
     assert "  visibility_timeout_seconds = 1800 # 6 x 300\n" in after
-    assert not [f for f in lint_paths([str(root)]).findings if f.rule in ("VG020", "VG022")]
-    code, out, _ = run(capsys, root, "--diff")
-    assert out == "" and code == 0
-
-
-def test_a_fifo_queue_gets_a_fifo_dead_letter_queue(module, capsys):
-    root = Path(
-        module(
-            {
-                "main.tf": 'resource "aws_sqs_queue" "jobs" {\n  name                       = "jobs.fifo"\n'
-                "  fifo_queue                 = true\n  visibility_timeout_seconds = 1800\n}\n"
-                + WORKER.replace("batch_size              = 1\n", "")
-            }
-        )
-    )
-    before = (root / "main.tf").read_text()
-    code, _, err = run(capsys, root, "--fix")
-    minus, plus = changed_lines(before, (root / "main.tf").read_text())
-    assert minus == [] and plus == [
-        "  redrive_policy             = jsonencode({ deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn, "
-        "maxReceiveCount = 5 })",
-        "}",
-        "",
-        'resource "aws_sqs_queue" "jobs_dlq" {',
-        '  name                      = "jobs-dlq.fifo"',
-        "  fifo_queue                = true",
-        "  message_retention_seconds = 1209600",
-    ]
     result = lint_paths([str(root)])
     assert result.errors == [] and not [f for f in result.findings if f.rule in ("VG003", "VG020", "VG022")]
+    code, out, _ = run(capsys, root, "--diff")
+    assert out == "" and code == 0
 
 
 @pytest.mark.parametrize(
