@@ -523,7 +523,7 @@ def sarif_fixes(
     if not finding.changes or not path:
         return []
     source = "cloudformation"
-    if path.endswith(fix_hcl.HCL_SUFFIXES):
+    if path.endswith(fix_hcl.HCL_SUFFIXES + fix_hcl.JSON_SUFFIXES):
         roots = [r for r in (fix_hcl.root_of(p) for p in inputs or ()) if r is not None]
         files = {c.location.file for c in finding.changes if c.location}
         if not any(fix_hcl.in_root(path, r) for r in roots) or files != {path} or len(files) != 1:

@@ -14,9 +14,11 @@ resource block. This module turns a change into a text edit there:
   ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
   ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
-  ``max(...)``), a file that does not parse, JSON syntax (``.tf.json``), a file outside the linted root module
+  ``max(...)``), a file that does not parse, a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
   different, or a rewrite that does not parse back (tree-sitter-hcl, the loader's parser).
+
+Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``).
 """
 
 from __future__ import annotations
@@ -356,25 +358,39 @@ def queue_names(text: str) -> set[str]:
 
 # ------------------------------------------------------------------------------------------ one file
 def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | None = None):
-    """The FileFix (visguard.linter.fix) of one HCL file: the literal changes of ``findings`` written in."""
+    """The FileFix (visguard.linter.fix) of one Terraform file, HCL or JSON syntax (``fix_tfjson``): the literal
+    changes of ``findings`` written in."""
     from visguard.errors import VisguardError
 
+    from . import fix_tfjson
     from .fix import FileFix
 
     out = FileFix(path, text, text)
+    as_json = path.endswith(JSON_SUFFIXES)
+    parse = fix_tfjson.parse if as_json else _parse
     try:
-        tree = _parse(text, path)
+        tree = parse(text, path)
     except VisguardError:
         out.skipped += [(f, "the file does not parse") for f in findings]
         return out
-    lines = _lines(text)
+    if as_json:
+        starts = fix_tfjson.line_starts(text)
+
+        def edits(ch):
+            return fix_tfjson.edit_for(ch, text, starts)
+    else:
+        lines = _lines(text)
+
+        def edits(ch):
+            return edit_for(ch, text, tree, lines, taken or queue_names(text))
+
     planned: list[tuple[Finding, dict[tuple[int, int, str], str]]] = []
     wanted: dict[tuple[int, int, str], set[str]] = {}
     for f in findings:
         try:
             mine: dict[tuple[int, int, str], str] = {}
             for ch in f.changes:
-                for s, e, new, what in edit_for(ch, text, tree, lines, taken or queue_names(text)):
+                for s, e, new, what in edits(ch):
                     if mine.setdefault((s, e, what), new) != new:
                         raise Skip("its changes set the same value twice, differently")
         except Skip as why:
@@ -398,7 +414,7 @@ def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | No
         after = after[:s] + new + after[e:]
     if after != text:
         try:
-            _parse(after, path)
+            parse(after, path)
         except VisguardError:
             out.skipped += [(f, "the rewrite would not parse: left untouched") for f in out.applied]
             out.applied = []
@@ -431,8 +447,8 @@ def fix_root(root: str, findings: list[Finding], read, write) -> list:
             outside.setdefault(file, []).append((f, why))
         elif os.path.islink(file):
             outside.setdefault(file, []).append((f, "a symbolic link: --fix writes only regular files"))
-        elif file.endswith(JSON_SUFFIXES) or not file.endswith(HCL_SUFFIXES):
-            outside.setdefault(file, []).append((f, "Terraform JSON syntax is not rewritten by --fix"))
+        elif not file.endswith(HCL_SUFFIXES + JSON_SUFFIXES):
+            outside.setdefault(file, []).append((f, "not a Terraform file of the module"))
         else:
             key = next((k for k in by_file if _same_file(k, file)), file)
             by_file.setdefault(key, []).append(f)

@@ -275,12 +275,73 @@ def test_registry_module_in_dot_terraform_is_never_edited(module, capsys):
     assert ".terraform/modules/q/main.tf: VG010" in err and "outside the root module" in err
 
 
-def test_tf_json_is_left_alone(module, capsys):
-    doc = {"resource": {"aws_sqs_queue": {"jobs": {"visibility_timeout_seconds": 60}}}}
-    root, before, after, err = _fix(
-        module, capsys, {"main.tf.json": json.dumps(doc, indent=2), "w.tf": WORKER}
+JSON_QUEUES = {
+    "resource": {
+        "aws_sqs_queue": {
+            "literal": {"name": "literal", "visibility_timeout_seconds": 60},
+            "quoted": {"name": "quoted", "visibility_timeout_seconds": "60"},
+            "template": {"name": "template", "visibility_timeout_seconds": "${var.vt * 2}"},
+            "missing": {"name": "missing"},
+        },
+        "aws_lambda_event_source_mapping": {
+            name: {
+                "event_source_arn": f"${{aws_sqs_queue.{name}.arn}}",
+                "function_name": "${aws_lambda_function.worker.arn}",
+                "batch_size": 10,
+            }
+            for name in ("literal", "quoted", "template", "missing")
+        },
+    },
+    "variable": {"vt": {"default": 45}},
+}
+
+
+def test_terraform_json_syntax_gets_its_changes_written_in_json(module, capsys):
+    """*.tf.json: a literal number rewritten (a quoted one stays quoted), a missing argument added as the object's
+    first member with the next member's indentation, a template string and a dead-letter queue left alone with
+    the reason; the file stays JSON and lints clean of what was fixed."""
+    worker = WORKER[: WORKER.index('resource "aws_lambda_event_source_mapping"')]
+    root = Path(module({"main.tf.json": json.dumps(JSON_QUEUES, indent=2), "w.tf": worker}))
+    before = (root / "main.tf.json").read_text()
+    code, _, err = run(capsys, root, "--fix")
+    after = (root / "main.tf.json").read_text()
+    minus, plus = changed_lines(before, after)
+    assert minus == ['        "visibility_timeout_seconds": 60', '        "visibility_timeout_seconds": "60"']
+    assert (
+        plus
+        == [
+            '        "visibility_timeout_seconds": 1800',
+            '        "visibility_timeout_seconds": "1800"',
+            '        "visibility_timeout_seconds": 1800,',
+        ]
+        + ['        "function_response_types": ["ReportBatchItemFailures"],'] * 4
     )
-    assert after == before and "JSON syntax is not rewritten" in err
+    doc = json.loads(after)["resource"]["aws_sqs_queue"]
+    assert list(doc["missing"]) == ["visibility_timeout_seconds", "name"]
+    assert "${var.vt * 2} is an expression, not a literal" in err.replace('"', "")
+    assert "not added in Terraform JSON syntax" in err
+    left = {(f.rule, f.queue) for f in lint_paths([str(root)]).findings if f.rule in ("VG010", "VG031")}
+    assert left == {("VG010", "aws_sqs_queue.template")}
+
+
+def test_a_terraform_json_object_on_one_line_is_left_alone(module, capsys):
+    doc = '{"resource": {"aws_sqs_queue": {"jobs": {"name": "jobs"}}}}\n'
+    root, before, after, err = _fix(module, capsys, {"main.tf.json": doc, "w.tf": WORKER})
+    assert after == before and "without members on lines of their own" in err
+
+
+def test_a_tfvars_json_value_is_changed_in_place(module, capsys):
+    root, before, after, err = _fix(
+        module,
+        capsys,
+        {
+            "main.tf": 'variable "vt" {}\n\nresource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = var.vt\n}\n'
+            + WORKER,
+            "terraform.tfvars.json": '{\n  "vt": 60\n}\n',
+        },
+    )
+    assert after["terraform.tfvars.json"] == '{\n  "vt": 1800\n}\n'
+    assert after["main.tf"] == before["main.tf"]
 
 
 def test_findings_that_want_a_shared_value_different_are_left_for_a_person(module, capsys):
