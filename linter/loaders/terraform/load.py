@@ -419,7 +419,9 @@ class TerraformLoader:
             return []
         lines = self._lines.get(block.file)
         if lines is None:
-            lines = self._lines[block.file] = block.src.text.splitlines()
+            text = block.src.text
+            # most files hold no suppression: they are not split into lines
+            lines = self._lines[block.file] = text.splitlines() if "visguard:ignore" in text else []
             self._marks[block.file] = [i for i, ln in enumerate(lines) if "visguard:ignore" in ln]
         marks = self._marks[block.file]
         if not marks or marks[0] >= (block.end_line or block.line):
