@@ -223,3 +223,24 @@ def test_a_parse_that_never_ends_is_stopped(monkeypatch):
         parse_hcl("a = [" + " \n" * 200_000, "main.tf")
     assert exc.value.place.startswith("line ") and exc.value.file == "main.tf"
     assert [b.type for b in parse_hcl('resource "aws_sqs_queue" "q" {}\n', "next.tf")] == ["resource"]
+
+
+def test_a_runaway_parse_is_stopped_before_it_takes_the_memory_too():
+    """The budget is checked at every progress report: between two reports of a runaway recovery the parser's
+    stacks grow by tens of MB (checking every 16th let this input take 620 MB)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, sys\n"
+        "from visguard.linter.loaders.terraform import hcl\n"
+        "hcl.PARSE_CPU_S, hcl.PARSE_CPU_S_PER_MB = 0.2, 0.0\n"
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss\n"
+        "try:\n"
+        "    hcl.parse_hcl('a = [' + ' \\n' * 200_000, 'main.tf')\n"
+        "except Exception as exc:\n"
+        "    print(type(exc).__name__, (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=120)
+    kind, grown_mb = out.stdout.split()
+    assert kind == "VisguardError" and int(grown_mb) < 200, out.stdout + out.stderr
