@@ -389,16 +389,11 @@ class TerraformLoader:
         if obj is None:
             return []
         src, found = target.src, {}
-        for elem in obj.named_children:
-            if elem.type == "object_elem":
-                k = src.slice(_key_value(elem)[0]).strip().strip('"')
-                if k in keys and k not in found:
-                    found[k] = Location(
-                        target.file,
-                        elem.start_point.row + 1,
-                        src.column(elem),
-                        path=f"{owner}/{target.name}.{k}",
-                    )
+        for k, elem, _ in _elements(obj, src):
+            if k in keys and k not in found:
+                found[k] = Location(
+                    target.file, elem.start_point.row + 1, src.column(elem), path=f"{owner}/{target.name}.{k}"
+                )
         return [(k, found[k]) for k in keys if k in found]
 
     def path_location(self, scope: Scope, attr: Attr, env: Env, owner: str, path: list) -> Location | None:
@@ -577,17 +572,23 @@ def _path_position(expr, src, path: list[str]) -> tuple[int, int] | None:
         obj = _first_object(node)
         if obj is None:
             return None
-        for elem in obj.named_children:
-            if elem.type == "object_elem":
-                k, v = _key_value(elem)
-                if src.slice(k).strip().strip('"') == key:
-                    if i == len(path) - 1:
-                        return elem.start_point.row + 1, src.column(elem)
-                    node = v
-                    break
+        for k, elem, v in _elements(obj, src):
+            if k == key:
+                if i == len(path) - 1:
+                    return elem.start_point.row + 1, src.column(elem)
+                node = v
+                break
         else:
             return None
     return None
+
+
+def _elements(obj, src):
+    """(key as written, unquoted; the ``object_elem`` node; its value node) of an object literal, in text order."""
+    for elem in obj.named_children:
+        if elem.type == "object_elem":
+            k, v = _key_value(elem)
+            yield src.slice(k).strip().strip('"'), elem, v
 
 
 def _first_object(node):
