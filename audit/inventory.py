@@ -141,10 +141,14 @@ def load_schema() -> dict:
 def validate_records(records: Iterable[dict]) -> list[str]:
     """Schema errors (``kind #n: message``) for records; empty when all are valid."""
     import jsonschema
+    from visguard.schema_errors import describe
 
     validator = jsonschema.Draft202012Validator(load_schema())
     errors = []
     for n, rec in enumerate(records, 1):
         for err in validator.iter_errors(rec):
-            errors.append(f"{rec.get('kind', '?')} #{n}: {err.message}")
+            where = "/".join(map(str, err.absolute_path))
+            errors.append(
+                f"{rec.get('kind', '?')} #{n}: {where + ': ' if where else ''}{describe(err, validator.schema)}"
+            )
     return errors

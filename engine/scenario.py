@@ -278,13 +278,14 @@ def load(path: str | Path) -> Scenario:
 
 def validate(doc: dict, file: str = "<scenario>") -> None:
     import jsonschema
+    from visguard.schema_errors import describe
 
     validator = jsonschema.Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(doc), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         err = jsonschema.exceptions.best_match(errors)
         path = list(err.absolute_path)
-        message = err.message
+        message = describe(err, validator.schema)
         if err.validator == "additionalProperties":
             message = f"unknown setting: {message}"
         raise VisguardError(message, file=file, place=_place(path))

@@ -40,6 +40,7 @@ from visguard.linter.model import (
     Severity,
     Suppression,
 )
+from visguard.schema_errors import describe
 
 from .decode import load_file, locate
 from .registry import CONFIG_KEYS, CONFIG_NAMES  # noqa: F401 - re-exported (the registry claims by them)
@@ -126,7 +127,8 @@ def validate(doc: Any, *, file: str) -> dict:
         path = list(err.absolute_path)
         line = locate(doc, path + _extra_keys(err)[:1])[0]  # an unknown key: point at its own line
         where = "/".join(str(p) for p in path) or "(top level)"
-        raise VisguardError(f"{where}: {_message(err)}", file=file, place=line and str(line))
+        message = describe(err, _validator().schema)
+        raise VisguardError(f"{where}: {message}", file=file, place=line and str(line))
     return doc
 
 
@@ -134,14 +136,6 @@ def _extra_keys(err) -> list:
     if err.validator != "additionalProperties" or not isinstance(err.instance, dict):
         return []
     return [k for k in err.instance if k not in err.schema.get("properties", {})]
-
-
-def _message(err) -> str:
-    if err.validator in ("additionalProperties", "unevaluatedProperties"):
-        return err.message.replace("were unexpected", "are not allowed").replace(
-            "was unexpected", "is not allowed"
-        )
-    return err.message
 
 
 def load_config(path: str) -> LintConfig:

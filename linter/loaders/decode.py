@@ -147,10 +147,11 @@ def _json_decoder(text: str) -> json.JSONDecoder:
 _JSON_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
-def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
-    """The deepest nesting of ``[``/``{`` outside strings (stops counting past ``limit``)."""
+def json_depth(text: str, limit: int = MAX_DEPTH) -> tuple[int, int | None]:
+    """The deepest nesting of ``[``/``{`` outside strings and the line (1-based) where it first goes past
+    ``limit`` (stops counting there); ``(0, None)`` when there are too few openers to go past it."""
     if text.count("[") + text.count("{") <= limit:
-        return 0  # cannot be deeper than the number of openers
+        return 0, None  # cannot be deeper than the number of openers
     depth = deepest = 0
     for m in _JSON_TOKEN.finditer(text):
         ch = m.group()
@@ -159,10 +160,10 @@ def json_depth(text: str, limit: int = MAX_DEPTH) -> int:
             if depth > deepest:
                 deepest = depth
                 if deepest > limit:
-                    break
+                    return deepest, text.count("\n", 0, m.start()) + 1
         elif ch in "]}":
             depth -= 1
-    return deepest
+    return deepest, None
 
 
 def _number_error(text: str, exc: Exception, file: str) -> VisguardError:
@@ -177,8 +178,11 @@ def _number_error(text: str, exc: Exception, file: str) -> VisguardError:
 
 
 def loads_json(text: str, *, file: str) -> Any:
-    if json_depth(text) > MAX_DEPTH:
-        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file)
+    deepest, line = json_depth(text)
+    if deepest > MAX_DEPTH:
+        raise VisguardError(
+            f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file, place=line and str(line)
+        )
     try:
         return _json_decoder(text).decode(text)
     except json.JSONDecodeError as exc:

@@ -150,11 +150,12 @@ def _yaml_depth_bound(text: str) -> int:
     return flow + 2 * (indent + 1) + per_line
 
 
-def yaml_depth(text: str, limit: int = MAX_DEPTH) -> int:
+def yaml_depth(text: str, limit: int = MAX_DEPTH) -> tuple[int, int | None]:
     """The nesting of a YAML document from libyaml's token stream (the scanner is a state machine, it does not
-    recurse); 0 when the cheap bound already shows it is shallow. Stops counting past ``limit``."""
+    recurse) and the line (1-based) where it first goes past ``limit``; ``(0, None)`` when the cheap bound
+    already shows it is shallow. Stops counting past ``limit``."""
     if _yaml_depth_bound(text) <= limit:
-        return 0
+        return 0, None
     depth = deepest = 0
     try:
         for tok in yaml.scan(text, Loader=_BaseLoader):
@@ -163,17 +164,20 @@ def yaml_depth(text: str, limit: int = MAX_DEPTH) -> int:
                 if depth > deepest:
                     deepest = depth
                     if deepest > limit:
-                        break
+                        return deepest, tok.start_mark.line + 1
             elif isinstance(tok, _YAML_CLOSERS):
                 depth -= 1
     except yaml.YAMLError:
         pass  # the real load reports it with its line
-    return deepest
+    return deepest, None
 
 
 def loads_yaml(text: str, *, file: str) -> Any:
-    if yaml_depth(text) > MAX_DEPTH:
-        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file)
+    deepest, line = yaml_depth(text)
+    if deepest > MAX_DEPTH:
+        raise VisguardError(
+            f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file, place=line and str(line)
+        )
     try:
         doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
         if _ALIAS.search(text) and _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:

@@ -5,6 +5,7 @@ and the other inputs still linted."""
 
 import json
 import os
+import re
 import stat
 import sys
 import time
@@ -189,10 +190,14 @@ def _deep_tree(root, levels):
         os.close(fd)
 
 
+ANY_WORDING = None  # the line must name the file and a line number; which layer worded it is not pinned
+
 CRASHERS = {
-    "yaml flow nested 50,000 deep": ("deep.yaml", "a: " + "[" * 50_000 + "]" * 50_000, "nested too deeply"),
-    "yaml compact sequences 50,000 deep": ("deep2.yaml", "- " * 50_000 + "x\n", "nested too deeply"),
-    "yaml flow mappings 50,000 deep": ("deep3.yaml", "{a: " * 50_000 + "1" + "}" * 50_000, "nested too deeply"),
+    # YAML nesting: visguard bounds the depth before composing, and PyYAML (>= 6.0.4) may stop it first in its
+    # scanner, with its own words: either way one line naming the file and the line (ANY_WORDING)
+    "yaml flow nested 50,000 deep": ("deep.yaml", "a: " + "[" * 50_000 + "]" * 50_000, ANY_WORDING),
+    "yaml compact sequences 50,000 deep": ("deep2.yaml", "- " * 50_000 + "x\n", ANY_WORDING),
+    "yaml flow mappings 50,000 deep": ("deep3.yaml", "{a: " * 50_000 + "1" + "}" * 50_000, ANY_WORDING),
     "json nested 50,000 deep": ("deep.json", '{"a":' * 50_000 + "1" + "}" * 50_000, "nested too deeply"),
     "integer of 5,000 digits": ("long.yaml", "Resources:\n  Q:\n    Type: " + "9" * 5000, ":3: a number has more than"),
     "integer of 5,000 digits in JSON": ("long.json", '{"Resources": ' + "9" * 5000 + "}", "a number has more than"),
@@ -248,7 +253,11 @@ def test_crashers_are_one_bad_input_line_and_the_others_still_run(tmp_path, caps
     code, report, err = run_cli(capsys, str(bad), good)
     assert code == 1, err
     (line,) = err
-    assert line.startswith(f"visguard lint: {bad}") and expected in line, line
+    assert line.startswith(f"visguard lint: {bad}") and "Traceback" not in line, line
+    if expected is ANY_WORDING:
+        assert re.match(rf"visguard lint: {re.escape(str(bad))}:\d+: \S", line), line
+    else:
+        assert expected in line, line
     assert report["summary"]["files"] == 1 and any(f["rule"] == "VG011" for f in report["findings"])
 
 

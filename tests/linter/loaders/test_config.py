@@ -83,7 +83,7 @@ def test_config_queue_definitions(fixture_path):
 @pytest.mark.parametrize(
     ("text", "where", "line", "words"),
     [
-        ("version: 2\n", "version", "1", "1 was expected"),
+        ("version: 2\n", "version", "1", "must be 1, not 2"),
         ("rules: {VG1: off}\n", "rules", "1", "does not match"),
         ("rules:\n  VG011: loud\n", "rules/VG011", "2", "is not one of"),
         ("settings:\n  lambda_multiplier: -1\n", "settings/lambda_multiplier", "2", "less than or equal to"),
@@ -91,13 +91,13 @@ def test_config_queue_definitions(fixture_path):
             "queues:\n  - name: a\n    visibility_timeout: soon\n",
             "queues/0/visibility_timeout",
             "3",
-            "is not of type 'number'",
+            "expected a number, got 'soon'",
         ),
-        ("queues:\n  - visibility_timeout: 3\n", "queues/0", "2", "'name' is a required property"),
+        ("queues:\n  - visibility_timeout: 3\n", "queues/0", "2", "'name' is required"),
         ("queues:\n  - name: a\n    colour: red\n", "queues/0", "3", "'colour' is not allowed"),
         ("profiles:\n  - match: a\n    p99: -3\n", "profiles/0/p99", "3", "less than the minimum"),
         ("profiles:\n  - match: a\n    speed: 3\n", "profiles/0", "2", "'speed' is not allowed"),
-        ("suppressions:\n  - queue: a\n", "suppressions/0", "2", "'rule' is a required property"),
+        ("suppressions:\n  - queue: a\n", "suppressions/0", "2", "'rule' is required"),
         (
             "queues:\n  - name: a\n    consumers:\n      - {kind: robot}\n",
             "queues/0/consumers/0/kind",

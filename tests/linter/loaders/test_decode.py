@@ -161,15 +161,30 @@ def test_the_seeded_pyyaml_printable_class_is_the_same_set_on_every_code_point()
     assert found == 2111
 
 
-def test_pyyaml_takes_the_seed_when_visguard_imports_it_first():
-    """In a fresh interpreter, PyYAML's reader gets the seeded pattern: PyYAML still writes the pattern visguard
-    seeds (a release that changes it fails here, not silently)."""
+def test_pyyaml_reads_the_same_with_and_without_the_seed():
+    """The seed never changes what PyYAML's pure-Python reader accepts: the same documents are accepted and
+    rejected in a fresh interpreter that imports visguard first (the seed in place, if this PyYAML release
+    still writes the seeded pattern) and in one that imports only PyYAML. Behaviour, not PyYAML's internals: a
+    release that changes its pattern just leaves the seed unused."""
     import subprocess
     import sys
 
-    code = (
-        "from visguard.linter.loaders import decode_yaml; import yaml.reader; "
-        "print(yaml.reader.Reader.NON_PRINTABLE.pattern == decode_yaml._NON_PRINTABLE)"
+    probe = (
+        "import yaml\n"
+        "docs = ['a: caf\\u00e9', 'a: \\U0001f600', 'a: x\\u00a0y', 'a: \\x07', 'a: \\x7f', 'a: \\ufffe', 'a: 1']\n"
+        "out = []\n"
+        "for d in docs:\n"
+        "    try:\n"
+        "        yaml.load(d, Loader=yaml.SafeLoader); out.append('ok')\n"
+        "    except yaml.YAMLError:\n"
+        "        out.append('bad')\n"
+        "print(','.join(out))\n"
     )
-    out = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.stdout.strip() == "True", out.stderr
+    first = "from visguard.linter.loaders import decode_yaml  # noqa\n"
+    runs = [
+        subprocess.run([sys.executable, "-P", "-c", pre + probe], capture_output=True, text=True, timeout=60)
+        for pre in (first, "")
+    ]
+    assert [r.returncode for r in runs] == [0, 0], [r.stderr for r in runs]
+    seeded, plain = (r.stdout.strip() for r in runs)
+    assert seeded == plain == "ok,ok,ok,bad,bad,bad,ok", (seeded, plain)
