@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install install-cdk-min demo test check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
+.PHONY: install install-cdk-min demo test test-fast check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -44,9 +44,22 @@ demo: install demo-engine demo-cdk demo-lint demo-simulate demo-audit
 demo-engine: install
 	$(BIN)/visguard engine-demo --out $(OUT)/engine/demo-timeline.json
 
+# Everything CI needs: the whole suite on two workers (pytest-xdist; tests sharing a Spark session or a jsii process
+# stay in one worker), then the CDK tests on the oldest supported aws-cdk-lib. Both always run; it fails at the end
+# if either failed. TEST_WORKERS=0 runs in one process.
+TEST_WORKERS ?= 2
+PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 test: install install-cdk-min
-	$(BIN)/pytest
-	$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)
+	@rc=0; \
+	$(BIN)/pytest $(PYTEST_XDIST) || rc=$$?; \
+	echo "== the CDK tests on aws-cdk-lib $(CDK_MIN) (tests/cdk/MIN_VERSION_TESTS)"; \
+	$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS) || rc=$$?; \
+	if [ $$rc -ne 0 ]; then echo "make test: FAILED (see above)" >&2; fi; \
+	exit $$rc
+
+# The edit-test loop: everything but the slow tests (Spark, moto server, CDK synth), on every core.
+test-fast: install
+	$(BIN)/pytest -m "not slow" -n auto
 
 check: install
 	$(BIN)/ruff check .

@@ -29,6 +29,7 @@ SUBCOMMANDS = {
         "visguard.audit.job",
         "audit an inventory on Spark: findings (Parquet), summary.json, report.html",
     ),
+    "cache": ("visguard.audit.cache_cli", "show (or --clear) the files the audit keeps between runs"),
 }
 
 

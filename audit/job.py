@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -69,6 +70,7 @@ def run(
     config=None,
     owner_tags: tuple[str, ...] = DEFAULT_OWNER_TAGS,
     baseline: str | None = None,
+    progress=None,
 ) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
     ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``).
@@ -76,7 +78,8 @@ def run(
     A local ``out`` must be new, empty, or a previous result (``overwrite``: its entries are replaced, nothing
     else in it is touched; ``outdir.py``). A remote ``out`` must not hold findings/queues/quarantine yet,
     unless ``overwrite``. ``config``: a visguard.yaml's ``LintConfig`` (``visguard.linter.loaders.load_config``),
-    applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner.
+    applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner;
+    ``progress``: called with one line per phase done (what it did, with counts, and its seconds).
     """
     from pyspark.sql import functions as F
     from visguard.audit import outdir
@@ -84,10 +87,12 @@ def run(
     t0 = time.perf_counter()
     phases: dict[str, float] = {}
 
-    def mark(name: str, t: list = [t0]) -> None:  # noqa: B006 - a cell for the previous mark
+    def mark(name: str, done: str | None = None, t: list = [t0]) -> None:  # noqa: B006 - a cell: previous mark
         now = time.perf_counter()
         phases[name] = round(now - t[0], 2)
         t[0] = now
+        if progress is not None and done:
+            progress(f"{done} ({phases[name]:.1f} s)")
 
     out = str(out).rstrip("/") or "/"
     local = Path(report_dir or out)
@@ -106,14 +111,14 @@ def run(
     duplicates = duplicate_counts(records)  # (fills the cache)
     if duplicates:
         records = drop_duplicates(records)
-    mark("read")
+    mark("read", progress and f"read the inventory: {cached.count():,} records")
 
     loops = redrive_loops(records, config)
     joined = join_queues(records)
     lint = functools.partial(lint_batches, extra=loops or None, config=config, owner_tags=tuple(owner_tags))
     result = joined.select(*QUEUE_COLUMNS).mapInArrow(lint, out_schema()).cache()
-    result.count()
-    mark("join_lint")
+    rows = result.count()
+    mark("join_lint", progress and f"joined and linted: {rows:,} rows of queues and findings")
     findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
     figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
 
@@ -129,7 +134,10 @@ def run(
         table = findings.toArrow()
         mark("findings_to_driver")
         outputs.write_findings(table, f"{out}/findings")
-    mark("write_findings")
+    mark(
+        "write_findings",
+        progress and f"wrote findings/{f': {table.num_rows:,} findings' if table is not None else ''}",
+    )
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
         F.when(F.col("corrupt").isNull(), F.lit("queue"))
         .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
@@ -143,13 +151,13 @@ def run(
     quarantine.write.mode(mode).parquet(f"{out}/quarantine")
     mark("write_quarantine")
     figures.write.mode(mode).parquet(f"{out}/queues")
-    mark("write_queues")
+    mark("write_queues", progress and "wrote quarantine/ and queues/")
 
     summary = summarize(records, result, quarantine)
     summary["duplicate_records"] = dict(sorted(duplicates.items()))
     summary["config"] = config_summary(config)
     summary["owner_tags"] = list(owner_tags)
-    mark("summary")
+    mark("summary", progress and "summarised")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
     if table is None:
@@ -161,6 +169,8 @@ def run(
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
+    if progress is not None:
+        progress(f"wrote summary.json, report.html, findings.csv and findings.ocsf.json in {local}")
     for df in (cached, result):
         df.unpersist()
     for f, theirs in foreign.items():
@@ -267,6 +277,9 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     if args.remote and not args.remote.startswith("sc://"):
         raise VisguardError(f"expected sc://HOST:PORT, got {args.remote!r}", place="--remote")
+    progress = _progress(prog)
+    if progress:
+        progress(f"starting Spark ({printable(args.remote or args.master or 'spark-submit')})")
     spark = spark_session(args.master, extra=extra, class_archive=True, remote=args.remote)
     if not args.remote:
         spark.sparkContext.setLogLevel("ERROR")
@@ -279,6 +292,7 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         config=config,
         owner_tags=owner_tags,
         baseline=args.baseline,
+        progress=progress,
     )
     for f in (s.get("config") or {}).get("findings", []):
         print(
@@ -296,11 +310,28 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
     if archive.writing:
         print(
             f"visguard: saving the Spark JVM's class archive for faster starts (first run only, about 20 s; "
-            f"VISGUARD_SPARK_CDS=0 turns it off) -> {archive.final}",
+            f"VISGUARD_SPARK_CDS=0 turns it off; 'visguard audit cache --clear' removes it) -> {archive.final}",
             file=sys.stderr,
         )
     stop_session(spark)
     return exit_code(s, args.fail_on)
+
+
+def _progress(prog: str):
+    """One line per phase on a terminal (stderr is a TTY); nothing in a pipe or a CI log, where the summary line
+    at the end says it all. ``VISGUARD_PROGRESS=1`` / ``=0`` forces it on or off."""
+    forced = os.environ.get("VISGUARD_PROGRESS")
+    on = forced not in ("0", "", None) if forced is not None else sys.stderr.isatty()
+    if not on:
+        return None
+    start = time.perf_counter()
+
+    def say(line: str) -> None:
+        print(
+            f"{prog}: [{time.perf_counter() - start:5.0f} s] {printable(line)}", file=sys.stderr, flush=True
+        )
+
+    return say
 
 
 def exit_code(summary: dict, fail_on: str) -> int:

@@ -7,6 +7,7 @@ No module-level mutable state: what a session's JVM does with its class archive 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -18,7 +19,9 @@ LOCAL_JAVA_OPTIONS = (
     "-XX:+UseParallelGC -XX:CompileThresholdScaling=5 -XX:MaxInlineLevel=9 -XX:FreqInlineSize=150 "
     "-XX:InlineSmallCode=1000"
 )
-KEEP_ARCHIVES = 3
+KEEP_ARCHIVES = 3  # across environments (each ~190 MB); one per environment (pyspark install) at most
+KEEP_CODE_ZIPS = 3  # zips of visguard's code for executors (about 1 MB each)
+STALE_DAYS = 30  # an archive no run has used for this long is removed by the next run that writes one
 _ARCHIVE_ATTR = "_visguard_class_archive"
 
 
@@ -112,6 +115,7 @@ def spark_session(
         # an archive this JVM cannot map (truncated, or from another build of the JDK at the same path) makes
         # it exit at start: drop the archive and start without one (the next run writes a new one)
         archive.used.unlink(missing_ok=True)
+        _env_file(archive.used).unlink(missing_ok=True)
         archive = ClassArchive()
         spark = builder.config("spark.driver.extraJavaOptions", java).getOrCreate()
     setattr(spark, _ARCHIVE_ATTR, archive)
@@ -163,6 +167,11 @@ def code_zip(folder: Path | None = None) -> Path:
         for arc, p in files:
             z.write(p, arc)
     os.replace(tmp, target)
+    # a new zip per change of visguard's code (an upgrade, an edit in a checkout): keep the newest few
+    zips = sorted(folder.glob("visguard-code-*.zip"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in zips[KEEP_CODE_ZIPS:]:
+        if old != target:
+            old.unlink(missing_ok=True)
     return target
 
 
@@ -248,11 +257,13 @@ def class_archive_options(java_options: str) -> ClassArchive:
     folder = cache_dir()
     if any(ch.isspace() or ch in "'\"" for ch in str(folder)):
         return ClassArchive()  # Spark splits extraJavaOptions on whitespace: no archive, not a broken option
-    final = folder / f"spark-classes-{key}.jsa"
+    final = folder / f"{ARCHIVE_PREFIX}{env_key(jars)}-{key}.jsa"
     # cds logging off: the JVM would print a warning per class it cannot archive (signed jars, old bytecode);
     # a JVM that crashes on a damaged archive writes its report here, not into the working directory
     quiet = f"-Xlog:cds=off -Xlog:cds+dynamic=off -XX:ErrorFile={folder / 'jvm-error-%p.log'}"
     if final.is_file():
+        with contextlib.suppress(OSError):
+            os.utime(final)  # used now: pruning goes by the last use
         # "require": fail to start rather than run without the archive (to check that it is used)
         strict = " -Xshare:on" if os.environ.get("VISGUARD_SPARK_CDS") == "require" else ""
         return ClassArchive(options=f"-XX:SharedArchiveFile={final} {quiet}{strict}", used=final)
@@ -266,8 +277,68 @@ def class_archive_options(java_options: str) -> ClassArchive:
                 stale.unlink()
         except OSError:
             pass
-    tmp = folder / f".spark-classes-{key}.{os.getpid()}.tmp"
+    tmp = folder / f".{ARCHIVE_PREFIX}{key}.{os.getpid()}.tmp"
     return ClassArchive(options=f"-XX:ArchiveClassesAtExit={tmp} {quiet}", tmp=tmp, final=final)
+
+
+ARCHIVE_PREFIX = "spark-classes-"
+
+
+def env_key(jars: Path) -> str:
+    """The environment an archive belongs to: the pyspark installation (its jars folder)."""
+    import hashlib
+
+    return hashlib.sha256(str(jars).encode()).hexdigest()[:8]
+
+
+def _env_file(archive: Path) -> Path:
+    return archive.with_suffix(".env")  # the jars folder the archive was written for, to prune it when gone
+
+
+def prune_archives(folder: Path, written: Path | None = None, now: float | None = None) -> list[Path]:
+    """Remove the class archives that are no longer worth their ~190 MB, and return them: the older archives
+    of the environment that just wrote ``written`` (replaced, not added), archives of environments whose
+    pyspark is gone, archives no run used for STALE_DAYS, archives of the earlier naming (no environment),
+    then the least recently used beyond KEEP_ARCHIVES. Only files of visguard's own naming are touched."""
+    now = time.time() if now is None else now
+    removed: list[Path] = []
+    archives = []
+    for p in folder.glob(f"{ARCHIVE_PREFIX}*.jsa"):
+        parts = p.stem[len(ARCHIVE_PREFIX) :].split("-")
+        env_file = _env_file(p)
+        try:
+            jars = env_file.read_text(encoding="utf-8").strip() if env_file.is_file() else ""
+            used = p.stat().st_mtime
+        except OSError:
+            continue
+        stale = (
+            len(parts) != 2  # the earlier naming, without the environment
+            or not jars
+            or not Path(jars).is_dir()  # that environment's pyspark was uninstalled or its venv removed
+            or now - used > STALE_DAYS * 86400
+            or (written is not None and p != written and parts[0] == written.stem[len(ARCHIVE_PREFIX) :][:8])
+        )
+        if stale:
+            removed.append(p)
+        else:
+            archives.append((used, p))
+    archives.sort(reverse=True)
+    removed += [p for _, p in archives[KEEP_ARCHIVES:]]
+    for p in removed:
+        p.unlink(missing_ok=True)
+        _env_file(p).unlink(missing_ok=True)
+    return removed
+
+
+def cache_entries(folder: Path | None = None) -> list[Path]:
+    """Every file visguard wrote in its cache folder (class archives and their notes, code zips, JVM crash
+    reports, temporaries): what ``visguard audit cache`` lists and ``--clear`` removes. Nothing else."""
+    folder = folder or cache_dir()
+    if not folder.is_dir():
+        return []
+    patterns = (f"{ARCHIVE_PREFIX}*.jsa", f"{ARCHIVE_PREFIX}*.env", f".{ARCHIVE_PREFIX}*.tmp",
+                "visguard-code-*.zip", ".visguard-code-*.tmp", "jvm-error-*.log")  # fmt: skip
+    return sorted({p for pat in patterns for p in folder.glob(pat) if p.is_file() and not p.is_symlink()})
 
 
 def stop_session(spark, timeout: float = 120.0) -> None:
@@ -289,11 +360,11 @@ def stop_session(spark, timeout: float = 120.0) -> None:
             proc.stdin.close()  # the gateway JVM exits on EOF of its stdin
             proc.wait(timeout)
         if proc is not None and proc.returncode == 0 and tmp.is_file() and tmp.stat().st_size > 0:
+            import pyspark
+
+            _env_file(final).write_text(str(Path(pyspark.__file__).parent / "jars") + "\n", encoding="utf-8")
             os.replace(tmp, final)
-            # ~190 MB each: keep the newest few (a user with several environments or Spark versions)
-            archives = sorted(final.parent.glob("spark-classes-*.jsa"), key=lambda p: p.stat().st_mtime)
-            for old in archives[:-KEEP_ARCHIVES]:
-                old.unlink(missing_ok=True)
+            prune_archives(final.parent, written=final)
     except (OSError, subprocess.TimeoutExpired):
         pass  # no archive this time; the next run tries again
     finally:

@@ -7,8 +7,11 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow  # each test starts `visguard audit run` processes, each with its own JVM
 
 
 def _run(args, cache, cwd=None, **env):
@@ -36,23 +39,42 @@ def inventory(tmp_path_factory):
 def test_class_archive_is_created_once_then_used(inventory, tmp_path):
     cache = tmp_path / "cache"
     cache.mkdir()
-    stale = []
-    for i in range(3):  # archives of other environments: the newest two stay next to the new one
-        stale.append(cache / f"spark-classes-{i:016x}.jsa")
-        stale[-1].write_bytes(b"x")
-        os.utime(stale[-1], (1_000_000 + i, 1_000_000 + i))
+    # earlier archives: of this environment (an older Spark or Java: replaced), of an environment whose pyspark
+    # is gone, of another live environment (kept), and of the earlier naming (removed)
+    import pyspark
+    from visguard.audit.session import env_key
+
+    here = env_key(Path(pyspark.__file__).parent / "jars")
+    other = tmp_path / "other-env-jars"
+    other.mkdir()
+    planted = {}
+    for name, env, jars in (
+        ("same", here, Path(pyspark.__file__).parent / "jars"),
+        ("gone", "0badc0de", tmp_path / "uninstalled"),
+        ("other", "0ddba11a", other),
+    ):
+        planted[name] = cache / f"spark-classes-{env}-{'0' * 16}.jsa"
+        planted[name].write_bytes(b"x")
+        planted[name].with_suffix(".env").write_text(f"{jars}\n")
+    planted["old naming"] = cache / f"spark-classes-{'1' * 16}.jsa"
+    planted["old naming"].write_bytes(b"x")
     first = _run(["--inventory", str(inventory), "--out", str(tmp_path / "a"), "--fail-on", "never"], cache)
     assert first.returncode == 0, first.stderr[-2000:]
-    assert not stale[0].exists() and stale[1].exists() and stale[2].exists()
-    for p in stale[1:]:
-        p.unlink()
-    archives = list(cache.iterdir())
-    assert [p.suffix for p in archives] == [".jsa"], archives  # moved into place; no temporary file left
+    assert {n for n, p in planted.items() if p.exists()} == {"other"}
+    planted["other"].unlink()
+    planted["other"].with_suffix(".env").unlink()
+    archives = sorted(cache.iterdir())
+    assert [p.suffix for p in archives] == [".env", ".jsa"], (
+        archives
+    )  # moved into place; no temporary file left
+    assert archives[1].name.startswith(f"spark-classes-{here}-") and archives[0].stem == archives[1].stem
+    archives = archives[1:]
     assert archives[0].stat().st_size > 1_000_000
     # the JVM's per-class CDS warnings are switched off: nothing of it on the user's terminal
     assert "[cds]" not in first.stdout + first.stderr
-    assert "saving the Spark JVM's class archive" in first.stderr
-    mtime = archives[0].stat().st_mtime_ns
+    assert "saving the Spark JVM's class archive" in first.stderr and "audit cache --clear" in first.stderr
+    assert "read the inventory" not in first.stderr  # stderr is not a terminal here: no progress lines
+    written = (archives[0].stat().st_ino, archives[0].stat().st_size)
 
     # -Xshare:on ("require") makes the JVM refuse to start unless it maps the archive
     second = _run(
@@ -66,11 +88,24 @@ def test_class_archive_is_created_once_then_used(inventory, tmp_path):
         ],
         cache,
         VISGUARD_SPARK_CDS="require",
+        VISGUARD_PROGRESS="1",  # as on a terminal
     )
     # the generated fleet has error findings: the default --fail-on error exits 2, as visguard lint does
     assert second.returncode == 2, second.stderr[-2000:]
     assert "class archive" not in second.stderr
-    assert list(cache.iterdir()) == archives and archives[0].stat().st_mtime_ns == mtime
+    phases = [
+        line.split("] ", 1)[1]
+        for line in second.stderr.splitlines()
+        if line.startswith("visguard audit run: [")
+    ]
+    assert phases[0].startswith("starting Spark (local[*])"), second.stderr[-2000:]
+    assert phases[1].startswith("read the inventory: ") and " records (" in phases[1]
+    assert phases[2].startswith("joined and linted: ") and phases[3].startswith("wrote findings/: ")
+    assert phases[-1].startswith("wrote summary.json, report.html")
+    assert (
+        sorted(cache.glob("*.jsa")) == archives
+        and (archives[0].stat().st_ino, archives[0].stat().st_size) == written
+    )
     a = json.loads((tmp_path / "a" / "summary.json").read_text())
     b = json.loads((tmp_path / "b" / "summary.json").read_text())
     assert a["findings_by_rule"] == b["findings_by_rule"] and a["queues"] == b["queues"] > 0
