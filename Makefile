@@ -72,8 +72,10 @@ format: install
 bench: install
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) -P $$b || exit 1; done
 
+# also the audit's cache of this user (the Spark class archive, ~190 MB; only files visguard wrote)
 clean:
 	rm -rf $(OUT) cdk.out .pytest_cache .hypothesis
+	@if [ -x $(BIN)/visguard ]; then $(BIN)/visguard audit cache --clear; fi
 
 # CDK: synthesize the sample app (cdk_app/, cdk.json) with the pinned CLI, offline; VisGuardChecks runs in synth.
 synth: install
