@@ -42,7 +42,8 @@ DOCS = sorted(
     and not (set(Path(p).parts[:-1]) & SKIP_DIRS)
 )
 # a path that starts with a top-level folder: engine/..., linter/..., tests/..., examples/...
-BARE = re.compile(r"(?<![\w./$<{-])((?:%s)/[\w.\-/*?<>{}]*[\w/*>}])" % "|".join(re.escape(t) for t in TOP))
+_TOPS = "|".join(re.escape(t) for t in TOP)
+BARE = re.compile(r"(?<![\w./$<{-])((?:" + _TOPS + r")/[\w.\-/*?<>{}]*[\w/*>}])")
 # a document above the file (../shared/reference/x.md), outside the repository for anyone reading a clone; other
 # ../ paths in the text are examples of input (a Terraform module source, a path an attacker writes)
 UP = re.compile(r"(?<![\w/.])(\.\./[\w.\-/]*\.md)\b")
