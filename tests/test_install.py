@@ -278,3 +278,37 @@ def test_cdk_app_without_aws_cdk_lib_is_one_line_exit_1(tmp_path):
         out.stderr.strip().splitlines() == [out.stderr.strip()]
         and "pip install 'visguard[cdk]'" in out.stderr
     )
+
+
+# --------------------------------------------------------------------------- the example scenarios, shipped
+def test_simulate_example_lists_and_runs_the_shipped_scenarios(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # not the repository: the package's own copy
+    shipped = sorted(p.stem for p in (ROOT / "engine" / "examples").glob("*.yaml"))
+    assert main(["simulate", "--example"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in shipped) and "order pipeline (seed 002)" in listing
+    with pytest.raises(SystemExit):  # argparse's --help
+        main(["simulate", "--help"])
+    assert "order-pipeline" in capsys.readouterr().out
+    assert main(["simulate", "--example", "video-encoder-heartbeat", "--mode", "fast", "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert fast["mode"] == "fast" and fast["messages"] == 3000
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (
+            ["simulate", "--example", "nope"],
+            "no example scenario 'nope'; there are: lambda-reserved-concurrency",
+        ),
+        (
+            ["simulate", "x.yaml", "--example", "order-pipeline"],
+            "a scenario file or --example NAME, not both",
+        ),
+        (["simulate"], "give a scenario file, or --example NAME"),
+    ],
+)
+def test_simulate_example_usage_errors(argv, says, capsys):
+    assert main(argv) == 1
+    assert says in _one_line(capsys)
