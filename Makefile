@@ -16,12 +16,12 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install install-cdk-min demo test test-fast check bench format clean demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
+.PHONY: install install-cdk-min demo test test-fast check bench format clean dist demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[cdk,audit,dev]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[all,dev]'
 	@if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 	@node_modules/.bin/node --version >/dev/null  # the pinned Node.js LTS (package.json: node)
 	bash scripts/install-system-deps.sh
@@ -71,6 +71,11 @@ format: install
 
 bench: install
 	@for b in benchmarks/*.py; do echo "== $$b"; $(PY) -P $$b || exit 1; done
+
+# The wheel and sdist users install (pip install dist/visguard-*.whl, or '...whl[all]' for every extra).
+dist: install
+	rm -f dist/visguard-*.whl dist/visguard-*.tar.gz
+	$(PY) -m build --outdir dist .
 
 # also the audit's cache of this user (the Spark class archive, ~190 MB; only files visguard wrote)
 clean:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import shutil
 import sys
 
-from visguard.errors import EXIT_BAD_INPUT
+from visguard.errors import EXIT_BAD_INPUT, VisguardError, need
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -43,5 +45,33 @@ def main(argv: list[str], prog: str) -> int:
         print("\n".join(lines), file=out)
         return 0 if out is sys.stdout else 1
     name = argv[0]
+    if not {"-h", "--help"} & set(argv[1:]):
+        _check_requirements(name, argv[1:])
     module = importlib.import_module(SUBCOMMANDS[name][0])
     return int(module.main(argv[1:], f"{prog} {name}") or 0)
+
+
+JAVA_HINT = "install Java 17 or newer (e.g. apt-get install openjdk-17-jre-headless) or set JAVA_HOME"
+
+
+def _check_requirements(name: str, argv: list[str]) -> None:
+    """What a sub-command needs beyond the base install, checked before it starts: one line naming what is
+    missing and how to install it (exit 1), never an import traceback or Java's own error pages."""
+    if name == "collect":
+        need("boto3", extra="audit", what="collect (the AWS collector)")
+    elif name == "run":
+        what = "run (the Spark job)"
+        need("pyspark", extra="audit", what=what)
+        need("pyarrow", extra="audit", what=what)
+        remote = any(a == "--remote" or a.startswith("--remote=") for a in argv)
+        if not remote and java() is None:  # a Spark Connect client (--remote sc://...) starts no JVM
+            raise VisguardError(f"{what} runs Spark, which needs Java, and none was found: {JAVA_HINT}")
+
+
+def java() -> str | None:
+    """The java Spark's launcher would run: $JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        path = os.path.join(home, "bin", "java")
+        return path if os.access(path, os.X_OK) else None
+    return shutil.which("java")

@@ -27,7 +27,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "simulate": (
         "visguard.engine.cli_simulate",
-        "simulate a consumer fleet against a queue (scenario YAML/JSON)",
+        "simulate a consumer fleet against a queue (scenario YAML/JSON, or --example NAME)",
     ),
     "recommend": (
         "visguard.engine.cli_recommend",
@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "lint": (
         "visguard.linter.cli",
-        "lint CloudFormation/SAM templates, cdk.out assemblies and visguard.yaml",
+        "lint CloudFormation/SAM, cdk.out, Terraform/OpenTofu, Serverless Framework and visguard.yaml",
     ),
     "rules": ("visguard.linter.cli_rules", "list the rule catalogue"),
     "explain": ("visguard.linter.cli_explain", "explain one rule (visguard explain VG011)"),

@@ -30,3 +30,30 @@ class InternalError(VisguardError):
         text = " ".join(str(exc).split())[:300]
         what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
         return cls(f"internal error ({what}); please report it", file=file)
+
+
+class MissingExtra(VisguardError, ModuleNotFoundError):
+    """A door whose optional dependencies (a pip extra of visguard) are not installed: one line naming what is
+    missing and the command that installs it, exit code 1. Also an ``ImportError``, so library code (``import
+    visguard.linter.cfnlint_rules``, ``Engine.client()``) raises what Python programs expect of a missing module."""
+
+    def __init__(self, what: str, package: str, extra: str):
+        self.extra = extra
+        VisguardError.__init__(
+            self, f"{what} needs {package}, which is not installed: pip install 'visguard[{extra}]'"
+        )
+        self.name = package
+
+
+def need(module: str, *, extra: str, what: str, package: str | None = None):
+    """Import and return ``module``, or raise :class:`MissingExtra` naming ``package`` (default: the module's
+    top-level name), ``extra`` (the pip extra that installs it) and ``what`` needs it."""
+    import importlib
+
+    top = module.partition(".")[0]
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        if exc.name is not None and exc.name.partition(".")[0] != top:
+            raise  # the module is there but one of *its* imports is broken: not a missing extra
+        raise MissingExtra(what, package or top, extra) from None

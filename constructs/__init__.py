@@ -4,7 +4,7 @@ if __name__ == "constructs":  # pragma: no cover - only when the repo root is on
     raise ImportError(
         "visguard's constructs/ folder is shadowing the jsii 'constructs' package that aws-cdk-lib needs: the "
         "repository root is on sys.path. Run Python with -P (or PYTHONSAFEPATH=1), use the 'visguard' console "
-        "script, or run pytest with --import-mode=importlib (DESIGN.md)."
+        'script, or run pytest with --import-mode=importlib (README.md, the note under "Install").'
     )
 
 # Exports load lazily (PEP 562): importing aws_cdk takes seconds, and visguard.constructs.settings (pure) must
@@ -32,6 +32,10 @@ def __getattr__(name: str):
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     import importlib
 
+    if _EXPORTS[name] not in (".settings", ".compat"):  # the rest imports aws_cdk: say how to install it
+        from .compat import require_supported
+
+        require_supported()
     value = getattr(importlib.import_module(_EXPORTS[name], __name__), name)
     globals()[name] = value
     return value

@@ -7,9 +7,10 @@ import json
 import math
 import sys
 import time
+from pathlib import Path
 
-from visguard.engine.cli_guard import ArgumentParser, guarded, number
-from visguard.errors import VisguardError
+from visguard.engine.cli_guard import ArgumentParser, guarded, number, printable
+from visguard.errors import VisguardError, need
 
 # (key, label, format) of the readable table, in order
 ROWS = [
@@ -42,13 +43,29 @@ FAST_ROWS = [
 ]
 
 
+EXAMPLES = Path(__file__).resolve().parent / "examples"  # shipped in the wheel (package data)
+
+
+def example_names() -> list[str]:
+    """The scenarios shipped with visguard (``--example NAME``), by file name without ``.yaml``."""
+    return sorted(f.stem for f in EXAMPLES.glob("*.yaml"))
+
+
 def parser(prog: str) -> argparse.ArgumentParser:
     p = ArgumentParser(
         prog=prog,
         description="Simulate a consumer fleet against an SQS queue described by a scenario (YAML or JSON; "
-        "schema: engine/schemas/scenario.schema.json).",
+        "schema: engine/schemas/scenario.schema.json in the visguard package).",
     )
-    p.add_argument("file", help="scenario document (YAML or JSON)")
+    p.add_argument("file", nargs="?", help="scenario document (YAML or JSON)")
+    p.add_argument(
+        "--example",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run a scenario shipped with visguard instead of a file; without NAME, list them: "
+        + ", ".join(example_names()),
+    )
     p.add_argument("--json", action="store_true", help="print the results as JSON")
     p.add_argument("--plot", metavar="PATH", help="write a plot (PNG or SVG, by the file extension)")
     p.add_argument(
@@ -172,8 +189,7 @@ def render_table(sc, res: dict, file: str) -> str:
 
 
 def plot(path: str, sc, res: dict, fleet=None) -> None:
-    import matplotlib
-
+    matplotlib = need("matplotlib", extra="plots", what="--plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
@@ -223,19 +239,54 @@ def plot(path: str, sc, res: dict, fleet=None) -> None:
         plt.close(fig)
 
 
+def list_examples() -> str:
+    from visguard.engine.scenario import load
+
+    names = example_names()
+    width = max(len(n) for n in names)
+    lines = ["scenarios shipped with visguard (visguard simulate --example NAME):"]
+    lines += [f"  {n.ljust(width)}  {load(str(EXAMPLES / (n + '.yaml'))).name or ''}".rstrip() for n in names]
+    return "\n".join(lines)
+
+
+def _source(args) -> tuple[str, str] | None:
+    """(path to read, name to show) of the scenario asked for; None to list the examples."""
+    if args.example is None:
+        if not args.file:
+            raise VisguardError("give a scenario file, or --example NAME (--example alone lists them)")
+        return args.file, args.file
+    if args.file:
+        raise VisguardError("give a scenario file or --example NAME, not both")
+    if not args.example:
+        return None
+    if args.example not in example_names():
+        raise VisguardError(
+            f"no example scenario {printable(args.example)!r}; there are: {', '.join(example_names())}",
+            place="--example",
+        )
+    return str(EXAMPLES / f"{args.example}.yaml"), f"--example {args.example}"
+
+
 @guarded
 def main(argv: list[str], prog: str = "visguard simulate") -> int:
     args = parser(prog).parse_args(argv)
     from visguard.engine.scenario import check_limits, load
 
-    sc = load(args.file)
+    source = _source(args)
+    if source is None:
+        print(list_examples())
+        return 0
+    file, shown = source
+    sc = load(file)
     if args.seed is not None:
         sc = sc.with_changes(seed=args.seed)
     if args.messages is not None:
         sc = sc.with_changes(messages=args.messages)
-        check_limits(sc, args.file, messages_place="--messages")
+        check_limits(sc, shown, messages_place="--messages")
     if args.plot and not args.plot.lower().endswith((".png", ".svg")):
         raise VisguardError("the plot must be a .png or .svg file", file=args.plot)
+    if args.plot:  # before a simulation that may take minutes
+        need("matplotlib", extra="plots", what="--plot")
     fleet = None
     if args.mode == "fast":
         res = fast_result(sc)
@@ -254,7 +305,7 @@ def main(argv: list[str], prog: str = "visguard simulate") -> int:
     if args.json:
         print(json.dumps(res, indent=2, sort_keys=False))
     else:
-        print(render_table(sc, res, args.file))
+        print(render_table(sc, res, shown))
         if args.plot:
             print(f"\nplot written to {args.plot}")
     return 0

@@ -54,6 +54,9 @@ _model_cache: dict = {}
 
 def _service_model():
     if "model" not in _model_cache:
+        from visguard.errors import need
+
+        need("botocore.session", extra="aws", what="the engine's boto3-shaped client (Engine.client())")
         import botocore.session
         from botocore.errorfactory import ClientExceptionsFactory
         from botocore.validate import ParamValidator

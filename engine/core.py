@@ -5,7 +5,7 @@ that becomes visible again at time T is noticed by the first operation on its qu
 (``_settle``), so a message costs no event unless somebody long-polls. Attribute parsing and validation live in
 engine/attributes.py (the codec); this module applies what it returns.
 
-Every rule below cites ../shared/reference/sqs-semantics-evidence.md ("ev. 1.3" = its section 1.3).
+Every rule below cites docs/reference/sqs-semantics-evidence.md ("ev. 1.3" = its section 1.3).
 Options (all keyword-only, defaults follow recorded AWS behaviour):
 
 - ``inflight_limit`` (120,000): in-flight quota per queue, standard and FIFO (ev. 1.9; current docs give FIFO

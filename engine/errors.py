@@ -1,6 +1,6 @@
 """SQS errors raised by the engine, with the codes and texts recorded against real AWS.
 
-Sources are in ../shared/reference/sqs-semantics-evidence.md, section 1.4 (the table of exact real-AWS errors).
+Sources are in docs/reference/sqs-semantics-evidence.md, section 1.4 (the table of exact real-AWS errors).
 Codes are the query-protocol codes that botocore puts in ``Error.Code`` for SQS (the service is
 ``awsQueryCompatible``), e.g. ``AWS.SimpleQueueService.NonExistentQueue`` for a missing queue.
 """

@@ -250,8 +250,9 @@ def curve(
 
 def plot(path: str, consumer: Consumer, targets: Targets, rec: Recommendation) -> None:
     """Duplicate rate and recovery time against the visibility timeout, PNG or SVG (matplotlib, Agg)."""
-    import matplotlib
+    from visguard.errors import need
 
+    matplotlib = need("matplotlib", extra="plots", what="--plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

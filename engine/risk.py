@@ -20,7 +20,7 @@ The model, per delivery (receipt) of a message, with T the processing time of on
   hidden for what is left of its visibility: that is the crash-recovery time.
 * The k-th receive after the first happens only if no earlier attempt deleted the message before, so a healthy
   message reaches a DLQ with maxReceiveCount M with probability prod_{i=1..M} [c + (1-c)(p + (1-p) S(iE))].
-* Lambda event source mapping (../shared/reference/lambda-sqs-esm.md, behaviours 5 and 9): the profile is the
+* Lambda event source mapping (docs/reference/lambda-sqs-esm.md, behaviours 5 and 9): the profile is the
   duration of one invocation (CloudWatch Duration); the function timeout kills the whole batch and nothing is
   deleted; the ESM never extends visibility; records received at the start of a batching window W lose W of
   their timeout (E = VT - W); without ReportBatchItemFailures one failed record returns the whole batch.

@@ -1,5 +1,5 @@
 """The Lambda event source mapping (ESM) on the engine's heap, modelled from
-../shared/reference/lambda-sqs-esm.md ("Model for a simulator", behaviours 1-9). What AWS leaves open is a
+docs/reference/lambda-sqs-esm.md ("Model for a simulator", behaviours 1-9). What AWS leaves open is a
 scenario parameter (consumer.lambda.*) with the default named there.
 
 * Pollers (behaviour 2): ``initial_concurrency`` (5) concurrent batches when messages are available; while

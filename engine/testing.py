@@ -157,6 +157,9 @@ class mock_sqs(contextlib.ContextDecorator):  # noqa: N801  (named like moto's m
 
     # ------------------------------------------------------------------ enter / exit
     def __enter__(self) -> Engine:
+        from visguard.errors import need
+
+        need("botocore.session", extra="aws", what="mock_sqs() (it routes boto3's SQS clients)")
         if _ACTIVE:
             raise RuntimeError("mock_sqs() is already active; nest one engine per test")
         if self._given is not None:

@@ -39,14 +39,17 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
 
     p = _Parser(
         prog=prog,
-        description="Check SQS visibility timeouts, redrive policies and DLQs against their consumers.",
+        description="Check SQS visibility timeouts, redrive policies and DLQs against their consumers, in "
+        "CloudFormation/SAM templates, cdk.out assemblies, Terraform and OpenTofu (root modules, *.tf, plan "
+        "JSON), Serverless Framework services (serverless.yml) and visguard.yaml.",
         epilog="Exit codes: 0 clean, 2 findings at or above --fail-on, 1 bad input or usage, 3 internal error. "
         "A folder is searched for the inputs a loader claims; it skips hidden folders, .terraform/, "
         "node_modules/, .venv/, venv/ and cdk.out/ (name a cdk.out on the command line to lint it) and files "
         "that are not templates. Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
     )
-    p.add_argument("paths", nargs="+", metavar="PATH", help="template (JSON/YAML), SAM template, cdk.out folder, "
-                   "visguard.yaml, or a folder to search for them")  # fmt: skip
+    p.add_argument("paths", nargs="+", metavar="PATH", help="CloudFormation/SAM template (JSON/YAML), cdk.out "
+                   "folder, Terraform/OpenTofu root module folder, .tf file or plan JSON, serverless.yml (or its "
+                   "folder), visguard.yaml, or a folder to search for them")  # fmt: skip
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("-c", "--config", metavar="FILE", help="visguard.yaml with settings, profiles, severity "

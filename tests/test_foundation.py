@@ -72,3 +72,18 @@ def test_visguard_namespace_maps_the_top_level_folders():
     assert out.returncode == 0, out.stderr
     files = out.stdout.split()
     assert files[0].endswith("engine/__init__.py") and files[1].endswith("linter/__init__.py")
+
+
+def test_help_names_every_input_format():
+    top = run(str(BIN / "visguard"), "--help").stdout
+    lint = run(str(BIN / "visguard"), "lint", "--help").stdout
+    for text in (top, " ".join(lint.split())):
+        for name in (
+            "CloudFormation",
+            "cdk.out",
+            "Terraform",
+            "OpenTofu",
+            "Serverless Framework",
+            "visguard.yaml",
+        ):
+            assert name in text, (name, text)

@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import os
 
-from cfnlint.rules import CloudFormationLintRule, RuleMatch
-from visguard.errors import VisguardError
-from visguard.linter.rules._base import cfnlint_id
+from visguard.errors import VisguardError, need
+
+need(
+    "cfnlint.rules",
+    extra="cfn-lint",
+    what="the cfn-lint plugin (visguard.linter.cfnlint_rules)",
+    package="cfn-lint",
+)
+from cfnlint.rules import CloudFormationLintRule, RuleMatch  # noqa: E402
+from visguard.linter.rules._base import cfnlint_id  # noqa: E402
 
 SOURCE = "https://github.com/visguard/visguard/blob/main/linter/README.md#cfn-lint-plugin"
 _cache: dict = {}  # one entry: cfn-lint asks every rule about the same Template object in turn

@@ -1,0 +1,314 @@
+"""Install as users install (issue 21): the base install from the wheel, the pre-commit snippets of the docs run
+against a clone, and every door whose pip extra (or Java) is missing saying so in one line, exit 1.
+
+The two slow tests build from a snapshot of the working tree (its tracked files committed into a git repository
+in a temporary folder, so nothing is written into the checkout) and install with pip, which reads the package
+index pip.conf names (offline here: a local mirror).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+import yaml
+from visguard.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+GIT = shutil.which("git")
+HEAVY = {
+    "scipy",
+    "matplotlib",
+    "pyspark",
+    "aws-cdk-lib",
+    "cfn-lint",
+    "aws-sam-translator",
+    "boto3",
+    "botocore",
+}
+BASE_LIMIT = 100 * 10**6  # bytes of files in site-packages, pip and setuptools themselves not counted
+NOT_OURS = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth")
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run([GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory) -> Path:
+    """A git repository holding the working tree's tracked files, committed (what a user's clone holds)."""
+    dest = tmp_path_factory.mktemp("clone") / "visguard"
+    files = _git(ROOT, "ls-files", "--cached", "--others", "--exclude-standard").splitlines()
+    for rel in files:
+        src = ROOT / rel
+        if src.is_file() and not src.is_symlink():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    _git(dest, "init", "-q")
+    _git(dest, "add", "-A")
+    _git(dest, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "snapshot")
+    return dest
+
+
+def _run(args: list, cwd: Path, env: dict | None = None, timeout: int = 600) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def _installed_bytes(site: Path) -> int:
+    total = 0
+    for entry in site.iterdir():
+        if entry.name.startswith(NOT_OURS) and (entry.name in NOT_OURS or ".dist-info" in entry.name):
+            continue
+        files = [entry] if entry.is_file() else [p for p in entry.rglob("*") if p.is_file()]
+        total += sum(p.lstat().st_size for p in files)
+    return total
+
+
+@pytest.mark.slow
+def test_base_install_from_the_wheel(clone, tmp_path):
+    """The wheel in a fresh virtualenv: none of the heavy packages, under 100 MB, and it lints CloudFormation,
+    Terraform and serverless.yml, simulates a shipped example, recommends as text; a door needing an extra says
+    which, exit 1."""
+    dist = tmp_path / "dist"
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, clone], cwd=tmp_path)
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert "would be ignored" not in built.stdout + built.stderr  # package data declared
+    (wheel,) = dist.glob("visguard-*.whl")
+    env_dir = tmp_path / "venv"
+    venv.create(env_dir, with_pip=True)
+    bindir = env_dir / "bin"
+    inst = _run([bindir / "python", "-m", "pip", "install", "-q", wheel], cwd=tmp_path)
+    assert inst.returncode == 0, inst.stderr[-3000:]
+
+    names = {
+        d["name"].lower()
+        for d in json.loads(_run([bindir / "pip", "list", "--format", "json"], tmp_path).stdout)
+    }
+    assert "visguard" in names and not names & HEAVY, sorted(names & HEAVY)
+    (site,) = (env_dir / "lib").glob("python3*/site-packages")
+    size = _installed_bytes(site)
+    assert size <= BASE_LIMIT, f"base install {size / 1e6:.1f} MB"
+
+    vg = bindir / "visguard"
+    work = tmp_path / "work"  # not the clone: the installed package only
+    shutil.copytree(clone / "examples", work)
+    cfn = _run([vg, "lint", "templates/orders-cfn.yaml", "--config", "visguard.yaml"], cwd=work)
+    assert cfn.returncode == 2 and "VG011" in cfn.stdout and "VG012" in cfn.stdout, cfn.stdout + cfn.stderr
+    assert "processed twice" in cfn.stdout  # the risk model's estimate, without scipy
+    tf = _run([vg, "lint", "terraform"], cwd=work)
+    assert tf.returncode == 2 and "VG010" in tf.stdout and "aws_sqs_queue.orders" in tf.stdout, tf.stderr
+    sls = _run([vg, "lint", "serverless/serverless.yml"], cwd=work)
+    assert sls.returncode == 2 and "VG010" in sls.stdout and "InvoicesQueue" in sls.stdout, sls.stderr
+    assert _run([vg, "explain", "VG011"], cwd=work).returncode == 0
+
+    sim = _run([vg, "simulate", "--example", "order-pipeline", "--messages", "2000", "--json"], cwd=work)
+    assert sim.returncode == 0, sim.stderr
+    assert json.loads(sim.stdout)["messages"] == 2000
+    rec = _run(
+        [vg, "recommend", "--p50", "1800", "--p99", "21600", "--max-recovery", "1800", "--max-duplicate-rate", "0.005"],
+        cwd=work,
+    )  # fmt: skip
+    assert rec.returncode == 0 and "visibility timeout" in rec.stdout, rec.stderr
+
+    plot = _run([vg, "simulate", "--example", "order-pipeline", "--plot", "run.png"], cwd=work)
+    assert plot.returncode == 1 and not (work / "run.png").exists()
+    assert plot.stderr.strip().splitlines() == [
+        "visguard simulate: --plot needs matplotlib, which is not installed: pip install 'visguard[plots]'"
+    ]
+    demo = _run([vg, "engine-demo"], cwd=work)
+    assert demo.returncode == 1 and "pip install 'visguard[aws]'" in demo.stderr
+    assert len(demo.stderr.strip().splitlines()) == 1
+
+
+def _snippets() -> list[tuple[str, dict]]:
+    """The .pre-commit-config.yaml snippets of the docs: (where, the one repository entry)."""
+    out = []
+    for doc in ("README.md", "linter/README.md"):
+        blocks = (ROOT / doc).read_text().split("```yaml\n")[1:]
+        for block in blocks:
+            text = block.split("```", 1)[0]
+            if "rev:" in text and "hooks:" in text:
+                (entry,) = yaml.safe_load(text)["repos"]
+                out.append((doc, entry))
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(GIT is None, reason="git is not installed")  # never the case in CI
+def test_precommit_snippets_run_against_a_clone(clone, tmp_path):
+    """Each snippet as written, with `repo:` the clone's path and `rev:` its HEAD commit: pre-commit installs
+    visguard from the clone into its own virtualenv and the hooks report the planted defects."""
+    snippets = _snippets()
+    assert [doc for doc, _ in snippets] == ["README.md", "linter/README.md"]
+    head = _git(clone, "rev-parse", "HEAD").strip()
+    project = tmp_path / "project"
+    shutil.copytree(clone / "examples" / "serverless", project / "svc")
+    shutil.copytree(clone / "examples" / "terraform", project / "tf")
+    (project / "infra").mkdir()
+    shutil.copy(clone / "examples" / "templates" / "orders-cfn.yaml", project / "infra" / "orders-stack.yaml")
+    _git(project, "init", "-q")
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "pre-commit-home"), "NO_COLOR": "1"}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    expected = {"README.md": ("VG010", "InvoicesQueue"), "linter/README.md": ("VG011", "orders-stack.yaml")}
+    for doc, entry in snippets:
+        assert entry["repo"].startswith("/") and len(entry["rev"]) == 40, (
+            entry
+        )  # the placeholders the docs explain
+        config = {"repos": [{**entry, "repo": str(clone), "rev": head}]}
+        (project / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+        _git(project, "add", "-A")
+        run = _run(
+            [sys.executable, "-m", "pre_commit", "run", "--all-files", "--color", "never"], project, env
+        )
+        assert run.returncode == 1, doc + "\n" + run.stdout[-3000:] + run.stderr[-3000:]
+        for text in expected[doc]:
+            assert text in run.stdout, doc + "\n" + run.stdout[-3000:]
+        assert "Failed" in run.stdout and "error" not in run.stderr.lower(), run.stderr[-2000:]
+
+
+# --------------------------------------------------------------------------- doors whose extra is missing
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+@pytest.mark.parametrize(
+    "argv, module, extra",
+    [
+        (
+            ["simulate", "--example", "order-pipeline", "--mode", "fast", "--plot", "x.png"],
+            "matplotlib",
+            "plots",
+        ),
+        (["recommend", "--p50", "1", "--p99", "5", "--plot", "x.png"], "matplotlib", "plots"),
+        (["engine-demo"], "botocore", "aws"),
+        (["audit", "collect", "--accounts", "111122223333", "--out", "inv"], "boto3", "audit"),
+        (["audit", "run", "--inventory", "inv", "--out", "out"], "pyspark", "audit"),
+    ],
+)
+def test_a_missing_extra_is_one_line_and_exit_1(argv, module, extra, monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setitem(sys.modules, module, None)  # import fails as if the package were not installed
+    assert main(argv) == 1
+    line = _one_line(capsys)
+    assert line.startswith(f"visguard {argv[0]}: ") and line.endswith(f"pip install 'visguard[{extra}]'")
+    assert "internal error" not in line and not list(tmp_path.iterdir())
+
+
+def test_audit_run_without_java_says_how_to_get_it(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    assert main(["audit", "run", "--inventory", "inv", "--out", "out"]) == 1
+    line = _one_line(capsys)
+    assert "needs Java" in line and "JAVA_HOME" in line and "internal error" not in line
+    monkeypatch.delenv("JAVA_HOME")
+    monkeypatch.setenv("PATH", str(tmp_path))  # no java on PATH either
+    assert main(["audit", "run", "--inventory", "inv", "--out", "out"]) == 1
+    assert "needs Java" in _one_line(capsys)
+
+
+def test_spark_connect_needs_no_local_java(monkeypatch, capsys, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "no-jdk"))
+    code = main(["audit", "run", "--inventory", "missing", "--out", "out", "--remote", "sc://127.0.0.1:1"])
+    assert code == 1 and "needs Java" not in capsys.readouterr().err  # it got past the check to the input
+
+
+def test_library_doors_raise_an_import_error_naming_the_extra(monkeypatch):
+    from visguard.engine import Engine
+    from visguard.engine import client as engine_client
+    from visguard.errors import MissingExtra
+
+    monkeypatch.setitem(sys.modules, "botocore", None)
+    monkeypatch.setattr(engine_client, "_model_cache", {})
+    with pytest.raises(ImportError, match=r"pip install 'visguard\[aws\]'"):
+        Engine().client()
+    from visguard.engine.testing import mock_sqs
+
+    with pytest.raises(MissingExtra, match=r"mock_sqs\(\).*visguard\[aws\]"):
+        mock_sqs().__enter__()
+
+    monkeypatch.setitem(sys.modules, "cfnlint", None)
+    monkeypatch.delitem(sys.modules, "visguard.linter.cfnlint_rules", raising=False)
+    monkeypatch.delitem(sys.modules, "visguard.linter.cfnlint_rules._base", raising=False)
+    with pytest.raises(
+        ImportError, match=r"cfn-lint plugin.*needs cfn-lint.*pip install 'visguard\[cfn-lint\]'"
+    ):
+        import visguard.linter.cfnlint_rules  # noqa: F401
+
+
+def test_cdk_constructs_without_aws_cdk_lib_name_the_extra(monkeypatch):
+    import visguard.constructs as vc
+    from visguard.constructs import compat
+
+    monkeypatch.setattr(compat, "installed_version", lambda: None)
+    compat.require_supported.cache_clear()
+    monkeypatch.delitem(vc.__dict__, "AuditRole", raising=False)
+    try:
+        with pytest.raises(ImportError, match=r"pip install 'visguard\[cdk\]'"):
+            vc.AuditRole  # noqa: B018 - the attribute access is the import
+    finally:
+        compat.require_supported.cache_clear()
+    assert vc.QueueSettings.__name__ == "QueueSettings"  # the pure part needs no aws-cdk-lib
+
+
+def test_cdk_app_without_aws_cdk_lib_is_one_line_exit_1(tmp_path):
+    code = (
+        "import importlib.metadata as m, runpy\n"
+        "real = m.version\n"
+        "def version(name):\n"
+        "    if name == 'aws-cdk-lib':\n"
+        "        raise m.PackageNotFoundError(name)\n"
+        "    return real(name)\n"
+        "m.version = version\n"
+        "runpy.run_module('visguard.cdk_app', run_name='__main__')\n"
+    )
+    out = _run([sys.executable, "-P", "-c", code], cwd=tmp_path)
+    assert out.returncode == 1
+    assert (
+        out.stderr.strip().splitlines() == [out.stderr.strip()]
+        and "pip install 'visguard[cdk]'" in out.stderr
+    )
+
+
+# --------------------------------------------------------------------------- the example scenarios, shipped
+def test_simulate_example_lists_and_runs_the_shipped_scenarios(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # not the repository: the package's own copy
+    shipped = sorted(p.stem for p in (ROOT / "engine" / "examples").glob("*.yaml"))
+    assert main(["simulate", "--example"]) == 0
+    listing = capsys.readouterr().out
+    assert all(name in listing for name in shipped) and "order pipeline (seed 002)" in listing
+    with pytest.raises(SystemExit):  # argparse's --help
+        main(["simulate", "--help"])
+    assert "order-pipeline" in capsys.readouterr().out
+    assert main(["simulate", "--example", "video-encoder-heartbeat", "--mode", "fast", "--json"]) == 0
+    fast = json.loads(capsys.readouterr().out)
+    assert fast["mode"] == "fast" and fast["messages"] == 3000
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (
+            ["simulate", "--example", "nope"],
+            "no example scenario 'nope'; there are: lambda-reserved-concurrency",
+        ),
+        (
+            ["simulate", "x.yaml", "--example", "order-pipeline"],
+            "a scenario file or --example NAME, not both",
+        ),
+        (["simulate"], "give a scenario file, or --example NAME"),
+    ],
+)
+def test_simulate_example_usage_errors(argv, says, capsys):
+    assert main(argv) == 1
+    assert says in _one_line(capsys)
