@@ -52,6 +52,7 @@ def need(module: str, *, extra: str, what: str, package: str | None = None):
 
     top = module.partition(".")[0]
     try:
+        importlib.import_module(top)  # first: a submodule already imported would hide a missing package
         return importlib.import_module(module)
     except ImportError as exc:
         if exc.name is not None and exc.name.partition(".")[0] != top:

@@ -53,10 +53,11 @@ _model_cache: dict = {}
 
 
 def _service_model():
-    if "model" not in _model_cache:
-        from visguard.errors import need
+    from visguard.errors import need
 
-        need("botocore.session", extra="aws", what="the engine's boto3-shaped client (Engine.client())")
+    # every time, not only the first: botocore may be gone (or made unimportable) after a first client
+    need("botocore.session", extra="aws", what="the engine's boto3-shaped client (Engine.client())")
+    if "model" not in _model_cache:
         import botocore.session
         from botocore.errorfactory import ClientExceptionsFactory
         from botocore.validate import ParamValidator
