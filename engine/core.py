@@ -380,7 +380,11 @@ class Engine(Clock):
             elif name == "ContentBasedDeduplication":
                 q.content_dedup = value
             elif name == "DeduplicationScope":
-                q.dedup_scope_group = value == "messageGroup"
+                # AWS-REC snapshots test_fifo_change_to_high_throughput_after_creation and
+                # ..._to_regular_throughput_...: GetQueueAttributes shows the new scope at once, but sends keep
+                # deduplicating with the scope the queue was created with
+                if creating:
+                    q.dedup_scope_group = value == "messageGroup"
                 q.extra[name] = value
             elif name == "RedrivePolicy":
                 if value is None:
@@ -429,7 +433,9 @@ class Engine(Clock):
         if q.fifo:
             out["FifoQueue"] = "true"
             out["ContentBasedDeduplication"] = "true" if q.content_dedup else "false"
-            out["DeduplicationScope"] = "messageGroup" if q.dedup_scope_group else "queue"
+            out["DeduplicationScope"] = q.extra.get(
+                "DeduplicationScope", "messageGroup" if q.dedup_scope_group else "queue"
+            )
             out["FifoThroughputLimit"] = q.extra.get("FifoThroughputLimit", "perQueue")
         for k, v in A.visible_string_attributes(q.extra).items():
             out.setdefault(k, v)
@@ -991,6 +997,14 @@ class Engine(Clock):
             if 0 <= n < q._nrecv and rest == f"{n:x}":
                 return None
         raise E.receipt_handle_invalid(handle)
+
+    def handle_queue(self, handle):
+        """The queue whose receipt handles ``handle`` has the form of (any region), or None."""
+        if isinstance(handle, str) and handle.startswith("AQEB"):
+            for q in self._queues.values():
+                if handle.startswith(q._hprefix):
+                    return q
+        return None
 
     def delete(self, q, handle) -> None:
         """DeleteMessage (ev. 1.3, 1.4): deleted/moved/expired message -> success; garbage ->
