@@ -1110,6 +1110,22 @@ class Engine(Clock):
             "expired": q.n_expired, "purged": q.n_purged, **c,
         }  # fmt: skip
 
+    def next_change_time(self) -> float:
+        """The earliest moment after ``now`` at which a queue changes by itself, with no event on the heap: a
+        hidden or delayed message becomes visible, or one reaches its retention (INF if none). What a short
+        poll can notice; the test kit's rule for a spinning caller waits for it (engine/testing.py)."""
+        t = INF
+        for q in self._queues.values():
+            self._settle(q)  # lazy state up to now: what remains hidden comes back after now
+            h = q._hidden
+            while h and h[0][2].ver != h[0][1]:
+                heappop(h)
+            if h and h[0][0] < t:
+                t = h[0][0]
+            if q._ret and q._ret[0][0] + q.retention < t:
+                t = q._ret[0][0] + q.retention
+        return t
+
     def block_until(self, done) -> None:
         """Run events until ``done()`` is true or none is left (a client's long poll waits here). The test kit
         (engine/testing.py) replaces it on an engine whose clock other threads share."""
