@@ -1,15 +1,26 @@
-"""Run your own SQS code against the engine: ``mock_sqs()`` routes boto3 to one :class:`Engine`.
+"""Run your own SQS code against the engine: ``mock_sqs`` routes boto3 to one :class:`Engine`.
 
 ```python
 from visguard.engine.testing import mock_sqs
 
-with mock_sqs() as eng:              # also a decorator: @mock_sqs()
+with mock_sqs() as eng:              # also @mock_sqs, @mock_sqs(...), a class decorator, start()/stop()
     sqs = boto3.client("sqs", region_name="us-east-1")
-    ...                              # your consumer, unchanged: threads, time.sleep, long polls
+    ...                              # your consumer, unchanged: threads, time.sleep, long polls, asyncio
     time.sleep(12 * 3600)            # 12 virtual hours, in milliseconds of real time
 ```
 
-Routing: while the block is open, every SQS client botocore creates (``boto3.client("sqs")``,
+Forms (those of moto's ``mock_aws``, with the same meaning): ``@mock_sqs`` and ``@mock_sqs()`` on a function
+(a new engine per call; coroutine functions too), ``@mock_sqs(start_time=..., clock=..., ...)`` with options,
+``with mock_sqs() as eng``, ``m = mock_sqs(); eng = m.start(); ...; m.stop()``. On a class (unittest or pytest
+style) every public method runs inside the mock: the tests, ``setUp``/``tearDown``, ``setup_method``/
+``teardown_method``, helpers, inherited ones from the user's base classes; static and class methods are left
+alone. All the methods of one test instance share one engine (what ``setUp`` creates the test sees; each test
+gets a fresh engine); the mock is open while each method runs, so a thread should not outlive the method that
+started it. A mock opened inside an open one joins it and yields the same engine (as nested ``mock_aws`` share
+moto's backends); one for a different engine is a RuntimeError. Misuse is a TypeError: ``engine=`` something
+other than an Engine instance, options beside a given engine, an unknown option, decorating a non-callable.
+
+Routing: while the mock is open, every SQS client botocore creates (``boto3.client("sqs")``,
 ``boto3.Session().client("sqs")``, ``boto3.resource("sqs")``'s client) is a real botocore client whose requests
 never leave the process: botocore validates the parameters and builds the call as usual, then a
 ``before-call`` handler answers it from the engine (engine/client.py), so paginators, waiters of the resource
@@ -22,12 +33,30 @@ Clocks:
 - ``clock="virtual"`` (default): inside the block ``time.time()``, ``time.monotonic()`` (and their ``_ns``
   forms) read the engine's clock, and ``time.sleep``, ``threading.Event.wait`` and ``Thread.join`` with a
   timeout wait on it. The clock moves only when every thread in the test (the one that opened the block and
-  every thread started inside it) is waiting: sleeping, in a long poll, in ``Event.wait`` or ``join``. It then
-  jumps to the earliest moment anything can happen (a sleep ending, a message becoming visible, a long poll
-  timing out), so a consumer's 12 hours run in milliseconds and in the order they would in real time. In
-  the test thread ``eng.advance(s)`` is ``time.sleep(s)``. A thread blocked in something else (a socket, a
-  ``queue.Queue.get`` without timeout) keeps the clock still; code that imported ``sleep`` or ``time`` with
-  ``from time import ...`` before the block keeps the real ones; ``datetime.now()`` stays real.
+  every thread started inside it: the participants) is waiting: sleeping, in a long poll, in ``Event.wait`` or
+  ``join``, in an asyncio event loop waiting for its next timer. It then jumps to the earliest moment anything
+  can happen (a sleep ending, a message becoming visible, a long poll timing out), so a consumer's 12 hours run
+  in milliseconds and in the order they would in real time. In the test thread ``eng.advance(s)`` is
+  ``time.sleep(s)``. A thread blocked in something else (a socket, a ``queue.Queue.get`` without timeout, an
+  idle thread-pool worker) for ``stall`` real seconds no longer holds the clock, which then moves at real
+  speed. Code that imported ``sleep`` or ``time`` with ``from time import ...`` before the block keeps the
+  real ones; ``datetime.now()`` stays real.
+- asyncio: an event loop running in a participant (``asyncio.run`` inside the block, an
+  ``IsolatedAsyncioTestCase`` under ``@mock_sqs``) reads the virtual clock (``loop.time()`` is
+  ``time.monotonic()``) and waits for its timers on it: its selector's ``select(timeout)`` is a virtual wait
+  that also ends when a file descriptor is ready. ``asyncio.sleep(3600)``, ``wait_for`` timeouts and
+  ``call_later`` take virtual time. Other selectors (subprocess, plain sockets) and uvloop stay real.
+- Spinning: a participant that polls without waiting would hold the clock forever (a consumer that
+  short-polls in a loop, ``while time.time() < deadline: receive()``). So reads count: a read is a call that
+  changes nothing (GetQueueAttributes, GetQueueUrl, the List calls, a ReceiveMessage that returns nothing, any
+  refused call) or a read of ``time.time``/``time.monotonic``. After ``SPIN_READS`` (100) reads in a row without
+  a wait or a change, the participant is spinning: it waits until anything changes (an engine call that
+  changes something, ``Event.set``, a thread starting or ending) or the clock moves, at the latest until the
+  next moment a queue changes by itself (a message becoming visible or expiring) or until ``SPIN_STEP_RATIO``
+  (1/16) of the virtual time it has spun so far has passed (at least ``SPIN_STEP_MIN``, 1 ms). Then it is
+  spinning again after ``SPIN_READS_AGAIN`` (10) reads, until it waits or changes something. So a short-poll
+  loop receives a message at the very moment it becomes visible, and a loop that waits for its own deadline
+  ends at most 1/16 of its length after it. A loop that calls neither the engine nor the clock is invisible.
 - ``clock="wall"``: the engine follows real time (its clock is set to ``time.time()`` before every
   operation and long polls wait in real time); nothing is patched.
 """
