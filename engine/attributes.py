@@ -31,13 +31,10 @@ STR_ATTRIBUTES = {
 }  # fmt: skip
 FIFO_ONLY = ("ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit")
 # attributes that vanish from GetQueueAttributes when set to these values (AWS-REC snapshot
-# test_set_queue_attributes_default_values: an empty KmsMasterKeyId, the default reuse period)
-_HIDDEN_WHEN = {
-    "Policy": "",
-    "KmsMasterKeyId": "",
-    "RedriveAllowPolicy": "",
-    "KmsDataKeyReusePeriodSeconds": "300",
-}
+# test_set_queue_attributes_default_values: an empty KmsMasterKeyId; the default reuse period without a key,
+# see visible_string_attributes)
+_HIDDEN_WHEN = {"Policy": "", "KmsMasterKeyId": "", "RedriveAllowPolicy": ""}
+KMS_REUSE_DEFAULT = "300"
 KNOWN_QUEUE_ATTRIBUTES = (
     set(INT_ATTRIBUTES) | STR_ATTRIBUTES | set(FIFO_ONLY)
     | {"RedrivePolicy", "FifoQueue", "QueueArn", "ApproximateNumberOfMessages", "CreatedTimestamp",
@@ -188,8 +185,17 @@ def parse_queue_attributes(attributes: dict, *, fifo: bool, creating: bool, look
 
 
 def visible_string_attributes(extra: dict) -> dict:
-    """The kept string attributes GetQueueAttributes shows (empty/default KMS and policy values vanish)."""
-    return {k: v for k, v in extra.items() if _HIDDEN_WHEN.get(k) != v}
+    """The kept string attributes GetQueueAttributes shows: empty KMS and policy values vanish, and the default
+    KmsDataKeyReusePeriodSeconds (300) shows only beside a KMS key (AWS-REC snapshots
+    test_set_queue_attributes_default_values, test_sse_queue_attributes: no key, no reuse period; with a key
+    the period shows)."""
+    keyed = bool(extra.get("KmsMasterKeyId"))
+    return {
+        k: v
+        for k, v in extra.items()
+        if _HIDDEN_WHEN.get(k) != v
+        and not (k == "KmsDataKeyReusePeriodSeconds" and v == KMS_REUSE_DEFAULT and not keyed)
+    }
 
 
 def differing_attribute(current: dict, requested: dict, fifo: bool, redrive_now, lookup):

@@ -581,8 +581,10 @@ class EngineClient:
             try:
                 eng.delete(q, h)
             except E.SQSError as exc:
-                if exc.code == "ReceiptHandleIsInvalid":
-                    # real AWS batch entry text (aws/aws-sdk-java-v2#3101)
+                if exc.code == "ReceiptHandleIsInvalid" and eng.handle_queue(h) not in (None, q):
+                    # a well-formed handle of another queue: the entry text AWS gave for a real handle it
+                    # refused in a batch (aws/aws-sdk-java-v2#3101); a malformed one keeps DeleteMessage's text
+                    # (AWS's batch answer quoted in getmoto/moto#4765)
                     raise E.SQSError(
                         exc.code, f'The receipt handle "{h}" is not valid for this queue.'
                     ) from None

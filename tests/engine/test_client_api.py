@@ -75,7 +75,7 @@ def test_batches(sqs):
             "Id": "bad",
             "SenderFault": True,
             "Code": "ReceiptHandleIsInvalid",
-            "Message": 'The receipt handle "junk" is not valid for this queue.',
+            "Message": 'The input receipt handle "junk" is not a valid receipt handle.',
         }
     ]
     r = sqs.change_message_visibility_batch(
