@@ -202,6 +202,17 @@ def policy(r: Res, arg: str) -> dict | str | None:
     raise r.error(arg, f"expected a JSON object, got a {_kind(v)}")
 
 
+def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
+    """SQS: a FIFO queue's name ends in ``.fifo`` and only a FIFO queue's does (CreateQueue, QueueName); the AWS
+    provider refuses both mismatches at plan time, so they are bad input (an unknown fifo_queue is not judged)."""
+    if r.values.get("fifo_queue") is not None and fifo is None:
+        return
+    if fifo and not name.endswith(".fifo"):
+        raise r.error("name", "a FIFO queue's name must end in .fifo (fifo_queue = true)")
+    if not fifo and name.endswith(".fifo"):
+        raise r.error("name", "a name ending in .fifo needs fifo_queue = true (only a FIFO queue's name may)")
+
+
 # ---------------------------------------------------------------------------------------------- the model
 class Builder:
     def __init__(self, resources: list[Res], file: str):
@@ -246,10 +257,7 @@ class Builder:
         q.name = string(r, "name")
         if q.name is not None:
             q.locations["name"] = r.loc("name")
-            if q.name.endswith(".fifo") and r.values.get("fifo_queue") is None:
-                q.fifo = (
-                    True  # the provider rejects a .fifo name without fifo_queue; the name says what was meant
-                )
+            _check_fifo_name(r, q.name, boolean(r, "fifo_queue"))
         tags = r.values.get("tags")
         if isinstance(tags, dict):
             q.tags = {k: v for k, v in tags.items() if isinstance(v, str)}

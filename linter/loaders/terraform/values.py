@@ -45,6 +45,8 @@ def describe(v: Any) -> str:
     if isinstance(v, int):
         if abs(v) < MAX_SHOWN_NUMBER:
             return str(v)
+        if v.bit_length() < 14_000:  # str() of more than 4,300 digits is refused by Python
+            return f"an integer of {len(str(abs(v))):,} digits"
         return f"an integer of about {int(abs(v).bit_length() * 0.30103) + 1:,} digits"
     if isinstance(v, float):
         if not math.isfinite(v) or abs(v) >= MAX_SHOWN_NUMBER:
