@@ -113,13 +113,18 @@ class TerraformLoader:
         self._marks: dict[str, list[int]] = {}  # file -> indexes of its lines that hold "visguard:ignore"
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
+        self._linked: set[str] = set()  # files read through a symlink: no message shows their text
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
+        loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
+        if loc.file in self._linked:
+            message = (
+                f"{loc.file}: not evaluated here (a file reached through a symlink: its text is not shown)"
+            )
         if message in self._noted:
             return
         self._noted.add(message)
-        loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         self.notes.append(Note(message, loc))
 
     # -------------------------------------------------------------------------------------------- modules
@@ -133,6 +138,8 @@ class TerraformLoader:
             for path in outside:
                 self.note(Location(path), outside_note(path, directory))
         for path in files:
+            if linked(path):
+                self._linked.add(path)
             base = os.path.basename(path)
             if (
                 base == "override.tf"
@@ -156,6 +163,8 @@ class TerraformLoader:
         auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
         auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
         for path in [*auto, *self.var_files]:
+            if linked(path):
+                self._linked.add(path)
             attrs = read_vars(path)
             for name, attr in attrs.items():
                 if name not in mod.variables:
@@ -483,6 +492,14 @@ class TerraformLoader:
         gc.disable()
         try:
             return self._load()
+        except VisguardError as exc:
+            if exc.file in self._linked and "its text is not shown" not in exc.detail:
+                raise VisguardError(
+                    "invalid Terraform here (a file reached through a symlink: its text is not shown)",
+                    file=exc.file,
+                    place=exc.place,
+                ) from None
+            raise
         finally:
             if paused:
                 gc.enable()

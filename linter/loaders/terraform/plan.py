@@ -18,7 +18,7 @@ from visguard.linter.model import Location
 
 from ..decode import loads_json, locate
 from .build import ARGS, Res, build_model
-from .files import _read_text, excerpt
+from .files import _read_text, excerpt, linked, unquoted
 from .load import Note, TerraformModel
 from .values import Ref, Unknown
 
@@ -32,7 +32,13 @@ _REF = re.compile(
 
 
 def load_plan(path: str) -> TerraformModel:
-    doc = loads_json(_read_text(path), file=path)
+    text = _read_text(path)
+    try:
+        doc = loads_json(text, file=path)
+    except VisguardError as exc:
+        if linked(path):  # named on the command line: read, but its text is never shown
+            raise unquoted(exc, path, "JSON") from None
+        raise
     if not isinstance(doc, dict) or "format_version" not in doc:
         raise VisguardError(
             "not a Terraform plan: no format_version (expected `terraform show -json` output)",
