@@ -7,8 +7,9 @@ kind of input is linted file by file:
 - Terraform evaluates a *root module*: the folder where ``terraform plan`` runs, with every ``.tf`` file in
   it and the local modules it calls (``source = "./modules/queue"``). A changed ``.tf``/``.tfvars`` file
   therefore selects its folder, and a folder that another folder of the repository calls as a local module
-  selects its callers instead (transitively), because a child module alone has inputs without values. Folders
-  under ``.terraform/`` (downloaded modules) are ignored.
+  selects its callers instead (transitively), because a child module alone has inputs without values; a
+  folder whose callers all have callers (a module cycle) selects itself, so the cycle is reported. Folders
+  under ``.terraform/`` (downloaded modules) are ignored; the search goes 64 levels deep at most.
 - A Serverless Framework service is its ``serverless.yml`` plus the files it includes with ``${file(...)}``:
   a changed YAML/JSON file selects the nearest ``serverless.yml``/``.yaml``/``.json`` in its folder or a
   parent folder (up to the repository root, where pre-commit runs); files outside any service are ignored.
@@ -60,16 +61,22 @@ def _norm(path: str) -> str:
 
 def module_calls(repo: str = ".") -> dict[str, set[str]]:
     """Folder -> folders that call it as a local module (``source = "./..."`` or ``"../..."``)."""
+    from visguard.linter.loaders import safe_io
     from visguard.linter.loaders.serverless import _read_text
 
     callers: dict[str, set[str]] = {}
-    for folder, dirs, files in os.walk(repo):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        for name in files:
-            if not name.endswith((".tf", ".tf.json")):
+    # iterative, at most 64 levels, symlinks out of the repository not followed: a 1,100-level tree made
+    # os.walk (recursive before Python 3.12) end in a RecursionError traceback
+    unread: list[VisguardError] = []  # folders too deep or unreadable: the loader reports the roots it reads
+    walk = safe_io.walk(
+        repo, errors=unread, skip_dir=lambda path, name: name in SKIP_DIRS or name.startswith(".")
+    )
+    for folder, files in walk:
+        for path in files:
+            if not path.endswith((".tf", ".tf.json")):
                 continue
             try:
-                text = _read_text(os.path.join(folder, name))
+                text = _read_text(path)
             except VisguardError:
                 continue  # the Terraform loader reports unreadable files of the roots it reads
             for m in _LOCAL_SOURCE.finditer(text):
@@ -88,13 +95,17 @@ def terraform_roots(files: list[str], repo: str = ".") -> list[str]:
     for d in dirs:
         seen = {d}
         todo = deque([d])
+        found = False
         while todo:
             cur = todo.popleft()
             ups = callers.get(cur, set()) - seen
             if not callers.get(cur):
                 roots.add(cur)
+                found = True
             seen |= ups
             todo.extend(sorted(ups))
+        if not found:  # every caller is itself called: a module cycle; lint the folder, the loader reports it
+            roots.add(d)
     return sorted(roots)
 
 

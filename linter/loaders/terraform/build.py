@@ -23,7 +23,8 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 from visguard.records import Record
 
-from .values import SYMBOLIC, Encoded, Ref, Text, Unknown
+from .files import excerpt
+from .values import SYMBOLIC, Encoded, Ref, Text, Unknown, describe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ REDRIVE_ALLOW = "aws_sqs_queue_redrive_allow_policy"
 ESM = "aws_lambda_event_source_mapping"
 FUNCTION = "aws_lambda_function"
 ALIAS = "aws_lambda_alias"
+MAX_NUMBER = (
+    10**15
+)  # largest magnitude of a numeric argument: the CloudFormation loader's bound (cfn.MAX_NUMBER)
 
 # the arguments visguard reads, per resource type
 ARGS = {
@@ -104,34 +108,47 @@ class Res(Record):
 
 
 # ---------------------------------------------------------------------------------------------- conversions
+# A message names the type of a wrong value and where it was written (``r.loc(arg)``: the tfvars line when it
+# came from one), never a string's content: a value may come from a variables file (a token in a Docker config).
 def number(r: Res, arg: str) -> int | float | str | None:
+    """A numeric argument: numbers as written, numeric strings converted, values not known here kept as text.
+    Numbers beyond +-10**15 and non-finite ones are bad input (the CloudFormation loader's rule)."""
     v = r.values.get(arg)
     if v is None:
         return None
     if isinstance(v, bool):
         raise r.error(arg, f"expected a number, got {str(v).lower()}")
+    if isinstance(v, str):
+        text = v.strip()
+        if len(text) > 400:
+            raise r.error(arg, "expected a number, got a string of more than 400 characters")
+        try:
+            v = int(text)
+        except ValueError:
+            try:
+                v = float(text)
+            except ValueError:
+                raise r.error(arg, "expected a number, got a string that is not a number") from None
     if isinstance(v, (int, float)):
         if isinstance(v, float) and not math.isfinite(v):
-            raise r.error(arg, f"expected a number, got {v}")
+            raise r.error(arg, f"expected a number, got {describe(v)}")
+        if abs(v) > MAX_NUMBER:
+            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit")
         return int(v) if isinstance(v, float) and v.is_integer() else v
-    if isinstance(v, str):
-        try:
-            f = float(v.strip())
-        except ValueError:
-            raise r.error(arg, f"expected a number, got {v!r}") from None
-        if not math.isfinite(f):
-            raise r.error(arg, f"expected a number, got {v!r}")
-        return int(f) if f.is_integer() else f
     if isinstance(v, SYMBOLIC):
         return str(v)
-    raise r.error(arg, f"expected a number, got a {type(v).__name__}")
+    raise r.error(arg, f"expected a number, got a {_kind(v)}")
 
 
 def integer(r: Res, arg: str) -> int | None:
     v = number(r, arg)
     if isinstance(v, float):
-        raise r.error(arg, f"expected a whole number, got {v}")
+        raise r.error(arg, f"expected a whole number, got {describe(v)}")
     return v if isinstance(v, int) else None
+
+
+def _kind(v: Any) -> str:
+    return {dict: "map", list: "list", str: "string"}.get(type(v), type(v).__name__)
 
 
 def boolean(r: Res, arg: str) -> bool | None:
@@ -142,7 +159,7 @@ def boolean(r: Res, arg: str) -> bool | None:
         return v
     if isinstance(v, str) and v.strip().lower() in ("true", "false"):
         return v.strip().lower() == "true"
-    raise r.error(arg, f"expected true or false, got {v!r}")
+    raise r.error(arg, f"expected true or false, got {describe(v)}")
 
 
 def string(r: Res, arg: str) -> str | None:
@@ -151,7 +168,7 @@ def string(r: Res, arg: str) -> str | None:
         return str(v)
     if v is None or isinstance(v, SYMBOLIC):
         return None
-    raise r.error(arg, f"expected a string, got a {type(v).__name__}")
+    raise r.error(arg, f"expected a string, got a {_kind(v)}")
 
 
 def policy(r: Res, arg: str) -> dict | str | None:
@@ -182,7 +199,18 @@ def policy(r: Res, arg: str) -> dict | str | None:
         return v
     if isinstance(v, (Unknown, Ref, Text)):
         return str(v)
-    raise r.error(arg, f"expected a JSON object, got a {type(v).__name__}")
+    raise r.error(arg, f"expected a JSON object, got a {_kind(v)}")
+
+
+def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
+    """SQS: a FIFO queue's name ends in ``.fifo`` and only a FIFO queue's does (CreateQueue, QueueName); the AWS
+    provider refuses both mismatches at plan time, so they are bad input (an unknown fifo_queue is not judged)."""
+    if r.values.get("fifo_queue") is not None and fifo is None:
+        return
+    if fifo and not name.endswith(".fifo"):
+        raise r.error("name", "a FIFO queue's name must end in .fifo (fifo_queue = true)")
+    if not fifo and name.endswith(".fifo"):
+        raise r.error("name", "a name ending in .fifo needs fifo_queue = true (only a FIFO queue's name may)")
 
 
 # ---------------------------------------------------------------------------------------------- the model
@@ -229,10 +257,7 @@ class Builder:
         q.name = string(r, "name")
         if q.name is not None:
             q.locations["name"] = r.loc("name")
-            if q.name.endswith(".fifo") and r.values.get("fifo_queue") is None:
-                q.fifo = (
-                    True  # the provider rejects a .fifo name without fifo_queue; the name says what was meant
-                )
+            _check_fifo_name(r, q.name, boolean(r, "fifo_queue"))
         tags = r.values.get("tags")
         if isinstance(tags, dict):
             q.tags = {k: v for k, v in tags.items() if isinstance(v, str)}
@@ -257,13 +282,17 @@ class Builder:
             mrc = str(mrc)
         elif isinstance(mrc, str):
             try:
-                mrc = int(mrc.strip())
+                mrc = int(mrc.strip()) if len(mrc) <= 400 else None
             except ValueError:
-                raise r.error(arg, f"maxReceiveCount must be a number, got {mrc!r}") from None
-        elif isinstance(mrc, float) and mrc.is_integer():
-            mrc = int(mrc)
+                mrc = None
+            if mrc is None:
+                raise r.error(arg, "maxReceiveCount must be a number, got a string that is not one") from None
         elif isinstance(mrc, (bool, list, dict)):
             raise r.error(arg, "maxReceiveCount must be a number")
+        if isinstance(mrc, (int, float)) and (not math.isfinite(mrc) or abs(mrc) > MAX_NUMBER):
+            raise r.error(arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit")
+        if isinstance(mrc, float) and mrc.is_integer():
+            mrc = int(mrc)
         target = v.get("deadLetterTargetArn")
         if isinstance(target, (list, dict, bool)):
             raise r.error(arg, "deadLetterTargetArn must be a queue ARN")
@@ -438,7 +467,7 @@ class Builder:
             name = function_name(v)
             if name in self.function_names:
                 return self.function_names[name], None
-            return None, f"function {name!r} is not defined in these files"
+            return None, f"function {excerpt(name, 64)} is not defined in these files"
         return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
 
 

@@ -11,6 +11,7 @@ account (a computed ARN, a data source, a variable without a value) becomes a :c
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 from functools import lru_cache
@@ -23,15 +24,19 @@ from visguard.linter.model import (
     DEFAULT_VISIBILITY_TIMEOUT,
 )
 
+from .files import NAME_CHARS, excerpt
 from .functions import FUNCTIONS, TERRAFORM_FUNCTIONS
 from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
 from .values import (
+    MAX_STRING,
     SYMBOLIC,
     Encoded,
     EvalError,
+    LimitError,
     Ref,
     Text,
     Unknown,
+    describe,
     kind,
     num_out,
     to_number,
@@ -54,8 +59,16 @@ SCHEMA_DEFAULTS = {
 }
 # Attributes of a resource that exist only after apply (a reference to them stays a Ref).
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
-MAX_INSTANCES = 1000
-MAX_MODULE_DEPTH = 16
+MAX_INSTANCES = 1000  # count / for_each of one block
+MAX_MODULE_DEPTH = 64  # local modules calling local modules (a deeper chain is reported as too deep)
+# Evaluation work in one root module (its child modules included), bounded the way the CloudFormation loader
+# bounds Fn::ForEach: string-doubling locals, nested `for` over range(1000), module count x resource count would
+# otherwise take minutes and gigabytes. The 820-resource module of benchmarks/ spends under 2 % of each.
+MAX_STEPS = 1_000_000  # values built and loop iterations
+MAX_CHARS = 50_000_000  # characters of the strings built
+MAX_TOTAL_INSTANCES = 10_000  # resource and module instances (count / for_each expanded)
+MAX_NUMBER_CHARS = 400  # a number literal longer than this is refused (the CloudFormation loader's bound)
+SHOWN_CHARS = 80  # an expression quoted in a note: at most this much of it
 EACH_SOURCE = (
     "\x00each"  # in an instance's Env: (the for_each argument, its scope); no expression can name it
 )
@@ -89,10 +102,79 @@ def address_key(key: Any) -> str:
 
 
 def text_of(node, src: Source | None) -> str:
-    """The expression ``node`` (a tree-sitter node or a Span) as written, on one line."""
-    if node is not None and src is not None:
-        return " ".join(src.slice(node).split())
+    """The expression ``node`` (a tree-sitter node or a Span) as written, on one line (its first
+    :data:`SHOWN_CHARS` characters); "expression" for a file reached through a symlink (never quoted)."""
+    if node is not None and src is not None and src.shown:
+        if node.end_byte - node.start_byte > 4 * SHOWN_CHARS:  # a 9 MB heredoc is not copied to be cut
+            text = src.data[node.start_byte : node.start_byte + 4 * SHOWN_CHARS].decode("utf-8", "ignore")
+        else:
+            text = src.slice(node)
+        text = " ".join(text.split())
+        return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
     return "expression"
+
+
+class Budget:
+    """The evaluation work one root module may take (:data:`MAX_STEPS`, :data:`MAX_CHARS`,
+    :data:`MAX_TOTAL_INSTANCES`); shared by the scopes of its module instances."""
+
+    __slots__ = ("steps", "chars", "instances")
+
+    def __init__(self):
+        self.steps = self.chars = self.instances = 0
+
+    def spend(self, steps: int, node=None) -> None:
+        self.steps += steps
+        if self.steps > MAX_STEPS:
+            raise LimitError(_BOUND, node)
+
+    def text(self, n: int, node=None) -> None:
+        """A string of ``n`` characters is about to be built."""
+        if n > MAX_STRING:
+            raise LimitError(
+                f"a string longer than {MAX_STRING:,} characters (visguard's bound on one value)", node
+            )
+        self.chars += n
+        if self.chars > MAX_CHARS:
+            raise LimitError(_BOUND, node)
+
+    def value(self, v: Any, node=None) -> Any:
+        """Charge a value just built (its elements, nested ones included, and the characters of its strings)."""
+        if type(v) is str:
+            self.text(len(v), node)
+        elif isinstance(v, (list, dict)):
+            left = MAX_STEPS - self.steps
+            n, chars, stack = 0, 0, [v]
+            while stack and n <= left:
+                x = stack.pop()
+                n += 1
+                if type(x) is str:
+                    chars += len(x)
+                elif isinstance(x, dict):
+                    stack.extend(x.values())
+                elif isinstance(x, list):
+                    stack.extend(x)
+            self.spend(n, node)
+            self.chars += chars
+            if self.chars > MAX_CHARS:
+                raise LimitError(_BOUND, node)
+        return v
+
+    def add_instances(self, n: int, block: Block) -> None:
+        self.instances += n
+        if self.instances > MAX_TOTAL_INSTANCES:
+            raise VisguardError(
+                f"count/for_each expand to more than {MAX_TOTAL_INSTANCES:,} resource and module instances "
+                "(visguard's bound on one root module)",
+                file=block.file,
+                place=f"line {block.line}",
+            )
+
+
+_BOUND = (
+    f"the expressions expand to more than {MAX_STEPS:,} values or {MAX_CHARS:,} characters "
+    "(visguard's bound on evaluating one root module)"
+)
 
 
 class Module:
@@ -170,6 +252,7 @@ class Scope:
         self.call = call  # the module block that created this scope
         self.values = values or {}  # root module: variable name -> (Attr | None, value) from tfvars / --var
         self.depth = depth
+        self.budget: Budget = parent.budget if parent is not None else Budget()
         self._vars: dict[str, Any] = {}
         self._locals: dict[str, Any] = {}
         self._local_stack: list[str] = []
@@ -198,6 +281,12 @@ class Scope:
             line = line_of(exc.node) or attr.line
             if isinstance(attr.expr, JsonExpr):
                 line = attr.line
+            if attr.src is not None and not attr.src.shown and not isinstance(exc, LimitError):
+                raise VisguardError(
+                    "an expression cannot be evaluated (a file reached through a symlink: its text is not shown)",
+                    file=attr.file,
+                    place=f"line {line}",
+                ) from None
             raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
         except RecursionError:
             raise VisguardError(
@@ -225,10 +314,14 @@ class Scope:
 
     def _template_text(self, body: str, env: Env) -> Any:
         """A template given as text (a heredoc, a JSON-syntax string): parsed by the HCL grammar as a string."""
+        self.budget.text(len(body))
         try:
             expr, src = _template_expr(body)
         except VisguardError as exc:
             raise EvalError(f"invalid template ({exc.detail})") from None
+        if env.src is not None and not env.src.shown:  # text of a file reached through a symlink
+            src = Source(src.text, src.data)
+            src.shown = False
         return self._node(expr, Env(env.names, src))
 
     # ------------------------------------------------------------------ native syntax (tree-sitter nodes)
@@ -299,7 +392,9 @@ class Scope:
         return value
 
     def _step(self, node, env) -> tuple[str, Any]:
-        """("attr", name) for ``.name``, ("index", value) for ``[expr]`` and the legacy ``.0``."""
+        """("attr", name) for ``.name``; for ``[expr]`` and the legacy ``.0``: ("key", value) when the index is
+        written as a literal (``["ghcr.io"]``, ``[0]``: a message may name it), ("index", value) otherwise (its
+        value may come from a variables file: a message never shows it)."""
         t = node.type
         if t == "get_attr":
             return "attr", env.src.slice(node.children[-1])
@@ -307,21 +402,27 @@ class Scope:
             raise EvalError(f"unexpected {node.type}", node)
         idx = node.named_children[0]
         if idx.type == "legacy_index":
-            return "index", int(env.src.slice(idx)[1:])
+            return "key", int(env.src.slice(idx)[1:])
         expr = next(c for c in idx.named_children if c.type == "expression")
-        return "index", self._node(expr, env)
+        literal = re.fullmatch(r'\s*(?:"[^"\\$%]*"|[0-9]+)\s*', env.src.slice(expr)) is not None
+        return ("key" if literal else "index"), self._node(expr, env)
 
     def _n_literal_value(self, node, env):
         c = node.children[0]  # literal_value has one child
         t = c.type
         if t == "numeric_lit":
             text = env.src.data[c.start_byte : c.end_byte].decode("utf-8", "replace")
+            if len(text) > MAX_NUMBER_CHARS:  # int() of 5,000 digits is refused by Python, and no AWS setting
+                raise EvalError(f"a number written with {len(text):,} characters, beyond any AWS limit", node)
             if text.isdigit():
                 return int(text)
             try:
-                return float(text)
+                v = float(text)
             except ValueError:
-                raise EvalError(f"invalid number {text!r}", node) from None
+                raise EvalError(f"invalid number {excerpt(text)}", node) from None
+            if not math.isfinite(v):  # 1e400
+                raise EvalError(f"the number {excerpt(text)} is beyond any AWS limit", node)
+            return v
         if t == "bool_lit":
             return env.src.slice(c) == "true"
         if t == "null_lit":
@@ -329,7 +430,8 @@ class Scope:
         return self._unescape(env.src.data[c.start_byte + 1 : c.end_byte - 1].decode("utf-8", "replace"))
 
     def _n_tuple(self, node, env):
-        return [self._node(c, env) for c in node.named_children if c.type == "expression"]
+        out = [self._node(c, env) for c in node.named_children if c.type == "expression"]
+        return self.budget.value(out, node)
 
     def _n_object(self, node, env):
         out = {}
@@ -339,7 +441,7 @@ class Scope:
             key_node, value_node = _key_value(elem)
             key = self._object_key(key_node, env)
             out[key] = self._node(value_node, env)
-        return out
+        return self.budget.value(out, node)
 
     def _object_key(self, key_node, env):
         kids = [c for c in key_node.children if c.type != "comment"]
@@ -419,7 +521,9 @@ class Scope:
         if values == 1 and len(parts) == 1:
             return parts[0][0] if symbolic else parts[0]  # "${x}" is x itself, with its type
         if not symbolic:
-            return "".join(p if type(p) is str else to_string(p) for p in parts)
+            texts = [p if type(p) is str else to_string(p) for p in parts]
+            self.budget.text(sum(len(x) for x in texts if type(x) is str), node)
+            return "".join(texts)
         merged: list = []
         for p in parts:
             if type(p) is tuple:
@@ -447,6 +551,7 @@ class Scope:
 
     def _n_heredoc_template(self, node, env):
         trim = env.src.slice(node.children[0]) == "<<-"  # heredoc_start
+        self.budget.text(node.end_byte - node.start_byte, node)
         lines = env.src.slice(node).split("\n")
         body_lines = lines[1:-1]  # first line <<EOF, last line the closing EOF
         if trim:
@@ -568,6 +673,7 @@ class Scope:
             items = list(enumerate(coll))
         else:
             raise EvalError(f"a for expression needs a list or an object, got a {kind(coll)}", coll_node)
+        self.budget.spend(len(items), coll_node)
         out = []
         for k, v in items:
             out.append(env.child(**({names[0]: k, names[1]: v} if len(names) == 2 else {names[0]: v})))
@@ -594,7 +700,7 @@ class Scope:
                 out.append(self._node(value, e))
         except _Unknowable:
             return Unknown(text_of(node, env.src), "a condition is known only after apply")
-        return out
+        return self.budget.value(out, node)
 
     def _n_for_object_expr(self, node, env):
         intro = cond = None
@@ -629,10 +735,10 @@ class Scope:
             if group:
                 out.setdefault(k, []).append(v)
             elif k in out:
-                raise EvalError(f"duplicate key {k!r} in a for expression", node)
+                raise EvalError("duplicate key in a for expression (group the values with ...)", node)
             else:
                 out[k] = v
-        return out
+        return self.budget.value(out, node)
 
     def _cond(self, cond_node, env) -> bool:
         expr = next(c for c in cond_node.named_children if c.type == "expression")
@@ -664,7 +770,7 @@ class Scope:
         try:
             out = impl(*args)
         except EvalError as exc:
-            raise EvalError(str(exc), node) from None
+            raise type(exc)(str(exc), node) from None
         except (TypeError, ValueError, IndexError, KeyError, ArithmeticError):
             raise EvalError(f"invalid arguments to {name}()", node) from None
         if (
@@ -674,12 +780,14 @@ class Scope:
             and out.text == "..."
         ):
             return Unknown(text_of(node, env.src), out.why)
-        return out
+        return self.budget.value(out, node)
 
     def _try(self, name, arg_nodes, node, env):
         for a in arg_nodes:
             try:
                 v = self._node(a, env)
+            except LimitError:
+                raise  # a bound is reported, never tried around
             except (EvalError, _Unknowable):
                 if name == "can":
                     return False
@@ -752,19 +860,21 @@ class Scope:
             elif isinstance(value, dict):
                 k = to_string(key) if not isinstance(key, str) else key
                 if k not in value:
-                    raise EvalError(f"no attribute or key {k!r}", node)
+                    raise EvalError(f"no attribute or key {_key_shown(how, k)}", node)
                 value = value[k]
             elif isinstance(value, list):
                 if how == "attr":
-                    raise EvalError(f"a list has no attribute {key!r} (index it, or use [*])", node)
+                    raise EvalError(
+                        f"a list has no attribute {excerpt(key, NAME_CHARS)} (index it, or use [*])", node
+                    )
                 n = to_number(key)
                 if not isinstance(n, int) or not 0 <= n < len(value):
-                    raise EvalError(f"index {key!r} out of range (length {len(value)})", node)
+                    raise EvalError(f"index {_key_shown(how, key)} out of range (length {len(value)})", node)
                 value = value[n]
             elif value is None:
                 raise EvalError("attempt to read an attribute of null", node)
             else:
-                raise EvalError(f"a {kind(value)} has no attribute or index {key!r}", node)
+                raise EvalError(f"a {kind(value)} has no attribute or index {_key_shown(how, key)}", node)
         return value
 
     def _splat(self, base, splat, node, env):
@@ -773,7 +883,7 @@ class Scope:
         if isinstance(base, SYMBOLIC):
             return Unknown(text_of(node, env.src), "the collection is known only after apply")
         items = base if isinstance(base, list) else [] if base is None else [base]
-        return [self._apply(x, steps, node, env) for x in items]
+        return self.budget.value([self._apply(x, steps, node, env) for x in items], node)
 
     # ------------------------------------------------------------------ names
     def var(self, name: str, node=None) -> Any:
@@ -881,7 +991,7 @@ class Scope:
                 if not isinstance(n, int) or n < 0 or n > MAX_INSTANCES:
                     a = block.attrs["count"]
                     raise VisguardError(
-                        f"count must be a whole number 0-{MAX_INSTANCES}, got {n!r}",
+                        f"count must be a whole number 0-{MAX_INSTANCES}, got {describe(n)}",
                         file=a.file,
                         place=f"line {a.line}",
                     )
@@ -935,6 +1045,7 @@ class Scope:
                 )
         else:
             out = [(base_address, Env())]
+        self.budget.add_instances(len(out), block)
         self._instances[key] = out
         return out
 
@@ -1051,6 +1162,14 @@ class _Unknowable(Exception):
 
 
 _MISSING = object()
+
+
+def _key_shown(how: str, key: Any) -> str:
+    """A key for a message: as written when the expression wrote it (``.name``, ``["ghcr.io"]``), never a
+    computed one (it may hold a value of a variables file)."""
+    if how in ("attr", "key"):
+        return excerpt(key if isinstance(key, str) else str(key), NAME_CHARS)
+    return f"(a computed {kind(key)})"
 
 
 def _why(v) -> str:

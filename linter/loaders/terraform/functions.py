@@ -11,9 +11,11 @@ import json
 import math
 
 from .values import (
+    MAX_STRING,
     SYMBOLIC,
     Encoded,
     EvalError,
+    LimitError,
     Ref,
     Text,
     Unknown,
@@ -101,7 +103,7 @@ def _lookup(*args):
         return m[k]
     if len(args) == 3:
         return args[2]
-    raise EvalError(f"lookup(): no key {k!r} and no default")
+    raise EvalError("lookup(): no such key and no default")
 
 
 def _merge(*args):
@@ -147,7 +149,9 @@ def _tobool(*args):
         return v
     if v in ("true", "false"):
         return v == "true"
-    raise EvalError(f"tobool(): cannot convert {v!r} to a bool")
+    raise EvalError(
+        f"tobool(): cannot convert {'this string' if isinstance(v, str) else 'a ' + kind(v)} to a bool"
+    )
 
 
 def _length(*args):
@@ -185,7 +189,27 @@ def _join(*args):
     sep, items = args
     if not isinstance(items, list) or not all(isinstance(i, (str, int, float)) for i in items):
         return Unknown("join(...)", "join() of values not known here")
-    return sep.join(to_string(i) for i in items)
+    if not isinstance(sep, str):
+        raise EvalError("join(): the separator must be a string")
+    texts = [to_string(i) for i in items]
+    _fits("join", len(sep) * max(len(texts) - 1, 0) + sum(len(t) for t in texts))
+    return sep.join(texts)
+
+
+def _fits(name: str, n: int) -> None:
+    """A string result of ``n`` characters is refused before it is built beyond :data:`MAX_STRING`."""
+    if n > MAX_STRING:
+        raise LimitError(
+            f"{name}(): the result would be longer than {MAX_STRING:,} characters (visguard's bound on one value)"
+        )
+
+
+def _replace(s, a, b):
+    if len(a) > 1 and a.startswith("/") and a.endswith("/"):
+        return Unknown("replace(...)", "regular expressions are not evaluated")
+    count = s.count(a) if a else len(s) + 1
+    _fits("replace", len(s) + count * (len(b) - len(a)))
+    return s.replace(a, b)
 
 
 def _keys(*args):
@@ -202,14 +226,30 @@ def _values(*args):
     return [args[0][k] for k in sorted(args[0])]
 
 
+def _unique(items: list) -> list:
+    """``items`` without repeats, first occurrence kept (linear: a key per element, not a scan of the output)."""
+    out, seen = [], set()
+    for x in items:
+        k = _identity(x)
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+def _identity(x):
+    if isinstance(x, (dict, list)):
+        return ("c", json.dumps(x, sort_keys=True, default=str))
+    if isinstance(x, SYMBOLIC):
+        return ("s", type(x).__name__, str(x))
+    return (type(x) is bool, x)  # True == 1 in Python, not in Terraform
+
+
 def _toset(*args):
     _need(args, 1, "toset")
     v = args[0]
     if isinstance(v, list):
-        out = []
-        for x in v:
-            if x not in out:
-                out.append(x)
+        out = _unique(v)
         return sorted(out, key=lambda x: str(x)) if all(isinstance(x, str) for x in out) else out
     return v
 
@@ -257,13 +297,15 @@ def _format(*args):
     import re
 
     out, i = [], 0
-    pos = 0
+    pos = size = 0
     for m in re.finditer(r"%(%|[-+ #0]*\d*(?:\.\d+)?[vdsfqt])", fmt):
         out.append(fmt[pos : m.start()])
         spec = m.group(1)
         pos = m.end()
         if any(int(w) > 1000 for w in re.findall(r"\d+", spec)):
             raise EvalError("format(): a width or precision above 1000")
+        size += len(out[-1]) + (len(out[-2]) if len(out) > 1 else 0)
+        _fits("format", size)  # checked as it grows: 100,000 "%1000d" would make 100 MB
         if spec == "%":
             out.append("%")
             continue
@@ -317,11 +359,7 @@ def _compact(*args):
 
 def _distinct(*args):
     _need(args, 1, "distinct")
-    out = []
-    for x in args[0] if isinstance(args[0], list) else []:
-        if x not in out:
-            out.append(x)
-    return out if isinstance(args[0], list) else args[0]
+    return _unique(args[0]) if isinstance(args[0], list) else args[0]
 
 
 def _one(*args):
@@ -360,7 +398,7 @@ def _parseint(*args):
     try:
         return int(s, base)
     except ValueError:
-        raise EvalError(f"parseint(): cannot parse {s!r} in base {base}") from None
+        raise EvalError(f"parseint(): the string is not a number in base {base}") from None
 
 
 FUNCTIONS = {
@@ -401,13 +439,7 @@ FUNCTIONS = {
     "trimspace": _str_fn(str.strip),
     "trimsuffix": _str_fn(lambda s, x: s[: -len(x)] if x and s.endswith(x) else s),
     "trimprefix": _str_fn(lambda s, x: s[len(x) :] if s.startswith(x) else s),
-    "replace": _str_fn(
-        lambda s, a, b: (
-            Unknown("replace(...)", "regular expressions are not evaluated")
-            if len(a) > 1 and a.startswith("/") and a.endswith("/")
-            else s.replace(a, b)
-        )
-    ),
+    "replace": _str_fn(_replace),
     "startswith": _str_fn(lambda s, x: s.startswith(x)),
     "endswith": _str_fn(lambda s, x: s.endswith(x)),
     "strcontains": _str_fn(lambda s, x: x in s),

@@ -30,6 +30,11 @@ MAX_BLOCK_DEPTH = 64  # blocks inside blocks: Terraform's deepest (dynamic > con
 # CPU seconds a parse may take: a valid file parses at several MB/s (0.04 s for 156 KB on a loaded 2-vCPU VM)
 PARSE_CPU_S = 2.0
 PARSE_CPU_S_PER_MB = 2.0
+# Heredoc bytes in one file: tree-sitter-hcl's heredoc scanner takes ~175 bytes of memory and ~0.8 s per MB
+# of heredoc (a 9 MB heredoc: 1.6 GB), far more than the rest of HCL; a value is at most 1,000,000 characters
+# anyway (evaluate.py). Checked on the text before it is parsed.
+MAX_HEREDOC_BYTES = 1_000_000
+_HEREDOC = rb"(?m)[=(,\[:?]\s*<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*\r?\n"  # compiled on first use
 
 
 class JsonExpr(Record):
@@ -42,14 +47,16 @@ class JsonExpr(Record):
 
 
 class Source:
-    """The text of one parsed file. tree-sitter counts bytes; a finding's column counts characters."""
+    """The text of one parsed file. tree-sitter counts bytes; a finding's column counts characters. ``shown`` is
+    False for a file reached through a symlink: no message quotes its text."""
 
-    __slots__ = ("ascii", "data", "text")
+    __slots__ = ("ascii", "data", "text", "shown")
 
     def __init__(self, text: str, data: bytes | None = None):
         self.text = text
         self.data = text.encode("utf-8", "surrogatepass") if data is None else data
         self.ascii = len(self.data) == len(text)
+        self.shown = True
 
     def slice(self, node) -> str:
         """The text of ``node`` (a tree-sitter node or a :class:`Span`) as written."""
@@ -181,6 +188,7 @@ def parse_source(text: str, file: str) -> tuple[Any, Source]:
     except UnicodeEncodeError:
         raise VisguardError("cannot parse HCL: the text is not valid Unicode", file=file) from None
     src = Source(text, data)
+    _check_heredocs(data, file)
     root = _parse(data, file)
     if root.has_error:
         patched = re.sub(_EXPONENT, lambda m: b"1" * len(m.group()), data)
@@ -190,6 +198,30 @@ def parse_source(text: str, file: str) -> tuple[Any, Source]:
             line, what = _first_error(root, src)
             raise VisguardError(f"cannot parse HCL: {what}", file=file, place=f"line {line}")
     return root, src
+
+
+def _check_heredocs(data: bytes, file: str) -> None:
+    """Refuse a file whose heredocs (``<<EOF`` ... ``EOF``; an unterminated one runs to the end) hold more than
+    :data:`MAX_HEREDOC_BYTES`, before tree-sitter spends a gigabyte on them."""
+    if b"<<" not in data:
+        return
+    total, pos = 0, 0
+    pattern = re.compile(_HEREDOC)
+    while total <= MAX_HEREDOC_BYTES:
+        m = pattern.search(data, pos)
+        if m is None:
+            return
+        end = re.compile(rb"(?m)^[ \t]*" + re.escape(m.group(1)) + rb"[ \t]*\r?$").search(data, m.end())
+        stop = end.start() if end is not None else len(data)
+        total += stop - m.end()
+        pos = end.end() if end is not None else len(data)
+        if total > MAX_HEREDOC_BYTES:
+            line = data.count(b"\n", 0, m.start()) + 1
+            raise VisguardError(
+                f"heredocs hold more than {MAX_HEREDOC_BYTES:,} bytes (visguard's bound on one file)",
+                file=file,
+                place=f"line {line}",
+            )
 
 
 def _parse(data: bytes, file: str):
@@ -281,13 +313,15 @@ def _eof(src: Source) -> tuple[int, str]:
 
 
 def _token_at(src: Source, byte: int) -> tuple[int, str]:
-    """(line, quoted first word) of the text at ``byte`` (after whitespace)."""
+    """(line, a short quoted excerpt of the first word) of the text at ``byte`` (after whitespace)."""
+    from .files import excerpt
+
     data = src.data
     m = re.compile(rb"\s*").match(data, byte)
     start = m.end() if m else byte
     word = (data[start : start + 40].split() or [b""])[0]
     line = data.count(b"\n", 0, start) + 1
-    return line, f"unexpected {word.decode('utf-8', 'replace')!r}"
+    return line, f"unexpected {excerpt(word.decode('utf-8', 'replace'))}"
 
 
 def _missing(node, src: Source) -> tuple[int, str]:

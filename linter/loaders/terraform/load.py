@@ -20,8 +20,18 @@ from visguard.records import Record
 
 from . import registry
 from .build import ARGS, Res, build_model
-from .evaluate import EACH_SOURCE, Env, Module, ModuleObj, Scope, _key_value, module_dir, text_of
-from .files import _read_text
+from .evaluate import (
+    EACH_SOURCE,
+    MAX_MODULE_DEPTH,
+    Env,
+    Module,
+    ModuleObj,
+    Scope,
+    _key_value,
+    module_dir,
+    text_of,
+)
+from .files import NAME_CHARS, _read_text, confined, excerpt, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .values import Unknown
 
@@ -50,26 +60,42 @@ class TerraformModel(Model):
     __slots__ = ()
 
 
-def tf_files(directory: str) -> list[str]:
+def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> tuple[list[str], list[str]]:
+    """(the regular files of ``directory`` ending in ``suffixes`` that stay inside it, the symlinks among them
+    that lead outside it: never read)."""
     try:
         names = sorted(os.listdir(directory))
     except OSError as exc:
         raise VisguardError(f"cannot list the folder: {exc.strerror}", file=directory) from None
-    out = [
-        os.path.join(directory, n)
-        for n in names
-        if n.endswith((".tf", ".tf.json")) and os.path.isfile(os.path.join(directory, n))
-    ]
-    if len(out) > MAX_FILES:
+    inside: list[str] = []
+    outside: list[str] = []
+    for n in names:
+        p = os.path.join(directory, n)
+        if n.endswith(suffixes) and os.path.isfile(p):
+            (inside if confined(p, directory) else outside).append(p)
+    if len(inside) > MAX_FILES:
         raise VisguardError(f"more than {MAX_FILES} Terraform files in one module", file=directory)
-    return out
+    return inside, outside
+
+
+def tf_files(directory: str) -> list[str]:
+    """The ``*.tf`` / ``*.tf.json`` files of ``directory`` that stay inside it once symlinks are resolved."""
+    return listing(directory)[0]
 
 
 def read_blocks(path: str) -> list[Block]:
     text = _read_text(path)
-    if path.endswith(".json"):
-        return parse_json(text, path)
-    return parse_hcl(text, path)
+    json_syntax = path.endswith(".json")
+    try:
+        blocks = parse_json(text, path) if json_syntax else parse_hcl(text, path)
+    except VisguardError as exc:
+        if linked(path):
+            raise unquoted(exc, path, "JSON" if json_syntax else "HCL") from None
+        raise
+    if linked(path):
+        for b in blocks[:1]:
+            b.src.shown = False  # one Source per file: no expression of it is quoted
+    return blocks
 
 
 class TerraformLoader:
@@ -87,13 +113,18 @@ class TerraformLoader:
         self._marks: dict[str, list[int]] = {}  # file -> indexes of its lines that hold "visguard:ignore"
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
+        self._linked: set[str] = set()  # files read through a symlink: no message shows their text
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str) -> None:
+        loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
+        if loc.file in self._linked:
+            message = (
+                f"{loc.file}: not evaluated here (a file reached through a symlink: its text is not shown)"
+            )
         if message in self._noted:
             return
         self._noted.add(message)
-        loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         self.notes.append(Note(message, loc))
 
     # -------------------------------------------------------------------------------------------- modules
@@ -102,7 +133,13 @@ class TerraformLoader:
         if key in self._module_cache:
             return self._module_cache[key]
         blocks: list[Block] = []
-        for path in files if files is not None else tf_files(directory):
+        if files is None:
+            files, outside = listing(directory)
+            for path in outside:
+                self.note(Location(path), outside_note(path, directory))
+        for path in files:
+            if linked(path):
+                self._linked.add(path)
             base = os.path.basename(path)
             if (
                 base == "override.tf"
@@ -119,14 +156,16 @@ class TerraformLoader:
     def root_values(self, mod: Module) -> dict[str, tuple[Attr | None, Any]]:
         values: dict[str, tuple[Attr | None, Any]] = {}
         d = self.root
-        names = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        found, outside = listing(d, (".tfvars", ".tfvars.json")) if os.path.isdir(d) else ([], [])
+        for path in outside:
+            self.note(Location(path), outside_note(path, d))
+        names = [os.path.basename(p) for p in found]
         auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
         auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
         for path in [*auto, *self.var_files]:
-            text = _read_text(path)
-            from .hcl import json_vars
-
-            attrs = json_vars(text, path) if path.endswith(".json") else parse_attrs(text, path)
+            if linked(path):
+                self._linked.add(path)
+            attrs = read_vars(path)
             for name, attr in attrs.items():
                 if name not in mod.variables:
                     self.note(attr, f"{path}: {name} is not a variable of the root module (ignored)")
@@ -155,7 +194,7 @@ class TerraformLoader:
         if not local and model is None and installed is None:
             self.note(
                 block,
-                f"{base}: module source {source!r} is not read (visguard reads local modules, the modules "
+                f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
                 "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
                 "lambda/aws); run terraform init, or lint the plan JSON",
             )
@@ -187,7 +226,9 @@ class TerraformLoader:
         if self._installed is None:
             self._installed = {}
             manifest = os.path.join(self.root, ".terraform", "modules", "modules.json")
-            if os.path.isfile(manifest):
+            if os.path.isfile(manifest) and not confined(manifest, self.root):
+                self.note(Location(manifest), outside_note(manifest, self.root))
+            elif os.path.isfile(manifest):
                 import json
 
                 try:
@@ -220,15 +261,22 @@ class TerraformLoader:
         while up is not None:  # the module's own chain of callers, not every module being read
             ancestors.append(os.path.realpath(up.mod.dir))
             up = up.parent
-        if real in ancestors or parent.depth + 1 > 16:
+        if real in ancestors:
             raise VisguardError(
-                f"module {address} includes itself (source {source!r})",
+                f"module {address} includes itself (source {excerpt(source, NAME_CHARS)})",
+                file=block.file,
+                place=f"line {block.line}",
+            )
+        if parent.depth + 1 > MAX_MODULE_DEPTH:
+            raise VisguardError(
+                f"module {address}: local modules nested more than {MAX_MODULE_DEPTH} levels deep "
+                "(visguard's bound; not a cycle)",
                 file=block.file,
                 place=f"line {block.line}",
             )
         if not os.path.isdir(directory):
             raise VisguardError(
-                f"module {address}: source {source!r} is not a folder",
+                f"module {address}: source {excerpt(source, NAME_CHARS)} is not a folder",
                 file=block.file,
                 place=f"line {block.line}",
             )
@@ -444,18 +492,36 @@ class TerraformLoader:
         gc.disable()
         try:
             return self._load()
+        except VisguardError as exc:
+            if exc.file in self._linked and "its text is not shown" not in exc.detail:
+                raise VisguardError(
+                    "invalid Terraform here (a file reached through a symlink: its text is not shown)",
+                    file=exc.file,
+                    place=exc.place,
+                ) from None
+            raise
         finally:
             if paused:
                 gc.enable()
 
     def _load(self) -> TerraformModel:
-        if os.path.isdir(self.root):
-            files = tf_files(self.root)
-        else:  # a .tf file is part of the module its folder holds: Terraform reads the folder as one
-            files = sorted({*tf_files(os.path.dirname(self.root) or "."), self.root})
-        if not files:
-            raise VisguardError("no *.tf or *.tf.json files in this folder", file=self.root)
         directory = self.root if os.path.isdir(self.root) else (os.path.dirname(self.root) or ".")
+        files, outside = listing(directory)
+        if not os.path.isdir(self.root):
+            # a .tf file is part of the module its folder holds: Terraform reads the folder as one. The file
+            # named on the command line is read even when it is a symlink out (asked for), never quoted.
+            named = os.path.join(directory, os.path.basename(self.root))
+            if not os.path.dirname(self.root):  # "main.tf", not "./main.tf": as the user wrote it
+                files = [os.path.basename(p) for p in files]
+                outside = [os.path.basename(p) for p in outside]
+                named = self.root
+            files = sorted({*files, named})
+            outside = [p for p in outside if p != named]
+        for path in outside:
+            self.note(Location(path), outside_note(path, directory))
+        if not files:
+            more = f" ({len(outside)} symlink(s) leading outside it not read)" if outside else ""
+            raise VisguardError(f"no *.tf or *.tf.json files in this folder{more}", file=self.root)
         mod = self.read_module(directory, files)
         if not os.path.isdir(self.root):
             self.root = directory
@@ -497,6 +563,29 @@ class TerraformLoader:
                         f"{owner}: {hcl.get(fld, fld)} is not known here ({value.strip('${}')}); "
                         "the rules that need it are skipped",
                     )
+
+
+def _source_shown(source: str) -> str:
+    """A module source for a message: a user:password in a URL (``git::https://user:token@host/...``) removed."""
+    return excerpt(re.sub(r"//[^/@\s]*@", "//", source), 120)
+
+
+def read_vars(path: str) -> dict[str, Attr]:
+    """The ``NAME = VALUE`` lines of a ``.tfvars`` (or ``.tfvars.json``) file."""
+    from .hcl import json_vars
+
+    text = _read_text(path)
+    json_syntax = path.endswith(".json")
+    try:
+        attrs = json_vars(text, path) if json_syntax else parse_attrs(text, path)
+    except VisguardError as exc:
+        if linked(path):
+            raise unquoted(exc, path, "JSON" if json_syntax else "HCL") from None
+        raise
+    if linked(path):
+        for a in list(attrs.values())[:1]:
+            a.src.shown = False
+    return attrs
 
 
 def scope_suppressions(scope: Scope) -> list[Suppression]:

@@ -18,7 +18,7 @@ from visguard.linter.model import Location
 
 from ..decode import loads_json, locate
 from .build import ARGS, Res, build_model
-from .files import _read_text
+from .files import _read_text, excerpt, linked, unquoted
 from .load import Note, TerraformModel
 from .values import Ref, Unknown
 
@@ -32,7 +32,13 @@ _REF = re.compile(
 
 
 def load_plan(path: str) -> TerraformModel:
-    doc = loads_json(_read_text(path), file=path)
+    text = _read_text(path)
+    try:
+        doc = loads_json(text, file=path)
+    except VisguardError as exc:
+        if linked(path):  # named on the command line: read, but its text is never shown
+            raise unquoted(exc, path, "JSON") from None
+        raise
     if not isinstance(doc, dict) or "format_version" not in doc:
         raise VisguardError(
             "not a Terraform plan: no format_version (expected `terraform show -json` output)",
@@ -42,7 +48,7 @@ def load_plan(path: str) -> TerraformModel:
     major = str(doc["format_version"]).split(".", 1)[0]
     if major != "1":  # the format's own rule: reject an unsupported major version
         raise VisguardError(
-            f"unsupported plan format_version {doc['format_version']!r} (visguard reads 1.x)",
+            f"unsupported plan format_version {excerpt(str(doc['format_version']))} (visguard reads 1.x)",
             file=path,
             place="line 1",
         )
@@ -61,7 +67,7 @@ class _Plan:
         self.doc, self.file, self.pv = doc, file, pv
         self.notes: list[Note] = []
         self.changes: dict[str, dict] = {}
-        for rc in doc.get("resource_changes") or []:
+        for rc in self.list_at(doc, ["resource_changes"]):
             if isinstance(rc, dict) and isinstance(rc.get("address"), str):
                 self.changes[rc["address"]] = rc
         self.instances: list[tuple[dict, list, str]] = []  # (resource, json path, module address)
@@ -76,11 +82,33 @@ class _Plan:
         model = build_model(res, self.file)
         return TerraformModel(queues=model.queues, source_file=self.file, notes=self.notes)
 
+    def list_at(self, node: dict, path: list) -> list:
+        """``node[path[-1]]`` (written at ``path`` in the document): a list, or absent; anything else (a mapping
+        of resources) is bad input rather than read as nothing."""
+        v = node.get(path[-1])
+        if v is None:
+            return []
+        if not isinstance(v, list):
+            line = locate(self.doc, path)[0]
+            raise VisguardError(
+                f"{'.'.join(map(str, path))}: expected a list, got {'an object' if isinstance(v, dict) else 'a ' + type(v).__name__}",
+                file=self.file,
+                place=f"line {line}" if line else None,
+            )
+        return v
+
     def walk(self, module: dict, jpath: list, mod_address: str, depth: int) -> None:
         if depth > 64:
             raise VisguardError("modules nested too deeply", file=self.file)
-        for i, r in enumerate(module.get("resources") or []):
-            if not isinstance(r, dict) or r.get("mode", "managed") != "managed":
+        for i, r in enumerate(self.list_at(module, [*jpath, "resources"])):
+            if not isinstance(r, dict):
+                line = locate(self.doc, [*jpath, "resources", i])[0]
+                raise VisguardError(
+                    "a planned resource must be an object",
+                    file=self.file,
+                    place=f"line {line}" if line else None,
+                )
+            if r.get("mode", "managed") != "managed":
                 continue
             if not isinstance(r.get("address"), str) or not isinstance(r.get("type"), str):
                 line = locate(self.doc, [*jpath, "resources", i])[0]
@@ -90,7 +118,7 @@ class _Plan:
             self.addresses.add(r["address"])
             if r["type"] in ARGS:
                 self.instances.append((r, [*jpath, "resources", i], mod_address))
-        for j, child in enumerate(module.get("child_modules") or []):
+        for j, child in enumerate(self.list_at(module, [*jpath, "child_modules"])):
             if isinstance(child, dict):
                 self.walk(child, [*jpath, "child_modules", j], str(child.get("address", "")), depth + 1)
 

@@ -21,12 +21,40 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+MAX_STRING = 1_000_000  # characters in one string value (the Serverless loader's bound)
+MAX_SHOWN_NUMBER = 10**15  # a number a message may show (no AWS setting comes near; larger: its size only)
+
+
 class EvalError(Exception):
     """An expression Terraform itself would reject (a missing key, a wrong type, an undeclared name)."""
 
     def __init__(self, message: str, node: Any = None):
         super().__init__(message)
         self.node = node
+
+
+class LimitError(EvalError):
+    """visguard's bound on evaluation work was reached: reported, never caught by ``try()`` / ``can()``."""
+
+
+def describe(v: Any) -> str:
+    """A value for an error message without its content: a value may come from a variables file (a token
+    in a Docker config), so a string is named by its type only; a number is shown when it is small."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        if abs(v) < MAX_SHOWN_NUMBER:
+            return str(v)
+        if v.bit_length() < 14_000:  # str() of more than 4,300 digits is refused by Python
+            return f"an integer of {len(str(abs(v))):,} digits"
+        return f"an integer of about {int(abs(v).bit_length() * 0.30103) + 1:,} digits"
+    if isinstance(v, float):
+        if not math.isfinite(v) or abs(v) >= MAX_SHOWN_NUMBER:
+            return f"{v:.3g}"
+        return repr(v)
+    if isinstance(v, str):
+        return "a string"
+    return f"a {kind(v)}"
 
 
 class Ref(Value):
@@ -120,13 +148,17 @@ def to_number(v: Any) -> Any:
     if isinstance(v, (int, float)):
         return v
     if isinstance(v, str):
+        if len(v) > 400:
+            raise EvalError("a number is required, got a string of more than 400 characters")
         try:
             f = float(v.strip())
         except ValueError:
-            raise EvalError(f"a number is required, got {v!r}") from None
+            raise EvalError("a number is required, got a string that is not a number") from None
         if not math.isfinite(f):
-            raise EvalError(f"a number is required, got {v!r}")
-        return int(f) if f.is_integer() and "." not in v and "e" not in v.lower() else f
+            raise EvalError("a number is required, got a string that is not a finite number")
+        if f.is_integer() and "." not in v and "e" not in v.lower():
+            return int(v.strip()) if abs(f) < MAX_SHOWN_NUMBER else int(f)
+        return f
     if isinstance(v, SYMBOLIC):
         return v
     if v is None:
@@ -142,5 +174,18 @@ def kind(v: Any) -> str:
     )
 
 
+MAX_BITS = (
+    1400  # an integer result of arithmetic beyond ~10^420: refused (no AWS setting; squaring doubles it)
+)
+
+
 def num_out(v: float) -> int | float:
-    return int(v) if isinstance(v, float) and v.is_integer() else v
+    """An arithmetic result: whole floats as int; beyond any AWS limit (or not finite) is an error, so repeated
+    squaring cannot grow a number without bound."""
+    if isinstance(v, float):
+        if not math.isfinite(v):
+            raise EvalError("the result is not a finite number")
+        return int(v) if v.is_integer() else v
+    if isinstance(v, int) and v.bit_length() > MAX_BITS:
+        raise EvalError("the result is beyond any AWS limit (more than 420 digits)")
+    return v

@@ -1,6 +1,6 @@
 # VG041: the CloudFormation fixture tests/linter/fixtures/rules/vg041/fail.yaml, in Terraform
 resource "aws_sqs_queue" "orders" {
-  name                       = "orders"
+  name                       = "orders.fifo"
   visibility_timeout_seconds = 3600
   fifo_queue                 = true
   redrive_policy = jsonencode({

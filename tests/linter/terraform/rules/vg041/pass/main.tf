@@ -1,6 +1,6 @@
 # VG041 fixed
 resource "aws_sqs_queue" "orders" {
-  name                       = "orders"
+  name                       = "orders.fifo"
   visibility_timeout_seconds = 120
   fifo_queue                 = true
   redrive_policy = jsonencode({
