@@ -23,6 +23,7 @@ from visguard.linter.model import (
     Finding,
     Location,
     Model,
+    Observed,
     Queue,
     Redrive,
 )
@@ -151,7 +152,7 @@ _QUEUE_KEYS = {
         f"{p}{c}"
         for c in (
             "arn", "account", "region", "target_arn", "has_redrive", "target_partition_known", "name", "fifo",
-            "vt", "retention", "delay", "max_receive_count",
+            "vt", "retention", "delay", "max_receive_count", "age_oldest",
         )
     )
     for p in ("", "dlq_", "dlq2_")
@@ -160,7 +161,9 @@ _QUEUE_KEYS = {
 
 def _queue(row: dict, prefix: str = "", location: Location | None = None) -> Queue:
     """A queue from the joined row's own columns (prefix "") or its DLQ's (prefix "dlq_" / "dlq2_")."""
-    k_arn, k_acc, k_reg, k_tgt, k_hr, k_tpk, k_name, k_fifo, k_vt, k_ret, k_delay, k_mrc = _QUEUE_KEYS[prefix]
+    k_arn, k_acc, k_reg, k_tgt, k_hr, k_tpk, k_name, k_fifo, k_vt, k_ret, k_delay, k_mrc, k_age = _QUEUE_KEYS[
+        prefix
+    ]
     get = row.get
     arn = row[k_arn]
     account, region = get(k_acc) or row["account"], get(k_reg) or row["region"]
@@ -175,6 +178,16 @@ def _queue(row: dict, prefix: str = "", location: Location | None = None) -> Que
             max_receive_count=_whole(_num(get(k_mrc))),
             location=Location(file, path=f"{arn}/RedrivePolicy"),
         )
+    age = _num(get(k_age))
+    if prefix:  # a DLQ: only its age of the oldest message travels with its sources' rows (DLQ inflow)
+        observed = None if age is None else Observed(age_oldest=age, window=WINDOW_SECONDS, is_dlq=True)
+    else:
+        received, deleted = _num(get("received")), _num(get("deleted"))
+        observed = (
+            None
+            if received is None and deleted is None and age is None
+            else Observed(received, deleted, age, WINDOW_SECONDS, bool(get("is_dlq")))
+        )
     return Queue(
         id=arn,
         location=location or Location(file, path=arn),
@@ -188,6 +201,7 @@ def _queue(row: dict, prefix: str = "", location: Location | None = None) -> Que
         account=account,
         region=region,
         source="inventory",
+        observed=observed,
     )
 
 
@@ -234,8 +248,16 @@ def long_redrive_loops(members: list[dict], config=None) -> dict[str, list[Findi
         for a in path:
             state[a] = 2
     others = set(RULES) - {"VG023"}
+    # suppressions are applied (marked, not dropped) by lint_rows with the row's other findings
     only_vg023 = (
-        config.replace(disabled=set(config.disabled) | others) if config else LintConfig(disabled=others)
+        config.replace(
+            disabled=set(config.disabled) | others,
+            suppressions=[],
+            suppression_queues={},
+            suppression_where={},
+        )
+        if config
+        else LintConfig(disabled=others)
     )
     out: dict[str, list[Finding]] = {}
     for loop in loops:
@@ -296,6 +318,7 @@ def lint_rows(
         from visguard.linter.loaders.config import apply_profiles
     if audit_wording:
         from visguard.audit.wording import audit_finding
+    lint_config, suppressed_by = unsuppressed(config)
     findings: list[dict] = []
     figures: list[dict] = []
     risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
@@ -308,14 +331,17 @@ def lint_rows(
         worst = 0
         n = 0
         # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
-        for f in lint_model(model, config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
+        for f in lint_model(model, lint_config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
             if audit_wording:
                 f = audit_finding(f, q, model.dlq_of(q))
-            findings.append(finding_row(row, f, owner))
-            worst = max(worst, f.severity.rank)
-            n += 1
+            why = suppressed_by(q, f)
+            findings.append(finding_row(row, f, owner, why))
+            if why is None:
+                worst = max(worst, f.severity.rank)
+                n += 1
         need = required_visibility(q.consumers, getattr(config, "settings", None))
         vt = _num(q.visibility_timeout)
+        obs = q.observed
         figures.append(
             {
                 "account": row["account"],
@@ -330,6 +356,10 @@ def lint_rows(
                 "worst": {3: "error", 2: "warning", 1: "info"}.get(worst),
                 "duplicate_rate": None,
                 "owner": owner,
+                "received": None if obs is None else obs.received,
+                "deleted": None if obs is None else obs.deleted,
+                "age_oldest": None if obs is None else obs.age_oldest,
+                "observed_rate": observed_rate(obs),
             }
         )
         _risk_inputs(risk_in, q, vt)
@@ -337,6 +367,37 @@ def lint_rows(
     for fig, d in zip(figures, dup, strict=True):
         fig["duplicate_rate"] = None if math.isnan(d) else float(d)
     return findings, figures
+
+
+def observed_rate(obs: Observed | None) -> float | None:
+    """Extra deliveries per deleted message that CloudWatch saw (received / deleted - 1, at least 0); infinity
+    when messages were received and none deleted; None without receives (no traffic, or no metrics)."""
+    if obs is None or not obs.received or obs.received <= 0 or obs.deleted is None:
+        return None
+    if obs.deleted <= 0:
+        return math.inf
+    return max(obs.received / obs.deleted - 1, 0.0)
+
+
+def unsuppressed(config):
+    """(the config to lint with: ``config`` without its suppressions, and ``suppressed_by(queue, finding)``: the
+    reason of the visguard.yaml suppression that hides the finding, or None). The audit keeps suppressed findings,
+    marked: a suppression is not a fix, and week to week a finding that was suppressed must not look resolved.
+    Suppressions without a reason or of an unknown rule are not applied (VG900/VG901), as in ``visguard lint``."""
+    if config is None or not config.suppressions:
+        return config, lambda q, f: None
+    from visguard.linter.api import _suppresses, _suppressions_for
+    from visguard.linter.rules import ALL_RULES
+
+    lint_config = config.replace(suppressions=[], suppression_queues={}, suppression_where={})
+
+    def suppressed_by(q: Queue, f: Finding) -> str | None:
+        for s in _suppressions_for(q, config):
+            if (s.reason or "").strip() and (s.rule == "*" or s.rule in ALL_RULES) and _suppresses(s, f):
+                return s.reason.strip()
+        return None
+
+    return lint_config, suppressed_by
 
 
 def _risk_inputs(acc: dict, q: Queue, vt: float | None) -> None:
@@ -388,7 +449,8 @@ def _duplicate_rates(acc: dict) -> np.ndarray:
     return np.where(out["applicable"], out["duplicate_rate"], np.nan)
 
 
-def finding_row(row: dict, f: Finding, owner: str | None = None) -> dict:
+def finding_row(row: dict, f: Finding, owner: str | None = None, suppressed: str | None = None) -> dict:
+    """A findings/ row; ``suppressed``: the reason of the suppression that hides it (None: open)."""
     return {
         "account": row["account"],
         "region": row["region"],
@@ -401,4 +463,5 @@ def finding_row(row: dict, f: Finding, owner: str | None = None) -> dict:
         "fix": f.fix,
         "estimate": json.dumps(f.estimate, sort_keys=True) if f.estimate else None,
         "owner": owner,
+        "suppressed": suppressed,
     }

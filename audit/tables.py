@@ -20,6 +20,7 @@ FINDING_FIELDS = (
     "fix",
     "estimate",
     "owner",
+    "suppressed",  # the reason of the visguard.yaml suppression that hides the finding; null: open
 )
 # A queue's own columns that its sources' rows carry as dlq_* and dlq2_* (its DLQ and the DLQ's DLQ).
 DLQ_FIELDS = (
@@ -34,6 +35,7 @@ DLQ_FIELDS = (
     "has_redrive",
     "target_arn",
     "max_receive_count",
+    "age_oldest",  # CloudWatch: the DLQ's oldest message (inflow into a source's DLQ)
 )
 
 # A mapping's own settings, in the order every projection of them uses.
@@ -89,7 +91,10 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("attributes", T.StructType([T.StructField(a, s) for a in QUEUE_ATTRIBUTES])),
             # only the visguard:* tags the audit reads (build.TAG_KEYS), not a map of every tag
             T.StructField("tags", T.StructType([T.StructField(k, s) for k in tags])),
-            T.StructField("metrics", T.StructType([T.StructField("received", d)])),
+            T.StructField(
+                "metrics",
+                T.StructType([T.StructField(n, d) for n in ("received", "deleted", "age_oldest_max")]),
+            ),
             # mapping
             T.StructField("uuid", s),
             T.StructField("event_source_arn", s),
@@ -140,6 +145,11 @@ def figure_schema():
             T.StructField("worst", s),
             T.StructField("duplicate_rate", d),
             T.StructField("owner", s),
+            # CloudWatch over the collection window: sums, the oldest message's age, received / deleted - 1
+            T.StructField("received", d),
+            T.StructField("deleted", d),
+            T.StructField("age_oldest", d),
+            T.StructField("observed_rate", d),
         ]
     )
 
@@ -167,6 +177,8 @@ QUEUE_COLUMNS = (
     "name",
     "tags",
     "received",
+    "deleted",
+    "age_oldest",
     "fifo",
     "vt",
     "retention",

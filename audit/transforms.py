@@ -134,6 +134,8 @@ def parse_records(raw):
         "name",
         "tags",
         F.col("metrics.received").alias("received"),
+        F.col("metrics.deleted").alias("deleted"),
+        F.col("metrics.age_oldest_max").alias("age_oldest"),
         reason.alias("reason"),
         F.col("vt_raw").try_cast("double").alias("vt"),
         F.col("retention_raw").try_cast("double").alias("retention"),
@@ -239,8 +241,8 @@ def join_queues(records):
     records = records.where(F.col("corrupt").isNull())
     # only the columns the model needs travel through the joins' shuffles (not raw strings or file names)
     good = good_queues(records).select(
-        "account", "region", "arn", "name", "tags", "received", "fifo", "vt", "retention", "delay",
-        "has_redrive", "target_arn", "max_receive_count",
+        "account", "region", "arn", "name", "tags", "received", "deleted", "age_oldest", "fifo", "vt",
+        "retention", "delay", "has_redrive", "target_arn", "max_receive_count",
     )  # fmt: skip
     # partitions the inventory holds without errors: a redrive target elsewhere is "external", not "missing"
     known_parts = (

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from visguard import facts
+from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
 from visguard.linter.model import Finding, Queue
 
 # Tags AWS puts on resources a CloudFormation stack creates (CDK, SAM and Serverless Framework deploy through it).
@@ -22,8 +22,6 @@ TAG_LOGICAL_ID = "aws:cloudformation:logical-id"
 MANAGED_BY_TAGS = ("managed-by", "ManagedBy", "managed_by", "terraform")
 IAC_TAG_KEYS = (TAG_STACK, TAG_LOGICAL_ID, *MANAGED_BY_TAGS)
 
-# "at least 360 s", "towards 120 s", "at least 6 x 200 s = 1200 s": the last figure is the value to set
-_AT_LEAST = re.compile(r"(?:at least|towards|=) ([0-9]+(?:\.[0-9]+)?) s\b")
 _MAPPING_FAILS = re.compile(r": creating the event source mapping fails$")
 
 
@@ -48,36 +46,99 @@ def audit_finding(f: Finding, queue: Queue, dlq: Queue | None = None) -> Finding
 
 
 def api_fix(f: Finding, queue: Queue, dlq: Queue | None = None) -> str | None:
-    """The API call (attribute and value) that fixes ``f`` on the existing queue or mapping, when one does."""
-    rule, q = f.rule, queue.arn or queue.id
-    m = next(reversed(list(_AT_LEAST.finditer(f.fix or ""))), None)
-    if rule in ("VG010", "VG011", "VG012", "VG013", "VG016") and m:
-        value = m.group(1).removesuffix(".0")
-        if "." in value:
-            value = str(int(float(value)) + 1)  # whole seconds, rounded up
-        return f"SetQueueAttributes VisibilityTimeout={min(int(value), facts.MAX_VISIBILITY)} on {q}"
-    if rule == "VG001":
-        return f"SetQueueAttributes VisibilityTimeout=<{facts.VISIBILITY_TIMEOUT.lo}-{facts.VISIBILITY_TIMEOUT.hi}> on {q}"
-    if rule in ("VG002", "VG021", "VG024") and queue.redrive is not None:
-        target = queue.redrive.target_ref or "<dlq-arn>"
-        return f"SetQueueAttributes RedrivePolicy={_policy(target, 5)} on {q}"
-    if rule == "VG020":
-        return f"SetQueueAttributes RedrivePolicy={_policy('<dlq-arn>', 5)} on {q}"
-    if rule == "VG022" and dlq is not None:
-        return f"SetQueueAttributes MessageRetentionPeriod={facts.RETENTION.hi} on {dlq.arn or dlq.id}"
-    if rule == "VG023":
-        return f"SetQueueAttributes RedrivePolicy='' on the dead-letter queue that closes the loop ({q} or a queue after it)"
-    if rule == "VG031" and f.consumer:
-        return f"UpdateEventSourceMapping UUID={f.consumer} FunctionResponseTypes=ReportBatchItemFailures"
-    if rule == "VG030" and f.consumer:
-        return f"UpdateEventSourceMapping UUID={f.consumer} MaximumBatchingWindowInSeconds=<1 or more>"
-    return None
+    """The API calls that fix ``f`` on the existing queue, DLQ or mapping, in words (``SetQueueAttributes
+    VisibilityTimeout=1200 on arn:...``), when the finding carries structured changes; None when it does not."""
+    calls = api_calls(f, queue, dlq)
+    return "; then ".join(map(say, calls)) or None
+
+
+def api_calls(f: Finding, queue: Queue, dlq: Queue | None = None) -> list[dict]:
+    """The finding's structured ``changes`` (``visguard.linter.model.Change``) as API calls on existing resources:
+    ``{"operation", "target", "params"}`` with the API's own parameter names and values (strings, as
+    SetQueueAttributes takes them). Never parsed from the sentence: the same changes ``visguard lint --fix``
+    writes into a template. Several settings of one resource go into one call."""
+    queues = {q.id: q for q in (queue, dlq) if q is not None}
+    calls: list[dict] = []
+
+    def call(operation: str, target: str, **params) -> None:
+        for c in calls:
+            if c["operation"] == operation and c["target"] == target and operation != "CreateQueue":
+                c["params"].update(params)
+                return
+        calls.append({"operation": operation, "target": target, "params": params})
+
+    for ch in f.changes:
+        if ch.scope == "consumer":
+            c = next((c for c in queue.consumers if c.id == ch.target), None)
+            if ch.field == "function_timeout":
+                if c is not None and c.function_id:
+                    call("UpdateFunctionConfiguration", c.function_id, Timeout=_int(ch.value))
+                continue
+            name = CONSUMER_WORDS[ch.field][1] if ch.field in CONSUMER_WORDS else None
+            if name == "FunctionResponseTypes":
+                call(
+                    "UpdateEventSourceMapping",
+                    ch.target,
+                    **{name: ["ReportBatchItemFailures"] if ch.value else []},
+                )
+            elif name is not None:
+                call("UpdateEventSourceMapping", ch.target, **{name: _int(ch.value)})
+            continue
+        q = queues.get(ch.target)
+        arn = q.arn or q.id if q is not None else ch.target
+        if ch.field == "redrive":
+            v = ch.value
+            new = _dlq_name(
+                q.name if q is not None and q.name else arn.rsplit(":", 1)[-1], q is not None and q.fifo
+            )
+            attrs = {"MessageRetentionPeriod": str(int(v["retention"]))}
+            if q is not None and q.fifo:
+                attrs["FifoQueue"] = "true"
+            calls.append({"operation": "CreateQueue", "target": new, "params": {"Attributes": attrs}})
+            dlq_arn = f"{arn.rsplit(':', 1)[0]}:{new}" if arn.startswith("arn:") else f"<{new} ARN>"
+            call("SetQueueAttributes", arn, RedrivePolicy=_policy(dlq_arn, int(v["max_receive_count"])))
+        elif ch.field == "redrive.max_receive_count":
+            target = q.redrive.target_ref if q is not None and q.redrive is not None else None
+            call("SetQueueAttributes", arn, RedrivePolicy=_policy(target or "<dlq-arn>", _int(ch.value)))
+        elif ch.field in QUEUE_WORDS:
+            call("SetQueueAttributes", arn, **{QUEUE_WORDS[ch.field][1]: str(_int(ch.value))})
+    return calls
+
+
+def say(call: dict) -> str:
+    """One API call in words: ``SetQueueAttributes VisibilityTimeout=1200 on arn:...``."""
+    op, target, params = call["operation"], call["target"], call["params"]
+    if op == "CreateQueue":
+        attrs = " ".join(f"{k}={v}" for k, v in params["Attributes"].items())
+        return f"CreateQueue QueueName={target} {attrs}"
+    words = []
+    for k, v in params.items():
+        if isinstance(v, list):
+            v = ",".join(v) or "[]"
+        elif k == "RedrivePolicy":
+            v = f"'{v}'"
+        words.append(f"{k}={v}")
+    if op == "UpdateEventSourceMapping":
+        return f"UpdateEventSourceMapping UUID={target} {' '.join(words)}"
+    if op == "UpdateFunctionConfiguration":
+        return f"UpdateFunctionConfiguration FunctionName={target} {' '.join(words)}"
+    return f"{op} {' '.join(words)} on {target}"
+
+
+def _int(v):
+    return int(v) if isinstance(v, float) and v == int(v) else v
+
+
+def _dlq_name(name: str, fifo: bool) -> str:
+    """The new dead-letter queue's name: ``orders-dlq``, ``orders-dlq.fifo`` (a FIFO name ends in .fifo); at
+    most 80 characters, as SQS allows."""
+    stem = name.removesuffix(".fifo")
+    tail = "-dlq.fifo" if fifo else "-dlq"
+    return stem[: 80 - len(tail)] + tail
 
 
 def _policy(target: str, mrc: int) -> str:
-    return (
-        "'" + json.dumps({"deadLetterTargetArn": target, "maxReceiveCount": mrc}, separators=(",", ":")) + "'"
-    )
+    return json.dumps({"deadLetterTargetArn": target, "maxReceiveCount": mrc}, separators=(",", ":"))
 
 
 def iac_owner(tags: dict, dlq_tags: dict | None = None) -> str | None:

@@ -193,6 +193,29 @@ class Consumer(Record):
         return float(self.batching_window or 0)
 
 
+class Observed(Value):
+    """What CloudWatch saw a deployed queue do over ``window`` seconds (the fleet audit's collector; a template
+    never has it): sums of NumberOfMessagesReceived and NumberOfMessagesDeleted, the maximum
+    ApproximateAgeOfOldestMessage in seconds (None: not collected), and ``is_dlq``: the queue is another queue's
+    dead-letter queue (the audit knows it from the joins, where the sources are not in the queue's model)."""
+
+    __slots__ = ("received", "deleted", "age_oldest", "window", "is_dlq")
+
+    def __init__(
+        self,
+        received: float | None = None,
+        deleted: float | None = None,
+        age_oldest: float | None = None,
+        window: float = 14 * 86_400,
+        is_dlq: bool = False,
+    ):
+        self.received = received
+        self.deleted = deleted
+        self.age_oldest = age_oldest
+        self.window = window
+        self.is_dlq = is_dlq
+
+
 class Queue(Record):
     """One SQS queue as written, with its redrive policy, consumers and suppressions.
 
@@ -202,7 +225,8 @@ class Queue(Record):
     when they know it). ``redrive_allow`` is the RedriveAllowPolicy as a mapping, {"redrivePermission": "allowAll"
     | "denyAll" | "byQueue", "sourceQueueArns": [queue ids of this model, or ARNs as written]}, None when not set
     (allowAll). ``created_by`` is set when a tool creates this queue with default settings, not the user (SAM
-    SqsSubscription: true).
+    SqsSubscription: true). ``observed``: what CloudWatch saw the deployed queue do (:class:`Observed`; the fleet
+    audit only).
     """
 
     __slots__ = (
@@ -225,6 +249,7 @@ class Queue(Record):
         "locations",
         "redrive_allow",
         "created_by",
+        "observed",
     )
 
     def __init__(
@@ -248,6 +273,7 @@ class Queue(Record):
         locations: dict[str, Location] | None = None,
         redrive_allow: dict | None = None,
         created_by: str | None = None,
+        observed: Observed | None = None,
     ):
         self.id = id
         self.location = location
@@ -268,6 +294,7 @@ class Queue(Record):
         self.locations = {} if locations is None else locations
         self.redrive_allow = redrive_allow
         self.created_by = created_by
+        self.observed = observed
 
     def location_of(self, name: str) -> Location:
         """Where field ``name`` was written (``Resources/Orders/Properties/VisibilityTimeout``), else the queue's."""

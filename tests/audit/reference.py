@@ -44,6 +44,8 @@ def parse_queue(rec: dict) -> tuple[dict | None, str | None]:
         "name": rec.get("name"),
         "tags": rec.get("tags") or {},
         "received": (rec.get("metrics") or {}).get("received"),
+        "deleted": (rec.get("metrics") or {}).get("deleted"),
+        "age_oldest": (rec.get("metrics") or {}).get("age_oldest_max"),
         "fifo": (a.get("FifoQueue") or "false").lower() == "true",
         "vt": float(vt),
         "retention": _f(ret),
@@ -124,6 +126,7 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
         "has_redrive",
         "target_arn",
         "max_receive_count",
+        "age_oldest",
         "target_partition_known",
     )
     rows = []
