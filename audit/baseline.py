@@ -5,6 +5,11 @@ fleet), never the message, whose numbers (timeouts, estimates) move from run to 
 multisets of fingerprints: a fingerprint found n times now and m times before is min(n, m) times unchanged,
 n - m times new (n > m) or m - n times resolved (m > n).
 
+A suppression is not a fix: suppressed findings stay in the result (state "suppressed"), so a finding open in the
+baseline and suppressed now is "suppressed since baseline", never resolved; a previous finding of a rule the
+config now turns off is set apart the same way (:func:`split_disabled`). Only a finding that is no longer found at
+all, by a rule that still runs, is resolved.
+
 PREVIOUS_RESULT is a previous result folder (its ``findings/`` Parquet, or the ``findings.csv`` of its report
 folder), or one of those directly. Anything else is bad input with the path named.
 """
@@ -30,6 +35,7 @@ KEEP = (
     "consumer",
     "message",
     "fix",
+    "suppressed",
 )
 
 
@@ -80,7 +86,11 @@ def _read_csv(path: Path) -> list[dict]:
                 fp = r.get("fingerprint") or ""
                 if len(fp) != 32 or any(c not in "0123456789abcdef" for c in fp):
                     raise VisguardError(f"bad fingerprint {fp[:40]!r}", file=str(path), place=f"line {n}")
-                rows.append({k: r.get(k) for k in (*KEEP, "fingerprint")})
+                row = {k: r.get(k) for k in (*KEEP, "fingerprint")}
+                row["suppressed"] = (
+                    (r.get("suppressed_by") or "suppressed") if r.get("state") == "suppressed" else None
+                )
+                rows.append(row)
             return rows
     except (OSError, UnicodeDecodeError, csv.Error) as e:
         raise VisguardError(f"cannot read the previous findings: {e}", file=str(path)) from e
@@ -121,15 +131,26 @@ def load_previous(previous: str | Path) -> list[dict]:
     return _read_parquet(path) if kind == "parquet" else _read_csv(path)
 
 
-def compare(current: list[str], previous: list[dict]) -> tuple[list[str], list[dict], dict[str, int]]:
-    """(status of each current fingerprint: "new"/"unchanged", the resolved previous rows, counts)."""
+def compare(
+    current: list[str], previous: list[dict], suppressed: list[bool] | None = None
+) -> tuple[list[str], list[dict], dict[str, int]]:
+    """(status of each current fingerprint: "new" / "unchanged" / "suppressed since baseline", the resolved
+    previous rows, counts). ``suppressed``: which current findings are suppressed (default none). A current
+    finding that is suppressed now and was open in the baseline is "suppressed since baseline"; "new" and
+    "unchanged" are counted over the open findings, "suppressed" over the suppressed ones."""
+    suppressed = suppressed if suppressed is not None else [False] * len(current)
     before = Counter(r["fingerprint"] for r in previous)
+    was_open = Counter(r["fingerprint"] for r in previous if not r.get("suppressed"))
     left = Counter(before)
     status = []
-    for fp in current:
+    for fp, sup in zip(current, suppressed, strict=True):
         if left[fp] > 0:
             left[fp] -= 1
-            status.append("unchanged")
+            if sup and was_open[fp] > 0:
+                was_open[fp] -= 1
+                status.append("suppressed since baseline")
+            else:
+                status.append("unchanged")
         else:
             status.append("new")
     resolved = []
@@ -137,10 +158,20 @@ def compare(current: list[str], previous: list[dict]) -> tuple[list[str], list[d
         if left[r["fingerprint"]] > 0:
             left[r["fingerprint"]] -= 1
             resolved.append(r)
+    pairs = list(zip(status, suppressed, strict=True))
     counts = {
-        "new": status.count("new"),
-        "unchanged": status.count("unchanged"),
+        "new": pairs.count(("new", False)),
+        "unchanged": pairs.count(("unchanged", False)),
         "resolved": len(resolved),
+        "suppressed": sum(suppressed),
+        "suppressed_since_baseline": status.count("suppressed since baseline"),
         "previous_findings": len(previous),
+        "previous_suppressed": sum(1 for r in previous if r.get("suppressed")),
     }
     return status, resolved, counts
+
+
+def split_disabled(resolved: list[dict], disabled) -> tuple[list[dict], list[dict]]:
+    """(the truly resolved rows, the rows of a rule the config now turns off: silenced, not fixed)."""
+    off = set(disabled or ())
+    return [r for r in resolved if r.get("rule") not in off], [r for r in resolved if r.get("rule") in off]

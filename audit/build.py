@@ -359,7 +359,10 @@ def lint_rows(
                 "received": None if obs is None else obs.received,
                 "deleted": None if obs is None else obs.deleted,
                 "age_oldest": None if obs is None else obs.age_oldest,
-                "observed_rate": observed_rate(obs),
+                # a DLQ's receives are people looking at messages, unless it has a consumer of its own (VG042)
+                "observed_rate": None
+                if obs is not None and obs.is_dlq and not any(c.kind != "unknown" for c in q.consumers)
+                else observed_rate(obs),
             }
         )
         _risk_inputs(risk_in, q, vt)

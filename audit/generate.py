@@ -5,7 +5,9 @@ Everything is drawn with numpy over whole arrays (one draw per attribute for all
 JSON Lines with plain string formatting, so a million queues take seconds. The mix: standard and FIFO queues,
 main queues with and without DLQs, DLQ chains, Lambda consumers (timeouts 3-900 s, batch sizes, batching
 windows, partial batch responses, some mappings in another account, some function ARNs qualified with an
-alias), workers with a declared processing profile and CloudWatch evidence, unconsumed queues, drifted
+alias), workers with a declared processing profile, CloudWatch evidence (receives, deletes and the oldest
+message's age: most queues healthy, some redelivering because their timeout is short, their consumer fails or
+crashes, or their batches fail whole; some with no traffic; DLQs that fill), unconsumed queues, drifted
 settings (each rule of the catalogue has some queues that break it) and a few malformed attribute values
 (a RedrivePolicy that is not JSON, a missing or non-numeric VisibilityTimeout) for the audit's quarantine.
 """
@@ -76,8 +78,8 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     _redrive(f)
     _consumers(f)
     _attributes(f)
-    _evidence(f)
     _lambda_side(f)
+    _evidence(f)
     return _render(f, out)
 
 
@@ -203,13 +205,55 @@ def _attributes(f: SimpleNamespace) -> None:
 
 
 def _evidence(f: SimpleNamespace) -> None:
-    """CloudWatch evidence: receives, deletes (fewer where the timeout is short) and age of the oldest message."""
-    rng, n = f.rng, f.n
-    f.received = np.round(np.exp(rng.normal(np.log(50_000), 1.5, n)))
-    redelivered = np.where(f.vt < f.p99_worker, rng.uniform(0.01, 0.2, n), rng.uniform(0, 0.002, n))
-    f.deleted = np.round(f.received * (1 - redelivered))
+    """CloudWatch evidence over 14 days: receives, deletes and the oldest message's age (drawn from a stream of
+    its own, after the Lambda side, whose processing times it uses).
+
+    Main queues: traffic is lognormal around 50,000 messages (3 % have none). Redelivery (received / deleted - 1)
+    is a trickle on healthy queues; it is the share of processing that outlasts the visibility timeout where the
+    timeout is short (a lognormal tail from the consumer's p50/p99, x the batch for Lambda batches without
+    ReportBatchItemFailures), but a third of the workers whose declared profile says so are in fact fine (a stale
+    profile: the estimate is high, the observation is not); 6 % of the consumers fail or crash on 2-60 % of their
+    messages whatever their settings. Failures with a redrive policy fill the DLQ (its oldest message ages);
+    without one the oldest message lives to its retention. DLQs are read by people now and then (receives, no
+    deletes)."""
+    from scipy.special import (
+        ndtr,
+    )  # numpy's normal CDF is scipy's; scipy is the risk model's dependency anyway
+
+    rng, n = np.random.default_rng([f.seed, 27]), f.n
+    main = np.zeros(n, bool)
+    main[: f.n_main] = True
+    received = np.round(np.exp(rng.normal(np.log(50_000), 1.5, n)))
+    received[main & (rng.random(n) < 0.03)] = 0
+    # processing-time tail beyond the timeout: lognormal from p50/p99 (z99 = 2.326)
+    p50, p99 = f.p50_worker.copy(), f.p99_worker.copy()
+    lam = f.lam
+    p50[lam], p99[lam] = np.maximum(f.d50, 1e-3), np.maximum(f.d99, 2e-3)
+    sigma = np.log(np.maximum(p99 / np.maximum(p50, 1e-3), 1.0001)) / 2.326
+    tail = 1 - ndtr((np.log(np.maximum(f.vt, 1e-3)) - np.log(np.maximum(p50, 1e-3))) / sigma)
+    batch = np.ones(n)
+    batch[lam] = np.where(f.partial[lam], 1, f.batch[lam])
+    consumed = f.is_lambda | f.is_worker
+    rate = rng.uniform(0, 0.0015, n)  # healthy: stale-handle noise
+    rate = np.where(consumed, rate + np.minimum(tail * batch, 3.0), rate)
+    stale = f.is_worker & (f.vt < f.p99_worker) & (rng.random(n) < 1 / 3)
+    rate[stale] = rng.uniform(0, 0.002, int(stale.sum()))
+    failing = main & (rng.random(n) < 0.06)
+    rate[failing] += rng.uniform(0.02, 0.6, int(failing.sum())) * np.minimum(batch[failing], 10)
+    f.received = received
+    f.deleted = np.where(main, np.round(received / (1 + rate)), 0)
     f.age = np.round(rng.uniform(1, 600, n))
-    f.has_metrics = f.is_worker | f.is_lambda | f.dlq_like
+    no_dlq = main & (f.target < 0) & failing
+    f.age[no_dlq] = np.round(f.retention[no_dlq] * rng.uniform(0.6, 1.0, int(no_dlq.sum())))
+    # DLQs: people look at a few messages (receives, no deletes); failures of their source fill them
+    f.received[~main] = np.where(
+        rng.random(int((~main).sum())) < 0.2, rng.integers(1, 50, int((~main).sum())), 0
+    )
+    f.age[~main] = 0
+    fed = f.target[main & failing & (f.target >= 0)]
+    f.age[fed] = np.round(rng.uniform(3_600, 10 * 86_400, len(fed)))
+    f.has_metrics = main | f.dlq_like
+    f.has_metrics[main & ~consumed] = rng.random(int((main & ~consumed).sum())) < 0.5
 
 
 def _lambda_side(f: SimpleNamespace) -> None:

@@ -164,7 +164,15 @@ def run(
         table = outputs.findings_table(findings, out)
     rates = outputs.queue_rates(figures, out)
     summary.update(
-        outputs.write_outputs(local, table, summary, baseline=baseline, rates=rates, owner_tag=owner_tags)
+        outputs.write_outputs(
+            local,
+            table,
+            summary,
+            baseline=baseline,
+            rates=rates,
+            owner_tag=owner_tags,
+            disabled=config.disabled if config is not None else (),
+        )
     )
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
@@ -300,12 +308,7 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
             f"{printable(f['message'])}",
             file=sys.stderr,
         )
-    print(
-        f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
-        f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
-        f"{s['errors']} collector errors, {s['quarantined']} quarantined, {s['seconds']} s -> {printable(args.out)}",
-        file=sys.stderr,
-    )
+    print(console_line(s, printable(args.out)), file=sys.stderr)
     archive = archive_of(spark)
     if archive.writing:
         print(
@@ -315,6 +318,24 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         )
     stop_session(spark)
     return exit_code(s, args.fail_on)
+
+
+def console_line(s: dict, out: str) -> str:
+    """The run's one summary line: open findings by severity, suppressed ones, and with a baseline what changed
+    since (new, resolved, suppressed since then: a suppression is not a fix)."""
+    base = s.get("baseline")
+    since = ""
+    if base:
+        since = (
+            f"; since the baseline: {base['new']:,} new, {base['resolved']:,} resolved, "
+            f"{base.get('suppressed_since_baseline', 0):,} suppressed"
+        )
+    return (
+        f"audited {s['queues']:,} queues in {s['accounts']} accounts: {s['findings']:,} findings "
+        f"({', '.join(f'{k} {v:,}' for k, v in s['findings_by_severity'].items())}), "
+        f"{s.get('suppressed', 0):,} suppressed{since}; "
+        f"{s['errors']} collector errors, {s['quarantined']} quarantined, {s['seconds']} s -> {out}"
+    )
 
 
 def _progress(prog: str):

@@ -6,6 +6,8 @@ Mapping (https://schema.ocsf.io/1.1.0/classes/detection_finding):
   ``finding_info.analytic`` the visguard rule (type Rule), ``title`` the rule's title, ``desc`` the message;
 - ``activity_id`` 1 Create for a finding that is new (or when there is no baseline), 2 Update for one already in
   the baseline, 3 Close for one the baseline had and this run no longer finds (``status_id`` 4 Resolved);
+- ``status_id`` 1 New for an open finding, 3 Suppressed for one a visguard.yaml suppression hides or whose rule
+  the config turned off (``status_detail`` says which): a suppression is not a fix, so it is never Resolved;
 - ``severity_id``: error -> 4 High, warning -> 3 Medium, info -> 1 Informational;
 - ``resources[0]``: the queue (``uid`` its ARN, ``type`` AWS::SQS::Queue), ``labels`` ``owner=<team>`` when the
   queue has an owner; ``cloud``: provider AWS, the account and region; ``remediation.desc``: the fix.
@@ -22,7 +24,18 @@ CLASS_UID = 2004
 CATEGORY_UID = 2
 SEVERITY_ID = {"error": 4, "warning": 3, "info": 1}
 SEVERITY_NAME = {4: "High", 3: "Medium", 1: "Informational", 0: "Unknown"}
-ACTIVITY = {"new": (1, "Create"), "unchanged": (2, "Update"), "resolved": (3, "Close")}
+ACTIVITY = {
+    "new": (1, "Create"),
+    "unchanged": (2, "Update"),
+    "suppressed since baseline": (2, "Update"),
+    "resolved": (3, "Close"),
+}
+
+
+def _status(status: str, suppressed: bool) -> tuple[int, str]:
+    if status == "resolved":
+        return 4, "Resolved"
+    return (3, "Suppressed") if suppressed else (1, "New")
 
 
 def _product() -> dict:
@@ -35,9 +48,12 @@ def _product() -> dict:
     return {"name": "visguard", "vendor_name": "visguard", "version": v, "feature": {"name": "fleet audit"}}
 
 
-def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -> dict:
-    """One Detection Finding. ``row`` is a findings row with ``fingerprint``; ``status`` new/unchanged/resolved;
-    ``rules`` maps a rule id to its catalogue entry (title, source URL) when known."""
+def event(
+    row: dict, *, status: str, time_ms: int, rules: dict, product: dict, suppressed: bool = False
+) -> dict:
+    """One Detection Finding. ``row`` is a findings row with ``fingerprint``; ``status`` new/unchanged/resolved
+    (or "suppressed since baseline"); ``suppressed``: the finding is suppressed (``row["suppressed_by"]`` says
+    why); ``rules`` maps a rule id to its catalogue entry (title, source URL) when known."""
     activity_id, activity = ACTIVITY[status]
     sev = SEVERITY_ID.get(row.get("severity") or "", 0)
     rule_id = row.get("rule") or "?"
@@ -81,8 +97,9 @@ def event(row: dict, *, status: str, time_ms: int, rules: dict, product: dict) -
         "time": time_ms,
         "severity_id": sev,
         "severity": SEVERITY_NAME[sev],
-        "status_id": 4 if status == "resolved" else 1,
-        "status": "Resolved" if status == "resolved" else "New",
+        "status_id": _status(status, suppressed)[0],
+        "status": _status(status, suppressed)[1],
+        **({"status_detail": f"suppressed: {row.get('suppressed_by') or ''}"} if suppressed else {}),
         "message": row.get("message") or "",
         "finding_info": {
             "uid": row["fingerprint"],
@@ -128,20 +145,16 @@ class Writer:
         self._heads: dict = {}
         self._rule: dict = {}
 
-    def _head(self, status: str, sev: int) -> str:
-        key = (status, sev)
+    def _head(self, status: str, sev: int, suppressed: bool) -> str:
+        key = (status, sev, suppressed)
         if key not in self._heads:
+            sid, sname = _status(status, suppressed)
             aid, act = ACTIVITY[status]
             self._heads[key] = (
                 f'{{"activity_id":{aid},"activity_name":"{act}","category_uid":{CATEGORY_UID},'
                 f'"category_name":"Findings","class_uid":{CLASS_UID},"class_name":"Detection Finding",'
                 f'"type_uid":{CLASS_UID * 100 + aid},"type_name":"Detection Finding: {act}","time":{self.time_ms},'
-                f'"severity_id":{sev},"severity":"{SEVERITY_NAME[sev]}",'
-                + (
-                    '"status_id":4,"status":"Resolved"'
-                    if status == "resolved"
-                    else '"status_id":1,"status":"New"'
-                )
+                f'"severity_id":{sev},"severity":"{SEVERITY_NAME[sev]}","status_id":{sid},"status":"{sname}"'
             )
         return self._heads[key]
 
@@ -158,7 +171,7 @@ class Writer:
             self._rule[rule_id] = (info, meta, refs, rule.fix if rule is not None else "")
         return self._rule[rule_id]
 
-    def add(self, row: dict, status: str) -> None:
+    def add(self, row: dict, status: str, *, suppressed: bool = False) -> None:
         g = row.get
         sev = SEVERITY_ID.get(g("severity") or "", 0)
         info, meta, refs, default_fix = self._rule_parts(g("rule") or "?")
@@ -190,7 +203,8 @@ class Writer:
             "".join(
                 [
                     "\n" if self.n == 0 else ",\n",
-                    self._head(status, sev),
+                    self._head(status, sev, suppressed),
+                    ',"status_detail":' + _q(f"suppressed: {g('suppressed_by') or ''}") if suppressed else "",
                     ',"message":',
                     _q(g("message") or ""),
                     ',"finding_info":{"uid":',

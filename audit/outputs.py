@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ SEVERITY_RANK = {"error": 3, "warning": 2, "info": 1}
 FINDING_COLUMNS = FINDING_FIELDS
 CSV_COLUMNS = (
     "priority",
+    "state",
     "severity",
     "rule",
     "title",
@@ -38,14 +40,17 @@ CSV_COLUMNS = (
     "consumer",
     "message",
     "fix",
+    "observed_redelivery",
     "duplicate_rate",
     "why",
+    "suppressed_by",
     "fingerprint",
     "baseline",
     "estimate",
 )
 DIFF_COLUMNS = (
     "status",
+    "state",
     "severity",
     "rule",
     "account",
@@ -104,18 +109,21 @@ def findings_table(findings_df, out: str):
     return findings_df.toArrow()
 
 
-def queue_rates(figures_df, out: str) -> dict[str, float]:
-    """Queue ARN -> the engine's duplicate-rate estimate, for the queues that have one."""
+def queue_rates(figures_df, out: str) -> dict[str, tuple[float | None, float | None]]:
+    """Queue ARN -> (the engine's duplicate-rate estimate, the observed redelivery rate), for the queues that have
+    either (the observed rate is infinite where messages were received and none deleted)."""
+    cols = ["arn", "duplicate_rate", "observed_rate"]
     if "://" not in str(out) and Path(out, "queues").is_dir():
         import pyarrow.compute as pc
         import pyarrow.dataset as ds
 
         t = ds.dataset(f"{out}/queues", format="parquet").to_table(
-            columns=["arn", "duplicate_rate"], filter=pc.field("duplicate_rate") > 0
+            columns=cols,
+            filter=(pc.field("duplicate_rate") > 0) | pc.field("observed_rate").is_valid(),
         )
     else:
-        t = figures_df.where("duplicate_rate > 0").select("arn", "duplicate_rate").toArrow()
-    return dict(zip(t.column("arn").to_pylist(), t.column("duplicate_rate").to_pylist(), strict=True))
+        t = figures_df.where("duplicate_rate > 0 OR observed_rate IS NOT NULL").select(*cols).toArrow()
+    return {a: (d, o) for a, d, o in zip(*(t.column(c).to_pylist() for c in cols), strict=True)}
 
 
 def normalise(findings):
@@ -142,28 +150,56 @@ def _estimate_rate(estimate: str | None) -> float | None:
     return float(v) if isinstance(v, (int, float)) and v == v else None
 
 
-def prioritise(findings, rates: dict[str, float] | None = None):
-    """Fix-first order: severity (errors first), then the expected duplicate rate (the finding's own engine
-    estimate, else its queue's), then rule, account, queue and consumer. Adds ``duplicate_rate``,
-    ``fingerprint`` and ``priority`` (1 = fix first)."""
+def _observed(estimate: str | None) -> float | None:
+    """VG042's observed rate from its estimate (infinite: nothing deleted)."""
+    if not estimate or "observed_redelivery_rate" not in estimate:
+        return None
+    try:
+        v = json.loads(estimate)["observed_redelivery_rate"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return math.inf if v is None else float(v)
+
+
+def prioritise(findings, rates: dict | None = None):
+    """Fix-first order of the open findings, then the suppressed ones (``state``): severity (errors first), then
+    how often the queue's messages are processed again, observed beating estimated: the redelivery rate CloudWatch
+    saw (received / deleted - 1) where the queue has traffic, else the engine's estimated duplicate rate (the
+    finding's own, else its queue's); then rule, account, queue and consumer. Adds ``state``, ``suppressed_by``,
+    ``observed_redelivery``, ``duplicate_rate``, ``fingerprint`` and ``priority`` (1 = fix first; null for a
+    suppressed finding). ``rates``: queue ARN -> (estimate, observed rate), or -> estimate."""
     import pyarrow as pa
 
     t = normalise(findings)
     rates = rates or {}
     est = t.column("estimate").to_pylist()
     arns = t.column("queue_arn").to_pylist()
-    dup = []
+    dup, obs, key = [], [], []
     for e, a in zip(est, arns, strict=True):
+        q = rates.get(a)
+        q_dup, q_obs = q if isinstance(q, tuple) else (q, None)
         r = _estimate_rate(e)
-        dup.append(r if r is not None else rates.get(a))
+        d = r if r is not None else q_dup
+        o = _observed(e)
+        o = o if o is not None else q_obs
+        dup.append(d)
+        obs.append(o)
+        key.append(o if o is not None else d)
+    sup = t.column("suppressed")
+    state = pa.array(["open" if v is None else "suppressed" for v in sup.to_pylist()], pa.string())
     rank = [SEVERITY_RANK.get(s, 0) for s in t.column("severity").to_pylist()]
+    t = t.append_column("state", state)
+    t = t.append_column("suppressed_by", sup)
     t = t.append_column("sev_rank", pa.array(rank, pa.int8()))
+    t = t.append_column("observed_redelivery", pa.array(obs, pa.float64()))
     t = t.append_column("duplicate_rate", pa.array(dup, pa.float64()))
+    t = t.append_column("rank_rate", pa.array(key, pa.float64()))
     t = t.append_column("fingerprint", pa.array(bl.fingerprints(t), pa.string()))
     t = t.sort_by(
         [
+            ("state", "ascending"),  # open before suppressed
             ("sev_rank", "descending"),
-            ("duplicate_rate", "descending"),
+            ("rank_rate", "descending"),
             ("rule", "ascending"),
             ("account", "ascending"),
             ("queue_arn", "ascending"),
@@ -171,11 +207,34 @@ def prioritise(findings, rates: dict[str, float] | None = None):
             ("fingerprint", "ascending"),
         ]
     )
-    return t.append_column("priority", pa.array(range(1, t.num_rows + 1), pa.int64()))
+    n_open = t.num_rows - sum(1 for v in t.column("suppressed").to_pylist() if v is not None)
+    priority = pa.array([*range(1, n_open + 1), *([None] * (t.num_rows - n_open))], pa.int64())
+    return t.drop_columns(["rank_rate"]).append_column("priority", priority)
+
+
+ORDER_WORDS = (
+    "Order: errors first (they break now: a mapping that cannot be created, a redrive that goes nowhere), then "
+    "warnings, then infos. Within a severity, the queues whose messages are processed again most often come "
+    "first, and observation beats estimate: where CloudWatch saw the queue's traffic (14 days of received and "
+    "deleted messages), its observed redelivery rate (received / deleted - 1) decides, even when the engine "
+    "estimates more or less; only queues without traffic or metrics are ranked by the engine's estimated "
+    "duplicate rate (which assumes the declared processing profile). Then rule, account and queue. Suppressed "
+    "findings are listed apart and never ranked."
+)
+
+
+def fmt_share(rate) -> str:
+    if rate is None:
+        return ""
+    if rate == math.inf:
+        return "none deleted"
+    return f"{100 * rate:.3g} %"
 
 
 def why(row: dict, titles: dict[str, str]) -> str:
     """One line telling why a finding sits where it does in the fix-first order."""
+    if row.get("suppressed_by"):
+        return f"suppressed: {row['suppressed_by']}"
     parts = [
         {
             "error": "error: breaks now",
@@ -183,9 +242,18 @@ def why(row: dict, titles: dict[str, str]) -> str:
             "info": "info",
         }.get(row.get("severity") or "", row.get("severity") or "?")
     ]
-    rate = row.get("duplicate_rate")
-    if rate:
-        parts.append(f"about {100 * rate:.3g} % of messages processed twice (engine estimate)")
+    rate, seen = row.get("duplicate_rate"), row.get("observed_redelivery")
+    if seen is not None:
+        text = (
+            "observed: messages received and none deleted (CloudWatch)"
+            if seen == math.inf
+            else f"observed: {fmt_share(seen)} of deliveries repeated (CloudWatch)"
+        )
+        if rate:
+            text += f", ranked by that, not by the engine's estimate of {fmt_share(rate)}"
+        parts.append(text)
+    elif rate:
+        parts.append(f"about {fmt_share(rate)} of messages processed twice (engine estimate, no observation)")
     t = titles.get(row.get("rule") or "")
     if t:
         parts.append(t)
@@ -194,10 +262,9 @@ def why(row: dict, titles: dict[str, str]) -> str:
 
 def why_column(t, titles: dict[str, str]) -> list[str]:
     """:func:`why` for every row, from the columns (no row dicts)."""
-    cols = (t.column(c).to_pylist() for c in ("severity", "duplicate_rate", "rule"))
-    return [
-        why({"severity": s, "duplicate_rate": d, "rule": r}, titles) for s, d, r in zip(*cols, strict=True)
-    ]
+    names = ("severity", "duplicate_rate", "observed_redelivery", "rule", "suppressed_by")
+    cols = (t.column(c).to_pylist() for c in names)
+    return [why(dict(zip(names, v, strict=True)), titles) for v in zip(*cols, strict=True)]
 
 
 def write_csv(path: Path, t) -> None:
@@ -211,8 +278,8 @@ def write_csv(path: Path, t) -> None:
         col = t.column(c)
         if c == "priority":
             cols[c] = col
-        elif c == "duplicate_rate":
-            cols[c] = pc.round(col, ndigits=8)
+        elif c in ("duplicate_rate", "observed_redelivery"):
+            cols[c] = pc.round(col, ndigits=8)  # an observed rate of inf: received, none deleted
         else:
             cols[c] = neutral_column(col, csv=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -232,15 +299,17 @@ def write_outputs(
     *,
     baseline: str | None = None,
     owner_tag=None,
-    rates: dict[str, float] | None = None,
+    rates: dict | None = None,
     report: bool = True,
     now: float | None = None,
+    disabled=(),
 ) -> dict:
     """Write findings.csv, findings.ocsf.json, baseline-diff.csv (with ``baseline``) and report.html into
     ``local_dir``; return the keys to add to ``summary.json``. ``findings`` is a pyarrow Table with the columns
-    of ``job.finding_schema()`` (``owner`` optional); ``rates`` maps a queue ARN to its duplicate-rate estimate;
-    ``owner_tag`` names the tag(s) the owner came from (shown in the report). Raises VisguardError when the
-    baseline cannot be read."""
+    of ``job.finding_schema()`` (``owner`` and ``suppressed`` optional); ``rates`` maps a queue ARN to its
+    (duplicate-rate estimate, observed redelivery rate); ``owner_tag`` names the tag(s) the owner came from (shown
+    in the report); ``disabled``: the rules the config turns off (a previous finding of one is not resolved).
+    Raises VisguardError when the baseline cannot be read."""
     import pyarrow as pa
     from visguard.audit.ocsf import Writer
     from visguard.audit.report import rule_catalogue, write_report
@@ -250,16 +319,26 @@ def write_outputs(
     local_dir.mkdir(parents=True, exist_ok=True)
     previous = bl.load_previous(baseline) if baseline else None  # bad input fails before anything is written
     t = prioritise(findings, rates)
+    states = t.column("state").to_pylist()
     status = None
     resolved: list[dict] = []
+    silenced: list[dict] = []  # previous findings of a rule the config now turns off
     extra: dict = {}
     if previous is not None:
-        status, resolved, counts = bl.compare(t.column("fingerprint").to_pylist(), previous)
+        status, resolved, counts = bl.compare(
+            t.column("fingerprint").to_pylist(), previous, suppressed=[s == "suppressed" for s in states]
+        )
+        resolved, silenced = bl.split_disabled(resolved, disabled)
+        counts["resolved"] = len(resolved)
+        counts["suppressed_since_baseline"] += len(silenced)
+        counts["rule_disabled"] = len(silenced)
         t = t.append_column("baseline", pa.array(status, pa.string()))
-        for r in resolved:
+        for r in (*resolved, *silenced):
             r.setdefault("owner", None)
             r["sev_rank"] = SEVERITY_RANK.get(r.get("severity") or "", 0)
         resolved.sort(key=lambda r: (-r["sev_rank"], r.get("rule") or "", r.get("queue_arn") or ""))
+        for r in silenced:
+            r["state"], r["suppressed_by"] = "suppressed", f"rule {r.get('rule')} turned off in the config"
     else:
         t = t.append_column("baseline", pa.nulls(t.num_rows, pa.string()))
 
@@ -273,24 +352,39 @@ def write_outputs(
     ocsf = Writer(local_dir / files["ocsf"], time_ms=time_ms)
     try:
         for row in _batches(t.drop_columns(["title", "why", "sev_rank"])):
-            ocsf.add(row, row["baseline"] or "new")
+            ocsf.add(row, row["baseline"] or "new", suppressed=row["state"] == "suppressed")
+        for r in silenced:
+            ocsf.add(r, "unchanged", suppressed=True)
         for r in resolved:
             ocsf.add(r, "resolved")
     finally:
         ocsf.close()
-    new_rows: list[dict] = []
+    n_sup = states.count("suppressed")
+    extra["suppressed"] = n_sup
+    extra["open_findings"] = len(states) - n_sup
+    if n_sup:
+        by_rule: dict[str, int] = {}
+        for r, s in zip(t.column("rule").to_pylist(), t.column("state").to_pylist(), strict=True):
+            if s == "suppressed":
+                by_rule[r] = by_rule.get(r, 0) + 1
+        extra["suppressed_by_rule"] = dict(sorted(by_rule.items()))
     if previous is not None:
         import pyarrow.compute as pc
 
-        new_rows = t.filter(pc.equal(t.column("baseline"), "new")).slice(0, SAMPLE).to_pylist()
-        new_rows = [_compact(r) for r in new_rows]
-
-    if previous is not None:
         files["baseline_diff"] = "baseline-diff.csv"
-        _write_diff(local_dir / files["baseline_diff"], t, resolved)
+        _write_diff(local_dir / files["baseline_diff"], t, resolved, silenced)
+        new_open = pc.and_(pc.equal(t.column("baseline"), "new"), pc.equal(t.column("state"), "open"))
+        new_rows = [_compact(r) for r in t.filter(new_open).slice(0, SAMPLE).to_pylist()]
         by = {}
         for name, sev_of in (
-            ("new", [s for s, b in zip(t.column("severity").to_pylist(), status, strict=True) if b == "new"]),
+            (
+                "new",
+                [
+                    s
+                    for s, b, st in zip(t.column("severity").to_pylist(), status, states, strict=True)
+                    if b == "new" and st == "open"
+                ],
+            ),
             ("resolved", [r.get("severity") for r in resolved]),
         ):
             by[name] = {s: sev_of.count(s) for s in SEVERITY_RANK}
@@ -301,10 +395,20 @@ def write_outputs(
             "resolved_by_severity": by["resolved"],
             "new_sample": new_rows,
             "resolved_sample": [_compact(r) for r in resolved[:SAMPLE]],
+            "suppressed_sample": [
+                _compact(r)
+                for r in [
+                    *silenced,
+                    *t.filter(pc.equal(t.column("baseline"), "suppressed since baseline"))
+                    .slice(0, SAMPLE)
+                    .to_pylist(),
+                ][:SAMPLE]
+            ],
         }
     owners = {}
-    for o in t.column("owner").to_pylist():
-        owners[o or ""] = owners.get(o or "", 0) + 1
+    for o, st in zip(t.column("owner").to_pylist(), states, strict=True):
+        if st == "open":
+            owners[o or ""] = owners.get(o or "", 0) + 1
     extra["findings_by_owner"] = dict(sorted(owners.items(), key=lambda kv: (-kv[1], kv[0])))
     extra["owner_tag"] = owner_tag if isinstance(owner_tag, str) or owner_tag is None else list(owner_tag)
     extra["outputs"] = {**files, "report": "report.html", "findings_parquet": "findings/"}
@@ -317,20 +421,33 @@ def write_outputs(
 def _compact(row: dict) -> dict:
     return {
         k: row.get(k)
-        for k in ("severity", "rule", "account", "region", "owner", "queue_arn", "consumer", "message", "fix")
-    }
+        for k in (
+            "severity", "rule", "account", "region", "owner", "queue_arn", "consumer", "message", "fix",
+            "suppressed_by",
+        )
+    }  # fmt: skip
 
 
-def _write_diff(path: Path, t, resolved: list[dict]) -> None:
+def _write_diff(path: Path, t, resolved: list[dict], silenced: list[dict] = ()) -> None:
+    """baseline-diff.csv: the new open findings, those suppressed since the baseline (a suppression added, or a
+    rule turned off: not fixed) and the resolved ones."""
     import pyarrow.compute as pc
 
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(DIFF_COLUMNS)
-        for row in _batches(t.filter(pc.equal(t.column("baseline"), "new"))):
-            row["status"] = "new"
-            w.writerow([csv_cell(row.get(c)) for c in DIFF_COLUMNS])
+        w.writerow((*DIFF_COLUMNS, "suppressed_by"))
+        changed = pc.or_(
+            pc.and_(pc.equal(t.column("baseline"), "new"), pc.equal(t.column("state"), "open")),
+            pc.equal(t.column("baseline"), "suppressed since baseline"),
+        )
+        for row in _batches(t.filter(changed)):
+            row["status"] = "new" if row["baseline"] == "new" else "suppressed"
+            w.writerow([csv_cell(row.get(c)) for c in (*DIFF_COLUMNS, "suppressed_by")])
+        for row in silenced:
+            row = {**row, "status": "suppressed"}
+            w.writerow([csv_cell(row.get(c)) for c in (*DIFF_COLUMNS, "suppressed_by")])
         for row in resolved:
-            w.writerow([csv_cell("resolved" if c == "status" else row.get(c)) for c in DIFF_COLUMNS])
+            row = {**row, "status": "resolved", "state": "resolved"}
+            w.writerow([csv_cell(row.get(c)) for c in (*DIFF_COLUMNS, "suppressed_by")])
     tmp.replace(path)

@@ -86,10 +86,24 @@ def nice_step(top: float, ticks: int = 5) -> float:
 
 
 def bar_chart(
-    items: list[tuple[str, int, str]], *, title: str, plot_id: str, xlabel: str, ylabel: str, width: int = 720
+    items: list[tuple[str, int, str]],
+    *,
+    title: str,
+    plot_id: str,
+    xlabel: str,
+    ylabel: str,
+    width: int = 720,
+    titles: dict[str, str] | None = None,
 ) -> str:
-    """Horizontal bars (label, value, colour) with axis labels; the caption and legend are HTML (never clipped)."""
-    row, left, pad, top_pad = 22, 90, 70, 8
+    """Horizontal bars (label, value, colour) with axis labels; the caption and legend are HTML (never clipped).
+    ``titles``: a longer name per label (a rule's title), shown beside it (cut to fit; whole in the tooltip)."""
+    titles = titles or {}
+    names = {
+        label: _short(f"{label} {titles[label]}" if titles.get(label) else label) for label, _, _ in items
+    }
+    row, pad, top_pad = 22, 70, 8
+    left = max(90, min(430, 12 + 6 * max((len(n) for n in names.values()), default=0)))
+    width = max(width, left + 330)
     h = top_pad + row * max(len(items), 1) + 44
     step = nice_step(max([v for _, v, _ in items] or [1]) or 1)
     top = step * math.ceil((max([v for _, v, _ in items] or [1]) or 1) / step)
@@ -99,10 +113,13 @@ def bar_chart(
     for i, (label, v, color) in enumerate(items):
         y = top_pad + i * row
         w = pw * v / top
-        out.append(f'<text x="{left - 6}" y="{y + 14}" text-anchor="end">{_e(label)}</text>')
+        full = f"{label} {titles[label]}" if titles.get(label) else label
+        out.append(
+            f'<text x="{left - 6}" y="{y + 14}" text-anchor="end"><title>{_e(full)}</title>{_e(names[label])}</text>'
+        )
         out.append(
             f'<rect class="bar" x="{left}" y="{y}" width="{w:.1f}" height="{row - 6}" fill="{color}">'
-            f"<title>{_e(label)}: {v:,}</title></rect>"
+            f"<title>{_e(full)}: {v:,}</title></rect>"
         )
         out.append(f'<text x="{left + w + 4:.1f}" y="{y + 14}">{v:,}</text>')
     if not items:
@@ -122,6 +139,10 @@ def bar_chart(
     )
     out.append("</svg>")
     return "".join(out)
+
+
+def _short(text: str, n: int = 68) -> str:
+    return text if len(text) <= n else text[: n - 1].rstrip() + "\u2026"
 
 
 def histogram(
@@ -185,9 +206,19 @@ def histogram(
     return _figure(title, "".join(out), legend)
 
 
-def heatmap(cells: list[dict], *, title: str, plot_id: str, max_accounts: int = HEATMAP_MAX_ACCOUNTS) -> str:
+def heatmap(
+    cells: list[dict],
+    *,
+    title: str,
+    plot_id: str,
+    max_accounts: int = HEATMAP_MAX_ACCOUNTS,
+    titles: dict[str, str] | None = None,
+) -> str:
     """Findings by account (rows, most findings first) and rule (columns): every account with findings, up to
-    ``max_accounts`` (the note says how many more, with how many findings, are left out)."""
+    ``max_accounts`` (the note says how many more, with how many findings, are left out). The account labels are
+    a separate SVG kept in view (CSS ``position: sticky``) while the grid scrolls sideways; the rule ids head the
+    columns with their titles in a key below (and as tooltips)."""
+    titles = titles or {}
     per_account: dict[str, int] = {}
     for c in cells:
         per_account[c["account"]] = per_account.get(c["account"], 0) + c["count"]
@@ -197,31 +228,40 @@ def heatmap(cells: list[dict], *, title: str, plot_id: str, max_accounts: int = 
     grid = {(c["rule"], c["account"]): c["count"] for c in cells}
     top = max(grid.values() or [1]) or 1
     cw, rh, left, top_pad = 44, 14, 110, 22
-    w, h = left + cw * max(len(rules), 1) + 10, top_pad + rh * max(len(accounts), 1) + 6
+    w, h = cw * max(len(rules), 1) + 10, top_pad + rh * max(len(accounts), 1) + 6
+    labels = [
+        f'<svg class="plot hm-labels" aria-hidden="true" xmlns="http://www.w3.org/2000/svg" width="{left}" '
+        f'height="{h}" viewBox="0 0 {left} {h}">',
+        f'<text x="{left - 6}" y="{top_pad - 6}" text-anchor="end" font-size="10">account \\ rule</text>',
+    ]
     out = [
         _svg_open(plot_id, title, w, h),
-        f'<rect x="{left}" y="{top_pad}" width="{cw * len(rules)}" height="{rh * len(accounts)}" fill="#fafafa"/>',
+        f'<rect x="0" y="{top_pad}" width="{cw * len(rules)}" height="{rh * len(accounts)}" fill="#fafafa"/>',
     ]
     for j, r in enumerate(rules):
+        tip = f"{r} {titles[r]}" if titles.get(r) else r
         out.append(
-            f'<text x="{left + j * cw + cw / 2:.1f}" y="{top_pad - 6}" text-anchor="middle" font-size="10">{_e(r)}</text>'
+            f'<text x="{j * cw + cw / 2:.1f}" y="{top_pad - 6}" text-anchor="middle" font-size="10">'
+            f"<title>{_e(tip)}</title>{_e(r)}</text>"
         )
     index = {a: i for i, a in enumerate(accounts)}
     for i, a in enumerate(accounts):
-        out.append(
+        labels.append(
             f'<text x="{left - 6}" y="{top_pad + i * rh + 11}" text-anchor="end" font-size="10">{_e(a)}</text>'
         )
+    labels.append("</svg>")
     col = {r: j for j, r in enumerate(rules)}
     for (r, a), v in sorted(grid.items(), key=lambda kv: (str(kv[0][1]), kv[0][0])):
         if v <= 0 or a not in index:
             continue
         shade = 0.15 + 0.85 * v / top
+        tip = f"{r} {titles[r]}" if titles.get(r) else r
         out.append(
-            f'<rect x="{left + col[r] * cw}" y="{top_pad + index[a] * rh}" width="{cw - 2}" height="{rh - 2}" '
-            f'fill="rgba(192,57,43,{shade:.3f})"><title>{_e(r)} in {_e(a)}: {v:,}</title></rect>'
+            f'<rect x="{col[r] * cw}" y="{top_pad + index[a] * rh}" width="{cw - 2}" height="{rh - 2}" '
+            f'fill="rgba(192,57,43,{shade:.3f})"><title>{_e(tip)} in {_e(a)}: {v:,}</title></rect>'
         )
     if not accounts:
-        out.append(f'<text x="{left}" y="{top_pad + 12}">nothing to show</text>')
+        out.append(f'<text x="4" y="{top_pad + 12}">nothing to show</text>')
     out.append("</svg>")
     note = f"{len(accounts):,} accounts with findings, one row each (most findings first); columns: rules."
     if rest:
@@ -234,9 +274,11 @@ def heatmap(cells: list[dict], *, title: str, plot_id: str, max_accounts: int = 
         "<i class='ramp'></i>"
         f"<span>{top:,}</span><span><i style='background:#fafafa;border:1px solid #ddd'></i>none</span></div>"
     )
+    key = "".join(f"<li><b>{_e(r)}</b> {_e(titles.get(r, ''))}</li>" for r in rules)
     return (
         f"<figure><figcaption>{_e(title)}</figcaption>{legend}<p class='note' id='heatmap-note'>{_e(note)}</p>"
-        f"<div class='scroll'>{''.join(out)}</div></figure>"
+        f"<div class='scroll hm'>{''.join(labels)}{''.join(out)}</div>"
+        f"<ul class='rule-key' id='heatmap-key'>{key}</ul></figure>"
     )
 
 
@@ -281,7 +323,7 @@ def _json_for_script(obj) -> str:
 
 def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) -> dict:
     """The page's data: dictionary-coded low-cardinality columns, one array per row."""
-    keys = ("severity", "rule", "account", "region", "owner", "baseline", "fix")
+    keys = ("severity", "rule", "account", "region", "owner", "baseline", "fix", "state")
     dicts: dict[str, list[str]] = {k: [] for k in keys}
     pos: dict[str, dict[str, int]] = {k: {} for k in keys}
 
@@ -297,6 +339,7 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
         c: t.column(c).to_pylist()
         for c in (*keys, "priority", "queue_name", "queue_arn", "consumer", "message", "duplicate_rate")
     }
+    seen = t.column("observed_redelivery").to_pylist() if "observed_redelivery" in t.column_names else None
     rows = []
     for i in idx:
         arn = cols["queue_arn"][i] or ""
@@ -311,10 +354,11 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
                 visible(cols["consumer"][i]),
                 visible(cols["message"][i]),
                 None if rate is None else float(f"{rate:.4g}"),
+                _observed_cell(None if seen is None else seen[i]),
             ]
         )
     return {
-        "cols": ["priority", *keys, "name", "arn", "consumer", "message", "rate"],
+        "cols": ["priority", *keys, "name", "arn", "consumer", "message", "rate", "seen"],
         "dicts": dicts,
         "titles": {visible(k): visible(v) for k, v in titles.items()},
         "rows": rows,
@@ -323,9 +367,20 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
     }
 
 
+def _observed_cell(v):
+    """An observed rate for the page's JSON: a number, "none deleted" (infinite), or null."""
+    if v is None:
+        return None
+    return "none deleted" if v == math.inf else float(f"{v:.4g}")
+
+
 def group_counts(t) -> dict[str, dict[str, dict[str, int]]]:
-    """For each group column: value -> {"all": n, "error": n, "warning": n, "info": n}, over every finding
+    """For each group column: value -> {"all": n, "error": n, "warning": n, "info": n}, over every open finding
     (Arrow's group_by; only the group keys go through Python)."""
+    if "state" in t.column_names:
+        import pyarrow.compute as pc
+
+        t = t.filter(pc.equal(t.column("state"), "open"))
     out = {}
     for g in GROUPS:
         sub = t.select([g, "severity"]) if g != "severity" else t.select(["severity"])
@@ -356,6 +411,10 @@ svg.plot{display:block;margin:4px 0;font-size:12px} svg .tick{font-size:10px;fil
 .legend i.dash{border-top:2px dashed #c0392b;height:0;width:18px;vertical-align:3px}
 .legend i.ramp{width:120px;background:linear-gradient(90deg,rgba(192,57,43,.15),rgba(192,57,43,1))}
 .scroll{max-height:520px;overflow:auto;border:1px solid #eee}
+.scroll.hm{display:flex;align-items:flex-start} .scroll.hm svg.plot{margin:0;flex:none}
+.scroll.hm svg.hm-labels{position:sticky;left:0;z-index:1;background:#fff}
+.rule-key{columns:2;font-size:11px;color:#444;margin:4px 0;padding-left:18px}
+.suppressed{color:#7f8c8d}
 table{border-collapse:collapse;font-size:12px} td,th{border:1px solid #ddd;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f4f6f7} th[data-sort]{cursor:pointer} th[data-sort]:hover{background:#e5e8e8}
 .error{color:#c0392b;font-weight:600} .warning{color:#b9770e} .info{color:#2e86c1}
@@ -384,6 +443,8 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         ("findings", summary.get("findings", 0)),
         ("errors (severity)", sev.get("error", 0)),
         ("warnings", sev.get("warning", 0)),
+        ("suppressed (not fixed)", summary.get("suppressed", 0)),
+        ("queues redelivering (observed)", summary.get("queues_redelivering", 0)),
         ("collector errors", summary.get("errors", 0)),
         ("quarantined", summary.get("quarantined", 0)),
     ]
@@ -391,6 +452,7 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         cards += [
             ("new since baseline", base["new"]),
             ("resolved", base["resolved"]),
+            ("suppressed since baseline", base.get("suppressed_since_baseline", 0)),
             ("unchanged", base["unchanged"]),
         ]
     t = None
@@ -404,6 +466,12 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
             import pyarrow as pa
 
             t = t.append_column("baseline", pa.nulls(t.num_rows, pa.string()))
+        if "title" not in t.column_names:
+            import pyarrow as pa
+
+            t = t.append_column(
+                "title", pa.array([titles.get(r or "", "") for r in t.column("rule").to_pylist()])
+            )
     parts = [
         "<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>",
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -425,20 +493,29 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
     ]
     if t is not None:
         counts = group_counts(t)
-        parts += [_fix_first(t, titles), _all_findings(t, titles, budget, counts), _groups(counts, summary)]
+        parts += [
+            _fix_first(t, titles),
+            _all_findings(t, titles, budget, counts),
+            _groups(counts, summary, titles),
+        ]
     else:
         parts.append(
             "<h2 id='fix-first'>Fix first</h2><p class='note' id='all-findings'>This report was built from "
             "summary.json alone: the findings are in findings.csv and findings/ (Parquet).</p>"
         )
     if base:
-        parts.append(_baseline(base))
+        parts.append(_baseline(base, titles))
     parts += [
         "<h2 id='charts'>Findings by rule</h2>",
         _figure(
             "Findings per rule (bar colour: the rule's severity)",
             bar_chart(
-                bars, title="Findings per rule", plot_id="plot-rules", xlabel="findings", ylabel="rule"
+                bars,
+                title="Findings per rule",
+                plot_id="plot-rules",
+                xlabel="findings",
+                ylabel="rule",
+                titles=titles,
             ),
             severity_legend(),
         ),
@@ -447,6 +524,7 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
             summary.get("findings_by_rule_and_account", []),
             title="Findings per account and rule (darker: more)",
             plot_id="plot-accounts",
+            titles=titles,
         ),
         "<h2>Visibility timeout vs what the consumers need</h2>",
         "<p class='note'>Required visibility: 6 x function timeout + batching window for Lambda consumers (AWS "
@@ -461,9 +539,12 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
             mark_label="ratio 1: timeout equals the need",
         ),
         "<h2>Duplicate risk</h2>",
-        "<p class='note'>Share of messages whose processing starts twice, from the engine's fast risk model "
-        "(visguard.engine.risk.estimate_many) for queues whose consumers have a processing profile (Lambda "
-        "Duration percentiles from CloudWatch, or a declared worker profile).</p>",
+        "<p class='note'>An estimate, not an observation: the share of messages whose processing starts twice, "
+        "from the engine's fast risk model (visguard.engine.risk.estimate_many) for queues whose consumers have a "
+        "processing profile (Lambda Duration percentiles from CloudWatch, or a declared worker profile). What "
+        "CloudWatch saw is in the riskiest queues below (observed redelivery) and in VG042 findings; where a "
+        f"queue has traffic, that observation ranks it. {summary.get('queues_observed', 0):,} queues had traffic "
+        f"in the metrics window, {summary.get('queues_redelivering', 0):,} of them redelivering 1 % or more.</p>",
         histogram(
             summary.get("duplicate_rate_histogram", {}),
             title="Estimated duplicate rate per queue",
@@ -473,8 +554,10 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
             mark_label="1 % of messages processed twice",
         ),
         "<h2>Riskiest queues</h2>",
-        "<p class='note'>The queues with the highest estimated duplicate rate (their findings rank first in the "
-        "fix-first order after the errors).</p>",
+        "<p class='note'>The queues whose messages are processed again most often: observed redelivery "
+        "(CloudWatch: received / deleted - 1 over the collection window) where the queue had traffic, else the "
+        "engine's estimate; both are shown side by side. Their findings rank first in the fix-first order after "
+        "the errors.</p>",
         _riskiest(summary.get("riskiest_queues", [])),
         "<h2 id='rules'>Rules</h2>",
         "<table id='rules-table'><tr><th>rule</th><th>severity</th><th>title</th><th>findings</th><th>fix</th></tr>",
@@ -487,6 +570,7 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         "</table>",
         "<h2 id='errors'>Collector errors and quarantine</h2>",
         _errors(summary),
+        _quarantined(summary),
     ]
     if t is not None:
         parts.append(f"<script>{SCRIPT}</script>")
@@ -513,29 +597,40 @@ def _sev_cell(s) -> str:
 
 
 def _fix_first(t, titles: dict[str, str]) -> str:
-    from visguard.audit.outputs import why
+    import pyarrow.compute as pc
+    from visguard.audit.outputs import ORDER_WORDS, fmt_share, why
 
-    head = t.slice(0, FIX_FIRST).to_pylist()
+    open_ = t.filter(pc.equal(t.column("state"), "open")) if "state" in t.column_names else t
+    head = open_.slice(0, FIX_FIRST).to_pylist()
     out = [
         "<h2 id='fix-first'>Fix first</h2>",
-        "<p class='note'>Order: errors first (they break now: a mapping that cannot be created, a redrive that "
-        "goes nowhere), then the highest expected duplicate rate (the engine's estimate for the finding, else for "
-        "its queue), then warnings and infos by rule. The first "
-        f"{min(FIX_FIRST, t.num_rows):,} of {t.num_rows:,}; all of them in the table below and in findings.csv "
-        "(column <code>priority</code>).</p>",
+        f"<p class='note' id='order'>{_e(ORDER_WORDS)} The first "
+        f"{min(FIX_FIRST, open_.num_rows):,} of {open_.num_rows:,} open findings; all of them in the table below "
+        "and in findings.csv (column <code>priority</code>).</p>",
         "<table id='fix-first-table'><tr><th>#</th><th>severity</th><th>rule</th><th>queue</th><th>account</th>"
-        "<th>region</th><th>owner</th><th>why first</th><th>fix</th></tr>",
+        "<th>region</th><th>owner</th><th>observed redelivery</th><th>estimated duplicates</th>"
+        "<th>why here</th><th>fix</th></tr>",
     ]
     for r in head:
         out.append(
-            f"<tr><td class='num'>{r['priority']}</td>{_sev_cell(r['severity'])}<td>{_e(r['rule'])}</td>"
+            f"<tr><td class='num'>{r['priority']}</td>{_sev_cell(r['severity'])}"
+            f"<td>{_rule_cell(r['rule'], titles)}</td>"
             f"<td title='{_e(r['queue_arn'])}'>{_e(r['queue_name'] or r['queue_arn'])}</td><td>{_e(r['account'])}</td>"
-            f"<td>{_e(r['region'])}</td><td>{_e(r['owner'])}</td><td>{_e(why(r, titles))}</td><td>{_e(r['fix'])}</td></tr>"
+            f"<td>{_e(r['region'])}</td><td>{_e(r['owner'])}</td>"
+            f"<td class='num'>{_e(fmt_share(r.get('observed_redelivery')))}</td>"
+            f"<td class='num'>{_e(fmt_share(r.get('duplicate_rate')))}</td>"
+            f"<td>{_e(why(r, titles))}</td><td>{_e(r['fix'])}</td></tr>"
         )
     if not head:
-        out.append("<tr><td colspan='9'>no findings</td></tr>")
+        out.append("<tr><td colspan='11'>no findings</td></tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def _rule_cell(rule, titles: dict[str, str]) -> str:
+    """A rule id with its title beside it."""
+    t = titles.get(rule or "")
+    return f"<b>{_e(rule)}</b> {_e(t)}" if t else _e(rule)
 
 
 def _all_findings(t, titles: dict[str, str], budget: int, counts: dict) -> str:
@@ -552,7 +647,7 @@ def _all_findings(t, titles: dict[str, str], budget: int, counts: dict) -> str:
         scope = f"All {t.num_rows:,} findings are in this table."
     selects = "".join(
         f"<label>{g} <select id='f-{g}' data-filter='{g}'><option value=''>all</option></select></label>"
-        for g in (*GROUPS, "baseline")
+        for g in (*GROUPS, "baseline", "state")
     )
     return (
         "<h2 id='all-findings'>All findings</h2>"
@@ -571,24 +666,28 @@ def _all_findings(t, titles: dict[str, str], budget: int, counts: dict) -> str:
         "<th data-sort='priority'>#</th><th data-sort='severity'>severity</th><th data-sort='rule'>rule</th>"
         "<th data-sort='account'>account</th><th data-sort='region'>region</th><th data-sort='owner'>owner</th>"
         "<th data-sort='arn'>queue</th><th data-sort='consumer'>consumer</th><th data-sort='message'>message</th>"
-        "<th data-sort='fix'>fix</th><th data-sort='rate'>duplicates</th><th data-sort='baseline'>since baseline</th>"
+        "<th data-sort='fix'>fix</th><th data-sort='seen'>observed redelivery</th><th data-sort='rate'>estimated "
+        "duplicates</th><th data-sort='state'>state</th><th data-sort='baseline'>since baseline</th>"
         "</tr></thead><tbody></tbody></table>"
         f"<script type='application/json' id='vg-data'>{_json_for_script(data)}</script>"
     )
 
 
-def _groups(counts: dict, summary: dict) -> str:
+def _groups(counts: dict, summary: dict, titles: dict[str, str] | None = None) -> str:
+    titles = titles or {}
     tag = summary.get("owner_tag")
     out = [
-        "<h2 id='groups'>Counts per group</h2><p class='note'>Every finding counted (not only those on this "
-        "page); a group's name opens the table filtered to it."
+        "<h2 id='groups'>Counts per group</h2><p class='note'>Every open finding counted (not only those on this "
+        "page; suppressed ones are not); a group's name opens the table filtered to it."
         + ("" if tag else " Owner: the queue's owner tag, blank where the queue has none.")
         + "</p>"
     ]
     for g in GROUPS:
         d = counts[g]
         rows = "".join(
-            f"<tr><td><a href='#{g}={_e(_frag(k))}'>{_e(k) if k else '(none)'}</a></td>"
+            f"<tr><td><a href='#{g}={_e(_frag(k))}'>{_e(k) if k else '(none)'}</a>"
+            + (f" {_e(titles.get(k, ''))}" if g == "rule" else "")
+            + "</td>"
             f"<td class='num'>{v['all']:,}</td><td class='num error'>{v['error']:,}</td>"
             f"<td class='num'>{v['warning']:,}</td><td class='num'>{v['info']:,}</td></tr>"
             for k, v in d.items()
@@ -607,51 +706,73 @@ def _frag(v: str) -> str:
     return quote(v, safe="")
 
 
-def _baseline(base: dict) -> str:
-    def table(tid: str, rows: list[dict]) -> str:
+def _baseline(base: dict, titles: dict[str, str] | None = None) -> str:
+    titles = titles or {}
+
+    def table(tid: str, rows: list[dict], why: bool = False) -> str:
         body = "".join(
-            f"<tr>{_sev_cell(r.get('severity'))}<td>{_e(r.get('rule'))}</td><td class='mono'>{_e(r.get('queue_arn'))}</td>"
+            f"<tr>{_sev_cell(r.get('severity'))}<td>{_rule_cell(r.get('rule'), titles)}</td>"
+            f"<td class='mono'>{_e(r.get('queue_arn'))}</td>"
             f"<td>{_e(r.get('account'))}</td><td>{_e(r.get('owner'))}</td><td>{_e(r.get('message'))}</td>"
-            f"<td>{_e(r.get('fix'))}</td></tr>"
+            + (f"<td>{_e(r.get('suppressed_by'))}</td>" if why else f"<td>{_e(r.get('fix'))}</td>")
+            + "</tr>"
             for r in rows
         )
+        last = "suppressed by" if why else "fix"
         return (
             f"<table id='{tid}'><tr><th>severity</th><th>rule</th><th>queue</th><th>account</th><th>owner</th>"
-            f"<th>message</th><th>fix</th></tr>{body or '<tr><td colspan=7>none</td></tr>'}</table>"
+            f"<th>message</th><th>{last}</th></tr>{body or '<tr><td colspan=7>none</td></tr>'}</table>"
         )
 
     ns, rs = base.get("new_by_severity", {}), base.get("resolved_by_severity", {})
     return (
         "<h2 id='baseline'>Since the baseline</h2>"
         f"<p class='note'>Compared with {_e(base.get('previous'))} ({base.get('previous_findings', 0):,} findings "
-        "then) by fingerprint: rule + queue ARN + consumer (the message's numbers may change). "
+        "then) by fingerprint: rule + queue ARN + consumer (the message's numbers may change). A finding "
+        "counts as resolved only when it is no longer found by a rule that still runs. "
         "All of them in baseline-diff.csv.</p>"
         f"<table id='baseline-counts'><tr><th></th><th>all</th><th>errors</th><th>warnings</th><th>infos</th></tr>"
         f"<tr><td>new</td><td class='num'>{base.get('new', 0):,}</td>"
         + "".join(f"<td class='num'>{ns.get(s, 0):,}</td>" for s in SEVERITIES)
         + f"</tr><tr><td>resolved</td><td class='num'>{base.get('resolved', 0):,}</td>"
         + "".join(f"<td class='num'>{rs.get(s, 0):,}</td>" for s in SEVERITIES)
-        + f"</tr><tr><td>unchanged</td><td class='num'>{base.get('unchanged', 0):,}</td><td colspan=3></td></tr></table>"
+        + f"</tr><tr><td>suppressed since the baseline (not fixed)</td><td class='num'>"
+        f"{base.get('suppressed_since_baseline', 0):,}</td><td colspan=3></td></tr>"
+        f"<tr><td>unchanged</td><td class='num'>{base.get('unchanged', 0):,}</td><td colspan=3></td></tr></table>"
         f"<h3>New ({base.get('new', 0):,}; the first {len(base.get('new_sample', [])):,})</h3>"
         + table("baseline-new", base.get("new_sample", []))
         + f"<h3>Resolved ({base.get('resolved', 0):,}; the first {len(base.get('resolved_sample', [])):,})</h3>"
         + table("baseline-resolved", base.get("resolved_sample", []))
+        + f"<h3>Suppressed since the baseline ({base.get('suppressed_since_baseline', 0):,}): a suppression or a "
+        "rule turned off is not a fix, so these are not counted as resolved</h3>"
+        + table("baseline-suppressed", base.get("suppressed_sample", []), why=True)
     )
 
 
 def _riskiest(rows: list[dict]) -> str:
     if not rows:
-        return "<p class='note'>No queue has a processing profile.</p>"
+        return "<p class='note'>No queue has CloudWatch traffic or a processing profile.</p>"
+    from visguard.audit.outputs import fmt_share
+
     out = [
         "<table id='riskiest'><tr><th>queue</th><th>account</th><th>region</th><th>VT</th><th>required</th>"
-        "<th>duplicate rate</th><th>findings</th></tr>"
+        "<th>observed redelivery</th><th>received / deleted</th><th>oldest message</th>"
+        "<th>estimated duplicates</th><th>findings</th></tr>"
     ]
     for r in rows:
         req = r.get("required_vt")
+        seen = math.inf if r.get("none_deleted") else r.get("observed_rate")
+        vol = (
+            f"{r['received']:,.0f} / {r['deleted']:,.0f}"
+            if r.get("received") is not None and r.get("deleted") is not None
+            else ""
+        )
+        age = "" if r.get("age_oldest") is None else f"{r['age_oldest']:,.0f} s"
         out.append(
             f"<tr><td>{_e(r.get('name') or r['arn'])}</td><td>{_e(r['account'])}</td><td>{_e(r['region'])}</td>"
             f"<td>{_e(r.get('vt') if r.get('vt') is not None else '')}</td><td>{'' if req is None else f'{req:g}'}</td>"
-            f"<td>{100 * (r.get('duplicate_rate') or 0):.3g} %</td>"
+            f"<td class='num'>{_e(fmt_share(seen))}</td><td class='num'>{_e(vol)}</td><td class='num'>{_e(age)}</td>"
+            f"<td class='num'>{_e(fmt_share(r.get('duplicate_rate')))}</td>"
             f"<td class='{_e(r.get('worst') or '')}'>{_e(r.get('findings', 0))}</td></tr>"
         )
     out.append("</table>")
@@ -670,6 +791,24 @@ def _errors(summary: dict) -> str:
     return "".join(rows)
 
 
+def _quarantined(summary: dict) -> str:
+    """The quarantined records by name: what the audit could not check, and why."""
+    rows = summary.get("quarantine_samples") or []
+    if not rows:
+        return ""
+    n = summary.get("quarantined", len(rows))
+    body = "".join(
+        f"<tr><td>{_e(r.get('kind'))}</td><td class='mono'>{_e(r.get('arn'))}</td><td>{_e(r.get('account'))}</td>"
+        f"<td>{_e(r.get('region'))}</td><td class='mono'>{_e(r.get('file'))}</td><td>{_e(r.get('reason'))}</td></tr>"
+        for r in rows
+    )
+    return (
+        f"<h3>Quarantined ({n:,}; {'all' if len(rows) >= n else f'the first {len(rows):,}'} named here, all in "
+        "quarantine/)</h3><table id='quarantine-table'><tr><th>kind</th><th>queue</th><th>account</th>"
+        f"<th>region</th><th>file</th><th>reason</th></tr>{body}</table>"
+    )
+
+
 # The table's script: reads the embedded JSON, applies the filters from the controls and the URL fragment,
 # groups, sorts and pages. Values go into the DOM with textContent only.
 SCRIPT = r"""
@@ -677,8 +816,8 @@ SCRIPT = r"""
 "use strict";
 var D=JSON.parse(document.getElementById('vg-data').textContent);
 var K=D.cols, I={}; K.forEach(function(k,i){I[k]=i;});
-var CODED=['severity','rule','account','region','owner','baseline','fix'];
-var FILTERS=['severity','rule','account','region','owner','baseline'];
+var CODED=['severity','rule','account','region','owner','baseline','fix','state'];
+var FILTERS=['severity','rule','account','region','owner','baseline','state'];
 var SEVRANK={error:0,warning:1,info:2};
 var st={q:'',group:'',sort:'priority',dir:1,per:100,page:0,f:{}};
 var HASBASE=D.dicts.baseline.some(function(v){return v!=='';});
@@ -733,17 +872,19 @@ function render(){
   if(st.group)rows.forEach(function(r){var g=val(r,st.group); gcount[g]=(gcount[g]||0)+1;});
   shown.forEach(function(r){
     if(st.group){var g=val(r,st.group); if(g!==last){last=g; var tr=el('tr',null,'grp'), td=el('td');
-      td.colSpan=HASBASE?12:11; var all=(D.totals[st.group]||{})[g];
+      td.colSpan=HASBASE?14:13; var all=(D.totals[st.group]||{})[g];
       td.textContent=st.group+' '+(g===''?'(none)':g)+': '+gcount[g]+' here'+(all!==undefined?' of '+all+' in all':'');
       tr.appendChild(td); tb.appendChild(tr);}}
     var tr=el('tr'); var sev=val(r,'severity'); tr.setAttribute('data-sev',sev); tr.setAttribute('data-rule',val(r,'rule'));
     tr.appendChild(el('td',r[I.priority],'num')); tr.appendChild(el('td',sev,sev));
-    var rt=el('td',val(r,'rule')); rt.title=D.titles[val(r,'rule')]||''; tr.appendChild(rt);
+    var rid=val(r,'rule'), rt=el('td'); rt.appendChild(el('b',rid)); rt.appendChild(document.createTextNode(' '+(D.titles[rid]||''))); tr.appendChild(rt);
     tr.appendChild(el('td',val(r,'account'))); tr.appendChild(el('td',val(r,'region'))); tr.appendChild(el('td',val(r,'owner')));
     var arn=r[I.arn], q=el('td',r[I.name]||arn.split(':').pop(),'queue'); q.title=arn; q.setAttribute('data-arn',arn); tr.appendChild(q);
     tr.appendChild(el('td',r[I.consumer],'mono')); tr.appendChild(el('td',r[I.message],'msg'));
     tr.appendChild(el('td',val(r,'fix'),'fix'));
+    var sn=r[I.seen]; tr.appendChild(el('td',sn===null?'':(typeof sn==='string'?sn:(100*sn).toPrecision(3)+' %'),'num'));
     tr.appendChild(el('td',r[I.rate]===null?'':(100*r[I.rate]).toPrecision(3)+' %','num'));
+    tr.appendChild(el('td',val(r,'state'),val(r,'state')==='suppressed'?'suppressed':''));
     if(HASBASE)tr.appendChild(el('td',val(r,'baseline')));
     tb.appendChild(tr);});
   $('status').textContent=rows.length+' of the '+D.rows.length+' findings on this page match'+

@@ -54,6 +54,13 @@ def summarize(records, result, quarantine) -> dict:
     q_reasons: dict[str, int] = {}
     for r in quarantine.groupBy(F.regexp_extract("reason", r"^([^:]*)", 1).alias("why")).count().collect():
         q_reasons[r["why"]] = r["count"]
+    # the quarantined records by name (the first QUARANTINE_SAMPLE; all of them are in quarantine/)
+    q_rows = []
+    if q_reasons:
+        q_rows = [
+            {k: scrub(v) if isinstance(v, str) else v for k, v in r.asDict().items()}
+            for r in quarantine.orderBy("account", "region", "arn", "file").limit(QUARANTINE_SAMPLE).collect()
+        ]
 
     # findings by rule/account/severity, the queues' histogram bins and the orphan mappings: one pass
     ratio = Histogram(-2.0, 3.0, 25)
@@ -67,23 +74,29 @@ def summarize(records, result, quarantine) -> dict:
     by_rule: dict[str, int] = {}
     by_sev = dict.fromkeys(SEVERITIES, 0)
     rule_account: dict[tuple[str, str], int] = {}
-    n_queues = with_findings = orphans = 0
+    suppressed: dict[str, int] = {}
+    n_queues = with_findings = orphans = observed = redelivering = 0
     grouped = result.select(
         "row_kind",
+        ((F.col("row_kind") == "f") & F.col("suppressed").isNotNull()).alias("sup"),
         F.when(F.col("row_kind") == "f", F.col("rule")).alias("rule"),
         F.when(F.col("row_kind") == "f", F.col("account")).alias("account"),
         F.when(F.col("row_kind") == "f", F.col("severity")).alias("severity"),
         rb.alias("rb"),
         db.alias("db"),
         (is_q & (F.col("findings") > 0)).alias("hf"),
+        (is_q & F.col("observed_rate").isNotNull()).alias("obs"),
+        F.when(is_q & F.col("observed_rate").isNotNull(), F.col("observed_rate") >= 0.01).alias("redel"),
         F.coalesce(F.col("orphans"), F.lit(0)).alias("orphans"),
     )
     for r in (
-        grouped.groupBy("row_kind", "rule", "account", "severity", "rb", "db", "hf")
+        grouped.groupBy("row_kind", "sup", "rule", "account", "severity", "rb", "db", "hf", "obs", "redel")
         .agg(F.count(F.lit(1)).alias("count"), F.sum("orphans").alias("orphans"))
         .collect()
     ):
-        if r["row_kind"] == "f":
+        if r["row_kind"] == "f" and r["sup"]:
+            suppressed[r["rule"]] = suppressed.get(r["rule"], 0) + r["count"]
+        elif r["row_kind"] == "f":
             by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + r["count"]
             by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + r["count"]
             key = (r["rule"], r["account"])
@@ -93,15 +106,32 @@ def summarize(records, result, quarantine) -> dict:
             with_findings += r["count"] if r["hf"] else 0
             ratio.add(r["rb"], r["count"])
             dup.add(r["db"], r["count"])
+            observed += r["count"] if r["obs"] else 0
+            redelivering += r["count"] if r["redel"] else 0
         else:
             orphans += int(r["orphans"] or 0)
+    # observation beats estimate: the observed redelivery rate where CloudWatch saw traffic, else the estimate
     riskiest = [
-        r.asDict()
-        for r in result.where(is_q & F.col("duplicate_rate").isNotNull())
-        .orderBy(F.desc("duplicate_rate"), "arn")
-        .select(
-            "account", "region", "arn", "name", "vt", "required_vt", "duplicate_rate", "findings", "worst"
+        _finite(r.asDict())
+        for r in result.where(
+            is_q & (F.col("duplicate_rate").isNotNull() | F.col("observed_rate").isNotNull())
         )
+        .orderBy(F.desc(F.coalesce("observed_rate", "duplicate_rate")), "arn")
+        .select(
+            "account",
+            "region",
+            "arn",
+            "name",
+            "vt",
+            "required_vt",
+            "duplicate_rate",
+            "observed_rate",
+            "received",
+            "deleted",
+            "age_oldest",
+            "findings",
+            "worst",
+        )  # fmt: skip
         .limit(25)
         .collect()
     ]
@@ -125,10 +155,25 @@ def summarize(records, result, quarantine) -> dict:
         "error_samples": error_rows,
         "quarantined": int(sum(q_reasons.values())),
         "quarantine_reasons": dict(sorted(q_reasons.items())),
+        "quarantine_samples": q_rows,
+        "suppressed": int(sum(suppressed.values())),
+        "suppressed_by_rule": dict(sorted(suppressed.items())),
+        "queues_observed": observed,
+        "queues_redelivering": redelivering,
         "ratio_histogram": ratio.as_dict(),
         "duplicate_rate_histogram": dup.as_dict(),
         "riskiest_queues": riskiest,
     }
+
+
+QUARANTINE_SAMPLE = 100  # quarantined records named in summary.json and the report
+
+
+def _finite(row: dict) -> dict:
+    """JSON has no infinity: an observed rate of messages received and none deleted is null with ``none_deleted``."""
+    if row.get("observed_rate") == float("inf"):
+        return {**row, "observed_rate": None, "none_deleted": True}
+    return row
 
 
 class Histogram:

@@ -51,7 +51,7 @@ def check(queue, ctx):
     days = obs.window / 86_400
     seen = f"{received:,.0f} receives vs {deleted:,.0f} deletes in {days:g} days"
     if obs.age_oldest is not None:
-        seen += f", oldest message {fmt_seconds(round(obs.age_oldest))} old"
+        seen += f", oldest message {_age(obs.age_oldest)} old"
     level, why = _confidence(queue, ctx, received)
     said = "nothing deleted" if rate is None else f"observed redelivery {fmt_rate(rate)}"
     estimate = {
@@ -68,6 +68,13 @@ def check(queue, ctx):
         + (f" ({'; '.join(why)})" if why else ""),
         estimate=estimate,
     )
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("days", 86_400), ("h", 3_600), ("min", 60)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:.1f} {unit}"
+    return fmt_seconds(round(seconds))
 
 
 def _confidence(queue, ctx, received: float) -> tuple[str, list[str]]:

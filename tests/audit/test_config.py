@@ -10,7 +10,7 @@ import sys
 
 import pytest
 from visguard.audit import job, wording
-from visguard.linter.model import Finding, Location, Queue, Redrive, Severity
+from visguard.linter.model import Change, Finding, Location, Queue, Redrive, Severity
 
 from .test_job import _q, _rp, _write
 
@@ -86,7 +86,9 @@ def configured(spark, tmp_path_factory):
 
 @pytest.mark.slow  # Spark
 def test_config_is_applied_in_the_job(configured):
-    got = sorted((r["queue_name"], r["rule"], r["severity"]) for r in configured["rows"])
+    got = sorted(
+        (r["queue_name"], r["rule"], r["severity"]) for r in configured["rows"] if not r["suppressed"]
+    )
     assert got == [
         ("orders", "VG010", "error"),
         ("orders", "VG031", "error"),  # severity override
@@ -94,7 +96,16 @@ def test_config_is_applied_in_the_job(configured):
         ("reports", "VG012", "warning"),  # the profile's p99
         ("reports", "VG020", "warning"),
     ]
+    # suppressed findings are kept, marked with the suppression's reason (a suppression is not a fix)
+    hidden = sorted(
+        (r["queue_name"], r["rule"], r["suppressed"]) for r in configured["rows"] if r["suppressed"]
+    )
+    assert hidden == [
+        ("legacy-export", "VG020", "retired next quarter"),
+        ("sandbox-q", "VG020", "sandbox account, nothing important"),
+    ]
     s = configured["summary"]
+    assert s["findings"] == 5 and s["suppressed"] == 2
     assert s["config"]["suppressions"] == 3 and s["config"]["profiles"] == 1
     # the suppression without a reason is reported (VG900) and not applied
     assert [f["rule"] for f in s["config"]["findings"]] == ["VG900"]
@@ -102,7 +113,7 @@ def test_config_is_applied_in_the_job(configured):
 
 @pytest.mark.slow  # Spark
 def test_owner_column_from_tags(configured):
-    owners = {r["queue_name"]: r["owner"] for r in configured["rows"]}
+    owners = {r["queue_name"]: r["owner"] for r in configured["rows"] if not r["suppressed"]}
     assert owners == {"orders": "payments", "prod-q": "core", "reports": None}
     figures = {r["name"]: r["owner"] for r in configured_figures(configured)}
     assert figures["legacy-export"] == "data" and figures["sandbox-q"] is None
@@ -178,32 +189,46 @@ def _finding(rule, fix, message="m", consumer=None):
     return Finding(rule, Severity.WARNING, message, "q", Location("x"), fix=fix, consumer=consumer)
 
 
+def _q_change(field, value, target=f"arn:aws:sqs:us-east-1:{A}:q"):
+    return (Change("queue", target, field, value),)
+
+
 @pytest.mark.parametrize(
-    ("rule", "fix", "queue_kw", "want"),
+    ("rule", "changes", "queue_kw", "want"),
     [
-        ("VG011", "Set VisibilityTimeout to at least 360 s (6 min).", {}, "VisibilityTimeout=360 on"),
         (
-            "VG010",
-            "Set VisibilityTimeout to at least 6 x 200 s + batching window 5 s = 1205 s.",
+            "VG011",
+            _q_change("visibility_timeout", 360),
             {},
-            "=1205 on",
+            "API: SetQueueAttributes VisibilityTimeout=360 on",
         ),
-        ("VG012", "Set VisibilityTimeout to at least 90.5 s.", {}, "VisibilityTimeout=91 on"),
-        ("VG013", "Lower VisibilityTimeout towards 120 s (2 min).", {}, "VisibilityTimeout=120 on"),
-        ("VG020", "Add RedrivePolicy", {}, '"maxReceiveCount":5'),
+        ("VG012", _q_change("visibility_timeout", 91.0), {}, "VisibilityTimeout=91 on arn:"),
+        (
+            "VG020",
+            _q_change("redrive", {"id": "x", "max_receive_count": 5, "retention": 1209600}),
+            {},
+            "API: CreateQueue QueueName=q-dlq MessageRetentionPeriod=1209600; then SetQueueAttributes RedrivePolicy="
+            f'\'{{"deadLetterTargetArn":"arn:aws:sqs:us-east-1:{A}:q-dlq","maxReceiveCount":5}}\'',
+        ),
         (
             "VG021",
-            "Set RedrivePolicy.maxReceiveCount to 5 or more.",
+            _q_change("redrive.max_receive_count", 5),
             {"redrive": Redrive("arn:dlq", "arn:dlq", 2)},
             '{"deadLetterTargetArn":"arn:dlq","maxReceiveCount":5}',
         ),
-        ("VG020", "x", {"tags": {"ManagedBy": "Terraform"}}, "Managed by Terraform: change it there"),
-        ("VG020", "x", {"tags": {"aws:cloudformation:stack-name": "s1"}}, "CloudFormation stack s1:"),
+        ("VG011", (), {}, None),  # no structured change: no command made up from the sentence
+        ("VG020", (), {"tags": {"ManagedBy": "Terraform"}}, "Managed by Terraform: change it there"),
+        ("VG020", (), {"tags": {"aws:cloudformation:stack-name": "s1"}}, "CloudFormation stack s1:"),
     ],
 )
-def test_wording_table(rule, fix, queue_kw, want):
-    f = wording.audit_finding(_finding(rule, fix), _queue(**queue_kw))
-    assert want in f.fix and f.fix.startswith(fix)
+def test_wording_table(rule, changes, queue_kw, want):
+    fix = "Set VisibilityTimeout to at least 360 s (6 min)."  # words never decide the command
+    f = wording.audit_finding(_finding(rule, fix).replace(changes=changes), _queue(**queue_kw))
+    assert f.fix.startswith(fix)
+    if want is None:
+        assert f.fix == fix
+    else:
+        assert want in f.fix
 
 
 def test_wording_leaves_other_findings_alone():

@@ -48,6 +48,13 @@ def test_counts_schema_and_mix(tmp_path):
     timeouts = {r["timeout"] for r in rows if r["kind"] == "function"}
     assert min(timeouts) == 3 and max(timeouts) == 900
     assert any(q["tags"].get("visguard:consumer") == "worker" and q["metrics"] for q in queues)
+    # CloudWatch evidence: most queues with traffic are healthy, some redeliver, some have no traffic at all
+    main = [q["metrics"] for q in queues if q["metrics"] and "-dlq" not in q["name"]]
+    busy = [m for m in main if m["received"]]
+    redelivering = [m for m in busy if m["received"] > 1.01 * m["deleted"]]
+    assert 0.03 * len(busy) < len(redelivering) < 0.5 * len(busy)
+    assert any(m["received"] == 0 for m in main)
+    assert all(m["deleted"] <= m["received"] for m in busy)
 
 
 def test_same_seed_same_fleet(tmp_path):

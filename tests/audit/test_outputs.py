@@ -212,7 +212,20 @@ def test_compare_is_a_multiset_difference():
     status, resolved, counts = bl.compare(["a", "b", "b", "d"], prev)
     assert status == ["unchanged", "unchanged", "new", "new"]
     assert sorted(r["fingerprint"] for r in resolved) == ["a", "c"]
-    assert counts == {"new": 2, "unchanged": 2, "resolved": 2, "previous_findings": 4}
+    assert counts == {
+        "new": 2,
+        "unchanged": 2,
+        "resolved": 2,
+        "previous_findings": 4,
+        "suppressed": 0,
+        "suppressed_since_baseline": 0,
+        "previous_suppressed": 0,
+    }
+    # suppressed now, open before: "suppressed since baseline", never resolved; suppressed before and now: unchanged
+    prev = [{"fingerprint": "a"}, {"fingerprint": "b", "suppressed": "why"}]
+    status, resolved, counts = bl.compare(["a", "b"], prev, suppressed=[True, True])
+    assert status == ["suppressed since baseline", "unchanged"] and resolved == []
+    assert (counts["suppressed"], counts["suppressed_since_baseline"], counts["new"]) == (2, 1, 0)
 
 
 def _previous_parquet(root, rows):
@@ -376,7 +389,8 @@ def test_ocsf_writer_writes_exactly_the_reference_event(tmp_path):
     w = Writer(tmp_path / "e.json", time_ms=123)
     for i, r in enumerate(rows):
         r["fingerprint"] = f"{i:032x}"
-        w.add(r, ("new", "unchanged", "resolved")[i % 3])
+        r["suppressed_by"] = "a reason \u202e" if i % 2 else None
+        w.add(r, ("new", "unchanged", "resolved")[i % 3], suppressed=bool(i % 2) and i % 3 != 2)
     w.close()
     got = json.loads((tmp_path / "e.json").read_text(encoding="utf-8"))
     product = json.loads(w.product)
@@ -387,10 +401,12 @@ def test_ocsf_writer_writes_exactly_the_reference_event(tmp_path):
             time_ms=123,
             rules=rule_catalogue(),
             product=product,
+            suppressed=bool(i % 2) and i % 3 != 2,
         )
         for i, r in enumerate(rows)
     ]
     assert got == want
+    assert {e["status"] for e in got} == {"New", "Suppressed", "Resolved"}
     v = ocsf_validator()
     assert all(v.is_valid(e) for e in got)
 

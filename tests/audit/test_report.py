@@ -9,7 +9,7 @@ import subprocess
 from html.parser import HTMLParser
 
 import pytest
-from visguard.audit.report import heatmap, render, select_embedded
+from visguard.audit.report import heatmap, render, rule_catalogue, select_embedded
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
@@ -70,7 +70,7 @@ def test_render_is_self_contained_and_escaped():
 
 def test_render_without_findings():
     page = render(summary(findings_by_rule={}, findings_by_rule_and_account=[], riskiest_queues=[]))
-    assert "nothing to show" in page and "No queue has a processing profile" in page
+    assert "nothing to show" in page and "No queue has CloudWatch traffic or a processing profile" in page
 
 
 def test_charts_have_legends_axis_labels_and_uncut_titles():
@@ -226,8 +226,12 @@ def test_every_error_finding_is_listed_with_rule_and_fix_and_filters_work(audite
     got = finding_rows(report.as_uri() + "#severity=error&per=all", tmp_path / "p1")
     assert got.matching == len(got.rows) == len(errors)
     assert {r["sev"] for r in got.rows} == {"error"}
-    # columns: # severity rule account region owner queue consumer message fix duplicates baseline
-    assert {(r["cells"][2], r["arn"], r["cells"][9]) for r in got.rows} == errors
+    # columns: # severity rule (id and title) account region owner queue consumer message fix observed
+    # estimated state baseline
+    titles = {rid: r.title for rid, r in rule_catalogue().items()}
+    assert {(r["cells"][2], r["arn"], r["cells"][9]) for r in got.rows} == {
+        (f"{rule} {titles[rule]}", arn, fix) for rule, arn, fix in errors
+    }
 
     rule = max(audited["summary"]["findings_by_rule"], key=audited["summary"]["findings_by_rule"].get)
     account = findings[0]["account"]
