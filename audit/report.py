@@ -232,7 +232,7 @@ def heatmap(
     labels = [
         f'<svg class="plot hm-labels" aria-hidden="true" xmlns="http://www.w3.org/2000/svg" width="{left}" '
         f'height="{h}" viewBox="0 0 {left} {h}">',
-        f'<text x="{left - 6}" y="{top_pad - 6}" text-anchor="end" font-size="10">account \\ rule</text>',
+        f'<text x="{left - 6}" y="{top_pad - 6}" text-anchor="end" font-size="10">account / rule</text>',
     ]
     out = [
         _svg_open(plot_id, title, w, h),
