@@ -116,7 +116,12 @@ def summarize(records, result, quarantine) -> dict:
         for r in result.where(
             is_q & (F.col("duplicate_rate").isNotNull() | F.col("observed_rate").isNotNull())
         )
-        .orderBy(F.desc(F.coalesce("observed_rate", "duplicate_rate")), "arn")
+        # a rate over a handful of receives says little: queues with 1,000 receives or more first (VG042's "low")
+        .orderBy(
+            F.desc(F.coalesce(F.col("received") >= 1000, F.lit(True))),
+            F.desc(F.coalesce("observed_rate", "duplicate_rate")),
+            "arn",
+        )
         .select(
             "account",
             "region",
