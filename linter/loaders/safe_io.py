@@ -56,6 +56,20 @@ def _os_error(exc: OSError, path: str) -> VisguardError:
     return VisguardError(f"cannot read: {exc.strerror or exc}", file=path)
 
 
+def require_regular(path: str) -> os.stat_result:
+    """The ``stat`` of ``path`` when it is a regular file (symlinks followed); otherwise a VisguardError that
+    says what it is ("no such file", "a named pipe, not a regular file"). Never opens it: a FIFO cannot block."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    except ValueError:
+        raise VisguardError("invalid file name", file=path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise VisguardError(f"{_kind(st.st_mode)}, not a regular file", file=path)
+    return st
+
+
 def is_regular_file(path: str) -> bool:
     """True for a regular file (symlinks followed); False for anything else, or when it cannot be stat'ed."""
     try:

@@ -531,7 +531,9 @@ def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
 def test_a_variable_used_elsewhere_is_left_alone_with_its_name(module, capsys, files, ref):
     root, before, after, err = _fix(module, capsys, files)
     assert after == before
-    assert f"VG010 on aws_sqs_queue.jobs not fixed automatically: the value is {ref} in the root module" in err
+    assert (
+        f"VG010 on aws_sqs_queue.jobs not fixed automatically: the value is {ref} in the root module" in err
+    )
 
 
 def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
