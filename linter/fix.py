@@ -7,11 +7,16 @@ order, quoting, blank lines and short-form tags (``!GetAtt``, ``!Ref``) stay as 
 
 What is mechanical: VisibilityTimeout, MessageRetentionPeriod, DelaySeconds, RedrivePolicy.maxReceiveCount,
 FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's Timeout, and adding a DLQ with a
-RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
-and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
+RedrivePolicy. A value that comes from somewhere else is left alone with the reason naming it, never flattened
+into a literal: a parameter (``!Ref Param``), an intrinsic, a Serverless variable (``${self:custom.x}``, which may
+differ per stage), a YAML anchor or alias; and so is anything the template does not hold (a generated cdk.out, a
+queue SAM creates).
 
-A file with a parse error is never touched; a rewrite that does not parse back is never written; files are
-written atomically (a temporary file, then a rename). Terraform root modules (a folder or a ``.tf`` file) go to
+A file with a parse error is never touched; a rewrite that does not parse back is never written. Every syntax is
+written by one function, ``write_fix`` (docs/security.md, "The write policy"): atomically through a temporary
+file no one can plant, mode and owner kept, only if the file is unchanged since it was read; a symbolic link, a
+file with other hard links and a read-only file are refused with the reason. The lines an edit writes take the
+file's dominant line ending. Terraform root modules (a folder or a ``.tf`` file) go to
 visguard.linter.fix_hcl, which edits literal values in the module's own ``.tf`` and ``.tfvars`` files.
 """
 

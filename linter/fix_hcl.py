@@ -14,11 +14,13 @@ resource block. This module turns a change into a text edit there:
   ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
   ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
-  ``max(...)``), a file that does not parse, a file outside the linted root module
+  ``max(...)``), a variable or local the root module uses more than once (its ``default``, ``.tfvars`` value or
+  ``locals`` entry would change every use), a file that does not parse, a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
   different, or a rewrite that does not parse back (tree-sitter-hcl, the loader's parser).
 
-Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``).
+Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``). Files are
+written by ``fix.write_fix``, the one writer of every syntax.
 """
 
 from __future__ import annotations
