@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
-import secrets
 import stat
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from visguard.errors import VisguardError
+from visguard.records import Value
 
 MAX_BYTES = 10 * 1024 * 1024  # larger than any CloudFormation template: 1 MB via S3 (CloudFormation quotas)
 HEAD_BYTES = 256 * 1024  # what a loader's claim_file sees of a file (registry)
@@ -79,7 +77,7 @@ def is_regular_file(path: str) -> bool:
 
 
 def open_regular(path: str) -> tuple[int, os.stat_result]:
-    """An open read-only descriptor of the regular file ``path`` and its ``fstat``: anything else (a FIFO, a
+    """An open read-only descriptor of the regular file ``path`` and its ``stat`` (taken before the open): anything else (a FIFO, a
     device, a folder) is refused, named, before it is opened and again on the descriptor; a FIFO swapped in
     between is opened non-blocking, so nothing ever waits for a writer. The caller closes the descriptor."""
     path = os.fspath(path)
@@ -96,13 +94,13 @@ def open_regular(path: str) -> tuple[int, os.stat_result]:
     except OSError as exc:
         raise _os_error(exc, path) from None
     try:
-        st = os.fstat(fd)
+        mode = os.fstat(fd).st_mode
     except OSError as exc:
         os.close(fd)
         raise _os_error(exc, path) from None
-    if not stat.S_ISREG(st.st_mode):  # swapped between stat and open
+    if not stat.S_ISREG(mode):  # swapped between stat and open
         os.close(fd)
-        raise VisguardError(f"not read: {_kind(st.st_mode)}, not a regular file", file=path)
+        raise VisguardError(f"not read: {_kind(mode)}, not a regular file", file=path)
     return fd, st
 
 
@@ -249,14 +247,13 @@ def walk(
 
 
 # ------------------------------------------------------------------------------------------ --fix writes
-class Stamp(NamedTuple):
+class Stamp(Value):
     """A file as it was read for ``--fix``: where it lives (device, inode), its size and mtime, a hash of it."""
 
-    dev: int
-    ino: int
-    size: int
-    mtime_ns: int
-    digest: str
+    __slots__ = ("dev", "ino", "size", "mtime_ns", "digest")
+
+    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int, digest: str):
+        self.dev, self.ino, self.size, self.mtime_ns, self.digest = dev, ino, size, mtime_ns, digest
 
 
 class NotWritten(Exception):
@@ -270,7 +267,10 @@ def read_stamped(path: str, *, max_bytes: int = MAX_BYTES) -> tuple[bytes, Stamp
     try:
         if st.st_size > max_bytes:
             raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
+        st = os.fstat(fd)  # the file read, not the path stat'ed before the open
         data = _read_fd(fd, max_bytes, path)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
     finally:
         os.close(fd)
     if len(data) > max_bytes:
@@ -279,6 +279,8 @@ def read_stamped(path: str, *, max_bytes: int = MAX_BYTES) -> tuple[bytes, Stamp
 
 
 def _stamp(st: os.stat_result, data: bytes) -> Stamp:
+    import hashlib  # only --fix reads this way: not at every lint's start
+
     return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
 
 
@@ -358,6 +360,8 @@ def _write_all(fd: int, data: bytes) -> None:
 
 def _create_temp(dfd: int, name: str) -> tuple[str, int]:
     """(name, descriptor) of a new, empty file ``.<name>.<random>.visguard-fix`` in the folder ``dfd``."""
+    import secrets
+
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
         tmp = f".{name[:100]}.{secrets.token_hex(8)}.visguard-fix"
@@ -376,7 +380,13 @@ def _changed(dfd: int, name: str, expect: Stamp) -> bool:
         return True
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != expect[:4]:
+        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
+            expect.dev,
+            expect.ino,
+            expect.size,
+            expect.mtime_ns,
+        )
+        if not stat.S_ISREG(st.st_mode) or not same:
             return True
         data = _read_fd(fd, expect.size, name)
     finally:
