@@ -76,7 +76,7 @@ def test_example_module_diff_then_fix(tmp_path, capsys):
     assert comments(after["main.tf"]) == comments(before["main.tf"])
     for name in ("variables.tf", "modules/worker/main.tf"):
         assert after[name] == before[name]
-    assert not list(root.rglob("*.visguard-fix.tmp"))
+    assert not list(root.rglob("*visguard-fix*"))  # no temporary left
     parse_hcl(after["main.tf"], "main.tf")  # the loader's parser reads the result
     parse_attrs(after["terraform.tfvars"], "terraform.tfvars")
     # the report after --fix is of the fixed module; the fixed findings are gone, a second --fix changes nothing
@@ -544,7 +544,7 @@ def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, err = run(capsys, "examples/terraform", "--diff")
     assert code == 2 and readme[start : readme.index("```", start)] == out + err
-    assert not (ROOT / "examples" / "terraform" / "main.tf.visguard-fix.tmp").exists()
+    assert not list((ROOT / "examples" / "terraform").rglob("*visguard-fix*"))
 
 
 def test_a_plan_is_never_rewritten(tmp_path, capsys):
