@@ -600,7 +600,7 @@ def sarif_fixes(
         if root is None or files != {path}:
             return []
         try:
-            if fix_hcl.shared_uses([finding], fix_hcl._module_texts(root)):
+            if fix_hcl.defined_by(finding) and fix_hcl.shared_uses([finding], fix_hcl._module_texts(root)):
                 return []  # a shared variable: --fix leaves it to a person
             ff = fix_hcl.fix_text(path, _read(path), [finding])
         except VisguardError:

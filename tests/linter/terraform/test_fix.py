@@ -531,6 +531,9 @@ def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
 def test_a_variable_used_elsewhere_is_left_alone_with_its_name(module, capsys, files, ref):
     root, before, after, err = _fix(module, capsys, files)
     assert after == before
+    _, out, _ = run(capsys, root, "--format", "sarif")  # SARIF offers no fix --fix would not make
+    vg010 = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "VG010"]
+    assert vg010 and all("fixes" not in r for r in vg010)
     assert (
         f"VG010 on aws_sqs_queue.jobs not fixed automatically: the value is {ref} in the root module" in err
     )
