@@ -7,11 +7,16 @@ order, quoting, blank lines and short-form tags (``!GetAtt``, ``!Ref``) stay as 
 
 What is mechanical: VisibilityTimeout, MessageRetentionPeriod, DelaySeconds, RedrivePolicy.maxReceiveCount,
 FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's Timeout, and adding a DLQ with a
-RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
-and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
+RedrivePolicy. A value that comes from somewhere else is left alone with the reason naming it, never flattened
+into a literal: a parameter (``!Ref Param``), an intrinsic, a Serverless variable (``${self:custom.x}``, which may
+differ per stage), a YAML anchor or alias; and so is anything the template does not hold (a generated cdk.out, a
+queue SAM creates).
 
-A file with a parse error is never touched; a rewrite that does not parse back is never written; files are
-written atomically (a temporary file, then a rename). Terraform root modules (a folder or a ``.tf`` file) go to
+A file with a parse error is never touched; a rewrite that does not parse back is never written. Every syntax is
+written by one function, ``write_fix`` (docs/security.md, "The write policy"): atomically through a temporary
+file no one can plant, mode and owner kept, only if the file is unchanged since it was read; a symbolic link, a
+file with other hard links and a read-only file are refused with the reason. The lines an edit writes take the
+file's dominant line ending. Terraform root modules (a folder or a ``.tf`` file) go to
 visguard.linter.fix_hcl, which edits literal values in the module's own ``.tf`` and ``.tfvars`` files.
 """
 
@@ -43,9 +48,10 @@ class GetAtt(Value):
 
 
 class FileFix(Record):
-    # skipped: (finding, why it was not written); notes: what a reader of the change should know (a shared
-    # variable)
-    __slots__ = ("path", "before", "after", "applied", "skipped", "notes")
+    # skipped: (finding, why it was not written); notes: what a reader of the change should know; stamp: the
+    # file as it was read (safe_io.Stamp: write_fix replaces it only if it is still that); refused: why the
+    # write policy left the file as it is (write_fix)
+    __slots__ = ("path", "before", "after", "applied", "skipped", "notes", "stamp", "refused")
 
     def __init__(
         self,
@@ -55,6 +61,7 @@ class FileFix(Record):
         applied: list[Finding] | None = None,
         skipped: list[tuple[Finding, str]] | None = None,
         notes: list[str] | None = None,
+        stamp=None,
     ):
         self.path = path
         self.before = before
@@ -62,6 +69,8 @@ class FileFix(Record):
         self.applied = [] if applied is None else applied
         self.skipped = [] if skipped is None else skipped
         self.notes = [] if notes is None else notes
+        self.stamp = stamp
+        self.refused: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -297,12 +306,9 @@ def _replace(lines, node, key, current, value, *, flow: bool, as_json: bool) -> 
             il, ic = current.lc.item(0)
             lines.insert(il, " " * ic + "- " + _render(value[0], as_json=as_json, indent=0, step=2) + "\n")
         return "".join(lines)
-    if (
-        hasattr(current, "lc")
-        or getattr(current, "tag", None) is not None
-        and str(getattr(current.tag, "value", "") or "").startswith("!")
-    ):
-        raise _Skip("the value comes from an intrinsic function or parameter")
+    why = _reference(current)
+    if why:
+        raise _Skip(why)
     end = _scalar_end(line, vc, flow)
     old = line[vc:end]
     new = _render(value, as_json=as_json, indent=0, step=2)
@@ -312,6 +318,36 @@ def _replace(lines, node, key, current, value, *, flow: bool, as_json: bool) -> 
         new = f'"{value}"'
     lines[vl] = line[:vc] + new + line[end:]
     return "".join(lines)
+
+
+def _reference(current) -> str | None:
+    """Why a value is not rewritten in place (None: it is a literal): it comes from somewhere else, and writing
+    a literal over the reference would cut the link (a parameter's value at deploy time, a Serverless variable
+    defined per stage, a YAML anchor shared with its aliases). The fix belongs where the value is defined."""
+    anchor = getattr(getattr(current, "anchor", None), "value", None)
+    if anchor:
+        return f"the value is the YAML anchor &{_short(anchor)}, shared with its aliases: change it by hand"
+    tag = str(getattr(getattr(current, "tag", None), "value", "") or "")
+    inner = getattr(current, "value", current)  # a short-form tag's scalar (!Ref Param)
+    if hasattr(current, "keys") and len(current) == 1:  # JSON's {"Ref": "Param"}, {"Fn::If": [...]}
+        tag, inner = str(next(iter(current))), next(iter(current.values()))
+    if tag in ("!Ref", "Ref") and isinstance(inner, str):
+        return (
+            f"the value comes from the parameter {_short(inner)} (Ref): change its Default or the value "
+            "given at deploy time, by hand"
+        )
+    if tag.startswith(("!", "Fn::")):
+        return f"the value comes from {_short(tag)}: change it by hand"
+    if hasattr(current, "lc"):
+        return "the value is not a literal: change it by hand"
+    if isinstance(current, str) and "${" in current:
+        return f"the value comes from the variable {_short(current)}: change it where it is defined, by hand"
+    return None
+
+
+def _short(text: str) -> str:
+    said = " ".join(str(text).split())
+    return said if len(said) <= 60 else said[:57] + "..."
 
 
 def _insert(lines, node, key, value, after, *, flow: bool, as_json: bool, step: int) -> str:
@@ -394,7 +430,7 @@ def fix_text(path: str, text: str, findings: list[Finding]) -> FileFix:
             continue
         current = trial
         out.applied.append(f)
-    out.after = current
+    out.after = keep_line_endings(text, current)
     return out
 
 
@@ -422,30 +458,60 @@ def _generated(path: str) -> bool:
     return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
 
 
+def read_source(path: str):
+    """(text, stamp) of a file to fix: its exact text (line endings and a BOM kept) and how it was when read
+    (``write_fix`` checks the stamp)."""
+    from visguard.linter.loaders import safe_io
+
+    data, stamp = safe_io.read_stamped(path)
+    try:
+        return data.decode("utf-8"), stamp
+    except UnicodeDecodeError as exc:
+        raise VisguardError(
+            f"cannot read the file to fix it: not UTF-8 text (byte {exc.start})", file=path
+        ) from None
+
+
 def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VisguardError(f"cannot read the file to fix it: {exc}", file=path) from None
+    return read_source(path)[0]
 
 
-def _write(ff: FileFix) -> None:
-    """``ff.after`` into ``ff.path``: a temporary file next to it, then renamed over it (atomic)."""
-    tmp = f"{ff.path}.visguard-fix.tmp"
+def write_fix(ff: FileFix) -> bool:
+    """The one writer of ``--fix``, for every syntax: ``ff.after`` replaces ``ff.path`` (safe_io.replace_file:
+    atomic, through a temporary file no one can plant, mode and owner kept) unless the write policy refuses
+    it (a symbolic link, other hard links, a read-only file, a file changed since it was read: ``ff.refused``
+    says why, and the file is left as it is). True when written."""
+    from visguard.linter.loaders import safe_io
+
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(ff.after)
-        os.replace(tmp, ff.path)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise VisguardError(f"cannot write the fixed file: {exc.strerror}", file=ff.path) from None
+        safe_io.replace_file(ff.path, ff.after.encode("utf-8"), ff.stamp)
+    except safe_io.NotWritten as why:
+        ff.refused = str(why)
+        return False
+    except VisguardError as exc:
+        ff.refused = exc.detail
+        return False
+    return True
+
+
+def keep_line_endings(before: str, after: str) -> str:
+    """``after`` with the lines an edit wrote ending as most lines of ``before`` do ("\r\n" or "\n"); the
+    lines no edit touched keep theirs."""
+    crlf = before.count("\r\n")
+    if crlf <= before.count("\n") - crlf:
+        return after
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    for _i1, _i2, j1, j2 in _changed_runs(a, b):
+        for j in range(j1, j2):
+            if b[j].endswith("\n") and not b[j].endswith("\r\n"):
+                b[j] = b[j][:-1] + "\r\n"
+    return "".join(b)
 
 
 def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
     """One FileFix per linted template file (or file of a linted Terraform root module, visguard.linter.fix_hcl)
-    that has findings with changes. Writes the changed ones when ``write`` (in place, same encoding)."""
+    that has findings with changes. Writes the changed ones when ``write`` (``write_fix``; a file it leaves
+    alone has ``refused`` set)."""
     from visguard.linter import fix_hcl
 
     results = []
@@ -454,7 +520,7 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
         if root is not None:  # Terraform: the changes point into the module's files, not at the input
             mine = [f for f in findings if f.changes and f.location.file and _under(f.location.file, root)]
             if mine:
-                results += fix_hcl.fix_root(root, mine, _read, _write if write else lambda ff: None)
+                results += fix_hcl.fix_root(root, mine, write=write)
             continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
@@ -465,9 +531,11 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
             why = "a Terraform plan is Terraform's output: run --fix on the root module folder"
             results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
             continue
-        ff = fix_text(path, _read(path), mine)
+        text, stamp = read_source(path)
+        ff = fix_text(path, text, mine)
+        ff.stamp = stamp
         if write and ff.changed:
-            _write(ff)
+            write_fix(ff)
         results.append(ff)
     return results
 
@@ -480,11 +548,8 @@ def _under(file: str, root: str) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ SARIF + CLI
-def replacements(before: str, after: str) -> list[dict]:
-    """SARIF ``replacements`` (whole lines, 1-based) that turn ``before`` into ``after``."""
-    import difflib as _d
-
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+def _changed_runs(a: list[str], b: list[str]):
+    """(i1, i2, j1, j2) of each run of lines where ``a`` and ``b`` differ (``a[i1:i2]`` became ``b[j1:j2]``)."""
     # the lines both share at the start and the end are left out of the diff: an edit is a few lines, and
     # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template)
     head = 0
@@ -493,12 +558,17 @@ def replacements(before: str, after: str) -> list[dict]:
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    out = []
-    matcher = _d.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        if tag != "equal":
+            yield i1 + head, i2 + head, j1 + head, j2 + head
+
+
+def replacements(before: str, after: str) -> list[dict]:
+    """SARIF ``replacements`` (whole lines, 1-based) that turn ``before`` into ``after``."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for i1, i2, j1, j2 in _changed_runs(a, b):
         region = {"startLine": i1 + 1, "startColumn": 1}
         if i2 > i1:
             region.update(
@@ -526,9 +596,12 @@ def sarif_fixes(
     if path.endswith(fix_hcl.HCL_SUFFIXES + fix_hcl.JSON_SUFFIXES):
         roots = [r for r in (fix_hcl.root_of(p) for p in inputs or ()) if r is not None]
         files = {c.location.file for c in finding.changes if c.location}
-        if not any(fix_hcl.in_root(path, r) for r in roots) or files != {path} or len(files) != 1:
+        root = next((r for r in roots if fix_hcl.in_root(path, r)), None)
+        if root is None or files != {path}:
             return []
         try:
+            if fix_hcl.defined_by(finding) and fix_hcl.shared_uses([finding], fix_hcl._module_texts(root)):
+                return []  # a shared variable: --fix leaves it to a person
             ff = fix_hcl.fix_text(path, _read(path), [finding])
         except VisguardError:
             return []
@@ -537,9 +610,8 @@ def sarif_fixes(
         return []
     else:
         try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError):
+            text = _read(path)
+        except VisguardError:
             return []
         ff = fix_text(path, text, [finding])
     if not ff.changed:
@@ -557,20 +629,26 @@ def sarif_fixes(
 
 def cli_step(diff: bool, result, relint, out=None, err=None):
     """``visguard lint --fix`` / ``--diff`` between linting and reporting. Returns (anything changed, the lint
-    result to report: re-linted after writing fixes)."""
+    result to report: re-linted after writing fixes). A file the write policy left alone is an error of that
+    result (one line naming the file and why; exit 1): not a success, and the other files are still fixed."""
     import sys
 
     from visguard.engine.cli_guard import printable
+    from visguard.linter.loaders import safe_io
 
     out, err = out or sys.stdout, err or sys.stderr
     fixes = fix_files(result.files, result.findings, write=not diff)
     changed = False
+    refused = []
     for ff in fixes:
         for f, why in ff.skipped:
             err.write(
                 printable(f"visguard lint: {ff.path}: {f.rule} on {f.queue} not fixed automatically: {why}")
                 + "\n"
             )
+        if ff.refused:
+            refused.append(VisguardError(f"not written by --fix: {ff.refused}", file=ff.path))
+            continue
         if not ff.changed:
             continue
         for note in ff.notes:
@@ -578,8 +656,21 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
         changed = True
         if diff:
             out.write(ff.diff())
+            why = _policy(ff.path, safe_io)
+            if why:
+                err.write(
+                    printable(f"visguard lint: {ff.path}: note: --fix would not write it: {why}") + "\n"
+                )
         else:
             err.write(printable(f"visguard lint: {ff.path}: fixed {len(ff.applied)} finding(s)") + "\n")
     if changed and not diff:
         result = relint()
+    result.errors.extend(refused)
     return changed, result
+
+
+def _policy(path: str, safe_io) -> str | None:
+    try:
+        return safe_io.unwritable(os.lstat(path))
+    except OSError:
+        return None

@@ -14,11 +14,13 @@ resource block. This module turns a change into a text edit there:
   ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
   ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
-  ``max(...)``), a file that does not parse, a file outside the linted root module
+  ``max(...)``), a variable or local the root module uses more than once (its ``default``, ``.tfvars`` value or
+  ``locals`` entry would change every use), a file that does not parse, a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
   different, or a rewrite that does not parse back (tree-sitter-hcl, the loader's parser).
 
-Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``).
+Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``). Files are
+written by ``fix.write_fix``, the one writer of every syntax.
 """
 
 from __future__ import annotations
@@ -373,7 +375,7 @@ def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | No
     from visguard.errors import VisguardError
 
     from . import fix_tfjson
-    from .fix import FileFix
+    from .fix import FileFix, keep_line_endings
 
     out = FileFix(path, text, text)
     as_json = path.endswith(JSON_SUFFIXES)
@@ -429,72 +431,100 @@ def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | No
             out.skipped += [(f, "the rewrite would not parse: left untouched") for f in out.applied]
             out.applied = []
             return out
-    out.after = after
+    out.after = keep_line_endings(text, after)
     return out
 
 
 # ------------------------------------------------------------------------------------------ a root module
-def fix_root(root: str, findings: list[Finding], read, write) -> list:
+def fix_root(root: str, findings: list[Finding], *, write: bool) -> list:
     """One FileFix per file of the root module ``root`` that findings change (and one, unchanged, per file
-    outside it that a change points at, to say why it was left alone)."""
-    from .fix import FileFix, _same_file
-    from .loaders.terraform.load import tf_files
+    outside it that a change points at, to say why it was left alone). Writes the changed ones when ``write``
+    (``fix.write_fix``, the one writer of every syntax)."""
+    from .fix import FileFix, _same_file, read_source, write_fix
 
     by_file: dict[str, list[Finding]] = {}
-    outside: dict[str, list[tuple[Finding, str]]] = {}
+    skipped: dict[str, list[tuple[Finding, str]]] = {}
+    texts = _module_texts(root)
+    shared = shared_uses(findings, texts)
     for f in findings:
         files = {ch.location.file for ch in f.changes if ch.location and ch.location.file}
         if len(files) != 1:
             where = f.location.file or root
-            outside.setdefault(where, []).append((f, "its changes are not in one file of the module"))
+            skipped.setdefault(where, []).append((f, "its changes are not in one file of the module"))
             continue
         file = files.pop()
+        refs = sorted(r for r in defined_by(f) if r in shared)
         if not in_root(file, root):
             why = (
                 "the value is written in a module outside the root module (its callers share it; "
                 ".terraform/ and registry modules are never edited): change it by hand"
             )
-            outside.setdefault(file, []).append((f, why))
-        elif os.path.islink(file):
-            outside.setdefault(file, []).append((f, "a symbolic link: --fix writes only regular files"))
+            skipped.setdefault(file, []).append((f, why))
+        elif refs:
+            why = (
+                f"the value is {refs[0]}, used {shared[refs[0]]} times in the root module: a new value would "
+                "change every use, change it by hand"
+            )
+            skipped.setdefault(file, []).append((f, why))
         elif not file.endswith(HCL_SUFFIXES + JSON_SUFFIXES):
-            outside.setdefault(file, []).append((f, "not a Terraform file of the module"))
+            skipped.setdefault(file, []).append((f, "not a Terraform file of the module"))
         else:
             key = next((k for k in by_file if _same_file(k, file)), file)
             by_file.setdefault(key, []).append(f)
     results = []
-    taken = set().union(*(queue_names(read(p)) for p in tf_files(root) if p.endswith(".tf")))
+    taken = set().union(*(queue_names(t) for t in texts))
     for file, mine in sorted(by_file.items()):
-        ff = fix_text(file, read(file), mine, taken)
-        if ff.changed:
-            ff.notes = shared_notes(root, ff.applied, read)
-            write(ff)
+        text, stamp = read_source(file)
+        ff = fix_text(file, text, mine, taken)
+        ff.stamp = stamp
+        ff.skipped += skipped.pop(file, [])
+        if ff.changed and write:
+            write_fix(ff)
         results.append(ff)
-    for file, skipped in sorted(outside.items()):
-        results.append(FileFix(file, "", "", skipped=skipped))
+    for file, why in sorted(skipped.items()):
+        results.append(FileFix(file, "", "", skipped=why))
     return results
 
 
-def shared_notes(root: str, applied: list[Finding], read) -> list[str]:
-    """A variable or local the fix changed that the root module uses more than once: every use gets the value."""
+def _module_texts(root: str) -> list[str]:
+    """The text of each ``.tf`` file of the root module (one that cannot be read counts as empty)."""
+    from visguard.errors import VisguardError
+
+    from .fix import _read
     from .loaders.terraform.load import tf_files
 
+    texts = []
+    for p in tf_files(root):
+        if p.endswith(".tf"):
+            try:
+                texts.append(_read(p))
+            except VisguardError:
+                texts.append("")
+    return texts
+
+
+def defined_by(finding: Finding) -> set[str]:
+    """The variables and locals (``var.x``, ``local.y``) whose definition the finding's changes rewrite: a
+    variable's ``default``, a ``.tfvars`` value, an entry of ``locals``."""
     names = set()
-    for f in applied:
-        for ch in f.changes:
-            owner, _, name = (ch.location.path or "").partition("/") if ch.location else ("", "", "")
-            if owner.startswith("var.") and name == "default":
-                names.add(owner)
-            elif owner == "locals" and name:
-                names.add(f"local.{name}")
-            elif owner.endswith((".tfvars", ".tfvars.json")) and name:
-                names.add(f"var.{name}")
-    if not names:
-        return []
-    texts = [read(p) for p in tf_files(root) if p.endswith(".tf")]
-    notes = []
-    for ref in sorted(names):
+    for ch in finding.changes:
+        owner, _, name = (ch.location.path or "").partition("/") if ch.location else ("", "", "")
+        if owner.startswith("var.") and name == "default":
+            names.add(owner)
+        elif owner == "locals" and name:
+            names.add(f"local.{name}")
+        elif owner.endswith((".tfvars", ".tfvars.json")) and name:
+            names.add(f"var.{name}")
+    return names
+
+
+def shared_uses(findings: list[Finding], texts: list[str]) -> dict[str, int]:
+    """The variables and locals the findings' changes would rewrite that ``texts`` (the root module's ``.tf``
+    files) use more than once, with their number of uses: a fix there is left to a person, since the new value
+    would apply to every use (issue 28: never change more than the value the finding is about)."""
+    out = {}
+    for ref in sorted(set().union(*(defined_by(f) for f in findings))):
         uses = sum(len(re.findall(rf"\b{re.escape(ref)}\b(?![\w-])", t)) for t in texts)
         if uses > 1:
-            notes.append(f"{ref} is used {uses} times in the root module: the new value applies to every use")
-    return notes
+            out[ref] = uses
+    return out

@@ -149,7 +149,7 @@ def test_values_from_parameters_are_left_to_the_parameter(tmp_path):
     f = Finding("VG011", Severity.WARNING, "m", "Q", Location("t.yaml"),
                 changes=(Change("queue", "Q", "visibility_timeout", 180),))  # fmt: skip
     ff = fix_text("t.yaml", text, [f])
-    assert not ff.changed and "intrinsic" in ff.skipped[0][1]
+    assert not ff.changed and "the value comes from the parameter Vt (Ref)" in ff.skipped[0][1]
 
 
 RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))

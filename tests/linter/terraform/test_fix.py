@@ -77,7 +77,7 @@ def test_example_module_diff_then_fix(tmp_path, capsys):
     assert comments(after["main.tf"]) == comments(before["main.tf"])
     for name in ("variables.tf", "modules/worker/main.tf"):
         assert after[name] == before[name]
-    assert not list(root.rglob("*.visguard-fix.tmp"))
+    assert not list(root.rglob("*visguard-fix*"))  # no temporary left
     parse_hcl(after["main.tf"], "main.tf")  # the loader's parser reads the result
     parse_attrs(after["terraform.tfvars"], "terraform.tfvars")
     # the report after --fix is of the fixed module; the fixed findings are gone, a second --fix changes nothing
@@ -346,6 +346,22 @@ def test_a_tfvars_json_value_is_changed_in_place(module, capsys):
 
 
 def test_findings_that_want_a_shared_value_different_are_left_for_a_person(module, capsys):
+    # a literal shared by count instances whose consumers want different values
+    instances = (
+        'resource "aws_sqs_queue" "jobs" {\n  count                      = 2\n'
+        "  visibility_timeout_seconds = 60\n}\n\n"
+        + WORKER.replace('"worker" {', '"worker" {\n  count = 2', 2)
+        .replace('function_name = "worker"', 'function_name = "worker${count.index}"')
+        .replace("timeout       = 300", "timeout       = count.index == 0 ? 300 : 100")
+        .replace("aws_sqs_queue.jobs.arn", "aws_sqs_queue.jobs[count.index].arn")
+        .replace("aws_lambda_function.worker.arn", "aws_lambda_function.worker[count.index].arn")
+    )
+    root, before, after, err = _fix(module, capsys, {"main.tf": instances})
+    assert after == before
+    assert err.count("findings want this value set to 1800 or 600: choose by hand") == 2
+
+
+def test_a_variable_two_queues_use_is_left_alone_with_its_name(module, capsys):
     other = WORKER.replace("worker", "other").replace("aws_sqs_queue.jobs", "aws_sqs_queue.other")
     two = WORKER + other.replace("timeout       = 300", "timeout       = 100")
     root, before, after, err = _fix(
@@ -357,8 +373,8 @@ def test_findings_that_want_a_shared_value_different_are_left_for_a_person(modul
             'resource "aws_sqs_queue" "other" {\n  visibility_timeout_seconds = var.vt\n}\n' + two,
         },
     )
-    assert "  default = 60\n" in after["main.tf"]
-    assert err.count("findings want this value set to 1800 or 600") == 2
+    assert after == before
+    assert err.count("the value is var.vt, used 2 times in the root module") == 2
 
 
 def _finding(path: str, line: int, column: int, value=1800) -> Finding:
@@ -485,18 +501,42 @@ def test_a_symlinked_file_is_not_written_through(tmp_path, capsys):
     assert "a symbolic link" in err
 
 
-def test_a_variable_used_elsewhere_is_changed_with_a_note(module, capsys):
-    root, before, after, err = _fix(
-        module,
-        capsys,
-        {
-            "main.tf": 'variable "vt" {\n  default = 60\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
-            '  visibility_timeout_seconds = var.vt\n  tags = { window = "${var.vt}" }\n}\n' + WORKER,
-        },
-    )
-    assert "  default = 1800\n" in after["main.tf"]
+@pytest.mark.parametrize(
+    "files, ref",
+    [
+        (  # the variable also names a tag: a new default would change the tag too
+            {
+                "main.tf": 'variable "vt" {\n  default = 60\n}\n\nresource "aws_sqs_queue" "jobs" {\n'
+                '  visibility_timeout_seconds = var.vt\n  tags = { window = "${var.vt}" }\n}\n' + WORKER
+            },
+            "var.vt, used 2 times",
+        ),
+        (  # the same through terraform.tfvars
+            {
+                "main.tf": 'variable "vt" {}\n\nresource "aws_sqs_queue" "jobs" {\n'
+                "  visibility_timeout_seconds = var.vt\n  delay_seconds = var.vt > 100 ? 0 : 1\n}\n" + WORKER,
+                "terraform.tfvars": "vt = 60\n",
+            },
+            "var.vt, used 2 times",
+        ),
+        (  # a local used by two queues
+            {
+                "main.tf": "locals {\n  vt = 60\n}\n\n"
+                'resource "aws_sqs_queue" "jobs" {\n  visibility_timeout_seconds = local.vt\n}\n\n'
+                'resource "aws_sqs_queue" "spare" {\n  visibility_timeout_seconds = local.vt\n}\n' + WORKER
+            },
+            "local.vt, used 2 times",
+        ),
+    ],
+)
+def test_a_variable_used_elsewhere_is_left_alone_with_its_name(module, capsys, files, ref):
+    root, before, after, err = _fix(module, capsys, files)
+    assert after == before
+    _, out, _ = run(capsys, root, "--format", "sarif")  # SARIF offers no fix --fix would not make
+    vg010 = [r for r in json.loads(out)["runs"][0]["results"] if r["ruleId"] == "VG010"]
+    assert vg010 and all("fixes" not in r for r in vg010)
     assert (
-        "main.tf: note: var.vt is used 2 times in the root module: the new value applies to every use" in err
+        f"VG010 on aws_sqs_queue.jobs not fixed automatically: the value is {ref} in the root module" in err
     )
 
 
@@ -508,7 +548,7 @@ def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
     monkeypatch.chdir(ROOT)
     code, out, err = run(capsys, "examples/terraform", "--diff")
     assert code == 2 and readme[start : readme.index("```", start)] == out + err
-    assert not (ROOT / "examples" / "terraform" / "main.tf.visguard-fix.tmp").exists()
+    assert not list((ROOT / "examples" / "terraform").rglob("*visguard-fix*"))
 
 
 def test_a_plan_is_never_rewritten(tmp_path, capsys):
