@@ -50,12 +50,8 @@ demo-engine: install
 TEST_WORKERS ?= 2
 PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 test: install install-cdk-min
-	@rc=0; \
-	$(BIN)/pytest $(PYTEST_XDIST) || rc=$$?; \
-	echo "== the CDK tests on aws-cdk-lib $(CDK_MIN) (tests/cdk/MIN_VERSION_TESTS)"; \
-	$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS) || rc=$$?; \
-	if [ $$rc -ne 0 ]; then echo "make test: FAILED (see above)" >&2; fi; \
-	exit $$rc
+	@bash scripts/run-tests.sh "$(BIN)/pytest $(PYTEST_XDIST)" \
+		"$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)  # the CDK tests on aws-cdk-lib $(CDK_MIN)"
 
 # The edit-test loop: everything but the slow tests (Spark, moto server, CDK synth), on every core.
 test-fast: install
