@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 
+from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 from visguard.records import Record
@@ -207,10 +208,9 @@ def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
     provider refuses both mismatches at plan time, so they are bad input (an unknown fifo_queue is not judged)."""
     if r.values.get("fifo_queue") is not None and fifo is None:
         return
-    if fifo and not name.endswith(".fifo"):
-        raise r.error("name", "a FIFO queue's name must end in .fifo (fifo_queue = true)")
-    if not fifo and name.endswith(".fifo"):
-        raise r.error("name", "a name ending in .fifo needs fifo_queue = true (only a FIFO queue's name may)")
+    problem = facts.fifo_name_mismatch(name, bool(fifo))
+    if problem:
+        raise r.error("name", f"{problem} (fifo_queue = {str(bool(fifo)).lower()})")
 
 
 # ---------------------------------------------------------------------------------------------- the model
