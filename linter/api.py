@@ -234,6 +234,7 @@ class LintResult:
         self.errors: list[VisguardError] = errors if errors is not None else []  # one per input not linted
         self.files: list[str] = files if files is not None else []  # every file linted (clean ones included)
         self.queues = queues
+        self.fixes: list | None = None  # the fix plan, when a door asks for it (visguard.linter.fix.plan)
 
     def __repr__(self) -> str:
         return (

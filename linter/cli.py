@@ -169,10 +169,16 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
     result = run()
     _refuse_output(args.output, result.files)  # a template found in a linted folder
     changed = False
-    if args.fix or args.diff:  # visguard.linter.fix (issue 14 §4)
+    if args.fix or args.diff or args.format == "sarif":  # the fixes, once (visguard.linter.fix)
+        from visguard.linter.fix import plan
+
+        result.fixes = plan(result, run)
+    if args.fix or args.diff:
         from visguard.linter.fix import cli_step
 
         changed, result = cli_step(args.diff, result, run)
+        if args.format == "sarif" and result.fixes is None:  # re-linted after writing
+            result.fixes = plan(result, run)
         if args.diff:
             for err in result.errors:
                 print(f"{prog}: {printable(err)}", file=sys.stderr)

@@ -125,6 +125,10 @@ def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False)
     the head of a file for a loader's claim)."""
     path = os.fspath(path)
     fd, st = open_regular(path)
+    planned = _PLANNED.get((st.st_dev, st.st_ino)) if _PLANNED else None
+    if planned is not None:  # --fix checks its plan: the file as the plan would write it
+        os.close(fd)
+        return planned[:max_bytes] if truncate else planned
     try:
         if not truncate and st.st_size > max_bytes:
             raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
@@ -136,6 +140,28 @@ def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False)
             return data[:max_bytes]
         raise VisguardError(_too_big(None, max_bytes), file=path)
     return data
+
+
+_PLANNED: dict[tuple[int, int], bytes] = {}  # (device, inode) -> the bytes a --fix plan would write
+
+
+@contextlib.contextmanager
+def planned(files: dict[str, bytes]) -> Iterator[None]:
+    """Reads of ``files`` return the given bytes instead of what is on disk, for the duration: ``--fix`` lints
+    the files as its plan would write them before it writes anything (visguard.linter.fix). Nothing is written."""
+    keys = {}
+    for path, data in files.items():
+        try:
+            st = os.stat(path)
+        except OSError:  # gone: the write will say so
+            continue
+        keys[(st.st_dev, st.st_ino)] = data
+    _PLANNED.update(keys)
+    try:
+        yield
+    finally:
+        for k in keys:
+            _PLANNED.pop(k, None)
 
 
 def read_text(path: str, *, max_bytes: int = MAX_BYTES) -> str:

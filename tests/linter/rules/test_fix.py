@@ -209,7 +209,7 @@ def test_sarif_fixes_parse_the_template_once_not_once_per_finding(tmp_path, caps
     800 a hang; the diff of each fix skips the lines both texts share (difflib is quadratic in repeated lines)."""
     import yaml
     from ruamel.yaml import YAML
-    from visguard.linter import fix
+    from visguard.linter.fixes import cfn
 
     doc = {
         "Resources": {
@@ -222,7 +222,7 @@ def test_sarif_fixes_parse_the_template_once_not_once_per_finding(tmp_path, caps
     loads = []
     real = YAML.load
     monkeypatch.setattr(YAML, "load", lambda self, stream: loads.append(1) or real(self, stream))
-    monkeypatch.setattr(fix, "_PARSED", {})
+    monkeypatch.setattr(cfn, "_PARSED", {})
     code, out, _ = run(capsys, t, "-f", "sarif")
     results = json.loads(out)["runs"][0]["results"]
     assert code == 2 and len(results) == 60 and all(r.get("fixes") for r in results)
