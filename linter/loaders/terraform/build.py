@@ -24,7 +24,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 from visguard.records import Record
 
 from .files import excerpt
-from .values import SYMBOLIC, Encoded, Ref, Text, Unknown, describe
+from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown, describe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ QUEUE_FIELDS = {
 class Res(Record):
     """One resource instance: its evaluated arguments and where each was written."""
 
-    __slots__ = ("type", "address", "location", "values", "locations", "suppressions")
+    __slots__ = ("type", "address", "location", "values", "locations", "suppressions", "unread")
 
     def __init__(
         self,
@@ -96,13 +96,14 @@ class Res(Record):
         self.values = {} if values is None else values
         self.locations = {} if locations is None else locations
         self.suppressions = [] if suppressions is None else suppressions
+        self.unread: VisguardError | None = None  # why an argument of it could not be read (it is not linted)
 
     def loc(self, arg: str) -> Location:
         return self.locations.get(arg, self.location)
 
-    def error(self, arg: str, message: str) -> VisguardError:
+    def error(self, arg: str, message: str, cls: type[VisguardError] = VisguardError) -> VisguardError:
         loc = self.loc(arg)
-        return VisguardError(
+        return cls(
             f"{self.address}: {arg}: {message}", file=loc.file, place=f"line {loc.line}" if loc.line else None
         )
 
@@ -121,7 +122,7 @@ def number(r: Res, arg: str) -> int | float | str | None:
     if isinstance(v, str):
         text = v.strip()
         if len(text) > 400:
-            raise r.error(arg, "expected a number, got a string of more than 400 characters")
+            raise r.error(arg, "expected a number, got a string of more than 400 characters", Bound)
         try:
             v = int(text)
         except ValueError:
@@ -131,9 +132,9 @@ def number(r: Res, arg: str) -> int | float | str | None:
                 raise r.error(arg, "expected a number, got a string that is not a number") from None
     if isinstance(v, (int, float)):
         if isinstance(v, float) and not math.isfinite(v):
-            raise r.error(arg, f"expected a number, got {describe(v)}")
+            raise r.error(arg, f"expected a number, got {describe(v)}", Bound)
         if abs(v) > MAX_NUMBER:
-            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit")
+            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit", Bound)
         return int(v) if isinstance(v, float) and v.is_integer() else v
     if isinstance(v, SYMBOLIC):
         return str(v)
@@ -215,28 +216,51 @@ def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
 
 # ---------------------------------------------------------------------------------------------- the model
 class Builder:
-    def __init__(self, resources: list[Res], file: str):
+    def __init__(self, resources: list[Res], file: str, problems: list | None = None):
         self.res = resources
         self.by_address = {r.address: r for r in resources}
         self.model = Model(source_file=file)
         self.queue_names: dict[str, str] = {}
         self.function_names: dict[str, str] = {}
         self.redrive_targets: dict[str, object] = {}  # queue id -> its deadLetterTargetArn, until link()
+        # (error, address) of each resource that could not be read; None: the first one is raised
+        self.problems = problems
+        self.unread: set[str] = set()
+
+    def skip(self, r: Res, exc: VisguardError) -> None:
+        """``r`` cannot be read (``exc``): recorded, and nothing refers to it any more (a reference to it is then
+        "not known here", never a wrong type or a missing resource)."""
+        if self.problems is None or isinstance(exc, Bound):
+            raise exc
+        self.problems.append((exc, r.address, r.address))
+        self.unread.add(r.address)
+        self.by_address.pop(r.address, None)
 
     def build(self) -> Model:
         for r in self.res:
-            if r.type == QUEUE:
-                self.model.add(self.queue(r))
+            if r.unread is not None:
+                self.skip(r, r.unread)
+        for r in self.res:
+            if r.type == QUEUE and r.address not in self.unread:
+                try:
+                    self.model.add(self.queue(r))
+                except VisguardError as exc:
+                    self.skip(r, exc)
         self.queue_names = {q.name: q.id for q in self.model.queues.values() if q.name}
         for r in self.res:
             if r.type in (REDRIVE, REDRIVE_ALLOW):
                 self.policy_resource(r)
         for r in self.res:
-            if r.type == QUEUE:
+            if r.type == QUEUE and r.address in self.model.queues:
                 self.link(self.model.queues[r.address], r)
         for r in self.res:
-            if r.type == FUNCTION:
-                name = string(r, "function_name")
+            if r.type == FUNCTION and r.address not in self.unread:
+                try:
+                    name = string(r, "function_name")
+                    number(r, "timeout"), integer(r, "reserved_concurrent_executions")
+                except VisguardError as exc:
+                    self.skip(r, exc)
+                    continue
                 if name:
                     self.function_names.setdefault(name, r.address)
         for r in self.res:
@@ -290,7 +314,9 @@ class Builder:
         elif isinstance(mrc, (bool, list, dict)):
             raise r.error(arg, "maxReceiveCount must be a number")
         if isinstance(mrc, (int, float)) and (not math.isfinite(mrc) or abs(mrc) > MAX_NUMBER):
-            raise r.error(arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit")
+            raise r.error(
+                arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit", Bound
+            )
         if isinstance(mrc, float) and mrc.is_integer():
             mrc = int(mrc)
         target = v.get("deadLetterTargetArn")
@@ -324,10 +350,20 @@ class Builder:
         if qid is None:
             return  # a queue outside these files: nothing to attach it to
         q = self.model.queues[qid]
-        if r.type == REDRIVE:
-            self.set_redrive(q, r, "redrive_policy")
-        else:
-            self.set_allow(q, r, "redrive_allow_policy")
+        try:
+            if r.address in self.unread:
+                raise r.unread or VisguardError("not read")
+            if r.type == REDRIVE:
+                self.set_redrive(q, r, "redrive_policy")
+            else:
+                self.set_allow(q, r, "redrive_allow_policy")
+        except VisguardError as exc:
+            if r.address not in self.unread:
+                self.skip(r, exc)
+            if r.type == REDRIVE:  # the queue has a redrive policy, not known here: never "no redrive policy"
+                q.redrive = Redrive(None, f"${{{r.address}.redrive_policy}}", None, r.location)
+                self.redrive_targets.pop(q.id, None)
+            return
         q.suppressions += r.suppressions
 
     def link(self, q: Queue, r: Res) -> None:
@@ -336,7 +372,9 @@ class Builder:
             target = self.redrive_targets.pop(q.id)
             if target is not None:
                 rd.target = self.queue_of(target, url=False)
-                rd.target_ref = _ref_text(target) if rd.target is None else _ref_text(target)
+                rd.target_ref = _ref_text(target)
+                if isinstance(target, Ref) and target.address in self.unread:
+                    rd.target_ref = str(target)  # a queue that could not be read: not known here
                 if isinstance(target, Ref) and target.address in self.by_address and rd.target is None:
                     other = self.by_address[target.address]
                     rd.target_ref = f"{target.address}.{target.attr} ({other.type}, not an SQS queue ARN)"
@@ -381,6 +419,19 @@ class Builder:
         qid = self.queue_of(src, url=False)
         if qid is None:
             return  # a stream, a broker, or a queue outside these files
+        try:
+            if r.address in self.unread:
+                raise r.unread or VisguardError("not read")
+            self.consumer(r, qid, src)
+        except VisguardError as exc:
+            if r.address not in self.unread:
+                self.skip(r, exc)
+            # a consumer is there, its settings are not known: the timeout rules skip it, VG050 names it
+            c = Consumer(id=r.address, kind="unknown", location=r.location)
+            c.note = "the event source mapping could not be read here"
+            self.model.queues[qid].consumers.append(c)
+
+    def consumer(self, r: Res, qid: str, src: Any) -> None:
         c = Consumer(id=r.address, kind="lambda", location=r.location)
         if isinstance(src, Ref) and src.attr != "arn":
             c.kind, c.note = "unknown", f"event_source_arn is {src.address}.{src.attr}, not the queue's .arn"
@@ -450,6 +501,8 @@ class Builder:
             v = refs[0] if refs else Unknown(str(v), "not known here")
         if isinstance(v, Ref):
             other = self.by_address.get(v.address)
+            if other is None and v.address in self.unread:
+                return None, f"function_name refers to {v.address}, which could not be read here"
             if other is None:
                 return None, f"function_name refers to {v.address}, which is not read here"
             if other.type == FUNCTION:
@@ -491,5 +544,7 @@ def _ref_text(v: Any) -> str | None:
     return str(v)
 
 
-def build_model(resources: list[Res], file: str) -> Model:
-    return Builder(resources, file).build()
+def build_model(resources: list[Res], file: str, problems: list | None = None) -> Model:
+    """The model of ``resources``. A resource that cannot be read raises its error, or with ``problems`` (a
+    list) is recorded there as (error, address) and left out; the rest is built (a bound is always raised)."""
+    return Builder(resources, file, problems).build()

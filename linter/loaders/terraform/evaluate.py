@@ -30,6 +30,7 @@ from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
 from .values import (
     MAX_STRING,
     SYMBOLIC,
+    Bound,
     Encoded,
     EvalError,
     LimitError,
@@ -163,7 +164,7 @@ class Budget:
     def add_instances(self, n: int, block: Block) -> None:
         self.instances += n
         if self.instances > MAX_TOTAL_INSTANCES:
-            raise VisguardError(
+            raise Bound(
                 f"count/for_each expand to more than {MAX_TOTAL_INSTANCES:,} resource and module instances "
                 "(visguard's bound on one root module)",
                 file=block.file,
@@ -178,41 +179,58 @@ _BOUND = (
 
 
 class Module:
-    """The files of one module folder, grouped by block type."""
+    """The files of one module folder, grouped by block type. A name declared twice raises, or with
+    ``problems`` (a list) is recorded there as (error, local address) and left out: neither is guessed."""
 
-    def __init__(self, directory: str, blocks: list[Block]):
+    def __init__(self, directory: str, blocks: list[Block], problems: list | None = None):
         self.dir = directory
         self.variables: dict[str, Block] = {}
         self.locals: dict[str, Attr] = {}
         self.resources: dict[tuple[str, str], Block] = {}
         self.modules: dict[str, Block] = {}
         self.outputs: dict[str, Block] = {}
-        self.data: set[tuple[str, str]] = set()
+        self.data: dict[tuple[str, str], Block] = {}
+        self._problems = problems
+        twice: list[tuple[dict, Any]] = []
         for b in blocks:
             key = tuple(b.labels)
             if b.type == "variable" and len(key) == 1:
-                self._unique(self.variables, key[0], b, "variable")
+                self._unique(self.variables, key[0], b, "variable", twice)
             elif b.type == "locals":
                 for name, a in b.attrs.items():
                     if name in self.locals:
-                        raise VisguardError(
-                            f"local.{name} is defined twice", file=a.file, place=f"line {a.line}"
+                        self._twice(
+                            VisguardError(
+                                f"local.{name} is defined twice", file=a.file, place=f"line {a.line}"
+                            ),
+                            f"local.{name}",
                         )
+                        twice.append((self.locals, name))
                     self.locals[name] = a
             elif b.type == "resource" and len(key) == 2:
-                self._unique(self.resources, key, b, "resource")
+                self._unique(self.resources, key, b, "resource", twice)
             elif b.type == "module" and len(key) == 1:
-                self._unique(self.modules, key[0], b, "module")
+                self._unique(self.modules, key[0], b, "module", twice)
             elif b.type == "output" and len(key) == 1:
                 self.outputs[key[0]] = b
             elif b.type == "data" and len(key) == 2:
-                self.data.add(key)
+                self.data.setdefault(key, b)
+        for d, key in twice:
+            d.pop(key, None)
 
-    @staticmethod
-    def _unique(d, key, b: Block, what: str) -> None:
+    def _twice(self, exc: VisguardError, name: str) -> None:
+        if self._problems is None:
+            raise exc
+        self._problems.append((exc, name))
+
+    def _unique(self, d, key, b: Block, what: str, twice: list) -> None:
         if key in d:
             name = ".".join(key) if isinstance(key, tuple) else key
-            raise VisguardError(f"{what} {name} is declared twice", file=b.file, place=f"line {b.line}")
+            local = name if what == "resource" else f"{'var' if what == 'variable' else what}.{name}"
+            self._twice(
+                VisguardError(f"{what} {name} is declared twice", file=b.file, place=f"line {b.line}"), local
+            )
+            twice.append((d, key))
         d[key] = b
 
 
@@ -287,9 +305,10 @@ class Scope:
                     file=attr.file,
                     place=f"line {line}",
                 ) from None
-            raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
+            cls = Bound if isinstance(exc, LimitError) else VisguardError
+            raise cls(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
         except RecursionError:
-            raise VisguardError(
+            raise Bound(
                 f"{attr.name}: expression nested too deeply", file=attr.file, place=f"line {attr.line}"
             ) from None
         finally:
@@ -413,7 +432,9 @@ class Scope:
         if t == "numeric_lit":
             text = env.src.data[c.start_byte : c.end_byte].decode("utf-8", "replace")
             if len(text) > MAX_NUMBER_CHARS:  # int() of 5,000 digits is refused by Python, and no AWS setting
-                raise EvalError(f"a number written with {len(text):,} characters, beyond any AWS limit", node)
+                raise LimitError(
+                    f"a number written with {len(text):,} characters, beyond any AWS limit", node
+                )
             if text.isdigit():
                 return int(text)
             try:
@@ -421,7 +442,7 @@ class Scope:
             except ValueError:
                 raise EvalError(f"invalid number {excerpt(text)}", node) from None
             if not math.isfinite(v):  # 1e400
-                raise EvalError(f"the number {excerpt(text)} is beyond any AWS limit", node)
+                raise LimitError(f"the number {excerpt(text)} is beyond any AWS limit", node)
             return v
         if t == "bool_lit":
             return env.src.slice(c) == "true"
@@ -1078,7 +1099,12 @@ class Scope:
         block = self.mod.modules.get(name)
         if block is None:
             raise EvalError(f"reference to undeclared module {name!r}", node)
-        insts = self.loader.module_instances(self, name, block)
+        try:
+            insts = self.loader.module_instances(self, name, block)
+        except VisguardError as exc:  # the call cannot be read: the rest of the module still is
+            self.loader.unreadable(exc, f"{self.prefix}module.{name}")
+            v = self._modules[name] = Unknown(f"module.{name}", "the module could not be read here")
+            return v
         if "count" in block.attrs:
             v: Any = [m for _, m in insts]
         elif "for_each" in block.attrs:

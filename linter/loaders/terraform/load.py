@@ -33,7 +33,7 @@ from .evaluate import (
 )
 from .files import NAME_CHARS, _read_text, confined, excerpt, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
-from .values import Unknown
+from .values import Bound, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -44,20 +44,29 @@ _MISSING_REF = object()
 MAX_FILES = 2000
 
 
+ROOT = "root_module"  # the address a note about the root module itself names (its files, its tfvars)
+
+
 class Note(Record):
-    """Something the loader could not evaluate: what, why, where."""
+    """Something the loader could not evaluate or read: what, why, where, and the address it is about (a
+    resource, ``var.x``, ``module.jobs``; :data:`ROOT` for the root module's own files)."""
 
-    __slots__ = ("message", "location")
+    __slots__ = ("message", "location", "address")
 
-    def __init__(self, message: str, location: Location):
+    def __init__(self, message: str, location: Location, address: str | None = None):
         self.message = message
         self.location = location
+        self.address = address or location.path or ROOT
 
 
 class TerraformModel(Model):
-    """A Model read from Terraform; its notes are :class:`Note` records."""
+    """A Model read from Terraform; its notes are :class:`Note` records; ``files`` lists the files read."""
 
-    __slots__ = ()
+    __slots__ = ("files",)
+
+    def __init__(self, *args, files: list[str] | None = None, **kw):
+        super().__init__(*args, **kw)
+        self.files = [] if files is None else files
 
 
 def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> tuple[list[str], list[str]]:
@@ -114,9 +123,13 @@ class TerraformLoader:
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
         self._linked: set[str] = set()  # files read through a symlink: no message shows their text
+        self.problems: list[
+            tuple[VisguardError, str, str]
+        ] = []  # (error, address, what) of each part not read
+        self.files: list[str] = []  # every file read
 
     # -------------------------------------------------------------------------------------------- notes
-    def note(self, where: Block | Attr | Location, message: str) -> None:
+    def note(self, where: Block | Attr | Location, message: str, address: str | None = None) -> None:
         loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         if loc.file in self._linked:
             message = (
@@ -125,10 +138,18 @@ class TerraformLoader:
         if message in self._noted:
             return
         self._noted.add(message)
-        self.notes.append(Note(message, loc))
+        self.notes.append(Note(message, loc, address))
+
+    def unreadable(self, exc: VisguardError, address: str, what: str | None = None) -> None:
+        """A part of the root module (a file, a module call, a resource: ``what``, default its address) that
+        cannot be read: recorded, and the rest is still read and linted. A bound (:class:`Bound`) refuses the
+        whole input."""
+        if isinstance(exc, Bound):
+            raise exc
+        self.problems.append((exc, address, what or address))
 
     # -------------------------------------------------------------------------------------------- modules
-    def read_module(self, directory: str, files: list[str] | None = None) -> Module:
+    def read_module(self, directory: str, files: list[str] | None = None, address: str = ROOT) -> Module:
         key = os.path.realpath(directory)
         if key in self._module_cache:
             return self._module_cache[key]
@@ -136,7 +157,7 @@ class TerraformLoader:
         if files is None:
             files, outside = listing(directory)
             for path in outside:
-                self.note(Location(path), outside_note(path, directory))
+                self.note(Location(path), outside_note(path, directory), address)
         for path in files:
             if linked(path):
                 self._linked.add(path)
@@ -146,10 +167,19 @@ class TerraformLoader:
                 or base.endswith(("_override.tf", "_override.tf.json"))
                 or base == "override.tf.json"
             ):
-                self.note(Location(path), f"{path}: override files are not merged by visguard")
+                self.note(Location(path), f"{path}: override files are not merged by visguard", address)
                 continue
-            blocks += read_blocks(path)
-        mod = Module(directory, blocks)
+            try:
+                blocks += read_blocks(path)
+            except VisguardError as exc:  # one file that does not parse: the module's other files are read
+                self.unreadable(exc, address, path)
+                continue
+            self.files.append(path)
+        problems: list = []
+        mod = Module(directory, blocks, problems)
+        prefix = "" if address == ROOT else address + "."
+        for exc, name in problems:
+            self.unreadable(exc, prefix + name)
         self._module_cache[key] = mod
         return mod
 
@@ -158,7 +188,7 @@ class TerraformLoader:
         d = self.root
         found, outside = listing(d, (".tfvars", ".tfvars.json")) if os.path.isdir(d) else ([], [])
         for path in outside:
-            self.note(Location(path), outside_note(path, d))
+            self.note(Location(path), outside_note(path, d), ROOT)
         names = [os.path.basename(p) for p in found]
         auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
         auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
@@ -166,9 +196,12 @@ class TerraformLoader:
             if linked(path):
                 self._linked.add(path)
             attrs = read_vars(path)
+            self.files.append(path)
             for name, attr in attrs.items():
                 if name not in mod.variables:
-                    self.note(attr, f"{path}: {name} is not a variable of the root module (ignored)")
+                    self.note(
+                        attr, f"{path}: {name} is not a variable of the root module (ignored)", f"var.{name}"
+                    )
                     continue
                 values[name] = (attr, None)
         for name, raw in self.variables.items():
@@ -194,7 +227,8 @@ class TerraformLoader:
         if not local and model is None and installed is None:
             self.note(
                 block,
-                f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
+                address=base,
+                message=f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
                 "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
                 "lambda/aws); run terraform init, or lint the plan JSON",
             )
@@ -227,7 +261,7 @@ class TerraformLoader:
             self._installed = {}
             manifest = os.path.join(self.root, ".terraform", "modules", "modules.json")
             if os.path.isfile(manifest) and not confined(manifest, self.root):
-                self.note(Location(manifest), outside_note(manifest, self.root))
+                self.note(Location(manifest), outside_note(manifest, self.root), ROOT)
             elif os.path.isfile(manifest):
                 import json
 
@@ -235,7 +269,9 @@ class TerraformLoader:
                     doc = json.loads(_read_text(manifest))
                 except ValueError:
                     self.note(
-                        Location(manifest), f"{manifest}: not valid JSON, installed modules are not read"
+                        Location(manifest),
+                        f"{manifest}: not valid JSON, installed modules are not read",
+                        ROOT,
                     )
                     doc = {}
                 root = os.path.realpath(os.path.join(self.root, ".terraform", "modules"))
@@ -280,7 +316,7 @@ class TerraformLoader:
                 file=block.file,
                 place=f"line {block.line}",
             )
-        mod = self.read_module(directory)
+        mod = self.read_module(directory, address=address)
         for k, (a, _, _) in inputs.items():
             if k not in mod.variables:
                 raise VisguardError(
@@ -298,7 +334,13 @@ class TerraformLoader:
         for (rtype, rname), block in scope.mod.resources.items():
             if rtype not in ARGS:
                 continue
-            for address, env in scope.instances(block, f"{scope.prefix}{rtype}.{rname}"):
+            base = f"{scope.prefix}{rtype}.{rname}"
+            try:
+                instances = scope.instances(block, base)
+            except VisguardError as exc:
+                self.unreadable(exc, base)
+                continue
+            for address, env in instances:
                 self.resources.append(self.resource(scope, block, rtype, address, env))
         for name in scope.mod.modules:
             scope.module_obj(name)
@@ -306,13 +348,20 @@ class TerraformLoader:
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
         r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
         for arg in ARGS[rtype]:
-            if "." in arg:
-                self.nested(scope, block, r, arg, env)
+            try:
+                if "." in arg:
+                    self.nested(scope, block, r, arg, env)
+                    continue
+                attr = block.attrs.get(arg)
+                if attr is None:
+                    continue
+                value = scope.eval_attr(attr, env)
+            except VisguardError as exc:  # the resource is not linted; the others are (build.Builder.skip)
+                if isinstance(exc, Bound):
+                    raise
+                r.unread = r.unread or exc
                 continue
-            attr = block.attrs.get(arg)
-            if attr is None:
-                continue
-            r.values[arg] = scope.eval_attr(attr, env)
+            r.values[arg] = value
             r.locations[arg] = self.origin(scope, attr, env, address)
             if arg == "redrive_policy":
                 for key, loc in self.key_locations(
@@ -530,11 +579,24 @@ class TerraformLoader:
         try:
             self.collect(scope)
         except RecursionError:
-            raise VisguardError("expression or module nesting too deep", file=self.root) from None
-        model = build_model(self.resources, self.root)
+            raise Bound("expression or module nesting too deep", file=self.root) from None
+        model = build_model(self.resources, self.root, self.problems)
+        self.partial(model)
         self.note_unknown_values(model)
-        out = TerraformModel(queues=model.queues, source_file=model.source_file, notes=self.notes)
-        return out
+        return TerraformModel(
+            queues=model.queues, source_file=model.source_file, notes=self.notes, files=self.files
+        )
+
+    def partial(self, model: Model) -> None:
+        """The parts that could not be read become notes (VG902: address, file:line, why) and the rest is linted;
+        when nothing at all could be read (no queue), the first of them is the input's one error."""
+        if not self.problems:
+            return
+        if not model.queues:
+            raise self.problems[0][0]
+        for problem in self.problems:
+            n = problem_note(*problem, self.root)
+            self.note(n.location, n.message, n.address)
 
     def note_unknown_values(self, model: Model) -> None:
         """A setting the rules need whose value is not known here (a data source, a remote output): noted once
@@ -563,6 +625,17 @@ class TerraformLoader:
                         f"{owner}: {hcl.get(fld, fld)} is not known here ({value.strip('${}')}); "
                         "the rules that need it are skipped",
                     )
+
+
+def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note:
+    """The note (VG902) for a part that could not be read: what, where (file:line) and why."""
+    detail = exc.detail
+    for prefix in (what + ": ", f"module {what}: "):
+        if detail.startswith(prefix):
+            detail = detail[len(prefix) :]
+    m = re.search(r"\d+", exc.place or "")
+    loc = Location(exc.file or file, int(m.group()) if m else None)
+    return Note(f"{what} could not be read here ({detail}); the rest is linted", loc, address)
 
 
 def _source_shown(source: str) -> str:
