@@ -435,7 +435,7 @@ class Builder:
         c = Consumer(id=r.address, kind="lambda", location=r.location)
         if isinstance(src, Ref) and src.attr != "arn":
             c.kind, c.note = "unknown", f"event_source_arn is {src.address}.{src.attr}, not the queue's .arn"
-        self.function_into(c, r)
+        fid = self.function_into(c, r)
         if "batch_size" in r.values and r.values["batch_size"] is not None:
             c.batch_size = integer(r, "batch_size")
             c.locations["batch_size"] = r.loc("batch_size")
@@ -463,35 +463,39 @@ class Builder:
         q.consumers.append(c)
         for s in r.suppressions:
             q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
-        fn = self.by_address.get(c.function_id) if c.function_id else None
+        fn = self.by_address.get(fid) if fid else None
         if fn is not None:
             for s in fn.suppressions:
                 q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
 
-    def function_into(self, c: Consumer, r: Res) -> None:
+    def function_into(self, c: Consumer, r: Res) -> str | None:
+        """The function of mapping ``r`` into ``c``; returns its address. A mapping is a Lambda consumer even
+        when its function (or the function's timeout) is not known here: ``function_id`` stays None, so the rules
+        that need the function skip it and those that need only the mapping and the queue still run (issue 26
+        §5); ``note`` says why (VG050)."""
         fid, note = self.function_of(r.values.get("function_name"), [])
         if fid is None:
-            c.kind = "unknown"
+            if c.kind != "unknown":
+                c.kind = "lambda"
             c.note = c.note or note
-            v = r.values.get("function_name")
-            c.function_id = v if isinstance(v, str) else None
-            return
+            return None
         if c.kind == "unknown":
-            return
-        c.function_id = fid
+            return fid
         fn = self.by_address[fid]
+        c.function_id = fid
         if fn.values.get("timeout") is not None:
             t = number(fn, "timeout")
             c.locations["function_timeout"] = fn.loc("timeout")
             if isinstance(t, (int, float)):
                 c.function_timeout = t
             else:  # never compare against the 3 s default when the file sets a value not known here
-                c.kind = "unknown"
+                c.function_id = None
                 c.note = f"the timeout of {fid} ({t}) is not known here"
         if fn.values.get("reserved_concurrent_executions") is not None:
             rc = integer(fn, "reserved_concurrent_executions")
             c.reserved_concurrency = None if rc is not None and rc < 0 else rc  # -1: unreserved
             c.locations["reserved_concurrency"] = fn.loc("reserved_concurrent_executions")
+        return fid
 
     def function_of(self, v: Any, seen: list[str]) -> tuple[str | None, str | None]:
         if v is None:
