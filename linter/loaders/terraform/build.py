@@ -263,6 +263,8 @@ class Builder:
                     continue
                 if name:
                     self.function_names.setdefault(name, r.address)
+                elif isinstance(r.values.get("function_name"), (Text, Unknown)):  # "w-${data.x.y}": as written
+                    self.function_names.setdefault(str(r.values["function_name"]), r.address)
         for r in self.res:
             if r.type == ESM:
                 self.mapping(r)
@@ -500,9 +502,11 @@ class Builder:
     def function_of(self, v: Any, seen: list[str]) -> tuple[str | None, str | None]:
         if v is None:
             return None, "the mapping has no function_name"
+        if isinstance(v, (Text, Unknown)) and str(v) in self.function_names:
+            return self.function_names[str(v)], None  # the same name template as a function's, data sources and all
         if isinstance(v, Text):
             refs = v.refs()
-            v = refs[0] if refs else Unknown(str(v), "not known here")
+            v = refs[0] if refs else Unknown(str(v), "it holds a value known only at plan or apply")
         if isinstance(v, Ref):
             other = self.by_address.get(v.address)
             if other is None and v.address in self.unread:

@@ -242,7 +242,10 @@ class ResourceObj:
 
     def get(self, attr: str) -> Any:
         if attr not in COMPUTED and attr in self.block.attrs:
-            return self.scope.eval_attr(self.block.attrs[attr], self.env)
+            v = self.scope.eval_attr(self.block.attrs[attr], self.env)
+            # a value not known here (a data source in a name) is still this resource's attribute: a reference
+            # to it keeps naming the resource (a mapping's function_name = aws_lambda_function.f.function_name)
+            return Ref(self.address, attr) if isinstance(v, (Unknown, Text)) else v
         default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
         if default is not _MISSING:
             return default

@@ -46,3 +46,36 @@ def test_mapping_rules_run_when_the_function_is_not_known_here(module, opts):
     ]
     vg031 = next(f for f in lint_model(m) if f.rule == "VG031")
     assert "mapping aws_lambda_event_source_mapping.m (its function is not known here)" in vg031.message
+
+
+# ---------------------------------------------------------------------------------------------- §6
+def test_a_function_name_holding_a_data_source_still_names_the_function(module, opts):
+    d = module(
+        {
+            "main.tf": """
+            data "aws_caller_identity" "current" {}
+            locals {
+              fn = "worker-${data.aws_caller_identity.current.account_id}"
+            }
+            resource "aws_sqs_queue" "q" {
+              visibility_timeout_seconds = 30
+            }
+            resource "aws_lambda_function" "f" {
+              function_name = "worker-${data.aws_caller_identity.current.account_id}"
+              timeout       = 60
+            }
+            resource "aws_lambda_event_source_mapping" "by_reference" {
+              event_source_arn = aws_sqs_queue.q.arn
+              function_name    = aws_lambda_function.f.function_name
+            }
+            resource "aws_lambda_event_source_mapping" "by_same_template" {
+              event_source_arn = aws_sqs_queue.q.arn
+              function_name    = local.fn
+            }
+            """
+        }
+    )
+    m = terraform.load(d, opts())
+    got = {c.id: (c.kind, c.function_id, c.function_timeout) for c in m.queues["aws_sqs_queue.q"].consumers}
+    assert set(got.values()) == {("lambda", "aws_lambda_function.f", 60)} and len(got) == 2
+    assert {f.rule for f in lint_model(m)} == {"VG010", "VG020", "VG031"}
