@@ -263,9 +263,8 @@ class Builder:
                     continue
                 if name:
                     self.function_names.setdefault(name, r.address)
-                elif isinstance(
-                    r.values.get("function_name"), (Text, Unknown)
-                ):  # "w-${data.x.y}": as written
+                elif isinstance(r.values.get("function_name"), (Text, Unknown)):
+                    # "w-${data.x.y}": indexed as written, for a mapping that writes the same template
                     self.function_names.setdefault(str(r.values["function_name"]), r.address)
         for r in self.res:
             if r.type == ESM:
@@ -505,9 +504,8 @@ class Builder:
         if v is None:
             return None, "the mapping has no function_name"
         if isinstance(v, (Text, Unknown)) and str(v) in self.function_names:
-            return self.function_names[
-                str(v)
-            ], None  # the same name template as a function's, data sources and all
+            # the same name template as a function's, data sources and all
+            return self.function_names[str(v)], None
         if isinstance(v, Text):
             refs = v.refs()
             v = refs[0] if refs else Unknown(str(v), "it holds a value known only at plan or apply")
