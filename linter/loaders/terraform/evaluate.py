@@ -958,7 +958,7 @@ class Scope:
                     if self.inputs is not None
                     else f"variable {name} has no default and no value (give it with --var {name}=... or a .tfvars file)"
                 )
-                self.loader.note(block, f"{where}: {why}")
+                self.loader.note(block, f"{where}: {why}", where)
                 return Unknown(f"var.{name}", why)
         from .types import typed
 
@@ -1003,6 +1003,7 @@ class Scope:
                 self.loader.note(
                     block,
                     f"{base_address}: count ({_why(n)}) is not known here; its settings are read once, as {base_address}[*]",
+                    base_address,
                 )
                 out.append(
                     (
@@ -1031,6 +1032,7 @@ class Scope:
                 self.loader.note(
                     block,
                     f"{base_address}: for_each ({_why(coll)}) is not known here; its settings are read once, as {base_address}[*]",
+                    base_address,
                 )
                 unk = Unknown("each.value", "for_each is not known here")
                 out.append(
@@ -1047,7 +1049,9 @@ class Scope:
             elif isinstance(coll, list):
                 if not all(isinstance(x, str) for x in coll):
                     if any(isinstance(x, SYMBOLIC) for x in coll):
-                        self.loader.note(block, f"{base_address}: a for_each key is not known here")
+                        self.loader.note(
+                            block, f"{base_address}: a for_each key is not known here", base_address
+                        )
                         unk = Unknown("each.value", "for_each is not known here")
                         return [(base_address + "[*]", Env({"each": {"key": unk, "value": unk}}))]
                     raise VisguardError(

@@ -129,7 +129,7 @@ class TerraformLoader:
         self.files: list[str] = []  # every file read
 
     # -------------------------------------------------------------------------------------------- notes
-    def note(self, where: Block | Attr | Location, message: str, address: str | None = None) -> None:
+    def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
         loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         if loc.file in self._linked:
             message = (
@@ -567,7 +567,7 @@ class TerraformLoader:
             files = sorted({*files, named})
             outside = [p for p in outside if p != named]
         for path in outside:
-            self.note(Location(path), outside_note(path, directory))
+            self.note(Location(path), outside_note(path, directory), ROOT)
         if not files:
             more = f" ({len(outside)} symlink(s) leading outside it not read)" if outside else ""
             raise VisguardError(f"no *.tf or *.tf.json files in this folder{more}", file=self.root)
@@ -624,6 +624,7 @@ class TerraformLoader:
                         where,
                         f"{owner}: {hcl.get(fld, fld)} is not known here ({value.strip('${}')}); "
                         "the rules that need it are skipped",
+                        owner,
                     )
 
 

@@ -234,7 +234,9 @@ def lambda_module(loader, scope, block, address, env, inputs):
     out = [fn]
     mappings = c.val("event_source_mapping", {})
     if isinstance(mappings, SYMBOLIC) or not isinstance(mappings, dict):
-        loader.note(block, f"{address}: event_source_mapping is not known here; its mappings are not checked")
+        loader.note(
+            block, f"{address}: event_source_mapping is not known here; its mappings are not checked", address
+        )
         mappings = {}
     if c.val("create_unqualified_alias_allowed_triggers", True) is not True:
         mappings = {}

@@ -10,8 +10,9 @@ import os
 import pytest
 from visguard.cli import main
 from visguard.errors import VisguardError
-from visguard.linter.api import lint_model
+from visguard.linter.api import _note_findings, lint_model
 from visguard.linter.loaders import terraform
+from visguard.linter.model import LintConfig
 
 GOOD = """
 resource "aws_sqs_queue" "jobs" {
@@ -121,3 +122,33 @@ def test_cli_exit_codes_and_files_read(tmp_path, capsys):
     assert main(["lint", "--no-config", str(root)]) == 1  # nothing at all could be read
     (line,) = capsys.readouterr().err.splitlines()
     assert "is not a folder" in line
+
+
+def test_every_note_names_an_address_never_a_file_or_locals_path(module, opts, tmp_path):
+    d = module(
+        {
+            "main.tf": """
+            variable "env" {}
+            data "aws_ssm_parameter" "vt" {
+              name = "/vt"
+            }
+            locals {
+              vt = data.aws_ssm_parameter.vt.value
+            }
+            resource "aws_sqs_queue" "q" {
+              name                       = "q-${var.env}"
+              visibility_timeout_seconds = local.vt
+            }
+            resource "aws_sqs_queue" "fleet" {
+              for_each = toset(split(",", data.aws_ssm_parameter.vt.value))
+            }
+            module "remote" {
+              source = "git::https://example.com/x.git"
+            }
+            """,
+            "override.tf": "",
+        }
+    )
+    m = terraform.load(d, opts())
+    got = sorted({f.queue for f in _note_findings(m, LintConfig())})
+    assert got == ["aws_sqs_queue.fleet", "aws_sqs_queue.q", "module.remote", "root_module", "var.env"], got
