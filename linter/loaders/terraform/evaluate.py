@@ -1113,9 +1113,9 @@ class Scope:
             v = self._modules[name] = Unknown(f"module.{name}", "the module could not be read here")
             return v
         if "count" in block.attrs:
-            v: Any = [m for _, m in insts]
+            v: Any = [m for _, m, _ in insts]
         elif "for_each" in block.attrs:
-            v = {env.names["each"]["key"]: m for env, m in insts}
+            v = {env.names["each"]["key"]: m for env, m, _ in insts}
         else:
             v = insts[0][1] if insts else Unknown(f"module.{name}", "the module is not read")
         if (
@@ -1124,7 +1124,14 @@ class Scope:
             and insts[0][1].address.endswith("[*]")
         ):
             v = Unknown(f"module.{name}", "the module's count/for_each is not known here")
+        # known before its contents are read: an argument of the call may read another output of the same call
+        # (Terraform orders each input and output on its own); only a real cycle is one (issue 26 §3)
         self._modules[name] = v
+        for _, m, read in insts:
+            try:
+                read()
+            except VisguardError as exc:
+                self.loader.unreadable(exc, m.address)
         return v
 
 

@@ -210,12 +210,13 @@ class TerraformLoader:
             values[name] = (None, _cli_value(raw, name))
         return values
 
-    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj]]:
-        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown."""
+    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj, Any]]:
+        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown; each with
+        the function that reads what it creates (called once the instances are known to the caller's scope)."""
         base = f"{scope.prefix}module.{name}"
         src_attr = block.attrs.get("source")
         source = scope.eval_attr(src_attr) if src_attr is not None else None
-        out: list[tuple[Env, ModuleObj]] = []
+        out: list[tuple[Env, ModuleObj, Any]] = []
         if not isinstance(source, str):
             raise VisguardError(
                 f"module {name}: source must be a literal string", file=block.file, place=f"line {block.line}"
@@ -238,20 +239,29 @@ class TerraformLoader:
                 directory = installed if installed is not None else module_dir(scope.mod.dir, source)
                 child = self.child_scope(scope, block, source, address, inputs, directory)
                 child.module_key = key  # type: ignore[attr-defined]
-                out.append((env, ModuleObj(address, _outputs_of(child))))
+                out.append((env, ModuleObj(address, _outputs_of(child)), lambda c=child: self.collect(c)))
             elif model is not None:
-                res, outputs = model(self, scope, block, address, env, inputs)
-                for r in res:
-                    r.suppressions = self.suppressions(block) + r.suppressions
-                    r.suppressions += scope_suppressions(scope)
-                self.resources += res
-                out.append((env, ModuleObj(address, outputs)))
+                holder: dict = {}
+
+                def modelled(out_name, node=None, _h=holder, _a=address):
+                    if "outputs" not in _h:  # read by an argument of the same call while it is evaluated
+                        return Unknown(f"{_a}.{out_name}", "read by the same module call's arguments")
+                    return _h["outputs"](out_name, node)
+
+                def run(_h=holder, _a=address, _e=env, _i=inputs):
+                    res, _h["outputs"] = model(self, scope, block, _a, _e, _i)
+                    for r in res:
+                        r.suppressions = self.suppressions(block) + r.suppressions
+                        r.suppressions += scope_suppressions(scope)
+                    self.resources += res
+
+                out.append((env, ModuleObj(address, modelled), run))
             else:
 
                 def unknown(out_name, node=None, _a=address, _s=source):
                     return Unknown(f"{_a}.{out_name}", f"module source {_s} is not read")
 
-                out.append((env, ModuleObj(address, unknown)))
+                out.append((env, ModuleObj(address, unknown), _nothing))
         return out
 
     def installed_module(self, key: str) -> str | None:
@@ -326,7 +336,6 @@ class TerraformLoader:
             self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
         )
         child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
-        self.collect(child)
         return child
 
     # -------------------------------------------------------------------------------------------- resources
@@ -660,6 +669,10 @@ def read_vars(path: str) -> dict[str, Attr]:
         for a in list(attrs.values())[:1]:
             a.src.shown = False
     return attrs
+
+
+def _nothing() -> None:
+    """What reading a module visguard does not read takes."""
 
 
 def scope_suppressions(scope: Scope) -> list[Suppression]:

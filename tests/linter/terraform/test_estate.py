@@ -3,6 +3,8 @@ module outputs fed back into the same call, registry module versions, OpenTofu, 
 
 from __future__ import annotations
 
+import pytest
+from visguard.errors import VisguardError
 from visguard.linter.api import lint_model
 from visguard.linter.loaders import terraform
 
@@ -79,3 +81,78 @@ def test_a_function_name_holding_a_data_source_still_names_the_function(module, 
     got = {c.id: (c.kind, c.function_id, c.function_timeout) for c in m.queues["aws_sqs_queue.q"].consumers}
     assert set(got.values()) == {("lambda", "aws_lambda_function.f", 60)} and len(got) == 2
     assert {f.rule for f in lint_model(m)} == {"VG010", "VG020", "VG031"}
+
+
+# ---------------------------------------------------------------------------------------------- §3
+WORKER = {
+    "worker/main.tf": """
+    variable "queue_arn" {}
+    variable "role_name" {}
+    resource "aws_lambda_function" "this" {
+      function_name = "worker"
+      timeout       = 60
+    }
+    resource "aws_lambda_event_source_mapping" "m" {
+      event_source_arn = var.queue_arn
+      function_name    = aws_lambda_function.this.arn
+      batch_size       = var.role_name == "" ? 1 : 10
+    }
+    output "function_name" {
+      value = aws_lambda_function.this.function_name
+    }
+    output "role" {
+      value = var.role_name
+    }
+    """,
+}
+CALL = """
+resource "aws_sqs_queue" "q" {
+  visibility_timeout_seconds = 30
+}
+module "worker" {
+  source    = "./worker"
+  queue_arn = aws_sqs_queue.q.arn
+  role_name = %s
+}
+"""
+
+
+def test_a_module_input_may_read_another_output_of_the_same_call(module, opts):
+    m = terraform.load(module({**WORKER, "main.tf": CALL % '"${module.worker.function_name}-role"'}), opts())
+    assert m.notes == []
+    (c,) = m.queues["aws_sqs_queue.q"].consumers  # read once, not once per reference
+    assert (c.function_id, c.function_timeout, c.batch_size) == (
+        "module.worker.aws_lambda_function.this",
+        60,
+        10,
+    )
+    assert {f.rule for f in lint_model(m)} == {"VG010", "VG020", "VG031"}
+
+
+def test_a_real_cycle_through_a_module_call_is_still_a_cycle(module, opts):
+    d = module({**WORKER, "main.tf": CALL % "module.worker.role"})
+    m = terraform.load(d, opts())  # the queue is read; the mapping caught in the cycle is not
+    (note,) = m.notes
+    assert note.address == "module.worker.aws_lambda_event_source_mapping.m"
+    assert "role_name: the expression depends on itself (a cycle)" in note.message
+    d = module({**WORKER, "main.tf": CALL.replace("aws_sqs_queue", "aws_sns_topic") % "module.worker.role"})
+    with pytest.raises(VisguardError, match="depends on itself"):  # nothing else to read: the one error
+        terraform.load(d, opts())
+
+
+def test_a_registry_module_argument_reading_its_own_output_is_not_a_cycle(module, opts):
+    d = module(
+        {
+            "main.tf": """
+            module "jobs" {
+              source                     = "terraform-aws-modules/sqs/aws"
+              name                       = "jobs"
+              visibility_timeout_seconds = 30
+              create_dlq                 = true
+              tags                       = { arn = module.jobs.queue_arn }
+            }
+            """
+        }
+    )
+    m = terraform.load(d, opts())
+    assert set(m.queues) == {"module.jobs.aws_sqs_queue.this[0]", "module.jobs.aws_sqs_queue.dlq[0]"}
