@@ -216,7 +216,14 @@ def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
 
 # ---------------------------------------------------------------------------------------------- the model
 class Builder:
-    def __init__(self, resources: list[Res], file: str, problems: list | None = None):
+    def __init__(
+        self,
+        resources: list[Res],
+        file: str,
+        problems: list | None = None,
+        data: dict | None = None,
+        notes: list | None = None,
+    ):
         self.res = resources
         self.by_address = {r.address: r for r in resources}
         self.model = Model(source_file=file)
@@ -226,6 +233,8 @@ class Builder:
         # (error, address) of each resource that could not be read; None: the first one is raised
         self.problems = problems
         self.unread: set[str] = set()
+        self.data = data or {}  # data source address -> (type, the name it looks up or None, where)
+        self.notes = notes if notes is not None else []  # (load.Note) a consumer of a queue not declared here
 
     def skip(self, r: Res, exc: VisguardError) -> None:
         """``r`` cannot be read (``exc``): recorded, and nothing refers to it any more (a reference to it is then
@@ -376,8 +385,8 @@ class Builder:
             if target is not None:
                 rd.target = self.queue_of(target, url=False)
                 rd.target_ref = _ref_text(target)
-                if isinstance(target, Ref) and target.address in self.unread:
-                    rd.target_ref = str(target)  # a queue that could not be read: not known here
+                if isinstance(target, Ref) and (target.address in self.unread or target.address in self.data):
+                    rd.target_ref = str(target)  # a queue that could not be read, or not declared here
                 if isinstance(target, Ref) and target.address in self.by_address and rd.target is None:
                     other = self.by_address[target.address]
                     rd.target_ref = f"{target.address}.{target.attr} ({other.type}, not an SQS queue ARN)"
@@ -393,6 +402,9 @@ class Builder:
 
     def queue_of(self, v: Any, *, url: bool) -> str | None:
         """The queue id an ARN (or, with ``url``, a queue URL) names, when the queue is in this model."""
+        if isinstance(v, Ref) and v.address in self.data:  # data "aws_sqs_queue": the queue of that name
+            kind, name, _ = self.data[v.address]
+            return self.queue_names.get(name) if kind == QUEUE and isinstance(name, str) else None
         if isinstance(v, Ref):
             if v.address in self.model.queues and v.attr in (("url", "id") if url else ("arn",)):
                 return v.address
@@ -421,6 +433,7 @@ class Builder:
         src = r.values.get("event_source_arn")
         qid = self.queue_of(src, url=False)
         if qid is None:
+            self.note_elsewhere(r, src)
             return  # a stream, a broker, or a queue outside these files
         try:
             if r.address in self.unread:
@@ -433,6 +446,28 @@ class Builder:
             c = Consumer(id=r.address, kind="unknown", location=r.location)
             c.note = "the event source mapping could not be read here"
             self.model.queues[qid].consumers.append(c)
+
+    def note_elsewhere(self, r: Res, src: Any) -> None:
+        """A mapping of a queue not declared here (a data source, an SQS ARN): noted, so a clean run is never an
+        unchecked one; a stream or a broker is not a queue (nothing to say)."""
+        from .load import Note
+
+        text = str(src) if isinstance(src, (str, Text)) else ""
+        if isinstance(src, Ref) and src.address in self.data and self.data[src.address][0] == QUEUE:
+            name = self.data[src.address][1]
+            what = f"queue {excerpt(name, 64)} (through {src.address})" if name else f"{src.address}"
+        elif text.startswith("arn:") and ":sqs:" in text:
+            what = f"queue {excerpt(text.rsplit(':', 1)[1], 64)} (by ARN)"
+        else:
+            return
+        self.notes.append(
+            Note(
+                f"{r.address} consumes {what}, which is not declared in these files: the queue's settings are "
+                "not checked here (lint the root module that declares it too)",
+                r.loc("event_source_arn"),
+                r.address,
+            )
+        )
 
     def consumer(self, r: Res, qid: str, src: Any) -> None:
         c = Consumer(id=r.address, kind="lambda", location=r.location)
@@ -509,6 +544,12 @@ class Builder:
         if isinstance(v, Text):
             refs = v.refs()
             v = refs[0] if refs else Unknown(str(v), "it holds a value known only at plan or apply")
+        if isinstance(v, Ref) and v.address in self.data:  # data "aws_lambda_function": by the name it looks up
+            kind, name, _ = self.data[v.address]
+            if kind == FUNCTION and isinstance(name, str):
+                v = name
+            else:
+                return None, f"function_name is {v.address}.{v.attr}, a data source not known here"
         if isinstance(v, Ref):
             other = self.by_address.get(v.address)
             if other is None and v.address in self.unread:
@@ -530,7 +571,7 @@ class Builder:
             name = function_name(v)
             if name in self.function_names:
                 return self.function_names[name], None
-            return None, f"function {excerpt(name, 64)} is not defined in these files"
+            return None, f"function {excerpt(name, 64)} is not declared in these files"
         return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
 
 
@@ -554,7 +595,15 @@ def _ref_text(v: Any) -> str | None:
     return str(v)
 
 
-def build_model(resources: list[Res], file: str, problems: list | None = None) -> Model:
+def build_model(
+    resources: list[Res],
+    file: str,
+    problems: list | None = None,
+    data: dict | None = None,
+    notes: list | None = None,
+) -> Model:
     """The model of ``resources``. A resource that cannot be read raises its error, or with ``problems`` (a
-    list) is recorded there as (error, address) and left out; the rest is built (a bound is always raised)."""
-    return Builder(resources, file, problems).build()
+    list) is recorded there as (error, address, what) and left out; the rest is built (a bound is always
+    raised). ``data``: the data sources referred to (``TerraformLoader.data``); ``notes`` receives a note for
+    each mapping of a queue not declared here."""
+    return Builder(resources, file, problems, data, notes).build()

@@ -58,6 +58,8 @@ SCHEMA_DEFAULTS = {
     ("aws_lambda_function", "timeout"): DEFAULT_LAMBDA_TIMEOUT,
     ("aws_lambda_event_source_mapping", "enabled"): True,
 }
+# Data sources visguard resolves against the resources read, by the argument that names what they look up.
+DATA_NAMES = {"aws_sqs_queue": "name", "aws_lambda_function": "function_name"}
 # Attributes of a resource that exist only after apply (a reference to them stays a Ref).
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
 MAX_INSTANCES = 1000  # count / for_each of one block
@@ -846,6 +848,9 @@ class Scope:
                 f"{root} is only available in a block with {'for_each' if root == 'each' else 'count'}", node
             )
         if root == "data":
+            ref = self._data_ref(steps)
+            if ref is not None:  # data.aws_sqs_queue.x.arn: resolved by name against the queues read (build.py)
+                return self._apply(ref, steps[3:], node, env)
             return Unknown(
                 text_of(node, env.src), "data sources are read by terraform plan, not from the files"
             )
@@ -863,6 +868,19 @@ class Scope:
                 raise EvalError(f"reference to undeclared resource {root}.{steps[0][1]}", node)
             return self._apply(self.resource_value(key), steps[1:], node, env)
         raise EvalError(f"unknown name {root!r}", node)
+
+    def _data_ref(self, steps: list) -> Ref | None:
+        """``data.aws_sqs_queue.x.arn`` / ``data.aws_lambda_function.f.arn``: a reference the model builder
+        resolves by the name the data source looks up (``Builder.data``); None for other data sources."""
+        if len(steps) < 3 or any(how != "attr" for how, _ in steps[:3]) or self.loader is None:
+            return None
+        key = (steps[0][1], steps[1][1])
+        block = self.mod.data.get(key)
+        if key[0] not in DATA_NAMES or block is None or "count" in block.attrs or "for_each" in block.attrs:
+            return None
+        address = f"{self.prefix}data.{key[0]}.{key[1]}"
+        self.loader.data_source(self, address, block)
+        return Ref(address, steps[2][1])
 
     def _apply(self, value, steps, node, env):
         for how, key in steps:

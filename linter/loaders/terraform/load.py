@@ -127,6 +127,8 @@ class TerraformLoader:
             tuple[VisguardError, str, str]
         ] = []  # (error, address, what) of each part not read
         self.files: list[str] = []  # every file read
+        # data.aws_sqs_queue.x / data.aws_lambda_function.f -> (type, the name it looks up or None, where)
+        self.data: dict[str, tuple[str, str | None, Location]] = {}
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
@@ -139,6 +141,25 @@ class TerraformLoader:
             return
         self._noted.add(message)
         self.notes.append(Note(message, loc, address))
+
+    def data_source(self, scope: Scope, address: str, block: Block) -> None:
+        """Record a ``data "aws_sqs_queue"`` / ``data "aws_lambda_function"`` block referred to: the name it
+        looks up (None when not known here)."""
+        if address in self.data:
+            return
+        from .evaluate import DATA_NAMES
+
+        kind = block.labels[0]
+        attr = block.attrs.get(DATA_NAMES[kind])
+        name = None
+        if attr is not None:
+            try:
+                v = scope.eval_attr(attr)
+            except VisguardError as exc:
+                self.unreadable(exc, address)
+                v = None
+            name = v if isinstance(v, str) else None
+        self.data[address] = (kind, name, Location(block.file, block.line, block.column, path=address))
 
     def unreadable(self, exc: VisguardError, address: str, what: str | None = None) -> None:
         """A part of the root module (a file, a module call, a resource: ``what``, default its address) that
@@ -589,8 +610,11 @@ class TerraformLoader:
             self.collect(scope)
         except RecursionError:
             raise Bound("expression or module nesting too deep", file=self.root) from None
-        model = build_model(self.resources, self.root, self.problems)
+        notes: list[Note] = []
+        model = build_model(self.resources, self.root, self.problems, self.data, notes)
         self.partial(model)
+        for n in notes:
+            self.note(n.location, n.message, n.address)
         self.note_unknown_values(model)
         return TerraformModel(
             queues=model.queues, source_file=model.source_file, notes=self.notes, files=self.files

@@ -156,3 +156,86 @@ def test_a_registry_module_argument_reading_its_own_output_is_not_a_cycle(module
     )
     m = terraform.load(d, opts())
     assert set(m.queues) == {"module.jobs.aws_sqs_queue.this[0]", "module.jobs.aws_sqs_queue.dlq[0]"}
+
+
+# ---------------------------------------------------------------------------------------------- §4
+DATA = """
+variable "env" {
+  default = "prod"
+}
+resource "aws_sqs_queue" "jobs" {
+  name                       = "jobs-${var.env}"
+  visibility_timeout_seconds = 30
+  redrive_policy = jsonencode({deadLetterTargetArn = data.aws_sqs_queue.shared_dlq.arn, maxReceiveCount = 5})
+}
+data "aws_sqs_queue" "jobs" {
+  name = "jobs-${var.env}"
+}
+data "aws_sqs_queue" "shared_dlq" {
+  name = "shared-dlq"
+}
+data "aws_sqs_queue" "other" {
+  name = "other-team-queue"
+}
+resource "aws_lambda_function" "w" {
+  function_name = "w"
+  timeout       = 60
+}
+data "aws_lambda_function" "w" {
+  function_name = "w"
+}
+resource "aws_lambda_event_source_mapping" "m" {
+  event_source_arn = data.aws_sqs_queue.jobs.arn
+  function_name    = data.aws_lambda_function.w.arn
+}
+resource "aws_lambda_event_source_mapping" "other" {
+  event_source_arn = data.aws_sqs_queue.other.arn
+  function_name    = aws_lambda_function.w.arn
+}
+resource "aws_lambda_event_source_mapping" "legacy" {
+  event_source_arn = "arn:aws:sqs:eu-west-1:123456789012:legacy"
+  function_name    = aws_lambda_function.w.arn
+}
+resource "aws_lambda_event_source_mapping" "stream" {
+  event_source_arn = "arn:aws:kinesis:eu-west-1:123456789012:stream/x"
+  function_name    = aws_lambda_function.w.arn
+}
+"""
+
+
+def test_data_sources_resolve_by_name_and_an_undeclared_queue_is_noted(module, opts):
+    m = terraform.load(module({"main.tf": DATA}), opts())
+    (c,) = m.queues["aws_sqs_queue.jobs"].consumers
+    assert (c.id, c.function_id, c.function_timeout) == (
+        "aws_lambda_event_source_mapping.m",
+        "aws_lambda_function.w",
+        60,
+    )
+    # the shared DLQ is not declared here: not known, never "not an SQS queue ARN" (VG004)
+    assert {f.rule for f in lint_model(m)} == {"VG010", "VG031"}
+    notes = {n.address: (n.location.line, n.message) for n in m.notes}
+    assert set(notes) == {"aws_lambda_event_source_mapping.other", "aws_lambda_event_source_mapping.legacy"}
+    line, said = notes["aws_lambda_event_source_mapping.other"]
+    assert line == 31 and "consumes queue 'other-team-queue' (through data.aws_sqs_queue.other)" in said
+    assert (
+        "consumes queue 'legacy' (by ARN), which is not declared in these files"
+        in notes["aws_lambda_event_source_mapping.legacy"][1]
+    )
+
+
+def test_a_root_that_only_consumes_queues_from_elsewhere_is_not_a_clean_run(module, opts):
+    d = module(
+        {
+            "main.tf": """
+            data "aws_sqs_queue" "in" {
+              name = "orders"
+            }
+            resource "aws_lambda_event_source_mapping" "m" {
+              event_source_arn = data.aws_sqs_queue.in.arn
+              function_name    = "worker"
+            }
+            """
+        }
+    )
+    m = terraform.load(d, opts())
+    assert m.queues == {} and [n.address for n in m.notes] == ["aws_lambda_event_source_mapping.m"]
