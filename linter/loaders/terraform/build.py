@@ -544,7 +544,9 @@ class Builder:
         if isinstance(v, Text):
             refs = v.refs()
             v = refs[0] if refs else Unknown(str(v), "it holds a value known only at plan or apply")
-        if isinstance(v, Ref) and v.address in self.data:  # data "aws_lambda_function": by the name it looks up
+        if (
+            isinstance(v, Ref) and v.address in self.data
+        ):  # data "aws_lambda_function": by the name it looks up
             kind, name, _ = self.data[v.address]
             if kind == FUNCTION and isinstance(name, str):
                 v = name

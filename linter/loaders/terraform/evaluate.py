@@ -849,7 +849,9 @@ class Scope:
             )
         if root == "data":
             ref = self._data_ref(steps)
-            if ref is not None:  # data.aws_sqs_queue.x.arn: resolved by name against the queues read (build.py)
+            if (
+                ref is not None
+            ):  # data.aws_sqs_queue.x.arn: resolved by name against the queues read (build.py)
                 return self._apply(ref, steps[3:], node, env)
             return Unknown(
                 text_of(node, env.src), "data sources are read by terraform plan, not from the files"
