@@ -239,3 +239,91 @@ def test_a_root_that_only_consumes_queues_from_elsewhere_is_not_a_clean_run(modu
     )
     m = terraform.load(d, opts())
     assert m.queues == {} and [n.address for n in m.notes] == ["aws_lambda_event_source_mapping.m"]
+
+
+# ---------------------------------------------------------------------------------------------- §2
+V3 = """
+module "dlq" {
+  source  = "terraform-aws-modules/sqs/aws"
+  version = "%(sqs)s"
+  name    = "jobs-dlq"
+}
+module "jobs" {
+  source                     = "terraform-aws-modules/sqs/aws"
+  version                    = "%(sqs)s"
+  name                       = "jobs"
+  visibility_timeout_seconds = 30
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = module.dlq.%(arn)s
+    maxReceiveCount     = 3
+  })
+}
+module "worker" {
+  source         = "terraform-aws-modules/lambda/aws"
+  version        = "%(lambda)s"
+  function_name  = "worker"
+  timeout        = 20
+  lambda_at_edge = true
+  event_source_mapping = {
+    sqs = {
+      event_source_arn        = module.jobs.%(arn)s
+      function_response_types = ["ReportBatchItemFailures"]
+      scaling_config          = { maximum_concurrency = 2 }
+    }
+  }
+}
+"""
+
+
+def test_sqs_3x_and_lambda_2x_are_read_by_their_version(module, opts):
+    m = terraform.load(
+        module({"main.tf": V3 % {"sqs": "~> 3.0", "lambda": "~> 2.0", "arn": "sqs_queue_arn"}}), opts()
+    )
+    assert m.notes == []
+    q = m.queues["module.jobs.aws_sqs_queue.this[0]"]
+    assert (q.name, q.redrive.target, q.redrive.max_receive_count) == (
+        "jobs",
+        "module.dlq.aws_sqs_queue.this[0]",
+        3,
+    )
+    (c,) = q.consumers
+    # lambda 2.36 (newest 2.x): at-edge timeout capped at 30, partial batch responses passed, no scaling_config
+    assert (c.function_timeout, c.report_batch_item_failures, c.max_concurrency) == (20, True, None)
+    assert {f.rule for f in lint_model(m)} == {"VG011", "VG021", "VG022"}
+
+
+def test_older_releases_inside_a_major(module, opts):
+    files = {"main.tf": V3 % {"sqs": "2.1.0", "lambda": "2.20.0", "arn": "this_sqs_queue_arn"}}
+    (c,) = terraform.load(module(files), opts()).queues["module.jobs.aws_sqs_queue.this[0]"].consumers
+    assert (c.function_timeout, c.report_batch_item_failures) == (
+        5,
+        False,
+    )  # capped at 5 before 2.26; no types
+
+
+def test_sqs_5x_outputs_with_the_3x_names_are_an_error_not_a_guess(module, opts):
+    files = {"main.tf": V3 % {"sqs": "~> 5.0", "lambda": "~> 8.0", "arn": "sqs_queue_arn"}}
+    m = terraform.load(module(files), opts())  # the DLQ is read; the call naming a 3.x output is not
+    assert list(m.queues) == ["module.dlq.aws_sqs_queue.this[0]"]
+    assert [n.address for n in m.notes] == ["module.jobs"] and "has no output 'sqs_queue_arn'" in m.notes[
+        0
+    ].message
+    m = terraform.load(
+        module({"main.tf": V3 % {"sqs": "~> 5.0", "lambda": "~> 8.0", "arn": "queue_arn"}}), opts()
+    )
+    (c,) = m.queues["module.jobs.aws_sqs_queue.this[0]"].consumers
+    assert c.max_concurrency == 2
+
+
+def test_an_unmodelled_version_is_a_note_naming_the_module(module, opts):
+    files = {"main.tf": V3 % {"sqs": "~> 1.0", "lambda": "~> 9.0", "arn": "sqs_queue_arn"}}
+    d = module({**files, "q.tf": 'resource "aws_sqs_queue" "own" {}\n'})
+    m = terraform.load(d, opts())
+    assert list(m.queues) == ["aws_sqs_queue.own"]
+    said = {n.address: n.message for n in m.notes}
+    assert set(said) == {"module.dlq", "module.jobs", "module.worker"}
+    assert (
+        "version '~> 1.0' of terraform-aws-modules/sqs/aws is not modelled by visguard (it models 2.x-5.x)"
+        in said["module.jobs"]
+    )
+    assert "version '~> 9.0' of terraform-aws-modules/lambda/aws" in said["module.worker"]
