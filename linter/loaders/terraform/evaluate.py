@@ -255,6 +255,10 @@ class ResourceObj:
 
 
 class Scope:
+    # names another tool adds to the language (Terragrunt): a call or a reference to them is not known here
+    unknown_functions: frozenset[str] = frozenset()
+    unknown_roots: frozenset[str] = frozenset()
+
     def __init__(
         self,
         loader,
@@ -781,6 +785,10 @@ class Scope:
         if "::" in name:
             return Unknown(text_of(node, env.src), f"provider function {name}() is not evaluated")
         if name not in TERRAFORM_FUNCTIONS:
+            if name in self.unknown_functions:
+                return Unknown(
+                    text_of(node, env.src), f"{name}() is evaluated by Terragrunt, not from the files"
+                )
             raise EvalError(f"call to unknown function {name}()", node)
         if name in ("try", "can"):
             return self._try(name, arg_nodes, node, env)
@@ -869,6 +877,8 @@ class Scope:
             if key not in self.mod.resources:
                 raise EvalError(f"reference to undeclared resource {root}.{steps[0][1]}", node)
             return self._apply(self.resource_value(key), steps[1:], node, env)
+        if root in self.unknown_roots:
+            return Unknown(text_of(node, env.src), f"{root} is known to Terragrunt only when it runs")
         raise EvalError(f"unknown name {root!r}", node)
 
     def _data_ref(self, steps: list) -> Ref | None:
@@ -968,6 +978,9 @@ class Scope:
         nullable = block.attrs.get("nullable")
         if v is None and nullable is not None and self.eval_attr(nullable) is False:
             v = _MISSING
+        if v is _MISSING and self.inputs is None and getattr(self.loader, "defaults_unknown", None):
+            # a Terragrunt configuration that includes another: its inputs may set any variable
+            return Unknown(f"var.{name}", self.loader.defaults_unknown)
         if v is _MISSING:
             if "default" in block.attrs:
                 v = self.eval_attr(block.attrs["default"], Env())

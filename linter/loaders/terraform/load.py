@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
+# Terraform's and OpenTofu's file endings; foo.tofu takes the place of foo.tf (opentofu.org/docs/language/files)
+SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
+_OVERRIDE = r"(?:^|_)override\.(?:tf|tofu)(?:\.json)?$"
 _MISSING_REF = object()
 MAX_FILES = 2000
 
@@ -69,9 +72,10 @@ class TerraformModel(Model):
         self.files = [] if files is None else files
 
 
-def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> tuple[list[str], list[str]]:
+def listing(directory: str, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[list[str], list[str]]:
     """(the regular files of ``directory`` ending in ``suffixes`` that stay inside it, the symlinks among them
-    that lead outside it: never read)."""
+    that lead outside it: never read). ``foo.tf`` is left out when ``foo.tofu`` is there (``.tf.json`` and
+    ``.tofu.json`` likewise), as OpenTofu reads a folder."""
     try:
         names = sorted(os.listdir(directory))
     except OSError as exc:
@@ -81,10 +85,17 @@ def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> 
     for n in names:
         p = os.path.join(directory, n)
         if n.endswith(suffixes) and os.path.isfile(p):
+            if n.endswith((".tf", ".tf.json")) and _tofu_name(n) in names:
+                continue
             (inside if confined(p, directory) else outside).append(p)
     if len(inside) > MAX_FILES:
         raise VisguardError(f"more than {MAX_FILES} Terraform files in one module", file=directory)
     return inside, outside
+
+
+def _tofu_name(name: str) -> str:
+    """foo.tf -> foo.tofu, foo.tf.json -> foo.tofu.json: the OpenTofu file that takes its place."""
+    return name[:-8] + ".tofu.json" if name.endswith(".tf.json") else name[:-3] + ".tofu"
 
 
 def tf_files(directory: str) -> list[str]:
@@ -109,9 +120,16 @@ def read_blocks(path: str) -> list[Block]:
 
 class TerraformLoader:
     def __init__(
-        self, root: str, *, variables: dict[str, str] | None = None, var_files: tuple[str, ...] = ()
+        self,
+        root: str,
+        *,
+        variables: dict[str, str] | None = None,
+        var_files: tuple[str, ...] = (),
+        inputs: dict[str, Any] | None = None,
     ):
         self.root = root
+        self.inputs = inputs or {}  # evaluated root variable values given by a caller (Terragrunt's inputs)
+        self.defaults_unknown: str | None = None  # why a root variable without a value is not known here
         self.variables = dict(variables or {})
         self.var_files = tuple(var_files)
         self.notes: list[Note] = []
@@ -182,12 +200,7 @@ class TerraformLoader:
         for path in files:
             if linked(path):
                 self._linked.add(path)
-            base = os.path.basename(path)
-            if (
-                base == "override.tf"
-                or base.endswith(("_override.tf", "_override.tf.json"))
-                or base == "override.tf.json"
-            ):
+            if re.search(_OVERRIDE, os.path.basename(path)):
                 self.note(Location(path), f"{path}: override files are not merged by visguard", address)
                 continue
             try:
@@ -205,7 +218,9 @@ class TerraformLoader:
         return mod
 
     def root_values(self, mod: Module) -> dict[str, tuple[Attr | None, Any]]:
-        values: dict[str, tuple[Attr | None, Any]] = {}
+        values: dict[str, tuple[Attr | None, Any]] = {
+            k: (None, v) for k, v in self.inputs.items() if k in mod.variables
+        }  # Terragrunt's inputs are TF_VAR_ variables: the lowest precedence, undeclared ones ignored
         d = self.root
         found, outside = listing(d, (".tfvars", ".tfvars.json")) if os.path.isdir(d) else ([], [])
         for path in outside:
@@ -600,7 +615,7 @@ class TerraformLoader:
             self.note(Location(path), outside_note(path, directory), ROOT)
         if not files:
             more = f" ({len(outside)} symlink(s) leading outside it not read)" if outside else ""
-            raise VisguardError(f"no *.tf or *.tf.json files in this folder{more}", file=self.root)
+            raise VisguardError(f"no *.tf, *.tf.json or *.tofu files in this folder{more}", file=self.root)
         mod = self.read_module(directory, files)
         if not os.path.isdir(self.root):
             self.root = directory

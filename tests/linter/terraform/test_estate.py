@@ -3,6 +3,8 @@ module outputs fed back into the same call, registry module versions, OpenTofu, 
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from visguard.errors import VisguardError
 from visguard.linter.api import lint_model
@@ -327,3 +329,96 @@ def test_an_unmodelled_version_is_a_note_naming_the_module(module, opts):
         in said["module.jobs"]
     )
     assert "version '~> 9.0' of terraform-aws-modules/lambda/aws" in said["module.worker"]
+
+
+# ---------------------------------------------------------------------------------------------- §8
+def test_opentofu_files_are_read_and_a_tofu_file_takes_the_place_of_its_tf(module, opts):
+    d = module(
+        {
+            "queues.tf": 'resource "aws_sqs_queue" "q" {\n  delay_seconds = 999\n}\n',  # ignored: queues.tofu
+            "queues.tofu": 'resource "aws_sqs_queue" "q" {\n  delay_seconds = 5\n}\n',
+            "more.tofu.json": '{"resource": {"aws_sqs_queue": {"j": {"delay_seconds": 901}}}}',
+        }
+    )
+    assert terraform.claim_dir(d)
+    m = terraform.load(d, opts())
+    assert (m.queues["aws_sqs_queue.q"].delay, m.queues["aws_sqs_queue.j"].delay) == (5, 901)
+    assert sorted(os.path.basename(f) for f in m.files) == ["more.tofu.json", "queues.tofu"]
+
+
+WORKER_MODULE = """
+variable "name" {}
+variable "visibility_timeout" {
+  default = 30
+}
+variable "timeout" {
+  default = 10
+}
+resource "aws_sqs_queue" "dlq" {
+  name                      = "${var.name}-dlq"
+  message_retention_seconds = 1209600
+}
+resource "aws_sqs_queue" "this" {
+  name                       = var.name
+  visibility_timeout_seconds = var.visibility_timeout
+  redrive_policy = jsonencode({ deadLetterTargetArn = aws_sqs_queue.dlq.arn, maxReceiveCount = 5 })
+}
+resource "aws_lambda_function" "this" {
+  function_name = var.name
+  timeout       = var.timeout
+}
+resource "aws_lambda_event_source_mapping" "this" {
+  event_source_arn        = aws_sqs_queue.this.arn
+  function_name           = aws_lambda_function.this.arn
+  function_response_types = ["ReportBatchItemFailures"]
+}
+"""
+
+
+def test_terragrunt_lints_its_local_module_with_its_inputs(module, opts):
+    d = module(
+        {
+            "modules/worker/main.tf": WORKER_MODULE,
+            "live/prod/worker/terragrunt.hcl": """
+            locals {
+              env = "prod"
+            }
+            terraform {
+              source = "../../../modules//worker"
+            }
+            inputs = {
+              name               = "orders-${local.env}"
+              timeout            = 120
+              visibility_timeout = 300
+              region             = get_env("AWS_REGION", "eu-west-1")
+            }
+            """,
+            "live/prod/remote/terragrunt.hcl": """
+            terraform {
+              source = "tfr:///terraform-aws-modules/sqs/aws?version=4.0.0"
+            }
+            """,
+            "live/prod/shared/terragrunt.hcl": """
+            include "root" {
+              path = find_in_parent_folders()
+            }
+            terraform {
+              source = "../../../modules/worker"
+            }
+            inputs = {
+              name = dependency.naming.outputs.name
+            }
+            """,
+        }
+    )
+    live = os.path.join(d, "live", "prod")
+    m = terraform.load(os.path.join(live, "worker"), opts())
+    assert m.notes == [] and m.queues["aws_sqs_queue.this"].name == "orders-prod"
+    assert [(f.rule, f.location.line) for f in lint_model(m)] == [("VG011", 15)]  # 300 s < 6 x 120 s
+    m = terraform.load(os.path.join(live, "remote", "terragrunt.hcl"), opts())
+    assert m.queues == {} and "is a remote module: not read" in m.notes[0].message
+    # an included configuration may set any variable: no default is taken, nothing is guessed
+    m = terraform.load(os.path.join(live, "shared"), opts())
+    assert m.queues["aws_sqs_queue.this"].visibility_timeout == "${var.visibility_timeout}"
+    assert [f.rule for f in lint_model(m)] == ["VG050"]  # the timeout too is not known here
+    assert {n.address for n in m.notes} >= {"aws_sqs_queue.this"}
