@@ -32,12 +32,30 @@ __all__ = ["Note", "TerraformModel", "_read_text", "claim_dir", "claim_file", "l
 
 def claim_dir(path: str) -> bool:
     """A folder with ``*.tf``, ``*.tf.json``, ``*.tofu`` or ``*.tofu.json`` files (a Terraform or OpenTofu
-    module), or a ``terragrunt.hcl``."""
+    module), or a ``terragrunt.hcl`` that names a module (a Terragrunt unit; the root configuration the units
+    include names none, and its folder is searched)."""
     try:
         with os.scandir(path) as it:
-            return any((e.name.endswith(SUFFIXES) or e.name == TERRAGRUNT) and e.is_file() for e in it)
+            names = {e.name for e in it if e.is_file()}
     except OSError:
         return False
+    if any(n.endswith(SUFFIXES) for n in names):
+        return True
+    return TERRAGRUNT in names and _names_a_module(os.path.join(path, TERRAGRUNT))
+
+
+def _names_a_module(path: str) -> bool:
+    """A terragrunt.hcl with ``terraform { source = ... }``."""
+    import re
+
+    try:
+        text = _read_text(path)
+    except VisguardError:
+        return True  # claimed: the loader reports what is wrong with it
+    return (
+        re.search(r"(?m)^\s*terraform\s*\{", text) is not None
+        and re.search(r"(?m)^\s*source\s*=", text) is not None
+    )
 
 
 def claim_file(path: str, head: bytes) -> bool:

@@ -126,9 +126,11 @@ class TerraformLoader:
         variables: dict[str, str] | None = None,
         var_files: tuple[str, ...] = (),
         inputs: dict[str, Any] | None = None,
+        input_locations: dict[str, Location] | None = None,
     ):
         self.root = root
         self.inputs = inputs or {}  # evaluated root variable values given by a caller (Terragrunt's inputs)
+        self.input_locations = input_locations or {}  # where each of them is written
         self.defaults_unknown: str | None = None  # why a root variable without a value is not known here
         self.variables = dict(variables or {})
         self.var_files = tuple(var_files)
@@ -483,6 +485,8 @@ class TerraformLoader:
                 attr, env, owner = a, Env(), "locals"
                 continue
             src = scope.var_source(name)
+            if src is None and scope.inputs is None and name in self.input_locations:
+                return attr, owner, self.input_locations[name]  # terragrunt.hcl's inputs = { name = ... }
             if src is None:
                 break
             a, s, e = src

@@ -107,13 +107,30 @@ def load_terragrunt(
             raise VisguardError(
                 f"terraform.source {_shown(source)} is not a folder", file=path, place=f"line {where.line}"
             )
-    loader = TerraformLoader(module, variables=variables, var_files=var_files, inputs=inputs)
+    where_inputs = {}
+    if "inputs" in attrs:
+        for key in inputs:
+            loc = _input_location(attrs["inputs"], key)
+            if loc is not None:
+                where_inputs[key] = loc
+    loader = TerraformLoader(
+        module, variables=variables, var_files=var_files, inputs=inputs, input_locations=where_inputs
+    )
     if includes:
         loader.defaults_unknown = "the configuration includes another one, whose inputs are not read here"
     model = loader.load()
     model.notes = notes.notes + model.notes
     model.files = [path, *model.files]
     return model
+
+
+def _input_location(attr, key: str) -> Location | None:
+    from .load import _path_position
+
+    if not isinstance(key, str) or not attr.src.shown:
+        return None
+    pos = _path_position(attr.expr, attr.src, [key])
+    return Location(attr.file, pos[0], pos[1], path=f"{FILE}/inputs.{key}") if pos else None
 
 
 def _shown(v: str) -> str:

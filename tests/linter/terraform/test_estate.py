@@ -414,7 +414,9 @@ def test_terragrunt_lints_its_local_module_with_its_inputs(module, opts):
     live = os.path.join(d, "live", "prod")
     m = terraform.load(os.path.join(live, "worker"), opts())
     assert m.notes == [] and m.queues["aws_sqs_queue.this"].name == "orders-prod"
-    assert [(f.rule, f.location.line) for f in lint_model(m)] == [("VG011", 15)]  # 300 s < 6 x 120 s
+    (f,) = lint_model(m)  # 300 s < 6 x 120 s, pointed at the input that sets it
+    assert (f.rule, os.path.basename(f.location.file), f.location.line) == ("VG011", "terragrunt.hcl", 11)
+    assert f.fix == "Set visibility_timeout = 720 (at least 720 s (12 min))."
     m = terraform.load(os.path.join(live, "remote", "terragrunt.hcl"), opts())
     assert m.queues == {} and "is a remote module: not read" in m.notes[0].message
     # an included configuration may set any variable: no default is taken, nothing is guessed
