@@ -16,7 +16,7 @@ import os
 import re
 from functools import lru_cache
 
-from visguard.errors import VisguardError
+from visguard.errors import VisguardError, too_deep
 from visguard.linter.model import (
     DEFAULT_DELAY,
     DEFAULT_LAMBDA_TIMEOUT,
@@ -289,9 +289,7 @@ class Scope:
                 ) from None
             raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
         except RecursionError:
-            raise VisguardError(
-                f"{attr.name}: expression nested too deeply", file=attr.file, place=f"line {attr.line}"
-            ) from None
+            raise too_deep(attr.file, f"line {attr.line}", what=f"{attr.name}: expression") from None
         finally:
             self._active.discard(key)
 

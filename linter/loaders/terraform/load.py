@@ -14,7 +14,7 @@ import gc
 import os
 import re
 
-from visguard.errors import VisguardError
+from visguard.errors import VisguardError, too_deep
 from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record
 
@@ -530,7 +530,7 @@ class TerraformLoader:
         try:
             self.collect(scope)
         except RecursionError:
-            raise VisguardError("expression or module nesting too deep", file=self.root) from None
+            raise too_deep(self.root, what="expression or module") from None
         model = build_model(self.resources, self.root)
         self.note_unknown_values(model)
         out = TerraformModel(queues=model.queues, source_file=model.source_file, notes=self.notes)
