@@ -23,8 +23,8 @@ import stat
 from collections import Counter
 from pathlib import Path
 
-from visguard.audit.textsafe import printable
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 # Columns kept from the previous result for the report's list of resolved findings.
 KEEP = (

@@ -27,7 +27,6 @@ from visguard.audit.tables import (
     out_schema,
     record_schema,
 )
-from visguard.audit.textsafe import printable
 from visguard.audit.transforms import (
     drop_duplicates,
     duplicate_counts,
@@ -39,6 +38,7 @@ from visguard.audit.transforms import (
     remote,
 )
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 __all__ = [
     "CONSUMER_FIELDS",

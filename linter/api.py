@@ -12,7 +12,7 @@ import fnmatch
 import functools
 from collections.abc import Iterable
 
-from visguard.errors import InternalError, VisguardError
+from visguard.errors import InternalError, VisguardError, too_deep
 from visguard.linter.context import RiskFigures, RuleContext
 from visguard.linter.dialects import apply_dialect
 from visguard.linter.matching import matches
@@ -335,8 +335,8 @@ def lint_paths(
         except VisguardError as exc:
             result.errors.append(exc if exc.file else VisguardError(exc.detail, file=path, place=exc.place))
             continue
-        except RecursionError:
-            result.errors.append(VisguardError("document nested too deeply", file=path))
+        except RecursionError:  # the per-file backstop: the other files still run
+            result.errors.append(too_deep(path))
             continue
         except MemoryError:
             result.errors.append(VisguardError("input too large to lint in memory", file=path))

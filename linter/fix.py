@@ -444,7 +444,7 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
     file and why; exit 1): not a success, and the other files are still fixed."""
     import sys
 
-    from visguard.engine.cli_guard import printable
+    from visguard.neutralize import printable
     from visguard.linter.loaders import safe_io
 
     out, err = out or sys.stdout, err or sys.stderr

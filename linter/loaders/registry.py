@@ -397,11 +397,7 @@ def _load_template(path: str, options: LoadOptions) -> Model:
     from .cfn import load_template
     from .decode import load_file
 
-    doc = load_file(path)
-    try:
-        return load_template(doc, file=path, parameters=dict(options.parameters))
-    except RecursionError:
-        raise VisguardError("document nested too deeply", file=path) from None
+    return load_template(load_file(path), file=path, parameters=dict(options.parameters))
 
 
 def _claim_config(path: str, head: bytes) -> bool:
