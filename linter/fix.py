@@ -444,8 +444,8 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
     file and why; exit 1): not a success, and the other files are still fixed."""
     import sys
 
-    from visguard.neutralize import printable
     from visguard.linter.loaders import safe_io
+    from visguard.neutralize import printable
 
     out, err = out or sys.stdout, err or sys.stderr
     fixes = result.fixes if getattr(result, "fixes", None) is not None else plan(result, relint)
