@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install install-cdk-min demo test test-fast check bench format clean dist demo-engine synth demo-cdk demo-lint demo-simulate demo-audit
+.PHONY: install install-cdk-min demo test test-fast check bench format clean dist demo-engine demo-kit synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -38,7 +38,7 @@ $(CDK_MIN_STAMP): pyproject.toml
 
 install-cdk-min: $(CDK_MIN_STAMP)
 
-demo: install demo-engine demo-cdk demo-lint demo-simulate demo-audit
+demo: install demo-engine demo-kit demo-cdk demo-lint demo-simulate demo-audit
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -50,12 +50,8 @@ demo-engine: install
 TEST_WORKERS ?= 2
 PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 test: install install-cdk-min
-	@rc=0; \
-	$(BIN)/pytest $(PYTEST_XDIST) || rc=$$?; \
-	echo "== the CDK tests on aws-cdk-lib $(CDK_MIN) (tests/cdk/MIN_VERSION_TESTS)"; \
-	$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS) || rc=$$?; \
-	if [ $$rc -ne 0 ]; then echo "make test: FAILED (see above)" >&2; fi; \
-	exit $$rc
+	@bash scripts/run-tests.sh "$(BIN)/pytest $(PYTEST_XDIST)" \
+		"$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)  # the CDK tests on aws-cdk-lib $(CDK_MIN)"
 
 # The edit-test loop: everything but the slow tests (Spark, moto server, CDK synth), on every core.
 test-fast: install
@@ -111,8 +107,13 @@ demo-lint: install
 	@echo "demo-lint: the literal fixes for the Terraform root module examples/terraform (--diff changes nothing):"
 	$(BIN)/visguard lint examples/terraform --diff || test $$? -eq 2
 
+# The test kit: a team's consumer tests (bare @mock_sqs, a decorated TestCase, asyncio) on the virtual clock.
+demo-kit: install
+	$(BIN)/pytest -q -p no:cacheprovider examples/test-kit
+
 demo-simulate: install
 	@mkdir -p $(OUT)
+	$(BIN)/visguard simulate --example
 	$(BIN)/visguard simulate engine/examples/order-pipeline.yaml --plot $(OUT)/order-pipeline.png
 	$(BIN)/visguard simulate engine/examples/video-encoder-12h.yaml
 	$(BIN)/visguard simulate engine/examples/video-encoder-heartbeat.yaml --plot $(OUT)/video-encoder-heartbeat.png
@@ -125,3 +126,4 @@ demo-audit: install
 	$(BIN)/visguard audit generate --queues 20000 --accounts 12 --seed 7 --out $(OUT)/audit/inventory
 	$(BIN)/visguard audit run --inventory $(OUT)/audit/inventory --out $(OUT)/audit/result --fail-on never
 	@echo "demo-audit: open $(OUT)/audit/result/report.html (summary: $(OUT)/audit/result/summary.json)"
+	$(BIN)/visguard audit cache

@@ -11,17 +11,25 @@ config now turns off is set apart the same way (:func:`split_disabled`). Only a 
 all, by a rule that still runs, is resolved.
 
 PREVIOUS_RESULT is a previous result folder (its ``findings/`` Parquet, or the ``findings.csv`` of its report
-folder), or one of those directly. Anything else is bad input with the path named.
+folder), or one of those directly. Anything else is bad input with the path named; a FIFO or a device is named
+as such and never opened.
+
+The baseline is read and validated completely (:func:`read`) before the audit writes or removes anything, and
+a baseline inside (or equal to) a folder the audit writes (``--out``, ``--report-dir``) is refused
+(:func:`refuse_inside`): ``--overwrite`` would remove it before it is compared (docs/security.md).
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
+import os
+import stat
 from collections import Counter
 from pathlib import Path
 
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 # Columns kept from the previous result for the report's list of resolved findings.
 KEEP = (
@@ -76,8 +84,11 @@ def _read_parquet(path: Path):
 
 
 def _read_csv(path: Path) -> list[dict]:
+    from visguard.linter.loaders.safe_io import open_regular
+
+    fd, _ = open_regular(str(path))  # a FIFO swapped in after _locate is refused, never waited on
     try:
-        with path.open(newline="", encoding="utf-8") as fh:
+        with os.fdopen(fd, newline="", encoding="utf-8") as fh:
             reader = csv.DictReader(fh)
             if not reader.fieldnames or "fingerprint" not in reader.fieldnames:
                 raise VisguardError("not a visguard findings.csv: no fingerprint column", file=str(path))
@@ -96,28 +107,75 @@ def _read_csv(path: Path) -> list[dict]:
         raise VisguardError(f"cannot read the previous findings: {e}", file=str(path)) from e
 
 
+def _stat(p: Path) -> os.stat_result | None:
+    try:
+        return os.stat(p)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise VisguardError(f"cannot read: {getattr(e, 'strerror', None) or e}", file=str(p)) from None
+
+
+def _kind(st: os.stat_result) -> str:
+    if stat.S_ISFIFO(st.st_mode):
+        return "a named pipe"
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+        return "a device"
+    if stat.S_ISSOCK(st.st_mode):
+        return "a socket"
+    return "not a regular file"
+
+
 def _locate(previous: str | Path) -> tuple[str, Path]:
-    """("parquet" | "csv", path) of the previous findings; VisguardError when there are none."""
+    """("parquet" | "csv", path) of the previous findings; VisguardError when there are none. Only ``stat``:
+    nothing is opened here."""
     if "://" in str(previous):
         raise VisguardError(
             "--baseline must be a local folder or file (copy a remote result first)", file=str(previous)
         )
     p = Path(previous)
-    if p.is_dir():
-        if (p / "findings").is_dir():
+    st = _stat(p)
+    if st is None:
+        raise VisguardError("no such file or folder", file=str(p))
+    if stat.S_ISDIR(st.st_mode):
+        found = _stat(p / "findings")
+        if found is not None and stat.S_ISDIR(found.st_mode):
             return "parquet", p / "findings"
-        if (p / "findings.csv").is_file():
+        found = _stat(p / "findings.csv")
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            raise VisguardError(f"{_kind(found)}, not a regular file", file=str(p / "findings.csv"))
+        if found is not None:
             return "csv", p / "findings.csv"
         raise VisguardError(
             "not a visguard result: no findings/ (Parquet) or findings.csv in it", file=str(p)
         )
-    if p.is_file():
-        if p.suffix == ".csv":
-            return "csv", p
-        if p.suffix == ".parquet":
-            return "parquet", p
-        raise VisguardError("expected a result folder, findings.csv or a Parquet file", file=str(p))
-    raise VisguardError("no such file or folder", file=str(p))
+    if not stat.S_ISREG(st.st_mode):
+        raise VisguardError(f"{_kind(st)}, not a regular file or a folder", file=str(p))
+    if p.suffix == ".csv":
+        return "csv", p
+    if p.suffix == ".parquet":
+        return "parquet", p
+    raise VisguardError("expected a result folder, findings.csv or a Parquet file", file=str(p))
+
+
+class Baseline:
+    """A previous result's findings, read and validated in full: ``str()`` is the path it was given as."""
+
+    __slots__ = ("path", "rows")
+
+    def __init__(self, path: str, rows: list[dict]):
+        self.path, self.rows = path, rows
+
+    def __str__(self) -> str:
+        return self.path
+
+
+def read(previous: str | Path | Baseline) -> Baseline:
+    """The whole baseline, every row checked (raises VisguardError on bad input, before anything is written)."""
+    if isinstance(previous, Baseline):
+        return previous
+    kind, path = _locate(previous)
+    return Baseline(str(previous), _read_parquet(path) if kind == "parquet" else _read_csv(path))
 
 
 def check_previous(previous: str | Path) -> None:
@@ -125,10 +183,25 @@ def check_previous(previous: str | Path) -> None:
     _locate(previous)
 
 
-def load_previous(previous: str | Path) -> list[dict]:
+def load_previous(previous: str | Path | Baseline) -> list[dict]:
     """The previous result's findings as dicts with a ``fingerprint`` (raises VisguardError on bad input)."""
-    kind, path = _locate(previous)
-    return _read_parquet(path) if kind == "parquet" else _read_csv(path)
+    return read(previous).rows
+
+
+def refuse_inside(previous: str | Path | Baseline, folders: dict[Path, str]) -> None:
+    """A VisguardError when the baseline is one of ``folders`` (path -> its option, e.g. ``--out``) or inside
+    one: the audit removes a previous result there (``--overwrite``) and writes its own."""
+    mine = os.path.realpath(str(previous))
+    for folder, place in folders.items():
+        base = os.path.realpath(folder)
+        if mine == base or mine.startswith(base.rstrip(os.sep) + os.sep):
+            where = "is the" if mine == base else "is inside the"
+            raise VisguardError(
+                f"{where} {place} folder {printable(str(folder))}, which the audit replaces: copy the previous "
+                "result elsewhere and give that",
+                file=printable(str(previous)),
+                place="--baseline",
+            )
 
 
 def compare(

@@ -16,7 +16,7 @@ class ArgumentParser(argparse.ArgumentParser):
     (which means "findings at or above --fail-on" in visguard)."""
 
     def error(self, message: str):
-        from visguard.audit.textsafe import printable
+        from visguard.neutralize import printable
 
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: {printable(message)}\n")
 

@@ -12,7 +12,7 @@ optionally CloudWatch evidence) from many accounts and regions into an inventory
   fails becomes an ``error`` record: AccessDenied, throttling after the retries, a disabled region.
 - Each partition is written atomically; a re-run skips partitions that are complete without errors.
 - Credentials are held only in botocore objects and never written or logged. AWS's error messages are kept
-  (they say what went wrong), but scrubbed first (``textsafe.scrub``): a ``SignatureDoesNotMatch`` answer
+  (they say what went wrong), but scrubbed first (``visguard.neutralize.scrub``): a ``SignatureDoesNotMatch`` answer
   echoes the canonical request, security token header included. On the terminal, text from AWS or from the
   inventory is shown with control characters escaped, one line per error.
 """
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
 from visguard.audit import inventory
-from visguard.audit.textsafe import printable, safe, scrub
 from visguard.errors import VisguardError
+from visguard.neutralize import printable, safe, scrub
 
 ACCESS_DENIED = {
     "AccessDenied",

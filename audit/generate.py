@@ -411,7 +411,7 @@ def main(argv: list[str], prog: str) -> int:
             f"--queues must be 1-{MAX_QUEUES:,} and --accounts 1-{MAX_ACCOUNTS:,}", place="arguments"
         )
     from visguard.audit import inventory
-    from visguard.audit.textsafe import printable
+    from visguard.neutralize import printable
 
     inventory.check_root(args.out)
     t0 = time.perf_counter()

@@ -29,8 +29,8 @@ SUFFIX = ".jsonl"
 
 def check_root(out: str | Path) -> None:
     """The inventory directory exists (or can be made) and is a directory: checked before anything is done."""
-    from visguard.audit.textsafe import printable
     from visguard.errors import VisguardError
+    from visguard.neutralize import printable
 
     p = Path(out)
     if p.exists() and not p.is_dir():

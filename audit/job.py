@@ -27,7 +27,6 @@ from visguard.audit.tables import (
     out_schema,
     record_schema,
 )
-from visguard.audit.textsafe import printable
 from visguard.audit.transforms import (
     drop_duplicates,
     duplicate_counts,
@@ -39,6 +38,7 @@ from visguard.audit.transforms import (
     remote,
 )
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 __all__ = [
     "CONSUMER_FIELDS",
@@ -69,7 +69,7 @@ def run(
     overwrite: bool = False,
     config=None,
     owner_tags: tuple[str, ...] = DEFAULT_OWNER_TAGS,
-    baseline: str | None = None,
+    baseline=None,
     progress=None,
 ) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
@@ -78,8 +78,10 @@ def run(
     A local ``out`` must be new, empty, or a previous result (``overwrite``: its entries are replaced, nothing
     else in it is touched; ``outdir.py``). A remote ``out`` must not hold findings/queues/quarantine yet,
     unless ``overwrite``. ``config``: a visguard.yaml's ``LintConfig`` (``visguard.linter.loaders.load_config``),
-    applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner;
-    ``progress``: called with one line per phase done (what it did, with counts, and its seconds).
+    applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner.
+    ``baseline``: a previous result (a path, or ``baseline.read``'s Baseline), read in full before anything is
+    removed or written, and refused inside ``out`` or ``report_dir``. ``progress``: called with one line per
+    phase done (what it did, with counts, and its seconds).
     """
     from pyspark.sql import functions as F
     from visguard.audit import outdir
@@ -98,6 +100,11 @@ def run(
     local = Path(report_dir or out)
     folders = {} if remote(out) else {Path(out): "--out"}
     folders.setdefault(local, "--report-dir")
+    if baseline is not None:  # read and checked in full before anything is removed or written
+        from visguard.audit import baseline as bl
+
+        bl.refuse_inside(baseline, folders)
+        baseline = bl.read(baseline)
     foreign = {f: outdir.prepare(f, overwrite, place) for f, place in folders.items()}
     for f, theirs in foreign.items():
         outdir.write_marker(f, theirs, complete=False)
@@ -138,15 +145,19 @@ def run(
         "write_findings",
         progress and f"wrote findings/{f': {table.num_rows:,} findings' if table is not None else ''}",
     )
+    # every text column valid UTF-8 (a corrupt line's bytes are kept as Spark read them, and Arrow readers
+    # refuse invalid UTF-8): each bad byte becomes U+FFFD
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
         F.when(F.col("corrupt").isNull(), F.lit("queue"))
-        .otherwise(F.coalesce(F.col("kind"), F.lit("?")))
+        .otherwise(F.make_valid_utf8(F.coalesce(F.col("kind"), F.lit("?"))))
         .alias("kind"),
-        "account",
-        "region",
-        "arn",
-        F.col("_file").alias("file"),
-        F.coalesce("reason", F.concat(F.lit("not an inventory record: "), F.col("corrupt"))).alias("reason"),
+        F.make_valid_utf8("account").alias("account"),
+        F.make_valid_utf8("region").alias("region"),
+        F.make_valid_utf8("arn").alias("arn"),
+        F.make_valid_utf8("_file").alias("file"),
+        F.make_valid_utf8(
+            F.coalesce("reason", F.concat(F.lit("not an inventory record: "), F.col("corrupt")))
+        ).alias("reason"),
     )
     quarantine.write.mode(mode).parquet(f"{out}/quarantine")
     mark("write_quarantine")
@@ -252,10 +263,15 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         help="a previous result (its --out or report folder): new, resolved and unchanged findings",
     )
     args = ap.parse_args(argv)
-    if args.baseline:
-        from visguard.audit.baseline import check_previous
+    previous = None
+    if args.baseline:  # checked and read in full before any folder is touched or Spark starts
+        from visguard.audit import baseline as bl
 
-        check_previous(args.baseline)
+        written = {} if remote(args.out) else {Path(args.out): "--out"}
+        if args.report_dir:
+            written.setdefault(Path(args.report_dir), "--report-dir")
+        bl.refuse_inside(args.baseline, written)
+        previous = bl.read(args.baseline)
     config = None
     if args.config:
         from visguard.linter.loaders import load_config
@@ -299,7 +315,7 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         overwrite=args.overwrite,
         config=config,
         owner_tags=owner_tags,
-        baseline=args.baseline,
+        baseline=previous,
         progress=progress,
     )
     for f in (s.get("config") or {}).get("findings", []):

@@ -19,8 +19,8 @@ import json
 import shutil
 from pathlib import Path
 
-from visguard.audit.textsafe import printable
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 MARKER = ".visguard-audit.json"
 # What every audit writes (other outputs are found by listing the folder at the end of the run).

@@ -96,6 +96,7 @@ def spark_session(
         # than G1's, 5x the default compile thresholds leaves the lukewarm code interpreted, and shallower C2
         # inlining makes each compilation cheaper (benchmarks/RESULTS.md). A cluster's own settings apply there.
         java = os.environ.get("VISGUARD_SPARK_JAVA_OPTIONS", LOCAL_JAVA_OPTIONS)
+        java = f"{java} {_log_options()}".strip()
         # (not when the caller sets the JVM options itself through ``extra``: those replace these)
         own = "spark.driver.extraJavaOptions" in (extra or {})
         if class_archive and not own:
@@ -108,7 +109,8 @@ def spark_session(
     for k, v in (extra or {}).items():
         builder = builder.config(k, v)
     try:
-        spark = builder.getOrCreate()
+        with _quiet_jvm_start(local):
+            spark = builder.getOrCreate()
     except Exception:
         if archive.used is None or os.environ.get("VISGUARD_SPARK_CDS") == "require":
             raise
@@ -117,11 +119,71 @@ def spark_session(
         archive.used.unlink(missing_ok=True)
         _env_file(archive.used).unlink(missing_ok=True)
         archive = ClassArchive()
-        spark = builder.config("spark.driver.extraJavaOptions", java).getOrCreate()
+        with _quiet_jvm_start(local):
+            spark = builder.config("spark.driver.extraJavaOptions", java).getOrCreate()
     setattr(spark, _ARCHIVE_ATTR, archive)
     if not local:
         ship_code(spark)
     return spark
+
+
+LOG4J = Path(__file__).with_name("log4j2.properties")
+# what a local JVM prints at start that says nothing to an audit's user: the JDK's note on the incubator module
+# Spark 4 loads (the launcher adds it; no option silences it)
+_START_NOISE = (b"WARNING: Using incubator modules",)
+
+
+def _log_options() -> str:
+    """The JVM option that gives Spark visguard's logging (errors only) from its first line, unless
+    VISGUARD_SPARK_LOG4J=0 or the path cannot be passed (Spark splits extraJavaOptions on whitespace)."""
+    path = str(LOG4J)
+    if os.environ.get("VISGUARD_SPARK_LOG4J", "1") in ("0", "false", "no", "off") or not LOG4J.is_file():
+        return ""
+    if any(ch.isspace() or ch in "'\"" for ch in path):
+        return ""
+    return f"-Dlog4j2.configurationFile=file:{path}"
+
+
+@contextlib.contextmanager
+def _quiet_jvm_start(local: bool):
+    """While a local JVM starts, the process's stderr (fd 2, which the JVM inherits) goes through a pipe that
+    drops the lines in _START_NOISE and passes everything else on, for as long as the JVM writes to it."""
+    if not local or os.environ.get("VISGUARD_SPARK_LOG4J", "1") in ("0", "false", "no", "off"):
+        yield
+        return
+    import threading
+
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+        r, w = os.pipe()
+    except (OSError, ValueError):
+        yield
+        return
+
+    def forward() -> None:
+        with os.fdopen(r, "rb", buffering=0) as src:
+            pending = b""
+            while chunk := src.read(65536):
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                out = b"".join(line + b"\n" for line in lines if not line.startswith(_START_NOISE))
+                if out:
+                    with contextlib.suppress(OSError):
+                        os.write(saved, out)
+            if pending and not pending.startswith(_START_NOISE):
+                with contextlib.suppress(OSError):
+                    os.write(saved, pending)
+        os.close(saved)  # the JVM (the last writer) exited
+
+    os.dup2(w, 2)
+    os.close(w)
+    threading.Thread(target=forward, name="visguard-jvm-stderr", daemon=True).start()
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)  # this process writes to its own stderr again; the JVM keeps the pipe
 
 
 def archive_of(spark) -> ClassArchive:

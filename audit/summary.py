@@ -28,7 +28,7 @@ def summarize(records, result, quarantine) -> dict:
     """Small aggregates collected to the driver (a handful of Spark actions over the two caches): the summary
     and every figure the report plots."""
     from pyspark.sql import functions as F
-    from visguard.audit.textsafe import scrub
+    from visguard.neutralize import scrub
 
     kinds: dict[str, int] = {}
     accounts: set[str] = set()

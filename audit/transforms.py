@@ -22,8 +22,8 @@ Stages:
 from __future__ import annotations
 
 from visguard.audit.tables import DLQ_FIELDS, KINDS, MAPPING_SETTINGS, out_schema, record_schema
-from visguard.audit.textsafe import printable
 from visguard.errors import VisguardError
+from visguard.neutralize import printable
 
 
 def remote(path: str) -> bool:

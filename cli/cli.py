@@ -1,7 +1,9 @@
-"""The ``visguard`` console script.
+"""The ``visguard`` console script, and the program's edge (:func:`run`) that every command of it and of
+``visguard-pre-commit`` ends through: errors, exit codes (the table in :mod:`visguard.errors`), a closed stdout
+pipe, Ctrl-C and internal errors are handled here and nowhere else.
 
-Each sub-command lives with its part (``visguard.engine.cli``, ``visguard.linter.cli``, ...) and owns its own
-argument parser; this dispatcher imports only the one that runs, so ``visguard lint`` never imports aws_cdk
+Each sub-command lives with its part (``visguard.engine.cli_simulate``, ``visguard.linter.cli``, ...) and owns its
+own argument parser; this dispatcher imports only the one that runs, so ``visguard lint`` never imports aws_cdk
 or pyspark.
 """
 
@@ -13,11 +15,18 @@ import os
 import sys
 
 from visguard import __version__
-from visguard.errors import EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_OK, VisguardError
+from visguard.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    VisguardError,
+    debug_traceback,
+    internal_error_text,
+    too_deep,
+)
 from visguard.neutralize import printable
-
-EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
-EXIT_BROKEN_PIPE = 141  # the reader of stdout went away (128 + SIGPIPE), as `yes | head` reports it
 
 # name -> (module, one-line help). The module exposes ``main(argv: list[str], prog: str) -> int``.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -62,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a name the terminal's encoding lacks is escaped, not a crash
         with contextlib.suppress(AttributeError, ValueError):
             stream.reconfigure(errors="backslashreplace")
+    name = argv[0] if argv and argv[0] in COMMANDS else None
+    return run(f"visguard {name}" if name else "visguard", lambda: _dispatch(argv))
+
+
+def _dispatch(argv: list[str]) -> int:
     if not argv or argv[0] in ("-h", "--help", "help"):
         print(_usage())
         return EXIT_OK if argv else EXIT_BAD_INPUT
@@ -70,38 +84,50 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     name, rest = argv[0], argv[1:]
     if name not in COMMANDS:
-        print(f"visguard: unknown command {printable(name)!r}\n\n{_usage()}", file=sys.stderr)
+        print(f"visguard: unknown command '{printable(name)}'\n\n{_usage()}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    module = importlib.import_module(COMMANDS[name][0])
+    return module.main(rest, f"visguard {name}")
+
+
+def run(prog: str, command) -> int:
+    """The program's edge: run ``command()`` (a command's whole work) and turn what ends it into an exit code
+    (the table in :mod:`visguard.errors`), every command of both console scripts alike:
+
+    - its return value (None is 0), after stdout is flushed;
+    - :class:`~visguard.errors.VisguardError`: one line ``PROG: message`` on stderr, the error's exit code;
+    - ``RecursionError``: input nested deeper than a reader's own limit: bad input, one line, exit 1;
+    - ``KeyboardInterrupt``: 130; a closed stdout pipe (``... | head``): 141; both quiet;
+    - ``SystemExit`` (argparse's ``--help`` or usage error): its code;
+    - any other exception is a bug: one line, exit 3 (the traceback only with VISGUARD_DEBUG=1).
+    """
     try:
-        module = importlib.import_module(COMMANDS[name][0])
-        code = int(module.main(rest, f"visguard {name}") or 0)
+        code = int(command() or 0)
         sys.stdout.flush()
         return code
     except VisguardError as exc:
-        _error(f"visguard {name}: {exc}")
+        error(f"{prog}: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         quiet_stdout()
         return EXIT_BROKEN_PIPE
-    except RecursionError:  # a document deeper than a door's own limit: still bad input, not a crash
-        _error(f"visguard {name}: input nested too deeply")
+    except RecursionError:
+        error(f"{prog}: {too_deep(what='input')}")
         return EXIT_BAD_INPUT
-    except Exception as exc:  # a bug: one line, exit 3, and the traceback only when asked for
-        if os.environ.get("VISGUARD_DEBUG"):
-            import traceback
-
-            traceback.print_exc()
-        text = " ".join(str(exc).split())[:300]
-        _error(
-            f"visguard {name}: internal error ({type(exc).__name__}{': ' + text if text else ''}); "
-            "please report it (VISGUARD_DEBUG=1 shows the traceback)"
-        )
+    except SystemExit as exc:
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        error(f"{prog}: {exc.code}")
+        return EXIT_BAD_INPUT
+    except Exception as exc:
+        debug_traceback()
+        error(f"{prog}: {internal_error_text(exc)}")
         return EXIT_INTERNAL
 
 
-def _error(line: str) -> None:
+def error(line: str) -> None:
     """One line on stderr, control characters from input shown escaped (docs/security.md)."""
     with contextlib.suppress(OSError, ValueError):
         print(printable(line), file=sys.stderr)

@@ -1,11 +1,30 @@
-"""Exit codes and the error every door raises for bad input (DESIGN.md, "Clear errors, nothing lost")."""
+"""Exit codes and the error every door raises for bad input (DESIGN.md, "Clear errors, nothing lost").
+
+The exit codes of every command of both console scripts (``visguard ...`` and ``visguard-pre-commit``), which
+all end through one edge (:func:`visguard.cli.run`):
+
+====  ===========================================================================================================
+0     ok
+1     bad input or usage: one line on stderr, ``PROG: FILE:PLACE: what is wrong``; input nested deeper than Python's
+      stack (a ``RecursionError``) is bad input too: ``nested too deeply``
+2     findings at or above ``--fail-on`` (lint; a file ``--fix`` changed or ``--diff`` would change), targets
+      not met (recommend)
+3     internal error (a bug): one line ``internal error (Type: message); please report it (...)``, no traceback
+      unless ``VISGUARD_DEBUG=1``; :class:`InternalError` reports one per input when the others can still run
+130   interrupted (Ctrl-C: 128 + SIGINT, as shells report it); nothing printed
+141   stdout closed by its reader (128 + SIGPIPE, as ``yes | head`` reports it); nothing printed (``visguard
+      lint`` has its verdict by then and returns its own code)
+====  ===========================================================================================================
+"""
 
 from __future__ import annotations
 
 EXIT_OK = 0
-EXIT_BAD_INPUT = 1  # bad input or usage: a one-line message naming the file, the place and what is wrong
-EXIT_FINDINGS = 2  # findings at or above --fail-on (lint), targets not met (recommend)
-EXIT_INTERNAL = 3  # a bug in visguard: please report it
+EXIT_BAD_INPUT = 1
+EXIT_FINDINGS = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
 
 
 class VisguardError(Exception):
@@ -27,9 +46,37 @@ class InternalError(VisguardError):
 
     @classmethod
     def from_exception(cls, exc: BaseException, *, file: str | None = None) -> InternalError:
-        text = " ".join(str(exc).split())[:300]
-        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        return cls(f"internal error ({what}); please report it", file=file)
+        """Called in the ``except`` block that caught ``exc``: prints its traceback when VISGUARD_DEBUG is set."""
+        debug_traceback()
+        return cls(internal_error_text(exc), file=file)
+
+
+def internal_error_text(exc: BaseException) -> str:
+    """The one wording of a bug's report (exit 3), on one line whatever the exception says."""
+    text = " ".join(str(exc).split())[:300]
+    what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    return f"internal error ({what}); please report it (VISGUARD_DEBUG=1 shows the traceback)"
+
+
+def debug_traceback() -> None:
+    """The traceback of the exception being handled on stderr, when VISGUARD_DEBUG is set (never otherwise)."""
+    import os
+
+    if os.environ.get("VISGUARD_DEBUG"):
+        import traceback
+
+        traceback.print_exc()
+
+
+def too_deep(
+    file: str | None = None, place: str | None = None, *, what: str = "document", limit: int | None = None
+) -> VisguardError:
+    """The one bad-input error for input nested deeper than Python's stack can follow (a ``RecursionError``):
+    raised ``from None`` by the few readers that name the file (and place) so the other inputs still run; the
+    edge (:func:`visguard.cli.run`) says the same without a file for the rest. ``limit``: the reader's own
+    nesting limit, when it has one."""
+    more = f" (more than {limit} levels)" if limit else ""
+    return VisguardError(f"{what} nested too deeply{more}", file=file, place=place)
 
 
 class MissingExtra(VisguardError, ModuleNotFoundError):

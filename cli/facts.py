@@ -54,6 +54,21 @@ DELAY = Range(0, 900, "s", SQS_API + "API_SetQueueAttributes.html")
 DEFAULT_DELAY = 0
 # RedrivePolicy maxReceiveCount 1..1,000.
 MAX_RECEIVE_COUNT = Range(1, 1_000, "receives", SQS_DG + "sqs-dead-letter-queues.html")
+# A FIFO queue's name ends in ".fifo", and only a FIFO queue's name may: the other names allow letters, digits,
+# hyphens and underscores only (CreateQueue, QueueName).
+FIFO_SUFFIX = ".fifo"
+FIFO_NAME_SOURCE = SQS_API + "API_CreateQueue.html"
+
+
+def fifo_name_mismatch(name: str, fifo: bool) -> str | None:
+    """What is wrong with a queue ``name`` for a queue that is (``fifo``) or is not FIFO; None when nothing."""
+    if fifo and not name.endswith(FIFO_SUFFIX):
+        return f"a FIFO queue's name must end in {FIFO_SUFFIX}"
+    if not fifo and name.endswith(FIFO_SUFFIX):
+        return f"only a FIFO queue's name may end in {FIFO_SUFFIX}"
+    return None
+
+
 # A standard queue's DLQ keeps the enqueue timestamp (retention counts from the original send); a FIFO DLQ
 # resets it.
 DLQ_KEEPS_ENQUEUE_TIMESTAMP = {"standard": True, "fifo": False}

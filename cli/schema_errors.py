@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from visguard.neutralize import printable
+
 SHOWN = 40  # characters of a document value quoted in a message
 _TYPES = {
     "number": "a number",
@@ -30,7 +32,7 @@ def shown(value: object) -> str:
         if isinstance(value, (dict, list))
         else str(value)
     )
-    text = "".join(ch if ch.isprintable() else f"\\x{ord(ch) & 0xFF:02x}" for ch in text)
+    text = printable(text)
     return text if len(text) <= SHOWN else text[: SHOWN - 1] + "…"
 
 

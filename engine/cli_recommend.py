@@ -9,8 +9,8 @@ import argparse
 import json
 
 from visguard import facts
-from visguard.engine.cli_guard import ArgumentParser, guarded, number
-from visguard.errors import EXIT_FINDINGS, EXIT_OK, VisguardError
+from visguard.engine.cli_guard import ArgumentParser, number
+from visguard.errors import EXIT_FINDINGS, EXIT_OK, VisguardError, too_deep
 
 DAY14 = float(facts.RETENTION.hi)  # processing times are 1 ms to 14 days (a message's longest life in SQS)
 
@@ -75,8 +75,8 @@ MAX_SAMPLES = 1_000_000
 
 
 def _read_samples(path: str) -> list[float]:
-    from visguard.engine.cli_guard import printable
     from visguard.engine.scenario import read_text
+    from visguard.neutralize import printable
 
     text = read_text(path)
     text_s = text.strip()
@@ -87,8 +87,10 @@ def _read_samples(path: str) -> list[float]:
             raise VisguardError(
                 f"not a JSON list: {exc.msg}", file=path, place=f"line {exc.lineno}"
             ) from None
-        except (ValueError, RecursionError):
+        except ValueError:
             raise VisguardError("not a JSON list of numbers", file=path) from None
+        except RecursionError:
+            raise too_deep(path) from None
         items = [(1, v) for v in values]
     else:
         items = [(n, line.strip()) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
@@ -204,7 +206,6 @@ def render(rec, consumer) -> str:
     return "\n".join(lines)
 
 
-@guarded
 def main(argv: list[str], prog: str = "visguard recommend") -> int:
     args = parser(prog).parse_args(argv)
     from visguard.engine.recommend import plot, recommend

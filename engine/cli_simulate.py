@@ -9,8 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from visguard.engine.cli_guard import ArgumentParser, guarded, number, printable
+from visguard.engine.cli_guard import ArgumentParser, number
 from visguard.errors import VisguardError, need
+from visguard.neutralize import printable
 
 # (key, label, format) of the readable table, in order
 ROWS = [
@@ -261,13 +262,12 @@ def _source(args) -> tuple[str, str] | None:
         return None
     if args.example not in example_names():
         raise VisguardError(
-            f"no example scenario {printable(args.example)!r}; there are: {', '.join(example_names())}",
+            f"no example scenario '{printable(args.example)}'; there are: {', '.join(example_names())}",
             place="--example",
         )
     return str(EXAMPLES / f"{args.example}.yaml"), f"--example {args.example}"
 
 
-@guarded
 def main(argv: list[str], prog: str = "visguard simulate") -> int:
     args = parser(prog).parse_args(argv)
     from visguard.engine.scenario import check_limits, load

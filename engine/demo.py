@@ -7,7 +7,6 @@ exceed maxReceiveCount. Every step goes through the boto3-shaped client; the sta
 
 from __future__ import annotations
 
-import argparse
 import json
 from datetime import UTC, datetime
 
@@ -154,7 +153,9 @@ def render(result: dict) -> str:
 
 
 def main(argv: list[str], prog: str) -> int:
-    ap = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
+    from .cli_guard import ArgumentParser  # a usage error is bad input (exit 1), not argparse's 2 (findings)
+
+    ap = ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     ap.add_argument(
         "--visibility-timeout", type=int, default=30, help="queue VisibilityTimeout (s), default 30"
     )

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from visguard import facts
 from visguard.engine.risk import Profile
-from visguard.errors import VisguardError
+from visguard.errors import VisguardError, too_deep
 
 SCHEMA_PATH = Path(__file__).parent / "schemas" / "scenario.schema.json"
 
@@ -79,7 +79,7 @@ def _schema() -> dict:
 
 
 def _place(path) -> str:
-    from visguard.engine.cli_guard import printable
+    from visguard.neutralize import printable
 
     out = ""
     for part in path:
@@ -205,7 +205,7 @@ def parse_text(text: str, file: str = "<scenario>") -> dict:
         except ValueError as exc:
             raise VisguardError(f"not a valid scenario: {exc}", file=file) from None
         except RecursionError:
-            raise VisguardError(f"nested deeper than {MAX_DEPTH} levels", file=file) from None
+            raise too_deep(file, limit=MAX_DEPTH) from None
     if doc is None:
         try:
             doc = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
@@ -219,7 +219,7 @@ def parse_text(text: str, file: str = "<scenario>") -> dict:
         except (ValueError, OverflowError) as exc:  # e.g. an integer past Python's digit limit
             raise VisguardError(f"not a valid scenario: {str(exc).splitlines()[0]}", file=file) from None
         except RecursionError:
-            raise VisguardError(f"nested deeper than {MAX_DEPTH} levels", file=file) from None
+            raise too_deep(file, limit=MAX_DEPTH) from None
     if not isinstance(doc, dict):
         raise VisguardError("a scenario must be a mapping with queue, workload and consumer", file=file)
     _check_values(doc, file)

@@ -12,7 +12,7 @@ import fnmatch
 import functools
 from collections.abc import Iterable
 
-from visguard.errors import InternalError, VisguardError
+from visguard.errors import InternalError, VisguardError, too_deep
 from visguard.linter.context import RiskFigures, RuleContext
 from visguard.linter.dialects import apply_dialect
 from visguard.linter.matching import matches
@@ -229,16 +229,26 @@ class LintResult:
         errors: list[VisguardError] | None = None,
         files: list[str] | None = None,
         queues: int = 0,
+        more_files: int = 0,
     ):
         self.findings: list[Finding] = findings if findings is not None else []
         self.errors: list[VisguardError] = errors if errors is not None else []  # one per input not linted
         self.files: list[str] = files if files is not None else []  # every file linted (clean ones included)
         self.queues = queues
+        self.fixes: list | None = None  # the fix plan, when a door asks for it (visguard.linter.fix.plan)
+        self.more_files = (
+            more_files  # files read besides the inputs themselves (a Terraform root's other files)
+        )
 
     def __repr__(self) -> str:
         return (
             f"LintResult({len(self.findings)} findings, {len(self.errors)} errors, {len(self.files)} files)"
         )
+
+    @property
+    def files_read(self) -> int:
+        """How many files were read: each input, and each further file of a Terraform root module."""
+        return len(self.files) + self.more_files
 
     @property
     def internal_errors(self) -> list[VisguardError]:
@@ -259,14 +269,22 @@ def expand_paths(
 
 
 def _note_findings(model: Model, config: LintConfig) -> list[Finding]:
-    """VG902 (info) once for each value a loader could not evaluate (``model.notes``: Terraform, Serverless)."""
+    """VG902 (info) once for each value or part a loader could not evaluate or read (``model.notes``: Terraform,
+    Serverless); its queue field is the address the note is about."""
     notes = model.notes
     if not notes or "VG902" in config.disabled:
         return []
     rule = ALL_RULES["VG902"]
     sev = Severity(config.severity_overrides.get("VG902", rule.severity))
     return [
-        Finding("VG902", sev, n.message, n.location.path or n.location.file, n.location, fix=rule.fix)
+        Finding(
+            "VG902",
+            sev,
+            n.message,
+            getattr(n, "address", None) or n.location.path or n.location.file,
+            n.location,
+            fix=rule.fix,
+        )
         for n in notes
     ]
 
@@ -317,8 +335,8 @@ def lint_paths(
         except VisguardError as exc:
             result.errors.append(exc if exc.file else VisguardError(exc.detail, file=path, place=exc.place))
             continue
-        except RecursionError:
-            result.errors.append(VisguardError("document nested too deeply", file=path))
+        except RecursionError:  # the per-file backstop: the other files still run
+            result.errors.append(too_deep(path))
             continue
         except MemoryError:
             result.errors.append(VisguardError("input too large to lint in memory", file=path))
@@ -327,6 +345,7 @@ def lint_paths(
             result.errors.append(InternalError.from_exception(exc, file=path))
             continue
         result.files.append(path)
+        result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
         result.findings += meta + findings + _note_findings(model, file_config)
     result.findings += _config_meta_findings(config)

@@ -89,10 +89,43 @@ def parse_parameters(items: list[str], flag: str = "--parameter") -> dict[str, s
 
 
 def _var_files(items: list[str]) -> tuple[str, ...]:
+    from visguard.linter.loaders.safe_io import require_regular
+
     for f in items:
-        if not os.path.isfile(f):
-            raise VisguardError("--var-file: no such file", file=f)
+        try:
+            require_regular(f)  # a FIFO or a device is named as such, never opened here
+        except VisguardError as exc:
+            raise VisguardError(f"--var-file: {exc.detail}", file=f) from None
     return tuple(items)
+
+
+def _input_named(output: str | None, inputs: list[str]) -> str | None:
+    """The input (a path given, or a file linted) that ``--output`` names, by inode: a link or another
+    spelling of the same file counts; None when it names none of them."""
+    if not output:
+        return None
+    try:
+        out = os.stat(output)
+    except (OSError, ValueError):
+        return None  # a new file: it cannot be an input
+    for p in inputs:
+        try:
+            if os.path.samestat(out, os.stat(p)):
+                return p
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _refuse_output(output: str | None, inputs: list[str]) -> None:
+    named = _input_named(output, inputs)
+    if named is not None:
+        raise VisguardError(
+            f"is {'the input ' + named if named != output else 'an input'}: the report would replace it; "
+            "give another file",
+            file=output,
+            place="--output",
+        )
 
 
 def _find_config(args) -> str | None:
@@ -132,12 +165,20 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
     def run():
         return lint_paths(args.paths, config=config, options=options, exclude=args.exclude)
 
+    _refuse_output(args.output, args.paths)  # before anything is read or written
     result = run()
+    _refuse_output(args.output, result.files)  # a template found in a linted folder
     changed = False
-    if args.fix or args.diff:  # visguard.linter.fix (issue 14 §4)
+    if args.fix or args.diff or args.format == "sarif":  # the fixes, once (visguard.linter.fix)
+        from visguard.linter.fix import plan
+
+        result.fixes = plan(result, run)
+    if args.fix or args.diff:
         from visguard.linter.fix import cli_step
 
         changed, result = cli_step(args.diff, result, run)
+        if args.format == "sarif" and result.fixes is None:  # re-linted after writing
+            result.fixes = plan(result, run)
         if args.diff:
             for err in result.errors:
                 print(f"{prog}: {printable(err)}", file=sys.stderr)

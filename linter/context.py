@@ -94,8 +94,10 @@ class RuleContext:
 
     @staticmethod
     def consumer_label(c: Consumer) -> str:
+        if c.kind == "lambda" and c.function_id is None:
+            return f"mapping {c.id} (its function is not known here)"
         if c.kind == "lambda":
-            fn = c.function_id or "an unknown function"
+            fn = c.function_id
             return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
         return f"consumer {c.id}"
 

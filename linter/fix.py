@@ -1,414 +1,54 @@
-"""``visguard lint --fix`` / ``--diff``: write findings' structured changes into CloudFormation/SAM templates.
+"""``visguard lint --fix`` / ``--diff`` and SARIF fixes: the door of the fix core (issue 14 §4, issue 23 §2).
 
-Issue 14 §4. The changes (``Finding.changes``, built by the rules; see visguard.linter.changes) become edits of
-the template *text*: ruamel.yaml's round-trip parser says where every key and value is (line and column), and
-only the characters of the value being changed, or the lines of a key being added, are touched. Comments, key
-order, quoting, blank lines and short-form tags (``!GetAtt``, ``!Ref``) stay as they were; JSON stays JSON.
+The pipeline: loaders -> model -> rules -> findings (with structured ``Change``s) -> **fixes** -> reporters.
 
-What is mechanical: VisibilityTimeout, MessageRetentionPeriod, DelaySeconds, RedrivePolicy.maxReceiveCount,
-FunctionResponseTypes, BatchSize, MaximumBatchingWindowInSeconds, a function's Timeout, and adding a DLQ with a
-RedrivePolicy. A value that comes from an intrinsic (``!Ref Param``) is left alone (the parameter decides it),
-and so is anything the template does not hold (a generated cdk.out, a queue SAM creates).
+- ``plan`` turns a lint result into one FileFix per file to change, once, after linting: each file goes to the
+  adapter of its syntax (CloudFormation/SAM/Serverless resources in YAML or JSON: visguard.linter.fixes.cfn;
+  Terraform HCL: visguard.linter.fix_hcl; Terraform JSON: visguard.linter.fix_tfjson), and the core
+  (visguard.linter.fixes.core) writes the changes, with one clash policy and one re-parse check for all of them.
+- The plan is checked by linting the files as it would write them (nothing is written meanwhile:
+  ``safe_io.planned``). Where findings want one value set differently, the value written is the first (in
+  ascending order) with which none of them is reported any more and nothing new is; when there is none, they
+  are left alone with the values they want. A fix that would bring a new finding is refused, with the
+  finding named. Findings that the fixed files still have and can fix (a consumer's new batching window raises
+  the visibility timeout it needs) are fixed in the same run, up to three rounds: ``--fix`` converges, a second
+  run changes nothing.
+- The reporters get the plan with the lint result (``LintResult.fixes``): ``--diff`` prints it, ``--fix``
+  writes it, SARIF offers each finding its own edits as they are planned (``sarif_fixes``).
 
-A file with a parse error is never touched; a rewrite that does not parse back is never written; files are
-written atomically (a temporary file, then a rename). Terraform root modules (a folder or a ``.tf`` file) go to
-visguard.linter.fix_hcl, which edits literal values in the module's own ``.tf`` and ``.tfvars`` files.
+Reading and writing are here only. A file with a parse error is never touched. Every syntax is written by one
+function, ``write_fix`` (docs/security.md, "The write policy"): atomically through a temporary file no one can
+plant, mode and owner kept, only if the file is unchanged since it was read; a symbolic link, a file with other
+hard links and a read-only file are refused with the reason. The lines an edit writes take the file's dominant
+line ending. A template inside a cloud assembly (cdk.out) and a Terraform plan are tools' output: never edited.
 """
 
 from __future__ import annotations
 
 import difflib
-import io
-import json
 import os
 
 from visguard.errors import VisguardError
-from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
-from visguard.linter.model import Change, Finding
-from visguard.records import Record, Value
+from visguard.linter.fixes.core import FileFix, plan_text, render_alone
+from visguard.linter.model import Finding
 
-QUEUE_TYPE = "AWS::SQS::Queue"
-ESM_TYPE = "AWS::Lambda::EventSourceMapping"
+__all__ = ["FileFix", "cli_step", "fix_files", "fix_text", "plan", "replacements", "sarif_fixes", "write_fix"]
+
 FIXABLE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
+ROUNDS = 3  # plans of the findings a fixed file still has (a fix changes what another finding needs)
+TRIES = 6  # plans: after choosing a value where findings clash, after refusing a fix that brings a finding
 
 
-class GetAtt(Value):
-    """``!GetAtt Resource.Attribute`` (``{"Fn::GetAtt": [...]}`` in JSON)."""
+def fix_text(path: str, text: str, findings: list[Finding], choices=None) -> FileFix:
+    """The FileFix of one CloudFormation/SAM template (or Serverless resources file): the changes of
+    ``findings`` written into ``text`` (visguard.linter.fixes.cfn)."""
+    from visguard.linter.fixes.cfn import CfnAdapter
 
-    __slots__ = ("resource", "attribute")
-
-    def __init__(self, resource: str, attribute: str):
-        self.resource = resource
-        self.attribute = attribute
-
-
-class FileFix(Record):
-    # skipped: (finding, why it was not written); notes: what a reader of the change should know (a shared
-    # variable)
-    __slots__ = ("path", "before", "after", "applied", "skipped", "notes")
-
-    def __init__(
-        self,
-        path: str,
-        before: str,
-        after: str,
-        applied: list[Finding] | None = None,
-        skipped: list[tuple[Finding, str]] | None = None,
-        notes: list[str] | None = None,
-    ):
-        self.path = path
-        self.before = before
-        self.after = after
-        self.applied = [] if applied is None else applied
-        self.skipped = [] if skipped is None else skipped
-        self.notes = [] if notes is None else notes
-
-    @property
-    def changed(self) -> bool:
-        return self.after != self.before
-
-    def diff(self) -> str:
-        return "".join(
-            difflib.unified_diff(
-                self.before.splitlines(keepends=True),
-                self.after.splitlines(keepends=True),
-                fromfile=f"a/{self.path.lstrip('/')}",
-                tofile=f"b/{self.path.lstrip('/')}",
-            )
-        )
+    as_json = path.lower().endswith(".json") or text.lstrip().startswith("{")
+    return plan_text(CfnAdapter(as_json), path, text, findings, choices)
 
 
-# ------------------------------------------------------------------------------------------ parsing
-def _yaml():
-    from ruamel.yaml import YAML
-
-    y = YAML(typ="rt")
-    y.preserve_quotes = True
-    return y
-
-
-def parse(text: str):
-    """The round-trip document (ruamel CommentedMap with line/column data). Read only: the last few are kept, so
-    the edits of one file's findings (``fix_text``, a SARIF fix per finding) parse each text once, not once per
-    step (ruamel's parser is pure Python: four parses per finding made a 100-finding template take 25 s)."""
-    key = hash(text)
-    hit = _PARSED.get(key)
-    if hit is not None and hit[0] == text:
-        return hit[1]
-    doc = _yaml().load(io.StringIO(text))
-    if len(_PARSED) >= 4:
-        del _PARSED[next(iter(_PARSED))]
-    _PARSED[key] = (text, doc)
-    return doc
-
-
-_PARSED: dict[int, tuple[str, object]] = {}  # hash -> (text, its document), oldest first
-
-
-def _is_json(path: str, text: str) -> bool:
-    return path.lower().endswith(".json") or text.lstrip().startswith("{")
-
-
-# ------------------------------------------------------------------------------------------ changes -> edits
-def edits_for(change: Change, doc) -> list[tuple[list, object, str | None]] | str:
-    """(document path, new value, insert-after hint) for a change, or the reason it is not written here."""
-    res = doc.get("Resources") if hasattr(doc, "get") else None
-    if not hasattr(res, "get"):
-        return "no Resources in this document"
-    if change.scope == "queue":
-        r = res.get(change.target)
-        if not hasattr(r, "get") or r.get("Type") != QUEUE_TYPE:
-            return f"{change.target} is not an AWS::SQS::Queue resource of this template"
-        base = ["Resources", change.target, "Properties"]
-        if change.field == "redrive":
-            v = change.value
-            props = {"MessageRetentionPeriod": v["retention"]}
-            if (r.get("Properties") or {}).get("FifoQueue") in (True, "true", "True"):
-                props["FifoQueue"] = True
-            policy = {
-                "deadLetterTargetArn": GetAtt(v["id"], "Arn"),
-                "maxReceiveCount": v["max_receive_count"],
-            }
-            return [
-                (["Resources", v["id"]], {"Type": QUEUE_TYPE, "Properties": props}, change.target),
-                ([*base, "RedrivePolicy"], policy, None),
-            ]
-        if change.field == "redrive.max_receive_count":
-            rp = (r.get("Properties") or {}).get("RedrivePolicy")
-            if not hasattr(rp, "get"):
-                return "the RedrivePolicy is not a mapping written in the template"
-            return [([*base, "RedrivePolicy", "maxReceiveCount"], int(change.value), None)]
-        if change.field in QUEUE_WORDS:
-            return [([*base, QUEUE_WORDS[change.field][0]], int(change.value), None)]
-        return f"{change.field} is not a property visguard writes"
-    # a consumer: where its setting is written, else on its event source mapping / SAM event
-    if change.field not in CONSUMER_WORDS:
-        return f"{change.field} is not a property visguard writes"
-    prop = CONSUMER_WORDS[change.field][0]
-    value = ["ReportBatchItemFailures"] if change.field == "report_batch_item_failures" else int(change.value)
-    if change.field == "report_batch_item_failures" and not change.value:
-        value = []
-    loc = change.location.path.split("/") if change.location and change.location.path else []
-    if loc and loc[-1] == prop:
-        return [(loc, value, None)]
-    if change.field == "function_timeout":
-        return "the function timeout is not written in this template"
-    if (
-        len(loc) == 2
-        and loc[0] == "Resources"
-        and getattr(res.get(loc[1]), "get", lambda k: None)("Type") == ESM_TYPE
-    ):
-        return [([*loc, "Properties", prop], value, None)]
-    if len(loc) >= 5 and loc[2:4] == ["Properties", "Events"]:  # a SAM SQS event (not SNS's SqsSubscription)
-        event = res.get(loc[1], {}).get("Properties", {}).get("Events", {}).get(loc[4], {})
-        if hasattr(event, "get") and event.get("Type") == "SQS":
-            return [([*loc[:5], "Properties", prop], value, None)]
-        return "SAM writes this mapping itself (SqsSubscription): the template cannot set it"
-    return "the consumer is not an event source mapping or SAM event of this template"
-
-
-# ------------------------------------------------------------------------------------------ text edits
-def _get(node, key):
-    try:
-        return node[key]
-    except (KeyError, IndexError, TypeError):
-        return _MISSING
-
-
-_MISSING = object()
-
-
-def _scalar_end(line: str, col: int, flow: bool) -> int:
-    ch = line[col : col + 1]
-    if ch in ("'", '"'):
-        i = col + 1
-        while i < len(line):
-            if ch == '"' and line[i] == "\\":
-                i += 2
-                continue
-            if line[i] == ch:
-                if ch == "'" and line[i + 1 : i + 2] == "'":
-                    i += 2
-                    continue
-                return i + 1
-            i += 1
-        return len(line)
-    end = len(line.rstrip("\r\n"))
-    hash_at = line.find(" #", col)
-    if hash_at != -1:
-        end = min(end, hash_at)
-    if flow:
-        for stop in ",}]":
-            j = line.find(stop, col)
-            if j != -1:
-                end = min(end, j)
-    return len(line[:end].rstrip())
-
-
-def _render_flow(value) -> str:
-    """``value`` as one line of YAML flow style (inside ``{...}`` a block cannot start)."""
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_render_flow(v)}" for k, v in value.items()) + "}"
-    return _render(value, as_json=False, indent=0, step=2)
-
-
-def _render(value, *, as_json: bool, indent: int, step: int) -> str:
-    """``value`` as text: one line for scalars, lists and JSON; an indented block (after a newline) for YAML
-    mappings."""
-    if isinstance(value, GetAtt):
-        if as_json:
-            return json.dumps({"Fn::GetAtt": [value.resource, value.attribute]})
-        return f"!GetAtt {value.resource}.{value.attribute}"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value) if as_json or not _plain(value) else value
-    if isinstance(value, list):
-        return "[" + ", ".join(_render(v, as_json=as_json, indent=indent, step=step) for v in value) + "]"
-    if as_json:
-        return (
-            "{"
-            + ", ".join(
-                f"{json.dumps(k)}: {_render(v, as_json=True, indent=indent, step=step)}"
-                for k, v in value.items()
-            )
-            + "}"
-        )
-    lines = []
-    for k, v in value.items():
-        if isinstance(v, dict):
-            lines.append(
-                " " * (indent + step) + f"{k}:" + _render(v, as_json=False, indent=indent + step, step=step)
-            )
-        else:
-            lines.append(
-                " " * (indent + step) + f"{k}: " + _render(v, as_json=False, indent=indent, step=step)
-            )
-    return "\n" + "\n".join(lines)
-
-
-def _plain(s: str) -> bool:
-    """A string YAML reads back as the same string without quotes."""
-    import re
-
-    reserved = ("true", "false", "yes", "no", "on", "off", "null", "y", "n")
-    return bool(re.fullmatch(r"[A-Za-z][A-Za-z0-9_:./-]*", s)) and s.lower() not in reserved
-
-
-def _indent_step(doc) -> int:
-    res = doc.get("Resources")
-    for r in res.values() if hasattr(res, "values") else []:
-        if hasattr(r, "lc") and r and hasattr(res, "lc"):
-            first = next(iter(r))
-            return max(1, r.lc.key(first)[1] - res.lc.key(next(iter(res)))[1])
-    return 2
-
-
-def apply_edit(text: str, path: list, value, after: str | None, *, as_json: bool) -> str:
-    """``text`` with the value at ``path`` set to ``value`` (added, with any missing parents, if absent)."""
-    doc = parse(text)
-    lines = text.splitlines(keepends=True)
-    step = _indent_step(doc)
-    node, i = doc, 0
-    while i < len(path) - 1 and _get(node, path[i]) is not _MISSING and hasattr(_get(node, path[i]), "lc"):
-        node, i = node[path[i]], i + 1
-    key = path[i]
-    nested = value
-    for k in reversed(path[i + 1 :]):
-        nested = {k: nested}
-    current = _get(node, key)
-    flow = as_json or node.fa.flow_style()
-    if current is not _MISSING and i == len(path) - 1:
-        return _replace(lines, node, key, current, value, flow=flow, as_json=as_json)
-    return _insert(lines, node, key, nested, after, flow=flow, as_json=as_json, step=step)
-
-
-def _replace(lines, node, key, current, value, *, flow: bool, as_json: bool) -> str:
-    vl, vc = node.lc.value(key)
-    line = lines[vl]
-    if isinstance(value, list) and hasattr(current, "lc"):  # FunctionResponseTypes: [] or a block list
-        if current.fa.flow_style():
-            end = line.index("]", vc) + 1
-            new = _render(value, as_json=as_json, indent=0, step=2)
-            lines[vl] = line[:vc] + new + line[end:]
-        else:
-            il, ic = current.lc.item(0)
-            lines.insert(il, " " * ic + "- " + _render(value[0], as_json=as_json, indent=0, step=2) + "\n")
-        return "".join(lines)
-    if (
-        hasattr(current, "lc")
-        or getattr(current, "tag", None) is not None
-        and str(getattr(current.tag, "value", "") or "").startswith("!")
-    ):
-        raise _Skip("the value comes from an intrinsic function or parameter")
-    end = _scalar_end(line, vc, flow)
-    old = line[vc:end]
-    new = _render(value, as_json=as_json, indent=0, step=2)
-    if old[:1] in ("'", '"') and not as_json:
-        new = old[0] + str(value) + old[0]  # keep the template's quoting ("600" stays a quoted string)
-    elif old[:1] == '"' and as_json and isinstance(value, int):
-        new = f'"{value}"'
-    lines[vl] = line[:vc] + new + line[end:]
-    return "".join(lines)
-
-
-def _insert(lines, node, key, value, after, *, flow: bool, as_json: bool, step: int) -> str:
-    keys = list(node)
-    if not keys:
-        raise _Skip("an empty mapping")
-    kl, kc = node.lc.key(keys[0])
-    if flow:
-        text = _render(value, as_json=as_json, indent=kc, step=step) if as_json else _render_flow(value)
-        rendered = f"{json.dumps(key) if as_json else key}: {text}"
-        line = lines[kl]
-        if line[:kc].strip() == "":  # one key per line: a line of its own
-            lines.insert(kl, " " * kc + rendered + ",\n")
-        else:
-            lines[kl] = line[:kc] + rendered + ", " + line[kc:]
-        return "".join(lines)
-    body = _render(value, as_json=False, indent=kc, step=step)
-    block = " " * kc + f"{key}:" + (body if body.startswith("\n") else " " + body) + "\n"
-    at = kl
-    if after is not None and after in node:
-        at = _block_end(lines, node.lc.key(after)[0], kc)
-    elif not hasattr(node[keys[-1]], "lc"):
-        ll, _ = node.lc.value(keys[-1])
-        if not str(lines[ll]).rstrip().endswith(("|", ">", "|-", ">-")):
-            at = _block_end(lines, ll, kc)
-    lines.insert(at, block)
-    return "".join(lines)
-
-
-def _block_end(lines, start: int, col: int) -> int:
-    """The line after the block that starts at ``start`` (a key at column ``col``), before trailing blanks and
-    comments that belong to what follows."""
-    i = start + 1
-    while i < len(lines):
-        s = lines[i]
-        if s.strip() and not s.lstrip().startswith("#") and len(s) - len(s.lstrip()) <= col:
-            break
-        i += 1
-    while i > start + 1 and (not lines[i - 1].strip() or lines[i - 1].lstrip().startswith("#")):
-        i -= 1
-    if i > 0 and not lines[i - 1].endswith("\n"):
-        lines[i - 1] += "\n"
-    return i
-
-
-class _Skip(Exception):
-    pass
-
-
-# ------------------------------------------------------------------------------------------ files
-def fix_text(path: str, text: str, findings: list[Finding]) -> FileFix:
-    """Apply the changes of ``findings`` (those about this file) to ``text``; never raises on a template it
-    cannot edit (the reasons are in ``skipped``)."""
-    out = FileFix(path, text, text)
-    try:
-        doc = parse(text)
-    except Exception:  # noqa: BLE001 - ruamel raises many types; a file that does not parse is never touched
-        out.skipped += [(f, "the file does not parse") for f in findings if f.changes]
-        return out
-    as_json = _is_json(path, text)
-    current = text
-    for f in findings:
-        if not f.changes:
-            continue
-        try:
-            doc = parse(current)  # the last edit's text: parsed by _check for YAML, parsed here for JSON
-            trial = current
-            for ch in f.changes:
-                plan = edits_for(ch, doc)
-                if isinstance(plan, str):
-                    raise _Skip(plan)
-                for p, value, after in plan:
-                    trial = apply_edit(trial, p, value, after, as_json=as_json)
-            _check(trial, as_json)
-        except _Skip as why:
-            out.skipped.append((f, str(why)))
-            continue
-        except Exception as exc:  # noqa: BLE001 - an edit we cannot make safely: leave the text as it was
-            out.skipped.append((f, f"could not be written safely ({type(exc).__name__})"))
-            continue
-        current = trial
-        out.applied.append(f)
-    out.after = current
-    return out
-
-
-def _check(text: str, as_json: bool) -> None:
-    """The edited text still reads as a template, with the parser visguard reads templates with (C-speed: a SARIF
-    fix is checked for each finding)."""
-    if as_json:
-        json.loads(text)
-    else:
-        from visguard.linter.loaders.decode import loads_yaml
-
-        loads_yaml(text, file="<edited>")
-
-
+# ------------------------------------------------------------------------------------------ reading, writing
 def _same_file(a: str, b: str) -> bool:
     try:
         return os.path.samefile(a, b)
@@ -422,30 +62,80 @@ def _generated(path: str) -> bool:
     return os.path.isfile(os.path.join(folder, "manifest.json")) or os.path.basename(folder) == "cdk.out"
 
 
+def read_source(path: str):
+    """(text, stamp) of a file to fix: its exact text (line endings and a BOM kept) and how it was when read
+    (``write_fix`` checks the stamp)."""
+    from visguard.linter.loaders import safe_io
+
+    data, stamp = safe_io.read_stamped(path)
+    try:
+        return data.decode("utf-8"), stamp
+    except UnicodeDecodeError as exc:
+        raise VisguardError(
+            f"cannot read the file to fix it: not UTF-8 text (byte {exc.start})", file=path
+        ) from None
+
+
 def _read(path: str) -> str:
+    return read_source(path)[0]
+
+
+def write_fix(ff: FileFix) -> bool:
+    """The one writer of ``--fix``, for every syntax: ``ff.after`` replaces ``ff.path`` (safe_io.replace_file:
+    atomic, through a temporary file no one can plant, mode and owner kept) unless the write policy refuses
+    it (a symbolic link, other hard links, a read-only file, a file changed since it was read: ``ff.refused``
+    says why, and the file is left as it is). True when written."""
+    from visguard.linter.loaders import safe_io
+
     try:
-        with open(path, encoding="utf-8", newline="") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise VisguardError(f"cannot read the file to fix it: {exc}", file=path) from None
+        safe_io.replace_file(ff.path, ff.after.encode("utf-8"), ff.stamp)
+    except safe_io.NotWritten as why:
+        ff.refused = str(why)
+        return False
+    except VisguardError as exc:
+        ff.refused = exc.detail
+        return False
+    return True
 
 
-def _write(ff: FileFix) -> None:
-    """``ff.after`` into ``ff.path``: a temporary file next to it, then renamed over it (atomic)."""
-    tmp = f"{ff.path}.visguard-fix.tmp"
-    try:
-        with open(tmp, "w", encoding="utf-8", newline="") as fh:
-            fh.write(ff.after)
-        os.replace(tmp, ff.path)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise VisguardError(f"cannot write the fixed file: {exc.strerror}", file=ff.path) from None
+def keep_line_endings(before: str, after: str) -> str:
+    """``after`` with the lines an edit wrote ending as most lines of ``before`` do ("\r\n" or "\n"); the
+    lines no edit touched keep theirs."""
+    crlf = before.count("\r\n")
+    if crlf <= before.count("\n") - crlf:
+        return after
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    for _i1, _i2, j1, j2 in _changed_runs(a, b):
+        for j in range(j1, j2):
+            if b[j].endswith("\n") and not b[j].endswith("\r\n"):
+                b[j] = b[j][:-1] + "\r\n"
+    return "".join(b)
 
 
-def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
-    """One FileFix per linted template file (or file of a linted Terraform root module, visguard.linter.fix_hcl)
-    that has findings with changes. Writes the changed ones when ``write`` (in place, same encoding)."""
+# ------------------------------------------------------------------------------------------ one round
+class _Texts:
+    """The files a plan reads: each read once from disk (its text and stamp); ``planned`` texts stand in for
+    them in the rounds after the first."""
+
+    def __init__(self):
+        self.read: dict[str, tuple[str, object]] = {}
+        self.planned: dict[str, str] = {}
+
+    def text(self, path: str) -> str:
+        key = os.path.abspath(path)
+        if key in self.planned:
+            return self.planned[key]
+        if key not in self.read:
+            self.read[key] = read_source(path)
+        return self.read[key][0]
+
+    def stamp(self, path: str):
+        return self.read[os.path.abspath(path)][1]
+
+
+def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: dict) -> list[FileFix]:
+    """One FileFix per linted file (or file of a linted Terraform root module) that findings with changes are
+    about, planned on ``texts``; ``choices``: file -> {key: value} where findings want different values."""
     from visguard.linter import fix_hcl
 
     results = []
@@ -454,7 +144,7 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
         if root is not None:  # Terraform: the changes point into the module's files, not at the input
             mine = [f for f in findings if f.changes and f.location.file and _under(f.location.file, root)]
             if mine:
-                results += fix_hcl.fix_root(root, mine, _read, _write if write else lambda ff: None)
+                results += _root(root, mine, texts, choices)
             continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
@@ -465,11 +155,53 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
             why = "a Terraform plan is Terraform's output: run --fix on the root module folder"
             results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
             continue
-        ff = fix_text(path, _read(path), mine)
-        if write and ff.changed:
-            _write(ff)
-        results.append(ff)
+        results.append(_planned(fix_text(path, texts.text(path), mine, choices.get(_key(path))), texts))
     return results
+
+
+def _root(root: str, findings: list[Finding], texts: _Texts, choices: dict) -> list[FileFix]:
+    """The FileFixes of a Terraform root module (and one, unchanged, per file outside it that a change points
+    at, to say why it was left alone)."""
+    from visguard.linter import fix_hcl
+
+    module = _module_texts(root, texts)
+    by_file, skipped = fix_hcl.select(root, findings, module)
+    taken = set().union(*(fix_hcl.queue_names(t) for t in module))
+    results = []
+    for file, mine in sorted(by_file.items()):
+        ff = fix_hcl.fix_text(file, texts.text(file), mine, taken, choices.get(_key(file)))
+        ff.skipped += skipped.pop(file, [])
+        results.append(_planned(ff, texts))
+    for file, why in sorted(skipped.items()):
+        results.append(FileFix(file, "", "", skipped=why))
+    return results
+
+
+def _module_texts(root: str, texts: _Texts) -> list[str]:
+    """The text of each ``.tf`` file of the root module (one that cannot be read counts as empty)."""
+    from visguard.linter.loaders.terraform.load import tf_files
+
+    out = []
+    for p in tf_files(root):
+        if p.endswith(".tf"):
+            try:
+                out.append(texts.text(p))
+            except VisguardError:
+                out.append("")
+    return out
+
+
+def _planned(ff: FileFix, texts: _Texts) -> FileFix:
+    """``ff`` with the lines it writes ending as the file's do, and the stamp of the file as read."""
+    ff.after = keep_line_endings(ff.before, ff.after)
+    key = os.path.abspath(ff.path)
+    if key in texts.read:
+        ff.stamp = texts.read[key][1]
+    return ff
+
+
+def _key(path: str) -> str:
+    return os.path.abspath(path)
 
 
 def _under(file: str, root: str) -> bool:
@@ -479,12 +211,173 @@ def _under(file: str, root: str) -> bool:
     return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 
 
-# ------------------------------------------------------------------------------------------ SARIF + CLI
-def replacements(before: str, after: str) -> list[dict]:
-    """SARIF ``replacements`` (whole lines, 1-based) that turn ``before`` into ``after``."""
-    import difflib as _d
+# ------------------------------------------------------------------------------------------ the plan
+def _id(f: Finding) -> tuple:
+    return f.rule, f.queue, f.consumer or "", os.path.abspath(f.location.file or "")
 
-    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+
+def _relint(relint, fixes: list[FileFix]):
+    """The lint result of the files as ``fixes`` would write them (nothing is written)."""
+    from visguard.linter.loaders import safe_io
+
+    with safe_io.planned({ff.path: ff.after.encode("utf-8") for ff in fixes if ff.changed}):
+        return relint()
+
+
+def plan(result, relint=None) -> list[FileFix]:
+    """The fixes of a lint result, once: one FileFix per file its findings' changes are about. ``relint`` lints
+    the same inputs again (the CLI's run); with it, the plan is checked by linting the files as it would write
+    them: the clash policy, follow-up rounds and refusals in the module docstring."""
+    findings = [f for f in result.findings if f.changes]
+    if not findings:
+        return []
+    texts = _Texts()
+    base = {_id(f) for f in result.findings}
+    refused: dict[int, tuple[str, str]] = {}  # id(finding) -> (the file, why its fix is not written there)
+    choices: dict = {}  # file -> {key: the value written there}
+    for _ in range(TRIES):
+        texts.planned = {}
+        todo = [f for f in findings if id(f) not in refused]
+        fixes = _round(result.files, todo, texts, choices)
+        if relint is None or not any(ff.changed or ff.clashes for ff in fixes):
+            break
+        if _choose(fixes, result, todo, texts, choices, relint, base):
+            continue
+        skip = {_id(f) for ff in fixes for f, _ in ff.skipped} | {
+            _id(f) for f in findings if id(f) in refused
+        }
+        later = _settle(fixes, texts, relint, skip)
+        blame = _blame(fixes, later, result, base) if later is not None else _unsettled(fixes)
+        if not blame:
+            break
+        refused.update(blame)
+    else:  # every plan brought a new finding (never seen on a real template): nothing is written
+        why = "no fix of this file leaves it without a new finding: fix it by hand"
+        for ff in fixes:
+            ff.skipped += [(f, why) for f in ff.applied]
+            ff.after, ff.applied, ff.edits = ff.before, [], []
+    by_id = {id(f): f for f in findings}
+    for i, (path, why) in refused.items():
+        ff = next((ff for ff in fixes if _same_file(ff.path, path)), None)
+        if ff is None:
+            ff = FileFix(path, "", "")
+            fixes.append(ff)
+        ff.skipped.append((by_id[i], why))
+    return fixes
+
+
+def _choose(fixes, result, todo, texts, choices, relint, base) -> bool:
+    """The clash policy: for each key findings want set to different values, the first value (ascending) with
+    which none of them is reported any more and nothing new is; None when there is none. True when a value
+    was chosen (the plan is made again with it)."""
+    chose = False
+    for ff in fixes:
+        for key, (values, wanting) in ff.clashes.items():
+            mine = choices.setdefault(_key(ff.path), {})
+            if key in mine:
+                continue
+            mine[key] = None
+            for value in sorted(values, key=_order):
+                mine[key] = value
+                trial = _round(result.files, todo, texts, choices)
+                after = {_id(f) for f in _relint(relint, trial).findings}
+                if not (after - base) and not after & {_id(f) for f in wanting}:
+                    chose = True
+                    break
+                mine[key] = None
+    return chose
+
+
+def _order(value):
+    return (
+        (0, value, "")
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+        else (1, 0, str(value))
+    )
+
+
+def _settle(fixes, texts, relint, skip: set):
+    """Fix what the planned files still have (but the findings in ``skip``: left alone for a reason), up to
+    ROUNDS more plans; a round that brings back a finding the plan fixed is undone (the finding it fixed is
+    then blamed on the plan). The final lint result of the planned files, or None when they do not settle."""
+    by_key = {_key(ff.path): ff for ff in fixes}
+    later = _relint(relint, fixes)
+    gone = {_id(f) for ff in fixes for f in ff.applied} - {_id(f) for f in later.findings}
+    for _ in range(ROUNDS):
+        texts.planned = {_key(ff.path): ff.after for ff in fixes if ff.changed}
+        todo = [f for f in later.findings if _id(f) not in skip]
+        more = [m for m in _round(later.files, todo, texts, {}) if m.changed]
+        if not more:
+            return later
+        undo = {k: ff.after for k, ff in by_key.items()}
+        for m in more:
+            ff = by_key.get(_key(m.path))
+            if ff is None:  # a file the first plan did not change
+                m.applied, m.edits, m.skipped = [], [], []
+                fixes.append(m)
+                by_key[_key(m.path)] = m
+            else:
+                ff.after = keep_line_endings(ff.before, m.after)
+        again = _relint(relint, fixes)
+        if gone & {_id(f) for f in again.findings}:  # the findings pull one value different ways
+            fixes[:] = [ff for ff in fixes if _key(ff.path) in undo]
+            for ff in fixes:
+                ff.after = undo[_key(ff.path)]
+            return later
+        later = again
+    return None
+
+
+def _blame(fixes, later, result, base) -> dict[int, tuple[str, str]]:
+    """The planned findings whose fixes bring a new finding or error: (the file, why they are not written)."""
+    applied = [(ff, f) for ff in fixes for f in ff.applied]
+    out: dict[int, str] = {}
+    old_errors = {(e.file, e.detail) for e in result.errors}
+    for e in later.errors:
+        if (e.file, e.detail) in old_errors:
+            continue
+        for ff, f in applied:
+            if e.file and _same_file(e.file, ff.path):
+                out[id(f)] = ff.path, f"the fixed file would not load ({e.detail}): left untouched"
+    for n in later.findings:
+        if _id(n) in base:
+            continue
+        why = f"its fix would bring {n.rule} on {n.queue}: fix it by hand"
+        culprits = [(ff, f) for ff, f in applied if _touches(f, n)] or [
+            (ff, f) for ff, f in applied if n.location.file and _same_file(n.location.file, ff.path)
+        ]
+        for ff, f in culprits or applied:
+            out.setdefault(id(f), (ff.path, why))
+    return out
+
+
+def _touches(f: Finding, n: Finding) -> bool:
+    """``f``'s changes are about the queue or consumer of ``n`` (or add it: a dead-letter queue)."""
+    ids = {f.queue, f.consumer} | {c.target for c in f.changes}
+    ids |= {c.value.get("id") for c in f.changes if c.field == "redrive" and isinstance(c.value, dict)}
+    return n.queue in ids or (n.consumer is not None and n.consumer in ids)
+
+
+def _unsettled(fixes) -> dict[int, tuple[str, str]]:
+    why = "the fixed file keeps needing other values (its findings pull it different ways): fix it by hand"
+    return {id(f): (ff.path, why) for ff in fixes if ff.changed for f in ff.applied}
+
+
+# ------------------------------------------------------------------------------------------ doors
+def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list[FileFix]:
+    """One FileFix per linted file with findings with changes, planned once without the lint check (``plan``
+    makes that). Writes the changed ones when ``write`` (``write_fix``; a file it leaves alone has
+    ``refused`` set)."""
+    fixes = _round(files, findings, _Texts(), {})
+    if write:
+        for ff in fixes:
+            if ff.changed:
+                write_fix(ff)
+    return fixes
+
+
+def _changed_runs(a: list[str], b: list[str]):
+    """(i1, i2, j1, j2) of each run of lines where ``a`` and ``b`` differ (``a[i1:i2]`` became ``b[j1:j2]``)."""
     # the lines both share at the start and the end are left out of the diff: an edit is a few lines, and
     # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template)
     head = 0
@@ -493,12 +386,17 @@ def replacements(before: str, after: str) -> list[dict]:
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    out = []
-    matcher = _d.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        i1, i2, j1, j2 = i1 + head, i2 + head, j1 + head, j2 + head
+        if tag != "equal":
+            yield i1 + head, i2 + head, j1 + head, j2 + head
+
+
+def replacements(before: str, after: str) -> list[dict]:
+    """SARIF ``replacements`` (whole lines, 1-based) that turn ``before`` into ``after``."""
+    a, b = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    out = []
+    for i1, i2, j1, j2 in _changed_runs(a, b):
         region = {"startLine": i1 + 1, "startColumn": 1}
         if i2 > i1:
             region.update(
@@ -510,67 +408,60 @@ def replacements(before: str, after: str) -> list[dict]:
     return out
 
 
-def sarif_fixes(
-    finding: Finding, uri: str, _cache: dict | None = None, inputs: list[str] | None = None
-) -> list[dict]:
-    """The SARIF ``fixes`` of a finding: its structured changes as an artifact change of its file (none when the
-    template cannot take them mechanically). A Terraform finding gets one when ``inputs`` (the linted paths)
-    hold its root module and the change is in the finding's own file, as ``--fix`` would write it."""
-    from visguard.linter import fix_hcl
+def sarif_fixes(finding: Finding, fixes: list[FileFix], uri_of) -> list[dict]:
+    """The SARIF ``fixes`` of a finding: its own edits as the plan ``fixes`` writes them (the value the clash
+    policy chose), as an artifact change of the file they are in (``uri_of(path)``); none when the plan does
+    not write them."""
     from visguard.linter.changes import describe
 
-    path = finding.location.file
-    if not finding.changes or not path:
-        return []
-    source = "cloudformation"
-    if path.endswith(fix_hcl.HCL_SUFFIXES + fix_hcl.JSON_SUFFIXES):
-        roots = [r for r in (fix_hcl.root_of(p) for p in inputs or ()) if r is not None]
-        files = {c.location.file for c in finding.changes if c.location}
-        if not any(fix_hcl.in_root(path, r) for r in roots) or files != {path} or len(files) != 1:
-            return []
-        try:
-            ff = fix_hcl.fix_text(path, _read(path), [finding])
-        except VisguardError:
-            return []
-        source = "terraform"
-    elif not path.lower().endswith(FIXABLE_SUFFIXES):
-        return []
-    else:
-        try:
-            with open(path, encoding="utf-8", newline="") as fh:
-                text = fh.read()
-        except (OSError, UnicodeDecodeError):
-            return []
-        ff = fix_text(path, text, [finding])
-    if not ff.changed:
-        return []
-    text_ = "; ".join(describe(c, source) for c in finding.changes)
-    return [
-        {
-            "description": {"text": text_[0].upper() + text_[1:] + "."},
-            "artifactChanges": [
-                {"artifactLocation": {"uri": uri}, "replacements": replacements(ff.before, ff.after)}
-            ],
-        }
-    ]
+    out = []
+    for ff in fixes:
+        if not any(f is finding for f in ff.applied):
+            continue
+        after = render_alone(ff, finding)
+        if after is None:
+            continue
+        after = keep_line_endings(ff.before, after)
+        text = "; ".join(describe(c, ff.adapter.source) for c in finding.changes)
+        out.append(
+            {
+                "description": {"text": text[0].upper() + text[1:] + "."},
+                "artifactChanges": [
+                    {
+                        "artifactLocation": {"uri": uri_of(ff.path)},
+                        "replacements": replacements(ff.before, after),
+                    }
+                ],
+            }
+        )
+    return out
 
 
 def cli_step(diff: bool, result, relint, out=None, err=None):
-    """``visguard lint --fix`` / ``--diff`` between linting and reporting. Returns (anything changed, the lint
-    result to report: re-linted after writing fixes)."""
+    """``visguard lint --fix`` / ``--diff`` between linting and reporting: the plan (``result.fixes``, made here
+    if the caller has not) printed or written. Returns (anything changed, the lint result to report: re-linted
+    after writing fixes). A file the write policy left alone is an error of that result (one line naming the
+    file and why; exit 1): not a success, and the other files are still fixed."""
     import sys
 
-    from visguard.engine.cli_guard import printable
+    from visguard.linter.loaders import safe_io
+    from visguard.neutralize import printable
 
     out, err = out or sys.stdout, err or sys.stderr
-    fixes = fix_files(result.files, result.findings, write=not diff)
+    fixes = result.fixes if getattr(result, "fixes", None) is not None else plan(result, relint)
     changed = False
+    refused = []
     for ff in fixes:
         for f, why in ff.skipped:
             err.write(
                 printable(f"visguard lint: {ff.path}: {f.rule} on {f.queue} not fixed automatically: {why}")
                 + "\n"
             )
+        if not diff and ff.changed:
+            write_fix(ff)
+        if ff.refused:
+            refused.append(VisguardError(f"not written by --fix: {ff.refused}", file=ff.path))
+            continue
         if not ff.changed:
             continue
         for note in ff.notes:
@@ -578,8 +469,21 @@ def cli_step(diff: bool, result, relint, out=None, err=None):
         changed = True
         if diff:
             out.write(ff.diff())
+            why = _policy(ff.path, safe_io)
+            if why:
+                err.write(
+                    printable(f"visguard lint: {ff.path}: note: --fix would not write it: {why}") + "\n"
+                )
         else:
             err.write(printable(f"visguard lint: {ff.path}: fixed {len(ff.applied)} finding(s)") + "\n")
     if changed and not diff:
         result = relint()
+    result.errors.extend(refused)
     return changed, result
+
+
+def _policy(path: str, safe_io) -> str | None:
+    try:
+        return safe_io.unwritable(os.lstat(path))
+    except OSError:
+        return None

@@ -14,11 +14,15 @@ resource block. This module turns a change into a text edit there:
   ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
   ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
-  ``max(...)``), a file that does not parse, a file outside the linted root module
+  ``max(...)``), a variable or local the root module uses more than once (its ``default``, ``.tfvars`` value or
+  ``locals`` entry would change every use), a file that does not parse, a file outside the linted root module
   (a local child module shared by its callers, ``.terraform/``, a registry module), a value two findings want
   different, or a rewrite that does not parse back (tree-sitter-hcl, the loader's parser).
 
-Files in Terraform's JSON syntax (``*.tf.json``) get the same changes written in JSON (``fix_tfjson``).
+This module is the HCL adapter of the fix core (visguard.linter.fixes.core: it only locates a change and renders
+its edits; the core plans, applies the clash policy and checks the rewrite) and says which findings of a root
+module may be fixed at all (``select``). Files in Terraform's JSON syntax (``*.tf.json``) have their adapter in
+``fix_tfjson``. visguard.linter.fix reads and writes the files.
 """
 
 from __future__ import annotations
@@ -26,18 +30,12 @@ from __future__ import annotations
 import os
 import re
 
-from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
+from visguard.linter.fixes import terraform as words
+from visguard.linter.fixes.core import Adapter, CannotFix, Edit, splice
 from visguard.linter.model import Change, Finding
 
 HCL_SUFFIXES = (".tf", ".tfvars")
 JSON_SUFFIXES = (".tf.json", ".tfvars.json")
-_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?")
-# the resource type a missing argument is added to, by the change's scope
-_BLOCK_TYPE = {"queue": "aws_sqs_queue", "consumer": "aws_lambda_event_source_mapping"}
-
-
-class Skip(Exception):
-    pass
 
 
 # ------------------------------------------------------------------------------------------ the root module
@@ -70,28 +68,6 @@ def in_root(file: str, root: str) -> bool:
         return os.path.samefile(os.path.dirname(os.path.abspath(file)), root)
     except OSError:
         return False
-
-
-def _new_text(change: Change) -> str:
-    if change.field == "report_batch_item_failures":
-        return '["ReportBatchItemFailures"]' if change.value else "[]"
-    v = change.value
-    if isinstance(v, float) and v.is_integer():
-        v = int(v)
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise Skip(f"{change.field} = {v!r} is not a number visguard writes")
-    return str(v)
-
-
-def _argument(change: Change) -> str:
-    table = QUEUE_WORDS if change.scope == "queue" else CONSUMER_WORDS
-    if change.field not in table or change.field in (
-        "redrive",
-        "redrive.max_receive_count",
-        "function_timeout",
-    ):
-        raise Skip(f"{change.field} is not an argument visguard adds to a Terraform block")
-    return table[change.field][2]
 
 
 # ------------------------------------------------------------------------------------------ the tree
@@ -140,7 +116,7 @@ def _literal_kind(expr, tree: Tree) -> str | None:
             return "number"
         lit = node.named_children[0]
         if lit.type == "string_lit":
-            return "string-number" if _NUMBER.fullmatch(tree.src.slice(lit)[1:-1]) else None
+            return "string-number" if words.NUMBER.fullmatch(tree.src.slice(lit)[1:-1]) else None
         return None
     if node.type == "tuple":
         for item in node.named_children:
@@ -192,34 +168,42 @@ def _offset(lines: list[str], line: int, column: int) -> int:
     return sum(len(s) for s in lines[: line - 1]) + column - 1
 
 
-def edit_for(
-    change: Change, text: str, tree: Tree, lines: list[str], taken: set[str] = frozenset()
-) -> list[tuple[int, int, str, str]]:
-    """[(start, end, new text, what)] of the edits ``change`` makes in ``text``; Skip with the reason otherwise.
-    ``taken``: the aws_sqs_queue names the root module already has (a new DLQ gets a free one)."""
+def edit_for(change: Change, tree: Tree, lines: list[str], taken: set[str] = frozenset()) -> list[tuple]:
+    """(key, value, (start, end, render)) of each edit ``change`` makes (``render(value)`` is the text that
+    replaces ``text[start:end]``; the key is what it sets: the place of the value, or of the block and the argument
+    added); CannotFix with the reason otherwise. ``taken``: the aws_sqs_queue names the root module already has (a
+    new DLQ gets a free one)."""
     loc = change.location
     if loc is None or loc.line is None or loc.column is None:
-        raise Skip("the loader does not know where the value is written")
+        raise CannotFix("the loader does not know where the value is written")
     node = _find(tree, loc.line, loc.column)
     if node is None:
-        raise Skip("the value is not where the loader read it (the file changed?)")
+        raise CannotFix("the value is not where the loader read it (the file changed?)")
+    where = (loc.line, loc.column)
     if change.field == "redrive":
         if node.type != "block":
-            raise Skip("the queue's block is not where the loader read it")
-        return _add_dlq(change, node, tree, lines, taken)
+            raise CannotFix("the queue's block is not where the loader read it")
+        return [
+            ((*where, what), change.value, place)
+            for what, place in _add_dlq(change, node, tree, lines, taken)
+        ]
     if node.type == "block":
-        return [_insert(change, node, tree, lines)]
+        arg, place = _insert(change, node, tree, lines)
+        return [((*where, arg), change.value, place)]
     expr = _value(node)
     kind = _literal_kind(expr, tree)
-    new = _new_text(change)
     if kind is None:
-        raise Skip(f"{_written(tree, expr)} is an expression, not a literal: change it by hand")
+        raise CannotFix(f"{_written(tree, expr)} is an expression, not a literal: change it by hand")
     if (kind == "list") != (change.field == "report_batch_item_failures"):
-        raise Skip(f"{_written(tree, expr)} is not a value of this kind")
+        raise CannotFix(f"{_written(tree, expr)} is not a value of this kind")
     start, end = tree.span(expr)
-    if kind == "string-number":
-        new = f'"{new}"'  # the file's quoting is kept ("60" stays a string; Terraform converts it)
-    return [(start, end, new, "")]
+    quote = '"' if kind == "string-number" else ""  # the file's quoting is kept ("60" stays a string)
+
+    def render(value):
+        return f"{quote}{words.literal(change.replace(value=value))}{quote}"
+
+    render(change.value)  # a value visguard does not write is refused here
+    return [((*where, ""), change.value, (start, end, render))]
 
 
 def _written(tree: Tree, expr) -> str:
@@ -235,39 +219,42 @@ def _name(attr, tree: Tree) -> str:
     return tree.src.slice(attr.children[0])
 
 
-def _insert(
-    change: Change, block, tree: Tree, lines: list[str], arg: str = "", value: str = ""
-) -> tuple[int, int, str, str]:
+def _insert(change: Change, block, tree: Tree, lines: list[str], arg: str = "", text: str = ""):
+    """(the argument, (start, end, render)) of a line ``arg = value`` added after the block's last argument."""
     from .loaders.terraform.hcl import block_parts
 
-    arg = arg or _argument(change)
+    arg = arg or words.argument(change)
     labels, body = block_parts(block, tree.src)
-    want = _BLOCK_TYPE[change.scope]
+    want = words.BLOCK_TYPE[change.scope]
     if labels[:2] != ["resource", want]:
-        raise Skip(f"{arg} is not written here and the place is not an {want} block")
+        raise CannotFix(f"{arg} is not written here and the place is not an {want} block")
     attrs = _attributes(body, tree)
     if any(_name(a, tree) == arg for a in attrs):
-        raise Skip(f"{arg} is already written in the block")
+        raise CannotFix(f"{arg} is already written in the block")
     block_line, block_end = block.start_point.row + 1, block.end_point.row + 1
     if not attrs or block_end == block_line:
-        raise Skip("a block without arguments on lines of their own")
+        raise CannotFix("a block without arguments on lines of their own")
     last = attrs[-1]
     last_line, last_col, last_end = last.start_point.row + 1, tree.src.column(last), last.end_point.row + 1
     indent = " " * (last_col - 1)
     first_line = lines[last_line - 1]
     eq = first_line.find("=", last_col - 1)
     name_width = max(len(arg), eq - (last_col - 1) - 1) if eq > 0 else len(arg)
-    new_line = f"{indent}{arg.ljust(name_width)} = {value or _new_text(change)}\n"
     if last_end >= block_end:
-        raise Skip("the block's closing brace is on the line of its last argument")
+        raise CannotFix("the block's closing brace is on the line of its last argument")
+
+    def render(value):
+        return f"{indent}{arg.ljust(name_width)} = {text or words.literal(change.replace(value=value))}\n"
+
+    render(change.value)
     at = _offset(lines, last_end + 1, 1)
-    return at, at, new_line, arg
+    return arg, (at, at, render)
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
-def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list[tuple[int, int, str, str]]:
+def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list[tuple[str, tuple]]:
     """A new ``aws_sqs_queue`` after the queue's block, keeping messages 14 days, and the queue's one-line
     ``redrive_policy = jsonencode({...})`` to it. A FIFO queue's dead-letter queue must be FIFO too ("the
     dead-letter queue of a FIFO queue must also be a FIFO queue", SQS Developer Guide): it gets ``fifo_queue =
@@ -279,20 +266,20 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
 
     head, body = block_parts(block, tree.src)
     if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
-        raise Skip("the queue is not an aws_sqs_queue block of this file")
+        raise CannotFix("the queue is not an aws_sqs_queue block of this file")
     by_name = {_name(a, tree): a for a in _attributes(body, tree)}
     attrs = set(by_name)
     meta = next((m for m in ("for_each", "count") if m in attrs), None)
     repeat = tree.src.slice(_value(by_name[meta])).strip() if meta else ""
     if "\n" in repeat:
-        raise Skip(f"the queue's {meta} spans lines: add a dead-letter queue per instance by hand")
+        raise CannotFix(f"the queue's {meta} spans lines: add a dead-letter queue per instance by hand")
     if "redrive_policy" in attrs:
-        raise Skip("the queue has a redrive_policy: add the dead-letter queue by hand")
+        raise CannotFix("the queue has a redrive_policy: add the dead-letter queue by hand")
     fifo = _literal_bool(body, tree, "fifo_queue") if "fifo_queue" in attrs else False
     if fifo is None:
-        raise Skip("fifo_queue is not a literal true or false: add the dead-letter queue by hand")
+        raise CannotFix("fifo_queue is not a literal true or false: add the dead-letter queue by hand")
     if fifo and meta:
-        raise Skip(f"a FIFO queue with {meta}: add a dead-letter queue per instance by hand")
+        raise CannotFix(f"a FIFO queue with {meta}: add a dead-letter queue per instance by hand")
     name, n = f"{head[2]}_dlq", 2
     while name in taken:
         name, n = f"{head[2]}_dlq{n}", n + 1
@@ -302,12 +289,13 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
         f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}{index}.arn, "
         f"maxReceiveCount = {int(v['max_receive_count'])} }})"
     )
-    redrive = _insert(change, block, tree, lines, "redrive_policy", policy)
+    _, redrive = _insert(change, block, tree, lines, "redrive_policy", policy)
+    first = redrive[2](v)
     end = block.end_point.row + 1
     if end >= len(lines) or not lines[end - 1].endswith("\n"):
-        raise Skip("the queue's block ends the file")
+        raise CannotFix("the queue's block ends the file")
     pad = " " * (tree.src.column(block) - 1)
-    indent = redrive[2][: len(redrive[2]) - len(redrive[2].lstrip())]
+    indent = first[: len(first) - len(first.lstrip())]
     qname = _literal_string(body, tree, "name")
     named = ""
     suffix = ".fifo" if fifo else ""  # SQS names: 80 characters at most, a FIFO queue's ending in .fifo
@@ -324,7 +312,9 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     ):
         named = f'{indent}{"name".ljust(25)} = "{dlq_name}"\n'
     elif fifo:
-        raise Skip('a FIFO queue without a literal name "<name>.fifo": add the dead-letter queue by hand')
+        raise CannotFix(
+            'a FIFO queue without a literal name "<name>.fifo": add the dead-letter queue by hand'
+        )
     fifo_line = f"{indent}{'fifo_queue'.ljust(25)} = true\n" if fifo else ""
     meta_line = f"{indent}{meta.ljust(25)} = {repeat}\n" if meta else ""
     new = (
@@ -332,7 +322,7 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
         f"{indent}message_retention_seconds = {int(v['retention'])}\n{pad}}}\n"
     )
     at = _offset(lines, end + 1, 1)
-    return [redrive, (at, at, new, f"dlq:{name}")]
+    return [("redrive_policy", redrive), (f"dlq:{name}", (at, at, lambda value: new))]
 
 
 def _literal_bool(body, tree: Tree, arg: str) -> bool | None:
@@ -366,135 +356,115 @@ def queue_names(text: str) -> set[str]:
     return names | {f"name:{n}" for n in re.findall(r'(?m)^\s*name\s*=\s*"([^"$]*)"', text)}
 
 
-# ------------------------------------------------------------------------------------------ one file
-def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | None = None):
-    """The FileFix (visguard.linter.fix) of one Terraform file, HCL or JSON syntax (``fix_tfjson``): the literal
-    changes of ``findings`` written in."""
-    from visguard.errors import VisguardError
+# ------------------------------------------------------------------------------------------ the adapter
+class HclAdapter(Adapter):
+    """Terraform's native syntax: edits are spans of the text as read, found with the loader's parser."""
 
-    from . import fix_tfjson
-    from .fix import FileFix
+    source = "terraform"
 
-    out = FileFix(path, text, text)
-    as_json = path.endswith(JSON_SUFFIXES)
-    parse = fix_tfjson.parse if as_json else _parse
-    try:
-        tree = parse(text, path)
-    except VisguardError:
-        out.skipped += [(f, "the file does not parse") for f in findings]
-        return out
-    if as_json:
-        starts = fix_tfjson.line_starts(text)
+    def __init__(self, path: str, taken: set[str] | None = None):
+        self.path, self.taken = path, taken
 
-        def edits(ch):
-            return fix_tfjson.edit_for(ch, text, starts)
-    else:
-        lines = _lines(text)
+    def parse(self, text: str):
+        return (
+            _parse(text, self.path),
+            _lines(text),
+            self.taken if self.taken is not None else queue_names(text),
+        )
 
-        def edits(ch):
-            return edit_for(ch, text, tree, lines, taken or queue_names(text))
+    def locate(self, change: Change, doc) -> list[tuple]:
+        tree, lines, taken = doc
+        return edit_for(change, tree, lines, taken)
 
-    planned: list[tuple[Finding, dict[tuple[int, int, str], str]]] = []
-    wanted: dict[tuple[int, int, str], set[str]] = {}
-    for f in findings:
-        try:
-            mine: dict[tuple[int, int, str], str] = {}
-            for ch in f.changes:
-                for s, e, new, what in edits(ch):
-                    if mine.setdefault((s, e, what), new) != new:
-                        raise Skip("its changes set the same value twice, differently")
-        except Skip as why:
-            out.skipped.append((f, str(why)))
-            continue
-        planned.append((f, mine))
-        for key, new in mine.items():
-            wanted.setdefault(key, set()).add(new)
-    edits: dict[tuple[int, int, str], str] = {}
-    # a value two findings want different (a shared variable) is for a person to choose
-    for f, mine in planned:
-        clash = [k for k in mine if len(wanted[k]) > 1]
-        if clash:
-            said = " or ".join(sorted(x.strip() for x in wanted[clash[0]]))
-            out.skipped.append((f, f"findings want this value set to {said}: choose by hand"))
-            continue
-        edits.update(mine)
-        out.applied.append(f)
-    after = text
-    for (s, e, _), new in sorted(edits.items(), reverse=True):
-        after = after[:s] + new + after[e:]
-    if after != text:
-        try:
-            parse(after, path)
-        except VisguardError:
-            out.skipped += [(f, "the rewrite would not parse: left untouched") for f in out.applied]
-            out.applied = []
-            return out
-    out.after = after
-    return out
+    def render(self, text: str, doc, edits: list[Edit]) -> tuple[str, dict]:
+        return splice(text, edits)
+
+    def check(self, text: str) -> None:
+        _parse(text, self.path)
+
+
+def adapter_for(path: str, taken: set[str] | None = None) -> Adapter:
+    """The adapter of a Terraform file: HCL, or JSON syntax (``*.tf.json``, ``*.tfvars.json``)."""
+    if path.endswith(JSON_SUFFIXES):
+        from .fix_tfjson import TfJsonAdapter
+
+        return TfJsonAdapter(path)
+    return HclAdapter(path, taken)
+
+
+def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | None = None, choices=None):
+    """The FileFix (visguard.linter.fixes.core) of one Terraform file, HCL or JSON syntax: the literal changes
+    of ``findings`` written in."""
+    from .fixes.core import plan_text
+
+    return plan_text(adapter_for(path, taken), path, text, findings, choices)
 
 
 # ------------------------------------------------------------------------------------------ a root module
-def fix_root(root: str, findings: list[Finding], read, write) -> list:
-    """One FileFix per file of the root module ``root`` that findings change (and one, unchanged, per file
-    outside it that a change points at, to say why it was left alone)."""
-    from .fix import FileFix, _same_file
-    from .loaders.terraform.load import tf_files
-
+def select(root: str, findings: list[Finding], texts: list[str]):
+    """({file: its findings}, {file: [(finding, why it is left alone)]}) of the root module ``root``: a change
+    is written only in the module's own Terraform files, in one file per finding, and never in a variable or local
+    the module uses more than once (``texts``: the module's ``.tf`` files)."""
     by_file: dict[str, list[Finding]] = {}
-    outside: dict[str, list[tuple[Finding, str]]] = {}
+    skipped: dict[str, list[tuple[Finding, str]]] = {}
+    shared = shared_uses(findings, texts)
     for f in findings:
         files = {ch.location.file for ch in f.changes if ch.location and ch.location.file}
         if len(files) != 1:
             where = f.location.file or root
-            outside.setdefault(where, []).append((f, "its changes are not in one file of the module"))
+            skipped.setdefault(where, []).append((f, "its changes are not in one file of the module"))
             continue
         file = files.pop()
+        refs = sorted(r for r in defined_by(f) if r in shared)
         if not in_root(file, root):
             why = (
                 "the value is written in a module outside the root module (its callers share it; "
                 ".terraform/ and registry modules are never edited): change it by hand"
             )
-            outside.setdefault(file, []).append((f, why))
-        elif os.path.islink(file):
-            outside.setdefault(file, []).append((f, "a symbolic link: --fix writes only regular files"))
+            skipped.setdefault(file, []).append((f, why))
+        elif refs:
+            why = (
+                f"the value is {refs[0]}, used {shared[refs[0]]} times in the root module: a new value would "
+                "change every use, change it by hand"
+            )
+            skipped.setdefault(file, []).append((f, why))
         elif not file.endswith(HCL_SUFFIXES + JSON_SUFFIXES):
-            outside.setdefault(file, []).append((f, "not a Terraform file of the module"))
+            skipped.setdefault(file, []).append((f, "not a Terraform file of the module"))
         else:
             key = next((k for k in by_file if _same_file(k, file)), file)
             by_file.setdefault(key, []).append(f)
-    results = []
-    taken = set().union(*(queue_names(read(p)) for p in tf_files(root) if p.endswith(".tf")))
-    for file, mine in sorted(by_file.items()):
-        ff = fix_text(file, read(file), mine, taken)
-        if ff.changed:
-            ff.notes = shared_notes(root, ff.applied, read)
-            write(ff)
-        results.append(ff)
-    for file, skipped in sorted(outside.items()):
-        results.append(FileFix(file, "", "", skipped=skipped))
-    return results
+    return by_file, skipped
 
 
-def shared_notes(root: str, applied: list[Finding], read) -> list[str]:
-    """A variable or local the fix changed that the root module uses more than once: every use gets the value."""
-    from .loaders.terraform.load import tf_files
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.abspath(a) == os.path.abspath(b)
 
+
+def defined_by(finding: Finding) -> set[str]:
+    """The variables and locals (``var.x``, ``local.y``) whose definition the finding's changes rewrite: a
+    variable's ``default``, a ``.tfvars`` value, an entry of ``locals``."""
     names = set()
-    for f in applied:
-        for ch in f.changes:
-            owner, _, name = (ch.location.path or "").partition("/") if ch.location else ("", "", "")
-            if owner.startswith("var.") and name == "default":
-                names.add(owner)
-            elif owner == "locals" and name:
-                names.add(f"local.{name}")
-            elif owner.endswith((".tfvars", ".tfvars.json")) and name:
-                names.add(f"var.{name}")
-    if not names:
-        return []
-    texts = [read(p) for p in tf_files(root) if p.endswith(".tf")]
-    notes = []
-    for ref in sorted(names):
+    for ch in finding.changes:
+        owner, _, name = (ch.location.path or "").partition("/") if ch.location else ("", "", "")
+        if owner.startswith("var.") and name == "default":
+            names.add(owner)
+        elif owner == "locals" and name:
+            names.add(f"local.{name}")
+        elif owner.endswith((".tfvars", ".tfvars.json")) and name:
+            names.add(f"var.{name}")
+    return names
+
+
+def shared_uses(findings: list[Finding], texts: list[str]) -> dict[str, int]:
+    """The variables and locals the findings' changes would rewrite that ``texts`` (the root module's ``.tf``
+    files) use more than once, with their number of uses: a fix there is left to a person, since the new value
+    would apply to every use (issue 28: never change more than the value the finding is about)."""
+    out = {}
+    for ref in sorted(set().union(*(defined_by(f) for f in findings))):
         uses = sum(len(re.findall(rf"\b{re.escape(ref)}\b(?![\w-])", t)) for t in texts)
         if uses > 1:
-            notes.append(f"{ref} is used {uses} times in the root module: the new value applies to every use")
-    return notes
+            out[ref] = uses
+    return out

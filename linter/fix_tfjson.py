@@ -9,30 +9,42 @@
   dead-letter queue (a new resource object and its JSON-encoded redrive policy: by hand), an object written on
   one line.
 
-Edits are (start, end, new text, what) in characters, as ``fix_hcl.edit_for`` returns them; ``fix_hcl.fix_text``
-plans, applies and checks them for both syntaxes.
+This module is the tf.json adapter of the fix core (visguard.linter.fixes.core): it locates a change and renders
+its edits as spans of the text, keyed as the HCL adapter keys them (the value's line and column, and the argument
+added); the core plans, applies the clash policy and checks the rewrite.
 """
 
 from __future__ import annotations
 
 import json
 
+from visguard.linter.fixes import terraform as words
+from visguard.linter.fixes.core import Adapter, CannotFix, Edit, splice
 from visguard.linter.model import Change
-
-from .fix_hcl import _BLOCK_TYPE, _NUMBER, Skip, _argument, _new_text
 
 _DECODER = json.JSONDecoder()
 _WS = " \t\r\n"
 
 
-def parse(text: str, path: str) -> None:
-    """Raise VisguardError when ``text`` is not JSON (as ``fix_hcl._parse`` does for HCL)."""
-    from visguard.errors import VisguardError
+class TfJsonAdapter(Adapter):
+    source = "terraform"
 
-    try:
+    def __init__(self, path: str):
+        self.path = path
+
+    def parse(self, text: str):
         json.loads(text)
-    except ValueError as exc:
-        raise VisguardError(f"not JSON: {exc}", file=path) from None
+        return line_starts(text), text
+
+    def locate(self, change: Change, doc) -> list[tuple]:
+        starts, text = doc
+        return edit_for(change, text, starts)
+
+    def render(self, text: str, doc, edits: list[Edit]) -> tuple[str, dict]:
+        return splice(text, edits)
+
+    def check(self, text: str) -> None:
+        json.loads(text)
 
 
 def line_starts(text: str) -> list[int]:
@@ -42,48 +54,61 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
-def edit_for(change: Change, text: str, starts: list[int]) -> list[tuple[int, int, str, str]]:
-    """The edits ``change`` makes in ``text``; Skip with the reason otherwise."""
+def edit_for(change: Change, text: str, starts: list[int]) -> list[tuple]:
+    """(key, value, (start, end, render)) of each edit ``change`` makes in ``text`` (as ``fix_hcl.edit_for``);
+    CannotFix with the reason otherwise."""
     loc = change.location
     if loc is None or loc.line is None or loc.column is None or loc.line > len(starts):
-        raise Skip("the loader does not know where the value is written")
+        raise CannotFix("the loader does not know where the value is written")
     if change.field == "redrive":
-        raise Skip("a dead-letter queue is not added in Terraform JSON syntax: add it by hand")
+        raise CannotFix("a dead-letter queue is not added in Terraform JSON syntax: add it by hand")
     at = starts[loc.line - 1] + loc.column - 1
     if text[at : at + 1] != '"':
-        raise Skip("the value is not where the loader read it (the file changed?)")
+        raise CannotFix("the value is not where the loader read it (the file changed?)")
     key, i = _DECODER.raw_decode(text, at)
     i = _skip_ws(text, i)
     if text[i : i + 1] != ":":
-        raise Skip("the value is not where the loader read it (the file changed?)")
+        raise CannotFix("the value is not where the loader read it (the file changed?)")
     start = _skip_ws(text, i + 1)
     value, end = _DECODER.raw_decode(text, start)
+    where = (loc.line, loc.column)
     if isinstance(value, dict):  # the location is the block: the argument is missing
-        return [_insert(change, text, loc.path or "", value, start)]
-    new = _new_text(change)
+        arg, place = _insert(change, text, loc.path or "", value, start)
+        return [((*where, arg), change.value, place)]
     written = text[start:end] if end - start <= 60 else text[start : start + 57] + "..."
+    quote = ""
     if change.field == "report_batch_item_failures":
         if not (isinstance(value, list) and all(isinstance(v, str) and "${" not in v for v in value)):
-            raise Skip(f"{written} is not a list of literal strings")
-    elif isinstance(value, str) and _NUMBER.fullmatch(value):
-        new = f'"{new}"'
+            raise CannotFix(f"{written} is not a list of literal strings")
+    elif isinstance(value, str) and words.NUMBER.fullmatch(value):
+        quote = '"'  # the file's quoting is kept ("60" stays a string: Terraform converts it)
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise Skip(f"{written} is an expression, not a literal: change it by hand")
-    return [(start, end, new, "")]
+        raise CannotFix(f"{written} is an expression, not a literal: change it by hand")
+
+    def render(new):
+        return f"{quote}{words.literal(change.replace(value=new))}{quote}"
+
+    render(change.value)  # a value visguard does not write is refused here
+    return [((*where, ""), change.value, (start, end, render))]
 
 
-def _insert(change: Change, text: str, address: str, block: dict, brace: int) -> tuple[int, int, str, str]:
-    arg = _argument(change)
-    want = _BLOCK_TYPE[change.scope]
+def _insert(change: Change, text: str, address: str, block: dict, brace: int) -> tuple[str, tuple]:
+    arg = words.argument(change)
+    want = words.BLOCK_TYPE[change.scope]
     if not address.startswith(want + "."):
-        raise Skip(f"{arg} is not written here and the place is not an {want} object")
+        raise CannotFix(f"{arg} is not written here and the place is not an {want} object")
     if arg in block:
-        raise Skip(f"{arg} is already written in the object")
+        raise CannotFix(f"{arg} is already written in the object")
     first = _skip_ws(text, brace + 1)
     if not block or "\n" not in text[brace + 1 : first]:
-        raise Skip("an object without members on lines of their own")
+        raise CannotFix("an object without members on lines of their own")
     indent = text[text.rindex("\n", brace, first) + 1 : first]
-    return brace + 1, brace + 1, f"\n{indent}{json.dumps(arg)}: {_new_text(change)},", arg
+
+    def render(value):
+        return f"\n{indent}{json.dumps(arg)}: {words.literal(change.replace(value=value))},"
+
+    render(change.value)
+    return arg, (brace + 1, brace + 1, render)
 
 
 def _skip_ws(text: str, i: int) -> int:

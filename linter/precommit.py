@@ -148,6 +148,8 @@ def main(argv: list[str]) -> int:
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper
-    from visguard.cli import end_now
+    from visguard.cli import end_now, run
 
-    end_now(main(sys.argv[1:]))  # it runs `visguard lint` only: no teardown (visguard.cli.FAST_EXIT)
+    # through the program's edge (errors, exit codes, broken pipe, Ctrl-C); it runs `visguard lint` only: no
+    # teardown (visguard.cli.FAST_EXIT)
+    end_now(run("visguard-pre-commit", lambda: main(sys.argv[1:])))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from visguard.errors import VisguardError
+from visguard.errors import too_deep
 from visguard.linter.model import LintConfig, Model
 
 from . import registry
@@ -51,8 +51,8 @@ def load_template(
         return _load_template(
             template, file=file, parameters=parameters, construct_paths=construct_paths, **kwargs
         )
-    except RecursionError:
-        raise VisguardError("template nested too deeply", file=file) from None
+    except RecursionError:  # library callers (the cfn-lint and CDK plugins) get bad input, not a crash
+        raise too_deep(file, what="template") from None
 
 
 def load_path(
@@ -64,8 +64,8 @@ def load_path(
         options = LoadOptions(parameters=dict(parameters or {}))
     try:
         return registry.load(os.fspath(path), options)
-    except RecursionError:
-        raise VisguardError("document nested too deeply", file=os.fspath(path)) from None
+    except RecursionError:  # library callers (the CDK plugin) get bad input naming the path, not a crash
+        raise too_deep(os.fspath(path)) from None
 
 
 # visguard.yaml (.config): imported when a configuration is read, not by every lint

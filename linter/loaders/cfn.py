@@ -19,6 +19,7 @@ import json
 import math
 import re
 
+from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 
@@ -239,6 +240,14 @@ class _Builder:
         if "QueueName" in p:
             q.name = self.string(p["QueueName"], [*base, "QueueName"])
             q.locations["name"] = self.loc([*base, "QueueName"])
+            fifo = self.boolean(p["FifoQueue"], [*base, "FifoQueue"]) if "FifoQueue" in p else False
+            problem = (
+                facts.fifo_name_mismatch(q.name, fifo)
+                if isinstance(q.name, str) and fifo is not None
+                else None
+            )
+            if problem:  # SQS refuses the queue (the deploy fails): as the Terraform loader, bad input
+                raise self.r.error(f"{problem} (FifoQueue: {str(bool(fifo)).lower()})", [*base, "QueueName"])
         if isinstance(p.get("Tags"), list):
             for i, tag in enumerate(self.r.value(p["Tags"], [*base, "Tags"])):
                 if (

@@ -67,6 +67,9 @@ def _validator():
 # Largest magnitude a number in visguard.yaml may have: beyond it a float() or a rule's arithmetic
 # overflows (10**400), and no SQS or Lambda setting comes close.
 MAX_NUMBER = 10**15
+# the longest glob a suppression or profile may give: fnmatch compiles a glob in time quadratic in its length
+# (40,000 "[" took minutes); names, ARNs and construct paths are far shorter
+MAX_GLOB = 1000
 
 
 class ConfigModel(Model):
@@ -112,6 +115,34 @@ def _check_numbers(doc: Any, file: str) -> None:
                 )
 
 
+def _globs(doc: dict):
+    """(path, glob) of every glob the document gives (a valid document: the schema has passed)."""
+    for i, s in enumerate(doc.get("suppressions") or []):
+        for key in ("queue", "account"):
+            if key in s:
+                yield ["suppressions", i, key], s[key]
+        for tag, glob in (s.get("tags") or {}).items():
+            yield ["suppressions", i, "tags", tag], glob
+    for i, p in enumerate(doc.get("profiles") or []):
+        globs = p["match"] if isinstance(p["match"], list) else [p["match"]]
+        for j, glob in enumerate(globs):
+            yield (
+                (["profiles", i, "match", j] if isinstance(p["match"], list) else ["profiles", i, "match"]),
+                glob,
+            )
+
+
+def _check_globs(doc: dict, file: str) -> None:
+    for path, glob in _globs(doc):
+        if len(glob) > MAX_GLOB:
+            where = "/".join(map(str, path))
+            raise VisguardError(
+                f"{where}: a glob of {len(glob)} characters, more than {MAX_GLOB}",
+                file=file,
+                place=_line(doc, path),
+            )
+
+
 def validate(doc: Any, *, file: str) -> dict:
     if doc is None:
         doc = {}
@@ -121,6 +152,8 @@ def validate(doc: Any, *, file: str) -> dict:
         raise VisguardError("this is a CloudFormation template, not a visguard.yaml file", file=file)
     _check_numbers(doc, file)
     errors = list(_validator().iter_errors(doc))
+    if not errors:
+        _check_globs(doc, file)
     if errors:
         # the most specific failure; "unevaluated" ones are echoes of a failed sub-schema
         err = min(errors, key=lambda e: (e.validator == "unevaluatedProperties", -len(e.absolute_path)))

@@ -20,7 +20,7 @@ import json.scanner
 import re
 from bisect import bisect_right
 
-from visguard.errors import VisguardError
+from visguard.errors import VisguardError, too_deep
 
 from . import safe_io
 from .safe_io import MAX_BYTES
@@ -227,7 +227,7 @@ def loads(text: str, *, file: str) -> Any:
                     raise json_error from None
         return loads_yaml(text, file=file)
     except RecursionError:
-        raise VisguardError(f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file) from None
+        raise too_deep(file, limit=MAX_DEPTH) from None
 
 
 def load_file(path: str) -> Any:

@@ -123,13 +123,18 @@ class Plugin:
 def _holds_terraform(folder: str) -> bool:
     try:
         with os.scandir(folder) as it:
-            return any(e.name.endswith((".tf", ".tf.json")) for e in it)
+            return any(
+                e.name.endswith((".tf", ".tf.json", ".tofu", ".tofu.json", "terragrunt.hcl")) for e in it
+            )
     except OSError:
         return False
 
 
 def _terraform_file(path: str, head: bytes) -> bool:  # a .tf file, or a plan JSON document
-    return path.endswith((".tf", ".tf.json")) or b'"format_version"' in head
+    return (
+        path.endswith((".tf", ".tf.json", ".tofu", ".tofu.json", "terragrunt.hcl"))
+        or b'"format_version"' in head
+    )
 
 
 SERVERLESS_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")  # = serverless.SERVICE_FILES
@@ -147,7 +152,10 @@ def _serverless_file(path: str, head: bytes) -> bool:
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
 PLUGINS = (
     Plugin(
-        "visguard.linter.loaders.terraform", _holds_terraform, _terraform_file, (".tf", ".tf.json", ".json")
+        "visguard.linter.loaders.terraform",
+        _holds_terraform,
+        _terraform_file,
+        (".tf", ".tf.json", ".tofu", ".tofu.json", ".json", ".hcl"),
     ),
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
 )
@@ -389,11 +397,7 @@ def _load_template(path: str, options: LoadOptions) -> Model:
     from .cfn import load_template
     from .decode import load_file
 
-    doc = load_file(path)
-    try:
-        return load_template(doc, file=path, parameters=dict(options.parameters))
-    except RecursionError:
-        raise VisguardError("document nested too deeply", file=path) from None
+    return load_template(load_file(path), file=path, parameters=dict(options.parameters))
 
 
 def _claim_config(path: str, head: bytes) -> bool:

@@ -11,16 +11,24 @@ these guarantees hold for all of them (docs/security.md):
   size, is refused at the limit;
 - ``inside(path, root)`` says whether ``path``, symlinks resolved, stays inside ``root``.
 
+It is also the one way ``--fix`` writes a file, whatever its syntax (``read_stamped``, then ``replace_file``):
+a temporary file with an unpredictable name, created exclusively next to it without following links, renamed
+over it with its mode and owner, only if the file is still what was read; a symbolic link, a file with other
+hard links and a read-only file are refused with the reason (``unwritable``).
+
 Every failure is a :class:`~visguard.errors.VisguardError` naming the file.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import stat
 from collections.abc import Callable, Iterator
 
 from visguard.errors import VisguardError
+from visguard.records import Value
 
 MAX_BYTES = 10 * 1024 * 1024  # larger than any CloudFormation template: 1 MB via S3 (CloudFormation quotas)
 HEAD_BYTES = 256 * 1024  # what a loader's claim_file sees of a file (registry)
@@ -46,6 +54,20 @@ def _os_error(exc: OSError, path: str) -> VisguardError:
     return VisguardError(f"cannot read: {exc.strerror or exc}", file=path)
 
 
+def require_regular(path: str) -> os.stat_result:
+    """The ``stat`` of ``path`` when it is a regular file (symlinks followed); otherwise a VisguardError that
+    says what it is ("no such file", "a named pipe, not a regular file"). Never opens it: a FIFO cannot block."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    except ValueError:
+        raise VisguardError("invalid file name", file=path) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise VisguardError(f"{_kind(st.st_mode)}, not a regular file", file=path)
+    return st
+
+
 def is_regular_file(path: str) -> bool:
     """True for a regular file (symlinks followed); False for anything else, or when it cannot be stat'ed."""
     try:
@@ -54,9 +76,10 @@ def is_regular_file(path: str) -> bool:
         return False
 
 
-def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False) -> bytes:
-    """The bytes of the regular file ``path``; at most ``max_bytes`` (more is refused, or cut when ``truncate``:
-    the head of a file for a loader's claim)."""
+def open_regular(path: str) -> tuple[int, os.stat_result]:
+    """An open read-only descriptor of the regular file ``path`` and its ``stat`` (taken before the open): anything else (a FIFO, a
+    device, a folder) is refused, named, before it is opened and again on the descriptor; a FIFO swapped in
+    between is opened non-blocking, so nothing ever waits for a writer. The caller closes the descriptor."""
     path = os.fspath(path)
     try:
         st = os.stat(path)
@@ -66,18 +89,26 @@ def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False)
         raise VisguardError("invalid file name", file=path) from None
     if not stat.S_ISREG(st.st_mode):
         raise VisguardError(f"not read: {_kind(st.st_mode)}, not a regular file", file=path)
-    if not truncate and st.st_size > max_bytes:
-        raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
     try:
         fd = os.open(path, _FLAGS)
     except OSError as exc:
         raise _os_error(exc, path) from None
     try:
         mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):  # swapped between stat and open
-            raise VisguardError(f"not read: {_kind(mode)}, not a regular file", file=path)
-        chunks: list[bytes] = []
-        total = 0
+    except OSError as exc:
+        os.close(fd)
+        raise _os_error(exc, path) from None
+    if not stat.S_ISREG(mode):  # swapped between stat and open
+        os.close(fd)
+        raise VisguardError(f"not read: {_kind(mode)}, not a regular file", file=path)
+    return fd, st
+
+
+def _read_fd(fd: int, max_bytes: int, path: str) -> bytes:
+    """At most ``max_bytes + 1`` bytes of ``fd``."""
+    chunks: list[bytes] = []
+    total = 0
+    try:
         while total <= max_bytes:
             chunk = os.read(fd, min(_CHUNK, max_bytes + 1 - total))
             if not chunk:
@@ -86,14 +117,51 @@ def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False)
             total += len(chunk)
     except OSError as exc:
         raise _os_error(exc, path) from None
+    return b"".join(chunks)
+
+
+def read_bytes(path: str, *, max_bytes: int = MAX_BYTES, truncate: bool = False) -> bytes:
+    """The bytes of the regular file ``path``; at most ``max_bytes`` (more is refused, or cut when ``truncate``:
+    the head of a file for a loader's claim)."""
+    path = os.fspath(path)
+    fd, st = open_regular(path)
+    planned = _PLANNED.get((st.st_dev, st.st_ino)) if _PLANNED else None
+    if planned is not None:  # --fix checks its plan: the file as the plan would write it
+        os.close(fd)
+        return planned[:max_bytes] if truncate else planned
+    try:
+        if not truncate and st.st_size > max_bytes:
+            raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
+        data = _read_fd(fd, max_bytes, path)
     finally:
         os.close(fd)
-    data = b"".join(chunks)
     if len(data) > max_bytes:
         if truncate:
             return data[:max_bytes]
         raise VisguardError(_too_big(None, max_bytes), file=path)
     return data
+
+
+_PLANNED: dict[tuple[int, int], bytes] = {}  # (device, inode) -> the bytes a --fix plan would write
+
+
+@contextlib.contextmanager
+def planned(files: dict[str, bytes]) -> Iterator[None]:
+    """Reads of ``files`` return the given bytes instead of what is on disk, for the duration: ``--fix`` lints
+    the files as its plan would write them before it writes anything (visguard.linter.fix). Nothing is written."""
+    keys = {}
+    for path, data in files.items():
+        try:
+            st = os.stat(path)
+        except OSError:  # gone: the write will say so
+            continue
+        keys[(st.st_dev, st.st_ino)] = data
+    _PLANNED.update(keys)
+    try:
+        yield
+    finally:
+        for k in keys:
+            _PLANNED.pop(k, None)
 
 
 def read_text(path: str, *, max_bytes: int = MAX_BYTES) -> str:
@@ -202,3 +270,151 @@ def walk(
                 )
             continue
         stack.extend((d, depth + 1) for d in reversed(subdirs))
+
+
+# ------------------------------------------------------------------------------------------ --fix writes
+class Stamp(Value):
+    """A file as it was read for ``--fix``: where it lives (device, inode), its size and mtime, a hash of it."""
+
+    __slots__ = ("dev", "ino", "size", "mtime_ns", "digest")
+
+    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int, digest: str):
+        self.dev, self.ino, self.size, self.mtime_ns, self.digest = dev, ino, size, mtime_ns, digest
+
+
+class NotWritten(Exception):
+    """``replace_file`` left the file as it is; the message says why (one line, the file not named)."""
+
+
+def read_stamped(path: str, *, max_bytes: int = MAX_BYTES) -> tuple[bytes, Stamp]:
+    """The bytes of the regular file ``path`` and its :class:`Stamp` (``replace_file`` checks it)."""
+    path = os.fspath(path)
+    fd, st = open_regular(path)
+    try:
+        if st.st_size > max_bytes:
+            raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
+        st = os.fstat(fd)  # the file read, not the path stat'ed before the open
+        data = _read_fd(fd, max_bytes, path)
+    except OSError as exc:
+        raise _os_error(exc, path) from None
+    finally:
+        os.close(fd)
+    if len(data) > max_bytes:
+        raise VisguardError(_too_big(None, max_bytes), file=path)
+    return data, _stamp(st, data)
+
+
+def _stamp(st: os.stat_result, data: bytes) -> Stamp:
+    import hashlib  # only --fix reads this way: not at every lint's start
+
+    return Stamp(st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, hashlib.sha256(data).hexdigest())
+
+
+def unwritable(st: os.stat_result) -> str | None:
+    """Why ``--fix`` does not replace a file with this ``lstat`` (None: it may). The one policy of every syntax
+    (docs/security.md): a symbolic link, a file with other hard links, a read-only file and anything but a
+    regular file are refused, never replaced by a regular file."""
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link: --fix writes only regular files (run it on the file the link points to)"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{_kind(st.st_mode)}, not a regular file"
+    if st.st_nlink > 1:
+        return f"has {st.st_nlink} hard links: replacing it would split them (fix it by hand)"
+    if not st.st_mode & stat.S_IWUSR:
+        return f"read-only (mode {stat.S_IMODE(st.st_mode):04o}): --fix does not replace it"
+    return None
+
+
+def replace_file(path: str, data: bytes, expect: Stamp) -> None:
+    """Replace the file ``path`` by ``data`` atomically, keeping its mode and owner, if it is still what was
+    read (``expect``). Everything happens relative to one descriptor of the file's folder, and no link is
+    followed: the temporary file has an unpredictable name, is created exclusively (``O_EXCL|O_NOFOLLOW``,
+    mode 0600) next to the file, and is renamed over it. :class:`NotWritten` when the file is refused
+    (``unwritable``) or changed since it was read; :class:`VisguardError` when the system refuses a write."""
+    path = os.fspath(path)
+    folder, name = os.path.split(os.path.abspath(path))
+    try:
+        dfd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise VisguardError(f"cannot write the fixed file: {exc.strerror or exc}", file=path) from None
+    tmp = None
+    try:
+        st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        why = unwritable(st)
+        if why:
+            raise NotWritten(why)
+        tmp, fd = _create_temp(dfd, name)
+        try:
+            _write_all(fd, data)
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+            _keep_owner(fd, st)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        if _changed(dfd, name, expect):  # right before the replace: an edit since the read is never lost
+            raise NotWritten("changed since visguard read it: left as it is (run --fix again)")
+        os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        tmp = None
+    except OSError as exc:
+        raise VisguardError(f"cannot write the fixed file: {exc.strerror or exc}", file=path) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=dfd)
+        os.close(dfd)
+
+
+def _keep_owner(fd: int, st: os.stat_result) -> None:
+    """The new file ``fd`` gets the owner and group of the file it replaces (``st``), or NotWritten."""
+    new = os.fstat(fd)
+    for differs, uid, gid, who in (
+        (new.st_uid != st.st_uid, st.st_uid, -1, f"owned by another user (uid {st.st_uid})"),
+        (new.st_gid != st.st_gid, -1, st.st_gid, f"its group (gid {st.st_gid})"),
+    ):
+        if differs:
+            try:
+                os.fchown(fd, uid, gid)
+            except PermissionError:
+                raise NotWritten(f"{who} cannot be kept by a new file: fix it by hand") from None
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _create_temp(dfd: int, name: str) -> tuple[str, int]:
+    """(name, descriptor) of a new, empty file ``.<name>.<random>.visguard-fix`` in the folder ``dfd``."""
+    import secrets
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = f".{name[:100]}.{secrets.token_hex(8)}.visguard-fix"
+        try:
+            return tmp, os.open(tmp, flags, 0o600, dir_fd=dfd)
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, "no free temporary name")
+
+
+def _changed(dfd: int, name: str, expect: Stamp) -> bool:
+    """Whether ``name`` is no longer the file ``expect`` stamped: another file, another size, mtime or content."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | _FLAGS, dir_fd=dfd)
+    except OSError:
+        return True
+    try:
+        st = os.fstat(fd)
+        same = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) == (
+            expect.dev,
+            expect.ino,
+            expect.size,
+            expect.mtime_ns,
+        )
+        if not stat.S_ISREG(st.st_mode) or not same:
+            return True
+        data = _read_fd(fd, expect.size, name)
+    finally:
+        os.close(fd)
+    return _stamp(st, data) != expect

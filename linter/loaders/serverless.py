@@ -40,7 +40,7 @@ from __future__ import annotations
 import os
 import re
 
-from visguard.errors import VisguardError
+from visguard.errors import VisguardError, too_deep
 from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Suppression
 
 from . import safe_io
@@ -196,8 +196,8 @@ def load(path: str, options: Any = None) -> Model:
         except VisguardError as exc:  # said about the translated template: say it in serverless.yml terms
             raise _serverless_error(exc, template, file) from None
         t.finish(model, template)
-    except RecursionError:
-        raise VisguardError("document nested too deeply", file=file) from None
+    except RecursionError:  # names the service file (the path linted may be its folder)
+        raise too_deep(file) from None
     return model
 
 

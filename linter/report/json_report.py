@@ -42,7 +42,7 @@ def render_json(result) -> str:
         "tool": "visguard",
         "version": __version__,
         "summary": {
-            "files": len(result.files),
+            "files": result.files_read,
             "queues": result.queues,
             **severity_counts(result.findings),
             "bad_inputs": len(result.errors),

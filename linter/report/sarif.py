@@ -1,5 +1,6 @@
 """SARIF 2.1.0 (OASIS): rule metadata from the catalogue, results with file/line regions and logical
-locations (logical id or CDK construct path), bad inputs as tool execution notifications. Validated in tests
+locations (logical id or CDK construct path) and the fixes the lint result's plan makes (``LintResult.fixes``,
+when the caller planned them: a pure function of the result), bad inputs as tool execution notifications. Validated in tests
 against the official schema; uploadable to GitHub code scanning (docs/github-code-scanning.md)."""
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def _location(f) -> dict:
 
 def render_sarif(result) -> str:
     rule_ids = list(ALL_RULES)
+    plan = getattr(result, "fixes", None)  # computed once after linting (visguard.linter.fix.plan)
     results = []
     for f in result.findings:
         message = f.message + (f" Fix: {f.fix}" if f.fix else "")
@@ -73,11 +75,10 @@ def render_sarif(result) -> str:
                 "properties": props,
             }
         )
-        if f.changes:  # the structured fix as a SARIF fix (visguard.linter.fix)
+        if f.changes and plan:  # the finding's edits in the fix plan (visguard.linter.fix)
             from visguard.linter.fix import sarif_fixes
 
-            uri_ = _location(f)["physicalLocation"]["artifactLocation"]["uri"]
-            fixes = sarif_fixes(f, uri_, inputs=getattr(result, "files", None))
+            fixes = sarif_fixes(f, plan, lambda path: uri(display_path(path)))
             if fixes:
                 results[-1]["fixes"] = fixes
     notifications = []

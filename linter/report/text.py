@@ -50,7 +50,7 @@ def render_text(result, *, color: bool = False) -> str:
         lines.append("")
     counts = severity_counts(result.findings)
     total = sum(counts.values())
-    scope = f"{_plural(len(result.files), 'file')}, {_plural(result.queues, 'queue')}"
+    scope = f"{_plural(result.files_read, 'file')}, {_plural(result.queues, 'queue')}"
     if total:
         parts = ", ".join(_plural(counts[s], s) for s in ("error", "warning", "info") if counts[s])
         lines.append(f"{_plural(total, 'finding')} ({parts}) in {scope}.")

@@ -35,8 +35,8 @@ def check(queue, ctx):
         return
     if any(c.heartbeat_interval is not None for c in queue.consumers):
         return  # heartbeating consumers use a short window and extend it: the queue default is not the hold time
-    if any(c.kind == "unknown" for c in queue.consumers):
-        return
+    if any(c.kind == "unknown" or (c.kind == "lambda" and c.function_id is None) for c in queue.consumers):
+        return  # a consumer whose need is not known here may need all of it
     qn = queue_need_of(queue, ctx, profiled_only=True)  # the one visibility-need policy (visguard.policy)
     if qn is None:
         return

@@ -29,7 +29,8 @@ RULE = Rule(
 def check(queue, ctx):
     if ctx.visibility(queue) != 0:
         return
-    workers = [c for c in queue.consumers if c.kind != "lambda"]
+    # a Lambda consumer is VG010's, unless its function is not known here (any timeout is above 0)
+    workers = [c for c in queue.consumers if c.kind != "lambda" or c.function_id is None]
     if workers:
         qn = queue_need_of(queue, ctx)
         value = qn.visibility_timeout if qn is not None else DEFAULT_VISIBILITY_TIMEOUT

@@ -74,6 +74,9 @@ def test_class_archive_is_created_once_then_used(inventory, tmp_path):
     assert "[cds]" not in first.stdout + first.stderr
     assert "saving the Spark JVM's class archive" in first.stderr and "audit cache --clear" in first.stderr
     assert "read the inventory" not in first.stderr  # stderr is not a terminal here: no progress lines
+    # the normal path prints only what the user needs: no Spark or JVM start-up chatter
+    noise = [ln for ln in first.stderr.splitlines() if not ln.startswith(("audited ", "visguard: saving"))]
+    assert noise == [], noise
     written = (archives[0].stat().st_ino, archives[0].stat().st_size)
 
     # -Xshare:on ("require") makes the JVM refuse to start unless it maps the archive

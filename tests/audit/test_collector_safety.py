@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from visguard.audit import collector, inventory
-from visguard.audit.textsafe import REDACTED, printable, safe, scrub
+from visguard.neutralize import REDACTED, printable, safe, scrub
 
 KEY_ID = "ASIAQ7EXAMPLEKEY4U2Z"
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCY9EXAMPLEKE"

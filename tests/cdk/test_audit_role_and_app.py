@@ -120,6 +120,9 @@ def test_cli_synth_of_the_sample_app(cli_synth):
     )  # grantee= of the worker consumer
     assert "VG011" in stderr  # the CLI prints the validation report
     assert "end-of-life" not in stderr and "!!" not in stderr  # jsii runs on the pinned Node LTS: no banner
+    # cdk.json sets every feature flag (to the behaviour the templates already had): no "N feature flags are not
+    # configured" notice on the demo's path
+    assert "feature flag" not in stderr
     assert "VisguardOrders/LegacyReports: visibility timeout 60 s" in stderr  # the construct path leads
 
 

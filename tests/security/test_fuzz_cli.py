@@ -294,7 +294,7 @@ formats = st.sampled_from(["text", "json", "sarif", "junit"])
 
 @settings(max_examples=500 * SCALE, **FUZZ)
 @given(st.lists(mutated(TEMPLATE_SOURCES), min_size=1, max_size=2), st.booleans(), formats)
-def test_fuzz_templates(workdir, texts, as_json, fmt):
+def _prop_fuzz_templates(workdir, texts, as_json, fmt):
     d = _fresh(workdir)
     paths = []
     for i, text in enumerate(texts):
@@ -307,7 +307,7 @@ def test_fuzz_templates(workdir, texts, as_json, fmt):
 
 @settings(max_examples=250 * SCALE, **FUZZ)
 @given(manifests, nested_stack, st.sampled_from(TEMPLATE_SOURCES), st.booleans(), formats)
-def test_fuzz_cdk_assemblies(workdir, manifest, parent, template, search_parent, fmt):
+def _prop_fuzz_cdk_assemblies(workdir, manifest, parent, template, search_parent, fmt):
     d = _fresh(workdir)
     out = os.path.join(d, "cdk.out")
     os.makedirs(os.path.join(out, "sub"))
@@ -333,7 +333,7 @@ def test_fuzz_cdk_assemblies(workdir, manifest, parent, template, search_parent,
     st.booleans(),
     formats,
 )
-def test_fuzz_configs(workdir, text, name, as_config_flag, fmt):
+def _prop_fuzz_configs(workdir, text, name, as_config_flag, fmt):
     d = _fresh(workdir)
     p = os.path.join(d, name)
     with open(p, "w", encoding="utf-8", errors="surrogatepass") as fh:
@@ -402,9 +402,14 @@ def test_hostile_files_in_a_memory_limited_process(tmp_path):
     assert "bomb.json" in folder.stderr and "long.yaml" in folder.stderr and "VG011" in folder.stdout
 
 
-def test_fuzz_counts():
-    """Runs after the properties above (file order): at least 1,000 inputs through the real entry point, both
-    outcomes exercised, and the in-process memory stayed bounded."""
+def test_fuzz_templates_assemblies_and_configs_through_the_cli(workdir):
+    """The three properties above in one test, so the counts are this test's own however the suite is run (one
+    process or pytest-xdist workers): at least 1,000 inputs through the real entry point, both outcomes
+    exercised, and the in-process memory stayed bounded."""
+    COUNT.update(inputs=0, examples=0, bad=0, clean_or_findings=0, seconds=0.0)
+    _prop_fuzz_templates(workdir)
+    _prop_fuzz_cdk_assemblies(workdir)
+    _prop_fuzz_configs(workdir)
     print(COUNT)
     assert COUNT["inputs"] >= 1000, COUNT
     assert COUNT["bad"] >= 100 and COUNT["clean_or_findings"] >= 100, COUNT

@@ -1,4 +1,5 @@
-"""Terraform: a root module folder (``*.tf`` / ``*.tf.json``) or a plan (``terraform show -json``) -> Model.
+"""Terraform: a root module folder (``*.tf`` / ``*.tf.json``, OpenTofu's ``*.tofu`` / ``*.tofu.json``), a
+Terragrunt ``terragrunt.hcl`` (its local module with its ``inputs``) or a plan (``terraform show -json``) -> Model.
 
 ```python
 from visguard.linter.loaders import terraform
@@ -18,7 +19,9 @@ import os
 from visguard.errors import VisguardError
 
 from .files import _read_text
-from .load import Note, TerraformLoader, TerraformModel
+from .load import SUFFIXES, Note, TerraformLoader, TerraformModel
+
+TERRAGRUNT = "terragrunt.hcl"
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -28,18 +31,37 @@ __all__ = ["Note", "TerraformModel", "_read_text", "claim_dir", "claim_file", "l
 
 
 def claim_dir(path: str) -> bool:
-    """A folder with ``*.tf`` or ``*.tf.json`` files: a Terraform module."""
+    """A folder with ``*.tf``, ``*.tf.json``, ``*.tofu`` or ``*.tofu.json`` files (a Terraform or OpenTofu
+    module), or a ``terragrunt.hcl`` that names a module (a Terragrunt unit; the root configuration the units
+    include names none, and its folder is searched)."""
     try:
         with os.scandir(path) as it:
-            return any(e.name.endswith((".tf", ".tf.json")) and e.is_file() for e in it)
+            names = {e.name for e in it if e.is_file()}
     except OSError:
         return False
+    if any(n.endswith(SUFFIXES) for n in names):
+        return True
+    return TERRAGRUNT in names and _names_a_module(os.path.join(path, TERRAGRUNT))
+
+
+def _names_a_module(path: str) -> bool:
+    """A terragrunt.hcl with ``terraform { source = ... }``."""
+    import re
+
+    try:
+        text = _read_text(path)
+    except VisguardError:
+        return True  # claimed: the loader reports what is wrong with it
+    return (
+        re.search(r"(?m)^\s*terraform\s*\{", text) is not None
+        and re.search(r"(?m)^\s*source\s*=", text) is not None
+    )
 
 
 def claim_file(path: str, head: bytes) -> bool:
     """A single ``.tf`` / ``.tf.json`` file, or a plan JSON document (``format_version`` and ``planned_values``
     or ``resource_changes`` near the start)."""
-    if path.endswith((".tf", ".tf.json")):
+    if path.endswith(SUFFIXES) or os.path.basename(path) == TERRAGRUNT:
         return True
     if not path.endswith(".json") and not head.lstrip().startswith(b"{"):
         return False
@@ -53,9 +75,16 @@ def load(path: str, options: Any = None) -> TerraformModel:
     path = os.fspath(path)
     variables = dict(getattr(options, "variables", None) or {})
     var_files = tuple(getattr(options, "var_files", None) or ())
+    folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
+    if os.path.basename(path) == TERRAGRUNT or (
+        os.path.isdir(path) and os.path.isfile(os.path.join(path, TERRAGRUNT))
+    ):
+        from .terragrunt import load_terragrunt
+
+        return load_terragrunt(folder, variables=variables, var_files=var_files)
     if os.path.isdir(path):
         return TerraformLoader(path, variables=variables, var_files=var_files).load()
-    if path.endswith((".tf", ".tf.json")):
+    if path.endswith(SUFFIXES):
         return TerraformLoader(path, variables=variables, var_files=var_files).load()
     if not os.path.exists(path):
         raise VisguardError("no such file or directory", file=path)
@@ -73,7 +102,7 @@ def _register() -> None:
             claim_dir=claim_dir,
             claim_file=claim_file,
             load=load,
-            suffixes=(".tf", ".tf.json", ".json"),
+            suffixes=(*SUFFIXES, ".json", ".hcl"),
         ),
         before="cloudformation",
     )

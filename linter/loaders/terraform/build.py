@@ -19,12 +19,13 @@ from __future__ import annotations
 import json
 import math
 
+from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 from visguard.records import Record
 
 from .files import excerpt
-from .values import SYMBOLIC, Encoded, Ref, Text, Unknown, describe
+from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown, describe
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ QUEUE_FIELDS = {
 class Res(Record):
     """One resource instance: its evaluated arguments and where each was written."""
 
-    __slots__ = ("type", "address", "location", "values", "locations", "suppressions")
+    __slots__ = ("type", "address", "location", "values", "locations", "suppressions", "unread")
 
     def __init__(
         self,
@@ -96,13 +97,14 @@ class Res(Record):
         self.values = {} if values is None else values
         self.locations = {} if locations is None else locations
         self.suppressions = [] if suppressions is None else suppressions
+        self.unread: VisguardError | None = None  # why an argument of it could not be read (it is not linted)
 
     def loc(self, arg: str) -> Location:
         return self.locations.get(arg, self.location)
 
-    def error(self, arg: str, message: str) -> VisguardError:
+    def error(self, arg: str, message: str, cls: type[VisguardError] = VisguardError) -> VisguardError:
         loc = self.loc(arg)
-        return VisguardError(
+        return cls(
             f"{self.address}: {arg}: {message}", file=loc.file, place=f"line {loc.line}" if loc.line else None
         )
 
@@ -121,7 +123,7 @@ def number(r: Res, arg: str) -> int | float | str | None:
     if isinstance(v, str):
         text = v.strip()
         if len(text) > 400:
-            raise r.error(arg, "expected a number, got a string of more than 400 characters")
+            raise r.error(arg, "expected a number, got a string of more than 400 characters", Bound)
         try:
             v = int(text)
         except ValueError:
@@ -131,9 +133,9 @@ def number(r: Res, arg: str) -> int | float | str | None:
                 raise r.error(arg, "expected a number, got a string that is not a number") from None
     if isinstance(v, (int, float)):
         if isinstance(v, float) and not math.isfinite(v):
-            raise r.error(arg, f"expected a number, got {describe(v)}")
+            raise r.error(arg, f"expected a number, got {describe(v)}", Bound)
         if abs(v) > MAX_NUMBER:
-            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit")
+            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit", Bound)
         return int(v) if isinstance(v, float) and v.is_integer() else v
     if isinstance(v, SYMBOLIC):
         return str(v)
@@ -207,38 +209,72 @@ def _check_fifo_name(r: Res, name: str, fifo: bool | None) -> None:
     provider refuses both mismatches at plan time, so they are bad input (an unknown fifo_queue is not judged)."""
     if r.values.get("fifo_queue") is not None and fifo is None:
         return
-    if fifo and not name.endswith(".fifo"):
-        raise r.error("name", "a FIFO queue's name must end in .fifo (fifo_queue = true)")
-    if not fifo and name.endswith(".fifo"):
-        raise r.error("name", "a name ending in .fifo needs fifo_queue = true (only a FIFO queue's name may)")
+    problem = facts.fifo_name_mismatch(name, bool(fifo))
+    if problem:
+        raise r.error("name", f"{problem} (fifo_queue = {str(bool(fifo)).lower()})")
 
 
 # ---------------------------------------------------------------------------------------------- the model
 class Builder:
-    def __init__(self, resources: list[Res], file: str):
+    def __init__(
+        self,
+        resources: list[Res],
+        file: str,
+        problems: list | None = None,
+        data: dict | None = None,
+        notes: list | None = None,
+    ):
         self.res = resources
         self.by_address = {r.address: r for r in resources}
         self.model = Model(source_file=file)
         self.queue_names: dict[str, str] = {}
         self.function_names: dict[str, str] = {}
         self.redrive_targets: dict[str, object] = {}  # queue id -> its deadLetterTargetArn, until link()
+        # (error, address) of each resource that could not be read; None: the first one is raised
+        self.problems = problems
+        self.unread: set[str] = set()
+        self.data = data or {}  # data source address -> (type, the name it looks up or None, where)
+        self.notes = notes if notes is not None else []  # (load.Note) a consumer of a queue not declared here
+
+    def skip(self, r: Res, exc: VisguardError) -> None:
+        """``r`` cannot be read (``exc``): recorded, and nothing refers to it any more (a reference to it is then
+        "not known here", never a wrong type or a missing resource)."""
+        if self.problems is None or isinstance(exc, Bound):
+            raise exc
+        self.problems.append((exc, r.address, r.address))
+        self.unread.add(r.address)
+        self.by_address.pop(r.address, None)
 
     def build(self) -> Model:
         for r in self.res:
-            if r.type == QUEUE:
-                self.model.add(self.queue(r))
+            if r.unread is not None:
+                self.skip(r, r.unread)
+        for r in self.res:
+            if r.type == QUEUE and r.address not in self.unread:
+                try:
+                    self.model.add(self.queue(r))
+                except VisguardError as exc:
+                    self.skip(r, exc)
         self.queue_names = {q.name: q.id for q in self.model.queues.values() if q.name}
         for r in self.res:
             if r.type in (REDRIVE, REDRIVE_ALLOW):
                 self.policy_resource(r)
         for r in self.res:
-            if r.type == QUEUE:
+            if r.type == QUEUE and r.address in self.model.queues:
                 self.link(self.model.queues[r.address], r)
         for r in self.res:
-            if r.type == FUNCTION:
-                name = string(r, "function_name")
+            if r.type == FUNCTION and r.address not in self.unread:
+                try:
+                    name = string(r, "function_name")
+                    number(r, "timeout"), integer(r, "reserved_concurrent_executions")
+                except VisguardError as exc:
+                    self.skip(r, exc)
+                    continue
                 if name:
                     self.function_names.setdefault(name, r.address)
+                elif isinstance(r.values.get("function_name"), (Text, Unknown)):
+                    # "w-${data.x.y}": indexed as written, for a mapping that writes the same template
+                    self.function_names.setdefault(str(r.values["function_name"]), r.address)
         for r in self.res:
             if r.type == ESM:
                 self.mapping(r)
@@ -290,7 +326,9 @@ class Builder:
         elif isinstance(mrc, (bool, list, dict)):
             raise r.error(arg, "maxReceiveCount must be a number")
         if isinstance(mrc, (int, float)) and (not math.isfinite(mrc) or abs(mrc) > MAX_NUMBER):
-            raise r.error(arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit")
+            raise r.error(
+                arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit", Bound
+            )
         if isinstance(mrc, float) and mrc.is_integer():
             mrc = int(mrc)
         target = v.get("deadLetterTargetArn")
@@ -324,10 +362,20 @@ class Builder:
         if qid is None:
             return  # a queue outside these files: nothing to attach it to
         q = self.model.queues[qid]
-        if r.type == REDRIVE:
-            self.set_redrive(q, r, "redrive_policy")
-        else:
-            self.set_allow(q, r, "redrive_allow_policy")
+        try:
+            if r.address in self.unread:
+                raise r.unread or VisguardError("not read")
+            if r.type == REDRIVE:
+                self.set_redrive(q, r, "redrive_policy")
+            else:
+                self.set_allow(q, r, "redrive_allow_policy")
+        except VisguardError as exc:
+            if r.address not in self.unread:
+                self.skip(r, exc)
+            if r.type == REDRIVE:  # the queue has a redrive policy, not known here: never "no redrive policy"
+                q.redrive = Redrive(None, f"${{{r.address}.redrive_policy}}", None, r.location)
+                self.redrive_targets.pop(q.id, None)
+            return
         q.suppressions += r.suppressions
 
     def link(self, q: Queue, r: Res) -> None:
@@ -336,7 +384,9 @@ class Builder:
             target = self.redrive_targets.pop(q.id)
             if target is not None:
                 rd.target = self.queue_of(target, url=False)
-                rd.target_ref = _ref_text(target) if rd.target is None else _ref_text(target)
+                rd.target_ref = _ref_text(target)
+                if isinstance(target, Ref) and (target.address in self.unread or target.address in self.data):
+                    rd.target_ref = str(target)  # a queue that could not be read, or not declared here
                 if isinstance(target, Ref) and target.address in self.by_address and rd.target is None:
                     other = self.by_address[target.address]
                     rd.target_ref = f"{target.address}.{target.attr} ({other.type}, not an SQS queue ARN)"
@@ -352,6 +402,9 @@ class Builder:
 
     def queue_of(self, v: Any, *, url: bool) -> str | None:
         """The queue id an ARN (or, with ``url``, a queue URL) names, when the queue is in this model."""
+        if isinstance(v, Ref) and v.address in self.data:  # data "aws_sqs_queue": the queue of that name
+            kind, name, _ = self.data[v.address]
+            return self.queue_names.get(name) if kind == QUEUE and isinstance(name, str) else None
         if isinstance(v, Ref):
             if v.address in self.model.queues and v.attr in (("url", "id") if url else ("arn",)):
                 return v.address
@@ -380,11 +433,47 @@ class Builder:
         src = r.values.get("event_source_arn")
         qid = self.queue_of(src, url=False)
         if qid is None:
+            self.note_elsewhere(r, src)
             return  # a stream, a broker, or a queue outside these files
+        try:
+            if r.address in self.unread:
+                raise r.unread or VisguardError("not read")
+            self.consumer(r, qid, src)
+        except VisguardError as exc:
+            if r.address not in self.unread:
+                self.skip(r, exc)
+            # a consumer is there, its settings are not known: the timeout rules skip it, VG050 names it
+            c = Consumer(id=r.address, kind="unknown", location=r.location)
+            c.note = "the event source mapping could not be read here"
+            self.model.queues[qid].consumers.append(c)
+
+    def note_elsewhere(self, r: Res, src: Any) -> None:
+        """A mapping of a queue not declared here (a data source, an SQS ARN): noted, so a clean run is never an
+        unchecked one; a stream or a broker is not a queue (nothing to say)."""
+        from .load import Note
+
+        text = str(src) if isinstance(src, (str, Text)) else ""
+        if isinstance(src, Ref) and src.address in self.data and self.data[src.address][0] == QUEUE:
+            name = self.data[src.address][1]
+            what = f"queue {excerpt(name, 64)} (through {src.address})" if name else f"{src.address}"
+        elif text.startswith("arn:") and ":sqs:" in text:
+            what = f"queue {excerpt(text.rsplit(':', 1)[1], 64)} (by ARN)"
+        else:
+            return
+        self.notes.append(
+            Note(
+                f"{r.address} consumes {what}, which is not declared in these files: the queue's settings are "
+                "not checked here (lint the root module that declares it too)",
+                r.loc("event_source_arn"),
+                r.address,
+            )
+        )
+
+    def consumer(self, r: Res, qid: str, src: Any) -> None:
         c = Consumer(id=r.address, kind="lambda", location=r.location)
         if isinstance(src, Ref) and src.attr != "arn":
             c.kind, c.note = "unknown", f"event_source_arn is {src.address}.{src.attr}, not the queue's .arn"
-        self.function_into(c, r)
+        fid = self.function_into(c, r)
         if "batch_size" in r.values and r.values["batch_size"] is not None:
             c.batch_size = integer(r, "batch_size")
             c.locations["batch_size"] = r.loc("batch_size")
@@ -412,44 +501,61 @@ class Builder:
         q.consumers.append(c)
         for s in r.suppressions:
             q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
-        fn = self.by_address.get(c.function_id) if c.function_id else None
+        fn = self.by_address.get(fid) if fid else None
         if fn is not None:
             for s in fn.suppressions:
                 q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
 
-    def function_into(self, c: Consumer, r: Res) -> None:
+    def function_into(self, c: Consumer, r: Res) -> str | None:
+        """The function of mapping ``r`` into ``c``; returns its address. A mapping is a Lambda consumer even
+        when its function (or the function's timeout) is not known here: ``function_id`` stays None, so the rules
+        that need the function skip it and those that need only the mapping and the queue still run (issue 26
+        §5); ``note`` says why (VG050)."""
         fid, note = self.function_of(r.values.get("function_name"), [])
         if fid is None:
-            c.kind = "unknown"
+            if c.kind != "unknown":
+                c.kind = "lambda"
             c.note = c.note or note
-            v = r.values.get("function_name")
-            c.function_id = v if isinstance(v, str) else None
-            return
+            return None
         if c.kind == "unknown":
-            return
-        c.function_id = fid
+            return fid
         fn = self.by_address[fid]
+        c.function_id = fid
         if fn.values.get("timeout") is not None:
             t = number(fn, "timeout")
             c.locations["function_timeout"] = fn.loc("timeout")
             if isinstance(t, (int, float)):
                 c.function_timeout = t
             else:  # never compare against the 3 s default when the file sets a value not known here
-                c.kind = "unknown"
+                c.function_id = None
                 c.note = f"the timeout of {fid} ({t}) is not known here"
         if fn.values.get("reserved_concurrent_executions") is not None:
             rc = integer(fn, "reserved_concurrent_executions")
             c.reserved_concurrency = None if rc is not None and rc < 0 else rc  # -1: unreserved
             c.locations["reserved_concurrency"] = fn.loc("reserved_concurrent_executions")
+        return fid
 
     def function_of(self, v: Any, seen: list[str]) -> tuple[str | None, str | None]:
         if v is None:
             return None, "the mapping has no function_name"
+        if isinstance(v, (Text, Unknown)) and str(v) in self.function_names:
+            # the same name template as a function's, data sources and all
+            return self.function_names[str(v)], None
         if isinstance(v, Text):
             refs = v.refs()
-            v = refs[0] if refs else Unknown(str(v), "not known here")
+            v = refs[0] if refs else Unknown(str(v), "it holds a value known only at plan or apply")
+        if (
+            isinstance(v, Ref) and v.address in self.data
+        ):  # data "aws_lambda_function": by the name it looks up
+            kind, name, _ = self.data[v.address]
+            if kind == FUNCTION and isinstance(name, str):
+                v = name
+            else:
+                return None, f"function_name is {v.address}.{v.attr}, a data source not known here"
         if isinstance(v, Ref):
             other = self.by_address.get(v.address)
+            if other is None and v.address in self.unread:
+                return None, f"function_name refers to {v.address}, which could not be read here"
             if other is None:
                 return None, f"function_name refers to {v.address}, which is not read here"
             if other.type == FUNCTION:
@@ -467,7 +573,7 @@ class Builder:
             name = function_name(v)
             if name in self.function_names:
                 return self.function_names[name], None
-            return None, f"function {excerpt(name, 64)} is not defined in these files"
+            return None, f"function {excerpt(name, 64)} is not declared in these files"
         return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
 
 
@@ -491,5 +597,15 @@ def _ref_text(v: Any) -> str | None:
     return str(v)
 
 
-def build_model(resources: list[Res], file: str) -> Model:
-    return Builder(resources, file).build()
+def build_model(
+    resources: list[Res],
+    file: str,
+    problems: list | None = None,
+    data: dict | None = None,
+    notes: list | None = None,
+) -> Model:
+    """The model of ``resources``. A resource that cannot be read raises its error, or with ``problems`` (a
+    list) is recorded there as (error, address, what) and left out; the rest is built (a bound is always
+    raised). ``data``: the data sources referred to (``TerraformLoader.data``); ``notes`` receives a note for
+    each mapping of a queue not declared here."""
+    return Builder(resources, file, problems, data, notes).build()

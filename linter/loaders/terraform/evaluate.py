@@ -30,6 +30,7 @@ from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
 from .values import (
     MAX_STRING,
     SYMBOLIC,
+    Bound,
     Encoded,
     EvalError,
     LimitError,
@@ -57,6 +58,8 @@ SCHEMA_DEFAULTS = {
     ("aws_lambda_function", "timeout"): DEFAULT_LAMBDA_TIMEOUT,
     ("aws_lambda_event_source_mapping", "enabled"): True,
 }
+# Data sources visguard resolves against the resources read, by the argument that names what they look up.
+DATA_NAMES = {"aws_sqs_queue": "name", "aws_lambda_function": "function_name"}
 # Attributes of a resource that exist only after apply (a reference to them stays a Ref).
 COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
 MAX_INSTANCES = 1000  # count / for_each of one block
@@ -163,7 +166,7 @@ class Budget:
     def add_instances(self, n: int, block: Block) -> None:
         self.instances += n
         if self.instances > MAX_TOTAL_INSTANCES:
-            raise VisguardError(
+            raise Bound(
                 f"count/for_each expand to more than {MAX_TOTAL_INSTANCES:,} resource and module instances "
                 "(visguard's bound on one root module)",
                 file=block.file,
@@ -178,41 +181,58 @@ _BOUND = (
 
 
 class Module:
-    """The files of one module folder, grouped by block type."""
+    """The files of one module folder, grouped by block type. A name declared twice raises, or with
+    ``problems`` (a list) is recorded there as (error, local address) and left out: neither is guessed."""
 
-    def __init__(self, directory: str, blocks: list[Block]):
+    def __init__(self, directory: str, blocks: list[Block], problems: list | None = None):
         self.dir = directory
         self.variables: dict[str, Block] = {}
         self.locals: dict[str, Attr] = {}
         self.resources: dict[tuple[str, str], Block] = {}
         self.modules: dict[str, Block] = {}
         self.outputs: dict[str, Block] = {}
-        self.data: set[tuple[str, str]] = set()
+        self.data: dict[tuple[str, str], Block] = {}
+        self._problems = problems
+        twice: list[tuple[dict, Any]] = []
         for b in blocks:
             key = tuple(b.labels)
             if b.type == "variable" and len(key) == 1:
-                self._unique(self.variables, key[0], b, "variable")
+                self._unique(self.variables, key[0], b, "variable", twice)
             elif b.type == "locals":
                 for name, a in b.attrs.items():
                     if name in self.locals:
-                        raise VisguardError(
-                            f"local.{name} is defined twice", file=a.file, place=f"line {a.line}"
+                        self._twice(
+                            VisguardError(
+                                f"local.{name} is defined twice", file=a.file, place=f"line {a.line}"
+                            ),
+                            f"local.{name}",
                         )
+                        twice.append((self.locals, name))
                     self.locals[name] = a
             elif b.type == "resource" and len(key) == 2:
-                self._unique(self.resources, key, b, "resource")
+                self._unique(self.resources, key, b, "resource", twice)
             elif b.type == "module" and len(key) == 1:
-                self._unique(self.modules, key[0], b, "module")
+                self._unique(self.modules, key[0], b, "module", twice)
             elif b.type == "output" and len(key) == 1:
                 self.outputs[key[0]] = b
             elif b.type == "data" and len(key) == 2:
-                self.data.add(key)
+                self.data.setdefault(key, b)
+        for d, key in twice:
+            d.pop(key, None)
 
-    @staticmethod
-    def _unique(d, key, b: Block, what: str) -> None:
+    def _twice(self, exc: VisguardError, name: str) -> None:
+        if self._problems is None:
+            raise exc
+        self._problems.append((exc, name))
+
+    def _unique(self, d, key, b: Block, what: str, twice: list) -> None:
         if key in d:
             name = ".".join(key) if isinstance(key, tuple) else key
-            raise VisguardError(f"{what} {name} is declared twice", file=b.file, place=f"line {b.line}")
+            local = name if what == "resource" else f"{'var' if what == 'variable' else what}.{name}"
+            self._twice(
+                VisguardError(f"{what} {name} is declared twice", file=b.file, place=f"line {b.line}"), local
+            )
+            twice.append((d, key))
         d[key] = b
 
 
@@ -224,7 +244,10 @@ class ResourceObj:
 
     def get(self, attr: str) -> Any:
         if attr not in COMPUTED and attr in self.block.attrs:
-            return self.scope.eval_attr(self.block.attrs[attr], self.env)
+            v = self.scope.eval_attr(self.block.attrs[attr], self.env)
+            # a value not known here (a data source in a name) is still this resource's attribute: a reference
+            # to it keeps naming the resource (a mapping's function_name = aws_lambda_function.f.function_name)
+            return Ref(self.address, attr) if isinstance(v, (Unknown, Text)) else v
         default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
         if default is not _MISSING:
             return default
@@ -232,6 +255,10 @@ class ResourceObj:
 
 
 class Scope:
+    # names another tool adds to the language (Terragrunt): a call or a reference to them is not known here
+    unknown_functions: frozenset[str] = frozenset()
+    unknown_roots: frozenset[str] = frozenset()
+
     def __init__(
         self,
         loader,
@@ -287,9 +314,10 @@ class Scope:
                     file=attr.file,
                     place=f"line {line}",
                 ) from None
-            raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
+            cls = Bound if isinstance(exc, LimitError) else VisguardError
+            raise cls(f"{attr.name}: {exc}", file=attr.file, place=f"line {line}") from None
         except RecursionError:
-            raise VisguardError(
+            raise Bound(
                 f"{attr.name}: expression nested too deeply", file=attr.file, place=f"line {attr.line}"
             ) from None
         finally:
@@ -413,7 +441,9 @@ class Scope:
         if t == "numeric_lit":
             text = env.src.data[c.start_byte : c.end_byte].decode("utf-8", "replace")
             if len(text) > MAX_NUMBER_CHARS:  # int() of 5,000 digits is refused by Python, and no AWS setting
-                raise EvalError(f"a number written with {len(text):,} characters, beyond any AWS limit", node)
+                raise LimitError(
+                    f"a number written with {len(text):,} characters, beyond any AWS limit", node
+                )
             if text.isdigit():
                 return int(text)
             try:
@@ -421,7 +451,7 @@ class Scope:
             except ValueError:
                 raise EvalError(f"invalid number {excerpt(text)}", node) from None
             if not math.isfinite(v):  # 1e400
-                raise EvalError(f"the number {excerpt(text)} is beyond any AWS limit", node)
+                raise LimitError(f"the number {excerpt(text)} is beyond any AWS limit", node)
             return v
         if t == "bool_lit":
             return env.src.slice(c) == "true"
@@ -755,6 +785,10 @@ class Scope:
         if "::" in name:
             return Unknown(text_of(node, env.src), f"provider function {name}() is not evaluated")
         if name not in TERRAFORM_FUNCTIONS:
+            if name in self.unknown_functions:
+                return Unknown(
+                    text_of(node, env.src), f"{name}() is evaluated by Terragrunt, not from the files"
+                )
             raise EvalError(f"call to unknown function {name}()", node)
         if name in ("try", "can"):
             return self._try(name, arg_nodes, node, env)
@@ -822,6 +856,11 @@ class Scope:
                 f"{root} is only available in a block with {'for_each' if root == 'each' else 'count'}", node
             )
         if root == "data":
+            ref = self._data_ref(steps)
+            if (
+                ref is not None
+            ):  # data.aws_sqs_queue.x.arn: resolved by name against the queues read (build.py)
+                return self._apply(ref, steps[3:], node, env)
             return Unknown(
                 text_of(node, env.src), "data sources are read by terraform plan, not from the files"
             )
@@ -838,7 +877,22 @@ class Scope:
             if key not in self.mod.resources:
                 raise EvalError(f"reference to undeclared resource {root}.{steps[0][1]}", node)
             return self._apply(self.resource_value(key), steps[1:], node, env)
+        if root in self.unknown_roots:
+            return Unknown(text_of(node, env.src), f"{root} is known to Terragrunt only when it runs")
         raise EvalError(f"unknown name {root!r}", node)
+
+    def _data_ref(self, steps: list) -> Ref | None:
+        """``data.aws_sqs_queue.x.arn`` / ``data.aws_lambda_function.f.arn``: a reference the model builder
+        resolves by the name the data source looks up (``Builder.data``); None for other data sources."""
+        if len(steps) < 3 or any(how != "attr" for how, _ in steps[:3]) or self.loader is None:
+            return None
+        key = (steps[0][1], steps[1][1])
+        block = self.mod.data.get(key)
+        if key[0] not in DATA_NAMES or block is None or "count" in block.attrs or "for_each" in block.attrs:
+            return None
+        address = f"{self.prefix}data.{key[0]}.{key[1]}"
+        self.loader.data_source(self, address, block)
+        return Ref(address, steps[2][1])
 
     def _apply(self, value, steps, node, env):
         for how, key in steps:
@@ -924,6 +978,9 @@ class Scope:
         nullable = block.attrs.get("nullable")
         if v is None and nullable is not None and self.eval_attr(nullable) is False:
             v = _MISSING
+        if v is _MISSING and self.inputs is None and getattr(self.loader, "defaults_unknown", None):
+            # a Terragrunt configuration that includes another: its inputs may set any variable
+            return Unknown(f"var.{name}", self.loader.defaults_unknown)
         if v is _MISSING:
             if "default" in block.attrs:
                 v = self.eval_attr(block.attrs["default"], Env())
@@ -934,7 +991,7 @@ class Scope:
                     if self.inputs is not None
                     else f"variable {name} has no default and no value (give it with --var {name}=... or a .tfvars file)"
                 )
-                self.loader.note(block, f"{where}: {why}")
+                self.loader.note(block, f"{where}: {why}", where)
                 return Unknown(f"var.{name}", why)
         from .types import typed
 
@@ -979,6 +1036,7 @@ class Scope:
                 self.loader.note(
                     block,
                     f"{base_address}: count ({_why(n)}) is not known here; its settings are read once, as {base_address}[*]",
+                    base_address,
                 )
                 out.append(
                     (
@@ -1007,6 +1065,7 @@ class Scope:
                 self.loader.note(
                     block,
                     f"{base_address}: for_each ({_why(coll)}) is not known here; its settings are read once, as {base_address}[*]",
+                    base_address,
                 )
                 unk = Unknown("each.value", "for_each is not known here")
                 out.append(
@@ -1023,7 +1082,9 @@ class Scope:
             elif isinstance(coll, list):
                 if not all(isinstance(x, str) for x in coll):
                     if any(isinstance(x, SYMBOLIC) for x in coll):
-                        self.loader.note(block, f"{base_address}: a for_each key is not known here")
+                        self.loader.note(
+                            block, f"{base_address}: a for_each key is not known here", base_address
+                        )
                         unk = Unknown("each.value", "for_each is not known here")
                         return [(base_address + "[*]", Env({"each": {"key": unk, "value": unk}}))]
                     raise VisguardError(
@@ -1078,11 +1139,16 @@ class Scope:
         block = self.mod.modules.get(name)
         if block is None:
             raise EvalError(f"reference to undeclared module {name!r}", node)
-        insts = self.loader.module_instances(self, name, block)
+        try:
+            insts = self.loader.module_instances(self, name, block)
+        except VisguardError as exc:  # the call cannot be read: the rest of the module still is
+            self.loader.unreadable(exc, f"{self.prefix}module.{name}")
+            v = self._modules[name] = Unknown(f"module.{name}", "the module could not be read here")
+            return v
         if "count" in block.attrs:
-            v: Any = [m for _, m in insts]
+            v: Any = [m for _, m, _ in insts]
         elif "for_each" in block.attrs:
-            v = {env.names["each"]["key"]: m for env, m in insts}
+            v = {env.names["each"]["key"]: m for env, m, _ in insts}
         else:
             v = insts[0][1] if insts else Unknown(f"module.{name}", "the module is not read")
         if (
@@ -1091,7 +1157,14 @@ class Scope:
             and insts[0][1].address.endswith("[*]")
         ):
             v = Unknown(f"module.{name}", "the module's count/for_each is not known here")
+        # known before its contents are read: an argument of the call may read another output of the same call
+        # (Terraform orders each input and output on its own); only a real cycle is one (issue 26 §3)
         self._modules[name] = v
+        for _, m, read in insts:
+            try:
+                read()
+            except VisguardError as exc:
+                self.loader.unreadable(exc, m.address)
         return v
 
 

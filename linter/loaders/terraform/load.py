@@ -33,36 +33,49 @@ from .evaluate import (
 )
 from .files import NAME_CHARS, _read_text, confined, excerpt, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
-from .values import Unknown
+from .values import Bound, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
+# Terraform's and OpenTofu's file endings; foo.tofu takes the place of foo.tf (opentofu.org/docs/language/files)
+SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
+_OVERRIDE = r"(?:^|_)override\.(?:tf|tofu)(?:\.json)?$"
 _MISSING_REF = object()
 MAX_FILES = 2000
 
 
+ROOT = "root_module"  # the address a note about the root module itself names (its files, its tfvars)
+
+
 class Note(Record):
-    """Something the loader could not evaluate: what, why, where."""
+    """Something the loader could not evaluate or read: what, why, where, and the address it is about (a
+    resource, ``var.x``, ``module.jobs``; :data:`ROOT` for the root module's own files)."""
 
-    __slots__ = ("message", "location")
+    __slots__ = ("message", "location", "address")
 
-    def __init__(self, message: str, location: Location):
+    def __init__(self, message: str, location: Location, address: str | None = None):
         self.message = message
         self.location = location
+        self.address = address or location.path or ROOT
 
 
 class TerraformModel(Model):
-    """A Model read from Terraform; its notes are :class:`Note` records."""
+    """A Model read from Terraform; its notes are :class:`Note` records; ``files`` lists the files read."""
 
-    __slots__ = ()
+    __slots__ = ("files",)
+
+    def __init__(self, *args, files: list[str] | None = None, **kw):
+        super().__init__(*args, **kw)
+        self.files = [] if files is None else files
 
 
-def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> tuple[list[str], list[str]]:
+def listing(directory: str, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[list[str], list[str]]:
     """(the regular files of ``directory`` ending in ``suffixes`` that stay inside it, the symlinks among them
-    that lead outside it: never read)."""
+    that lead outside it: never read). ``foo.tf`` is left out when ``foo.tofu`` is there (``.tf.json`` and
+    ``.tofu.json`` likewise), as OpenTofu reads a folder."""
     try:
         names = sorted(os.listdir(directory))
     except OSError as exc:
@@ -72,10 +85,17 @@ def listing(directory: str, suffixes: tuple[str, ...] = (".tf", ".tf.json")) -> 
     for n in names:
         p = os.path.join(directory, n)
         if n.endswith(suffixes) and os.path.isfile(p):
+            if n.endswith((".tf", ".tf.json")) and _tofu_name(n) in names:
+                continue
             (inside if confined(p, directory) else outside).append(p)
     if len(inside) > MAX_FILES:
         raise VisguardError(f"more than {MAX_FILES} Terraform files in one module", file=directory)
     return inside, outside
+
+
+def _tofu_name(name: str) -> str:
+    """foo.tf -> foo.tofu, foo.tf.json -> foo.tofu.json: the OpenTofu file that takes its place."""
+    return name[:-8] + ".tofu.json" if name.endswith(".tf.json") else name[:-3] + ".tofu"
 
 
 def tf_files(directory: str) -> list[str]:
@@ -100,9 +120,18 @@ def read_blocks(path: str) -> list[Block]:
 
 class TerraformLoader:
     def __init__(
-        self, root: str, *, variables: dict[str, str] | None = None, var_files: tuple[str, ...] = ()
+        self,
+        root: str,
+        *,
+        variables: dict[str, str] | None = None,
+        var_files: tuple[str, ...] = (),
+        inputs: dict[str, Any] | None = None,
+        input_locations: dict[str, Location] | None = None,
     ):
         self.root = root
+        self.inputs = inputs or {}  # evaluated root variable values given by a caller (Terragrunt's inputs)
+        self.input_locations = input_locations or {}  # where each of them is written
+        self.defaults_unknown: str | None = None  # why a root variable without a value is not known here
         self.variables = dict(variables or {})
         self.var_files = tuple(var_files)
         self.notes: list[Note] = []
@@ -114,9 +143,15 @@ class TerraformLoader:
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
         self._linked: set[str] = set()  # files read through a symlink: no message shows their text
+        self.problems: list[
+            tuple[VisguardError, str, str]
+        ] = []  # (error, address, what) of each part not read
+        self.files: list[str] = []  # every file read
+        # data.aws_sqs_queue.x / data.aws_lambda_function.f -> (type, the name it looks up or None, where)
+        self.data: dict[str, tuple[str, str | None, Location]] = {}
 
     # -------------------------------------------------------------------------------------------- notes
-    def note(self, where: Block | Attr | Location, message: str) -> None:
+    def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
         loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         if loc.file in self._linked:
             message = (
@@ -125,10 +160,37 @@ class TerraformLoader:
         if message in self._noted:
             return
         self._noted.add(message)
-        self.notes.append(Note(message, loc))
+        self.notes.append(Note(message, loc, address))
+
+    def data_source(self, scope: Scope, address: str, block: Block) -> None:
+        """Record a ``data "aws_sqs_queue"`` / ``data "aws_lambda_function"`` block referred to: the name it
+        looks up (None when not known here)."""
+        if address in self.data:
+            return
+        from .evaluate import DATA_NAMES
+
+        kind = block.labels[0]
+        attr = block.attrs.get(DATA_NAMES[kind])
+        name = None
+        if attr is not None:
+            try:
+                v = scope.eval_attr(attr)
+            except VisguardError as exc:
+                self.unreadable(exc, address)
+                v = None
+            name = v if isinstance(v, str) else None
+        self.data[address] = (kind, name, Location(block.file, block.line, block.column, path=address))
+
+    def unreadable(self, exc: VisguardError, address: str, what: str | None = None) -> None:
+        """A part of the root module (a file, a module call, a resource: ``what``, default its address) that
+        cannot be read: recorded, and the rest is still read and linted. A bound (:class:`Bound`) refuses the
+        whole input."""
+        if isinstance(exc, Bound):
+            raise exc
+        self.problems.append((exc, address, what or address))
 
     # -------------------------------------------------------------------------------------------- modules
-    def read_module(self, directory: str, files: list[str] | None = None) -> Module:
+    def read_module(self, directory: str, files: list[str] | None = None, address: str = ROOT) -> Module:
         key = os.path.realpath(directory)
         if key in self._module_cache:
             return self._module_cache[key]
@@ -136,29 +198,35 @@ class TerraformLoader:
         if files is None:
             files, outside = listing(directory)
             for path in outside:
-                self.note(Location(path), outside_note(path, directory))
+                self.note(Location(path), outside_note(path, directory), address)
         for path in files:
             if linked(path):
                 self._linked.add(path)
-            base = os.path.basename(path)
-            if (
-                base == "override.tf"
-                or base.endswith(("_override.tf", "_override.tf.json"))
-                or base == "override.tf.json"
-            ):
-                self.note(Location(path), f"{path}: override files are not merged by visguard")
+            if re.search(_OVERRIDE, os.path.basename(path)):
+                self.note(Location(path), f"{path}: override files are not merged by visguard", address)
                 continue
-            blocks += read_blocks(path)
-        mod = Module(directory, blocks)
+            try:
+                blocks += read_blocks(path)
+            except VisguardError as exc:  # one file that does not parse: the module's other files are read
+                self.unreadable(exc, address, path)
+                continue
+            self.files.append(path)
+        problems: list = []
+        mod = Module(directory, blocks, problems)
+        prefix = "" if address == ROOT else address + "."
+        for exc, name in problems:
+            self.unreadable(exc, prefix + name)
         self._module_cache[key] = mod
         return mod
 
     def root_values(self, mod: Module) -> dict[str, tuple[Attr | None, Any]]:
-        values: dict[str, tuple[Attr | None, Any]] = {}
+        values: dict[str, tuple[Attr | None, Any]] = {
+            k: (None, v) for k, v in self.inputs.items() if k in mod.variables
+        }  # Terragrunt's inputs are TF_VAR_ variables: the lowest precedence, undeclared ones ignored
         d = self.root
         found, outside = listing(d, (".tfvars", ".tfvars.json")) if os.path.isdir(d) else ([], [])
         for path in outside:
-            self.note(Location(path), outside_note(path, d))
+            self.note(Location(path), outside_note(path, d), ROOT)
         names = [os.path.basename(p) for p in found]
         auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
         auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
@@ -166,9 +234,12 @@ class TerraformLoader:
             if linked(path):
                 self._linked.add(path)
             attrs = read_vars(path)
+            self.files.append(path)
             for name, attr in attrs.items():
                 if name not in mod.variables:
-                    self.note(attr, f"{path}: {name} is not a variable of the root module (ignored)")
+                    self.note(
+                        attr, f"{path}: {name} is not a variable of the root module (ignored)", f"var.{name}"
+                    )
                     continue
                 values[name] = (attr, None)
         for name, raw in self.variables.items():
@@ -177,12 +248,13 @@ class TerraformLoader:
             values[name] = (None, _cli_value(raw, name))
         return values
 
-    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj]]:
-        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown."""
+    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj, Any]]:
+        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown; each with
+        the function that reads what it creates (called once the instances are known to the caller's scope)."""
         base = f"{scope.prefix}module.{name}"
         src_attr = block.attrs.get("source")
         source = scope.eval_attr(src_attr) if src_attr is not None else None
-        out: list[tuple[Env, ModuleObj]] = []
+        out: list[tuple[Env, ModuleObj, Any]] = []
         if not isinstance(source, str):
             raise VisguardError(
                 f"module {name}: source must be a literal string", file=block.file, place=f"line {block.line}"
@@ -194,7 +266,8 @@ class TerraformLoader:
         if not local and model is None and installed is None:
             self.note(
                 block,
-                f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
+                address=base,
+                message=f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
                 "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
                 "lambda/aws); run terraform init, or lint the plan JSON",
             )
@@ -204,20 +277,29 @@ class TerraformLoader:
                 directory = installed if installed is not None else module_dir(scope.mod.dir, source)
                 child = self.child_scope(scope, block, source, address, inputs, directory)
                 child.module_key = key  # type: ignore[attr-defined]
-                out.append((env, ModuleObj(address, _outputs_of(child))))
+                out.append((env, ModuleObj(address, _outputs_of(child)), lambda c=child: self.collect(c)))
             elif model is not None:
-                res, outputs = model(self, scope, block, address, env, inputs)
-                for r in res:
-                    r.suppressions = self.suppressions(block) + r.suppressions
-                    r.suppressions += scope_suppressions(scope)
-                self.resources += res
-                out.append((env, ModuleObj(address, outputs)))
+                holder: dict = {}
+
+                def modelled(out_name, node=None, _h=holder, _a=address):
+                    if "outputs" not in _h:  # read by an argument of the same call while it is evaluated
+                        return Unknown(f"{_a}.{out_name}", "read by the same module call's arguments")
+                    return _h["outputs"](out_name, node)
+
+                def run(_h=holder, _a=address, _e=env, _i=inputs):
+                    res, _h["outputs"] = model(self, scope, block, _a, _e, _i)
+                    for r in res:
+                        r.suppressions = self.suppressions(block) + r.suppressions
+                        r.suppressions += scope_suppressions(scope)
+                    self.resources += res
+
+                out.append((env, ModuleObj(address, modelled), run))
             else:
 
                 def unknown(out_name, node=None, _a=address, _s=source):
                     return Unknown(f"{_a}.{out_name}", f"module source {_s} is not read")
 
-                out.append((env, ModuleObj(address, unknown)))
+                out.append((env, ModuleObj(address, unknown), _nothing))
         return out
 
     def installed_module(self, key: str) -> str | None:
@@ -227,7 +309,7 @@ class TerraformLoader:
             self._installed = {}
             manifest = os.path.join(self.root, ".terraform", "modules", "modules.json")
             if os.path.isfile(manifest) and not confined(manifest, self.root):
-                self.note(Location(manifest), outside_note(manifest, self.root))
+                self.note(Location(manifest), outside_note(manifest, self.root), ROOT)
             elif os.path.isfile(manifest):
                 import json
 
@@ -235,7 +317,9 @@ class TerraformLoader:
                     doc = json.loads(_read_text(manifest))
                 except ValueError:
                     self.note(
-                        Location(manifest), f"{manifest}: not valid JSON, installed modules are not read"
+                        Location(manifest),
+                        f"{manifest}: not valid JSON, installed modules are not read",
+                        ROOT,
                     )
                     doc = {}
                 root = os.path.realpath(os.path.join(self.root, ".terraform", "modules"))
@@ -280,7 +364,7 @@ class TerraformLoader:
                 file=block.file,
                 place=f"line {block.line}",
             )
-        mod = self.read_module(directory)
+        mod = self.read_module(directory, address=address)
         for k, (a, _, _) in inputs.items():
             if k not in mod.variables:
                 raise VisguardError(
@@ -290,7 +374,6 @@ class TerraformLoader:
             self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
         )
         child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
-        self.collect(child)
         return child
 
     # -------------------------------------------------------------------------------------------- resources
@@ -298,7 +381,13 @@ class TerraformLoader:
         for (rtype, rname), block in scope.mod.resources.items():
             if rtype not in ARGS:
                 continue
-            for address, env in scope.instances(block, f"{scope.prefix}{rtype}.{rname}"):
+            base = f"{scope.prefix}{rtype}.{rname}"
+            try:
+                instances = scope.instances(block, base)
+            except VisguardError as exc:
+                self.unreadable(exc, base)
+                continue
+            for address, env in instances:
                 self.resources.append(self.resource(scope, block, rtype, address, env))
         for name in scope.mod.modules:
             scope.module_obj(name)
@@ -306,13 +395,20 @@ class TerraformLoader:
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
         r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
         for arg in ARGS[rtype]:
-            if "." in arg:
-                self.nested(scope, block, r, arg, env)
+            try:
+                if "." in arg:
+                    self.nested(scope, block, r, arg, env)
+                    continue
+                attr = block.attrs.get(arg)
+                if attr is None:
+                    continue
+                value = scope.eval_attr(attr, env)
+            except VisguardError as exc:  # the resource is not linted; the others are (build.Builder.skip)
+                if isinstance(exc, Bound):
+                    raise
+                r.unread = r.unread or exc
                 continue
-            attr = block.attrs.get(arg)
-            if attr is None:
-                continue
-            r.values[arg] = scope.eval_attr(attr, env)
+            r.values[arg] = value
             r.locations[arg] = self.origin(scope, attr, env, address)
             if arg == "redrive_policy":
                 for key, loc in self.key_locations(
@@ -389,6 +485,8 @@ class TerraformLoader:
                 attr, env, owner = a, Env(), "locals"
                 continue
             src = scope.var_source(name)
+            if src is None and scope.inputs is None and name in self.input_locations:
+                return attr, owner, self.input_locations[name]  # terragrunt.hcl's inputs = { name = ... }
             if src is None:
                 break
             a, s, e = src
@@ -518,10 +616,10 @@ class TerraformLoader:
             files = sorted({*files, named})
             outside = [p for p in outside if p != named]
         for path in outside:
-            self.note(Location(path), outside_note(path, directory))
+            self.note(Location(path), outside_note(path, directory), ROOT)
         if not files:
             more = f" ({len(outside)} symlink(s) leading outside it not read)" if outside else ""
-            raise VisguardError(f"no *.tf or *.tf.json files in this folder{more}", file=self.root)
+            raise VisguardError(f"no *.tf, *.tf.json or *.tofu files in this folder{more}", file=self.root)
         mod = self.read_module(directory, files)
         if not os.path.isdir(self.root):
             self.root = directory
@@ -530,11 +628,27 @@ class TerraformLoader:
         try:
             self.collect(scope)
         except RecursionError:
-            raise VisguardError("expression or module nesting too deep", file=self.root) from None
-        model = build_model(self.resources, self.root)
+            raise Bound("expression or module nesting too deep", file=self.root) from None
+        notes: list[Note] = []
+        model = build_model(self.resources, self.root, self.problems, self.data, notes)
+        self.partial(model)
+        for n in notes:
+            self.note(n.location, n.message, n.address)
         self.note_unknown_values(model)
-        out = TerraformModel(queues=model.queues, source_file=model.source_file, notes=self.notes)
-        return out
+        return TerraformModel(
+            queues=model.queues, source_file=model.source_file, notes=self.notes, files=self.files
+        )
+
+    def partial(self, model: Model) -> None:
+        """The parts that could not be read become notes (VG902: address, file:line, why) and the rest is linted;
+        when nothing at all could be read (no queue), the first of them is the input's one error."""
+        if not self.problems:
+            return
+        if not model.queues:
+            raise self.problems[0][0]
+        for problem in self.problems:
+            n = problem_note(*problem, self.root)
+            self.note(n.location, n.message, n.address)
 
     def note_unknown_values(self, model: Model) -> None:
         """A setting the rules need whose value is not known here (a data source, a remote output): noted once
@@ -562,7 +676,19 @@ class TerraformLoader:
                         where,
                         f"{owner}: {hcl.get(fld, fld)} is not known here ({value.strip('${}')}); "
                         "the rules that need it are skipped",
+                        owner,
                     )
+
+
+def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note:
+    """The note (VG902) for a part that could not be read: what, where (file:line) and why."""
+    detail = exc.detail
+    for prefix in (what + ": ", f"module {what}: "):
+        if detail.startswith(prefix):
+            detail = detail[len(prefix) :]
+    m = re.search(r"\d+", exc.place or "")
+    loc = Location(exc.file or file, int(m.group()) if m else None)
+    return Note(f"{what} could not be read here ({detail}); the rest is linted", loc, address)
 
 
 def _source_shown(source: str) -> str:
@@ -586,6 +712,10 @@ def read_vars(path: str) -> dict[str, Attr]:
         for a in list(attrs.values())[:1]:
             a.src.shown = False
     return attrs
+
+
+def _nothing() -> None:
+    """What reading a module visguard does not read takes."""
 
 
 def scope_suppressions(scope: Scope) -> list[Suppression]:

@@ -19,7 +19,7 @@ from visguard.linter.model import Location
 from ..decode import loads_json, locate
 from .build import ARGS, Res, build_model
 from .files import _read_text, excerpt, linked, unquoted
-from .load import Note, TerraformModel
+from .load import Note, TerraformModel, problem_note
 from .values import Ref, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -79,8 +79,12 @@ class _Plan:
         )
         self.walk(self.pv.get("root_module") or {}, base, "", 0)
         res = [self.resource(r, jp, mod) for r, jp, mod in self.instances]
-        model = build_model(res, self.file)
-        return TerraformModel(queues=model.queues, source_file=self.file, notes=self.notes)
+        problems: list = []
+        model = build_model(res, self.file, problems)
+        if problems and not model.queues:
+            raise problems[0][0]  # nothing at all could be read: the input's one error
+        self.notes += [problem_note(*p, self.file) for p in problems]
+        return TerraformModel(queues=model.queues, source_file=self.file, notes=self.notes, files=[self.file])
 
     def list_at(self, node: dict, path: list) -> list:
         """``node[path[-1]]`` (written at ``path`` in the document): a list, or absent; anything else (a mapping
@@ -177,7 +181,7 @@ class _Plan:
                     return target
         text = f"{r['address']}.{arg}"
         why = "known only after apply"
-        self.notes.append(Note(f"{text}: {why}", Location(self.file, path=r["address"])))
+        self.notes.append(Note(f"{text}: {why}", Location(self.file, path=r["address"]), r["address"]))
         return Unknown(text, why)
 
     def expression(self, mod_address: str, r: dict, arg: str) -> dict | None:

@@ -20,6 +20,18 @@ ARN, with ``event_source_arn``, ``batch_size``, ``maximum_batching_window_in_sec
 ``function_response_types``, ``scaling_config.maximum_concurrency``, ``enabled`` (true)), created when
 ``create_unqualified_alias_allowed_triggers`` (true). Outputs ``lambda_function_arn``, ``lambda_function_name``,
 ``lambda_function_qualified_arn`` and the other ``lambda_function_*`` attributes.
+
+The call's ``version`` constraint chooses the release Terraform would install (the newest that satisfies it)
+among the major versions whose inputs or outputs differ (read from each tag's variables.tf, main.tf and
+outputs.tf, github.com/terraform-aws-modules/terraform-aws-sqs and terraform-aws-lambda):
+
+sqs 2.x-3.x: one ``aws_sqs_queue.this[0]`` named ``name`` as given (``name_prefix``: no name), ``redrive_policy``
+(and from 3.3 ``redrive_allow_policy``) a JSON string (""), no DLQ; outputs ``this_sqs_queue_id`` / ``_arn`` /
+``_name`` (2.x) or ``sqs_queue_id`` / ``_arn`` / ``_name`` (3.x). sqs 4.x-5.x: the model above.
+lambda 1.x: outputs ``this_lambda_function_*``; before 2.26 ``lambda_at_edge`` caps the timeout at 5 (30 after);
+before 2.33 an event source mapping takes no ``function_response_types``, before 4.13 no ``scaling_config``.
+Any other version (1.x of sqs, a major released after these) is a note naming the call; what it creates is
+not checked.
 """
 
 from __future__ import annotations
@@ -43,6 +55,13 @@ _GIT = (
 )
 
 
+# the releases modelled: major -> its highest minor (every minor from 0 was released)
+RELEASES = {
+    "sqs": {2: 1, 3: 5, 4: 3, 5: 2},
+    "lambda": {1: 48, 2: 36, 3: 3, 4: 18, 5: 3, 6: 8, 7: 21, 8: 8},
+}
+
+
 def model_for(source: str):
     """The model of a module source, or None (a submodule such as ``lambda/aws//modules/alias`` is not one)."""
     if "terraform-aws-modules" not in source:
@@ -51,6 +70,65 @@ def model_for(source: str):
     if m is None:
         return None
     return sqs_module if m.group(1) == "sqs" else lambda_module
+
+
+def release(kind: str, constraint: str | None) -> tuple[int, int] | None:
+    """(major, minor) of the release Terraform would install for ``version = constraint`` (the newest modelled
+    one that satisfies it; no constraint: the newest), or None when no modelled release does."""
+    known = [(M, m, p) for M, top in RELEASES[kind].items() for m in range(top + 1) for p in (0, 999)]
+    if constraint is None:
+        return max(known)[:2]
+    checks = []
+    for part in constraint.split(","):
+        m = re.fullmatch(r"\s*(~>|>=|<=|!=|=|>|<)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*", part)
+        if m is None:
+            return None  # a pre-release or something else visguard does not read
+        op, parts = m.group(1) or "=", [int(x) for x in m.groups()[1:] if x is not None]
+        checks.append((op, parts))
+    ok = [v for v in known if all(_satisfies(v, op, parts) for op, parts in checks)]
+    return max(ok)[:2] if ok else None
+
+
+def _satisfies(v: tuple[int, int, int], op: str, parts: list[int]) -> bool:
+    want = tuple(parts + [0] * (3 - len(parts)))
+    if op == "~>":  # the last given part may grow: ~> 3.1 is >= 3.1, < 4.0; ~> 3.1.2 is >= 3.1.2, < 3.2.0
+        keep = max(len(parts) - 1, 1)
+        upper = tuple(parts[: keep - 1] + [parts[keep - 1] + 1] + [0] * (3 - keep))
+        return want <= v < upper
+    if op in ("=", "!="):  # = 3.1 is any 3.1.x; a patch level is its minor's (the inputs change by minor)
+        n = min(len(parts), 2)
+        return (v[:n] == want[:n]) == (op == "=") or (op == "!=" and len(parts) == 3)
+    return {
+        "=": v == want,
+        "!=": v != want,
+        ">": v > want,
+        ">=": v >= want,
+        "<": v < want,
+        "<=": v <= want,
+    }[op]
+
+
+def _version(c: _Call, kind: str) -> tuple[int, int] | None:
+    """The release of this call (its ``version``), or None after a note naming the call (never a refusal)."""
+    attr = c.block.attrs.get("version")
+    constraint = c.scope.eval_attr(attr) if attr is not None else None
+    chosen = release(kind, constraint) if constraint is None or isinstance(constraint, str) else None
+    if chosen is None:
+        majors = sorted(RELEASES[kind])
+        c.loader.note(
+            c.block,
+            f"{c.address}: version {_shown(constraint)} of terraform-aws-modules/{kind}/aws is not modelled by "
+            f"visguard (it models {majors[0]}.x-{majors[-1]}.x); what the call creates is not checked (lint the "
+            "plan JSON)",
+            c.address,
+        )
+    return chosen
+
+
+def _shown(v: Any) -> str:
+    from .files import excerpt
+
+    return excerpt(v, 40) if isinstance(v, str) else "(not known here)"
 
 
 class _Call:
@@ -111,8 +189,13 @@ def _first(*values: Any) -> Any:
 
 def sqs_module(loader, scope, block, address, env, inputs):
     c = _Call(loader, scope, block, address, env, inputs)
+    chosen = _version(c, "sqs")
+    if chosen is None:
+        return [], _unknown_outputs(address)
     if c.val("create", True) is False:
         return [], _no_outputs(address)
+    if chosen[0] < 4:
+        return _sqs_v2_v3(c, chosen)
     fifo = c.val("fifo_queue", False)
     prefix = c.val("use_name_prefix", False)
     base = _strip_fifo(c.val("name"))
@@ -210,8 +293,41 @@ def sqs_module(loader, scope, block, address, env, inputs):
     return out, outputs
 
 
+def _sqs_v2_v3(c: _Call, chosen: tuple[int, int]):
+    """terraform-aws-modules/sqs 2.x and 3.x: one queue, policies as JSON strings, no DLQ."""
+    q = c.res(QUEUE, "this[0]")
+    name = c.val("name") if c.val("name_prefix") is None else None
+    c.put(q, "name", name, "name")
+    c.put(q, "fifo_queue", c.val("fifo_queue", False), "fifo_queue")
+    for arg in ("visibility_timeout_seconds", "message_retention_seconds", "delay_seconds"):
+        c.put(q, arg, c.val(arg), arg)
+    c.put(q, "tags", c.val("tags", {}))
+    c.put(q, "redrive_policy", c.val("redrive_policy") or None, "redrive_policy")
+    for key in ("maxReceiveCount", "deadLetterTargetArn"):
+        loc = c.key_loc("redrive_policy", [key])
+        if loc is not None:
+            q.locations[f"redrive_policy.{key}"] = loc
+    if chosen >= (3, 3):
+        c.put(q, "redrive_allow_policy", c.val("redrive_allow_policy") or None, "redrive_allow_policy")
+    prefix = "this_sqs_queue_" if chosen[0] == 2 else "sqs_queue_"
+
+    def outputs(out: str, node=None):
+        table = {"id": Ref(q.address, "url"), "arn": Ref(q.address, "arn")}
+        table["name"] = name if isinstance(name, str) else Ref(q.address, "name")
+        if out.startswith(prefix) and out[len(prefix) :] in table:
+            return table[out[len(prefix) :]]
+        raise EvalError(
+            f"module {c.address} (terraform-aws-modules/sqs {chosen[0]}.x) has no output {out!r}", node
+        )
+
+    return [q], outputs
+
+
 def lambda_module(loader, scope, block, address, env, inputs):
     c = _Call(loader, scope, block, address, env, inputs)
+    chosen = _version(c, "lambda")
+    if chosen is None:
+        return [], _unknown_outputs(address)
     if (
         c.val("create", True) is False
         or c.val("create_function", True) is False
@@ -223,7 +339,7 @@ def lambda_module(loader, scope, block, address, env, inputs):
     c.put(fn, "function_name", name, "function_name")
     timeout = c.val("timeout", 3)
     if c.val("lambda_at_edge", False) is True and isinstance(timeout, (int, float)):
-        timeout = min(timeout, 30)
+        timeout = min(timeout, 5 if chosen < (2, 26) else 30)
     c.put(fn, "timeout", timeout, "timeout")
     c.put(
         fn,
@@ -234,7 +350,9 @@ def lambda_module(loader, scope, block, address, env, inputs):
     out = [fn]
     mappings = c.val("event_source_mapping", {})
     if isinstance(mappings, SYMBOLIC) or not isinstance(mappings, dict):
-        loader.note(block, f"{address}: event_source_mapping is not known here; its mappings are not checked")
+        loader.note(
+            block, f"{address}: event_source_mapping is not known here; its mappings are not checked", address
+        )
         mappings = {}
     if c.val("create_unqualified_alias_allowed_triggers", True) is not True:
         mappings = {}
@@ -251,11 +369,13 @@ def lambda_module(loader, scope, block, address, env, inputs):
             "maximum_batching_window_in_seconds",
             "function_response_types",
         ):
+            if arg == "function_response_types" and chosen < (2, 33):
+                continue  # not passed to the mapping before 2.33
             if arg in m:
                 r.values[arg] = m[arg]
                 r.locations[arg] = c.key_loc("event_source_mapping", [key, arg]) or r.location
         r.values["enabled"] = m.get("enabled", True)
-        sc = m.get("scaling_config")
+        sc = m.get("scaling_config") if chosen >= (4, 13) else None
         if isinstance(sc, dict) and "maximum_concurrency" in sc:
             r.values["scaling_config.maximum_concurrency"] = sc["maximum_concurrency"]
             r.locations["scaling_config.maximum_concurrency"] = (
@@ -265,6 +385,16 @@ def lambda_module(loader, scope, block, address, env, inputs):
         out.append(r)
 
     def outputs(name: str, node=None):
+        if (
+            chosen[0] == 1
+        ):  # 1.x: this_lambda_function_*, this_lambda_layer_*, this_lambda_event_source_mapping_*
+            if not name.startswith("this_lambda_"):
+                if name.startswith("lambda_function_"):
+                    raise EvalError(
+                        f"module {address} (terraform-aws-modules/lambda 1.x) has no output {name!r}", node
+                    )
+            else:
+                name = name[len("this_") :]
         if name == "lambda_function_name":
             return name_value
         if name in ("lambda_function_arn", "lambda_function_arn_static"):
@@ -291,5 +421,12 @@ def lambda_module(loader, scope, block, address, env, inputs):
 def _no_outputs(address):
     def outputs(name, node=None):
         return None
+
+    return outputs
+
+
+def _unknown_outputs(address):
+    def outputs(name, node=None):
+        return Unknown(f"{address}.{name}", "the module's version is not modelled by visguard")
 
     return outputs

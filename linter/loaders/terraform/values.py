@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 
+from visguard.errors import VisguardError
 from visguard.records import Value
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -34,7 +35,13 @@ class EvalError(Exception):
 
 
 class LimitError(EvalError):
-    """visguard's bound on evaluation work was reached: reported, never caught by ``try()`` / ``can()``."""
+    """visguard's bound on evaluation work (or a number beyond any AWS limit) was reached: reported, never caught
+    by ``try()`` / ``can()``, and it refuses the whole input (:class:`Bound`)."""
+
+
+class Bound(VisguardError):
+    """visguard's bound on one input was reached (evaluation work, instances, a number beyond any AWS limit,
+    nesting): the whole input is refused, never linted in part (a bomb is not a real estate's unread module)."""
 
 
 def describe(v: Any) -> str:
@@ -187,5 +194,5 @@ def num_out(v: float) -> int | float:
             raise EvalError("the result is not a finite number")
         return int(v) if v.is_integer() else v
     if isinstance(v, int) and v.bit_length() > MAX_BITS:
-        raise EvalError("the result is beyond any AWS limit (more than 420 digits)")
+        raise LimitError("the result is beyond any AWS limit (more than 420 digits)")
     return v

@@ -248,7 +248,7 @@ FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_he
     st.booleans(),
     st.none() | foreach_loops,
 )
-def test_generated_templates_load_or_fail_cleanly(template, events, as_json, loop):
+def _prop_generated_templates_load_or_fail_cleanly(template, events, as_json, loop):
     COUNT["generated"] += 1
     t = _with_events(template, events)
     if loop:
@@ -321,7 +321,7 @@ def mutations(draw):
 
 @FUZZ
 @given(mutations())
-def test_mutated_templates_load_or_fail_cleanly(text):
+def _prop_mutated_templates_load_or_fail_cleanly(text):
     COUNT["mutated"] += 1
     _load_text(text, "mutated.json" if text.lstrip().startswith("{") else "mutated.yaml")
 
@@ -363,7 +363,7 @@ config_values = st.recursive(
         max_size=4,
     )
 )
-def test_generated_configs_load_or_fail_cleanly(doc):
+def _prop_generated_configs_load_or_fail_cleanly(doc):
     COUNT["config"] += 1
     for fn in (config_from_document, model_from_config):
         try:
@@ -372,8 +372,14 @@ def test_generated_configs_load_or_fail_cleanly(doc):
             assert exc.file == "visguard.yaml"
 
 
-def test_fuzz_counts():
-    """Runs after the three properties above (file order): at least 1,000 templates per run."""
+def test_generated_and_mutated_templates_and_configs_load_or_fail_cleanly():
+    """The three properties above in one test, so the counts are this test's own however the suite is run (one
+    process or pytest-xdist workers): at least 1,000 templates per run."""
+    for key in ("generated", "mutated", "config", "loaded", "errors", "queues"):
+        COUNT[key] = 0
+    _prop_generated_templates_load_or_fail_cleanly()
+    _prop_mutated_templates_load_or_fail_cleanly()
+    _prop_generated_configs_load_or_fail_cleanly()
     assert COUNT["generated"] + COUNT["mutated"] >= 1000, COUNT
     # both outcomes are exercised: the fuzz is not all parse errors, nor all clean templates
     assert COUNT["loaded"] >= 200 and COUNT["errors"] >= 200 and COUNT["queues"] >= 200, COUNT
@@ -454,7 +460,7 @@ valid_configs = st.fixed_dictionaries(
 
 @settings(max_examples=400, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(valid_configs)
-def test_schema_shaped_configs_load_or_fail_cleanly(doc):
+def _prop_schema_shaped_configs_load_or_fail_cleanly(doc):
     """Documents shaped like the schema reach the model builder and apply_profiles, not just validation."""
     from visguard.linter.loaders import apply_profiles
 
@@ -472,5 +478,7 @@ def test_schema_shaped_configs_load_or_fail_cleanly(doc):
             assert c.kind in ("lambda", "worker")
 
 
-def test_schema_shaped_configs_mostly_load():
+def test_schema_shaped_configs_load_or_fail_cleanly_and_mostly_load():
+    COUNT["config_models"] = 0
+    _prop_schema_shaped_configs_load_or_fail_cleanly()
     assert COUNT["config_models"] >= 100, COUNT

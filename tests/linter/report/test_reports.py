@@ -19,6 +19,7 @@ import jsonschema
 import pytest
 from visguard.errors import VisguardError
 from visguard.linter.api import LintResult, lint_paths, sort_findings
+from visguard.linter.fix import plan
 from visguard.linter.loaders import load_config
 from visguard.linter.model import LintConfig
 from visguard.linter.report import render
@@ -38,9 +39,11 @@ def result() -> LintResult:
     os.chdir(FIXTURES)
     try:
         total = LintResult()
+        total.fixes = []
         for d in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg")):
             cfg = load_config(f"{d.name}/visguard.yaml") if (d / "visguard.yaml").exists() else LintConfig()
             r = lint_paths([f"{d.name}/fail.yaml"], config=cfg)
+            total.fixes += plan(r, lambda d=d, cfg=cfg: lint_paths([f"{d.name}/fail.yaml"], config=cfg))
             total.findings += r.findings
             total.files += r.files
             total.queues += r.queues

@@ -149,7 +149,7 @@ def test_values_from_parameters_are_left_to_the_parameter(tmp_path):
     f = Finding("VG011", Severity.WARNING, "m", "Q", Location("t.yaml"),
                 changes=(Change("queue", "Q", "visibility_timeout", 180),))  # fmt: skip
     ff = fix_text("t.yaml", text, [f])
-    assert not ff.changed and "intrinsic" in ff.skipped[0][1]
+    assert not ff.changed and "the value comes from the parameter Vt (Ref)" in ff.skipped[0][1]
 
 
 RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))
@@ -209,7 +209,7 @@ def test_sarif_fixes_parse_the_template_once_not_once_per_finding(tmp_path, caps
     800 a hang; the diff of each fix skips the lines both texts share (difflib is quadratic in repeated lines)."""
     import yaml
     from ruamel.yaml import YAML
-    from visguard.linter import fix
+    from visguard.linter.fixes import cfn
 
     doc = {
         "Resources": {
@@ -222,7 +222,7 @@ def test_sarif_fixes_parse_the_template_once_not_once_per_finding(tmp_path, caps
     loads = []
     real = YAML.load
     monkeypatch.setattr(YAML, "load", lambda self, stream: loads.append(1) or real(self, stream))
-    monkeypatch.setattr(fix, "_PARSED", {})
+    monkeypatch.setattr(cfn, "_PARSED", {})
     code, out, _ = run(capsys, t, "-f", "sarif")
     results = json.loads(out)["runs"][0]["results"]
     assert code == 2 and len(results) == 60 and all(r.get("fixes") for r in results)

@@ -103,7 +103,7 @@ def _dump(doc) -> str:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(services)
-def test_generated_services(tmp_path, doc):
+def _fuzz_generated_services(tmp_path, doc):
     (tmp_path / "inc.yml").write_text("v: 45\nw: ${self:custom.a}\n")
     _check(tmp_path, _dump(doc))
 
@@ -113,7 +113,7 @@ FIXTURE_TEXTS = sorted(p.read_text() for p in (FIXTURES / "rules").glob("*/*/ser
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(0, len(FIXTURE_TEXTS) - 1), st.integers(0, 2**32 - 1), st.integers(1, 4))
-def test_mutated_fixtures(tmp_path, which, seed, n):
+def _fuzz_mutated_fixtures(tmp_path, which, seed, n):
     rnd = random.Random(seed)
     text = FIXTURE_TEXTS[which]
     for _ in range(n):
@@ -133,6 +133,11 @@ def test_mutated_fixtures(tmp_path, which, seed, n):
     _check(tmp_path, text)
 
 
-def test_fuzz_ran():
+def test_generated_and_mutated_services_load_or_fail_cleanly(tmp_path):
+    """Both fuzzers in one test, so the counts below are this test's own whatever runs the suite (one process or
+    pytest-xdist workers): enough services were tried, and both outcomes were reached."""
+    COUNT.update(loaded=0, rejected=0)
+    _fuzz_generated_services(tmp_path)
+    _fuzz_mutated_fixtures(tmp_path)
     assert COUNT["loaded"] + COUNT["rejected"] >= 300, COUNT
     assert COUNT["loaded"] > 50 and COUNT["rejected"] > 10, COUNT

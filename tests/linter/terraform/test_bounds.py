@@ -21,8 +21,8 @@ def _load(module, opts, files, **kw):
     ("queue", "said"),
     [
         ('name = "orders"\n  fifo_queue = true', "a FIFO queue's name must end in .fifo"),
-        ('name = "orders.fifo"', "a name ending in .fifo needs fifo_queue = true"),
-        ('name = "orders.fifo"\n  fifo_queue = false', "a name ending in .fifo needs fifo_queue = true"),
+        ('name = "orders.fifo"', "only a FIFO queue's name may end in .fifo"),
+        ('name = "orders.fifo"\n  fifo_queue = false', "only a FIFO queue's name may end in .fifo"),
     ],
     ids=["fifo without .fifo", ".fifo without fifo_queue", ".fifo with fifo_queue false"],
 )
