@@ -16,9 +16,10 @@ from visguard.linter.rules._base import cfnlint_id
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "rules"
 TEMPLATES = [
-    FIX / r / "fail.yaml" for r in ("vg003", "vg010", "vg011", "vg021", "vg030", "vg031", "vg050", "vg900")
+    FIX / r / "cfn" / "fail.yaml"
+    for r in ("vg003", "vg010", "vg011", "vg021", "vg030", "vg031", "vg050", "vg900")
 ]
-TEMPLATES += [FIX / "vg011" / "pass.yaml"]
+TEMPLATES += [FIX / "vg011" / "cfn" / "pass.yaml"]
 CFN_LINT = Path(sys.executable).with_name("cfn-lint")
 
 
@@ -40,9 +41,7 @@ def _visguard_ids_per_line(out: str) -> set[tuple[str, int, str]]:
         # parseable: file:line:col:line_end:col_end:RULEID:message
         m = re.match(r"^(.*?):(\d+):\d+:\d+:\d+:([EWI]9\d{3}):", line)
         if m:
-            found.add(
-                (Path(m.group(1)).parent.name + "/" + Path(m.group(1)).name, int(m.group(2)), m.group(3))
-            )
+            found.add((Path(m.group(1)).relative_to(FIX).as_posix(), int(m.group(2)), m.group(3)))
     return found
 
 
@@ -50,7 +49,7 @@ def test_plugin_reports_the_same_findings_as_visguard(cfnlint_output):
     expected = set()
     for t in TEMPLATES:
         for f in lint_paths([str(t)], config=LintConfig()).findings:
-            expected.add((f"{t.parent.name}/{t.name}", f.location.line, cfnlint_id(ALL_RULES[f.rule])))
+            expected.add((t.relative_to(FIX).as_posix(), f.location.line, cfnlint_id(ALL_RULES[f.rule])))
     got = _visguard_ids_per_line(cfnlint_output)
     assert expected and got == expected
 

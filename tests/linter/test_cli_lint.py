@@ -12,10 +12,10 @@ import pytest
 from visguard.cli import main
 
 FIX = Path(__file__).resolve().parent / "fixtures" / "rules"
-CLEAN = str(FIX / "vg011" / "pass.yaml")
-WARN = str(FIX / "vg011" / "fail.yaml")  # one warning (VG011)
-ERROR = str(FIX / "vg010" / "fail.yaml")  # one error (VG010)
-INFO = str(FIX / "vg050" / "fail.yaml")  # one info (VG050)
+CLEAN = str(FIX / "vg011" / "cfn" / "pass.yaml")
+WARN = str(FIX / "vg011" / "cfn" / "fail.yaml")  # one warning (VG011)
+ERROR = str(FIX / "vg010" / "cfn" / "fail.yaml")  # one error (VG010)
+INFO = str(FIX / "vg050" / "cfn" / "fail.yaml")  # one info (VG050)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -77,7 +77,7 @@ def test_usage_errors_exit_1(capsys):
 def test_parameters_override_defaults(capsys, tmp_path):
     t = tmp_path / "p.yaml"
     body = (
-        (FIX / "vg011" / "pass.yaml")
+        (FIX / "vg011" / "cfn" / "pass.yaml")
         .read_text()
         .replace("VisibilityTimeout: 180", "VisibilityTimeout: !Ref Vt")
     )
@@ -122,7 +122,7 @@ def test_config_is_discovered_in_the_working_directory(capsys, tmp_path, monkeyp
 
 
 def test_directory_input(capsys):
-    code, out, _ = run(capsys, str(FIX / "vg011"), "--format", "json")
+    code, out, _ = run(capsys, str(FIX / "vg011" / "cfn"), "--format", "json")
     doc = json.loads(out)
     assert doc["summary"]["files"] == 2 and code == 2  # fail.yaml and pass.yaml (visguard.yaml: none here)
 

@@ -158,14 +158,12 @@ def test_findings_that_want_one_value_get_the_one_that_satisfies_them_all(tmp_pa
 
 # ------------------------------------------------------------------------------------------ convergence
 def _inputs() -> list[Path]:
-    found = [
-        p
-        for p in sorted((ROOT / "tests/linter/fixtures/rules").glob("vg*/*.yaml"))
-        if p.name != "visguard.yaml"
+    found = [  # every rule fixture case of every input kind (<rule>/<kind>/fail.yaml, <rule>/<kind>/pass/), and
+        p  # the visguard.yaml beside some of them, linted as an input of its own
+        for p in sorted((ROOT / "tests/linter/fixtures/rules").glob("vg*/*/*"))
+        if p.name.startswith(("fail", "pass", "visguard")) and not p.name.endswith(".json")
     ]
-    found += sorted((ROOT / "tests/linter/terraform/rules").glob("*/*"))
     found += sorted((ROOT / "tests/linter/terraform/shapes").glob("*/"))
-    found += sorted((ROOT / "tests/linter/serverless/fixtures/rules").glob("*/*"))
     found += sorted((ROOT / "examples/templates").glob("*"))
     found += [ROOT / "examples/terraform", ROOT / "examples/serverless"]
     return [p for p in found if p.is_dir() or p.suffix in (".yaml", ".yml", ".json")]
@@ -190,8 +188,9 @@ def test_fix_brings_no_new_finding_and_a_second_fix_changes_nothing(tmp_path, ca
 
 def test_the_inputs_are_every_fixture_and_example():
     said = [str(p.relative_to(ROOT)) for p in INPUTS]
-    for where in ("tests/linter/fixtures/rules/", "tests/linter/terraform/rules/", "tests/linter/terraform/shapes/",
-                  "tests/linter/serverless/fixtures/rules/", "examples/templates/", "examples/terraform"):  # fmt: skip
+    for where in ("tests/linter/fixtures/rules/vg010/cfn/", "tests/linter/fixtures/rules/vg010/terraform/",
+                  "tests/linter/fixtures/rules/vg010/serverless/", "tests/linter/terraform/shapes/",
+                  "examples/templates/", "examples/terraform"):  # fmt: skip
         assert any(s.startswith(where) for s in said), where
     assert len(said) > 100
 

@@ -20,7 +20,7 @@ FILES = sorted(
     glob.glob(os.path.join(FIXTURES, "*.yaml"))
     + glob.glob(os.path.join(FIXTURES, "*.json"))
     + glob.glob(os.path.join(ROOT, "examples", "templates", "*"))
-    + glob.glob(os.path.join(ROOT, "tests", "linter", "fixtures", "rules", "*", "*.yaml"))
+    + glob.glob(os.path.join(ROOT, "tests", "linter", "fixtures", "rules", "*", "cfn", "*.yaml"))
 )
 
 

@@ -33,17 +33,19 @@ SARIF_SCHEMA = FIXTURES.parent / "sarif-schema-2.1.0.json"
 
 @pytest.fixture(scope="module")
 def result() -> LintResult:
-    """All failing fixtures, each with its own visguard.yaml, linted from the fixtures folder (relative paths),
-    plus one bad input."""
+    """All failing CloudFormation fixtures, each with its own visguard.yaml, linted from the fixtures folder
+    (relative paths), plus one bad input."""
     cwd = os.getcwd()
     os.chdir(FIXTURES)
     try:
         total = LintResult()
         total.fixes = []
-        for d in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg")):
-            cfg = load_config(f"{d.name}/visguard.yaml") if (d / "visguard.yaml").exists() else LintConfig()
-            r = lint_paths([f"{d.name}/fail.yaml"], config=cfg)
-            total.fixes += plan(r, lambda d=d, cfg=cfg: lint_paths([f"{d.name}/fail.yaml"], config=cfg))
+        for case in sorted(FIXTURES.glob("vg*/cfn/fail*.yaml")):
+            case = case.relative_to(FIXTURES).as_posix()  # vg010/cfn/fail.yaml
+            cfg_file = FIXTURES / case.rsplit("/", 1)[0] / "visguard.yaml"
+            cfg = load_config(str(cfg_file.relative_to(FIXTURES))) if cfg_file.exists() else LintConfig()
+            r = lint_paths([case], config=cfg)
+            total.fixes += plan(r, lambda case=case, cfg=cfg: lint_paths([case], config=cfg))
             total.findings += r.findings
             total.files += r.files
             total.queues += r.queues
@@ -58,9 +60,9 @@ def result() -> LintResult:
 
 def _snapshot(name: str, text: str) -> None:
     path = SNAPSHOTS / name
-    if os.environ.get("VISGUARD_UPDATE_SNAPSHOTS") or not path.exists():
-        SNAPSHOTS.mkdir(exist_ok=True)
+    if os.environ.get("VISGUARD_UPDATE_SNAPSHOTS"):
         path.write_text(text, encoding="utf-8")
+    assert path.exists(), f"{path} is missing: rerun with VISGUARD_UPDATE_SNAPSHOTS=1 and review it"
     expected = path.read_text(encoding="utf-8")
     assert text == expected, f"{name} changed: rerun with VISGUARD_UPDATE_SNAPSHOTS=1 and review the diff"
 
@@ -69,7 +71,7 @@ def test_text_snapshot(result):
     text = render(result, "text")
     assert "\033[" not in text
     _snapshot("report.txt", text)
-    assert "vg010/fail.yaml" in text and "VG010" in text and "fix: " in text
+    assert "vg010/cfn/fail.yaml" in text and "VG010" in text and "fix: " in text
     assert "input could not be linted" in text
 
 
@@ -118,7 +120,7 @@ def test_json_report(result):
     assert doc["summary"]["files"] == len(result.files)
     assert sum(doc["summary"][s] for s in ("error", "warning", "info")) == len(doc["findings"])
     f = next(f for f in doc["findings"] if f["rule"] == "VG010")
-    assert f["file"] == "vg010/fail.yaml" and f["line"] and f["path"].endswith("VisibilityTimeout")
+    assert f["file"] == "vg010/cfn/fail.yaml" and f["line"] and f["path"].endswith("VisibilityTimeout")
     assert doc["errors"] == [
         {
             "file": "bad.yaml",
@@ -143,8 +145,6 @@ def test_junit_report(result, fail_on, expect_info_failures):
 
 def test_cdk_assembly_findings_name_the_construct_path():
     assembly = FIXTURES.parent / "loaders" / "cdk.out.sample"
-    if not (assembly / "manifest.json").exists():
-        pytest.skip("the loaders' sample cloud assembly is not there")
     r = lint_paths([str(assembly)], config=LintConfig())
     assert r.errors == [] and r.findings
     with_paths = [f for f in r.findings if f.location.construct_path]

@@ -152,14 +152,14 @@ def test_values_from_parameters_are_left_to_the_parameter(tmp_path):
     assert not ff.changed and "the value comes from the parameter Vt (Ref)" in ff.skipped[0][1]
 
 
-RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))
+RULE_DIRS = sorted(FIXTURES.glob("vg*/cfn"))  # the CloudFormation cases of each rule
 # rules whose fix is a template edit (the others need code, a redesign or a human: their fix stays a sentence)
 MECHANICAL = {"VG001", "VG002", "VG005", "VG010", "VG011", "VG012", "VG013", "VG016", "VG020", "VG021", "VG022",
               "VG024", "VG030", "VG031", "VG032", "VG041"}  # fmt: skip
-MECH_DIRS = [d for d in RULE_DIRS if d.name.upper() in MECHANICAL]
+MECH_DIRS = [d for d in RULE_DIRS if d.parent.name.upper() in MECHANICAL]
 
 
-@pytest.mark.parametrize("rule_dir", MECH_DIRS, ids=[p.name for p in MECH_DIRS])
+@pytest.mark.parametrize("rule_dir", MECH_DIRS, ids=[p.parent.name for p in MECH_DIRS])
 def test_rule_fixtures_fix_in_place_and_lint_clean_for_that_rule(rule_dir, tmp_path):
     cfg = rule_dir / "visguard.yaml"
     config = load_config(str(cfg)) if cfg.exists() else LintConfig()
@@ -167,7 +167,7 @@ def test_rule_fixtures_fix_in_place_and_lint_clean_for_that_rule(rule_dir, tmp_p
     t = tmp_path / "fail.yaml"
     shutil.copy(src, t)
     before = lint_paths([str(t)], config=config).findings
-    rule = rule_dir.name.upper()
+    rule = rule_dir.parent.name.upper()
     ff = fix_text(str(t), t.read_text(), [f for f in before if f.changes])
     assert any(f.rule == rule for f in ff.applied), ff.skipped
     t.write_text(ff.after)

@@ -1,10 +1,27 @@
-"""Every rule has a failing and a passing fixture template in tests/linter/fixtures/rules/<id>/ (plus a
-visguard.yaml with consumer profiles where the rule needs one); a rule about another input (VG902: a value a
-Terraform or Serverless loader could not evaluate) has ``fail/`` and ``pass/`` folders instead. The failing fixture must raise the rule; the
-passing one, the same setup done right, must be completely clean."""
+"""Every rule's fixtures, for every input kind, in one tree, run through ``lint_paths`` (the registry the CLI uses):
+
+    tests/linter/fixtures/rules/<rule>/<kind>/     kind: cfn | sam | cdk | terraform | serverless | config
+        fail[-variant].yaml  or  fail[-variant]/   an input that raises <rule>: a template, or a folder (a
+                                                   Terraform root module, a Serverless service, a cloud assembly)
+        fail[-variant].expect.json                 every finding of that fail case, one JSON object a line
+        pass[-variant].yaml  or  pass[-variant]/   the same setup done right: completely clean
+        visguard.yaml                              optional: settings and consumer profiles (``--config``)
+
+Every rule of the catalogue (``visguard rules``) has a fail and a pass case in at least one kind. A finding of
+the fixture's own rule carries a fix and speaks the input's language (a Terraform address, a serverless.yml
+address).
+
+After an intended change of what the rules find or where, rewrite the expectations and review their diff:
+
+    VISGUARD_UPDATE_SNAPSHOTS=1 .venv/bin/pytest tests/linter/rules/test_rule_fixtures.py -q
+
+A fail case without its ``.expect.json`` is a failure, never written silently.
+"""
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
@@ -14,19 +31,62 @@ from visguard.linter.model import LintConfig
 from visguard.linter.rules import ALL_RULES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
-RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))
+KINDS = ("cfn", "sam", "cdk", "terraform", "serverless", "config")
+EXPECT = ".expect.json"
+UPDATE = bool(os.environ.get("VISGUARD_UPDATE_SNAPSHOTS"))
+
+KIND_DIRS = sorted(p for p in FIXTURES.glob("vg*/*") if p.is_dir())
 
 
-def _case(rule_dir: Path, kind: str) -> Path:
-    return rule_dir / f"{kind}.yaml" if (rule_dir / f"{kind}.yaml").is_file() else rule_dir / kind
+def _cases(kind_dir: Path, outcome: str) -> list[Path]:
+    return sorted(p for p in kind_dir.iterdir() if p.name.split(".")[0].split("-")[0] == outcome and
+                  not p.name.endswith(EXPECT))  # fmt: skip
 
 
-def _lint(path: Path):
-    cfg_file = (path.parent if path.is_file() else path) / "visguard.yaml"
-    config = load_config(str(cfg_file)) if cfg_file.exists() else LintConfig()
-    result = lint_paths([str(path)], config=config)
+def _name(case: Path) -> str:
+    return case.name.split(".")[0]  # fail, fail-lift
+
+
+FAIL = [c for d in KIND_DIRS for c in _cases(d, "fail")]
+PASS = [c for d in KIND_DIRS for c in _cases(d, "pass")]
+
+
+def _id(case: Path) -> str:
+    return str(case.relative_to(FIXTURES))
+
+
+def _lint(case: Path):
+    cfg = case.parent / "visguard.yaml"
+    config = load_config(str(cfg)) if cfg.exists() else LintConfig()  # as `visguard lint --config` does
+    result = lint_paths([str(case)], config=config)
     assert result.errors == [], result.errors
+    assert result.files, f"no loader claimed {case}"
     return result.findings
+
+
+def _record(f, kind_dir: Path) -> dict:
+    loc = f.location
+    return {"rule": f.rule, "severity": f.severity.value, "queue": f.queue, "consumer": f.consumer,
+            "file": Path(os.path.relpath(loc.file, kind_dir)).as_posix(), "line": loc.line,
+            "column": loc.column, "path": loc.path, "construct_path": loc.construct_path}  # fmt: skip
+
+
+def _dump(records: list[dict]) -> str:
+    return "[\n" + ",\n".join(json.dumps(r) for r in records) + "\n]\n" if records else "[]\n"
+
+
+def test_the_tree_is_the_one_layout():
+    assert KIND_DIRS and FAIL and PASS
+    for rule_dir in sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name != "snapshots"):
+        assert rule_dir.name.upper() in ALL_RULES, rule_dir
+        assert all(p.is_dir() and p.name in KINDS for p in rule_dir.iterdir()), rule_dir
+    for d in KIND_DIRS:
+        fails, passes = {_name(c) for c in _cases(d, "fail")}, {_name(c) for c in _cases(d, "pass")}
+        assert fails and {n.replace("fail", "pass", 1) for n in fails} == passes, d  # each fail has its pass
+        expects = {p.name[: -len(EXPECT)] for p in d.glob(f"*{EXPECT}")}
+        assert expects == fails, f"{d}: run with VISGUARD_UPDATE_SNAPSHOTS=1 to write {fails - expects}"
+        others = {p.name for p in d.iterdir()} - {c.name for c in _cases(d, "fail") + _cases(d, "pass")}
+        assert others <= {"visguard.yaml"} | {f"{n}{EXPECT}" for n in fails}, d
 
 
 # Rules over what CloudWatch observed (tag "observed": VG042) have no template input; the fleet audit's tests
@@ -34,26 +94,37 @@ def _lint(path: Path):
 OBSERVED = {rid for rid, r in ALL_RULES.items() if "observed" in r.tags}
 
 
-def test_every_rule_has_fixtures():
-    have = {p.name.upper() for p in RULE_DIRS}
+def test_every_rule_in_the_catalogue_has_a_failing_and_a_passing_case():
+    covered = {c.parents[1].name.upper() for c in FAIL} & {c.parents[1].name.upper() for c in PASS}
     assert {"VG042"} == OBSERVED
-    assert have == set(ALL_RULES) - OBSERVED
-    for d in RULE_DIRS:
-        assert _case(d, "fail").exists() and _case(d, "pass").exists()
+    assert sorted(set(ALL_RULES) - OBSERVED - covered) == []
 
 
-@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
-def test_failing_fixture_raises_the_rule(rule_dir):
-    findings = _lint(_case(rule_dir, "fail"))
-    mine = [f for f in findings if f.rule == rule_dir.name.upper()]
+@pytest.mark.parametrize("case", FAIL, ids=[_id(c) for c in FAIL])
+def test_failing_case_raises_its_rule_exactly_where_expected(case):
+    kind_dir, rule, kind = case.parent, case.parents[1].name.upper(), case.parent.name
+    findings = _lint(case)
+    got = [_record(f, kind_dir) for f in findings]
+    expect = kind_dir / f"{_name(case)}{EXPECT}"
+    if UPDATE:
+        expect.write_text(_dump(got), encoding="utf-8")
+    assert expect.exists(), f"{expect} is missing: run with VISGUARD_UPDATE_SNAPSHOTS=1 and review it"
+    assert got == json.loads(expect.read_text(encoding="utf-8")), f"{_id(case)}: findings changed"
+    mine = [f for f in findings if f.rule == rule]
     assert mine, [f.rule for f in findings]
     for f in mine:
-        # in the template, or in visguard.yaml where a consumer profile (heartbeat, p99) was declared
-        assert "fail" in f.location.file or f.location.file.endswith("visguard.yaml"), f
-        assert f.location.line, f
-        assert f.fix
+        assert f.fix and f.location.line, f
+        if kind == "terraform":  # a Terraform address, and a fix in HCL's words
+            assert f.queue.startswith("aws_sqs_queue."), f.queue
+            assert "!GetAtt" not in f.fix and "VisibilityTimeout" not in f.fix, f.fix
+        if kind == "serverless" and f.location.file.endswith("serverless.yml"):  # a serverless.yml address,
+            assert f.location.column, f  # never a path of the translated CloudFormation
+            assert f.location.path.startswith(
+                ("functions.", "resources.Resources.", "constructs.", "provider.")
+            )
+            assert "/" not in f.location.path and "LambdaFunction" not in f.location.path, f.location.path
 
 
-@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
-def test_passing_fixture_is_clean(rule_dir):
-    assert [(f.rule, f.message) for f in _lint(_case(rule_dir, "pass"))] == []
+@pytest.mark.parametrize("case", PASS, ids=[_id(c) for c in PASS])
+def test_passing_case_is_clean(case):
+    assert [(f.rule, f.message) for f in _lint(case)] == []

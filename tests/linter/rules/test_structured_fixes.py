@@ -18,7 +18,8 @@ from visguard.linter.loaders import load_config
 from visguard.linter.model import Consumer, LintConfig, Location, Model, Queue, Redrive, Severity
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
-RULE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir() and p.name.startswith("vg"))
+# every failing case of every input kind: vg010/cfn/fail.yaml, vg010/terraform/fail, vg010/serverless/fail-lift
+FAIL_CASES = sorted(p for p in FIXTURES.glob("vg*/*/fail*") if not p.name.endswith(".json"))
 
 
 def _key(f):
@@ -101,20 +102,19 @@ MECHANICAL = {"VG001", "VG002", "VG005", "VG010", "VG011", "VG012", "VG013", "VG
               "VG024", "VG030", "VG031", "VG032", "VG041"}  # fmt: skip
 
 
-@pytest.mark.parametrize("rule_dir", RULE_DIRS, ids=[p.name for p in RULE_DIRS])
-def test_fixture_fixes_apply_and_clear_the_finding(rule_dir, monkeypatch):
+@pytest.mark.parametrize("case", FAIL_CASES, ids=[str(p.relative_to(FIXTURES)) for p in FAIL_CASES])
+def test_fixture_fixes_apply_and_clear_the_finding(case, monkeypatch):
     from visguard.linter import api
 
-    cfg = rule_dir / "visguard.yaml"
+    cfg = case.parent / "visguard.yaml"
     config = load_config(str(cfg)) if cfg.exists() else LintConfig()
     models = []
     real = api.lint_model
     monkeypatch.setattr(api, "lint_model", lambda m, *a, **k: models.append((m, a, k)) or real(m, *a, **k))
-    fail = rule_dir / "fail.yaml"
-    api.lint_paths([str(fail if fail.is_file() else rule_dir / "fail")], config=config)
+    api.lint_paths([str(case)], config=config)
     monkeypatch.undo()
     assert models
-    rule = rule_dir.name.upper()
+    rule = case.parents[1].name.upper()
     carried = 0
     for m, _, _ in models:
         carried += check_fixes(m, config)

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from visguard.linter.api import lint_model
 from visguard.linter.loaders import serverless
-
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
 def options(variables=None, var_files=(), parameters=None):

@@ -5,6 +5,7 @@ or fails with a VisguardError naming a file; nothing else escapes, nothing hangs
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import yaml
 from hypothesis import HealthCheck, given, settings
@@ -14,7 +15,7 @@ from visguard.linter.api import lint_model
 from visguard.linter.loaders import serverless
 from visguard.linter.model import Model
 
-from .conftest import FIXTURES, options
+from .conftest import options
 
 VARS = [
     "${self:custom.a}", "${self:custom.b, 30}", "${opt:stage, 'dev'}", "${sls:stage}", "${env:T, 60}",
@@ -108,7 +109,8 @@ def _fuzz_generated_services(tmp_path, doc):
     _check(tmp_path, _dump(doc))
 
 
-FIXTURE_TEXTS = sorted(p.read_text() for p in (FIXTURES / "rules").glob("*/*/serverless.yml"))
+RULE_FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
+FIXTURE_TEXTS = sorted(p.read_text() for p in RULE_FIXTURES.glob("*/serverless/*/serverless.yml"))
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

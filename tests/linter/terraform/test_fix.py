@@ -18,7 +18,7 @@ from visguard.linter.model import Change, Finding, Location, Severity
 
 ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "examples" / "terraform"
-RULES = Path(__file__).resolve().parent / "rules"
+RULES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"  # <rule>/terraform/fail
 
 
 def run(capsys, *argv):
@@ -90,10 +90,10 @@ def test_example_module_diff_then_fix(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------------------ every rule fixture
-FAIL = sorted(p for p in RULES.glob("*/fail") if p.is_dir())
+FAIL = sorted(p for p in RULES.glob("*/terraform/fail*") if p.is_dir())
 
 
-@pytest.mark.parametrize("fixture", FAIL, ids=[p.parent.name for p in FAIL])
+@pytest.mark.parametrize("fixture", FAIL, ids=[p.parents[1].name for p in FAIL])
 def test_rule_fixtures_fix_is_idempotent_and_the_findings_go(fixture, tmp_path, capsys):
     root = tmp_path / "m"
     shutil.copytree(fixture, root)

@@ -416,8 +416,9 @@ def test_comment_suppressions_on_queue_mapping_and_module(module, opts):
 
 def test_claims():
     here = os.path.dirname(os.path.abspath(__file__))
-    assert terraform.claim_dir(os.path.join(here, "rules", "vg010", "fail")) is True
-    assert terraform.claim_dir(os.path.join(here, "rules", "vg010")) is False
+    rules = os.path.join(here, "..", "fixtures", "rules")
+    assert terraform.claim_dir(os.path.join(rules, "vg010", "terraform", "fail")) is True
+    assert terraform.claim_dir(os.path.join(rules, "vg010", "terraform")) is False
     plan = os.path.join(here, "fixtures", "plan", "plan.json")
     with open(plan, "rb") as fh:
         assert terraform.claim_file(plan, fh.read(512)) is True
