@@ -260,6 +260,7 @@ class mock_sqs:  # noqa: N801  (named like moto's mock_aws)
         self.stall = stall
         self._given = engine
         self._options = {"region": "us-east-1", "account_id": "123456789012", **options}
+        self._explicit = set(options) | ({"clock"} if clock != "virtual" else set())  # what the caller chose
         self.engine = engine
         self._undo = []
         self._stack = []  # one entry per open __enter__: True if it patched, False if it joined an open mock
@@ -273,6 +274,14 @@ class mock_sqs:  # noqa: N801  (named like moto's mock_aws)
             outer = _ACTIVE[-1]
             if self._given is not None and self._given is not outer.engine:
                 raise RuntimeError("mock_sqs() is already active with another engine; one engine at a time")
+            mine = {**self._options, "clock": self.clock}
+            theirs = {**outer._options, "clock": outer.clock}
+            clash = sorted(k for k in self._explicit if mine[k] != theirs.get(k))
+            if clash:  # the shared engine cannot honour them: say so rather than ignore them
+                raise RuntimeError(
+                    f"a nested mock_sqs() shares the open one's engine, so its {', '.join(clash)} cannot apply: "
+                    "give them to the outer mock_sqs()"
+                )
             self._stack.append(False)
             self.engine = outer.engine
             return outer.engine

@@ -234,6 +234,12 @@ def test_start_stop_and_nesting_share_one_engine():
         assert inner is eng
     with pytest.raises(RuntimeError, match="another engine"):
         mock_sqs(Engine()).start()
+    with mock_sqs(region="us-east-1"):  # the same as the open one's: nothing to refuse
+        pass
+    for options, named in (({"clock": "wall"}, "clock"), ({"region": "eu-west-1"}, "region"),
+                           ({"start_time": 5.0}, "start_time")):  # fmt: skip
+        with pytest.raises(RuntimeError, match=f"its {named} cannot apply"), mock_sqs(**options):
+            pass
     m.stop()
     with pytest.raises(RuntimeError, match="before start"):
         m.stop()
