@@ -443,7 +443,7 @@ class Cdk(Vocabulary):
             "heartbeat": lambda s: heartbeat_fix(
                 s.args["extend_by"], s.args["interval"], guarded=g, split=s.args["split"]
             ),
-            "VG013.fix": lambda s: (
+            "lower_visibility": lambda s: (
                 f"visibility_timeout=Duration.seconds({s.args['value']}), or leave visibility_timeout out "
                 "(derived from the consumers); for long jobs add_worker_consumer(..., heartbeat_interval=...)."
                 if g

@@ -58,7 +58,7 @@ def check(queue, ctx):
                 estimate=est,
                 fix=Text(
                     "Lower {visibility_timeout} towards {need}.",
-                    id="VG013.fix",
+                    id="lower_visibility",
                     need=fmt_seconds(round(need)),
                     value=round(need),
                 ),

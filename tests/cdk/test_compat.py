@@ -75,7 +75,9 @@ def test_fixes_in_cdk_terms(rule, guarded, want):
     fix = {
         "VG011": raise_visibility("180 s (3 min)", 180),
         "VG010": raise_visibility("6 x 120 s (2 min) = 720 s (12 min)", 720),
-        "VG013": Text("Lower {visibility_timeout} towards {need}.", id="VG013.fix", need="365 s", value=365),
+        "VG013": Text(
+            "Lower {visibility_timeout} towards {need}.", id="lower_visibility", need="365 s", value=365
+        ),
     }.get(rule) or _rule_fix(rule)
     assert want in _cdk_fix(rule, fix, guarded)
 
