@@ -1,19 +1,19 @@
-"""Findings worded for a fleet audit (pure functions; one place, so a structured-fix mechanism can replace it).
+"""A fleet audit's fixes: the API calls that make a finding's structured changes on existing resources, and who
+owns them (pure functions).
 
-The rule catalogue speaks to someone writing a template: "creating the event source mapping fails", "Set
-VisibilityTimeout to at least 360 s". An audit looks at resources that exist: the mapping was created (the
-queue's timeout was lowered afterwards), and the fix is made with the API (or the console) on that queue or
-mapping, unless a tool owns the resource, in which case a fix made by hand is reverted by its next deployment.
-:func:`audit_finding` rewords a finding accordingly; the facts (limits, formulas) stay in the rules.
+An audit looks at resources that exist. Its findings are already in the audit's words (the inventory's queues
+have ``source="inventory"``, whose vocabulary in ``visguard.linter.vocabulary`` says, e.g., that a mapping of
+VG010 exists); :func:`audit_finding` adds to the fix the calls that make the finding's ``Change`` s with the API
+(or the console) on that queue or mapping, and, when a tool owns the resource, that a fix made by hand is
+reverted by its next deployment. Nothing here reads or rewrites the rules' sentences.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
-from visguard.linter.changes import CONSUMER_WORDS, QUEUE_WORDS
 from visguard.linter.model import Finding, Queue
+from visguard.linter.vocabulary import CHANGE_NAMES, change_name
 
 # Tags AWS puts on resources a CloudFormation stack creates (CDK, SAM and Serverless Framework deploy through it).
 TAG_STACK = "aws:cloudformation:stack-name"
@@ -22,16 +22,9 @@ TAG_LOGICAL_ID = "aws:cloudformation:logical-id"
 MANAGED_BY_TAGS = ("managed-by", "ManagedBy", "managed_by", "terraform")
 IAC_TAG_KEYS = (TAG_STACK, TAG_LOGICAL_ID, *MANAGED_BY_TAGS)
 
-_MAPPING_FAILS = re.compile(r": creating the event source mapping fails$")
-
 
 def audit_finding(f: Finding, queue: Queue, dlq: Queue | None = None) -> Finding:
-    """``f`` (a finding on ``queue``, an existing resource) with an audit's message and fix."""
-    message = _MAPPING_FAILS.sub(
-        ": the mapping exists, so the timeout was lowered after it was created; Lambda now rejects any "
-        "update to it (UpdateEventSourceMapping), and messages become visible again while still being processed",
-        f.message,
-    )
+    """``f`` (a finding on ``queue``, an existing resource) with the API calls and the owner added to its fix."""
     api = api_fix(f, queue, dlq)
     owner = iac_owner(queue.tags, dlq.tags if dlq is not None and f.rule == "VG022" else None)
     parts = [f.fix] if f.fix else []
@@ -40,9 +33,7 @@ def audit_finding(f: Finding, queue: Queue, dlq: Queue | None = None) -> Finding
     if owner:
         parts.append(f"{owner}: change it there, or its next deployment reverts a change made by hand.")
     fix = " ".join(parts) or None
-    if message == f.message and fix == f.fix:
-        return f
-    return f.replace(message=message, fix=fix)
+    return f if fix == f.fix else f.replace(fix=fix)
 
 
 def api_fix(f: Finding, queue: Queue, dlq: Queue | None = None) -> str | None:
@@ -74,7 +65,7 @@ def api_calls(f: Finding, queue: Queue, dlq: Queue | None = None) -> list[dict]:
                 if c is not None and c.function_id:
                     call("UpdateFunctionConfiguration", c.function_id, Timeout=_int(ch.value))
                 continue
-            name = CONSUMER_WORDS[ch.field][1] if ch.field in CONSUMER_WORDS else None
+            name = change_name(ch.field, "inventory") if ch.field in CHANGE_NAMES else None
             if name == "FunctionResponseTypes":
                 call(
                     "UpdateEventSourceMapping",
@@ -100,8 +91,8 @@ def api_calls(f: Finding, queue: Queue, dlq: Queue | None = None) -> list[dict]:
         elif ch.field == "redrive.max_receive_count":
             target = q.redrive.target_ref if q is not None and q.redrive is not None else None
             call("SetQueueAttributes", arn, RedrivePolicy=_policy(target or "<dlq-arn>", _int(ch.value)))
-        elif ch.field in QUEUE_WORDS:
-            call("SetQueueAttributes", arn, **{QUEUE_WORDS[ch.field][1]: str(_int(ch.value))})
+        elif ch.field in CHANGE_NAMES:
+            call("SetQueueAttributes", arn, **{change_name(ch.field, "inventory"): str(_int(ch.value))})
     return calls
 
 

@@ -8,7 +8,8 @@ to their queues) and linted with ``lint_model``, so every queue is checked, Guar
 ``aws_sqs.Queue``. The report:
 
 - every message leads with the queue's construct path, and names functions and mappings by construct path, not
-  by hashed logical id; fixes are in CDK terms (``constructs/fixes.py``);
+  by hashed logical id; fixes are in CDK terms (the CDK vocabulary of ``visguard.linter.vocabulary``, a
+  GuardedQueue's own for a GuardedQueue);
 - one warning per defect: a finding a GuardedQueue already reported as an annotation (its own checks know its
   consumers' profiles, so they are the ones kept) is not repeated;
 - acknowledgements (``visguard.constructs.acknowledge`` or ``Validations.of(x).acknowledge``, on the queue or
@@ -40,7 +41,6 @@ from .acks import (  # noqa: E402
     is_acknowledged,
     stack_metadata,
 )
-from .fixes import cdk_fix  # noqa: E402
 
 _API = api()
 # Severity names CDK's report knows (core/lib/validation/private/report.js: fatal, error, warning, info).
@@ -133,13 +133,12 @@ class VisGuardChecks:
             if _annotated_by_guarded_queue(stack_meta, finding.rule, owner):
                 result.annotated += 1
                 continue
-            guarded = _is_guarded(stack_meta, owner)
             result.entries.append(
                 Entry(
                     rule=finding.rule,
                     severity=_SEVERITY.get(finding.severity.value, "warning"),
                     description=f"{queue_path or logical_id}: {_readable(finding.message, names, template)}",
-                    fix=cdk_fix(finding.rule, _readable(finding.fix, names, template), guarded=guarded),
+                    fix=_readable(finding.fix, names, template),
                     logical_id=logical_id,
                     template=template,
                     location=location,
@@ -158,8 +157,15 @@ class VisGuardChecks:
 
         A template outside any cloud assembly (no manifest.json beside it) is linted alone (``lint_template``).
         """
-        from visguard.linter.api import lint_model, lint_template, load_path
+        from visguard.linter.api import lint_model, load_path
         from visguard.linter.loaders import apply_profiles, load_template
+
+        metadata = {os.path.realpath(p): stack_metadata(p) for p in template_paths}
+
+        def vocabulary(queue) -> str:
+            """The words of a fix: a GuardedQueue's (its own arguments) or an aws_sqs.Queue's."""
+            meta = metadata.get(os.path.realpath(queue.location.file or ""), {})
+            return "construct" if _is_guarded(meta, queue.location.construct_path or "") else "cdk"
 
         wanted = {os.path.realpath(p) for p in template_paths}
         roots = assembly_roots(template_paths)
@@ -175,7 +181,7 @@ class VisGuardChecks:
                 if os.path.realpath(q.location.file or "") in wanted:
                     self._queues += 1
                     self._queue_paths[q.id] = q.location.construct_path or ""
-            for finding in lint_model(model, self._config):
+            for finding in lint_model(model, self._config, vocabulary=vocabulary):
                 file = os.path.realpath(finding.location.file or "")
                 key = (file, finding.rule, finding.queue, finding.consumer, finding.message)
                 if file in wanted and key not in seen:
@@ -186,9 +192,11 @@ class VisGuardChecks:
                 with open(path, encoding="utf-8") as fh:
                     template = json.load(fh)
                 paths = construct_paths(template)
-                self._queues += len(load_template(template, file=path, construct_paths=paths).queues)
-                found = lint_template(template, file=path, construct_paths=paths, config=self._config)
-                out += [(finding, path) for finding in found]
+                model = load_template(template, file=path, construct_paths=paths)
+                if self._config is not None and self._config.profiles:
+                    apply_profiles(model, self._config)
+                self._queues += len(model.queues)
+                out += [(finding, path) for finding in lint_model(model, self._config, vocabulary=vocabulary)]
         return out
 
 

@@ -24,7 +24,6 @@ from visguard.linter.model import Severity  # noqa: E402
 from constructs import Construct, IValidation  # noqa: E402
 
 from .acks import ACK_NAMESPACE, ack_id, acknowledge, acknowledged_in_tree  # noqa: E402, F401
-from .fixes import cdk_fix  # noqa: E402
 from .settings import (  # noqa: E402
     DLQ_RETENTION,
     LambdaSpec,
@@ -438,8 +437,8 @@ def _add_info(scope: Construct, rule: str, text: str) -> None:
 
 
 def _text(finding, where: str | None = None) -> str:
-    """A finding as one line, its fix in CDK terms."""
-    return format_finding(finding.replace(fix=cdk_fix(finding.rule, finding.fix, guarded=True)), where)
+    """A finding as one line (its fix is in a GuardedQueue's terms: the model's queues are source="construct")."""
+    return format_finding(finding, where)
 
 
 def _pair_names(queue_name: str | None, fifo: bool) -> tuple[str | None, str | None]:

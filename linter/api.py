@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import functools
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from visguard.errors import InternalError, VisguardError, too_deep
 from visguard.linter.context import RiskFigures, RuleContext
-from visguard.linter.dialects import apply_dialect
 from visguard.linter.matching import matches
 from visguard.linter.model import (
     Finding,
@@ -26,6 +25,7 @@ from visguard.linter.model import (
     Suppression,
 )
 from visguard.linter.rules import ALL_RULES, RULES, Rule
+from visguard.linter.vocabulary import word
 
 __all__ = [
     "LintConfig",
@@ -64,7 +64,8 @@ def _suppressions_for(queue: Queue, config: LintConfig) -> list[Suppression]:
 def _meta_finding(rule_id: str, queue: Queue, message: str, location: Location | None, config: LintConfig):
     rule = ALL_RULES[rule_id]
     sev = config.severity_overrides.get(rule_id, rule.severity)
-    return Finding(rule_id, Severity(sev), message, queue.id, location or queue.location, fix=rule.fix)
+    f = Finding(rule_id, Severity(sev), message, queue.id, location or queue.location, fix=rule.fix_text)
+    return word(f, queue)
 
 
 def _config_meta_findings(config: LintConfig) -> list[Finding]:
@@ -124,7 +125,10 @@ def _rule_lists(disabled: frozenset[str]) -> tuple[tuple[Rule, ...], tuple[Rule,
 
 
 def lint_model(
-    model: Model, config: LintConfig | None = None, only: Iterable[str] | None = None
+    model: Model,
+    config: LintConfig | None = None,
+    only: Iterable[str] | None = None,
+    vocabulary: Callable[[Queue], str] | None = None,
 ) -> list[Finding]:
     """Every enabled rule over every queue; severity overrides and suppressions applied.
 
@@ -132,6 +136,9 @@ def lint_model(
     (VG900). Findings come back sorted by file, line, queue and rule. ``only`` (queue ids) checks just those
     queues; the rest of the model is still there as context (a DLQ, its sources), so each of them gets exactly
     the findings a full run gives it (every rule's findings are on the queue it checks).
+
+    Each finding is worded here, once, for the input its queue came from (``visguard.linter.vocabulary``);
+    ``vocabulary`` picks another for a queue (the CDK report: a GuardedQueue's own words).
     """
     config = config or LintConfig()
     ctx = RuleContext(model, config)
@@ -156,8 +163,7 @@ def lint_model(
         for f in raw:
             if any(_suppresses(s, f) for s in active):
                 continue
-            f = _generated_fix(f, queue)
-            f = apply_dialect(f, queue)
+            f = _generated_fix(word(f, queue, vocabulary(queue) if vocabulary else None), queue)
             if f.rule in config.severity_overrides:
                 f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
             findings.append(f)

@@ -5,8 +5,7 @@ A rule attaches ``Change`` objects (visguard.linter.model) to a finding when its
 returns a new model with the changes made (the property test lints it again: the finding is gone and no new
 error appears); ``visguard lint --fix`` (linter/fix.py) writes the same changes into the template. ``words``
 names a change as the input names it: CloudFormation properties for templates and cdk.out, API attributes for
-the fleet audit, Terraform arguments for HCL (through ``visguard.linter.dialects`` when that registry knows the
-source).
+the fleet audit, Terraform arguments for HCL (``visguard.linter.vocabulary.CHANGE_NAMES``).
 """
 
 from __future__ import annotations
@@ -16,41 +15,16 @@ import json
 
 from visguard import facts
 from visguard.linter.model import Change, Consumer, Finding, Location, Model, Queue, Redrive
+from visguard.linter.vocabulary import CHANGE_NAMES, change_name
 
-# model field -> (CloudFormation property path on the resource, API attribute, Terraform argument)
+# model field -> (CloudFormation property path on the resource, API attribute, Terraform argument), per scope
 QUEUE_WORDS = {
-    "visibility_timeout": ("VisibilityTimeout", "VisibilityTimeout", "visibility_timeout_seconds"),
-    "message_retention": ("MessageRetentionPeriod", "MessageRetentionPeriod", "message_retention_seconds"),
-    "delay": ("DelaySeconds", "DelaySeconds", "delay_seconds"),
-    "redrive.max_receive_count": (
-        "RedrivePolicy.maxReceiveCount",
-        "RedrivePolicy.maxReceiveCount",
-        "redrive_policy.maxReceiveCount",
-    ),
-    "redrive": ("RedrivePolicy", "RedrivePolicy", "redrive_policy"),
+    f: CHANGE_NAMES[f]
+    for f in ("visibility_timeout", "message_retention", "delay", "redrive.max_receive_count", "redrive")
 }
 CONSUMER_WORDS = {
-    "report_batch_item_failures": (
-        "FunctionResponseTypes",
-        "FunctionResponseTypes",
-        "function_response_types",
-    ),
-    "batch_size": ("BatchSize", "BatchSize", "batch_size"),
-    "batching_window": (
-        "MaximumBatchingWindowInSeconds",
-        "MaximumBatchingWindowInSeconds",
-        "maximum_batching_window_in_seconds",
-    ),
-    "function_timeout": ("Timeout", "Timeout", "timeout"),
-}
-_COLUMN = {
-    "cloudformation": 0,
-    "sam": 0,
-    "cdk": 0,
-    "construct": 0,
-    "config": 0,
-    "inventory": 1,
-    "terraform": 2,
+    f: CHANGE_NAMES[f]
+    for f in ("report_batch_item_failures", "batch_size", "batching_window", "function_timeout")
 }
 
 
@@ -122,20 +96,7 @@ def _apply_consumer(model: Model, ch: Change) -> None:
 def words(change: Change, source: str = "cloudformation") -> tuple[str, str]:
     """(name, value) of a change as the door ``source`` writes it: ``("VisibilityTimeout", "185")`` for a
     template, ``("visibility_timeout_seconds", "185")`` for Terraform."""
-    try:  # the Terraform engineer's registry, keyed by Queue.source (when it is there)
-        import importlib
-
-        dialects = importlib.import_module("visguard.linter.dialects")
-
-        own = getattr(dialects, "change_words", None)
-        if own is not None:
-            said = own(change, source)
-            if said is not None:
-                return said
-    except ImportError:
-        pass
-    table = QUEUE_WORDS if change.scope == "queue" else CONSUMER_WORDS
-    name = table.get(change.field, (change.field,) * 3)[_COLUMN.get(source, 0)]
+    name = change_name(change.field, source)
     v = change.value
     if change.field == "report_batch_item_failures":
         text = '["ReportBatchItemFailures"]' if v else "[]"

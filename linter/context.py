@@ -13,6 +13,7 @@ import math
 from visguard import facts
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
+from visguard.linter.vocabulary import Text
 from visguard.policy import z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
 __all__ = ["RiskFigures", "RuleContext"]
@@ -104,13 +105,15 @@ class RuleContext:
     def finding(
         self,
         queue: Queue,
-        message: str,
+        message: str | Text,
         *,
         location: Location | None = None,
         consumer: Consumer | None = None,
         estimate: dict | None = None,
-        fix: str | None = None,
+        fix: str | Text | None = None,
     ) -> Finding:
+        """A finding of the running rule on ``queue``: ``message`` and ``fix`` are worded for the queue's input
+        when the linter finalises it (``visguard.linter.vocabulary``); the rule's catalogue fix by default."""
         assert self.rule is not None
         return Finding(
             rule=self.rule.id,
@@ -118,7 +121,7 @@ class RuleContext:
             message=message,
             queue=queue.id,
             location=location or queue.location,
-            fix=fix or self.rule.fix,
+            fix=fix or self.rule.fix_text,
             consumer=consumer.id if consumer else None,
             estimate=estimate,
         )

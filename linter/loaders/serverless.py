@@ -23,8 +23,8 @@ the rules treat it as "not known here" and stay quiet; it is recorded once in ``
 Findings name serverless addresses: queues by their logical id (``OrdersQueue``) or Lift construct
 (``constructs.jobs``, its DLQ ``constructs.jobs.dlq``), consumers as ``functions.worker.events[0]`` (Lift:
 ``constructs.jobs.worker``), functions by name; every location is the serverless.yml (or included file)
-line and column of the value to change, with its address (``functions.worker.timeout``). ``dialect`` words the
-fixes in serverless.yml terms.
+line and column of the value to change, with its address (``functions.worker.timeout``). Fixes are worded in
+serverless.yml terms by ``visguard.linter.vocabulary``.
 
 Suppressions: ``visguard.yaml`` by queue id, ``Metadata: {visguard: {suppress: ...}}`` on a resource, and a
 comment ``# visguard:ignore VG011 reason`` on (or on the line above) a function, one of its events, a
@@ -41,7 +41,7 @@ import os
 import re
 
 from visguard.errors import VisguardError, too_deep
-from visguard.linter.model import Consumer, Finding, Location, Model, Queue, Suppression
+from visguard.linter.model import Consumer, Location, Model, Queue, Suppression
 
 from . import safe_io
 from . import serverless_lift as lift
@@ -684,149 +684,15 @@ def _unresolved_to_cfn(node: Any, params: dict) -> Any:
     return node
 
 
-# ------------------------------------------------------------------------------------------ wording
-_EVENT_NAMES = {  # mapping property in a message -> the sqs event's key / the Lift construct's key
-    "BatchSize": ("batchSize", "batchSize"),
-    "MaximumBatchingWindowInSeconds": ("maximumBatchingWindow", "maxBatchingWindow"),
-    "MaximumConcurrency": ("maximumConcurrency", "maxConcurrency"),
-}
-
-
-def _event_words(message: str, lift: bool) -> str:
-    for cfn, (event, construct) in _EVENT_NAMES.items():
-        message = re.sub(rf"\b{cfn}\b", construct if lift else event, message)
-    return message
-
-
-def dialect(f: Finding, queue: Queue) -> Finding:
-    """Word a finding in serverless.yml terms (the dialect of ``Queue.source == "serverless"``): the fix names
-    the address to change, a message about a subscription uses the event's (or Lift construct's) keys."""
-    if f.consumer is not None:
-        msg = _event_words(f.message, f.consumer.startswith("constructs."))
-        if msg != f.message:
-            f = f.replace(message=msg)
-    if not f.fix:
-        return f
-    fix = f.fix
-    lift_id = queue.id[len("constructs.") :] if queue.id.startswith("constructs.") else None
-    if lift_id and lift_id.endswith(".dlq"):
-        lift_id = lift_id[: -len(".dlq")]
-        q_props = f"constructs.{lift_id}.extensions.dlq.Properties"
-    elif lift_id:
-        q_props = f"constructs.{lift_id}.extensions.queue.Properties"
-    else:  # where the resource is in the service: resources.Resources.X, or resources[1].Resources.X
-        path = queue.location.path or ""
-        base = (
-            path
-            if path.startswith("resources") and path.endswith(f".{queue.id}")
-            else f"resources.Resources.{queue.id}"
-        )
-        q_props = f"{base}.Properties"
-    consumer = next((c for c in queue.consumers if c.id == f.consumer), None)
-    on_lift_consumer = consumer is not None and consumer.id.startswith("constructs.")
-    sqs = f"{consumer.id}.sqs" if consumer is not None and not on_lift_consumer else None
-    fn = None
-    if consumer is not None and consumer.function_id:
-        fn = (
-            f"constructs.{lift_id}.worker"
-            if on_lift_consumer and lift_id
-            else f"functions.{consumer.function_id}"
-        )
-
-    if lift_id and not queue.id.endswith(".dlq") and _bare("VisibilityTimeout").search(fix):
-        own = _bare("VisibilityTimeout").sub(f"{q_props}.VisibilityTimeout", fix, count=1)
-        own = own[:1].lower() + own[1:]
-        if f.consumer == f"constructs.{lift_id}.worker":
-            fix = (
-                f"Lift sets the visibility timeout to 6 x constructs.{lift_id}.worker.timeout + maxBatchingWindow, "
-                "with 6 s when the worker sets no timeout (provider.timeout is not used): set "
-                f"constructs.{lift_id}.worker.timeout to the function's real timeout, or {own}"
-            )
-        else:
-            fix = (
-                f"Lift derives this queue's visibility timeout from its worker only (6 x constructs.{lift_id}."
-                f"worker.timeout + maxBatchingWindow), not from other consumers: {own}"
-            )
-        return f.replace(fix=fix)
-    subs: list[tuple[str, str]] = []
-    dlq = queue.redrive.target if queue.redrive is not None else None
-    if dlq:
-        dlq_props = (
-            f"constructs.{dlq[len('constructs.') : -len('.dlq')]}.extensions.dlq.Properties"
-            if dlq.startswith("constructs.") and dlq.endswith(".dlq")
-            else f"resources.Resources.{dlq}.Properties"
-        )
-        subs += [
-            ("the DLQ's MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
-            (f"{dlq}'s MessageRetentionPeriod", f"{dlq_props}.MessageRetentionPeriod"),
-        ]
-    subs += [(f"{queue.id}'s MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod")]
-    if lift_id:
-        subs += [
-            ("RedrivePolicy.maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
-            ("maxReceiveCount", f"constructs.{lift_id}.maxRetries"),
-        ]
-    else:
-        subs += [
-            ("RedrivePolicy.maxReceiveCount", f"{q_props}.RedrivePolicy.maxReceiveCount"),
-            ("RedrivePolicy.deadLetterTargetArn", f"{q_props}.RedrivePolicy.deadLetterTargetArn"),
-        ]
-    if on_lift_consumer and lift_id:
-        subs += [
-            (
-                "FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping",
-                "partial batch responses (Lift turns them on)",
-            ),
-            ("MaximumBatchingWindowInSeconds", f"constructs.{lift_id}.maxBatchingWindow"),
-            ("ScalingConfig.MaximumConcurrency on the mapping", f"constructs.{lift_id}.maxConcurrency"),
-            ("BatchSize", f"constructs.{lift_id}.batchSize"),
-        ]
-    elif sqs:
-        subs += [
-            ("FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping",
-             f"functionResponseType: ReportBatchItemFailures on {sqs}"),
-            ("MaximumBatchingWindowInSeconds", f"{sqs}.maximumBatchingWindow"),
-            ("ScalingConfig.MaximumConcurrency on the mapping", f"{sqs}.maximumConcurrency"),
-            ("BatchSize", f"{sqs}.batchSize"),
-        ]  # fmt: skip
-    if fn:
-        subs += [
-            ("the function Timeout", f"{fn}.timeout"),
-            ("function Timeout", f"{fn}.timeout"),
-            ("the function's ReservedConcurrentExecutions", f"{fn}.reservedConcurrency"),
-        ]
-    subs += [
-        ("Add RedrivePolicy", f"Add to {q_props}: RedrivePolicy"),
-        ("VisibilityTimeout", f"{q_props}.VisibilityTimeout"),
-        ("MessageRetentionPeriod", f"{q_props}.MessageRetentionPeriod"),
-        ("DelaySeconds", f"{q_props}.DelaySeconds"),
-    ]
-    # two phases, so a replacement is never replaced again; only names not already part of an address are
-    # replaced, so wording a worded finding again changes nothing (lint_model words it, callers may again)
-    for i, (old, _) in enumerate(subs):
-        fix = _bare(old).sub(f"\x00{i}\x00", fix)
-    for i, (_, new) in enumerate(subs):
-        fix = fix.replace(f"\x00{i}\x00", new)
-    return f.replace(fix=fix)
-
-
-def _bare(text: str) -> re.Pattern:
-    """``text`` where it is not already the end of an address (``...Properties.VisibilityTimeout``)."""
-    return re.compile(r"(?<![\w.])" + re.escape(text) + r"(?![\w])")
-
-
 # ------------------------------------------------------------------------------------------ registration
 def _register() -> None:
-    """Join the loader registry (visguard.linter.loaders.registry) and the dialect registry."""
-    from visguard.linter.dialects import DIALECTS
-
+    """Join the loader registry (visguard.linter.loaders.registry)."""
     from .registry import LoaderSpec, register
 
     register(
         LoaderSpec("serverless", claim_dir, claim_file, load, (".yml", ".yaml", ".json")),
         before="cloudformation",
     )
-    DIALECTS["serverless"] = dialect
 
 
 _register()

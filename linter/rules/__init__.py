@@ -64,7 +64,7 @@ META_RULES: dict[str, Rule] = {
             "still reported) and reports the suppression itself."
         ),
         source=SUPPRESSIONS_SOURCE,
-        fix='Add a reason: Metadata: {visguard: {suppress: [{rule: VG020, reason: "why this is safe"}]}}.',
+        fix="Add a reason: {suppress_example}.",
         tags=("suppression",),
     ),
     "VG901": Rule(
@@ -93,7 +93,7 @@ META_RULES: dict[str, Rule] = {
         ),
         source="https://github.com/visguard/visguard/blob/main/README.md#terraform",
         fix="Give the value on the command line (Terraform: --var NAME=VALUE or --var-file; Serverless: "
-        "--var NAME=VALUE for ${opt:NAME}, --var env:NAME=VALUE), lint the Terraform plan JSON (terraform show "
+        "--var NAME=VALUE for ${{opt:NAME}}, --var env:NAME=VALUE), lint the Terraform plan JSON (terraform show "
         "-json), or write the value as a literal.",
         tags=("loader",),
     ),

@@ -7,9 +7,11 @@ cfn-lint plugin and linter/README.md are all generated from these fields.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 
 from visguard.linter.model import Finding, Queue, Severity
+from visguard.linter.vocabulary import Text, catalogue
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,7 +27,8 @@ class Rule:
     dataclass compiles six methods at import (~0.7 ms); rules are never compared or hashed."""
 
     __slots__ = (
-        "id", "title", "severity", "rationale", "source", "fix", "tags", "settings", "consumers_only", "check", "slug",
+        "id", "title", "severity", "rationale", "source", "fix_text", "tags", "settings", "consumers_only", "check",
+        "slug", "fix",
     )  # fmt: skip
 
     def __init__(
@@ -36,7 +39,7 @@ class Rule:
         severity: Severity,  # default severity; visguard.yaml may override it
         rationale: str,  # why it matters, in a few sentences
         source: str,  # the AWS documentation page the rule rests on
-        fix: str,  # what to change
+        fix: str,  # what to change: a template whose fields are vocabulary keys ({visibility_timeout})
         tags: tuple[str, ...] = (),
         settings: dict | None = None,  # rule settings this rule reads, with their defaults
         # True when the rule judges a queue's consumers and can fire only on a queue that has some: the linter
@@ -50,7 +53,8 @@ class Rule:
         self.severity = severity
         self.rationale = rationale
         self.source = source
-        self.fix = fix
+        self.fix_text = Text(fix, id=f"{id}.fix")  # worded per input by visguard.linter.vocabulary
+        self.fix = catalogue(fix)  # in CloudFormation's words: visguard rules / explain, SARIF rule metadata
         self.tags = tags
         self.settings = {} if settings is None else settings
         self.consumers_only = consumers_only
@@ -59,8 +63,8 @@ class Rule:
 
     def bound(self, check: CheckFn, slug: str) -> Rule:
         """This rule with its ``check`` and its file's slug (the catalogue binds them at discovery)."""
-        kw = {name: getattr(self, name) for name in self.__slots__}
-        return Rule(**{**kw, "check": check, "slug": slug})
+        kw = {name: getattr(self, name) for name in self.__slots__ if name not in ("fix", "fix_text")}
+        return Rule(**{**kw, "fix": self.fix_text.template, "check": check, "slug": slug})
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r}, {self.title!r})"
@@ -168,29 +172,30 @@ def queue_need_of(queue, ctx, *, profiled_only: bool = False):
     return policy.queue_need(needs)
 
 
-def prop(queue, field: str, scope: str = "queue") -> str:
-    """A setting's name in the words of the door ``queue`` came from (issue 14 §5): ``VisibilityTimeout`` in a
-    template or the audit (``visguard.linter.changes.words``). Inputs with a dialect in
-    ``visguard.linter.dialects.DIALECTS`` (Terraform, Serverless) get CloudFormation words here: their dialect
-    rewrites the whole sentence after the rules (a tfvars variable, a module input, a serverless.yml path)."""
-    from visguard.linter.changes import words
-    from visguard.linter.dialects import DIALECTS
-    from visguard.linter.model import Change
-
-    source = "cloudformation" if queue.source in DIALECTS else queue.source
-    return words(Change(scope, queue.id, field, None), source)[0]
-
-
-def need_fix(need, name: str = "VisibilityTimeout") -> str:
-    """The fix sentence for a need: a timeout, or a heartbeat plan (and the split-the-work advice past 12 h).
-    ``name``: the timeout setting's name in the door's words (``prop(queue, "visibility_timeout")``)."""
-    if need.heartbeat is None or need.basis == "heartbeat":
-        return f"Set {name} to at least {fmt_seconds(need.visibility_timeout)}."
-    hb = need.heartbeat
-    text = (
-        f"Add a heartbeat: {hb.text()}; set {name} to {fmt_seconds(need.visibility_timeout)} "
-        f"(a timeout alone cannot: {need.why.split(';')[0]})."
+def raise_visibility(how: str, seconds: float) -> Text:
+    """ "Set {visibility_timeout} to at least <how>.", ``how`` ending in ``seconds`` (e.g. "6 x 60 s = 360 s (6
+    min)"): each input words it (Terraform: ``visibility_timeout_seconds = 360 (at least ...)``)."""
+    return Text(
+        "Set {visibility_timeout} to at least {how}.",
+        id="raise_visibility",
+        how=how,
+        value=math.ceil(seconds),
     )
-    if not need.feasible:
-        text += " Some work still runs past 12 h: split it into steps (Step Functions) or checkpoint it."
-    return text
+
+
+def need_fix(need) -> Text:
+    """The fix for a need: a timeout, or a heartbeat plan (and the split-the-work advice past 12 h)."""
+    if need.heartbeat is None or need.basis == "heartbeat":
+        return raise_visibility(fmt_seconds(need.visibility_timeout), need.visibility_timeout)
+    hb = need.heartbeat
+    split = " Some work still runs past 12 h: split it into steps (Step Functions) or checkpoint it."
+    return Text(
+        "Add a heartbeat: {plan}; set {visibility_timeout} to {timeout} (a timeout alone cannot: {why}).{split}",
+        id="heartbeat",
+        plan=hb.text(),
+        timeout=fmt_seconds(need.visibility_timeout),
+        why=need.why.split(";")[0],
+        split="" if need.feasible else split,
+        extend_by=hb.extend_by,
+        interval=hb.interval,
+    )

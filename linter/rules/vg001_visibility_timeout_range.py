@@ -16,7 +16,7 @@ RULE = Rule(
         "CreateQueue and SetQueueAttributes reject anything else, so the stack fails to deploy."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html",
-    fix="Set VisibilityTimeout to a whole number of seconds between 0 and 43200.",
+    fix="Set {visibility_timeout} to a whole number of seconds between 0 and 43200.",
     tags=("sqs", "visibility", "limits"),
 )
 

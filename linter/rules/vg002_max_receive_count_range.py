@@ -17,7 +17,7 @@ RULE = Rule(
         "queue is created or updated."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Set RedrivePolicy.maxReceiveCount to a whole number between 1 and 1000 (5 or more for Lambda consumers).",
+    fix="Set {redrive_max_receive_count} to a whole number between 1 and 1000 (5 or more for Lambda consumers).",
     tags=("sqs", "redrive", "limits"),
 )
 

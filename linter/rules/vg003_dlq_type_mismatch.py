@@ -14,7 +14,7 @@ RULE = Rule(
         "standard queue must be a standard queue. SQS rejects a redrive policy that mixes them."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Point the redrive policy at a dead-letter queue of the same type (FifoQueue: true for a FIFO source).",
+    fix="Point the redrive policy at a dead-letter queue of the same type ({fifo_true} for a FIFO source).",
     tags=("sqs", "redrive", "dlq", "fifo"),
 )
 

@@ -17,7 +17,7 @@ RULE = Rule(
         "URL that Ref returns, a typo), the queue cannot be created or failed messages have nowhere to go."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-configure-dead-letter-queue.html",
-    fix="Set RedrivePolicy.deadLetterTargetArn to the queue's ARN, e.g. !GetAtt OrdersDLQ.Arn.",
+    fix="Set {dead_letter_target} to the queue's ARN, e.g. {dlq_arn_example}.",
     tags=("sqs", "redrive", "dlq"),
 )
 

@@ -6,6 +6,7 @@ from visguard.facts import DELAY, RETENTION
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG005",
@@ -16,18 +17,18 @@ RULE = Rule(
         "from 0 to 900 seconds, in whole seconds; CreateQueue and SetQueueAttributes reject other values."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SetQueueAttributes.html",
-    fix="Set MessageRetentionPeriod within 60-1209600 and DelaySeconds within 0-900.",
+    fix="Set {retention} within 60-1209600 and {delay} within 0-900.",
     tags=("sqs", "retention", "limits"),
 )
 
 _RANGES = (
-    ("message_retention", "MessageRetentionPeriod", RETENTION.lo, RETENTION.hi),
-    ("delay", "DelaySeconds", DELAY.lo, DELAY.hi),
+    ("message_retention", "retention", RETENTION.lo, RETENTION.hi),
+    ("delay", "delay", DELAY.lo, DELAY.hi),
 )
 
 
 def check(queue, ctx):
-    for attr, name, lo, hi in _RANGES:
+    for attr, key, lo, hi in _RANGES:
         v = getattr(queue, attr)
         if v is None or isinstance(v, str):
             continue
@@ -39,7 +40,12 @@ def check(queue, ctx):
             yield with_changes(
                 ctx.finding(
                     queue,
-                    f"{name} {v!r} is not a whole number of seconds in {lo}-{hi}",
+                    Text(
+                        "{" + key + "} {value} is not a whole number of seconds in {lo}-{hi}",
+                        value=repr(v),
+                        lo=lo,
+                        hi=hi,
+                    ),
                     location=queue.location_of(attr),
                 ),
                 set_queue(queue, attr, value),

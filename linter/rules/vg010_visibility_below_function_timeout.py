@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, raise_visibility
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG010",
@@ -17,7 +18,7 @@ RULE = Rule(
         "timeout is raised later, messages become visible again while still being processed."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
-    fix="Raise the queue's VisibilityTimeout to at least 6 x the function timeout + MaximumBatchingWindowInSeconds.",
+    fix="Raise the queue's {visibility_timeout} to at least 6 x the function timeout + {batching_window}.",
     tags=("lambda", "visibility", "deploy"),
     consumers_only=True,
 )
@@ -35,13 +36,20 @@ def check(queue, ctx):
             yield with_changes(
                 ctx.finding(
                     queue,
-                    f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
-                    f"{ctx.consumer_label(c)}: creating the event source mapping fails",
+                    Text(
+                        "{said}: creating the event source mapping fails",
+                        id="VG010.message",
+                        said=f"visibility timeout {fmt_seconds(vt)} is less than the timeout {fmt_seconds(t)} of "
+                        f"{ctx.consumer_label(c)}",
+                    ),
                     location=queue.location_of("visibility_timeout"),
                     consumer=c,
-                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {ctx.multiplier:g} x {fmt_seconds(t)}"
-                    + (f" + batching window {fmt_seconds(w)}" if w else "")
-                    + f" = {fmt_seconds(want)}.",
+                    fix=raise_visibility(
+                        f"{ctx.multiplier:g} x {fmt_seconds(t)}"
+                        + (f" + batching window {fmt_seconds(w)}" if w else "")
+                        + f" = {fmt_seconds(want)}",
+                        want,
+                    ),
                 ),
                 set_queue(queue, "visibility_timeout", int(want)),
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from visguard.facts import LAMBDA_VISIBILITY_MULTIPLIER
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of, prop
+from visguard.linter.rules._base import Rule, fmt_seconds, need_of, raise_visibility
 
 RULE = Rule(
     id="VG011",
@@ -19,7 +19,7 @@ RULE = Rule(
         "(When the timeout is even below the function timeout, VG010 reports it instead.)"
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
-    fix="Raise VisibilityTimeout to 6 x function timeout + MaximumBatchingWindowInSeconds (setting lambda_multiplier).",
+    fix="Raise {visibility_timeout} to 6 x function timeout + {batching_window} (setting lambda_multiplier).",
     tags=("lambda", "visibility", "throttling"),
     settings={"lambda_multiplier": LAMBDA_VISIBILITY_MULTIPLIER},
     consumers_only=True,
@@ -43,7 +43,7 @@ def check(queue, ctx):
                     f"{ctx.consumer_label(c)}{window} = {fmt_seconds(want)}",
                     location=queue.location_of("visibility_timeout"),
                     consumer=c,
-                    fix=f"Set {prop(queue, 'visibility_timeout')} to at least {fmt_seconds(want)}.",
+                    fix=raise_visibility(fmt_seconds(want), want),
                 ),
                 set_queue(queue, "visibility_timeout", int(want)),
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_fix, need_of, prop
+from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_fix, need_of
 
 RULE = Rule(
     id="VG012",
@@ -18,7 +18,7 @@ RULE = Rule(
         "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
-    fix="Raise VisibilityTimeout to what the profile needs, or, past the 12-hour cap, heartbeat (see the message).",
+    fix="Raise {visibility_timeout} to what the profile needs, or, past the 12-hour cap, heartbeat (see the message).",
     tags=("visibility", "duplicates", "profile"),
     settings={"target_duplicate_rate": 0.001},
     consumers_only=True,
@@ -46,7 +46,7 @@ def check(queue, ctx):
         p50 = f"p50 {fmt_seconds(c.processing_p50)}, " if c.processing_p50 is not None else ""
         how = "" if r.source == "engine" else f" ({r.source} estimate)"
         need = need_of(c, ctx)  # the one visibility-need policy (visguard.policy)
-        fix = need_fix(need, prop(queue, "visibility_timeout")) if need is not None else None
+        fix = need_fix(need) if need is not None else None
         change = None
         if need is not None and (need.heartbeat is None or need.basis == "heartbeat"):
             change = set_queue(queue, "visibility_timeout", max(int(need.visibility_timeout), int(vt)))

@@ -6,7 +6,8 @@ import math
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, prop, queue_need_of
+from visguard.linter.rules._base import Rule, fmt_seconds, queue_need_of
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG013",
@@ -20,7 +21,7 @@ RULE = Rule(
         "times what is needed and at least 5 minutes longer."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
-    fix="Lower VisibilityTimeout towards what the consumers need (see the message), or use heartbeats for long jobs.",
+    fix="Lower {visibility_timeout} towards what the consumers need (see the message), or use heartbeats for long jobs.",
     tags=("visibility", "latency", "recovery", "profile"),
     settings={"long_visibility_factor": 10},
     consumers_only=True,
@@ -55,7 +56,12 @@ def check(queue, ctx):
                 f"before a retry",
                 location=queue.location_of("visibility_timeout"),
                 estimate=est,
-                fix=f"Lower {prop(queue, 'visibility_timeout')} towards {fmt_seconds(round(need))}.",
+                fix=Text(
+                    "Lower {visibility_timeout} towards {need}.",
+                    id="lower_visibility",
+                    need=fmt_seconds(round(need)),
+                    value=round(need),
+                ),
             ),
             set_queue(queue, "visibility_timeout", int(math.ceil(need))),
         )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_fix, need_of, prop
+from visguard.linter.rules._base import Rule, fmt_seconds, need_fix, need_of
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG014",
@@ -56,5 +57,5 @@ def _fix_long(queue, c, ctx) -> str:
     need = need_of(c, ctx)
     base = "Split the work into steps that each finish within 12 hours (Step Functions), or checkpoint and re-enqueue."
     if need is not None and need.heartbeat is not None and need.basis != "heartbeat":
-        return base + " Until then: " + need_fix(need, prop(queue, "visibility_timeout"))
+        return Text("{base} Until then: {plan_fix}", base=base, plan_fix=need_fix(need))
     return base

@@ -19,7 +19,7 @@ RULE = Rule(
         "message, not as the queue's default. (Lambda consumers are covered by VG010.)"
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
-    fix="Set VisibilityTimeout to a value above the consumers' processing time (declare a profile to get a "
+    fix="Set {visibility_timeout} to a value above the consumers' processing time (declare a profile to get a "
     "recommendation), and release messages early with ChangeMessageVisibility 0 where that is intended.",
     tags=("visibility", "duplicates"),
     consumers_only=True,

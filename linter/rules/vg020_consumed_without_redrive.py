@@ -18,7 +18,7 @@ RULE = Rule(
         "receives and keeps the message for inspection and redrive."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Add RedrivePolicy {deadLetterTargetArn: !GetAtt <Name>DLQ.Arn, maxReceiveCount: 5} with a DLQ of the same type.",
+    fix="{add_redrive} with a DLQ of the same type.",
     tags=("sqs", "redrive", "dlq", "poison-messages"),
     consumers_only=True,
 )

@@ -18,7 +18,7 @@ RULE = Rule(
         "send good messages to the dead-letter queue."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html",
-    fix="Set RedrivePolicy.maxReceiveCount to 5 or more.",
+    fix="Set {redrive_max_receive_count} to 5 or more.",
     tags=("lambda", "redrive", "throttling"),
     settings={"lambda_min_receive_count": MIN_RECEIVE_COUNT_LAMBDA},
     consumers_only=True,

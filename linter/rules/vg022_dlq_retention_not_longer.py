@@ -5,7 +5,8 @@ from __future__ import annotations
 from visguard.facts import RETENTION
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, prop
+from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.vocabulary import Of, Text
 
 RULE = Rule(
     id="VG022",
@@ -18,7 +19,7 @@ RULE = Rule(
         "arrives, before anyone can look at it. AWS: always set the DLQ's retention longer than the source's."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Set the DLQ's MessageRetentionPeriod to 1209600 (14 days), longer than the source queue's; if the DLQ "
+    fix="Set the DLQ's {retention} to 1209600 (14 days), longer than the source queue's; if the DLQ "
     "already keeps 14 days, shorten the source queue's retention.",
     tags=("sqs", "dlq", "retention"),
 )
@@ -65,17 +66,32 @@ def _changes(queue, dlq, src: float, dst: float):
     return tuple(out)
 
 
-def _fix(queue, dlq, src: float, dst: float) -> str:
+def _fix(queue, dlq, src: float, dst: float) -> Text:
     top = int(RETENTION.hi)
     if src < RETENTION.hi:
-        name = prop(dlq, "message_retention")
-        return f"Set {dlq.id}'s {name} to {top} (14 days), longer than {queue.id}'s {fmt_seconds(src)}."
+        return Text(
+            "Set {dlq_retention} to {top} (14 days), longer than {queue}'s {src}.",
+            id="VG022.fix",
+            dlq_retention=Of("retention", dlq),
+            top=top,
+            queue=queue.id,
+            src=fmt_seconds(src),
+        )
     # The source keeps the maximum: only a shorter source retention makes the DLQ's longer.
     shorter = int(max(RETENTION.lo, RETENTION.hi - 4 * 86_400))
-    name = prop(queue, "message_retention")
-    raise_dlq = "" if dst >= RETENTION.hi else f"set {dlq.id}'s {name} to {top} (14 days) and "
-    return (
-        f"{queue.id} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue.id}'s "
-        f"{name}, e.g. to {shorter} ({shorter // 86_400} days), so a message keeps days in the DLQ "
-        "after it arrives."
+    raise_dlq = (
+        ""
+        if dst >= RETENTION.hi
+        else Text("set {dlq_retention} to {top} (14 days) and ", dlq_retention=Of("retention", dlq))
+    )
+    return Text(
+        "{queue} keeps the 14-day maximum, so no DLQ can keep longer: {raise_dlq}shorten {queue_retention}, e.g. "
+        "to {shorter} ({days} days), so a message keeps days in the DLQ after it arrives.",
+        id="VG022.fix",
+        queue=queue.id,
+        raise_dlq=raise_dlq,
+        queue_retention=Of("retention", queue),
+        top=top,
+        shorter=shorter,
+        days=shorter // 86_400,
     )

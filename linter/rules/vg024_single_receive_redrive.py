@@ -17,7 +17,7 @@ RULE = Rule(
         "are covered by VG021.)"
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
-    fix="Set maxReceiveCount to 3-5 unless the consumer really must not retry (then say why in a suppression).",
+    fix="Set {max_receive_count} to 3-5 unless the consumer really must not retry (then say why in a suppression).",
     tags=("sqs", "redrive"),
     consumers_only=True,
 )

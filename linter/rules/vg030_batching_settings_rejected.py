@@ -6,6 +6,7 @@ from visguard.facts import BATCHING_WINDOW, MAX_BATCH_WITHOUT_WINDOW, SQS_BATCH_
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG030",
@@ -18,8 +19,8 @@ RULE = Rule(
         "most 10,000. Lambda rejects the event source mapping otherwise, so the stack fails to deploy."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-parameters.html",
-    fix="Set MaximumBatchingWindowInSeconds >= 1 for BatchSize > 10; on FIFO queues remove the batching window "
-    "and keep BatchSize <= 10.",
+    fix="Set {batching_window} >= 1 for {batch_size} > 10; on FIFO queues remove the batching window "
+    "and keep {batch_size} <= 10.",
     tags=("lambda", "batching", "fifo", "deploy"),
     consumers_only=True,
 )
@@ -48,7 +49,13 @@ def check(queue, ctx):
                 yield with_changes(
                     ctx.finding(
                         queue,
-                        f"{label} sets BatchSize {b} on FIFO queue {queue.id} (maximum {SQS_BATCH_SIZE['fifo'].hi:g})",
+                        Text(
+                            "{label} sets {batch_size} {b} on FIFO queue {queue} (maximum {most:g})",
+                            label=label,
+                            b=b,
+                            queue=queue.id,
+                            most=SQS_BATCH_SIZE["fifo"].hi,
+                        ),
                         location=at["batch"],
                         consumer=c,
                     ),
@@ -59,7 +66,11 @@ def check(queue, ctx):
                 yield with_changes(
                     ctx.finding(
                         queue,
-                        f"{label} sets BatchSize {b} (> 10) without MaximumBatchingWindowInSeconds >= 1",
+                        Text(
+                            "{label} sets {batch_size} {b} (> 10) without {batching_window} >= 1",
+                            label=label,
+                            b=b,
+                        ),
                         location=at["batch"],
                         consumer=c,
                     ),
@@ -69,7 +80,12 @@ def check(queue, ctx):
                 yield with_changes(
                     ctx.finding(
                         queue,
-                        f"{label} sets BatchSize {b} (maximum {SQS_BATCH_SIZE['standard'].hi:g})",
+                        Text(
+                            "{label} sets {batch_size} {b} (maximum {most:g})",
+                            label=label,
+                            b=b,
+                            most=SQS_BATCH_SIZE["standard"].hi,
+                        ),
                         location=at["batch"],
                         consumer=c,
                     ),
@@ -79,7 +95,12 @@ def check(queue, ctx):
             yield with_changes(
                 ctx.finding(
                     queue,
-                    f"{label} sets BatchSize {b} / batching window {w:g} s outside 1-10000 / 0-300 s",
+                    Text(
+                        "{label} sets {batch_size} {b} / batching window {w:g} s outside 1-10000 / 0-300 s",
+                        label=label,
+                        b=b,
+                        w=w,
+                    ),
                     location=at["batch"],
                     consumer=c,
                 ),

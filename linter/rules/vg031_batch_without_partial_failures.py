@@ -18,8 +18,7 @@ RULE = Rule(
         "down polling on function errors when partial batch responses are on.)"
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html",
-    fix="Set FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping and return "
-    "batchItemFailures from the handler.",
+    fix="Set {partial_batch} and return batchItemFailures from the handler.",
     tags=("lambda", "batching", "duplicates"),
     consumers_only=True,
 )

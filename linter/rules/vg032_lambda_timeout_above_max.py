@@ -19,7 +19,7 @@ RULE = Rule(
         "lambda_max_timeout setting for those.)"
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/configuration-timeout.html",
-    fix="Set the function Timeout to at most 900 s; move longer work to Step Functions, ECS or a worker fleet.",
+    fix="Set {function_timeout} to at most 900 s; move longer work to Step Functions, ECS or a worker fleet.",
     tags=("lambda", "limits"),
     settings={"lambda_max_timeout": MAX_LAMBDA_TIMEOUT},
     consumers_only=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from visguard.facts import MIN_RESERVED_CONCURRENCY, POLLERS, queue_kind
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
+from visguard.linter.vocabulary import Text
 
 RULE = Rule(
     id="VG033",
@@ -18,8 +19,8 @@ RULE = Rule(
         "reserved concurrency to limit an SQS consumer). Reserved concurrency 0 stops the function entirely."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html",
-    fix="Limit concurrency with ScalingConfig.MaximumConcurrency on the mapping, and keep the function's "
-    "ReservedConcurrentExecutions >= that value (and >= 5).",
+    fix="Limit concurrency with {max_concurrency_at}, and keep {reserved_concurrency} >= that value "
+    "(and >= 5).",
     tags=("lambda", "concurrency", "throttling"),
     consumers_only=True,
 )
@@ -35,7 +36,12 @@ def check(queue, ctx):
         if mc is not None and mc > rc:
             yield ctx.finding(
                 queue,
-                f"{label}: MaximumConcurrency {mc} is above the function's reserved concurrency {rc}",
+                Text(
+                    "{label}: {max_concurrency} {mc} is above the function's reserved concurrency {rc}",
+                    label=label,
+                    mc=mc,
+                    rc=rc,
+                ),
                 **kw,
             )
         elif rc < MIN_RESERVED_CONCURRENCY:

@@ -19,7 +19,7 @@ RULE = Rule(
         "least 1 % of invocations time out."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-errorhandling.html",
-    fix="Raise the function Timeout above the processing p99 (and the queue's VisibilityTimeout with it), or "
+    fix="Raise {function_timeout} above the processing p99 (and the queue's {visibility_timeout} with it), or "
     "make the batch smaller.",
     tags=("lambda", "timeout", "profile"),
     consumers_only=True,

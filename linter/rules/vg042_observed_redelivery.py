@@ -24,7 +24,7 @@ RULE = Rule(
         "inspecting messages."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html",
-    fix="Find why messages come back (the message names the likeliest cause): raise VisibilityTimeout to what "
+    fix="Find why messages come back (the message names the likeliest cause): raise {visibility_timeout} to what "
     "processing needs or heartbeat with ChangeMessageVisibility, turn on ReportBatchItemFailures for Lambda "
     "batches, fix or dead-letter the messages that fail (a redrive policy), and watch the rate fall.",
     tags=("observed", "duplicates", "cloudwatch"),

@@ -40,60 +40,53 @@ def test_installed_release_is_supported_and_its_plugin_api_resolved(cdk):
     assert (names.validations is None) == names.prints_own_warnings
 
 
+def _cdk_fix(rule: str, fix, guarded: bool) -> str | None:
+    """A finding's fix as the CDK vocabulary words it (a GuardedQueue's, or an aws_sqs.Queue's)."""
+    from visguard.linter.model import Finding, Location, Queue, Severity
+    from visguard.linter.vocabulary import word
+
+    q = Queue(id="Q", location=Location("Stack.template.json"), source="cdk")
+    f = Finding(rule, Severity.WARNING, "m", "Q", q.location, fix=fix)
+    return word(f, q, "construct" if guarded else "cdk").fix
+
+
+def _rule_fix(rule: str):
+    from visguard.linter.rules import RULES
+
+    return RULES[rule].fix_text
+
+
 @pytest.mark.parametrize(
-    ("rule", "fix", "guarded", "want"),
+    ("rule", "guarded", "want"),
     [
-        (
-            "VG011",
-            "Set VisibilityTimeout to at least 180 s (3 min).",
-            False,
-            "Duration.seconds(180) on the aws_sqs",
-        ),
-        (
-            "VG010",
-            "Set VisibilityTimeout to at least 6 x 120 s (2 min) = 720 s (12 min).",
-            True,
-            "seconds(720)",
-        ),
-        (
-            "VG031",
-            "Set FunctionResponseTypes",
-            True,
-            "add_lambda_consumer(fn, ..., report_batch_item_failures=True)",
-        ),
-        (
-            "VG031",
-            "Set FunctionResponseTypes",
-            False,
-            "SqsEventSource(queue, ..., report_batch_item_failures=True)",
-        ),
-        (
-            "VG021",
-            "Set RedrivePolicy.maxReceiveCount to 5 or more.",
-            True,
-            "GuardedQueue(..., max_receive_count=5)",
-        ),
-        (
-            "VG013",
-            "Lower VisibilityTimeout towards 365 s.",
-            False,
-            "visibility_timeout=Duration.seconds(365)",
-        ),
+        ("VG011", False, "Duration.seconds(180) on the aws_sqs"),
+        ("VG010", True, "seconds(720)"),
+        ("VG031", True, "add_lambda_consumer(fn, ..., report_batch_item_failures=True)"),
+        ("VG031", False, "SqsEventSource(queue, ..., report_batch_item_failures=True)"),
+        ("VG021", True, "GuardedQueue(..., max_receive_count=5)"),
+        ("VG021", False, "sqs.DeadLetterQueue(queue=dlq, max_receive_count=5)"),
+        ("VG013", False, "visibility_timeout=Duration.seconds(365)"),
     ],
 )
-def test_fixes_in_cdk_terms(rule, fix, guarded, want):
-    from visguard.constructs.fixes import cdk_fix
+def test_fixes_in_cdk_terms(rule, guarded, want):
+    from visguard.linter.rules._base import raise_visibility
+    from visguard.linter.vocabulary import Text
 
-    assert want in cdk_fix(rule, fix, guarded=guarded)
+    fix = {
+        "VG011": raise_visibility("180 s (3 min)", 180),
+        "VG010": raise_visibility("6 x 120 s (2 min) = 720 s (12 min)", 720),
+        "VG013": Text(
+            "Lower {visibility_timeout} towards {need}.", id="lower_visibility", need="365 s", value=365
+        ),
+    }.get(rule) or _rule_fix(rule)
+    assert want in _cdk_fix(rule, fix, guarded)
 
 
 def test_rules_without_cdk_advice_keep_the_linter_fix():
-    from visguard.constructs.fixes import cdk_fix
-
-    assert cdk_fix("VG041", "Keep the FIFO visibility timeout close", guarded=False) == (
+    assert _cdk_fix("VG041", _rule_fix("VG041"), guarded=False).startswith(
         "Keep the FIFO visibility timeout close"
     )
-    assert cdk_fix("VG011", None, guarded=True) is None
+    assert _cdk_fix("VG011", None, guarded=True) is None
 
 
 def test_acknowledge_needs_a_visguard_rule_and_a_reason():

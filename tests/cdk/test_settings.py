@@ -71,21 +71,19 @@ def test_a_worker_past_the_cap_without_heartbeat_gets_the_policys_plan_in_cdk_te
 
 def test_cdk_fix_turns_a_heartbeat_plan_into_add_worker_consumer_arguments():
     """VG012's fix past the cap names a heartbeat plan: in CDK terms never a timeout above 43,200 s."""
-    from visguard.constructs.fixes import cdk_fix
     from visguard.linter.api import lint_model
 
     settings = QueueSettings(path="Q", visibility_timeout=43200, workers=(WorkerSpec("Q/W", 2400, 21600),))
-    (vg012,) = [f for f in lint_model(build_model(settings)) if f.rule == "VG012"]
-    guarded = cdk_fix("VG012", vg012.fix, guarded=True)
-    assert "heartbeat_interval=Duration.minutes(15), heartbeat_extend_by=Duration.minutes(30)" in guarded
-    assert "44442" not in guarded and "Step Functions" in guarded
-    plain = cdk_fix("VG012", vg012.fix, guarded=False)
-    assert plain.startswith(
+    (vg012,) = [f for f in lint_model(build_model(settings)) if f.rule == "VG012"]  # a GuardedQueue's words
+    assert "heartbeat_interval=Duration.minutes(15), heartbeat_extend_by=Duration.minutes(30)" in vg012.fix
+    assert "44442" not in vg012.fix and "Step Functions" in vg012.fix
+    (plain,) = [f for f in lint_model(build_model(settings), vocabulary=lambda q: "cdk") if f.rule == "VG012"]
+    assert plain.fix.startswith(
         "visibility_timeout=Duration.minutes(30) on the aws_sqs.Queue, and the workers call"
     )
-    assert cdk_fix("VG012", "Set VisibilityTimeout to at least 185 s.", guarded=False).startswith(
-        "visibility_timeout=Duration.seconds(185)"
-    )
+    short = QueueSettings(path="Q", visibility_timeout=60, workers=(WorkerSpec("Q/W", 30, 120),))
+    (vg012,) = [f for f in lint_model(build_model(short), vocabulary=lambda q: "cdk") if f.rule == "VG012"]
+    assert vg012.fix.startswith("visibility_timeout=Duration.seconds(")
 
 
 def test_derived_timeout_is_the_largest_need_and_rounds_up():

@@ -653,11 +653,8 @@ class TerraformLoader:
     def note_unknown_values(self, model: Model) -> None:
         """A setting the rules need whose value is not known here (a data source, a remote output): noted once
         each (what and why), never guessed; the rules that need it stay quiet."""
-        from visguard.linter.dialects import TERRAFORM_NAMES
+        from visguard.linter.vocabulary import TERRAFORM_NOTES as hcl
 
-        hcl = {fld: arg for fld, arg in TERRAFORM_NAMES.values() if fld}
-        hcl["function_timeout"] = "timeout"
-        hcl["max_receive_count"] = "maxReceiveCount in redrive_policy"
         for q in model.queues.values():
             items = [(q.id, q, f) for f in ("visibility_timeout", "message_retention", "delay")]
             if q.redrive is not None:

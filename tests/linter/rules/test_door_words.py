@@ -1,16 +1,12 @@
 """Issue 14 §5: fixes in the words of the door a queue came from: CloudFormation properties for templates, API
-attributes for the audit's inventory, Terraform arguments for HCL (through visguard.linter.dialects when it
-knows the source)."""
+attributes for the audit's inventory, Terraform arguments for HCL (visguard.linter.vocabulary)."""
 
 from __future__ import annotations
-
-import sys
-import types
 
 import pytest
 from visguard.linter.api import lint_model
 from visguard.linter.changes import describe, words
-from visguard.linter.model import Change, Consumer, Location, Model, Queue, Redrive
+from visguard.linter.model import Consumer, Location, Model, Queue, Redrive
 
 
 def _model(source: str) -> Model:
@@ -34,7 +30,7 @@ def _model(source: str) -> Model:
 )
 def test_fix_sentences_use_the_doors_words(source, vt, retention):
     findings = {f.rule: f for f in lint_model(_model(source))}
-    if source == "terraform":  # the Terraform dialect (visguard.linter.dialects) writes HCL
+    if source == "terraform":  # HCL assigns the value
         assert f"Set {vt} = 360" in findings["VG011"].fix
     else:
         assert f"Set {vt} to at least 360 s" in findings["VG011"].fix
@@ -45,14 +41,3 @@ def test_fix_sentences_use_the_doors_words(source, vt, retention):
     (rbif,) = findings["VG031"].changes
     expected = "function_response_types" if source == "terraform" else "FunctionResponseTypes"
     assert words(rbif, source) == (expected, '["ReportBatchItemFailures"]')
-
-
-def test_a_dialect_registry_speaks_first(monkeypatch):
-    mod = types.ModuleType("visguard.linter.dialects")
-    mod.change_words = lambda ch, source: (
-        ("visibility_timeout_seconds", "360") if source == "serverless" else None
-    )
-    monkeypatch.setitem(sys.modules, "visguard.linter.dialects", mod)
-    ch = Change("queue", "Orders", "visibility_timeout", 360)
-    assert words(ch, "serverless") == ("visibility_timeout_seconds", "360")
-    assert words(ch, "cloudformation") == ("VisibilityTimeout", "360")

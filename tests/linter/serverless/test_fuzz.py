@@ -81,7 +81,6 @@ def _check(tmp_path, text: str) -> None:
         return
     assert isinstance(model, Model)
     for f in lint_model(model):
-        f = serverless.dialect(f, model.queues[f.queue])
         assert f.location.file.endswith(("serverless.yml", "inc.yml")), f.location
         assert f.location.path is None or "/" not in f.location.path or f.location.path == "comment", (
             f.location
