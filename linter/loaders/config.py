@@ -76,13 +76,7 @@ class ConfigModel(Model):
     """The queues a visguard.yaml defines, with the file's own settings (the registry's visguard-config
     loader returns this, so a config file linted by any name brings its settings along)."""
 
-    __slots__ = ("config",)
-
-    def __init__(
-        self, queues=None, source_file: str | None = None, notes=None, config: LintConfig | None = None
-    ):
-        super().__init__(queues, source_file, notes)
-        self.config = config
+    __slots__ = {"config": None}  # LintConfig
 
 
 def load_config_model(path: str) -> ConfigModel:

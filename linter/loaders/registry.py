@@ -35,11 +35,11 @@ import fnmatch
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Model
-from visguard.records import Value
+from visguard.records import Value, fresh
 
 from . import safe_io
 
@@ -61,17 +61,11 @@ CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppression
 class LoadOptions(Value):
     """What the command line passes to every loader (each uses what concerns it)."""
 
-    __slots__ = ("parameters", "variables", "var_files")
-
-    def __init__(
-        self,
-        parameters: Mapping[str, str] | None = None,  # CloudFormation --parameter KEY=VALUE
-        variables: Mapping[str, str] | None = None,  # Terraform --var NAME=VALUE
-        var_files: tuple[str, ...] = (),  # Terraform --var-file FILE
-    ):
-        self.parameters = {} if parameters is None else parameters
-        self.variables = {} if variables is None else variables
-        self.var_files = var_files
+    __slots__ = {
+        "parameters": fresh(dict),  # CloudFormation --parameter KEY=VALUE
+        "variables": fresh(dict),  # Terraform --var NAME=VALUE
+        "var_files": (),  # Terraform --var-file FILE
+    }
 
 
 class LoaderSpec:

@@ -22,7 +22,7 @@ import math
 from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
-from visguard.records import Record
+from visguard.records import REQUIRED, Record, fresh, internal
 
 from .files import excerpt
 from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown, describe
@@ -80,24 +80,15 @@ QUEUE_FIELDS = {
 class Res(Record):
     """One resource instance: its evaluated arguments and where each was written."""
 
-    __slots__ = ("type", "address", "location", "values", "locations", "suppressions", "unread")
-
-    def __init__(
-        self,
-        type: str,
-        address: str,
-        location: Location,
-        values: dict[str, Any] | None = None,
-        locations: dict[str, Location] | None = None,
-        suppressions: list[Suppression] | None = None,
-    ):
-        self.type = type
-        self.address = address
-        self.location = location
-        self.values = {} if values is None else values
-        self.locations = {} if locations is None else locations
-        self.suppressions = [] if suppressions is None else suppressions
-        self.unread: VisguardError | None = None  # why an argument of it could not be read (it is not linted)
+    __slots__ = {
+        "type": REQUIRED,
+        "address": REQUIRED,
+        "location": REQUIRED,
+        "values": fresh(dict),
+        "locations": fresh(dict),
+        "suppressions": fresh(list),
+        "unread": internal(None),  # why an argument of it could not be read (it is not linted)
+    }
 
     def loc(self, arg: str) -> Location:
         return self.locations.get(arg, self.location)

@@ -65,32 +65,22 @@ def describe(v: Any) -> str:
 
 
 class Ref(Value):
+    # address: module.jobs.aws_sqs_queue.this[0]; attr: arn, url, id, name, function_name ...
     __slots__ = ("address", "attr")
-
-    def __init__(self, address: str, attr: str):
-        self.address = address  # module.jobs.aws_sqs_queue.this[0]
-        self.attr = attr  # arn, url, id, name, function_name ...
 
     def __str__(self) -> str:
         return "${" + f"{self.address}.{self.attr}" + "}"
 
 
 class Unknown(Value):
-    __slots__ = ("text", "why")
-
-    def __init__(self, text: str, why: str):
-        self.text = text  # the expression as written
-        self.why = why
+    __slots__ = ("text", "why")  # text: the expression as written
 
     def __str__(self) -> str:
         return "${" + self.text + "}"
 
 
 class Text(Value):
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: tuple):
-        self.parts = parts  # str | Ref | Unknown
+    __slots__ = ("parts",)  # str | Ref | Unknown
 
     def __str__(self) -> str:
         return "".join(str(p) for p in self.parts)
@@ -103,9 +93,6 @@ class Encoded(Value):
     """``jsonencode(value)`` where value holds references: kept as the structure, decoded by the builder."""
 
     __slots__ = ("value",)
-
-    def __init__(self, value: Any):
-        self.value = value
 
     def __str__(self) -> str:
         return json.dumps(_plain(self.value), sort_keys=True)
