@@ -17,13 +17,17 @@ import math
 from visguard.errors import VisguardError
 from visguard.records import Value
 
+from ..values import MAX_NUMBER, describe_number
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
 MAX_STRING = 1_000_000  # characters in one string value (the Serverless loader's bound)
-MAX_SHOWN_NUMBER = 10**15  # a number a message may show (no AWS setting comes near; larger: its size only)
+MAX_SHOWN_NUMBER = (
+    MAX_NUMBER  # a number a message may show (no AWS setting comes near; larger: its size only)
+)
 
 
 class EvalError(Exception):
@@ -49,16 +53,8 @@ def describe(v: Any) -> str:
     in a Docker config), so a string is named by its type only; a number is shown when it is small."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
-        if abs(v) < MAX_SHOWN_NUMBER:
-            return str(v)
-        if v.bit_length() < 14_000:  # str() of more than 4,300 digits is refused by Python
-            return f"an integer of {len(str(abs(v))):,} digits"
-        return f"an integer of about {int(abs(v).bit_length() * 0.30103) + 1:,} digits"
-    if isinstance(v, float):
-        if not math.isfinite(v) or abs(v) >= MAX_SHOWN_NUMBER:
-            return f"{v:.3g}"
-        return repr(v)
+    if isinstance(v, (int, float)):
+        return describe_number(v)
     if isinstance(v, str):
         return "a string"
     return f"a {kind(v)}"
