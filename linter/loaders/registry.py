@@ -55,9 +55,8 @@ CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.ym
 CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
-# LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
-# @dataclass costs ~0.6 ms of every `visguard lint` start (it compiles its methods), and nothing compares or
-# copies the last three.
+# LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses (a
+# @dataclass compiles its methods at every `visguard lint` start); nothing compares or copies the last three.
 class LoadOptions(Value):
     """What the command line passes to every loader (each uses what concerns it)."""
 

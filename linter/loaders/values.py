@@ -28,7 +28,6 @@ file).
 from __future__ import annotations
 
 import math
-import re
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -38,7 +37,7 @@ MAX_NUMBER = 10**15  # largest magnitude of any setting (see the module docstrin
 MAX_TEXT = (
     400  # longest string read as a number (int() of thousands of digits is slow, and refused past 4,300)
 )
-_NUMERIC = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_NUMERIC_CHARS = frozenset("0123456789+-.eE")  # decimal or exponent notation; float() then says if it is one
 
 
 class BadValue(ValueError):
@@ -89,9 +88,12 @@ def number(v: Any, *, unknown: tuple = (), expected: str = "a number") -> int | 
         text = v.strip()
         if len(text) > MAX_TEXT:
             raise BadValue(expected, f"a string of more than {MAX_TEXT} characters", bound=True)
-        if not _NUMERIC.fullmatch(text):
-            raise BadValue(expected, "a string that is not a number", text=text)
-        v = int(text) if text.lstrip("+-").isdigit() else float(text)
+        try:
+            if not _NUMERIC_CHARS.issuperset(text):  # "1_000", "nan", "٣": Python reads them, no AWS API does
+                raise ValueError(text)
+            v = int(text) if text.lstrip("+-").isdigit() else float(text)
+        except ValueError:
+            raise BadValue(expected, "a string that is not a number", text=text) from None
     if isinstance(v, (int, float)):
         if isinstance(v, float) and not math.isfinite(v):
             raise BadValue(expected, describe_number(v), bound=True)
