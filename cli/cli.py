@@ -162,6 +162,8 @@ def end_now(code: int) -> None:
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper (tests/linter/test_cli_imports.py runs it)
+    from visguard import startup  # noqa: F401 - the console script's own start-up (PyYAML's regex seed)
+
     code = main()
     if len(sys.argv) > 1 and sys.argv[1] in FAST_EXIT:
         end_now(code)

@@ -11,7 +11,7 @@ folder holds the evidence).
 
 from __future__ import annotations
 
-from visguard.records import Value
+from visguard.records import REQUIRED, Value
 
 SQS_DG = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/"
 SQS_API = "https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/"
@@ -23,12 +23,6 @@ class Range(Value):
     """An inclusive range AWS accepts, in ``unit``, with the page that states it."""
 
     __slots__ = ("lo", "hi", "unit", "source")
-
-    def __init__(self, lo: float, hi: float, unit: str, source: str):
-        self.lo = lo
-        self.hi = hi
-        self.unit = unit
-        self.source = source
 
     def __contains__(self, value) -> bool:
         return not isinstance(value, bool) and isinstance(value, (int, float)) and self.lo <= value <= self.hi
@@ -117,22 +111,14 @@ LAMBDA_SQS_SCALING = LAMBDA_DG + "services-sqs-scaling.html"
 class Pollers(Value):
     """How the event source mapping scales its concurrent invokes on a queue type (default mode)."""
 
-    __slots__ = ("initial", "added_per_minute", "ceiling", "bounded_by", "source")
-
-    def __init__(
-        self,
+    __slots__ = {
         # concurrent batches when messages first appear (None: not how this queue type scales)
-        initial: int | None,
-        added_per_minute: int | None,
-        ceiling: int | None,  # concurrent invokes of one mapping (None: bounded by something else)
-        bounded_by: str,  # what caps it besides MaximumConcurrency
-        source: str = LAMBDA_SQS_SCALING,
-    ):
-        self.initial = initial
-        self.added_per_minute = added_per_minute
-        self.ceiling = ceiling
-        self.bounded_by = bounded_by
-        self.source = source
+        "initial": REQUIRED,
+        "added_per_minute": REQUIRED,
+        "ceiling": REQUIRED,  # concurrent invokes of one mapping (None: bounded by something else)
+        "bounded_by": REQUIRED,  # what caps it besides MaximumConcurrency
+        "source": LAMBDA_SQS_SCALING,
+    }
 
 
 # Standard: five batches at once, up to 300 more concurrent invokes a minute (since 2023-11-06; 60 before), up to

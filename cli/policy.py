@@ -54,43 +54,23 @@ class Work(Value):
     """One consumer as the policy sees it (seconds). ``kind`` "lambda" means an event source mapping whose
     profile (if any) is the invocation duration; "worker" anything that calls ReceiveMessage itself."""
 
-    __slots__ = (
-        "kind", "function_timeout", "batching_window", "p50", "p99", "heartbeat_interval", "heartbeat_extend_by",
-        "sf", "label",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        kind: str = "worker",
-        function_timeout: float | None = None,  # Lambda
-        batching_window: float = 0.0,  # Lambda
-        p50: float | None = None,
-        p99: float | None = None,
-        heartbeat_interval: float | None = None,  # workers that already call ChangeMessageVisibility
-        heartbeat_extend_by: float | None = None,
-        # P(T > t) of a measured (empirical) profile, else lognormal
-        sf: Callable[[float], float] | None = None,
-        label: str = "",
-    ):
-        self.kind = kind
-        self.function_timeout = function_timeout
-        self.batching_window = batching_window
-        self.p50 = p50
-        self.p99 = p99
-        self.heartbeat_interval = heartbeat_interval
-        self.heartbeat_extend_by = heartbeat_extend_by
-        self.sf = sf
-        self.label = label
+    __slots__ = {
+        "kind": "worker",
+        "function_timeout": None,  # Lambda
+        "batching_window": 0.0,  # Lambda
+        "p50": None,
+        "p99": None,
+        "heartbeat_interval": None,  # workers that already call ChangeMessageVisibility
+        "heartbeat_extend_by": None,
+        "sf": None,  # P(T > t) of a measured (empirical) profile, else lognormal
+        "label": "",
+    }
 
 
 class Heartbeat(Value):
     """Call ChangeMessageVisibility(extension_at(elapsed)) every ``interval`` seconds while processing."""
 
     __slots__ = ("interval", "extend_by")
-
-    def __init__(self, interval: int, extend_by: int):
-        self.interval = interval
-        self.extend_by = extend_by
 
     def extension_at(self, elapsed: float) -> int:
         """The extension to ask for ``elapsed`` seconds after the receive: ``extend_by``, clamped to what is left
@@ -132,26 +112,8 @@ class Need(Value):
         "required",
         "feasible",
         "why",
-        "basis",
+        "basis",  # lambda-guidance | profile | heartbeat | heartbeat-plan | default
     )
-
-    def __init__(
-        self,
-        visibility_timeout: int,
-        heartbeat: Heartbeat | None,
-        without_heartbeat: int,
-        required: float,
-        feasible: bool,
-        why: str,
-        basis: str,  # lambda-guidance | profile | heartbeat | heartbeat-plan | default
-    ):
-        self.visibility_timeout = visibility_timeout
-        self.heartbeat = heartbeat
-        self.without_heartbeat = without_heartbeat
-        self.required = required
-        self.feasible = feasible
-        self.why = why
-        self.basis = basis
 
 
 def lognormal_sf(p50: float, p99: float) -> Callable[[float], float]:

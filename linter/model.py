@@ -25,11 +25,7 @@ from visguard.facts import (  # noqa: F401 - re-exported
     lambda_guidance_visibility,
 )
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT  # noqa: F401 - re-exported
-from visguard.records import Record, Value
-
-TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
-if TYPE_CHECKING:
-    from typing import Literal
+from visguard.records import REQUIRED, Record, Value, fresh
 
 
 class Severity(StrEnum):
@@ -46,36 +42,14 @@ class Location(Value):
     """Where a thing was declared: the file, a line when the loader knows it, and a path inside the document
     (``Resources/Orders/Properties/VisibilityTimeout``) or a CDK construct path."""
 
-    __slots__ = ("file", "line", "column", "path", "construct_path")
-
-    def __init__(
-        self,
-        file: str,
-        line: int | None = None,
-        column: int | None = None,
-        path: str | None = None,
-        construct_path: str | None = None,
-    ):
-        self.file = file
-        self.line = line
-        self.column = column
-        self.path = path
-        self.construct_path = construct_path
+    __slots__ = {"file": REQUIRED, "line": None, "column": None, "path": None, "construct_path": None}
 
 
 class Suppression(Value):
     """A ``# visguard:ignore`` / ``Metadata`` / visguard.yaml suppression of ``rule`` (``*``: every rule)."""
 
     # consumer: declared on a consumer's resource, the suppression applies to findings about that consumer
-    __slots__ = ("rule", "reason", "location", "consumer")
-
-    def __init__(
-        self, rule: str, reason: str | None, location: Location | None = None, consumer: str | None = None
-    ):
-        self.rule = rule
-        self.reason = reason
-        self.location = location
-        self.consumer = consumer
+    __slots__ = {"rule": REQUIRED, "reason": REQUIRED, "location": None, "consumer": None}
 
 
 class Redrive(Record):
@@ -83,19 +57,7 @@ class Redrive(Record):
 
     # target: id of the DLQ in the same Model, or None when it could not be resolved; target_ref: as written (an
     # ARN, a logical id, an import), for messages
-    __slots__ = ("target", "target_ref", "max_receive_count", "location")
-
-    def __init__(
-        self,
-        target: str | None,
-        target_ref: str | None,
-        max_receive_count: int | float | str | None,
-        location: Location | None = None,
-    ):
-        self.target = target
-        self.target_ref = target_ref
-        self.max_receive_count = max_receive_count
-        self.location = location
+    __slots__ = {"target": REQUIRED, "target_ref": REQUIRED, "max_receive_count": REQUIRED, "location": None}
 
 
 class Consumer(Record):
@@ -109,72 +71,28 @@ class Consumer(Record):
     where it was written.
     """
 
-    __slots__ = (
-        "id",
-        "kind",
-        "location",
-        "function_id",
-        "function_timeout",
-        "batch_size",
-        "batching_window",
-        "report_batch_item_failures",
-        "reserved_concurrency",
-        "max_concurrency",
-        "enabled",
-        "processing_p50",
-        "processing_p99",
-        "heartbeat_interval",
-        "heartbeat_extend_by",
-        "concurrency",
-        "arrival_rate",
-        "note",
-        "created_by",
-        "locations",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        kind: Literal["lambda", "worker", "unknown"],
-        location: Location | None = None,
-        function_id: str | None = None,
-        function_timeout: int | float | None = None,
-        batch_size: int | None = None,
-        batching_window: int | float | None = None,
-        report_batch_item_failures: bool = False,
-        reserved_concurrency: int | None = None,
-        max_concurrency: int | None = None,
-        enabled: bool = True,
-        processing_p50: float | None = None,
-        processing_p99: float | None = None,
-        heartbeat_interval: float | None = None,
-        heartbeat_extend_by: float | None = None,
-        concurrency: int | None = None,
-        arrival_rate: float | None = None,
-        note: str | None = None,
-        created_by: str | None = None,
-        locations: dict[str, Location] | None = None,
-    ):
-        self.id = id
-        self.kind = kind
-        self.location = location
-        self.function_id = function_id
-        self.function_timeout = function_timeout
-        self.batch_size = batch_size
-        self.batching_window = batching_window
-        self.report_batch_item_failures = report_batch_item_failures
-        self.reserved_concurrency = reserved_concurrency
-        self.max_concurrency = max_concurrency
-        self.enabled = enabled
-        self.processing_p50 = processing_p50
-        self.processing_p99 = processing_p99
-        self.heartbeat_interval = heartbeat_interval
-        self.heartbeat_extend_by = heartbeat_extend_by
-        self.concurrency = concurrency
-        self.arrival_rate = arrival_rate
-        self.note = note
-        self.created_by = created_by
-        self.locations = {} if locations is None else locations
+    __slots__ = {
+        "id": REQUIRED,
+        "kind": REQUIRED,  # lambda | worker | unknown
+        "location": None,
+        "function_id": None,
+        "function_timeout": None,
+        "batch_size": None,
+        "batching_window": None,
+        "report_batch_item_failures": False,
+        "reserved_concurrency": None,
+        "max_concurrency": None,
+        "enabled": True,
+        "processing_p50": None,
+        "processing_p99": None,
+        "heartbeat_interval": None,
+        "heartbeat_extend_by": None,
+        "concurrency": None,
+        "arrival_rate": None,
+        "note": None,
+        "created_by": None,
+        "locations": fresh(dict),
+    }
 
     def location_of(self, name: str) -> Location | None:
         """Where field ``name`` (e.g. ``batch_size``, ``function_timeout``) was written, else the consumer's."""
@@ -199,21 +117,13 @@ class Observed(Value):
     ApproximateAgeOfOldestMessage in seconds (None: not collected), and ``is_dlq``: the queue is another queue's
     dead-letter queue (the audit knows it from the joins, where the sources are not in the queue's model)."""
 
-    __slots__ = ("received", "deleted", "age_oldest", "window", "is_dlq")
-
-    def __init__(
-        self,
-        received: float | None = None,
-        deleted: float | None = None,
-        age_oldest: float | None = None,
-        window: float = 14 * 86_400,
-        is_dlq: bool = False,
-    ):
-        self.received = received
-        self.deleted = deleted
-        self.age_oldest = age_oldest
-        self.window = window
-        self.is_dlq = is_dlq
+    __slots__ = {
+        "received": None,
+        "deleted": None,
+        "age_oldest": None,
+        "window": 14 * 86_400,
+        "is_dlq": False,
+    }
 
 
 class Queue(Record):
@@ -229,72 +139,28 @@ class Queue(Record):
     audit only).
     """
 
-    __slots__ = (
-        "id",
-        "location",
-        "name",
-        "arn",
-        "fifo",
-        "visibility_timeout",
-        "message_retention",
-        "delay",
-        "redrive",
-        "consumers",
-        "suppressions",
-        "tags",
-        "account",
-        "region",
-        "source",
-        "arrival_rate",
-        "locations",
-        "redrive_allow",
-        "created_by",
-        "observed",
-    )
-
-    def __init__(
-        self,
-        id: str,
-        location: Location,
-        name: str | None = None,
-        arn: str | None = None,
-        fifo: bool = False,
-        visibility_timeout: int | float | str | None = None,
-        message_retention: int | float | str | None = None,
-        delay: int | float | str | None = None,
-        redrive: Redrive | None = None,
-        consumers: list[Consumer] | None = None,
-        suppressions: list[Suppression] | None = None,
-        tags: dict[str, str] | None = None,
-        account: str | None = None,
-        region: str | None = None,
-        source: str = "cloudformation",
-        arrival_rate: float | None = None,
-        locations: dict[str, Location] | None = None,
-        redrive_allow: dict | None = None,
-        created_by: str | None = None,
-        observed: Observed | None = None,
-    ):
-        self.id = id
-        self.location = location
-        self.name = name
-        self.arn = arn
-        self.fifo = fifo
-        self.visibility_timeout = visibility_timeout
-        self.message_retention = message_retention
-        self.delay = delay
-        self.redrive = redrive
-        self.consumers = [] if consumers is None else consumers
-        self.suppressions = [] if suppressions is None else suppressions
-        self.tags = {} if tags is None else tags
-        self.account = account
-        self.region = region
-        self.source = source
-        self.arrival_rate = arrival_rate
-        self.locations = {} if locations is None else locations
-        self.redrive_allow = redrive_allow
-        self.created_by = created_by
-        self.observed = observed
+    __slots__ = {
+        "id": REQUIRED,
+        "location": REQUIRED,
+        "name": None,
+        "arn": None,
+        "fifo": False,
+        "visibility_timeout": None,
+        "message_retention": None,
+        "delay": None,
+        "redrive": None,
+        "consumers": fresh(list),
+        "suppressions": fresh(list),
+        "tags": fresh(dict),
+        "account": None,
+        "region": None,
+        "source": "cloudformation",
+        "arrival_rate": None,
+        "locations": fresh(dict),
+        "redrive_allow": None,
+        "created_by": None,
+        "observed": None,
+    }
 
     def location_of(self, name: str) -> Location:
         """Where field ``name`` was written (``Resources/Orders/Properties/VisibilityTimeout``), else the queue's."""
@@ -315,17 +181,7 @@ class Model(Record):
     """Queues of one document (or one account/region partition), keyed by id, and the loader's notes: what it
     could not evaluate there, and why (Terraform, Serverless; each reported once, as VG902)."""
 
-    __slots__ = ("queues", "source_file", "notes")
-
-    def __init__(
-        self,
-        queues: dict[str, Queue] | None = None,
-        source_file: str | None = None,
-        notes: list | None = None,
-    ):
-        self.queues = {} if queues is None else queues
-        self.source_file = source_file
-        self.notes = [] if notes is None else notes
+    __slots__ = {"queues": fresh(dict), "source_file": None, "notes": fresh(list)}
 
     def add(self, queue: Queue) -> Queue:
         self.queues[queue.id] = queue
@@ -355,21 +211,13 @@ class Change(Value):
     for people (CloudFormation property, API attribute, Terraform argument) come from ``visguard.linter.changes``.
     """
 
-    __slots__ = ("scope", "target", "field", "value", "location")
-
-    def __init__(
-        self,
-        scope: Literal["queue", "consumer"],
-        target: str,
-        field: str,
-        value: object,
-        location: Location | None = None,
-    ):
-        self.scope = scope
-        self.target = target
-        self.field = field
-        self.value = value
-        self.location = location
+    __slots__ = {
+        "scope": REQUIRED,
+        "target": REQUIRED,
+        "field": REQUIRED,
+        "value": REQUIRED,
+        "location": None,
+    }
 
 
 class Finding(Value):
@@ -379,68 +227,34 @@ class Finding(Value):
     recovery_p99, ...); ``changes`` is the fix as structured changes, when it is mechanical (see :class:`Change`).
     """
 
-    __slots__ = ("rule", "severity", "message", "queue", "location", "fix", "consumer", "estimate", "changes")
-
-    def __init__(
-        self,
-        rule: str,
-        severity: Severity,
-        message: str,
-        queue: str,
-        location: Location,
-        fix: str | None = None,
-        consumer: str | None = None,
-        estimate: dict | None = None,
-        changes: tuple[Change, ...] = (),
-    ):
-        self.rule = rule
-        self.severity = severity
-        self.message = message
-        self.queue = queue
-        self.location = location
-        self.fix = fix
-        self.consumer = consumer
-        self.estimate = estimate
-        self.changes = changes
+    __slots__ = {
+        "rule": REQUIRED,
+        "severity": REQUIRED,
+        "message": REQUIRED,
+        "queue": REQUIRED,
+        "location": REQUIRED,
+        "fix": None,
+        "consumer": None,
+        "estimate": None,
+        "changes": (),
+    }
 
 
 class ProfileMatch(Record):
     """A consumer profile from visguard.yaml, matched to queues by logical id, name or glob (``match``, over queue
     id and name: "orders-*", "OrdersQueue")."""
 
-    __slots__ = (
-        "match",
-        "kind",
-        "processing_p50",
-        "processing_p99",
-        "heartbeat_interval",
-        "heartbeat_extend_by",
-        "concurrency",
-        "arrival_rate",
-        "location",
-    )
-
-    def __init__(
-        self,
-        match: str,
-        kind: Literal["lambda", "worker"] = "worker",
-        processing_p50: float | None = None,
-        processing_p99: float | None = None,
-        heartbeat_interval: float | None = None,
-        heartbeat_extend_by: float | None = None,
-        concurrency: int | None = None,
-        arrival_rate: float | None = None,
-        location: Location | None = None,
-    ):
-        self.match = match
-        self.kind = kind
-        self.processing_p50 = processing_p50
-        self.processing_p99 = processing_p99
-        self.heartbeat_interval = heartbeat_interval
-        self.heartbeat_extend_by = heartbeat_extend_by
-        self.concurrency = concurrency
-        self.arrival_rate = arrival_rate
-        self.location = location
+    __slots__ = {
+        "match": REQUIRED,
+        "kind": "worker",  # lambda | worker
+        "processing_p50": None,
+        "processing_p99": None,
+        "heartbeat_interval": None,
+        "heartbeat_extend_by": None,
+        "concurrency": None,
+        "arrival_rate": None,
+        "location": None,
+    }
 
 
 class LintConfig(Record):
@@ -453,33 +267,13 @@ class LintConfig(Record):
     inventories).
     """
 
-    __slots__ = (
-        "settings",
-        "severity_overrides",
-        "disabled",
-        "suppressions",
-        "suppression_queues",
-        "suppression_where",
-        "profiles",
-        "source_file",
-    )
-
-    def __init__(
-        self,
-        settings: dict | None = None,
-        severity_overrides: dict[str, Severity] | None = None,
-        disabled: set[str] | None = None,
-        suppressions: list[Suppression] | None = None,
-        suppression_queues: dict[int, str] | None = None,
-        suppression_where: dict[int, dict] | None = None,
-        profiles: list[ProfileMatch] | None = None,
-        source_file: str | None = None,
-    ):
-        self.settings = {} if settings is None else settings
-        self.severity_overrides = {} if severity_overrides is None else severity_overrides
-        self.disabled = set() if disabled is None else disabled
-        self.suppressions = [] if suppressions is None else suppressions
-        self.suppression_queues = {} if suppression_queues is None else suppression_queues
-        self.suppression_where = {} if suppression_where is None else suppression_where
-        self.profiles = [] if profiles is None else profiles
-        self.source_file = source_file
+    __slots__ = {
+        "settings": fresh(dict),
+        "severity_overrides": fresh(dict),
+        "disabled": fresh(set),
+        "suppressions": fresh(list),
+        "suppression_queues": fresh(dict),
+        "suppression_where": fresh(dict),
+        "profiles": fresh(list),
+        "source_file": None,
+    }

@@ -33,10 +33,6 @@ class GetAtt(Value):
 
     __slots__ = ("resource", "attribute")
 
-    def __init__(self, resource: str, attribute: str):
-        self.resource = resource
-        self.attribute = attribute
-
 
 # ------------------------------------------------------------------------------------------ parsing
 def _yaml():

@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 
 from visguard.linter.model import Finding
-from visguard.records import Record
+from visguard.records import REQUIRED, Record, fresh, internal
 
 
 class CannotFix(Exception):
@@ -29,9 +29,6 @@ class Edit(Record):
     # value it sets (the model's, before rendering); place: the adapter's note of where and how to write it
     __slots__ = ("finding", "key", "value", "place")
 
-    def __init__(self, finding: Finding, key, value, place):
-        self.finding, self.key, self.value, self.place = finding, key, value, place
-
 
 class FileFix(Record):
     # skipped: (finding, why it was not written); notes: what a reader of the change should know; stamp: the
@@ -39,32 +36,19 @@ class FileFix(Record):
     # write policy left the file as it is (write_fix); edits: the edits ``after`` holds, with the values written;
     # clashes: key -> (the values findings want there, those findings), left alone for want of a choice;
     # adapter: the syntax (render_alone)
-    __slots__ = (
-        "path", "before", "after", "applied", "skipped", "notes", "stamp", "refused", "edits", "clashes",
-        "adapter",
-    )  # fmt: skip
-
-    def __init__(
-        self,
-        path: str,
-        before: str,
-        after: str,
-        applied: list[Finding] | None = None,
-        skipped: list[tuple[Finding, str]] | None = None,
-        notes: list[str] | None = None,
-        stamp=None,
-    ):
-        self.path = path
-        self.before = before
-        self.after = after
-        self.applied = [] if applied is None else applied
-        self.skipped = [] if skipped is None else skipped
-        self.notes = [] if notes is None else notes
-        self.stamp = stamp
-        self.refused: str | None = None
-        self.edits: list[Edit] = []
-        self.clashes: dict = {}
-        self.adapter = None
+    __slots__ = {
+        "path": REQUIRED,
+        "before": REQUIRED,
+        "after": REQUIRED,
+        "applied": fresh(list),
+        "skipped": fresh(list),
+        "notes": fresh(list),
+        "stamp": None,
+        "refused": internal(None),
+        "edits": internal(fresh(list)),
+        "clashes": internal(fresh(dict)),
+        "adapter": internal(None),
+    }
 
     @property
     def changed(self) -> bool:

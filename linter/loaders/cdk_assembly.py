@@ -21,7 +21,7 @@ import os
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Model
-from visguard.records import Record
+from visguard.records import REQUIRED, Record, fresh
 
 from . import safe_io
 from .decode import load_file
@@ -41,13 +41,7 @@ KNOWN_TYPES = {STACK, NESTED_ASSEMBLY, "cdk:asset-manifest", "cdk:tree", "cdk:fe
 
 
 class _Stack(Record):
-    __slots__ = ("path", "label", "doc", "construct_paths")
-
-    def __init__(self, path: str, label: str, doc: Any, construct_paths: dict[str, str] | None = None):
-        self.path = path
-        self.label = label
-        self.doc = doc
-        self.construct_paths = {} if construct_paths is None else construct_paths
+    __slots__ = {"path": REQUIRED, "label": REQUIRED, "doc": REQUIRED, "construct_paths": fresh(dict)}
 
 
 def _manifest_shape(doc: Any) -> bool:

@@ -16,14 +16,13 @@ stack knows (``Fn::ImportValue``, a parameter without a default) is kept as a st
 from __future__ import annotations
 
 import json
-import math
 import re
 
 from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 
-from . import foreach, sam
+from . import foreach, sam, values
 from .decode import locate
 from .intrinsics import NOVALUE, ExternalRef, Resolver, ResRef, Text, Unknown, is_intrinsic
 
@@ -37,7 +36,7 @@ FUNCTION = "AWS::Lambda::Function"
 ALIAS = "AWS::Lambda::Alias"
 VERSION = "AWS::Lambda::Version"
 FUNCTION_TYPES = (FUNCTION, sam.SERVERLESS_FUNCTION)
-MAX_NUMBER = 10**15  # largest magnitude of a numeric property (see _Builder.number)
+_UNKNOWN = (Unknown, ResRef, Text)  # values only the deployed stack knows: kept as text, "not known here"
 
 
 def load_template(
@@ -150,60 +149,30 @@ class _Builder:
                 return {}
         return raw
 
-    def number(self, raw: Any, path: list, *, what: str = "a number") -> int | float | str | None:
-        """A numeric property: int/float as written, numeric strings coerced, unknowns kept as text. Numbers
-        beyond +-10**15 (no AWS setting comes near; 10**400 would overflow a rule's float arithmetic) and
-        non-finite ones are bad input."""
+    # settings, read by the one policy of ``values`` (what is a number, what is bad input)
+    def read(self, reader, raw: Any, path: list, **kw) -> Any:
+        """``reader`` (values.number, integer, boolean, string) of the resolved ``raw``; bad input at ``path``."""
         v = self.r.value(raw, path)
-        if v is None or v is NOVALUE:
-            return None
-        if isinstance(v, bool):
-            raise self.r.error(f"expected {what}, got {str(v).lower()}", path)
-        if isinstance(v, str):
-            text = v.strip()
-            try:
-                v = int(text) if len(text) <= 400 else float(text)
-            except ValueError:
-                try:
-                    v = float(text)
-                except ValueError:
-                    raise self.r.error(f"expected {what}, got {_short(text)!r}", path) from None
-        if isinstance(v, (int, float)):
-            if isinstance(v, float) and not math.isfinite(v):
-                raise self.r.error(f"expected {what}, got {v}", path)
-            if abs(v) > MAX_NUMBER:
-                shown = f"{v:.3g}" if isinstance(v, float) else f"an integer of {len(str(abs(v)))} digits"
-                raise self.r.error(f"expected {what}, got {shown}, beyond any AWS limit", path)
-            return int(v) if isinstance(v, float) and v.is_integer() else v
-        if isinstance(v, (Unknown, ResRef, Text)):
-            return str(v)
-        raise self.r.error(f"expected {what}, got a {_kind(v)}", path)
+        try:
+            return reader(None if v is NOVALUE else v, unknown=_UNKNOWN, **kw)
+        except values.BadValue as exc:
+            raise self.r.error(exc.quoted(), path) from None
 
-    def integer(self, raw: Any, path: list, *, what: str = "an integer") -> int | None:
-        """A count the model keeps as an int (batch size, concurrency): fractions are bad input, unknowns None."""
-        v = self.number(raw, path, what=what)
-        if isinstance(v, float):
-            raise self.r.error(f"expected {what}, got {v}", path)
+    def number(self, raw: Any, path: list) -> int | float | str | None:
+        """A numeric property: a number, or the text of a value not known here (``${QueueTimeout}``)."""
+        return self.read(values.number, raw, path)
+
+    def integer(self, raw: Any, path: list) -> int | None:
+        """A count the model keeps as an int (batch size, concurrency); None when not known here."""
+        v = self.read(values.integer, raw, path, expected="an integer")
         return v if isinstance(v, int) else None
 
     def boolean(self, raw: Any, path: list) -> bool | None:
-        v = self.r.value(raw, path)
-        if v is None or v is NOVALUE or isinstance(v, (Unknown, ResRef, Text)):
-            return None
-        if isinstance(v, bool):
-            return v
-        if isinstance(v, str) and v.strip().lower() in ("true", "false"):
-            return v.strip().lower() == "true"
-        raise self.r.error(f"expected true or false, got {v!r}", path)
+        return self.read(values.boolean, raw, path)
 
     def string(self, raw: Any, path: list) -> str | None:
         """A name: a literal string (or number), None when only the deployed stack knows it."""
-        v = self.r.value(raw, path)
-        if isinstance(v, (bool, list, dict)):
-            raise self.r.error(f"expected a string, got a {_kind(v)}", path)
-        if isinstance(v, (str, int, float)):
-            return str(v)
-        return None
+        return self.read(values.string, raw, path)
 
     # ------------------------------------------------------------------ build
     def build(self) -> Model:
@@ -488,7 +457,7 @@ class _Builder:
         if isinstance(v, Unknown):
             return None, v.why
         if isinstance(v, str):
-            name = _function_name(v)
+            name = values.function_name(v)
             if name in self.functions_by_name():
                 return self.functions_by_name()[name], None
             return None, f"function {name!r} is not defined in this template"
@@ -549,16 +518,6 @@ class _Builder:
         return out
 
 
-def _function_name(v: str) -> str:
-    """The function name of ``name``, ``name:alias``, ``123456789012:function:name`` or a full ARN
-    (Lambda API reference, CreateEventSourceMapping, FunctionName)."""
-    parts = v.split(":")
-    if "function" in parts:
-        i = parts.index("function")
-        return parts[i + 1] if i + 1 < len(parts) else v
-    return parts[0]
-
-
 def _unplace(x: Any, placeholders: dict[str, Any]) -> Any:
     if isinstance(x, str):
         return placeholders.get(x, x)
@@ -577,10 +536,6 @@ def _render_with_placeholders(t: Text, placeholders: dict[str, Any]) -> str:
             placeholders[key] = p
             out.append(key)
     return "".join(out)
-
-
-def _short(text: str) -> str:
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _kind(v: Any) -> str:

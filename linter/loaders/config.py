@@ -23,7 +23,6 @@ queues:                                     # for queues not described by a temp
 from __future__ import annotations
 
 import json
-import math
 import os
 from functools import lru_cache
 
@@ -42,6 +41,7 @@ from visguard.linter.model import (
 )
 from visguard.schema_errors import describe
 
+from . import values
 from .decode import load_file, locate
 from .registry import CONFIG_KEYS, CONFIG_NAMES  # noqa: F401 - re-exported (the registry claims by them)
 
@@ -64,9 +64,6 @@ def _validator():
         return jsonschema.Draft202012Validator(json.load(fh))
 
 
-# Largest magnitude a number in visguard.yaml may have: beyond it a float() or a rule's arithmetic
-# overflows (10**400), and no SQS or Lambda setting comes close.
-MAX_NUMBER = 10**15
 # the longest glob a suppression or profile may give: fnmatch compiles a glob in time quadratic in its length
 # (40,000 "[" took minutes); names, ARNs and construct paths are far shorter
 MAX_GLOB = 1000
@@ -76,13 +73,7 @@ class ConfigModel(Model):
     """The queues a visguard.yaml defines, with the file's own settings (the registry's visguard-config
     loader returns this, so a config file linted by any name brings its settings along)."""
 
-    __slots__ = ("config",)
-
-    def __init__(
-        self, queues=None, source_file: str | None = None, notes=None, config: LintConfig | None = None
-    ):
-        super().__init__(queues, source_file, notes)
-        self.config = config
+    __slots__ = {"config": None}  # LintConfig
 
 
 def load_config_model(path: str) -> ConfigModel:
@@ -95,7 +86,8 @@ def load_config_model(path: str) -> ConfigModel:
 
 
 def _check_numbers(doc: Any, file: str) -> None:
-    """Every number finite and within +-MAX_NUMBER (.inf, .nan and 10**400 pass a JSON Schema ``minimum``)."""
+    """Every number within the bounds of ``values.number`` (.inf, .nan and 10**400 pass a JSON Schema
+    ``minimum``): the same bad input as in a template."""
     stack: list[tuple[Any, list]] = [(doc, [])]
     while stack:
         node, path = stack.pop()
@@ -104,15 +96,57 @@ def _check_numbers(doc: Any, file: str) -> None:
         elif isinstance(node, list):
             stack.extend((v, [*path, i]) for i, v in enumerate(node))
         elif isinstance(node, (int, float)) and not isinstance(node, bool):
-            bad = (isinstance(node, float) and not math.isfinite(node)) or abs(node) > MAX_NUMBER
-            if bad:
-                where = "/".join(map(str, path)) or "(top level)"
-                shown = repr(node) if isinstance(node, float) else f"a {len(str(abs(node)))}-digit integer"
-                raise VisguardError(
-                    f"{where}: {shown} is not a finite number of at most {MAX_NUMBER:.0e}",
-                    file=file,
-                    place=_line(doc, path),
-                )
+            _read(doc, file, path, values.number, node)
+
+
+def _read(doc: Any, file: str, path: list, reader, v: Any) -> Any:
+    """``reader`` (values.number, integer, boolean) of the setting ``v`` written at ``path``: the one policy of
+    what is a number (strings such as "600" too); what no AWS API could take is bad input, at its line."""
+    try:
+        return reader(v)
+    except values.BadValue as exc:
+        where = "/".join(map(str, path)) or "(top level)"
+        raise VisguardError(f"{where}: {exc.quoted()}", file=file, place=_line(doc, path)) from None
+
+
+# the AWS settings of a queue entry and of a Lambda consumer entry: key -> (model field, reader). They follow
+# ``values``: numbers written as strings ("600") are numbers, a word is bad input, a range is the rules' business
+QUEUE_SETTINGS = {
+    "visibility_timeout": ("visibility_timeout", values.number),
+    "retention": ("message_retention", values.number),
+    "delay": ("delay", values.number),
+}
+LAMBDA_SETTINGS = {
+    "timeout": ("function_timeout", values.number),
+    "batch_size": ("batch_size", values.integer),
+    "batching_window": ("batching_window", values.number),
+    "report_batch_item_failures": ("report_batch_item_failures", values.boolean),
+    "reserved_concurrency": ("reserved_concurrency", values.integer),
+    "max_concurrency": ("max_concurrency", values.integer),
+    "enabled": ("enabled", values.boolean),
+}
+
+
+def _check_settings(doc: dict, file: str) -> None:
+    """Every AWS setting of the queues readable (a valid document: the schema has passed), so ``--config`` refuses
+    the same file the linter refuses."""
+    for i, e in enumerate(doc.get("queues") or []):
+        base = ["queues", i]
+        for key, (_, reader) in {**QUEUE_SETTINGS, "fifo": (None, values.boolean)}.items():
+            if key in e:
+                _read(doc, file, [*base, key], reader, e[key])
+        if "max_receive_count" in (e.get("redrive") or {}):
+            _read(
+                doc,
+                file,
+                [*base, "redrive", "max_receive_count"],
+                values.number,
+                e["redrive"]["max_receive_count"],
+            )
+        for j, c in enumerate(e.get("consumers") or []):
+            for key, (_, reader) in LAMBDA_SETTINGS.items():
+                if key in c:
+                    _read(doc, file, [*base, "consumers", j, key], reader, c[key])
 
 
 def _globs(doc: dict):
@@ -154,6 +188,7 @@ def validate(doc: Any, *, file: str) -> dict:
     errors = list(_validator().iter_errors(doc))
     if not errors:
         _check_globs(doc, file)
+        _check_settings(doc, file)
     if errors:
         # the most specific failure; "unevaluated" ones are echoes of a failed sub-schema
         err = min(errors, key=lambda e: (e.validator == "unevaluatedProperties", -len(e.absolute_path)))
@@ -246,16 +281,11 @@ def model_from_config(doc: Any, *, file: str) -> Model:
             raise VisguardError(
                 f"queues/{i}: a second queue with id {q.id!r}", file=file, place=_line(doc, base)
             )
-        fields = {
-            "visibility_timeout": "visibility_timeout",
-            "retention": "message_retention",
-            "delay": "delay",
-        }
-        for key, attr in fields.items():
+        for key, (attr, reader) in QUEUE_SETTINGS.items():
             if key in e:
-                setattr(q, attr, _num(e[key]))
+                setattr(q, attr, _read(doc, file, [*base, key], reader, e[key]))
                 q.locations[attr] = _loc(doc, file, [*base, key])
-        q.fifo = e.get("fifo", False)
+        q.fifo = bool(_read(doc, file, [*base, "fifo"], values.boolean, e.get("fifo")))
         for key in ("fifo", "name"):
             if key in e:
                 q.locations[key] = _loc(doc, file, [*base, key])
@@ -270,7 +300,13 @@ def model_from_config(doc: Any, *, file: str) -> Model:
             q.redrive = Redrive(
                 target=None,
                 target_ref=rd.get("target"),
-                max_receive_count=_num(rd["max_receive_count"]) if "max_receive_count" in rd else None,
+                max_receive_count=_read(
+                    doc,
+                    file,
+                    [*base, "redrive", "max_receive_count"],
+                    values.number,
+                    rd.get("max_receive_count"),
+                ),
                 location=_loc(doc, file, [*base, "redrive"]),
             )
             q.locations["redrive"] = q.redrive.location
@@ -310,30 +346,11 @@ def _consumer(doc, file, path, q: Queue, c: dict, named_profiles: dict) -> Consu
     _processing_into(con, c)
     if kind == "lambda":
         con.function_id = c.get("function", cid)
-        fields = {
-            "timeout": "function_timeout",
-            "batch_size": "batch_size",
-            "batching_window": "batching_window",
-            "report_batch_item_failures": "report_batch_item_failures",
-            "reserved_concurrency": "reserved_concurrency",
-            "max_concurrency": "max_concurrency",
-            "enabled": "enabled",
-        }
-        for key, attr in fields.items():
+        for key, (attr, reader) in LAMBDA_SETTINGS.items():
             if key in c:
-                setattr(
-                    con,
-                    attr,
-                    _num(c[key])
-                    if isinstance(c[key], (int, float)) and not isinstance(c[key], bool)
-                    else c[key],
-                )
+                setattr(con, attr, _read(doc, file, [*path, key], reader, c[key]))
                 con.locations[attr] = _loc(doc, file, [*path, key])
     return con
-
-
-def _num(v: Any) -> Any:
-    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _line(doc: Any, path: list) -> str | None:

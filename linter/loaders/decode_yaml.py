@@ -9,21 +9,10 @@ from __future__ import annotations
 
 import re
 
-# PyYAML's pure-Python reader (yaml.reader.Reader, which visguard never runs: libyaml reads the text) compiles, when
-# the package is imported, a negated character class spanning all of Unicode: Python's regex compiler walks every
-# code point of it, 57M instructions, a quarter of a whole `visguard lint template.yaml`. The same set written as its
-# complement (the few non-printable ranges) compiles in 4M. Seeded into the re module's cache under PyYAML's
-# pattern, that compile becomes a cache hit. Equal on every code point (tests/linter/loaders/test_decode.py);
-# if a PyYAML or Python release changes the pattern or the cache, the seed is simply never looked up.
-_PYYAML_PRINTABLE = "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
-_NON_PRINTABLE = "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]"
-if isinstance(getattr(re, "_cache", None), dict):
-    re._cache.setdefault((str, _PYYAML_PRINTABLE, 0), re.compile(_NON_PRINTABLE))  # type: ignore[attr-defined]
+import yaml
+from visguard.errors import VisguardError
 
-import yaml  # noqa: E402 - after the seed
-from visguard.errors import VisguardError  # noqa: E402
-
-from .decode import MAX_DEPTH, PosDict, _number_error  # noqa: E402
+from .decode import MAX_DEPTH, PosDict, _number_error
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:

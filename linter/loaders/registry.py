@@ -35,11 +35,11 @@ import fnmatch
 import json
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Model
-from visguard.records import Value
+from visguard.records import Value, fresh
 
 from . import safe_io
 
@@ -55,23 +55,16 @@ CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.ym
 CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
 
 
-# LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses: each
-# @dataclass costs ~0.6 ms of every `visguard lint` start (it compiles its methods), and nothing compares or
-# copies the last three.
+# LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses (a
+# @dataclass compiles its methods at every `visguard lint` start); nothing compares or copies the last three.
 class LoadOptions(Value):
     """What the command line passes to every loader (each uses what concerns it)."""
 
-    __slots__ = ("parameters", "variables", "var_files")
-
-    def __init__(
-        self,
-        parameters: Mapping[str, str] | None = None,  # CloudFormation --parameter KEY=VALUE
-        variables: Mapping[str, str] | None = None,  # Terraform --var NAME=VALUE
-        var_files: tuple[str, ...] = (),  # Terraform --var-file FILE
-    ):
-        self.parameters = {} if parameters is None else parameters
-        self.variables = {} if variables is None else variables
-        self.var_files = var_files
+    __slots__ = {
+        "parameters": fresh(dict),  # CloudFormation --parameter KEY=VALUE
+        "variables": fresh(dict),  # Terraform --var NAME=VALUE
+        "var_files": (),  # Terraform --var-file FILE
+    }
 
 
 class LoaderSpec:

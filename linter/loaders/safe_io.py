@@ -278,9 +278,6 @@ class Stamp(Value):
 
     __slots__ = ("dev", "ino", "size", "mtime_ns", "digest")
 
-    def __init__(self, dev: int, ino: int, size: int, mtime_ns: int, digest: str):
-        self.dev, self.ino, self.size, self.mtime_ns, self.digest = dev, ino, size, mtime_ns, digest
-
 
 class NotWritten(Exception):
     """``replace_file`` left the file as it is; the message says why (one line, the file not named)."""

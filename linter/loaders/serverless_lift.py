@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from visguard.errors import VisguardError
 
+from . import values
 from .serverless_vars import MISSING, Node, Partial, Unresolved
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -194,14 +195,16 @@ def _visibility(timeout: Any, window: Any) -> Any:
             f"6 x {timeout} + {window}", "the worker timeout or batching window is not a number"
         )
     try:
-        t = float(timeout)
-        w = float(window)
-    except (TypeError, ValueError):
-        bad = timeout if not isinstance(timeout, (int, float)) else window
-        text = str(bad)
-        return bad if isinstance(bad, Unresolved) else Unresolved(text, f"{text} is not a number")
+        t, w = values.number(timeout), values.number(window)
+    except (
+        values.BadValue
+    ):  # the CloudFormation loader reports it where it was written (the worker's timeout)
+        t = w = None
+    if not isinstance(t, (int, float)) or not isinstance(w, (int, float)):
+        bad = timeout if not isinstance(t, (int, float)) else window
+        return bad if isinstance(bad, Unresolved) else Unresolved(str(bad), f"{bad} is not a number")
     v = LIFT_VISIBILITY_MULTIPLIER * t + w
-    return int(v) if v == int(v) else v
+    return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
 def _extend(t: _Translator, props: Node, c: dict, cpath: list, key: str, addr: str) -> None:

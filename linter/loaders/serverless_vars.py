@@ -32,7 +32,7 @@ import re
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location
-from visguard.records import Record, Value
+from visguard.records import REQUIRED, Record, Value, fresh
 
 from .decode import PosDict, loads
 
@@ -83,12 +83,8 @@ class Node(PosDict):
 class Unresolved(Value):
     """A value that cannot be known here; ``text`` is the variable as written."""
 
-    __slots__ = ("text", "why", "quiet")
-
-    def __init__(self, text: str, why: str, quiet: bool = False):
-        self.text = text
-        self.why = why
-        self.quiet = quiet  # known to be irrelevant for the rules (an account id inside an ARN)
+    # quiet: known to be irrelevant for the rules (an account id inside an ARN)
+    __slots__ = {"text": REQUIRED, "why": REQUIRED, "quiet": False}
 
     def __str__(self) -> str:
         return self.text
@@ -98,9 +94,6 @@ class Partial(Value):
     """A string whose parts are partly :class:`Unresolved` (``arn:aws:sqs:us-east-1:${aws:accountId}:q``)."""
 
     __slots__ = ("parts",)
-
-    def __init__(self, parts: tuple):
-        self.parts = parts
 
     def __str__(self) -> str:
         return "".join(str(p) for p in self.parts)
@@ -115,11 +108,6 @@ class Note(Record):
 
     __slots__ = ("text", "why", "location")
 
-    def __init__(self, text: str, why: str, location: Location):
-        self.text = text
-        self.why = why
-        self.location = location
-
     @property
     def message(self) -> str:
         return self.why if self.why.startswith(self.text) else f"{self.text}: {self.why}"
@@ -128,17 +116,7 @@ class Note(Record):
 class Values(Record):
     """What the user passed: CLI options, environment values, parameters (never the real environment)."""
 
-    __slots__ = ("opt", "env", "param")
-
-    def __init__(
-        self,
-        opt: dict[str, str] | None = None,
-        env: dict[str, str] | None = None,
-        param: dict[str, str] | None = None,
-    ):
-        self.opt = {} if opt is None else opt
-        self.env = {} if env is None else env
-        self.param = {} if param is None else param
+    __slots__ = {"opt": fresh(dict), "env": fresh(dict), "param": fresh(dict)}
 
 
 def addr_of(path: list | tuple) -> str:

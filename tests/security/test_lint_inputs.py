@@ -236,11 +236,11 @@ CRASHERS = {
 }  # fmt: skip
 
 CONFIG_CRASHERS = {
-    ".inf p99": ("profiles:\n  - {match: '*', p99: .inf}\n", "profiles/0/p99: inf"),
-    ".nan p50": ("profiles:\n  - {match: '*', p50: .nan, p99: 4}\n", "profiles/0/p50: nan"),
-    ".nan setting": ("settings: {lambda_multiplier: .nan}\n", "settings/lambda_multiplier: nan"),
+    ".inf p99": ("profiles:\n  - {match: '*', p99: .inf}\n", "profiles/0/p99: expected a number, got inf"),
+    ".nan p50": ("profiles:\n  - {match: '*', p50: .nan, p99: 4}\n", "profiles/0/p50: expected a number, got nan"),
+    ".nan setting": ("settings: {lambda_multiplier: .nan}\n", "settings/lambda_multiplier: expected a number, got nan"),
     "-.inf visibility": ("queues:\n  - {name: q, visibility_timeout: -.inf}\n", "queues/0/visibility_timeout"),
-    "10**400 concurrency": ("profiles:\n  - {match: '*', p99: 4, concurrency: 1" + "0" * 400 + "}\n", "401-digit"),
+    "10**400 concurrency": ("profiles:\n  - {match: '*', p99: 4, concurrency: 1" + "0" * 400 + "}\n", "got an integer of 401 digits, beyond any AWS limit"),
     ".inf heartbeat": ("profiles:\n  - {match: '*', p99: 4, heartbeat: {interval: .inf}}\n", "heartbeat/interval"),
 }  # fmt: skip
 

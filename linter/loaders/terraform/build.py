@@ -17,15 +17,15 @@ reserved_concurrent_executions), ``aws_lambda_alias`` (function_name).
 from __future__ import annotations
 
 import json
-import math
 
 from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
-from visguard.records import Record
+from visguard.records import REQUIRED, Record, fresh, internal
 
+from .. import values
 from .files import excerpt
-from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown, describe
+from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -38,9 +38,6 @@ REDRIVE_ALLOW = "aws_sqs_queue_redrive_allow_policy"
 ESM = "aws_lambda_event_source_mapping"
 FUNCTION = "aws_lambda_function"
 ALIAS = "aws_lambda_alias"
-MAX_NUMBER = (
-    10**15
-)  # largest magnitude of a numeric argument: the CloudFormation loader's bound (cfn.MAX_NUMBER)
 
 # the arguments visguard reads, per resource type
 ARGS = {
@@ -80,24 +77,15 @@ QUEUE_FIELDS = {
 class Res(Record):
     """One resource instance: its evaluated arguments and where each was written."""
 
-    __slots__ = ("type", "address", "location", "values", "locations", "suppressions", "unread")
-
-    def __init__(
-        self,
-        type: str,
-        address: str,
-        location: Location,
-        values: dict[str, Any] | None = None,
-        locations: dict[str, Location] | None = None,
-        suppressions: list[Suppression] | None = None,
-    ):
-        self.type = type
-        self.address = address
-        self.location = location
-        self.values = {} if values is None else values
-        self.locations = {} if locations is None else locations
-        self.suppressions = [] if suppressions is None else suppressions
-        self.unread: VisguardError | None = None  # why an argument of it could not be read (it is not linted)
+    __slots__ = {
+        "type": REQUIRED,
+        "address": REQUIRED,
+        "location": REQUIRED,
+        "values": fresh(dict),
+        "locations": fresh(dict),
+        "suppressions": fresh(list),
+        "unread": internal(None),  # why an argument of it could not be read (it is not linted)
+    }
 
     def loc(self, arg: str) -> Location:
         return self.locations.get(arg, self.location)
@@ -110,42 +98,30 @@ class Res(Record):
 
 
 # ---------------------------------------------------------------------------------------------- conversions
-# A message names the type of a wrong value and where it was written (``r.loc(arg)``: the tfvars line when it
-# came from one), never a string's content: a value may come from a variables file (a token in a Docker config).
+# The one reading of a setting (``visguard.linter.loaders.values``: what is a number, what is bad input). A message
+# names the type of a wrong value and where it was written (``r.loc(arg)``: the tfvars line when it came from one),
+# never a string's content: a value may come from a variables file (a token in a Docker config).
+_WORDS = {"a mapping": "a map", "a boolean": "a bool", "a tuple": "a list"}  # Terraform's names of the types
+
+
+def read(r: Res, arg: str, reader, v: Any = None, *, what: str = "") -> Any:
+    """``reader`` (values.number, integer, boolean, string) of argument ``arg`` of ``r`` (or of ``v``, a value
+    inside it: ``what`` names it); a wrong value is ``r``'s error, a bound (``BadValue.bound``) refuses the input."""
+    try:
+        return reader(r.values.get(arg) if v is None else v, unknown=SYMBOLIC)
+    except values.BadValue as exc:
+        said = f"{what} must be {exc.expected}" if what else f"expected {exc.expected}"
+        got = _WORDS.get(exc.got, exc.got)
+        raise r.error(arg, f"{said}, got {got}", Bound if exc.bound else VisguardError) from None
+
+
 def number(r: Res, arg: str) -> int | float | str | None:
-    """A numeric argument: numbers as written, numeric strings converted, values not known here kept as text.
-    Numbers beyond +-10**15 and non-finite ones are bad input (the CloudFormation loader's rule)."""
-    v = r.values.get(arg)
-    if v is None:
-        return None
-    if isinstance(v, bool):
-        raise r.error(arg, f"expected a number, got {str(v).lower()}")
-    if isinstance(v, str):
-        text = v.strip()
-        if len(text) > 400:
-            raise r.error(arg, "expected a number, got a string of more than 400 characters", Bound)
-        try:
-            v = int(text)
-        except ValueError:
-            try:
-                v = float(text)
-            except ValueError:
-                raise r.error(arg, "expected a number, got a string that is not a number") from None
-    if isinstance(v, (int, float)):
-        if isinstance(v, float) and not math.isfinite(v):
-            raise r.error(arg, f"expected a number, got {describe(v)}", Bound)
-        if abs(v) > MAX_NUMBER:
-            raise r.error(arg, f"expected a number, got {describe(v)}, beyond any AWS limit", Bound)
-        return int(v) if isinstance(v, float) and v.is_integer() else v
-    if isinstance(v, SYMBOLIC):
-        return str(v)
-    raise r.error(arg, f"expected a number, got a {_kind(v)}")
+    """A numeric argument: a number, or the text of a value not known here."""
+    return read(r, arg, values.number)
 
 
 def integer(r: Res, arg: str) -> int | None:
-    v = number(r, arg)
-    if isinstance(v, float):
-        raise r.error(arg, f"expected a whole number, got {describe(v)}")
+    v = read(r, arg, values.integer)
     return v if isinstance(v, int) else None
 
 
@@ -154,23 +130,11 @@ def _kind(v: Any) -> str:
 
 
 def boolean(r: Res, arg: str) -> bool | None:
-    v = r.values.get(arg)
-    if v is None or isinstance(v, SYMBOLIC):
-        return None
-    if isinstance(v, bool):
-        return v
-    if isinstance(v, str) and v.strip().lower() in ("true", "false"):
-        return v.strip().lower() == "true"
-    raise r.error(arg, f"expected true or false, got {describe(v)}")
+    return read(r, arg, values.boolean)
 
 
 def string(r: Res, arg: str) -> str | None:
-    v = r.values.get(arg)
-    if isinstance(v, (str, int, float)) and not isinstance(v, bool):
-        return str(v)
-    if v is None or isinstance(v, SYMBOLIC):
-        return None
-    raise r.error(arg, f"expected a string, got a {_kind(v)}")
+    return read(r, arg, values.string)
 
 
 def policy(r: Res, arg: str) -> dict | str | None:
@@ -314,23 +278,7 @@ class Builder:
             q.redrive = Redrive(target=None, target_ref=v, max_receive_count=None, location=loc)
             return
         mrc = v.get("maxReceiveCount")
-        if isinstance(mrc, SYMBOLIC):
-            mrc = str(mrc)
-        elif isinstance(mrc, str):
-            try:
-                mrc = int(mrc.strip()) if len(mrc) <= 400 else None
-            except ValueError:
-                mrc = None
-            if mrc is None:
-                raise r.error(arg, "maxReceiveCount must be a number, got a string that is not one") from None
-        elif isinstance(mrc, (bool, list, dict)):
-            raise r.error(arg, "maxReceiveCount must be a number")
-        if isinstance(mrc, (int, float)) and (not math.isfinite(mrc) or abs(mrc) > MAX_NUMBER):
-            raise r.error(
-                arg, f"maxReceiveCount must be a number, got {describe(mrc)}, beyond any AWS limit", Bound
-            )
-        if isinstance(mrc, float) and mrc.is_integer():
-            mrc = int(mrc)
+        mrc = None if mrc is None else read(r, arg, values.number, mrc, what="maxReceiveCount")
         target = v.get("deadLetterTargetArn")
         if isinstance(target, (list, dict, bool)):
             raise r.error(arg, "deadLetterTargetArn must be a queue ARN")
@@ -570,21 +518,11 @@ class Builder:
         if isinstance(v, Encoded):
             return None, "function_name is not a name"
         if isinstance(v, str):
-            name = function_name(v)
+            name = values.function_name(v)
             if name in self.function_names:
                 return self.function_names[name], None
             return None, f"function {excerpt(name, 64)} is not declared in these files"
         return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
-
-
-def function_name(v: str) -> str:
-    """The function of ``name``, ``name:alias``, ``123456789012:function:name`` or a full ARN (Lambda API,
-    CreateEventSourceMapping FunctionName)."""
-    parts = v.split(":")
-    if "function" in parts:
-        i = parts.index("function")
-        return parts[i + 1] if i + 1 < len(parts) else v
-    return parts[0]
 
 
 def _ref_text(v: Any) -> str | None:

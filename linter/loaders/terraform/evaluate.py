@@ -24,6 +24,7 @@ from visguard.linter.model import (
     DEFAULT_VISIBILITY_TIMEOUT,
 )
 
+from ..values import MAX_TEXT
 from .files import NAME_CHARS, excerpt
 from .functions import FUNCTIONS, TERRAFORM_FUNCTIONS
 from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
@@ -70,7 +71,7 @@ MAX_MODULE_DEPTH = 64  # local modules calling local modules (a deeper chain is 
 MAX_STEPS = 1_000_000  # values built and loop iterations
 MAX_CHARS = 50_000_000  # characters of the strings built
 MAX_TOTAL_INSTANCES = 10_000  # resource and module instances (count / for_each expanded)
-MAX_NUMBER_CHARS = 400  # a number literal longer than this is refused (the CloudFormation loader's bound)
+MAX_NUMBER_CHARS = MAX_TEXT  # a number literal longer than this is refused (loaders.values: one bound)
 SHOWN_CHARS = 80  # an expression quoted in a note: at most this much of it
 EACH_SOURCE = (
     "\x00each"  # in an instance's Env: (the for_each argument, its scope); no expression can name it

@@ -18,7 +18,7 @@ import re
 import time
 
 from visguard.errors import VisguardError
-from visguard.records import Record
+from visguard.records import REQUIRED, Record
 
 from ..decode import PosDict, loads_json, position_of
 
@@ -41,9 +41,6 @@ class JsonExpr(Record):
     """A value written in Terraform's JSON syntax (strings may hold ``${...}`` templates)."""
 
     __slots__ = ("value",)
-
-    def __init__(self, value: Any):
-        self.value = value
 
 
 class Source:
@@ -115,49 +112,28 @@ class _Parsed(Record):
 class Attr(_Parsed):
     # expr: a tree-sitter ``expression`` node (native syntax) or JsonExpr; src: the file's text, for quoting an
     # expression as written
-    __slots__ = ("name", "expr", "file", "line", "column", "src")
-
-    def __init__(
-        self,
-        name: str,
-        expr: Any,
-        file: str,
-        line: int | None,
-        column: int | None,
-        src: Source | None = None,
-    ):
-        self.name = name
-        self.expr = expr
-        self.file = file
-        self.line = line
-        self.column = column
-        self.src = src
+    __slots__ = {
+        "name": REQUIRED,
+        "expr": REQUIRED,
+        "file": REQUIRED,
+        "line": REQUIRED,
+        "column": REQUIRED,
+        "src": None,
+    }
 
 
 class Block(_Parsed):
-    __slots__ = ("type", "labels", "attrs", "blocks", "file", "line", "column", "end_line", "src")
-
-    def __init__(
-        self,
-        type: str,
-        labels: list[str],
-        attrs: dict[str, Attr],
-        blocks: list[Block],
-        file: str,
-        line: int | None,
-        column: int | None,
-        end_line: int | None,
-        src: Source | None = None,
-    ):
-        self.type = type
-        self.labels = labels
-        self.attrs = attrs
-        self.blocks = blocks
-        self.file = file
-        self.line = line
-        self.column = column
-        self.end_line = end_line
-        self.src = src
+    __slots__ = {
+        "type": REQUIRED,
+        "labels": REQUIRED,
+        "attrs": REQUIRED,
+        "blocks": REQUIRED,
+        "file": REQUIRED,
+        "line": REQUIRED,
+        "column": REQUIRED,
+        "end_line": REQUIRED,
+        "src": None,
+    }
 
     def nested(self, type_: str) -> list[Block]:
         return [b for b in self.blocks if b.type == type_]

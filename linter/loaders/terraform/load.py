@@ -16,7 +16,7 @@ import re
 
 from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
-from visguard.records import Record
+from visguard.records import Record, fresh
 
 from . import registry
 from .build import ARGS, Res, build_model
@@ -65,11 +65,7 @@ class Note(Record):
 class TerraformModel(Model):
     """A Model read from Terraform; its notes are :class:`Note` records; ``files`` lists the files read."""
 
-    __slots__ = ("files",)
-
-    def __init__(self, *args, files: list[str] | None = None, **kw):
-        super().__init__(*args, **kw)
-        self.files = [] if files is None else files
+    __slots__ = {"files": fresh(list)}
 
 
 def listing(directory: str, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[list[str], list[str]]:

@@ -17,13 +17,17 @@ import math
 from visguard.errors import VisguardError
 from visguard.records import Value
 
+from ..values import MAX_NUMBER, describe_number
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
 
 MAX_STRING = 1_000_000  # characters in one string value (the Serverless loader's bound)
-MAX_SHOWN_NUMBER = 10**15  # a number a message may show (no AWS setting comes near; larger: its size only)
+MAX_SHOWN_NUMBER = (
+    MAX_NUMBER  # a number a message may show (no AWS setting comes near; larger: its size only)
+)
 
 
 class EvalError(Exception):
@@ -49,48 +53,30 @@ def describe(v: Any) -> str:
     in a Docker config), so a string is named by its type only; a number is shown when it is small."""
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, int):
-        if abs(v) < MAX_SHOWN_NUMBER:
-            return str(v)
-        if v.bit_length() < 14_000:  # str() of more than 4,300 digits is refused by Python
-            return f"an integer of {len(str(abs(v))):,} digits"
-        return f"an integer of about {int(abs(v).bit_length() * 0.30103) + 1:,} digits"
-    if isinstance(v, float):
-        if not math.isfinite(v) or abs(v) >= MAX_SHOWN_NUMBER:
-            return f"{v:.3g}"
-        return repr(v)
+    if isinstance(v, (int, float)):
+        return describe_number(v)
     if isinstance(v, str):
         return "a string"
     return f"a {kind(v)}"
 
 
 class Ref(Value):
+    # address: module.jobs.aws_sqs_queue.this[0]; attr: arn, url, id, name, function_name ...
     __slots__ = ("address", "attr")
-
-    def __init__(self, address: str, attr: str):
-        self.address = address  # module.jobs.aws_sqs_queue.this[0]
-        self.attr = attr  # arn, url, id, name, function_name ...
 
     def __str__(self) -> str:
         return "${" + f"{self.address}.{self.attr}" + "}"
 
 
 class Unknown(Value):
-    __slots__ = ("text", "why")
-
-    def __init__(self, text: str, why: str):
-        self.text = text  # the expression as written
-        self.why = why
+    __slots__ = ("text", "why")  # text: the expression as written
 
     def __str__(self) -> str:
         return "${" + self.text + "}"
 
 
 class Text(Value):
-    __slots__ = ("parts",)
-
-    def __init__(self, parts: tuple):
-        self.parts = parts  # str | Ref | Unknown
+    __slots__ = ("parts",)  # str | Ref | Unknown
 
     def __str__(self) -> str:
         return "".join(str(p) for p in self.parts)
@@ -103,9 +89,6 @@ class Encoded(Value):
     """``jsonencode(value)`` where value holds references: kept as the structure, decoded by the builder."""
 
     __slots__ = ("value",)
-
-    def __init__(self, value: Any):
-        self.value = value
 
     def __str__(self) -> str:
         return json.dumps(_plain(self.value), sort_keys=True)

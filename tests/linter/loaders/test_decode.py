@@ -145,14 +145,14 @@ def test_yaml_alias_bomb_is_refused_and_ordinary_aliases_work(write):
 
 
 def test_the_seeded_pyyaml_printable_class_is_the_same_set_on_every_code_point():
-    """decode_yaml seeds re's cache so PyYAML's import does not compile its all-of-Unicode class (57M
-    instructions): the seed must find exactly what PyYAML's own pattern finds, for every code point."""
+    """The console script's start-up seeds re's cache so PyYAML's import does not compile its all-of-Unicode class:
+    the seed must find exactly what PyYAML's own pattern finds, for every code point."""
     import re
 
-    from visguard.linter.loaders import decode_yaml
+    from visguard import startup
 
-    theirs = re.compile(decode_yaml._PYYAML_PRINTABLE, re.UNICODE)  # another cache key: compiled here
-    ours = re.compile(decode_yaml._NON_PRINTABLE)
+    theirs = re.compile(startup.PYYAML_PRINTABLE, re.UNICODE)  # another cache key: compiled here
+    ours = re.compile(startup.NON_PRINTABLE)
     found = 0
     for start in range(0, 0x110000, 0x10000):  # in planes: one string of every code point is 70 MB to build
         plane = "".join(map(chr, range(start, start + 0x10000)))
@@ -180,7 +180,7 @@ def test_pyyaml_reads_the_same_with_and_without_the_seed():
         "        out.append('bad')\n"
         "print(','.join(out))\n"
     )
-    first = "from visguard.linter.loaders import decode_yaml  # noqa\n"
+    first = "from visguard import startup  # noqa\n"
     runs = [
         subprocess.run([sys.executable, "-P", "-c", pre + probe], capture_output=True, text=True, timeout=60)
         for pre in (first, "")
