@@ -148,6 +148,7 @@ def main(argv: list[str]) -> int:
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper
+    from visguard import startup  # noqa: F401 - the console scripts' own start-up (PyYAML's regex seed)
     from visguard.cli import end_now, run
 
     # through the program's edge (errors, exit codes, broken pipe, Ctrl-C); it runs `visguard lint` only: no
