@@ -211,7 +211,7 @@ def main() -> int:
     checkov = str(ensure_venv("checkov-venv", ["checkov"], "checkov"))
     # byte-compile visguard as an install would (see the module docstring)
     subprocess.run(
-        [sys.executable, "-m", "compileall", "-q", str(ROOT / "cli"), str(ROOT / "linter")], check=True
+        [sys.executable, "-m", "compileall", "-q", str(ROOT / "common"), str(ROOT / "linter")], check=True
     )
     env = dict(os.environ, BC_SKIP_MAPPING="TRUE", LOG_LEVEL="ERROR")
     shapes = ROOT / "tests" / "linter" / "terraform" / "shapes"

@@ -2,7 +2,7 @@
 
 A "place" is a numeric literal in code (not in a docstring, comment or message text) whose value is one of the
 distinctive AWS limits/defaults below, or a call ``ndtri(0.99)``/``inv_cdf(0.99)`` (z of the p99), outside
-``cli/facts.py``, the one home (and the one z(0.99) in ``cli/policy.py``). Usage: ``python -P scripts/count_aws_facts.py [ROOT]`` (prints per file + total).
+``common/facts.py``, the one home (and the one z(0.99) in ``common/policy.py``). Usage: ``python -P scripts/count_aws_facts.py [ROOT]`` (prints per file + total).
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ AWS_NUMBERS = {
     1_250: "max ESM concurrency",
     2.3263478740408408: "z of the 99th percentile",
 }
-FOLDERS = ("engine", "linter", "constructs", "audit", "cli", "cdk_app")
-HOME = Path("cli/facts.py")
-Z99_HOME = Path("cli/policy.py")  # the one z(0.99), next to the policy that uses it
+FOLDERS = ("engine", "linter", "constructs", "audit", "common", "cdk_app")
+HOME = Path("common/facts.py")
+Z99_HOME = Path("common/policy.py")  # the one z(0.99), next to the policy that uses it
 
 
 def count(root: Path) -> Counter:

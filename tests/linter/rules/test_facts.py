@@ -26,11 +26,11 @@ def _imports(path: Path) -> set[str]:
 
 def test_facts_and_policy_import_nothing_of_the_engine_or_the_linter():
     # nothing but the record bases, which import nothing at all
-    assert {m for m in _imports(ROOT / "cli" / "facts.py") if m.startswith("visguard")} == {
+    assert {m for m in _imports(ROOT / "common" / "facts.py") if m.startswith("visguard")} == {
         "visguard.records"
     }
-    assert not {m for m in _imports(ROOT / "cli" / "records.py") if m != "__future__"}
-    assert {m for m in _imports(ROOT / "cli" / "policy.py") if m.startswith("visguard")} == {
+    assert not {m for m in _imports(ROOT / "common" / "records.py") if m != "__future__"}
+    assert {m for m in _imports(ROOT / "common" / "policy.py") if m.startswith("visguard")} == {
         "visguard",
         "visguard.records",
     }
