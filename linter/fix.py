@@ -4,7 +4,7 @@ The pipeline: loaders -> model -> rules -> findings (with structured ``Change``s
 
 - ``plan`` turns a lint result into one FileFix per file to change, once, after linting: each file goes to the
   adapter of its syntax (CloudFormation/SAM/Serverless resources in YAML or JSON: visguard.linter.fixes.cfn;
-  Terraform HCL: visguard.linter.fix_hcl; Terraform JSON: visguard.linter.fix_tfjson), and the core
+  Terraform HCL: visguard.linter.fixes.hcl; Terraform JSON: visguard.linter.fixes.tfjson), and the core
   (visguard.linter.fixes.core) writes the changes, with one clash policy and one re-parse check for all of them.
 - The plan is checked by linting the files as it would write them (nothing is written meanwhile:
   ``safe_io.planned``). Where findings want one value set differently, the value written is the first (in
@@ -136,7 +136,7 @@ class _Texts:
 def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: dict) -> list[FileFix]:
     """One FileFix per linted file (or file of a linted Terraform root module) that findings with changes are
     about, planned on ``texts``; ``choices``: file -> {key: value} where findings want different values."""
-    from visguard.linter import fix_hcl
+    from visguard.linter.fixes import hcl as fix_hcl
 
     results = []
     for path in files:
@@ -162,7 +162,7 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
 def _root(root: str, findings: list[Finding], texts: _Texts, choices: dict) -> list[FileFix]:
     """The FileFixes of a Terraform root module (and one, unchanged, per file outside it that a change points
     at, to say why it was left alone)."""
-    from visguard.linter import fix_hcl
+    from visguard.linter.fixes import hcl as fix_hcl
 
     module = _module_texts(root, texts)
     by_file, skipped = fix_hcl.select(root, findings, module)
@@ -206,7 +206,7 @@ def _key(path: str) -> str:
 
 def _under(file: str, root: str) -> bool:
     """A finding of the Terraform root module ``root`` (its location is in the root's folder or below)."""
-    # paths as the loader named them (a symlinked file is fix_hcl's to refuse, with its reason)
+    # paths as the loader named them (a symlinked file is fixes.hcl's to refuse, with its reason)
     a, r = os.path.abspath(file), os.path.abspath(root)
     return a == r or a.startswith(r.rstrip(os.sep) + os.sep)
 

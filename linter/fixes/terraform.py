@@ -1,5 +1,5 @@
-"""What the Terraform adapters of the fix core share, HCL (visguard.linter.fix_hcl) and JSON syntax
-(visguard.linter.fix_tfjson): the argument a change sets, the literal it writes, the block it adds one to."""
+"""What the Terraform adapters of the fix core share, HCL (visguard.linter.fixes.hcl) and JSON syntax
+(visguard.linter.fixes.tfjson): the argument a change sets, the literal it writes, the block it adds one to."""
 
 from __future__ import annotations
 

@@ -202,7 +202,7 @@ def test_a_terraform_folder_imports_no_dataclasses_and_no_cloudformation_loader(
         assert not {m for m in mods if m.split(".")[0] in NOT_FOR_TERRAFORM_OR_SERVERLESS}
         # the registry asks the cdk.out loader about every folder: that question needs no CloudFormation loader
         assert not {"visguard.linter.loaders.cfn", "visguard.linter.loaders.intrinsics"} & mods
-    assert "visguard.linter.fix_hcl" in mods
+    assert "visguard.linter.fixes.hcl" in mods
 
 
 def test_a_terraform_plan_and_a_serverless_service_import_neither_dataclasses_nor_typing(tmp_path):

@@ -223,8 +223,8 @@ def _imports(name: str) -> list[tuple[str, str]]:
 
 
 def test_the_fixers_import_no_private_name_of_each_other():
-    fixers = {"fix", "fix_hcl", "fix_tfjson"}
-    for name in ("fix.py", "fix_hcl.py", "fix_tfjson.py"):
+    fixers = {"fix", "hcl", "tfjson", "cfn", "terraform", "core"}
+    for name in ("fix.py", "fixes/hcl.py", "fixes/tfjson.py", "fixes/cfn.py", "fixes/terraform.py"):
         private = [(m, n) for m, n in _imports(name) if m in fixers and n.startswith("_")]
         assert private == [], name
-    assert not [m for m, _ in _imports("fix_tfjson.py") if m == "fix_hcl"]
+    assert not [m for m, n in _imports("fixes/tfjson.py") if m == "hcl" or n == "hcl"]

@@ -1,5 +1,5 @@
 """Issue 14 §4: `visguard lint --fix` / `--diff` on Terraform root modules rewrite literal values in the module's
-own .tf and .tfvars files (linter/fix_hcl.py), changing only their characters; everything else is left alone."""
+own .tf and .tfvars files (linter/fixes/hcl.py), changing only their characters; everything else is left alone."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from visguard.cli import main
-from visguard.linter import fix_hcl
 from visguard.linter.api import lint_paths
+from visguard.linter.fixes import hcl as fix_hcl
 from visguard.linter.loaders.terraform.hcl import parse_attrs, parse_hcl
 from visguard.linter.model import Change, Finding, Location, Severity
 

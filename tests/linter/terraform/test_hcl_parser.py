@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from visguard.errors import InternalError, VisguardError
-from visguard.linter import fix_hcl
+from visguard.linter.fixes import hcl as fix_hcl
 from visguard.linter.loaders import terraform
 from visguard.linter.loaders.terraform.evaluate import Scope
 from visguard.linter.loaders.terraform.hcl import parse_attrs, parse_hcl

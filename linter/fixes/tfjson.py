@@ -1,5 +1,5 @@
 """``--fix`` in Terraform's JSON syntax (``*.tf.json``, and a value written in ``*.tfvars.json``): the changes
-``fix_hcl`` writes in HCL, written in JSON, only where the loader read them.
+``fixes.hcl`` writes in HCL, written in JSON, only where the loader read them.
 
 - a literal value (``"visibility_timeout_seconds": 60``, ``"60"``, a list of literal strings) is rewritten in
   place, keeping its quoting (``"60"`` stays a string: Terraform converts it);
@@ -55,7 +55,7 @@ def line_starts(text: str) -> list[int]:
 
 
 def edit_for(change: Change, text: str, starts: list[int]) -> list[tuple]:
-    """(key, value, (start, end, render)) of each edit ``change`` makes in ``text`` (as ``fix_hcl.edit_for``);
+    """(key, value, (start, end, render)) of each edit ``change`` makes in ``text`` (as ``fixes.hcl.edit_for``);
     CannotFix with the reason otherwise."""
     loc = change.location
     if loc is None or loc.line is None or loc.column is None or loc.line > len(starts):

@@ -22,7 +22,7 @@ resource block. This module turns a change into a text edit there:
 This module is the HCL adapter of the fix core (visguard.linter.fixes.core: it only locates a change and renders
 its edits; the core plans, applies the clash policy and checks the rewrite) and says which findings of a root
 module may be fixed at all (``select``). Files in Terraform's JSON syntax (``*.tf.json``) have their adapter in
-``fix_tfjson``. visguard.linter.fix reads and writes the files.
+``fixes.tfjson``. visguard.linter.fix reads and writes the files.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Tree:
 
 
 def _parse(text: str, path: str) -> Tree:
-    from .loaders.terraform.hcl import parse_source
+    from visguard.linter.loaders.terraform.hcl import parse_source
 
     return Tree(*parse_source(text, path))
 
@@ -154,7 +154,7 @@ def _find(tree: Tree, line: int, column: int):
 
 def _value(node):
     """The value expression of an attribute or object element."""
-    from .loaders.terraform.hcl import expr_of
+    from visguard.linter.loaders.terraform.hcl import expr_of
 
     return expr_of(node)
 
@@ -221,7 +221,7 @@ def _name(attr, tree: Tree) -> str:
 
 def _insert(change: Change, block, tree: Tree, lines: list[str], arg: str = "", text: str = ""):
     """(the argument, (start, end, render)) of a line ``arg = value`` added after the block's last argument."""
-    from .loaders.terraform.hcl import block_parts
+    from visguard.linter.loaders.terraform.hcl import block_parts
 
     arg = arg or words.argument(change)
     labels, body = block_parts(block, tree.src)
@@ -262,7 +262,7 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     from. A queue with ``count`` or ``for_each`` (written on one line) gets one dead-letter queue per instance: the
     same ``count``/``for_each``, no name (the provider gives each a unique one), and each instance's redrive
     policy points at its own (``[count.index]``, ``[each.key]``)."""
-    from .loaders.terraform.hcl import block_parts
+    from visguard.linter.loaders.terraform.hcl import block_parts
 
     head, body = block_parts(block, tree.src)
     if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
@@ -386,7 +386,7 @@ class HclAdapter(Adapter):
 def adapter_for(path: str, taken: set[str] | None = None) -> Adapter:
     """The adapter of a Terraform file: HCL, or JSON syntax (``*.tf.json``, ``*.tfvars.json``)."""
     if path.endswith(JSON_SUFFIXES):
-        from .fix_tfjson import TfJsonAdapter
+        from visguard.linter.fixes.tfjson import TfJsonAdapter
 
         return TfJsonAdapter(path)
     return HclAdapter(path, taken)
@@ -395,7 +395,7 @@ def adapter_for(path: str, taken: set[str] | None = None) -> Adapter:
 def fix_text(path: str, text: str, findings: list[Finding], taken: set[str] | None = None, choices=None):
     """The FileFix (visguard.linter.fixes.core) of one Terraform file, HCL or JSON syntax: the literal changes
     of ``findings`` written in."""
-    from .fixes.core import plan_text
+    from visguard.linter.fixes.core import plan_text
 
     return plan_text(adapter_for(path, taken), path, text, findings, choices)
 
