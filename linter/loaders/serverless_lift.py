@@ -31,7 +31,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run t
 if TYPE_CHECKING:
     from typing import Any
 
-    from .serverless import _Translator
+    from .serverless_translate import Translator
 
 LIFT_DEFAULT_TIMEOUT = (
     6  # docs/queue.md "Retry delay": "Serverless deploy functions with a timeout of 6 seconds"
@@ -48,7 +48,7 @@ def queue_ids(cid: str) -> tuple[str, str]:
     return f"VgLift{base[:1].upper()}{base[1:]}Queue", f"VgLift{base[:1].upper()}{base[1:]}Dlq"
 
 
-def add_queue(t: _Translator, cid: str, c: dict, cpath: list) -> None:
+def add_queue(t: Translator, cid: str, c: dict, cpath: list) -> None:
     """Add the construct's queue, DLQ, worker function and event to the translation ``t``."""
     addr = f"constructs.{cid}"
     where_c = t.at(t.constructs_node, cid)
@@ -176,7 +176,7 @@ def add_queue(t: _Translator, cid: str, c: dict, cpath: list) -> None:
     t.extra_events.setdefault(fname, []).append((sqs, f"{addr}.worker", where_c))
 
 
-def construct_ref(t: _Translator, cid: str, attr: str) -> Any:
+def construct_ref(t: Translator, cid: str, attr: str) -> Any:
     """``${construct:jobs.queueArn}`` and friends (docs/queue.md, "Variables")."""
     if cid not in t.lift_ids:
         return None
@@ -207,7 +207,7 @@ def _visibility(timeout: Any, window: Any) -> Any:
     return int(v) if isinstance(v, float) and v.is_integer() else v
 
 
-def _extend(t: _Translator, props: Node, c: dict, cpath: list, key: str, addr: str) -> None:
+def _extend(t: Translator, props: Node, c: dict, cpath: list, key: str, addr: str) -> None:
     """``extensions.<key>.Properties`` merged over the generated properties."""
     ext = t.vars.get([*cpath, "extensions", key, "Properties"]) if "extensions" in c else MISSING
     if ext is MISSING or ext is None:

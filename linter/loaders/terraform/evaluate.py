@@ -1,28 +1,22 @@
 """Evaluate Terraform expressions the way ``terraform plan`` would, as far as the files alone allow.
 
-A :class:`Scope` is one module instance (the root module, or ``module.jobs["a"]``): its variables (given by
-the caller, tfvars files, ``--var`` or their defaults), locals, resources (with ``count`` / ``for_each``
-instances), local child modules and the modelled registry modules. Everything is evaluated lazily and cached;
-locals that depend on each other in a circle are reported as the cycle. What cannot be known without a cloud
-account (a computed ARN, a data source, a variable without a value) becomes a :class:`~.values.Ref` or an
-:class:`~.values.Unknown`, never a guess.
+:class:`Evaluator` is the part of a :class:`~.scope.Scope` (one module instance) that reads an expression: its
+syntax (native HCL as tree-sitter nodes, or JSON), operators, ``for`` expressions, function calls, templates and
+references. A reference is resolved by the scope: ``var.x`` and ``local.y`` (:mod:`.scope`), a resource and its
+``count`` / ``for_each`` instances (:mod:`.instances`), ``module.x`` (:mod:`.modules`). What cannot be known
+without a cloud account (a computed ARN, a data source, a variable without a value) becomes a
+:class:`~.values.Ref` or an :class:`~.values.Unknown`, never a guess. The work one root module may take is
+bounded by its :class:`Budget`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from functools import lru_cache
 
 from visguard.errors import VisguardError
-from visguard.linter.model import (
-    DEFAULT_DELAY,
-    DEFAULT_LAMBDA_TIMEOUT,
-    DEFAULT_RETENTION,
-    DEFAULT_VISIBILITY_TIMEOUT,
-)
 
 from ..values import MAX_TEXT
 from .files import NAME_CHARS, excerpt
@@ -38,7 +32,6 @@ from .values import (
     Ref,
     Text,
     Unknown,
-    describe,
     kind,
     num_out,
     to_number,
@@ -49,22 +42,9 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run t
 if TYPE_CHECKING:
     from typing import Any
 
-# Arguments whose default the AWS provider's schema sets, so a reference to an unset one is known at plan time
-# (aws_sqs_queue, aws_lambda_function, aws_lambda_event_source_mapping resource docs); others stay a Ref.
-SCHEMA_DEFAULTS = {
-    ("aws_sqs_queue", "visibility_timeout_seconds"): DEFAULT_VISIBILITY_TIMEOUT,
-    ("aws_sqs_queue", "message_retention_seconds"): DEFAULT_RETENTION,
-    ("aws_sqs_queue", "delay_seconds"): DEFAULT_DELAY,
-    ("aws_sqs_queue", "fifo_queue"): False,
-    ("aws_lambda_function", "timeout"): DEFAULT_LAMBDA_TIMEOUT,
-    ("aws_lambda_event_source_mapping", "enabled"): True,
-}
 # Data sources visguard resolves against the resources read, by the argument that names what they look up.
 DATA_NAMES = {"aws_sqs_queue": "name", "aws_lambda_function": "function_name"}
-# Attributes of a resource that exist only after apply (a reference to them stays a Ref).
-COMPUTED = {"arn", "id", "url", "invoke_arn", "qualified_arn", "qualified_invoke_arn", "version", "uuid"}
-MAX_INSTANCES = 1000  # count / for_each of one block
-MAX_MODULE_DEPTH = 64  # local modules calling local modules (a deeper chain is reported as too deep)
+
 # Evaluation work in one root module (its child modules included), bounded the way the CloudFormation loader
 # bounds Fn::ForEach: string-doubling locals, nested `for` over range(1000), module count x resource count would
 # otherwise take minutes and gigabytes. The 820-resource module of benchmarks/ spends under 2 % of each.
@@ -73,9 +53,6 @@ MAX_CHARS = 50_000_000  # characters of the strings built
 MAX_TOTAL_INSTANCES = 10_000  # resource and module instances (count / for_each expanded)
 MAX_NUMBER_CHARS = MAX_TEXT  # a number literal longer than this is refused (loaders.values: one bound)
 SHOWN_CHARS = 80  # an expression quoted in a note: at most this much of it
-EACH_SOURCE = (
-    "\x00each"  # in an instance's Env: (the for_each argument, its scope); no expression can name it
-)
 
 
 class Env:
@@ -93,16 +70,6 @@ class Env:
 
     def __repr__(self) -> str:
         return f"Env(names={self.names!r})"
-
-
-def address_key(key: Any) -> str:
-    if key is None:
-        return ""
-    if isinstance(key, int) and not isinstance(key, bool):
-        return f"[{key}]"
-    if isinstance(key, Unknown):
-        return "[*]"
-    return "[" + json.dumps(str(key)) + "]"
 
 
 def text_of(node, src: Source | None) -> str:
@@ -181,113 +148,25 @@ _BOUND = (
 )
 
 
-class Module:
-    """The files of one module folder, grouped by block type. A name declared twice raises, or with
-    ``problems`` (a list) is recorded there as (error, local address) and left out: neither is guessed."""
+class Instance:
+    """A resource or module instance as an expression sees it (``aws_sqs_queue.q``, ``module.jobs``): its
+    attributes are read by name; it has no instances to index."""
 
-    def __init__(self, directory: str, blocks: list[Block], problems: list | None = None):
-        self.dir = directory
-        self.variables: dict[str, Block] = {}
-        self.locals: dict[str, Attr] = {}
-        self.resources: dict[tuple[str, str], Block] = {}
-        self.modules: dict[str, Block] = {}
-        self.outputs: dict[str, Block] = {}
-        self.data: dict[tuple[str, str], Block] = {}
-        self._problems = problems
-        twice: list[tuple[dict, Any]] = []
-        for b in blocks:
-            key = tuple(b.labels)
-            if b.type == "variable" and len(key) == 1:
-                self._unique(self.variables, key[0], b, "variable", twice)
-            elif b.type == "locals":
-                for name, a in b.attrs.items():
-                    if name in self.locals:
-                        self._twice(
-                            VisguardError(
-                                f"local.{name} is defined twice", file=a.file, place=f"line {a.line}"
-                            ),
-                            f"local.{name}",
-                        )
-                        twice.append((self.locals, name))
-                    self.locals[name] = a
-            elif b.type == "resource" and len(key) == 2:
-                self._unique(self.resources, key, b, "resource", twice)
-            elif b.type == "module" and len(key) == 1:
-                self._unique(self.modules, key[0], b, "module", twice)
-            elif b.type == "output" and len(key) == 1:
-                self.outputs[key[0]] = b
-            elif b.type == "data" and len(key) == 2:
-                self.data.setdefault(key, b)
-        for d, key in twice:
-            d.pop(key, None)
+    __slots__ = ()
+    address: str
 
-    def _twice(self, exc: VisguardError, name: str) -> None:
-        if self._problems is None:
-            raise exc
-        self._problems.append((exc, name))
-
-    def _unique(self, d, key, b: Block, what: str, twice: list) -> None:
-        if key in d:
-            name = ".".join(key) if isinstance(key, tuple) else key
-            local = name if what == "resource" else f"{'var' if what == 'variable' else what}.{name}"
-            self._twice(
-                VisguardError(f"{what} {name} is declared twice", file=b.file, place=f"line {b.line}"), local
-            )
-            twice.append((d, key))
-        d[key] = b
+    def attr(self, name: str, node=None) -> Any:
+        raise NotImplementedError
 
 
-class ResourceObj:
-    """One instance of a resource, as an expression sees it."""
+class Evaluator:
+    """The expressions of one module instance: mixed into :class:`~.scope.Scope`, which gives ``mod`` (the
+    module's declarations), ``loader``, ``prefix``, ``budget`` and resolves the names an expression refers to
+    (``var()``, ``local()``, ``resource_value()``, ``module_obj()``)."""
 
-    def __init__(self, scope: Scope, block: Block, address: str, env: Env):
-        self.scope, self.block, self.address, self.env = scope, block, address, env
-
-    def get(self, attr: str) -> Any:
-        if attr not in COMPUTED and attr in self.block.attrs:
-            v = self.scope.eval_attr(self.block.attrs[attr], self.env)
-            # a value not known here (a data source in a name) is still this resource's attribute: a reference
-            # to it keeps naming the resource (a mapping's function_name = aws_lambda_function.f.function_name)
-            return Ref(self.address, attr) if isinstance(v, (Unknown, Text)) else v
-        default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
-        if default is not _MISSING:
-            return default
-        return Ref(self.address, attr)
-
-
-class Scope:
     # names another tool adds to the language (Terragrunt): a call or a reference to them is not known here
     unknown_functions: frozenset[str] = frozenset()
     unknown_roots: frozenset[str] = frozenset()
-
-    def __init__(
-        self,
-        loader,
-        module: Module,
-        prefix: str,
-        *,
-        parent: Scope | None = None,
-        inputs: dict[str, tuple[Attr, Scope, Env]] | None = None,
-        call: Block | None = None,
-        values: dict[str, Any] | None = None,
-        depth: int = 0,
-    ):
-        self.loader = loader  # the TerraformLoader: notes, files, options
-        self.mod = module
-        self.prefix = prefix  # "" or "module.jobs." / 'module.jobs["a"].'
-        self.parent = parent
-        self.inputs = inputs  # child module: variable name -> (argument, caller scope, caller env)
-        self.call = call  # the module block that created this scope
-        self.values = values or {}  # root module: variable name -> (Attr | None, value) from tfvars / --var
-        self.depth = depth
-        self.budget: Budget = parent.budget if parent is not None else Budget()
-        self._vars: dict[str, Any] = {}
-        self._locals: dict[str, Any] = {}
-        self._local_stack: list[str] = []
-        self._active: set = set()
-        self._instances: dict[tuple, list] = {}
-        self._modules: dict[str, Any] = {}
-        self._resource_values: dict[tuple[str, str], Any] = {}  # what aws_sqs_queue.q is to an expression
 
     # ------------------------------------------------------------------ evaluation entry points
     def eval_attr(self, attr: Attr, env: Env | None = None) -> Any:
@@ -904,14 +783,10 @@ class Scope:
                 )
             if isinstance(key, SYMBOLIC):
                 return Unknown(text_of(node, env.src), "the index is known only after apply")
-            if isinstance(value, ResourceObj):
+            if isinstance(value, Instance):
                 if how != "attr":
                     raise EvalError(f"{value.address} has no instances to index", node)
-                value = value.get(key)
-            elif isinstance(value, ModuleObj):
-                if how != "attr":
-                    raise EvalError(f"{value.address} has no instances to index", node)
-                value = value.output(key, node)
+                value = value.attr(key, node)
             elif isinstance(value, dict):
                 k = to_string(key) if not isinstance(key, str) else key
                 if k not in value:
@@ -940,255 +815,27 @@ class Scope:
         items = base if isinstance(base, list) else [] if base is None else [base]
         return self.budget.value([self._apply(x, steps, node, env) for x in items], node)
 
-    # ------------------------------------------------------------------ names
-    def var(self, name: str, node=None) -> Any:
-        if name in self._vars:
-            return self._vars[name]
-        block = self.mod.variables.get(name)
-        if block is None:
-            raise EvalError(f"reference to undeclared input variable {name!r}", node)
-        v = self._var_value(name, block)
-        self._vars[name] = v
-        return v
-
-    def var_source(self, name: str) -> tuple[Attr, Scope, Env] | None:
-        """Where variable ``name`` of this scope got its value: a module argument, a tfvars line or the default."""
-        block = self.mod.variables.get(name)
-        if block is None:
-            return None
-        if self.inputs is not None and name in self.inputs:
-            return self.inputs[name]
-        if self.inputs is None and name in self.values:
-            attr, _ = self.values[name]
-            if attr is not None:
-                return attr, self, Env()
-            return None
-        if "default" in block.attrs:
-            return block.attrs["default"], self, Env()
-        return None
-
-    def _var_value(self, name: str, block: Block) -> Any:
-        v: Any = _MISSING
-        if self.inputs is not None:
-            if name in self.inputs:
-                attr, scope, env = self.inputs[name]
-                v = scope.eval_attr(attr, env)
-        elif name in self.values:
-            attr, raw = self.values[name]
-            v = self.eval_attr(attr, Env()) if attr is not None else raw
-        nullable = block.attrs.get("nullable")
-        if v is None and nullable is not None and self.eval_attr(nullable) is False:
-            v = _MISSING
-        if v is _MISSING and self.inputs is None and getattr(self.loader, "defaults_unknown", None):
-            # a Terragrunt configuration that includes another: its inputs may set any variable
-            return Unknown(f"var.{name}", self.loader.defaults_unknown)
-        if v is _MISSING:
-            if "default" in block.attrs:
-                v = self.eval_attr(block.attrs["default"], Env())
-            else:
-                where = f"{self.prefix}var.{name}" if self.prefix else f"var.{name}"
-                why = (
-                    f"variable {name} has no default and the module call does not set it"
-                    if self.inputs is not None
-                    else f"variable {name} has no default and no value (give it with --var {name}=... or a .tfvars file)"
-                )
-                self.loader.note(block, f"{where}: {why}", where)
-                return Unknown(f"var.{name}", why)
-        from .types import typed
-
-        return typed(v, block, self)
-
-    def local(self, name: str, node=None) -> Any:
-        if name in self._locals:
-            return self._locals[name]
-        attr = self.mod.locals.get(name)
-        if attr is None:
-            raise EvalError(f"reference to undeclared local value {name!r}", node)
-        if name in self._local_stack:
-            cycle = [*self._local_stack[self._local_stack.index(name) :], name]
-            first = self.mod.locals[cycle[0]]
-            raise VisguardError(
-                "cycle in locals: " + " -> ".join(f"local.{c}" for c in cycle),
-                file=first.file,
-                place=f"line {first.line}",
-            )
-        self._local_stack.append(name)
-        try:
-            v = self.eval_attr(attr, Env())
-        finally:
-            self._local_stack.pop()
-        self._locals[name] = v
-        return v
-
-    # ------------------------------------------------------------------ resources and modules
-    def instances(self, block: Block, base_address: str) -> list[tuple[str, Env]]:
-        """(address, env) of each instance of a resource or module block (count / for_each expanded)."""
-        key = (block.type, tuple(block.labels))
-        if key in self._instances:
-            return self._instances[key]
-        out: list[tuple[str, Env]] = []
-        if "count" in block.attrs and "for_each" in block.attrs:
-            raise VisguardError(
-                "count and for_each cannot both be set", file=block.file, place=f"line {block.line}"
-            )
-        if "count" in block.attrs:
-            n = self.eval_attr(block.attrs["count"])
-            if isinstance(n, SYMBOLIC):
-                self.loader.note(
-                    block,
-                    f"{base_address}: count ({_why(n)}) is not known here; its settings are read once, as {base_address}[*]",
-                    base_address,
-                )
-                out.append(
-                    (
-                        base_address + "[*]",
-                        Env({"count": {"index": Unknown("count.index", "count is not known here")}}),
-                    )
-                )
-            else:
-                n = to_number_or_error(n, block.attrs["count"])
-                if not isinstance(n, int) or n < 0 or n > MAX_INSTANCES:
-                    a = block.attrs["count"]
-                    raise VisguardError(
-                        f"count must be a whole number 0-{MAX_INSTANCES}, got {describe(n)}",
-                        file=a.file,
-                        place=f"line {a.line}",
-                    )
-                out = [(f"{base_address}[{i}]", Env({"count": {"index": i}})) for i in range(n)]
-        elif "for_each" in block.attrs:
-            a = block.attrs["for_each"]
-            coll = self.eval_attr(a)
-            if (
-                isinstance(coll, SYMBOLIC)
-                or isinstance(coll, dict)
-                and any(isinstance(k, SYMBOLIC) for k in coll)
-            ):
-                self.loader.note(
-                    block,
-                    f"{base_address}: for_each ({_why(coll)}) is not known here; its settings are read once, as {base_address}[*]",
-                    base_address,
-                )
-                unk = Unknown("each.value", "for_each is not known here")
-                out.append(
-                    (base_address + "[*]", Env({"each": {"key": Unknown("each.key", unk.why), "value": unk}}))
-                )
-            elif isinstance(coll, dict):
-                out = [
-                    (
-                        base_address + address_key(k),
-                        Env({"each": {"key": k, "value": coll[k]}, EACH_SOURCE: (a, self)}),
-                    )
-                    for k in sorted(coll)
-                ]
-            elif isinstance(coll, list):
-                if not all(isinstance(x, str) for x in coll):
-                    if any(isinstance(x, SYMBOLIC) for x in coll):
-                        self.loader.note(
-                            block, f"{base_address}: a for_each key is not known here", base_address
-                        )
-                        unk = Unknown("each.value", "for_each is not known here")
-                        return [(base_address + "[*]", Env({"each": {"key": unk, "value": unk}}))]
-                    raise VisguardError(
-                        "for_each needs a map or a set of strings", file=a.file, place=f"line {a.line}"
-                    )
-                out = [
-                    (base_address + address_key(k), Env({"each": {"key": k, "value": k}}))
-                    for k in sorted(set(coll))
-                ]
-            else:
-                raise VisguardError(
-                    f"for_each needs a map or a set of strings, got a {kind(coll)}",
-                    file=a.file,
-                    place=f"line {a.line}",
-                )
-            if len(out) > MAX_INSTANCES:
-                raise VisguardError(
-                    f"for_each has more than {MAX_INSTANCES} elements", file=a.file, place=f"line {a.line}"
-                )
-        else:
-            out = [(base_address, Env())]
-        self.budget.add_instances(len(out), block)
-        self._instances[key] = out
-        return out
-
-    def resource_value(self, key: tuple[str, str]) -> Any:
-        v = self._resource_values.get(key, _MISSING)
-        if v is _MISSING:
-            v = self._resource_values[key] = self._resource_value(key)
-        return v
-
-    def _resource_value(self, key: tuple[str, str]) -> Any:
-        block = self.mod.resources[key]
-        base = self.prefix + ".".join(key)
-        insts = self.instances(block, base)
-        objs = [ResourceObj(self, block, addr, env) for addr, env in insts]
-        if "count" in block.attrs:
-            return (
-                objs
-                if not (len(insts) == 1 and insts[0][0].endswith("[*]"))
-                else Unknown(base, "count is not known here")
-            )
-        if "for_each" in block.attrs:
-            if len(insts) == 1 and insts[0][0].endswith("[*]"):
-                return Unknown(base, "for_each is not known here")
-            return {env.names["each"]["key"]: o for (addr, env), o in zip(insts, objs, strict=True)}
-        return objs[0]
-
-    def module_obj(self, name: str, node=None) -> Any:
-        if name in self._modules:
-            return self._modules[name]
-        block = self.mod.modules.get(name)
-        if block is None:
-            raise EvalError(f"reference to undeclared module {name!r}", node)
-        try:
-            insts = self.loader.module_instances(self, name, block)
-        except VisguardError as exc:  # the call cannot be read: the rest of the module still is
-            self.loader.unreadable(exc, f"{self.prefix}module.{name}")
-            v = self._modules[name] = Unknown(f"module.{name}", "the module could not be read here")
-            return v
-        if "count" in block.attrs:
-            v: Any = [m for _, m, _ in insts]
-        elif "for_each" in block.attrs:
-            v = {env.names["each"]["key"]: m for env, m, _ in insts}
-        else:
-            v = insts[0][1] if insts else Unknown(f"module.{name}", "the module is not read")
-        if (
-            ("count" in block.attrs or "for_each" in block.attrs)
-            and len(insts) == 1
-            and insts[0][1].address.endswith("[*]")
-        ):
-            v = Unknown(f"module.{name}", "the module's count/for_each is not known here")
-        # known before its contents are read: an argument of the call may read another output of the same call
-        # (Terraform orders each input and output on its own); only a real cycle is one (issue 26 §3)
-        self._modules[name] = v
-        for _, m, read in insts:
-            try:
-                read()
-            except VisguardError as exc:
-                self.loader.unreadable(exc, m.address)
-        return v
-
 
 _WRAPPERS = frozenset(("collection_value", "template_expr", "for_expr", "operation"))
 _BINARY = frozenset(("*", "/", "%", "+", "-", ">", ">=", "<", "<=", "==", "!=", "&&", "||"))
 _DISPATCH = {
-    "expression": Scope._n_expression,
-    "literal_value": Scope._n_literal_value,
-    "collection_value": Scope._n_single,
-    "tuple": Scope._n_tuple,
-    "object": Scope._n_object,
-    "template_expr": Scope._n_single,
-    "quoted_template": Scope._n_quoted_template,
-    "heredoc_template": Scope._n_heredoc_template,
-    "variable_expr": Scope._n_variable_expr,
-    "function_call": Scope._n_function_call,
-    "for_expr": Scope._n_single,
-    "for_tuple_expr": Scope._n_for_tuple_expr,
-    "for_object_expr": Scope._n_for_object_expr,
-    "operation": Scope._n_single,
-    "binary_operation": Scope._n_binary_operation,
-    "unary_operation": Scope._n_unary_operation,
-    "conditional": Scope._n_conditional,
+    "expression": Evaluator._n_expression,
+    "literal_value": Evaluator._n_literal_value,
+    "collection_value": Evaluator._n_single,
+    "tuple": Evaluator._n_tuple,
+    "object": Evaluator._n_object,
+    "template_expr": Evaluator._n_single,
+    "quoted_template": Evaluator._n_quoted_template,
+    "heredoc_template": Evaluator._n_heredoc_template,
+    "variable_expr": Evaluator._n_variable_expr,
+    "function_call": Evaluator._n_function_call,
+    "for_expr": Evaluator._n_single,
+    "for_tuple_expr": Evaluator._n_for_tuple_expr,
+    "for_object_expr": Evaluator._n_for_object_expr,
+    "operation": Evaluator._n_single,
+    "binary_operation": Evaluator._n_binary_operation,
+    "unary_operation": Evaluator._n_unary_operation,
+    "conditional": Evaluator._n_conditional,
 }
 
 
@@ -1220,22 +867,8 @@ def _template_expr(body: str) -> tuple[Any, Source]:
     return parse_expression(json.dumps(body, ensure_ascii=False), "<template>")
 
 
-class ModuleObj:
-    """A module instance as an expression sees it: ``module.jobs.queue_arn``."""
-
-    def __init__(self, address: str, outputs):
-        self.address = address
-        self._outputs = outputs  # callable(name, node) -> value
-
-    def output(self, name: str, node=None) -> Any:
-        return self._outputs(name, node)
-
-
 class _Unknowable(Exception):
     """A for-expression condition that is not known here: the whole expression is unknown."""
-
-
-_MISSING = object()
 
 
 def _key_shown(how: str, key: Any) -> str:
@@ -1246,10 +879,6 @@ def _key_shown(how: str, key: Any) -> str:
     return f"(a computed {kind(key)})"
 
 
-def _why(v) -> str:
-    return v.why if isinstance(v, Unknown) else "known only after apply"
-
-
 def _num_eq(a, b) -> bool:
     return (
         isinstance(a, (int, float))
@@ -1258,14 +887,3 @@ def _num_eq(a, b) -> bool:
         and not isinstance(b, bool)
         and a == b
     )
-
-
-def to_number_or_error(v, attr: Attr):
-    try:
-        return to_number(v)
-    except EvalError as exc:
-        raise VisguardError(f"{attr.name}: {exc}", file=attr.file, place=f"line {attr.line}") from None
-
-
-def module_dir(base: str, source: str) -> str:
-    return os.path.normpath(os.path.join(base, source))

@@ -3,7 +3,8 @@
 Reads ``*.tf`` and ``*.tf.json`` of the folder (one root module), the variable values Terraform would use
 (``terraform.tfvars``, ``terraform.tfvars.json``, ``*.auto.tfvars(.json)`` in lexical order, then
 ``--var-file`` files in order, then ``--var NAME=VALUE``), local child modules (``source = "./modules/x"``)
-with the arguments of their call, and the two registry modules visguard models (``registry.py``).
+with the arguments of their call, and the two registry modules visguard models (module calls: ``modules.py``;
+expressions: ``evaluate.py``, in the :class:`~.scope.Scope` of each module instance).
 Only the resources visguard checks are evaluated; an expression it cannot evaluate is kept as "not known
 here" and noted once (``TerraformModel.notes``), never guessed.
 """
@@ -18,36 +19,24 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record, fresh
 
-from . import registry
 from .build import ARGS, Res, build_model
-from .evaluate import (
-    EACH_SOURCE,
-    MAX_MODULE_DEPTH,
-    Env,
-    Module,
-    ModuleObj,
-    Scope,
-    _key_value,
-    module_dir,
-    text_of,
-)
-from .files import NAME_CHARS, _read_text, confined, excerpt, linked, outside_note, unquoted
+from .evaluate import Env, _key_value, text_of
+from .files import _read_text, confined, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
+from .instances import EACH_SOURCE
+from .modules import ROOT, ModuleReader, scope_suppressions
+from .scope import Module, Scope
 from .values import Bound, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
     from typing import Any
 
-META_ARGS = {"source", "version", "count", "for_each", "providers", "depends_on"}
 # Terraform's and OpenTofu's file endings; foo.tofu takes the place of foo.tf (opentofu.org/docs/language/files)
 SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
 _OVERRIDE = r"(?:^|_)override\.(?:tf|tofu)(?:\.json)?$"
 _MISSING_REF = object()
 MAX_FILES = 2000
-
-
-ROOT = "root_module"  # the address a note about the root module itself names (its files, its tfvars)
 
 
 class Note(Record):
@@ -114,7 +103,7 @@ def read_blocks(path: str) -> list[Block]:
     return blocks
 
 
-class TerraformLoader:
+class TerraformLoader(ModuleReader):
     def __init__(
         self,
         root: str,
@@ -243,134 +232,6 @@ class TerraformLoader:
                 raise VisguardError(f"--var {name}: the root module has no variable {name!r}")
             values[name] = (None, _cli_value(raw, name))
         return values
-
-    def module_instances(self, scope: Scope, name: str, block: Block) -> list[tuple[Env, ModuleObj, Any]]:
-        """The instances of ``module "name"`` called from ``scope``: read (local), modelled or unknown; each with
-        the function that reads what it creates (called once the instances are known to the caller's scope)."""
-        base = f"{scope.prefix}module.{name}"
-        src_attr = block.attrs.get("source")
-        source = scope.eval_attr(src_attr) if src_attr is not None else None
-        out: list[tuple[Env, ModuleObj, Any]] = []
-        if not isinstance(source, str):
-            raise VisguardError(
-                f"module {name}: source must be a literal string", file=block.file, place=f"line {block.line}"
-            )
-        model = registry.model_for(source)
-        local = source.startswith(("./", "../"))
-        key = f"{scope.module_key}.{name}" if getattr(scope, "module_key", "") else name
-        installed = self.installed_module(key) if not local and model is None else None
-        if not local and model is None and installed is None:
-            self.note(
-                block,
-                address=base,
-                message=f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
-                "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
-                "lambda/aws); run terraform init, or lint the plan JSON",
-            )
-        for address, env in scope.instances(block, base):
-            inputs = {k: (a, scope, env) for k, a in block.attrs.items() if k not in META_ARGS}
-            if local or installed is not None:
-                directory = installed if installed is not None else module_dir(scope.mod.dir, source)
-                child = self.child_scope(scope, block, source, address, inputs, directory)
-                child.module_key = key  # type: ignore[attr-defined]
-                out.append((env, ModuleObj(address, _outputs_of(child)), lambda c=child: self.collect(c)))
-            elif model is not None:
-                holder: dict = {}
-
-                def modelled(out_name, node=None, _h=holder, _a=address):
-                    if "outputs" not in _h:  # read by an argument of the same call while it is evaluated
-                        return Unknown(f"{_a}.{out_name}", "read by the same module call's arguments")
-                    return _h["outputs"](out_name, node)
-
-                def run(_h=holder, _a=address, _e=env, _i=inputs):
-                    res, _h["outputs"] = model(self, scope, block, _a, _e, _i)
-                    for r in res:
-                        r.suppressions = self.suppressions(block) + r.suppressions
-                        r.suppressions += scope_suppressions(scope)
-                    self.resources += res
-
-                out.append((env, ModuleObj(address, modelled), run))
-            else:
-
-                def unknown(out_name, node=None, _a=address, _s=source):
-                    return Unknown(f"{_a}.{out_name}", f"module source {_s} is not read")
-
-                out.append((env, ModuleObj(address, unknown), _nothing))
-        return out
-
-    def installed_module(self, key: str) -> str | None:
-        """The folder ``terraform init`` downloaded module ``key`` (``jobs``, ``jobs.inner``) into, from
-        .terraform/modules/modules.json of the root module; None when there is none (or it points outside)."""
-        if self._installed is None:
-            self._installed = {}
-            manifest = os.path.join(self.root, ".terraform", "modules", "modules.json")
-            if os.path.isfile(manifest) and not confined(manifest, self.root):
-                self.note(Location(manifest), outside_note(manifest, self.root), ROOT)
-            elif os.path.isfile(manifest):
-                import json
-
-                try:
-                    doc = json.loads(_read_text(manifest))
-                except ValueError:
-                    self.note(
-                        Location(manifest),
-                        f"{manifest}: not valid JSON, installed modules are not read",
-                        ROOT,
-                    )
-                    doc = {}
-                root = os.path.realpath(os.path.join(self.root, ".terraform", "modules"))
-                for m in doc.get("Modules") or [] if isinstance(doc, dict) else []:
-                    if (
-                        not isinstance(m, dict)
-                        or not isinstance(m.get("Key"), str)
-                        or not isinstance(m.get("Dir"), str)
-                    ):
-                        continue
-                    d = os.path.realpath(os.path.join(self.root, m["Dir"]))
-                    if d.startswith(root + os.sep) and os.path.isdir(d):
-                        self._installed[m["Key"]] = os.path.join(
-                            self.root, os.path.relpath(d, os.path.realpath(self.root))
-                        )
-        return self._installed.get(key)
-
-    def child_scope(
-        self, parent: Scope, block: Block, source: str, address: str, inputs, directory: str
-    ) -> Scope:
-        real = os.path.realpath(directory)
-        ancestors, up = [], parent
-        while up is not None:  # the module's own chain of callers, not every module being read
-            ancestors.append(os.path.realpath(up.mod.dir))
-            up = up.parent
-        if real in ancestors:
-            raise VisguardError(
-                f"module {address} includes itself (source {excerpt(source, NAME_CHARS)})",
-                file=block.file,
-                place=f"line {block.line}",
-            )
-        if parent.depth + 1 > MAX_MODULE_DEPTH:
-            raise VisguardError(
-                f"module {address}: local modules nested more than {MAX_MODULE_DEPTH} levels deep "
-                "(visguard's bound; not a cycle)",
-                file=block.file,
-                place=f"line {block.line}",
-            )
-        if not os.path.isdir(directory):
-            raise VisguardError(
-                f"module {address}: source {excerpt(source, NAME_CHARS)} is not a folder",
-                file=block.file,
-                place=f"line {block.line}",
-            )
-        mod = self.read_module(directory, address=address)
-        for k, (a, _, _) in inputs.items():
-            if k not in mod.variables:
-                raise VisguardError(
-                    f"module {address}: no variable {k!r} in {source}", file=a.file, place=f"line {a.line}"
-                )
-        child = Scope(
-            self, mod, address + ".", parent=parent, inputs=inputs, call=block, depth=parent.depth + 1
-        )
-        child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
-        return child
 
     # -------------------------------------------------------------------------------------------- resources
     def collect(self, scope: Scope) -> None:
@@ -684,11 +545,6 @@ def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note
     return Note(f"{what} could not be read here ({detail}); the rest is linted", loc, address)
 
 
-def _source_shown(source: str) -> str:
-    """A module source for a message: a user:password in a URL (``git::https://user:token@host/...``) removed."""
-    return excerpt(re.sub(r"//[^/@\s]*@", "//", source), 120)
-
-
 def read_vars(path: str) -> dict[str, Attr]:
     """The ``NAME = VALUE`` lines of a ``.tfvars`` (or ``.tfvars.json``) file."""
     from .hcl import json_vars
@@ -705,26 +561,6 @@ def read_vars(path: str) -> dict[str, Attr]:
         for a in list(attrs.values())[:1]:
             a.src.shown = False
     return attrs
-
-
-def _nothing() -> None:
-    """What reading a module visguard does not read takes."""
-
-
-def scope_suppressions(scope: Scope) -> list[Suppression]:
-    return list(getattr(scope, "call_suppressions", []))
-
-
-def _outputs_of(child: Scope):
-    def output(name: str, node=None):
-        from .values import EvalError
-
-        block = child.mod.outputs.get(name)
-        if block is None or "value" not in block.attrs:
-            raise EvalError(f"module {child.prefix[:-1]} has no output {name!r}", node)
-        return child.eval_attr(block.attrs["value"])
-
-    return output
 
 
 def _cli_value(raw: str, name: str) -> Any:

@@ -166,7 +166,7 @@ class _Plan:
             target_base = f"{mod_address + '.' if mod_address else ''}{m.group(1)}{m.group(2)}.{m.group(3)}"
             candidates = [target_base + (m.group(4) or "")]
             if m.group(4) is None and "each.key" in refs and r.get("index") is not None:
-                from .evaluate import address_key
+                from .instances import address_key
 
                 candidates.append(target_base + address_key(r["index"]))
             candidates.append(target_base + "[0]")

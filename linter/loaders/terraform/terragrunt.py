@@ -17,10 +17,11 @@ import os
 from visguard.errors import VisguardError
 from visguard.linter.model import Location
 
-from .evaluate import Env, Module, Scope
+from .evaluate import Env
 from .files import _read_text
 from .hcl import _file_body, parse_source
 from .load import ROOT, Note, TerraformLoader, TerraformModel
+from .scope import Module, Scope
 from .values import SYMBOLIC
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -134,6 +135,6 @@ def _input_location(attr, key: str) -> Location | None:
 
 
 def _shown(v: str) -> str:
-    from .load import _source_shown
+    from .modules import _source_shown
 
     return _source_shown(v)

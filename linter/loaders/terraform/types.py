@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from visguard.errors import VisguardError
 
-from .evaluate import Env, Scope, _key_value, call_parts
+from .evaluate import Env, _key_value, call_parts
 from .hcl import Block, JsonExpr
+from .scope import Scope
 from .values import SYMBOLIC, EvalError, to_number, to_string
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)

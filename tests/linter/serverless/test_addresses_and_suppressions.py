@@ -4,7 +4,7 @@ Metadata and by visguard.yaml (queue ids); the loader joins the registry by name
 from __future__ import annotations
 
 import pytest
-from visguard.linter.loaders import registry, serverless
+from visguard.linter.loaders import registry, serverless, serverless_translate
 from visguard.linter.model import LintConfig, Suppression
 
 from .conftest import lint, options
@@ -41,10 +41,10 @@ resources:
 
 
 def test_ids_follow_the_serverless_framework_naming():
-    assert serverless.function_logical_id("ingest-orders") == "IngestDashordersLambdaFunction"
-    assert serverless.function_logical_id("report_worker") == "ReportUnderscoreworkerLambdaFunction"
+    assert serverless_translate.function_logical_id("ingest-orders") == "IngestDashordersLambdaFunction"
+    assert serverless_translate.function_logical_id("report_worker") == "ReportUnderscoreworkerLambdaFunction"
     assert (
-        serverless.mapping_logical_id("ingest-orders", "orders-queue.fifo")
+        serverless_translate.mapping_logical_id("ingest-orders", "orders-queue.fifo")
         == "IngestDashordersEventSourceMappingSQSOrdersqueuefifo"
     )
 

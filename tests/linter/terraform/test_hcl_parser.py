@@ -11,9 +11,9 @@ import pytest
 from visguard.errors import InternalError, VisguardError
 from visguard.linter.fixes import hcl as fix_hcl
 from visguard.linter.loaders import terraform
-from visguard.linter.loaders.terraform.evaluate import Scope
 from visguard.linter.loaders.terraform.hcl import parse_attrs, parse_hcl
 from visguard.linter.loaders.terraform.load import TerraformLoader
+from visguard.linter.loaders.terraform.scope import Scope
 from visguard.linter.loaders.terraform.values import Unknown
 from visguard.linter.model import Change, Finding, Location, Severity
 
