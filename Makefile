@@ -50,8 +50,8 @@ demo-engine: install
 TEST_WORKERS ?= 2
 PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
 test: install install-cdk-min
-	@bash scripts/run-tests.sh "$(BIN)/pytest $(PYTEST_XDIST)" \
-		"$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)  # the CDK tests on aws-cdk-lib $(CDK_MIN)"
+	@bash scripts/run-tests.sh '$(BIN)/pytest $(PYTEST_XDIST)' \
+		'$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)  # the CDK tests on aws-cdk-lib $(CDK_MIN)'
 
 # The edit-test loop: everything but the slow tests (Spark, moto server, CDK synth), on every core.
 test-fast: install

@@ -28,10 +28,30 @@ def test_every_suite_runs_even_after_a_failure_and_the_run_fails_at_the_end(tmp_
     assert both_pass.returncode == 0
 
 
-def test_makefile_runs_both_suites_through_the_script():
-    make = (ROOT / "Makefile").read_text()
-    recipe = make.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
-    assert "scripts/run-tests.sh" in recipe and "$(BIN)/pytest" in recipe and "MIN_VERSION_TESTS" in recipe
+def test_make_test_runs_both_suites_with_their_arguments(tmp_path):
+    """The real `make test` recipe, with stub pytests in place of the two virtualenvs (their stamps up to date, so
+    nothing is installed): the main suite gets the xdist options, the aws-cdk-lib 2.150 suite every file of
+    tests/cdk/MIN_VERSION_TESTS on one command line, and a failing first suite does not stop the second."""
+    log = tmp_path / "calls"
+    for venv, code in (("main", 1), ("cdkmin", 0)):
+        (tmp_path / venv / "bin").mkdir(parents=True)
+        stub = tmp_path / venv / "bin" / "pytest"
+        stub.write_text(f'#!/bin/sh\necho "{venv} $*" >> {log}\nexit {code}\n')
+        stub.chmod(0o755)
+    stamp = tmp_path / "stamp"
+    stamp.write_text("")
+    out = subprocess.run(
+        ["make", "--no-print-directory", "-C", str(ROOT), "test", f"VENV={tmp_path / 'main'}",
+         f"CDK_MIN_VENV={tmp_path / 'cdkmin'}", f"STAMP={stamp}", f"CDK_MIN_STAMP={stamp}"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode != 0, (
+        out.stdout + out.stderr
+    )  # the first suite failed: so does make test, at the end
+    main, cdkmin = log.read_text().splitlines()
+    assert main == "main -n 2 --dist loadgroup"
+    files = (ROOT / "tests" / "cdk" / "MIN_VERSION_TESTS").read_text().split()
+    assert cdkmin == "cdkmin " + " ".join(files) and len(files) >= 3
 
 
 def _collected(*args: str) -> list[str]:
