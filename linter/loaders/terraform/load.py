@@ -88,16 +88,22 @@ def tf_files(directory: str) -> list[str]:
     return listing(directory)[0]
 
 
-def read_blocks(path: str) -> list[Block]:
+def _parse_file(path: str, native, json_syntax):
+    """``path`` parsed by ``native`` (HCL) or ``json_syntax`` (``*.json``), and whether it was reached through a
+    link (then its parse errors quote none of its text, and neither may anything read from it)."""
     text = _read_text(path)
-    json_syntax = path.endswith(".json")
+    is_json = path.endswith(".json")
     try:
-        blocks = parse_json(text, path) if json_syntax else parse_hcl(text, path)
+        return (json_syntax if is_json else native)(text, path), linked(path)
     except VisguardError as exc:
         if linked(path):
-            raise unquoted(exc, path, "JSON" if json_syntax else "HCL") from None
+            raise unquoted(exc, path, "JSON" if is_json else "HCL") from None
         raise
-    if linked(path):
+
+
+def read_blocks(path: str) -> list[Block]:
+    blocks, link = _parse_file(path, parse_hcl, parse_json)
+    if link:
         for b in blocks[:1]:
             b.src.shown = False  # one Source per file: no expression of it is quoted
     return blocks
@@ -549,15 +555,8 @@ def read_vars(path: str) -> dict[str, Attr]:
     """The ``NAME = VALUE`` lines of a ``.tfvars`` (or ``.tfvars.json``) file."""
     from .hcl import json_vars
 
-    text = _read_text(path)
-    json_syntax = path.endswith(".json")
-    try:
-        attrs = json_vars(text, path) if json_syntax else parse_attrs(text, path)
-    except VisguardError as exc:
-        if linked(path):
-            raise unquoted(exc, path, "JSON" if json_syntax else "HCL") from None
-        raise
-    if linked(path):
+    attrs, link = _parse_file(path, parse_attrs, json_vars)
+    if link:
         for a in list(attrs.values())[:1]:
             a.src.shown = False
     return attrs
