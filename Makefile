@@ -44,11 +44,10 @@ demo: install demo-engine demo-kit demo-cdk demo-lint demo-simulate demo-audit
 demo-engine: install
 	$(BIN)/visguard engine-demo --out $(OUT)/engine/demo-timeline.json
 
-# Everything CI needs: the whole suite on two workers (pytest-xdist; tests sharing a Spark session or a jsii process
-# stay in one worker), then the CDK tests on the oldest supported aws-cdk-lib. Both always run; it fails at the end
-# if either failed. TEST_WORKERS=0 runs in one process.
+# Everything CI needs: the whole suite on two workers (pytest-xdist), then the CDK tests on the oldest supported
+# aws-cdk-lib. Both always run; it fails at the end if either failed. TEST_WORKERS=0 runs in one process.
 TEST_WORKERS ?= 2
-PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)
+PYTEST_XDIST = $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))
 test: install install-cdk-min
 	@bash scripts/run-tests.sh '$(BIN)/pytest $(PYTEST_XDIST)' \
 		'$(CDK_MIN_VENV)/bin/pytest $$(cat tests/cdk/MIN_VERSION_TESTS)  # the CDK tests on aws-cdk-lib $(CDK_MIN)'

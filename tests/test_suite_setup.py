@@ -49,7 +49,7 @@ def test_make_test_runs_both_suites_with_their_arguments(tmp_path):
         out.stdout + out.stderr
     )  # the first suite failed: so does make test, at the end
     main, cdkmin = log.read_text().splitlines()
-    assert main == "main -n 2 --dist loadgroup"
+    assert main == "main -n 2"
     files = (ROOT / "tests" / "cdk" / "MIN_VERSION_TESTS").read_text().split()
     assert cdkmin == "cdkmin " + " ".join(files) and len(files) >= 3
 
