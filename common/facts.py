@@ -140,3 +140,73 @@ def lambda_guidance_visibility(
 
 def queue_kind(fifo: bool) -> str:
     return "fifo" if fifo else "standard"
+
+
+# ---------------------------------------------------------------------------------------------- worker consumers
+# (issues 24, 25; evidence and failure modes: reference/consumers.md). Where a consumer platform or framework sets
+# the visibility of the messages it receives itself, that value replaces the queue's for those receives
+# (ReceiveMessage VisibilityTimeout: "applies to the returned messages only").
+RECEIVE_VISIBILITY_SOURCE = SQS_API + "API_ReceiveMessage.html"
+
+# ECS: a container's stopTimeout, the wait between SIGTERM and SIGKILL: default 30 s, at most 120 s on Fargate
+# (EC2: the agent's ECS_CONTAINER_STOP_TIMEOUT, default 30 s).
+ECS_STOP_TIMEOUT = Range(
+    2, 120, "s", "https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_ContainerDefinition.html"
+)
+DEFAULT_ECS_STOP_TIMEOUT = 30
+
+# Kubernetes: a pod's terminationGracePeriodSeconds (preStop hook included), default 30 s; SIGKILL follows.
+DEFAULT_K8S_GRACE_PERIOD = 30
+K8S_GRACE_SOURCE = "https://kubernetes.io/docs/concepts/workloads/pods/pod-lifecycle/#pod-termination"
+
+# Elastic Beanstalk worker environments: the aws:elasticbeanstalk:sqsd options, their defaults and ranges.
+# sqsd's VisibilityTimeout is the one in effect for the messages it receives (it overrides the queue's), and its
+# RetentionPeriod likewise; the application never sees a receipt handle, so it cannot extend visibility.
+SQSD_SOURCE = (
+    "https://docs.aws.amazon.com/elasticbeanstalk/latest/dg/command-options-general.html"
+    "#command-options-general-elasticbeanstalksqsd"
+)
+SQSD_NAMESPACE = "aws:elasticbeanstalk:sqsd"
+SQSD_OPTIONS = {  # option name -> (model name, default, Range)
+    "VisibilityTimeout": ("visibility_override", 300, Range(0, 43_200, "s", SQSD_SOURCE)),
+    "InactivityTimeout": ("inactivity_timeout", 299, Range(1, 36_000, "s", SQSD_SOURCE)),
+    "ErrorVisibilityTimeout": ("error_visibility_timeout", 2, Range(0, 43_200, "s", SQSD_SOURCE)),
+    "MaxRetries": ("max_retries", 10, Range(1, 100, "attempts", SQSD_SOURCE)),
+    "RetentionPeriod": ("retention_period", 345_600, Range(60, 1_209_600, "s", SQSD_SOURCE)),
+    "ConnectTimeout": ("connect_timeout", 5, Range(1, 60, "s", SQSD_SOURCE)),
+    "HttpConnections": ("http_connections", 50, Range(1, 100, "connections", SQSD_SOURCE)),
+}
+
+# EventBridge Pipes with an SQS source: BatchSize 1..10,000 (default 10), MaximumBatchingWindowInSeconds 0..300;
+# the messages stay hidden for the queue's visibility timeout; the source parameters have no dead-letter field,
+# so the queue's redrive policy is the only stop for a poison message.
+PIPES_SQS_SOURCE = (
+    "https://docs.aws.amazon.com/eventbridge/latest/pipes-reference/API_PipeSourceSqsQueueParameters.html"
+)
+PIPES_SQS_GUIDE = "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-pipes-sqs.html"
+PIPES_BATCH_SIZE = Range(1, 10_000, "messages", PIPES_SQS_SOURCE)
+DEFAULT_PIPES_BATCH_SIZE = 10
+PIPES_BATCHING_WINDOW = Range(0, 300, "s", PIPES_SQS_SOURCE)
+# A Step Functions Express workflow runs at most 5 minutes; an API destination call times out after 5 s.
+STEP_FUNCTIONS_EXPRESS_MAX = 300
+API_DESTINATION_TIMEOUT = 5
+
+# SNS -> SQS subscriptions: a subscription's RedrivePolicy (deadLetterTargetArn only) catches delivery failures
+# from SNS to the queue; a FIFO topic needs a FIFO dead-letter queue, a standard topic a standard one; same account
+# and Region.
+SNS_DLQ_SOURCE = "https://docs.aws.amazon.com/sns/latest/dg/sns-dead-letter-queues.html"
+
+# KEDA aws-sqs-queue scaler defaults.
+KEDA_SQS_SOURCE = "https://keda.sh/docs/latest/scalers/aws-sqs/"
+KEDA_SCALE_ON_IN_FLIGHT = True
+
+# Frameworks (reference/consumers.md §3): Celery/Kombu's SQS visibility_timeout default (used only when Kombu
+# creates the queue), Laravel's queue:work --timeout default, sqs-consumer's unit of handleMessageTimeout (ms).
+CELERY_SQS_VISIBILITY_DEFAULT = 1_800
+CELERY_SQS_SOURCE = "https://docs.celeryq.dev/en/stable/getting-started/backends-and-brokers/sqs.html"
+LARAVEL_WORK_TIMEOUT_DEFAULT = 60
+LARAVEL_QUEUES_SOURCE = "https://laravel.com/docs/12.x/queues#job-expirations-and-timeouts"
+SPRING_LISTENER_SHUTDOWN_DEFAULT = 20
+SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT = 8
+# Go SDK v2 sends ReceiveMessage's VisibilityTimeout only when it is not 0: a literal 0 there means "the queue's".
+GO_SDK_ZERO_NOT_SENT = True

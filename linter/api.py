@@ -295,6 +295,21 @@ def _note_findings(model: Model, config: LintConfig) -> list[Finding]:
     ]
 
 
+def _guarded(result: LintResult, path: str, step):
+    """``step()``, with bad input and crashes recorded for ``path`` (one error per file; None then)."""
+    try:
+        return step()
+    except VisguardError as exc:
+        result.errors.append(exc if exc.file else VisguardError(exc.detail, file=path, place=exc.place))
+    except RecursionError:  # the per-file backstop: the other files still run
+        result.errors.append(too_deep(path))
+    except MemoryError:
+        result.errors.append(VisguardError("input too large to lint in memory", file=path))
+    except Exception as exc:  # a bug in visguard: report it for this file, lint the others (exit 3)
+        result.errors.append(InternalError.from_exception(exc, file=path))
+    return None
+
+
 def lint_paths(
     paths: Iterable[str],
     *,
@@ -302,6 +317,7 @@ def lint_paths(
     parameters: dict | None = None,
     options=None,
     exclude: Iterable[str] = (),
+    queue_models: Iterable[Model] = (),
 ) -> LintResult:
     """Load and lint each input; bad input is collected (one error per file) and the other files still run.
 
@@ -309,6 +325,10 @@ def lint_paths(
     as an input (by any name) brings its settings, profiles and suppressions along when no ``config`` was given.
     A crash while reading or linting one file (a bug in visguard) is recorded for that file as an
     :class:`~visguard.errors.InternalError` and the other files still run.
+
+    Every input is loaded before any is linted: consumers read in one input (a Deployment, application code)
+    are joined to queues of another (``linter.consumers.join``), or of ``queue_models`` (deployed queues given
+    with ``--queues-from``: an audit inventory, or read from AWS), whose consumed queues are linted too.
     """
     from visguard.linter.loaders import registry
 
@@ -317,43 +337,45 @@ def lint_paths(
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
     inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
-    for item in inputs:
-        path = item.path
-        try:
-            model = item.loader.load(path, options)
-            file_config = config
-            if (
-                item.loader.name == "visguard-config"
-                and config.source_file is None
-                and model.config is not None
-            ):
-                # a visguard.yaml linted on its own (a loaders.config.ConfigModel) brings its settings,
-                # profiles and suppressions along
-                file_config = model.config
-                meta = _config_meta_findings(file_config)
-            else:
-                meta = []
+    loaded: list[tuple[str, object, Model]] = []
+    for item in inputs:  # load every input first: a consumer in one may read a queue of another
+        model = _guarded(result, item.path, lambda item=item: item.loader.load(item.path, options))
+        if model is not None:
+            loaded.append((item.path, item.loader, model))
+    extra = list(queue_models or ())
+    if any(m.pending for _, _, m in loaded):
+        from visguard.linter.consumers import join
+
+        join([m for _, _, m in loaded] + extra)
+    for path, loader, model in loaded:
+        file_config = config
+        meta: list[Finding] = []
+        if loader.name == "visguard-config" and config.source_file is None and model.config is not None:
+            # a visguard.yaml linted on its own (a loaders.config.ConfigModel) brings its settings, profiles and
+            # suppressions along
+            file_config = model.config
+            meta = _config_meta_findings(file_config)
+
+        def run(model=model, file_config=file_config):
             if file_config.profiles:
                 from visguard.linter.loaders.config import apply_profiles
 
                 apply_profiles(model, file_config)
-            findings = lint_model(model, file_config)
-        except VisguardError as exc:
-            result.errors.append(exc if exc.file else VisguardError(exc.detail, file=path, place=exc.place))
-            continue
-        except RecursionError:  # the per-file backstop: the other files still run
-            result.errors.append(too_deep(path))
-            continue
-        except MemoryError:
-            result.errors.append(VisguardError("input too large to lint in memory", file=path))
-            continue
-        except Exception as exc:  # a bug in visguard: report it for this file, lint the others (exit 3)
-            result.errors.append(InternalError.from_exception(exc, file=path))
+            return lint_model(model, file_config)
+
+        findings = _guarded(result, path, run)
+        if findings is None:
             continue
         result.files.append(path)
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
         result.findings += meta + findings + _note_findings(model, file_config)
+    for m in extra:  # queues given with --queues-from: linted where a consumer of this run reads them
+        joined = Model(queues={k: q for k, q in m.queues.items() if q.consumers}, source_file=m.source_file)
+        result.queues += len(joined.queues)
+        result.findings += (
+            _guarded(result, m.source_file or "<queues>", lambda j=joined: lint_model(j, config)) or []
+        )
     result.findings += _config_meta_findings(config)
     result.findings = sort_findings(result.findings)
     return result

@@ -92,11 +92,58 @@ class Consumer(Record):
         "note": None,
         "created_by": None,
         "locations": fresh(dict),
+        # --- worker consumers (issues 24, 25: linter/consumers.py; reference/consumers.md) ---------------------
+        # platform: lambda | ecs | beanstalk | pipes | keda | kubernetes | sdk | celery | sqs-consumer | spring |
+        # laravel | shoryuken | profile. source: the input kind of the file the consumer was read from
+        # (cloudformation, sam, cdk, terraform, serverless, ebextensions, kubernetes, python, javascript, java, go,
+        # csharp, php, ruby, config); the words of its settings are that input's.
+        "platform": None,
+        "source": None,
+        # how the consumer was joined to its queue: env | secret | iam | trigger | source | literal | name |
+        # profile, and what carried the link (the variable's name, the role, the literal as written)
+        "link": None,
+        "link_ref": None,
+        # the visibility timeout the consumer sets on the messages it receives (sqsd VisibilityTimeout,
+        # ReceiveMessage VisibilityTimeout, a framework option), replacing the queue's for them; None: the queue's
+        "visibility_override": None,
+        # seconds between the stop signal and the kill (ECS stopTimeout, terminationGracePeriodSeconds, a
+        # framework's shutdown timeout); None: the platform's default (effective_stop_timeout)
+        "stop_timeout": None,
+        # the platform's or framework's limit on one message's work (Celery task_time_limit, sqs-consumer
+        # handleMessageTimeout, Laravel --timeout, sqsd InactivityTimeout, a Pipes target's timeout), seconds
+        "work_timeout": None,
+        # True: the consumer extends visibility while it works (a ChangeMessageVisibility heartbeat); False: it
+        # cannot (sqsd, Pipes); None: not known
+        "heartbeat": None,
+        # platform- or framework-specific settings in model names (error_visibility_timeout, max_retries,
+        # desired_count, max_count, delays: [{"seconds", "what"}], acks_late, ...), located in ``locations``
+        "settings": fresh(dict),
+        # a consumer read before its queue is known (another file, another input): what names the queue
+        # (linter.consumers.QueueRef); linter.consumers.join attaches it
+        "queue_ref": None,
     }
 
     def location_of(self, name: str) -> Location | None:
         """Where field ``name`` (e.g. ``batch_size``, ``function_timeout``) was written, else the consumer's."""
         return self.locations.get(name, self.location)
+
+    @property
+    def effective_stop_timeout(self) -> float | None:
+        """The stop/grace timeout in effect: as declared, else the platform's default (None: no such limit)."""
+        if self.stop_timeout is not None:
+            return float(self.stop_timeout)
+        from visguard import facts
+
+        return {
+            "ecs": facts.DEFAULT_ECS_STOP_TIMEOUT,
+            "kubernetes": facts.DEFAULT_K8S_GRACE_PERIOD,
+            "keda": facts.DEFAULT_K8S_GRACE_PERIOD,
+        }.get(self.platform)
+
+    @property
+    def processing_bound(self) -> float | None:
+        """The declared processing time of one message (a profile's or annotation's p99), seconds."""
+        return None if self.processing_p99 is None else float(self.processing_p99)
 
     @property
     def effective_function_timeout(self) -> float:
@@ -177,11 +224,28 @@ class Queue(Record):
         return float(v) if isinstance(v, (int, float)) else float(DEFAULT_RETENTION)
 
 
+class Note(Record):
+    """Something a loader could not read or join, and why (VG902, info): ``address`` names what it is about."""
+
+    __slots__ = {"message": REQUIRED, "location": REQUIRED, "address": None}
+
+
 class Model(Record):
     """Queues of one document (or one account/region partition), keyed by id, and the loader's notes: what it
-    could not evaluate there, and why (Terraform, Serverless; each reported once, as VG902)."""
+    could not evaluate there, and why (Terraform, Serverless; each reported once, as VG902).
 
-    __slots__ = {"queues": fresh(dict), "source_file": None, "notes": fresh(list)}
+    ``pending``: consumers whose queue is not in this model (``Consumer.queue_ref`` names it: a URL, an ARN, a
+    name, an environment variable); ``env``: the environment variables this input gives its workloads
+    (``linter.consumers.EnvBinding``: an ECS container, a Deployment, a Beanstalk environment, a ``.env`` file).
+    ``linter.consumers.join`` attaches pending consumers to queues across every input of one lint run."""
+
+    __slots__ = {
+        "queues": fresh(dict),
+        "source_file": None,
+        "notes": fresh(list),
+        "pending": fresh(list),
+        "env": fresh(list),
+    }
 
     def add(self, queue: Queue) -> Queue:
         self.queues[queue.id] = queue

@@ -1,0 +1,191 @@
+"""Worker consumers (issues 24, 25): what names a queue, the environment a workload gets, and the one join of
+consumers to queues across every input of a lint run.
+
+Loaders read consumers where they are declared: an ECS task definition, a Beanstalk worker environment, a
+pipe, a KEDA ScaledObject and its Deployment, an SDK receive call, a framework's configuration. A consumer whose
+queue is a queue of the same input is attached to it by the loader (``Queue.consumers``). Otherwise the loader
+leaves it in ``Model.pending`` with a :class:`QueueRef` (``Consumer.queue_ref``): a URL, an ARN, a name, or an
+environment variable (application code reads ``os.environ["ORDERS_QUEUE_URL"]``). Inputs that give workloads
+their environment (task definitions, Deployments, Beanstalk, ``.env`` and compose files) list it in
+``Model.env`` as :class:`EnvBinding` records. :func:`join` then attaches every pending consumer to the queue its
+reference names, in any model of the run; what stays unjoined becomes a note (VG902) naming the consumer and
+the reference, so a clean run is never an unchecked one.
+
+The declared processing time of a worker: a profile in visguard.yaml, or the annotation/tag
+:data:`PROCESSING_P99_KEY` (``visguard.io/processing-p99: 20m``) on the task definition, Deployment, Beanstalk
+environment or pipe; :func:`parse_duration` reads its value.
+"""
+
+from __future__ import annotations
+
+import re
+
+from visguard.linter.model import Location, Model, Note, Queue
+from visguard.records import REQUIRED, Value
+
+PROCESSING_P99_KEY = "visguard.io/processing-p99"
+PROCESSING_P50_KEY = "visguard.io/processing-p50"
+
+
+class QueueRef(Value):
+    """What a consumer names its queue by: ``kind`` url | arn | name | env (an environment variable's name,
+    resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model); ``value`` as written."""
+
+    __slots__ = {"kind": REQUIRED, "value": REQUIRED, "location": None}
+
+    def __str__(self) -> str:
+        return f"${self.value}" if self.kind == "env" else str(self.value)
+
+
+class EnvBinding(Value):
+    """An environment variable ``name`` an input gives a workload (``workload``: the task definition's
+    container, the Deployment, the environment, the ``.env`` file), and the queue it names: ``queue`` (a queue
+    id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal)."""
+
+    __slots__ = {"name": REQUIRED, "workload": None, "queue": None, "ref": None, "location": None}
+
+
+# ----------------------------------------------------------------------------------------------- names
+_URL = re.compile(r"^https?://(?:[^/]+)/(\d{12}|[^/]+)/([^/?#]+)/?$")
+_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:([^:]*):([^:]*):([^:/]+)$")
+
+
+def queue_name_of(ref: QueueRef | str) -> str | None:
+    """The queue name a URL, an ARN or a name says (None: not a queue name, e.g. an unresolved reference)."""
+    value = ref.value if isinstance(ref, QueueRef) else ref
+    if not isinstance(value, str) or not value or "${" in value or value.startswith("<"):
+        return None
+    m = _URL.match(value)
+    if m:
+        return m.group(2)
+    m = _ARN.match(value)
+    if m:
+        return m.group(3)
+    if re.fullmatch(r"[A-Za-z0-9_-]{1,80}(\.fifo)?", value):
+        return value
+    return None
+
+
+def _queue_names(queue: Queue) -> set[str]:
+    names = {n for n in (queue.name, queue_name_of(queue.arn) if queue.arn else None) if n}
+    return names
+
+
+def find_queue(model: Model, ref: QueueRef) -> Queue | None:
+    """The queue of ``model`` that ``ref`` names (an id, or a name/URL/ARN matched to the queue's name or ARN)."""
+    if ref.kind == "id":
+        return model.queues.get(ref.value)
+    name = queue_name_of(ref)
+    if name is None:
+        return None
+    for q in model.queues.values():
+        if name in _queue_names(q) or (ref.kind == "arn" and q.arn == ref.value):
+            return q
+    return None
+
+
+# ----------------------------------------------------------------------------------------------- durations
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNIT = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400}
+
+
+def parse_duration(value) -> float | None:
+    """Seconds from ``20m``, ``90s``, ``1h30m``, ``1500ms``, ``600`` (seconds) or a number; None when it is not
+    a duration (a caller reports it as bad input with its place)."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if value >= 0 else None
+    if not isinstance(value, str):
+        return None
+    text = value.strip().lower().replace(" ", "")
+    if not text or len(text) > 32:
+        return None
+    if re.fullmatch(r"\d+(\.\d+)?", text):
+        return float(text)
+    pos, total = 0, 0.0
+    for m in _DURATION.finditer(text):
+        if m.start() != pos:
+            return None
+        total += float(m.group(1)) * _UNIT[m.group(2)]
+        pos = m.end()
+    return total if pos == len(text) and pos else None
+
+
+# ----------------------------------------------------------------------------------------------- the join
+def _bindings(models: list[Model]) -> dict[str, list[tuple[Model, EnvBinding]]]:
+    out: dict[str, list[tuple[Model, EnvBinding]]] = {}
+    for m in models:
+        for b in m.env:
+            out.setdefault(b.name, []).append((m, b))
+    return out
+
+
+def _resolve(ref: QueueRef, home: Model, models: list[Model], env) -> list[Queue]:
+    """The queues ``ref`` names: in the consumer's own model first, then in any model of the run."""
+    if ref.kind == "env":
+        found: list[Queue] = []
+        for m, b in env.get(ref.value, ()):
+            q = m.queues.get(b.queue) if b.queue is not None else None
+            if q is None and b.ref is not None:
+                q = _first(b.ref, m, models)
+            if q is not None and q not in found:
+                found.append(q)
+        return found
+    q = _first(ref, home, models)
+    return [q] if q is not None else []
+
+
+def _first(ref: QueueRef, home: Model, models: list[Model]) -> Queue | None:
+    q = find_queue(home, ref)
+    if q is not None:
+        return q
+    if ref.kind == "id":
+        return None
+    for m in models:
+        if m is not home:
+            q = find_queue(m, ref)
+            if q is not None:
+                return q
+    return None
+
+
+def join(models: list[Model]) -> None:
+    """Attach every pending consumer of ``models`` to the queue(s) its reference names (an environment variable
+    bound to several queues, e.g. one per stage, joins each); an unjoined consumer becomes a note of its model.
+    Idempotent: joined consumers leave ``pending``."""
+    env = _bindings(models)
+    for m in models:
+        still = []
+        for c in m.pending:
+            ref = c.queue_ref
+            queues = _resolve(ref, m, models, env) if ref is not None else []
+            if not queues:
+                still.append(c)
+                continue
+            for q in queues:
+                if all(x is not c for x in q.consumers):
+                    q.consumers.append(c)
+        m.pending = still
+        for c in still:
+            m.notes.append(unjoined_note(c))
+    for m in models:
+        m.pending = []
+
+
+def unjoined_note(c) -> Note:
+    ref = c.queue_ref
+    what = f"{c.platform or c.kind} consumer {c.id}"
+    if ref is None:
+        why = "it names no queue visguard can read"
+    elif ref.kind == "env":
+        why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
+    else:
+        why = f"its queue {ref.value} is not declared in any input of this run"
+    loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
+    return Note(
+        f"{what} was not checked: {why} (lint the queue's template or Terraform with it, or give the deployed "
+        "queues with --queues-from)",
+        loc,
+        c.id,
+    )

@@ -1,0 +1,70 @@
+"""Consumers in application code and framework configuration (issue 25), read with tree-sitter grammars.
+
+One module per language (``python.py``, ``javascript.py`` for JavaScript and TypeScript, ``java.py``, ``go.py``,
+``csharp.py``, ``php.py``, ``ruby.py``) and per framework configuration file; each exposes
+
+    EXTENSIONS: tuple[str, ...]                       # the file suffixes (and names) it reads
+    def read(path: str, data: bytes) -> CodeResult    # pure: no I/O, no imports of other languages
+
+``read`` returns the consumers it found as ``visguard.linter.model.Consumer`` records with ``kind="worker"``,
+``platform`` (sdk | celery | sqs-consumer | spring | laravel | shoryuken), ``source`` (the language), a
+``location`` (file and line of the receive call or the framework's consumer), ``queue_ref``
+(``visguard.linter.consumers.QueueRef``: a literal URL/ARN/name, or ``env`` with the variable's name), and what
+the code sets: ``visibility_override`` (the VisibilityTimeout the receive sends; a framework option that
+replaces the queue's), ``heartbeat`` (True when the same consumer calls ChangeMessageVisibility or its framework
+extends), ``heartbeat_interval``, ``work_timeout`` (the framework's limit on one message: Celery
+``task_time_limit``, sqs-consumer ``handleMessageTimeout`` in seconds, Laravel ``--timeout``), ``stop_timeout``
+(a framework's shutdown wait), ``concurrency``, each located in ``Consumer.locations`` under its field name.
+Framework facts go in ``Consumer.settings`` under these keys (located under the same key):
+
+    wait_time, max_messages            ReceiveMessage's WaitTimeSeconds / MaxNumberOfMessages
+    created_visibility                 a visibility used only when the framework creates the queue (Celery)
+    delays                             [{"seconds", "what", "location"}]: countdown/eta/retry/backoff/release delays
+    acks_late, prefetch, tries         Celery task_acks_late, worker_prefetch_multiplier; Laravel --tries
+    zero_not_sent                      Go SDK v2: VisibilityTimeout 0 on receive is not sent (queue's applies)
+
+A value the code computes (not a literal, a constant of the same file or an environment variable's default) is
+left None and named in ``CodeResult.notes`` (visguard.linter.model.Note), never guessed. Environment variables a
+file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). A file that does not parse
+is not an error of the run: tree-sitter recovers, and ``read`` reads what it can.
+
+Grammars are imported only when a file of their language is read (:func:`parser`).
+"""
+
+from __future__ import annotations
+
+from visguard.records import Record, fresh
+
+GRAMMARS = {  # language -> (module, function returning the language pointer)
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "java": ("tree_sitter_java", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "ruby": ("tree_sitter_ruby", "language"),
+}
+
+_PARSERS: dict[str, object] = {}
+
+
+class CodeResult(Record):
+    """What one file says: consumers (with ``queue_ref``), environment bindings, and notes."""
+
+    __slots__ = {"consumers": fresh(list), "env": fresh(list), "notes": fresh(list)}
+
+
+def parser(language: str):
+    """A tree-sitter parser for ``language`` (a key of :data:`GRAMMARS`), its grammar imported on first use."""
+    p = _PARSERS.get(language)
+    if p is None:
+        import importlib
+
+        import tree_sitter
+
+        module, fn = GRAMMARS[language]
+        lang = tree_sitter.Language(getattr(importlib.import_module(module), fn)())
+        p = _PARSERS[language] = tree_sitter.Parser(lang)
+    return p
