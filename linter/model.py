@@ -173,6 +173,26 @@ class Observed(Value):
     }
 
 
+class Subscription(Record):
+    """An SNS topic's subscription that delivers to a queue (issue 24): not a consumer (SNS sends, it does not
+    receive), but its own redrive policy catches delivery failures SNS -> SQS, separate from the queue's.
+    ``topic``: the topic's id or reference as written; ``topic_fifo``: True/False when known; ``redrive``: the
+    subscription's dead-letter queue as a queue id of the model (``redrive_ref`` as written when it is not one);
+    ``raw_delivery``: RawMessageDelivery."""
+
+    __slots__ = {
+        "id": REQUIRED,
+        "location": REQUIRED,
+        "topic": None,
+        "topic_fifo": None,
+        "redrive": None,
+        "redrive_ref": None,
+        "raw_delivery": None,
+        "source": None,
+        "locations": fresh(dict),
+    }
+
+
 class Queue(Record):
     """One SQS queue as written, with its redrive policy, consumers and suppressions.
 
@@ -207,6 +227,7 @@ class Queue(Record):
         "redrive_allow": None,
         "created_by": None,
         "observed": None,
+        "subscriptions": fresh(list),  # SNS subscriptions delivering to this queue (Subscription)
     }
 
     def location_of(self, name: str) -> Location:
