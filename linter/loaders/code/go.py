@@ -107,7 +107,16 @@ class _File:
                 typ = _type(n)
                 heartbeat |= typ in ("ChangeMessageVisibilityInput", "ChangeMessageVisibilityBatchInput")
                 if typ == "ReceiveMessageInput":
-                    self.receive(n)
+                    body = n.child_by_field_name("body")
+                    self.receive(n, body.named_children if body is not None else [])
+            elif n.type == "ERROR":  # a truncated literal: its type, then its fields as siblings
+                kids = n.named_children
+                for i, k in enumerate(kids):
+                    if k.type == "qualified_type" and text(k).rsplit(".", 1)[-1] == "ReceiveMessageInput":
+                        j = i + 1
+                        while j < len(kids) and kids[j].type == "keyed_element":
+                            j += 1
+                        self.receive(k, kids[i + 1 : j])
             elif n.type == "selector_expression":
                 f = text(n.child_by_field_name("field"))
                 heartbeat |= f in _HEARTBEAT or f.removesuffix("WithContext") in _HEARTBEAT
@@ -126,12 +135,11 @@ class _File:
         for c in r.result.consumers:
             c.heartbeat = heartbeat
 
-    def receive(self, lit) -> None:
+    def receive(self, lit, elements) -> None:
         r = self.r
         c = r.consumer(lit, "sdk")
         c.locations["queue_ref"] = c.location
-        body = lit.child_by_field_name("body")
-        for el in body.named_children if body is not None else []:
+        for el in elements:
             if el.type != "keyed_element" or len(el.named_children) < 2:
                 continue
             key, val = el.named_children[0], el.named_children[-1]
