@@ -60,6 +60,7 @@ class Reader:
         self.path = path
         self.source = source
         self.result = CodeResult()
+        self._ids: set[str] = set()
 
     def loc(self, node) -> Location:
         return Location(self.path, line=line(node), column=node.start_point[1] + 1)
@@ -76,8 +77,9 @@ class Reader:
             location=self.loc(node),
             **fields,
         )
-        if any(x.id == c.id for x in self.result.consumers):
+        if c.id in self._ids:
             c.id = f"{c.id}:{node.start_point[1] + 1}"
+        self._ids.add(c.id)
         self.result.consumers.append(c)
         return c
 

@@ -50,7 +50,12 @@ _CONTAINER_TYPES = {
     "SqsMessageListenerContainer",
 }
 _DURATION = {"ofSeconds": 1, "ofMinutes": 60, "ofHours": 3600, "ofMillis": 0.001, "ofDays": 86_400}
-_HEARTBEAT = {"changeMessageVisibility", "changeMessageVisibilityBatch"}
+_HEARTBEAT = {
+    "changeMessageVisibility",
+    "changeMessageVisibilityBatch",
+    "changeMessageVisibilityAsync",
+    "changeMessageVisibilityBatchAsync",
+}
 _HEARTBEAT_TYPES = {"ChangeMessageVisibilityRequest", "ChangeMessageVisibilityBatchRequest"}
 
 
@@ -172,7 +177,7 @@ class _File:
         for n in self.nodes:
             if n.type == "method_invocation":
                 name = text(n.child_by_field_name("name"))
-                heartbeat |= name in _HEARTBEAT or name in {m + "Async" for m in _HEARTBEAT}
+                heartbeat |= name in _HEARTBEAT
                 spring_heartbeat |= name in ("changeTo", "changeToAsync")
             elif n.type == "type_identifier" or n.type == "identifier":
                 heartbeat |= text(n) in _HEARTBEAT_TYPES
