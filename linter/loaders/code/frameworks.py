@@ -1,0 +1,416 @@
+"""SQS consumers in framework configuration that is not code: Laravel worker commands, Shoryuken, Spring.
+
+- ``Procfile`` and Supervisor ``*.conf`` (``[program:x]`` ``command=``): ``php artisan queue:work|queue:listen
+  [connection] --timeout=N --tries=N --backoff=N --queue=a,b``, the command line split like a shell does
+  (shlex; ``sh -c '...'`` is split once more). One consumer per queue (platform ``laravel``, source ``procfile``
+  or ``supervisor``): ``work_timeout`` = ``--timeout`` (facts.LARAVEL_WORK_TIMEOUT_DEFAULT when the flag is
+  absent, located at the command), ``settings["tries"]``, ``--backoff`` -> ``settings["delays"]``,
+  ``settings["connection"]``; Supervisor ``numprocs`` -> ``concurrency``, ``stopwaitsecs`` -> ``stop_timeout``.
+  The queue: each name of ``--queue``; without it the connection's default queue, which Laravel's stock
+  ``config/queue.php`` reads from ``SQS_QUEUE``, so ``QueueRef("env", "SQS_QUEUE")`` (the join then finds it
+  through ``.env``/ECS/Kubernetes bindings, or reports it unjoined). Workers of a connection named like a
+  non-SQS driver (redis, database, beanstalkd, sync) are not SQS consumers.
+- ``config/shoryuken.yml``: one consumer per queue of ``queues`` (and ``groups``), platform ``shoryuken``:
+  ``concurrency``, ``stop_timeout`` = ``timeout`` (facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT when absent). A
+  queue written as ``<%= ENV['X'] %>`` is ``QueueRef("env", "X")``.
+- Spring ``application.yml``/``.yaml``/``.properties``: ``spring.cloud.aws.sqs.listener.*`` defaults
+  (``max-concurrent-messages`` -> concurrency, ``max-messages-per-poll``, ``poll-timeout``) as one consumer with
+  ``settings["scope"] = "defaults"`` and no queue (they apply to every listener without its own values); and
+  an ``EnvBinding`` per property that names a queue (a URL/ARN literal, or a key ending in ``queue``/``queue-name``
+  /``queue-url``), so ``@SqsListener("${app.queue}")`` (java.py: ``QueueRef("env", "app.queue")``) joins.
+YAML is read with visguard's bounded decoder; a file it refuses is a note, never an exception.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+
+from visguard import facts
+from visguard.errors import VisguardError
+from visguard.linter.consumers import EnvBinding, QueueRef, parse_duration
+from visguard.linter.model import Consumer, Location, Note
+
+from . import CodeResult
+
+EXTENSIONS = (
+    "Procfile",
+    ".conf",
+    "shoryuken.yml",
+    "shoryuken.yaml",
+    "application.yml",
+    "application.yaml",
+    "application.properties",
+)
+MAX_BYTES = 2_000_000
+_NOT_SQS = {"redis", "database", "beanstalkd", "sync", "null", "rabbitmq", "failover"}
+_SPRING_LISTENER = "spring.cloud.aws.sqs.listener."
+_SPRING_KEYS = {  # normalised key -> (field, kind)
+    "maxconcurrentmessages": ("concurrency", "int"),
+    "maxmessagesperpoll": ("max_messages", "int"),
+    "polltimeout": ("wait_time", "duration"),
+    "messagevisibility": ("visibility_override", "duration"),
+}
+
+
+def read(path: str, data: bytes) -> CodeResult:
+    text = data[:MAX_BYTES].decode("utf-8", "replace")
+    name = posixpath.basename(path.replace("\\", "/"))
+    r = _Out(path)
+    if name == "Procfile" or name.startswith("Procfile."):
+        _procfile(r, text)
+    elif name.endswith(".conf"):
+        _supervisor(r, text)
+    elif name.startswith("shoryuken."):
+        _shoryuken(r, text)
+    elif name.startswith("application") and name.endswith(".properties"):
+        _spring(r, _properties(text))
+    elif name.startswith("application"):
+        _spring(r, _yaml_flat(r, text))
+    return r.result
+
+
+class _Out:
+    def __init__(self, path: str):
+        self.path = path
+        self.result = CodeResult()
+
+    def loc(self, line: int | None) -> Location:
+        return Location(self.path, line=line)
+
+    def note(self, message: str, line: int | None) -> None:
+        where = f" (line {line})" if line else ""
+        self.result.notes.append(Note(f"{message}{where}", self.loc(line), self.path))
+
+    def consumer(self, line: int, platform: str, source: str, suffix: str = "") -> Consumer:
+        c = Consumer(
+            id=f"{self.path}:{line}{suffix}",
+            kind="worker",
+            platform=platform,
+            source=source,
+            location=self.loc(line),
+        )
+        self.result.consumers.append(c)
+        return c
+
+    def set(self, c: Consumer, field: str, value, line: int | None) -> None:
+        if field in Consumer.__slots__:
+            setattr(c, field, value)
+        else:
+            c.settings[field] = value
+        c.locations[field] = self.loc(line)
+
+
+def _ref(value: str, loc: Location) -> QueueRef:
+    kind = (
+        "url" if value.startswith(("https://", "http://")) else "arn" if value.startswith("arn:") else "name"
+    )
+    return QueueRef(kind, value, loc)
+
+
+def _link(c: Consumer, ref: QueueRef) -> None:
+    c.queue_ref = ref
+    c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
+    c.link_ref = ref.value
+    c.locations["queue_ref"] = ref.location
+
+
+def _int(value) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and value.strip().isdigit() and len(value.strip()) < 10:
+        return int(value.strip())
+    return None
+
+
+# ------------------------------------------------------------------------------------------- Laravel workers
+def _worker(r: _Out, command: str, line: int, source: str, extra: dict | None = None) -> None:
+    """The ``php artisan queue:work`` consumers of one command line, if it is one."""
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError as exc:
+        if "artisan" in command and "queue:" in command:
+            r.note(f"the worker command cannot be split like a shell does ({exc})", line)
+        return
+    for i, w in enumerate(words[:-1]):  # sh -c 'php artisan queue:work ...'
+        if w in ("-c", "-lc") and posixpath.basename(words[i - 1] if i else "") in (
+            "sh",
+            "bash",
+            "zsh",
+            "dash",
+        ):
+            try:
+                words = words[: i - 1] + shlex.split(words[i + 1], comments=True)
+            except ValueError:
+                return
+            break
+    at = next(
+        (
+            i
+            for i, w in enumerate(words[1:], 1)
+            if w in ("queue:work", "queue:listen") and words[i - 1].endswith("artisan")
+        ),
+        None,
+    )
+    if at is None:
+        return
+    flags: dict[str, str] = {}
+    connection = None
+    rest = words[at + 1 :]
+    i = 0
+    while i < len(rest):
+        w = rest[i]
+        if w.startswith("--"):
+            key, eq, val = w[2:].partition("=")
+            if (
+                not eq
+                and i + 1 < len(rest)
+                and not rest[i + 1].startswith("-")
+                and key in ("timeout", "tries", "queue", "backoff")
+            ):
+                val, i = rest[i + 1], i + 1
+            flags[key] = val
+        elif connection is None and not w.startswith("-"):
+            if w in ("&&", ";", "|", "||"):
+                break
+            connection = w
+        i += 1
+    if connection is not None and connection.lower() in _NOT_SQS:
+        return
+    queues = [q for q in flags.get("queue", "").split(",") if q] or [None]
+    for queue in queues:
+        c = r.consumer(line, "laravel", source, f":{queue}" if len(queues) > 1 else "")
+        c.heartbeat = False
+        c.locations["queue_ref"] = c.location
+        if connection is not None:
+            r.set(c, "connection", connection, line)
+        if queue is not None:
+            _link(c, _ref(queue, r.loc(line)))
+        else:
+            _link(c, QueueRef("env", "SQS_QUEUE", r.loc(line)))
+        timeout = _int(flags.get("timeout"))
+        if "timeout" in flags and timeout is None:
+            r.note(f"queue:work --timeout={flags['timeout']} is not a number of seconds", line)
+        r.set(c, "work_timeout", timeout if timeout is not None else facts.LARAVEL_WORK_TIMEOUT_DEFAULT, line)
+        if _int(flags.get("tries")) is not None:
+            r.set(c, "tries", _int(flags["tries"]), line)
+        for b in (flags.get("backoff") or "").split(","):
+            if _int(b) is not None:
+                c.settings.setdefault("delays", []).append(
+                    {"seconds": _int(b), "what": "--backoff", "location": r.loc(line)}
+                )
+                c.locations["delays"] = r.loc(line)
+        for field, (value, vline) in (extra or {}).items():
+            r.set(c, field, value, vline)
+
+
+def _procfile(r: _Out, text: str) -> None:
+    for n, raw in enumerate(text.splitlines(), 1):
+        name, colon, command = raw.partition(":")
+        if colon and name.strip() and not name.lstrip().startswith("#"):
+            _worker(r, command.strip(), n, "procfile")
+
+
+def _supervisor(r: _Out, text: str) -> None:
+    """``[program:x]`` sections: ``command``, ``numprocs``, ``stopwaitsecs`` (continuation lines joined)."""
+    sections: list[dict] = []
+    current: dict | None = None
+    last = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if not stripped or stripped[0] in "#;":
+            continue
+        if stripped.startswith("[") and stripped.endswith("]"):
+            current = {} if stripped[1:-1].strip().startswith("program:") else None
+            if current is not None:
+                sections.append(current)
+            last = None
+            continue
+        if current is None:
+            continue
+        if raw[:1] in (" ", "\t") and last is not None:
+            value, line = current[last]
+            current[last] = (f"{value} {stripped}", line)
+            continue
+        key, eq, value = stripped.partition("=")
+        if eq:
+            last = key.strip()
+            current[last] = (value.strip(), n)
+    for sec in sections:
+        if "command" not in sec:
+            continue
+        extra = {}
+        if _int(sec.get("numprocs", (None,))[0]) is not None:
+            extra["concurrency"] = (_int(sec["numprocs"][0]), sec["numprocs"][1])
+        if _int(sec.get("stopwaitsecs", (None,))[0]) is not None:
+            extra["stop_timeout"] = (_int(sec["stopwaitsecs"][0]), sec["stopwaitsecs"][1])
+        command, line = sec["command"]
+        _worker(r, command, line, "supervisor", extra)
+
+
+# ------------------------------------------------------------------------------------------- YAML
+def _documents(r: _Out, text: str) -> list:
+    """The YAML documents of ``text`` (split at ``---``, lines kept), each decoded by visguard's bounded decoder."""
+    from visguard.linter.loaders.decode import loads_yaml
+
+    lines = text.splitlines()
+    starts = [0] + [i + 1 for i, x in enumerate(lines) if x.rstrip() == "---"]
+    ends = [s - 1 for s in starts[1:]] + [len(lines)]
+    docs = []
+    for start, end in zip(starts, ends, strict=True):
+        part = "\n" * start + "\n".join(lines[start:end])
+        try:
+            doc = loads_yaml(part, file=r.path)
+        except (VisguardError, RecursionError) as exc:
+            r.note(f"not read: {getattr(exc, 'message', None) or str(exc).splitlines()[0][:200]}", start + 1)
+            continue
+        if doc is not None:
+            docs.append(doc)
+    return docs
+
+
+def _line(node, key) -> int | None:
+    pos = getattr(node, "key_pos", {}).get(key)
+    return pos[0] if pos else getattr(node, "line", None)
+
+
+def _erb_env(value: str) -> str | None:
+    """``<%= ENV['X'] %>`` / ``<%= ENV.fetch('X') %>``: the variable's name (read with the Ruby grammar)."""
+    body = value.strip()
+    if not (body.startswith("<%=") and body.endswith("%>")):
+        return None
+    from . import ruby
+
+    res = ruby._File(ruby.Reader("erb", "ruby"), ruby.parse("ruby", body[3:-2].strip().encode()))
+    nodes = [n for n in res.nodes if n.type in ("element_reference", "call")]
+    if nodes:
+        v = res.value(nodes[0])
+        if v.kind == "env":
+            return v.value
+    return None
+
+
+def _shoryuken(r: _Out, text: str) -> None:
+    for doc in _documents(r, text):
+        if not isinstance(doc, dict):
+            continue
+        groups = [(doc, None)]
+        if isinstance(doc.get("groups"), dict):
+            groups += [(g, name) for name, g in doc["groups"].items() if isinstance(g, dict)]
+        timeout = _int(doc.get("timeout"))
+        if "timeout" in doc and timeout is None:
+            r.note(f"shoryuken timeout {doc['timeout']!r} is not a number of seconds", _line(doc, "timeout"))
+        for g, gname in groups:
+            queues = g.get("queues")
+            if not isinstance(queues, list):
+                continue
+            concurrency = _int(g.get("concurrency", doc.get("concurrency")))
+            cline = _line(g if "concurrency" in g else doc, "concurrency")
+            qline = _line(g, "queues")
+            for index, q in enumerate(queues, 1):
+                name = q[0] if isinstance(q, list) and q else q
+                if not isinstance(name, str):
+                    r.note(f"a Shoryuken queue entry {str(q)[:60]} is not a name", qline)
+                    continue
+                suffix = f":{name}" if "<%" not in name else f":{index}"
+                c = r.consumer(qline or 1, "shoryuken", "yaml", suffix)
+                env = _erb_env(name)
+                if env is not None:
+                    _link(c, QueueRef("env", env, r.loc(qline)))
+                elif "<%" in name:
+                    c.locations["queue_ref"] = r.loc(qline)
+                    r.note(f"the Shoryuken queue {name[:60]} is computed by ERB: not joined", qline)
+                else:
+                    _link(c, _ref(name, r.loc(qline)))
+                if concurrency is not None:
+                    r.set(c, "concurrency", concurrency, cline)
+                if gname is not None:
+                    c.settings["group"] = gname
+                if timeout is not None:
+                    r.set(c, "stop_timeout", timeout, _line(doc, "timeout"))
+                else:
+                    c.stop_timeout = facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT
+
+
+# ------------------------------------------------------------------------------------------- Spring
+def _yaml_flat(r: _Out, text: str) -> dict:
+    """Dotted keys -> (scalar, line) of every document (later documents, e.g. profiles, do not override)."""
+    out: dict = {}
+    for doc in _documents(r, text):
+        stack = [("", doc, None)]
+        while stack:
+            prefix, node, line = stack.pop()
+            if isinstance(node, dict):
+                for k, v in node.items():
+                    stack.append((f"{prefix}.{k}" if prefix else str(k), v, _line(node, k)))
+            elif not isinstance(node, list) and prefix and prefix not in out:
+                out[prefix] = (node, line)
+    return out
+
+
+def _properties(text: str) -> dict:
+    out: dict = {}
+    for n, raw in enumerate(text.splitlines(), 1):
+        s = raw.strip()
+        if not s or s[0] in "#!":
+            continue
+        cut = min((i for i in (s.find("="), s.find(":")) if i > 0), default=-1)
+        if cut > 0:
+            out.setdefault(s[:cut].strip(), (s[cut + 1 :].strip(), n))
+    return out
+
+
+def _norm(key: str) -> str:
+    return key.replace("-", "").replace("_", "").lower()
+
+
+def _names_queue(key: str, value) -> bool:
+    if not isinstance(value, str) or not value or "${" in value:
+        return False
+    if value.startswith(("https://sqs.", "arn:aws")) and ("sqs" in value):
+        return True
+    last = _norm(key.rsplit(".", 1)[-1])
+    return last.endswith(("queue", "queuename", "queueurl"))
+
+
+def _spring(r: _Out, props: dict) -> None:
+    listener = {k: v for k, v in props.items() if k.startswith(_SPRING_LISTENER)}
+    if listener:
+        first = min((line or 1) for _, line in listener.values())
+        c = r.consumer(first, "spring", "yaml" if not r.path.endswith(".properties") else "properties")
+        c.settings["scope"] = "defaults"
+        c.heartbeat = False
+        c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
+        for key, (value, line) in listener.items():
+            spec = _SPRING_KEYS.get(_norm(key[len(_SPRING_LISTENER) :]))
+            if spec is None:
+                continue
+            field, kind = spec
+            number = _int(value) if kind == "int" else _spring_duration(value)
+            if number is None:
+                r.note(f"{key} = {str(value)[:60]} is not read (a placeholder or not a number)", line)
+            else:
+                r.set(c, field, number, line)
+    for key, (value, line) in props.items():
+        if _names_queue(key, value):
+            r.result.env.append(
+                EnvBinding(key, workload=r.path, ref=_ref(value, r.loc(line)), location=r.loc(line))
+            )
+
+
+def _spring_duration(value) -> float | None:
+    """Spring Boot Duration: ``10s``, ``1m``, ``PT30S``; a bare number is milliseconds."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value / 1000
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    if v.upper().startswith("PT"):
+        return parse_duration(v[2:].lower())
+    if v.isdigit():
+        return int(v) / 1000
+    return parse_duration(v)

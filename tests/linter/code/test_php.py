@@ -1,0 +1,164 @@
+"""PHP consumers: AWS SDK receiveMessage, Laravel config/queue.php connections and job classes."""
+
+from __future__ import annotations
+
+from visguard.linter.loaders.code import php
+
+QUEUE_CONFIG = b"""<?php
+
+return [
+    'default' => env('QUEUE_CONNECTION', 'sync'),
+
+    'connections' => [
+        'sync' => [
+            'driver' => 'sync',
+        ],
+        'redis' => [
+            'driver' => 'redis',
+            'connection' => 'default',
+            'queue' => env('REDIS_QUEUE', 'default'),
+            'retry_after' => 90,
+        ],
+        'sqs' => [
+            'driver' => 'sqs',
+            'key' => env('AWS_ACCESS_KEY_ID'),
+            'secret' => env('AWS_SECRET_ACCESS_KEY'),
+            'prefix' => env('SQS_PREFIX', 'https://sqs.us-east-1.amazonaws.com/your-account-id'),
+            'queue' => env('SQS_QUEUE', 'default'),
+            'suffix' => env('SQS_SUFFIX'),
+            'region' => env('AWS_DEFAULT_REGION', 'us-east-1'),
+            'after_commit' => false,
+        ],
+        'sqs-reports' => [
+            'driver' => 'sqs',
+            'queue' => 'https://sqs.us-east-1.amazonaws.com/123456789012/reports',
+            'retry_after' => 600,
+        ],
+    ],
+];
+"""
+
+
+def test_laravel_config_one_consumer_per_sqs_connection():
+    res = php.read("config/queue.php", QUEUE_CONFIG)
+    default, reports = res.consumers
+    assert (default.platform, default.source) == ("laravel", "php")
+    assert default.settings["connection"] == "sqs" and default.location.line == 16
+    assert (default.queue_ref.kind, default.queue_ref.value) == ("env", "SQS_QUEUE")
+    assert default.locations["queue_ref"].line == 21
+    assert default.work_timeout is None and default.heartbeat is False
+    assert (reports.queue_ref.kind, reports.settings["connection"]) == ("url", "sqs-reports")
+    assert [n.location.line for n in res.notes] == [29]  # retry_after of the SQS connection only
+    assert "retry_after" in res.notes[0].message
+
+
+def test_laravel_literal_queue_name_with_literal_suffix():
+    data = b"<?php return ['connections' => ['sqs' => ['driver' => 'sqs', 'queue' => 'emails', 'suffix' => '-prod']]];"
+    (c,) = php.read("config/queue.php", data).consumers
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("name", "emails-prod")
+
+
+JOB = b"""<?php
+
+namespace App\\Jobs;
+
+use Illuminate\\Bus\\Queueable;
+use Illuminate\\Contracts\\Queue\\ShouldQueue;
+use Illuminate\\Queue\\InteractsWithQueue;
+
+class GenerateReport implements ShouldQueue
+{
+    use InteractsWithQueue, Queueable;
+
+    public $timeout = 600;
+    public $tries = 3;
+    public $backoff = [30, 120];
+
+    public function handle(ReportBuilder $builder)
+    {
+        if (! $builder->ready()) {
+            $this->release(45);
+            return;
+        }
+        $builder->run();
+    }
+}
+"""
+
+
+def test_job_class_timeout_tries_backoff_and_release():
+    res = php.read("app/Jobs/GenerateReport.php", JOB)
+    (c,) = res.consumers
+    assert (c.platform, c.work_timeout, c.settings["tries"]) == ("laravel", 600, 3)
+    assert c.settings["job_class"] == ["GenerateReport"] and c.queue_ref is None
+    assert [(d["seconds"], d["what"], d["location"].line) for d in c.settings["delays"]] == [
+        (30, "$backoff", 15),
+        (120, "$backoff", 15),
+        (45, "release", 20),
+    ]
+    assert c.locations["work_timeout"].line == 13 and c.locations["tries"].line == 14
+
+
+def test_jobs_of_one_queue_share_the_largest_timeout():
+    data = b"""<?php
+class A implements ShouldQueue { public $timeout = 120; public $queue = 'media'; }
+class B implements ShouldQueue { public $timeout = 900; public $queue = 'media'; }
+class C implements ShouldQueue { public $timeout = 30; }
+class NotAJob { public $timeout = 5000; }
+"""
+    media, other = php.read("app/Jobs/Media.php", data).consumers
+    assert (media.queue_ref.value, media.work_timeout, media.locations["work_timeout"].line) == (
+        "media",
+        900,
+        3,
+    )
+    assert media.settings["job_class"] == ["A", "B"]
+    assert other.queue_ref is None and other.work_timeout == 30
+
+
+SDK = b"""<?php
+use Aws\\Sqs\\SqsClient;
+
+const QUEUE_URL = 'https://sqs.eu-central-1.amazonaws.com/123456789012/imports';
+
+$client = new SqsClient(['region' => 'eu-central-1', 'version' => '2012-11-05']);
+while (true) {
+    $result = $client->receiveMessage([
+        'QueueUrl' => QUEUE_URL,
+        'MaxNumberOfMessages' => 10,
+        'WaitTimeSeconds' => 20,
+        'VisibilityTimeout' => 60,
+    ]);
+    foreach ($result->get('Messages') ?? [] as $message) {
+        import_rows($message['Body']);
+        $client->deleteMessage(['QueueUrl' => QUEUE_URL, 'ReceiptHandle' => $message['ReceiptHandle']]);
+    }
+}
+"""
+
+
+def test_sdk_receive_message_array_options():
+    res = php.read("bin/import.php", SDK)
+    (c,) = res.consumers
+    assert (c.platform, c.source, c.location.line) == ("sdk", "php", 8)
+    assert c.queue_ref.kind == "url" and c.queue_ref.value.endswith("/imports")
+    assert c.visibility_override == 60 and c.settings == {"max_messages": 10, "wait_time": 20}
+    assert c.heartbeat is False and c.locations["visibility_override"].line == 12
+    assert res.notes == []
+
+
+def test_sdk_env_queue_heartbeat_and_options_variable():
+    data = b"""<?php
+$params = ['QueueUrl' => getenv('IMPORT_QUEUE'), 'VisibilityTimeout' => $timeout];
+$r = $sqs->receiveMessage($params);
+$sqs->changeMessageVisibility(['QueueUrl' => getenv('IMPORT_QUEUE'), 'VisibilityTimeout' => 300]);
+"""
+    res = php.read("w.php", data)
+    (c,) = res.consumers
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "IMPORT_QUEUE") and c.heartbeat is True
+    assert c.visibility_override is None and len(res.notes) == 1 and res.notes[0].location.line == 2
+
+
+def test_garbage_deep_nesting_and_binary_never_raise():
+    for data in (b"\x00\x9f" * 4000, b"<?php $a = " + b"[" * 20_000, QUEUE_CONFIG[:500], b"<?php \xff\xfe"):
+        assert isinstance(php.read("bad.php", data).consumers, list)
