@@ -13,6 +13,10 @@ resource block. This module turns a change into a text edit there:
   ``aws_sqs_queue "<name>_dlq"`` block after the queue's, keeping messages 14 days, and the queue's one-line
   ``redrive_policy = jsonencode({ deadLetterTargetArn = ..., maxReceiveCount = N })``; for a FIFO queue named
   ``"<name>.fifo"``, a FIFO dead-letter queue ``"<name>-dlq.fifo"``;
+- a worker consumer (issue 24): a container's ``stopTimeout`` inside ``jsonencode([{ ... }])`` is edited where
+  written, or added to the container's object literal on a line of its own; an ``aws:elasticbeanstalk:sqsd``
+  setting's ``value`` is edited where written (a quoted number stays quoted), or a ``setting`` block is added
+  after the environment's last argument or block;
 - anything else is left alone with the reason: an expression or reference (``var.x ? ... : ...``,
   ``max(...)``), a variable or local the root module uses more than once (its ``default``, ``.tfvars`` value or
   ``locals`` entry would change every use), a file that does not parse, a file outside the linted root module
@@ -134,19 +138,15 @@ def _number(literal, tree: Tree) -> bool:
     return lit.type == "numeric_lit" and bool(re.fullmatch(r"[0-9.eE+-]+", tree.src.slice(lit)))
 
 
-def _find(tree: Tree, line: int, column: int):
-    """The attribute, object element or block written at (line, column)."""
+def _find(tree: Tree, line: int, column: int, types=("attribute", "object_elem", "block")):
+    """The attribute, object element or block (or another of ``types``) written at (line, column)."""
     stack = [tree.root]
     while stack:
         node = stack.pop()
         row = node.start_point.row + 1
         if row > line or node.end_point.row + 1 < line:
             continue
-        if (
-            node.type in ("attribute", "object_elem", "block")
-            and row == line
-            and tree.src.column(node) == column
-        ):
+        if node.type in types and row == line and tree.src.column(node) == column:
             return node
         stack.extend(reversed(node.children))
     return None
@@ -176,10 +176,15 @@ def edit_for(change: Change, tree: Tree, lines: list[str], taken: set[str] = fro
     loc = change.location
     if loc is None or loc.line is None or loc.column is None:
         raise CannotFix("the loader does not know where the value is written")
-    node = _find(tree, loc.line, loc.column)
+    consumer = _consumer_kind(change)
+    types = ("attribute", "object_elem", "block") + (("object",) if consumer == "ecs" else ())
+    node = _find(tree, loc.line, loc.column, types)
     if node is None:
         raise CannotFix("the value is not where the loader read it (the file changed?)")
     where = (loc.line, loc.column)
+    if consumer is not None and node.type in ("block", "object"):
+        arg, place = _add_consumer_setting(change, consumer, node, tree, lines)
+        return [((*where, arg), change.value, place)]
     if change.field == "redrive":
         if node.type != "block":
             raise CannotFix("the queue's block is not where the loader read it")
@@ -204,6 +209,81 @@ def edit_for(change: Change, tree: Tree, lines: list[str], taken: set[str] = fro
 
     render(change.value)  # a value visguard does not write is refused here
     return [((*where, ""), change.value, (start, end, render))]
+
+
+# ------------------------------------------------------------------------------------------ worker consumers
+# a consumer change on a worker consumer (issue 24): the container's stopTimeout inside
+# ``jsonencode([{ ... }])``, or an ``aws:elasticbeanstalk:sqsd`` setting block's value
+_SQSD_FIELDS = {
+    "visibility_override": "VisibilityTimeout",
+    "inactivity_timeout": "InactivityTimeout",
+    "work_timeout": "InactivityTimeout",
+}
+
+
+def _consumer_kind(change: Change) -> str | None:
+    """ "ecs" / "beanstalk" for a consumer change of a task definition's or a worker environment's setting."""
+    if change.scope != "consumer":
+        return None
+    rtype = re.sub(r"^(?:module\.[^.]+\.)*", "", change.target).split(".", 1)[0]
+    if rtype == "aws_ecs_task_definition" and change.field == "stop_timeout":
+        return "ecs"
+    if rtype == "aws_elastic_beanstalk_environment" and change.field in _SQSD_FIELDS:
+        return "beanstalk"
+    return None
+
+
+def _add_consumer_setting(change: Change, kind: str, node, tree: Tree, lines: list[str]):
+    """(what is added, (start, end, render)): ``stopTimeout = N`` in a container's object literal, or a
+    ``setting`` block of the sqsd namespace in a worker environment."""
+    from visguard.facts import SQSD_NAMESPACE
+    from visguard.linter.loaders.terraform.hcl import block_parts
+
+    if kind == "ecs":
+        if node.type != "object":
+            raise CannotFix(
+                "container_definitions is not a jsonencode([...]) of object literals: add stopTimeout to the "
+                "container by hand"
+            )
+        elems = [c for c in node.named_children if c.type == "object_elem"]
+        if any(tree.src.slice(e.named_children[0]).strip().strip('"') == "stopTimeout" for e in elems):
+            raise CannotFix("stopTimeout is already written in the container")
+        if not elems or node.end_point.row == elems[-1].end_point.row:
+            raise CannotFix("a container object without elements on lines of their own")
+        last = elems[-1]
+        indent = " " * (tree.src.column(last) - 1)
+        end_line = last.end_point.row + 1
+        after = lines[end_line - 1][tree.src.column(last) - 1 :].rstrip("\n")
+        if "," in after and not after.rstrip().endswith(","):
+            raise CannotFix("the container's last element shares its line with another")
+
+        def render_stop(value):
+            return f"{indent}stopTimeout = {words.literal(change.replace(value=value))}\n"
+
+        render_stop(change.value)
+        at = _offset(lines, end_line + 1, 1)
+        return "stopTimeout", (at, at, render_stop)
+    labels, body = block_parts(node, tree.src)
+    if labels[:2] != ["resource", "aws_elastic_beanstalk_environment"]:
+        raise CannotFix("the setting is not written here and the place is not the worker environment's block")
+    option = _SQSD_FIELDS[change.field]
+    children = [c for c in body.children if c.type in ("attribute", "block")] if body is not None else []
+    if not children or node.end_point.row == children[-1].end_point.row:
+        raise CannotFix("a block without arguments on lines of their own")
+    last = children[-1]
+    pad = " " * (tree.src.column(last) - 1)
+    inner = pad + "  "
+    at = _offset(lines, last.end_point.row + 2, 1)
+
+    def render_setting(value):
+        v = words.literal(change.replace(value=value))
+        return (
+            f'\n{pad}setting {{\n{inner}namespace = "{SQSD_NAMESPACE}"\n{inner}name      = "{option}"\n'
+            f'{inner}value     = "{v}"\n{pad}}}\n'
+        )
+
+    render_setting(change.value)
+    return f"setting:{option}", (at, at, render_setting)
 
 
 def _written(tree: Tree, expr) -> str:

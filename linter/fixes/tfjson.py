@@ -5,6 +5,9 @@
   place, keeping its quoting (``"60"`` stays a string: Terraform converts it);
 - an argument missing from an ``aws_sqs_queue`` or ``aws_lambda_event_source_mapping`` object is added as the
   object's first member, on a line of its own with the indentation of the member after it;
+- a worker consumer's setting written as a literal (an sqsd ``setting`` element's ``"value": "600"``) is
+  rewritten in place like any other; one that is not written is left to a person (a new ``setting`` element, a
+  ``stopTimeout`` inside a JSON string);
 - anything else is left alone with the reason: a template string (``"${var.timeout * 6}"``), a missing
   dead-letter queue (a new resource object and its JSON-encoded redrive policy: by hand), an object written on
   one line.
@@ -23,6 +26,14 @@ from visguard.linter.fixes.core import Adapter, CannotFix, Edit, splice
 from visguard.linter.model import Change
 
 _DECODER = json.JSONDecoder()
+# worker consumer settings (issue 24) that are edited where written, never added in JSON syntax
+_WORKER_FIELDS = {
+    "stop_timeout": "the container's stopTimeout",
+    "visibility_override": "the sqsd VisibilityTimeout setting",
+    "inactivity_timeout": "the sqsd InactivityTimeout setting",
+    "work_timeout": "the sqsd InactivityTimeout setting",
+    "heartbeat_interval": "the heartbeat interval",
+}
 _WS = " \t\r\n"
 
 
@@ -72,6 +83,8 @@ def edit_for(change: Change, text: str, starts: list[int]) -> list[tuple]:
     start = _skip_ws(text, i + 1)
     value, end = _DECODER.raw_decode(text, start)
     where = (loc.line, loc.column)
+    if isinstance(value, dict) and change.scope == "consumer" and change.field in _WORKER_FIELDS:
+        raise CannotFix(f"{_WORKER_FIELDS[change.field]} is not written here: in JSON syntax, add it by hand")
     if isinstance(value, dict):  # the location is the block: the argument is missing
         arg, place = _insert(change, text, loc.path or "", value, start)
         return [((*where, arg), change.value, place)]

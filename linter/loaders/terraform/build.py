@@ -24,6 +24,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 from visguard.records import REQUIRED, Record, fresh, internal
 
 from .. import values
+from . import consumers
 from .files import excerpt
 from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown
 
@@ -66,6 +67,7 @@ ARGS = {
     FUNCTION: ("function_name", "timeout", "reserved_concurrent_executions"),
     ALIAS: ("name", "function_name"),
 }
+ARGS.update(consumers.ARGS)  # worker consumers (issue 24): consumers.py reads them
 # model field <- (resource argument) for queues and consumers
 QUEUE_FIELDS = {
     "visibility_timeout": "visibility_timeout_seconds",
@@ -211,7 +213,10 @@ class Builder:
 
     def build(self) -> Model:
         for r in self.res:
-            if r.unread is not None:
+            if r.unread is not None and r.type in consumers.ARGS:  # a consumer's resource: noted, never the
+                self.unread.add(r.address)  # input's one error (a root of workers may declare no queue)
+                self.notes.append(problem_note(r.unread, r.address, r.address, self.model.source_file))
+            elif r.unread is not None:
                 self.skip(r, r.unread)
         for r in self.res:
             if r.type == QUEUE and r.address not in self.unread:
@@ -242,6 +247,7 @@ class Builder:
         for r in self.res:
             if r.type == ESM:
                 self.mapping(r)
+        consumers.read(self)
         return self.model
 
     # queues ---------------------------------------------------------------------------------------------
@@ -523,6 +529,12 @@ class Builder:
                 return self.function_names[name], None
             return None, f"function {excerpt(name, 64)} is not declared in these files"
         return None, f"function_name is a {type(v).__name__}, not a function name or ARN"
+
+
+def problem_note(exc: VisguardError, address: str, what: str, file: str):
+    from .load import problem_note
+
+    return problem_note(exc, address, what, file)
 
 
 def _ref_text(v: Any) -> str | None:

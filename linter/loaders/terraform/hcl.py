@@ -493,7 +493,7 @@ def _json_blocks(btype, labels, node, remaining, parent, key, file, src, out) ->
 
 
 # arguments that are nested blocks in the resources visguard reads (everything else is an attribute)
-JSON_NESTED = {"scaling_config"}
+JSON_NESTED = {"scaling_config", "setting"}
 
 
 def _json_block(btype, labels, body: dict, file, src, line, col) -> Block:

@@ -20,6 +20,7 @@ from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record, fresh
 
 from .build import ARGS, Res, build_model
+from .consumers import NEEDED_BY, NESTED_BLOCKS
 from .evaluate import Env, _key_value, text_of
 from .files import _read_text, confined, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
@@ -140,6 +141,7 @@ class TerraformLoader(ModuleReader):
         self.files: list[str] = []  # every file read
         # data.aws_sqs_queue.x / data.aws_lambda_function.f -> (type, the name it looks up or None, where)
         self.data: dict[str, tuple[str, str | None, Location]] = {}
+        self.deferred: list = []  # (scope, block, type, address) of resources read only if needed
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
@@ -245,6 +247,9 @@ class TerraformLoader(ModuleReader):
             if rtype not in ARGS:
                 continue
             base = f"{scope.prefix}{rtype}.{rname}"
+            if rtype in NEEDED_BY:  # read only when the root has the consumer that needs it (collect_needed)
+                self.deferred.append((scope, block, rtype, base))
+                continue
             try:
                 instances = scope.instances(block, base)
             except VisguardError as exc:
@@ -252,8 +257,28 @@ class TerraformLoader(ModuleReader):
                 continue
             for address, env in instances:
                 self.resources.append(self.resource(scope, block, rtype, address, env))
+        for (dtype, dname), block in scope.mod.data.items():
+            rtype = f"data.{dtype}"
+            if rtype in NEEDED_BY:
+                self.deferred.append((scope, block, rtype, f"{scope.prefix}{rtype}.{dname}"))
         for name in scope.mod.modules:
             scope.module_obj(name)
+
+    def collect_needed(self) -> None:
+        """The resources a consumer reader needs (a task role's policies, a service of a task definition, a
+        pipe's target), read only when the root holds such a consumer: a root without one lints as fast."""
+        present = {r.type for r in self.resources}
+        for scope, block, rtype, base in self.deferred:
+            if NEEDED_BY[rtype] not in present:
+                continue
+            try:
+                instances = scope.instances(block, base)
+            except VisguardError as exc:
+                self.unreadable(exc, base)
+                continue
+            for address, env in instances:
+                self.resources.append(self.resource(scope, block, rtype, address, env))
+        self.deferred = []
 
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
         r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
@@ -261,6 +286,9 @@ class TerraformLoader(ModuleReader):
             try:
                 if "." in arg:
                     self.nested(scope, block, r, arg, env)
+                    continue
+                if arg in NESTED_BLOCKS and arg not in block.attrs:
+                    self.blocks_of(scope, block, r, arg, env)
                     continue
                 attr = block.attrs.get(arg)
                 if attr is None:
@@ -278,8 +306,100 @@ class TerraformLoader(ModuleReader):
                     scope, attr, env, address, ("maxReceiveCount", "deadLetterTargetArn")
                 ):
                     r.locations[f"{arg}.{key}"] = loc
+            elif arg == "container_definitions":
+                for key, loc in self.literal_locations(scope, attr, env, address):
+                    r.locations[f"{arg}{key}"] = loc
         r.suppressions = self.suppressions(block) + scope_suppressions(scope)
         return r
+
+    def blocks_of(self, scope: Scope, block: Block, r: Res, bname: str, env: Env) -> None:
+        """Repeated nested blocks (``setting { namespace = ... name = ... value = ... }``, ``statement {...}``)
+        and dynamic ones whose for_each is known, as a list of maps (the shape a plan gives them); each value
+        located at ``bname[i].name``. Blocks inside them become lists of maps too (``source_parameters {
+        sqs_queue_parameters { batch_size = 5 } }``)."""
+        out: list = []
+        self._blocks_into(scope, block, r, bname, env, bname, out, 0)
+        if out or block.nested(bname) or any(d.labels == [bname] for d in block.nested("dynamic")):
+            r.values[bname] = out
+
+    def _blocks_into(self, scope, block, r, bname, env, path, out, depth) -> None:
+        items: list[tuple[Block, Env]] = [(b, env) for b in block.nested(bname)]
+        for d in block.nested("dynamic"):
+            if d.labels != [bname] or "for_each" not in d.attrs or not d.nested("content"):
+                continue
+            coll = scope.eval_attr(d.attrs["for_each"], env)
+            if isinstance(coll, dict):
+                pairs = list(coll.items())
+            elif isinstance(coll, list):
+                pairs = list(enumerate(coll))
+            else:
+                self.note(d, f"{r.address}: dynamic {bname} ({_why(coll)}) is not known here", r.address)
+                continue
+            iterator = parse_name(d.attrs["iterator"]) if "iterator" in d.attrs else bname
+            scope.budget.spend(len(pairs))
+            content = d.nested("content")[0]
+            items += [(content, env.child(**{iterator: {"key": k, "value": v}})) for k, v in pairs]
+        for b, e in items:
+            i = len(out)
+            here = f"{path}[{i}]"
+            value: dict = {}
+            for name, attr in b.attrs.items():
+                value[name] = scope.eval_attr(attr, e)
+                r.locations[f"{here}.{name}"] = self.origin(scope, attr, e, r.address)
+            r.locations.setdefault(here, Location(b.file, b.line, b.column, path=f"{r.address}/{here}"))
+            if depth < 3:
+                for sub in {x.type for x in b.blocks} - {"dynamic", "content"}:
+                    inner: list = []
+                    self._blocks_into(scope, b, r, sub, e, f"{here}.{sub}", inner, depth + 1)
+                    value[sub] = inner
+            out.append(value)
+
+    def literal_locations(self, scope: Scope, attr: Attr, env: Env, owner: str) -> list[tuple[str, Location]]:
+        """(``[0].stopTimeout``, where it is written) for the elements of the list and object literals of an
+        argument (``jsonencode([{ name = "app", stopTimeout = 30 }])``, through a local or a variable's
+        default); ``[0]`` is where the first object starts. Bounded: the first 2,000 elements."""
+        target, owner, _ = self.origin_attr(scope, attr, env, owner)
+        if isinstance(target.expr, JsonExpr):
+            return []
+        node = _encoded_tuple(target.expr, target.src)
+        if node is None:
+            return []
+        src, out = target.src, []
+        stack = [(node, "")]
+        while stack and len(out) < 2000:
+            n, path = stack.pop()
+            if n.type == "tuple":
+                items = [c for c in n.named_children if c.type == "expression"]
+                for i, item in reversed(list(enumerate(items))):
+                    inner = _first_collection(item, shallow=True)
+                    if inner is not None:
+                        stack.append((inner, f"{path}[{i}]"))
+                continue
+            out.append(
+                (
+                    path,
+                    Location(
+                        target.file, n.start_point.row + 1, src.column(n), path=f"{owner}/{target.name}{path}"
+                    ),
+                )
+            )
+            for k, elem, v in _elements(n, src):
+                key = f"{path}.{k}"
+                out.append(
+                    (
+                        key,
+                        Location(
+                            target.file,
+                            elem.start_point.row + 1,
+                            src.column(elem),
+                            path=f"{owner}/{target.name}{key}",
+                        ),
+                    )
+                )
+                inner = _first_collection(v, shallow=True)
+                if inner is not None:
+                    stack.append((inner, key))
+        return out
 
     def nested(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
         """``scaling_config { maximum_concurrency = N }`` (or a dynamic block of one element)."""
@@ -490,6 +610,7 @@ class TerraformLoader(ModuleReader):
         scope.call_suppressions = []  # type: ignore[attr-defined]
         try:
             self.collect(scope)
+            self.collect_needed()
         except RecursionError:
             raise Bound("expression or module nesting too deep", file=self.root) from None
         notes: list[Note] = []
@@ -499,7 +620,12 @@ class TerraformLoader(ModuleReader):
             self.note(n.location, n.message, n.address)
         self.note_unknown_values(model)
         return TerraformModel(
-            queues=model.queues, source_file=model.source_file, notes=self.notes, files=self.files
+            queues=model.queues,
+            source_file=model.source_file,
+            notes=self.notes,
+            files=self.files,
+            pending=model.pending,
+            env=model.env,
         )
 
     def partial(self, model: Model) -> None:
@@ -636,6 +762,48 @@ def _elements(obj, src):
         if elem.type == "object_elem":
             k, v = _key_value(elem)
             yield src.slice(k).strip().strip('"'), elem, v
+
+
+def _first_collection(node, shallow: bool = False):
+    """The first tuple or object literal (in text order) inside ``node`` (``shallow``: only when ``node`` is
+    one, through its wrappers), or None."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.type in ("tuple", "object"):
+            return n
+        if n.type in ("function_call", "for_tuple_expr", "for_object_expr", "conditional") and shallow:
+            return None
+        kids = [c for c in n.children if c.type != "comment"]
+        if shallow and len(kids) != 1:
+            return None
+        stack.extend(reversed(kids))
+    return None
+
+
+def _encoded_tuple(node, src):
+    """The list literal an expression is, written as ``[...]`` or ``jsonencode([...])``, else None (its elements'
+    indexes are then those of the value)."""
+    from .evaluate import call_parts
+
+    for _ in range(8):
+        kids = [c for c in node.children if c.type != "comment"]
+        if node.type == "tuple":
+            return node
+        if node.type == "function_call":
+            name, args, expand = call_parts(node, src)
+            if name != "jsonencode" or len(args) != 1 or expand:
+                return None
+            node = args[0]
+        elif node.type in ("expression", "collection_value") and len(kids) == 1:
+            node = kids[0]
+        else:
+            return None
+    return None
+
+
+def _why(v) -> str:
+    return v.why if isinstance(v, Unknown) else "known only after apply"
 
 
 def _first_object(node):

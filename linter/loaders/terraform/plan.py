@@ -80,11 +80,19 @@ class _Plan:
         self.walk(self.pv.get("root_module") or {}, base, "", 0)
         res = [self.resource(r, jp, mod) for r, jp, mod in self.instances]
         problems: list = []
-        model = build_model(res, self.file, problems)
+        notes: list = []
+        model = build_model(res, self.file, problems, notes=notes)
         if problems and not model.queues:
             raise problems[0][0]  # nothing at all could be read: the input's one error
-        self.notes += [problem_note(*p, self.file) for p in problems]
-        return TerraformModel(queues=model.queues, source_file=self.file, notes=self.notes, files=[self.file])
+        self.notes += [problem_note(*p, self.file) for p in problems] + notes
+        return TerraformModel(
+            queues=model.queues,
+            source_file=self.file,
+            notes=self.notes,
+            files=[self.file],
+            pending=model.pending,
+            env=model.env,
+        )
 
     def list_at(self, node: dict, path: list) -> list:
         """``node[path[-1]]`` (written at ``path`` in the document): a list, or absent; anything else (a mapping

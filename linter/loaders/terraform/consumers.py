@@ -1,0 +1,731 @@
+"""Terraform worker consumers (issue 24): ECS task definitions, Elastic Beanstalk worker environments, EventBridge
+pipes, and the SNS subscriptions that deliver to a queue -> :class:`~visguard.linter.model.Consumer` records of the
+shared model (``linter/consumers.py``; reference/consumers.md §2.1-§2.4).
+
+Called by the model builder (``build.Builder``) once its queues are known, with the resources read (a root
+module's or a plan's); every resource type is indexed once. A consumer whose queue is declared in these files is
+attached to it; one named by a literal URL/ARN or a data source that is not declared here goes to
+``Model.pending`` with a :class:`~visguard.linter.consumers.QueueRef`, for ``linter.consumers.join``.
+
+Provider arguments read (registry.terraform.io/providers/hashicorp/aws/latest/docs):
+``aws_ecs_task_definition`` (family, container_definitions: environment, secrets, stopTimeout; task_role_arn,
+tags), ``aws_ecs_service`` (name, task_definition, desired_count), ``aws_appautoscaling_target`` (resource_id,
+max_capacity), the task role's policies (``aws_iam_role`` inline_policy, ``aws_iam_role_policy``,
+``aws_iam_policy`` + ``aws_iam_role_policy_attachment``, ``data.aws_iam_policy_document``), ``aws_ssm_parameter``
+(a secret's value), ``aws_elastic_beanstalk_environment`` (tier, ``setting`` blocks of the
+``aws:elasticbeanstalk:sqsd`` namespace, tags), ``aws_pipes_pipe`` (source, source_parameters
+.sqs_queue_parameters, target, enrichment, tags; the target's ``aws_lambda_function`` timeout,
+``aws_sfn_state_machine`` type, ``aws_cloudwatch_event_api_destination``), ``aws_sns_topic_subscription``
+(protocol, endpoint, topic_arn, redrive_policy, raw_message_delivery) and ``aws_sns_topic`` (fifo_topic).
+
+The declared processing time of a worker is the tag :data:`~visguard.linter.consumers.PROCESSING_P99_KEY`
+(``"visguard.io/processing-p99" = "20m"``) on the task definition, the environment or the pipe. Nothing here
+raises on a value it cannot use: the consumer is read without it and a note (VG902) says what and where.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+
+from visguard import facts
+from visguard.errors import VisguardError
+from visguard.linter.consumers import (
+    PROCESSING_P50_KEY,
+    PROCESSING_P99_KEY,
+    EnvBinding,
+    QueueRef,
+    parse_duration,
+)
+from visguard.linter.model import Consumer, Location, Subscription, Suppression
+
+from .files import excerpt
+from .values import SYMBOLIC, Encoded, Ref, Text, Unknown
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
+
+SOURCE = "terraform"
+TASK = "aws_ecs_task_definition"
+SERVICE = "aws_ecs_service"
+SCALING = "aws_appautoscaling_target"
+ROLE = "aws_iam_role"
+ROLE_POLICY = "aws_iam_role_policy"
+POLICY = "aws_iam_policy"
+ATTACHMENT = "aws_iam_role_policy_attachment"
+DOCUMENT = "data.aws_iam_policy_document"
+PARAMETER = "aws_ssm_parameter"
+BEANSTALK = "aws_elastic_beanstalk_environment"
+PIPE = "aws_pipes_pipe"
+STATE_MACHINE = "aws_sfn_state_machine"
+API_DESTINATION = "aws_cloudwatch_event_api_destination"
+SUBSCRIPTION = "aws_sns_topic_subscription"
+TOPIC = "aws_sns_topic"
+
+# the arguments read, per resource type (build.ARGS takes them in)
+ARGS = {
+    TASK: ("family", "container_definitions", "task_role_arn", "tags"),
+    SERVICE: ("name", "task_definition", "desired_count"),
+    SCALING: ("resource_id", "max_capacity"),
+    ROLE: ("name", "inline_policy"),
+    ROLE_POLICY: ("role", "policy"),
+    POLICY: ("name", "policy"),
+    ATTACHMENT: ("role", "policy_arn"),
+    DOCUMENT: ("statement",),
+    PARAMETER: ("name", "value"),
+    BEANSTALK: ("name", "tier", "setting", "tags"),
+    PIPE: ("name", "source", "target", "enrichment", "source_parameters", "tags"),
+    STATE_MACHINE: ("name", "type"),
+    API_DESTINATION: ("name",),
+    SUBSCRIPTION: ("topic_arn", "protocol", "endpoint", "redrive_policy", "raw_message_delivery"),
+    TOPIC: ("name", "fifo_topic"),
+}
+# nested blocks, read as lists of maps (the shape a plan gives them)
+NESTED_BLOCKS = frozenset(("setting", "inline_policy", "source_parameters", "statement"))
+# types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed)
+NEEDED_BY = {
+    SERVICE: TASK,
+    SCALING: TASK,
+    ROLE: TASK,
+    ROLE_POLICY: TASK,
+    POLICY: TASK,
+    ATTACHMENT: TASK,
+    DOCUMENT: TASK,
+    PARAMETER: TASK,
+    STATE_MACHINE: PIPE,
+    API_DESTINATION: PIPE,
+    TOPIC: SUBSCRIPTION,
+}
+CONSUMER_TYPES = (TASK, BEANSTALK, PIPE, SUBSCRIPTION)
+MAX_CONTAINERS = 100  # containers of one task definition read (ECS allows 10)
+MAX_ENTRIES = 1000  # environment / secrets entries of one container, statements of one policy
+MAX_JSON = 1_000_000  # characters of a JSON string decoded here (the evaluator's bound on one string)
+
+_SQS_URL = re.compile(
+    r"^https://(?:sqs\.|[^/]*\.queue\.amazonaws\.com)[^/]*/[^/]+/([A-Za-z0-9_-]{1,80}(?:\.fifo)?)/?$"
+)
+_SQS_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[^:]*:[^:]*:([A-Za-z0-9_-]{1,80}(?:\.fifo)?)$")
+_ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::[^:]*:role/(?:.*/)?([^/]+)$")
+_MODULE_PREFIX = re.compile(r"^((?:module\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?\.)*)")
+_RECEIVE = "sqs:receivemessage"
+
+
+def read(builder) -> None:
+    """The consumers of ``builder``'s resources into its model (``Queue.consumers``, ``Model.pending``,
+    ``Model.env``, ``Queue.subscriptions``); notes into ``builder.notes``."""
+    by_type: dict[str, list] = {}
+    for r in builder.res:
+        if r.type in ARGS and r.address not in builder.unread:
+            by_type.setdefault(r.type, []).append(r)
+    if not any(t in by_type for t in CONSUMER_TYPES):
+        return
+    _Reader(builder, by_type).read()
+
+
+def _blocks(v: Any) -> list[dict]:
+    """A nested block's value as a list of maps (a map alone: JSON syntax), the rest left out."""
+    if isinstance(v, dict):
+        return [v]
+    return [x for x in v if isinstance(x, dict)] if isinstance(v, list) else []
+
+
+def _strings(v: Any) -> list:
+    if isinstance(v, list):
+        return v[:MAX_ENTRIES]
+    return [v] if v is not None else []
+
+
+def _number(v: Any) -> Any:
+    """A number (a numeric string converted), None when not set; SYMBOLIC values are returned as they are (not
+    known here); anything else raises ValueError."""
+    if v is None or isinstance(v, SYMBOLIC):
+        return v
+    if isinstance(v, bool):
+        raise ValueError
+    if isinstance(v, (int, float)):
+        return v
+    if isinstance(v, str) and re.fullmatch(r"\s*-?[0-9]{1,12}(\.[0-9]{1,9})?\s*", v):
+        f = float(v)
+        return int(f) if f.is_integer() else f
+    raise ValueError
+
+
+def _prefix(address: str) -> str:
+    m = _MODULE_PREFIX.match(address)
+    return m.group(1) if m else ""
+
+
+class _Reader:
+    def __init__(self, builder, by_type: dict[str, list]):
+        self.b = builder
+        self.model = builder.model
+        self.by_type = by_type
+        self.by_address = {r.address: r for rs in by_type.values() for r in rs}
+
+    def read(self) -> None:
+        for kind, fn in (
+            (TASK, self.task),
+            (BEANSTALK, self.beanstalk),
+            (PIPE, self.pipe),
+            (SUBSCRIPTION, self.subscription),
+        ):
+            for r in self.by_type.get(kind, ()):
+                try:
+                    fn(r)
+                except VisguardError as exc:  # a value of the wrong kind: this consumer is left out, noted
+                    self.note(
+                        r, r.address, f"{r.address} could not be read here ({exc.detail}); the rest is linted"
+                    )
+
+    # ------------------------------------------------------------------------------------------ shared
+    def note(self, r, where: Any, message: str) -> None:
+        from .load import Note
+
+        loc = where if isinstance(where, Location) else r.loc(where) if isinstance(where, str) else r.location
+        self.b.notes.append(Note(message, loc, r.address))
+
+    def attach(self, c: Consumer, r, qid: str | None, ref: QueueRef | None) -> None:
+        if qid is None:
+            c.queue_ref = ref
+            self.model.pending.append(c)
+            return
+        q = self.model.queues[qid]
+        q.consumers.append(c)
+        for s in r.suppressions:
+            q.suppressions.append(Suppression(s.rule, s.reason, s.location, consumer=c.id))
+
+    def resolve(self, v: Any, loc: Location | None) -> tuple[str | None, QueueRef | None]:
+        """(queue id of this model, or a reference to one declared elsewhere) that a value names: a queue's
+        url/id/arn/name, a data source of a queue, a queue URL or ARN (literal or a template), a declared queue's
+        name; (None, None) when it names no queue."""
+        b = self.b
+        if isinstance(v, Ref):
+            if v.address in self.model.queues and v.attr in ("url", "id", "arn", "name"):
+                return v.address, None
+            if v.address in b.data and b.data[v.address][0] == "aws_sqs_queue":
+                qid = b.queue_of(v, url=True)
+                name = b.data[v.address][1]
+                if qid is not None:
+                    return qid, None
+                return None, QueueRef("name", name, loc) if isinstance(name, str) else QueueRef(
+                    "name", str(v), loc
+                )
+            return None, None
+        if isinstance(v, Text):
+            refs = {p.address for p in v.refs() if p.address in self.model.queues}
+            if len(refs) == 1:
+                return refs.pop(), None
+            static = "".join(p for p in v.parts if isinstance(p, str))
+            last = v.parts[-1] if v.parts else None
+            if isinstance(last, str) and ("sqs" in static or ".queue.amazonaws.com" in static):
+                name = re.split(r"[/:]", last.rstrip("/"))[-1]
+                if re.fullmatch(r"[A-Za-z0-9_-]{1,80}(\.fifo)?", name or ""):
+                    qid = b.queue_names.get(name)
+                    return (qid, None) if qid else (None, QueueRef("name", name, loc))
+            return None, None
+        if isinstance(v, str) and len(v) <= 2048:
+            m = _SQS_URL.match(v) or _SQS_ARN.match(v)
+            if m:
+                qid = b.queue_names.get(m.group(1))
+                kind = "arn" if v.startswith("arn:") else "url"
+                return (qid, None) if qid else (None, QueueRef(kind, v, loc))
+            if v in b.queue_names:
+                return b.queue_names[v], None
+        return None, None
+
+    def decode(self, r, arg: str, v: Any = None) -> Any:
+        """A JSON value (argument ``arg`` of ``r``, or ``v`` inside it) written as ``jsonencode(...)``, a JSON
+        string, a heredoc with references or (a plan) the value itself; None (noted) when it is not known here
+        or not JSON."""
+        from ..decode import loads_json
+
+        v = r.values.get(arg) if v is None else v
+        if isinstance(v, Encoded):
+            return v.value
+        holes: dict[str, Any] = {}
+        if isinstance(v, Text):
+            text = ""
+            for i, part in enumerate(v.parts):
+                if isinstance(part, str):
+                    text += part
+                else:
+                    holes[f"@@visguard{i}@@"] = part
+                    text += f"@@visguard{i}@@"
+            v = text
+        if isinstance(v, str):
+            if len(v) > MAX_JSON:
+                self.note(r, arg, f"{r.address}: {arg} is longer than {MAX_JSON:,} characters: not read")
+                return None
+            try:
+                out = loads_json(v, file=r.loc(arg).file)
+            except VisguardError as exc:
+                self.note(
+                    r, arg, f"{r.address}: {arg} is not valid JSON ({exc.detail}); its consumer is not read"
+                )
+                return None
+            return _unhole(out, holes) if holes else out
+        if isinstance(v, (Unknown, Ref)):
+            self.note(
+                r,
+                arg,
+                f"{r.address}: {arg} ({excerpt(str(v), 64)}) is not known here; its consumer is not read",
+            )
+            return None
+        return v
+
+    def tags(self, c: Consumer, r) -> None:
+        tags = r.values.get("tags")
+        if not isinstance(tags, dict):
+            return
+        for key, field in ((PROCESSING_P99_KEY, "processing_p99"), (PROCESSING_P50_KEY, "processing_p50")):
+            if key not in tags:
+                continue
+            seconds = parse_duration(tags[key])
+            if seconds is None:
+                self.note(
+                    r,
+                    "tags",
+                    f'{r.address}: tag "{key}" must be a duration like "20m", "90s" or "600" (seconds); '
+                    "the processing time is not read",
+                )
+                continue
+            setattr(c, field, seconds)
+            c.locations[field] = r.locations.get(f"tags.{key}", r.loc("tags"))
+
+    def number_into(self, c: Consumer, r, field: str, v: Any, loc: Location, what: str) -> Any:
+        """``v`` as a number into ``c.<field>`` (located); a value not known here or not a number is noted."""
+        n = self.num(r, v, loc, what)
+        if n is not None:
+            setattr(c, field, n)
+            c.locations[field] = loc
+        return n
+
+    def num(self, r, v: Any, loc: Location, what: str) -> Any:
+        """``v`` as a number; None (noted) when it is not known here or not a number."""
+        try:
+            n = _number(v)
+        except ValueError:
+            self.note(r, loc, f"{r.address}: {what} must be a number; it is not read")
+            return None
+        if isinstance(n, SYMBOLIC):
+            self.note(
+                r,
+                loc,
+                f"{r.address}: {what} is not known here ({excerpt(str(n), 64)}); the rules that need it are skipped",
+            )
+            return None
+        return n
+
+    # ------------------------------------------------------------------------------------------ ECS
+    def task(self, r) -> None:
+        containers = self.decode(r, "container_definitions")
+        if containers is None:
+            return
+        if not isinstance(containers, list):
+            self.note(
+                r,
+                "container_definitions",
+                f"{r.address}: container_definitions is not a list of containers; not read",
+            )
+            return
+        role = self.role_of(r.values.get("task_role_arn"))
+        grants = self.grants(role) if role else None
+        links: dict[Any, tuple] = {}  # queue key -> (qid, ref, link, link_ref, container index, where)
+
+        def add(qid, ref, link, link_ref, ci, where) -> None:
+            key = qid if qid is not None else (ref.kind, ref.value)
+            if key in links:
+                return
+            if qid is not None and grants is not None and qid in grants and not grants[qid]:
+                return  # the task role may use the queue but not receive from it: a producer
+            links[key] = (qid, ref, link, link_ref, ci, where)
+
+        for ci, cont in enumerate(containers[:MAX_CONTAINERS]):
+            if not isinstance(cont, dict):
+                continue
+            cname = cont.get("name") if isinstance(cont.get("name"), str) else str(ci)
+            base = f"container_definitions[{ci}]"
+            for kind, key in (("env", "environment"), ("secret", "secrets")):
+                entries = cont.get(key)
+                if not isinstance(entries, list):
+                    continue
+                for j, e in enumerate(entries[:MAX_ENTRIES]):
+                    if not isinstance(e, dict) or not isinstance(e.get("name"), str):
+                        continue
+                    where = r.locations.get(
+                        f"{base}.{key}[{j}].value" if kind == "env" else f"{base}.{key}[{j}].valueFrom"
+                    )
+                    where = where or r.locations.get(f"{base}.{key}[{j}]") or r.loc("container_definitions")
+                    value = e.get("value") if kind == "env" else self.parameter_value(e.get("valueFrom"))
+                    qid, ref = self.resolve(value, where)
+                    if qid is None and ref is None:
+                        continue
+                    if kind == "env":
+                        self.model.env.append(EnvBinding(e["name"], f"{r.address}/{cname}", qid, ref, where))
+                    add(qid, ref, kind, e["name"], ci, where)
+        if grants:
+            for qid, receives in grants.items():
+                if receives:
+                    add(qid, None, "iam", role, None, r.loc("task_role_arn"))
+        for qid, ref, link, link_ref, ci, where in links.values():
+            c = Consumer(
+                id=r.address,
+                kind="worker",
+                location=r.location,
+                platform="ecs",
+                source=SOURCE,
+                link=link,
+                link_ref=link_ref,
+            )
+            c.locations["link"] = where
+            self.container_into(c, r, containers, ci)
+            self.service_into(c, r)
+            self.tags(c, r)
+            self.attach(c, r, qid, ref)
+
+    def container_into(self, c: Consumer, r, containers: list, ci: int | None) -> None:
+        """The stop timeout of the container that names the queue (the first one for an IAM link)."""
+        if ci is None:
+            ci = next((i for i, x in enumerate(containers[:MAX_CONTAINERS]) if isinstance(x, dict)), None)
+            if ci is None:
+                return
+        cont = containers[ci]
+        base = f"container_definitions[{ci}]"
+        if isinstance(cont.get("name"), str):
+            c.settings["container"] = cont["name"]
+        if cont.get("stopTimeout") is not None:
+            loc = r.locations.get(f"{base}.stopTimeout") or r.loc("container_definitions")
+            self.number_into(c, r, "stop_timeout", cont["stopTimeout"], loc, f"{base}.stopTimeout")
+        elif f"{base}" in r.locations:
+            c.locations["stop_timeout"] = r.locations[base]  # where stopTimeout would be added
+
+    def service_into(self, c: Consumer, r) -> None:
+        family = r.values.get("family")
+        for s in self.by_type.get(SERVICE, ()):
+            td = s.values.get("task_definition")
+            refs = [td] if isinstance(td, Ref) else td.refs() if isinstance(td, Text) else []
+            mine = any(x.address == r.address for x in refs) or (
+                isinstance(td, str)
+                and isinstance(family, str)
+                and td.split(":")[0].rsplit("/", 1)[-1] == family
+            )
+            if not mine:
+                continue
+            c.settings["service"] = s.address
+            if s.values.get("desired_count") is not None:
+                try:
+                    n = _number(s.values["desired_count"])
+                except ValueError:
+                    n = None
+                if isinstance(n, (int, float)):
+                    c.settings["desired_count"] = n
+                    c.locations["desired_count"] = s.loc("desired_count")
+            name = s.values.get("name")
+            for t in self.by_type.get(SCALING, ()):
+                rid = t.values.get("resource_id")
+                ids = [x.address for x in rid.refs()] if isinstance(rid, Text) else []
+                said = str(rid).rstrip("/").rsplit("/", 1)[-1] if isinstance(rid, (str, Text)) else None
+                if s.address in ids or (isinstance(name, str) and said == name):
+                    try:
+                        n = _number(t.values.get("max_capacity"))
+                    except ValueError:
+                        n = None
+                    if isinstance(n, (int, float)):
+                        c.settings["max_count"] = n
+                        c.locations["max_count"] = t.loc("max_capacity")
+            return
+
+    def parameter_value(self, v: Any) -> Any:
+        """The value of the SSM parameter a secret's valueFrom names (``aws_ssm_parameter.p.arn``), else None."""
+        if (
+            isinstance(v, Ref)
+            and v.address in self.by_address
+            and self.by_address[v.address].type == PARAMETER
+        ):
+            return self.by_address[v.address].values.get("value")
+        return None
+
+    # ------------------------------------------------------------------------------------------ IAM
+    def role_of(self, v: Any) -> str | None:
+        if isinstance(v, Text) and len(v.refs()) == 1:
+            v = v.refs()[0]
+        if isinstance(v, Ref):
+            other = self.by_address.get(v.address)
+            return v.address if other is not None and other.type == ROLE else None
+        if isinstance(v, str):
+            m = _ROLE_ARN.match(v)
+            name = m.group(1) if m else v
+            for role in self.by_type.get(ROLE, ()):
+                if role.values.get("name") == name:
+                    return role.address
+        return None
+
+    def grants(self, role: str) -> dict[str, bool] | None:
+        """Queue id -> whether the role may receive from it, over the policies of ``role`` read here; None when
+        one of them is not known here (a role whose grants are partly unknown is never judged a producer)."""
+        policies: list[tuple[Any, Any]] = []  # (the resource, its policy value)
+        r = self.by_address[role]
+        for i, ip in enumerate(_blocks(r.values.get("inline_policy"))):
+            policies.append((r, ("inline", i, ip.get("policy"))))
+        for rp in self.by_type.get(ROLE_POLICY, ()):
+            if self.role_of(rp.values.get("role")) == role:
+                policies.append((rp, ("arg", "policy", None)))
+        for att in self.by_type.get(ATTACHMENT, ()):
+            if self.role_of(att.values.get("role")) != role:
+                continue
+            arn = att.values.get("policy_arn")
+            pol = self.by_address.get(arn.address) if isinstance(arn, Ref) else None
+            if pol is not None and pol.type == POLICY:
+                policies.append((pol, ("arg", "policy", None)))
+            elif not (isinstance(arn, str) and ":aws:policy/" in arn):
+                return None  # a customer policy not read here
+        out: dict[str, bool] = {}
+        for res, (how, arg, value) in policies:
+            statements = self.statements(res, arg if how == "arg" else None, value)
+            if statements is None:
+                return None
+            for st in statements[:MAX_ENTRIES]:
+                effect = st.get("Effect", st.get("effect", "Allow"))
+                if effect != "Allow":
+                    continue
+                actions = [
+                    a.lower() for a in _strings(st.get("Action", st.get("actions"))) if isinstance(a, str)
+                ]
+                receives = any(fnmatch.fnmatchcase(_RECEIVE, a) for a in actions)
+                sqs = receives or any(a.startswith("sqs:") for a in actions)
+                if not sqs:
+                    continue
+                for res_v in _strings(st.get("Resource", st.get("resources"))):
+                    qid = self.b.queue_of(res_v, url=False)
+                    if qid is not None:
+                        out[qid] = out.get(qid, False) or receives
+        return out
+
+    def statements(self, r, arg: str | None, value: Any) -> list[dict] | None:
+        if arg is not None:
+            value = r.values.get(arg)
+        if isinstance(value, Unknown) and re.fullmatch(
+            r"data\.aws_iam_policy_document\.[A-Za-z0-9_-]+\.json", value.text
+        ):
+            doc = self.by_address.get(_prefix(r.address) + value.text[: -len(".json")])
+            return _blocks(doc.values.get("statement")) if doc is not None else None
+        if isinstance(value, (Unknown, Ref)) or value is None:
+            return None
+        doc = self.decode(r, arg or "inline_policy", value)
+        if not isinstance(doc, dict):
+            return None
+        st = doc.get("Statement")
+        return _blocks(st)
+
+    # ------------------------------------------------------------------------------------------ Beanstalk
+    def beanstalk(self, r) -> None:
+        sqsd: dict[str, tuple[Any, Location]] = {}
+        unknown = False
+        for i, s in enumerate(_blocks(r.values.get("setting"))):
+            ns, name = s.get("namespace"), s.get("name")
+            if isinstance(ns, SYMBOLIC) or isinstance(name, SYMBOLIC):
+                unknown = True
+            if ns == facts.SQSD_NAMESPACE and isinstance(name, str):
+                where = (
+                    r.locations.get(f"setting[{i}].value")
+                    or r.locations.get(f"setting[{i}]")
+                    or r.loc("setting")
+                )
+                sqsd[name] = (s.get("value"), where)
+        if isinstance(r.values.get("setting"), (Unknown, Ref)):
+            unknown = True
+        tier = r.values.get("tier")
+        if not (isinstance(tier, str) and tier.lower() == "worker") and not sqsd:
+            return
+        if unknown:
+            self.note(
+                r,
+                "setting",
+                f"{r.address}: some setting blocks are not known here; the sqsd settings read may be incomplete",
+            )
+        url, url_loc = sqsd.get("WorkerQueueURL", (None, r.location))
+        qid, ref = self.resolve(url, url_loc)
+        if qid is None and ref is None:
+            why = (
+                "uses the queue Elastic Beanstalk creates for it"
+                if url is None
+                else f"names its queue by {excerpt(str(url), 64)}, which visguard cannot resolve"
+            )
+            self.note(
+                r, url_loc, f"{r.address} (a worker environment) {why}: its sqsd settings are not checked"
+            )
+            return
+        c = Consumer(
+            id=r.address,
+            kind="worker",
+            location=r.location,
+            platform="beanstalk",
+            source=SOURCE,
+            link="source",
+            link_ref="WorkerQueueURL",
+            heartbeat=False,
+        )
+        c.locations["link"] = url_loc
+        for option, (name, default, _range) in facts.SQSD_OPTIONS.items():
+            field = {"visibility_override": "visibility_override", "inactivity_timeout": "work_timeout"}.get(
+                name
+            )
+            value, where = sqsd.get(option, (None, r.location))
+            n = None
+            if option in sqsd:
+                n = self.num(r, value, where, f"setting {option}")
+            if n is None:
+                n = default
+                if name == "visibility_override":
+                    c.settings["visibility_default"] = True
+            if field is not None:
+                setattr(c, field, n)
+                c.locations[field] = where
+                if name == "inactivity_timeout":
+                    c.settings["inactivity_timeout"] = n
+                    c.locations["inactivity_timeout"] = where
+            else:
+                c.settings[name] = n
+                if option in sqsd:
+                    c.locations[name] = where
+        self.tags(c, r)
+        self.attach(c, r, qid, ref)
+
+    # ------------------------------------------------------------------------------------------ Pipes
+    def pipe(self, r) -> None:
+        src = r.values.get("source")
+        qid, ref = self.resolve(src, r.loc("source"))
+        if qid is None and ref is None:
+            return  # a stream or a broker, or a queue visguard cannot name
+        c = Consumer(
+            id=r.address,
+            kind="worker",
+            location=r.location,
+            platform="pipes",
+            source=SOURCE,
+            link="source",
+            link_ref="source",
+            heartbeat=False,
+        )
+        c.locations["link"] = r.loc("source")
+        base = "source_parameters[0].sqs_queue_parameters[0]"
+        params = next(iter(_blocks(r.values.get("source_parameters"))), {})
+        sqs = next(iter(_blocks(params.get("sqs_queue_parameters"))), {})
+        for arg, field in (
+            ("batch_size", "batch_size"),
+            ("maximum_batching_window_in_seconds", "batching_window"),
+        ):
+            if sqs.get(arg) is not None:
+                loc = r.locations.get(f"{base}.{arg}") or r.loc("source_parameters")
+                self.number_into(c, r, field, sqs[arg], loc, f"source_parameters.sqs_queue_parameters.{arg}")
+        if c.batch_size is None:
+            c.settings["batch_size_default"] = facts.DEFAULT_PIPES_BATCH_SIZE
+        total, known = 0.0, True
+        for arg in ("target", "enrichment"):
+            v = r.values.get(arg)
+            if v is None or v == "":
+                continue
+            seconds, where, what = self.target_timeout(v)
+            if seconds is None:
+                known = False
+                if what:
+                    self.note(r, arg, f"{r.address}: the {arg} {what}; the time it takes is not known here")
+                continue
+            total += seconds
+            c.settings[f"{arg}_timeout"] = seconds
+            c.locations[f"{arg}_timeout"] = where or r.loc(arg)
+            c.locations.setdefault("work_timeout", where or r.loc(arg))
+        if known and r.values.get("target") not in (None, ""):
+            c.work_timeout = total
+        self.tags(c, r)
+        self.attach(c, r, qid, ref)
+
+    def target_timeout(self, v: Any) -> tuple[float | None, Location | None, str | None]:
+        """(seconds one invocation may take, where that is written, why not known) of a pipe's target."""
+        if isinstance(v, Text) and len(v.refs()) == 1:
+            v = v.refs()[0]
+        if isinstance(v, Ref):
+            other = self.by_address.get(v.address) or self.b.by_address.get(v.address)
+            kind = other.type if other is not None else None
+            if kind in ("aws_lambda_function", "aws_lambda_alias"):
+                fid, why = self.b.function_of(v, [])
+                if fid is None:
+                    return None, None, why
+                fn = self.b.by_address[fid]
+                try:
+                    t = _number(fn.values.get("timeout"))
+                except ValueError:
+                    t = None
+                if t is None and fn.values.get("timeout") is None:
+                    return float(facts.DEFAULT_LAMBDA_TIMEOUT), fn.location, None
+                if isinstance(t, (int, float)):
+                    return float(t), fn.loc("timeout"), None
+                return None, None, f"function {fid} has a timeout not known here"
+            if kind == STATE_MACHINE:
+                t = other.values.get("type")
+                if t == "EXPRESS":
+                    return float(facts.STEP_FUNCTIONS_EXPRESS_MAX), other.loc("type"), None
+                return None, None, None  # a standard workflow runs on its own
+            if kind == API_DESTINATION:
+                return float(facts.API_DESTINATION_TIMEOUT), other.location, None
+            return None, None, None
+        if isinstance(v, str) and ":lambda:" in v:
+            fid, why = self.b.function_of(v, [])
+            if fid is not None:
+                return self.target_timeout(Ref(fid, "arn"))
+            return None, None, why
+        if isinstance(v, str) and ":states:" in v and ":express" in v.lower():
+            return None, None, None
+        return None, None, None
+
+    # ------------------------------------------------------------------------------------------ SNS
+    def subscription(self, r) -> None:
+        if r.values.get("protocol") != "sqs":
+            return
+        qid, _ = self.resolve(r.values.get("endpoint"), r.loc("endpoint"))
+        if qid is None:
+            return  # a queue of another root: its model has no subscriptions to carry it
+        s = Subscription(id=r.address, location=r.location, source=SOURCE)
+        topic = r.values.get("topic_arn")
+        s.locations["topic"] = r.loc("topic_arn")
+        if isinstance(topic, Ref):
+            s.topic = topic.address
+            t = self.by_address.get(topic.address)
+            if t is not None and t.type == TOPIC:
+                fifo = t.values.get("fifo_topic")
+                s.topic_fifo = bool(fifo) if isinstance(fifo, bool) else None if fifo is not None else False
+                if fifo is not None:
+                    s.locations["topic_fifo"] = t.loc("fifo_topic")
+        elif topic is not None:
+            s.topic = str(topic)
+            if isinstance(topic, str):
+                s.topic_fifo = topic.endswith(".fifo")
+        if r.values.get("redrive_policy") not in (None, ""):
+            s.locations["redrive"] = r.loc("redrive_policy")
+            doc = self.decode(r, "redrive_policy")
+            target = doc.get("deadLetterTargetArn") if isinstance(doc, dict) else None
+            s.redrive = self.b.queue_of(target, url=False) if target is not None else None
+            if s.redrive is None:
+                s.redrive_ref = str(target) if target is not None else str(r.values.get("redrive_policy"))
+        raw = r.values.get("raw_message_delivery")
+        if raw is not None:
+            s.raw_delivery = raw if isinstance(raw, bool) else raw == "true" if isinstance(raw, str) else None
+            s.locations["raw_delivery"] = r.loc("raw_message_delivery")
+        self.model.queues[qid].subscriptions.append(s)
+
+
+def _unhole(v: Any, holes: dict[str, Any]) -> Any:
+    """The references a JSON string template held (``"@@visguard3@@"``) put back in its decoded value."""
+    if isinstance(v, str):
+        if v in holes:
+            return holes[v]
+        if "@@visguard" in v:
+            parts = [holes.get(p, p) for p in re.split(r"(@@visguard\d+@@)", v) if p]
+            return Text(parts)
+        return v
+    if isinstance(v, dict):
+        return {k: _unhole(x, holes) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_unhole(x, holes) for x in v]
+    return v
