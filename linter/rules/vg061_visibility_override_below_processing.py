@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+from visguard import facts
 from visguard.facts import RECEIVE_VISIBILITY_SOURCE
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_rate, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds, need_of
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -38,10 +39,11 @@ def _bound(c) -> tuple[float, str, object] | None:
     """(seconds, what, where) of the consumer's processing bound: the declared p99, else its platform's limit on
     one message's work when no other rule judges it."""
     if c.processing_p99 is not None:
-        return float(c.processing_p99), "processing p99", c.locations.get("processing_p99")
-    wt = c.work_timeout
-    if c.platform not in JUDGED_ELSEWHERE and isinstance(wt, (int, float)) and not isinstance(wt, bool):
-        return float(wt), "work limit", c.locations.get("work_timeout")
+        p99 = as_number(c.processing_p99)
+        return (p99, "processing p99", c.locations.get("processing_p99")) if p99 is not None else None
+    wt = as_number(c.work_timeout)
+    if c.platform not in JUDGED_ELSEWHERE and wt is not None:
+        return wt, "work limit", c.locations.get("work_timeout")
     return None
 
 
@@ -67,6 +69,9 @@ def check(queue, ctx):
         value = None
         if need is not None and need.heartbeat is None:
             value = max(int(math.ceil(need.visibility_timeout)), int(math.ceil(seconds)) + 1)
+            value = (
+                value if value in facts.VISIBILITY_TIMEOUT else None
+            )  # past 12 h: a heartbeat, not a timeout
         dup = f": about {fmt_rate(share)} of messages will be processed twice" if share is not None else ""
         yield with_changes(
             ctx.finding(

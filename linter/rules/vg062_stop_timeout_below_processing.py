@@ -7,7 +7,7 @@ import math
 from visguard import facts
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds
+from visguard.linter.rules._base import Rule, as_number, fmt_seconds
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -37,8 +37,10 @@ def _cap(c) -> float | None:
 
 def check(queue, ctx):
     for c in queue.consumers:
-        stop, bound = c.effective_stop_timeout, c.processing_bound
-        if stop is None or bound is None or stop >= bound or c.kind == "lambda":
+        if c.kind == "lambda" or (c.stop_timeout is not None and as_number(c.stop_timeout) is None):
+            continue  # an unresolved stop timeout (a variable the loader noted) is not judged
+        stop, bound = c.effective_stop_timeout, as_number(c.processing_p99)
+        if stop is None or bound is None or stop >= bound:
             continue
         cap = _cap(c)
         value = int(math.ceil(bound))

@@ -34,10 +34,11 @@ def check(queue, ctx):
             continue
         target = as_number(c.work_timeout)
         window = as_number(c.batching_window) if c.batching_window is not None else 0.0
-        vt = ctx.visibility_for(queue, c)
+        vt = ctx.visibility(queue)  # a pipe has no visibility of its own: the queue's is in effect
         if target is None or window is None or vt is None or vt > target + window:
             continue
         window_at = c.locations.get("batching_window")
+        value = int(math.floor(target + window)) + 1
         yield with_changes(
             ctx.finding(
                 queue,
@@ -47,7 +48,7 @@ def check(queue, ctx):
                     "batch still in the target is delivered again",
                     vt=fmt_seconds(vt),
                     queue=queue.id,
-                    queue_at=ctx.visibility_said(queue, c),
+                    queue_at=ctx.queue_visibility_said(queue),
                     label=ctx.consumer_label(c),
                     target=fmt_seconds(target),
                     target_at=ctx.where(c.location_of("work_timeout")),
@@ -57,5 +58,6 @@ def check(queue, ctx):
                 location=queue.location_of("visibility_timeout"),
                 consumer=c,
             ),
-            set_queue(queue, "visibility_timeout", int(math.floor(target + window)) + 1),
+            # past the 12-hour cap no queue timeout covers it: the target's timeout has to come down
+            set_queue(queue, "visibility_timeout", value) if value in facts.VISIBILITY_TIMEOUT else None,
         )

@@ -7,6 +7,8 @@ finding at all."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from visguard.linter.api import lint_model
 from visguard.linter.changes import WORKER_FIELDS, WORKER_WORDS, apply, describe, words
 from visguard.linter.consumer_words import for_consumer, word
@@ -401,3 +403,59 @@ def test_change_words_for_consumer_fields():
     assert words(ch, "cloudformation")[0] == "the container definition's StopTimeout"
     assert words(ch, "kubernetes")[0].startswith("terminationGracePeriodSeconds")
     assert "VisibilityTimeout" in describe(Change("consumer", "env", "visibility_override", 600))
+
+
+# ------------------------------------------------------------------------------------------------ generated
+PLATFORMS = (
+    "ecs",
+    "beanstalk",
+    "pipes",
+    "keda",
+    "kubernetes",
+    "sdk",
+    "celery",
+    "sqs-consumer",
+    "spring",
+    "laravel",
+)
+_seconds = st.one_of(st.none(), st.integers(0, 50_000), st.sampled_from(["${var.t}", True]))
+
+
+@st.composite
+def worker_models(draw):
+    consumers = []
+    for i in range(draw(st.integers(1, 3))):
+        platform = draw(st.sampled_from(PLATFORMS))
+        consumers.append(
+            Consumer(
+                f"c{i}",
+                "worker",
+                platform=platform,
+                source="terraform",
+                location=at(f"c{i}.tf", 1 + i),
+                visibility_override=None if platform == "pipes" else draw(_seconds),  # a pipe has none
+                stop_timeout=draw(_seconds),
+                work_timeout=draw(_seconds),
+                processing_p99=draw(st.one_of(st.none(), st.integers(1, 40_000))),
+                heartbeat=draw(st.sampled_from([None, True, False])),
+                batching_window=draw(st.sampled_from([None, 0, 20])),
+                settings=draw(
+                    st.sampled_from([{}, {"created_visibility": 1800}, {"inactivity_timeout": 900}])
+                ),
+            )
+        )
+    return queue(draw(st.one_of(st.none(), st.integers(0, 43_200))), *consumers, dlq=draw(st.booleans()))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(worker_models())
+def test_generated_worker_models_never_crash_and_their_fixes_clear_the_finding(m):
+    fs = lint_model(m)
+    for f in fs:
+        if f.rule in ("VG060", "VG061", "VG062", "VG063", "VG064", "VG065"):
+            assert f.consumer is not None and f.location is not None
+        for ch in f.changes:  # a visibility a change sets is one SQS accepts
+            if ch.field in ("visibility_timeout", "visibility_override"):
+                assert 0 <= ch.value <= 43_200, (f.rule, ch)
+        if f.changes and f.rule in ("VG060", "VG061", "VG062", "VG063", "VG064"):
+            assert_fixed(m, f)
