@@ -14,6 +14,7 @@ import copy
 import json
 
 from visguard import facts
+from visguard.linter import consumer_words
 from visguard.linter.model import Change, Consumer, Finding, Location, Model, Queue, Redrive
 from visguard.linter.vocabulary import CHANGE_NAMES, change_name
 
@@ -25,6 +26,20 @@ QUEUE_WORDS = {
 CONSUMER_WORDS = {
     f: CHANGE_NAMES[f]
     for f in ("report_batch_item_failures", "batch_size", "batching_window", "function_timeout")
+}
+# a worker consumer's settings (issue 24; scope "consumer", target a consumer id): (CloudFormation words, API
+# words, Terraform words) of the infrastructure platform that writes each (visguard.linter.consumer_words); the
+# fix adapters of those platforms read them, the Lambda mapping adapters never see them (CONSUMER_WORDS)
+WORKER_FIELDS = (
+    "visibility_override",
+    "stop_timeout",
+    "inactivity_timeout",
+    "work_timeout",
+    "heartbeat_interval",
+)
+WORKER_WORDS = {
+    f: tuple(consumer_words.change_word(f, door) for door in ("cloudformation", "inventory", "terraform"))
+    for f in WORKER_FIELDS
 }
 
 
@@ -89,14 +104,24 @@ def _apply_consumer(model: Model, ch: Change) -> None:
         fns = {c.function_id for c in target}
         target = [c for q in model.queues.values() for c in q.consumers if c.function_id in fns]
     for c in target:
-        setattr(c, ch.field, ch.value)
+        if (
+            ch.field == "inactivity_timeout"
+        ):  # sqsd's InactivityTimeout: a setting, and the work limit it sets
+            c.settings = {**c.settings, "inactivity_timeout": ch.value}
+            if c.platform == "beanstalk":
+                c.work_timeout = ch.value
+        else:
+            setattr(c, ch.field, ch.value)
 
 
 # -------------------------------------------------------------------------------------------- words
 def words(change: Change, source: str = "cloudformation") -> tuple[str, str]:
     """(name, value) of a change as the door ``source`` writes it: ``("VisibilityTimeout", "185")`` for a
     template, ``("visibility_timeout_seconds", "185")`` for Terraform."""
-    name = change_name(change.field, source)
+    if change.scope == "consumer" and change.field in WORKER_FIELDS:
+        name = consumer_words.change_word(change.field, source)
+    else:
+        name = change_name(change.field, source)
     v = change.value
     if change.field == "report_batch_item_failures":
         text = '["ReportBatchItemFailures"]' if v else "[]"

@@ -13,6 +13,7 @@ import math
 from visguard import facts
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
+from visguard.linter.rules._base import fmt_location
 from visguard.linter.vocabulary import Text
 from visguard.policy import z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
@@ -88,6 +89,56 @@ class RuleContext:
             return None
         return float(v)
 
+    # -- worker consumers: the visibility in effect (issue 24) -----------------------------------------------------
+    @staticmethod
+    def overrides(c: Consumer) -> bool:
+        """True when ``c`` sets the visibility of the messages it receives itself (a receive's VisibilityTimeout,
+        a framework option, sqsd: which always does, 300 s by default), so the queue's does not apply to them. A
+        Go SDK v2 receive with VisibilityTimeout 0 sends nothing: the queue's applies."""
+        v = c.visibility_override
+        if v is None:
+            return c.platform == "beanstalk"
+        return not (v == 0 and c.settings.get("zero_not_sent"))
+
+    def visibility_for(self, queue: Queue, c: Consumer) -> float | None:
+        """The visibility timeout in effect for the messages ``c`` receives: its own (:meth:`overrides`), else the
+        queue's; ``None`` when it is not a usable number (unresolved, out of range), so comparisons stay quiet."""
+        if not self.overrides(c):
+            return self.visibility(queue)
+        v = c.visibility_override
+        if v is None:  # sqsd's default
+            v = facts.SQSD_OPTIONS["VisibilityTimeout"][1]
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in facts.VISIBILITY_TIMEOUT:
+            return None
+        return float(v)
+
+    def visibility_where(self, queue: Queue, c: Consumer) -> Location:
+        """Where the visibility in effect for ``c`` is set: the consumer's setting (its resource when a
+        platform's default applies), else the queue's VisibilityTimeout (the queue when it is not written)."""
+        if self.overrides(c):
+            return c.location_of("visibility_override") or c.location or queue.location
+        return queue.location_of("visibility_timeout")
+
+    def visibility_said(self, queue: Queue, c: Consumer) -> str:
+        """Where the visibility in effect for ``c`` comes from, in words: ``main.tf:12``, ``the SQS default
+        (queue at main.tf:3)``, ``sqsd's default, environment at template.yaml:40``."""
+        if not self.overrides(c):
+            return self.queue_visibility_said(queue)
+        at = fmt_location(self.visibility_where(queue, c))
+        return at if c.visibility_override is not None else f"sqsd's default, environment at {at}"
+
+    @staticmethod
+    def queue_visibility_said(queue: Queue) -> str:
+        """Where the queue's own visibility timeout is set, in words (``main.tf:12``, ``the SQS default (queue at
+        main.tf:3)``)."""
+        at = fmt_location(queue.location_of("visibility_timeout"))
+        return at if queue.visibility_timeout is not None else f"the SQS default (queue at {at})"
+
+    @staticmethod
+    def where(loc: Location | None) -> str:
+        """``file:line`` of another place than the finding's (a message names both)."""
+        return fmt_location(loc)
+
     @staticmethod
     def lambda_consumers(queue: Queue) -> list[Consumer]:
         """Lambda consumers whose function is known (timeout from the template, or the 3 s default)."""
@@ -100,7 +151,7 @@ class RuleContext:
         if c.kind == "lambda":
             fn = c.function_id
             return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
-        return f"consumer {c.id}"
+        return f"{_PLATFORM_WORDS.get(c.platform, 'consumer')} {c.id}"
 
     def finding(
         self,
@@ -174,6 +225,22 @@ class RuleContext:
         if not r.applicable or r.duplicate_rate is None:
             return None
         return RiskFigures(float(r.duplicate_rate), _num(r.recovery_p99), "engine")
+
+
+# a worker consumer's platform, as its label names it (``ECS task definition orders-worker``)
+_PLATFORM_WORDS = {
+    "ecs": "ECS task definition",
+    "beanstalk": "Beanstalk worker environment",
+    "pipes": "pipe",
+    "keda": "KEDA-scaled workload",
+    "kubernetes": "Deployment",
+    "sdk": "receive loop",
+    "celery": "Celery worker",
+    "sqs-consumer": "sqs-consumer",
+    "spring": "Spring listener",
+    "laravel": "Laravel worker",
+    "shoryuken": "Shoryuken worker",
+}
 
 
 def _num(v) -> float | None:

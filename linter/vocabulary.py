@@ -13,7 +13,8 @@ a finding afterwards. The catalogue (``visguard rules``, ``explain``, SARIF rule
 in CloudFormation words (:func:`catalogue`).
 
 Names a ``Change`` field has per door (``visguard lint --fix`` messages, the audit's API calls) are in
-:data:`CHANGE_NAMES`.
+:data:`CHANGE_NAMES`. A worker consumer's settings (``{stop_timeout}``, ``{visibility_override}``...) are worded
+in the consumer's own terms, whatever the queue's input: ``visguard.linter.consumer_words``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 import string
 
+from visguard.linter import consumer_words
 from visguard.linter.model import Finding, Location, Queue
 
 __all__ = ["Text", "Of", "word", "render", "catalogue", "change_name", "VOCABULARIES"]
@@ -141,6 +143,9 @@ class _Fields(dict):
                 return self.vocab.of(v.key, v.queue, scene)
             return v
         scene.used.add(key)
+        own = consumer_words.for_consumer(key, scene.consumer)  # a worker consumer's setting: its own words
+        if own is not None:
+            return own
         if scene.part == "message":
             return self.vocab.name(key, scene)
         return self.vocab.address(key, scene)
@@ -185,7 +190,7 @@ class _Static(dict):
         self.words = words
 
     def __missing__(self, key: str):
-        return self.words[key]
+        return self.words[key] if key in self.words else consumer_words.word(key)
 
 
 def keys(template: str) -> set[str]:

@@ -88,6 +88,17 @@ def fmt_seconds(value: float) -> str:
     return text
 
 
+def fmt_location(loc) -> str:
+    """Where a value is written, for a message that names another place than the finding's: ``main.tf:12``,
+    ``template.yaml:40``, or the file and the path inside it when the line is not known."""
+    if loc is None:
+        return "an unknown place"
+    if loc.line:
+        return f"{loc.file}:{loc.line}"
+    where = loc.construct_path or loc.path
+    return f"{loc.file} ({where})" if where else str(loc.file)
+
+
 def fmt_rate(rate: float) -> str:
     """A probability as a short percentage: ``2.9 %``, ``0.04 %``, ``<0.01 %``."""
     pct = 100.0 * rate
@@ -164,6 +175,8 @@ def queue_need_of(queue, ctx, *, profiled_only: bool = False):
 
     needs = []
     for c in queue.consumers:
+        if ctx.overrides(c):
+            continue  # it sets its own visibility on its receives: the queue's timeout is not what it needs
         if profiled_only and c.kind != "lambda" and c.processing_p99 is None and c.heartbeat_interval is None:
             continue
         n = need_of(c, ctx)

@@ -15,7 +15,8 @@ RULE = Rule(
         "processing it; another consumer then receives and processes it a second time. With a declared "
         "processing profile (p50/p99 in visguard.yaml or on a GuardedQueue) visguard's risk model estimates "
         "the share of messages processed twice; the rule fires above target_duplicate_rate (default 0.1 %). "
-        "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead."
+        "Consumers that send heartbeats (ChangeMessageVisibility) are judged by VG015 instead, and consumers "
+        "that set their own visibility on their receives (sqsd, a receive's VisibilityTimeout) by VG061."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
     fix="Raise {visibility_timeout} to what the profile needs, or, past the 12-hour cap, heartbeat (see the message).",
@@ -32,8 +33,8 @@ def check(queue, ctx):
     limit = float(ctx.setting("target_duplicate_rate"))
     mrc = queue.redrive.max_receive_count if queue.redrive else None
     for c in queue.consumers:
-        if c.processing_p99 is None or c.heartbeat_interval is not None:
-            continue
+        if c.processing_p99 is None or c.heartbeat_interval is not None or ctx.overrides(c):
+            continue  # heartbeats are VG015's; a consumer's own visibility on its receives is VG061's
         # Lambda: records wait in the batching window while their visibility already runs; only if the rest
         # can end before the function timeout is the queue's timeout to blame (timeouts are VG034's).
         if c.kind == "lambda" and (

@@ -26,15 +26,18 @@ RULE = Rule(
 
 
 def check(queue, ctx):
-    vt = ctx.visibility(queue)
-    if vt is None:
-        return
     frac = float(ctx.setting("heartbeat_max_fraction"))
     for c in queue.consumers:
         hb = c.heartbeat_interval
-        if hb is None:
+        vt = ctx.visibility_for(queue, c)  # the first window: the consumer's own visibility, else the queue's
+        if hb is None or vt is None:
             continue
-        windows = [("the queue's visibility timeout", vt)]
+        first = (
+            "the visibility timeout it receives with"
+            if ctx.overrides(c)
+            else "the queue's visibility timeout"
+        )
+        windows = [(first, vt)]
         if c.heartbeat_extend_by is not None:
             windows.append(("the extension each heartbeat requests", float(c.heartbeat_extend_by)))
         what, window = min(windows, key=lambda w: w[1])

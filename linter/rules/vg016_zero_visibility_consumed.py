@@ -29,8 +29,11 @@ RULE = Rule(
 def check(queue, ctx):
     if ctx.visibility(queue) != 0:
         return
-    # a Lambda consumer is VG010's, unless its function is not known here (any timeout is above 0)
-    workers = [c for c in queue.consumers if c.kind != "lambda" or c.function_id is None]
+    # a Lambda consumer is VG010's, unless its function is not known here (any timeout is above 0); a consumer
+    # that sets its own visibility on its receives does not use the queue's (a 0 there is VG070's)
+    workers = [
+        c for c in queue.consumers if (c.kind != "lambda" or c.function_id is None) and not ctx.overrides(c)
+    ]
     if workers:
         qn = queue_need_of(queue, ctx)
         value = qn.visibility_timeout if qn is not None else DEFAULT_VISIBILITY_TIMEOUT

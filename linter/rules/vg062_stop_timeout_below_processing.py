@@ -1,0 +1,70 @@
+"""VG062: a worker's stop or grace timeout is shorter than its processing time."""
+
+from __future__ import annotations
+
+import math
+
+from visguard import facts
+from visguard.linter.changes import set_consumer, with_changes
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, as_number, fmt_seconds
+from visguard.linter.vocabulary import Text
+
+RULE = Rule(
+    id="VG062",
+    title="Stop or grace timeout shorter than the processing time: work killed mid-message",
+    severity=Severity.WARNING,
+    rationale=(
+        "A deploy, a scale-in or a node drain stops a worker: it gets a stop signal, then is killed when its stop "
+        "timeout ends (ECS StopTimeout, 30 s by default and at most 120 s on Fargate; Kubernetes "
+        "terminationGracePeriodSeconds, 30 s by default, preStop included; a framework's shutdown wait). A "
+        "message whose processing takes longer than that is killed mid-work, is not deleted, and comes back "
+        "after the visibility in effect: it is processed again from the start and its receive count grows "
+        "towards the dead-letter queue. Judged against the declared processing p99."
+    ),
+    source=facts.ECS_STOP_TIMEOUT.source,
+    fix="Raise {stop_timeout} above the processing p99; where the platform caps it (Fargate: 120 s), protect busy "
+    "tasks from scale-in (ECS task scale-in protection) or stop taking messages at the stop signal and finish "
+    "within the timeout.",
+    tags=("consumer", "worker", "shutdown", "duplicates", "profile"),
+    consumers_only=True,
+)
+
+
+def _cap(c) -> float | None:
+    return float(facts.ECS_STOP_TIMEOUT.hi) if c.platform == "ecs" else None
+
+
+def check(queue, ctx):
+    for c in queue.consumers:
+        if c.kind == "lambda" or (c.stop_timeout is not None and as_number(c.stop_timeout) is None):
+            continue  # an unresolved stop timeout (a variable the loader noted) is not judged
+        stop, bound = c.effective_stop_timeout, as_number(c.processing_p99)
+        if stop is None or bound is None or stop >= bound:
+            continue
+        cap = _cap(c)
+        value = int(math.ceil(bound))
+        change = None if cap is not None and value > cap else set_consumer(c, "stop_timeout", value)
+        declared = c.locations.get("processing_p99")
+        vt = ctx.visibility_for(queue, c)
+        yield with_changes(
+            ctx.finding(
+                queue,
+                Text(
+                    "{label} is killed {stop} after its stop signal ({stop_timeout}{default}, {at}), before its "
+                    "processing p99 {p99}{decl}: a deploy or scale-in kills work mid-message, which comes back "
+                    "after the visibility in effect{vt} ({queue_at}) and is processed again",
+                    label=ctx.consumer_label(c),
+                    stop=fmt_seconds(stop),
+                    default=" not set: the platform's default" if c.stop_timeout is None else "",
+                    at=ctx.where(c.location_of("stop_timeout")),
+                    p99=fmt_seconds(bound),
+                    decl=f" (declared at {ctx.where(declared)})" if declared is not None else "",
+                    vt=f" {fmt_seconds(vt)}" if vt is not None else "",
+                    queue_at=ctx.visibility_said(queue, c),
+                ),
+                location=c.location_of("stop_timeout") or queue.location,
+                consumer=c,
+            ),
+            change,
+        )

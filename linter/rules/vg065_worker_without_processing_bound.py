@@ -1,0 +1,49 @@
+"""VG065: a worker consumer without a declared processing time (how to declare it)."""
+
+from __future__ import annotations
+
+from visguard.linter.consumers import PROCESSING_P99_KEY
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+from visguard.linter.vocabulary import Text
+
+RULE = Rule(
+    id="VG065",
+    title="Worker consumer without a declared processing time",
+    severity=Severity.INFO,
+    rationale=(
+        "How long one message's work takes is not in any infrastructure file, yet the visibility, stop-timeout "
+        "and 12-hour checks (VG012, VG014, VG061, VG062) need it. visguard never guesses it: for a worker it "
+        "found (an ECS task definition, a Beanstalk worker environment, a Deployment, a receive loop, a "
+        "framework's consumer) without one, this note says once where to declare it: the tag or annotation "
+        f"{PROCESSING_P99_KEY} (a duration: 20m, 90s, 600) on the consumer's resource, or a worker profile in "
+        "visguard.yaml. A pipe whose target's timeout is known is bounded by it (VG064) and is not reported."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
+    fix="Declare the processing time: {processing_bound}.",
+    tags=("coverage", "consumer", "worker", "profile"),
+    consumers_only=True,
+)
+
+_NOT_WORKERS = (None, "lambda", "profile")
+
+
+def check(queue, ctx):
+    for c in queue.consumers:
+        if c.kind != "worker" or c.platform in _NOT_WORKERS or c.processing_p99 is not None:
+            continue
+        if c.platform == "pipes" and c.work_timeout is not None:
+            continue  # bounded by its target's timeout: VG064 judges it
+        yield ctx.finding(
+            queue,
+            Text(
+                "{label} ({at}) consumes {queue} ({queue_at}) without a declared processing time: the "
+                "visibility and stop-timeout checks cannot judge it",
+                label=ctx.consumer_label(c),
+                at=ctx.where(c.location),
+                queue=queue.id,
+                queue_at=ctx.where(queue.location),
+            ),
+            location=c.location or queue.location,
+            consumer=c,
+        )
