@@ -96,7 +96,7 @@ OBSERVED = {rid for rid, r in ALL_RULES.items() if "observed" in r.tags}
 
 # Issue 24's worker-consumer rules are tested on models (test_consumer_rules.py) until the loaders that read ECS,
 # Beanstalk, Pipes and SNS subscriptions bring their fixtures (vg06x/<kind>/): drop a rule from here when they land.
-AWAITING_LOADERS = {"VG060", "VG061", "VG062", "VG063", "VG064", "VG065", "VG066", "VG067"}
+AWAITING_LOADERS: set[str] = set()  # rules whose loaders have not landed yet (model tests only)
 
 
 def test_every_rule_in_the_catalogue_has_a_failing_and_a_passing_case():
@@ -123,7 +123,9 @@ def test_failing_case_raises_its_rule_exactly_where_expected(case):
         assert f.fix and f.location.line, f
         if kind == "terraform":  # a Terraform address, and a fix in HCL's words
             assert f.queue.startswith("aws_sqs_queue."), f.queue
-            assert "!GetAtt" not in f.fix and "VisibilityTimeout" not in f.fix, f.fix
+            # (sqsd's own option is called VisibilityTimeout: a Beanstalk setting block may name it)
+            assert "!GetAtt" not in f.fix, f.fix
+            assert "VisibilityTimeout" not in f.fix.replace('name = "VisibilityTimeout"', ""), f.fix
         if kind == "serverless" and f.location.file.endswith("serverless.yml"):  # a serverless.yml address,
             assert f.location.column, f  # never a path of the translated CloudFormation
             assert f.location.path.startswith(
