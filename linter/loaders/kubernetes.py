@@ -64,7 +64,8 @@ _QUEUE_VAR = re.compile(r"QUEUE|SQS", re.I)
 class Manifests(Model):
     """The model of one manifest file, with its documents (:func:`link` rebuilds it with those of the run)."""
 
-    __slots__ = {"documents": fresh(list), "read_notes": fresh(list)}  # Doc objects; notes of the reading
+    # Doc objects; notes of the reading; linked: rebuilt with the run's manifests (link), once
+    __slots__ = {"documents": fresh(list), "read_notes": fresh(list), "linked": False}
 
 
 class Doc:
@@ -181,11 +182,13 @@ def link(models: list[Model]) -> None:
     and the Deployment it scales, a Deployment and its ConfigMap, are often in two files). Called by
     ``consumers.join`` before it joins."""
     mine = [m for m in models if isinstance(m, Manifests) and m.documents]
-    if len(mine) < 2:
+    if len(mine) < 2 or all(m.linked for m in mine):
         return
     index = _Index([d for m in mine for d in m.documents])
     for m in mine:
-        _build(m, index)
+        if not m.linked:  # a model the join has already emptied is not read again (join is idempotent)
+            _build(m, index)
+            m.linked = True
 
 
 # ------------------------------------------------------------------------------------------ building

@@ -375,9 +375,12 @@ def _e2e(tmp_path, redrive: bool):
 
 def test_lint_k8s_with_terraform_joins_the_consumer_to_the_queue(tmp_path, capsys, monkeypatch):
     k8s, tf = _e2e(tmp_path, redrive=False)
-    models = [registry.load(os.path.join(k8s, "worker.yaml")), registry.load(tf)]
+    (tmp_path / "k8s" / "other.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    models = [registry.load(os.path.join(k8s, n)) for n in ("worker.yaml", "other.yaml")] + [
+        registry.load(tf)
+    ]
     consumers.join(models)
-    (c,) = models[1].queues["aws_sqs_queue.orders"].consumers
+    (c,) = models[2].queues["aws_sqs_queue.orders"].consumers
     assert (c.id, c.platform, c.stop_timeout, c.processing_p99) == (
         "ScaledObject/orders-scaler",
         "keda",
@@ -385,6 +388,8 @@ def test_lint_k8s_with_terraform_joins_the_consumer_to_the_queue(tmp_path, capsy
         600.0,
     )
     assert models[0].pending == [] and models[0].notes == []
+    consumers.join(models)  # idempotent: the consumer is attached once
+    assert len(models[2].queues["aws_sqs_queue.orders"].consumers) == 1
     monkeypatch.chdir(tmp_path)
     code, out, _ = lint(capsys, "k8s/", "terraform/")
     vg020 = [f for f in out["findings"] if f["rule"] == "VG020"]
