@@ -154,6 +154,13 @@ def join(models: list[Model]) -> None:
     """Attach every pending consumer of ``models`` to the queue(s) its reference names (an environment variable
     bound to several queues, e.g. one per stage, joins each); an unjoined consumer becomes a note of its model.
     Idempotent: joined consumers leave ``pending``."""
+    import sys
+
+    manifests = sys.modules.get("visguard.linter.loaders.kubernetes")  # imported when a manifest was loaded
+    if (
+        manifests is not None
+    ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
+        manifests.link(models)
     env = _bindings(models)
     for m in models:
         still = []

@@ -41,7 +41,14 @@ TRIES = 6  # plans: after choosing a value where findings clash, after refusing 
 
 def fix_text(path: str, text: str, findings: list[Finding], choices=None) -> FileFix:
     """The FileFix of one CloudFormation/SAM template (or Serverless resources file): the changes of
-    ``findings`` written into ``text`` (visguard.linter.fixes.cfn)."""
+    ``findings`` written into ``text`` (visguard.linter.fixes.cfn); of Kubernetes manifests
+    (visguard.linter.fixes.kubernetes)."""
+    from visguard.linter.loaders import registry
+
+    if registry.kubernetes_file(path, text[: registry.safe_io.HEAD_BYTES].encode("utf-8", "replace")):
+        from visguard.linter.fixes.kubernetes import KubeAdapter  # Kubernetes manifests
+
+        return plan_text(KubeAdapter(path), path, text, findings, choices)
     from visguard.linter.fixes.cfn import CfnAdapter
 
     as_json = path.lower().endswith(".json") or text.lstrip().startswith("{")

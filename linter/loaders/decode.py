@@ -230,5 +230,18 @@ def loads(text: str, *, file: str) -> Any:
         raise too_deep(file, limit=MAX_DEPTH) from None
 
 
+def loads_all(text: str, *, file: str) -> list:
+    """Every document of ``text``: a YAML stream's (``---`` separated, :func:`.decode_yaml.loads_yaml_all`), or
+    the one JSON document; the same bounds and errors as :func:`loads`."""
+    if file.endswith(".json") or text.lstrip().startswith("{") or len(text) > MAX_BYTES or "\x00" in text:
+        return [loads(text, file=file)]
+    from .decode_yaml import loads_yaml_all
+
+    try:
+        return loads_yaml_all(text, file=file)
+    except RecursionError:
+        raise too_deep(file, limit=MAX_DEPTH) from None
+
+
 def load_file(path: str) -> Any:
     return loads(read_text(path), file=path)

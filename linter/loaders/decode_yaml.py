@@ -162,13 +162,26 @@ def yaml_depth(text: str, limit: int = MAX_DEPTH) -> tuple[int, int | None]:
 
 
 def loads_yaml(text: str, *, file: str) -> Any:
+    return _loads(text, file, all_documents=False)
+
+
+def loads_yaml_all(text: str, *, file: str) -> list:
+    """Every document of a YAML stream (``---`` separated; Kubernetes manifests, rendered Helm output), each
+    with the positions of the whole stream, under the same bounds as one document."""
+    return _loads(text, file, all_documents=True)
+
+
+def _loads(text: str, file: str, *, all_documents: bool) -> Any:
     deepest, line = yaml_depth(text)
     if deepest > MAX_DEPTH:
         raise VisguardError(
             f"document nested too deeply (more than {MAX_DEPTH} levels)", file=file, place=line and str(line)
         )
     try:
-        doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+        if all_documents:
+            doc: Any = list(yaml.load_all(text, Loader=_Loader))  # noqa: S506 - a SafeLoader subclass
+        else:
+            doc = yaml.load(text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
         if _ALIAS.search(text) and _expanded_size(doc, MAX_EXPANDED_NODES) > MAX_EXPANDED_NODES:
             raise VisguardError("YAML aliases expand to more than 2,000,000 nodes", file=file)
         return doc

@@ -19,7 +19,7 @@ document whose top-level keys are all visguard.yaml keys), ``cloudformation`` (a
 ``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
 claims is given to ``cloudformation``, which says why it is not a template.
 
-Loaders in other modules (Terraform, Serverless) are :data:`PLUGINS`: the registry knows each one's claim
+Loaders in other modules (Terraform, Serverless, Kubernetes manifests) are :data:`PLUGINS`: the registry knows each one's claim
 cheaply (file endings, file names, a marker in the first bytes, a folder holding such files) and imports the
 module, which registers its loader, only when a path could be its input. ``visguard lint`` on one
 CloudFormation template so imports neither (pre-commit runs it on every commit). A plugin's test must say yes
@@ -142,6 +142,31 @@ def _serverless_file(path: str, head: bytes) -> bool:
     return any(os.path.isfile(os.path.join(folder, name)) for name in SERVERLESS_FILES)
 
 
+# a line that is a Helm template's, not rendered YAML: `{{- if ...}}`, `name: {{ .Values.x }}`, `- {{ ... }}`
+_HELM_TEMPLATE = re.compile(rb"(?m)^[ \t]*(?:-[ \t]+)?\{\{|:[ \t]+\{\{")
+
+
+def kubernetes_file(path: str, head: bytes) -> bool:
+    """Kubernetes manifests (kubernetes loader): YAML whose documents have top-level ``apiVersion`` and ``kind``
+    (several documents, rendered Helm output, a List), or JSON with both keys; never a template (Resources), a
+    Serverless service, a visguard.yaml, or a Helm template that is not rendered."""
+    name = os.path.basename(path)
+    if name in SERVERLESS_FILES or name in CONFIG_NAMES or b"apiVersion" not in head:
+        return False
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"{"):
+        return bool(
+            re.search(rb'"apiVersion"\s*:', head)
+            and re.search(rb'"kind"\s*:', head)
+            and not re.search(_JSON_RESOURCES, head)
+        )
+    keys = top_level_keys(head)
+    return (
+        {"apiVersion", "kind"} <= keys
+        and not keys & {"Resources", "AWSTemplateFormatVersion"}
+        and not _HELM_TEMPLATE.search(head)
+    )
+
+
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
 PLUGINS = (
     Plugin(
@@ -151,6 +176,7 @@ PLUGINS = (
         (".tf", ".tf.json", ".tofu", ".tofu.json", ".json", ".hcl"),
     ),
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
+    Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
 )
 
 _SPECS: list[LoaderSpec] = []

@@ -33,6 +33,7 @@ NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.config",  # visguard.yaml's loader: only when a configuration is read
     "visguard.linter.loaders.terraform",
     "visguard.linter.loaders.serverless",
+    "visguard.linter.loaders.kubernetes",
     "tree_sitter",
     "hcl2",
     "jsonschema",

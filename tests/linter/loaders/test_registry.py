@@ -44,7 +44,7 @@ def test_builtin_loaders_in_claim_order():
     builtin = [n for n in names if n in ("cdk-assembly", "visguard-config", "cloudformation")]
     assert builtin == ["cdk-assembly", "visguard-config", "cloudformation"]
     assert names[-1] == "cloudformation"  # the plugins (Terraform, Serverless) claim before the fallback
-    assert {"terraform", "serverless"} <= set(names)
+    assert {"terraform", "serverless", "kubernetes"} <= set(names)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,7 @@ def test_builtin_loaders_in_claim_order():
         ("docker-compose.yml", "version: '3'\nservices: {web: {image: nginx}}\n", None),
         ("ci.yml", "on: push\njobs: {b: {runs-on: ubuntu-latest}}\n", None),
         ("deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n"
-         "      containers: [{name: a, resources: {limits: {cpu: 1}}}]\n", None),
+         "      containers: [{name: a, resources: {limits: {cpu: 1}}}]\n", "kubernetes"),
         ("values.yaml", "image: {repository: nginx}\nresources: {}\n", None),
         ("chart.yaml", "{{- if .Values.enabled }}\nkind: Service\n{{- end }}\n", None),
         ("package.json", '{"name": "app", "Resources": {}}', None),
@@ -107,7 +107,7 @@ def test_a_registered_loader_claims_files_and_folders_and_gets_the_options(
         LoaderSpec("toy-file", None, lambda p, head: head.startswith(b"#toy"), load, (".json",)),
         before="cdk-assembly",
     )
-    names = [s.name for s in registry.loaders() if s.name not in ("terraform", "serverless")]
+    names = [s.name for s in registry.loaders() if s.name not in ("terraform", "serverless", "kubernetes")]
     assert names[-5:] == [
         "toy-file", "cdk-assembly", "visguard-config", "toy-dir", "cloudformation",
     ]  # fmt: skip
