@@ -31,7 +31,7 @@ from visguard.linter.model import LintConfig
 from visguard.linter.rules import ALL_RULES
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "rules"
-KINDS = ("cfn", "sam", "cdk", "terraform", "serverless", "config")
+KINDS = ("cfn", "sam", "cdk", "terraform", "serverless", "config", "kubernetes")
 EXPECT = ".expect.json"
 UPDATE = bool(os.environ.get("VISGUARD_UPDATE_SNAPSHOTS"))
 
