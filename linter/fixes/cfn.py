@@ -154,7 +154,12 @@ def _worker_edits(change: Change, res) -> list[tuple[list, object, str | None]]:
                 f"Fargate allows a StopTimeout of at most {facts.ECS_STOP_TIMEOUT.hi} s: drain the worker or use "
                 "task scale-in protection"
             )
-        return [([*at, "StopTimeout"], value, None)]
+        container = res
+        for k in at[1:]:
+            container = _get(container, k)
+        # a key added to a list item's mapping goes after its last key (not before the item's first line)
+        last = list(container)[-1] if hasattr(container, "keys") and len(container) else None
+        return [([*at, "StopTimeout"], value, last)]
     option = WORKER_FIELDS[change.field]
     if loc[-1] == "Value" and "OptionSettings" in loc:
         return [(loc, value, None)]
