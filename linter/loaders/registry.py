@@ -15,7 +15,8 @@ register(LoaderSpec(
 
 Loaders are asked in order; the first claim wins. Built in, in this order: ``cdk-assembly`` (a folder whose
 manifest.json is shaped like a cloud assembly manifest), ``visguard-config`` (visguard.yaml by name, or a YAML
-document whose top-level keys are all visguard.yaml keys), ``cloudformation`` (a top-level ``Resources`` or
+document whose top-level keys are all visguard.yaml keys), ``ebextensions`` (a ``.ebextensions`` folder, or a
+``*.config`` file in one: Elastic Beanstalk option settings), ``cloudformation`` (a top-level ``Resources`` or
 ``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
 claims is given to ``cloudformation``, which says why it is not a template.
 
