@@ -99,6 +99,8 @@ def edits_for(change: Change, doc) -> list[tuple[list, object, str | None]]:
             return [([*base, QUEUE_WORDS[change.field][0]], int(change.value), None)]
         raise CannotFix(f"{change.field} is not a property visguard writes")
     # a consumer: where its setting is written, else on its event source mapping / SAM event
+    if change.field in WORKER_FIELDS:
+        return _worker_edits(change, res)
     if change.field not in CONSUMER_WORDS:
         raise CannotFix(f"{change.field} is not a property visguard writes")
     prop = CONSUMER_WORDS[change.field][0]
@@ -122,6 +124,123 @@ def edits_for(change: Change, doc) -> list[tuple[list, object, str | None]]:
             return [([*loc[:5], "Properties", prop], value, None)]
         raise CannotFix("SAM writes this mapping itself (SqsSubscription): the template cannot set it")
     raise CannotFix("the consumer is not an event source mapping or SAM event of this template")
+
+
+# worker consumers (issue 24): an ECS container's StopTimeout, a Beanstalk worker's sqsd options
+WORKER_FIELDS = {"stop_timeout": "StopTimeout", "visibility_override": "VisibilityTimeout",
+                 "inactivity_timeout": "InactivityTimeout"}  # fmt: skip
+APPEND = "+"  # the last key of an edit that appends an option setting: (APPEND, option name)
+
+
+def _worker_edits(change: Change, res) -> list[tuple[list, object, str | None]]:
+    """StopTimeout on the container that has (or gets) it; a Beanstalk OptionSettings entry's Value, or a new
+    entry {Namespace: aws:elasticbeanstalk:sqsd, OptionName, Value} where the option is not set."""
+    from visguard import facts
+
+    loc = change.location.path.split("/") if change.location and change.location.path else []
+    loc = [int(p) if p.isdigit() else p for p in loc]
+    resource = res.get(loc[1]) if len(loc) > 1 and loc[0] == "Resources" else None
+    if not hasattr(resource, "get"):
+        raise CannotFix("the consumer's setting is not in a resource of this template")
+    value = int(change.value)
+    if change.field == "stop_timeout":
+        if "ContainerDefinitions" not in loc:
+            raise CannotFix("the container is not written in this template")
+        at = loc[: loc.index("ContainerDefinitions") + 2]
+        compat = (resource.get("Properties") or {}).get("RequiresCompatibilities")
+        fargate = isinstance(compat, list) and "FARGATE" in compat
+        if fargate and value > facts.ECS_STOP_TIMEOUT.hi:
+            raise CannotFix(
+                f"Fargate allows a StopTimeout of at most {facts.ECS_STOP_TIMEOUT.hi} s: drain the worker or use "
+                "task scale-in protection"
+            )
+        container = res
+        for k in at[1:]:
+            container = _get(container, k)
+        # a key added to a list item's mapping goes after its last key (not before the item's first line)
+        last = list(container)[-1] if hasattr(container, "keys") and len(container) else None
+        return [([*at, "StopTimeout"], value, last)]
+    option = WORKER_FIELDS[change.field]
+    if loc[-1] == "Value" and "OptionSettings" in loc:
+        return [(loc, value, None)]
+    if loc[-1] == "OptionSettings" or len(loc) == 2:
+        base = loc if loc[-1] == "OptionSettings" else [*loc, "Properties", "OptionSettings"]
+        entry = {"Namespace": facts.SQSD_NAMESPACE, "OptionName": option, "Value": str(value)}
+        return [([*base, (APPEND, option)], entry, None)]
+    raise CannotFix(f"the sqsd option {option} is not written in this template")
+
+
+def _append_spans(lines, starts, text: str, doc, appends: list, as_json: bool) -> list:
+    """Spans adding option-setting entries: at the end of their OptionSettings list, or a new OptionSettings."""
+    by_list: dict[tuple, list] = {}
+    for e in appends:
+        by_list.setdefault(tuple(e.key[:-1]), []).append(e)
+    spans = []
+    for path, edits in by_list.items():
+        node = doc
+        for k in path[:-1]:
+            node = _get(node, k)
+            if node is _MISSING:
+                raise CannotFix("the resource's Properties are not a mapping written in the template")
+        entries = [e.value for e in edits]
+        keys = [e.key for e in edits]
+        seq = _get(node, path[-1])
+        if seq is _MISSING:
+            if not hasattr(node, "lc") or not len(node):
+                raise CannotFix(
+                    "the resource has no Properties written in the template: add the option by hand"
+                )
+            span = _insert(
+                lines, starts, node, path[-1], entries, None, as_json=as_json, step=_indent_step(doc)
+            )
+            spans.append((*span, keys))
+            continue
+        if not hasattr(seq, "lc") or not isinstance(seq, list) or not seq:
+            raise CannotFix("OptionSettings is not a list written in the template: add the option by hand")
+        il, ic = seq.lc.item(len(seq) - 1)
+        if as_json or seq.fa.flow_style():
+            end = _close(text, starts[il] + ic)
+            new = "".join(", " + _render(v, as_json=as_json, indent=0, step=2) if as_json else
+                          ", " + _render_flow(v) for v in entries)  # fmt: skip
+            spans.append((end, end, new, 0, keys))
+            continue
+        dash = lines[il].rfind("-", 0, ic)
+        at = _block_end(lines, il, dash)
+        block = "".join(
+            " " * dash
+            + "- "
+            + ("\n" + " " * (dash + 2)).join(
+                f"{k}: {_render(v, as_json=False, indent=0, step=2)}" for k, v in entry.items()
+            )
+            + "\n"
+            for entry in entries
+        )
+        if at > 0 and not lines[at - 1].endswith("\n"):
+            block = "\n" + block
+        spans.append((starts[at], starts[at], block, dash, keys))
+    return spans
+
+
+def _close(text: str, start: int) -> int:
+    """The offset after the value that starts at ``start`` (a JSON or flow mapping/list, strings skipped)."""
+    depth, i, quote = 0, start, None
+    while i < len(text):
+        ch = text[i]
+        if quote:
+            if ch == "\\" and quote == '"':
+                i += 1
+            elif ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise CannotFix("the list's last entry does not end")
 
 
 # ------------------------------------------------------------------------------------------ text edits
@@ -183,7 +302,13 @@ def _render(value, *, as_json: bool, indent: int, step: int) -> str:
     if isinstance(value, str):
         return json.dumps(value) if as_json or not _plain(value) else value
     if isinstance(value, list):
-        return "[" + ", ".join(_render(v, as_json=as_json, indent=indent, step=step) for v in value) + "]"
+        items = (
+            _render_flow(v)
+            if isinstance(v, dict) and not as_json
+            else _render(v, as_json=as_json, indent=indent, step=step)
+            for v in value
+        )
+        return "[" + ", ".join(items) + "]"
     if as_json:
         return (
             "{"
@@ -245,6 +370,20 @@ class CfnAdapter(Adapter):
         spans, failed = [], {}
         inserts: dict = {}  # (node's id, key) -> [node, key, the value to add, after-hint, the edits' keys]
         seen = set()
+        appends = [e for e in edits if isinstance(e.key[-1], tuple) and e.key[-1][:1] == (APPEND,)]
+        if appends:
+            unique = list({e.key: e for e in appends}.values())
+            try:
+                spans += _append_spans(lines, starts, text, doc, unique, self.as_json)
+            except CannotFix as why:
+                failed.update(dict.fromkeys((e.key for e in unique), str(why)))
+            except Exception as exc:  # noqa: BLE001 - as below
+                failed.update(
+                    dict.fromkeys(
+                        (e.key for e in unique), f"could not be written safely ({type(exc).__name__})"
+                    )
+                )
+            seen.update(e.key for e in appends)
         for e in edits:
             if e.key in seen:  # another finding's edit of the same key: the same value
                 continue

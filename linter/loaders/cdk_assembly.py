@@ -107,6 +107,11 @@ def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -
             if q.location.construct_path is None and cp:
                 q.location = q.location.replace(construct_path=cp)
                 q.locations = {k: v.replace(construct_path=cp) for k, v in q.locations.items()}
+            for c in q.consumers:  # worker consumers (issue 24): each location at its resource's construct
+                if c.kind == "worker":
+                    _construct_paths_into(c, st.construct_paths)
+        for c in part.pending:
+            _construct_paths_into(c, st.construct_paths)
         _merge(model, part, st.label)
     return model
 
@@ -279,10 +284,26 @@ def _exporters_first(stacks: list[_Stack], exports: dict) -> list[_Stack]:
     return ordered
 
 
+def _construct_paths_into(c, paths: dict[str, str]) -> None:
+    def at(loc):
+        parts = (loc.path or "").split("/")
+        cp = paths.get(parts[1]) if len(parts) > 1 and parts[0] == "Resources" else None
+        return loc.replace(construct_path=cp) if cp and loc.construct_path is None else loc
+
+    c.location = at(c.location) if c.location is not None else None
+    c.locations = {k: at(v) for k, v in c.locations.items()}
+
+
 def _merge(model: Model, part: Model, prefix: str) -> None:
     local = set(part.queues)
+    model.notes += part.notes
+    model.pending += part.pending
+    model.env += [e.replace(queue=f"{prefix}/{e.queue}") if e.queue in local else e for e in part.env]
     for q in part.queues.values():
         q.id = f"{prefix}/{q.id}"
+        for s in q.subscriptions:
+            if s.redrive in local:
+                s.redrive = f"{prefix}/{s.redrive}"
         if q.redrive is not None and q.redrive.target in local:
             q.redrive.target = f"{prefix}/{q.redrive.target}"
         if q.redrive_allow:

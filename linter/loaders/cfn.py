@@ -22,7 +22,7 @@ from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 
-from . import foreach, sam, values
+from . import consumers_cfn, foreach, sam, values
 from .decode import locate
 from .intrinsics import NOVALUE, ExternalRef, Resolver, ResRef, Text, Unknown, is_intrinsic
 
@@ -188,6 +188,7 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
+        consumers_cfn.read(self)  # ECS, Beanstalk, Pipes, SNS subscriptions (issue 24)
         return self.model
 
     def queue(self, lid: str) -> Queue:

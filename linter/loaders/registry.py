@@ -15,7 +15,8 @@ register(LoaderSpec(
 
 Loaders are asked in order; the first claim wins. Built in, in this order: ``cdk-assembly`` (a folder whose
 manifest.json is shaped like a cloud assembly manifest), ``visguard-config`` (visguard.yaml by name, or a YAML
-document whose top-level keys are all visguard.yaml keys), ``cloudformation`` (a top-level ``Resources`` or
+document whose top-level keys are all visguard.yaml keys), ``ebextensions`` (a ``.ebextensions`` folder, or a
+``*.config`` file in one: Elastic Beanstalk option settings), ``cloudformation`` (a top-level ``Resources`` or
 ``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
 claims is given to ``cloudformation``, which says why it is not a template.
 
@@ -46,6 +47,8 @@ from . import safe_io
 TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
 # Folders a search never enters (a folder named on the command line is always read).
 SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out", "__pycache__", ".git"})
+# Hidden folders a search still enters: Elastic Beanstalk's configuration files (the ebextensions loader).
+SEARCHED_DOT_DIRS = frozenset({".ebextensions"})
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
 SKIP_SUFFIXES = (".assets.json", "tree.json")
@@ -348,7 +351,11 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
         return os.path.relpath(path, root).replace(os.sep, "/")
 
     def skip_dir(path: str, name: str) -> bool:
-        if name.startswith(".") or name in SKIP_DIRS or _excluded(rel(path), name, exclude):
+        if (
+            (name.startswith(".") and name not in SEARCHED_DOT_DIRS)
+            or name in SKIP_DIRS
+            or _excluded(rel(path), name, exclude)
+        ):
             return True
         try:
             spec = _claim_dir(path)
@@ -450,6 +457,26 @@ def _load_assembly(path: str, options: LoadOptions) -> Model:
     return load_assembly(directory, parameters=dict(options.parameters))
 
 
+def _claim_ebextensions_dir(path: str) -> bool:  # the folder is one input: its files apply together
+    return os.path.basename(os.path.abspath(path)) == ".ebextensions"
+
+
+def _claim_ebextension(path: str, head: bytes) -> bool:
+    return (
+        path.endswith(".config")
+        and os.path.basename(os.path.dirname(os.path.abspath(path))) == ".ebextensions"
+    )
+
+
+def _load_ebextension(path: str, options: LoadOptions) -> Model:
+    from .ebextensions import load_ebextension
+
+    return load_ebextension(path)
+
+
 register(LoaderSpec("cdk-assembly", _claim_assembly_dir, _claim_manifest, _load_assembly, (".json",)))
 register(LoaderSpec("visguard-config", None, _claim_config, _load_config))
+register(
+    LoaderSpec("ebextensions", _claim_ebextensions_dir, _claim_ebextension, _load_ebextension, (".config",))
+)
 register(LoaderSpec("cloudformation", None, _claim_template, _load_template))

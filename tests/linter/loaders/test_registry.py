@@ -108,8 +108,8 @@ def test_a_registered_loader_claims_files_and_folders_and_gets_the_options(
         before="cdk-assembly",
     )
     names = [s.name for s in registry.loaders() if s.name not in ("terraform", "serverless", "kubernetes")]
-    assert names[-5:] == [
-        "toy-file", "cdk-assembly", "visguard-config", "toy-dir", "cloudformation",
+    assert names[-6:] == [
+        "toy-file", "cdk-assembly", "visguard-config", "ebextensions", "toy-dir", "cloudformation",
     ]  # fmt: skip
     (tmp_path / "root").mkdir()
     (tmp_path / "root" / "main.toy").write_text("x")

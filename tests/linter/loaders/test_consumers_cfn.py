@@ -1,0 +1,416 @@
+"""Worker consumers read from CloudFormation, SAM, cdk.out and .ebextensions (issue 24): the Consumer records,
+their locations, links, pending references, environment bindings and notes; and the CFN fix adapter for them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from visguard.errors import VisguardError
+from visguard.linter.api import lint_paths
+from visguard.linter.fix import fix_text
+from visguard.linter.loaders import registry
+from visguard.linter.loaders.registry import load
+from visguard.linter.model import Change, Finding, Location, Severity
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "consumers"
+CFN = FIX / "cloudformation"
+
+
+def consumers(model):
+    return {(q.id, c.id): c for q in model.queues.values() for c in q.consumers}
+
+
+def one(model):
+    (c,) = consumers(model).values()
+    return c
+
+
+# ------------------------------------------------------------------------------------------------ ECS
+def test_ecs_worker_by_environment_variable_with_stop_timeout_scaling_and_declared_p99():
+    m = load(str(CFN / "vg062-ecs-stop-timeout.yaml"))
+    c = consumers(m)[("Jobs", "Task")]
+    assert (c.kind, c.platform, c.source, c.link, c.link_ref) == (
+        "worker",
+        "ecs",
+        "cloudformation",
+        "env",
+        "QUEUE_URL",
+    )
+    assert c.stop_timeout is None and c.effective_stop_timeout == 30
+    # no StopTimeout written: located at the container, where a fix adds it
+    assert c.locations["stop_timeout"].path == "Resources/Task/Properties/ContainerDefinitions/0"
+    assert (
+        c.processing_p99 == 300
+        and c.locations["processing_p99"].path == "Resources/Task/Properties/Tags/0/Value"
+    )
+    assert c.settings == {"desired_count": 2} and c.concurrency == 2
+    assert c.locations["desired_count"].path == "Resources/Service/Properties/DesiredCount"
+    assert c.locations["link"].line == 26  # Value: !Ref Jobs
+    (b,) = m.env
+    assert (b.name, b.workload, b.queue, b.ref) == ("QUEUE_URL", "Task", "Jobs", None)
+    assert "JobsDlq" not in {q for q, _ in consumers(m)}
+
+
+def test_ecs_worker_by_task_role_grant_and_queue_name():
+    m = load(str(CFN / "vg065-ecs-no-bound.yaml"))
+    c = one(m)
+    assert c.link in ("env", "iam") and c.processing_p99 is None
+    assert [b.name for b in m.env] == ["JOBS"]
+
+
+def test_ecs_links_iam_only_producer_excluded_wildcard_ignored(write):
+    path = write(
+        """
+Resources:
+  In: {Type: AWS::SQS::Queue}
+  Out: {Type: AWS::SQS::Queue}
+  Any: {Type: AWS::SQS::Queue}
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      Policies:
+        - PolicyName: p
+          PolicyDocument:
+            Statement:
+              - {Effect: Allow, Action: "sqs:Receive*", Resource: !GetAtt In.Arn}
+              - {Effect: Allow, Action: sqs:SendMessage, Resource: !GetAtt Out.Arn}
+              - {Effect: Allow, Action: sqs:ReceiveMessage, Resource: "*"}
+              - {Effect: Deny, Action: sqs:ReceiveMessage, Resource: !GetAtt Any.Arn}
+  Task:
+    Type: AWS::ECS::TaskDefinition
+    Properties:
+      TaskRoleArn: !Ref Role
+      ContainerDefinitions:
+        - {Name: a, Image: x, StopTimeout: 20}
+        - {Name: b, Image: x, StopTimeout: 100, Environment: [{Name: OUT_URL, Value: !Ref Out}]}
+"""
+    )
+    m = load(path)
+    got = consumers(m)
+    assert list(got) == [
+        ("In", "Task")
+    ]  # Out: the role only sends (a producer); Any: "*" and Deny link nothing
+    c = got[("In", "Task")]
+    assert (c.link, c.link_ref) == ("iam", "Role")
+    assert c.locations["link"].path == "Resources/Role/Properties/Policies/0/PolicyDocument/Statement/0"
+    assert c.stop_timeout == 100  # the largest of the containers that may consume
+    assert c.locations["stop_timeout"].path == "Resources/Task/Properties/ContainerDefinitions/1/StopTimeout"
+    assert [(b.name, b.queue) for b in m.env] == [("OUT_URL", "Out")]
+
+
+def test_ecs_secret_through_ssm_parameter_and_autoscaling_max_count():
+    m = load(str(CFN / "consistent-ecs.yaml"))
+    c = consumers(m)[("Jobs", "Task")]
+    assert (c.link, c.link_ref) == ("secret", "JOBS_QUEUE_URL")
+    assert c.stop_timeout == 120 and c.processing_p99 == 90
+    assert c.settings == {"max_count": 8} and c.concurrency == 8
+    assert c.locations["max_count"].path == "Resources/Scaling/Properties/MaxCapacity"
+    assert m.env == []  # a secret is not an environment binding
+
+
+def test_ecs_queue_of_another_stack_is_pending_and_becomes_a_note():
+    m = load(str(CFN / "vg902-ecs-queue-of-another-stack.yaml"))
+    assert m.queues == {}
+    refs = sorted((c.queue_ref.kind, c.queue_ref.value, c.link_ref) for c in m.pending)
+    assert refs == [
+        ("name", "Fn::ImportValue billing-dead-letters-url", "DEAD_LETTER_QUEUE_URL"),
+        ("url", "https://sqs.eu-west-1.amazonaws.com/123456789012/billing-events", "QUEUE_URL"),
+    ]
+    assert {b.name: b.ref.kind for b in m.env} == {"QUEUE_URL": "url", "DEAD_LETTER_QUEUE_URL": "name"}
+    result = lint_paths([str(CFN / "vg902-ecs-queue-of-another-stack.yaml")])
+    assert sorted(f.rule for f in result.findings) == ["VG902", "VG902"]
+
+
+def test_pending_ecs_consumer_joins_a_queue_of_another_input(write, tmp_path):
+    write(
+        "Resources:\n  Billing:\n    Type: AWS::SQS::Queue\n    Properties: {QueueName: billing-events}\n",
+        "q.yaml",
+    )
+    (tmp_path / "w.yaml").write_text((CFN / "vg902-ecs-queue-of-another-stack.yaml").read_text())
+    result = lint_paths([str(tmp_path)])
+    rules = sorted(f.rule for f in result.findings)
+    assert rules == ["VG020", "VG902"]  # joined: the queue has no redrive; the ImportValue one stays a note
+    (f,) = [f for f in result.findings if f.rule == "VG020"]
+    assert f.queue == "Billing" and "consumer Task" in f.message
+
+
+def test_bad_processing_tag_is_a_note_naming_the_place(write):
+    path = write(
+        """
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  T:
+    Type: AWS::ECS::TaskDefinition
+    Properties:
+      Tags: [{Key: visguard.io/processing-p99, Value: soon}]
+      ContainerDefinitions: [{Name: a, Image: x, Environment: [{Name: Q, Value: !Ref Q}]}]
+"""
+    )
+    m = load(path)
+    assert one(m).processing_p99 is None
+    (n,) = m.notes
+    assert (
+        "not a duration" in n.message
+        and n.location.path == "Resources/T/Properties/Tags/0/Value"
+        and n.address == "T"
+    )
+
+
+@pytest.mark.parametrize(
+    "containers",
+    [
+        "ContainerDefinitions: {Name: a}",
+        "ContainerDefinitions: [1, null, [], {Environment: {Name: Q}}, {Environment: [{Name: Q}, {Value: x}, 3]}]",
+        "ContainerDefinitions: [{Secrets: [{Name: S}], Environment: [{Name: Q, Value: [1]}]}]",
+        "ContainerDefinitions: [" + ", ".join(["{Environment: [{Name: Q, Value: word}]}"] * 3000) + "]",
+    ],
+)
+def test_malformed_task_definitions_never_crash(write, containers):
+    path = write(
+        f"Resources:\n  Q: {{Type: AWS::SQS::Queue}}\n  T:\n    Type: AWS::ECS::TaskDefinition\n    Properties:\n      {containers}\n"
+    )
+    m = load(path)
+    assert consumers(m) == {} and m.pending == []
+
+
+def test_bad_stop_timeout_is_bad_input_naming_the_place(write):
+    path = write(
+        "Resources:\n  Q: {Type: AWS::SQS::Queue}\n  T:\n    Type: AWS::ECS::TaskDefinition\n    Properties:\n"
+        "      ContainerDefinitions: [{StopTimeout: soon, Environment: [{Name: Q, Value: !Ref Q}]}]\n"
+    )
+    with pytest.raises(VisguardError) as e:
+        load(path)
+    assert "ContainerDefinitions/0/StopTimeout" in str(e.value)
+
+
+# ------------------------------------------------------------------------------------------------ cdk.out
+def test_cdk_queue_processing_fargate_service_is_recognised():
+    m = load(str(FIX / "cdk" / "queue-processing-fargate"))
+    queue = m.queues["QueueWorker/WorkerEcsProcessingQueue96AA4E1D"]
+    (c,) = queue.consumers
+    assert (c.platform, c.source, c.link, c.link_ref) == ("ecs", "cdk", "env", "QUEUE_NAME")
+    assert c.settings == {"max_count": 4} and c.processing_p99 == 300
+    assert c.location.construct_path == "QueueWorker/Worker/QueueProcessingTaskDef/Resource"
+    assert c.locations["max_count"].construct_path.endswith("TaskCount/Target/Resource")
+    (s,) = queue.subscriptions
+    assert (s.topic, s.topic_fifo, s.raw_delivery, s.redrive, s.source) == (
+        "EventsD32975C2",
+        False,
+        True,
+        None,
+        "cdk",
+    )
+    (b,) = m.env
+    assert b.queue == "QueueWorker/WorkerEcsProcessingQueue96AA4E1D"
+    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == ["VG012"]
+
+
+# ------------------------------------------------------------------------------------------------ Beanstalk
+def test_beanstalk_defaults_are_recorded_as_defaults():
+    m = load(str(CFN / "vg060-vg061-beanstalk-default-visibility.yaml"))
+    c = consumers(m)[("Jobs", "Worker")]
+    assert (c.platform, c.link, c.link_ref, c.heartbeat) == ("beanstalk", "source", "WorkerQueueURL", False)
+    assert c.visibility_override == 300 and "visibility_override" in c.settings["defaults"]
+    assert c.work_timeout == 240 and c.settings["inactivity_timeout"] == 240
+    assert "inactivity_timeout" not in c.settings["defaults"]
+    assert c.concurrency == 50 and c.processing_p99 == 600
+    # the unset option is located where a fix adds it: the environment's OptionSettings
+    assert c.locations["visibility_override"].path == "Resources/Worker/Properties/OptionSettings"
+    assert c.locations["inactivity_timeout"].path == "Resources/Worker/Properties/OptionSettings/1/Value"
+
+
+def test_beanstalk_options_from_the_configuration_template():
+    c = one(load(str(CFN / "vg063-beanstalk-inactivity.yaml")))
+    assert (c.visibility_override, c.work_timeout) == (600, 900)
+    assert (
+        c.locations["visibility_override"].path == "Resources/WorkerConfig/Properties/OptionSettings/0/Value"
+    )
+    assert c.settings["defaults"] == ["error_visibility_timeout", "max_retries", "retention_period",
+                                      "connect_timeout", "http_connections"]  # fmt: skip
+
+
+def test_beanstalk_without_worker_queue_url_is_a_note(write):
+    m = load(
+        write(
+            "Resources:\n  E:\n    Type: AWS::ElasticBeanstalk::Environment\n    Properties: {Tier: {Name: Worker}}\n"
+        )
+    )
+    (n,) = m.notes
+    assert "WorkerQueueURL" in n.message and n.address == "E" and m.pending == []
+
+
+# ------------------------------------------------------------------------------------------------ Pipes
+def test_pipe_lambda_target_timeout_and_batching():
+    c = one(load(str(CFN / "vg064-pipes-target-timeout.yaml")))
+    assert (c.platform, c.link, c.heartbeat) == ("pipes", "source", False)
+    assert (c.batch_size, c.batching_window, c.work_timeout) == (50, 30, 120)
+    assert c.locations["work_timeout"].path == "Resources/Target/Properties/Timeout"
+    assert c.processing_p99 == 20
+
+
+def test_pipe_express_state_machine_and_defaults(write):
+    c = one(load(str(CFN / "consistent-pipes.yaml")))
+    assert c.work_timeout == 300 and c.settings["target_kind"] == "express"
+    path = write(
+        """
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  F: {Type: AWS::Lambda::Function, Properties: {Runtime: python3.12, Handler: i.h, Role: r, Code: {ZipFile: x}}}
+  P:
+    Type: AWS::Pipes::Pipe
+    Properties:
+      Source: !GetAtt Q.Arn
+      Enrichment: !GetAtt F.Arn
+      Target: arn:aws:events:eu-west-1:123456789012:api-destination/a/b
+"""
+    )
+    c = one(load(path))
+    assert (c.batch_size, c.batching_window, c.work_timeout) == (10, None, 3 + 5)  # 3 s: Lambda's default
+
+
+def test_pipe_fire_and_forget_target_and_unknown_target(write):
+    base = "Resources:\n  Q: {Type: AWS::SQS::Queue}\n  P:\n    Type: AWS::Pipes::Pipe\n    Properties:\n      Source: !GetAtt Q.Arn\n"
+    c = one(load(write(base + "      Target: arn:aws:lambda:eu-west-1:123456789012:function:elsewhere\n")))
+    assert c.work_timeout is None
+    m = load(write(base + "      Target: arn:aws:lambda:eu-west-1:123456789012:function:elsewhere\n"
+                   "      TargetParameters: {LambdaFunctionParameters: {InvocationType: FIRE_AND_FORGET}}\n"))  # fmt: skip
+    assert one(m).work_timeout == 0 and m.notes == []
+
+
+# ------------------------------------------------------------------------------------------------ SNS
+def test_sns_subscription_with_fifo_topic_and_redrive():
+    m = load(str(CFN / "vg066-sns-fifo-topic-standard-dlq.yaml"))
+    (s,) = m.queues["OrderEvents"].subscriptions
+    assert (s.id, s.topic, s.topic_fifo, s.redrive, s.raw_delivery) == (
+        "Subscription",
+        "Orders",
+        True,
+        "DeliveryFailures",
+        True,
+    )
+    assert (
+        s.locations["redrive.target"].path
+        == "Resources/Subscription/Properties/RedrivePolicy/deadLetterTargetArn"
+    )
+    (s,) = load(str(CFN / "vg067-sns-one-dlq-two-roles.yaml")).queues["Inbox"].subscriptions
+    assert s.redrive == "Dead" and s.topic_fifo is False
+
+
+def test_sam_sqs_subscription_is_a_subscription(write):
+    path = write(
+        """
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Topic: {Type: AWS::SNS::Topic}
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      Runtime: python3.12
+      Handler: i.h
+      InlineCode: x
+      Events:
+        Orders:
+          Type: SNS
+          Properties:
+            Topic: !Ref Topic
+            SqsSubscription: true
+"""
+    )
+    m = load(path)
+    (s,) = m.queues["FnOrdersQueue"].subscriptions
+    assert (s.id, s.topic, s.source) == ("Fn/Orders", "Topic", "sam")
+
+
+# ------------------------------------------------------------------------------------------------ .ebextensions
+def test_ebextensions_folder_is_one_input_joined_by_worker_queue_url():
+    app = FIX / "ebextensions" / "worker-app"
+    inputs = registry.discover([str(app)], errors=[])
+    assert sorted((Path(i.path).name, i.loader.name) for i in inputs) == [
+        (".ebextensions", "ebextensions"), ("queues.yaml", "cloudformation")]  # fmt: skip
+    m = load(str(app / ".ebextensions"))
+    (c,) = m.pending
+    assert (c.platform, c.source, c.queue_ref.kind) == ("beanstalk", "ebextensions", "url")
+    assert (c.visibility_override, c.work_timeout, c.concurrency) == (1200, 1800, 2)  # both files together
+    assert c.locations["visibility_override"].file.endswith("02-tuning.config")
+    assert c.locations["inactivity_timeout"].line == 8
+    assert [b.name for b in m.env] == ["REPORT_JOBS_URL"]
+    result = lint_paths([str(app)])
+    assert result.errors == [] and [f.rule for f in result.findings if f.rule == "VG902"] == []
+
+
+def test_ebextensions_single_file_map_form_without_queue_is_a_note(write, tmp_path):
+    (tmp_path / ".ebextensions").mkdir()
+    p = tmp_path / ".ebextensions" / "sqsd.config"
+    p.write_text("option_settings:\n  aws:elasticbeanstalk:sqsd:\n    VisibilityTimeout: 600\n")
+    m = load(str(p))
+    (n,) = m.notes
+    assert "no WorkerQueueURL" in n.message and m.pending == []
+    p.write_text(
+        "option_settings:\n  aws:elasticbeanstalk:sqsd:\n    VisibilityTimeout: soon\n    WorkerQueueURL: q\n"
+    )
+    with pytest.raises(VisguardError):
+        load(str(p))
+    p.write_text("option_settings: 3\n")
+    with pytest.raises(VisguardError):
+        load(str(p))
+
+
+def test_ebextensions_queue_of_its_own_resources(tmp_path):
+    (tmp_path / ".ebextensions").mkdir()
+    p = tmp_path / ".ebextensions" / "queue.config"
+    p.write_text(
+        "Resources:\n  Jobs: {Type: AWS::SQS::Queue}\n"
+        'option_settings:\n  aws:elasticbeanstalk:sqsd:\n    WorkerQueueURL: \'`{"Ref": "Jobs"}`\'\n'
+    )
+    m = load(str(p))
+    assert one(m).platform == "beanstalk" and m.pending == []
+
+
+# ------------------------------------------------------------------------------------------------ fixes
+def _fix(path: str, field: str, value):
+    m = load(path)
+    c = next(iter(consumers(m).values()))
+    ch = Change("consumer", c.id, field, value, c.location_of(field))
+    f = Finding(rule="VG062", severity=Severity.WARNING, message="m", queue="q", location=Location(path, line=1),
+                changes=(ch,))  # fmt: skip
+    return fix_text(path, Path(path).read_text(), [f])
+
+
+def test_fix_adds_stop_timeout_to_the_container_and_respects_the_fargate_maximum(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text((CFN / "vg062-ecs-stop-timeout.yaml").read_text())
+    ff = _fix(str(path), "stop_timeout", 110)
+    assert ff.skipped == [] and "          StopTimeout: 110\n" in ff.after
+    path.write_text(ff.after)
+    assert one(load(str(path))).stop_timeout == 110
+    ff = _fix(str(path), "stop_timeout", 300)
+    assert ff.after == ff.before and "Fargate" in ff.skipped[0][1]
+
+
+def test_fix_beanstalk_option_in_place_appended_or_refused_for_a_parameter(tmp_path):
+    path = tmp_path / "t.yaml"
+    path.write_text((CFN / "vg060-vg061-beanstalk-default-visibility.yaml").read_text())
+    ff = _fix(str(path), "visibility_override", 900)
+    assert '          OptionName: VisibilityTimeout\n          Value: "900"\n' in ff.after
+    path.write_text(ff.after)
+    assert one(load(str(path))).visibility_override == 900
+    ff = _fix(str(path), "inactivity_timeout", 800)
+    assert 'Value: "800"' in ff.after and 'Value: "240"' not in ff.after
+    path.write_text(
+        ff.after.replace('Value: "900"', "Value: !Ref Vt") + "Parameters:\n  Vt: {Type: String}\n"
+    )
+    ff = _fix(str(path), "visibility_override", 1000)
+    assert ff.after == ff.before and "parameter Vt" in ff.skipped[0][1]
+
+
+def test_fix_appends_to_a_json_option_list(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(
+        '{"Resources": {"Q": {"Type": "AWS::SQS::Queue"}, "E": {"Type": "AWS::ElasticBeanstalk::Environment",'
+        ' "Properties": {"Tier": {"Name": "Worker"}, "OptionSettings": [{"Namespace": "aws:elasticbeanstalk:sqsd",'
+        ' "OptionName": "WorkerQueueURL", "Value": {"Ref": "Q"}}]}}}}'
+    )
+    ff = _fix(str(path), "visibility_override", 700)
+    path.write_text(ff.after)
+    assert one(load(str(path))).visibility_override == 700
