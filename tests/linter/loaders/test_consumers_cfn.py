@@ -15,6 +15,7 @@ from visguard.linter.model import Change, Finding, Location, Severity
 
 FIX = Path(__file__).resolve().parents[1] / "fixtures" / "consumers"
 CFN = FIX / "cloudformation"
+RULES = FIX.parent / "rules"
 
 
 def consumers(model):
@@ -28,7 +29,7 @@ def one(model):
 
 # ------------------------------------------------------------------------------------------------ ECS
 def test_ecs_worker_by_environment_variable_with_stop_timeout_scaling_and_declared_p99():
-    m = load(str(CFN / "vg062-ecs-stop-timeout.yaml"))
+    m = load(str(RULES / "vg062/cfn/fail-ecs.yaml"))
     c = consumers(m)[("Jobs", "Task")]
     assert (c.kind, c.platform, c.source, c.link, c.link_ref) == (
         "worker",
@@ -53,7 +54,7 @@ def test_ecs_worker_by_environment_variable_with_stop_timeout_scaling_and_declar
 
 
 def test_ecs_worker_by_task_role_grant_and_queue_name():
-    m = load(str(CFN / "vg065-ecs-no-bound.yaml"))
+    m = load(str(RULES / "vg065/cfn/fail-ecs.yaml"))
     c = one(m)
     assert c.link in ("env", "iam") and c.processing_p99 is None
     assert [b.name for b in m.env] == ["JOBS"]
@@ -130,9 +131,9 @@ def test_pending_ecs_consumer_joins_a_queue_of_another_input(write, tmp_path):
     (tmp_path / "w.yaml").write_text((CFN / "vg902-ecs-queue-of-another-stack.yaml").read_text())
     result = lint_paths([str(tmp_path)])
     rules = sorted(f.rule for f in result.findings)
-    assert rules == ["VG020", "VG902"]  # joined: the queue has no redrive; the ImportValue one stays a note
+    assert rules == ["VG020", "VG065", "VG902"]  # joined: no redrive, no declared bound; the ImportValue one a note
     (f,) = [f for f in result.findings if f.rule == "VG020"]
-    assert f.queue == "Billing" and "consumer Task" in f.message
+    assert f.queue == "Billing" and "ECS task definition Task" in f.message
 
 
 def test_bad_processing_tag_is_a_note_naming_the_place(write):
@@ -203,12 +204,12 @@ def test_cdk_queue_processing_fargate_service_is_recognised():
     )
     (b,) = m.env
     assert b.queue == "QueueWorker/WorkerEcsProcessingQueue96AA4E1D"
-    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == ["VG012"]
+    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == ["VG012", "VG062"]
 
 
 # ------------------------------------------------------------------------------------------------ Beanstalk
 def test_beanstalk_defaults_are_recorded_as_defaults():
-    m = load(str(CFN / "vg060-vg061-beanstalk-default-visibility.yaml"))
+    m = load(str(RULES / "vg060/cfn/fail-beanstalk-default.yaml"))
     c = consumers(m)[("Jobs", "Worker")]
     assert (c.platform, c.link, c.link_ref, c.heartbeat) == ("beanstalk", "source", "WorkerQueueURL", False)
     assert c.visibility_override == 300 and "visibility_override" in c.settings["defaults"]
@@ -221,7 +222,7 @@ def test_beanstalk_defaults_are_recorded_as_defaults():
 
 
 def test_beanstalk_options_from_the_configuration_template():
-    c = one(load(str(CFN / "vg063-beanstalk-inactivity.yaml")))
+    c = one(load(str(RULES / "vg063/cfn/fail-beanstalk.yaml")))
     assert (c.visibility_override, c.work_timeout) == (600, 900)
     assert (
         c.locations["visibility_override"].path == "Resources/WorkerConfig/Properties/OptionSettings/0/Value"
@@ -242,7 +243,7 @@ def test_beanstalk_without_worker_queue_url_is_a_note(write):
 
 # ------------------------------------------------------------------------------------------------ Pipes
 def test_pipe_lambda_target_timeout_and_batching():
-    c = one(load(str(CFN / "vg064-pipes-target-timeout.yaml")))
+    c = one(load(str(RULES / "vg064/cfn/fail-pipes.yaml")))
     assert (c.platform, c.link, c.heartbeat) == ("pipes", "source", False)
     assert (c.batch_size, c.batching_window, c.work_timeout) == (50, 30, 120)
     assert c.locations["work_timeout"].path == "Resources/Target/Properties/Timeout"
@@ -280,7 +281,7 @@ def test_pipe_fire_and_forget_target_and_unknown_target(write):
 
 # ------------------------------------------------------------------------------------------------ SNS
 def test_sns_subscription_with_fifo_topic_and_redrive():
-    m = load(str(CFN / "vg066-sns-fifo-topic-standard-dlq.yaml"))
+    m = load(str(RULES / "vg066/cfn/fail-sns.yaml"))
     (s,) = m.queues["OrderEvents"].subscriptions
     assert (s.id, s.topic, s.topic_fifo, s.redrive, s.raw_delivery) == (
         "Subscription",
@@ -293,7 +294,7 @@ def test_sns_subscription_with_fifo_topic_and_redrive():
         s.locations["redrive.target"].path
         == "Resources/Subscription/Properties/RedrivePolicy/deadLetterTargetArn"
     )
-    (s,) = load(str(CFN / "vg067-sns-one-dlq-two-roles.yaml")).queues["Inbox"].subscriptions
+    (s,) = load(str(RULES / "vg067/cfn/fail-sns.yaml")).queues["Inbox"].subscriptions
     assert s.redrive == "Dead" and s.topic_fifo is False
 
 
@@ -379,7 +380,7 @@ def _fix(path: str, field: str, value):
 
 def test_fix_adds_stop_timeout_to_the_container_and_respects_the_fargate_maximum(tmp_path):
     path = tmp_path / "t.yaml"
-    path.write_text((CFN / "vg062-ecs-stop-timeout.yaml").read_text())
+    path.write_text((RULES / "vg062/cfn/fail-ecs.yaml").read_text())
     ff = _fix(str(path), "stop_timeout", 110)
     assert ff.skipped == [] and "          StopTimeout: 110\n" in ff.after
     path.write_text(ff.after)
@@ -390,7 +391,7 @@ def test_fix_adds_stop_timeout_to_the_container_and_respects_the_fargate_maximum
 
 def test_fix_beanstalk_option_in_place_appended_or_refused_for_a_parameter(tmp_path):
     path = tmp_path / "t.yaml"
-    path.write_text((CFN / "vg060-vg061-beanstalk-default-visibility.yaml").read_text())
+    path.write_text((RULES / "vg060/cfn/fail-beanstalk-default.yaml").read_text())
     ff = _fix(str(path), "visibility_override", 900)
     assert '          OptionName: VisibilityTimeout\n          Value: "900"\n' in ff.after
     path.write_text(ff.after)

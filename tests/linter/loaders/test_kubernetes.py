@@ -412,9 +412,9 @@ def test_lint_k8s_alone_says_the_queue_was_not_checked(tmp_path, capsys, monkeyp
 @pytest.mark.parametrize(
     "name, cid, stop, p99",
     [
-        ("vg062-keda-grace", "ScaledObject/invoice-renderer", 30, 600.0),
-        ("vg062-default-grace", "Deployment/thumbnailer", None, 300.0),
-        ("vg065-no-bound", "ScaledObject/email-sender", 120, None),
+        ("../../rules/vg062/kubernetes/fail-keda", "ScaledObject/invoice-renderer", 30, 600.0),
+        ("../../rules/vg062/kubernetes/fail-default", "Deployment/thumbnailer", None, 300.0),
+        ("../../rules/vg065/kubernetes/fail", "ScaledObject/email-sender", 120, None),
         ("ok-consistent", "ScaledObject/report-builder", 900, 480.0),
     ],
 )
@@ -431,7 +431,7 @@ def test_rule_fixtures_join_their_terraform_queue(name, cid, stop, p99):
 def test_rule_fixtures_readme_names_each_folder():
     with open(os.path.join(K8S, "README.md")) as f:
         readme = f.read()
-    for folder in ("vg062-keda-grace", "vg062-default-grace", "vg065-no-bound", "ok-consistent", "corpus"):
+    for folder in ("ok-consistent", "corpus"):
         assert f"`{folder}/`" in readme
 
 
