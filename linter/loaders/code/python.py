@@ -89,6 +89,7 @@ _CELERY_KEYS = {
 # broker_transport_options keys only Kombu's SQS transport reads (visibility_timeout is Redis's too)
 _SQS_OPTIONS = {"predefined_queues", "region", "queue_name_prefix", "wait_time_seconds", "sts_role_arn"}
 _TASK_DECORATORS = {"task", "shared_task"}
+_CELERY_DEFAULT_QUEUE = "celery"  # task_default_queue's default (docs.celeryq.dev userguide/configuration)
 
 
 def read(path: str, data: bytes) -> CodeResult:
@@ -527,6 +528,11 @@ def _is_parameter(node, f: _File) -> bool:
     return False
 
 
+def _has_splat(call) -> bool:
+    args = call.child_by_field_name("arguments")
+    return args is not None and any(c.type == "dictionary_splat" for c in args.named_children)
+
+
 def _first_identifier(node):
     for c in node.named_children:
         if c.type == "identifier":
@@ -581,10 +587,11 @@ def _sdk(f: _File) -> list[Consumer]:
         aws_keys = bool(kw.keys() & _RECEIVE_KEYS)
         ref = None
         if name == "receive_message":
-            if not (aws_keys or f.aws):
-                continue
+            # the SDK's requires QueueUrl: a call without it (nor a ``**dict``) is a wrapper's or another library's
             if "QueueUrl" in kw:
                 ref = f.queue_ref(kw["QueueUrl"])
+            elif not (f.aws and _has_splat(call)):
+                continue
         else:
             fn = call.child_by_field_name("function")
             receiver = fn.child_by_field_name("object") if fn.type == "attribute" else None
@@ -754,21 +761,25 @@ def _celery(f: _File) -> list[Consumer]:
 
 
 def _is_sqs(f: _File, conf, opts) -> bool:
-    url = conf.get("broker_url")
-    if url is not None:
-        v, _ = f.value(url[1])
-        if isinstance(v, str) and v:
-            return v.split("://", 1)[0].lower() in ("sqs", "sqs+https", "sqs+http")
+    """The broker is SQS: ``broker_transport`` says so, or the broker URL (``sqs://``, an SQS endpoint), or,
+    when neither is written as a literal, transport options only Kombu's SQS transport reads."""
     transport = conf.get("broker_transport")
-    if transport is not None:
-        v, _ = f.value(transport[1])
-        if isinstance(v, str):
-            return v.lower() == "sqs"
+    v = f.value(transport[1])[0] if transport else None
+    if isinstance(v, str) and v:
+        return "sqs" in v.lower()
+    url = conf.get("broker_url")
+    v = f.value(url[1])[0] if url else None
+    if isinstance(v, str) and v:
+        v = v.lower()
+        return v.split("://", 1)[0] in ("sqs", "sqs+https", "sqs+http") or (
+            v.startswith("https://sqs.") and "amazonaws.com" in v
+        )
     return opts is not None and bool(opts.pairs.keys() & _SQS_OPTIONS)
 
 
 def _celery_queues(f: _File, conf, opts, base_id: str) -> list[tuple[str, QueueRef | None, bool]]:
-    """(queue name, reference, predefined?) of each queue the app reads."""
+    """(queue name, reference, predefined?) of each queue the app reads: each ``predefined_queues`` entry (its
+    ``url``), else the default queue (``task_default_queue``, "celery") after ``queue_name_prefix``."""
     predefined = (
         f.value(opts.pairs["predefined_queues"])[0] if opts and "predefined_queues" in opts.pairs else None
     )
@@ -777,22 +788,32 @@ def _celery_queues(f: _File, conf, opts, base_id: str) -> list[tuple[str, QueueR
         for name, pair in predefined.pairs.items():
             spec = f.value(pair)[0]
             url = spec.pairs.get("url") if isinstance(spec, _Dict) else None
-            ref = f.queue_ref(url) if url is not None else None
-            out.append((name, ref or QueueRef("name", name, f.loc(pair)), True))
+            if url is None:
+                out.append((name, QueueRef("name", name, f.loc(pair)), True))
+                continue
+            ref = f.queue_ref(url)
+            if ref is None:
+                f.note(
+                    url,
+                    f"the url of the Celery predefined queue {name} is computed: its queue is not known",
+                    base_id,
+                )
+            out.append((name, ref, True))
         return out
-    name, where = "celery", None
-    if "task_default_queue" in conf:
-        node = conf["task_default_queue"][1]
-        v, _ = f.value(node)
-        name, where = (v, node) if isinstance(v, str) and v else (None, node)
-    prefix = ""
+    prefix, where = "", None
     if opts and "queue_name_prefix" in opts.pairs:
-        where = where or opts.pairs["queue_name_prefix"]
-        v, _ = f.value(opts.pairs["queue_name_prefix"])
-        prefix = v if isinstance(v, str) else None
-    if name is None or prefix is None:
+        where = opts.pairs["queue_name_prefix"]
+        v, env = f.value(where)
+        prefix = v if isinstance(v, str) and not env else None
+    name, env = _CELERY_DEFAULT_QUEUE, None
+    if "task_default_queue" in conf:
+        where = conf["task_default_queue"][1]
+        name, env = f.value(where)
+    if env and prefix == "":
+        return [(env, QueueRef("env", env, f.loc(where)), False)]
+    if not isinstance(name, str) or not name or prefix is None or env:
         f.note(where, "the Celery queue name is computed here: its queue is not known", base_id)
-        return [(name or "celery", None, False)]
+        return [(str(name), None, False)]
     node = where or (conf.get("broker_url") or conf["broker_transport_options"])[1]
     return [(name, QueueRef("name", prefix + name, f.loc(node)), False)]
 
