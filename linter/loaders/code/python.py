@@ -89,11 +89,15 @@ _CELERY_KEYS = {
 # broker_transport_options keys only Kombu's SQS transport reads (visibility_timeout is Redis's too)
 _SQS_OPTIONS = {"predefined_queues", "region", "queue_name_prefix", "wait_time_seconds", "sts_role_arn"}
 _TASK_DECORATORS = {"task", "shared_task"}
+# words every construct read here contains (a receive call, a broker setting under any spelling)
+_MARKERS = (b"receive_message", b"broker", b"BROKER", b"Celery")
 _CELERY_DEFAULT_QUEUE = "celery"  # task_default_queue's default (docs.celeryq.dev userguide/configuration)
 
 
 def read(path: str, data: bytes) -> CodeResult:
     """The consumers ``data`` (a Python file at ``path``) declares; never raises on odd code."""
+    if not any(marker in data for marker in _MARKERS):  # nothing to read: no parse
+        return CodeResult()
     root = _parse(data)
     if root is None:
         message = "python: the parser gave up recovering from syntax errors; no consumer read"
