@@ -37,6 +37,9 @@ PARSE_CPU_S_PER_MB = 2.0  # ... plus this per MB
 MAX_SITES = 500  # receive sites read per file
 MAX_DEPTH = 24  # references followed from one value (a const naming a const naming ...)
 MAX_STEPS = 200_000  # nodes a file's value resolution may visit in all
+MAX_CANDIDATES = 64  # declarations of one name (minified code reuses names): beyond, the name is not read
+MAX_ANCESTORS = 2_000  # nesting followed from the root to a node
+MAX_DESCENTS = 1_000_000  # steps a file's descents from the root may take in all (~1 s)
 
 SQS_CONSUMER_MODULES = ("sqs-consumer", "@rxfork/sqs-consumer")
 _NEST_MODULES = ("@ssut/nestjs-sqs", "@nestjs-packages/sqs")
@@ -204,6 +207,10 @@ class _Reader:
         self.sdk_imported = False
         self.steps = 0
         self.ids: set[str] = set()
+        self.chains: dict[int, list] = {}
+        self.anchors: list = []  # the site being read and the declarators being followed (see _ancestors)
+        self.descents = 0
+        self.params: dict[int, set] = {}  # function node id -> its parameters' names
 
     # ------------------------------------------------------------------------------------------- text, places
     def text(self, node) -> str:
@@ -279,6 +286,7 @@ class _Reader:
                 sites[0][1],
             )
         for kind, node in sites[:MAX_SITES]:
+            self.anchors = [node]
             if kind in ("sdk", "sdk-call"):
                 self._sdk(node, kind == "sdk-call", heartbeat)
             elif kind == "sqs-consumer":
@@ -726,7 +734,11 @@ class _Reader:
         if t in ("shorthand_property_identifier_pattern", "pair_pattern", "object_assignment_pattern"):
             return self._pattern_value(node, depth)
         if t == "variable_declarator":
-            return self._value(node.child_by_field_name("value"), depth + 1)
+            self.anchors.append(node)
+            try:
+                return self._value(node.child_by_field_name("value"), depth + 1)
+            finally:
+                self.anchors.pop()
         raise _Unresolved
 
     def _string(self, node) -> str:
@@ -916,9 +928,7 @@ class _Reader:
 
     def _pattern_value(self, part, depth):
         """A name bound by destructuring: ``const { QUEUE_URL = "x" } = process.env``, or a GetQueueUrl result."""
-        decl = part.parent
-        while decl is not None and decl.type != "variable_declarator":
-            decl = decl.parent
+        decl = self._enclosing(part, ("variable_declarator",))
         value = _strip(decl.child_by_field_name("value")) if decl is not None else None
         if value is None:
             raise _Unresolved
@@ -938,15 +948,47 @@ class _Reader:
         raise _Unresolved
 
     # ------------------------------------------------------------------------------------------- scopes
+    def _ancestors(self, node) -> list:
+        """The nodes from the root down to ``node``'s parent. tree-sitter finds a parent by descending from the
+        root, so a walk up by ``parent`` is quadratic in the depth; one descent is linear (and cached)."""
+        chain = self.chains.get(node.id)
+        if chain is not None:
+            return chain
+        chain, n = [], self.root
+        for a in reversed(self.anchors):  # start from the site or declarator being read when it holds node
+            if a.id != node.id and a.start_byte <= node.start_byte and node.end_byte <= a.end_byte:
+                chain, n = [*self._ancestors(a), a], a.child_with_descendant(node)
+                break
+        while n is not None and n.id != node.id:
+            self.descents += 1
+            if len(chain) >= MAX_ANCESTORS or self.descents > MAX_DESCENTS:
+                raise _Unresolved
+            chain.append(n)
+            n = n.child_with_descendant(node)
+        self.chains[node.id] = chain
+        return chain
+
+    def _enclosing(self, node, kinds):
+        for n in reversed(self._ancestors(node)):
+            if n.type in kinds:
+                return n
+        return None
+
     def _declaration(self, name, use):
         """The node a name's nearest visible declaration binds it to (a declarator or a pattern part), or None
         when it is a parameter, declared elsewhere, reassigned, or not declared in this file."""
+        try:
+            return self._visible(name, use)
+        except _Unresolved:  # nesting beyond visguard's bounds
+            return None
+
+    def _visible(self, name, use):
         candidates = self.decls.get(name)
-        if not candidates:
+        if not candidates or len(candidates) > MAX_CANDIDATES:
             return None
         best, best_span = None, None
         for decl, binding in candidates:
-            scope = _scope_of(decl)
+            scope = self._enclosing(decl, _SCOPES)
             if scope is None or not (scope.start_byte <= use.start_byte < scope.end_byte):
                 continue
             span = scope.end_byte - scope.start_byte
@@ -959,7 +1001,8 @@ class _Reader:
         if best is None:
             return None
         decl, binding, scope = best
-        kind = decl.parent.child_by_field_name("kind") if decl.parent is not None else None
+        parent = self._ancestors(decl)[-1]
+        kind = parent.child_by_field_name("kind")
         if (kind is None or self.text(kind) != "const") and name in self.assigned:
             return None
         if self._shadowed(name, use, scope):
@@ -968,17 +1011,20 @@ class _Reader:
 
     def _shadowed(self, name, use, scope):
         """Whether a function between ``use`` and ``scope`` takes a parameter ``name``."""
-        n = use.parent
-        while n is not None and n.id != scope.id:
-            if n.type in _FUNCTIONS:
-                params = n.child_by_field_name("parameters") or n.child_by_field_name("parameter")
-                if params is not None and name in self._param_names(params):
-                    return True
-            n = n.parent
+        for n in reversed(self._ancestors(use)):
+            if n.id == scope.id:
+                return False
+            if n.type in _FUNCTIONS and name in self._param_names(n):
+                return True
         return False
 
-    def _param_names(self, params, budget=200):
-        names, stack = set(), [params]
+    def _param_names(self, fn, budget=200):
+        names = self.params.get(fn.id)
+        if names is not None:
+            return names
+        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        names = self.params[fn.id] = set()
+        stack = [params] if params is not None else []
         while stack and budget > 0:
             n = stack.pop()
             budget -= 1
@@ -992,9 +1038,7 @@ class _Reader:
 
     def _field(self, key, use):
         """``this.key``'s value: a class field, or the one ``this.key = ...`` of the constructor."""
-        body = use.parent
-        while body is not None and body.type != "class_body":
-            body = body.parent
+        body = self._enclosing(use, ("class_body",))
         if body is None:
             return None
         found = []
@@ -1045,13 +1089,6 @@ def _first_arg(node):
         if c.type != "comment":
             return c
     return None
-
-
-def _scope_of(node):
-    n = node.parent
-    while n is not None and n.type not in _SCOPES:
-        n = n.parent
-    return n
 
 
 def _first_error(root, budget=100_000):

@@ -615,6 +615,19 @@ def test_garbage_deep_nesting_and_binary_never_raise(data):
     r = read("bad.ts", data)
     for c in r.consumers:
         assert c.kind == "worker" and c.location.file == "bad.ts"
+    assert not any("not read completely" in n.message for n in r.notes)  # no reader fault was swallowed
+
+
+def test_nesting_beyond_the_bound_leaves_names_unread_and_keeps_the_site():
+    site = b"new ReceiveMessageCommand({QueueUrl: q, VisibilityTimeout: 30});"
+    shallow = b"const q = 'jobs';" + b"function f(a){" * 50 + site + b"}" * 50
+    deep = b"const q = 'jobs';" + b"function f(a){" * 3000 + site + b"}" * 3000
+    (c,) = read("nested.js", shallow).consumers
+    assert (c.queue_ref.value, c.visibility_override) == ("jobs", 30)
+    r = read("nested.js", deep)
+    (c,) = r.consumers
+    assert c.queue_ref is None and c.visibility_override == 30
+    assert not any("not read completely" in n.message for n in r.notes)
 
 
 def test_a_constant_cycle_is_unresolved_not_a_hang():
