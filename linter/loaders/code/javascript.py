@@ -16,6 +16,14 @@ assigned again) of an enclosing scope, a class field, a property of an object of
 such parts, ``process.env.X`` (the queue is then named by the variable; a number takes the ``?? 30`` / ``|| 30``
 default). Anything else is computed: the field stays None and a note names its place. Nothing is evaluated,
 nothing is imported but the grammar; a file that does not parse is read as far as tree-sitter recovered it.
+
+``heartbeat``: True with a heartbeat in the file (or sqs-consumer's ``heartbeatInterval``); an SDK site without
+one is None (the extension may live in another file), an sqs-consumer without one False (the library extends
+only with ``heartbeatInterval``). Consumer ids are ``path:line`` (``path:line:column`` for a second one on a line).
+
+Bounds: a file without a marker is not parsed; one linear cursor walk collects what is read; ancestors are found
+by one descent from the site or declarator at hand (tree-sitter's ``parent`` descends from the root each time);
+nesting, declarations per name, references followed and descents are capped, beyond which a value is computed.
 """
 
 from __future__ import annotations
@@ -720,6 +728,8 @@ class _Reader:
             n = _number(v.value) if v.kind == "lit" else None
             if op in ("-", "+") and n is not None:
                 return _Val("lit", -n if op == "-" else n, node)
+            if op == "+" and v.kind == "env":  # +process.env.VT
+                return v
             raise _Unresolved
         if t == "call_expression":
             return self._call(node, depth)
@@ -840,7 +850,15 @@ class _Reader:
 
     def _call(self, node, depth):
         fn = node.child_by_field_name("function")
-        name = self.text(fn) if fn is not None and fn.type == "identifier" else None
+        name = None
+        if fn is not None and fn.type == "identifier":
+            name = self.text(fn)
+        elif (
+            fn is not None
+            and fn.type == "member_expression"
+            and self.text(fn) in ("Number.parseInt", "Number.parseFloat")
+        ):
+            name = self._callee_name(fn)
         arg = _first_arg(node)
         if name in _TO_NUMBER and arg is not None:
             v = self._value(arg, depth + 1)

@@ -308,6 +308,9 @@ def test_v2_promise_with_env_or_default():
     )
     assert (c.queue_ref.kind, c.queue_ref.value, c.source) == ("env", "QUEUE_URL", "javascript")
     assert c.visibility_override == 120
+    for expr, value in (("+process.env.VT || 30", 30), ("Number.parseInt(process.env.VT ?? '90')", 90)):
+        c, _ = _one(f"sqs.receiveMessage({{ QueueUrl: 'q', VisibilityTimeout: {expr} }}).promise();", "a.js")
+        assert c.visibility_override == value
 
 
 def test_v2_wrapper_without_readable_parameters_is_a_consumer_with_a_note():
