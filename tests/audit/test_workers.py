@@ -57,7 +57,7 @@ def seed(session) -> dict:
              "environment": [{"name": "JOBS_QUEUE_URL", "value": urls["jobs"]},
                              {"name": "THUMBS_QUEUE", "value": "thumbs"},
                              {"name": "REMOTE_QUEUE_ARN", "value": FOREIGN},
-                             {"name": "LOG_LEVEL", "value": "info"},
+                             {"name": "DB_PASSWORD", "value": "plain-hunter2"},
                              {"name": "JOBS_AGAIN", "value": arn["jobs"]}],  # the same queue: one record
              "secrets": [{"name": "DB_PASSWORD", "valueFrom": "arn:aws:secretsmanager:us-east-1:123456789012:secret:db"}]},
         ],
@@ -143,7 +143,9 @@ def test_collects_ecs_services_and_pipes_as_worker_records(aws, tmp_path):
     flow = pipes["jobs-to-flow"]
     assert (flow["work_timeout"], flow["state"]) == (300, "STOPPED")  # Express maximum (REQUEST_RESPONSE)
     text = "".join(p.read_text() for p in inventory.partition_files(tmp_path))
-    assert "secretsmanager" not in text and "testing" not in text  # no secret reference, no credential
+    # only the matched variables' names and queues: no other value, no secret reference, no credential
+    assert "plain-hunter2" not in text and "DB_PASSWORD" not in text and "secretsmanager" not in text
+    assert "testing" not in text
     calls = {a for acc, a in rec.calls if acc is not None}
     assert {a for a in COLLECTOR_ACTIONS if a.startswith(("ecs:", "pipes:"))} <= calls
 
