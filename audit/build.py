@@ -88,11 +88,18 @@ def _tags(v) -> dict:
 
 
 def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
-    """Lambda consumers from the joined mappings; a worker from the queue's tags; an unknown consumer when
-    CloudWatch shows receives and nothing else is known (but never on a DLQ: people read DLQs by hand)."""
+    """Lambda consumers from the joined mappings; worker consumers from the joined worker records (ECS services,
+    pipes), else a worker from the queue's tags; an unknown consumer when CloudWatch shows receives and nothing
+    else is known (but never on a DLQ: people read DLQs by hand). A queue's visguard:processing-* tags declare its
+    workers' processing time: they fill in what a worker record does not declare itself."""
     out: list[Consumer] = []
     loc = loc or _location(row)  # the queue's location (immutable, so one object serves both)
+    tags = _as_dict(row.get("tags"))  # absent tags: missing keys, or None in the job's struct
+    p99 = _num(tags.get(TAG_P99))
     for m in _as_list(row.get("consumers")):
+        if m.get("worker_arn"):
+            out.append(worker_consumer(row, m, tags))
+            continue
         known = bool(m.get("function_found"))
         out.append(
             Consumer(
@@ -113,9 +120,8 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
                 note=None if known else f"function {m['function_arn']} is not in the inventory",
             )
         )
-    tags = _as_dict(row.get("tags"))  # absent tags: missing keys, or None in the job's struct
-    p99 = _num(tags.get(TAG_P99))
-    if tags.get(TAG_CONSUMER) == "worker" or p99 is not None:
+    has_workers = any(c.kind == "worker" for c in out)
+    if not has_workers and (tags.get(TAG_CONSUMER) == "worker" or p99 is not None):
         out.append(
             Consumer(
                 id=f"{row['name'] or row['arn']}:workers",
@@ -139,6 +145,47 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
             )
         )
     return out
+
+
+# a worker's facts that go to Consumer.settings (platform-specific, in model names)
+_WORKER_EXTRA = ("desired_count", "task_definition", "container", "target")
+
+
+def worker_consumer(row: dict, w: dict, tags: dict) -> Consumer:
+    """A worker record joined to its queue (an ECS service or a pipe) as the linter's worker Consumer, located at
+    the service or pipe in its own partition file (the queue's findings name both places)."""
+    arn = w["worker_arn"]
+    parts = arn.split(":")
+    account, region = (parts[4], parts[3]) if len(parts) > 5 else (row["account"], row["region"])
+    where = Location(file=f"{account}/{region}.jsonl", path=arn)
+    p99 = _num(w.get("processing_p99"))
+    p50 = _num(w.get("processing_p50"))
+    if p99 is None:  # not on the task definition or pipe: declared on the queue instead
+        p99 = _num(tags.get(TAG_P99))
+        p50 = p50 if p50 is not None else _num(tags.get(TAG_P50))
+    heartbeat = w.get("heartbeat")
+    return Consumer(
+        id=arn,
+        kind="worker",
+        location=where,
+        platform=w.get("platform"),
+        source="inventory",
+        link=w.get("link"),
+        link_ref=w.get("link_ref"),
+        stop_timeout=_whole(_num(w.get("stop_timeout"))),
+        work_timeout=_whole(_num(w.get("work_timeout"))),
+        heartbeat=None if heartbeat is None else bool(heartbeat),
+        batch_size=_int(w.get("batch_size")),
+        batching_window=_whole(_num(w.get("batching_window"))),
+        processing_p50=p50,
+        processing_p99=p99,
+        enabled=(w.get("state") or "").upper() != "STOPPED",
+        arrival_rate=arrival_rate(row),
+        settings={
+            k: _whole(v) if isinstance(v, float) else v for k in _WORKER_EXTRA if (v := w.get(k)) is not None
+        },
+        locations=dict.fromkeys(("stop_timeout", "work_timeout", "batch_size", "batching_window"), where),
+    )
 
 
 def arrival_rate(row: dict) -> float | None:

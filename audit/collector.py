@@ -1,5 +1,6 @@
-"""``visguard audit collect``: read queues, their DLQ sources, Lambda event source mappings and functions (and
-optionally CloudWatch evidence) from many accounts and regions into an inventory (``inventory.py``).
+"""``visguard audit collect``: read queues, their DLQ sources, Lambda event source mappings and functions, the
+worker consumers it can see (ECS services whose task definition names a queue, EventBridge Pipes with an SQS
+source) and optionally CloudWatch evidence from many accounts and regions into an inventory (``inventory.py``).
 
 - Accounts: ``--accounts ID,ID`` or ``--organization`` (Organizations ListAccounts, paginated, ``State`` ACTIVE;
   the ``Status`` field is being retired). Each is entered with STS AssumeRole (``--role-name``, optional
@@ -20,6 +21,7 @@ optionally CloudWatch evidence) from many accounts and regions into an inventory
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -88,6 +90,7 @@ class Stats:
     queues: int = 0
     mappings: int = 0
     functions: int = 0
+    workers: int = 0
     errors: int = 0
     done: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -271,6 +274,9 @@ class Partition:
     region: str
     sqs: object
     lam: object
+    partition: str = (
+        "aws"  # the AWS partition of the region (aws, aws-cn, aws-us-gov): the prefix of its ARNs
+    )
 
     def call(self, operation: str, fn: Callable, resource: str | None = None):
         return _call(self.account, self.region, operation, fn, resource=resource)
@@ -278,7 +284,14 @@ class Partition:
 
 def collect_partition(opts: Options, clients: Clients, account: str, region: str) -> list[dict]:
     """Every record of one account and region. Raises PartitionFailed on a failure that makes it incomplete."""
-    part = Partition(opts, account, region, clients.get("sqs", region), clients.get("lambda", region))
+    part = Partition(
+        opts,
+        account,
+        region,
+        clients.get("sqs", region),
+        clients.get("lambda", region),
+        _partition(clients, region),
+    )
     urls = list_queue_urls(part)
     queues = [q for q in _fan_out(opts, lambda url: queue_record(part, url), urls) if q is not None]
     add_dlq_sources(part, queues)
@@ -287,9 +300,17 @@ def collect_partition(opts: Options, clients: Clients, account: str, region: str
     fn_arns = sorted({m["function_arn"] for m in mappings if m["function_arn"]})
     functions = list(_fan_out(opts, lambda arn: function_record(part, arn), fn_arns))
     records: list[dict] = [*queues, *mappings, *functions]
+    records += workers(part, clients, queues, functions)
     if opts.metrics and (queues or functions):
         records += evidence(part, clients.get("cloudwatch", region), queues, functions)
     return records
+
+
+def _partition(clients: Clients, region: str) -> str:
+    try:
+        return clients.session.get_partition_for_region(region) or "aws"
+    except Exception:  # noqa: BLE001 - a region botocore does not know: the commercial partition
+        return "aws"
 
 
 def list_queue_urls(part: Partition) -> list[str]:
@@ -449,6 +470,256 @@ def _fan_out(opts: Options, fn: Callable, items: list) -> Iterable:
         return list(pool.map(fn, items))
 
 
+# ---------------------------------------------------------------------------------------------- workers
+# A queue named in an environment value: its ARN, or a queue URL of any account (host sqs.REGION.amazonaws.com,
+# REGION.queue.amazonaws.com or the legacy queue.amazonaws.com); a bare name only when it is a queue of this
+# partition (linter.consumers pairs workers the same ways: env value, source ARN).
+SQS_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[a-z0-9-]+:[0-9]{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$")
+SQS_URL = re.compile(
+    r"^https://(sqs\.[a-z0-9-]+\.|[a-z0-9-]+\.queue\.|queue\.)amazonaws\.com(\.cn)?/[0-9]{12}/[A-Za-z0-9_-]{1,80}(\.fifo)?/?$"
+)
+ECS_DESCRIBE_BATCH = 10  # DescribeServices takes at most 10 services per call (ECS API reference)
+PAGE = 100  # ListClusters, ListServices and ListPipes return at most 100 per page
+
+
+class QueueIndex:
+    """The partition's queues by URL, ARN and name: what an environment value or a pipe's source names."""
+
+    def __init__(self, queues: list[dict]):
+        self.by: dict[str, str] = {}
+        for q in queues:
+            for key in (q["arn"], q.get("url"), q.get("name")):
+                if key:
+                    self.by.setdefault(key, q["arn"])
+
+    def ref(self, value) -> str | None:
+        """The queue ``value`` names (its ARN when it is a queue of this partition, else the ARN or URL as
+        written), or None."""
+        if not isinstance(value, str):
+            return None
+        v = value.strip()
+        if v in self.by:
+            return self.by[v]
+        return v if SQS_ARN.match(v) or SQS_URL.match(v) else None
+
+
+def _duration(value) -> float | None:
+    from visguard.linter.consumers import parse_duration
+
+    return parse_duration(value) if value is not None else None
+
+
+def _profile(tags: dict) -> dict:
+    """The declared processing time of a task definition's or pipe's tags (visguard.io/processing-p99/-p50)."""
+    from visguard.linter.consumers import PROCESSING_P50_KEY, PROCESSING_P99_KEY
+
+    return {
+        "processing_p50": _duration(tags.get(PROCESSING_P50_KEY)),
+        "processing_p99": _duration(tags.get(PROCESSING_P99_KEY)),
+    }
+
+
+def worker_record(part: Partition, **fields) -> dict:
+    rec = {
+        "kind": "worker",
+        "account": part.account,
+        "region": part.region,
+        "arn": None,
+        "name": None,
+        "platform": None,
+        "queue": None,
+        "link": None,
+        "link_ref": None,
+        "state": None,
+        "stop_timeout": None,
+        "desired_count": None,
+        "batch_size": None,
+        "batching_window": None,
+        "work_timeout": None,
+        "heartbeat": None,
+        "processing_p50": None,
+        "processing_p99": None,
+        "task_definition": None,
+        "container": None,
+        "target": None,
+    }
+    rec.update(fields)
+    return rec
+
+
+def workers(part: Partition, clients: Clients, queues: list[dict], functions: list[dict]) -> list[dict]:
+    """Worker records of this account and region (ECS services, pipes). Like CloudWatch evidence they are
+    optional: a failure (a role without the ECS or Pipes actions, a service not offered in the region) is an
+    error row next to the partition's queues, not in their place."""
+    index = QueueIndex(queues)
+    out: list[dict] = []
+    for service, read in (("ecs", ecs_workers), ("pipes", pipe_workers)):
+        if not part.opts.endpoint_url and part.region not in (
+            _regions_of(clients.session, service) or [part.region]
+        ):
+            continue  # not offered in this region (botocore's endpoint data): nothing to read, no error
+        try:
+            out += read(part, clients.get(service, part.region), index, functions)
+        except PartitionFailed as pf:
+            out.append(pf.record)
+    return out
+
+
+def _regions_of(session, service: str) -> list[str]:
+    try:
+        return session.get_available_regions(service)
+    except Exception:  # noqa: BLE001 - no endpoint data: try the region
+        return []
+
+
+def ecs_workers(part: Partition, ecs, index: QueueIndex, functions: list[dict]) -> list[dict]:
+    """One record per (ECS service, queue) whose task definition names the queue in a container's environment."""
+    clusters: list[str] = []
+
+    def list_clusters():
+        for page in ecs.get_paginator("list_clusters").paginate(PaginationConfig={"PageSize": PAGE}):
+            clusters.extend(page.get("clusterArns", []))
+
+    part.call("ecs:ListClusters", list_clusters)
+    services: list[dict] = []
+    for cluster in clusters:
+        arns: list[str] = []
+
+        def list_services(cluster=cluster, arns=arns):
+            pages = ecs.get_paginator("list_services").paginate(
+                cluster=cluster, PaginationConfig={"PageSize": PAGE}
+            )
+            for page in pages:
+                arns.extend(page.get("serviceArns", []))
+
+        part.call("ecs:ListServices", list_services, resource=cluster)
+        for i in range(0, len(arns), ECS_DESCRIBE_BATCH):
+            batch = arns[i : i + ECS_DESCRIBE_BATCH]
+            resp = part.call(
+                "ecs:DescribeServices",
+                lambda cluster=cluster, batch=batch: ecs.describe_services(cluster=cluster, services=batch),
+                resource=cluster,
+            )
+            services += [s for s in resp.get("services", []) if s.get("status") != "INACTIVE"]
+    task_defs = sorted({s["taskDefinition"] for s in services if s.get("taskDefinition")})
+
+    def describe(td: str) -> dict:
+        return part.call(
+            "ecs:DescribeTaskDefinition",
+            lambda: ecs.describe_task_definition(taskDefinition=td, include=["TAGS"]),
+            resource=td,
+        )
+
+    described = dict(zip(task_defs, _fan_out(part.opts, describe, task_defs), strict=True))
+    out = []
+    for s in services:
+        resp = described.get(s.get("taskDefinition")) or {}
+        td = resp.get("taskDefinition") or {}
+        tags = {t.get("key"): t.get("value") for t in resp.get("tags") or [] if isinstance(t, dict)}
+        seen: set[str] = set()
+        for c in td.get("containerDefinitions") or []:
+            # environment values only: a secret's value is not read (that would read the secret)
+            for env in sorted(c.get("environment") or [], key=lambda e: str(e.get("name"))):
+                queue = index.ref(env.get("value"))
+                if queue is None or queue in seen:
+                    continue
+                seen.add(queue)
+                out.append(
+                    worker_record(
+                        part,
+                        arn=s.get("serviceArn"),
+                        name=s.get("serviceName"),
+                        platform="ecs",
+                        queue=queue,
+                        link="env",
+                        link_ref=env.get("name"),
+                        state=s.get("status"),
+                        stop_timeout=c.get("stopTimeout"),
+                        desired_count=s.get("desiredCount"),
+                        task_definition=s.get("taskDefinition"),
+                        container=c.get("name"),
+                        **_profile(tags),
+                    )
+                )
+    return out
+
+
+def pipe_workers(part: Partition, pipes, index: QueueIndex, functions: list[dict]) -> list[dict]:
+    """One record per pipe whose source is an SQS queue: batch, window, target and the target's time limit."""
+    summaries: list[dict] = []
+
+    def list_pipes():
+        pages = pipes.get_paginator("list_pipes").paginate(
+            SourcePrefix=f"arn:{part.partition}:sqs:", PaginationConfig={"PageSize": PAGE}
+        )
+        for page in pages:
+            summaries.extend(p for p in page.get("Pipes", []) if ":sqs:" in (p.get("Source") or ""))
+
+    part.call("pipes:ListPipes", list_pipes)
+    timeouts = {f["arn"]: f.get("timeout") for f in functions}
+
+    def one(summary: dict) -> dict | None:
+        d = part.call(
+            "pipes:DescribePipe",
+            lambda: pipes.describe_pipe(Name=summary["Name"]),
+            resource=summary.get("Arn"),
+        )
+        queue = index.ref(d.get("Source"))
+        if queue is None:
+            return None
+        sqs = (d.get("SourceParameters") or {}).get("SqsQueueParameters") or {}
+        target = d.get("Target") or ""
+        return worker_record(
+            part,
+            arn=d.get("Arn"),
+            name=d.get("Name"),
+            platform="pipes",
+            queue=queue,
+            link="source",
+            state=d.get("DesiredState"),
+            batch_size=sqs.get("BatchSize"),
+            batching_window=sqs.get("MaximumBatchingWindowInSeconds"),
+            work_timeout=target_timeout(part, target, d.get("TargetParameters") or {}, timeouts),
+            heartbeat=False,  # a pipe never extends visibility: the queue's timeout is the one in effect
+            target=target or None,
+            **_profile(d.get("Tags") or {}),
+        )
+
+    return [r for r in _fan_out(part.opts, one, summaries) if r is not None]
+
+
+def target_timeout(part: Partition, target: str, params: dict, timeouts: dict) -> float | None:
+    """How long a pipe waits for its target: a Lambda function's timeout (invoked synchronously), an Express
+    state machine's maximum (REQUEST_RESPONSE is for Express workflows only), an API destination's limit; None
+    for an asynchronous invocation or a target whose time the pipe does not wait for."""
+    from visguard import facts
+
+    if ":lambda:" in target:
+        if (params.get("LambdaFunctionParameters") or {}).get("InvocationType") == "FIRE_AND_FORGET":
+            return None
+        if target in timeouts:
+            return timeouts[target]
+        if target.split(":")[3:5] != [part.region, part.account]:
+            return None  # a function of another account or region: not read from here
+        try:
+            cfg = part.call(
+                "lambda:GetFunctionConfiguration",
+                lambda: part.lam.get_function_configuration(FunctionName=target),
+                resource=target,
+            )
+        except PartitionFailed as pf:
+            if pf.record["message"].startswith("ResourceNotFoundException"):
+                return None  # the target function was deleted: the pipe fails, but has no timeout to judge
+            raise
+        return cfg.get("Timeout")
+    if ":states:" in target:
+        invocation = (params.get("StepFunctionStateMachineParameters") or {}).get("InvocationType")
+        return facts.STEP_FUNCTIONS_EXPRESS_MAX if invocation == "REQUEST_RESPONSE" else None
+    if ":api-destination/" in target:
+        return facts.API_DESTINATION_TIMEOUT
+    return None
+
+
 # ---------------------------------------------------------------------------------------------- CloudWatch
 def metric_queries(queues: list[dict], functions: list[dict]) -> list[tuple[str, dict, dict]]:
     """(query id, target record, MetricDataQuery) for every metric the audit uses."""
@@ -592,6 +863,7 @@ def collect(opts: Options) -> Stats:
                 stats.queues += closing["queues"]
                 stats.mappings += closing["mappings"]
                 stats.functions += closing["functions"]
+                stats.workers += closing["workers"]
                 stats.errors += closing["errors"]
             _progress(opts, stats)
     if opts.progress and sys.stderr.isatty():
@@ -613,7 +885,7 @@ def _progress(opts: Options, s: Stats) -> None:
     end = "\r" if sys.stderr.isatty() else "\n"
     print(
         f"collect: {s.done}/{s.partitions} partitions ({s.skipped} already done), {s.queues:,} queues, "
-        f"{s.mappings:,} mappings, {s.functions:,} functions, {s.errors} errors",
+        f"{s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers, {s.errors} errors",
         end=end,
         file=sys.stderr,
         flush=True,
@@ -630,7 +902,8 @@ def main(argv: list[str], prog: str) -> int:
     from visguard.audit.cli import ArgumentParser
 
     ap = ArgumentParser(
-        prog=prog, description="Collect an SQS/Lambda inventory from AWS accounts and regions."
+        prog=prog,
+        description="Collect an SQS/Lambda/worker-consumer inventory from AWS accounts and regions.",
     )
     who = ap.add_mutually_exclusive_group(required=True)
     who.add_argument("--accounts", help="comma-separated account ids")
@@ -689,7 +962,7 @@ def main(argv: list[str], prog: str) -> int:
             raise start_error(exc, opts.endpoint_url) from None
         raise
     print(
-        f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions from "
+        f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers from "
         f"{s.partitions} account/region partitions ({s.skipped} skipped as complete, {s.errors} errors) "
         f"in {time.perf_counter() - t0:.1f} s -> {printable(a.out)}",
         file=sys.stderr,

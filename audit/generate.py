@@ -5,7 +5,8 @@ Everything is drawn with numpy over whole arrays (one draw per attribute for all
 JSON Lines with plain string formatting, so a million queues take seconds. The mix: standard and FIFO queues,
 main queues with and without DLQs, DLQ chains, Lambda consumers (timeouts 3-900 s, batch sizes, batching
 windows, partial batch responses, some mappings in another account, some function ARNs qualified with an
-alias), workers with a declared processing profile, CloudWatch evidence (receives, deletes and the oldest
+alias), workers with a declared processing profile, worker records (ECS services naming a queue in their
+environment, some by another account's queue URL; EventBridge pipes with Lambda targets), CloudWatch evidence (receives, deletes and the oldest
 message's age: most queues healthy, some redelivering because their timeout is short, their consumer fails or
 crashes, or their batches fail whole; some with no traffic; DLQs that fill), unconsumed queues, drifted
 settings (each rule of the catalogue has some queues that break it) and a few malformed attribute values
@@ -48,6 +49,8 @@ class Shares:
     dangling: float = 0.003  # redrive target deleted from its (collected) account and region: VG004
     bad_max_receive: float = 0.002  # maxReceiveCount outside 1-1,000
     dlq_short_retention: float = 0.05
+    ecs_worker: float = 0.03  # main queues without a known consumer read by an ECS service (a worker record)
+    pipe_worker: float = 0.01  # ... or by an EventBridge pipe
     malformed_redrive: float = 0.0005  # RedrivePolicy that is not JSON
     missing_vt: float = 0.0005  # no VisibilityTimeout attribute
     non_numeric_vt: float = 0.0002  # VisibilityTimeout "thirty"
@@ -80,6 +83,7 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     _attributes(f)
     _lambda_side(f)
     _evidence(f)
+    _worker_side(f)
     return _render(f, out)
 
 
@@ -277,6 +281,36 @@ def _lambda_side(f: SimpleNamespace) -> None:
     f.enabled = rng.random(k) < 0.95
 
 
+def _worker_side(f: SimpleNamespace) -> None:
+    """Worker records for a few main queues without a known consumer (drawn from a stream of their own, so the
+    rest of the fleet is the same as without them): ECS services (stop timeout 30 s, or below the declared p99
+    for a third; 1 in 10 in another account, naming the queue by URL) and pipes with a Lambda target (its
+    timeout above the queue's visibility timeout for some; a declared p99 for half)."""
+    rng = np.random.default_rng([f.seed, 24])
+    free = np.zeros(f.n, bool)
+    free[: f.n_main] = ~f.is_lambda[: f.n_main] & ~f.is_worker[: f.n_main]
+    f.ecs = _pick_with(rng, f, free, f.sh.ecs_worker)
+    f.pipe = _pick_with(rng, f, free & ~f.ecs, f.sh.pipe_worker)
+    n = f.n
+    f.stop = np.where(rng.random(n) < 1 / 3, np.maximum(2, np.floor(f.p99_worker / 2)), 30).astype(np.int64)
+    f.declared = rng.random(n) < 0.5
+    f.desired = rng.integers(1, 20, n)
+    f.w_cross = (rng.random(n) < 0.1) & (f.n_accounts > 1)
+    f.w_acct_i = np.where(f.w_cross, (f.acct_i + 1) % f.n_accounts, f.acct_i)
+    f.pipe_timeout = rng.choice([3, 10, 20, 60, 300], n)
+    f.pipe_batch = rng.choice([1, 10, 100], n)
+    f.pipe_window = rng.choice([0, 5, 20], n)
+
+
+def _pick_with(rng, f: SimpleNamespace, candidates: np.ndarray, share: float) -> np.ndarray:
+    """Like :func:`_pick`, from ``rng``."""
+    idx = np.flatnonzero(candidates)
+    k = min(len(idx), max(round(share * f.n_main), 1 if f.n >= 200 else 0))  # a share of the main queues
+    mask = np.zeros(len(candidates), bool)
+    mask[rng.choice(idx, k, replace=False)] = True
+    return mask
+
+
 def _render(f: SimpleNamespace, out: str) -> dict:
     """JSON Lines per account and region (plain string formatting: a million queues in seconds)."""
     lines: dict[int, list[str]] = {}
@@ -284,11 +318,12 @@ def _render(f: SimpleNamespace, out: str) -> dict:
 
     def put(p: int, kind: str, line: str) -> None:
         lines.setdefault(p, []).append(line)
-        c = counts.setdefault(p, {"queue": 0, "mapping": 0, "function": 0, "error": 0})
+        c = counts.setdefault(p, {"queue": 0, "mapping": 0, "function": 0, "worker": 0, "error": 0})
         c[kind] += 1
 
     _render_queues(f, put)
     _render_lambda(f, put)
+    _render_workers(f, put)
     n_regions = len(f.regions)
     n_parts = len(f.accounts) * n_regions
     for p in range(n_parts):
@@ -300,6 +335,7 @@ def _render(f: SimpleNamespace, out: str) -> dict:
         "partitions": n_parts,
         "mappings": len(f.lam),
         "functions": len(f.lam),
+        "workers": int(f.ecs.sum() + f.pipe.sum()),
         "dlqs": f.n_dlq + f.n_chain,
     }
 
@@ -388,6 +424,43 @@ def _render_lambda(f: SimpleNamespace, put) -> None:
             f'{{"kind":"function","account":"{ma}","region":"{r}","arn":"{named if f.qual_record[k] else fn_arn}",'
             f'"name":"fn-{qi:07d}","timeout":{int(f.timeout[qi])},"memory":512,'
             f'"reserved_concurrency":{rc_ if rc_ >= 0 else "null"},{dur}}}',
+        )
+
+
+def _render_workers(f: SimpleNamespace, put) -> None:
+    n_regions = len(f.regions)
+    for qi in np.flatnonzero(f.ecs | f.pipe).tolist():
+        r, nm, p99, p50 = f.reg[qi], f.names[qi], f.p99_worker[qi], f.p50_worker[qi]
+        profile = (
+            f'"processing_p50":{p50},"processing_p99":{p99}'
+            if f.declared[qi]
+            else ('"processing_p50":null,"processing_p99":null')
+        )
+        if f.ecs[qi]:
+            a_i = int(f.w_acct_i[qi])
+            a = f.accounts[a_i]
+            queue = f"https://sqs.{r}.amazonaws.com/{f.acct[qi]}/{nm}" if f.w_cross[qi] else f.arns[qi]
+            svc = f"arn:aws:ecs:{r}:{a}:service/workers/{nm}-worker"
+            fields = (
+                f'"arn":"{svc}","name":"{nm}-worker","platform":"ecs","queue":"{queue}","link":"env",'
+                f'"link_ref":"QUEUE_URL","state":"ACTIVE","stop_timeout":{int(f.stop[qi])},'
+                f'"desired_count":{int(f.desired[qi])},"batch_size":null,"batching_window":null,'
+                f'"work_timeout":null,"heartbeat":null,{profile},'
+                f'"task_definition":"arn:aws:ecs:{r}:{a}:task-definition/{nm}:1","container":"app","target":null'
+            )
+        else:
+            a_i, a = int(f.acct_i[qi]), f.acct[qi]
+            fields = (
+                f'"arn":"arn:aws:pipes:{r}:{a}:pipe/{nm}-pipe","name":"{nm}-pipe","platform":"pipes",'
+                f'"queue":"{f.arns[qi]}","link":"source","link_ref":null,"state":"RUNNING","stop_timeout":null,'
+                f'"desired_count":null,"batch_size":{int(f.pipe_batch[qi])},"batching_window":{int(f.pipe_window[qi])},'
+                f'"work_timeout":{int(f.pipe_timeout[qi])},"heartbeat":false,{profile},"task_definition":null,'
+                f'"container":null,"target":"arn:aws:lambda:{r}:{a}:function:{nm}-target"'
+            )
+        put(
+            a_i * n_regions + int(f.reg_i[qi]),
+            "worker",
+            f'{{"kind":"worker","account":"{a}","region":"{r}",{fields}}}',
         )
 
 

@@ -7,6 +7,12 @@ Layout: ``DIR/<account>/<region>.jsonl``. Each line is one record with a ``kind`
 - ``mapping``: one Lambda event source mapping whose source is an SQS queue (it lives in the *function's*
   account; its ``event_source_arn`` may name a queue in another account).
 - ``function``: one Lambda function configuration, keyed by the (possibly qualified) ARN the mapping names.
+- ``worker``: a worker consumer the collector can see, one per (resource, queue): an ECS service whose task
+  definition names the queue in a container's environment (``link`` env, ``link_ref`` the variable), or an
+  EventBridge pipe whose source is the queue (``link`` source). ``arn`` is the service's or pipe's ARN,
+  ``queue`` the queue's ARN (or its URL, for a queue of another account named by URL); the consumer facts
+  (stop timeout, desired count, batch, window, the pipe target's time limit, the processing time declared by
+  the ``visguard.io/processing-p99``/``-p50`` tags) are in the linter's model names.
 - ``error``: something the collector could not read (AccessDenied, exhausted throttling, a disabled region).
 - ``partition``: the last line of every file: counts of the records above; its presence marks the file
   complete (files are written to a temporary name and renamed, so a file without it is not ours).
@@ -23,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 SCHEMA_PATH = Path(__file__).with_name("schemas") / "inventory.schema.json"
-KINDS = ("queue", "mapping", "function", "error", "partition")
+KINDS = ("queue", "mapping", "function", "worker", "error", "partition")
 SUFFIX = ".jsonl"
 
 
@@ -57,7 +63,7 @@ def partition_files(root: str | Path) -> list[Path]:
 
 def write_partition(root: str | Path, account: str, region: str, records: Iterable[dict]) -> dict:
     """Write one partition atomically and return its closing ``partition`` record."""
-    counts = dict.fromkeys(("queue", "mapping", "function", "error"), 0)
+    counts = dict.fromkeys(("queue", "mapping", "function", "worker", "error"), 0)
 
     def lines() -> Iterator[str]:
         for rec in records:
@@ -86,6 +92,7 @@ def write_lines(root: str | Path, account: str, region: str, lines: Iterable[str
                 "queues": counts.get("queue", 0),
                 "mappings": counts.get("mapping", 0),
                 "functions": counts.get("function", 0),
+                "workers": counts.get("worker", 0),
                 "errors": counts.get("error", 0),
             }
             fh.write(json.dumps(closing, separators=(",", ":"), sort_keys=True) + "\n")

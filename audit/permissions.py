@@ -12,6 +12,12 @@ COLLECTOR_ACTIONS: tuple[str, ...] = (
     "lambda:ListEventSourceMappings",
     "lambda:GetFunctionConfiguration",
     "lambda:GetFunctionConcurrency",
+    "ecs:ListClusters",
+    "ecs:ListServices",
+    "ecs:DescribeServices",
+    "ecs:DescribeTaskDefinition",
+    "pipes:ListPipes",
+    "pipes:DescribePipe",
     "cloudwatch:GetMetricData",
     "ec2:DescribeRegions",
 )

@@ -75,7 +75,7 @@ def summarize(records, result, quarantine) -> dict:
     by_sev = dict.fromkeys(SEVERITIES, 0)
     rule_account: dict[tuple[str, str], int] = {}
     suppressed: dict[str, int] = {}
-    n_queues = with_findings = orphans = observed = redelivering = 0
+    n_queues = with_findings = orphans = orphan_workers = observed = redelivering = 0
     grouped = result.select(
         "row_kind",
         ((F.col("row_kind") == "f") & F.col("suppressed").isNotNull()).alias("sup"),
@@ -88,10 +88,15 @@ def summarize(records, result, quarantine) -> dict:
         (is_q & F.col("observed_rate").isNotNull()).alias("obs"),
         F.when(is_q & F.col("observed_rate").isNotNull(), F.col("observed_rate") >= 0.01).alias("redel"),
         F.coalesce(F.col("orphans"), F.lit(0)).alias("orphans"),
+        F.coalesce(F.col("orphan_workers"), F.lit(0)).alias("orphan_workers"),
     )
     for r in (
         grouped.groupBy("row_kind", "sup", "rule", "account", "severity", "rb", "db", "hf", "obs", "redel")
-        .agg(F.count(F.lit(1)).alias("count"), F.sum("orphans").alias("orphans"))
+        .agg(
+            F.count(F.lit(1)).alias("count"),
+            F.sum("orphans").alias("orphans"),
+            F.sum("orphan_workers").alias("orphan_workers"),
+        )
         .collect()
     ):
         if r["row_kind"] == "f" and r["sup"]:
@@ -110,6 +115,7 @@ def summarize(records, result, quarantine) -> dict:
             redelivering += r["count"] if r["redel"] else 0
         else:
             orphans += int(r["orphans"] or 0)
+            orphan_workers += int(r["orphan_workers"] or 0)
     # observation beats estimate: the observed redelivery rate where CloudWatch saw traffic, else the estimate
     riskiest = [
         _finite(r.asDict())
@@ -148,6 +154,8 @@ def summarize(records, result, quarantine) -> dict:
         "mappings": int(kinds.get("mapping", 0)),
         "functions": int(kinds.get("function", 0)),
         "orphan_mappings": orphans,
+        "workers": int(kinds.get("worker", 0)),
+        "orphan_workers": orphan_workers,
         "queues_with_findings": with_findings,
         "findings": int(sum(by_rule.values())),
         "findings_by_rule": dict(sorted(by_rule.items())),

@@ -4,7 +4,7 @@ is imported only when one is asked for."""
 
 from __future__ import annotations
 
-KINDS = ("queue", "mapping", "function", "error", "partition")
+KINDS = ("queue", "mapping", "function", "worker", "error", "partition")
 
 SEVERITIES = ("error", "warning", "info")
 # The columns of findings/ (every one a string; account and region are also the partition folders).
@@ -47,15 +47,35 @@ MAPPING_SETTINGS = (
     "maximum_concurrency",
     "function_response_types",
 )
-# Field lists shared with build.py (the dict keys of a joined queue row).
+# A worker record's own facts (ECS service, pipe), besides batch_size and batching_window (MAPPING_SETTINGS).
+WORKER_SETTINGS = (
+    "platform",
+    "link",
+    "link_ref",
+    "stop_timeout",
+    "desired_count",
+    "work_timeout",
+    "heartbeat",
+    "processing_p50",
+    "processing_p99",
+    "task_definition",
+    "container",
+    "target",
+)
+# Field lists shared with build.py (the dict keys of a joined queue row). A consumer is a mapping (``uuid`` set,
+# the worker fields null) or a worker (``worker_arn`` set: the ECS service or pipe; ``queue_ref``: the queue as
+# the record names it; ``state``: the service's status or the pipe's desired state).
 CONSUMER_FIELDS = (
     "uuid",
+    "worker_arn",
     *MAPPING_SETTINGS,
     "function_found",
     "timeout",
     "reserved_concurrency",
     "duration_p50",
     "duration_p99",
+    "queue_ref",
+    *WORKER_SETTINGS,
 )
 
 
@@ -109,6 +129,20 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("reserved_concurrency", i),
             T.StructField("duration_p50", d),
             T.StructField("duration_p99", d),
+            # worker (arn, name, state, batch_size, batching_window: above)
+            T.StructField("platform", s),
+            T.StructField("queue", s),
+            T.StructField("link", s),
+            T.StructField("link_ref", s),
+            T.StructField("stop_timeout", d),
+            T.StructField("desired_count", i),
+            T.StructField("work_timeout", d),
+            T.StructField("heartbeat", T.BooleanType()),
+            T.StructField("processing_p50", d),
+            T.StructField("processing_p99", d),
+            T.StructField("task_definition", s),
+            T.StructField("container", s),
+            T.StructField("target", s),
             # error
             T.StructField("operation", s),
             T.StructField("code", s),
@@ -155,7 +189,7 @@ def figure_schema():
 
 
 # One output schema for mapInArrow: a row is a finding (kind "f"), a queue's figures (kind "q") or a count of
-# orphan mappings (kind "o").
+# orphan mappings and workers (kind "o").
 def out_schema():
     from pyspark.sql import types as T
 
@@ -165,8 +199,10 @@ def out_schema():
         if f.name not in seen:
             fields.append(f)
             seen.add(f.name)
-    # kind "o": mappings of one event source ARN that is not a (well-formed) queue of the inventory
+    # kind "o": mappings (orphans) and worker records (orphan_workers) of a queue that is not a (well-formed)
+    # queue of the inventory
     fields.append(T.StructField("orphans", T.LongType()))
+    fields.append(T.StructField("orphan_workers", T.LongType()))
     return T.StructType(fields)
 
 

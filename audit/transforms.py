@@ -12,7 +12,8 @@ Stages:
    record of each queue/function ARN and mapping UUID;
 3. :func:`join_queues` joins by ARN, across accounts: mapping -> function (exact ARN first, then the
    unqualified ARN for alias- or version-qualified ones), mappings -> the queue they read (the mapping lives in
-   the function's account), queue -> DLQ -> the DLQ's DLQ;
+   the function's account), workers (ECS services, pipes) -> the queue they read (by its ARN, or its URL's
+   account, region and name), queue -> DLQ -> the DLQ's DLQ;
 4. :func:`lint_batches` (``mapInArrow``): each Arrow record batch of joined queues goes (as Python dicts, no
    pandas) through ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
    ``engine.risk.estimate_many`` once per batch. This is the code executors run: it imports numpy, pyarrow
@@ -21,7 +22,15 @@ Stages:
 
 from __future__ import annotations
 
-from visguard.audit.tables import DLQ_FIELDS, KINDS, MAPPING_SETTINGS, out_schema, record_schema
+from visguard.audit.tables import (
+    CONSUMER_FIELDS,
+    DLQ_FIELDS,
+    KINDS,
+    MAPPING_SETTINGS,
+    WORKER_SETTINGS,
+    out_schema,
+    record_schema,
+)
 from visguard.errors import VisguardError
 from visguard.neutralize import printable
 
@@ -49,12 +58,13 @@ def lint_batches(batches, extra=None, config=None, owner_tags=()):
     for batch in batches:
         rows = batch.to_pylist()
         queues = [r for r in rows if r["arn"] is not None]
-        # the full outer join with the mappings brings the mappings of no known queue as rows without a queue
-        orphans = sum(len(r["consumers"] or ()) for r in rows if r["arn"] is None)
+        # the full outer join with the consumers brings those of no known queue as rows without a queue
+        lost = [c for r in rows if r["arn"] is None for c in r["consumers"] or ()]
+        orphans = sum(1 for c in lost if c["worker_arn"] is None)
         findings, figures = lint_rows(queues, config=config, extra=extra, owner_tags=owner_tags)
         out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
-        if orphans:
-            out.append({"row_kind": "o", "orphans": orphans})
+        if lost:
+            out.append({"row_kind": "o", "orphans": orphans, "orphan_workers": len(lost) - orphans})
         yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
@@ -149,6 +159,8 @@ def parse_records(raw):
         "uuid",
         "event_source_arn",
         *MAPPING_SETTINGS,
+        "queue",
+        *WORKER_SETTINGS,
         "timeout",
         "reserved_concurrency",
         "duration_p50",
@@ -168,13 +180,15 @@ def parse_records(raw):
         F.monotonically_increasing_id().alias("_pos"),
         F.when(ok & F.col("kind").isin("queue", "function"), F.col("arn"))
         .when(ok & (F.col("kind") == "mapping"), F.col("uuid"))
+        .when(ok & (F.col("kind") == "worker"), F.concat_ws("\u0000", "arn", "queue"))
         .alias("_key"),
     )
 
 
-# Records with an identity: a queue and a function by ARN, a mapping by UUID. Several records of one identity
-# (an inventory merged by hand, a file copied into another account's folder) are counted once: the latest wins.
-DEDUP_KINDS = ("queue", "mapping", "function")
+# Records with an identity: a queue and a function by ARN, a mapping by UUID, a worker by its service's or pipe's
+# ARN and the queue it reads. Several records of one identity (an inventory merged by hand, a file copied into
+# another account's folder) are counted once: the latest wins.
+DEDUP_KINDS = ("queue", "mapping", "function", "worker")
 
 
 def duplicate_counts(records) -> dict[str, int]:
@@ -220,6 +234,49 @@ def _arn_part(col, idx: int):
     from pyspark.sql import functions as F
 
     return F.split(col, ":").getItem(idx)
+
+
+# The type of every consumer field that is not a column of the parsed records (the others are: record_schema).
+_CONSUMER_TYPES = {"worker_arn": "string", "function_found": "boolean", "queue_ref": "string"}
+
+
+def _consumer_struct(**cols):
+    """One consumer as a struct of ``tables.CONSUMER_FIELDS`` (a mapping's or a worker's: the other kind's
+    fields null), so mappings and workers make one list per queue."""
+    from pyspark.sql import functions as F
+
+    types = {f.name: f.dataType for f in record_schema().fields}
+    return F.struct(
+        *[
+            (cols[c] if c in cols else F.lit(None).cast(types.get(c) or _CONSUMER_TYPES[c])).alias(c)
+            for c in CONSUMER_FIELDS
+        ]
+    )
+
+
+# The account, region and name of the queue a worker record names: an ARN's fields, or a queue URL's path (its
+# host's region: sqs.REGION.amazonaws.com, REGION.queue.amazonaws.com; queue.amazonaws.com is us-east-1; any
+# other host, e.g. a VPC endpoint, is taken to be in the worker's own region). tests/audit/reference.py mirrors it.
+URL_PATH = r"^https?://[^/]+/([0-9]{12})/([^/?#]+?)/?$"
+URL_REGION = r"^https?://(?:sqs\.)?([a-z]{2}(?:-[a-z]+)+-[0-9]+)\.(?:queue\.)?amazonaws\.com"
+LEGACY_HOST = r"^https?://queue\.amazonaws\.com/"
+
+
+def queue_key(ref, region):
+    """``REGION:ACCOUNT:NAME`` of a queue ARN or URL (``region``: the worker's own, for a host without one)."""
+    from pyspark.sql import functions as F
+
+    host_region = F.regexp_extract(ref, URL_REGION, 1)
+    url_region = (
+        F.when(host_region != "", host_region)
+        .when(ref.rlike(LEGACY_HOST), F.lit("us-east-1"))
+        .otherwise(region)
+    )
+    from_url = F.concat_ws(
+        ":", url_region, F.regexp_extract(ref, URL_PATH, 1), F.regexp_extract(ref, URL_PATH, 2)
+    )
+    from_arn = F.concat_ws(":", _arn_part(ref, 3), _arn_part(ref, 4), _arn_part(ref, 5))
+    return F.when(ref.startswith("arn:"), from_arn).when(ref.rlike(URL_PATH), from_url)
 
 
 def good_queues(records):
@@ -285,15 +342,37 @@ def join_queues(records):
         .withColumn("fn", F.coalesce(first(F.col("function_arn")), first(F.col("base_arn"))))
         .select(
             "event_source_arn",
-            F.struct(
-                "uuid",
-                *MAPPING_SETTINGS,
-                F.col("fn").isNotNull().alias("function_found"),
-                *[F.col("fn")[c].alias(c) for c in fn_fields],
+            _consumer_struct(
+                uuid=F.col("uuid"),
+                **{c: F.col(c) for c in MAPPING_SETTINGS},
+                function_found=F.col("fn").isNotNull(),
+                **{c: F.col("fn")[c] for c in fn_fields},
             ).alias("c"),
         )
     )
-    consumers = m.groupBy("event_source_arn").agg(F.sort_array(F.collect_list("c")).alias("consumers"))
+    # Workers: the queue they read by its ARN, or its URL's region, account and name (few records: the keys are
+    # broadcast and the queues scanned once, no shuffle of them); one that names no queue of the inventory keeps
+    # its reference and comes out of the full outer join below as an orphan.
+    workers = records.where(
+        (F.col("kind") == "worker") & F.col("arn").isNotNull() & F.col("queue").isNotNull()
+    ).select(
+        queue_key(F.col("queue"), F.col("region")).alias("w_key"),
+        F.col("queue").alias("w_ref"),
+        _consumer_struct(
+            worker_arn=F.col("arn"),
+            queue_ref=F.col("queue"),
+            **{c: F.col(c) for c in ("state", "batch_size", "batching_window", *WORKER_SETTINGS)},
+        ).alias("c"),
+    )
+    hits = good.select(queue_key(F.col("arn"), F.lit(None)).alias("w_key"), F.col("arn").alias("q_arn")).join(
+        F.broadcast(workers.select("w_key").distinct()), "w_key", "left_semi"
+    )
+    w = workers.join(F.broadcast(hits), "w_key", "left").select(
+        F.coalesce("q_arn", "w_ref").alias("event_source_arn"), "c"
+    )
+    consumers = (
+        m.unionByName(w).groupBy("event_source_arn").agg(F.sort_array(F.collect_list("c")).alias("consumers"))
+    )
 
     # target partition known: join with known_parts on "<account>/<region>" of the target ARN
     kp = known_parts.withColumnRenamed("part", "kp")

@@ -13,9 +13,10 @@ class AuditRole(Construct):
     """A role trusted by ``audit_account_id`` (optionally requiring ``external_id``) that grants exactly the
     IAM actions the collector calls, ``visguard.audit.permissions.COLLECTOR_ACTIONS``, and nothing else.
 
-    The actions are List/Get/Describe calls; ListQueues, DescribeRegions, GetMetricData and
-    ListEventSourceMappings support no resource-level permissions (Service Authorization Reference), and the
-    collector reads every queue and function of the account, so the statement's resource is ``*``.
+    The actions are List/Get/Describe calls; ListQueues, DescribeRegions, GetMetricData,
+    ListEventSourceMappings, ecs:ListClusters, ecs:DescribeTaskDefinition and pipes:ListPipes support no
+    resource-level permissions (Service Authorization Reference), and the collector reads every queue, function,
+    ECS service and pipe of the account, so the statement's resource is ``*``.
     ``organization=True`` adds ``organizations:ListAccounts`` for the management or delegated-admin account.
     """
 
@@ -40,7 +41,7 @@ class AuditRole(Construct):
             assumed_by=iam.AccountPrincipal(audit_account_id),
             external_ids=[external_id] if external_id else None,
             max_session_duration=max_session_duration,
-            description="visguard fleet collector: read-only SQS, Lambda event source and CloudWatch metadata",
+            description="visguard fleet collector: read-only SQS, Lambda, ECS, Pipes and CloudWatch metadata",
             inline_policies={
                 "VisguardCollector": iam.PolicyDocument(
                     statements=[

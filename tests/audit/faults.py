@@ -31,6 +31,8 @@ class Recorder:
         "lambda": "lambda",
         "monitoring": "cloudwatch",
         "ec2": "ec2",
+        "ecs": "ecs",
+        "pipes": "pipes",
         "sts": "sts",
         "organizations": "organizations",
     }

@@ -27,7 +27,10 @@ EXPECTED = {
     ("VG022", "events"),  # DLQ keeps 4 days, like its source
     ("VG030", "thumbnails"),  # batch 100 without a batching window
     ("VG012", "reports"),  # workers with p99 120 s on a 60 s visibility timeout
-    ("VG020", "reports"),  # workers, no redrive policy
+    (
+        "VG020",
+        "reports",
+    ),  # workers (an ECS service names it; its tags declare the profile), no redrive policy
     ("VG033", "audit-trail"),  # reserved concurrency 2
     ("VG020", "audit-trail"),  # Lambda consumer, no redrive policy
 }
@@ -60,6 +63,8 @@ class Seeder:
         self.sqs = s.client("sqs", endpoint_url=endpoint)
         self.lam = s.client("lambda", endpoint_url=endpoint)
         self.iam = s.client("iam", endpoint_url=endpoint)
+        self.ecs = s.client("ecs", endpoint_url=endpoint)
+        self.pipes = s.client("pipes", endpoint_url=endpoint)
         self.account, self.region = account, region
         self._role = None
 
@@ -112,6 +117,23 @@ class Seeder:
             kw["FunctionResponseTypes"] = ["ReportBatchItemFailures"]
         self.lam.create_event_source_mapping(**kw)
 
+    def ecs_worker(self, name: str, env: dict[str, str], stop_timeout: int) -> None:
+        self.ecs.create_cluster(clusterName="workers")
+        td = self.ecs.register_task_definition(
+            family=name,
+            containerDefinitions=[
+                {"name": "app", "image": "app:1", "memory": 512, "stopTimeout": stop_timeout,
+                 "environment": [{"name": k, "value": v} for k, v in env.items()]}
+            ],
+        )["taskDefinition"]["taskDefinitionArn"]  # fmt: skip
+        self.ecs.create_service(cluster="workers", serviceName=name, taskDefinition=td, desiredCount=2)
+
+    def pipe(self, name: str, queue_arn: str, target: str) -> None:
+        self.pipes.create_pipe(
+            Name=name, RoleArn=self.role(), Source=queue_arn, Target=target,
+            SourceParameters={"SqsQueueParameters": {"BatchSize": 10}},
+        )  # fmt: skip
+
 
 def redrive(dlq_arn: str, mrc: int) -> dict:
     return {"RedrivePolicy": {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": mrc}}
@@ -158,9 +180,11 @@ def build(endpoint: str) -> list[str]:
             "visguard:processing-p99": "120",
         },
     )
+    s.ecs_worker("reports-worker", {"REPORTS_QUEUE_URL": url}, stop_timeout=30)
     s = Seeder(endpoint, d, "eu-west-1")
     _, dlq = s.queue("ingest-dlq", MessageRetentionPeriod=1_209_600)
-    s.queue("ingest", VisibilityTimeout=30, **redrive(dlq, 5))
+    _, q = s.queue("ingest", VisibilityTimeout=30, **redrive(dlq, 5))
+    s.pipe("ingest-pipe", q, s.function("fn-ingest", 10))  # 10 s target on a 30 s queue: nothing to report
 
     s = Seeder(endpoint, MANAGEMENT, "us-east-1")
     _, q = s.queue("audit-trail", VisibilityTimeout=60)

@@ -7,6 +7,8 @@ import json
 import re
 
 from visguard.audit import inventory
+from visguard.audit.tables import CONSUMER_FIELDS, WORKER_SETTINGS
+from visguard.audit.transforms import LEGACY_HOST, URL_PATH, URL_REGION
 
 NUM = re.compile(r"^\s*-?[0-9]+(\.[0-9]+)?\s*$")
 BASE = re.compile(r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)")
@@ -64,14 +66,34 @@ def latest_records(root: str) -> list[dict]:
         if not isinstance(rec, dict):
             continue
         k = rec.get("kind")
-        ident = rec.get("uuid") if k == "mapping" else rec.get("arn") if k in ("queue", "function") else None
+        ident = (
+            rec.get("uuid")
+            if k == "mapping"
+            else rec.get("arn")
+            if k in ("queue", "function")
+            else (rec.get("arn"), rec.get("queue"))
+            if k == "worker"
+            else None
+        )
         by_key[(k, ident) if ident is not None else ("#", len(by_key))] = rec
     return list(by_key.values())
 
 
+def queue_key(ref: str, region: str | None) -> str | None:
+    """REGION:ACCOUNT:NAME of a queue ARN or URL (transforms.queue_key)."""
+    if ref.startswith("arn:"):
+        return ":".join(ref.split(":")[3:6])
+    path = re.match(URL_PATH, ref)
+    if not path:
+        return None
+    host = re.match(URL_REGION, ref)
+    r = host.group(1) if host else "us-east-1" if re.match(LEGACY_HOST, ref) else region
+    return f"{r}:{path.group(1)}:{path.group(2)}"
+
+
 def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
     """(joined queue rows, {arn: quarantine reason})."""
-    queues, quarantine, mappings, functions, known = {}, {}, [], {}, set()
+    queues, quarantine, mappings, functions, workers, known = {}, {}, [], {}, [], set()
     for rec in latest_records(root):
         k = rec.get("kind")
         if k == "queue":
@@ -84,6 +106,8 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
             mappings.append(rec)
         elif k == "function":
             functions[rec["arn"]] = rec
+        elif k == "worker" and rec.get("arn") and rec.get("queue"):
+            workers.append(rec)
         elif k == "partition" and rec["errors"] == 0:
             known.add(f"{rec['account']}/{rec['region']}")
     for q in queues.values():
@@ -92,6 +116,18 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
             bool(t) and f"{t.split(':')[4]}/{t.split(':')[3]}" in known if t and t.count(":") >= 5 else False
         )
     consumers: dict[str, list] = {}
+    by_key = {k: a for a in queues if (k := queue_key(a, None)) is not None}
+    for w in workers:
+        key = queue_key(w["queue"], w["region"])
+        arn = by_key.get(key) if key is not None else None
+        consumers.setdefault(arn or w["queue"], []).append(
+            {
+                **dict.fromkeys(CONSUMER_FIELDS),
+                "worker_arn": w["arn"],
+                "queue_ref": w["queue"],
+                **{c: w.get(c) for c in ("state", "batch_size", "batching_window", *WORKER_SETTINGS)},
+            }
+        )
     for m in mappings:
         fn = functions.get(m["function_arn"])
         if fn is None:
@@ -99,6 +135,7 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
             fn = functions.get(b.group(1)) if b else None
         consumers.setdefault(m["event_source_arn"], []).append(
             {
+                **dict.fromkeys(CONSUMER_FIELDS),
                 "uuid": m["uuid"],
                 "function_arn": m["function_arn"],
                 "state": m.get("state"),
@@ -132,7 +169,11 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
     rows = []
     for q in queues.values():
         row = dict(q)
-        row["consumers"] = sorted(consumers.get(q["arn"], []), key=lambda c: c["uuid"])
+        # as Spark's sort_array: nulls first (workers before mappings), then by the consumer's identity
+        row["consumers"] = sorted(
+            consumers.get(q["arn"], []),
+            key=lambda c: (c["uuid"] is not None, c["uuid"] or "", c["worker_arn"] or ""),
+        )
         row["is_dlq"] = q["arn"] in targets
         d1 = queues.get(q["target_arn"]) if q["target_arn"] else None
         d2 = queues.get(d1["target_arn"]) if d1 and d1["target_arn"] else None

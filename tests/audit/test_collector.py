@@ -65,7 +65,7 @@ def clean_run(org, moto_endpoint, tmp_path_factory):
 def test_collects_every_account_and_region(clean_run, org):
     out, stats, _ = clean_run
     assert stats.partitions == 8 and stats.errors == 0 and stats.skipped == 0
-    assert stats.queues == 14 and stats.mappings == 5 and stats.functions == 5
+    assert stats.queues == 14 and stats.mappings == 5 and stats.functions == 5 and stats.workers == 2
     files = {(p.parent.name, p.stem) for p in inventory.partition_files(out)}
     assert files == {(a, r) for a in org for r in fleet.REGIONS}
     recs = records(out)
@@ -80,6 +80,14 @@ def test_collects_every_account_and_region(clean_run, org):
     fn = {r["name"]: r for r in recs if r["kind"] == "function"}
     assert fn["fn-rc"]["reserved_concurrency"] == 2 and fn["fn-orders"]["timeout"] == 60
     assert all(r["metrics"] is not None for r in by_name.values())  # --metrics filled them (moto: no data)
+    workers = {r["name"]: r for r in recs if r["kind"] == "worker"}
+    assert (workers["reports-worker"]["queue"], workers["reports-worker"]["link_ref"]) == (
+        by_name["reports"]["arn"], "REPORTS_QUEUE_URL",
+    )  # fmt: skip
+    assert (workers["ingest-pipe"]["queue"], workers["ingest-pipe"]["work_timeout"]) == (
+        by_name["ingest"]["arn"],
+        10,
+    )
 
 
 def test_no_credentials_in_inventory(clean_run):

@@ -20,7 +20,13 @@ def test_counts_schema_and_mix(tmp_path):
     assert all(isinstance(r, dict) for r in rows)
     assert inventory.validate_records(rows) == []
     kinds = Counter(r["kind"] for r in rows)
-    assert kinds == {"queue": 4000, "mapping": c["mappings"], "function": c["functions"], "partition": 15}
+    assert kinds == {
+        "queue": 4000,
+        "mapping": c["mappings"],
+        "function": c["functions"],
+        "worker": c["workers"],
+        "partition": 15,
+    }
     queues = [r for r in rows if r["kind"] == "queue"]
     arns = {q["arn"] for q in queues}
     assert len(arns) == 4000
@@ -55,6 +61,33 @@ def test_counts_schema_and_mix(tmp_path):
     assert 0.03 * len(busy) < len(redelivering) < 0.5 * len(busy)
     assert any(m["received"] == 0 for m in main)
     assert all(m["deleted"] <= m["received"] for m in busy)
+
+
+def test_worker_records(tmp_path):
+    """A few main queues without another consumer are read by an ECS service or a pipe; some are inconsistent on
+    purpose (a stop timeout below the declared p99, a pipe target's timeout above the queue's visibility)."""
+    c = generate.generate(4000, 5, 3, str(tmp_path))
+    rows = recs(tmp_path)
+    queues = {q["arn"]: q for q in rows if q["kind"] == "queue"}
+    by_url = {q["url"]: q for q in queues.values()}
+    workers = [r for r in rows if r["kind"] == "worker"]
+    ecs = [w for w in workers if w["platform"] == "ecs"]
+    pipes = [w for w in workers if w["platform"] == "pipes"]
+    n_main = sum("-dlq" not in q["name"] for q in queues.values())
+    assert len(workers) == c["workers"] and 0.02 * n_main < len(ecs) < 0.04 * n_main and pipes
+    mapped = {m["event_source_arn"] for m in rows if m["kind"] == "mapping"}
+    read = [queues.get(w["queue"]) or by_url[w["queue"]] for w in workers]
+    assert not {q["arn"] for q in read} & mapped  # never a queue with a Lambda consumer
+    assert not any(q["tags"].get("visguard:consumer") for q in read)  # nor one with a declared worker fleet
+    by_url_ref = [w for w in ecs if w["queue"].startswith("https://")]
+    assert by_url_ref and all(w["account"] != by_url[w["queue"]]["account"] for w in by_url_ref)
+    assert any(w["processing_p99"] and w["stop_timeout"] < w["processing_p99"] for w in ecs)
+    vt = {
+        id(w): float(q["attributes"].get("VisibilityTimeout", "nan").replace("thirty", "nan"))
+        for w, q in zip(workers, read, strict=True)
+    }
+    assert any(w["work_timeout"] > vt[id(w)] for w in pipes)
+    assert all(w["heartbeat"] is False for w in pipes)
 
 
 def test_same_seed_same_fleet(tmp_path):

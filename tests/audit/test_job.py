@@ -33,6 +33,9 @@ def test_generated_fleet_findings_match_the_reference(spark, audited):
     want, _ = reference_findings(audited["inventory"])
     assert len(want) > 1000
     assert got == want
+    # worker records joined to their queues (by ARN, and by another account's URL) are the consumers found
+    consumers = {f[2] for f in got if f[1] in ("VG012", "VG020") and f[2]}
+    assert any(":service/workers/" in c for c in consumers) and any(":pipe/" in c for c in consumers)
     rules = Counter(f[1] for f in got)
     # the generator plants every kind of defect the inventory can show
     for rule in (
@@ -68,6 +71,14 @@ def test_summary_counts(audited):
     )
     assert s["findings_by_rule"] == dict(sorted(Counter(f[1] for f in want).items()))
     assert s["mappings"] == audited["counts"]["mappings"] and s["orphan_mappings"] >= 0
+    # every worker record joins to its queue (by ARN, or by URL: account, region, name) unless that queue is
+    # quarantined
+    from visguard.audit import inventory
+
+    recs = [r for _, _, r in inventory.iter_records(audited["inventory"])]
+    arn_of = {q["url"]: q["arn"] for q in recs if q["kind"] == "queue"}
+    lost = [w for w in recs if w["kind"] == "worker" and arn_of.get(w["queue"], w["queue"]) in quarantine]
+    assert s["workers"] == audited["counts"]["workers"] > 0 and s["orphan_workers"] == len(lost)
     assert sum(s["ratio_histogram"]["counts"]) > 0 and sum(s["duplicate_rate_histogram"]["counts"]) > 0
     assert json.loads((audited["out"] / "summary.json").read_text())["findings"] == s["findings"]
 
