@@ -31,6 +31,17 @@ RULE = Rule(
 )
 
 
+_FIX = {  # the advice in the platform's own terms (the rule's fix above is the catalogue's summary)
+    "ecs": "Raise {stop_timeout} above the processing p99 (at most 120 s on Fargate); past that, protect busy tasks "
+    "with ECS task scale-in protection, or stop taking messages at SIGTERM and finish within the timeout.",
+    "kubernetes": "Raise {stop_timeout} above the processing p99 (a preStop hook runs within it), or stop taking "
+    "messages at SIGTERM and finish within the grace period.",
+    None: "Raise {stop_timeout} above the processing p99, or stop taking messages at the stop signal and finish "
+    "within it.",
+}
+_FIX["keda"] = _FIX["kubernetes"]
+
+
 def _cap(c) -> float | None:
     return float(facts.ECS_STOP_TIMEOUT.hi) if c.platform == "ecs" else None
 
@@ -65,6 +76,7 @@ def check(queue, ctx):
                 ),
                 location=c.location_of("stop_timeout") or queue.location,
                 consumer=c,
+                fix=Text(_FIX.get(c.platform, _FIX[None]), id="VG062.fix"),
             ),
             change,
         )
