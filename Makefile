@@ -16,7 +16,7 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install install-cdk-min demo test test-fast check bench format clean dist demo-engine demo-kit synth demo-cdk demo-lint demo-simulate demo-audit
+.PHONY: install install-cdk-min demo demo-consumers test test-fast check bench format clean dist demo-engine demo-kit synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -38,7 +38,7 @@ $(CDK_MIN_STAMP): pyproject.toml
 
 install-cdk-min: $(CDK_MIN_STAMP)
 
-demo: install demo-engine demo-kit demo-cdk demo-lint demo-simulate demo-audit
+demo: install demo-engine demo-kit demo-cdk demo-lint demo-consumers demo-simulate demo-audit
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -107,6 +107,14 @@ demo-lint: install
 	$(BIN)/visguard lint examples/terraform --diff || test $$? -eq 2
 
 # The test kit: a team's consumer tests (bare @mock_sqs, a decorated TestCase, asyncio) on the virtual clock.
+# Queues checked against what consumes them: an ECS service, a Beanstalk worker, a pipe, a KEDA Deployment and
+# application code (boto3, Celery, sqs-consumer), joined across Terraform, manifests and code in one run.
+demo-consumers: install
+	@mkdir -p $(OUT)/consumers
+	$(BIN)/visguard lint examples/consumers --fail-on never
+	$(BIN)/visguard lint examples/consumers --fail-on never -f sarif -o $(OUT)/consumers/lint.sarif
+	for r in VG060 VG062 VG063 VG064; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/lint.sarif || exit 1; done
+
 demo-kit: install
 	$(BIN)/pytest -q -p no:cacheprovider examples/test-kit
 
