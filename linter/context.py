@@ -120,8 +120,8 @@ class RuleContext:
         return queue.location_of("visibility_timeout")
 
     def visibility_said(self, queue: Queue, c: Consumer) -> str:
-        """Where the visibility in effect for ``c`` comes from, in words: ``main.tf:12``, ``the SQS default
-        (queue at main.tf:3)``, ``sqsd's default, environment at template.yaml:40``."""
+        """Where the visibility in effect for ``c`` comes from, in words: ``main.tf:12``, ``the SQS default,
+        queue at main.tf:3``, ``sqsd's default, environment at template.yaml:40``."""
         if not self.overrides(c):
             return self.queue_visibility_said(queue)
         at = fmt_location(self.visibility_where(queue, c))
@@ -129,10 +129,10 @@ class RuleContext:
 
     @staticmethod
     def queue_visibility_said(queue: Queue) -> str:
-        """Where the queue's own visibility timeout is set, in words (``main.tf:12``, ``the SQS default (queue at
+        """Where the queue's own visibility timeout is set, in words (``main.tf:12``, ``the SQS default, queue at
         main.tf:3)``)."""
         at = fmt_location(queue.location_of("visibility_timeout"))
-        return at if queue.visibility_timeout is not None else f"the SQS default (queue at {at})"
+        return at if queue.visibility_timeout is not None else f"the SQS default, queue at {at}"
 
     @staticmethod
     def where(loc: Location | None) -> str:
