@@ -92,12 +92,15 @@ def test_the_tree_is_the_one_layout():
 # Rules over what CloudWatch observed (tag "observed": VG042) have no template input; the fleet audit's tests
 # cover them (tests/audit/test_observed.py).
 OBSERVED = {rid for rid, r in ALL_RULES.items() if "observed" in r.tags}
+# Rules over consumers read from application code (tag "code": VG070-VG073) are tested on models in
+# test_code_rules.py until the language readers (linter/loaders/code/<language>.py) are there to read fixtures.
+CODE = {rid for rid, r in ALL_RULES.items() if "code" in r.tags}
 
 
 def test_every_rule_in_the_catalogue_has_a_failing_and_a_passing_case():
     covered = {c.parents[1].name.upper() for c in FAIL} & {c.parents[1].name.upper() for c in PASS}
     assert {"VG042"} == OBSERVED
-    assert sorted(set(ALL_RULES) - OBSERVED - covered) == []
+    assert sorted(set(ALL_RULES) - OBSERVED - CODE - covered) == []
 
 
 @pytest.mark.parametrize("case", FAIL, ids=[_id(c) for c in FAIL])
