@@ -37,13 +37,16 @@ CONSUMERS = {
 }
 PLAIN = {
     "py": "def add(a, b):\n    return a + b\n\n\nclass Thing:\n    x = 1\n" * 8,
-    "js": "export function add(a, b) {\n  return a + b;\n}\nconst things = [1, 2, 3].map((x) => x * 2);\n" * 8,
+    "js": "export function add(a, b) {\n  return a + b;\n}\nconst things = [1, 2, 3].map((x) => x * 2);\n"
+    * 8,
     "ts": "export interface Thing { id: string; n: number }\nexport const f = (t: Thing) => t.n + 1;\n" * 8,
     "go": "package util\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n" * 8,
-    "java": "package app;\npublic class Util {\n  public static int add(int a, int b) { return a + b; }\n}\n" * 6,
+    "java": "package app;\npublic class Util {\n  public static int add(int a, int b) { return a + b; }\n}\n"
+    * 6,
     "rb": "module Util\n  def self.add(a, b)\n    a + b\n  end\nend\n" * 8,
     "php": "<?php\nfunction add($a, $b) {\n    return $a + $b;\n}\n" * 8,
-    "cs": "namespace App { public static class Util { public static int Add(int a, int b) => a + b; } }\n" * 8,
+    "cs": "namespace App { public static class Util { public static int Add(int a, int b) => a + b; } }\n"
+    * 8,
 }
 TF = """resource "aws_sqs_queue" "orders" {
   name                       = "orders"
@@ -89,7 +92,9 @@ def code_repo(root: Path, total: int) -> int:
         n += 1
     write(root / "terraform" / "main.tf", TF)
     write(root / ".env", "ORDERS_QUEUE_URL=https://sqs.us-east-1.amazonaws.com/123456789012/orders\n")
-    write(root / "docker-compose.yml", "services:\n  worker:\n    environment:\n      - ORDERS_QUEUE=orders\n")
+    write(
+        root / "docker-compose.yml", "services:\n  worker:\n    environment:\n      - ORDERS_QUEUE=orders\n"
+    )
     n += 3
     exts = list(PLAIN)
     consumers = 0
@@ -141,7 +146,9 @@ def main() -> None:
         t_code, err, s_code = run(code, args.runs)
         t_cfn, _, s_cfn = run(cfn, args.runs)
     print(err.strip().splitlines()[0])
-    print(f"code repository: {n_code} files, {s_code.get('files')} linted, {t_code:.2f} s (best of {args.runs})")
+    print(
+        f"code repository: {n_code} files, {s_code.get('files')} linted, {t_code:.2f} s (best of {args.runs})"
+    )
     print(f"CloudFormation-only: {n_cfn} templates, {s_cfn.get('files')} linted, {t_cfn:.2f} s")
     print(f"ratio code / CloudFormation-only: {t_code / t_cfn:.2f}; load average {os.getloadavg()[0]:.2f}")
 

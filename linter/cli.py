@@ -178,9 +178,8 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         if AWS in args.queues_from:
             from visguard.errors import need
 
-            need(
-                "boto3", extra="aws", what="--queues-from aws"
-            )  # one line and exit 1 before anything is read
+            # one line and exit 1 before anything is read
+            need("boto3", extra="aws", what="--queues-from aws")
         fetch = loader_for(args.queues_from)
 
     def run():
