@@ -236,7 +236,7 @@ def get(name: str) -> LoaderSpec:
 def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     """The loader for ``path``. A folder: the first ``claim_dir`` that says yes (None: search it). A file: the
     first ``claim_file`` that says yes; a file named on the command line (``explicit``) falls back to
-    ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
+    ``code`` for a source file, else ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
     if os.path.isdir(path):
         return _claim_dir(path)
     head = safe_io.read_head(path)
@@ -246,7 +246,9 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
             return s
     if not explicit:
         return None
-    return get("code") if _code_file(path, head) else get("cloudformation")
+    if _code_file(path, head):  # a source file with no SQS in it: read, nothing to say (imported above)
+        return next((s for s in _SPECS if s.name == "code"), None) or get("code")
+    return get("cloudformation")
 
 
 def _claim_dir(path: str) -> LoaderSpec | None:
