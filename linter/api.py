@@ -318,6 +318,7 @@ def lint_paths(
     options=None,
     exclude: Iterable[str] = (),
     queue_models: Iterable[Model] = (),
+    fetch_queues: Callable[[list[Model]], Iterable[Model]] | None = None,
 ) -> LintResult:
     """Load and lint each input; bad input is collected (one error per file) and the other files still run.
 
@@ -329,6 +330,8 @@ def lint_paths(
     Every input is loaded before any is linted: consumers read in one input (a Deployment, application code)
     are joined to queues of another (``linter.consumers.join``), or of ``queue_models`` (deployed queues given
     with ``--queues-from``: an audit inventory, or read from AWS), whose consumed queues are linted too.
+    ``fetch_queues``, when given, is called once with the loaded models and returns more such models (``--queues-from
+    aws`` reads the queues the run's consumers name: ``visguard.linter.queues_from``); its bad input is one error.
     """
     from visguard.linter.loaders import registry
 
@@ -343,6 +346,9 @@ def lint_paths(
         if model is not None:
             loaded.append((item.path, item.loader, model))
     extra = list(queue_models or ())
+    if fetch_queues is not None:
+        fetched = _guarded(result, "--queues-from", lambda: list(fetch_queues([m for _, _, m in loaded])))
+        extra += fetched or []
     if any(m.pending for _, _, m in loaded):
         from visguard.linter.consumers import join
 
@@ -370,12 +376,17 @@ def lint_paths(
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
         result.findings += meta + findings + _note_findings(model, file_config)
-    for m in extra:  # queues given with --queues-from: linted where a consumer of this run reads them
-        joined = Model(queues={k: q for k, q in m.queues.items() if q.consumers}, source_file=m.source_file)
-        result.queues += len(joined.queues)
+    for m in extra:  # queues given with --queues-from: linted where a consumer of this run reads them (their
+        # dead-letter queues stay in the model as context)
+        read = [k for k, q in m.queues.items() if q.consumers]
+        result.queues += len(read)
         result.findings += (
-            _guarded(result, m.source_file or "<queues>", lambda j=joined: lint_model(j, config)) or []
+            _guarded(
+                result, m.source_file or "<queues>", lambda m=m, read=read: lint_model(m, config, only=read)
+            )
+            or []
         )
+        result.findings += _note_findings(m, config)
     result.findings += _config_meta_findings(config)
     result.findings = sort_findings(result.findings)
     return result

@@ -41,15 +41,19 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
         prog=prog,
         description="Check SQS visibility timeouts, redrive policies and DLQs against their consumers, in "
         "CloudFormation/SAM templates, cdk.out assemblies, Terraform and OpenTofu (root modules, *.tf, plan "
-        "JSON), Serverless Framework services (serverless.yml) and visguard.yaml.",
+        "JSON), Serverless Framework services (serverless.yml), visguard.yaml, and the SQS consumers of "
+        "application code (Python, JavaScript/TypeScript, Java, Go, C#, PHP, Ruby; Celery, sqs-consumer, "
+        "Spring, Laravel, Shoryuken) with the .env and compose files that name their queues.",
         epilog="Exit codes: 0 clean, 2 findings at or above --fail-on, 1 bad input or usage, 3 internal error. "
         "A folder is searched for the inputs a loader claims; it skips hidden folders, .terraform/, "
-        "node_modules/, .venv/, venv/ and cdk.out/ (name a cdk.out on the command line to lint it) and files "
-        "that are not templates. Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
+        "node_modules/, .venv/, venv/ and cdk.out/ (name a cdk.out on the command line to lint it), code in "
+        "vendor/, dist/, build/, target/ and generated folders, and files that are not templates or do not "
+        "consume SQS. Rules: 'visguard rules'; one rule in detail: 'visguard explain VG011'.",
     )
     p.add_argument("paths", nargs="+", metavar="PATH", help="CloudFormation/SAM template (JSON/YAML), cdk.out "
                    "folder, Terraform/OpenTofu root module folder, .tf file or plan JSON, serverless.yml (or its "
-                   "folder), visguard.yaml, or a folder to search for them")  # fmt: skip
+                   "folder), visguard.yaml, a source file or .env/compose file, or a folder to search for "
+                   "them")  # fmt: skip
     p.add_argument("-f", "--format", choices=FORMATS, default="text", help="output format (default: text)")
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout")
     p.add_argument("-c", "--config", metavar="FILE", help="visguard.yaml with settings, profiles, severity "
@@ -65,6 +69,11 @@ def build_parser(prog: str) -> argparse.ArgumentParser:
                    help="skip files and folders matching GLOB in a folder search (repeatable): a glob with '/' "
                    "matches the path below the searched folder, one without matches any name; files named "
                    "on the command line are always linted")  # fmt: skip
+    p.add_argument("--queues-from", action="append", default=[], metavar="INVENTORY_DIR|aws",
+                   help="the deployed queues that consumers in the linted code read, when their infrastructure "
+                   "is not linted with it (repeatable): an audit inventory folder ('visguard audit collect'), or "
+                   "'aws' to read the queues the code names with GetQueueUrl/GetQueueAttributes (read only, your "
+                   "AWS credentials; needs visguard[aws]); write ./aws for a folder named aws")  # fmt: skip
     p.add_argument("--fail-on", choices=("error", "warning", "info", "never"), default="warning",
                    help="lowest severity that makes the exit code 2 (default: warning)")  # fmt: skip
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -162,8 +171,21 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
 
         config = load_config(config_path)  # VisguardError -> one line, exit 1 (dispatcher)
 
+    fetch = None
+    if args.queues_from:
+        from visguard.linter.queues_from import AWS, loader_for
+
+        if AWS in args.queues_from:
+            from visguard.errors import need
+
+            # one line and exit 1 before anything is read
+            need("boto3", extra="aws", what="--queues-from aws")
+        fetch = loader_for(args.queues_from)
+
     def run():
-        return lint_paths(args.paths, config=config, options=options, exclude=args.exclude)
+        return lint_paths(
+            args.paths, config=config, options=options, exclude=args.exclude, fetch_queues=fetch
+        )
 
     _refuse_output(args.output, args.paths)  # before anything is read or written
     result = run()

@@ -49,6 +49,12 @@ TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
 SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out", "__pycache__", ".git"})
 # Hidden folders a search still enters: Elastic Beanstalk's configuration files (the ebextensions loader).
 SEARCHED_DOT_DIRS = frozenset({".ebextensions"})
+# Folders whose code a search does not offer to the code loader (vendored dependencies, build output, generated
+# code); their templates and Terraform are still found.
+CODE_SKIP_DIRS = frozenset(
+    {"vendor", "bower_components", "site-packages", "dist", "build", "target", "out", "bin", "obj", "generated",
+     "__generated__", "gen", "coverage", "Pods"}
+)  # fmt: skip
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
 SKIP_SUFFIXES = (".assets.json", "tree.json")
@@ -170,6 +176,20 @@ def kubernetes_file(path: str, head: bytes) -> bool:
     )
 
 
+# = code.loader.ENDINGS (application code and framework configuration; the loader claims those whose first bytes
+# name an SQS receive API or a worker framework)
+CODE_ENDINGS = (
+    ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".java", "application.yml",
+    "application.yaml", "application.properties", ".go", ".cs", ".php", "Procfile", ".conf", ".rb",
+    "shoryuken.yml", "shoryuken.yaml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod",
+    ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
+)  # fmt: skip
+
+
+def _code_file(path: str, head: bytes) -> bool:
+    return path.endswith(CODE_ENDINGS)
+
+
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
 PLUGINS = (
     Plugin(
@@ -180,6 +200,7 @@ PLUGINS = (
     ),
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
     Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
+    Plugin("visguard.linter.loaders.code.loader", None, _code_file, CODE_ENDINGS),
 )
 
 _SPECS: list[LoaderSpec] = []
@@ -244,7 +265,7 @@ def get(name: str) -> LoaderSpec:
 def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     """The loader for ``path``. A folder: the first ``claim_dir`` that says yes (None: search it). A file: the
     first ``claim_file`` that says yes; a file named on the command line (``explicit``) falls back to
-    ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
+    ``code`` for a source file, else ``cloudformation``. Raises VisguardError when the file cannot be read (a FIFO, a device, no access)."""
     if os.path.isdir(path):
         return _claim_dir(path)
     head = safe_io.read_head(path)
@@ -252,7 +273,11 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     for s in _specs_for(path, head):
         if s.claim_file is not None and (explicit or name.endswith(s.suffixes)) and s.claim_file(path, head):
             return s
-    return get("cloudformation") if explicit else None
+    if not explicit:
+        return None
+    if _code_file(path, head):  # a source file with no SQS in it: read, nothing to say (imported above)
+        return next((s for s in _SPECS if s.name == "code"), None) or get("code")
+    return get("cloudformation")
 
 
 def _claim_dir(path: str) -> LoaderSpec | None:
@@ -338,7 +363,9 @@ def discover(
         if len(out) == before and not found_errors:
             errors.append(
                 VisguardError(
-                    "no CloudFormation templates, cdk.out assemblies or visguard.yaml files found", file=p
+                    "no CloudFormation templates, cdk.out assemblies, visguard.yaml files or SQS consumers in code "
+                    "found",
+                    file=p,
                 )
             )
     return out
@@ -346,6 +373,7 @@ def discover(
 
 def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], add) -> bool:
     n_errors = len(errors)
+    no_code: set[str] = set()  # folders below a vendored, built or generated folder (CODE_SKIP_DIRS)
 
     def rel(path: str) -> str:
         return os.path.relpath(path, root).replace(os.sep, "/")
@@ -365,13 +393,16 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
         if spec is not None:
             add(path, spec)
             return True
+        if name in CODE_SKIP_DIRS or os.path.dirname(path) in no_code:
+            no_code.add(path)
         return False
 
     suffixes = tuple(
         {x for s in _SPECS if s.claim_file is not None for x in s.suffixes}
         | {x for p in PLUGINS for x in p.suffixes}
     )
-    for _folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
+    for folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
+        code = folder not in no_code
         for path in files:
             name = os.path.basename(path)
             if (
@@ -379,6 +410,7 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
                 or name in SKIP_FILES
                 or name.endswith(SKIP_SUFFIXES)
                 or (name == "manifest.json")
+                or (not code and _code_file(path, b""))
                 or _excluded(rel(path), name, exclude)
             ):
                 continue

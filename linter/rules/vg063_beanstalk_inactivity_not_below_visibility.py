@@ -48,7 +48,9 @@ def check(queue, ctx):
         vt = ctx.visibility_for(queue, c)
         if inactivity is None or vt is None or inactivity < vt:
             continue
-        value = int(min(inactivity + 1, facts.SQSD_OPTIONS["VisibilityTimeout"][2].hi))
+        value = int(inactivity + 1)
+        # past sqsd's (and SQS's) 12 h cap no visibility covers the wait: lowering InactivityTimeout is the fix
+        change = set_consumer(c, "visibility_override", value) if value <= facts.MAX_VISIBILITY else None
         yield with_changes(
             ctx.finding(
                 queue,
@@ -69,5 +71,5 @@ def check(queue, ctx):
                 location=ctx.visibility_where(queue, c),
                 consumer=c,
             ),
-            set_consumer(c, "visibility_override", value),
+            change,
         )

@@ -28,12 +28,18 @@ RULE = Rule(
 _NOT_WORKERS = (None, "lambda", "profile")
 
 
+# frameworks whose declared per-message time limit (Consumer.work_timeout) is a processing bound
+_FRAMEWORK_LIMITS = frozenset({"celery", "sqs-consumer", "laravel", "spring"})
+
+
 def check(queue, ctx):
     for c in queue.consumers:
         if c.kind != "worker" or c.platform in _NOT_WORKERS or c.processing_p99 is not None:
             continue
         if c.platform == "pipes" and c.work_timeout is not None:
             continue  # bounded by its target's timeout: VG064 judges it
+        if c.platform in _FRAMEWORK_LIMITS and c.work_timeout is not None:
+            continue  # the framework's own limit on one message bounds it: VG072 judges it
         yield ctx.finding(
             queue,
             Text(

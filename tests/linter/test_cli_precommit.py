@@ -106,6 +106,7 @@ def test_python_hooks_match_the_system_hooks():
         "visguard-config": "visguard lint",
         "visguard-terraform": "visguard-pre-commit terraform",
         "visguard-serverless": "visguard-pre-commit serverless",
+        "visguard-code": "visguard lint .",
     }
     for name, entry in entries.items():
         py, system = hooks[name], hooks[f"{name}-system"]
@@ -127,6 +128,13 @@ def test_python_hooks_match_the_system_hooks():
         ("visguard-serverless", "serverless.json", True),
         ("visguard-serverless", "main.tf", False),
         ("visguard-serverless", "handler.py", False),
+        ("visguard-code", "handler.py", True),
+        ("visguard-code", "src/worker/index.ts", True),
+        ("visguard-code", ".env.production", True),
+        ("visguard-code", "deploy/docker-compose.yml", True),
+        ("visguard-code", "config/shoryuken.yml", True),
+        ("visguard-code", "template.yaml", False),
+        ("visguard-code", "main.tf", False),
     ],
 )
 def test_hook_file_patterns(hook, path, passed):

@@ -50,7 +50,9 @@ def test_parse_duration(text, seconds):
     assert parse_duration(text) == seconds
 
 
-@pytest.mark.parametrize("text", ["", "ten minutes", "20x", "m20", "-5", -5, True, None, "1h 30", "9" * 40, [1]])
+@pytest.mark.parametrize(
+    "text", ["", "ten minutes", "20x", "m20", "-5", -5, True, None, "1h 30", "9" * 40, [1]]
+)
 def test_parse_duration_refuses_what_is_not_one(text):
     assert parse_duration(text) is None
 
@@ -83,7 +85,9 @@ def test_join_through_an_environment_variable_bound_in_another_input():
     q = _queue(infra, "OrdersQueue", "orders-prod")
     other = _queue(infra, "Other", "other")
     k8s.env.append(
-        EnvBinding("ORDERS_QUEUE_URL", workload="Deployment/worker", ref=QueueRef("url", "https://h/1/orders-prod"))
+        EnvBinding(
+            "ORDERS_QUEUE_URL", workload="Deployment/worker", ref=QueueRef("url", "https://h/1/orders-prod")
+        )
     )
     infra.env.append(EnvBinding("ORDERS_QUEUE_URL", workload="TaskDef", queue="OrdersQueue"))
     c = _worker("orders worker", QueueRef("env", "ORDERS_QUEUE_URL"))

@@ -131,7 +131,11 @@ def test_pending_ecs_consumer_joins_a_queue_of_another_input(write, tmp_path):
     (tmp_path / "w.yaml").write_text((CFN / "vg902-ecs-queue-of-another-stack.yaml").read_text())
     result = lint_paths([str(tmp_path)])
     rules = sorted(f.rule for f in result.findings)
-    assert rules == ["VG020", "VG065", "VG902"]  # joined: no redrive, no declared bound; the ImportValue one a note
+    assert rules == [
+        "VG020",
+        "VG065",
+        "VG902",
+    ]  # joined: no redrive, no declared bound; the ImportValue one a note
     (f,) = [f for f in result.findings if f.rule == "VG020"]
     assert f.queue == "Billing" and "ECS task definition Task" in f.message
 
@@ -204,7 +208,10 @@ def test_cdk_queue_processing_fargate_service_is_recognised():
     )
     (b,) = m.env
     assert b.queue == "QueueWorker/WorkerEcsProcessingQueue96AA4E1D"
-    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == ["VG012", "VG062"]
+    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == [
+        "VG012",
+        "VG062",
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ Beanstalk

@@ -107,7 +107,9 @@ def test_a_registered_loader_claims_files_and_folders_and_gets_the_options(
         LoaderSpec("toy-file", None, lambda p, head: head.startswith(b"#toy"), load, (".json",)),
         before="cdk-assembly",
     )
-    names = [s.name for s in registry.loaders() if s.name not in ("terraform", "serverless", "kubernetes")]
+    names = [
+        s.name for s in registry.loaders() if s.name not in ("terraform", "serverless", "kubernetes", "code")
+    ]
     assert names[-6:] == [
         "toy-file", "cdk-assembly", "visguard-config", "ebextensions", "toy-dir", "cloudformation",
     ]  # fmt: skip

@@ -1,0 +1,68 @@
+"""VG070: a consumer receives with VisibilityTimeout 0 and works on the messages."""
+
+from __future__ import annotations
+
+from visguard.linter.changes import set_consumer, with_changes
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule
+from visguard.linter.rules._code_terms import label, place, term
+from visguard.linter.vocabulary import Text
+
+RULE = Rule(
+    id="VG070",
+    title="Receive with visibility timeout 0 in a consumer that works on the messages",
+    severity=Severity.WARNING,
+    rationale=(
+        "A VisibilityTimeout on ReceiveMessage replaces the queue's for the messages of that receive. With 0 a "
+        "received message is visible again at once: the next receive, by this worker or another, returns it "
+        "while the first one is still working on it, so messages are processed several times in parallel and "
+        "their receive count races towards the dead-letter queue. 0 belongs on ChangeMessageVisibility to "
+        "release a message early, not on the receive of a worker. (Go SDK v2 does not send a 0 on receive: "
+        "there the queue's timeout applies, and this rule stays quiet.)"
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html",
+    fix="Remove the VisibilityTimeout of the receive (the queue's {visibility_timeout} then applies) or set it "
+    "above the processing time.",
+    tags=("visibility", "duplicates", "code"),
+    consumers_only=True,
+)
+
+
+def check(queue, ctx):
+    vt = ctx.visibility(queue)
+    for c in queue.consumers:
+        o = c.visibility_override
+        if (
+            o is None
+            or isinstance(o, bool)
+            or o != 0
+            or c.settings.get("zero_not_sent")
+            or c.kind != "worker"
+        ):
+            continue
+        at = c.location_of("visibility_override")
+        fix = Text(
+            "Remove {what} at {at} (the queue's {visibility_timeout}, {queue_at}, then applies) or set it above "
+            "the processing time.",
+            what=term(c, "visibility_override"),
+            at=place(at),
+            queue_at=place(queue.location_of("visibility_timeout")),
+        )
+        yield with_changes(
+            ctx.finding(
+                queue,
+                Text(
+                    "{consumer} receives from {queue} ({queue_at}) with {what} = 0 ({at}): each message is "
+                    "visible again at once, and the next receive returns it while it is being worked on",
+                    consumer=label(c),
+                    queue=queue.id,
+                    queue_at=place(queue.location),
+                    what=term(c, "visibility_override"),
+                    at=place(at),
+                ),
+                location=at,
+                consumer=c,
+                fix=fix,
+            ),
+            set_consumer(c, "visibility_override", int(vt)) if vt is not None else None,
+        )

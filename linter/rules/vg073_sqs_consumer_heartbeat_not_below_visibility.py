@@ -1,0 +1,65 @@
+"""VG073: sqs-consumer's heartbeatInterval not below its visibilityTimeout (the library refuses to start)."""
+
+from __future__ import annotations
+
+from visguard.facts import MAX_VISIBILITY
+from visguard.linter.changes import set_consumer, with_changes
+from visguard.linter.model import Severity
+from visguard.linter.rules._base import Rule, as_number, fmt_seconds
+from visguard.linter.rules._code_terms import label, place, term
+from visguard.linter.vocabulary import Text
+
+RULE = Rule(
+    id="VG073",
+    title="sqs-consumer heartbeatInterval not below visibilityTimeout (the consumer does not start)",
+    severity=Severity.ERROR,
+    rationale=(
+        "The Node library sqs-consumer extends a message's visibility every heartbeatInterval seconds by "
+        "visibilityTimeout seconds (ChangeMessageVisibility). It checks its options when it is created and "
+        "throws 'heartbeatInterval must be less than visibilityTimeout.' when heartbeatInterval is set and "
+        "visibilityTimeout is not set or not greater: the worker never starts. Catch it before it is deployed."
+    ),
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ChangeMessageVisibility.html",
+    fix="Set visibilityTimeout above heartbeatInterval (about twice it), or remove heartbeatInterval.",
+    tags=("heartbeat", "deploy", "code", "sqs-consumer"),
+    consumers_only=True,
+)
+
+
+def check(queue, ctx):
+    for c in queue.consumers:
+        hb = as_number(c.heartbeat_interval)
+        if c.platform != "sqs-consumer" or hb is None or hb <= 0:
+            continue
+        vt = as_number(c.visibility_override)
+        if vt is not None and hb < vt:
+            continue
+        at = c.location_of("heartbeat_interval")
+        said = "without visibilityTimeout" if vt is None else f"not below visibilityTimeout {fmt_seconds(vt)}"
+        yield with_changes(
+            ctx.finding(
+                queue,
+                Text(
+                    "{consumer} of {queue} ({queue_at}) sets {setting} = {hb} at {at} {said}: sqs-consumer "
+                    "throws when the consumer is created, and the worker does not start",
+                    consumer=label(c),
+                    queue=queue.id,
+                    queue_at=place(queue.location),
+                    setting=term(c, "heartbeat_interval"),
+                    hb=fmt_seconds(hb),
+                    at=place(at),
+                    said=said,
+                ),
+                location=at,
+                consumer=c,
+                fix=Text(
+                    "Set {vt_term} to {want} (twice {setting} {hb}) at {at}, or remove {setting}.",
+                    vt_term=term(c, "visibility_override"),
+                    want=fmt_seconds(2 * hb),
+                    setting=term(c, "heartbeat_interval"),
+                    hb=fmt_seconds(hb),
+                    at=place(c.location_of("visibility_override")),
+                ),
+            ),
+            set_consumer(c, "visibility_override", int(2 * hb)) if 2 * hb <= MAX_VISIBILITY else None,
+        )
