@@ -121,19 +121,45 @@ def _bindings(models: list[Model]) -> dict[str, list[tuple[Model, EnvBinding]]]:
     return out
 
 
-def _resolve(ref: QueueRef, home: Model, models: list[Model], env) -> list[Queue]:
-    """The queues ``ref`` names: in the consumer's own model first, then in any model of the run."""
+def _resolve(ref: QueueRef, home: Model, models: list[Model], env) -> list[tuple[Queue, EnvBinding | None]]:
+    """The queues ``ref`` names (with the binding that named each, for an environment variable): in the
+    consumer's own model first, then in any model of the run."""
     if ref.kind == "env":
-        found: list[Queue] = []
+        found: list[tuple[Queue, EnvBinding | None]] = []
         for m, b in env.get(ref.value, ()):
             q = m.queues.get(b.queue) if b.queue is not None else None
             if q is None and b.ref is not None:
                 q = _first(b.ref, m, models)
-            if q is not None and q not in found:
-                found.append(q)
+            if q is not None and all(q is not x for x, _ in found):
+                found.append((q, b))
         return found
     q = _first(ref, home, models)
-    return [q] if q is not None else []
+    return [(q, None)] if q is not None else []
+
+
+def _workload_of(q: Queue, b: EnvBinding | None, c):
+    """The consumer of ``q`` that runs the process ``c`` was read from: the ECS task definition, the
+    Deployment, the Beanstalk environment whose environment variable ``b`` named the queue (None: not known)."""
+    if b is None or not b.workload:
+        return None
+    for w in q.consumers:
+        if w is not c and (
+            w.id == b.workload
+            or b.workload.startswith(f"{w.id}/")
+            or w.settings.get("workload") == b.workload
+        ):
+            return w
+    return None
+
+
+def _inherit(c, w) -> None:
+    """Code read from a workload's image runs with the workload's declared processing time."""
+    c.settings["workload"] = w.id
+    for f in ("processing_p50", "processing_p99"):
+        if getattr(c, f) is None and getattr(w, f) is not None:
+            setattr(c, f, getattr(w, f))
+            if f in w.locations:
+                c.locations[f] = w.locations[f]
 
 
 def _first(ref: QueueRef, home: Model, models: list[Model]) -> Queue | None:
@@ -162,6 +188,7 @@ def join(models: list[Model]) -> None:
     ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
         manifests.link(models)
     env = _bindings(models)
+    through_env = []
     for m in models:
         still = []
         for c in m.pending:
@@ -170,14 +197,20 @@ def join(models: list[Model]) -> None:
             if not queues:
                 still.append(c)
                 continue
-            for q in queues:
+            for q, b in queues:
                 if all(x is not c for x in q.consumers):
                     q.consumers.append(c)
+                if b is not None:
+                    through_env.append((c, q, b))
         m.pending = still
         for c in still:
             m.notes.append(unjoined_note(c))
     for m in models:
         m.pending = []
+    for c, q, b in through_env:  # once every consumer is attached: the workload may have been pending too
+        w = _workload_of(q, b, c)
+        if w is not None:
+            _inherit(c, w)
 
 
 def unjoined_note(c) -> Note:

@@ -133,3 +133,38 @@ def test_own_model_wins_over_another_input_with_the_same_name():
     mine.pending.append(c)
     join([theirs, mine])
     assert q_mine.consumers == [c] and q_theirs.consumers == []
+
+
+def test_code_joined_through_a_workloads_variable_runs_with_its_declared_processing_time():
+    infra, app = Model(), Model()
+    q = _queue(infra, "aws_sqs_queue.orders", "orders")
+    ecs = Consumer(
+        id="aws_ecs_task_definition.worker",
+        kind="worker",
+        platform="ecs",
+        processing_p99=300,
+        locations={"processing_p99": Location("infra/main.tf", 52)},
+    )
+    q.consumers.append(ecs)
+    infra.env.append(
+        EnvBinding("ORDERS_QUEUE_URL", workload="aws_ecs_task_definition.worker/worker", queue=q.id)
+    )
+    code = _worker("receive at app/worker.py:17", QueueRef("env", "ORDERS_QUEUE_URL"))
+    own = _worker("declared", QueueRef("env", "ORDERS_QUEUE_URL"))
+    own.processing_p99 = 20
+    app.pending += [code, own]
+    join([app, infra])
+    assert code.processing_p99 == 300 and code.locations["processing_p99"].line == 52
+    assert code.settings["workload"] == "aws_ecs_task_definition.worker"
+    assert own.processing_p99 == 20  # what the code declares itself is kept
+    assert ecs.processing_p99 == 300 and "workload" not in ecs.settings
+
+
+def test_a_literal_reference_inherits_nothing():
+    infra, app = Model(), Model()
+    q = _queue(infra, "Q", "orders")
+    q.consumers.append(Consumer(id="Q-worker", kind="worker", platform="ecs", processing_p99=300))
+    c = _worker("w", QueueRef("name", "orders"))
+    app.pending.append(c)
+    join([infra, app])
+    assert c.processing_p99 is None and "workload" not in c.settings
