@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 import venv
 from pathlib import Path
 
@@ -32,7 +33,8 @@ HEAVY = {
     "boto3",
     "botocore",
 }
-BASE_LIMIT = 100 * 10**6  # bytes of files in site-packages, pip and setuptools themselves not counted
+BASE_LIMIT = 110 * 10**6  # bytes of files in site-packages, pip and setuptools themselves not counted
+# (84.6 MB before issue 25; the nine tree-sitter grammars for application code add about 16.6 MB)
 NOT_OURS = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth")
 
 
@@ -74,7 +76,7 @@ def _installed_bytes(site: Path) -> int:
 
 @pytest.mark.slow
 def test_base_install_from_the_wheel(clone, tmp_path):
-    """The wheel in a fresh virtualenv: none of the heavy packages, under 100 MB, and it lints CloudFormation,
+    """The wheel in a fresh virtualenv: none of the heavy packages, under 110 MB, and it lints CloudFormation,
     Terraform and serverless.yml, simulates a shipped example, recommends as text; a door needing an extra says
     which, exit 1."""
     dist = tmp_path / "dist"
@@ -107,6 +109,8 @@ def test_base_install_from_the_wheel(clone, tmp_path):
     assert tf.returncode == 2 and "VG010" in tf.stdout and "aws_sqs_queue.orders" in tf.stdout, tf.stderr
     sls = _run([vg, "lint", "serverless/serverless.yml"], cwd=work)
     assert sls.returncode == 2 and "VG010" in sls.stdout and "InvoicesQueue" in sls.stdout, sls.stderr
+    app = _run([vg, "lint", "consumers"], cwd=work)  # Terraform, manifests and code in every base grammar
+    assert app.returncode == 2 and "VG061" in app.stdout and "VG072" in app.stdout, app.stdout + app.stderr
     assert _run([vg, "explain", "VG011"], cwd=work).returncode == 0
 
     sim = _run([vg, "simulate", "--example", "order-pipeline", "--messages", "2000", "--json"], cwd=work)
@@ -310,3 +314,17 @@ def test_simulate_example_lists_and_runs_the_shipped_scenarios(capsys, tmp_path,
 def test_simulate_example_usage_errors(argv, says, capsys):
     assert main(argv) == 1
     assert says in _one_line(capsys)
+
+
+def test_every_package_folder_is_in_the_wheel():
+    """A folder with an ``__init__.py`` under a mapped root is listed in ``packages`` (a missing one installs
+    nothing and its door fails only from a wheel)."""
+    tool = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(tool["packages"])
+    for name, folder in tool["package-dir"].items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            if any(part.startswith((".", "__")) or part in ("node_modules", "cdk.out") for part in rel.parts):
+                continue
+            package = ".".join((name, *rel.parts)) if rel.parts else name
+            assert package in listed, f"{package} ({init.parent}) is not in pyproject's packages"
