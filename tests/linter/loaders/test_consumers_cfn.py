@@ -131,7 +131,11 @@ def test_pending_ecs_consumer_joins_a_queue_of_another_input(write, tmp_path):
     (tmp_path / "w.yaml").write_text((CFN / "vg902-ecs-queue-of-another-stack.yaml").read_text())
     result = lint_paths([str(tmp_path)])
     rules = sorted(f.rule for f in result.findings)
-    assert rules == ["VG020", "VG065", "VG902"]  # joined: no redrive, no declared bound; the ImportValue one a note
+    assert rules == [
+        "VG020",
+        "VG065",
+        "VG902",
+    ]  # joined: no redrive, no declared bound; the ImportValue one a note
     (f,) = [f for f in result.findings if f.rule == "VG020"]
     assert f.queue == "Billing" and "ECS task definition Task" in f.message
 
@@ -204,7 +208,10 @@ def test_cdk_queue_processing_fargate_service_is_recognised():
     )
     (b,) = m.env
     assert b.queue == "QueueWorker/WorkerEcsProcessingQueue96AA4E1D"
-    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == ["VG012", "VG062"]
+    assert [f.rule for f in lint_paths([str(FIX / "cdk" / "queue-processing-fargate")]).findings] == [
+        "VG012",
+        "VG062",
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ Beanstalk
@@ -277,6 +284,27 @@ def test_pipe_fire_and_forget_target_and_unknown_target(write):
     m = load(write(base + "      Target: arn:aws:lambda:eu-west-1:123456789012:function:elsewhere\n"
                    "      TargetParameters: {LambdaFunctionParameters: {InvocationType: FIRE_AND_FORGET}}\n"))  # fmt: skip
     assert one(m).work_timeout == 0 and m.notes == []
+
+
+def test_pipe_sam_state_machine_enrichment_is_bounded_by_its_type(write):
+    """SAM's AWS::Serverless::StateMachine names its type `Type`: an Express enrichment holds the batch up to
+    5 minutes, a standard one is not known here (real-world: a public Pipes pattern enriching with SAM)."""
+    template = """Transform: AWS::Serverless-2016-10-31
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  Enrich:
+    Type: AWS::Serverless::StateMachine
+    Properties: {Type: %s, Definition: {StartAt: S, States: {S: {Type: Pass, End: true}}}}
+  Handler: {Type: AWS::Serverless::Function, Properties: {Handler: i.h, Runtime: python3.12, Timeout: 20}}
+  P:
+    Type: AWS::Pipes::Pipe
+    Properties: {Source: !GetAtt Q.Arn, Enrichment: !GetAtt Enrich.Arn, Target: !GetAtt Handler.Arn}
+"""
+    c = one(load(write(template % "EXPRESS")))
+    assert (c.settings["enrichment_kind"], c.work_timeout) == ("express", 300 + 20)
+    m = load(write(template % "STANDARD"))
+    assert one(m).work_timeout is None and one(m).settings["enrichment_kind"] == "standard"
+    assert [n.address for n in m.notes] == ["P"]
 
 
 # ------------------------------------------------------------------------------------------------ SNS
