@@ -586,11 +586,20 @@ def _sub_vars(text: str) -> list[str]:
 
 
 def _check_cycles(resources: dict, r: Resolver) -> None:
-    """CloudFormation rejects circular dependencies between resources (Ref, GetAtt, Sub, DependsOn)."""
+    """CloudFormation rejects circular dependencies between resources (Ref, GetAtt, Sub, DependsOn). A SAM
+    resource's ``Events`` (kept on the function the transform makes) become resources of their own (a
+    permission, a mapping, a rule): what they name is not a dependency of the function itself (an Api event
+    naming the API whose body names the function is no cycle)."""
     deps: dict[str, set[str]] = {}
     for lid, res in resources.items():
         out: set[str] = set()
-        _refs_in(res.get("Properties"), out, resources)
+        props = res.get("Properties")
+        rtype = str(res.get("Type", ""))
+        if (rtype.startswith("AWS::Serverless::") or rtype == "AWS::Lambda::Function") and isinstance(
+            props, dict
+        ):
+            props = {k: v for k, v in props.items() if k != "Events"}
+        _refs_in(props, out, resources)
         dep = res.get("DependsOn")
         for d in [dep] if isinstance(dep, str) else dep if isinstance(dep, list) else []:
             if isinstance(d, str) and d in resources:

@@ -62,6 +62,7 @@ PIPE = "AWS::Pipes::Pipe"
 SUBSCRIPTION = "AWS::SNS::Subscription"
 TOPIC = "AWS::SNS::Topic"
 STATE_MACHINE = "AWS::StepFunctions::StateMachine"
+SAM_STATE_MACHINE = "AWS::Serverless::StateMachine"
 API_DESTINATION = "AWS::Events::ApiDestination"
 LAMBDA_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
 ENV_NAMESPACE = "aws:elasticbeanstalk:application:environment"
@@ -548,8 +549,9 @@ class _Reader:
             if rtype in LAMBDA_TYPES or rtype in ("AWS::Lambda::Alias", "AWS::Lambda::Version"):
                 fid, _ = b.function_of(raw, path, [])
                 kind, seconds, at = "lambda", *self.function_timeout(c, fid)
-            elif rtype == STATE_MACHINE:
-                smt = self.value(b.props(v.id).get("StateMachineType"), ["Resources", v.id, "Properties"])
+            elif rtype in (STATE_MACHINE, SAM_STATE_MACHINE):
+                key = "Type" if rtype == SAM_STATE_MACHINE else "StateMachineType"  # SAM names it Type
+                smt = self.value(b.props(v.id).get(key), ["Resources", v.id, "Properties", key])
                 kind = "express" if smt == "EXPRESS" else "standard"
                 seconds = facts.STEP_FUNCTIONS_EXPRESS_MAX if kind == "express" else None
             elif rtype == API_DESTINATION:

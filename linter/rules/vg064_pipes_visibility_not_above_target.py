@@ -19,7 +19,8 @@ RULE = Rule(
         "(a pipe has no visibility setting of its own) while they wait in the batching window and the target "
         "works on them. When the target's timeout (a Lambda function's Timeout, 5 minutes for a Step Functions "
         "Express workflow, 5 seconds for an API destination) plus MaximumBatchingWindowInSeconds reaches the "
-        "visibility timeout, a batch still in the target becomes visible again and is delivered a second time."
+        "visibility timeout, a batch still in the target becomes visible again and is delivered a second time. "
+        "With a BatchSize of 1 the window holds no message (the batch is full when its message arrives)."
     ),
     source=facts.PIPES_SQS_GUIDE,
     fix="Raise the queue's {visibility_timeout} above the target's timeout plus {batching_window}.",
@@ -34,6 +35,8 @@ def check(queue, ctx):
             continue
         target = as_number(c.work_timeout)
         window = as_number(c.batching_window) if c.batching_window is not None else 0.0
+        if c.batch_size == 1:
+            window = 0.0  # a batch of one is full with its first message: the window never holds it
         vt = ctx.visibility(queue)  # a pipe has no visibility of its own: the queue's is in effect
         if target is None or window is None or vt is None or vt > target + window:
             continue

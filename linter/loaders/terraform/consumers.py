@@ -75,14 +75,14 @@ ARGS = {
     DOCUMENT: ("statement",),
     PARAMETER: ("name", "value"),
     BEANSTALK: ("name", "tier", "setting", "tags"),
-    PIPE: ("name", "source", "target", "enrichment", "source_parameters", "tags"),
+    PIPE: ("name", "source", "target", "enrichment", "source_parameters", "target_parameters", "tags"),
     STATE_MACHINE: ("name", "type"),
     API_DESTINATION: ("name",),
     SUBSCRIPTION: ("topic_arn", "protocol", "endpoint", "redrive_policy", "raw_message_delivery"),
     TOPIC: ("name", "fifo_topic"),
 }
 # nested blocks, read as lists of maps (the shape a plan gives them)
-NESTED_BLOCKS = frozenset(("setting", "inline_policy", "source_parameters", "statement"))
+NESTED_BLOCKS = frozenset(("setting", "inline_policy", "source_parameters", "target_parameters", "statement"))
 # types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed)
 NEEDED_BY = {
     SERVICE: TASK,
@@ -627,6 +627,8 @@ class _Reader:
             if v is None or v == "":
                 continue
             seconds, where, what = self.target_timeout(v)
+            if arg == "target" and _fire_and_forget(r) is not None:
+                seconds, where, what = 0.0, _fire_and_forget(r), None  # the pipe does not wait for it
             if seconds is None:
                 known = False
                 if what:
@@ -647,7 +649,7 @@ class _Reader:
             v = v.refs()[0]
         if isinstance(v, Ref):
             other = self.by_address.get(v.address) or self.b.by_address.get(v.address)
-            kind = other.type if other is not None else None
+            kind = other.type if other is not None else _MODULE_PREFIX.sub("", v.address).split(".", 1)[0]
             if kind in ("aws_lambda_function", "aws_lambda_alias"):
                 fid, why = self.b.function_of(v, [])
                 if fid is None:
@@ -669,14 +671,20 @@ class _Reader:
                 return None, None, None  # a standard workflow runs on its own
             if kind == API_DESTINATION:
                 return float(facts.API_DESTINATION_TIMEOUT), other.location, None
+            if kind.startswith("aws_"):  # another AWS service (a bus, a queue, a log group): one call
+                return 0.0, other.location if other is not None else None, None
             return None, None, None
         if isinstance(v, str) and ":lambda:" in v:
             fid, why = self.b.function_of(v, [])
             if fid is not None:
                 return self.target_timeout(Ref(fid, "arn"))
             return None, None, why
-        if isinstance(v, str) and ":states:" in v and ":express" in v.lower():
-            return None, None, None
+        if isinstance(v, str) and v.startswith("arn:") and v.count(":") >= 2:
+            service = v.split(":")[2]
+            if service == "events" and ":api-destination/" in v:
+                return float(facts.API_DESTINATION_TIMEOUT), None, None
+            if service not in ("states", "lambda"):
+                return 0.0, None, None  # another AWS service, as in a template
         return None, None, None
 
     # ------------------------------------------------------------------------------------------ SNS
@@ -729,3 +737,15 @@ def _unhole(v: Any, holes: dict[str, Any]) -> Any:
     if isinstance(v, list):
         return [_unhole(x, holes) for x in v]
     return v
+
+
+def _fire_and_forget(r) -> Location | None:
+    """Where a pipe's target_parameters ask for an asynchronous call (FIRE_AND_FORGET) of its Lambda or Step
+    Functions target; None when the pipe waits for the target."""
+    params = next(iter(_blocks(r.values.get("target_parameters"))), {})
+    for block in ("lambda_function_parameters", "step_function_state_machine_parameters"):
+        inner = next(iter(_blocks(params.get(block))), {})
+        if isinstance(inner, dict) and inner.get("invocation_type") == "FIRE_AND_FORGET":
+            path = f"target_parameters[0].{block}[0].invocation_type"
+            return r.locations.get(path) or r.loc("target_parameters")
+    return None

@@ -286,6 +286,27 @@ def test_pipe_fire_and_forget_target_and_unknown_target(write):
     assert one(m).work_timeout == 0 and m.notes == []
 
 
+def test_pipe_sam_state_machine_enrichment_is_bounded_by_its_type(write):
+    """SAM's AWS::Serverless::StateMachine names its type `Type`: an Express enrichment holds the batch up to
+    5 minutes, a standard one is not known here (real-world: a public Pipes pattern enriching with SAM)."""
+    template = """Transform: AWS::Serverless-2016-10-31
+Resources:
+  Q: {Type: AWS::SQS::Queue}
+  Enrich:
+    Type: AWS::Serverless::StateMachine
+    Properties: {Type: %s, Definition: {StartAt: S, States: {S: {Type: Pass, End: true}}}}
+  Handler: {Type: AWS::Serverless::Function, Properties: {Handler: i.h, Runtime: python3.12, Timeout: 20}}
+  P:
+    Type: AWS::Pipes::Pipe
+    Properties: {Source: !GetAtt Q.Arn, Enrichment: !GetAtt Enrich.Arn, Target: !GetAtt Handler.Arn}
+"""
+    c = one(load(write(template % "EXPRESS")))
+    assert (c.settings["enrichment_kind"], c.work_timeout) == ("express", 300 + 20)
+    m = load(write(template % "STANDARD"))
+    assert one(m).work_timeout is None and one(m).settings["enrichment_kind"] == "standard"
+    assert [n.address for n in m.notes] == ["P"]
+
+
 # ------------------------------------------------------------------------------------------------ SNS
 def test_sns_subscription_with_fifo_topic_and_redrive():
     m = load(str(RULES / "vg066/cfn/fail-sns.yaml"))

@@ -122,3 +122,52 @@ def test_sns_sqs_subscription_bad_values_are_clean_errors(write):
     with pytest.raises(VisguardError, match="SAM creates queue FEQueue"):
         load_path(write(clash))
     assert load_path(write(base + "            SqsSubscription: false\n")).queues["Q"].consumers == []
+
+
+def test_sam_api_event_naming_the_api_that_names_the_function_is_no_cycle(write):
+    """An Api event makes a permission of its own: the function does not depend on the API it names, so an
+    API whose body names the function is no cycle (real-world: a pipe's target API backed by a SAM function)."""
+    path = write(
+        """Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+    Properties: {VisibilityTimeout: 60}
+  Gateway:
+    Type: AWS::Serverless::Api
+    Properties:
+      StageName: live
+      DefinitionBody:
+        paths:
+          /:
+            post:
+              x-amazon-apigateway-integration:
+                uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Backend.Arn}/invocations"
+  Backend:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Post: {Type: Api, Properties: {Path: /, Method: POST, RestApiId: !Ref Gateway}}
+"""
+    )
+    m = load_path(path)
+    assert m.queues["Jobs"].visibility_timeout == 60
+    # a real cycle through the function's own properties is still refused
+    import pytest
+    from visguard.errors import VisguardError
+
+    looped = write(
+        """Transform: AWS::Serverless-2016-10-31
+Resources:
+  Gateway:
+    Type: AWS::Serverless::Api
+    Properties: {StageName: live, Description: !GetAtt Backend.Arn}
+  Backend:
+    Type: AWS::Serverless::Function
+    Properties: {Handler: app.handler, Runtime: python3.12, Description: !Ref Gateway}
+"""
+    )
+    with pytest.raises(VisguardError, match="circular dependency"):
+        load_path(looped)

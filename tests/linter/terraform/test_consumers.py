@@ -476,12 +476,61 @@ def test_pipe_defaults_and_a_target_not_known_here(tmp_path):
           source = aws_sqs_queue.src.arn
           target = "arn:aws:events:eu-west-1:123456789012:event-bus/default"
         }
+        resource "aws_pipes_pipe" "flow" {
+          source = aws_sqs_queue.src.arn
+          target = "arn:aws:states:eu-west-1:123456789012:stateMachine:elsewhere"
+        }
         """,
     )
     by_id = {c.id: c for c in consumers(model, "pipes")}
     assert by_id["aws_pipes_pipe.lambda"].work_timeout == 3  # the Lambda default
     assert by_id["aws_pipes_pipe.lambda"].batch_size is None
-    assert by_id["aws_pipes_pipe.bus"].work_timeout is None
+    assert by_id["aws_pipes_pipe.bus"].work_timeout == 0  # one PutEvents call, as in a template
+    assert by_id["aws_pipes_pipe.flow"].work_timeout is None  # a state machine of another root
+
+
+def test_pipe_to_an_aws_service_or_fire_and_forget_is_bounded(tmp_path):
+    """Real-world shapes (public Pipes patterns): a pipe into an event bus of the root holds a batch for one
+    call, and a FIRE_AND_FORGET target is not waited for; neither is a worker without a bound (VG065) nor
+    above the queue's visibility (VG064)."""
+    model = load(
+        tmp_path,
+        """
+        resource "aws_sqs_queue" "src" { name = "src" }
+        resource "aws_cloudwatch_event_bus" "orders" { name = "orders" }
+        resource "aws_sfn_state_machine" "flow" {
+          name = "flow"
+          type = "EXPRESS"
+        }
+        resource "aws_pipes_pipe" "to_bus" {
+          source = aws_sqs_queue.src.arn
+          target = aws_cloudwatch_event_bus.orders.arn
+        }
+        resource "aws_pipes_pipe" "async" {
+          source = aws_sqs_queue.src.arn
+          target = aws_sfn_state_machine.flow.arn
+          target_parameters {
+            step_function_state_machine_parameters {
+              invocation_type = "FIRE_AND_FORGET"
+            }
+          }
+        }
+        resource "aws_pipes_pipe" "sync" {
+          source = aws_sqs_queue.src.arn
+          target = aws_sfn_state_machine.flow.arn
+          target_parameters {
+            step_function_state_machine_parameters {
+              invocation_type = "REQUEST_RESPONSE"
+            }
+          }
+        }
+        """,
+    )
+    by_id = {c.id: c for c in consumers(model, "pipes")}
+    assert by_id["aws_pipes_pipe.to_bus"].work_timeout == 0
+    assert by_id["aws_pipes_pipe.async"].work_timeout == 0
+    assert by_id["aws_pipes_pipe.async"].locations["work_timeout"].line == 17  # the invocation_type
+    assert by_id["aws_pipes_pipe.sync"].work_timeout == 300  # an Express workflow, waited for
 
 
 def test_sns_subscription_is_attached_to_its_queue_with_its_own_redrive(tmp_path):
