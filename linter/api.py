@@ -289,7 +289,7 @@ def _note_findings(model: Model, config: LintConfig) -> list[Finding]:
             n.message,
             getattr(n, "address", None) or n.location.path or n.location.file,
             n.location,
-            fix=rule.fix,
+            fix=getattr(n, "fix", None) or rule.fix,
         )
         for n in notes
     ]

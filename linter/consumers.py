@@ -224,8 +224,10 @@ def unjoined_note(c) -> Note:
         why = f"its queue {ref.value} is not declared in any input of this run"
     loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
     return Note(
-        f"{what} was not checked: {why} (lint the queue's template or Terraform with it, or give the deployed "
-        "queues with --queues-from)",
+        f"{what} was not checked: {why}",
         loc,
         c.id,
+        fix="Lint the queue's template or Terraform in the same run, set the variable where the workload gets "
+        "its environment (.env, compose, the ECS task definition, the Deployment), or give the deployed queues: "
+        "--queues-from INVENTORY_DIR (visguard audit collect) or --queues-from aws.",
     )

@@ -246,9 +246,10 @@ class Queue(Record):
 
 
 class Note(Record):
-    """Something a loader could not read or join, and why (VG902, info): ``address`` names what it is about."""
+    """Something a loader could not read or join, and why (VG902, info): ``address`` names what it is about;
+    ``fix`` what to do when VG902's general advice does not fit."""
 
-    __slots__ = {"message": REQUIRED, "location": REQUIRED, "address": None}
+    __slots__ = {"message": REQUIRED, "location": REQUIRED, "address": None, "fix": None}
 
 
 class Model(Record):

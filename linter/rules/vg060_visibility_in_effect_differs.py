@@ -51,11 +51,12 @@ def check(queue, ctx):
                 ctx.finding(
                     queue,
                     Text(
-                        "{label} receives with {visibility_override} {vt}{default}, set at {at}; it wins over "
+                        "{label} receives with {visibility_override} {vt}{default}, {set_at} {at}; it wins over "
                         "the queue's {visibility_timeout} {qvt} ({queue_at}), which none of its messages get",
                         label=ctx.consumer_label(c),
                         vt=fmt_seconds(vt),
                         default=default,
+                        set_at="set at" if c.visibility_override is not None else "environment at",
                         at=ctx.where(ctx.visibility_where(queue, c)),
                         qvt=fmt_seconds(qvt),
                         queue_at=queue_at,

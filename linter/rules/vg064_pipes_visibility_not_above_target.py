@@ -47,12 +47,15 @@ def check(queue, ctx):
                 queue,
                 Text(
                     "visibility timeout {vt} of {queue} ({queue_at}) is not above what {label} holds a batch: "
-                    "its target's timeout {target} ({target_at}) + {batching_window} {window}{window_at}; a "
+                    "{its} {target} ({target_at}) + {batching_window} {window}{window_at}; a "
                     "batch still in the target is delivered again",
                     vt=fmt_seconds(vt),
                     queue=queue.id,
                     queue_at=ctx.queue_visibility_said(queue),
                     label=ctx.consumer_label(c),
+                    its="its enrichment's and target's timeouts"
+                    if as_number(c.settings.get("enrichment_timeout"))
+                    else "its target's timeout",
                     target=fmt_seconds(target),
                     target_at=ctx.where(c.location_of("work_timeout")),
                     window=fmt_seconds(window),
