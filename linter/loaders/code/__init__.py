@@ -56,6 +56,30 @@ class CodeResult(Record):
     __slots__ = {"consumers": fresh(list), "env": fresh(list), "notes": fresh(list)}
 
 
+PARSE_CPU_S = (
+    2.0  # CPU seconds one parse may take, plus PARSE_CPU_S_PER_MB per MB: tree-sitter's error recovery
+)
+PARSE_CPU_S_PER_MB = 2.0  # can be quadratic on hostile text (the same bound as the HCL parser's)
+
+
+def parse(language: str, data: bytes):
+    """The syntax tree's root of ``data`` in ``language``, or None when the parse ran out of its CPU budget."""
+    import time
+
+    p = parser(language)
+    budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
+    start = time.process_time()
+    try:
+        tree = p.parse(
+            lambda byte, _point: data[byte : byte + 65536],
+            progress_callback=lambda _offset, _err: time.process_time() - start > budget,
+        )
+    except ValueError:  # cancelled by the budget
+        p.reset()
+        return None
+    return None if tree is None else tree.root_node
+
+
 def parser(language: str):
     """A tree-sitter parser for ``language`` (a key of :data:`GRAMMARS`), its grammar imported on first use."""
     p = _PARSERS.get(language)

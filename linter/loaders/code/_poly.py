@@ -10,14 +10,17 @@ from visguard.linter.consumers import QueueRef
 from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult, parser
+from . import parse as budgeted_parse
 
 # Larger files are read up to this size (generated or vendored code; the input kind skips most of them).
 MAX_BYTES = 2_000_000
 
 
 def parse(language: str, data: bytes):
-    """The root node of ``data`` in ``language`` (tree-sitter recovers from any input; never raises)."""
-    return parser(language).parse(data[:MAX_BYTES]).root_node
+    """The root node of ``data`` in ``language`` (tree-sitter recovers from any input; never raises); an empty
+    tree when the parse ran out of its CPU budget (``visguard.linter.loaders.code.parse``)."""
+    root = budgeted_parse(language, data[:MAX_BYTES])
+    return root if root is not None else parser(language).parse(b"").root_node
 
 
 def walk(root):

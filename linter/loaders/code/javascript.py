@@ -28,20 +28,16 @@ nesting, declarations per name, references followed and descents are capped, bey
 
 from __future__ import annotations
 
-import time
-
 from visguard.linter.consumers import QueueRef, queue_name_of
 from visguard.linter.model import Consumer, Location, Note
 
-from . import CodeResult, parser
+from . import CodeResult, parse, parser
 
 EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 # a file without any of these bytes names no receive this module reads: it is not parsed at all
 _MARKERS = (b"eceiveMessage", b"sqs-consumer", b"nestjs-sqs", b"SqsModule")
 MAX_BYTES = 8_000_000  # larger files are bundles, not application code: one note, not read
-PARSE_CPU_S = 2.0  # tree-sitter's error recovery can be slow on hostile text: CPU budget per file ...
-PARSE_CPU_S_PER_MB = 2.0  # ... plus this per MB
 MAX_SITES = 500  # receive sites read per file
 MAX_DEPTH = 24  # references followed from one value (a const naming a const naming ...)
 MAX_STEPS = 200_000  # nodes a file's value resolution may visit in all
@@ -113,9 +109,8 @@ def read(path: str, data: bytes) -> CodeResult:
         )
         return result
     grammar, source = language_of(path)
-    try:
-        root = _parse(grammar, data)
-    except ValueError:  # cancelled by the CPU budget
+    root = parse(grammar, data)
+    if root is None:  # cancelled by the CPU budget
         result.notes.append(
             Note(f"{path} not read: the parser gave up recovering from syntax errors", Location(path))
         )
@@ -127,21 +122,6 @@ def read(path: str, data: bytes) -> CodeResult:
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)
         result.notes.append(Note(f"{path} not read completely ({type(e).__name__})", Location(path)))
     return result
-
-
-def _parse(grammar: str, data: bytes):
-    p = parser(grammar)
-    budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
-    start = time.process_time()
-    try:
-        tree = p.parse(
-            lambda byte, _point: data[byte : byte + 65536],
-            progress_callback=lambda _offset, _err: time.process_time() - start > budget,
-        )
-    except ValueError:
-        p.reset()
-        raise
-    return tree.root_node
 
 
 def _kinds(grammar: str) -> dict[int, str]:

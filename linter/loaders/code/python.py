@@ -19,20 +19,16 @@ Values: literals, literal arithmetic, names assigned once in the file (not a fun
 
 from __future__ import annotations
 
-import time
-
 from visguard import facts
 from visguard.linter.consumers import QueueRef
 from visguard.linter.model import Consumer, Location, Note
 
-from . import CodeResult, parser
+from . import CodeResult, parse
 
 EXTENSIONS = (".py",)
 
 MAX_DEPTH = 40  # nested expressions evaluated (a name's value counts one level)
 MAX_SCAN = 4_000  # nodes looked at around one call (a batch's entries, a heartbeat loop)
-PARSE_CPU_S = 2.0  # CPU seconds a parse may take, plus per MB: tree-sitter's error recovery can be quadratic
-PARSE_CPU_S_PER_MB = 2.0
 
 _UNKNOWN = object()  # not evident from the code
 _AWS_MODULES = {"boto3", "botocore", "aioboto3", "aiobotocore"}
@@ -108,19 +104,7 @@ def read(path: str, data: bytes) -> CodeResult:
 
 
 def _parse(data: bytes):
-    p = parser("python")
-    budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
-    start = time.process_time()
-
-    def progress(_offset: int, _has_error: bool) -> bool:
-        return time.process_time() - start > budget
-
-    try:
-        tree = p.parse(lambda byte, _point: data[byte : byte + 65536], progress_callback=progress)
-    except ValueError:  # cancelled by progress()
-        p.reset()
-        return None
-    return None if tree is None else tree.root_node
+    return parse("python", data)
 
 
 class _File:

@@ -147,9 +147,7 @@ def test_unjoined_code_consumer_is_a_note_naming_the_variable(tmp_path, capsys, 
     code, out, _ = lint(capsys, str(a))
     (note,) = out["findings"]
     assert (
-        note["rule"] == "VG902"
-        and "ORDERS_QUEUE_URL" in note["message"]
-        and "--queues-from" in note["fix"]
+        note["rule"] == "VG902" and "ORDERS_QUEUE_URL" in note["message"] and "--queues-from" in note["fix"]
     )
 
 

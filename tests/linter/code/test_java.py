@@ -247,3 +247,12 @@ def test_garbage_deep_nesting_and_binary_never_raise():
         assert isinstance(res.consumers, list)
     half = java.read("half.java", SDK_V2[: SDK_V2.index(b".build()")])
     assert half.consumers and half.consumers[0].visibility_override == 120
+
+
+def test_a_parse_that_runs_out_of_budget_reads_nothing_and_never_raises(monkeypatch):
+    from visguard.linter.loaders import code
+
+    src = b'class A { void p() { sqs.receiveMessage(ReceiveMessageRequest.builder().queueUrl("q").build()); } }\n'
+    assert java.read("A.java", src).consumers  # within the budget: read
+    monkeypatch.setattr(code, "PARSE_CPU_S", -10.0)  # the one budgeted parse of every reader
+    assert java.read("A.java", src).consumers == []

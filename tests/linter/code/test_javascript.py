@@ -647,7 +647,7 @@ def test_files_without_a_receive_are_not_parsed(monkeypatch):
     def boom(*_a):
         raise AssertionError("parsed")
 
-    monkeypatch.setattr(javascript, "_parse", boom)
+    monkeypatch.setattr(javascript, "parse", boom)
     r = read("util.ts", b"export const add = (a: number, b: number) => a + b;\n")
     assert (r.consumers, r.notes) == ([], [])
 

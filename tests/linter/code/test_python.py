@@ -6,6 +6,7 @@ import textwrap
 
 from visguard import facts
 from visguard.linter.consumers import QueueRef
+from visguard.linter.loaders import code
 from visguard.linter.loaders.code import python
 
 URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders"
@@ -543,7 +544,7 @@ def test_garbage_binary_and_deep_nesting_never_raise():
 
 
 def test_a_parse_that_runs_out_of_budget_is_one_note(monkeypatch):
-    monkeypatch.setattr(python, "PARSE_CPU_S", -10.0)
+    monkeypatch.setattr(code, "PARSE_CPU_S", -10.0)  # the one budgeted parse of every reader
     result = python.read("big.py", b"import boto3\n" + b"sqs.receive_message(QueueUrl='q')\n" * 20_000)
     assert result.consumers == []
     (note,) = result.notes
