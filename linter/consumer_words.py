@@ -16,7 +16,7 @@ table is any source of that platform; a field no platform entry words has a gene
 
 from __future__ import annotations
 
-from visguard.linter.consumers import PROCESSING_P99_KEY
+from visguard.linter.model import PROCESSING_P99_KEY
 
 __all__ = ["FIELDS", "GENERIC", "WORDS", "change_word", "for_consumer", "word"]
 

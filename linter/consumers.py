@@ -20,11 +20,8 @@ from __future__ import annotations
 
 import re
 
-from visguard.linter.model import Location, Model, Note, Queue
+from visguard.linter.model import PROCESSING_P50_KEY, PROCESSING_P99_KEY, Location, Model, Note, Queue  # noqa: F401
 from visguard.records import REQUIRED, Value
-
-PROCESSING_P99_KEY = "visguard.io/processing-p99"
-PROCESSING_P50_KEY = "visguard.io/processing-p50"
 
 
 class QueueRef(Value):

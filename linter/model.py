@@ -27,6 +27,11 @@ from visguard.facts import (  # noqa: F401 - re-exported
 from visguard.facts import MAX_VISIBILITY as MAX_VISIBILITY_TIMEOUT  # noqa: F401 - re-exported
 from visguard.records import REQUIRED, Record, Value, fresh
 
+# The annotation/tag a team puts on a worker (task definition, Deployment, Beanstalk environment, pipe) to declare
+# its processing time: a duration such as 20m (linter.consumers.parse_duration).
+PROCESSING_P99_KEY = "visguard.io/processing-p99"
+PROCESSING_P50_KEY = "visguard.io/processing-p50"
+
 
 class Severity(StrEnum):
     ERROR = "error"

@@ -22,7 +22,7 @@ from visguard import facts
 from visguard.errors import VisguardError
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Suppression
 
-from . import consumers_cfn, foreach, sam, values
+from . import foreach, sam, values
 from .decode import locate
 from .intrinsics import NOVALUE, ExternalRef, Resolver, ResRef, Text, Unknown, is_intrinsic
 
@@ -90,6 +90,19 @@ def _check_shape(template: Any, file: str) -> None:
                 raise VisguardError(
                     f"Resources/{lid}/{key}: must be a mapping", file=file, place=line and str(line)
                 )
+
+
+# The resource types that can make a worker consumer or a subscription (loaders/consumers_cfn.py reads them).
+CONSUMER_TYPES = frozenset(
+    {
+        "AWS::ECS::TaskDefinition",
+        "AWS::ElasticBeanstalk::Environment",
+        "AWS::Pipes::Pipe",
+        "AWS::SNS::Subscription",
+        "AWS::Serverless::Function",
+        "AWS::Lambda::Function",
+    }
+)
 
 
 class _Builder:
@@ -188,7 +201,10 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
-        consumers_cfn.read(self)  # ECS, Beanstalk, Pipes, SNS subscriptions (issue 24)
+        if any(res["Type"] in CONSUMER_TYPES for res in self.res.values()):
+            from . import consumers_cfn  # imported only for a template that may declare worker consumers
+
+            consumers_cfn.read(self)  # ECS, Beanstalk, Pipes, SNS subscriptions (issue 24)
         return self.model
 
     def queue(self, lid: str) -> Queue:

@@ -66,14 +66,6 @@ SAM_STATE_MACHINE = "AWS::Serverless::StateMachine"
 API_DESTINATION = "AWS::Events::ApiDestination"
 LAMBDA_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
 ENV_NAMESPACE = "aws:elasticbeanstalk:application:environment"
-_READS = (
-    TASK_DEFINITION,
-    EB_ENVIRONMENT,
-    PIPE,
-    SUBSCRIPTION,
-    "AWS::Serverless::Function",
-    "AWS::Lambda::Function",
-)
 _UNKNOWN = (Unknown, ResRef, Text)
 _QUEUE_ATTRS = (None, "Arn", "QueueUrl", "QueueName")
 _QUEUE_HINT = re.compile(r"QUEUE|SQS", re.I)
@@ -83,10 +75,7 @@ MAX_ITEMS = 10_000  # containers, variables, statements read per resource (a lar
 def read(b) -> None:
     """Add the worker consumers, environment bindings and SNS subscriptions of builder ``b``'s template to its
     model (``b``: ``cfn._Builder``, queues and redrive already linked)."""
-    types = {res["Type"] for res in b.res.values()}
-    if not types.intersection(_READS):
-        return  # nothing to read: a template without consumers costs one pass over its types
-    r = _Reader(b)
+    r = _Reader(b)  # (cfn.py calls this only for a template with one of cfn.CONSUMER_TYPES)
     for lid, res in b.res.items():
         t = res["Type"]
         if t == TASK_DEFINITION:

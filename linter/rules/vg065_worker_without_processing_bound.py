@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.linter.consumers import PROCESSING_P99_KEY
-from visguard.linter.model import Severity
+from visguard.linter.model import PROCESSING_P99_KEY, Severity
 from visguard.linter.rules._base import Rule
 from visguard.linter.vocabulary import Text
 

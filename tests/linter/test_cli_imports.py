@@ -34,6 +34,9 @@ NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.terraform",
     "visguard.linter.loaders.serverless",
     "visguard.linter.loaders.kubernetes",
+    "visguard.linter.loaders.consumers_cfn",  # a template with no resource that can be a worker consumer
+    "visguard.linter.loaders.code",
+    "visguard.linter.consumers",  # the join: only when an input left a consumer pending
     "tree_sitter",
     "hcl2",
     "jsonschema",
