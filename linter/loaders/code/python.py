@@ -406,7 +406,10 @@ class _File:
             return self.queue_ref(qn, name_kind=True) if qn is not None else None
         v, env = self.value(target)
         if env:
-            return QueueRef("env", env, where)
+            fallback = None
+            if isinstance(v, str) and v:  # os.environ.get("Q", "<literal default>")
+                fallback = QueueRef("name" if name_kind else _ref_kind(v), v, where)
+            return QueueRef("env", env, where, fallback)
         if isinstance(v, str) and v:
             kind = "name" if name_kind else _ref_kind(v)
             return QueueRef(kind, v, where)
