@@ -375,7 +375,8 @@ def _names_queue(key: str, value) -> bool:
     if value.startswith(("https://sqs.", "arn:aws")) and ("sqs" in value):
         return True
     last = _norm(key.rsplit(".", 1)[-1])
-    return last.endswith(("queue", "queuename", "queueurl"))
+    last_two = _norm("".join(key.rsplit(".", 2)[-2:]))  # app.queue.name, cloud.aws.sqs.queue.url
+    return last.endswith(("queue", "queuename", "queueurl")) or last_two.endswith(("queuename", "queueurl"))
 
 
 def _spring(r: _Out, props: dict) -> None:
