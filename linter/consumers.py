@@ -26,9 +26,11 @@ from visguard.records import REQUIRED, Value
 
 class QueueRef(Value):
     """What a consumer names its queue by: ``kind`` url | arn | name | env (an environment variable's name,
-    resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model); ``value`` as written."""
+    resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model); ``value`` as written;
+    ``fallback``: for an environment variable, a QueueRef of the literal default the code writes
+    (``os.environ.get("Q", "jobs")``), used when no input of the run sets the variable."""
 
-    __slots__ = {"kind": REQUIRED, "value": REQUIRED, "location": None}
+    __slots__ = {"kind": REQUIRED, "value": REQUIRED, "location": None, "fallback": None}
 
     def __str__(self) -> str:
         return f"${self.value}" if self.kind == "env" else str(self.value)
@@ -129,6 +131,10 @@ def _resolve(ref: QueueRef, home: Model, models: list[Model], env) -> list[tuple
                 q = _first(b.ref, m, models)
             if q is not None and all(q is not x for x, _ in found):
                 found.append((q, b))
+        if (
+            not found and ref.value not in env and ref.fallback is not None
+        ):  # bound nowhere: the code's default
+            found = [(q, None) for q, _ in _resolve(ref.fallback, home, models, env)]
         return found
     q = _first(ref, home, models)
     return [(q, None)] if q is not None else []
@@ -194,6 +200,10 @@ def join(models: list[Model]) -> None:
             if not queues:
                 still.append(c)
                 continue
+            if ref.kind == "env" and ref.value not in env:  # joined by the code's literal default
+                c.settings["queue_fallback"] = ref.fallback.value
+                if ref.fallback.location is not None:
+                    c.locations["queue_fallback"] = ref.fallback.location
             for q, b in queues:
                 if all(x is not c for x in q.consumers):
                     q.consumers.append(c)

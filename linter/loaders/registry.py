@@ -343,6 +343,7 @@ def discover(
 
     for p in paths:
         p = os.fspath(p)
+        before = len(out)
         try:
             if not os.path.lexists(p):
                 raise VisguardError("no such file or directory", file=p)
@@ -354,13 +355,13 @@ def discover(
             spec = claim(p)
             if spec is not None:
                 add(p, spec)
-                continue
+                if spec.name != "terraform":
+                    continue
         except VisguardError as exc:
             errors.append(exc)
             continue
-        before = len(out)
-        found_errors = _search(p, exclude, errors, add)
-        if len(out) == before and not found_errors:
+        found_errors = _search(p, exclude, errors, add, code_only=spec is not None)
+        if spec is None and len(out) == before and not found_errors:
             errors.append(
                 VisguardError(
                     "no CloudFormation templates, cdk.out assemblies, visguard.yaml files or SQS consumers in code "
@@ -371,9 +372,14 @@ def discover(
     return out
 
 
-def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], add) -> bool:
+def _search(
+    root: str, exclude: tuple[str, ...], errors: list[VisguardError], add, *, code_only: bool = False
+) -> bool:
+    """Search ``root``; a Terraform root module found on the way (or ``root`` itself, ``code_only``) is one
+    input, and only its application code is searched further: code often lives beside its Terraform."""
     n_errors = len(errors)
     no_code: set[str] = set()  # folders below a vendored, built or generated folder (CODE_SKIP_DIRS)
+    only_code: set[str] = {root} if code_only else set()  # a Terraform root and the folders below it
 
     def rel(path: str) -> str:
         return os.path.relpath(path, root).replace(os.sep, "/")
@@ -385,15 +391,21 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
             or _excluded(rel(path), name, exclude)
         ):
             return True
-        try:
-            spec = _claim_dir(path)
-        except VisguardError as exc:
-            errors.append(exc)
-            return True
-        if spec is not None:
-            add(path, spec)
-            return True
-        if name in CODE_SKIP_DIRS or os.path.dirname(path) in no_code:
+        parent = os.path.dirname(path)
+        if parent in only_code:
+            only_code.add(path)
+        else:
+            try:
+                spec = _claim_dir(path)
+            except VisguardError as exc:
+                errors.append(exc)
+                return True
+            if spec is not None:
+                add(path, spec)
+                if spec.name != "terraform":
+                    return True
+                only_code.add(path)
+        if name in CODE_SKIP_DIRS or parent in no_code:
             no_code.add(path)
         return False
 
@@ -403,10 +415,13 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
     )
     for folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
         code = folder not in no_code
+        if folder in only_code and not code:
+            continue
         for path in files:
             name = os.path.basename(path)
             if (
-                not name.endswith(suffixes)
+                (folder in only_code and not _code_file(path, b""))
+                or not name.endswith(suffixes)
                 or name in SKIP_FILES
                 or name.endswith(SKIP_SUFFIXES)
                 or (name == "manifest.json")
@@ -419,7 +434,7 @@ def _search(root: str, exclude: tuple[str, ...], errors: list[VisguardError], ad
             except VisguardError as exc:
                 errors.append(exc)
                 continue
-            if spec is not None:
+            if spec is not None and (folder not in only_code or spec.name == "code"):
                 add(path, spec)
     return len(errors) > n_errors
 

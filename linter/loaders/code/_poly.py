@@ -126,10 +126,11 @@ class Value:
     """What an expression evaluates to, as far as a static reader can tell: ``kind`` int | str | env | bool |
     list | unknown; ``value``; ``node`` (where it is written); ``why`` (for unknown: what the code does)."""
 
-    __slots__ = ("kind", "value", "node", "why")
+    __slots__ = ("kind", "value", "node", "why", "default")
 
-    def __init__(self, kind: str, value, node, why: str = ""):
+    def __init__(self, kind: str, value, node, why: str = "", default: Value | None = None):
         self.kind, self.value, self.node, self.why = kind, value, node, why
+        self.default = default  # for env: the literal default the code writes (ENV.fetch("Q", "jobs"))
 
     def __repr__(self) -> str:  # pragma: no cover - debugging aid
         return f"Value({self.kind}, {self.value!r})"
@@ -157,6 +158,8 @@ def apply_queue(r: Reader, c: Consumer, v: Value | None, what: str) -> None:
         ref = queue_ref(v.value, r.loc(v.node))
     elif v.kind == "env":
         ref = QueueRef("env", v.value, r.loc(v.node))
+        if v.default is not None and v.default.kind == "str" and v.default.value:
+            ref.fallback = queue_ref(v.default.value, r.loc(v.default.node))
     elif v.kind == "name":
         ref = queue_ref(v.value, r.loc(v.node), "name")
     else:

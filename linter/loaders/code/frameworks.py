@@ -276,8 +276,9 @@ def _line(node, key) -> int | None:
     return pos[0] if pos else getattr(node, "line", None)
 
 
-def _erb_env(value: str) -> str | None:
-    """``<%= ENV['X'] %>`` / ``<%= ENV.fetch('X') %>``: the variable's name (read with the Ruby grammar)."""
+def _erb_env(value: str) -> tuple[str, str | None] | None:
+    """``<%= ENV['X'] %>`` / ``<%= ENV.fetch('X', 'default') %>``: the variable's name and its literal default
+    (read with the Ruby grammar)."""
     body = value.strip()
     if not (body.startswith("<%=") and body.endswith("%>")):
         return None
@@ -288,7 +289,8 @@ def _erb_env(value: str) -> str | None:
     if nodes:
         v = res.value(nodes[0])
         if v.kind == "env":
-            return v.value
+            d = v.default
+            return v.value, (d.value if d is not None and d.kind == "str" and d.value else None)
     return None
 
 
@@ -318,7 +320,8 @@ def _shoryuken(r: _Out, text: str) -> None:
                 c = r.consumer(qline or 1, "shoryuken", "yaml", suffix)
                 env = _erb_env(name)
                 if env is not None:
-                    _link(c, QueueRef("env", env, r.loc(qline)))
+                    fallback = _ref(env[1], r.loc(qline)) if env[1] else None
+                    _link(c, QueueRef("env", env[0], r.loc(qline), fallback))
                 elif "<%" in name:
                     c.locations["queue_ref"] = r.loc(qline)
                     r.note(f"the Shoryuken queue {name[:60]} is computed by ERB: not joined", qline)
@@ -372,7 +375,8 @@ def _names_queue(key: str, value) -> bool:
     if value.startswith(("https://sqs.", "arn:aws")) and ("sqs" in value):
         return True
     last = _norm(key.rsplit(".", 1)[-1])
-    return last.endswith(("queue", "queuename", "queueurl"))
+    last_two = _norm("".join(key.rsplit(".", 2)[-2:]))  # app.queue.name, cloud.aws.sqs.queue.url
+    return last.endswith(("queue", "queuename", "queueurl")) or last_two.endswith(("queuename", "queueurl"))
 
 
 def _spring(r: _Out, props: dict) -> None:

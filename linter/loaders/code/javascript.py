@@ -619,6 +619,9 @@ class _Reader:
         ref = None
         if v is not None and v.kind == "env":
             ref = QueueRef("env", v.value, self.loc(v.node))
+            d = v.default
+            if d is not None and d.kind == "lit" and isinstance(d.value, str):  # process.env.Q ?? "<literal>"
+                ref.fallback = _literal_ref(d.value, self.loc(d.node))
         elif v is not None and v.kind == "lit" and isinstance(v.value, str):
             ref = _literal_ref(v.value, self.loc(v.node))
         elif v is not None and v.kind == "qname":

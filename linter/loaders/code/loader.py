@@ -37,7 +37,7 @@ LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
     "php": ((".php",), (b"ReceiveMessage", b"receiveMessage", b"sqs", b"ShouldQueue")),
     "ruby": ((".rb",), (b"receive_message", b"shoryuken", b"Shoryuken", b"QueuePoller")),
     # framework configuration: worker command lines (Procfile, supervisor), shoryuken.yml, Spring application.yml
-    "frameworks": (("Procfile", ".conf", "shoryuken.yml", "shoryuken.yaml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"spring.cloud.aws", b"queues", b"concurrency")),  # noqa: E501
+    "frameworks": (("Procfile", ".conf", "shoryuken.yml", "shoryuken.yaml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"spring.cloud.aws", b"queue", b"concurrency")),  # noqa: E501
     "envfiles": ((".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml"), (b"sqs", b"SQS", b"queue", b"QUEUE", b"Queue")),
 }  # fmt: skip
 ENDINGS = tuple(e for endings, _ in LANGUAGES.values() for e in endings)

@@ -110,7 +110,8 @@ class _File:
             fn = text(node.child_by_field_name("function"))
             a = _args(node)
             if fn in _ENV_FUNCS and a and a[0].type in ("string", "encapsed_string"):
-                return Value("env", self.string(a[0]), node)
+                default = self.value(a[1], depth + 1) if len(a) > 1 and depth < 8 else None
+                return Value("env", self.string(a[0]), node, default=default)
             if fn in ("intval", "int") and a and depth < 8:
                 return self.value(a[0], depth + 1)
         if t == "cast_expression" and node.named_children and depth < 8:

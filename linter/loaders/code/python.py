@@ -390,7 +390,10 @@ class _File:
             return self.queue_ref(qn, name_kind=True) if qn is not None else None
         v, env = self.value(target)
         if env:
-            return QueueRef("env", env, where)
+            fallback = None
+            if isinstance(v, str) and v:  # os.environ.get("Q", "<literal default>")
+                fallback = QueueRef("name" if name_kind else _ref_kind(v), v, where)
+            return QueueRef("env", env, where, fallback)
         if isinstance(v, str) and v:
             kind = "name" if name_kind else _ref_kind(v)
             return QueueRef(kind, v, where)
@@ -678,11 +681,15 @@ def _heartbeat_interval(f: _File, call):
 
 # ------------------------------------------------------------------------------------------------ Celery
 def _celery(f: _File) -> list[Consumer]:
-    conf: dict[str, tuple[int, object]] = {}  # setting -> (position, value node)
+    # setting -> (position, value node), per scope: the module (None), or a settings class of its own (a file
+    # often holds one per environment: class Config / class Test(Config) with a fake broker)
+    scopes: dict[int | None, dict[str, tuple[int, object]]] = {None: {}}
     apps = []
 
     def put(key: str, node, at: int) -> None:
         setting = _CELERY_KEYS.get(key)
+        cls = _enclosing(node, ("class_definition",))
+        conf = scopes.setdefault(cls.start_byte if cls is not None else None, {})
         if setting is not None and (setting not in conf or conf[setting][0] <= at):
             conf[setting] = (at, node)
 
@@ -723,13 +730,20 @@ def _celery(f: _File) -> list[Consumer]:
             if name == "update":
                 for k, arg in f.kwargs(call).items():
                     put(k, arg, at)
-    if not conf:
-        return []
-    opts_node = conf.get("broker_transport_options", (0, None))[1]
-    opts = f.value(opts_node)[0] if opts_node is not None else None
-    opts = opts if isinstance(opts, _Dict) else None
-    if not _is_sqs(f, conf, opts):
-        return []
+    module = scopes.pop(None)
+    # the first settings on SQS, in file order (a class's settings over the module's)
+    for conf in [{**module, **c} for c in scopes.values() if c] or [module]:
+        if not conf:
+            continue
+        opts_node = conf.get("broker_transport_options", (0, None))[1]
+        opts = f.value(opts_node)[0] if opts_node is not None else None
+        opts = opts if isinstance(opts, _Dict) else None
+        if _is_sqs(f, conf, opts):
+            return _celery_consumers(f, conf, opts, apps)
+    return []
+
+
+def _celery_consumers(f: _File, conf, opts, apps) -> list[Consumer]:
     anchor = apps[0] if apps else (conf.get("broker_url") or conf.get("broker_transport_options"))[1]
     loc = f.loc(anchor)
     base_id = f"{f.path}:{loc.line}"

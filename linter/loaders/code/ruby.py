@@ -99,7 +99,8 @@ class _File:
             m = _method(node)
             a = _args(node)
             if recv is not None and text(recv) == "ENV" and m == "fetch" and a and a[0].type == "string":
-                return Value("env", self.value(a[0]).value, node)
+                default = self.value(a[1], depth + 1) if len(a) > 1 and depth < 8 else None
+                return Value("env", self.value(a[0]).value, node, default=default)
             if recv is not None and m in ("to_i", "to_s", "to_f") and depth < 8:
                 return self.value(recv, depth + 1)
             if recv is not None and m in _UNITS and depth < 8:

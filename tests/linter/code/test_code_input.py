@@ -97,6 +97,25 @@ def test_an_app_folder_lints_its_code_and_its_terraform_joined(tmp_path, capsys,
     assert "hunter2" not in json.dumps(out)  # the .env file's other values are not kept
 
 
+def test_code_beside_its_terraform_and_below_a_terraform_root_is_read(tmp_path, capsys, python_reader):
+    # real-world layout: worker.py in the Terraform root module itself, and in a folder below it
+    a = tmp_path / "svc"
+    (a / "jobs").mkdir(parents=True)
+    (a / "main.tf").write_text(TF)
+    (a / "worker.py").write_text(WORKER.replace("os.environ['ORDERS_QUEUE_URL']", repr(URL)))
+    (a / "jobs" / "poll.py").write_text(WORKER.replace("os.environ['ORDERS_QUEUE_URL']", repr(URL)))
+    (a / "modules" / "q").mkdir(parents=True)  # a module folder is still not a root of its own
+    (a / "modules" / "q" / "main.tf").write_text(TF.replace('"orders"', '"other"'))
+    for target in (a, tmp_path):
+        python_reader.clear()
+        code, out, err = lint(capsys, str(target))
+        assert err == "" and code == 2
+        assert sorted(p.rsplit("svc/", 1)[1] for p in python_reader) == ["jobs/poll.py", "worker.py"]
+        vg070 = [f for f in out["findings"] if f["rule"] == "VG070"]
+        assert sorted(f["file"].rsplit("svc/", 1)[1] for f in vg070) == ["jobs/poll.py", "worker.py"]
+        assert {f["queue"] for f in vg070} == {"aws_sqs_queue.orders"}
+
+
 def test_exclude_and_a_source_file_named_on_the_command_line(tmp_path, capsys, python_reader):
     a = app(tmp_path)
     code, out, _ = lint(capsys, "--exclude", "src", str(a))

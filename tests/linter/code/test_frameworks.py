@@ -153,3 +153,18 @@ def test_bad_yaml_is_a_note_and_other_files_have_nothing():
     for data in (b"\x00\xff" * 3000, b"\xfe\xff[program:x]\ncommand=\xff"):
         for name in ("Procfile", "x.conf", "shoryuken.yml", "application.yml", "application.properties"):
             assert isinstance(frameworks.read(name, data).consumers, list)
+
+
+def test_spring_queue_name_nested_under_a_queue_key_binds_and_the_loader_offers_the_file(tmp_path):
+    # Spring Cloud AWS 2.x layout: no spring.cloud.aws key, the name nested as <prefix>.queue.name
+    from visguard.linter.loaders.code import loader
+
+    text = "server:\n  port: 8081\nbilling:\n  queue:\n    name: invoices-q\n    url: http://localhost:4566/0/x\n"
+    assert loader.wanted("frameworks", text.encode())
+    res = _read("src/main/resources/application.yaml", text)
+    assert res.consumers == []
+    assert sorted((b.name, b.ref.kind, b.ref.value, b.location.line) for b in res.env) == [
+        ("billing.queue.name", "name", "invoices-q", 5),
+        ("billing.queue.url", "url", "http://localhost:4566/0/x", 6),
+    ]
+    assert _read("application.yaml", "billing:\n  name: not-a-queue\n").env == []

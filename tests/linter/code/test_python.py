@@ -551,3 +551,24 @@ def test_a_parse_that_runs_out_of_budget_is_one_note(monkeypatch):
     assert note.location.file == "big.py" and "parser gave up" in note.message
     monkeypatch.undo()
     assert len(python.read("big.py", b"import boto3\nsqs.receive_message(QueueUrl='q')\n").consumers) == 1
+
+
+def test_a_settings_file_with_one_class_per_environment_keeps_the_sqs_one():
+    # the base settings are on SQS; a later test class swaps in a fake broker and must not hide them
+    code = """
+    class Config:
+        CELERY = {
+            "broker_url": "sqs://",
+            "broker_transport_options": {"queue_name_prefix": "live-", "visibility_timeout": 310},
+            "task_default_queue": "jobs",
+        }
+
+    class Test(Config):
+        CELERY = {"broker_url": "memory://", "broker_transport": None}
+    """
+    c = only(read(code, "app/config.py"))
+    assert c.platform == "celery" and (c.queue_ref.kind, c.queue_ref.value) == ("name", "live-jobs")
+    assert c.settings["created_visibility"] == 310
+    assert c.locations["created_visibility"].line == line_of(code, "visibility_timeout")
+    # a file whose only settings class is not on SQS stays without consumer
+    assert read(code.replace('"sqs://"', '"redis://cache:6379/0"')).consumers == []

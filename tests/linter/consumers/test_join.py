@@ -168,3 +168,31 @@ def test_a_literal_reference_inherits_nothing():
     app.pending.append(c)
     join([infra, app])
     assert c.processing_p99 is None and "workload" not in c.settings
+
+
+def test_a_variable_bound_nowhere_joins_by_the_codes_literal_default():
+    infra, code = Model(source_file="infra/main.tf"), Model(source_file="app/worker.py")
+    q = _queue(infra, "aws_sqs_queue.jobs", "jobs")
+    _queue(infra, "aws_sqs_queue.other", "other")
+    at = Location("app/worker.py", 4, 30)
+    by_default = _worker("app/worker.py:4", QueueRef("env", "JOBS_Q", at, QueueRef("name", "jobs", at)))
+    no_default = _worker("app/other.py:9", QueueRef("env", "NOPE_Q"), "app/other.py")
+    code.pending = [by_default, no_default]
+    join([infra, code])
+    assert q.consumers == [by_default]
+    assert (
+        by_default.settings["queue_fallback"] == "jobs"
+    )  # the consumer says the default was used, and where
+    assert by_default.locations["queue_fallback"] == at
+    assert [n.address for n in code.notes] == ["app/other.py:9"]
+
+
+def test_a_bound_variable_wins_over_the_literal_default_even_when_its_queue_is_elsewhere():
+    infra, code, env = Model(), Model(), Model(source_file="deploy/.env")
+    jobs = _queue(infra, "aws_sqs_queue.jobs", "jobs")
+    env.env = [EnvBinding("JOBS_Q", workload="deploy/.env", ref=QueueRef("name", "prod-jobs"))]
+    c = _worker("app/worker.py:4", QueueRef("env", "JOBS_Q", None, QueueRef("name", "jobs")))
+    code.pending = [c]
+    join([infra, code, env])
+    assert jobs.consumers == [] and "queue_fallback" not in c.settings
+    assert len(code.notes) == 1 and "JOBS_Q" in code.notes[0].message
