@@ -39,13 +39,14 @@ def check(queue, ctx):
             continue  # bounded by its target's timeout: VG064 judges it
         if c.platform in _FRAMEWORK_LIMITS and c.work_timeout is not None:
             continue  # the framework's own limit on one message bounds it: VG072 judges it
+        label, at = ctx.consumer_label(c), ctx.where(c.location)
         yield ctx.finding(
             queue,
             Text(
-                "{label} ({at}) consumes {queue} ({queue_at}) without a declared processing time: the "
+                "{label}{at} consumes {queue} ({queue_at}) without a declared processing time: the "
                 "visibility and stop-timeout checks cannot judge it",
-                label=ctx.consumer_label(c),
-                at=ctx.where(c.location),
+                label=label,
+                at="" if at in label else f" ({at})",  # a consumer read from code is named by its file:line
                 queue=queue.id,
                 queue_at=ctx.where(queue.location),
             ),
