@@ -4,7 +4,8 @@ The pipeline: loaders -> model -> rules -> findings (with structured ``Change``s
 
 - ``plan`` turns a lint result into one FileFix per file to change, once, after linting: each file goes to the
   adapter of its syntax (CloudFormation/SAM/Serverless resources in YAML or JSON: visguard.linter.fixes.cfn;
-  Terraform HCL: visguard.linter.fixes.hcl; Terraform JSON: visguard.linter.fixes.tfjson), and the core
+  Terraform HCL: visguard.linter.fixes.hcl; Terraform JSON: visguard.linter.fixes.tfjson; a consumer's setting in
+  application code or worker configuration, the code loader's files: visguard.linter.fixes.code), and the core
   (visguard.linter.fixes.core) writes the changes, with one clash policy and one re-parse check for all of them.
 - The plan is checked by linting the files as it would write them (nothing is written meanwhile:
   ``safe_io.planned``). Where findings want one value set differently, the value written is the first (in

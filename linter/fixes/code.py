@@ -50,6 +50,7 @@ WRAPPERS = {
     "parenthesized_expression", "expression_list", "literal_element", "argument", "property_initializer",
     "equals_value_clause",
 }  # fmt: skip
+TYPED = {"as_expression", "satisfies_expression", "non_null_expression"}  # TypeScript: the value comes first
 CALLS = {"call", "call_expression", "method_invocation", "invocation_expression", "function_call_expression",
          "member_call_expression", "scoped_call_expression", "new_expression", "object_creation_expression"}  # fmt: skip
 ARGUMENTS = {"argument_list", "arguments"}
@@ -215,7 +216,9 @@ def _value_of(holder):
 
 
 def _unwrap(n):
-    while n is not None and n.type in WRAPPERS and n.named_child_count == 1:
+    while n is not None and (
+        (n.type in WRAPPERS and n.named_child_count == 1) or (n.type in TYPED and n.named_child_count)
+    ):
         n = n.named_children[0]
     return n
 
@@ -223,7 +226,7 @@ def _unwrap(n):
 def _up(n):
     """The first ancestor of ``n`` that is not a wrapper."""
     p = n.parent
-    while p is not None and p.type in WRAPPERS:
+    while p is not None and (p.type in WRAPPERS or p.type in TYPED):
         p = p.parent
     return p
 
