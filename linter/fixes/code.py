@@ -76,6 +76,10 @@ _STOP = ("statement", "declaration", "program", "module", "source_file", "compil
 def language(path: str) -> str | None:
     """The code loader's module for ``path`` (python, javascript, ..., frameworks), None for other files and for
     the files that hold no consumer setting (.env, compose)."""
+    from visguard.linter.loaders import registry
+
+    if not os.path.basename(path).endswith(registry.CODE_ENDINGS):
+        return None  # no import of the code loader for a template, a manifest, a .tf file
     from visguard.linter.loaders.code import loader
 
     lang = loader.language_of(path)
