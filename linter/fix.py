@@ -4,7 +4,8 @@ The pipeline: loaders -> model -> rules -> findings (with structured ``Change``s
 
 - ``plan`` turns a lint result into one FileFix per file to change, once, after linting: each file goes to the
   adapter of its syntax (CloudFormation/SAM/Serverless resources in YAML or JSON: visguard.linter.fixes.cfn;
-  Terraform HCL: visguard.linter.fixes.hcl; Terraform JSON: visguard.linter.fixes.tfjson), and the core
+  Terraform HCL: visguard.linter.fixes.hcl; Terraform JSON: visguard.linter.fixes.tfjson; a consumer's setting in
+  application code or worker configuration, the code loader's files: visguard.linter.fixes.code), and the core
   (visguard.linter.fixes.core) writes the changes, with one clash policy and one re-parse check for all of them.
 - The plan is checked by linting the files as it would write them (nothing is written meanwhile:
   ``safe_io.planned``). Where findings want one value set differently, the value written is the first (in
@@ -146,16 +147,19 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
     from visguard.linter.fixes import hcl as fix_hcl
 
     results = []
+    in_code, findings = _code_findings(findings)
+    for path, mine in in_code.items():  # application code: the consumer's own setting, where it is written
+        results.append(_planned(_code_fix(path, mine, texts, choices.get(_key(path))), texts))
     for path in files:
         root = fix_hcl.root_of(path)
         if root is not None:  # Terraform: the changes point into the module's files, not at the input
-            mine = [f for f in findings if f.changes and f.location.file and _under(f.location.file, root)]
+            mine = [f for f in findings if f.changes and _at(f) and _under(_at(f), root)]
             if mine:
                 results += _root(root, mine, texts, choices)
             continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
-        mine = [f for f in findings if f.changes and f.location.file and _same_file(f.location.file, path)]
+        mine = [f for f in findings if f.changes and _at(f) and _same_file(_at(f), path)]
         if not mine or _generated(path):
             continue  # a cdk.out template is CDK's output: the fix belongs in the CDK code (its message says so)
         if fix_hcl.is_plan(path):  # Terraform's output, like cdk.out: the fix belongs in the .tf files
@@ -164,6 +168,52 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
             continue
         results.append(_planned(fix_text(path, texts.text(path), mine, choices.get(_key(path))), texts))
     return results
+
+
+def _at(f: Finding) -> str | None:
+    """The file a finding's fix is planned with: where it is reported, or, for a finding reported in application
+    code whose changes are all in one other file (the queue's, raised for a consumer), that file."""
+    from visguard.linter.fixes.code import language
+
+    if f.location.file and language(f.location.file):
+        files = {c.location.file for c in f.changes if c.location and c.location.file}
+        if len(files) == 1:
+            return files.pop()
+    return f.location.file
+
+
+def _code_findings(findings: list[Finding]) -> tuple[dict[str, list[Finding]], list[Finding]]:
+    """({code file: the findings whose consumer changes are written there}, the other findings): a consumer's
+    setting read from application code or framework configuration (visguard.linter.fixes.code)."""
+    from visguard.linter.fixes.code import language
+
+    by_file: dict[str, list[Finding]] = {}
+    rest = []
+    for f in findings:
+        file = next(
+            (
+                c.location.file
+                for c in f.changes
+                if c.scope == "consumer" and c.location and c.location.file and language(c.location.file)
+            ),
+            None,
+        )
+        if file is None:
+            rest.append(f)
+            continue
+        key = next((k for k in by_file if _same_file(k, file)), file)
+        by_file.setdefault(key, []).append(f)
+    return by_file, rest
+
+
+def _code_fix(path: str, findings: list[Finding], texts: _Texts, choices) -> FileFix:
+    from visguard.linter.fixes.code import CodeAdapter
+
+    try:
+        text = texts.text(path)
+    except VisguardError as exc:
+        return FileFix(path, "", "", skipped=[(f, exc.detail) for f in findings])
+    return plan_text(CodeAdapter(path), path, text, findings, choices)
 
 
 def _root(root: str, findings: list[Finding], texts: _Texts, choices: dict) -> list[FileFix]:

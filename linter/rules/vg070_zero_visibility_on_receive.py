@@ -64,5 +64,6 @@ def check(queue, ctx):
                 consumer=c,
                 fix=fix,
             ),
-            set_consumer(c, "visibility_override", int(vt)) if vt is not None else None,
+            # the queue's timeout, written on the receive (a queue of 0 has none to offer)
+            set_consumer(c, "visibility_override", int(vt)) if vt else None,
         )
