@@ -31,6 +31,7 @@ EXPECTED = {
         "VG020",
         "reports",
     ),  # workers (an ECS service names it; its tags declare the profile), no redrive policy
+    ("VG062", "reports"),  # the ECS service's stopTimeout 30 s < the declared p99 120 s: killed mid-message
     ("VG033", "audit-trail"),  # reserved concurrency 2
     ("VG020", "audit-trail"),  # Lambda consumer, no redrive policy
 }
