@@ -14,7 +14,6 @@ import copy
 import json
 
 from visguard import facts
-from visguard.linter import consumer_words
 from visguard.linter.model import Change, Consumer, Finding, Location, Model, Queue, Redrive
 from visguard.linter.vocabulary import CHANGE_NAMES, change_name
 
@@ -37,10 +36,16 @@ WORKER_FIELDS = (
     "work_timeout",
     "heartbeat_interval",
 )
-WORKER_WORDS = {
-    f: tuple(consumer_words.change_word(f, door) for door in ("cloudformation", "inventory", "terraform"))
-    for f in WORKER_FIELDS
-}
+
+
+def worker_words() -> dict[str, tuple[str, str, str]]:
+    """A worker field -> its (CloudFormation, API, Terraform) words (linter.consumer_words, imported on use)."""
+    from visguard.linter import consumer_words
+
+    return {
+        f: tuple(consumer_words.change_word(f, door) for door in ("cloudformation", "inventory", "terraform"))
+        for f in WORKER_FIELDS
+    }
 
 
 # -------------------------------------------------------------------------------------------- building
@@ -119,6 +124,8 @@ def words(change: Change, source: str = "cloudformation") -> tuple[str, str]:
     """(name, value) of a change as the door ``source`` writes it: ``("VisibilityTimeout", "185")`` for a
     template, ``("visibility_timeout_seconds", "185")`` for Terraform."""
     if change.scope == "consumer" and change.field in WORKER_FIELDS:
+        from visguard.linter import consumer_words
+
         name = consumer_words.change_word(change.field, source)
     else:
         name = change_name(change.field, source)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 import string
 
-from visguard.linter import consumer_words
 from visguard.linter.model import Finding, Location, Queue
 
 __all__ = ["Text", "Of", "word", "render", "catalogue", "change_name", "VOCABULARIES"]
@@ -143,6 +142,8 @@ class _Fields(dict):
                 return self.vocab.of(v.key, v.queue, scene)
             return v
         scene.used.add(key)
+        from visguard.linter import consumer_words  # imported when a finding is worded, not at start-up
+
         own = consumer_words.for_consumer(key, scene.consumer)  # a worker consumer's setting: its own words
         if own is not None:
             return own
@@ -190,7 +191,11 @@ class _Static(dict):
         self.words = words
 
     def __missing__(self, key: str):
-        return self.words[key] if key in self.words else consumer_words.word(key)
+        if key in self.words:
+            return self.words[key]
+        from visguard.linter import consumer_words
+
+        return consumer_words.word(key)
 
 
 def keys(template: str) -> set[str]:

@@ -28,7 +28,7 @@ class Rule:
 
     __slots__ = (
         "id", "title", "severity", "rationale", "source", "fix_text", "tags", "settings", "consumers_only", "check",
-        "slug", "fix",
+        "slug", "_fix",
     )  # fmt: skip
 
     def __init__(
@@ -54,7 +54,7 @@ class Rule:
         self.rationale = rationale
         self.source = source
         self.fix_text = Text(fix, id=f"{id}.fix")  # worded per input by visguard.linter.vocabulary
-        self.fix = catalogue(fix)  # in CloudFormation's words: visguard rules / explain, SARIF rule metadata
+        self._fix = None  # in CloudFormation's words (the ``fix`` property): visguard rules / explain, SARIF
         self.tags = tags
         self.settings = {} if settings is None else settings
         self.consumers_only = consumers_only
@@ -63,11 +63,18 @@ class Rule:
 
     def bound(self, check: CheckFn, slug: str) -> Rule:
         """This rule with its ``check`` and its file's slug (the catalogue binds them at discovery)."""
-        kw = {name: getattr(self, name) for name in self.__slots__ if name not in ("fix", "fix_text")}
+        kw = {name: getattr(self, name) for name in self.__slots__ if name not in ("_fix", "fix_text")}
         return Rule(**{**kw, "fix": self.fix_text.template, "check": check, "slug": slug})
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r}, {self.title!r})"
+
+    @property
+    def fix(self) -> str:
+        """The fix as the catalogue shows it (CloudFormation's words; worded on first use, not at start-up)."""
+        if self._fix is None:
+            self._fix = catalogue(self.fix_text.template)
+        return self._fix
 
     @property
     def name(self) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
-from visguard.linter.rules._code_terms import label, place, term
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -29,6 +28,14 @@ RULE = Rule(
 
 
 def check(queue, ctx):
+    if not any(c.kind == "worker" for c in queue.consumers):
+        return
+    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
+        label,
+        place,
+        term,
+    )
+
     vt = ctx.visibility(queue)
     for c in queue.consumers:
         o = c.visibility_override

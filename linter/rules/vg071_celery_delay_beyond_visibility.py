@@ -8,7 +8,6 @@ from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_seconds
-from visguard.linter.rules._code_terms import in_effect, label, place
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -32,6 +31,14 @@ RULE = Rule(
 
 
 def check(queue, ctx):
+    if not any(c.kind == "worker" for c in queue.consumers):
+        return
+    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
+        in_effect,
+        label,
+        place,
+    )
+
     vt = ctx.visibility(queue)
     if vt is None:
         return

@@ -6,7 +6,6 @@ from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_seconds
-from visguard.linter.rules._code_terms import label, place, term
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -27,6 +26,14 @@ RULE = Rule(
 
 
 def check(queue, ctx):
+    if not any(c.kind == "worker" for c in queue.consumers):
+        return
+    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
+        label,
+        place,
+        term,
+    )
+
     for c in queue.consumers:
         hb = as_number(c.heartbeat_interval)
         if c.platform != "sqs-consumer" or hb is None or hb <= 0:

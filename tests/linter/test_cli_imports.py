@@ -37,6 +37,8 @@ NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.consumers_cfn",  # a template with no resource that can be a worker consumer
     "visguard.linter.loaders.code",
     "visguard.linter.consumers",  # the join: only when an input left a consumer pending
+    "visguard.linter.consumer_words",  # a worker's words: only when a finding is worded
+    "visguard.linter.rules._code_terms",
     "tree_sitter",
     "hcl2",
     "jsonschema",

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from visguard.linter.api import lint_model
-from visguard.linter.changes import WORKER_FIELDS, WORKER_WORDS, apply, describe, words
+from visguard.linter.changes import WORKER_FIELDS, apply, describe, words, worker_words
 from visguard.linter.consumer_words import for_consumer, word
 from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Subscription
 
@@ -395,7 +395,7 @@ def test_consumer_words_per_platform_and_source():
 
 
 def test_change_words_for_consumer_fields():
-    assert set(WORKER_WORDS) == set(WORKER_FIELDS)
+    assert set(worker_words()) == set(WORKER_FIELDS)
     from visguard.linter.model import Change
 
     ch = Change("consumer", "aws_ecs_task_definition.worker", "stop_timeout", 90)
