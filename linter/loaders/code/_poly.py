@@ -16,6 +16,21 @@ from . import parse as budgeted_parse
 MAX_BYTES = 2_000_000
 
 
+# ReceiveMessage's parameters (the API's names) -> the consumer fields they set; every SDK spells them its own way
+# (Go, .NET, PHP as the API does; Ruby in snake_case: :func:`snake`).
+RECEIVE_FIELDS = {
+    "QueueUrl": "queue",
+    "VisibilityTimeout": "visibility_override",
+    "WaitTimeSeconds": "wait_time",
+    "MaxNumberOfMessages": "max_messages",
+}
+
+
+def snake(name: str) -> str:
+    """``VisibilityTimeout`` -> ``visibility_timeout`` (the Ruby SDK's keyword arguments)."""
+    return "".join(f"_{ch.lower()}" if ch.isupper() and i else ch.lower() for i, ch in enumerate(name))
+
+
 def parse(language: str, data: bytes):
     """The root node of ``data`` in ``language`` (tree-sitter recovers from any input; never raises); an empty
     tree when the parse ran out of its CPU budget (``visguard.linter.loaders.code.parse``)."""

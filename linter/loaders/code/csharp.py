@@ -11,16 +11,11 @@ MaxNumberOfMessages = .. }`` (or ``new ReceiveMessageRequest(queueUrl)``), with 
 from __future__ import annotations
 
 from . import CodeResult
-from ._poly import Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, text, walk
 
 EXTENSIONS = (".cs",)
 
-_FIELDS = {
-    "QueueUrl": "queue",
-    "VisibilityTimeout": "visibility_override",
-    "WaitTimeSeconds": "wait_time",
-    "MaxNumberOfMessages": "max_messages",
-}
+_FIELDS = RECEIVE_FIELDS
 _HEARTBEAT = {
     "ChangeMessageVisibility",
     "ChangeMessageVisibilityAsync",

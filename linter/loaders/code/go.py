@@ -14,16 +14,11 @@ from __future__ import annotations
 from visguard import facts
 
 from . import CodeResult
-from ._poly import Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, text, walk
 
 EXTENSIONS = (".go",)
 
-_FIELDS = {
-    "QueueUrl": "queue",
-    "VisibilityTimeout": "visibility_override",
-    "WaitTimeSeconds": "wait_time",
-    "MaxNumberOfMessages": "max_messages",
-}
+_FIELDS = RECEIVE_FIELDS
 _HEARTBEAT = {"ChangeMessageVisibility", "ChangeMessageVisibilityBatch"}
 _POINTER = {"Int64", "Int32", "Int"}  # aws.Int64(30): a pointer, always sent
 

@@ -18,16 +18,11 @@ Values: literals, ``const``/``define`` and properties or variables of the file a
 from __future__ import annotations
 
 from . import CodeResult
-from ._poly import Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, text, walk
 
 EXTENSIONS = (".php",)
 
-_SDK = {
-    "QueueUrl": "queue",
-    "VisibilityTimeout": "visibility_override",
-    "WaitTimeSeconds": "wait_time",
-    "MaxNumberOfMessages": "max_messages",
-}
+_SDK = RECEIVE_FIELDS
 _HEARTBEAT = {"changeMessageVisibility", "changeMessageVisibilityBatch"}
 _ENV_FUNCS = {"env", "getenv"}
 

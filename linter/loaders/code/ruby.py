@@ -14,16 +14,11 @@ Values: literals and symbols, constants and locals of the file assigned once, ``
 from __future__ import annotations
 
 from . import CodeResult
-from ._poly import Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, snake, text, walk
 
 EXTENSIONS = (".rb",)
 
-_SDK = {
-    "queue_url": "queue",
-    "visibility_timeout": "visibility_override",
-    "wait_time_seconds": "wait_time",
-    "max_number_of_messages": "max_messages",
-}
+_SDK = {snake(api): field for api, field in RECEIVE_FIELDS.items()}
 _HEARTBEAT = {
     "change_message_visibility",
     "change_message_visibility_batch",
