@@ -570,10 +570,6 @@ def _flags(batch, name: str) -> np.ndarray:
     return pc.fill_null(col, False).to_numpy(zero_copy_only=False).astype(bool)
 
 
-def _valid(batch, name: str) -> np.ndarray:
-    return _column(batch, name).is_valid().to_numpy(zero_copy_only=False)
-
-
 def _whole_in(v: np.ndarray, rng) -> np.ndarray:
     """v is a whole number within the AWS range (``Range.__contains__`` and ``v == int(v)``, per element)."""
     with np.errstate(invalid="ignore"):
@@ -610,6 +606,7 @@ def needs_lint(batch, config=None, extra: dict | None = None) -> np.ndarray:
     unknown = {r.id for r in RULES.values() if not r.consumers_only and r.id not in disabled} - QUIET_RULES
     if unknown or (config is not None and config.profiles):
         return np.ones(n, dtype=bool)
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     consumers = _column(batch, "consumers")
@@ -636,13 +633,17 @@ def needs_lint(batch, config=None, extra: dict | None = None) -> np.ndarray:
     own_ret = np.where(np.isnan(ret), DEFAULT_RETENTION, ret)
     with np.errstate(invalid="ignore"):
         longer = np.where(np.isnan(dlq_ret), DEFAULT_RETENTION, dlq_ret) > own_ret
-    arn, dlq_arn = _column(batch, "arn"), _column(batch, "dlq_arn")
-    other = pc.fill_null(pc.not_equal(pc.cast(dlq_arn, arn.type), arn), False).to_numpy(zero_copy_only=False)
+    arn, dlq_arn = _column(batch, "arn"), pc.cast(_column(batch, "dlq_arn"), pa.string())
+    # the row's DLQ is its redrive target, and another queue than itself
+    dlq = pc.and_(
+        pc.equal(dlq_arn, pc.cast(_column(batch, "target_arn"), pa.string())),
+        pc.not_equal(dlq_arn, pc.cast(arn, pa.string())),
+    )
+    dlq = pc.fill_null(dlq, False).to_numpy(zero_copy_only=False)
     redrive_ok = (
         _whole_in(_floats(batch, "max_receive_count"), MAX_RECEIVE_COUNT)
         & _flags(batch, "target_partition_known")
-        & _valid(batch, "dlq_arn")
-        & other
+        & dlq
         & (_flags(batch, "dlq_fifo") == fifo)
         & ~_flags(batch, "dlq_has_redrive")
         & (longer | fifo)
@@ -656,8 +657,6 @@ def needs_lint(batch, config=None, extra: dict | None = None) -> np.ndarray:
         & (~_flags(batch, "has_redrive") | redrive_ok)
     )
     if extra:
-        import pyarrow as pa
-
         quiet &= ~pc.fill_null(pc.is_in(arn, value_set=pa.array(list(extra), arn.type)), False).to_numpy(
             zero_copy_only=False
         )

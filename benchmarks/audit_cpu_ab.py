@@ -72,7 +72,15 @@ def run_tree(cmd: list[str], log: Path, env: dict | None = None, every: float = 
         raise SystemExit(f"{' '.join(cmd[:3])} failed, see {log}")
     by: dict[str, float] = {}
     for cpu, name in last.values():
-        key = "jvm" if name == "java" else "driver" if name == "visguard" else "workers" if "python" in name else name
+        key = (
+            "jvm"
+            if name == "java"
+            else "driver"
+            if name == "visguard"
+            else "workers"
+            if "python" in name
+            else name
+        )
         by[key] = round(by.get(key, 0.0) + cpu, 1)
     return {"wall": round(time.perf_counter() - t0, 1), "cpu": round(sum(c for c, _ in last.values()), 1),
             "cpu_by": {k: v for k, v in by.items() if v}}  # fmt: skip
@@ -90,7 +98,7 @@ def checkout(rev: str, work: Path) -> Path:
     site = Path(sysconfig.get_path("purelib", vars={"base": str(venv), "platbase": str(venv)}))
     (site / "zz_deps.pth").write_text("\n".join(deps) + "\n")
     subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    "--no-deps", "--no-build-isolation", "-e", str(tree)], check=True)  # fmt: skip
+                    "--no-deps", "-e", str(tree)], check=True)  # fmt: skip
     return venv / "bin" / "visguard"
 
 
@@ -115,10 +123,14 @@ def same_outputs(a: Path, b: Path) -> dict[str, int]:
         cols = sorted(ta.column_names)
         if cols != sorted(tb.column_names):
             raise SystemExit(f"{sub}: columns differ: {cols} vs {sorted(tb.column_names)}")
-        rows = [sorted(map(repr, zip(*(t.column(c).to_pylist() for c in cols), strict=True))) for t in (ta, tb)]
+        rows = [
+            sorted(map(repr, zip(*(t.column(c).to_pylist() for c in cols), strict=True))) for t in (ta, tb)
+        ]
         if rows[0] != rows[1]:
             only = sorted(set(rows[0]) ^ set(rows[1]))[:3]
-            raise SystemExit(f"{sub}: the two versions' rows differ ({len(rows[0])} vs {len(rows[1])}), e.g. {only}")
+            raise SystemExit(
+                f"{sub}: the two versions' rows differ ({len(rows[0])} vs {len(rows[1])}), e.g. {only}"
+            )
         counts[sub] = len(rows[0])
     return counts
 
@@ -152,9 +164,12 @@ def main() -> int:
                             str(accounts), "--seed", str(a.seed), "--out", str(inv)], check=True,
                            stderr=subprocess.DEVNULL)  # fmt: skip
             fleets[accounts] = inv
-        # one run of each before the measured ones: the JVM class archive of each version's options is written
+        # one small run of each version first: the JVM class archive of its options exists before the measured runs
+        small = work / "inv-small"
+        subprocess.run([str(HERE_BIN), "audit", "generate", "--queues", "2000", "--accounts", "2", "--out",
+                        str(small)], check=True, stderr=subprocess.DEVNULL)  # fmt: skip
         for name, bin_ in (("rev", rev_bin), ("head", HERE_BIN)):
-            audit(bin_, fleets[a.accounts], work / f"warm-{name}", work / f"warm-{name}.log")
+            audit(bin_, small, work / f"warm-{name}", work / f"warm-{name}.log")
             shutil.rmtree(work / f"warm-{name}", ignore_errors=True)
         results: dict[str, list[dict]] = {"rev": [], "head": [], f"head-{a.few}": []}
         for i in range(a.repeats):
@@ -163,8 +178,10 @@ def main() -> int:
                 results[name].append(r)
                 print(json.dumps({"run": name, "accounts": a.accounts, **r}), flush=True)
             if i == 0:
-                print(json.dumps({"identical_outputs": same_outputs(work / "out-rev", work / "out-head")}),
-                      flush=True)
+                print(
+                    json.dumps({"identical_outputs": same_outputs(work / "out-rev", work / "out-head")}),
+                    flush=True,
+                )
             if a.few:
                 r = audit(HERE_BIN, fleets[a.few], work / "out-few", work / f"few-{i}.log")
                 results[f"head-{a.few}"].append(r)
@@ -174,7 +191,9 @@ def main() -> int:
               f"{rev[:9]} {best['rev']['cpu']}, this checkout {best['head']['cpu']} "
               f"= {best['head']['cpu'] / best['rev']['cpu']:.2f}x (goal <= 0.50)")  # fmt: skip
         if a.few:
-            ratios = [m["wall"] / f["wall"] for m, f in zip(results["head"], results[f"head-{a.few}"], strict=True)]
+            ratios = [
+                m["wall"] / f["wall"] for m, f in zip(results["head"], results[f"head-{a.few}"], strict=True)
+            ]
             print(f"wall {a.accounts} vs {a.few} accounts, this checkout: "
                   f"{', '.join(f'{x:.2f}' for x in ratios)} (goal <= 1.10)")  # fmt: skip
     finally:
