@@ -14,9 +14,10 @@ Stages:
    unqualified ARN for alias- or version-qualified ones), mappings -> the queue they read (the mapping lives in
    the function's account), workers (ECS services, pipes) -> the queue they read (by its ARN, or its URL's
    account, region and name), queue -> DLQ -> the DLQ's DLQ;
-4. :func:`lint_batches` (``mapInArrow``): each Arrow record batch of joined queues goes (as Python dicts, no
-   pandas) through ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
-   ``engine.risk.estimate_many`` once per batch. This is the code executors run: it imports numpy, pyarrow
+4. :func:`lint_batches` (``mapInArrow``): in each Arrow record batch of joined queues, the rows that can have a
+   finding (``build.needs_lint``, numpy over the batch) go (as Python dicts, no pandas) through
+   ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
+   ``engine.risk.estimate_many`` once per batch; the others' figures come from their columns. This is the code executors run: it imports numpy, pyarrow
    and visguard's own pure-Python modules, nothing else.
 """
 
