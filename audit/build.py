@@ -515,3 +515,187 @@ def finding_row(row: dict, f: Finding, owner: str | None = None, suppressed: str
         "owner": owner,
         "suppressed": suppressed,
     }
+
+
+# -- which rows need the linter at all (numpy over an Arrow batch of joined rows) ------------------------------
+# About half of a fleet's queues have no finding, most of them DLQs: no consumer, no traffic, no redrive policy
+# of their own. Building their model and running the rules costs most of the audit's Python time, so the job
+# asks first which rows CAN have a finding and lints only those; the others get their figures from their
+# columns (:func:`quiet_figures`). The rules stay where they are (``lint_model``): this only rules rows out, by
+# facts that make every rule of the catalogue silent. A queue without consumers is checked by the rules below
+# only (the others are ``consumers_only``); if the catalogue gains one more such rule, every row is linted until
+# the pre-filter learns about it (``tests/audit/test_prefilter.py`` checks both).
+QUIET_RULES = frozenset(
+    {"VG001", "VG002", "VG003", "VG004", "VG005", "VG022", "VG023", "VG041", "VG042", "VG066", "VG067"}
+)
+
+
+def _column(batch, name: str):
+    import pyarrow as pa
+
+    i = batch.schema.get_field_index(name)
+    return batch.column(i) if i >= 0 else pa.nulls(batch.num_rows)
+
+
+def _tag(batch, key: str):
+    """The tags column's field ``key`` (the job's struct of the tags it reads; all null when absent)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    tags = _column(batch, "tags")
+    if pa.types.is_struct(tags.type) and tags.type.get_field_index(key) >= 0:
+        return pc.struct_field(tags, [tags.type.get_field_index(key)])
+    return pa.nulls(batch.num_rows, pa.string())
+
+
+def _floats(batch, name: str) -> np.ndarray:
+    """A numeric column as floats, NaN for null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = _column(batch, name)
+    if pa.types.is_null(col.type):
+        return np.full(batch.num_rows, np.nan)
+    return pc.fill_null(pc.cast(col, pa.float64()), np.nan).to_numpy(zero_copy_only=False)
+
+
+def _flags(batch, name: str) -> np.ndarray:
+    """A boolean column, False for null."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    col = _column(batch, name)
+    if pa.types.is_null(col.type):
+        return np.zeros(batch.num_rows, dtype=bool)
+    return pc.fill_null(col, False).to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _whole_in(v: np.ndarray, rng) -> np.ndarray:
+    """v is a whole number within the AWS range (``Range.__contains__`` and ``v == int(v)``, per element)."""
+    with np.errstate(invalid="ignore"):
+        return (v == np.floor(v)) & (v >= rng.lo) & (v <= rng.hi)
+
+
+def needs_lint(batch, config=None, extra: dict | None = None) -> np.ndarray:
+    """Per joined row (an Arrow batch with the columns of ``tables.QUEUE_COLUMNS``): False where no rule of the
+    catalogue can report anything, i.e. ``lint_rows`` would give the row no finding and the figures of
+    :func:`quiet_figures`. Conservative: a row it cannot rule out is linted.
+
+    A row is quiet when its queue has no consumer (no mapping or worker joined, no worker declared by tag, and
+    no receives unless it is a DLQ: so no unknown consumer, and no observed redelivery, VG042); its visibility
+    timeout, retention and delay are whole numbers in AWS's ranges or unset (VG001, VG005); a FIFO queue's
+    visibility timeout is at most ``fifo_block_seconds`` (VG041); and either it has no redrive policy, or its
+    policy has a maxReceiveCount in 1-1000 (VG002) and a target that the inventory holds (VG004): a queue of the
+    same type (VG003), other than itself and without a redrive policy of its own (no loop in the row's model:
+    VG023), that keeps messages longer than a standard source (VG022). An inventory queue has no subscriptions
+    (VG066, VG067). ``extra`` (long redrive loops) and visguard.yaml profiles (which add consumers) send their
+    rows to the linter."""
+    from visguard.facts import (
+        DEFAULT_RETENTION,
+        DELAY,
+        MAX_RECEIVE_COUNT,
+        RETENTION,
+        VISIBILITY_TIMEOUT,
+    )
+    from visguard.linter.context import RuleContext
+    from visguard.linter.model import LintConfig
+    from visguard.linter.rules import RULES
+
+    n = batch.num_rows
+    disabled = set(config.disabled) if config is not None else set()
+    unknown = {r.id for r in RULES.values() if not r.consumers_only and r.id not in disabled} - QUIET_RULES
+    if unknown or (config is not None and config.profiles):
+        return np.ones(n, dtype=bool)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    consumers = _column(batch, "consumers")
+    if consumers.null_count == n:
+        has_consumers = np.zeros(n, dtype=bool)
+    else:
+        has_consumers = pc.fill_null(pc.list_value_length(consumers), 0).to_numpy(zero_copy_only=False) > 0
+    tag_worker = pc.fill_null(pc.equal(_tag(batch, TAG_CONSUMER), "worker"), False).to_numpy(
+        zero_copy_only=False
+    ) | _tag(batch, TAG_P99).is_valid().to_numpy(zero_copy_only=False)
+    with np.errstate(invalid="ignore"):
+        received = (_floats(batch, "received") > 0) & ~_flags(batch, "is_dlq")
+    fifo = _flags(batch, "fifo")
+    ctx = RuleContext(Model(), config or LintConfig())
+    ctx.rule = RULES["VG041"]
+    block = float(ctx.setting("fifo_block_seconds"))
+    vt, ret, delay = _floats(batch, "vt"), _floats(batch, "retention"), _floats(batch, "delay")
+    ranges_ok = (
+        (np.isnan(vt) | _whole_in(vt, VISIBILITY_TIMEOUT))
+        & (np.isnan(ret) | _whole_in(ret, RETENTION))
+        & (np.isnan(delay) | _whole_in(delay, DELAY))
+    )
+    dlq_ret = _floats(batch, "dlq_retention")
+    own_ret = np.where(np.isnan(ret), DEFAULT_RETENTION, ret)
+    with np.errstate(invalid="ignore"):
+        longer = np.where(np.isnan(dlq_ret), DEFAULT_RETENTION, dlq_ret) > own_ret
+    arn, dlq_arn = _column(batch, "arn"), pc.cast(_column(batch, "dlq_arn"), pa.string())
+    # the row's DLQ is its redrive target, and another queue than itself
+    dlq = pc.and_(
+        pc.equal(dlq_arn, pc.cast(_column(batch, "target_arn"), pa.string())),
+        pc.not_equal(dlq_arn, pc.cast(arn, pa.string())),
+    )
+    dlq = pc.fill_null(dlq, False).to_numpy(zero_copy_only=False)
+    redrive_ok = (
+        _whole_in(_floats(batch, "max_receive_count"), MAX_RECEIVE_COUNT)
+        & _flags(batch, "target_partition_known")
+        & dlq
+        & (_flags(batch, "dlq_fifo") == fifo)
+        & ~_flags(batch, "dlq_has_redrive")
+        & (longer | fifo)
+    )
+    quiet = (
+        ~has_consumers
+        & ~tag_worker
+        & ~received
+        & (~fifo | (np.where(np.isnan(vt), 30.0, vt) <= block))
+        & ranges_ok
+        & (~_flags(batch, "has_redrive") | redrive_ok)
+    )
+    if extra:
+        quiet &= ~pc.fill_null(pc.is_in(arn, value_set=pa.array(list(extra), arn.type)), False).to_numpy(
+            zero_copy_only=False
+        )
+    return ~quiet
+
+
+def quiet_figures(batch, owner_tags: tuple[str, ...] = ()) -> dict:
+    """The figures ``lint_rows`` gives a row that :func:`needs_lint` rules out, as Arrow arrays by column
+    name: no consumers (no required timeout, ratio, kinds or duplicate estimate), no findings, no receives (no
+    observed rate); the owner is the first non-empty owner tag."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = batch.num_rows
+
+    def num(name):  # _num: a float, NaN as null
+        v = pc.cast(_column(batch, name), pa.float64())
+        return pc.if_else(pc.is_nan(v), pa.scalar(None, pa.float64()), v)
+
+    owner = pa.nulls(n, pa.string())
+    for key in reversed(owner_tags):  # the first present (non-empty) tag wins
+        v = pc.cast(_tag(batch, key), pa.string())
+        owner = pc.if_else(pc.fill_null(pc.not_equal(v, ""), False), v, owner)
+    nothing = pa.nulls(n, pa.float64())
+    return {
+        "account": _column(batch, "account"),
+        "region": _column(batch, "region"),
+        "arn": _column(batch, "arn"),
+        "name": _column(batch, "name"),
+        "vt": num("vt"),
+        "required_vt": nothing,
+        "ratio": nothing,
+        "consumer_kinds": pa.array([""] * n, pa.string()),
+        "findings": pa.array(np.zeros(n, dtype=np.int64)),
+        "worst": pa.nulls(n, pa.string()),
+        "duplicate_rate": nothing,
+        "owner": owner,
+        "received": num("received"),
+        "deleted": num("deleted"),
+        "age_oldest": num("age_oldest"),
+        "observed_rate": nothing,
+    }

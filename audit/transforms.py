@@ -14,9 +14,10 @@ Stages:
    unqualified ARN for alias- or version-qualified ones), mappings -> the queue they read (the mapping lives in
    the function's account), workers (ECS services, pipes) -> the queue they read (by its ARN, or its URL's
    account, region and name), queue -> DLQ -> the DLQ's DLQ;
-4. :func:`lint_batches` (``mapInArrow``): each Arrow record batch of joined queues goes (as Python dicts, no
-   pandas) through ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
-   ``engine.risk.estimate_many`` once per batch. This is the code executors run: it imports numpy, pyarrow
+4. :func:`lint_batches` (``mapInArrow``): in each Arrow record batch of joined queues, the rows that can have a
+   finding (``build.needs_lint``, numpy over the batch) go (as Python dicts, no pandas) through
+   ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
+   ``engine.risk.estimate_many`` once per batch; the others' figures come from their columns. This is the code executors run: it imports numpy, pyarrow
    and visguard's own pure-Python modules, nothing else.
 """
 
@@ -47,8 +48,9 @@ def lint_batches(batches, extra=None, config=None, owner_tags=()):
     import gc
 
     import pyarrow as pa
+    import pyarrow.compute as pc
     from pyspark.sql.pandas.types import to_arrow_schema
-    from visguard.audit.build import lint_rows
+    from visguard.audit.build import lint_rows, needs_lint, quiet_figures
 
     # This worker allocates millions of short-lived dicts and dataclasses and keeps none: fewer young-generation
     # collections, and none of them re-scanning the modules imported above (gc.freeze).
@@ -56,16 +58,40 @@ def lint_batches(batches, extra=None, config=None, owner_tags=()):
     gc.set_threshold(100_000, 50, 100)
     schema = to_arrow_schema(out_schema())
     for batch in batches:
-        rows = batch.to_pylist()
-        queues = [r for r in rows if r["arn"] is not None]
-        # the full outer join with the consumers brings those of no known queue as rows without a queue
-        lost = [c for r in rows if r["arn"] is None for c in r["consumers"] or ()]
-        orphans = sum(1 for c in lost if c["worker_arn"] is None)
-        findings, figures = lint_rows(queues, config=config, extra=extra, owner_tags=owner_tags)
+        known = batch.column("arn").is_valid()
+        queues = batch.filter(known)
+        # only the rows that can have a finding become Python objects and go through the rules (most queues
+        # have none: build.needs_lint); the others' figures are computed from their columns
+        lint = pa.array(needs_lint(queues, config, extra))
+        findings, figures = lint_rows(
+            queues.filter(lint).to_pylist(), config=config, extra=extra, owner_tags=owner_tags
+        )
         out = [{"row_kind": "f", **f} for f in findings] + [{"row_kind": "q", **g} for g in figures]
+        # the full outer join with the consumers brings those of no known queue as rows without a queue
+        lost = [c for r in batch.filter(pc.invert(known)).to_pylist() for c in r["consumers"] or ()]
         if lost:
+            orphans = sum(1 for c in lost if c["worker_arn"] is None)
             out.append({"row_kind": "o", "orphans": orphans, "orphan_workers": len(lost) - orphans})
-        yield pa.RecordBatch.from_pylist(out, schema=schema)
+        if out:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+        quiet = queues.filter(pc.invert(lint))
+        if quiet.num_rows:
+            yield _figure_batch(quiet_figures(quiet, owner_tags), quiet.num_rows, schema)
+
+
+def _figure_batch(columns: dict, n: int, schema):
+    """A batch of ``out_schema`` rows of kind "q" from figure columns (the finding columns null)."""
+    import pyarrow as pa
+
+    arrays = [
+        pa.array(["q"] * n, f.type)
+        if f.name == "row_kind"
+        else columns[f.name].cast(f.type)
+        if f.name in columns
+        else pa.nulls(n, f.type)
+        for f in schema
+    ]
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 def load(spark, inventory: str, tag_keys: tuple[str, ...] = ()):
