@@ -52,14 +52,17 @@ def _num(v) -> float | None:
     return None if math.isnan(f) else f
 
 
-def _int(v) -> int | None:
+def _int(v) -> int | float | None:
+    """A whole number; an infinite one stays a float (an out-of-range value the rules report, not a crash)."""
     f = _num(v)
-    return None if f is None else int(f)
+    if f is None:
+        return None
+    return int(f) if math.isfinite(f) else f
 
 
 def _whole(v: float | None):
     """Keep whole numbers as int (rules print ``30`` rather than ``30.0``)."""
-    return int(v) if v is not None and v == int(v) else v
+    return int(v) if v is not None and math.isfinite(v) and v == int(v) else v
 
 
 def _location(row: dict) -> Location:

@@ -177,3 +177,18 @@ def rows(draw) -> dict:
 @given(st.lists(rows(), min_size=1, max_size=8))
 def test_no_drawn_row_with_a_finding_is_ruled_out(drawn):
     _check(drawn)
+
+
+def test_an_infinite_number_is_an_out_of_range_value_not_a_crash():
+    """Spark's JSON reader takes ``Infinity``: a DLQ whose retention reads as infinite is linted (VG005-style
+    range findings may fire), never an OverflowError in the worker (found by the drawn rows above)."""
+    row = _dlq(
+        _row(has_redrive=True, target_arn=ARN + "d", max_receive_count=5.0),
+        ARN + "d",
+        False,
+        math.inf,
+        False,
+        None,
+    )
+    assert build._int(math.inf) == math.inf and build._int(30.0) == 30 and build._whole(math.inf) == math.inf
+    _check([row])
