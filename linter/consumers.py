@@ -9,7 +9,9 @@ environment variable (application code reads ``os.environ["ORDERS_QUEUE_URL"]``)
 their environment (task definitions, Deployments, Beanstalk, ``.env`` and compose files) list it in
 ``Model.env`` as :class:`EnvBinding` records. :func:`join` then attaches every pending consumer to the queue its
 reference names, in any model of the run; what stays unjoined becomes a note (VG902) naming the consumer and
-the reference, so a clean run is never an unchecked one.
+the reference, so a clean run is never an unchecked one. A Celery project's tasks often live in files with no
+broker setting (tasks.py beside celeryconfig.py): their facts (delays, time limits, acks_late) are merged into
+the SQS Celery apps configured in the same folder or a folder above or below (:func:`same_project`).
 
 The declared processing time of a worker: a profile in visguard.yaml, or the annotation/tag
 :data:`PROCESSING_P99_KEY` (``visguard.io/processing-p99: 20m``) on the task definition, Deployment, Beanstalk
@@ -18,6 +20,7 @@ environment or pipe; :func:`parse_duration` reads its value.
 
 from __future__ import annotations
 
+import os
 import re
 
 from visguard.linter.model import PROCESSING_P50_KEY, PROCESSING_P99_KEY, Location, Model, Note, Queue  # noqa: F401
@@ -191,7 +194,10 @@ def join(models: list[Model]) -> None:
     ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
         manifests.link(models)
     env = _bindings(models)
-    through_env = []
+    tasks_only = [(m, c) for m in models for c in m.pending if c.settings.get("celery_tasks_only")]
+    for m in models:
+        m.pending = [c for c in m.pending if not c.settings.get("celery_tasks_only")]
+    through_env, unjoined = [], []
     for m in models:
         still = []
         for c in m.pending:
@@ -209,15 +215,65 @@ def join(models: list[Model]) -> None:
                     q.consumers.append(c)
                 if b is not None:
                     through_env.append((c, q, b))
-        m.pending = still
-        for c in still:
-            m.notes.append(unjoined_note(c))
+        unjoined.append((m, still))
+    _merge_celery_tasks(tasks_only, models, [c for _, still in unjoined for c in still])
+    for m, still in unjoined:
+        m.notes += [unjoined_note(c) for c in still]
     for m in models:
         m.pending = []
     for c, q, b in through_env:  # once every consumer is attached: the workload may have been pending too
         w = _workload_of(q, b, c)
         if w is not None:
             _inherit(c, w)
+
+
+def _folder(c) -> str | None:
+    loc = c.location
+    return os.path.dirname(os.path.abspath(loc.file)) if loc is not None and loc.file else None
+
+
+def same_project(config_dir: str, tasks_dir: str) -> bool:
+    """A Celery app configured in ``config_dir`` runs the tasks of ``tasks_dir``: one folder is the other or
+    one of its ancestors (app/celeryconfig.py with app/tasks.py or app/tasks/*.py; proj/settings.py with
+    proj/app/tasks.py; tasks.py at the root of the repository with app/celery.py). Two sibling folders
+    (services/a, services/b) are two projects."""
+    return os.path.commonpath([config_dir, tasks_dir]) in (config_dir, tasks_dir)
+
+
+def _merge_celery_tasks(tasks_only, models: list[Model], unjoined) -> None:
+    """Merge each tasks-only Celery consumer (a file of tasks with no broker: ``settings["celery_tasks_only"]``)
+    into every SQS Celery app of the run configured in the same project (:func:`same_project`): its delays are
+    added (at their own places), the larger work_timeout is kept (with its place), acks_late is or-ed, and its
+    notes about computed values join its model's. A tasks-only consumer is never attached to a queue nor noted:
+    with no SQS app of its project its broker is not SQS, or not known."""
+    if not tasks_only:
+        return
+    apps, seen = [], set()
+    for c in [c for m in models for q in m.queues.values() for c in q.consumers] + list(unjoined):
+        if c.platform == "celery" and not c.settings.get("celery_tasks_only") and id(c) not in seen:
+            seen.add(id(c))
+            apps.append(c)
+    for m, t in tasks_only:
+        tasks_dir = _folder(t)
+        targets = [a for a in apps if tasks_dir and _folder(a) and same_project(_folder(a), tasks_dir)]
+        for a in targets:
+            _merge_into(a, t)
+        if targets:
+            m.notes += t.settings.get("celery_tasks_notes") or []
+
+
+def _merge_into(a, t) -> None:
+    merged = a.settings.setdefault("celery_tasks_merged", [])
+    if t.id in merged:
+        return
+    merged.append(t.id)
+    if t.settings.get("delays"):
+        a.settings["delays"] = list(a.settings.get("delays") or []) + list(t.settings["delays"])
+        a.locations.setdefault("delays", t.locations.get("delays"))
+    if t.work_timeout is not None and (a.work_timeout is None or t.work_timeout > a.work_timeout):
+        a.work_timeout, a.locations["work_timeout"] = t.work_timeout, t.locations.get("work_timeout")
+    if t.settings.get("acks_late") is True and a.settings.get("acks_late") is not True:
+        a.settings["acks_late"], a.locations["acks_late"] = True, t.locations.get("acks_late")
 
 
 def unjoined_note(c) -> Note:

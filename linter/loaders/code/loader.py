@@ -29,7 +29,7 @@ from .. import safe_io
 # head must hold to be parsed). Adding a language is one line; a module not installed is skipped. A module's own
 # EXTENSIONS has the last word on which files it reads.
 LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
-    "python": ((".py",), (b"receive_message", b"ReceiveMessage", b"celery", b"Celery", b"CELERY", b"apply_async", b"countdown", b"broker_transport_options")),  # noqa: E501
+    "python": ((".py",), (b"receive_message", b"ReceiveMessage", b"celery", b"Celery", b"CELERY", b"apply_async", b"countdown", b"broker_transport_options", b"time_limit", b"acks_late", b"retry_delay")),  # noqa: E501
     "javascript": ((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"), (b"receiveMessage", b"ReceiveMessage", b"sqs-consumer", b"nestjs-sqs")),  # noqa: E501
     "java": ((".java",), (b"ReceiveMessage", b"receiveMessage", b"SqsListener", b"SqsContainerOptions", b"messageVisibility")),  # noqa: E501
     "go": ((".go",), (b"ReceiveMessage",)),

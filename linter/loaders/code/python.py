@@ -86,7 +86,17 @@ _CELERY_KEYS = {
 _SQS_OPTIONS = {"predefined_queues", "region", "queue_name_prefix", "wait_time_seconds", "sts_role_arn"}
 _TASK_DECORATORS = {"task", "shared_task"}
 # words every construct read here contains (a receive call, a broker setting under any spelling)
-_MARKERS = (b"receive_message", b"broker", b"BROKER", b"Celery")
+_MARKERS = (
+    b"receive_message",
+    b"broker",
+    b"BROKER",
+    b"Celery",
+    b"countdown",
+    b"eta=",
+    b"time_limit",
+    b"acks_late",
+)
+_MARKERS += (b"retry_delay", b"retry_backoff_max")  # a task's facts in a file of tasks only
 _CELERY_DEFAULT_QUEUE = "celery"  # task_default_queue's default (docs.celeryq.dev userguide/configuration)
 
 
@@ -732,6 +742,7 @@ def _celery(f: _File) -> list[Consumer]:
                     put(k, arg, at)
     module = scopes.pop(None)
     # the first settings on SQS, in file order (a class's settings over the module's)
+    known = False  # a broker written as a literal (transport or URL) that is not SQS
     for conf in [{**module, **c} for c in scopes.values() if c] or [module]:
         if not conf:
             continue
@@ -740,7 +751,43 @@ def _celery(f: _File) -> list[Consumer]:
         opts = opts if isinstance(opts, _Dict) else None
         if _is_sqs(f, conf, opts):
             return _celery_consumers(f, conf, opts, apps)
-    return []
+        known = known or _broker_written(f, conf)
+    return [] if known else _celery_tasks_only(f, module)
+
+
+def _broker_written(f: _File, conf) -> bool:
+    for key in ("broker_transport", "broker_url"):
+        v = f.value(conf[key][1])[0] if key in conf else None
+        if isinstance(v, str) and v:
+            return True
+    return False
+
+
+def _celery_tasks_only(f: _File, conf) -> list[Consumer]:
+    """The task facts of a file that names no broker (tasks.py beside a celeryconfig.py): one consumer with no
+    queue, ``settings["celery_tasks_only"]``, that ``linter.consumers.join`` merges into the SQS Celery apps of
+    the same project (and drops when there is none: the broker is not SQS, or not known). Notes about computed
+    task values wait in ``settings["celery_tasks_notes"]`` until then: a Redis app's tasks are not noted."""
+    before = len(f.notes)
+    tasks = _tasks(f, f.path)
+    notes = f.notes[before:]
+    del f.notes[before:]
+    conf = {
+        k: v for k, v in conf.items() if k in ("task_time_limit", "task_soft_time_limit", "task_acks_late")
+    }
+    firsts = [d["location"] for d in tasks["delays"]]
+    firsts += [f.loc(node) for key in ("time_limit", "soft_time_limit") for _, node in tasks[key]]
+    firsts += [f.loc(node) for node in tasks["acks_late"]] + [f.loc(node) for _, node in conf.values()]
+    if not firsts:
+        return []
+    loc = min(firsts, key=lambda at: (at.line, at.column))
+    cid = f"{f.path}:{loc.line}"
+    c = Consumer(cid, "worker", location=loc, platform="celery", source="python", heartbeat=False)
+    c.settings["celery_tasks_only"] = True
+    _task_settings(f, c, conf, tasks)
+    if notes:
+        c.settings["celery_tasks_notes"] = [Note(n.message, n.location, cid) for n in notes]
+    return [c]
 
 
 def _celery_consumers(f: _File, conf, opts, apps) -> list[Consumer]:
@@ -887,6 +934,11 @@ def _celery_settings(f: _File, c: Consumer, conf, opts, tasks, predefined: bool)
         v = _seconds(f, wait, "the Celery wait_time_seconds", c.id)
         if v is not None:
             c.settings["wait_time"], c.locations["wait_time"] = v, f.loc(wait)
+    _task_settings(f, c, conf, tasks)
+
+
+def _task_settings(f: _File, c: Consumer, conf, tasks) -> None:
+    """Time limits, acks_late, prefetch and delays: the global settings of ``conf`` and the tasks' own."""
     limits = {}
     for setting, key in (("task_time_limit", "time_limit"), ("task_soft_time_limit", "soft_time_limit")):
         found = list(tasks[key])

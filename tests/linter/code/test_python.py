@@ -477,6 +477,98 @@ def test_redis_and_amqp_celery_apps_are_not_sqs_consumers():
     assert read(amqp, "tasks.py").notes == []
 
 
+TASKS_ONLY = """
+from app.worker import app
+
+DELAY = 7200
+
+
+@app.task(bind=True, soft_time_limit=600, time_limit=900, acks_late=True, default_retry_delay=300)
+def remind(self, user_id):
+    try:
+        send(user_id)
+    except IOError:
+        self.retry(countdown=DELAY)
+
+
+@app.task(time_limit=120)
+def ping():
+    ...
+
+
+def later(user_id):
+    remind.apply_async(args=[user_id], countdown=60 * 60)
+    remind.apply_async(args=[user_id], countdown=wait_for(user_id))
+"""
+
+
+def test_a_file_of_tasks_with_no_broker_is_one_tasks_only_consumer():
+    result = read(TASKS_ONLY, "app/tasks.py")
+    c = only(result)
+    assert (c.kind, c.platform, c.source, c.queue_ref) == ("worker", "celery", "python", None)
+    assert c.settings["celery_tasks_only"] is True
+    first = line_of(TASKS_ONLY, "@app.task(bind")
+    assert c.id == f"app/tasks.py:{first}" and c.location.line == first
+    assert [(d["seconds"], d["what"], d["location"].line) for d in c.settings["delays"]] == [
+        (300, "default_retry_delay", first),
+        (7200, "retry countdown", line_of(TASKS_ONLY, "self.retry")),
+        (3600, "apply_async countdown", line_of(TASKS_ONLY, "countdown=60")),
+    ]
+    assert c.work_timeout == 900 and c.locations["work_timeout"].line == first  # the largest time_limit
+    assert c.locations["work_timeout"].column == TASKS_ONLY.splitlines()[first].index("time_limit=900") + 1
+    assert c.settings["acks_late"] is True and c.locations["acks_late"].line == first
+    assert c.locations["delays"].line == first
+    # the computed countdown waits on the consumer (noted only when an SQS app of the project takes the tasks)
+    assert result.notes == []
+    (note,) = c.settings["celery_tasks_notes"]
+    assert "wait_for(user_id)" in note.message and note.address == c.id
+    assert note.location.line == line_of(TASKS_ONLY, "wait_for(")
+
+
+def test_global_task_settings_of_a_file_with_no_broker_are_task_facts():
+    code = """
+    import os
+
+    CELERY_BROKER_URL = os.environ["BROKER_URL"]
+    CELERY_TASK_ACKS_LATE = True
+    CELERY_TASK_TIME_LIMIT = 1800
+    """
+    c = only(read(code, "proj/settings.py"))
+    assert c.settings["celery_tasks_only"] is True and c.queue_ref is None
+    assert c.work_timeout == 1800 and c.settings["acks_late"] is True
+    assert c.locations["acks_late"].line == line_of(code, "ACKS_LATE")
+
+
+def test_no_tasks_only_consumer_without_task_facts_or_beside_a_broker_that_is_not_sqs():
+    plain = """
+    from app.worker import app
+
+    @app.task
+    def ping():
+        return "pong"
+
+    def go():
+        ping.delay()
+    """
+    assert read(plain, "app/tasks.py").consumers == []
+    redis = """
+    from celery import Celery
+
+    app = Celery("x", broker="redis://localhost:6379/0")
+
+    @app.task(time_limit=900, acks_late=True)
+    def f():
+        f.apply_async(countdown=wait())
+    """
+    result = read(redis, "app/tasks.py")
+    assert (result.consumers, result.notes) == ([], [])
+    sqs = TASKS_ONLY.replace(
+        "from app.worker import app", 'from celery import Celery\napp = Celery("x", broker="sqs://")'
+    )
+    c = only(read(sqs, "app/tasks.py"))
+    assert "celery_tasks_only" not in c.settings and c.queue_ref.value == "celery"  # an app of its own
+
+
 # ------------------------------------------------------------------------------------------------ consistent
 def test_a_consistent_consumer_reads_cleanly():
     code = """

@@ -11,7 +11,7 @@ from visguard.linter.consumers import (
     parse_duration,
     queue_name_of,
 )
-from visguard.linter.model import Consumer, Location, Model, Queue
+from visguard.linter.model import Consumer, Location, Model, Note, Queue
 
 
 def _queue(model: Model, qid: str, name: str, arn: str | None = None) -> Queue:
@@ -196,3 +196,85 @@ def test_a_bound_variable_wins_over_the_literal_default_even_when_its_queue_is_e
     join([infra, code, env])
     assert jobs.consumers == [] and "queue_fallback" not in c.settings
     assert len(code.notes) == 1 and "JOBS_Q" in code.notes[0].message
+
+
+# ------------------------------------------------------------------------------------------------ Celery tasks
+def _celery_app(cid: str, file: str, queue: str) -> Consumer:
+    c = Consumer(id=cid, kind="worker", platform="celery", source="python", location=Location(file, 1))
+    c.queue_ref = QueueRef("name", queue)
+    c.work_timeout, c.locations["work_timeout"] = 300, Location(file, 4)
+    c.settings["delays"] = [{"seconds": 60, "what": "retry countdown", "location": Location(file, 9)}]
+    c.locations["delays"] = Location(file, 9)
+    return c
+
+
+def _tasks_only(file: str, *, limit=900, acks_late=True, seconds=7200) -> Consumer:
+    c = Consumer(
+        id=f"{file}:3", kind="worker", platform="celery", source="python", location=Location(file, 3)
+    )
+    c.settings["celery_tasks_only"] = True
+    c.work_timeout, c.locations["work_timeout"] = limit, Location(file, 3, 11)
+    c.settings["acks_late"], c.locations["acks_late"] = acks_late, Location(file, 3, 30)
+    c.settings["delays"] = [
+        {"seconds": seconds, "what": "apply_async countdown", "location": Location(file, 12)}
+    ]
+    c.locations["delays"] = Location(file, 12)
+    return c
+
+
+@pytest.mark.parametrize(
+    ("config", "tasks", "merged"),
+    [
+        ("app/celeryconfig.py", "app/tasks.py", True),  # the same folder
+        ("app/celeryconfig.py", "app/tasks/email.py", True),  # the config's folder is above the tasks'
+        ("tasks.py", "proj/celery.py", True),  # the tasks' folder is above the config's (swapped below)
+        ("services/a/celeryconfig.py", "services/b/tasks.py", False),  # sibling projects
+        ("app/celeryconfig.py", "application/tasks.py", False),  # a common prefix is not a common folder
+    ],
+)
+def test_a_tasks_only_celery_consumer_merges_into_the_sqs_app_of_its_project(config, tasks, merged):
+    if config == "tasks.py":
+        config, tasks = tasks, config
+    infra, conf, code = Model(), Model(source_file=config), Model(source_file=tasks)
+    q = _queue(infra, "aws_sqs_queue.jobs", "jobs")
+    a, t = _celery_app(f"{config}:1[jobs]", config, "jobs"), _tasks_only(tasks)
+    t.settings["celery_tasks_notes"] = [Note("the Celery countdown is computed", Location(tasks, 14), t.id)]
+    conf.pending.append(a)
+    code.pending.append(t)
+    join([infra, conf, code])
+    assert q.consumers == [a]  # the tasks-only consumer is never a queue's
+    assert conf.pending == code.pending == [] and conf.notes == []
+    if not merged:
+        assert (a.work_timeout, len(a.settings["delays"]), "acks_late" in a.settings) == (300, 1, False)
+        assert code.notes == []  # dropped silently, its notes with it
+        return
+    assert [d["seconds"] for d in a.settings["delays"]] == [60, 7200]
+    assert a.settings["delays"][1]["location"] == Location(tasks, 12)  # each delay keeps its place
+    assert a.locations["delays"] == Location(config, 9)
+    assert (a.work_timeout, a.locations["work_timeout"]) == (900, Location(tasks, 3, 11))  # the larger
+    assert (a.settings["acks_late"], a.locations["acks_late"]) == (True, Location(tasks, 3, 30))
+    assert [n.message for n in code.notes] == ["the Celery countdown is computed"]
+    join([infra, conf, code])  # idempotent
+    assert len(a.settings["delays"]) == 2 and len(code.notes) == 1
+
+
+def test_a_tasks_only_consumer_keeps_the_apps_larger_limit_and_reaches_every_queue_and_unjoined_app():
+    infra, conf, code = Model(), Model(), Model()
+    jobs, mail = _queue(infra, "Jobs", "jobs"), _queue(infra, "Mail", "mail")
+    a, b = (
+        _celery_app("cfg[jobs]", "app/celery.py", "jobs"),
+        _celery_app("cfg[mail]", "app/celery.py", "mail"),
+    )
+    c = _celery_app("cfg[gone]", "app/celery.py", "gone")  # its queue is in no input: noted, still merged
+    a.work_timeout = 3600
+    t = _tasks_only("app/tasks.py", limit=900, acks_late=False)
+    sdk = _worker("sdk", QueueRef("name", "jobs"), file="app/poll.py")
+    conf.pending += [a, b, c, sdk]
+    code.pending.append(t)
+    join([infra, conf, code])
+    assert jobs.consumers == [a, sdk] and mail.consumers == [b]
+    assert a.work_timeout == 3600 and a.locations["work_timeout"] == Location("app/celery.py", 4)
+    assert b.work_timeout == 900 and "acks_late" not in a.settings  # False or-ed in changes nothing
+    assert [d["seconds"] for d in c.settings["delays"]] == [60, 7200]
+    assert "delays" not in sdk.settings  # not a Celery app
+    assert [n.address for n in conf.notes] == ["cfg[gone]"] and code.notes == []
