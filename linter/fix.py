@@ -157,6 +157,13 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
             if mine:
                 results += _root(root, mine, texts, choices)
             continue
+        if _ebextensions(path):  # a worker's sqsd options, in the .config file that writes each
+            mine = [f for f in findings if f.changes and _at(f) and _ebextensions(os.path.dirname(_at(f)))]
+            for file in sorted({_at(f) for f in mine}):
+                results.append(
+                    _planned(_eb_fix(file, [f for f in mine if _at(f) == file], texts, choices), texts)
+                )
+            continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
         mine = [f for f in findings if f.changes and _at(f) and _same_file(_at(f), path)]
@@ -204,6 +211,23 @@ def _code_findings(findings: list[Finding]) -> tuple[dict[str, list[Finding]], l
         key = next((k for k in by_file if _same_file(k, file)), file)
         by_file.setdefault(key, []).append(f)
     return by_file, rest
+
+
+def _ebextensions(path: str) -> bool:
+    """An Elastic Beanstalk configuration folder (the loader's one input), or a .config file in one."""
+    if path.endswith(".config"):
+        path = os.path.dirname(path)
+    return os.path.basename(os.path.normpath(path)) == ".ebextensions"
+
+
+def _eb_fix(path: str, findings: list[Finding], texts: _Texts, choices) -> FileFix:
+    from visguard.linter.fixes.ebextensions import EbextensionsAdapter
+
+    try:
+        text = texts.text(path)
+    except VisguardError as exc:
+        return FileFix(path, "", "", skipped=[(f, exc.detail) for f in findings])
+    return plan_text(EbextensionsAdapter(path), path, text, findings, choices.get(_key(path)))
 
 
 def _code_fix(path: str, findings: list[Finding], texts: _Texts, choices) -> FileFix:
