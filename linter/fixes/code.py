@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from visguard.linter.fixes.core import Adapter, CannotFix, Edit
+from visguard.linter.fixes.core import Adapter, CannotFix, Edit, splice
 from visguard.linter.model import Change
 
 FIELDS = ("visibility_override", "heartbeat_interval", "stop_timeout", "work_timeout")
@@ -154,11 +154,8 @@ class CodeAdapter(Adapter):
         return [((s, e), value, (s, e, scale, words))]
 
     def render(self, text: str, doc: _Parsed, edits: list[Edit]) -> tuple[str, dict]:
-        spans, failed, seen = [], {}, set()
+        placed, failed = [], {}
         for e in edits:
-            if e.key in seen:
-                continue
-            seen.add(e.key)
             start, end, scale, words = e.place
             n = float(e.value) / scale
             if abs(n - round(n)) > 1e-9:
@@ -167,15 +164,12 @@ class CodeAdapter(Adapter):
                 )
                 failed[e.key] = f"{e.value:g} s is not a whole number of {unit}, as {words} is written"
                 continue
-            spans.append((start, end, str(int(round(n))), e.key))
-        out, pos = [], 0
-        for start, end, new, key in sorted(spans):
-            if start < pos:
-                failed[key] = "two edits would overlap"
-                continue
-            out += [text[pos:start], new]
-            pos = end
-        return "".join(out) + text[pos:], failed
+            placed.append(
+                Edit(e.finding, e.key, e.value, (start, end, lambda v, k=scale: str(int(round(v / k)))))
+            )
+        out, overlap = splice(text, placed)
+        failed.update(overlap)
+        return out, failed
 
     def check(self, text: str) -> None:
         """The edited text still parses with the reader's grammar (no syntax error it did not have)."""
