@@ -56,18 +56,17 @@ def label(c: Consumer) -> str:
     )
 
 
-def in_effect(c: Consumer, queue: Queue, vt: float) -> tuple[float, Text]:
-    """The visibility timeout in effect for ``c``'s messages and what sets it: the consumer's override, or the
-    queue's ``vt`` (the caller's ``ctx.visibility(queue)``; Go SDK v2 does not send a 0 on receive)."""
-    o = c.visibility_override
-    zero_not_sent = bool(c.settings.get("zero_not_sent")) and o == 0
-    if isinstance(o, (int, float)) and not isinstance(o, bool) and not zero_not_sent:
-        return float(o), Text(
-            "{what} = {value} at {where}", what=term(c, "visibility_override"), value=fmt_seconds(o),
-            where=place(c.location_of("visibility_override")),
+def in_effect(ctx, c: Consumer, queue: Queue) -> tuple[float | None, Text]:
+    """The visibility timeout in effect for ``c``'s messages (``ctx.visibility_for``: the consumer's own, else the
+    queue's; None when not a usable number) and what sets it, in the consumer's words."""
+    vt, where = ctx.visibility_for(queue, c), place(ctx.visibility_where(queue, c))
+    if ctx.overrides(c):
+        return vt, Text(
+            "{what} = {value} at {where}", what=term(c, "visibility_override"),
+            value=fmt_seconds(vt) if vt is not None else "?", where=where,
         )  # fmt: skip
     return vt, Text(
         "the queue's {visibility_timeout} {value} at {where}",
-        value=fmt_seconds(vt),
-        where=place(queue.location_of("visibility_timeout")),
+        value=fmt_seconds(vt) if vt is not None else "?",
+        where=where,
     )

@@ -45,7 +45,9 @@ def check(queue, ctx):
     for c in queue.consumers:
         if c.platform != "celery":
             continue
-        effect, what = in_effect(c, queue, vt)
+        effect, what = in_effect(ctx, c, queue)
+        if effect is None:
+            continue
         run = as_number(c.work_timeout) or as_number(c.processing_p99) or 0.0
         for d in c.settings.get("delays") or ():
             seconds = as_number(d.get("seconds")) if isinstance(d, dict) else None

@@ -53,7 +53,9 @@ def check(queue, ctx):
             continue
         if c.platform == "celery" and not c.settings.get("acks_late"):
             continue  # acknowledged on receipt: the message is gone before the task runs
-        effect, what = in_effect(c, queue, vt)
+        effect, what = in_effect(ctx, c, queue)
+        if effect is None:
+            continue
         if limit < effect:
             continue
         at = c.location_of("work_timeout")
