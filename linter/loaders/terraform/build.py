@@ -148,14 +148,7 @@ def policy(r: Res, arg: str) -> dict | str | None:
         v = v.value
     holes: dict[str, Any] = {}
     if isinstance(v, Text):  # "{\"deadLetterTargetArn\":\"${aws_sqs_queue.dlq.arn}\", ...}" or a heredoc
-        text = ""
-        for i, part in enumerate(v.parts):
-            if isinstance(part, str):
-                text += part
-            else:
-                holes[f"@@visguard{i}@@"] = part
-                text += f"@@visguard{i}@@"
-        v = text
+        v, holes = v.holed()
     if isinstance(v, str):
         try:
             v = json.loads(v)

@@ -245,14 +245,7 @@ class _Reader:
             return v.value
         holes: dict[str, Any] = {}
         if isinstance(v, Text):
-            text = ""
-            for i, part in enumerate(v.parts):
-                if isinstance(part, str):
-                    text += part
-                else:
-                    holes[f"@@visguard{i}@@"] = part
-                    text += f"@@visguard{i}@@"
-            v = text
+            v, holes = v.holed()
         if isinstance(v, str):
             if len(v) > MAX_JSON:
                 self.note(r, arg, f"{r.address}: {arg} is longer than {MAX_JSON:,} characters: not read")

@@ -84,6 +84,18 @@ class Text(Value):
     def refs(self) -> list[Ref]:
         return [p for p in self.parts if isinstance(p, Ref)]
 
+    def holed(self) -> tuple[str, dict]:
+        """The text with a placeholder for each reference (JSON written around ``${...}``: a policy, a container
+        definition), and placeholder -> the reference, to put back once the JSON is decoded."""
+        text, holes = [], {}
+        for i, part in enumerate(self.parts):
+            if isinstance(part, str):
+                text.append(part)
+            else:
+                holes[f"@@visguard{i}@@"] = part
+                text.append(f"@@visguard{i}@@")
+        return "".join(text), holes
+
 
 class Encoded(Value):
     """``jsonencode(value)`` where value holds references: kept as the structure, decoded by the builder."""
