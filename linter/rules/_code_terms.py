@@ -1,8 +1,9 @@
 """What VG070-VG073 say about a consumer read from application code: a setting in the consumer's own terms (the
 argument, the option, the config key), where it is written, and the visibility timeout in effect for it.
 
-The (platform, source, field) -> words table belongs in ``visguard.linter.consumer_words`` (issue 24's table of
-consumer-side words); it lives here until that module lands, with the same key shape so it moves as is.
+These are the short forms a code rule writes as ``setting = value`` (``visibilityTimeout = 60 s``);
+``visguard.linter.consumer_words`` holds the longer forms a fix sentence uses (``the visibilityTimeout option of
+Consumer.create``), keyed the same way.
 """
 
 from __future__ import annotations
