@@ -161,39 +161,53 @@ def _observed(estimate: str | None) -> float | None:
     return math.inf if v is None else float(v)
 
 
+def _rate_columns(arns, rates: dict):
+    """(estimate, observed rate) of each row's queue from ``rates`` (nulls where it has none)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not rates:
+        return pa.nulls(len(arns), pa.float64()), pa.nulls(len(arns), pa.float64())
+    pairs = [q if isinstance(q, tuple) else (q, None) for q in rates.values()]
+    idx = pc.index_in(arns, value_set=pa.array(list(rates), pa.string()))
+    return (
+        pc.take(pa.array([d for d, _ in pairs], pa.float64()), idx),
+        pc.take(pa.array([o for _, o in pairs], pa.float64()), idx),
+    )
+
+
 def prioritise(findings, rates: dict | None = None):
     """Fix-first order of the open findings, then the suppressed ones (``state``): severity (errors first), then
     how often the queue's messages are processed again, observed beating estimated: the redelivery rate CloudWatch
     saw (received / deleted - 1) where the queue has traffic, else the engine's estimated duplicate rate (the
     finding's own, else its queue's); then rule, account, queue and consumer. Adds ``state``, ``suppressed_by``,
     ``observed_redelivery``, ``duplicate_rate``, ``fingerprint`` and ``priority`` (1 = fix first; null for a
-    suppressed finding). ``rates``: queue ARN -> (estimate, observed rate), or -> estimate."""
+    suppressed finding). ``rates``: queue ARN -> (estimate, observed rate), or -> estimate.
+
+    Column-wise: only the findings that carry an estimate (JSON) go through Python one by one."""
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
+    from visguard.audit.columns import per_distinct, truthy
 
     t = normalise(findings)
-    rates = rates or {}
-    est = t.column("estimate").to_pylist()
-    arns = t.column("queue_arn").to_pylist()
-    dup, obs, key = [], [], []
-    for e, a in zip(est, arns, strict=True):
-        q = rates.get(a)
-        q_dup, q_obs = q if isinstance(q, tuple) else (q, None)
-        r = _estimate_rate(e)
-        d = r if r is not None else q_dup
-        o = _observed(e)
-        o = o if o is not None else q_obs
-        dup.append(d)
-        obs.append(o)
-        key.append(o if o is not None else d)
+    n = t.num_rows
+    q_dup, q_obs = _rate_columns(t.column("queue_arn"), rates or {})
+    own = pc.indices_nonzero(truthy(t.column("estimate"))).to_pylist()
+    own_dup, own_obs = [None] * n, [None] * n
+    for i, e in zip(own, t.column("estimate").take(pa.array(own, pa.int64())).to_pylist(), strict=True):
+        own_dup[i], own_obs[i] = _estimate_rate(e), _observed(e)
+    dup = pc.coalesce(pa.array(own_dup, pa.float64()), q_dup)
+    obs = pc.coalesce(pa.array(own_obs, pa.float64()), q_obs)
     sup = t.column("suppressed")
-    state = pa.array(["open" if v is None else "suppressed" for v in sup.to_pylist()], pa.string())
-    rank = [SEVERITY_RANK.get(s, 0) for s in t.column("severity").to_pylist()]
-    t = t.append_column("state", state)
+    t = t.append_column("state", pc.if_else(pc.is_null(sup), "open", "suppressed"))
     t = t.append_column("suppressed_by", sup)
-    t = t.append_column("sev_rank", pa.array(rank, pa.int8()))
-    t = t.append_column("observed_redelivery", pa.array(obs, pa.float64()))
-    t = t.append_column("duplicate_rate", pa.array(dup, pa.float64()))
-    t = t.append_column("rank_rate", pa.array(key, pa.float64()))
+    t = t.append_column(
+        "sev_rank", per_distinct(lambda s: SEVERITY_RANK.get(s, 0), t.column("severity"), type=pa.int8())
+    )
+    t = t.append_column("observed_redelivery", obs)
+    t = t.append_column("duplicate_rate", dup)
+    t = t.append_column("rank_rate", pc.coalesce(obs, dup))
     t = t.append_column("fingerprint", pa.array(bl.fingerprints(t), pa.string()))
     t = t.sort_by(
         [
@@ -207,8 +221,10 @@ def prioritise(findings, rates: dict | None = None):
             ("fingerprint", "ascending"),
         ]
     )
-    n_open = t.num_rows - sum(1 for v in t.column("suppressed").to_pylist() if v is not None)
-    priority = pa.array([*range(1, n_open + 1), *([None] * (t.num_rows - n_open))], pa.int64())
+    n_open = sup.null_count
+    priority = pa.concat_arrays(
+        [pa.array(np.arange(1, n_open + 1, dtype=np.int64)), pa.nulls(n - n_open, pa.int64())]
+    )
     return t.drop_columns(["rank_rate"]).append_column("priority", priority)
 
 
@@ -260,11 +276,46 @@ def why(row: dict, titles: dict[str, str]) -> str:
     return "; ".join(parts)
 
 
-def why_column(t, titles: dict[str, str]) -> list[str]:
-    """:func:`why` for every row, from the columns (no row dicts)."""
-    names = ("severity", "duplicate_rate", "observed_redelivery", "rule", "suppressed_by")
-    cols = (t.column(c).to_pylist() for c in names)
-    return [why(dict(zip(names, v, strict=True)), titles) for v in zip(*cols, strict=True)]
+_SEVERITY_WHY = {"error": "error: breaks now", "warning": "warning: risk in production", "info": "info"}
+
+
+def _shares(col):
+    """:func:`fmt_share` of every cell of an Arrow float column (null stays null)."""
+    import pyarrow as pa
+
+    return pa.array([None if v is None else fmt_share(v) for v in col.to_pylist()], pa.string())
+
+
+def why_column(t, titles: dict[str, str]):
+    """:func:`why` for every row, as an Arrow string column: the words that depend on a few values (severity,
+    rule, suppression) made once per distinct value, the shares formatted once per row, joined in Arrow."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from visguard.audit.columns import joined, per_distinct, truthy
+
+    if t.num_rows == 0:
+        return pa.array([], pa.string())
+    rate, seen = t.column("duplicate_rate"), t.column("observed_redelivery")
+    rated = pc.fill_null(pc.not_equal(rate, 0), False)  # `if rate:` (NaN is true)
+    sev = per_distinct(lambda s: _SEVERITY_WHY.get(s or "", s or "?"), t.column("severity"))
+    shares, seen_shares = _shares(rate), _shares(seen)
+    none_deleted = pc.fill_null(pc.equal(seen, math.inf), False)
+    observed = pc.if_else(
+        none_deleted,
+        "observed: messages received and none deleted (CloudWatch)",
+        joined("observed: ", seen_shares, " of deliveries repeated (CloudWatch)"),
+    )
+    observed = pc.if_else(
+        rated, joined(observed, ", ranked by that, not by the engine's estimate of ", shares), observed
+    )
+    estimated = joined("about ", shares, " of messages processed twice (engine estimate, no observation)")
+    rate_part = pc.if_else(
+        pc.is_valid(seen), observed, pc.if_else(rated, estimated, pa.scalar(None, pa.string()))
+    )
+    title = per_distinct(lambda r: titles.get(r or "") or None, t.column("rule"))
+    parts = pc.binary_join_element_wise(sev, rate_part, title, "; ", null_handling="skip")
+    sup = t.column("suppressed_by")
+    return pc.if_else(truthy(sup), joined("suppressed: ", sup), parts)
 
 
 def write_csv(path: Path, t) -> None:
@@ -347,12 +398,11 @@ def write_outputs(
     time_ms = int((now if now is not None else time.time()) * 1000)
     files = {"csv": "findings.csv", "ocsf": "findings.ocsf.json"}
     t = t.append_column("title", pa.array([titles.get(r or "", "") for r in t.column("rule").to_pylist()]))
-    t = t.append_column("why", pa.array(why_column(t, titles), pa.string()))
+    t = t.append_column("why", why_column(t, titles))
     write_csv(local_dir / files["csv"], t)
     ocsf = Writer(local_dir / files["ocsf"], time_ms=time_ms)
     try:
-        for row in _batches(t.drop_columns(["title", "why", "sev_rank"])):
-            ocsf.add(row, row["baseline"] or "new", suppressed=row["state"] == "suppressed")
+        ocsf.add_table(t)
         for r in silenced:
             ocsf.add(r, "unchanged", suppressed=True)
         for r in resolved:
