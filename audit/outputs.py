@@ -362,6 +362,7 @@ def write_outputs(
     in the report); ``disabled``: the rules the config turns off (a previous finding of one is not resolved).
     Raises VisguardError when the baseline cannot be read."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     from visguard.audit.ocsf import Writer
     from visguard.audit.report import rule_catalogue, write_report
 
@@ -370,14 +371,15 @@ def write_outputs(
     local_dir.mkdir(parents=True, exist_ok=True)
     previous = bl.load_previous(baseline) if baseline else None  # bad input fails before anything is written
     t = prioritise(findings, rates)
-    states = t.column("state").to_pylist()
     status = None
     resolved: list[dict] = []
     silenced: list[dict] = []  # previous findings of a rule the config now turns off
     extra: dict = {}
     if previous is not None:
         status, resolved, counts = bl.compare(
-            t.column("fingerprint").to_pylist(), previous, suppressed=[s == "suppressed" for s in states]
+            t.column("fingerprint").to_pylist(),
+            previous,
+            suppressed=pc.equal(t.column("state"), "suppressed").to_pylist(),
         )
         resolved, silenced = bl.split_disabled(resolved, disabled)
         counts["resolved"] = len(resolved)
@@ -409,9 +411,10 @@ def write_outputs(
             ocsf.add(r, "resolved")
     finally:
         ocsf.close()
-    n_sup = states.count("suppressed")
+    is_open = pc.equal(t.column("state"), "open")
+    n_sup = t.num_rows - pc.sum(is_open).as_py() if t.num_rows else 0
     extra["suppressed"] = n_sup
-    extra["open_findings"] = len(states) - n_sup
+    extra["open_findings"] = t.num_rows - n_sup
     if n_sup:
         by_rule: dict[str, int] = {}
         for r, s in zip(t.column("rule").to_pylist(), t.column("state").to_pylist(), strict=True):
@@ -419,8 +422,6 @@ def write_outputs(
                 by_rule[r] = by_rule.get(r, 0) + 1
         extra["suppressed_by_rule"] = dict(sorted(by_rule.items()))
     if previous is not None:
-        import pyarrow.compute as pc
-
         files["baseline_diff"] = "baseline-diff.csv"
         _write_diff(local_dir / files["baseline_diff"], t, resolved, silenced)
         new_open = pc.and_(pc.equal(t.column("baseline"), "new"), pc.equal(t.column("state"), "open"))
@@ -429,11 +430,7 @@ def write_outputs(
         for name, sev_of in (
             (
                 "new",
-                [
-                    s
-                    for s, b, st in zip(t.column("severity").to_pylist(), status, states, strict=True)
-                    if b == "new" and st == "open"
-                ],
+                t.filter(new_open).column("severity").to_pylist(),
             ),
             ("resolved", [r.get("severity") for r in resolved]),
         ):
@@ -455,10 +452,10 @@ def write_outputs(
                 ][:SAMPLE]
             ],
         }
-    owners = {}
-    for o, st in zip(t.column("owner").to_pylist(), states, strict=True):
-        if st == "open":
-            owners[o or ""] = owners.get(o or "", 0) + 1
+    owners: dict[str, int] = {}
+    per_owner = t.select(["owner"]).filter(is_open).group_by("owner").aggregate([([], "count_all")])
+    for o, k in zip(*(per_owner.column(c).to_pylist() for c in ("owner", "count_all")), strict=True):
+        owners[o or ""] = owners.get(o or "", 0) + k  # null and "" are one owner, ""
     extra["findings_by_owner"] = dict(sorted(owners.items(), key=lambda kv: (-kv[1], kv[0])))
     extra["owner_tag"] = owner_tag if isinstance(owner_tag, str) or owner_tag is None else list(owner_tag)
     extra["outputs"] = {**files, "report": "report.html", "findings_parquet": "findings/"}

@@ -335,6 +335,12 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
             dicts[k].append(v)
         return p
 
+    import pyarrow as pa
+
+    total = t.num_rows
+    if len(idx) < total:  # only the embedded rows become Python objects
+        t = t.take(pa.array(idx, pa.int64()))
+    idx = range(len(idx))
     cols = {
         c: t.column(c).to_pylist()
         for c in (*keys, "priority", "queue_name", "queue_arn", "consumer", "message", "duplicate_rate")
@@ -363,7 +369,7 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
         "titles": {visible(k): visible(v) for k, v in titles.items()},
         "rows": rows,
         "totals": totals,
-        "total": t.num_rows,
+        "total": total,
     }
 
 
@@ -380,6 +386,7 @@ def group_counts(t) -> dict[str, dict[str, dict[str, int]]]:
     if "state" in t.column_names:
         import pyarrow.compute as pc
 
+        t = t.select([*GROUPS, "state"])  # the groups only: the filter copies what it keeps
         t = t.filter(pc.equal(t.column("state"), "open"))
     out = {}
     for g in GROUPS:
