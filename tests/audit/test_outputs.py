@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from functools import cache
 
 import pyarrow as pa
@@ -471,3 +472,77 @@ def test_write_findings_one_file_per_account_region_whatever_the_row_order(tmp_p
     assert sorted(back.to_pylist(), key=key) == sorted(
         [{k: r[k] for k in back.column_names} for r in rows], key=key
     )
+
+
+def test_ocsf_table_writer_writes_exactly_what_add_writes(tmp_path):
+    """Writer.add_table (column-wise, the job's path) writes byte for byte the events Writer.add writes row by
+    row, over hostile and odd values, every status and suppression, and chunks that split the rows."""
+    from visguard.audit.ocsf import Writer
+
+    rows = [
+        *HOSTILE,
+        finding("VG012", estimate=json.dumps({"duplicate_rate": 0.07})),
+        finding("VG013", "info", estimate="not json", consumer=None),
+        finding("VG013", "info", estimate="", consumer='c\x7f"\\'),
+        finding(
+            "VG999", "bogus", queue_arn="not-an-arn", queue_name=None, region=None, account=None, fix=None
+        ),
+        finding("VG004", "error", fix="", message=None, owner="ünïcode \u202e team \U0001f600"),
+        finding("VG004", None, queue_arn="arn:x:y:z:w", queue_name="", owner="", consumer=""),
+        finding(None, "info", queue_arn=None, account="", region="", fix='say "hi" \\ there'),
+    ] * 3
+    for i, r in enumerate(rows):
+        r["fingerprint"] = f"{i:032x}"
+        r["state"] = "suppressed" if i % 2 else "open"
+        r["suppressed_by"] = ("a reason \u202e" if i % 4 == 1 else "") if i % 2 else None
+        r["baseline"] = (None, "new", "unchanged", "suppressed since baseline", "")[i % 5]
+        r.setdefault("owner", None)
+    by_row = Writer(tmp_path / "rows.json", time_ms=123)
+    for r in rows:
+        by_row.add(r, r["baseline"] or "new", suppressed=r["state"] == "suppressed")
+    by_row.close()
+    by_table = Writer(tmp_path / "table.json", time_ms=123)
+    by_table.add_table(pa.Table.from_pylist(rows), chunk=4)
+    assert by_table.close() == len(rows)
+    assert (tmp_path / "table.json").read_bytes() == (tmp_path / "rows.json").read_bytes()
+    assert len(json.loads((tmp_path / "table.json").read_text(encoding="utf-8"))) == len(rows)
+
+
+def test_why_column_is_why_for_every_row():
+    """The column-wise fix-first reason equals the row-wise one (outputs.why) over every combination of
+    severity, estimate, observation (none, zero, NaN, infinite), rule and suppression."""
+    import itertools
+    import math
+
+    combos = itertools.product(
+        ["error", "warning", "info", "bogus", "", None, "=x"],
+        [None, 0.0, -0.0, 1e-9, 0.05, 1.0, math.nan, math.inf],
+        [None, 0.0, 0.0008, 12.5, math.nan, math.inf],
+        ["VG010", "VG999", "", None],
+        [None, "", "a reason \u202e"],
+    )
+    names = ("severity", "duplicate_rate", "observed_redelivery", "rule", "suppressed_by")
+    rows = [dict(zip(names, c, strict=True)) for c in combos]
+    types = (pa.string(), pa.float64(), pa.float64(), pa.string(), pa.string())
+    t = pa.Table.from_pylist(rows, schema=pa.schema(list(zip(names, types, strict=True))))
+    titles = {"VG010": "Ten", "": "never shown"}
+    assert outputs.why_column(t, titles).to_pylist() == [outputs.why(r, titles) for r in rows]
+
+
+def test_prioritise_rates_from_the_queue_when_the_finding_has_none():
+    """A finding's own estimate beats its queue's; the queue's rates (a pair or a bare estimate) fill the rest."""
+    rows = [
+        finding(queue="own", estimate=json.dumps({"duplicate_rate": 0.3, "observed_redelivery_rate": None})),
+        finding(queue="pair"),
+        finding(queue="bare"),
+        finding(queue="none"),
+    ]
+    arn = "arn:aws:sqs:us-east-1:111111111111:"
+    rates = {arn + "own": (0.9, 0.01), arn + "pair": (0.2, 0.04), arn + "bare": 0.1}
+    got = {r["queue_name"]: r for r in outputs.prioritise(table(rows), rates).to_pylist()}
+    assert (got["own"]["duplicate_rate"], got["own"]["observed_redelivery"]) == (0.3, math.inf)
+    assert (got["pair"]["duplicate_rate"], got["pair"]["observed_redelivery"]) == (0.2, 0.04)
+    assert (got["bare"]["duplicate_rate"], got["bare"]["observed_redelivery"]) == (0.1, None)
+    assert (got["none"]["duplicate_rate"], got["none"]["observed_redelivery"]) == (None, None)
+    # ranked by the observed rate where there is one (inf, 4 %), else the estimate (10 %)
+    assert [got[q]["priority"] for q in ("own", "bare", "pair", "none")] == [1, 2, 3, 4]
