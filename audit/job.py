@@ -28,14 +28,16 @@ from visguard.audit.tables import (
     record_schema,
 )
 from visguard.audit.transforms import (
+    PACKED_SCHEMA,
     drop_duplicates,
     duplicate_counts,
     join_queues,
-    lint_batches,
     load,
+    packed,
     parse_records,
     redrive_loops,
     remote,
+    unpack,
 )
 from visguard.errors import VisguardError
 from visguard.neutralize import printable
@@ -122,29 +124,26 @@ def run(
 
     loops = redrive_loops(records, config)
     joined = join_queues(records)
-    lint = functools.partial(lint_batches, extra=loops or None, config=config, owner_tags=tuple(owner_tags))
-    result = joined.select(*QUEUE_COLUMNS).mapInArrow(lint, out_schema()).cache()
-    rows = result.count()
-    mark("join_lint", progress and f"joined and linted: {rows:,} rows of queues and findings")
-    findings = result.where(F.col("row_kind") == "f").select([f.name for f in finding_schema().fields])
-    figures = result.where(F.col("row_kind") == "q").select([f.name for f in figure_schema().fields])
+    lint = functools.partial(packed, extra=loops or None, config=config, owner_tags=tuple(owner_tags))
+    # every finding and figure comes to the driver (Parquet, CSV, OCSF, report, summary) packed as Arrow IPC
+    findings, figures, orphans = unpack(
+        joined.select(*QUEUE_COLUMNS).mapInArrow(lint, PACKED_SCHEMA).toArrow()
+    )
+    mark(
+        "join_lint",
+        progress and f"joined and linted: {figures.num_rows:,} queues, {findings.num_rows:,} findings",
+    )
 
     from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
 
     if remote(out):
         # one task per account/region writes its whole folder: one file each instead of one per task and folder
-        findings.repartition("account", "region").write.mode(mode).partitionBy("account", "region").parquet(
-            f"{out}/findings"
-        )
-        table = None
-    else:  # the driver needs the findings as one Arrow table for the other outputs: it writes them too
-        table = findings.toArrow()
-        mark("findings_to_driver")
-        outputs.write_findings(table, f"{out}/findings")
-    mark(
-        "write_findings",
-        progress and f"wrote findings/{f': {table.num_rows:,} findings' if table is not None else ''}",
-    )
+        spark.createDataFrame(findings, finding_schema()).repartition("account", "region").write.mode(
+            mode
+        ).partitionBy("account", "region").parquet(f"{out}/findings")
+    else:
+        outputs.write_findings(findings, f"{out}/findings")
+    mark("write_findings", progress and f"wrote findings/: {findings.num_rows:,} findings")
     # every text column valid UTF-8 (a corrupt line's bytes are kept as Spark read them, and Arrow readers
     # refuse invalid UTF-8): each bad byte becomes U+FFFD
     quarantine = records.where(F.col("reason").isNotNull() | F.col("corrupt").isNotNull()).select(
@@ -161,23 +160,24 @@ def run(
     )
     quarantine.write.mode(mode).parquet(f"{out}/quarantine")
     mark("write_quarantine")
-    figures.write.mode(mode).parquet(f"{out}/queues")
+    if remote(out):
+        spark.createDataFrame(figures, figure_schema()).write.mode(mode).parquet(f"{out}/queues")
+    else:
+        outputs.write_figures(figures, f"{out}/queues")
     mark("write_queues", progress and "wrote quarantine/ and queues/")
 
-    summary = summarize(records, result, quarantine)
+    summary = summarize(records, quarantine, findings, figures, orphans)
     summary["duplicate_records"] = dict(sorted(duplicates.items()))
     summary["config"] = config_summary(config)
     summary["owner_tags"] = list(owner_tags)
     mark("summary", progress and "summarised")
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
-    if table is None:
-        table = outputs.findings_table(findings, out)
-    rates = outputs.queue_rates(figures, out)
+    rates = outputs.queue_rates(figures)
     summary.update(
         outputs.write_outputs(
             local,
-            table,
+            findings,
             summary,
             baseline=baseline,
             rates=rates,
@@ -190,8 +190,7 @@ def run(
     )
     if progress is not None:
         progress(f"wrote summary.json, report.html, findings.csv and findings.ocsf.json in {local}")
-    for df in (cached, result):
-        df.unpersist()
+    cached.unpersist()
     for f, theirs in foreign.items():
         outdir.write_marker(f, theirs, complete=True)
     return summary

@@ -99,30 +99,32 @@ def write_findings(table, folder: str) -> None:
     )
 
 
-def findings_table(findings_df, out: str):
-    """The job's findings as a pyarrow Table: read back from the local Parquet the job just wrote (no second
-    pass over Spark), or ``toArrow()`` when ``out`` is remote."""
-    if "://" not in str(out) and Path(out, "findings").is_dir():
-        import pyarrow.dataset as ds
+def write_figures(table, folder: str) -> None:
+    """The per-queue figures as Parquet in ``folder`` (one file, for a local ``--out``)."""
+    import pyarrow.parquet as pq
 
-        return ds.dataset(f"{out}/findings", format="parquet", partitioning=_partitioning()).to_table()
-    return findings_df.toArrow()
+    Path(folder).mkdir(parents=True)
+    pq.write_table(table, f"{folder}/part-0.parquet")
 
 
-def queue_rates(figures_df, out: str) -> dict[str, tuple[float | None, float | None]]:
-    """Queue ARN -> (the engine's duplicate-rate estimate, the observed redelivery rate), for the queues that have
-    either (the observed rate is infinite where messages were received and none deleted)."""
+def findings_table(out: str):
+    """The findings of an audit result in the local folder ``out`` as a pyarrow Table."""
+    import pyarrow.dataset as ds
+
+    return ds.dataset(f"{out}/findings", format="parquet", partitioning=_partitioning()).to_table()
+
+
+def queue_rates(figures) -> dict[str, tuple[float | None, float | None]]:
+    """Queue ARN -> (the engine's duplicate-rate estimate, the observed redelivery rate), for the queues of the
+    figures table that have either (the observed rate is infinite where messages were received and none
+    deleted)."""
+    import pyarrow.compute as pc
+
     cols = ["arn", "duplicate_rate", "observed_rate"]
-    if "://" not in str(out) and Path(out, "queues").is_dir():
-        import pyarrow.compute as pc
-        import pyarrow.dataset as ds
-
-        t = ds.dataset(f"{out}/queues", format="parquet").to_table(
-            columns=cols,
-            filter=(pc.field("duplicate_rate") > 0) | pc.field("observed_rate").is_valid(),
-        )
-    else:
-        t = figures_df.where("duplicate_rate > 0 OR observed_rate IS NOT NULL").select(*cols).toArrow()
+    t = figures.select(cols)
+    t = t.filter(
+        pc.or_kleene(pc.greater(t.column("duplicate_rate"), 0.0), t.column("observed_rate").is_valid())
+    )
     return {a: (d, o) for a, d, o in zip(*(t.column(c).to_pylist() for c in cols), strict=True)}
 
 

@@ -935,7 +935,7 @@ def main(argv: list[str]) -> int:  # pragma: no cover - exercised by hand
     if (summary_path.parent / "findings").is_dir():
         from visguard.audit.outputs import findings_table
 
-        findings = findings_table(None, str(summary_path.parent))
+        findings = findings_table(str(summary_path.parent))
     write_report(out, summary, findings)
     return 0
 

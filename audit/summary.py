@@ -24,9 +24,11 @@ def config_summary(config) -> dict | None:
     }
 
 
-def summarize(records, result, quarantine) -> dict:
-    """Small aggregates collected to the driver (a handful of Spark actions over the two caches): the summary
-    and every figure the report plots."""
+def summarize(records, quarantine, findings, figures, orphans: tuple[int, int] = (0, 0)) -> dict:
+    """The summary and every figure the report plots: the inventory's counts from ``records`` and ``quarantine``
+    (small Spark aggregates collected to the driver), the findings' and queues' from the driver's Arrow tables
+    (``findings``: the findings/ rows, ``figures``: the queues/ rows); ``orphans``: (mappings, workers) of no
+    known queue."""
     from pyspark.sql import functions as F
     from visguard.neutralize import scrub
 
@@ -61,122 +63,100 @@ def summarize(records, result, quarantine) -> dict:
             {k: scrub(v) if isinstance(v, str) else v for k, v in r.asDict().items()}
             for r in quarantine.orderBy("account", "region", "arn", "file").limit(QUARANTINE_SAMPLE).collect()
         ]
-
-    # findings by rule/account/severity, the queues' histogram bins and the orphan mappings: one pass
-    ratio = Histogram(-2.0, 3.0, 25)
-    dup = Histogram(-7.0, 0.0, 28)
-    is_q = F.col("row_kind") == "q"
-    rb = F.when(is_q & (F.col("ratio") > 0), ratio.bin(F.log10("ratio")))
-    db = F.when(
-        is_q & F.col("duplicate_rate").isNotNull(),
-        dup.bin(F.log10(F.greatest(F.col("duplicate_rate"), F.lit(1e-7)))),
-    )
-    by_rule: dict[str, int] = {}
-    by_sev = dict.fromkeys(SEVERITIES, 0)
-    rule_account: dict[tuple[str, str], int] = {}
-    suppressed: dict[str, int] = {}
-    n_queues = with_findings = orphans = orphan_workers = observed = redelivering = 0
-    grouped = result.select(
-        "row_kind",
-        ((F.col("row_kind") == "f") & F.col("suppressed").isNotNull()).alias("sup"),
-        F.when(F.col("row_kind") == "f", F.col("rule")).alias("rule"),
-        F.when(F.col("row_kind") == "f", F.col("account")).alias("account"),
-        F.when(F.col("row_kind") == "f", F.col("severity")).alias("severity"),
-        rb.alias("rb"),
-        db.alias("db"),
-        (is_q & (F.col("findings") > 0)).alias("hf"),
-        (is_q & F.col("observed_rate").isNotNull()).alias("obs"),
-        F.when(is_q & F.col("observed_rate").isNotNull(), F.col("observed_rate") >= 0.01).alias("redel"),
-        F.coalesce(F.col("orphans"), F.lit(0)).alias("orphans"),
-        F.coalesce(F.col("orphan_workers"), F.lit(0)).alias("orphan_workers"),
-    )
-    for r in (
-        grouped.groupBy("row_kind", "sup", "rule", "account", "severity", "rb", "db", "hf", "obs", "redel")
-        .agg(
-            F.count(F.lit(1)).alias("count"),
-            F.sum("orphans").alias("orphans"),
-            F.sum("orphan_workers").alias("orphan_workers"),
-        )
-        .collect()
-    ):
-        if r["row_kind"] == "f" and r["sup"]:
-            suppressed[r["rule"]] = suppressed.get(r["rule"], 0) + r["count"]
-        elif r["row_kind"] == "f":
-            by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + r["count"]
-            by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + r["count"]
-            key = (r["rule"], r["account"])
-            rule_account[key] = rule_account.get(key, 0) + r["count"]
-        elif r["row_kind"] == "q":
-            n_queues += r["count"]
-            with_findings += r["count"] if r["hf"] else 0
-            ratio.add(r["rb"], r["count"])
-            dup.add(r["db"], r["count"])
-            observed += r["count"] if r["obs"] else 0
-            redelivering += r["count"] if r["redel"] else 0
-        else:
-            orphans += int(r["orphans"] or 0)
-            orphan_workers += int(r["orphan_workers"] or 0)
-    # observation beats estimate: the observed redelivery rate where CloudWatch saw traffic, else the estimate
-    riskiest = [
-        _finite(r.asDict())
-        for r in result.where(
-            is_q & (F.col("duplicate_rate").isNotNull() | F.col("observed_rate").isNotNull())
-        )
-        # a rate over a handful of receives says little: queues with 1,000 receives or more first (VG042's "low")
-        .orderBy(
-            F.desc(F.coalesce(F.col("received") >= 1000, F.lit(True))),
-            F.desc(F.coalesce("observed_rate", "duplicate_rate")),
-            "arn",
-        )
-        .select(
-            "account",
-            "region",
-            "arn",
-            "name",
-            "vt",
-            "required_vt",
-            "duplicate_rate",
-            "observed_rate",
-            "received",
-            "deleted",
-            "age_oldest",
-            "findings",
-            "worst",
-        )  # fmt: skip
-        .limit(25)
-        .collect()
-    ]
     return {
-        "queues": n_queues,
         "queues_in_inventory": int(kinds.get("queue", 0)),
         "accounts": len(accounts),
         "partitions": int(kinds.get("partition", 0)),
         "mappings": int(kinds.get("mapping", 0)),
         "functions": int(kinds.get("function", 0)),
-        "orphan_mappings": orphans,
+        "orphan_mappings": orphans[0],
         "workers": int(kinds.get("worker", 0)),
-        "orphan_workers": orphan_workers,
-        "queues_with_findings": with_findings,
-        "findings": int(sum(by_rule.values())),
-        "findings_by_rule": dict(sorted(by_rule.items())),
-        "findings_by_severity": by_sev,
-        "findings_by_rule_and_account": [
-            {"rule": k[0], "account": k[1], "count": v} for k, v in sorted(rule_account.items())
-        ],
+        "orphan_workers": orphans[1],
         "errors": int(sum(error_codes.values())),
         "errors_by_code": dict(sorted(error_codes.items())),
         "error_samples": error_rows,
         "quarantined": int(sum(q_reasons.values())),
         "quarantine_reasons": dict(sorted(q_reasons.items())),
         "quarantine_samples": q_rows,
+        **result_summary(findings, figures),
+    }
+
+
+def result_summary(findings, figures) -> dict:
+    """The counts of the findings (open by rule, severity, rule and account; suppressed by rule) and of the queues
+    (with findings, observed, redelivering, the two histograms, the riskiest 25), from the Arrow tables on the
+    driver (pyarrow and numpy: no Spark job)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def counts(t, keys):
+        if t.num_rows == 0:
+            return []
+        return t.group_by(keys).aggregate([([], "count_all")]).to_pylist()
+
+    sup = findings.column("suppressed").is_valid()
+    by_rule: dict[str, int] = {}
+    by_sev = dict.fromkeys(SEVERITIES, 0)
+    rule_account: dict[tuple[str, str], int] = {}
+    for r in counts(
+        findings.filter(pc.invert(sup)).select(["rule", "account", "severity"]),
+        ["rule", "account", "severity"],
+    ):
+        n = r["count_all"]
+        by_rule[r["rule"]] = by_rule.get(r["rule"], 0) + n
+        by_sev[r["severity"]] = by_sev.get(r["severity"], 0) + n
+        key = (r["rule"], r["account"])
+        rule_account[key] = rule_account.get(key, 0) + n
+    suppressed = {r["rule"]: r["count_all"] for r in counts(findings.filter(sup).select(["rule"]), ["rule"])}
+
+    def floats(name):
+        return pc.fill_null(pc.cast(figures.column(name), pa.float64()), np.nan).to_numpy(
+            zero_copy_only=False
+        )
+
+    ratio, dup, obs = floats("ratio"), floats("duplicate_rate"), floats("observed_rate")
+    ratio_h, dup_h = Histogram(-2.0, 3.0, 25), Histogram(-7.0, 0.0, 28)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio_h.add_all(np.log10(ratio[ratio > 0]))
+        dup_h.add_all(np.log10(np.maximum(dup[~np.isnan(dup)], 1e-7)))
+        redelivering = int(np.count_nonzero(obs >= 0.01))
+    n_findings = pc.fill_null(pc.cast(figures.column("findings"), pa.int64()), 0)
+    # observation beats estimate: the observed redelivery rate where CloudWatch saw traffic, else the estimate
+    rated = figures.filter(
+        pc.or_(figures.column("duplicate_rate").is_valid(), figures.column("observed_rate").is_valid())
+    )
+    # a rate over a handful of receives says little: queues with 1,000 receives or more first (VG042's "low")
+    rated = rated.append_column(
+        "_low", pc.fill_null(pc.less(rated.column("received"), 1000.0), False)
+    ).append_column(
+        "_rate", pc.negate(pc.coalesce(rated.column("observed_rate"), rated.column("duplicate_rate")))
+    )
+    top = rated.sort_by([("_low", "ascending"), ("_rate", "ascending"), ("arn", "ascending")]).slice(0, 25)
+    riskiest = [_finite(r) for r in top.select(list(RISKIEST_COLUMNS)).to_pylist()]
+    return {
+        "queues": figures.num_rows,
+        "queues_with_findings": int(pc.sum(pc.greater(n_findings, 0)).as_py() or 0),
+        "findings": int(sum(by_rule.values())),
+        "findings_by_rule": dict(sorted(by_rule.items())),
+        "findings_by_severity": by_sev,
+        "findings_by_rule_and_account": [
+            {"rule": k[0], "account": k[1], "count": v} for k, v in sorted(rule_account.items())
+        ],
         "suppressed": int(sum(suppressed.values())),
         "suppressed_by_rule": dict(sorted(suppressed.items())),
-        "queues_observed": observed,
+        "queues_observed": int(np.count_nonzero(~np.isnan(obs))),
         "queues_redelivering": redelivering,
-        "ratio_histogram": ratio.as_dict(),
-        "duplicate_rate_histogram": dup.as_dict(),
+        "ratio_histogram": ratio_h.as_dict(),
+        "duplicate_rate_histogram": dup_h.as_dict(),
         "riskiest_queues": riskiest,
     }
+
+
+RISKIEST_COLUMNS = (
+    "account", "region", "arn", "name", "vt", "required_vt", "duplicate_rate", "observed_rate", "received",
+    "deleted", "age_oldest", "findings", "worst",
+)  # fmt: skip
 
 
 QUARANTINE_SAMPLE = 100  # quarantined records named in summary.json and the report
@@ -196,16 +176,16 @@ class Histogram:
         self.lo, self.hi, self.bins = lo, hi, bins
         self.counts = [0] * bins
 
-    def bin(self, expr):
-        from pyspark.sql import functions as F
+    def add_all(self, values) -> None:
+        """Count every value of a numpy array (finite or infinite; none NaN)."""
+        import numpy as np
 
         width = (self.hi - self.lo) / self.bins
-        raw = F.floor((expr - F.lit(self.lo)) / F.lit(width))
-        return F.least(F.greatest(raw, F.lit(0)), F.lit(self.bins - 1)).cast("int")
-
-    def add(self, b, n: int) -> None:
-        if b is not None:
-            self.counts[b] += n
+        with np.errstate(invalid="ignore"):
+            raw = np.floor((values - self.lo) / width)
+        b = np.clip(np.nan_to_num(raw, nan=0.0, posinf=self.bins - 1, neginf=0.0), 0, self.bins - 1)
+        for i, n in enumerate(np.bincount(b.astype(np.int64), minlength=self.bins).tolist()):
+            self.counts[i] += n
 
     def as_dict(self) -> dict:
         return {"lo": self.lo, "hi": self.hi, "bins": self.bins, "log10": True, "counts": self.counts}

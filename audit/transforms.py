@@ -79,6 +79,53 @@ def lint_batches(batches, extra=None, config=None, owner_tags=()):
             yield _figure_batch(quiet_figures(quiet, owner_tags), quiet.num_rows, schema)
 
 
+PACKED_SCHEMA = "payload binary"
+
+
+def packed(batches, lint=lint_batches, **kw):
+    """mapInArrow body: :func:`lint_batches`' output, each of its record batches as one Arrow IPC stream (LZ4) in
+    one ``payload`` value (:data:`PACKED_SCHEMA`), for :func:`unpack` on the driver.
+
+    The driver needs every finding and figure as Arrow tables (Parquet, CSV, OCSF, the report, the summary);
+    packed, they cross the JVM as opaque bytes: Spark neither converts the ~16 columns of a million rows to its
+    own rows and back nor caches them (benchmarks/RESULTS.md)."""
+    import pyarrow as pa
+
+    options = pa.ipc.IpcWriteOptions(compression="lz4")
+    for batch in lint(batches, **kw):
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, batch.schema, options=options) as writer:
+            writer.write_batch(batch)
+        data = sink.getvalue()
+        offsets = pa.array([0, data.size], pa.int32()).buffers()[1]
+        value = pa.Array.from_buffers(pa.binary(), 1, [None, offsets, data])  # the stream's bytes, not a copy
+        yield pa.RecordBatch.from_arrays([value], names=["payload"])
+
+
+def unpack(packed_table):
+    """(findings, figures, (orphan mappings, orphan workers)) from the collected ``payload`` column of
+    :func:`packed`: the findings with ``tables.finding_schema``'s columns, the figures with ``figure_schema``'s."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from visguard.audit.tables import figure_schema, finding_schema
+
+    schema = to_arrow_schema(out_schema())
+    parts = [
+        pa.ipc.open_stream(value.as_buffer()).read_all()
+        for chunk in packed_table.column("payload").chunks
+        for value in chunk
+        if value.is_valid
+    ]
+    rows = pa.concat_tables(parts) if parts else schema.empty_table()
+    kind = rows.column("row_kind")
+    findings = rows.filter(pc.equal(kind, "f")).select([f.name for f in finding_schema().fields])
+    figures = rows.filter(pc.equal(kind, "q")).select([f.name for f in figure_schema().fields])
+    other = rows.filter(pc.equal(kind, "o"))
+    orphans = tuple(int(pc.sum(other.column(c)).as_py() or 0) for c in ("orphans", "orphan_workers"))
+    return findings, figures, orphans
+
+
 def _figure_batch(columns: dict, n: int, schema):
     """A batch of ``out_schema`` rows of kind "q" from figure columns (the finding columns null)."""
     import pyarrow as pa

@@ -36,6 +36,27 @@ from pathlib import Path
 HERE = Path(__file__).resolve()
 
 
+def _findings(src: str):
+    """The findings of a result folder (read here, not by visguard: the same input for every version measured)."""
+    import pyarrow as pa
+    import pyarrow.dataset as ds
+
+    part = ds.partitioning(pa.schema([("account", pa.string()), ("region", pa.string())]), flavor="hive")
+    return ds.dataset(f"{src}/findings", format="parquet", partitioning=part).to_table()
+
+
+def _rates(src: str) -> dict:
+    """Queue ARN -> (duplicate-rate estimate, observed rate) of a result folder's queues/, as the job passes them."""
+    import pyarrow.compute as pc
+    import pyarrow.dataset as ds
+
+    cols = ["arn", "duplicate_rate", "observed_rate"]
+    t = ds.dataset(f"{src}/queues", format="parquet").to_table(
+        columns=cols, filter=(pc.field("duplicate_rate") > 0) | pc.field("observed_rate").is_valid()
+    )
+    return {a: (d, o) for a, d, o in zip(*(t.column(c).to_pylist() for c in cols), strict=True)}
+
+
 def tiled(base, n: int, accounts: int):
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -119,8 +140,8 @@ def measure(src: str, out: Path, with_baseline: bool, parts: bool) -> dict:
     from visguard.audit import outputs
     from visguard.audit.tables import FINDING_FIELDS
 
-    table = outputs.findings_table(None, src).select(list(FINDING_FIELDS))  # the column order of toArrow()
-    rates = outputs.queue_rates(None, src)
+    table = _findings(src).select(list(FINDING_FIELDS))  # the column order the job's table has
+    rates = _rates(src)
     summary = json.loads(Path(src, "summary.json").read_text(encoding="utf-8"))
     for k in ("outputs", "outputs_seconds", "findings_by_owner", "owner_tag", "suppressed", "open_findings",
               "suppressed_by_rule", "baseline"):  # fmt: skip
@@ -264,7 +285,7 @@ def main() -> int:
         src = str(work / "small")
     import json
 
-    base = outputs.findings_table(None, src)
+    base = _findings(src)
     summary = json.loads(Path(src, "summary.json").read_text(encoding="utf-8"))
     big = tiled(base, args.findings, args.accounts)
     by_acct: dict = {}

@@ -323,7 +323,7 @@ def test_remote_baseline_is_refused():
 @pytest.mark.slow
 def test_job_writes_csv_and_ocsf_for_every_finding(audited):
     out, s = audited["out"], audited["summary"]
-    parquet = outputs.findings_table(None, str(out))
+    parquet = outputs.findings_table(str(out))
     rows = read_csv(out / "findings.csv")
     assert len(rows) == parquet.num_rows == s["findings"] > 0
     assert sorted(r["fingerprint"] for r in rows) == sorted(bl.fingerprints(parquet))
@@ -357,7 +357,7 @@ def test_baseline_against_a_real_previous_result(audited, tmp_path):
     """The job's own Parquet as the baseline: drop some findings (resolved), add one (new), change messages."""
     import pyarrow.compute as pc
 
-    prev = outputs.findings_table(None, str(audited["out"]))
+    prev = outputs.findings_table(str(audited["out"]))
     errors = pc.equal(prev.column("severity"), "error")
     now = prev.filter(pc.invert(errors))  # every error fixed since
     msg = pc.binary_join_element_wise(now.column("message"), " (numbers moved: 42 s)", "")

@@ -218,7 +218,7 @@ def test_every_error_finding_is_listed_with_rule_and_fix_and_filters_work(audite
     from visguard.audit.outputs import findings_table
 
     report = audited["out"] / "report.html"
-    findings = findings_table(None, str(audited["out"])).to_pylist()
+    findings = findings_table(str(audited["out"])).to_pylist()
     errors = {(f["rule"], f["queue_arn"], f["fix"]) for f in findings if f["severity"] == "error"}
     assert len(errors) == audited["summary"]["findings_by_severity"]["error"] > 0
 
