@@ -324,23 +324,24 @@ def long_redrive_loops(members: list[dict], config=None) -> dict[str, list[Findi
     return out
 
 
-def required_visibility(consumers: Iterable[Consumer], settings: dict | None = None) -> float | None:
+def required_visibility(
+    consumers: Iterable[Consumer], settings: dict | None = None, *, context=None
+) -> float | None:
     """What the queue's consumers need, by the one visibility-need policy (visguard.policy, as the rules and
     GuardedQueue): 6 x function timeout + batching window for Lambda (AWS guidance), the timeout that keeps
     duplicates under the target for a declared or measured profile (at most the 12-hour cap; past it a
-    heartbeat plan is the advice), the heartbeat's window for workers that heartbeat."""
-    from visguard.linter.rules import DEFAULT_SETTINGS
-    from visguard.linter.rules._base import work_of
-    from visguard.policy import need, queue_need
+    heartbeat plan is the advice), the heartbeat's window for workers that heartbeat. Every consumer counts.
 
-    s = {**DEFAULT_SETTINGS, **(settings or {})}
-    kw = {
-        "target_duplicate_rate": float(s["target_duplicate_rate"]),
-        "lambda_multiplier": float(s["lambda_multiplier"]),
-        "heartbeat_max_fraction": float(s["heartbeat_max_fraction"]),
-    }
-    works = [w for w in map(work_of, consumers) if w is not None]
-    q = queue_need(n for n in (need(w, **kw) for w in works) if n.basis != "default")
+    ``context``: the ``RuleContext`` the queue was just linted in (instead of ``settings``: its config's), whose
+    consumers' needs the rules have mostly computed already (``RuleContext.need``)."""
+    from visguard.linter.context import RuleContext
+    from visguard.linter.model import LintConfig
+    from visguard.policy import queue_need
+
+    if context is None:
+        context = RuleContext(Model(), LintConfig(settings=dict(settings or {})))
+    assert context.rule is None  # the config's settings, no rule's own
+    q = queue_need(n for n in map(context.need, consumers) if n is not None and n.basis != "default")
     return None if q is None else float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
 
 
@@ -362,6 +363,8 @@ def lint_rows(
     ``audit_wording``: messages and fixes for existing resources (``wording.audit_finding``).
     """
     from visguard.linter.api import lint_model
+    from visguard.linter.context import RuleContext
+    from visguard.linter.model import LintConfig
 
     apply_profiles = None
     if config is not None and config.profiles:
@@ -369,6 +372,7 @@ def lint_rows(
     if audit_wording:
         from visguard.audit.wording import audit_finding
     lint_config, suppressed_by = unsuppressed(config)
+    lint_config = lint_config or LintConfig()
     findings: list[dict] = []
     figures: list[dict] = []
     risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
@@ -380,8 +384,9 @@ def lint_rows(
         owner = next((q.tags[k] for k in owner_tags if q.tags.get(k)), None)
         worst = 0
         n = 0
+        ctx = RuleContext(model, lint_config)
         # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
-        for f in lint_model(model, lint_config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
+        for f in lint_model(model, only=(q.id,), context=ctx) + (extra.get(q.id, []) if extra else []):
             if audit_wording:
                 f = audit_finding(f, q, model.dlq_of(q))
             why = suppressed_by(q, f)
@@ -389,7 +394,7 @@ def lint_rows(
             if why is None:
                 worst = max(worst, f.severity.rank)
                 n += 1
-        need = required_visibility(q.consumers, getattr(config, "settings", None))
+        need = required_visibility(q.consumers, context=ctx)
         vt = _num(q.visibility_timeout)
         obs = q.observed
         figures.append(

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from visguard import facts
+from visguard import facts, policy
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
-from visguard.linter.rules._base import fmt_location
+from visguard.linter.rules._base import fmt_location, work_of
 from visguard.linter.vocabulary import Text
 from visguard.policy import z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
@@ -50,6 +50,9 @@ class RuleContext:
         self.config = config or LintConfig()
         self.rule: Rule | None = None
         self._risk_cache: dict = {}
+        # the visibility needs computed so far, by (id of the consumer or queue, the settings they depend on): a
+        # value keeps its consumer or queue, so an id reused by a later object is never taken for it
+        self._needs: dict = {}
 
     # -- settings ---------------------------------------------------------------------------------------------
     def setting(self, name: str):
@@ -63,6 +66,56 @@ class RuleContext:
     def multiplier(self) -> float:
         """AWS: visibility timeout >= 6 x function timeout (+ batching window); configurable."""
         return float(self.setting("lambda_multiplier"))
+
+    def _need_settings(self) -> tuple[float, float, float]:
+        """The settings a visibility need depends on, for the running rule (one may set its own defaults)."""
+        return (
+            float(self.setting("target_duplicate_rate")),
+            self.multiplier,
+            float(self.setting("heartbeat_max_fraction")),
+        )
+
+    # -- the visibility need (visguard.policy), computed once per consumer or queue and settings ---------------
+    def need(self, c: Consumer):
+        """The policy's need (``visguard.policy.Need``) of consumer ``c`` under the running rule's settings, or
+        None when its kind or function is unknown."""
+        s = self._need_settings()
+        key = (id(c), s)
+        hit = self._needs.get(key)
+        if hit is None or hit[0] is not c:
+            work = work_of(c)
+            n = None
+            if work is not None:
+                n = policy.need(
+                    work, target_duplicate_rate=s[0], lambda_multiplier=s[1], heartbeat_max_fraction=s[2]
+                )
+            hit = self._needs[key] = (c, n)
+        return hit[1]
+
+    def queue_need(self, queue: Queue, *, profiled_only: bool = False):
+        """The policy's need of ``queue``'s consumers (Lambda guidance, declared profiles, heartbeats), or None.
+        Consumers that set their own visibility on their receives (:meth:`overrides`) do not count: the queue's
+        timeout is not what they need. ``profiled_only``: nor do workers without a processing profile or
+        heartbeat (their need would be the SQS default, a guess)."""
+        key = (id(queue), profiled_only, self._need_settings())
+        hit = self._needs.get(key)
+        if hit is None or hit[0] is not queue:
+            needs = []
+            for c in queue.consumers:
+                if self.overrides(c):
+                    continue
+                if (
+                    profiled_only
+                    and c.kind != "lambda"
+                    and c.processing_p99 is None
+                    and c.heartbeat_interval is None
+                ):
+                    continue
+                n = self.need(c)
+                if n is not None and n.basis != "default":
+                    needs.append(n)
+            hit = self._needs[key] = (queue, policy.queue_need(needs))
+        return hit[1]
 
     # -- model lookups ----------------------------------------------------------------------------------------
     def dlq_of(self, queue: Queue) -> Queue | None:
