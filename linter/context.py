@@ -25,12 +25,19 @@ class RiskFigures:
     otherwise from the lognormal tail of the declared p50/p99 (``source`` says which). A plain class: a
     dataclass would compile its methods at every lint's start."""
 
-    __slots__ = ("duplicate_rate", "recovery_p99", "source")
+    __slots__ = ("duplicate_rate", "_recovery_p99", "source", "_recovery")
 
-    def __init__(self, duplicate_rate: float, recovery_p99: float | None, source: str):
+    def __init__(self, duplicate_rate: float, recovery_p99: float | None, source: str, recovery=None):
         self.duplicate_rate = duplicate_rate
-        self.recovery_p99 = recovery_p99
+        self._recovery_p99 = recovery_p99
         self.source = source  # "engine" | "lognormal tail" | "p99"
+        self._recovery = recovery  # computes recovery_p99 when it is first asked for (the engine's: costly)
+
+    @property
+    def recovery_p99(self) -> float | None:
+        if self._recovery is not None:
+            self._recovery_p99, self._recovery = self._recovery(), None
+        return self._recovery_p99
 
     def __repr__(self) -> str:
         return f"RiskFigures({self.duplicate_rate!r}, {self.recovery_p99!r}, {self.source!r})"
@@ -272,12 +279,20 @@ class RuleContext:
             extend = c.heartbeat_extend_by if c.heartbeat_extend_by is not None else vt
             kw.update(heartbeat_interval=c.heartbeat_interval, heartbeat_extend_by=extend)
         try:
-            r = estimate(vt, Profile.lognormal(p50=min(p50, p99), p99=p99), **kw)
+            profile = Profile.lognormal(p50=min(p50, p99), p99=p99)
+            r = estimate(vt, profile, **kw, recovery=False)
         except (ValueError, TypeError, ArithmeticError):  # a profile the model cannot take: fall back
             return None
         if not r.applicable or r.duplicate_rate is None:
             return None
-        return RiskFigures(float(r.duplicate_rate), _num(r.recovery_p99), "engine")
+
+        def recovery() -> float | None:
+            """The same estimate's recovery time, asked for only by a rule that reports it (most of its cost).
+            Its steps are guarded (logs of at least 1e-300, capped exponentials, divisors kept positive): what
+            the rate's steps computed without an error, they compute too."""
+            return _num(estimate(vt, profile, **kw).recovery_p99)
+
+        return RiskFigures(float(r.duplicate_rate), None, "engine", recovery)
 
 
 # a worker consumer's platform, as its label names it (``ECS task definition orders-worker``)
