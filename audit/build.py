@@ -21,6 +21,7 @@ import numpy as np
 from visguard.linter.model import (
     Consumer,
     Finding,
+    LintConfig,
     Location,
     Model,
     Observed,
@@ -334,15 +335,18 @@ def required_visibility(
 
     ``context``: the ``RuleContext`` the queue was just linted in (instead of ``settings``: its config's), whose
     consumers' needs the rules have mostly computed already (``RuleContext.need``)."""
-    from visguard.linter.context import RuleContext
-    from visguard.linter.model import LintConfig
     from visguard.policy import queue_need
 
     if context is None:
+        from visguard.linter.context import RuleContext
+
         context = RuleContext(Model(), LintConfig(settings=dict(settings or {})))
     assert context.rule is None  # the config's settings, no rule's own
-    q = queue_need(n for n in map(context.need, consumers) if n is not None and n.basis != "default")
-    return None if q is None else float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
+    needs = [n for n in map(context.need, consumers) if n is not None and n.basis != "default"]
+    if not needs:
+        return None
+    q = queue_need(needs)
+    return float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
 
 
 def lint_rows(
@@ -364,7 +368,6 @@ def lint_rows(
     """
     from visguard.linter.api import lint_model
     from visguard.linter.context import RuleContext
-    from visguard.linter.model import LintConfig
 
     apply_profiles = None
     if config is not None and config.profiles:
@@ -375,7 +378,7 @@ def lint_rows(
     lint_config = lint_config or LintConfig()
     findings: list[dict] = []
     figures: list[dict] = []
-    risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
+    risk_in: list[tuple] = []
     for row in rows:
         model = model_for(row)
         if apply_profiles is not None:
@@ -420,7 +423,7 @@ def lint_rows(
                 else observed_rate(obs),
             }
         )
-        _risk_inputs(risk_in, q, vt)
+        risk_in.append(_risk_inputs(q, vt))
     dup = _duplicate_rates(risk_in)
     for fig, d in zip(figures, dup, strict=True):
         fig["duplicate_rate"] = None if math.isnan(d) else float(d)
@@ -458,51 +461,52 @@ def unsuppressed(config):
     return lint_config, suppressed_by
 
 
-def _risk_inputs(acc: dict, q: Queue, vt: float | None) -> None:
-    """The consumer the risk model scores: the first one with a processing profile."""
+_NO_RISK = (math.nan,) * 8  # no consumer with a profile: no estimate
+
+
+def _risk_inputs(q: Queue, vt: float | None) -> tuple:
+    """The inputs of the risk model for ``q`` (vt, p50, p99, function timeout, batch size, batching window,
+    ReportBatchItemFailures, maxReceiveCount): of the consumer it scores, the first one with a processing
+    profile."""
     c = next((c for c in q.consumers if c.processing_p99 is not None and c.processing_p99 > 0), None)
-    nan = float("nan")
     if c is None or vt is None:
-        vals = (nan,) * 8
-    else:
-        p50 = (
-            c.processing_p50
-            if c.processing_p50 and c.processing_p50 <= c.processing_p99
-            else c.processing_p99 / 4
-        )
-        lam = c.kind == "lambda" and c.function_id is not None
-        mrc = _num(q.redrive.max_receive_count) if q.redrive else None
-        vals = (
-            vt,
-            p50,
-            c.processing_p99,
-            c.effective_function_timeout if lam else nan,
-            float(c.effective_batch_size) if lam else 1.0,
-            c.effective_batching_window if lam else 0.0,
-            bool(c.report_batch_item_failures) if lam else True,
-            mrc if mrc and 1 <= mrc <= 1000 else 0.0,
-        )
-    for k, v in zip(acc, vals, strict=True):
-        acc[k].append(v)
+        return _NO_RISK
+    p50 = (
+        c.processing_p50
+        if c.processing_p50 and c.processing_p50 <= c.processing_p99
+        else c.processing_p99 / 4
+    )
+    lam = c.kind == "lambda" and c.function_id is not None
+    mrc = _num(q.redrive.max_receive_count) if q.redrive else None
+    return (
+        vt,
+        p50,
+        c.processing_p99,
+        c.effective_function_timeout if lam else math.nan,
+        float(c.effective_batch_size) if lam else 1.0,
+        c.effective_batching_window if lam else 0.0,
+        bool(c.report_batch_item_failures) if lam else True,
+        mrc if mrc and 1 <= mrc <= 1000 else 0.0,
+    )
 
 
-def _duplicate_rates(acc: dict) -> np.ndarray:
-    """``visguard.engine.risk.estimate_many`` over the batch: NaN where no profile or the model does not apply."""
-    vt = np.asarray(acc["vt"], dtype=float)
-    if vt.size == 0:
-        return vt
+def _duplicate_rates(rows: list[tuple]) -> np.ndarray:
+    """``visguard.engine.risk.estimate_many`` over the batch (a ``_risk_inputs`` tuple per queue): NaN where no
+    profile or the model does not apply."""
+    if not rows:
+        return np.asarray([], dtype=float)
     from visguard.engine.risk import estimate_many
 
-    rbif = np.asarray([bool(x) if isinstance(x, bool) else True for x in acc["rbif"]])
+    vt, p50, p99, fto, batch, window, rbif, mrc = zip(*rows, strict=True)
     out = estimate_many(
-        vt,
-        np.asarray(acc["p50"], dtype=float),
-        np.asarray(acc["p99"], dtype=float),
-        function_timeout=np.asarray(acc["fto"], dtype=float),
-        batch_size=np.asarray(acc["batch"], dtype=float),
-        batching_window=np.asarray(acc["window"], dtype=float),
-        report_batch_item_failures=rbif,
-        max_receive_count=np.asarray(acc["mrc"], dtype=float),
+        np.asarray(vt, dtype=float),
+        np.asarray(p50, dtype=float),
+        np.asarray(p99, dtype=float),
+        function_timeout=np.asarray(fto, dtype=float),
+        batch_size=np.asarray(batch, dtype=float),
+        batching_window=np.asarray(window, dtype=float),
+        report_batch_item_failures=np.asarray([bool(x) if isinstance(x, bool) else True for x in rbif]),
+        max_receive_count=np.asarray(mrc, dtype=float),
     )
     return np.where(out["applicable"], out["duplicate_rate"], np.nan)
 

@@ -60,6 +60,7 @@ class RuleContext:
         # the visibility needs computed so far, by (id of the consumer or queue, the settings they depend on): a
         # value keeps its consumer or queue, so an id reused by a later object is never taken for it
         self._needs: dict = {}
+        self._need_keys: dict = {}  # the running rule (or None) -> the settings a need depends on
 
     # -- settings ---------------------------------------------------------------------------------------------
     def setting(self, name: str):
@@ -76,11 +77,14 @@ class RuleContext:
 
     def _need_settings(self) -> tuple[float, float, float]:
         """The settings a visibility need depends on, for the running rule (one may set its own defaults)."""
-        return (
-            float(self.setting("target_duplicate_rate")),
-            self.multiplier,
-            float(self.setting("heartbeat_max_fraction")),
-        )
+        s = self._need_keys.get(self.rule)
+        if s is None:
+            s = self._need_keys[self.rule] = (
+                float(self.setting("target_duplicate_rate")),
+                self.multiplier,
+                float(self.setting("heartbeat_max_fraction")),
+            )
+        return s
 
     # -- the visibility need (visguard.policy), computed once per consumer or queue and settings ---------------
     def need(self, c: Consumer):
