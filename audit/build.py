@@ -29,6 +29,9 @@ from visguard.linter.model import (
     Redrive,
 )
 
+# at import: an import in a function asks policy's __getattr__ for __path__ (an exception) on every call
+from visguard.policy import queue_need
+
 # Tags a team can put on a queue to declare its worker fleet's processing profile (the same fields as a
 # visguard.yaml consumer profile). CloudWatch has no per-message processing time for non-Lambda consumers.
 TAG_CONSUMER = "visguard:consumer"
@@ -335,8 +338,6 @@ def required_visibility(
 
     ``context``: the ``RuleContext`` the queue was just linted in (instead of ``settings``: its config's), whose
     consumers' needs the rules have mostly computed already (``RuleContext.need``)."""
-    from visguard.policy import queue_need
-
     if context is None:
         from visguard.linter.context import RuleContext
 

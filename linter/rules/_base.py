@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 from visguard.linter.model import Finding, Queue, Severity
 from visguard.linter.vocabulary import Text, catalogue
+from visguard.policy import Work  # at import: in a function, it raises in policy's __getattr__ (__path__)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:  # pragma: no cover
@@ -146,8 +147,6 @@ def cfnlint_id(rule: Rule) -> str:
 def work_of(c) -> object | None:
     """A model Consumer as the visibility-need policy sees it (``visguard.policy.Work``); None when its kind or
     function is unknown (nothing to derive a need from)."""
-    from visguard.policy import Work
-
     if c.kind == "lambda":
         if c.function_id is None:
             return None
