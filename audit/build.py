@@ -21,12 +21,16 @@ import numpy as np
 from visguard.linter.model import (
     Consumer,
     Finding,
+    LintConfig,
     Location,
     Model,
     Observed,
     Queue,
     Redrive,
 )
+
+# at import: an import in a function asks policy's __getattr__ for __path__ (an exception) on every call
+from visguard.policy import queue_need
 
 # Tags a team can put on a queue to declare its worker fleet's processing profile (the same fields as a
 # visguard.yaml consumer profile). CloudWatch has no per-message processing time for non-Lambda consumers.
@@ -324,24 +328,26 @@ def long_redrive_loops(members: list[dict], config=None) -> dict[str, list[Findi
     return out
 
 
-def required_visibility(consumers: Iterable[Consumer], settings: dict | None = None) -> float | None:
+def required_visibility(
+    consumers: Iterable[Consumer], settings: dict | None = None, *, context=None
+) -> float | None:
     """What the queue's consumers need, by the one visibility-need policy (visguard.policy, as the rules and
     GuardedQueue): 6 x function timeout + batching window for Lambda (AWS guidance), the timeout that keeps
     duplicates under the target for a declared or measured profile (at most the 12-hour cap; past it a
-    heartbeat plan is the advice), the heartbeat's window for workers that heartbeat."""
-    from visguard.linter.rules import DEFAULT_SETTINGS
-    from visguard.linter.rules._base import work_of
-    from visguard.policy import need, queue_need
+    heartbeat plan is the advice), the heartbeat's window for workers that heartbeat. Every consumer counts.
 
-    s = {**DEFAULT_SETTINGS, **(settings or {})}
-    kw = {
-        "target_duplicate_rate": float(s["target_duplicate_rate"]),
-        "lambda_multiplier": float(s["lambda_multiplier"]),
-        "heartbeat_max_fraction": float(s["heartbeat_max_fraction"]),
-    }
-    works = [w for w in map(work_of, consumers) if w is not None]
-    q = queue_need(n for n in (need(w, **kw) for w in works) if n.basis != "default")
-    return None if q is None else float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
+    ``context``: the ``RuleContext`` the queue was just linted in (instead of ``settings``: its config's), whose
+    consumers' needs the rules have mostly computed already (``RuleContext.need``)."""
+    if context is None:
+        from visguard.linter.context import RuleContext
+
+        context = RuleContext(Model(), LintConfig(settings=dict(settings or {})))
+    assert context.rule is None  # the config's settings, no rule's own
+    needs = [n for n in map(context.need, consumers) if n is not None and n.basis != "default"]
+    if not needs:
+        return None
+    q = queue_need(needs)
+    return float(q.visibility_timeout if q.heartbeat is None else q.without_heartbeat)
 
 
 def lint_rows(
@@ -362,6 +368,7 @@ def lint_rows(
     ``audit_wording``: messages and fixes for existing resources (``wording.audit_finding``).
     """
     from visguard.linter.api import lint_model
+    from visguard.linter.context import RuleContext
 
     apply_profiles = None
     if config is not None and config.profiles:
@@ -369,9 +376,10 @@ def lint_rows(
     if audit_wording:
         from visguard.audit.wording import audit_finding
     lint_config, suppressed_by = unsuppressed(config)
+    lint_config = lint_config or LintConfig()
     findings: list[dict] = []
     figures: list[dict] = []
-    risk_in = {k: [] for k in ("vt", "p50", "p99", "fto", "batch", "window", "rbif", "mrc")}
+    risk_in: list[tuple] = []
     for row in rows:
         model = model_for(row)
         if apply_profiles is not None:
@@ -380,8 +388,9 @@ def lint_rows(
         owner = next((q.tags[k] for k in owner_tags if q.tags.get(k)), None)
         worst = 0
         n = 0
+        ctx = RuleContext(model, lint_config)
         # only the row's own queue is checked: its DLQs are context here and are linted as rows of their own
-        for f in lint_model(model, lint_config, only=(q.id,)) + (extra.get(q.id, []) if extra else []):
+        for f in lint_model(model, only=(q.id,), context=ctx) + (extra.get(q.id, []) if extra else []):
             if audit_wording:
                 f = audit_finding(f, q, model.dlq_of(q))
             why = suppressed_by(q, f)
@@ -389,7 +398,7 @@ def lint_rows(
             if why is None:
                 worst = max(worst, f.severity.rank)
                 n += 1
-        need = required_visibility(q.consumers, getattr(config, "settings", None))
+        need = required_visibility(q.consumers, context=ctx)
         vt = _num(q.visibility_timeout)
         obs = q.observed
         figures.append(
@@ -415,7 +424,7 @@ def lint_rows(
                 else observed_rate(obs),
             }
         )
-        _risk_inputs(risk_in, q, vt)
+        risk_in.append(_risk_inputs(q, vt))
     dup = _duplicate_rates(risk_in)
     for fig, d in zip(figures, dup, strict=True):
         fig["duplicate_rate"] = None if math.isnan(d) else float(d)
@@ -453,53 +462,59 @@ def unsuppressed(config):
     return lint_config, suppressed_by
 
 
-def _risk_inputs(acc: dict, q: Queue, vt: float | None) -> None:
-    """The consumer the risk model scores: the first one with a processing profile."""
+_NO_RISK = (math.nan,) * 8  # no consumer with a profile: no estimate
+
+
+def _risk_inputs(q: Queue, vt: float | None) -> tuple:
+    """The inputs of the risk model for ``q`` (vt, p50, p99, function timeout, batch size, batching window,
+    ReportBatchItemFailures, maxReceiveCount): of the consumer it scores, the first one with a processing
+    profile."""
     c = next((c for c in q.consumers if c.processing_p99 is not None and c.processing_p99 > 0), None)
-    nan = float("nan")
     if c is None or vt is None:
-        vals = (nan,) * 8
-    else:
-        p50 = (
-            c.processing_p50
-            if c.processing_p50 and c.processing_p50 <= c.processing_p99
-            else c.processing_p99 / 4
-        )
-        lam = c.kind == "lambda" and c.function_id is not None
-        mrc = _num(q.redrive.max_receive_count) if q.redrive else None
-        vals = (
-            vt,
-            p50,
-            c.processing_p99,
-            c.effective_function_timeout if lam else nan,
-            float(c.effective_batch_size) if lam else 1.0,
-            c.effective_batching_window if lam else 0.0,
-            bool(c.report_batch_item_failures) if lam else True,
-            mrc if mrc and 1 <= mrc <= 1000 else 0.0,
-        )
-    for k, v in zip(acc, vals, strict=True):
-        acc[k].append(v)
+        return _NO_RISK
+    p50 = (
+        c.processing_p50
+        if c.processing_p50 and c.processing_p50 <= c.processing_p99
+        else c.processing_p99 / 4
+    )
+    lam = c.kind == "lambda" and c.function_id is not None
+    mrc = _num(q.redrive.max_receive_count) if q.redrive else None
+    return (
+        vt,
+        p50,
+        c.processing_p99,
+        c.effective_function_timeout if lam else math.nan,
+        float(c.effective_batch_size) if lam else 1.0,
+        c.effective_batching_window if lam else 0.0,
+        bool(c.report_batch_item_failures) if lam else True,
+        mrc if mrc and 1 <= mrc <= 1000 else 0.0,
+    )
 
 
-def _duplicate_rates(acc: dict) -> np.ndarray:
-    """``visguard.engine.risk.estimate_many`` over the batch: NaN where no profile or the model does not apply."""
-    vt = np.asarray(acc["vt"], dtype=float)
-    if vt.size == 0:
-        return vt
+def _duplicate_rates(rows: list[tuple]) -> np.ndarray:
+    """``visguard.engine.risk.estimate_many`` over the batch (a ``_risk_inputs`` tuple per queue): NaN where no
+    profile or the model does not apply."""
+    if not rows:
+        return np.asarray([], dtype=float)
     from visguard.engine.risk import estimate_many
 
-    rbif = np.asarray([bool(x) if isinstance(x, bool) else True for x in acc["rbif"]])
+    vt, p50, p99, fto, batch, window, rbif, mrc = zip(*rows, strict=True)
     out = estimate_many(
-        vt,
-        np.asarray(acc["p50"], dtype=float),
-        np.asarray(acc["p99"], dtype=float),
-        function_timeout=np.asarray(acc["fto"], dtype=float),
-        batch_size=np.asarray(acc["batch"], dtype=float),
-        batching_window=np.asarray(acc["window"], dtype=float),
-        report_batch_item_failures=rbif,
-        max_receive_count=np.asarray(acc["mrc"], dtype=float),
+        np.asarray(vt, dtype=float),
+        np.asarray(p50, dtype=float),
+        np.asarray(p99, dtype=float),
+        function_timeout=np.asarray(fto, dtype=float),
+        batch_size=np.asarray(batch, dtype=float),
+        batching_window=np.asarray(window, dtype=float),
+        report_batch_item_failures=np.asarray([bool(x) if isinstance(x, bool) else True for x in rbif]),
+        max_receive_count=np.asarray(mrc, dtype=float),
     )
     return np.where(out["applicable"], out["duplicate_rate"], np.nan)
+
+
+_ESTIMATE_JSON = json.JSONEncoder(
+    sort_keys=True
+)  # json.dumps(..., sort_keys=True), without a new encoder a call
 
 
 def finding_row(row: dict, f: Finding, owner: str | None = None, suppressed: str | None = None) -> dict:
@@ -514,7 +529,7 @@ def finding_row(row: dict, f: Finding, owner: str | None = None, suppressed: str
         "message": f.message,
         "consumer": f.consumer,
         "fix": f.fix,
-        "estimate": json.dumps(f.estimate, sort_keys=True) if f.estimate else None,
+        "estimate": _ESTIMATE_JSON.encode(f.estimate) if f.estimate else None,
         "owner": owner,
         "suppressed": suppressed,
     }

@@ -129,7 +129,10 @@ def _dlq_name(name: str, fifo: bool) -> str:
 
 
 def _policy(target: str, mrc: int) -> str:
-    return json.dumps({"deadLetterTargetArn": target, "maxReceiveCount": mrc}, separators=(",", ":"))
+    return _COMPACT_JSON.encode({"deadLetterTargetArn": target, "maxReceiveCount": mrc})
+
+
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))  # json.dumps(..., separators=...), one encoder
 
 
 def iac_owner(tags: dict, dlq_tags: dict | None = None) -> str | None:

@@ -225,6 +225,8 @@ def queue_need(needs: Iterable[Need]) -> Need | None:
     needs = list(needs)
     if not needs:
         return None
+    if len(needs) == 1:  # one consumer (most queues): its own need, which is what the lines below would copy
+        return needs[0]
     top = max(needs, key=lambda n: n.visibility_timeout)
     hb = next((n.heartbeat for n in needs if n.heartbeat is not None), None)
     return Need(

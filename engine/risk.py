@@ -328,10 +328,13 @@ def estimate(
     report_batch_item_failures: bool = True,
     arrival_rate: float | None = None,
     concurrency: float | None = None,
+    recovery: bool = True,
 ) -> RiskEstimate:
     """Estimate one queue/consumer pair. ``function_timeout`` set means a Lambda consumer whose ``profile``
     is the duration of one invocation. ``arrival_rate``/``concurrency`` (optional) let the model refuse
-    when consumers would be busy enough for queueing to matter."""
+    when consumers would be busy enough for queueing to matter. ``recovery=False`` leaves ``recovery_p99``
+    None (most of a scalar estimate's time: the linter asks for it only when it reports it); the other figures
+    are the same."""
     why = _not_applicable(
         visibility_timeout, profile, heartbeat_interval, heartbeat_extend_by, crash_before_delete,
         transient, poison, function_timeout, batch_size, arrival_rate, concurrency,
@@ -357,8 +360,13 @@ def estimate(
         w=one(float(batching_window)),
         rbif=one(bool(report_batch_item_failures)),
         xp=xp,
+        recovery=recovery,
     )
-    return RiskEstimate(True, None, **{k: float(out[k] if scalar else out[k][0]) for k in RESULT_KEYS})
+    return RiskEstimate(
+        True,
+        None,
+        **{k: None if out[k] is None else float(out[k] if scalar else out[k][0]) for k in RESULT_KEYS},
+    )
 
 
 def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | None:
@@ -395,9 +403,10 @@ def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | Non
     return None
 
 
-def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=ARRAY) -> dict:
+def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=ARRAY, recovery: bool = True) -> dict:
     """All rows at once (ARRAY) or one row (SCALAR). NaN h/e = no heartbeat, NaN fto = worker, m == 0 = no
-    redrive. ``~x`` is written ``xp.not_(x)`` and ``a[ix]`` ``xp.at(a, ix)`` so that floats work too."""
+    redrive. ``~x`` is written ``xp.not_(x)`` and ``a[ix]`` ``xp.at(a, ix)`` so that floats work too.
+    ``recovery=False``: no recovery_p99 (None)."""
     where, maximum, not_ = xp.where, xp.maximum, xp.not_
     is_lambda = not_(xp.isnan(fto))
     has_hb = not_(xp.isnan(h)) & not_(is_lambda)
@@ -447,11 +456,13 @@ def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=ARRAY) -> dict:
     dlq = dlq_fp + where(redrive, f, 0.0)
     fto_ = where(is_lambda, fto, math.inf)
     only_timeouts = (c == 0) & (p == 0) & (f == 0)
-    recovery = _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto_, only_timeouts, dist)
+    recovery_p99 = (
+        _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto_, only_timeouts, dist) if recovery else None
+    )
     return {
         "duplicate_rate": dup,
         "completed_more_than_once_rate": twice,
-        "recovery_p99": recovery,
+        "recovery_p99": recovery_p99,
         "dlq_false_positive_rate": dlq_fp,
         "dlq_rate": dlq,
         "effective_timeout": big_e,

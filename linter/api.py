@@ -116,12 +116,18 @@ def _suppresses(s: Suppression, f: Finding) -> bool:
     return s.consumer is None or s.consumer == f.consumer
 
 
-@functools.lru_cache(maxsize=64)
-def _rule_lists(disabled: frozenset[str]) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
-    """The enabled rules in catalogue order: all of them, and those that can fire on a queue without
-    consumers (the linter's hot loop in a fleet audit runs once per queue)."""
-    enabled = tuple(r for r in RULES.values() if r.id not in disabled)
-    return enabled, tuple(r for r in enabled if not r.consumers_only)
+@functools.lru_cache(maxsize=256)
+def _rules_for(disabled: frozenset[str], kinds: frozenset[str]) -> tuple[Rule, ...]:
+    """The enabled rules, in catalogue order, that can fire on a queue whose consumers are of ``kinds`` (none: a
+    queue without consumers): the linter's hot loop in a fleet audit runs once per queue, and a Lambda rule has
+    nothing to say about a queue that only workers read (``Rule.consumers_only``, ``Rule.kinds``)."""
+    return tuple(
+        r
+        for r in RULES.values()
+        if r.id not in disabled
+        and (kinds or not r.consumers_only)
+        and (r.kinds is None or not kinds.isdisjoint(r.kinds))
+    )
 
 
 def lint_model(
@@ -129,6 +135,7 @@ def lint_model(
     config: LintConfig | None = None,
     only: Iterable[str] | None = None,
     vocabulary: Callable[[Queue], str] | None = None,
+    context: RuleContext | None = None,
 ) -> list[Finding]:
     """Every enabled rule over every queue; severity overrides and suppressions applied.
 
@@ -139,15 +146,23 @@ def lint_model(
 
     Each finding is worded here, once, for the input its queue came from (``visguard.linter.vocabulary``);
     ``vocabulary`` picks another for a queue (the CDK report: a GuardedQueue's own words).
+
+    ``context``: a ``RuleContext`` of this model and config to run the rules in, when the caller wants what
+    they computed afterwards (the audit's required visibility: ``RuleContext.queue_need``).
     """
-    config = config or LintConfig()
-    ctx = RuleContext(model, config)
+    if context is not None:
+        if context.model is not model or (config is not None and context.config is not config):
+            raise ValueError("lint_model: the context is of another model or config")
+        config, ctx = context.config, context
+    else:
+        config = config or LintConfig()
+        ctx = RuleContext(model, config)
     findings: list[Finding] = []
     queues = model.queues.values() if only is None else [model.queues[i] for i in only]
-    with_consumers, without_consumers = _rule_lists(frozenset(config.disabled))
+    disabled = frozenset(config.disabled)
     for queue in queues:
         raw: list[Finding] = []
-        for rule in with_consumers if queue.consumers else without_consumers:
+        for rule in _rules_for(disabled, frozenset([c.kind for c in queue.consumers])):
             ctx.rule = rule
             raw.extend(rule.check(queue, ctx))
         ctx.rule = None

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import math
 
-from visguard import facts
+from visguard import facts, policy
 from visguard.linter.model import Consumer, Finding, LintConfig, Location, Model, Queue
 from visguard.linter.rules import DEFAULT_SETTINGS, Rule
-from visguard.linter.rules._base import fmt_location
+from visguard.linter.rules._base import fmt_location, work_of
 from visguard.linter.vocabulary import Text
 from visguard.policy import z99  # z of the 99th percentile (lognormal profiles from p50/p99)
 
@@ -25,12 +25,19 @@ class RiskFigures:
     otherwise from the lognormal tail of the declared p50/p99 (``source`` says which). A plain class: a
     dataclass would compile its methods at every lint's start."""
 
-    __slots__ = ("duplicate_rate", "recovery_p99", "source")
+    __slots__ = ("duplicate_rate", "_recovery_p99", "source", "_recovery")
 
-    def __init__(self, duplicate_rate: float, recovery_p99: float | None, source: str):
+    def __init__(self, duplicate_rate: float, recovery_p99: float | None, source: str, recovery=None):
         self.duplicate_rate = duplicate_rate
-        self.recovery_p99 = recovery_p99
+        self._recovery_p99 = recovery_p99
         self.source = source  # "engine" | "lognormal tail" | "p99"
+        self._recovery = recovery  # computes recovery_p99 when it is first asked for (the engine's: costly)
+
+    @property
+    def recovery_p99(self) -> float | None:
+        if self._recovery is not None:
+            self._recovery_p99, self._recovery = self._recovery(), None
+        return self._recovery_p99
 
     def __repr__(self) -> str:
         return f"RiskFigures({self.duplicate_rate!r}, {self.recovery_p99!r}, {self.source!r})"
@@ -50,6 +57,10 @@ class RuleContext:
         self.config = config or LintConfig()
         self.rule: Rule | None = None
         self._risk_cache: dict = {}
+        # the visibility needs computed so far, by (id of the consumer or queue, the settings they depend on): a
+        # value keeps its consumer or queue, so an id reused by a later object is never taken for it
+        self._needs: dict = {}
+        self._need_keys: dict = {}  # the running rule (or None) -> the settings a need depends on
 
     # -- settings ---------------------------------------------------------------------------------------------
     def setting(self, name: str):
@@ -63,6 +74,59 @@ class RuleContext:
     def multiplier(self) -> float:
         """AWS: visibility timeout >= 6 x function timeout (+ batching window); configurable."""
         return float(self.setting("lambda_multiplier"))
+
+    def _need_settings(self) -> tuple[float, float, float]:
+        """The settings a visibility need depends on, for the running rule (one may set its own defaults)."""
+        s = self._need_keys.get(self.rule)
+        if s is None:
+            s = self._need_keys[self.rule] = (
+                float(self.setting("target_duplicate_rate")),
+                self.multiplier,
+                float(self.setting("heartbeat_max_fraction")),
+            )
+        return s
+
+    # -- the visibility need (visguard.policy), computed once per consumer or queue and settings ---------------
+    def need(self, c: Consumer):
+        """The policy's need (``visguard.policy.Need``) of consumer ``c`` under the running rule's settings, or
+        None when its kind or function is unknown."""
+        s = self._need_settings()
+        key = (id(c), s)
+        hit = self._needs.get(key)
+        if hit is None or hit[0] is not c:
+            work = work_of(c)
+            n = None
+            if work is not None:
+                n = policy.need(
+                    work, target_duplicate_rate=s[0], lambda_multiplier=s[1], heartbeat_max_fraction=s[2]
+                )
+            hit = self._needs[key] = (c, n)
+        return hit[1]
+
+    def queue_need(self, queue: Queue, *, profiled_only: bool = False):
+        """The policy's need of ``queue``'s consumers (Lambda guidance, declared profiles, heartbeats), or None.
+        Consumers that set their own visibility on their receives (:meth:`overrides`) do not count: the queue's
+        timeout is not what they need. ``profiled_only``: nor do workers without a processing profile or
+        heartbeat (their need would be the SQS default, a guess)."""
+        key = (id(queue), profiled_only, self._need_settings())
+        hit = self._needs.get(key)
+        if hit is None or hit[0] is not queue:
+            needs = []
+            for c in queue.consumers:
+                if self.overrides(c):
+                    continue
+                if (
+                    profiled_only
+                    and c.kind != "lambda"
+                    and c.processing_p99 is None
+                    and c.heartbeat_interval is None
+                ):
+                    continue
+                n = self.need(c)
+                if n is not None and n.basis != "default":
+                    needs.append(n)
+            hit = self._needs[key] = (queue, policy.queue_need(needs))
+        return hit[1]
 
     # -- model lookups ----------------------------------------------------------------------------------------
     def dlq_of(self, queue: Queue) -> Queue | None:
@@ -219,12 +283,20 @@ class RuleContext:
             extend = c.heartbeat_extend_by if c.heartbeat_extend_by is not None else vt
             kw.update(heartbeat_interval=c.heartbeat_interval, heartbeat_extend_by=extend)
         try:
-            r = estimate(vt, Profile.lognormal(p50=min(p50, p99), p99=p99), **kw)
+            profile = Profile.lognormal(p50=min(p50, p99), p99=p99)
+            r = estimate(vt, profile, **kw, recovery=False)
         except (ValueError, TypeError, ArithmeticError):  # a profile the model cannot take: fall back
             return None
         if not r.applicable or r.duplicate_rate is None:
             return None
-        return RiskFigures(float(r.duplicate_rate), _num(r.recovery_p99), "engine")
+
+        def recovery() -> float | None:
+            """The same estimate's recovery time, asked for only by a rule that reports it (most of its cost).
+            Its steps are guarded (logs of at least 1e-300, capped exponentials, divisors kept positive): what
+            the rate's steps computed without an error, they compute too."""
+            return _num(estimate(vt, profile, **kw).recovery_p99)
+
+        return RiskFigures(float(r.duplicate_rate), None, "engine", recovery)
 
 
 # a worker consumer's platform, as its label names it (``ECS task definition orders-worker``)

@@ -40,7 +40,10 @@ class Severity(StrEnum):
 
     @property
     def rank(self) -> int:
-        return {"error": 3, "warning": 2, "info": 1}[self.value]
+        return _RANKS[self]  # a StrEnum member is its value as a key (no Enum.value lookup: per finding)
+
+
+_RANKS = {"error": 3, "warning": 2, "info": 1}
 
 
 class Location(Value):

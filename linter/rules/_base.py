@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 
 from visguard.linter.model import Finding, Queue, Severity
 from visguard.linter.vocabulary import Text, catalogue
+from visguard.policy import Work  # at import: in a function, it raises in policy's __getattr__ (__path__)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:  # pragma: no cover
@@ -27,8 +28,8 @@ class Rule:
     dataclass compiles six methods at import (~0.7 ms); rules are never compared or hashed."""
 
     __slots__ = (
-        "id", "title", "severity", "rationale", "source", "fix_text", "tags", "settings", "consumers_only", "check",
-        "slug", "_fix",
+        "id", "title", "severity", "rationale", "source", "fix_text", "tags", "settings", "consumers_only", "kinds",
+        "check", "slug", "_fix",
     )  # fmt: skip
 
     def __init__(
@@ -45,6 +46,10 @@ class Rule:
         # True when the rule judges a queue's consumers and can fire only on a queue that has some: the linter
         # skips it for queues without consumers (half of a fleet: DLQs, idle queues). tests/linter checks it.
         consumers_only: bool = False,
+        # the consumer kinds ("lambda", "worker", "unknown") the rule judges, when it can fire only on a queue that
+        # has a consumer of one of them (a Lambda rule, a worker rule): the linter skips it for other queues.
+        # None: any consumer. tests/linter checks it.
+        kinds: tuple[str, ...] | None = None,
         check: CheckFn | None = None,
         slug: str = "",  # from the file name: vg011_visibility_below_lambda_guidance -> visibility-below-...
     ):
@@ -58,6 +63,7 @@ class Rule:
         self.tags = tags
         self.settings = {} if settings is None else settings
         self.consumers_only = consumers_only
+        self.kinds = kinds
         self.check = check
         self.slug = slug
 
@@ -141,8 +147,6 @@ def cfnlint_id(rule: Rule) -> str:
 def work_of(c) -> object | None:
     """A model Consumer as the visibility-need policy sees it (``visguard.policy.Work``); None when its kind or
     function is unknown (nothing to derive a need from)."""
-    from visguard.policy import Work
-
     if c.kind == "lambda":
         if c.function_id is None:
             return None
@@ -160,36 +164,16 @@ def work_of(c) -> object | None:
 
 
 def need_of(c, ctx):
-    """The policy's need (``visguard.policy.Need``) of one consumer under the rule settings, or None."""
-    from visguard import policy
-
-    work = work_of(c)
-    if work is None:
-        return None
-    return policy.need(
-        work,
-        target_duplicate_rate=float(ctx.setting("target_duplicate_rate")),
-        lambda_multiplier=ctx.multiplier,
-        heartbeat_max_fraction=float(ctx.setting("heartbeat_max_fraction")),
-    )
+    """The policy's need (``visguard.policy.Need``) of one consumer under the rule settings, or None (computed
+    once per consumer and settings: ``RuleContext.need``)."""
+    return ctx.need(c)
 
 
 def queue_need_of(queue, ctx, *, profiled_only: bool = False):
     """The policy's need of a queue's consumers (Lambda guidance, declared profiles, heartbeats), or None.
     ``profiled_only``: workers without a processing profile or heartbeat do not count (their need would be the
-    SQS default, a guess)."""
-    from visguard import policy
-
-    needs = []
-    for c in queue.consumers:
-        if ctx.overrides(c):
-            continue  # it sets its own visibility on its receives: the queue's timeout is not what it needs
-        if profiled_only and c.kind != "lambda" and c.processing_p99 is None and c.heartbeat_interval is None:
-            continue
-        n = need_of(c, ctx)
-        if n is not None and n.basis != "default":
-            needs.append(n)
-    return policy.queue_need(needs)
+    SQS default, a guess). Computed once per queue and settings: ``RuleContext.queue_need``."""
+    return ctx.queue_need(queue, profiled_only=profiled_only)
 
 
 def raise_visibility(how: str, seconds: float) -> Text:

@@ -21,6 +21,7 @@ RULE = Rule(
     fix="Raise the queue's {visibility_timeout} to at least 6 x the function timeout + {batching_window}.",
     tags=("lambda", "visibility", "deploy"),
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     tags=("lambda", "visibility", "throttling"),
     settings={"lambda_multiplier": LAMBDA_VISIBILITY_MULTIPLIER},
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

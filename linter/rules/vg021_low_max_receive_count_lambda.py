@@ -22,6 +22,7 @@ RULE = Rule(
     tags=("lambda", "redrive", "throttling"),
     settings={"lambda_min_receive_count": MIN_RECEIVE_COUNT_LAMBDA},
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     "and keep {batch_size} <= 10.",
     tags=("lambda", "batching", "fifo", "deploy"),
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -21,6 +21,7 @@ RULE = Rule(
     fix="Set {partial_batch} and return batchItemFailures from the handler.",
     tags=("lambda", "batching", "duplicates"),
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     tags=("lambda", "limits"),
     settings={"lambda_max_timeout": MAX_LAMBDA_TIMEOUT},
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     "(and >= 5).",
     tags=("lambda", "concurrency", "throttling"),
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

@@ -23,6 +23,7 @@ RULE = Rule(
     "make the batch smaller.",
     tags=("lambda", "timeout", "profile"),
     consumers_only=True,
+    kinds=("lambda",),
 )
 
 

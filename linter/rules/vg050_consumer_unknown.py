@@ -19,6 +19,7 @@ RULE = Rule(
     "(consumer profile with its timeout and processing time).",
     tags=("coverage", "lambda"),
     consumers_only=True,
+    kinds=("lambda", "unknown"),
 )
 
 

@@ -36,7 +36,6 @@ def check(queue, ctx):
     qvt = ctx.visibility(queue)
     if qvt is None:
         return  # unresolved or out of range: VG001's
-    queue_at = ctx.queue_visibility_said(queue)
     overriding = [c for c in queue.consumers if ctx.overrides(c)]
     values = {ctx.visibility_for(queue, c) for c in overriding}
     # one value in effect for every consumer: raising the queue's to it changes what nobody receives with
@@ -59,7 +58,7 @@ def check(queue, ctx):
                         set_at="set at" if c.visibility_override is not None else "environment at",
                         at=ctx.where(ctx.visibility_where(queue, c)),
                         qvt=fmt_seconds(qvt),
-                        queue_at=queue_at,
+                        queue_at=ctx.queue_visibility_said(queue),
                     ),
                     # where the value to change is: the queue's when raising it fixes it, else the consumer's
                     location=queue.location_of("visibility_timeout")
@@ -74,6 +73,7 @@ def check(queue, ctx):
             continue
         created = as_number(c.settings.get("created_visibility"))
         if created is not None and created != qvt:
+            queue_at = ctx.queue_visibility_said(queue)
             yield ctx.finding(
                 queue,
                 Text(

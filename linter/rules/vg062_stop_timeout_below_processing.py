@@ -28,6 +28,7 @@ RULE = Rule(
     "within the timeout.",
     tags=("consumer", "worker", "shutdown", "duplicates", "profile"),
     consumers_only=True,
+    kinds=("worker", "unknown"),
 )
 
 

@@ -22,6 +22,7 @@ RULE = Rule(
     fix="Declare the processing time: {processing_bound}.",
     tags=("coverage", "consumer", "worker", "profile"),
     consumers_only=True,
+    kinds=("worker",),
 )
 
 _NOT_WORKERS = (None, "lambda", "profile")

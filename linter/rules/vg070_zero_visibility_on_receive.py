@@ -24,6 +24,7 @@ RULE = Rule(
     "above the processing time.",
     tags=("visibility", "duplicates", "code"),
     consumers_only=True,
+    kinds=("worker",),
 )
 
 

@@ -27,6 +27,7 @@ RULE = Rule(
     "the queue's {visibility_timeout} above the delay plus the task's run time (at most 43200 s).",
     tags=("visibility", "duplicates", "code", "celery"),
     consumers_only=True,
+    kinds=("worker",),
 )
 
 

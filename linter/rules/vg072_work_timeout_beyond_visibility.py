@@ -31,6 +31,7 @@ RULE = Rule(
     "extend visibility while a message is worked on (a heartbeat).",
     tags=("visibility", "duplicates", "code"),
     consumers_only=True,
+    kinds=("worker",),
 )
 
 

@@ -22,6 +22,7 @@ RULE = Rule(
     fix="Set visibilityTimeout above heartbeatInterval (about twice it), or remove heartbeatInterval.",
     tags=("heartbeat", "deploy", "code", "sqs-consumer"),
     consumers_only=True,
+    kinds=("worker",),
 )
 
 

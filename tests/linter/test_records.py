@@ -74,3 +74,16 @@ def test_equality_hash_repr_replace_pickle_and_copy():
     with pytest.raises(TypeError):
         p.replace(z=1)
     assert pickle.loads(pickle.dumps(p)) == p == copy.deepcopy(p)
+
+
+def test_replace_copies_every_field_of_the_records_own_class():
+    """``replace`` copies with code made once per class: a subclass's copy has its own fields too."""
+    p = Point(1, 2, ["a"]).replace(x=3)
+    n = Named(1, 2, ["b"], name="n").replace(x=4)
+    c = Custom("here").replace(label="there", y=7)
+    assert (p.x, p.y, p.tags, type(p)) == (3, 2, ["a"], Point)
+    assert (n.x, n.y, n.tags, n.name, type(n)) == (4, 2, ["b"], "n", Named)
+    assert (c.x, c.y, c.label, type(c)) == (1, 7, "there", Custom)
+    assert Pair(1, 2).replace() == Pair(1, 2) and Pair(1, 2).replace(b=3) == Pair(1, 3)
+    with pytest.raises(TypeError, match="no field z"):
+        n.replace(z=1, x=2)

@@ -142,3 +142,28 @@ def test_required_visibility():
     assert required_visibility(Profile.empirical([1, 2, 3, 40]), 0.3) == 3
     with pytest.raises(ValueError):
         required_visibility(P, 0)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"max_receive_count": 5},
+        {"max_receive_count": 2, "crash_before_delete": 0.01, "transient": 0.02, "poison": 0.001},
+        {"heartbeat_interval": 10, "heartbeat_extend_by": 30},
+        {"heartbeat_interval": 40, "heartbeat_extend_by": 20, "max_receive_count": 3},
+        {"function_timeout": 30, "batch_size": 10, "batching_window": 2, "report_batch_item_failures": False},
+        {"function_timeout": 30, "max_receive_count": 4},
+    ],
+)
+@pytest.mark.parametrize("vt", [0, 12, 30, 400])
+def test_an_estimate_without_recovery_has_the_same_other_figures(vt, kw):
+    """``recovery=False`` (the linter's first question: is the duplicate rate over the target?) skips only the
+    crash-recovery time: every other figure is exactly the full estimate's."""
+    for profile in (P, Profile.fixed(20)):
+        full, quick = estimate(vt, profile, **kw), estimate(vt, profile, **kw, recovery=False)
+        assert quick.applicable == full.applicable and quick.reason == full.reason
+        if not full.applicable:
+            continue
+        assert quick.recovery_p99 is None and full.recovery_p99 is not None
+        assert {**quick.as_dict(), "recovery_p99": full.recovery_p99} == full.as_dict()

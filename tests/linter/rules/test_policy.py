@@ -150,3 +150,20 @@ def test_bug_vg033_speaks_of_initial_pollers_only_on_standard_queues(fifo, expec
     m.add(q)
     (f,) = [f for f in lint_model(m) if f.rule == "VG033"]
     assert expect in f.message and never not in f.message
+
+
+@pytest.mark.parametrize(
+    "work",
+    [
+        policy.Work("lambda", 30, 2),
+        policy.Work("worker", p50=5, p99=45),
+        policy.Work("worker", p50=5, p99=45, heartbeat_interval=20),
+        policy.Work("worker", p50=600, p99=100_000),  # past the cap: a heartbeat plan, not feasible
+        policy.Work("worker"),  # no profile: the default
+    ],
+)
+def test_a_queue_with_one_consumer_needs_what_it_needs(work):
+    one = policy.need(work)
+    assert policy.queue_need([one]) == one
+    # the same as a queue of two identical consumers, which goes through the merge
+    assert policy.queue_need([one, one]) == one

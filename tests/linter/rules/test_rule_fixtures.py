@@ -132,3 +132,39 @@ def test_failing_case_raises_its_rule_exactly_where_expected(case):
 @pytest.mark.parametrize("case", PASS, ids=[_id(c) for c in PASS])
 def test_passing_case_is_clean(case):
     assert [(f.rule, f.message) for f in _lint(case)] == []
+
+
+def test_a_rule_with_kinds_fires_only_where_a_consumer_of_those_kinds_is(monkeypatch):
+    """``Rule.kinds`` lets lint_model skip a rule on a queue without a consumer of those kinds (a Lambda rule on a
+    queue only workers read). Every fail case is linted with the skip turned off: each firing of a rule that
+    declares kinds must be on a queue that has a consumer of one of them, and every such rule fires somewhere."""
+    from visguard.linter import api
+    from visguard.linter.rules import RULES
+
+    declared = [r for r in RULES.values() if r.kinds is not None]
+    assert {"VG011", "VG031", "VG065", "VG070"} <= {r.id for r in declared}
+    fired: set[str] = set()
+    wrong: list[tuple[str, str, set]] = []
+
+    def unskipped(disabled, kinds):  # every enabled rule on every queue (consumers_only still applies)
+        return tuple(r for r in RULES.values() if r.id not in disabled and (kinds or not r.consumers_only))
+
+    def watched(rule, check):
+        def run(queue, ctx):
+            out = list(check(queue, ctx))
+            kinds = {c.kind for c in queue.consumers}
+            if out:
+                fired.add(rule.id)
+                if kinds.isdisjoint(rule.kinds):
+                    wrong.append((rule.id, queue.id, kinds))
+            return iter(out)
+
+        return run
+
+    monkeypatch.setattr(api, "_rules_for", unskipped)
+    for rule in declared:
+        monkeypatch.setattr(rule, "check", watched(rule, rule.check))
+    for case in FAIL:
+        _lint(case)
+    assert wrong == []
+    assert fired == {r.id for r in declared}

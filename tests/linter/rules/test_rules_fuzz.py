@@ -110,3 +110,42 @@ def test_unmarked_rules_can_fire_without_consumers():
     assert not any(
         RULES[i].consumers_only for i in ("VG001", "VG002", "VG003", "VG004", "VG022", "VG023", "VG041")
     )
+
+
+@st.composite
+def any_consumers(draw):
+    """A consumer of any kind with any worker setting too (a platform, its own visibility, stop and work
+    timeouts): what a rule that declares ``kinds`` must not judge unless the kind is one of them."""
+    c = draw(consumers())
+    return c.replace(
+        platform=draw(
+            st.sampled_from([None, "ecs", "beanstalk", "pipes", "keda", "sdk", "celery", "sqs-consumer"])
+        ),
+        visibility_override=draw(st.one_of(st.none(), st.integers(0, 50_000))),
+        stop_timeout=draw(st.one_of(st.none(), st.integers(0, 200))),
+        work_timeout=draw(st.one_of(st.none(), st.floats(0, 50_000, allow_nan=False))),
+        heartbeat=draw(st.one_of(st.none(), st.booleans())),
+        settings=draw(
+            st.fixed_dictionaries({}, optional={"acks_late": st.booleans(), "zero_not_sent": st.booleans()})
+        ),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(models(), st.lists(any_consumers(), min_size=1, max_size=4))
+def test_rules_with_kinds_stay_quiet_without_a_consumer_of_those_kinds(m, more):
+    """``Rule.kinds`` lets lint_model skip a rule on a queue without a consumer of those kinds: that must never
+    hide a finding. Each such rule runs on every queue with the consumers of its kinds removed."""
+    from visguard.linter.api import RuleContext
+    from visguard.linter.rules import RULES
+
+    declared = [r for r in RULES.values() if r.kinds is not None]
+    assert declared and all(r.consumers_only for r in declared)
+    for q in m.queues.values():
+        everyone = q.consumers + more
+        for rule in declared:
+            q.consumers = [c for c in everyone if c.kind not in rule.kinds]
+            ctx = RuleContext(m)  # nothing computed for another set of consumers is reused
+            ctx.rule = rule
+            assert list(rule.check(q, ctx)) == [], rule.id
+        q.consumers = everyone

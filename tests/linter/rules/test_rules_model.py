@@ -378,3 +378,48 @@ def test_vg040_lambda_bounded_by_mapping_concurrency():
     assert not fired("VG040", model(q))
     q.consumers[0].batch_size, q.consumers[0].batching_window = 200, 5
     assert fired("VG040", model(q))
+
+
+def test_the_context_quotes_the_engines_full_estimate():
+    """``RuleContext.risk`` asks the engine for the rate first and for the crash-recovery time only when a rule
+    reads it: both are the full estimate's, and one consumer's figures are computed once."""
+    from visguard.engine.risk import Profile, estimate
+    from visguard.linter.context import RuleContext
+
+    c = worker(processing_p50=20, processing_p99=90)
+    ctx = RuleContext(model(with_consumers(queue(visibility_timeout=60), c)))
+    r = ctx.risk(60.0, c, 5)
+    full = estimate(60.0, Profile.lognormal(p50=20, p99=90), max_receive_count=5)
+    assert (r.source, r.duplicate_rate) == ("engine", full.duplicate_rate)
+    assert r.as_dict()["recovery_p99"] == round(full.recovery_p99, 3) and r.recovery_p99 == full.recovery_p99
+    assert ctx.risk(60.0, c, 5) is r and ctx.risk(60.0, c, None) is not r
+
+
+def test_the_context_computes_a_need_once_per_consumer_and_settings():
+    """Several rules and the audit ask for a consumer's visibility need: computed once per consumer and the
+    settings it depends on, so a rule's own setting never gets another rule's need."""
+    from visguard.linter.context import RuleContext
+    from visguard.linter.rules import Rule
+    from visguard.linter.rules._base import work_of
+    from visguard.policy import need
+
+    c = lam(timeout=30, batching_window=10)
+    q = with_consumers(queue(visibility_timeout=60), c)
+    ctx = RuleContext(model(q), LintConfig(settings={"lambda_multiplier": 5}))
+    n = ctx.need(c)
+    assert n.visibility_timeout == 5 * 30 + 10 and ctx.need(c) is n
+    assert ctx.need(c.replace()) is not n and ctx.need(c.replace()) == n  # another consumer: its own
+    assert ctx.queue_need(q).visibility_timeout == 160 and ctx.queue_need(q) is ctx.queue_need(q)
+    # a rule whose default multiplier differs gets the need under its own setting (no visguard.yaml value)
+    ctx = RuleContext(model(q))
+    ctx.rule = Rule(id="VG999", title="t", severity=Severity.INFO, rationale="r", source="s", fix="f",
+                    settings={"lambda_multiplier": 3})  # fmt: skip
+    assert (
+        ctx.need(c).visibility_timeout
+        == 3 * 30 + 10
+        == need(work_of(c), lambda_multiplier=3).visibility_timeout
+    )
+    assert ctx.queue_need(q).visibility_timeout == 100
+    ctx.rule = None
+    assert ctx.need(c).visibility_timeout == 6 * 30 + 10
+    assert ctx.queue_need(q).visibility_timeout == 190
