@@ -102,6 +102,16 @@ def checkout(rev: str, work: Path) -> Path:
     return venv / "bin" / "visguard"
 
 
+def commits(at: str) -> tuple[str, str]:
+    """The full hashes of ``at`` and of this checkout's HEAD."""
+
+    def rev_parse(name: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", name], capture_output=True, text=True,
+                              check=True).stdout.strip()  # fmt: skip
+
+    return rev_parse(at), rev_parse("HEAD")
+
+
 def audit(bin_: Path, inv: Path, out: Path, log: Path) -> dict:
     shutil.rmtree(out, ignore_errors=True)
     load0 = os.getloadavg()[0]
@@ -147,10 +157,7 @@ def main() -> int:
     a = ap.parse_args()
     work = Path(a.work or tempfile.mkdtemp(prefix="visguard-audit-ab-"))
     work.mkdir(parents=True, exist_ok=True)
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", a.at], capture_output=True, text=True,
-                         check=True).stdout.strip()  # fmt: skip
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()  # fmt: skip
+    rev, head = commits(a.at)
     dirty = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--", "audit", "linter",
                                  "engine", "common"], capture_output=True, text=True).stdout.strip())  # fmt: skip
     print(json.dumps({"at": rev, "head": head, "uncommitted_changes": dirty, "queues": a.queues,

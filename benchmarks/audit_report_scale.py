@@ -194,14 +194,11 @@ def ab(args) -> int:
     import platform
 
     sys.path.insert(0, str(HERE.parent))
-    from audit_cpu_ab import ROOT, checkout
+    from audit_cpu_ab import ROOT, checkout, commits
 
     work = Path(args.work or tempfile.mkdtemp(prefix="vg-outputs-ab-"))
     work.mkdir(parents=True, exist_ok=True)
-    rev = subprocess.run(["git", "-C", str(ROOT), "rev-parse", args.at], capture_output=True, text=True,
-                         check=True).stdout.strip()  # fmt: skip
-    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True,
-                          check=True).stdout.strip()  # fmt: skip
+    rev, head = commits(args.at)
     print(json.dumps({"at": rev, "head": head, "from": args.src, "machine": platform.machine(),
                       "cpus": os.cpu_count(), "python": platform.python_version()}))  # fmt: skip
     try:
