@@ -17,8 +17,10 @@ Stages:
 4. :func:`lint_batches` (``mapInArrow``): in each Arrow record batch of joined queues, the rows that can have a
    finding (``build.needs_lint``, numpy over the batch) go (as Python dicts, no pandas) through
    ``build.lint_rows``, i.e. the linter's ``lint_model`` on the row's own queue and
-   ``engine.risk.estimate_many`` once per batch; the others' figures come from their columns. This is the code executors run: it imports numpy, pyarrow
-   and visguard's own pure-Python modules, nothing else.
+   ``engine.risk.estimate_many`` once per batch; the others' figures come from their columns. :func:`packed`
+   sends each result batch back as Arrow IPC bytes, which :func:`unpack` turns into the driver's findings and
+   figures tables. This is the code executors run: it imports numpy, pyarrow and visguard's own pure-Python
+   modules, nothing else.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ def lint_batches(batches, extra=None, config=None, owner_tags=()):
 PACKED_SCHEMA = "payload binary"
 
 
-def packed(batches, lint=lint_batches, **kw):
+def packed(batches, **kw):
     """mapInArrow body: :func:`lint_batches`' output, each of its record batches as one Arrow IPC stream (LZ4) in
     one ``payload`` value (:data:`PACKED_SCHEMA`), for :func:`unpack` on the driver.
 
@@ -92,7 +94,7 @@ def packed(batches, lint=lint_batches, **kw):
     import pyarrow as pa
 
     options = pa.ipc.IpcWriteOptions(compression="lz4")
-    for batch in lint(batches, **kw):
+    for batch in lint_batches(batches, **kw):
         sink = pa.BufferOutputStream()
         with pa.ipc.new_stream(sink, batch.schema, options=options) as writer:
             writer.write_batch(batch)
