@@ -17,7 +17,9 @@ style) every public method runs inside the mock: the tests, ``setUp``/``tearDown
 alone. All the methods of one test instance share one engine (what ``setUp`` creates the test sees; each test
 gets a fresh engine); the mock is open while each method runs, so a thread should not outlive the method that
 started it. A mock opened inside an open one joins it and yields the same engine (as nested ``mock_aws`` share
-moto's backends); one for a different engine is a RuntimeError. Misuse is a TypeError: ``engine=`` something
+moto's backends); one for a different engine is a RuntimeError, and so is one opened under the virtual
+clock by a thread that is not part of the open block (neither its opener nor started inside it): that thread
+would sleep in real time against a shared virtual clock. Misuse is a TypeError: ``engine=`` something
 other than an Engine instance, options beside a given engine, an unknown option, decorating a non-callable.
 
 Routing: while the mock is open, every SQS client botocore creates (``boto3.client("sqs")``,
@@ -281,6 +283,13 @@ class mock_sqs:  # noqa: N801  (named like moto's mock_aws)
                 raise RuntimeError(
                     f"a nested mock_sqs() shares the open one's engine, so its {', '.join(clash)} cannot apply: "
                     "give them to the outer mock_sqs()"
+                )
+            if outer.clock == "virtual" and not outer.sched.participates():
+                # a thread that neither opened the block nor was started inside it: its sleeps would be real
+                # time while the opener's are virtual; one clock cannot serve two tests at once
+                raise RuntimeError(
+                    "mock_sqs() is already open in another thread: open it once, in the test's thread, and start "
+                    "the other threads inside the block (they share its engine and its clock)"
                 )
             self._stack.append(False)
             self.engine = outer.engine

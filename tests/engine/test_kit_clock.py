@@ -140,3 +140,51 @@ def test_clock_moves_for_spinning_and_asyncio_participants(case):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert check(out), out
+
+
+# Issue 33 (hang): a second thread that was not started inside the open block opens its own mock_sqs(). It would
+# share the engine but not the clock (its sleeps real, the opener's virtual): refused in one line. A thread started
+# inside the block may open a nested one (it is a participant: same engine, same clock).
+SECOND_THREAD = """
+import json, threading, time
+from visguard.engine.testing import mock_sqs
+
+out = {}
+ready, done = threading.Event(), threading.Event()
+
+def outsider():
+    ready.wait()
+    try:
+        with mock_sqs():
+            time.sleep(3600)
+        out["outsider"] = "opened"
+    except RuntimeError as exc:
+        out["outsider"] = str(exc)
+    done.set()
+
+t = threading.Thread(target=outsider)
+t.start()  # before the block: not a participant
+with mock_sqs() as eng:
+    def insider():
+        with mock_sqs() as inner:
+            out["insider_same_engine"] = inner is eng
+            time.sleep(600)
+    ready.set()
+    done.wait(timeout=30)
+    i = threading.Thread(target=insider)
+    i.start()
+    i.join()
+t.join()
+print(json.dumps(out))
+"""
+
+
+def test_mock_opened_by_an_outside_thread_is_refused_in_one_line():
+    proc = subprocess.run(
+        [sys.executable, "-P", "-c", SECOND_THREAD], capture_output=True, text=True, timeout=60,  # a hang guard: the refusal itself is immediate
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert "already open in another thread" in out["outsider"] and "\n" not in out["outsider"]
+    assert out["insider_same_engine"] is True
