@@ -87,6 +87,12 @@ def load_ebextension(path: str) -> Model:
     read = {}
     for option, (v, loc) in sqsd.items():
         if option in facts.SQSD_OPTIONS:
+            fn = _function_name(v)
+            if (
+                fn is not None
+            ):  # a function call: its value is known only at deploy time (as a WorkerQueueURL's)
+                read[option] = (f"a {fn} (known at deploy time)", loc)
+                continue
             try:
                 read[option] = (values.number(v), loc)
             except values.BadValue as exc:
@@ -143,6 +149,17 @@ def _backtick(raw):
         except ValueError:
             return None
     return raw if isinstance(raw, dict) else None
+
+
+def _function_name(raw) -> str | None:
+    """The function an option value calls (``Fn::GetOptionSetting``, ``Ref``, ...), written in backticks or as a
+    one-key mapping; None for a plain value."""
+    fn = _backtick(raw)
+    if isinstance(fn, dict) and len(fn) == 1:
+        ((name, _),) = fn.items()
+        if isinstance(name, str) and (name == "Ref" or name.startswith("Fn::")):
+            return name
+    return None
 
 
 def _own_queue(raw, model: Model) -> str | None:

@@ -396,6 +396,45 @@ def test_ebextensions_queue_of_its_own_resources(tmp_path):
     assert one(m).platform == "beanstalk" and m.pending == []
 
 
+# Issue 33: an sqsd option written as an .ebextensions function call (backticks, or a one-key mapping in a JSON
+# config) has a value known only at deploy time, as a WorkerQueueURL's may: a note and the option left unchecked,
+# never bad input. Each option, both forms, both option_settings layouts.
+_DEPLOY_TIME = [
+    ("map", '\'`{"Fn::GetOptionSetting": {"OptionName": "Vis", "DefaultValue": "60"}}`\''),
+    ("map", '\'`{"Ref": "AWSEBEnvironmentName"}`\''),
+    ("map", "{Fn::GetOptionSetting: {OptionName: Vis}}"),
+    ("list", '\'`{"Fn::GetOptionSetting": {"OptionName": "Vis"}}`\''),
+]
+
+
+@pytest.mark.parametrize(
+    "option", ["VisibilityTimeout", "InactivityTimeout", "HttpConnections", "MaxRetries"]
+)
+@pytest.mark.parametrize(("layout", "value"), _DEPLOY_TIME)
+def test_ebextensions_sqsd_option_as_a_function_is_known_at_deploy_time(tmp_path, option, layout, value):
+    from visguard import facts
+
+    (tmp_path / ".ebextensions").mkdir()
+    p = tmp_path / ".ebextensions" / "sqsd.config"
+    url = "https://sqs.us-east-1.amazonaws.com/123456789012/jobs"
+    if layout == "map":
+        body = f"option_settings:\n  aws:elasticbeanstalk:sqsd:\n    WorkerQueueURL: {url}\n    {option}: {value}\n"
+    else:
+        body = (
+            "option_settings:\n  - namespace: aws:elasticbeanstalk:sqsd\n    option_name: WorkerQueueURL\n"
+            f"    value: {url}\n  - namespace: aws:elasticbeanstalk:sqsd\n    option_name: {option}\n"
+            f"    value: {value}\n"
+        )
+    p.write_text(body)
+    m = load(str(p))
+    (c,) = m.pending
+    field = facts.SQSD_OPTIONS[option][0]
+    assert field in c.settings["unknown"]
+    (n,) = [n for n in m.notes if option in n.message]
+    assert "deploy time" in n.message and "\n" not in n.message
+    assert n.location.line == (4 if layout == "map" else 7)
+
+
 # ------------------------------------------------------------------------------------------------ fixes
 def _fix(path: str, field: str, value):
     m = load(path)
