@@ -14,6 +14,9 @@ kind of input is linted file by file:
   a changed YAML/JSON file selects the nearest ``serverless.yml``/``.yaml``/``.json`` in its folder or a
   parent folder (up to the repository root, where pre-commit runs); files outside any service are ignored.
 
+A file outside the repository (the folder it runs in, symlinks resolved: ``../other/serverless.yml``, a link out of
+it) is never read: one line says so and the exit code is 1 (bad input), the other files are linted.
+
 The selected roots/services are then linted with ``visguard lint`` and its exit code returned (0 clean,
 1 bad input, 2 findings at or above ``--fail-on``). Arguments that start with ``-`` (and the value after an
 option that takes one) are passed to ``visguard lint`` unchanged, e.g. ``args: [--fail-on, error]``.
@@ -26,7 +29,8 @@ import re
 import sys
 from collections import deque
 
-from visguard.errors import EXIT_BAD_INPUT, EXIT_OK, VisguardError
+from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardError
+from visguard.neutralize import printable
 
 TF_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json")
 SERVICE_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")
@@ -139,12 +143,29 @@ def main(argv: list[str]) -> int:
         )
         return EXIT_BAD_INPUT
     opts, files = split_args(argv[1:])
+    files, outside = in_repository(files)
+    for f in outside:  # pre-commit passes files of the repository only: another caller asked for more
+        print(f"visguard-pre-commit: {printable(f)}: outside the repository ({os.getcwd()}); not read",
+              file=sys.stderr)  # fmt: skip
     targets = terraform_roots(files) if argv[0] == "terraform" else serverless_services(files)
-    if not targets:
-        return EXIT_OK
-    from visguard.cli import main as visguard
+    code = EXIT_OK
+    if targets:
+        from visguard.cli import main as visguard
 
-    return visguard(["lint", *opts, *targets])
+        code = visguard(["lint", *opts, *targets])
+    # bad input outranks findings, as in `visguard lint`; an internal error outranks both
+    return EXIT_BAD_INPUT if outside and code in (EXIT_OK, EXIT_FINDINGS) else code
+
+
+def in_repository(files: list[str], repo: str = ".") -> tuple[list[str], list[str]]:
+    """(files inside ``repo`` once symlinks are resolved, the others). A root or service is searched from a file
+    upwards only as far as the repository, so a file outside it must not start a search."""
+    from visguard.linter.loaders.safe_io import inside
+
+    ok, out = [], []
+    for f in files:
+        (ok if inside(f, repo) else out).append(f)
+    return ok, out
 
 
 def entry() -> None:  # pragma: no cover - console script wrapper

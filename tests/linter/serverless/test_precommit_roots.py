@@ -94,3 +94,42 @@ def test_main_lints_the_roots_with_the_hook_args(repo, monkeypatch):
 
 def test_usage():
     assert precommit.main([]) == 1 and precommit.main(["helm"]) == 1
+
+
+# Issue 33: a file outside the repository (a `..` path, an absolute path, a symlink out of it) never starts a
+# search: it would lint a service or a root above the repository. One line names it, exit 1 (bad input), and
+# the files inside are still linted.
+@pytest.mark.parametrize("hook", ["serverless", "terraform"])
+@pytest.mark.parametrize("form", ["dotdot", "absolute", "symlink", "symlinked-folder"])
+def test_files_outside_the_repository_are_not_read(tmp_path, monkeypatch, capsys, hook, form):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "serverless.yml").write_text("service: other\nprovider: {name: aws}\n")
+    (outside / "main.tf").write_text('resource "aws_sqs_queue" "q" {}\n')
+    project = tmp_path / "project"
+    (project / "svc").mkdir(parents=True)
+    (project / "svc" / "serverless.yml").write_text("service: mine\nprovider: {name: aws}\n")
+    (project / "svc" / "main.tf").write_text('resource "aws_sqs_queue" "mine" {}\n')
+    name = "serverless.yml" if hook == "serverless" else "main.tf"
+    if form == "dotdot":
+        given = f"../outside/{name}"
+    elif form == "absolute":
+        given = str(outside / name)
+    elif form == "symlink":
+        (project / f"link-{name}").symlink_to(outside / name)
+        given = f"link-{name}"
+    else:
+        (project / "linked").symlink_to(outside, target_is_directory=True)
+        given = f"linked/{name}"
+    monkeypatch.chdir(project)
+    calls = []
+    monkeypatch.setattr("visguard.cli.main", lambda argv: calls.append(argv) or 0)
+    rc = precommit.main([hook, given, f"svc/{name}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 1
+    assert len(err) == 1 and given in err[0] and "outside the repository" in err[0]
+    assert calls == [["lint", os.path.join("svc", name) if hook == "serverless" else "svc"]]
+    calls.clear()
+    assert (
+        precommit.main([hook, given]) == 1 and calls == []
+    )  # nothing inside: nothing linted, still bad input
