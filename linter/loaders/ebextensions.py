@@ -6,7 +6,8 @@ Beanstalk Developer Guide ("Option settings", ebextensions-optionsettings.html).
 options make the consumer (``consumers_cfn.sqsd_consumer``: sqsd's defaults where unset). Its queue is the
 ``WorkerQueueURL``: a literal URL/ARN/name leaves the consumer pending (``Model.pending``) until the run's join
 finds the queue in another input; a ``{"Ref": ...}`` to an ``AWS::SQS::Queue`` of the file's own ``Resources``
-attaches it there. Without a WorkerQueueURL, Beanstalk uses a queue it creates itself: a note, no consumer.
+attaches it there (a resource without a ``Type`` customises one of Beanstalk's own and is not read). Without a
+WorkerQueueURL, Beanstalk uses a queue it creates itself: a note, no consumer.
 Environment properties (``aws:elasticbeanstalk:application:environment``) naming a queue by URL or ARN become
 ``Model.env`` bindings.
 """
@@ -23,7 +24,7 @@ from visguard.linter.model import Location, Model, Note
 
 from . import values
 from .consumers_cfn import ENV_NAMESPACE, MAX_ITEMS, _sqs_like, sqsd_consumer
-from .decode import load_file, locate
+from .decode import PosDict, load_file, locate
 
 FOLDER = ".ebextensions"
 SUFFIX = ".config"
@@ -53,10 +54,11 @@ def load_ebextension(path: str) -> Model:
             continue
         if not isinstance(doc, dict):
             raise VisguardError("not an .ebextensions config: the document is not a mapping", file=file)
-        if isinstance(doc.get("Resources"), dict) and doc["Resources"]:
+        own = _own_resources(doc)
+        if own is not None:
             from .cfn import load_template
 
-            part = load_template(doc, file=file, source="ebextensions")
+            part = load_template(own, file=file, source="ebextensions")
             model.queues.update(part.queues)
             model.notes += part.notes
             model.pending += part.pending
@@ -113,6 +115,30 @@ def load_ebextension(path: str) -> Model:
     c.queue_ref = ref
     model.pending.append(c)
     return model
+
+
+def _own_resources(doc: dict) -> dict | None:
+    """``doc`` with only the resources the file declares (those with a ``Type``), or None when it declares none.
+    A resource without a ``Type`` customises one Elastic Beanstalk creates itself (``AWSEBAutoScalingGroup:
+    Metadata: ...``, the documented pattern): nothing of it concerns a queue or its worker, so it is not read."""
+    resources = doc.get("Resources")
+    if not isinstance(resources, dict) or not resources:
+        return None
+    own = {k: v for k, v in resources.items() if not (isinstance(v, dict) and "Type" not in v)}
+    if not own:
+        return None
+    if len(own) == len(resources):
+        return doc
+    return _like(doc, {**doc, "Resources": _like(resources, own)})
+
+
+def _like(node: dict, items: dict) -> dict:
+    """``items`` as a mapping written where ``node`` was (its positions kept, for the findings' lines)."""
+    if not isinstance(node, PosDict):
+        return items
+    out = PosDict(items)
+    out.line, out.col, out.key_pos = node.line, node.col, node.key_pos
+    return out
 
 
 def _loc(doc: dict, file: str, at: list) -> Location:

@@ -435,6 +435,41 @@ def test_ebextensions_sqsd_option_as_a_function_is_known_at_deploy_time(tmp_path
     assert n.location.line == (4 if layout == "map" else 7)
 
 
+# Issue 33/35: a resource without a Type customises one of Elastic Beanstalk's own (AWSEBAutoScalingGroup:
+# Metadata: ..., the documented pattern): valid, not read; the file's own resources keep their lines.
+_CUSTOMISED = {
+    "yaml, customisation only": (
+        "Resources:\n  AWSEBAutoScalingGroup:\n    Metadata:\n      AWS::CloudFormation::Authentication:\n"
+        "        S3Auth: {type: s3, buckets: [b]}\n"
+        "option_settings:\n  aws:elasticbeanstalk:sqsd:\n    WorkerQueueURL: https://sqs.us-east-1.amazonaws.com/1/jobs\n",
+        None,
+    ),
+    "yaml, customisation and own queue": (
+        "Resources:\n  AWSEBLoadBalancer:\n    Properties: {CrossZone: true}\n  Jobs:\n    Type: AWS::SQS::Queue\n"
+        'option_settings:\n  aws:elasticbeanstalk:sqsd:\n    WorkerQueueURL: \'`{"Ref": "Jobs"}`\'\n',
+        4,
+    ),
+    "json, customisation and own queue": (
+        '{"Resources": {"AWSEBAutoScalingGroup": {"Metadata": {"k": 1}},\n "Jobs": {"Type": "AWS::SQS::Queue"}},\n'
+        ' "option_settings": {"aws:elasticbeanstalk:sqsd": {"WorkerQueueURL": {"Ref": "Jobs"}}}}\n',
+        2,
+    ),
+}
+
+
+@pytest.mark.parametrize("text,queue_line", _CUSTOMISED.values(), ids=_CUSTOMISED)
+def test_ebextensions_customising_beanstalks_own_resources_is_valid(tmp_path, text, queue_line):
+    (tmp_path / ".ebextensions").mkdir()
+    p = tmp_path / ".ebextensions" / "custom.config"
+    p.write_text(text)
+    m = load(str(p))
+    assert not [q for q in m.queues if q.startswith("AWSEB")]
+    if queue_line is None:
+        assert m.queues == {} and len(m.pending) == 1
+    else:
+        assert m.queues["Jobs"].location.line == queue_line and one(m).platform == "beanstalk"
+
+
 # ------------------------------------------------------------------------------------------------ fixes
 def _fix(path: str, field: str, value):
     m = load(path)
