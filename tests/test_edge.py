@@ -159,7 +159,7 @@ def test_a_name_from_input_is_shown_escaped_once(capsys, monkeypatch):
                 "visguard-pre-commit",
                 "serverless",
                 "--no-config",
-                str(ROOT / "examples/serverless/serverless.yml"),
+                "examples/serverless/serverless.yml",  # run in the repository, as pre-commit runs it
             ],
             2,
         ),
@@ -168,7 +168,10 @@ def test_a_name_from_input_is_shown_escaped_once(capsys, monkeypatch):
 )
 def test_a_closed_stdout_pipe_ends_each_console_script_quietly(argv, code, tmp_path):
     p = subprocess.Popen(
-        [BIN / argv[0], *argv[1:]], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path
+        [BIN / argv[0], *argv[1:]],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT if argv[0] == "visguard-pre-commit" else tmp_path,
     )
     p.stdout.close()  # the reader went away before the first byte, like `| head -c 0`
     err = p.stderr.read().decode()
