@@ -374,3 +374,27 @@ def test_every_package_folder_is_in_the_wheel():
                 continue
             package = ".".join((name, *rel.parts)) if rel.parts else name
             assert package in listed, f"{package} ({init.parent}) is not in pyproject's packages"
+
+
+def _generated(tmp_path: Path, blocked: tuple[str, ...]) -> dict[str, bytes]:
+    """``visguard audit generate`` in a child process with the ``blocked`` packages made uninstallable."""
+    code = (
+        "import sys\n"
+        f"for name in {list(blocked)!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from visguard.cli import main\n"
+        "sys.exit(main(['audit', 'generate', '--queues', '400', '--accounts', '3', '--seed', '7', '--out', 'inv']))\n"
+    )
+    cwd = tmp_path / ("-".join(blocked) or "all")
+    cwd.mkdir()
+    out = _run([sys.executable, "-P", "-c", code], cwd=cwd)
+    assert out.returncode == 0, out.stderr[-2000:]
+    inv = cwd / "inv"
+    return {str(p.relative_to(inv)): p.read_bytes() for p in sorted(inv.rglob("*.jsonl*")) if p.is_file()}
+
+
+def test_audit_generate_needs_no_scipy(tmp_path):
+    """`audit generate` runs on numpy alone (issue 33: without scipy it ended in an internal error) and writes the
+    same inventory either way (the risk model's normal CDF: scipy's, or its own to ~1e-15)."""
+    with_scipy, without = _generated(tmp_path, ()), _generated(tmp_path, ("scipy",))
+    assert with_scipy and without == with_scipy
