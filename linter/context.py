@@ -247,8 +247,9 @@ class RuleContext:
     ) -> RiskFigures | None:
         """Duplicate rate and crash-recovery time for a consumer with a declared processing profile.
 
-        Uses ``visguard.engine.risk`` (imported when a profile exists; its scalar path, all a rule uses, imports no numpy). If the
-        engine's fast model is not installed or says it does not apply, falls back to the lognormal tail
+        Uses ``visguard.engine.risk`` (imported when a profile exists; its scalar path, all a rule uses, imports
+        no numpy). If the engine's fast model is not installed or says it does not apply, falls back to the
+        lognormal tail
         P(processing > visibility timeout) from p50/p99, which is what a message needs to be received again
         while its first processing is still running.
         """
