@@ -398,3 +398,45 @@ def test_audit_generate_needs_no_scipy(tmp_path):
     same inventory either way (the risk model's normal CDF: scipy's, or its own to ~1e-15)."""
     with_scipy, without = _generated(tmp_path, ()), _generated(tmp_path, ("scipy",))
     assert with_scipy and without == with_scipy
+
+
+# What the base install runs without numpy (issue 33): the risk model's scalar path. (argv, exit code, a text of
+# the output that only the engine's model gives.)
+WITHOUT_NUMPY = [
+    (["lint", "templates/orders-cfn.yaml", "--config", "visguard.yaml"], 2, "processed twice"),
+    (
+        [
+            "recommend",
+            "--p50",
+            "1800",
+            "--p99",
+            "21600",
+            "--max-recovery",
+            "1800",
+            "--max-duplicate-rate",
+            "0.005",
+        ],
+        0,
+        "heartbeat",
+    ),
+    (["recommend", "--lambda-timeout", "30", "--p50", "5", "--p99", "20"], 0, "maxReceiveCount"),
+    (["simulate", "--example", "order-pipeline", "--mode", "fast"], 0, "effective timeout"),
+]
+
+
+@pytest.mark.parametrize(
+    "argv, code, says", WITHOUT_NUMPY, ids=[" ".join(a[:1] + a[-1:]) for a, _, _ in WITHOUT_NUMPY]
+)
+def test_the_scalar_path_runs_without_numpy(argv, code, says, tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    prog = (
+        "import sys\n"
+        "sys.modules['numpy'] = None\n"
+        "from visguard.cli import main\n"
+        f"code = main({argv!r})\n"
+        "assert 'numpy' not in [m.partition('.')[0] for m in sys.modules if sys.modules[m] is not None]\n"
+        "sys.exit(code)\n"
+    )
+    out = _run([sys.executable, "-P", "-c", prog], cwd=tmp_path / "examples")
+    assert out.returncode == code, out.stdout[-2000:] + out.stderr[-2000:]
+    assert says in out.stdout and not out.stderr.strip(), out.stderr[-2000:]
