@@ -59,10 +59,12 @@ def _check_requirements(name: str, argv: list[str]) -> None:
     missing and how to install it (exit 1), never an import traceback or Java's own error pages."""
     if name == "collect":
         need("boto3", extra="audit", what="collect (the AWS collector)")
+    elif name == "generate":
+        need("numpy", extra="audit", what="generate (the synthetic fleet)")
     elif name == "run":
         what = "run (the Spark job)"
-        need("pyspark", extra="audit", what=what)
-        need("pyarrow", extra="audit", what=what)
+        for module in ("pyspark", "pyarrow", "numpy"):
+            need(module, extra="audit", what=what)
         remote = any(a == "--remote" or a.startswith("--remote=") for a in argv)
         if not remote and java() is None:  # a Spark Connect client (--remote sc://...) starts no JVM
             raise VisguardError(f"{what} runs Spark, which needs Java, and none was found: {JAVA_HINT}")

@@ -220,9 +220,7 @@ def _evidence(f: SimpleNamespace) -> None:
     messages whatever their settings. Failures with a redrive policy fill the DLQ (its oldest message ages);
     without one the oldest message lives to its retention. DLQs are read by people now and then (receives, no
     deletes)."""
-    from scipy.special import (
-        ndtr,
-    )  # numpy's normal CDF is scipy's; scipy is the risk model's dependency anyway
+    from visguard.engine.risk_array import ndtr  # the risk model's normal CDF (scipy's when installed)
 
     rng, n = np.random.default_rng([f.seed, 27]), f.n
     main = np.zeros(n, bool)

@@ -287,6 +287,8 @@ def main(argv: list[str], prog: str = "visguard simulate") -> int:
         raise VisguardError("the plot must be a .png or .svg file", file=args.plot)
     if args.plot:  # before a simulation that may take minutes
         need("matplotlib", extra="plots", what="--plot")
+    if args.mode == "exact":  # the base install has the fast model (--mode fast) only
+        need("numpy", extra="sim", what="the exact simulator (--mode exact, the default)")
     fleet = None
     if args.mode == "fast":
         res = fast_result(sc)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field, replace
 
-import numpy as np
 from visguard import facts, policy
 from visguard.engine.risk import MAX_VISIBILITY, Profile, RiskEstimate, estimate, required_visibility
 from visguard.facts import lambda_guidance_visibility
@@ -228,7 +227,10 @@ def _recommend_lambda(c: Consumer, t: Targets) -> Recommendation:
 def curve(
     profile: Profile, *, heartbeat=(None, None), function_timeout=None, crash_before_delete=0.0, points=120
 ):
-    """Duplicate rate and crash-recovery p99 against the visibility timeout (the trade-off plot)."""
+    """Duplicate rate and crash-recovery p99 against the visibility timeout (the trade-off plot; numpy, which
+    matplotlib brings: the text recommendation above runs on the risk model's scalar path, without numpy)."""
+    import numpy as np
+
     lo = max(1.0, float(profile.quantile(0.01)) / 2)
     hi = MAX_VISIBILITY
     vts = np.unique(np.round(np.geomspace(lo, hi, points)))
@@ -255,6 +257,7 @@ def plot(path: str, consumer: Consumer, targets: Targets, rec: Recommendation) -
     matplotlib = need("matplotlib", extra="plots", what="--plot")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
     pts = curve(consumer.profile, function_timeout=consumer.function_timeout,
                 crash_before_delete=targets.crash_before_delete)  # fmt: skip

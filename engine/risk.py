@@ -29,18 +29,12 @@ The model, per delivery (receipt) of a message, with T the processing time of on
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from statistics import NormalDist
 from types import SimpleNamespace
+from typing import Any
 
-import numpy as np
-
-try:
-    from scipy.special import ndtr, ndtri
-except (
-    ImportError
-):  # a Spark executor with numpy and pyarrow only (the audit): the scalar formulas, vectorised
-    ndtr = ndtri = None
 from visguard import facts
 from visguard.policy import Z99  # noqa: F401 - re-exported: z of the 99th percentile
 
@@ -56,27 +50,13 @@ def _too_busy(rate, mean, conc):
 
 
 # ------------------------------------------------------------------------------------ array / scalar ops
-# The formulas below are written once over a small namespace ``xp``: ARRAY (numpy, many rows: estimate_many)
-# or SCALAR (math on Python floats, one row: estimate, ~100x faster than numpy on 1-element arrays). Row
-# subsets are "index sets": an index array for ARRAY, a bool (the one row is in or not) for SCALAR.
-def _put(out, ix, v):
-    out[ix] = v
-    return out
-
-
-ARRAY = SimpleNamespace(
-    where=np.where, maximum=np.maximum, minimum=np.minimum, exp=np.exp, log=np.log, ndtr=ndtr, ndtri=ndtri,
-    not_=np.logical_not, isnan=np.isnan, clip=np.clip, any=np.any,
-    rows=np.flatnonzero,  # mask -> index set
-    size=np.size,  # rows in an index set
-    at=lambda a, ix: a[ix],  # a restricted to an index set
-    put=_put,  # out with its rows ix set to v (in place)
-    keep=lambda ix, cond: ix[cond],  # the rows of ix where cond (cond computed over ix)
-    fill=lambda like, v: np.full(np.shape(like), v, dtype=float),
-)  # fmt: skip
-
+# The formulas below are written once over a small namespace ``xp``: ARRAY (numpy, many rows: estimate_many;
+# visguard.engine.risk_array, the one module of the model that imports numpy) or SCALAR (math on Python floats,
+# one row: estimate, ~100x faster than numpy on 1-element arrays, and all the linter, `recommend` and the CDK
+# constructs use: they import no numpy). Row subsets are "index sets": an index array for ARRAY, a bool (the
+# one row is in or not) for SCALAR.
 _SQRT1_2 = math.sqrt(0.5)
-_EXP_MAX = math.log(np.finfo(float).max)
+_EXP_MAX = math.log(sys.float_info.max)
 
 
 def _s_ndtr(x):
@@ -100,9 +80,6 @@ def _s_ndtri(p):
 
 
 _INV_CDF = NormalDist().inv_cdf
-if ndtr is None:
-    ARRAY.ndtr = np.vectorize(_s_ndtr, otypes=[float])
-    ARRAY.ndtri = np.vectorize(_s_ndtri, otypes=[float])
 
 
 SCALAR = SimpleNamespace(
@@ -118,6 +95,24 @@ SCALAR = SimpleNamespace(
 )  # fmt: skip
 
 
+def _ops(t):
+    """The namespace for an argument: SCALAR for a number, ARRAY for anything else (an array)."""
+    if isinstance(t, int | float):
+        return SCALAR
+    from visguard.engine.risk_array import ARRAY
+
+    return ARRAY
+
+
+def __getattr__(name: str):
+    """``ARRAY`` and ``estimate_many`` live with numpy in visguard.engine.risk_array (the ``sim`` extra)."""
+    if name in ("ARRAY", "estimate_many"):
+        from visguard.engine import risk_array
+
+        return getattr(risk_array, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _DLQ_TERMS = 60  # product terms computed exactly; later ones repeat the last (they are ~c by then)
 
 
@@ -131,7 +126,7 @@ class Profile:
     p99: float
     mu: float = 0.0
     sigma: float = 0.0
-    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    samples: Any = field(default=None, repr=False, compare=False)  # sorted numpy array (empirical)
 
     @classmethod
     def lognormal(cls, p50: float, p99: float) -> Profile:
@@ -150,35 +145,39 @@ class Profile:
 
     @classmethod
     def empirical(cls, samples) -> Profile:
-        arr = np.sort(np.asarray(samples, dtype=float).ravel())
-        if arr.size == 0 or not np.all(np.isfinite(arr)) or arr[0] <= 0:
-            raise ValueError("empirical samples must be a non-empty list of positive numbers")
-        return cls("empirical", float(np.quantile(arr, 0.5)), float(np.quantile(arr, 0.99)), samples=arr)
+        """A profile from measured processing times: numpy over its samples (the ``sim`` extra)."""
+        from visguard.errors import need
+
+        need("numpy", extra="sim", what="an empirical processing profile (samples)")
+        from visguard.engine.risk_array import empirical
+
+        return empirical(cls, samples)
 
     def model(self, xp=None):
-        """The distribution as the risk formulas use it, over namespace ``xp`` (ARRAY by default). An
+        """The distribution as the risk formulas use it, over namespace ``xp`` (SCALAR by default). An
         empirical profile is its own model (numpy over its samples; ARRAY only)."""
-        xp = ARRAY if xp is None else xp
+        xp = SCALAR if xp is None else xp
         if self.kind == "lognormal":
             return _LogNormalRows(self.mu, self.sigma, xp)
         if self.kind == "fixed":
             return _FixedRows(self.p50, xp)
         return self
 
-    # All functions below accept scalars or numpy arrays of t.
+    def _of(self, t):
+        """What answers for ``t``: the SCALAR or ARRAY model, or the empirical samples' own functions."""
+        if self.kind == "empirical":
+            from visguard.engine import risk_array
+
+            return risk_array.Samples(self.samples)
+        return self.model(_ops(t))
+
+    # All functions below accept numbers (math, SCALAR) or numpy arrays of t (ARRAY).
     def sf(self, t):
         """P(T > t)."""
-        t = np.asarray(t, dtype=float)
-        if self.kind != "empirical":
-            return self.model().sf(t)
-        s = self.samples
-        return 1.0 - np.searchsorted(s, t, side="right") / s.size
+        return self._of(t).sf(t)
 
     def quantile(self, q):
-        q = np.asarray(q, dtype=float)
-        if self.kind != "empirical":
-            return self.model().quantile(q)
-        return np.quantile(self.samples, q, method="inverted_cdf")
+        return self._of(q).quantile(q)
 
     def mean(self) -> float:
         if self.kind == "lognormal":
@@ -189,27 +188,18 @@ class Profile:
 
     def slope(self, a):
         """G'(a) = E[1/T; T > a] (G is concave: Newton's method from 0 climbs to the root)."""
-        a = np.asarray(a, dtype=float)
-        if self.kind != "empirical":
-            return self.model().slope(a)
-        s = self.samples
-        return np.mean(np.where(s > a[..., None], 1.0 / s, 0.0), axis=-1)
+        return self._of(a).slope(a)
 
-    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
-        if self.kind == "lognormal":
-            return rng.lognormal(self.mu, self.sigma, n)
-        if self.kind == "fixed":
-            return np.full(n, self.p50)
-        return rng.choice(self.samples, n)
+    def sample(self, rng, n: int):
+        """``n`` processing times drawn with numpy generator ``rng`` (the simulator's; same seed, same numbers)."""
+        from visguard.engine.risk_array import sample
+
+        return sample(self, rng, n)
 
     def before(self, a):
         """G(a) = P(U*T < a), U uniform(0,1): the chance a crash at a random moment of an attempt comes
         before time a. G(a) = E[min(1, a/T)] = F(a) + a E[1/T; T > a]."""
-        a = np.asarray(a, dtype=float)
-        if self.kind != "empirical":
-            return self.model().before(a)
-        s = self.samples
-        return np.mean(np.minimum(1.0, np.maximum(a, 0.0)[..., None] / s), axis=-1)
+        return self._of(a).before(a)
 
     def rows(self, idx) -> Profile:
         return self
@@ -221,7 +211,7 @@ class Profile:
 class _LogNormalRows:
     """Lognormal distributions (one per row for estimate_many, or one), over namespace ``xp``."""
 
-    def __init__(self, mu, sigma, xp=ARRAY):
+    def __init__(self, mu, sigma, xp=SCALAR):
         self.mu, self.sigma, self.xp = mu, sigma, xp
 
     def rows(self, idx):
@@ -263,7 +253,7 @@ class _FixedRows:
 
     kind = "fixed"
 
-    def __init__(self, seconds, xp=ARRAY):
+    def __init__(self, seconds, xp=SCALAR):
         self.p50, self.xp = seconds, xp
 
     def rows(self, idx):
@@ -344,8 +334,12 @@ def estimate(
     # One row: plain floats through math (SCALAR), except an empirical profile (numpy over its samples).
     nan = float("nan")
     scalar = profile.kind != "empirical"
-    xp = SCALAR if scalar else ARRAY
-    one = (lambda v: v) if scalar else (lambda v: np.array([v]))
+    if scalar:
+        xp, one = SCALAR, (lambda v: v)
+    else:
+        from visguard.engine.risk_array import ARRAY, one_row
+
+        xp, one = ARRAY, one_row
     out = _core(
         one(float(visibility_timeout)),
         profile.model(xp),
@@ -403,7 +397,7 @@ def _not_applicable(vt, profile, h, e, c, p, f, fto, b, rate, conc) -> str | Non
     return None
 
 
-def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=ARRAY, recovery: bool = True) -> dict:
+def _core(vt, dist, *, h, e, c, m, p, f, fto, b, w, rbif, xp=SCALAR, recovery: bool = True) -> dict:
     """All rows at once (ARRAY) or one row (SCALAR). NaN h/e = no heartbeat, NaN fto = worker, m == 0 = no
     redrive. ``~x`` is written ``xp.not_(x)`` and ``a[ix]`` ``xp.at(a, ix)`` so that floats work too.
     ``recovery=False``: no recovery_p99 (None)."""
@@ -544,69 +538,6 @@ def _recovery_p99(xp, vt, big_e, hh, ee, safe, is_lambda, fto, only_timeouts, di
             lo, hi = where(up, r, lo), where(up, hi, r)
         out = put(out, rows, where(total > 0, (lo + hi) / 2, 0.0))
     return out
-
-
-def estimate_many(vt, p50, p99, **kw) -> dict[str, np.ndarray]:
-    """Vectorized ``estimate`` over lognormal profiles: every argument an array (or scalar) broadcast to one
-    shape. Optional arrays: heartbeat_interval / heartbeat_extend_by (NaN = none), crash_before_delete,
-    max_receive_count (0 or NaN = no redrive), transient, poison, function_timeout (NaN = worker),
-    batch_size, batching_window, report_batch_item_failures, arrival_rate / concurrency (NaN = unknown).
-    Returns the RiskEstimate fields as arrays plus ``applicable`` (bool); rows that are not applicable hold
-    NaN."""
-    arrays = {"vt": vt, "p50": p50, "p99": p99, **kw}
-    known = {
-        "heartbeat_interval", "heartbeat_extend_by", "crash_before_delete", "max_receive_count",
-        "transient", "poison", "function_timeout", "batch_size", "batching_window",
-        "report_batch_item_failures", "arrival_rate", "concurrency",
-    }  # fmt: skip
-    unknown = set(kw) - known
-    if unknown:
-        raise TypeError(f"estimate_many() got unexpected arguments {sorted(unknown)}")
-    shape = np.broadcast_shapes(*(np.shape(v) for v in arrays.values()))
-
-    def arr(name, default, dtype=float):
-        v = arrays.get(name, default)
-        return np.broadcast_to(np.asarray(v if v is not None else default, dtype=dtype), shape).ravel()
-
-    nan = np.nan
-    vt_, p50_, p99_ = arr("vt", nan), arr("p50", nan), arr("p99", nan)
-    h, e = arr("heartbeat_interval", nan), arr("heartbeat_extend_by", nan)
-    c, p, f = arr("crash_before_delete", 0.0), arr("transient", 0.0), arr("poison", 0.0)
-    m = np.nan_to_num(arr("max_receive_count", 0.0), nan=0.0).astype(np.int64)
-    fto, w = arr("function_timeout", nan), np.nan_to_num(arr("batching_window", 0.0))
-    b = np.nan_to_num(arr("batch_size", 1.0), nan=1.0)
-    rbif = arr("report_batch_item_failures", True, dtype=bool)
-    rate, conc = arr("arrival_rate", nan), arr("concurrency", nan)
-
-    is_lambda = ~np.isnan(fto)
-    has_hb = ~np.isnan(h) & ~np.isnan(e)
-    ok = (vt_ >= 0) & (vt_ <= MAX_VISIBILITY) & (p50_ > 0) & (p99_ >= p50_) & np.isfinite(p99_)
-    ok &= (c >= 0) & (c <= 1) & (p >= 0) & (p <= 1) & (f >= 0) & (f <= 1) & (b >= 1)
-    ok &= ~(is_lambda & has_hb) & ~(is_lambda & (fto > vt_)) & ~(has_hb & ~(h > 0))
-    ok &= (np.isnan(h) == np.isnan(e)) & ~(has_hb & ((e < 0) | (e > MAX_VISIBILITY)))
-    mu = np.log(np.where(ok, p50_, 1.0))
-    sigma = np.where(ok & (p99_ > p50_), (np.log(np.where(ok, p99_, 1.0)) - mu) / Z99, 1e-9)
-    mean = np.exp(mu + sigma**2 / 2)
-    busy = _too_busy(rate / np.where(is_lambda, b, 1.0), mean, conc)
-    ok &= ~(np.isfinite(rate) & np.isfinite(conc) & busy) & ~(np.isfinite(rate) & (conc <= 0))
-
-    out = _core(
-        np.where(ok, vt_, 30.0),
-        _LogNormalRows(mu, sigma, ARRAY),
-        h=np.where(has_hb, h, nan),
-        e=np.where(has_hb, e, nan),
-        c=np.where(ok, c, 0.0),
-        m=m,
-        p=np.where(ok, p, 0.0),
-        f=np.where(ok, f, 0.0),
-        fto=fto,
-        b=b,
-        w=w,
-        rbif=rbif,
-    )
-    result = {k: np.where(ok, out[k], nan).reshape(shape) for k in RESULT_KEYS}
-    result["applicable"] = ok.reshape(shape)
-    return result
 
 
 # The smallest duplicate-rate target the models take: below it 1 - target rounds to 1 in floating point (the

@@ -247,10 +247,10 @@ class RuleContext:
     ) -> RiskFigures | None:
         """Duplicate rate and crash-recovery time for a consumer with a declared processing profile.
 
-        Uses ``visguard.engine.risk`` (imported lazily: numpy/scipy only load when a profile exists). If the
-        engine's fast model is not installed or says it does not apply, falls back to the lognormal tail
-        P(processing > visibility timeout) from p50/p99, which is what a message needs to be received again
-        while its first processing is still running.
+        Uses ``visguard.engine.risk`` (imported when a profile exists; its scalar path, all a rule uses, imports
+        no numpy). If the engine's fast model is not installed or says it does not apply, falls back to the
+        lognormal tail P(processing > visibility timeout) from p50/p99, which is what a message needs to be
+        received again while its first processing is still running.
         """
         p50, p99 = consumer.processing_p50, consumer.processing_p99
         if p99 is None or p99 <= 0:

@@ -20,7 +20,6 @@ in the consumer's own terms, whatever the queue's input: ``visguard.linter.consu
 from __future__ import annotations
 
 import re
-import string
 
 from visguard.linter.model import Finding, Location, Queue
 
@@ -198,9 +197,20 @@ class _Static(dict):
         return consumer_words.word(key)
 
 
+class _Seen(dict):
+    """The fields a ``str.format_map`` asks for (``keys``), each answered with an empty text."""
+
+    def __missing__(self, key: str) -> str:
+        self.setdefault("", set()).add(key)
+        return ""
+
+
 def keys(template: str) -> set[str]:
-    """The fields of a template (tests: every key a rule uses has a word in every vocabulary)."""
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+    """The fields of a template (tests: every key a rule uses has a word in every vocabulary). By ``format_map``,
+    not ``string.Formatter``: the ``string`` module is an import (~1 ms) at every start for a test-only helper."""
+    seen = _Seen()
+    template.format_map(seen)
+    return seen.get("", set())
 
 
 # ----------------------------------------------------------------------------------------------- Terraform

@@ -24,6 +24,7 @@ from visguard.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 GIT = shutil.which("git") or "git"  # the test environment has git (pre-commit needs it)
 HEAVY = {
+    "numpy",
     "scipy",
     "matplotlib",
     "pyspark",
@@ -33,8 +34,8 @@ HEAVY = {
     "boto3",
     "botocore",
 }
-BASE_LIMIT = 110 * 10**6  # bytes of files in site-packages, pip and setuptools themselves not counted
-# (84.6 MB before issue 25; the nine tree-sitter grammars for application code add about 16.6 MB)
+BASE_LIMIT = 40 * 10**6  # bytes of files in site-packages, pip and setuptools themselves not counted
+# (102 MB with numpy, 72 MB of it, on 2026-11-30; without numpy (issue 33) see README's Install section)
 NOT_OURS = ("pip", "setuptools", "pkg_resources", "_distutils_hack", "distutils-precedence.pth")
 
 
@@ -74,37 +75,43 @@ def _installed_bytes(site: Path) -> int:
     return total
 
 
-@pytest.mark.slow
-def test_base_install_from_the_wheel(clone, tmp_path):
-    """The wheel in a fresh virtualenv: none of the heavy packages, under 110 MB, and it lints CloudFormation,
-    Terraform and serverless.yml, simulates a shipped example, recommends as text; a door needing an extra says
-    which, exit 1."""
-    dist = tmp_path / "dist"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, clone], cwd=tmp_path)
+@pytest.fixture(scope="module")
+def base(clone, tmp_path_factory) -> Path:
+    """The wheel of the clone installed into a fresh virtualenv with the base dependencies only; its folder."""
+    tmp = tmp_path_factory.mktemp("base")
+    dist = tmp / "dist"
+    built = _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", dist, clone], cwd=tmp)
     assert built.returncode == 0, built.stderr[-3000:]
     assert "would be ignored" not in built.stdout + built.stderr  # package data declared
     (wheel,) = dist.glob("visguard-*.whl")
-    env_dir = tmp_path / "venv"
+    env_dir = tmp / "venv"
     venv.create(env_dir, with_pip=True)
-    bindir = env_dir / "bin"
-    inst = _run([bindir / "python", "-m", "pip", "install", "-q", wheel], cwd=tmp_path)
+    inst = _run([env_dir / "bin" / "python", "-m", "pip", "install", "-q", wheel], cwd=tmp)
     assert inst.returncode == 0, inst.stderr[-3000:]
+    work = tmp / "work"  # not the clone: the installed package only
+    shutil.copytree(clone / "examples", work)
+    (work / "samples.txt").write_text("1.5\n2\n3\n40\n")
+    return env_dir
 
+
+@pytest.mark.slow
+def test_base_install_from_the_wheel(base):
+    """The wheel in a fresh virtualenv: none of the heavy packages (numpy neither), under 40 MB, and it lints
+    CloudFormation, Terraform, serverless.yml and code, quotes the risk model's estimate, recommends as text and
+    runs the fast model of a shipped example."""
+    bindir, work = base / "bin", base.parent / "work"
     names = {
-        d["name"].lower()
-        for d in json.loads(_run([bindir / "pip", "list", "--format", "json"], tmp_path).stdout)
+        d["name"].lower() for d in json.loads(_run([bindir / "pip", "list", "--format", "json"], work).stdout)
     }
     assert "visguard" in names and not names & HEAVY, sorted(names & HEAVY)
-    (site,) = (env_dir / "lib").glob("python3*/site-packages")
+    (site,) = (base / "lib").glob("python3*/site-packages")
     size = _installed_bytes(site)
     assert size <= BASE_LIMIT, f"base install {size / 1e6:.1f} MB"
 
     vg = bindir / "visguard"
-    work = tmp_path / "work"  # not the clone: the installed package only
-    shutil.copytree(clone / "examples", work)
     cfn = _run([vg, "lint", "templates/orders-cfn.yaml", "--config", "visguard.yaml"], cwd=work)
     assert cfn.returncode == 2 and "VG011" in cfn.stdout and "VG012" in cfn.stdout, cfn.stdout + cfn.stderr
-    assert "processed twice" in cfn.stdout  # the risk model's estimate, without scipy
+    assert "processed twice" in cfn.stdout  # the risk model's estimate, without numpy or scipy
     tf = _run([vg, "lint", "terraform"], cwd=work)
     assert tf.returncode == 2 and "VG010" in tf.stdout and "aws_sqs_queue.orders" in tf.stdout, tf.stderr
     sls = _run([vg, "lint", "serverless/serverless.yml"], cwd=work)
@@ -113,23 +120,57 @@ def test_base_install_from_the_wheel(clone, tmp_path):
     assert app.returncode == 2 and "VG061" in app.stdout and "VG072" in app.stdout, app.stdout + app.stderr
     assert _run([vg, "explain", "VG011"], cwd=work).returncode == 0
 
-    sim = _run([vg, "simulate", "--example", "order-pipeline", "--messages", "2000", "--json"], cwd=work)
-    assert sim.returncode == 0, sim.stderr
-    assert json.loads(sim.stdout)["messages"] == 2000
+    fast = _run([vg, "simulate", "--example", "order-pipeline", "--mode", "fast", "--json"], cwd=work)
+    assert fast.returncode == 0, fast.stderr
+    assert json.loads(fast.stdout)["mode"] == "fast" and json.loads(fast.stdout)["duplicate_rate"] > 0
     rec = _run(
         [vg, "recommend", "--p50", "1800", "--p99", "21600", "--max-recovery", "1800", "--max-duplicate-rate", "0.005"],
         cwd=work,
     )  # fmt: skip
     assert rec.returncode == 0 and "visibility timeout" in rec.stdout, rec.stderr
 
-    plot = _run([vg, "simulate", "--example", "order-pipeline", "--plot", "run.png"], cwd=work)
-    assert plot.returncode == 1 and not (work / "run.png").exists()
-    assert plot.stderr.strip().splitlines() == [
-        "visguard simulate: --plot needs matplotlib, which is not installed: pip install 'visguard[plots]'"
-    ]
-    demo = _run([vg, "engine-demo"], cwd=work)
-    assert demo.returncode == 1 and "pip install 'visguard[aws]'" in demo.stderr
-    assert len(demo.stderr.strip().splitlines()) == 1
+
+# Every door of every extra, from the base install: (door, what runs, the extra it names). A list of strings runs
+# the console script ``visguard``; a str is Python code (a library door) whose ImportError is printed as one line.
+_LIBRARY = "import sys\ntry:\n{}\nexcept ImportError as exc:\n    sys.exit(str(exc))\n"
+BASE_DOORS = [
+    ("simulate (exact)", ["simulate", "--example", "order-pipeline"], "sim"),
+    ("simulate --plot", ["simulate", "--example", "order-pipeline", "--plot", "run.png"], "plots"),
+    ("simulate --mode fast --plot", ["simulate", "--example", "order-pipeline", "--mode", "fast", "--plot",
+                                     "run.png"], "plots"),
+    ("recommend --plot", ["recommend", "--p50", "1", "--p99", "5", "--plot", "run.png"], "plots"),
+    ("recommend --samples", ["recommend", "--samples", "samples.txt"], "sim"),
+    ("engine-demo", ["engine-demo"], "aws"),
+    ("lint --queues-from aws", ["lint", "templates/orders-cfn.yaml", "--queues-from", "aws"], "aws"),
+    ("audit collect", ["audit", "collect", "--accounts", "111122223333", "--out", "inv"], "audit"),
+    ("audit generate", ["audit", "generate", "--out", "inv"], "audit"),
+    ("audit run", ["audit", "run", "--out", "out"], "audit"),
+    ("Engine.client()", "    from visguard.engine import Engine\n    Engine().client()", "aws"),
+    ("mock_sqs()", "    from visguard.engine.testing import mock_sqs\n    mock_sqs().__enter__()", "aws"),
+    ("Profile.empirical", "    from visguard.engine.risk import Profile\n    Profile.empirical([1.0, 2.0])", "sim"),
+    ("cfn-lint plugin", "    import visguard.linter.cfnlint_rules", "cfn-lint"),
+    ("CDK constructs", "    from visguard.constructs import GuardedQueue", "cdk"),
+    ("CDK app", "    import runpy\n    runpy.run_module('visguard.cdk_app', run_name='__main__')", "cdk"),
+]  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("door, run, extra", BASE_DOORS, ids=[d[0] for d in BASE_DOORS])
+def test_every_door_of_every_extra_from_the_base_install(base, door, run, extra):
+    """From the fresh base install: one line naming the extra, exit 1, nothing written, no traceback."""
+    work = base.parent / "work"
+    before = sorted(p.name for p in work.iterdir())
+    if isinstance(run, list):
+        out = _run([base / "bin" / "visguard", *run], cwd=work)
+    else:
+        out = _run([base / "bin" / "python", "-P", "-c", _LIBRARY.format(run)], cwd=work)
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 1 and len(lines) == 1, (door, out.stdout, out.stderr)
+    assert f"pip install 'visguard[{extra}]'" in lines[0], lines
+    assert "internal error" not in lines[0] and "Traceback" not in out.stderr
+    if isinstance(run, list):
+        assert lines[0].startswith(f"visguard {run[0]}: "), lines
+    assert sorted(p.name for p in work.iterdir()) == before
 
 
 def _snippets() -> list[tuple[str, dict]]:
@@ -194,17 +235,22 @@ def _one_line(capsys) -> str:
         ),
         (["recommend", "--p50", "1", "--p99", "5", "--plot", "x.png"], "matplotlib", "plots"),
         (["engine-demo"], "botocore", "aws"),
+        (["simulate", "--example", "order-pipeline"], "numpy", "sim"),
+        (["recommend", "--samples", "samples.txt"], "numpy", "sim"),
+        (["audit", "generate", "--out", "inv"], "numpy", "audit"),
+        (["audit", "run", "--out", "out"], "numpy", "audit"),
         (["audit", "collect", "--accounts", "111122223333", "--out", "inv"], "boto3", "audit"),
         (["audit", "run", "--inventory", "inv", "--out", "out"], "pyspark", "audit"),
     ],
 )
 def test_a_missing_extra_is_one_line_and_exit_1(argv, module, extra, monkeypatch, capsys, tmp_path):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "samples.txt").write_text("1.5\n2\n3\n40\n")
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if the package were not installed
     assert main(argv) == 1
     line = _one_line(capsys)
     assert line.startswith(f"visguard {argv[0]}: ") and line.endswith(f"pip install 'visguard[{extra}]'")
-    assert "internal error" not in line and not list(tmp_path.iterdir())
+    assert "internal error" not in line and [p.name for p in tmp_path.iterdir()] == ["samples.txt"]
 
 
 def test_audit_run_without_java_says_how_to_get_it(monkeypatch, capsys, tmp_path):
@@ -328,3 +374,69 @@ def test_every_package_folder_is_in_the_wheel():
                 continue
             package = ".".join((name, *rel.parts)) if rel.parts else name
             assert package in listed, f"{package} ({init.parent}) is not in pyproject's packages"
+
+
+def _generated(tmp_path: Path, blocked: tuple[str, ...]) -> dict[str, bytes]:
+    """``visguard audit generate`` in a child process with the ``blocked`` packages made uninstallable."""
+    code = (
+        "import sys\n"
+        f"for name in {list(blocked)!r}:\n"
+        "    sys.modules[name] = None\n"
+        "from visguard.cli import main\n"
+        "sys.exit(main(['audit', 'generate', '--queues', '400', '--accounts', '3', '--seed', '7', '--out', 'inv']))\n"
+    )
+    cwd = tmp_path / ("-".join(blocked) or "all")
+    cwd.mkdir()
+    out = _run([sys.executable, "-P", "-c", code], cwd=cwd)
+    assert out.returncode == 0, out.stderr[-2000:]
+    inv = cwd / "inv"
+    return {str(p.relative_to(inv)): p.read_bytes() for p in sorted(inv.rglob("*.jsonl*")) if p.is_file()}
+
+
+def test_audit_generate_needs_no_scipy(tmp_path):
+    """`audit generate` runs on numpy alone (issue 33: without scipy it ended in an internal error) and writes the
+    same inventory either way (the risk model's normal CDF: scipy's, or its own to ~1e-15)."""
+    with_scipy, without = _generated(tmp_path, ()), _generated(tmp_path, ("scipy",))
+    assert with_scipy and without == with_scipy
+
+
+# What the base install runs without numpy (issue 33): the risk model's scalar path. (argv, exit code, a text of
+# the output that only the engine's model gives.)
+WITHOUT_NUMPY = [
+    (["lint", "templates/orders-cfn.yaml", "--config", "visguard.yaml"], 2, "processed twice"),
+    (
+        [
+            "recommend",
+            "--p50",
+            "1800",
+            "--p99",
+            "21600",
+            "--max-recovery",
+            "1800",
+            "--max-duplicate-rate",
+            "0.005",
+        ],
+        0,
+        "heartbeat",
+    ),
+    (["recommend", "--lambda-timeout", "30", "--p50", "5", "--p99", "20"], 0, "maxReceiveCount"),
+    (["simulate", "--example", "order-pipeline", "--mode", "fast"], 0, "effective timeout"),
+]
+
+
+@pytest.mark.parametrize(
+    "argv, code, says", WITHOUT_NUMPY, ids=[" ".join(a[:1] + a[-1:]) for a, _, _ in WITHOUT_NUMPY]
+)
+def test_the_scalar_path_runs_without_numpy(argv, code, says, tmp_path):
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    prog = (
+        "import sys\n"
+        "sys.modules['numpy'] = None\n"
+        "from visguard.cli import main\n"
+        f"code = main({argv!r})\n"
+        "assert 'numpy' not in [m.partition('.')[0] for m in sys.modules if sys.modules[m] is not None]\n"
+        "sys.exit(code)\n"
+    )
+    out = _run([sys.executable, "-P", "-c", prog], cwd=tmp_path / "examples")
+    assert out.returncode == code, out.stdout[-2000:] + out.stderr[-2000:]
+    assert says in out.stdout and not out.stderr.strip(), out.stderr[-2000:]

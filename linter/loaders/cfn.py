@@ -103,6 +103,7 @@ CONSUMER_TYPES = frozenset(
         "AWS::Lambda::Function",
     }
 )
+LAMBDA_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
 
 
 class _Builder:
@@ -153,6 +154,14 @@ class _Builder:
         cp = meta.get("aws:cdk:path")
         return cp if isinstance(cp, str) else None
 
+    def may_consume(self, lid: str, rtype: str) -> bool:
+        """Whether consumers_cfn can read anything from resource ``lid``: one of CONSUMER_TYPES, and for a
+        function only one with ``Events`` (SAM's SNS events with ``SqsSubscription``; a function's own queue
+        mapping is read here): a template of queues, functions and mappings imports no consumer reader."""
+        if rtype not in CONSUMER_TYPES:
+            return False
+        return rtype not in LAMBDA_TYPES or isinstance(self.props(lid).get("Events"), dict)
+
     def props(self, lid: str) -> dict:
         path = ["Resources", lid, "Properties"]
         raw = self.res[lid].get("Properties") or {}
@@ -201,7 +210,7 @@ class _Builder:
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
-        if any(res["Type"] in CONSUMER_TYPES for res in self.res.values()):
+        if any(self.may_consume(lid, res["Type"]) for lid, res in self.res.items()):
             from . import consumers_cfn  # imported only for a template that may declare worker consumers
 
             consumers_cfn.read(self)  # ECS, Beanstalk, Pipes, SNS subscriptions (issue 24)

@@ -284,3 +284,25 @@ def test_terraform_and_serverless_records_keep_their_dataclass_semantics():
     attr = Attr("timeout", None, "main.tf", 2, 3, src=Source("timeout = 30\n"))
     assert repr(attr) == "Attr(name='timeout', expr=None, file='main.tf', line=2, column=3)"  # no file text
     assert attr != Attr("timeout", None, "main.tf", 2, 3)
+
+
+_FUNCTION = "  F:\n    Type: {type}\n    Properties: {{Timeout: 30{events}}}\n"
+_SNS_EVENT = ", Events: {{N: {{Type: SNS, Properties: {{Topic: arn:aws:sns:us-east-1:111122223333:t, SqsSubscription: true}}}}}}"
+
+
+def test_the_consumer_reader_is_imported_only_for_a_resource_it_can_read(tmp_path):
+    """A template of queues, functions and mappings imports no consumer reader (issue 33, start-up): a function
+    counts only with ``Events`` (SAM's SNS events with SqsSubscription), a task definition always."""
+    queue = "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n"
+    mapping = "  M:\n    Type: AWS::Lambda::EventSourceMapping\n    Properties: {EventSourceArn: !GetAtt Q.Arn, FunctionName: !Ref F}\n"
+    cases = [
+        (_FUNCTION.format(type="AWS::Lambda::Function", events="") + mapping, False),
+        (_FUNCTION.format(type="AWS::Serverless::Function", events=_SNS_EVENT.format()), True),
+        ("  T:\n    Type: AWS::ECS::TaskDefinition\n    Properties: {ContainerDefinitions: []}\n", True),
+    ]
+    for i, (resources, imports) in enumerate(cases):
+        t = tmp_path / f"stack{i}.yaml"
+        t.write_text(queue + resources)
+        mods = _modules_after("lint", "--no-config", str(t), cwd=tmp_path)
+        assert "visguard.linter.loaders.cfn" in mods
+        assert ("visguard.linter.loaders.consumers_cfn" in mods) is imports, (resources, imports)
