@@ -83,15 +83,15 @@ def layout(rev: str, work: Path) -> Path:
 
 
 def run(path: Path, target: Path, runs: int) -> float:
-    site = [p for p in sys.path if p.endswith("site-packages")]
+    deps = os.pathsep.join(p for p in sys.path if p.endswith("site-packages"))  # .pth files are not run (-S)
     code = (
-        "import sys; sys.path[:0] = sys.argv[1:3]; from visguard.cli import main\n"
+        "import sys; sys.path[:0] = [sys.argv[1], *sys.argv[2].split(':')]; from visguard.cli import main\n"
         "try:\n    main(['lint', sys.argv[3], '--fail-on', 'never', '--format', 'json'])\nexcept SystemExit:\n    pass"
     )
     best = float("inf")
     for _ in range(runs):
         t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-S", "-c", code, str(path), site[0], str(target)],
+        subprocess.run([sys.executable, "-S", "-c", code, str(path), deps, str(target)],
                        stdout=subprocess.DEVNULL, check=True)  # fmt: skip
         best = min(best, time.perf_counter() - t0)
     return best
