@@ -34,6 +34,8 @@ MINIFIED = JS.replace("\n", ";") + ";".join(f"var a{i}=function(b){{return b+{i}
         (JS.encode() * 200, None),
         (b"# we edit this by hand; the generator moved away\n" + PY.encode(), None),
         (b"", None),
+        (b"# the auto-generated id is kept; do not edit it by hand\n" + PY.encode(), None),
+        (b"// generated ids: see README\n" + JS.encode(), None),
     ],
 )
 def test_generated_or_minified_by_content(data, why):
