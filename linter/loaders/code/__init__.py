@@ -8,7 +8,8 @@ One module per language (``python.py``, ``javascript.py`` for JavaScript and Typ
 
 ``read`` returns the consumers it found as ``visguard.linter.model.Consumer`` records with ``kind="worker"``,
 ``platform`` (sdk | celery | sqs-consumer | spring | laravel | shoryuken), ``source`` (the language), a
-``location`` (file and line of the receive call or the framework's consumer), ``queue_ref``
+``location`` (file and line of the receive call or the framework's consumer; every reader's columns are Unicode
+code points, 1-based, as SARIF reads them: :func:`column`), ``queue_ref``
 (``visguard.linter.consumers.QueueRef``: a literal URL/ARN/name, or ``env`` with the variable's name), and what
 the code sets: ``visibility_override`` (the VisibilityTimeout the receive sends; a framework option that
 replaces the queue's), ``heartbeat`` (True when the same consumer calls ChangeMessageVisibility or its framework
@@ -25,7 +26,8 @@ Framework facts go in ``Consumer.settings`` under these keys (located under the 
 
 A value the code computes (not a literal, a constant of the same file or an environment variable's default) is
 left None and named in ``CodeResult.notes`` (visguard.linter.model.Note), never guessed. Environment variables a
-file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). A file that does not parse
+file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). ``CodeResult.spans``
+holds the byte span of the node each field's value was read from (the fixer edits a number only inside it). A file that does not parse
 is not an error of the run: tree-sitter recovers, and ``read`` reads what it can.
 
 Grammars are imported only when a file of their language is read (:func:`parser`).
