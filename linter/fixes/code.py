@@ -11,8 +11,9 @@ Spring String attribute ``"30"`` (the digits inside the quotes), a worker comman
 not a whole number of that unit is left alone.
 
 How a place is found: the file is parsed with the reader's grammar (tree-sitter gives byte ranges) and read again
-by the reader; the change's location must be where that reader located the field of that consumer, and the
-number there, in its unit, must be the value the reader read. Only the digits are replaced: every other byte of
+by the reader; the change's location (line and code-point column, as every reader reports them) must be where
+that reader located the field of that consumer, the number there must lie in the span the reader recorded for it
+(``CodeResult.spans``) and, in its unit, be the value the reader read. Only the digits are replaced: every other byte of
 the file stays as it was.
 
 Left alone with the reason naming what the value comes from (visguard never flattens a reference into a literal):
@@ -89,10 +90,11 @@ def language(path: str) -> str | None:
 class _Parsed:
     """The text, its bytes, the reader's consumers by id, and (code) the syntax tree."""
 
-    __slots__ = ("text", "data", "consumers", "root", "lines")
+    __slots__ = ("text", "data", "consumers", "root", "lines", "spans")
 
-    def __init__(self, text: str, data: bytes, consumers: dict, root=None):
+    def __init__(self, text: str, data: bytes, consumers: dict, root=None, spans=None):
         self.text, self.data, self.consumers, self.root = text, data, consumers, root
+        self.spans = spans or {}  # (consumer id, field) -> the byte span the reader read the value from
         self.lines = data.split(b"\n")
 
 
@@ -116,14 +118,15 @@ class CodeAdapter(Adapter):
         mod = loader.module(self.module) if self.module else None
         if mod is None:
             raise ValueError("no reader")
-        consumers = {c.id: c for c in mod.read(self.path, data).consumers}
+        result = mod.read(self.path, data)
+        consumers = {c.id: c for c in result.consumers}
         root = None
         if self.module != "frameworks":
             root = parse(self.grammar, data)
             if root is None:
                 raise ValueError("the parse ran out of time")
             self._had_error = root.has_error
-        return _Parsed(text, data, consumers, root)
+        return _Parsed(text, data, consumers, root, result.spans)
 
     def locate(self, change: Change, doc: _Parsed) -> list[tuple[tuple, object, object]]:
         from visguard.linter.rules._code_terms import term
@@ -150,6 +153,11 @@ class CodeAdapter(Adapter):
             start, end, digits, scale = _code_place(doc, loc.line, loc.column, words)
         if read is None or abs(int(digits) * scale - float(read)) > 1e-9:
             raise CannotFix(f"{words} is not the number written at line {loc.line}: change it by hand")
+        span = doc.spans.get((c.id, change.field))
+        if span is not None and not (span[0] <= start and end <= span[1]):
+            raise CannotFix(
+                f"{words}: the number at line {loc.line} is not the literal the reader read: change it by hand"
+            )
         s, e = len(doc.data[:start].decode("utf-8")), len(doc.data[:end].decode("utf-8"))
         return [((s, e), value, (s, e, scale, words))]
 
@@ -184,19 +192,18 @@ class CodeAdapter(Adapter):
 
 # -------------------------------------------------------------------------------------------- code files
 def _offset(doc: _Parsed, line: int, column: int) -> int:
-    """The byte offset of (line, column): readers count columns in characters (python, javascript) or bytes
-    (the others); the one where a node starts wins."""
+    """The byte offset of (line, column): every reader counts columns in Unicode code points, 1-based
+    (``visguard.linter.loaders.code.column``); a node must start there."""
     if not 1 <= line <= len(doc.lines):
         raise CannotFix(f"line {line} is not in the file as it is now")
-    start = sum(len(x) + 1 for x in doc.lines[: line - 1])
-    raw = doc.lines[line - 1]
-    by_char = start + len(raw.decode("utf-8", "replace")[: column - 1].encode("utf-8"))
-    by_byte = start + column - 1
-    for off in (by_char, by_byte):
-        n = doc.root.descendant_for_byte_range(off, off)
-        if n is not None and n.start_byte == off:
-            return off
-    raise CannotFix(f"nothing is written at line {line}, column {column} of the file as it is now")
+    raw = doc.lines[line - 1].decode("utf-8", "replace")
+    if not 1 <= column <= len(raw) + 1:
+        raise CannotFix(f"line {line} has no column {column} in the file as it is now")
+    off = sum(len(x) + 1 for x in doc.lines[: line - 1]) + len(raw[: column - 1].encode("utf-8"))
+    n = doc.root.descendant_for_byte_range(off, off)
+    if n is None or n.start_byte != off:
+        raise CannotFix(f"nothing is written at line {line}, column {column} of the file as it is now")
+    return off
 
 
 def _outermost(root, off: int):
@@ -229,7 +236,7 @@ def _up(n):
     return p
 
 
-def _text(n) -> str:
+def _text(n) -> str:  # the trees are parsed from bytes (loaders.code.parse): a node's text is a slice of them
     return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else ""
 
 

@@ -52,8 +52,8 @@ SEARCHED_DOT_DIRS = frozenset({".ebextensions"})
 # Folders whose code a search does not offer to the code loader (vendored dependencies, build output, generated
 # code); their templates and Terraform are still found.
 CODE_SKIP_DIRS = frozenset(
-    {"vendor", "bower_components", "site-packages", "dist", "build", "target", "out", "bin", "obj", "generated",
-     "__generated__", "gen", "coverage", "Pods"}
+    {"vendor", "third_party", "third-party", "bower_components", "site-packages", "dist", "build", "target", "out",
+     "bin", "obj", "generated", "__generated__", "gen", "coverage", "Pods"}
 )  # fmt: skip
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")

@@ -224,7 +224,7 @@ def walk(
     Iterative (no recursion limit), ``max_depth`` levels at most (the first folder past it is reported in
     ``errors``). Symlinks are followed only when their target stays inside ``root``, and each real folder is
     visited once (no symlink loops). ``skip_dir(path, name)`` prunes a sub-folder. Devices, FIFOs and sockets
-    are never listed. Folders that cannot be read are reported in ``errors``, the walk goes on.
+    are never listed, nor a symlink that resolves to itself (ELOOP). Folders that cannot be read are reported in ``errors``, the walk goes on.
     """
     base = os.path.realpath(root)
     seen = {base}
@@ -257,7 +257,8 @@ def walk(
                 elif e.is_file():
                     files.append(e.path)
             except OSError as exc:
-                errors.append(VisguardError(f"cannot read: {exc.strerror or exc}", file=e.path))
+                if exc.errno != errno.ELOOP:  # a symlink loop names nothing to read: skipped as loops are
+                    errors.append(VisguardError(f"cannot read: {exc.strerror or exc}", file=e.path))
         yield folder, files
         if subdirs and depth >= max_depth:
             if not reported_depth:

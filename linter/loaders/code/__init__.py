@@ -8,7 +8,8 @@ One module per language (``python.py``, ``javascript.py`` for JavaScript and Typ
 
 ``read`` returns the consumers it found as ``visguard.linter.model.Consumer`` records with ``kind="worker"``,
 ``platform`` (sdk | celery | sqs-consumer | spring | laravel | shoryuken), ``source`` (the language), a
-``location`` (file and line of the receive call or the framework's consumer), ``queue_ref``
+``location`` (file and line of the receive call or the framework's consumer; every reader's columns are Unicode
+code points, 1-based, as SARIF reads them: :func:`column`), ``queue_ref``
 (``visguard.linter.consumers.QueueRef``: a literal URL/ARN/name, or ``env`` with the variable's name), and what
 the code sets: ``visibility_override`` (the VisibilityTimeout the receive sends; a framework option that
 replaces the queue's), ``heartbeat`` (True when the same consumer calls ChangeMessageVisibility or its framework
@@ -25,7 +26,8 @@ Framework facts go in ``Consumer.settings`` under these keys (located under the 
 
 A value the code computes (not a literal, a constant of the same file or an environment variable's default) is
 left None and named in ``CodeResult.notes`` (visguard.linter.model.Note), never guessed. Environment variables a
-file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). A file that does not parse
+file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). ``CodeResult.spans``
+holds the byte span of the node each field's value was read from (the fixer edits a number only inside it). A file that does not parse
 is not an error of the run: tree-sitter recovers, and ``read`` reads what it can.
 
 Grammars are imported only when a file of their language is read (:func:`parser`).
@@ -53,7 +55,9 @@ _PARSERS: dict[str, object] = {}
 class CodeResult(Record):
     """What one file says: consumers (with ``queue_ref``), environment bindings, and notes."""
 
-    __slots__ = {"consumers": fresh(list), "env": fresh(list), "notes": fresh(list)}
+    # spans: (consumer id, field) -> (start, end) byte offsets of the node the reader read the field's value from
+    # (the fixer edits only there, and only when the text there is the value read)
+    __slots__ = {"consumers": fresh(list), "env": fresh(list), "notes": fresh(list), "spans": fresh(dict)}
 
 
 PARSE_CPU_S = (
@@ -63,21 +67,36 @@ PARSE_CPU_S_PER_MB = 2.0  # can be quadratic on hostile text (the same bound as 
 
 
 def parse(language: str, data: bytes):
-    """The syntax tree's root of ``data`` in ``language``, or None when the parse ran out of its CPU budget."""
+    """The syntax tree's root of ``data`` in ``language``, or None when the parse ran out of its CPU budget.
+
+    The budget needs tree-sitter's progress callback, which it calls only for a parse that reads its text through
+    a callback; a tree read that way also reads every node's text back through it (a copy per node). So the
+    budgeted parse is followed by a reparse of the same bytes with its tree as the old tree (nothing changed:
+    tree-sitter reuses every node, a fraction of the first parse), whose nodes slice ``data``."""
     import time
 
     p = parser(language)
     budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
     start = time.process_time()
+    view = memoryview(data)
     try:
         tree = p.parse(
-            lambda byte, _point: data[byte : byte + 65536],
+            lambda byte, _point: view[byte : byte + 1_048_576].tobytes(),
             progress_callback=lambda _offset, _err: time.process_time() - start > budget,
         )
     except ValueError:  # cancelled by the budget
         p.reset()
         return None
-    return None if tree is None else tree.root_node
+    if tree is None:
+        return None
+    return p.parse(data, old_tree=tree).root_node
+
+
+def column(data: bytes, node) -> int:
+    """The 1-based column of ``node`` in Unicode code points (tree-sitter counts bytes): every reader's Location."""
+    col = node.start_point[1]
+    start = node.start_byte
+    return len(data[start - col : start].decode("utf-8", "replace")) + 1 if col else 1
 
 
 def parser(language: str):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from visguard.linter.consumers import QueueRef
 from visguard.linter.model import Consumer, Location, Note
 
-from . import CodeResult, parser
+from . import CodeResult, column, parser
 from . import parse as budgeted_parse
 
 # Larger files are read up to this size (generated or vendored code; the input kind skips most of them).
@@ -39,12 +39,16 @@ def parse(language: str, data: bytes):
 
 
 def walk(root):
-    """Every node under ``root`` in document order, iteratively (deep nesting never recurses in Python)."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(reversed(node.children))
+    """Every node under ``root`` in document order, iteratively (deep nesting never recurses in Python), with a
+    tree cursor (a third of the cost of asking every node for its children)."""
+    cursor = root.walk()
+    while True:
+        yield cursor.node
+        if cursor.goto_first_child():
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent() or cursor.node == root:
+                return
 
 
 def text(node) -> str:
@@ -74,14 +78,15 @@ def queue_ref(value: str, location: Location | None, kind: str | None = None) ->
 class Reader:
     """One file being read: its path, its result, and helpers to locate values and note what is not read."""
 
-    def __init__(self, path: str, source: str):
+    def __init__(self, path: str, source: str, data: bytes = b""):
         self.path = path
         self.source = source
+        self.data = data  # the bytes parsed: columns are counted in code points of them
         self.result = CodeResult()
         self._ids: set[str] = set()
 
     def loc(self, node) -> Location:
-        return Location(self.path, line=line(node), column=node.start_point[1] + 1)
+        return Location(self.path, line=line(node), column=column(self.data, node))
 
     def note(self, message: str, node) -> None:
         self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
@@ -96,7 +101,7 @@ class Reader:
             **fields,
         )
         if c.id in self._ids:
-            c.id = f"{c.id}:{node.start_point[1] + 1}"
+            c.id = f"{c.id}:{column(self.data, node)}"
         self._ids.add(c.id)
         self.result.consumers.append(c)
         return c
@@ -108,6 +113,7 @@ class Reader:
         else:
             c.settings[field] = value
         c.locations[field] = self.loc(node)
+        self.result.spans[(c.id, field)] = (node.start_byte, node.end_byte)
 
     def delay(self, c: Consumer, seconds, what: str, node) -> None:
         c.settings.setdefault("delays", []).append(

@@ -27,7 +27,7 @@ _HEARTBEAT = {
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "csharp")
+    r = Reader(path, "csharp", data)
     _File(r, parse("csharp", data)).run()
     return r.result
 

@@ -284,7 +284,8 @@ def _erb_env(value: str) -> tuple[str, str | None] | None:
         return None
     from . import ruby
 
-    res = ruby._File(ruby.Reader("erb", "ruby"), ruby.parse("ruby", body[3:-2].strip().encode()))
+    code = body[3:-2].strip().encode()
+    res = ruby._File(ruby.Reader("erb", "ruby", code), ruby.parse("ruby", code))
     nodes = [n for n in res.nodes if n.type in ("element_reference", "call")]
     if nodes:
         v = res.value(nodes[0])

@@ -24,7 +24,7 @@ _POINTER = {"Int64", "Int32", "Int"}  # aws.Int64(30): a pointer, always sent
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "go")
+    r = Reader(path, "go", data)
     _File(r, parse("go", data)).run()
     return r.result
 

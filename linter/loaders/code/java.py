@@ -60,7 +60,7 @@ _HEARTBEAT_TYPES = {"ChangeMessageVisibilityRequest", "ChangeMessageVisibilityBa
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "java")
+    r = Reader(path, "java", data)
     _File(r, parse("java", data)).run()
     return r.result
 

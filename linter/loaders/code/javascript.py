@@ -608,6 +608,7 @@ class _Reader:
         else:
             setattr(c, field, value)
         c.locations[field] = self.loc(at)
+        self.result.spans[(c.id, field)] = (at.start_byte, at.end_byte)
 
     def _queue(self, c, node, where, key):
         if node is None:

@@ -28,7 +28,7 @@ _ENV_FUNCS = {"env", "getenv"}
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "php")
+    r = Reader(path, "php", data)
     _File(r, parse("php", data)).run()
     return r.result
 

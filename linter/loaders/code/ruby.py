@@ -28,7 +28,7 @@ _UNITS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, 
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "ruby")
+    r = Reader(path, "ruby", data)
     _File(r, parse("ruby", data)).run()
     return r.result
 
