@@ -78,6 +78,13 @@ _URL_HOST = re.compile(
 )
 
 
+_ACCOUNT, _REGION = re.compile(r"\d{12}"), re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d{1,2}")
+
+
+def _known(value: str | None, shape: re.Pattern) -> str | None:
+    return value if value and shape.fullmatch(value) else None  # ${AWS::Region}, a placeholder: not known
+
+
 def where_of(ref: QueueRef | str) -> tuple[str | None, str | None]:
     """(account, Region) a URL or an ARN says (None where it does not say, e.g. a LocalStack host's Region)."""
     value = ref.value if isinstance(ref, QueueRef) else ref
@@ -85,12 +92,13 @@ def where_of(ref: QueueRef | str) -> tuple[str | None, str | None]:
         return None, None
     m = _ARN.match(value)
     if m:
-        return (m.group(2) if re.fullmatch(r"\d{12}", m.group(2)) else None), (m.group(1) or None)
+        return _known(m.group(2), _ACCOUNT), _known(m.group(1), _REGION)
     m = _URL.match(value)
     if m:
         host = _URL_HOST.match(value)
-        account = m.group(1) if re.fullmatch(r"\d{12}", m.group(1)) else None
-        return account, (host.group(1) or host.group(2)) if host else None
+        return _known(m.group(1), _ACCOUNT), _known(
+            (host.group(1) or host.group(2)) if host else None, _REGION
+        )
     return None, None
 
 
