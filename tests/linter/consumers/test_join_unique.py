@@ -4,9 +4,12 @@ is chosen and a note names every candidate; the join is linear in the run's queu
 
 from __future__ import annotations
 
+import json
+import os
 import time
 
 import pytest
+from visguard.cli import main
 from visguard.linter.consumers import EnvBinding, QueueRef, find_queue, join, where_of
 from visguard.linter.model import Consumer, Location, Model, Queue
 
@@ -197,3 +200,50 @@ def test_the_join_is_linear():
     join([infra, app])
     assert time.perf_counter() - start < 20  # a guard against a hang, not a speed test
     assert all(len(infra.queues[f"Q{i}"].consumers) == 1 for i in range(n))
+
+
+# ---- a finding joined through an environment binding says which binding (file:line), in every format
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples", "consumers")
+
+
+def _lint(capsys, fmt: str) -> str:
+    main(["lint", "--no-config", "-f", fmt, EXAMPLE])
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("consumer", "binding"),
+    [("app/notify.js", "app/.env:1"), ("app/worker.py", "infra/main.tf:48")],
+)
+@pytest.mark.parametrize("fmt", ["json", "sarif", "text"])
+def test_a_finding_names_the_binding_that_joined_it(capsys, fmt, consumer, binding):
+    out = _lint(capsys, fmt)
+    if fmt == "json":
+        got = {
+            f"{f['joined_by']['file'].split('consumers/')[-1]}:{f['joined_by']['line']}"
+            for f in json.loads(out)["findings"]
+            if consumer in (f["consumer"] or "") and "joined_by" in f
+        }
+        assert got == {binding}
+    elif fmt == "sarif":
+        results = json.loads(out)["runs"][0]["results"]
+        related = [
+            r["relatedLocations"][0]
+            for r in results
+            if consumer in r["properties"].get("consumer", "") and "relatedLocations" in r
+        ]
+        assert related and all(binding in x["message"]["text"] for x in related)
+        line = int(binding.rsplit(":", 1)[1])
+        assert all(x["physicalLocation"]["region"]["startLine"] == line for x in related)
+    else:
+        assert any(
+            line.strip().startswith("joined to the queue by the environment binding at")
+            and line.strip().endswith(binding)
+            for line in out.splitlines()
+        )
+
+
+def test_a_finding_of_a_literal_reference_names_no_binding(capsys):
+    findings = json.loads(_lint(capsys, "json"))["findings"]
+    literal = [f for f in findings if f["consumer"] and "joined_by" not in f]
+    assert literal  # e.g. the Lambda and the pipe: joined by their own template, not through a variable
