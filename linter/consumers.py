@@ -9,7 +9,18 @@ environment variable (application code reads ``os.environ["ORDERS_QUEUE_URL"]``)
 their environment (task definitions, Deployments, Beanstalk, ``.env`` and compose files) list it in
 ``Model.env`` as :class:`EnvBinding` records. :func:`join` then attaches every pending consumer to the queue its
 reference names, in any model of the run; what stays unjoined becomes a note (VG902) naming the consumer and
-the reference, so a clean run is never an unchecked one. A Celery project's tasks often live in files with no
+the reference, so a clean run is never an unchecked one.
+
+A join is a fact only when it is unique (issue 33, issue 35 §5). :class:`QueueIndex` holds the run's queues by
+name, built once. A URL or an ARN fits only the queues of the account and Region it says where the queue's are
+known (its ``account``/``region``, or those of its ARN: an inventory's queue); a queue whose account or Region is
+not known (a template's, a Terraform root's) fits by its name alone. Of the queues that fit, those of the
+consumer's own input win. A ``.env`` or compose file's binding applies to consumers in its folder and below, the
+nearest folder's binding winning (as a ``.env`` loader reads it); a workload's own environment (an ECS
+container, a Deployment) applies wherever its image's code is, and several of them (one per stage) join each.
+Where a reference still fits several queues, none is chosen: a note (:func:`ambiguous_note`) names every
+candidate with its place, and no rule judges nor fix edits any of them. A consumer joined through a binding keeps
+where it is (``settings["queue_bindings"]``: queue id -> Location), which its findings carry as ``joined_by``. A Celery project's tasks often live in files with no
 broker setting (tasks.py beside celeryconfig.py): their facts (delays, time limits, acks_late) are merged into
 the SQS Celery apps configured in the same folder or a folder above or below (:func:`same_project`).
 
@@ -296,6 +307,8 @@ def join(models: list[Model]) -> None:
             m.notes += [ambiguous_note(c, b, found) for b, found in ambiguous]
             if not queues:
                 if not ambiguous:
+                    if ref is not None and ref.kind == "env" and not applied and ref.value in env:
+                        c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
                     still.append(c)
                 continue
             if ref.kind == "env" and not applied:  # joined by the code's literal default
@@ -375,6 +388,10 @@ def unjoined_note(c) -> Note:
     what = f"{c.platform or c.kind} consumer {c.id}"
     if ref is None:
         why = "it names no queue visguard can read"
+    elif ref.kind == "env" and c.settings.get("queue_env_elsewhere"):
+        places = ", ".join(c.settings["queue_env_elsewhere"])
+        why = (f"its queue comes from the environment variable {ref.value}, which only files of other folders "
+               f"set ({places}): a .env or compose file applies to its own folder and below")  # fmt: skip
     elif ref.kind == "env":
         why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
     else:

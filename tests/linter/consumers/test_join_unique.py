@@ -173,7 +173,8 @@ def test_env_files_bind_their_own_folder(tmp_path, envs, worker, joined, binding
     if joined:
         assert c.settings["queue_bindings"][joined].file == str(tmp_path / binding)
     else:
-        assert "was not checked" in app.notes[0].message
+        assert "only files of other folders set" in app.notes[0].message
+        assert str(tmp_path / "services/b/.env") + ":2" in app.notes[0].message
 
 
 def test_a_binding_whose_name_fits_two_queues_names_both():
