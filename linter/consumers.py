@@ -204,11 +204,13 @@ _COMPOSE = ("compose.yml", "compose.yaml", "docker-compose.yml", "docker-compose
 
 
 def binding_folder(b: EnvBinding) -> str | None:
-    """The folder a file's binding applies to (a ``.env`` file, a compose file, a framework's configuration:
-    that folder and below, as a ``.env`` loader reads the nearest one); None for a workload's own environment
-    (an ECS container, a Deployment, a Beanstalk environment), which applies to the code its image runs."""
+    """The folder a ``.env`` or compose file's binding applies to (that folder and below, as a ``.env`` loader
+    reads the nearest one); None for every other binding: a workload's own environment (an ECS container, a
+    Deployment, a Beanstalk environment) or a framework's configuration (Spring's ``src/main/resources`` is not
+    above the code), which apply to the code its image runs, wherever it is."""
     f = b.location.file if b.location is not None else None
-    if not f or not b.workload or not (b.workload == f or os.path.basename(f) in _COMPOSE):
+    base = os.path.basename(f) if f else ""
+    if not (base == ".env" or base.startswith(".env.") or base.endswith(".env") or base.endswith(_COMPOSE)):
         return None
     return os.path.dirname(os.path.abspath(f))
 
@@ -224,8 +226,8 @@ def _applicable(bound: list, c) -> list:
             own.append((m, b))
         elif here is None or os.path.commonpath([here, f]) == f:
             files.append((len(f), m, b))
-    nearest = max((n for n, _, _ in files), default=None)
-    return own + [(m, b) for n, m, b in files if n == nearest]
+    nearest = max((n for n, _, _ in files), default=None) if here is not None else None
+    return own + [(m, b) for n, m, b in files if nearest is None or n == nearest]
 
 
 def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):

@@ -154,6 +154,13 @@ def test_a_url_of_another_account_is_not_the_queue():
             "a-q",
             "services/a/compose.yaml",
         ),
+        # a framework's configuration is not a folder's: Spring's resources are beside the code, not above it
+        (
+            {"svc/src/main/resources/application.properties": "a-q", "other/.env": "b-q"},
+            "svc/src/main/java/W.java",
+            "a-q",
+            "svc/src/main/resources/application.properties",
+        ),
         # another service's .env only: not this worker's queue
         ({"services/b/.env": "b-q"}, "services/a/worker.py", None, None),
     ],
