@@ -21,7 +21,9 @@ its ``# Source:`` comments, ``kubectl get -o yaml`` Lists) or JSON, each documen
 The declared processing time: the annotations :data:`~visguard.linter.consumers.PROCESSING_P99_KEY` /
 ``PROCESSING_P50_KEY`` on the ScaledObject/ScaledJob, the workload or its pod template (the first found, in that
 order). What cannot be read (a bad annotation, a document that is not a mapping, a scale target no manifest
-declares) is a note naming the file and line.
+declares) is a note naming the file and line. A scale target declared more than once (same kind, name and
+namespace, in two files or documents) is not chosen: the note names every copy (file:line). Objects are looked up
+by (kind, name) (:class:`_Index`), so a manifest of 20,000 workloads is read in linear time.
 
 Consumers wait in ``Model.pending`` for :func:`visguard.linter.consumers.join`, which attaches them to the queue
 Terraform or CloudFormation declares in another input; before that, :func:`link` rebuilds every manifest input
