@@ -9,7 +9,18 @@ environment variable (application code reads ``os.environ["ORDERS_QUEUE_URL"]``)
 their environment (task definitions, Deployments, Beanstalk, ``.env`` and compose files) list it in
 ``Model.env`` as :class:`EnvBinding` records. :func:`join` then attaches every pending consumer to the queue its
 reference names, in any model of the run; what stays unjoined becomes a note (VG902) naming the consumer and
-the reference, so a clean run is never an unchecked one. A Celery project's tasks often live in files with no
+the reference, so a clean run is never an unchecked one.
+
+A join is a fact only when it is unique (issue 33, issue 35 §5). :class:`QueueIndex` holds the run's queues by
+name, built once. A URL or an ARN fits only the queues of the account and Region it says where the queue's are
+known (its ``account``/``region``, or those of its ARN: an inventory's queue); a queue whose account or Region is
+not known (a template's, a Terraform root's) fits by its name alone. Of the queues that fit, those of the
+consumer's own input win. A ``.env`` or compose file's binding applies to consumers in its folder and below, the
+nearest folder's binding winning (as a ``.env`` loader reads it); a workload's own environment (an ECS
+container, a Deployment) applies wherever its image's code is, and several of them (one per stage) join each.
+Where a reference still fits several queues, none is chosen: a note (:func:`ambiguous_note`) names every
+candidate with its place, and no rule judges nor fix edits any of them. A consumer joined through a binding keeps
+where it is (``settings["queue_bindings"]``: queue id -> Location), which its findings carry as ``joined_by``. A Celery project's tasks often live in files with no
 broker setting (tasks.py beside celeryconfig.py): their facts (delays, time limits, acks_late) are merged into
 the SQS Celery apps configured in the same folder or a folder above or below (:func:`same_project`).
 
@@ -73,17 +84,83 @@ def _queue_names(queue: Queue) -> set[str]:
     return names
 
 
+_URL_HOST = re.compile(
+    r"^https?://(?:sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|([a-z0-9-]+)\.queue\.amazonaws\.com)/"
+)
+
+
+_ACCOUNT, _REGION = re.compile(r"\d{12}"), re.compile(r"[a-z]{2}(?:-[a-z]+)+-\d{1,2}")
+
+
+def _known(value: str | None, shape: re.Pattern) -> str | None:
+    return value if value and shape.fullmatch(value) else None  # ${AWS::Region}, a placeholder: not known
+
+
+def where_of(ref: QueueRef | str) -> tuple[str | None, str | None]:
+    """(account, Region) a URL or an ARN says (None where it does not say, e.g. a LocalStack host's Region)."""
+    value = ref.value if isinstance(ref, QueueRef) else ref
+    if not isinstance(value, str):
+        return None, None
+    m = _ARN.match(value)
+    if m:
+        return _known(m.group(2), _ACCOUNT), _known(m.group(1), _REGION)
+    m = _URL.match(value)
+    if m:
+        host = _URL_HOST.match(value)
+        return _known(m.group(1), _ACCOUNT), _known(
+            (host.group(1) or host.group(2)) if host else None, _REGION
+        )
+    return None, None
+
+
+def _queue_where(q: Queue) -> tuple[str | None, str | None]:
+    account, region = where_of(q.arn) if q.arn else (None, None)
+    return q.account or account, q.region or region
+
+
+def _fits(ref: QueueRef, q: Queue) -> bool:
+    """A reference that says its account/Region names only a queue of that account/Region, when the queue's is
+    known; a queue whose account/Region is not known (a template's) is matched by its name alone."""
+    if ref.kind not in ("url", "arn"):
+        return True
+    said, have = where_of(ref), _queue_where(q)
+    return all(x is None or y is None or x == y for x, y in zip(said, have, strict=True))
+
+
+class QueueIndex:
+    """The queues of a lint run by name (a queue's name and the name its ARN says), built once: each lookup costs
+    the queues of that name only."""
+
+    def __init__(self, models: list[Model]):
+        self.by_name: dict[str, list[tuple[Model, Queue]]] = {}
+        for m in models:
+            for q in m.queues.values():
+                for n in _queue_names(q):
+                    self.by_name.setdefault(n, []).append((m, q))
+
+    def candidates(self, ref: QueueRef, home: Model | None) -> list[Queue]:
+        """Every queue ``ref`` may name: an ARN's own queue first; else those of the name that fit the account
+        and Region it says; of them, those of ``home`` (the consumer's own input) when it has any."""
+        if ref.kind == "id":
+            q = home.queues.get(ref.value) if home is not None else None
+            return [q] if q is not None else []
+        name = queue_name_of(ref)
+        found = [(m, q) for m, q in self.by_name.get(name, ()) if _fits(ref, q)] if name else []
+        if ref.kind == "arn" and any(q.arn == ref.value for _, q in found):
+            found = [(m, q) for m, q in found if q.arn == ref.value]
+        own = [(m, q) for m, q in found if m is home]
+        out: list[Queue] = []
+        for _, q in own or found:
+            if all(q is not x for x in out):
+                out.append(q)
+        return out
+
+
 def find_queue(model: Model, ref: QueueRef) -> Queue | None:
-    """The queue of ``model`` that ``ref`` names (an id, or a name/URL/ARN matched to the queue's name or ARN)."""
-    if ref.kind == "id":
-        return model.queues.get(ref.value)
-    name = queue_name_of(ref)
-    if name is None:
-        return None
-    for q in model.queues.values():
-        if name in _queue_names(q) or (ref.kind == "arn" and q.arn == ref.value):
-            return q
-    return None
+    """The queue of ``model`` that ``ref`` names (an id, or a name/URL/ARN matched to the queue's name or ARN,
+    in the account/Region a URL or ARN says); the first when several fit (the join names them all instead)."""
+    found = QueueIndex([model]).candidates(ref, model)
+    return found[0] if found else None
 
 
 # ----------------------------------------------------------------------------------------------- durations
@@ -123,24 +200,61 @@ def _bindings(models: list[Model]) -> dict[str, list[tuple[Model, EnvBinding]]]:
     return out
 
 
-def _resolve(ref: QueueRef, home: Model, models: list[Model], env) -> list[tuple[Queue, EnvBinding | None]]:
-    """The queues ``ref`` names (with the binding that named each, for an environment variable): in the
-    consumer's own model first, then in any model of the run."""
-    if ref.kind == "env":
-        found: list[tuple[Queue, EnvBinding | None]] = []
-        for m, b in env.get(ref.value, ()):
-            q = m.queues.get(b.queue) if b.queue is not None else None
-            if q is None and b.ref is not None:
-                q = _first(b.ref, m, models)
-            if q is not None and all(q is not x for x, _ in found):
-                found.append((q, b))
-        if (
-            not found and ref.value not in env and ref.fallback is not None
-        ):  # bound nowhere: the code's default
-            found = [(q, None) for q, _ in _resolve(ref.fallback, home, models, env)]
-        return found
-    q = _first(ref, home, models)
-    return [(q, None)] if q is not None else []
+_COMPOSE = ("compose.yml", "compose.yaml", "docker-compose.yml", "docker-compose.yaml")
+
+
+def binding_folder(b: EnvBinding) -> str | None:
+    """The folder a ``.env`` or compose file's binding applies to (that folder and below, as a ``.env`` loader
+    reads the nearest one); None for every other binding: a workload's own environment (an ECS container, a
+    Deployment, a Beanstalk environment) or a framework's configuration (Spring's ``src/main/resources`` is not
+    above the code), which apply to the code its image runs, wherever it is."""
+    f = b.location.file if b.location is not None else None
+    base = os.path.basename(f) if f else ""
+    if not (base == ".env" or base.startswith(".env.") or base.endswith(".env") or base.endswith(_COMPOSE)):
+        return None
+    return os.path.dirname(os.path.abspath(f))
+
+
+def _applicable(bound: list, c) -> list:
+    """The bindings of one variable that reach consumer ``c``: every workload's own, and the file bindings of
+    the nearest folder at or above ``c``'s file (all of them when ``c``'s file is not known)."""
+    here = _folder(c)
+    own, files = [], []
+    for m, b in bound:
+        f = binding_folder(b)
+        if f is None:
+            own.append((m, b))
+        elif here is None or os.path.commonpath([here, f]) == f:
+            files.append((len(f), m, b))
+    nearest = max((n for n, _, _ in files), default=None) if here is not None else None
+    return own + [(m, b) for n, m, b in files if nearest is None or n == nearest]
+
+
+def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
+    """(joined, ambiguous, applied): the queues ``ref`` names, each with the binding that named it (an
+    environment variable); the references that name several queues (binding or None, candidates); whether a
+    binding of the run reached ``c`` (else the code's literal default is used)."""
+    joined: list[tuple[Queue, EnvBinding | None]] = []
+    ambiguous: list[tuple[EnvBinding | None, list[Queue]]] = []
+    if ref.kind != "env":
+        found = index.candidates(ref, home)
+        if len(found) == 1:
+            joined.append((found[0], None))
+        elif found:
+            ambiguous.append((None, found))
+        return joined, ambiguous, False
+    bound = _applicable(env.get(ref.value, []), c)
+    for m, b in bound:
+        q = m.queues.get(b.queue) if b.queue is not None else None
+        found = [q] if q is not None else index.candidates(b.ref, m) if b.ref is not None else []
+        if len(found) > 1:
+            ambiguous.append((b, found))
+        elif found and all(found[0] is not x for x, _ in joined):
+            joined.append((found[0], b))
+    if not bound and ref.fallback is not None:  # set for no process of this consumer: the code's default
+        j, a, _ = _resolve(ref.fallback, home, index, env, c)
+        return j, a, False
+    return joined, ambiguous, bool(bound)
 
 
 def _workload_of(q: Queue, b: EnvBinding | None, c):
@@ -168,20 +282,6 @@ def _inherit(c, w) -> None:
                 c.locations[f] = w.locations[f]
 
 
-def _first(ref: QueueRef, home: Model, models: list[Model]) -> Queue | None:
-    q = find_queue(home, ref)
-    if q is not None:
-        return q
-    if ref.kind == "id":
-        return None
-    for m in models:
-        if m is not home:
-            q = find_queue(m, ref)
-            if q is not None:
-                return q
-    return None
-
-
 def join(models: list[Model]) -> None:
     """Attach every pending consumer of ``models`` to the queue(s) its reference names (an environment variable
     bound to several queues, e.g. one per stage, joins each); an unjoined consumer becomes a note of its model.
@@ -194,6 +294,7 @@ def join(models: list[Model]) -> None:
     ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
         manifests.link(models)
     env = _bindings(models)
+    index = QueueIndex(models)
     tasks_only = [(m, c) for m in models for c in m.pending if c.settings.get("celery_tasks_only")]
     for m in models:
         m.pending = [c for c in m.pending if not c.settings.get("celery_tasks_only")]
@@ -202,11 +303,17 @@ def join(models: list[Model]) -> None:
         still = []
         for c in m.pending:
             ref = c.queue_ref
-            queues = _resolve(ref, m, models, env) if ref is not None else []
+            queues, ambiguous, applied = (
+                _resolve(ref, m, index, env, c) if ref is not None else ([], [], False)
+            )
+            m.notes += [ambiguous_note(c, b, found) for b, found in ambiguous]
             if not queues:
-                still.append(c)
+                if not ambiguous:
+                    if ref is not None and ref.kind == "env" and not applied and ref.value in env:
+                        c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
+                    still.append(c)
                 continue
-            if ref.kind == "env" and ref.value not in env:  # joined by the code's literal default
+            if ref.kind == "env" and not applied:  # joined by the code's literal default
                 c.settings["queue_fallback"] = ref.fallback.value
                 if ref.fallback.location is not None:
                     c.locations["queue_fallback"] = ref.fallback.location
@@ -215,6 +322,8 @@ def join(models: list[Model]) -> None:
                     q.consumers.append(c)
                 if b is not None:
                     through_env.append((c, q, b))
+                    if b.location is not None:  # which binding made the join, per queue
+                        c.settings.setdefault("queue_bindings", {})[q.id] = b.location
         unjoined.append((m, still))
     _merge_celery_tasks(tasks_only, models, [c for _, still in unjoined for c in still])
     for m, still in unjoined:
@@ -281,6 +390,10 @@ def unjoined_note(c) -> Note:
     what = f"{c.platform or c.kind} consumer {c.id}"
     if ref is None:
         why = "it names no queue visguard can read"
+    elif ref.kind == "env" and c.settings.get("queue_env_elsewhere"):
+        places = ", ".join(c.settings["queue_env_elsewhere"])
+        why = (f"its queue comes from the environment variable {ref.value}, which only files of other folders "
+               f"set ({places}): a .env or compose file applies to its own folder and below")  # fmt: skip
     elif ref.kind == "env":
         why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
     else:
@@ -293,4 +406,26 @@ def unjoined_note(c) -> Note:
         fix="Lint the queue's template or Terraform in the same run, set the variable where the workload gets "
         "its environment (.env, compose, the ECS task definition, the Deployment), or give the deployed queues: "
         "--queues-from INVENTORY_DIR (visguard audit collect) or --queues-from aws.",
+    )
+
+
+def _place(loc: Location | None) -> str:
+    if loc is None or not loc.file:
+        return "<unknown>"
+    return f"{loc.file}:{loc.line}" if loc.line else loc.file
+
+
+def ambiguous_note(c, b: EnvBinding | None, found: list[Queue]) -> Note:
+    """No queue chosen: ``c``'s reference (through binding ``b``) fits every queue of ``found``; each named."""
+    ref = b.ref if b is not None and b.ref is not None else c.queue_ref
+    via = f" (through {b.name} at {_place(b.location)})" if b is not None else ""
+    names = ", ".join(f"{q.id} at {_place(q.location)}" for q in found)
+    loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
+    return Note(
+        f"{c.platform or c.kind} consumer {c.id} was not checked: its queue {ref}{via} fits {len(found)} queues "
+        f"of this run ({names}): none is chosen",
+        loc,
+        c.id,
+        fix="Name the queue by its URL or ARN (with its account and Region), or lint each environment in its own "
+        "run, so that one queue fits.",
     )

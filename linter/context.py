@@ -239,6 +239,7 @@ class RuleContext:
             fix=fix or self.rule.fix_text,
             consumer=consumer.id if consumer else None,
             estimate=estimate,
+            joined_by=(consumer.settings.get("queue_bindings") or {}).get(queue.id) if consumer else None,
         )
 
     # -- risk -------------------------------------------------------------------------------------------------

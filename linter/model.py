@@ -318,7 +318,9 @@ class Finding(Value):
     """What a rule reports about one queue (and consumer), with the fix.
 
     ``queue`` is the queue's id; ``estimate`` holds the engine's figures quoted in the message (duplicate_rate,
-    recovery_p99, ...); ``changes`` is the fix as structured changes, when it is mechanical (see :class:`Change`).
+    recovery_p99, ...); ``changes`` is the fix as structured changes, when it is mechanical (see :class:`Change`);
+    ``joined_by``: where the environment binding is that joined the consumer to the queue (a ``.env`` line, a
+    container's ``environment``), when the join went through one (``linter.consumers.join``).
     """
 
     __slots__ = {
@@ -331,6 +333,7 @@ class Finding(Value):
         "consumer": None,
         "estimate": None,
         "changes": (),
+        "joined_by": None,
     }
 
 

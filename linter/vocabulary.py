@@ -23,7 +23,10 @@ import re
 
 from visguard.linter.model import Finding, Location, Queue
 
-__all__ = ["Text", "Of", "word", "render", "catalogue", "change_name", "VOCABULARIES"]
+__all__ = ["JOINED_BY", "Text", "Of", "word", "render", "catalogue", "change_name", "VOCABULARIES"]
+
+# a finding whose consumer was joined to its queue through an environment binding says where that binding is
+JOINED_BY = "joined to the queue by the environment binding at {place}"
 
 
 class Text:

@@ -13,7 +13,7 @@ from visguard.linter.rules import ALL_RULES
 def finding_dict(f) -> dict:
     rule = ALL_RULES.get(f.rule)
     loc = f.location
-    return {
+    out = {
         "rule": f.rule,
         "severity": f.severity.value,
         "title": rule.title if rule else None,
@@ -30,6 +30,10 @@ def finding_dict(f) -> dict:
         "source": rule.source if rule else None,
         "fingerprint": fingerprint(f),
     }
+    if f.joined_by is not None:  # only then: the other findings' documents stay as they were
+        b = f.joined_by
+        out["joined_by"] = {"file": display_path(b.file), "line": b.line, "column": b.column, "path": b.path}
+    return out
 
 
 def render_json(result) -> str:

@@ -10,6 +10,7 @@ import json
 from visguard import __version__
 from visguard.linter.report._common import display_path, error_parts, fingerprint
 from visguard.linter.rules import ALL_RULES
+from visguard.linter.vocabulary import JOINED_BY
 from visguard.neutralize import uri
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -64,6 +65,16 @@ def render_sarif(result) -> str:
             props["consumer"] = f.consumer
         if f.estimate:
             props["estimate"] = f.estimate
+        related = []
+        if f.joined_by is not None:
+            b = f.joined_by
+            place: dict = {"artifactLocation": {"uri": uri(display_path(b.file))}}
+            if b.line:
+                place["region"] = {"startLine": int(b.line), "startColumn": int(b.column or 1)}
+            text = JOINED_BY.format(
+                place=f"{display_path(b.file)}:{b.line}" if b.line else display_path(b.file)
+            )
+            related.append({"id": 1, "physicalLocation": place, "message": {"text": text}})
         results.append(
             {
                 "ruleId": f.rule,
@@ -73,6 +84,7 @@ def render_sarif(result) -> str:
                 "locations": [_location(f)],
                 "partialFingerprints": {"visguardFinding/v1": fingerprint(f)},
                 "properties": props,
+                **({"relatedLocations": related} if related else {}),
             }
         )
         if f.changes and plan:  # the finding's edits in the fix plan (visguard.linter.fix)

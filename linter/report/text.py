@@ -7,6 +7,7 @@ from itertools import groupby
 
 from visguard.linter.api import severity_counts
 from visguard.linter.report._common import display_path, queue_construct_path
+from visguard.linter.vocabulary import JOINED_BY
 from visguard.neutralize import printable as p
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[33m", "info": "\033[36m"}
@@ -17,6 +18,10 @@ def _plural(n: int, word: str) -> str:
     if word == "info":
         return f"{n} info"
     return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _place(loc) -> str:
+    return f"{display_path(loc.file)}:{loc.line}" if loc.line else display_path(loc.file)
 
 
 def render_text(result, *, color: bool = False) -> str:
@@ -45,6 +50,8 @@ def render_text(result, *, color: bool = False) -> str:
                 cp = f.location.construct_path
                 if cp and cp != header:
                     lines.append(pad + c(_DIM, f"at {p(cp)}"))
+                if f.joined_by is not None:
+                    lines.append(pad + c(_DIM, p(JOINED_BY.format(place=_place(f.joined_by)))))
                 if f.fix:
                     lines.append(pad + c(_DIM, "fix: " + p(f.fix)))
         lines.append("")

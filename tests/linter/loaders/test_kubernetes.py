@@ -4,6 +4,7 @@ the join with a Terraform root, and the grace-period fix."""
 import glob
 import json
 import os
+import time
 
 import pytest
 from visguard.cli import main
@@ -523,3 +524,65 @@ def test_fix_leaves_helm_output_and_anchors_alone(write):
     path = write(text, "anchored.yaml")
     ff = fix_text(path, text, [_grace_finding(path)])
     assert ff.after == text and "change it by hand" in ff.skipped[0][1]
+
+
+# ------------------------------------------------------------------------------------------ declared twice, size
+def _scaled_twice(tmp_path, where: str) -> list:
+    """The Deployment KEDA scales declared twice: ``where`` is "files" (two files), "docs" (two documents of one
+    file), "namespaces" (two namespaces, the ScaledObject in one: not ambiguous)."""
+    deployment, scaler = KEDA.split("---\napiVersion: keda.sh")
+    scaler = "---\napiVersion: keda.sh" + scaler
+    if where == "files":
+        (tmp_path / "a.yaml").write_text(deployment)
+        (tmp_path / "b.yaml").write_text(
+            deployment.replace("terminationGracePeriodSeconds: 30", "terminationGracePeriodSeconds: 90")
+        )
+        (tmp_path / "scaler.yaml").write_text(scaler)
+    elif where == "docs":
+        (tmp_path / "all.yaml").write_text(deployment + deployment + scaler)
+    else:
+
+        def ns(text, n, name="orders-worker"):
+            return text.replace(f"\n  name: {name}\n", f"\n  name: {name}\n  namespace: {n}\n", 1)
+
+        (tmp_path / "all.yaml").write_text(
+            ns(deployment, "blue") + ns(deployment, "green") + ns(scaler, "green", "orders-scaler")
+        )
+    models = [registry.load(str(p)) for p in sorted(tmp_path.iterdir())]
+    kubernetes.link(models)
+    return models
+
+
+@pytest.mark.parametrize(("where", "ambiguous"), [("files", True), ("docs", True), ("namespaces", False)])
+def test_a_scale_target_declared_twice_is_named_not_chosen(tmp_path, where, ambiguous):
+    models = _scaled_twice(tmp_path, where)
+    (c,) = [c for m in models for c in m.pending if c.platform == "keda"]
+    notes = [n.message for m in models for n in m.notes if "declared 2 times" in n.message]
+    if ambiguous:
+        assert c.stop_timeout is None and c.processing_p99 is None and c.queue_ref.kind == "env"
+        (note,) = notes
+        assert note.count(".yaml:") == 2 and "none is chosen" in note
+    else:
+        assert (
+            notes == []
+            and c.stop_timeout == 30
+            and c.settings["workload"] == "Deployment/green/orders-worker"
+        )
+
+
+@pytest.mark.parametrize("shape", ["documents", "list"])
+def test_a_large_manifest_is_read_in_linear_time(write, shape):
+    """A hang guard: 5,000 workloads (about 1 s when linear, most of it decoding; 2,000 took 7 s before)."""
+    n = 5_000
+    docs = [
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": f"w{i}"}, "spec": {"template": {"spec": {
+            "containers": [{"name": "a", "env": [{"name": "Q", "value": f"arn:aws:sqs:us-east-1:123456789012:q{i}"}]}]}}}}
+        for i in range(n)
+    ]  # fmt: skip
+    text = json.dumps({"apiVersion": "v1", "kind": "List", "items": docs}) if shape == "list" else (
+        "".join("---\n" + DEPLOYMENT.format(name=f"w{i}", var="Q", value=f"arn:aws:sqs:us-east-1:123456789012:q{i}")
+        for i in range(n)))  # fmt: skip
+    start = time.perf_counter()
+    model = registry.load(write(text, "big.yaml"))
+    assert time.perf_counter() - start < 20  # a guard against a hang, not a speed test
+    assert len(model.pending) == n and model.pending[-1].queue_ref.value.endswith(f":q{n - 1}")
