@@ -129,7 +129,7 @@ def from_inventory(folder: str) -> Model:
             raise VisguardError("not a JSON object", file=str(path), place=str(n))
         if rec.get("kind") != "queue":
             continue
-        problems = inventory.validate_records([rec])
+        problems = inventory.validate_records([rec], kind="queue")
         if problems:
             raise VisguardError(problems[0], file=str(path), place=str(n))
         loc = Location(str(path), line=n, path=rec["arn"])
