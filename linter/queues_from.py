@@ -6,12 +6,16 @@ the deployed queues' settings as models that ``api.lint_paths`` joins the pendin
 (``queue_models``), and lints where a consumer of the run reads them:
 
 - ``INVENTORY_DIR``: a fleet inventory written by ``visguard audit collect`` (``DIR/<account>/<region>.jsonl``,
-  :mod:`visguard.audit.inventory`; queue records checked against its JSON Schema). Every queue of it is a
-  candidate; a line that is not a valid record is bad input named by file and line.
+  :mod:`visguard.audit.inventory`, read through ``safe_io.read_lines``: regular files inside the folder, bounded,
+  UTF-8; queue records checked against its JSON Schema with one validator). Every queue of it is a candidate; a
+  line that is not a valid record, or whose attributes are not what AWS returns (:func:`queue_of`: bounded whole
+  numbers, a RedrivePolicy that is one), is bad input named by file and line.
 - ``aws``: read only, with the user's boto3 credentials (environment, profile, instance role): the names the
   run's consumers refer to (:func:`referenced`, after every input is loaded) are looked up with GetQueueUrl and
-  read with GetQueueAttributes, nothing else. Credentials are never stored, written or printed; a queue that
-  cannot be read is a note naming the queue and the error code.
+  read with GetQueueAttributes, nothing else, each call with a connect and read timeout and bounded retries.
+  A private reference (a name of a ``.env``/compose file, ``QueueRef.private``) is never sent: :func:`withheld`
+  notes name its variable and file:line. Credentials are never stored, written or printed; a queue that cannot be
+  read, or whose answer is not what AWS returns, is a note naming the queue.
 
 Queues come back with ``source="inventory"``: findings speak the AWS API's words and name the queue's ARN.
 """

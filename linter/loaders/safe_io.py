@@ -9,7 +9,9 @@ these guarantees hold for all of them (docs/security.md):
   in between); a FIFO is opened non-blocking, so even a swap cannot make the read wait for a writer;
 - at most ``max_bytes + 1`` bytes are ever read: a file that grows while it is read, or that lies about its
   size, is refused at the limit;
-- ``inside(path, root)`` says whether ``path``, symlinks resolved, stays inside ``root``.
+- ``inside(path, root)`` says whether ``path``, symlinks resolved, stays inside ``root``;
+- ``read_lines`` streams a JSON Lines file (an audit inventory's partition) with a bound per line and per file,
+  each line strict UTF-8, errors naming the file and the line.
 
 It is also the one way ``--fix`` writes a file, whatever its syntax (``read_stamped``, then ``replace_file``):
 a temporary file with an unpredictable name, created exclusively next to it without following links, renamed
