@@ -283,3 +283,54 @@ def test_a_large_inventory_builds_its_schema_validator_once(monkeypatch, tmp_pat
     inventory.write_partition(tmp_path / "inv", "123456789012", "us-east-1", recs)
     assert len(from_inventory(str(tmp_path / "inv")).queues) == 200
     assert len(loads) == 1  # the schema is read and its validator built once, not per record
+
+
+_GOOD = json.loads(_record(RedrivePolicy='{"deadLetterTargetArn": "x", "maxReceiveCount": 3}'))
+MUTATIONS = {  # a record -> a changed copy: the quick check must say what jsonschema says, valid or not
+    "as written": lambda r: r,
+    "partition": lambda r: {
+        "kind": "partition",
+        "account": r["account"],
+        "region": "us-east-1",
+        "queues": 1,
+        "mappings": 0,
+        "functions": 0,
+        "workers": 0,
+        "errors": 0,
+    },  # fmt: skip
+    "partition, negative count": lambda r: {**MUTATIONS["partition"](r), "queues": -1},
+    "partition, count 1.0": lambda r: {**MUTATIONS["partition"](r), "queues": 1.0},
+    "partition, count true": lambda r: {**MUTATIONS["partition"](r), "queues": True},
+    "an extra key": lambda r: {**r, "extra": 1},
+    "no arn": lambda r: {k: v for k, v in r.items() if k != "arn"},
+    "arn a number": lambda r: {**r, "arn": 5},
+    "account of 11 digits": lambda r: {**r, "account": "12345678901"},
+    "account with a suffix": lambda r: {**r, "account": "123456789012x"},
+    "empty region": lambda r: {**r, "region": ""},
+    "name null": lambda r: {**r, "name": None},
+    "name a list": lambda r: {**r, "name": ["orders"]},
+    "attribute a number": lambda r: {**r, "attributes": {**r["attributes"], "VisibilityTimeout": 45}},
+    "attribute null": lambda r: {**r, "attributes": {**r["attributes"], "DelaySeconds": None}},
+    "attributes a list": lambda r: {**r, "attributes": []},
+    "tags null": lambda r: {**r, "tags": None},
+    "tag a bool": lambda r: {**r, "tags": {"a": True}},
+    "dlq_sources": lambda r: {**r, "dlq_sources": ["u1", "u2"]},
+    "dlq_sources with a number": lambda r: {**r, "dlq_sources": ["u1", 2]},
+    "metrics": lambda r: {**r, "metrics": {"received": 1.5, "deleted": None, "age_oldest_max": 3}},
+    "metrics, a bool": lambda r: {**r, "metrics": {"received": False}},
+    "metrics, an extra key": lambda r: {**r, "metrics": {"sent": 1}},
+    "kind unknown": lambda r: {**r, "kind": "topic"},
+    "kind mapping": lambda r: {**r, "kind": "mapping"},
+    "not an object": lambda r: [r],
+}
+
+
+@pytest.mark.parametrize("kind", [None, "queue"])
+@pytest.mark.parametrize("case", list(MUTATIONS))
+def test_the_quick_record_check_says_what_the_schema_says(kind, case):
+    from visguard.audit import inventory
+
+    rec = MUTATIONS[case](json.loads(json.dumps(_GOOD)))
+    quick = inventory.quick_check(kind)
+    assert quick is not None  # the inventory schema uses only keywords the quick check compiles
+    assert quick(rec) == inventory.validator(kind).is_valid(rec)
