@@ -42,11 +42,17 @@ class QueueRef(Value):
     """What a consumer names its queue by: ``kind`` url | arn | name | env (an environment variable's name,
     resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model); ``value`` as written;
     ``fallback``: for an environment variable, a QueueRef of the literal default the code writes
-    (``os.environ.get("Q", "jobs")``), used when no input of the run sets the variable."""
+    (``os.environ.get("Q", "jobs")``), used when no input of the run sets the variable; ``private``: a name read
+    from a file that holds secrets (a ``.env`` or compose file, :mod:`visguard.linter.loaders.code.envfiles`): it
+    names a queue only when an input of the run declares a queue of that name, and is never printed or sent
+    (``--queues-from aws`` does not look it up; ``str()`` says where it was read, not what)."""
 
-    __slots__ = {"kind": REQUIRED, "value": REQUIRED, "location": None, "fallback": None}
+    __slots__ = {"kind": REQUIRED, "value": REQUIRED, "location": None, "fallback": None, "private": False}
 
     def __str__(self) -> str:
+        if self.private:
+            loc = self.location
+            return f"<the value at {loc.file}:{loc.line}>" if loc is not None else "<a value withheld>"
         return f"${self.value}" if self.kind == "env" else str(self.value)
 
 

@@ -9,7 +9,9 @@ these guarantees hold for all of them (docs/security.md):
   in between); a FIFO is opened non-blocking, so even a swap cannot make the read wait for a writer;
 - at most ``max_bytes + 1`` bytes are ever read: a file that grows while it is read, or that lies about its
   size, is refused at the limit;
-- ``inside(path, root)`` says whether ``path``, symlinks resolved, stays inside ``root``.
+- ``inside(path, root)`` says whether ``path``, symlinks resolved, stays inside ``root``;
+- ``read_lines`` streams a JSON Lines file (an audit inventory's partition) with a bound per line and per file,
+  each line strict UTF-8, errors naming the file and the line.
 
 It is also the one way ``--fix`` writes a file, whatever its syntax (``read_stamped``, then ``replace_file``):
 a temporary file with an unpredictable name, created exclusively next to it without following links, renamed
@@ -162,6 +164,56 @@ def planned(files: dict[str, bytes]) -> Iterator[None]:
     finally:
         for k in keys:
             _PLANNED.pop(k, None)
+
+
+MAX_LINE_BYTES = 1024 * 1024  # one line of a JSON Lines file (an inventory record is a few KB)
+
+
+def read_lines(
+    path: str, *, max_bytes: int, max_line_bytes: int = MAX_LINE_BYTES
+) -> Iterator[tuple[int, str]]:
+    """``(line number, text)`` of each line of the regular file ``path`` (UTF-8, the newline dropped), streamed:
+    at most ``max_bytes`` of the file and ``max_line_bytes`` of one line are ever held or read past (a file of
+    millions of records is never read whole). A line that is not UTF-8 or is too long, and a file over the
+    limit, are refused naming the file and the line."""
+    path = os.fspath(path)
+    fd, st = open_regular(path)
+    try:
+        if st.st_size > max_bytes:
+            raise VisguardError(_too_big(st.st_size, max_bytes), file=path)
+        n, total, rest = 0, 0, b""
+        while True:
+            try:
+                chunk = os.read(fd, _CHUNK)
+            except OSError as exc:
+                raise _os_error(exc, path) from None
+            if not chunk:
+                break
+            total += len(chunk)
+            if total > max_bytes:  # grew while it was read, or lied about its size
+                raise VisguardError(_too_big(None, max_bytes), file=path)
+            lines = (rest + chunk).split(b"\n")
+            rest = lines.pop()
+            for raw in lines:
+                n += 1
+                yield n, _line_text(raw, path, n, max_line_bytes)
+            if len(rest) > max_line_bytes:
+                raise VisguardError(f"line longer than {max_line_bytes:,} bytes", file=path, place=str(n + 1))
+        if rest:
+            yield n + 1, _line_text(rest, path, n + 1, max_line_bytes)
+    finally:
+        os.close(fd)
+
+
+def _line_text(raw: bytes, path: str, n: int, max_line_bytes: int) -> str:
+    if len(raw) > max_line_bytes:
+        raise VisguardError(f"line longer than {max_line_bytes:,} bytes", file=path, place=str(n))
+    try:
+        return raw.decode("utf-8-sig" if n == 1 else "utf-8").rstrip("\r")
+    except UnicodeDecodeError as exc:
+        raise VisguardError(
+            f"not UTF-8 text (byte {exc.start + 1} of the line)", file=path, place=str(n)
+        ) from None
 
 
 def read_text(path: str, *, max_bytes: int = MAX_BYTES) -> str:

@@ -1,12 +1,17 @@
 """Environment variables a workload gets from ``.env`` files and docker-compose ``environment:`` (issue 25).
 
 Application code names its queue by an environment variable (``os.environ["ORDERS_QUEUE_URL"]``); these files
-say what the variable holds. Each variable whose value is an SQS queue URL or ARN, or a queue name in a variable
-whose name says queue (``QUEUE``, ``SQS``), becomes an :class:`~visguard.linter.consumers.EnvBinding` with a
-:class:`~visguard.linter.consumers.QueueRef` of the literal; ``linter.consumers.join`` then joins a consumer that
-reads the variable to the queue of that name in any input of the run. Other variables are not kept (a ``.env``
-file holds secrets: nothing else of it is stored or printed). A value with ``${...}`` interpolation is not a
-literal and is skipped.
+say what the variable holds. They also hold secrets (``SQS_KEY``, ``SQS_SECRET``, ``QUEUE_PASSWORD``), so one rule
+(:func:`binding`) decides what of them is kept, and nothing else is stored, printed or sent anywhere:
+
+- a value shaped like an SQS queue URL or ARN becomes an :class:`~visguard.linter.consumers.EnvBinding` with a
+  :class:`~visguard.linter.consumers.QueueRef` of the literal;
+- a queue name (1-80 of ``A-Za-z0-9_-``, optionally ``.fifo``) in a variable whose name says queue (``QUEUE``,
+  ``SQS``) becomes a *private* reference (``QueueRef.private``): ``linter.consumers.join`` joins a consumer that
+  reads the variable to a queue of that name that an input of the run declares; otherwise the value is never
+  printed (notes name the variable and the file) nor looked up in AWS (``--queues-from aws``).
+
+A value with ``${...}`` interpolation is not a literal and is skipped.
 
 Pure: ``read(path, data)`` like every reader of :mod:`visguard.linter.loaders.code`.
 """
@@ -17,7 +22,7 @@ import os
 import re
 
 from visguard.errors import VisguardError
-from visguard.linter.consumers import EnvBinding, QueueRef, queue_name_of
+from visguard.linter.consumers import EnvBinding, QueueRef
 from visguard.linter.model import Location, Note
 
 from . import CodeResult
@@ -64,27 +69,35 @@ def _assignment(line: str) -> tuple[str, str] | None:
     return key, value
 
 
+# What a value of a .env/compose file must look like to be kept (and so ever printed or sent): an SQS queue URL
+# (``https://sqs.<region>.amazonaws.com/<account>/<name>``, the legacy hosts, or any host with an account and a
+# queue name as its path, e.g. LocalStack's, in a variable whose name says queue) or queue ARN. A queue name is kept
+# only as a private reference: the join uses it when an input of the run declares that queue, nothing else does.
+_QUEUE_NAME = r"[A-Za-z0-9_-]{1,80}(?:\.fifo)?"
+_SQS_URL = re.compile(
+    r"https?://([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*)(?::\d{1,5})?/(?:\d{12}|queue)/" + _QUEUE_NAME + "/?"
+)
+_SQS_HOST = re.compile(r"(?:sqs\.[a-z0-9-]+|[a-z0-9-]+\.queue|queue)\.amazonaws\.com(?:\.cn)?")
+_SQS_ARN = re.compile(r"arn:aws(?:-[a-z]+)*:sqs:[a-z0-9-]+:\d{12}:" + _QUEUE_NAME)
+
+
 def binding(name: str, value, location: Location, workload: str) -> EnvBinding | None:
-    """The binding of variable ``name`` when ``value`` names a queue (a URL, an ARN, or a name in a queue
-    variable); None otherwise."""
-    if not isinstance(value, str) or not value or "${" in value or len(value) > 2048:
+    """The binding of variable ``name`` when ``value`` is shaped like an SQS queue URL or ARN, or is a queue name
+    in a variable whose name says queue (a :class:`QueueRef` with ``private=True``); None otherwise: any other
+    value of a .env or compose file is neither kept nor printed nor sent anywhere."""
+    if not isinstance(value, str) or not value or len(value) > 2048:
         return None
-    queue = queue_name_of(value)
-    if queue is None:
-        return None
-    upper = name.upper()
-    named = any(w in upper for w in _QUEUE_WORDS)
-    if value.startswith("arn:"):
-        kind = "arn"
-    elif value.startswith(("http://", "https://")):
-        if not (named or ".sqs." in value or "//sqs." in value or "queue.amazonaws.com" in value):
-            return None
-        kind = "url"
-    elif named:
-        kind = "name"
+    named = any(w in name.upper() for w in _QUEUE_WORDS)
+    url = _SQS_URL.fullmatch(value)
+    if url is not None and (named or _SQS_HOST.fullmatch(url.group(1))):
+        ref = QueueRef("url", value, location)
+    elif _SQS_ARN.fullmatch(value):
+        ref = QueueRef("arn", value, location)
+    elif named and re.fullmatch(_QUEUE_NAME, value):
+        ref = QueueRef("name", value, location, private=True)
     else:
         return None
-    return EnvBinding(name, workload=workload, ref=QueueRef(kind, value, location), location=location)
+    return EnvBinding(name, workload=workload, ref=ref, location=location)
 
 
 def _compose(path: str, text: str) -> CodeResult:
