@@ -24,6 +24,7 @@ from visguard.linter.consumers import QueueRef
 from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult, parse
+from ._poly import walk
 
 EXTENSIONS = (".py",)
 
@@ -132,7 +133,7 @@ class _File:
         self._memo: dict[str, tuple] = {}
         self._busy: set[str] = set()
         self._noted: set[tuple[str, Location]] = set()
-        for node in _nodes(root):
+        for node in walk(root):
             t = node.type
             if t == "call":
                 fn = node.child_by_field_name("function")
@@ -543,19 +544,6 @@ def _first_identifier(node):
 
 def _in_function(node) -> bool:
     return _enclosing(node, ("function_definition", "lambda")) is not None
-
-
-def _nodes(root):
-    """Every node of the tree in text order: a cursor walk, linear in the tree (tree-sitter queries are not on
-    deeply nested input)."""
-    cursor = root.walk()
-    while True:
-        yield cursor.node
-        if cursor.goto_first_child():
-            continue
-        while not cursor.goto_next_sibling():
-            if not cursor.goto_parent():
-                return
 
 
 def _walk(node, limit: int = MAX_SCAN):
