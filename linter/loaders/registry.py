@@ -55,6 +55,37 @@ CODE_SKIP_DIRS = frozenset(
     {"vendor", "third_party", "third-party", "bower_components", "site-packages", "dist", "build", "target", "out",
      "bin", "obj", "generated", "__generated__", "gen", "coverage", "Pods"}
 )  # fmt: skip
+# A folder below the searched one whose package manifest names an SQS client library or an AWS SDK is a vendored
+# copy of that library (its sources define ReceiveMessage; the application only calls it): its code is not read,
+# whatever the folder is called. Told by content: the manifest's own package name, read from its first 8 KB.
+VENDORED_PACKAGES = frozenset(
+    {"boto3", "botocore", "aiobotocore", "aioboto3", "kombu", "celery", "moto", "aws-sdk", "sqs-consumer",
+     "squiss-ts", "@ssut/nestjs-sqs", "aws/aws-sdk-php", "laravel/framework", "shoryuken", "aws-sdk-sqs",
+     "aws-sdk-core"}
+)  # fmt: skip
+VENDORED_PREFIXES = ("@aws-sdk/", "@smithy/", "github.com/aws/aws-sdk-go", "aws-sdk-", "io.awspring.cloud")
+_PACKAGE_NAME = {  # manifest -> its package's name (the first match: the package's own, before its dependencies)
+    "go.mod": re.compile(rb"(?m)^\s*module\s+(\S+)"),
+    "package.json": re.compile(rb'"name"\s*:\s*"([^"]{1,214})"'),
+    "composer.json": re.compile(rb'"name"\s*:\s*"([^"]{1,214})"'),
+    "pyproject.toml": re.compile(rb"""(?m)^\s*name\s*=\s*["']([^"']{1,214})["']"""),
+    "setup.py": re.compile(rb"""\bname\s*=\s*["']([^"']{1,214})["']"""),
+    "setup.cfg": re.compile(rb"(?m)^\s*name\s*=\s*([A-Za-z0-9_.-]{1,214})\s*$"),
+}
+
+
+def vendored_package(manifest: str, head: bytes) -> str | None:
+    """The client library or SDK that a package manifest (its first bytes) says its folder is, or None."""
+    pattern = _PACKAGE_NAME.get(os.path.basename(manifest))
+    m = pattern.search(head) if pattern is not None else None
+    if m is None:
+        return None
+    name = m.group(1).decode("utf-8", "replace").strip().lower()
+    if name in VENDORED_PACKAGES or name.startswith(VENDORED_PREFIXES):
+        return name
+    return None
+
+
 # Files that are never the user's templates, whatever they hold (CDK, npm, TypeScript, cdk.out internals).
 SKIP_FILES = ("package.json", "package-lock.json", "tsconfig.json", "cdk.json", "cdk.context.json")
 SKIP_SUFFIXES = (".assets.json", "tree.json")
@@ -184,6 +215,18 @@ CODE_ENDINGS = (
     "shoryuken.yml", "shoryuken.yaml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod",
     ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
 )  # fmt: skip
+
+
+def _is_vendored(folder: str, files: list[str]) -> bool:
+    for path in files:
+        if os.path.basename(path) in _PACKAGE_NAME:
+            try:
+                head = safe_io.read_head(path, max_bytes=8192)
+            except (OSError, VisguardError):
+                continue
+            if vendored_package(path, head) is not None:
+                return True
+    return False
 
 
 def _code_file(path: str, head: bytes) -> bool:
@@ -328,7 +371,9 @@ def discover(
     """The inputs behind ``paths``: a file as given (its loader claimed once, here); a folder some loader
     claims (cdk.out, a Terraform root module) as one input; other folders searched for what a loader claims.
 
-    A search skips hidden folders and :data:`SKIP_DIRS`, folders and files matching ``exclude``, symlinks that
+    A search skips hidden folders and :data:`SKIP_DIRS`, the code of :data:`CODE_SKIP_DIRS` and of folders whose
+    package manifest says they are a vendored SQS library or SDK (:func:`vendored_package`), folders and files
+    matching ``exclude``, symlinks that
     leave the searched folder, anything that is not a regular file, and files no loader claims (Helm charts,
     CI workflows, docker-compose: not reported). Problems go to ``errors``, one per path."""
     exclude = tuple(exclude)
@@ -413,8 +458,11 @@ def _search(
         {x for s in _SPECS if s.claim_file is not None for x in s.suffixes}
         | {x for p in PLUGINS for x in p.suffixes}
     )
+    vendored: list[str] = []  # folders a manifest says are a copy of an SQS library or SDK (and all below)
     for folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
-        code = folder not in no_code
+        if folder != root and _is_vendored(folder, files):
+            vendored.append(folder + os.sep)
+        code = folder not in no_code and not (vendored and (folder + os.sep).startswith(tuple(vendored)))
         if folder in only_code and not code:
             continue
         for path in files:
