@@ -373,9 +373,9 @@ def discover(
 
     A search skips hidden folders and :data:`SKIP_DIRS`, the code of :data:`CODE_SKIP_DIRS` and of folders whose
     package manifest says they are a vendored SQS library or SDK (:func:`vendored_package`), folders and files
-    matching ``exclude``, symlinks that
-    leave the searched folder, anything that is not a regular file, and files no loader claims (Helm charts,
-    CI workflows, docker-compose: not reported). Problems go to ``errors``, one per path."""
+    matching ``exclude``, symlinks that leave the searched folder or lead nowhere (a loop), anything that is not a
+    regular file, and files no loader claims (Helm charts, CI workflows, docker-compose: not reported). Problems
+    go to ``errors``, one per path."""
     exclude = tuple(exclude)
     out: list[Input] = []
     seen: set[str] = set()
