@@ -432,6 +432,13 @@ def ambiguous_note(c, b: EnvBinding | None, found: list[Queue]) -> Note:
         f"of this run ({names}): none is chosen",
         loc,
         c.id,
-        fix="Name the queue by its URL or ARN (with its account and Region), or lint each environment in its own "
-        "run, so that one queue fits.",
+        fix=_AMBIGUOUS_FIX[ref is not None and ref.kind in ("url", "arn")],
     )
+
+
+_AMBIGUOUS_FIX = {  # does the reference already give an account and Region?
+    False: "Name the queue by its URL or ARN (with its account and Region), or lint each environment in its own "
+    "run (or --exclude the others), so that one queue fits.",
+    True: "The queues that fit declare no account or Region to tell them apart: lint each environment in its own run "
+    "(or --exclude the others), so that one queue fits.",
+}
