@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import re
 
 from visguard.linter.model import Location, Model, Note
 
@@ -58,6 +59,7 @@ HEADER_BYTES = 2048
 # minified or bundled code: a line this long, or this many bytes a line on average (hand-written code is far below)
 MINIFIED_LINE = 5000
 MINIFIED_AVERAGE = 300
+_LONG_LINE = re.compile(rb"[^\n]{%d}" % (MINIFIED_LINE + 1))
 MAX_CODE_BYTES = 2 * 1024 * 1024  # a larger source file is generated or bundled: noted, not parsed
 
 _SKIPPED = {
@@ -101,9 +103,8 @@ def skipped(data: bytes) -> str | None:
     head = data[:HEADER_BYTES]
     if any(g in head for g in GENERATED) or any(g in head.lower() for g in GENERATED_SENTENCES):
         return "generated"
-    if len(data) > MINIFIED_LINE and len(data) / (data.count(b"\n") + 1) > MINIFIED_AVERAGE:
-        return "minified"
-    return "minified" if max(map(len, data.split(b"\n"))) > MINIFIED_LINE else None
+    long_average = len(data) > MINIFIED_LINE and len(data) / (data.count(b"\n") + 1) > MINIFIED_AVERAGE
+    return "minified" if long_average or _LONG_LINE.search(data) else None
 
 
 def utf8(data: bytes) -> bytes:
