@@ -27,7 +27,7 @@ import os
 import re
 
 from visguard.errors import VisguardError
-from visguard.linter.consumers import QueueRef, find_queue, queue_name_of
+from visguard.linter.consumers import QueueIndex, QueueRef, queue_name_of
 from visguard.linter.loaders import values
 from visguard.linter.model import Location, Model, Note, Queue, Redrive
 
@@ -156,10 +156,11 @@ def referenced(models: list[Model]) -> list[QueueRef]:
     input of the run declares (:func:`withheld` says which were left out)."""
     out: list[QueueRef] = []
     seen: set[tuple[str, str]] = set()
+    declared = QueueIndex(models)  # built once: a lookup per reference costs the queues of its name only
     for _, r in _refs(models):
         if r.private or r.kind not in ("url", "arn", "name") or queue_name_of(r) is None:
             continue
-        if (r.kind, r.value) in seen or any(find_queue(x, r) is not None for x in models):
+        if (r.kind, r.value) in seen or declared.candidates(r, None):
             continue
         seen.add((r.kind, r.value))
         out.append(r)
@@ -187,10 +188,11 @@ def withheld(models: list[Model]) -> list[Note]:
     """A note for each private reference a pending consumer reads that no model of the run declares: it is not
     looked up in AWS; the note names the variable's file and line, never its value."""
     notes, seen = [], set()
+    declared = QueueIndex(models)
     for var, r in _refs(models):
         if not r.private or r.location is None or (r.location.file, r.location.line) in seen:
             continue
-        if any(find_queue(x, r) is not None for x in models):
+        if declared.candidates(r, None):
             continue
         seen.add((r.location.file, r.location.line))
         notes.append(
