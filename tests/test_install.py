@@ -119,6 +119,9 @@ def test_base_install_from_the_wheel(base):
     app = _run([vg, "lint", "consumers"], cwd=work)  # Terraform, manifests and code in every base grammar
     assert app.returncode == 2 and "VG061" in app.stdout and "VG072" in app.stdout, app.stdout + app.stderr
     assert _run([vg, "explain", "VG011"], cwd=work).returncode == 0
+    shipped = {p.name for p in site.glob("visguard/linter/loaders/code/languages/*.scm")}
+    queries = {p.name for p in (ROOT / "linter/loaders/code/languages").glob("*.scm")}
+    assert queries and shipped == queries, sorted(queries - shipped)  # every language's query is in the wheel
 
     fast = _run([vg, "simulate", "--example", "order-pipeline", "--mode", "fast", "--json"], cwd=work)
     assert fast.returncode == 0, fast.stderr

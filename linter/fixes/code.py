@@ -90,11 +90,12 @@ def language(path: str) -> str | None:
 class _Parsed:
     """The text, its bytes, the reader's consumers by id, and (code) the syntax tree."""
 
-    __slots__ = ("text", "data", "consumers", "root", "lines", "spans")
+    __slots__ = ("text", "data", "consumers", "root", "lines", "spans", "places")
 
-    def __init__(self, text: str, data: bytes, consumers: dict, root=None, spans=None):
+    def __init__(self, text: str, data: bytes, consumers: dict, root=None, spans=None, places=None):
         self.text, self.data, self.consumers, self.root = text, data, consumers, root
         self.spans = spans or {}  # (consumer id, field) -> the byte span the reader read the value from
+        self.places = places or {}  # (consumer id, field) -> where the reader's engine says the digits are
         self.lines = data.split(b"\n")
 
 
@@ -126,7 +127,7 @@ class CodeAdapter(Adapter):
             if root is None:
                 raise ValueError("the parse ran out of time")
             self._had_error = root.has_error
-        return _Parsed(text, data, consumers, root, result.spans)
+        return _Parsed(text, data, consumers, root, result.spans, result.places)
 
     def locate(self, change: Change, doc: _Parsed) -> list[tuple[tuple, object, object]]:
         from visguard.linter.rules._code_terms import term
@@ -147,7 +148,10 @@ class CodeAdapter(Adapter):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
             raise CannotFix(f"{words} = {value!r} is not a number of seconds")
         read = getattr(c, change.field) if change.field in type(c).__slots__ else c.settings.get(change.field)
-        if self.module == "frameworks":
+        at_place = doc.places.get((c.id, change.field))
+        if at_place is not None:
+            start, end, digits, scale = _from_place(doc, at_place, words)
+        elif self.module == "frameworks":
             start, end, digits, scale = _framework_place(doc, self.path, loc.line, change.field, words)
         else:
             start, end, digits, scale = _code_place(doc, loc.line, loc.column, words)
@@ -191,6 +195,30 @@ class CodeAdapter(Adapter):
 
 
 # -------------------------------------------------------------------------------------------- code files
+def _from_place(doc: _Parsed, at, words: str) -> tuple[int, int, str, float]:
+    """(start, end, digits, unit in seconds) of the number the reader recorded the place of
+    (``visguard.linter.loaders.code.engine.Place``), else CannotFix with what the value comes from."""
+    if at.reason == "binding":
+        raise CannotFix(
+            f"{words} is {at.name}, defined at line {at.line}, which other code may use: change it there by hand"
+        )
+    if at.reason == "env":
+        raise CannotFix(
+            f"{words} is the default of the environment variable {at.name}: set {at.name} where the worker "
+            "runs, or change the default by hand"
+        )
+    if at.reason == "computed":
+        raise CannotFix(f"{words} is computed ({_squeeze(at.shown)}): change it by hand")
+    if at.reason == "written":
+        raise CannotFix(f"{words} is written as {_squeeze(at.shown)}: change it by hand")
+    return at.start, at.end, doc.data[at.start : at.end].decode("ascii", "replace"), float(at.scale)
+
+
+def _squeeze(s: str | None) -> str:
+    s = " ".join((s or "").split())
+    return s if len(s) <= 60 else s[:57] + "..."
+
+
 def _offset(doc: _Parsed, line: int, column: int) -> int:
     """The byte offset of (line, column): every reader counts columns in Unicode code points, 1-based
     (``visguard.linter.loaders.code.column``); a node must start there."""

@@ -57,7 +57,11 @@ class CodeResult(Record):
 
     # spans: (consumer id, field) -> (start, end) byte offsets of the node the reader read the field's value from
     # (the fixer edits only there, and only when the text there is the value read)
-    __slots__ = {"consumers": fresh(list), "env": fresh(list), "notes": fresh(list), "spans": fresh(dict)}
+    # places: (consumer id, field) -> engine.Place: where the fixer may write the field's number, or why not
+    __slots__ = {
+        "consumers": fresh(list), "env": fresh(list), "notes": fresh(list), "spans": fresh(dict),
+        "places": fresh(dict),
+    }  # fmt: skip
 
 
 PARSE_CPU_S = (

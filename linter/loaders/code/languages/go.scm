@@ -1,0 +1,63 @@
+; Where SQS consumers are in Go (AWS SDK for Go v2 and v1), for visguard's code engine (engine.py: the capture
+; convention). One consumer per sqs.ReceiveMessageInput literal; its keyed fields are the receive's settings.
+
+; &sqs.ReceiveMessageInput{QueueUrl: ..., VisibilityTimeout: 30}
+(composite_literal
+  type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]
+  body: (literal_value
+    (keyed_element . (literal_element (identifier) @key) . (literal_element) @value))
+  (#eq? @_type "ReceiveMessageInput")) @consumer.sdk
+
+(composite_literal
+  type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]
+  (#eq? @_type "ReceiveMessageInput")) @consumer.sdk
+
+; input := &sqs.ReceiveMessageInput{...} (later input.VisibilityTimeout = 30 sets it)
+(short_var_declaration
+  left: (expression_list . (identifier) @var)
+  right: (expression_list . [
+    (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk
+    (unary_expression (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk)])
+  (#eq? @_type "ReceiveMessageInput"))
+(var_spec
+  name: (identifier) @var
+  value: (expression_list . [
+    (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk
+    (unary_expression (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk)])
+  (#eq? @_type "ReceiveMessageInput"))
+(assignment_statement
+  left: (expression_list . (identifier) @var)
+  right: (expression_list . [
+    (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk
+    (unary_expression (composite_literal type: [(qualified_type name: (type_identifier) @_type) (type_identifier) @_type]) @consumer.sdk)])
+  (#eq? @_type "ReceiveMessageInput"))
+
+; input.VisibilityTimeout = aws.Int32(30)
+(assignment_statement
+  left: (expression_list . (selector_expression operand: (identifier) @set.owner field: (field_identifier) @set.key) .)
+  right: (expression_list . (_) @set.value))
+
+; the file changes a message's visibility: it extends its messages
+(composite_literal
+  type: [(qualified_type name: (type_identifier) @_hb) (type_identifier) @_hb]
+  (#match? @_hb "^ChangeMessageVisibility(Batch)?Input$")) @heartbeat
+(selector_expression
+  field: (field_identifier) @_hb
+  (#match? @_hb "^ChangeMessageVisibility(Batch)?(WithContext)?$")) @heartbeat
+
+; names bound in the file: const/var specs, := and = of one name to one value; a name of a multiple
+; assignment is bound to what is not read
+(const_spec name: (identifier) @bind.name . value: (expression_list . (_) @bind.value .))
+(const_spec name: (identifier) @bind.name)
+(var_spec name: (identifier) @bind.name . value: (expression_list . (_) @bind.value .))
+(var_spec name: (identifier) @bind.name)
+(short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list . (_) @bind.value .))
+(short_var_declaration left: (expression_list (identifier) @bind.name))
+(assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list . (_) @bind.value .))
+(assignment_statement left: (expression_list (identifier) @bind.name))
+
+; parameters shadow the file's names inside their function
+(parameter_declaration name: (identifier) @param)
+
+; a truncated literal: tree-sitter recovers its type and fields as siblings in an error
+(ERROR (qualified_type name: (type_identifier) @_type) (#eq? @_type "ReceiveMessageInput")) @truncated
