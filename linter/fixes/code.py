@@ -152,7 +152,8 @@ class CodeAdapter(Adapter):
         if at_place is not None:
             start, end, digits, scale = _from_place(doc, at_place, words)
         elif self.module == "frameworks":
-            start, end, digits, scale = _framework_place(doc, self.path, loc.line, change.field, words)
+            name = posixpath.basename(self.path.replace("\\", "/"))
+            raise CannotFix(f"{words} is not a setting visguard writes in {name}")
         else:
             start, end, digits, scale = _code_place(doc, loc.line, loc.column, words)
         if read is None or abs(int(digits) * scale - float(read)) > 1e-9:
@@ -209,6 +210,8 @@ def _from_place(doc: _Parsed, at, words: str) -> tuple[int, int, str, float]:
         )
     if at.reason == "computed":
         raise CannotFix(f"{words} is computed ({_squeeze(at.shown)}): change it by hand")
+    if at.reason == "absent":
+        raise CannotFix(f"{words} is not written as one {at.shown} here: add or change it by hand")
     if at.reason == "written":
         raise CannotFix(f"{words} is written as {_squeeze(at.shown)}: change it by hand")
     return at.start, at.end, doc.data[at.start : at.end].decode("ascii", "replace"), float(at.scale)
@@ -425,81 +428,6 @@ def _source_of(v, words: str) -> str:
             "not replace a reference with a number)"
         )
     return f"{words} is computed ({_shown(v)}): change it by hand"
-
-
-# -------------------------------------------------------------------------------------------- framework files
-def _framework_place(doc: _Parsed, path: str, line, field: str, words: str) -> tuple[int, int, str, float]:
-    """The number of a worker command's ``--timeout`` (Procfile, Supervisor ``command=`` and its continuation
-    lines), Supervisor's ``stopwaitsecs=``, Shoryuken's ``timeout:``."""
-    name = posixpath.basename(path.replace("\\", "/"))
-    if not 1 <= (line or 0) <= len(doc.lines):
-        raise CannotFix(f"{words} is not written on a line of this file")
-    start = sum(len(x) + 1 for x in doc.lines[: line - 1])
-    if field == "work_timeout" and (name.startswith("Procfile") or name.endswith(".conf")):
-        lines = [doc.lines[line - 1]]
-        for more in doc.lines[line:]:
-            if name.endswith(".conf") and more[:1] in (b" ", b"\t") and more.strip():
-                lines.append(more)  # a Supervisor value's continuation lines
-            else:
-                break
-        found, at = [], start
-        for raw in lines:
-            found += [(at + i, at + j) for i, j in _flag(raw, b"--timeout")]
-            at += len(raw) + 1
-        if len(found) != 1:
-            raise CannotFix(f"{words} is not written as one --timeout=N here: add or change it by hand")
-    elif field == "stop_timeout" and name.endswith(".conf"):
-        found = [(start + i, start + j) for i, j in _key_number(doc.lines[line - 1], b"stopwaitsecs", b"=")]
-    elif field == "stop_timeout" and name.startswith("shoryuken."):
-        found = [(start + i, start + j) for i, j in _key_number(doc.lines[line - 1], b"timeout", b":")]
-    else:
-        raise CannotFix(f"{words} is not a setting visguard writes in {name}")
-    if len(found) != 1:
-        raise CannotFix(f"{words} is not a number written on line {line}: change it by hand")
-    s, e = found[0]
-    return s, e, doc.data[s:e].decode("ascii"), 1.0
-
-
-def _flag(raw: bytes, flag: bytes) -> list[tuple[int, int]]:
-    """(start, end) of N in each ``--flag=N`` / ``--flag N`` word of a command line (N digits, then the word
-    ends: a space, a quote, the line's end)."""
-    out = []
-    i = raw.find(flag)
-    while i >= 0:
-        before = raw[i - 1 : i]
-        j = i + len(flag)
-        if before in (b"", b" ", b"\t", b"'", b'"') and raw[j : j + 1] in (b"=", b" "):
-            k = j + 1
-            while raw[k : k + 1] == b" " and raw[j : j + 1] == b" ":
-                k += 1
-            m = k
-            while raw[m : m + 1].isdigit():
-                m += 1
-            if m > k and raw[m : m + 1] in (b"", b" ", b"\t", b"'", b'"', b"\r", b";", b"&"):
-                out.append((k, m))
-        i = raw.find(flag, j)
-    return out
-
-
-def _key_number(raw: bytes, key: bytes, sep: bytes) -> list[tuple[int, int]]:
-    """(start, end) of N in ``key<sep> N`` at the start of a line (a trailing comment allowed)."""
-    body = raw.lstrip(b" \t")
-    lead = len(raw) - len(body)
-    if not body.startswith(key):
-        return []
-    rest = body[len(key) :].lstrip(b" \t")
-    if not rest.startswith(sep):
-        return []
-    k = lead + len(body) - len(rest) + 1
-    while raw[k : k + 1] in (b" ", b"\t"):
-        k += 1
-    m = k
-    while raw[m : m + 1].isdigit():
-        m += 1
-    tail = raw[m:].strip()
-    if m == k or (tail and not tail.startswith((b"#", b";"))):
-        return []
-    return [(k, m)]
 
 
 def _same_file(a: str, b: str) -> bool:

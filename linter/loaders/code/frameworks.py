@@ -32,6 +32,7 @@ from visguard.linter.consumers import EnvBinding, QueueRef, parse_duration
 from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult
+from .engine import Place, queue_ref
 
 EXTENSIONS = (
     "Procfile",
@@ -56,7 +57,7 @@ _SPRING_KEYS = {  # normalised key -> (field, kind)
 def read(path: str, data: bytes) -> CodeResult:
     text = data[:MAX_BYTES].decode("utf-8", "replace")
     name = posixpath.basename(path.replace("\\", "/"))
-    r = _Out(path)
+    r = _Out(path, data[:MAX_BYTES])
     if name == "Procfile" or name.startswith("Procfile."):
         _procfile(r, text)
     elif name.endswith(".conf"):
@@ -71,9 +72,31 @@ def read(path: str, data: bytes) -> CodeResult:
 
 
 class _Out:
-    def __init__(self, path: str):
+    def __init__(self, path: str, data: bytes = b""):
         self.path = path
         self.result = CodeResult()
+        self.lines = data.split(b"\n")
+        self._starts = [0]
+        for raw in self.lines[:-1]:
+            self._starts.append(self._starts[-1] + len(raw) + 1)
+
+    def place(
+        self, c: Consumer, field: str, line: int | None, found: list[tuple[int, int]], absent: str
+    ) -> None:
+        """Record where ``field``'s number is written (``found``: its (start, end) on ``line``, or on the lines
+        after it), for the fixer: the one span when there is exactly one, else why there is none (``absent``: the
+        form visguard writes, e.g. ``--timeout=N``)."""
+        if line is None or not 1 <= line <= len(self.lines):
+            return
+        if len(found) == 1:
+            start, end = found[0]
+            self.result.places[(c.id, field)] = Place(start, end)
+        else:
+            start = self._starts[line - 1]
+            self.result.places[(c.id, field)] = Place(start, start, reason="absent", shown=absent)
+
+    def line_start(self, line: int) -> int:
+        return self._starts[line - 1]
 
     def loc(self, line: int | None) -> Location:
         return Location(self.path, line=line)
@@ -102,10 +125,7 @@ class _Out:
 
 
 def _ref(value: str, loc: Location) -> QueueRef:
-    kind = (
-        "url" if value.startswith(("https://", "http://")) else "arn" if value.startswith("arn:") else "name"
-    )
-    return QueueRef(kind, value, loc)
+    return queue_ref(value, loc) or QueueRef("name", value, loc)
 
 
 def _link(c: Consumer, ref: QueueRef) -> None:
@@ -194,6 +214,7 @@ def _worker(r: _Out, command: str, line: int, source: str, extra: dict | None = 
         if "timeout" in flags and timeout is None:
             r.note(f"queue:work --timeout={flags['timeout']} is not a number of seconds", line)
         r.set(c, "work_timeout", timeout if timeout is not None else facts.LARAVEL_WORK_TIMEOUT_DEFAULT, line)
+        r.place(c, "work_timeout", line, _flag_spans(r, line, source), "--timeout=N")
         if _int(flags.get("tries")) is not None:
             r.set(c, "tries", _int(flags["tries"]), line)
         for b in (flags.get("backoff") or "").split(","):
@@ -204,6 +225,10 @@ def _worker(r: _Out, command: str, line: int, source: str, extra: dict | None = 
                 c.locations["delays"] = r.loc(line)
         for field, (value, vline) in (extra or {}).items():
             r.set(c, field, value, vline)
+            if field == "stop_timeout":
+                at = r.line_start(vline)
+                spans = [(at + i, at + j) for i, j in _key_number(r.lines[vline - 1], b"stopwaitsecs", b"=")]
+                r.place(c, field, vline, spans, "stopwaitsecs=N")
 
 
 def _procfile(r: _Out, text: str) -> None:
@@ -333,7 +358,14 @@ def _shoryuken(r: _Out, text: str) -> None:
                 if gname is not None:
                     c.settings["group"] = gname
                 if timeout is not None:
-                    r.set(c, "stop_timeout", timeout, _line(doc, "timeout"))
+                    tline = _line(doc, "timeout")
+                    r.set(c, "stop_timeout", timeout, tline)
+                    if tline is not None and 1 <= tline <= len(r.lines):
+                        at = r.line_start(tline)
+                        spans = [
+                            (at + i, at + j) for i, j in _key_number(r.lines[tline - 1], b"timeout", b":")
+                        ]
+                        r.place(c, "stop_timeout", tline, spans, "timeout: N")
                 else:
                     c.stop_timeout = facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT
 
@@ -419,3 +451,65 @@ def _spring_duration(value) -> float | None:
     if v.isdigit():
         return int(v) / 1000
     return parse_duration(v)
+
+
+# ------------------------------------------------------------------------------------------- places of numbers
+def _flag_spans(r: _Out, line: int, source: str) -> list[tuple[int, int]]:
+    """(start, end) of N of each ``--timeout=N`` / ``--timeout N`` of the command on ``line`` (and, in a
+    Supervisor file, its continuation lines)."""
+    if not 1 <= line <= len(r.lines):
+        return []
+    lines = [r.lines[line - 1]]
+    if source == "supervisor":
+        for more in r.lines[line:]:
+            if more[:1] in (b" ", b"\t") and more.strip():
+                lines.append(more)
+            else:
+                break
+    found, at = [], r.line_start(line)
+    for raw in lines:
+        found += [(at + i, at + j) for i, j in _flag(raw, b"--timeout")]
+        at += len(raw) + 1
+    return found
+
+
+def _flag(raw: bytes, flag: bytes) -> list[tuple[int, int]]:
+    """(start, end) of N in each ``--flag=N`` / ``--flag N`` word of a command line (N digits, then the word
+    ends: a space, a quote, the line's end)."""
+    out = []
+    i = raw.find(flag)
+    while i >= 0:
+        before = raw[i - 1 : i]
+        j = i + len(flag)
+        if before in (b"", b" ", b"\t", b"'", b'"') and raw[j : j + 1] in (b"=", b" "):
+            k = j + 1
+            while raw[k : k + 1] == b" " and raw[j : j + 1] == b" ":
+                k += 1
+            m = k
+            while raw[m : m + 1].isdigit():
+                m += 1
+            if m > k and raw[m : m + 1] in (b"", b" ", b"\t", b"'", b'"', b"\r", b";", b"&"):
+                out.append((k, m))
+        i = raw.find(flag, j)
+    return out
+
+
+def _key_number(raw: bytes, key: bytes, sep: bytes) -> list[tuple[int, int]]:
+    """(start, end) of N in ``key<sep> N`` at the start of a line (a trailing comment allowed)."""
+    body = raw.lstrip(b" \t")
+    lead = len(raw) - len(body)
+    if not body.startswith(key):
+        return []
+    rest = body[len(key) :].lstrip(b" \t")
+    if not rest.startswith(sep):
+        return []
+    k = lead + len(body) - len(rest) + 1
+    while raw[k : k + 1] in (b" ", b"\t"):
+        k += 1
+    m = k
+    while raw[m : m + 1].isdigit():
+        m += 1
+    tail = raw[m:].strip()
+    if m == k or (tail and not tail.startswith((b"#", b";"))):
+        return []
+    return [(k, m)]
