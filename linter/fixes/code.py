@@ -28,6 +28,7 @@ import os
 import posixpath
 
 from visguard.linter.fixes.core import Adapter, CannotFix, Edit, splice
+from visguard.linter.loaders import languages
 from visguard.linter.model import Change
 
 FIELDS = ("visibility_override", "heartbeat_interval", "stop_timeout", "work_timeout")
@@ -108,7 +109,7 @@ class CodeAdapter(Adapter):
         self.path = path
         self.module = language(path)
         ending = os.path.splitext(path)[1].lower()
-        self.grammar = _GRAMMAR.get(ending, self.module)
+        self.grammar = _GRAMMAR.get(ending) or languages.grammar(self.module or "", path)
         self._had_error = False
 
     # ---------------------------------------------------------------------------------------- the core's steps

@@ -42,7 +42,7 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Model
 from visguard.records import Value, fresh
 
-from . import safe_io
+from . import languages, safe_io
 
 TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
 # Folders a search never enters (a folder named on the command line is always read).
@@ -211,9 +211,10 @@ def kubernetes_file(path: str, head: bytes) -> bool:
 # name an SQS receive API or a worker framework)
 CODE_ENDINGS = (
     ".py", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".java", "application.yml",
-    "application.yaml", "application.properties", ".go", ".cs", ".php", "Procfile", ".conf", ".rb",
+    "application.yaml", "application.properties", ".cs", ".php", "Procfile", ".conf", ".rb",
     "shoryuken.yml", "shoryuken.yaml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod",
     ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
+    *languages.endings(),  # the languages whose query file's header names them (no import: a file's first lines)
 )  # fmt: skip
 
 

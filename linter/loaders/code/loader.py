@@ -28,6 +28,7 @@ import re
 from visguard.linter.model import Location, Model, Note
 
 from .. import safe_io
+from ..languages import catalogue
 
 # module of visguard.linter.loaders.code -> (file endings or names it reads, markers: bytes one of which a file's
 # head must hold to be parsed). Adding a language is one line; a module not installed is skipped. A module's own
@@ -36,7 +37,6 @@ LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
     "python": ((".py",), (b"receive_message", b"ReceiveMessage", b"celery", b"Celery", b"CELERY", b"apply_async", b"countdown", b"broker_transport_options", b"time_limit", b"acks_late", b"retry_delay")),  # noqa: E501
     "javascript": ((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"), (b"receiveMessage", b"ReceiveMessage", b"sqs-consumer", b"nestjs-sqs")),  # noqa: E501
     "java": ((".java",), (b"ReceiveMessage", b"receiveMessage", b"SqsListener", b"SqsContainerOptions", b"messageVisibility")),  # noqa: E501
-    "go": ((".go",), (b"ReceiveMessage",)),
     "csharp": ((".cs",), (b"ReceiveMessage",)),
     "php": ((".php",), (b"ReceiveMessage", b"receiveMessage", b"sqs", b"ShouldQueue")),
     "ruby": ((".rb",), (b"receive_message", b"shoryuken", b"Shoryuken", b"QueuePoller")),
@@ -44,6 +44,10 @@ LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
     "frameworks": (("Procfile", ".conf", "shoryuken.yml", "shoryuken.yaml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"spring.cloud.aws", b"queue", b"concurrency")),  # noqa: E501
     "envfiles": ((".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml"), (b"sqs", b"SQS", b"queue", b"QUEUE", b"Queue")),
 }  # fmt: skip
+# the languages whose query file's header says their endings and markers (visguard.linter.loaders.languages)
+LANGUAGES.update(
+    {name: (head["endings"], tuple(m.encode() for m in head["markers"])) for name, head in catalogue().items()}
+)
 ENDINGS = tuple(e for endings, _ in LANGUAGES.values() for e in endings)
 SKIP_ENDINGS = (".min.js", ".bundle.js", ".d.ts", "_pb2.py", ".pb.go", ".g.cs", ".Designer.cs")
 # a head comment that says a tool wrote the file (in its first HEADER_BYTES): Go's "Code generated ... DO NOT

@@ -1,3 +1,7 @@
+; endings: .go
+; markers: ReceiveMessage
+; grammar: tree_sitter_go.language
+;
 ; Where SQS consumers are in Go (AWS SDK for Go v2 and v1), for visguard's code engine (engine.py: the capture
 ; convention). One consumer per sqs.ReceiveMessageInput literal; its keyed fields are the receive's settings.
 
