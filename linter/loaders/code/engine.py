@@ -257,24 +257,38 @@ class File:
         self.lang, self.data = lang, data
         root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
-        self.matches = self._matches()
-        # name -> {start byte of the name: (the name's node, its value node or None)}
-        self.bindings: dict[str, dict[int, tuple]] = {}
+        # the query's matches by role: consumer sites, bindings, later assignments, parameters, the rest
+        self.matches: list[tuple[int, dict]] = []
+        self.site_matches: list[dict] = []
+        self.set_matches: list[dict] = []
+        self.bindings: dict[
+            str, dict[int, tuple]
+        ] = {}  # name -> {start of the name: (name node, value or None)}
         self.params: list[tuple[str, int, int]] = []  # (name, start, end of its function)
-        for _, caps in self.matches:
-            names = caps.get("bind.name")
-            if names:
+        roles = _roles(query(lang))
+        for index, caps in self._matches():
+            role = roles.get(index)
+            if role is None:
+                role = roles[index] = _role(caps)
+            if role == "site":
+                self.site_matches.append(caps)
+            elif role == "bind":
                 value = (caps.get("bind.value") or [None])[0]
-                for name in names:
+                for name in caps["bind.name"]:
                     slot = self.bindings.setdefault(self.key(name), {})
                     if slot.get(name.start_byte, (None, None))[1] is None:
                         slot[name.start_byte] = (name, value)
-            for p in caps.get("param", ()):
-                fn = p.parent
-                while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
-                    fn = fn.parent
-                if fn is not None:
-                    self.params.append((text(p), fn.start_byte, fn.end_byte))
+            elif role == "param":
+                for p in caps["param"]:
+                    fn = p.parent
+                    while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
+                        fn = fn.parent
+                    if fn is not None:
+                        self.params.append((text(p), fn.start_byte, fn.end_byte))
+            elif role == "set":
+                self.set_matches.append(caps)
+            else:
+                self.matches.append((index, caps))
 
     def _matches(self) -> list[tuple[int, dict]]:
         import tree_sitter
@@ -282,7 +296,8 @@ class File:
         return tree_sitter.QueryCursor(query(self.lang)).matches(self.root)
 
     def captures(self, name: str) -> list:
-        """Every node captured as ``name``, in document order, each once."""
+        """Every node captured as ``name`` by a pattern that is not a site, binding, assignment or parameter
+        (``@heartbeat``, a language's own captures), in document order, each once."""
         seen, out = set(), []
         for _, caps in self.matches:
             for n in caps.get(name, ()):
@@ -291,31 +306,31 @@ class File:
                     out.append(n)
         return sorted(out, key=lambda n: n.start_byte)
 
-    def sites(self) -> list[tuple[object, str, list[tuple[str, object]]]]:
-        """The consumers the query finds: (node, platform, [(setting, value node)]) in document order, the
-        settings in the order written (a keyword argument's key is mapped by ``Language.keys``; a positional
-        capture ``@<field>`` is its field)."""
+    def sites(self) -> list[tuple[object, str, list[tuple[str, object]], object]]:
+        """The consumers the query finds: (node, platform, [(setting, value node)], the variable it is stored
+        in or None) in document order, the settings in the order written (a keyword argument's key is mapped by
+        ``Language.keys``; a positional capture ``@<field>`` is its field)."""
         found: dict[tuple[int, int], list] = {}
-        for _, caps in self.matches:
+        keys_of = self.lang.keys
+        for caps in self.site_matches:
             for name, nodes in caps.items():
                 if not name.startswith("consumer."):
                     continue
                 site = nodes[0]
-                entry = found.setdefault((site.start_byte, site.end_byte), [site, name[9:], {}, None])
+                entry = found.get((site.start_byte, site.end_byte))
+                if entry is None:
+                    entry = found[(site.start_byte, site.end_byte)] = [site, name[9:], {}, None]
                 args = entry[2]
-                keys, vals = caps.get("key", []), caps.get("value", [])
-                for k, v in zip(keys, vals, strict=False):
-                    field = self.lang.keys.get(text(k).strip("\"':"))
+                for k, v in zip(caps.get("key", ()), caps.get("value", ()), strict=False):
+                    field = keys_of.get(text(k).strip("\"':"))
                     if field is not None:
                         args[(v.start_byte, field)] = (field, v)
                 for cap, ns in caps.items():
-                    if cap in ("key", "value", "var") or cap.startswith(("consumer.", "_", "bind.", "set.")):
-                        continue
-                    if cap in ("heartbeat", "param"):
+                    if cap in _SITE_OWN or cap[0] == "_" or cap.startswith("consumer."):
                         continue
                     for v in ns:
                         args[(v.start_byte, cap)] = (cap, v)
-                if caps.get("var"):
+                if "var" in caps:
                     entry[3] = caps["var"][0]
         out = []
         for site, platform, args, var in sorted(found.values(), key=lambda e: e[0].start_byte):
@@ -324,11 +339,7 @@ class File:
 
     def assignments(self) -> list[tuple[str, str, object]]:
         """``owner.Key = value`` assignments the query captures: (owner, key, value node)."""
-        out = []
-        for _, caps in self.matches:
-            if "set.owner" in caps:
-                out.append((text(caps["set.owner"][0]), text(caps["set.key"][0]), caps["set.value"][0]))
-        return out
+        return [(text(c["set.owner"][0]), text(c["set.key"][0]), c["set.value"][0]) for c in self.set_matches]
 
     def key(self, node) -> str:
         """A name's key in the bindings: its text, ``this.x``/``self.x`` as ``x`` of the object."""
@@ -463,6 +474,27 @@ class File:
                 return out
             return v
         return unknown(node)
+
+
+_SITE_OWN = {"key", "value", "var", "heartbeat"}
+_QUERY_ROLES: dict[int, dict[int, str]] = {}  # id(query) -> pattern index -> role
+
+
+def _roles(q) -> dict[int, str]:
+    return _QUERY_ROLES.setdefault(id(q), {})
+
+
+def _role(caps: dict) -> str:
+    """What a match of one pattern is for, by its captures' names (the same for every match of the pattern)."""
+    if any(name.startswith("consumer.") for name in caps):
+        return "site"
+    if "bind.name" in caps:
+        return "bind"
+    if "param" in caps:
+        return "param"
+    if "set.owner" in caps:
+        return "set"
+    return "other"
 
 
 _FUNCTIONS = {

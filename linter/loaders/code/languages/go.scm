@@ -50,15 +50,23 @@
   (#match? @_hb "^ChangeMessageVisibility(Batch)?(WithContext)?$")) @heartbeat
 
 ; names bound in the file: const/var specs, := and = of one name to one value; a name of a multiple
-; assignment is bound to what is not read
+; assignment (next to a comma) or of a spec without a value is bound to what is not read
 (const_spec name: (identifier) @bind.name . value: (expression_list . (_) @bind.value .))
-(const_spec name: (identifier) @bind.name)
 (var_spec name: (identifier) @bind.name . value: (expression_list . (_) @bind.value .))
-(var_spec name: (identifier) @bind.name)
+(const_spec name: (identifier) @bind.name . ",")
+(const_spec name: (identifier) @bind.name .)
+(var_spec name: (identifier) @bind.name . ",")
+(var_spec name: (identifier) @bind.name . type: (_))
 (short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list . (_) @bind.value .))
-(short_var_declaration left: (expression_list (identifier) @bind.name))
 (assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list . (_) @bind.value .))
-(assignment_statement left: (expression_list (identifier) @bind.name))
+(const_spec "," . (identifier) @bind.name)
+(var_spec "," . (identifier) @bind.name)
+(short_var_declaration left: (expression_list "," . (identifier) @bind.name))
+(short_var_declaration left: (expression_list (identifier) @bind.name . ","))
+(assignment_statement left: (expression_list "," . (identifier) @bind.name))
+(assignment_statement left: (expression_list (identifier) @bind.name . ","))
+(short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
+(assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 
 ; parameters shadow the file's names inside their function
 (parameter_declaration name: (identifier) @param)
