@@ -269,23 +269,23 @@ class File:
         for index, caps in self._matches():
             role = roles.get(index)
             if role is None:
-                role = roles[index] = _role(caps)
-            if role == "site":
-                self.site_matches.append(caps)
-            elif role == "bind":
+                role = roles[index] = _role(caps, roles["positional"])
+            if role[0] == "site":
+                self.site_matches.append((role, caps))
+            elif role[0] == "bind":
                 value = (caps.get("bind.value") or [None])[0]
                 for name in caps["bind.name"]:
                     slot = self.bindings.setdefault(self.key(name), {})
                     if slot.get(name.start_byte, (None, None))[1] is None:
                         slot[name.start_byte] = (name, value)
-            elif role == "param":
+            elif role[0] == "param":
                 for p in caps["param"]:
                     fn = p.parent
                     while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
                         fn = fn.parent
                     if fn is not None:
                         self.params.append((text(p), fn.start_byte, fn.end_byte))
-            elif role == "set":
+            elif role[0] == "set":
                 self.set_matches.append(caps)
             else:
                 self.matches.append((index, caps))
@@ -312,26 +312,22 @@ class File:
         ``Language.keys``; a positional capture ``@<field>`` is its field)."""
         found: dict[tuple[int, int], list] = {}
         keys_of = self.lang.keys
-        for caps in self.site_matches:
-            for name, nodes in caps.items():
-                if not name.startswith("consumer."):
-                    continue
-                site = nodes[0]
-                entry = found.get((site.start_byte, site.end_byte))
-                if entry is None:
-                    entry = found[(site.start_byte, site.end_byte)] = [site, name[9:], {}, None]
-                args = entry[2]
-                for k, v in zip(caps.get("key", ()), caps.get("value", ()), strict=False):
+        for (_, consumer, positional), caps in self.site_matches:
+            site = caps[consumer][0]
+            entry = found.get((site.start_byte, site.end_byte))
+            if entry is None:
+                entry = found[(site.start_byte, site.end_byte)] = [site, consumer[9:], {}, None]
+            args = entry[2]
+            if "key" in caps:
+                for k, v in zip(caps["key"], caps.get("value", ()), strict=False):
                     field = keys_of.get(text(k).strip("\"':"))
                     if field is not None:
                         args[(v.start_byte, field)] = (field, v)
-                for cap, ns in caps.items():
-                    if cap in _SITE_OWN or cap[0] == "_" or cap.startswith("consumer."):
-                        continue
-                    for v in ns:
-                        args[(v.start_byte, cap)] = (cap, v)
-                if "var" in caps:
-                    entry[3] = caps["var"][0]
+            for cap in positional:
+                for v in caps.get(cap, ()):
+                    args[(v.start_byte, cap)] = (cap, v)
+            if "var" in caps:
+                entry[3] = caps["var"][0]
         out = []
         for site, platform, args, var in sorted(found.values(), key=lambda e: e[0].start_byte):
             out.append((site, platform, [args[k] for k in sorted(args)], var))
@@ -476,25 +472,41 @@ class File:
         return unknown(node)
 
 
-_SITE_OWN = {"key", "value", "var", "heartbeat"}
-_QUERY_ROLES: dict[int, dict[int, str]] = {}  # id(query) -> pattern index -> role
+_SITE_OWN = {"key", "value", "var", "heartbeat", "param"}
+_QUERY_ROLES: dict[
+    int, dict
+] = {}  # id(query) -> pattern index -> role (and "positional": its field captures)
 
 
-def _roles(q) -> dict[int, str]:
-    return _QUERY_ROLES.setdefault(id(q), {})
+def _roles(q) -> dict[int, tuple]:
+    return _QUERY_ROLES.setdefault(id(q), {"positional": _positional(q)})
 
 
-def _role(caps: dict) -> str:
-    """What a match of one pattern is for, by its captures' names (the same for every match of the pattern)."""
-    if any(name.startswith("consumer.") for name in caps):
-        return "site"
+def _positional(q) -> tuple[str, ...]:
+    """The query's captures that set a field of the consumer they are matched with (``@queue``): every capture
+    but the convention's own and those starting with ``_``."""
+    names = (q.capture_name(i) for i in range(q.capture_count))
+    return tuple(
+        n
+        for n in names
+        if n not in _SITE_OWN and n[0] != "_" and not n.startswith(("consumer.", "bind.", "set."))
+    )
+
+
+def _role(caps: dict, positional: tuple[str, ...]) -> tuple:
+    """What a match of one pattern is for, by its captures' names (the same for every match of the pattern: a
+    pattern's defining capture is never optional): ("site", its consumer capture, the positional captures),
+    ("bind",), ("param",), ("set",) or ("other",)."""
+    for name in caps:
+        if name.startswith("consumer."):
+            return ("site", name, positional)
     if "bind.name" in caps:
-        return "bind"
+        return ("bind",)
     if "param" in caps:
-        return "param"
+        return ("param",)
     if "set.owner" in caps:
-        return "set"
-    return "other"
+        return ("set",)
+    return ("other",)
 
 
 _FUNCTIONS = {
