@@ -136,7 +136,8 @@ def query(lang: Language):
 class Value:
     """What an expression evaluates to, as far as a static reader can tell.
 
-    ``kind``: int | str | env | bool | list | name | unknown; ``value``; ``node``: the node that writes it (the
+    ``kind``: int | str | env | bool | list | name | unknown | bad (a number literal beyond what any AWS API
+    takes: ``why`` says how far); ``value``; ``node``: the node that writes it (the
     literal, followed through names); ``why`` (unknown): the expression that stopped the reading; ``default``
     (env): the Value of the literal default the code writes; ``via``: the name node it was reached through, when
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
@@ -173,21 +174,36 @@ def line(node) -> int:
 
 def number(raw: str) -> int | float | None:
     """The number a literal's text writes (``30``, ``30L``, ``1_000``, ``0x1E``, ``30.0``, ``3e2``), None for other
-    text; a number beyond ``values.MAX_NUMBER`` (or NaN/infinite) is None too: not data any rule could use."""
+    text and for a number no rule could use (:func:`beyond`)."""
+    n = _literal(raw)
+    return None if n is None or beyond(n) else n
+
+
+def beyond(n) -> str | None:
+    """Why the number ``n`` is beyond what visguard reads as data (``values.number``: beyond +-10**15, NaN,
+    infinite), in the words of the input's other readers; None for a number to read."""
+    if isinstance(n, float) and n != n or n in (float("inf"), float("-inf")):
+        return "not a finite number"
+    try:
+        values.number(n)
+    except values.BadValue as exc:
+        return exc.got
+    return None
+
+
+def _literal(raw: str) -> int | float | None:
     s = raw.strip().rstrip("lLuUfFdDmMjJ").replace("_", "")
     if not s or len(s) > values.MAX_TEXT:
         return None
     try:
-        n = int(s, 0) if not s.startswith("0") or s == "0" or s[:2].lower() in ("0x", "0o", "0b") else int(s)
+        return (
+            int(s, 0) if not s.startswith("0") or s == "0" or s[:2].lower() in ("0x", "0o", "0b") else int(s)
+        )
     except ValueError:
         try:
-            n = float(s)
+            return float(s)
         except ValueError:
             return None
-    try:
-        return values.number(n)
-    except values.BadValue:
-        return None
 
 
 def callee(node, lang: Language) -> str | None:
@@ -222,12 +238,11 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
             return v
     t = node.type
     if t in lang.numbers:
-        n = number(text(node))
-        return (
-            Value("int", n, node)
-            if n is not None
-            else unknown(node, f"{shown(node)} is not a number visguard reads")
-        )
+        n = _literal(text(node))
+        if n is None:
+            return unknown(node, f"{shown(node)} is not a number visguard reads")
+        why = beyond(n)
+        return Value("int", n, node) if why is None else Value("bad", None, node, why)
     if t in lang.strings:
         return f.string(node, depth)
     if t in lang.bools:
@@ -393,11 +408,10 @@ class File:
                 n = _ARITHMETIC[op](a.value, b.value)
             except (ArithmeticError, ValueError):
                 return unknown(node)
-            try:
-                n = values.number(n)
-            except values.BadValue:
-                return unknown(node, f"{shown(node)} is beyond any AWS limit")
-            out = Value("int", n, node)
+            why = beyond(n)
+            if why is not None:
+                return Value("bad", None, node, why)
+            out = Value("int", int(n) if isinstance(n, float) and n.is_integer() else n, node)
         else:
             stop = a if a.kind not in ("str", "int") else b
             return unknown(node, stop.why or shown(node))
@@ -642,6 +656,8 @@ class Reader:
             self.set(c, field, v.value, v.node, v)
         elif v.kind == "env":
             self.note(f"{what} comes from the environment variable {v.value}: not read", v.node)
+        elif v.kind == "bad":
+            self.note(f"{what} is {v.why}: not read (no AWS API takes it)", v.node)
         else:
             self.note(f"{what} is computed ({v.why or shown(v.node)}): not read", v.node)
 

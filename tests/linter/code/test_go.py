@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from visguard.linter.loaders.code import go
 
 V2 = b"""package worker
@@ -101,3 +102,32 @@ def test_garbage_deep_nesting_and_binary_never_raise():
         assert isinstance(go.read("bad.go", data).consumers, list)
     (c,) = go.read("half.go", V2[: V2.index(b"VisibilityTimeout")]).consumers
     assert c.queue_ref.value == "WORK_QUEUE_URL"
+
+
+# one number semantics for every reader (issue 34): a literal up to 10**15 is data for the rules (VisibilityTimeout
+# 50,000 is the range rule's to judge), beyond it (or not finite) it is not read and the note says why in the words
+# of the other inputs' readers, never "computed"
+NUMBERS = [
+    ("50000", 50000, None),
+    ("0x1E", 30, None),
+    ("30 * 2", 60, None),
+    ("123456789012345678901", None, "an integer of 21 digits, beyond any AWS limit"),
+    ("10 * 1e15", None, "beyond any AWS limit"),
+    ("1e400", None, "not a finite number"),
+]
+
+
+@pytest.mark.parametrize(("written", "read", "says"), NUMBERS)
+def test_one_number_semantics(written, read, says):
+
+    src = (
+        "package x\nfunc f(c *sqs.Client) {\n\tc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: "
+        f'aws.String("q"), VisibilityTimeout: {written}}})\n}}\n'
+    ).encode()
+    r = go.read("a.go", src)
+    assert r.consumers[0].visibility_override == read
+    notes = [n.message for n in r.notes]
+    if says is None:
+        assert notes == []
+    else:
+        assert len(notes) == 1 and says in notes[0] and "computed" not in notes[0], notes
