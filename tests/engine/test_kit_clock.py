@@ -146,11 +146,12 @@ def test_clock_moves_for_spinning_and_asyncio_participants(case):
 # share the engine but not the clock (its sleeps real, the opener's virtual): refused in one line. A thread started
 # inside the block may open a nested one (it is a participant: same engine, same clock).
 SECOND_THREAD = """
-import json, threading, time
+import json, queue, threading, time
 from visguard.engine.testing import mock_sqs
 
 out = {}
-ready, done = threading.Event(), threading.Event()
+ready = threading.Event()
+done = queue.Queue()  # waited on in real time (mock_sqs makes Event.wait virtual in the block)
 
 def outsider():
     ready.wait()
@@ -160,7 +161,7 @@ def outsider():
         out["outsider"] = "opened"
     except RuntimeError as exc:
         out["outsider"] = str(exc)
-    done.set()
+    done.put(True)
 
 t = threading.Thread(target=outsider)
 t.start()  # before the block: not a participant
@@ -170,7 +171,7 @@ with mock_sqs() as eng:
             out["insider_same_engine"] = inner is eng
             time.sleep(600)
     ready.set()
-    done.wait(timeout=30)
+    done.get(timeout=30)
     i = threading.Thread(target=insider)
     i.start()
     i.join()
