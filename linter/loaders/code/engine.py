@@ -120,15 +120,25 @@ class Language:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
 
-def query(lang: Language):
-    """The compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data), on first use."""
-    q = _QUERIES.get(lang.query)
+def query(lang: Language, part: str = "sites"):
+    """A compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data), on first use: the
+    file's name patterns (``part="names"``: those capturing ``@bind.*`` or ``@param``, run only when a name is
+    first resolved) or all its other patterns (``"sites"``)."""
+    q = _QUERIES.get((lang.query, part))
     if q is None:
         import tree_sitter
 
         path = os.path.join(os.path.dirname(__file__), "languages", f"{lang.query}.scm")
         with open(path, encoding="utf-8") as f:
-            q = _QUERIES[lang.query] = tree_sitter.Query(parser(lang.grammar).language, f.read())
+            source = f.read()
+        language = parser(lang.grammar).language
+        sites, names = tree_sitter.Query(language, source), tree_sitter.Query(language, source)
+        raw = source.encode("utf-8")
+        for i in range(sites.pattern_count):
+            pattern = raw[sites.start_byte_for_pattern(i) : sites.end_byte_for_pattern(i)]
+            (sites if b"@bind." in pattern or b"@param" in pattern else names).disable_pattern(i)
+        _QUERIES[(lang.query, "sites")], _QUERIES[(lang.query, "names")] = sites, names
+        q = _QUERIES[(lang.query, part)]
     return q
 
 
@@ -272,43 +282,61 @@ class File:
         self.lang, self.data = lang, data
         root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
-        # the query's matches by role: consumer sites, bindings, later assignments, parameters, the rest
+        # the query's matches by role: consumer sites, later assignments, the rest; the names (bindings and
+        # parameters) are read when a name is first resolved (:attr:`bindings`)
         self.matches: list[tuple[int, dict]] = []
-        self.site_matches: list[dict] = []
+        self.site_matches: list[tuple[tuple, dict]] = []
         self.set_matches: list[dict] = []
-        self.bindings: dict[
-            str, dict[int, tuple]
-        ] = {}  # name -> {start of the name: (name node, value or None)}
-        self.params: list[tuple[str, int, int]] = []  # (name, start, end of its function)
-        roles = _roles(query(lang))
-        for index, caps in self._matches():
+        self._bindings: dict[str, dict[int, tuple]] | None = None
+        self._params: list[tuple[str, int, int]] = []
+        q = query(lang)
+        roles = _roles(q)
+        for index, caps in self._matches(q):
             role = roles.get(index)
             if role is None:
                 role = roles[index] = _role(caps, roles["positional"])
             if role[0] == "site":
                 self.site_matches.append((role, caps))
-            elif role[0] == "bind":
-                value = (caps.get("bind.value") or [None])[0]
-                for name in caps["bind.name"]:
-                    slot = self.bindings.setdefault(self.key(name), {})
-                    if slot.get(name.start_byte, (None, None))[1] is None:
-                        slot[name.start_byte] = (name, value)
-            elif role[0] == "param":
-                for p in caps["param"]:
-                    fn = p.parent
-                    while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
-                        fn = fn.parent
-                    if fn is not None:
-                        self.params.append((text(p), fn.start_byte, fn.end_byte))
             elif role[0] == "set":
                 self.set_matches.append(caps)
             else:
                 self.matches.append((index, caps))
 
-    def _matches(self) -> list[tuple[int, dict]]:
+    @property
+    def bindings(self) -> dict[str, dict[int, tuple]]:
+        """name -> {start byte of the name: (the name's node, its value node or None)}: every name the query's
+        ``@bind.name`` patterns capture."""
+        if self._bindings is None:
+            self._names()
+        return self._bindings
+
+    @property
+    def params(self) -> list[tuple[str, int, int]]:
+        """(name, start, end of its function) of every ``@param``."""
+        if self._bindings is None:
+            self._names()
+        return self._params
+
+    def _names(self) -> None:
+        self._bindings = {}
+        for _, caps in self._matches(query(self.lang, "names")):
+            if "bind.name" in caps:
+                value = (caps.get("bind.value") or [None])[0]
+                for name in caps["bind.name"]:
+                    slot = self._bindings.setdefault(self.key(name), {})
+                    if slot.get(name.start_byte, (None, None))[1] is None:
+                        slot[name.start_byte] = (name, value)
+            for p in caps.get("param", ()):
+                fn = p.parent
+                while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
+                    fn = fn.parent
+                if fn is not None:
+                    self._params.append((text(p), fn.start_byte, fn.end_byte))
+
+    def _matches(self, q) -> list[tuple[int, dict]]:
         import tree_sitter
 
-        return tree_sitter.QueryCursor(query(self.lang)).matches(self.root)
+        return tree_sitter.QueryCursor(q).matches(self.root)
 
     def captures(self, name: str) -> list:
         """Every node captured as ``name`` by a pattern that is not a site, binding, assignment or parameter
