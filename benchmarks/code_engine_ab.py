@@ -3,7 +3,7 @@
 
 Each version runs from its own files (``git archive REV`` laid out as the ``visguard`` package,
 ``code_parse_ab.layout``), one ``visguard lint`` process per run (start-up included); reported: CPU seconds of the
-child (user + system: comparable on a shared machine) and wall time, best of ``--runs``, and the ratio
+child (user + system: comparable on a shared machine) and wall time, best of ``--runs`` (the two versions' runs interleaved), and the ratio
 old / new of CPU (above 1: the engine is faster).
 
     .venv/bin/python -P benchmarks/code_engine_ab.py [--at 096d36e] [--runs 3] [--receives 3000] [--files 10000]
@@ -112,7 +112,9 @@ def main() -> None:
             f"| case | {a.at} CPU / wall s | {head} CPU / wall s | ratio (CPU, old / new) |\n|---|---|---|---|"
         )
         for label, target in cases:
-            old, new = run(paths[a.at], target, a.runs), run(paths[head], target, a.runs)
+            old = new = (float("inf"), float("inf"))
+            for _ in range(a.runs):  # interleaved: a change of the machine's load falls on both
+                old, new = min(old, run(paths[a.at], target, 1)), min(new, run(paths[head], target, 1))
             print(f"| {label} | {old[0]:.2f} / {old[1]:.2f} | {new[0]:.2f} / {new[1]:.2f} | {old[0] / new[0]:.2f}x |",
                   flush=True)  # fmt: skip
 
