@@ -86,7 +86,7 @@ class Language:
     __slots__ = (
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
-        "env_calls", "passthrough", "units", "unit_methods", "hook",
+        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -116,6 +116,9 @@ class Language:
         self.units: dict[str, float] = kw.pop("units", {})  # callee -> seconds per unit: Duration.ofMinutes
         self.unit_methods: dict[str, float] = kw.pop("unit_methods", {})  # 2.minutes
         self.hook = kw.pop("hook", None)  # (node, File, depth) -> Value | None: what the tables cannot say
+        # node -> the key a name is bound and looked up by, or None for the default (its text; ``this.x``):
+        # PHP's ``$x``, ``$this->x`` and ``self::X`` are one name ``x``
+        self.name_key = kw.pop("name_key", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -274,7 +277,7 @@ class File:
                 while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
                     fn = fn.parent
                 if fn is not None:
-                    self.params.append((text(p), fn.start_byte, fn.end_byte))
+                    self.params.append((self.key(p), fn.start_byte, fn.end_byte))
 
     def _matches(self) -> list[tuple[int, dict]]:
         import tree_sitter
@@ -331,7 +334,12 @@ class File:
         return out
 
     def key(self, node) -> str:
-        """A name's key in the bindings: its text, ``this.x``/``self.x`` as ``x`` of the object."""
+        """A name's key in the bindings: ``Language.name_key``'s, else its text, ``this.x``/``self.x`` as ``x`` of
+        the object."""
+        if self.lang.name_key is not None:
+            k = self.lang.name_key(node)
+            if k is not None:
+                return k
         if node.type in self.lang.members:
             obj_field, member_field = self.lang.members[node.type]
             return (
@@ -401,17 +409,17 @@ class File:
         """(the one expression a name is bound to in this file, the name's node where it is bound), or (None,
         why not): a parameter of the enclosing function, not bound here, bound to what is not read, bound to
         different values."""
-        key = self.key(node)
+        key, written = self.key(node), text(node)
         if node.type in self.lang.names and any(
             name == key and start <= node.start_byte < end for name, start, end in self.params
         ):
-            return None, f"{key} is a parameter"
+            return None, f"{written} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
         if not bound or (len(bound) == 1 and bound[0][1] is None):
-            return None, f"{key} is not a constant of this file"
+            return None, f"{written} is not a constant of this file"
         first = text(bound[0][1])
         if any(r is None or text(r) != first for _, r in bound):
-            return None, f"{key} is assigned more than once"
+            return None, f"{written} is assigned more than once"
         return bound[0][1], bound[0][0]
 
     def name(self, node, depth: int) -> Value:
@@ -457,8 +465,11 @@ class File:
         if unit is not None and len(args) == 1:
             v = evaluate(args[0], self, depth + 1)
             if v.kind == "int":
-                seconds = v.value * unit
-                out = Value("int", int(seconds) if float(seconds).is_integer() else seconds, v.node)
+                try:
+                    seconds = values.number(v.value * unit)
+                except values.BadValue:
+                    return unknown(node, f"{shown(node)} is beyond any AWS limit")
+                out = Value("int", seconds, v.node)
                 out.via, out.scale, out.computed = v.via, v.scale * unit, v.computed
                 return out
             return v
