@@ -83,7 +83,7 @@ def read(path: str, data: bytes) -> CodeResult:
         elif text(site.child_by_field_name("method")) == "new":  # Aws::SQS::QueuePoller.new(url, ...)
             c = _sdk(r, site)
             for field, node in args:
-                if field == "queue" and node.type != "pair":
+                if field == "queue" and "pair" not in (node.type, node.parent.type):
                     r.queue(c, evaluate(node, f), "QueuePoller.new")
             _options(r, f, c, [(k, v) for k, v in args if k != "queue"], "QueuePoller.new")
             if var is not None:

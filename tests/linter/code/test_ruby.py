@@ -135,6 +135,13 @@ def test_receive_numbers_up_to_the_limit_are_read_and_beyond_it_noted(written, r
         (b"S = 'prod'\nsqs.receive_message(queue_url: \"jobs-#{S}\")\n", "jobs-prod", None, 0),
         # arithmetic of literals
         (b"sqs.receive_message(queue_url: 'q', visibility_timeout: 2 * 60)\n", "q", 120, 0),
+        # a method's parameter is not the file's local of the same name
+        (
+            b"timeout = 9\ndef work(timeout = 5)\n  sqs.receive_message(queue_url: 'q', visibility_timeout: timeout)\nend\n",
+            "q",
+            None,
+            1,
+        ),
         # a list of one queue is not "several queues"
         (b"class A\n  shoryuken_options queue: ['only']\nend\n", "only", None, 0),
         (b"class A\n  shoryuken_options queue: ['a', 'b']\nend\n", "a", None, 1),

@@ -51,3 +51,10 @@
 ; names bound in the file: constants, locals and instance variables; x += 1 binds x to what is not read
 (assignment left: [(constant) (identifier) (instance_variable)] @bind.name right: (_) @bind.value)
 (operator_assignment left: [(constant) (identifier) (instance_variable)] @bind.name)
+
+; a method's parameters shadow the file's names inside it
+(method_parameters [(identifier) @param
+  (optional_parameter name: (identifier) @param) (keyword_parameter name: (identifier) @param)
+  (splat_parameter name: (identifier) @param) (hash_splat_parameter name: (identifier) @param)])
+(lambda_parameters [(identifier) @param
+  (optional_parameter name: (identifier) @param) (keyword_parameter name: (identifier) @param)])
