@@ -30,6 +30,7 @@ known parts. Anything else is ``unknown``, with ``why``: the expression that sto
 
 from __future__ import annotations
 
+import bisect
 import os
 
 from visguard.linter.consumers import QueueRef
@@ -163,7 +164,8 @@ def unknown(node, why: str = "") -> Value:
 
 
 def text(node) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    raw = node.text if node is not None else None  # each .text is a copy of the bytes: read it once
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def shown(node, width: int = 60) -> str:
@@ -278,6 +280,23 @@ class File:
                     fn = fn.parent
                 if fn is not None:
                     self.params.append((self.key(p), fn.start_byte, fn.end_byte))
+        self._scopes: dict[str, list[tuple[int, int]]] | None = None
+
+    def is_param(self, key: str, at: int) -> bool:
+        """Whether byte ``at`` is inside a function with a parameter ``key``: a look-up in the outermost such
+        functions of each name (disjoint, sorted), not a scan of every parameter of the file."""
+        if self._scopes is None:
+            spans: dict[str, list[tuple[int, int]]] = {}
+            for name, start, end in sorted(self.params, key=lambda p: (p[1], -p[2])):
+                own = spans.setdefault(name, [])
+                if not own or start >= own[-1][1]:
+                    own.append((start, end))
+            self._scopes = spans
+        own = self._scopes.get(key)
+        if not own:
+            return False
+        i = bisect.bisect_right(own, (at, float("inf"))) - 1
+        return i >= 0 and own[i][0] <= at < own[i][1]
 
     def _matches(self) -> list[tuple[int, dict]]:
         import tree_sitter
@@ -409,17 +428,16 @@ class File:
         """(the one expression a name is bound to in this file, the name's node where it is bound), or (None,
         why not): a parameter of the enclosing function, not bound here, bound to what is not read, bound to
         different values."""
-        key, written = self.key(node), text(node)
-        if node.type in self.lang.names and any(
-            name == key and start <= node.start_byte < end for name, start, end in self.params
-        ):
-            return None, f"{written} is a parameter"
+        key = self.key(node)
+        if node.type in self.lang.names and self.is_param(key, node.start_byte):
+            return None, f"{text(node)} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
         if not bound or (len(bound) == 1 and bound[0][1] is None):
-            return None, f"{written} is not a constant of this file"
-        first = text(bound[0][1])
-        if any(r is None or text(r) != first for _, r in bound):
-            return None, f"{written} is assigned more than once"
+            return None, f"{text(node)} is not a constant of this file"
+        if len(bound) > 1:
+            first = text(bound[0][1])
+            if any(r is None or text(r) != first for _, r in bound):
+                return None, f"{text(node)} is assigned more than once"
         return bound[0][1], bound[0][0]
 
     def name(self, node, depth: int) -> Value:

@@ -20,6 +20,8 @@ assigned once, ``env('X')``, ``getenv('X')``, ``$_ENV['X']`` / ``$_SERVER['X']``
 
 from __future__ import annotations
 
+import bisect
+
 from . import CodeResult
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, number, shown, text, unknown
 
@@ -141,12 +143,7 @@ def _receive(r: Reader, f: File, site, args: list):
             if bound is None or bound.type != "array_creation_expression":
                 r.note(f"receiveMessage options are computed ({text(node)}): not read", node)
                 return c
-            args = []
-            for el in bound.named_children:
-                if el.type == "array_element_initializer" and len(el.named_children) == 2:
-                    k = evaluate(el.named_children[0], f)
-                    if k.kind == "str" and k.value in RECEIVE_API.values():
-                        args.append((_KEYS[k.value], el.named_children[1]))
+            args = [(_KEYS[k], v) for k, v in _items(f, bound) if k in RECEIVE_API.values()]
             break
     for field, node in args:
         if field == "queue":
@@ -156,9 +153,21 @@ def _receive(r: Reader, f: File, site, args: list):
     return c
 
 
+def _items(f: File, array) -> list[tuple[str, object]]:
+    """(key, value node) of an array's ``'key' => value`` elements whose key is a string."""
+    out = []
+    for el in array.named_children:
+        if el.type == "array_element_initializer" and len(el.named_children) == 2:
+            k = evaluate(el.named_children[0], f)
+            if k.kind == "str":
+                out.append((k.value, el.named_children[1]))
+    return out
+
+
 def _connection(r: Reader, f: File, array, args: list) -> None:
-    """A connection of config/queue.php: an array with ``'driver' => 'sqs'``."""
-    items = {field: node for field, node in args}
+    """A connection of config/queue.php: an array with ``'driver' => 'sqs'`` (its items are read here: a query of
+    an array's elements around its 'driver' element takes time quadratic in the array's length)."""
+    items = {_KEYS.get(k, k): v for k, v in _items(f, array)}
     driver = evaluate(items.get("driver"), f)
     if not (driver.kind == "str" and driver.value == "sqs"):
         return
@@ -188,12 +197,17 @@ def _connection(r: Reader, f: File, array, args: list) -> None:
 
 def _jobs(r: Reader, f: File, jobs: list) -> None:
     """Laravel job classes, one consumer per queue they name (the largest timeout of the classes of one queue)."""
-    calls = f.captures("job.call")
+    calls = f.captures("job.call")  # in document order
+    starts = [n.start_byte for n in calls]
     groups: dict[object, object] = {}
     for cls, args in jobs:
         props = {field: node for field, node in args}
         body = cls.child_by_field_name("body")
-        mine = [n for n in calls if body is not None and body.start_byte <= n.start_byte < body.end_byte]
+        mine = (
+            calls[bisect.bisect_left(starts, body.start_byte) : bisect.bisect_left(starts, body.end_byte)]
+            if body is not None
+            else []
+        )
         if not ({"timeout", "tries", "backoff", "queue_name"} & set(props) or mine):
             continue
         queue = evaluate(props["queue_name"], f) if "queue_name" in props else None

@@ -28,6 +28,7 @@ _SHORYUKEN = {
     "auto_visibility_timeout": "auto_visibility_timeout",
     "retry_intervals": "retry_intervals",
 }
+_WRITTEN = {field: snake(api) for field, api in RECEIVE_API.items()}  # the SDK's keyword of each field
 
 
 def _hook(node, f: File, depth: int) -> Value | None:
@@ -115,7 +116,7 @@ def _options(r: Reader, f: File, c, args: list, what: str) -> None:
     for field, node in args:
         if field not in RECEIVE_API:
             continue
-        key = snake(RECEIVE_API[field])
+        key = _WRITTEN[field]
         if field == "queue":
             r.queue(c, evaluate(node, f), f"{what} {key}")
         else:

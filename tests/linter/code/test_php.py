@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from visguard.linter.loaders.code import php
 
@@ -226,3 +228,32 @@ class Job extends Base implements \\Illuminate\\Contracts\\Queue\\ShouldQueue { 
 """
     (c,) = php.read("app/Jobs/Job.php", data).consumers
     assert (c.settings["job_class"], c.work_timeout) == (["Job"], 60)
+
+
+def _elements(n: int) -> str:
+    return ", ".join(f"'k{i}' => {i}" for i in range(n))
+
+
+@pytest.mark.parametrize(
+    "data, consumers",
+    [
+        # a connection array of thousands of elements (a query of the elements around 'driver' was quadratic)
+        (f"<?php return ['sqs' => [{_elements(3000)}, 'driver' => 'sqs', 'queue' => 'q']];", 1),
+        (f"<?php return [{_elements(20000)}];", 0),
+        (f"<?php $sqs->receiveMessage(['QueueUrl' => 'q', {_elements(20000)}]);", 1),
+        # thousands of job classes, each with its calls
+        (
+            "<?php\n"
+            + "".join(
+                f"class J{i} implements ShouldQueue {{ public $timeout = {i}; function h() {{ $this->release(1); }} }}\n"
+                for i in range(3000)
+            ),
+            1,
+        ),
+    ],
+)
+def test_large_arrays_and_many_classes_never_hang(data, consumers):
+    start = time.monotonic()
+    res = php.read("config/queue.php", data.encode())
+    assert time.monotonic() - start < 20  # a guard against a hang only: the reading takes well under 1 s
+    assert len(res.consumers) == consumers

@@ -29,17 +29,9 @@
   (scoped_call_expression name: (name) @_hb)] @heartbeat
  (#match? @_hb "^changeMessageVisibility(Batch)?(Async)?$"))
 
-; a connection of config/queue.php: an array with a 'driver' (php.py reads it when the driver is 'sqs')
+; a connection of config/queue.php: an array with a 'driver' (php.py reads its items when the driver is 'sqs')
 (array_creation_expression
   (array_element_initializer . [(string (string_content) @_k) (encapsed_string (string_content) @_k)] . (_) @driver .)
-  (#eq? @_k "driver")) @consumer.laravel
-(array_creation_expression
-  (array_element_initializer . [(string (string_content) @_k) (encapsed_string (string_content) @_k)] . (_) .)
-  (array_element_initializer . (_) @key . (_) @value .)
-  (#eq? @_k "driver")) @consumer.laravel
-(array_creation_expression
-  (array_element_initializer . (_) @key . (_) @value .)
-  (array_element_initializer . [(string (string_content) @_k) (encapsed_string (string_content) @_k)] . (_) .)
   (#eq? @_k "driver")) @consumer.laravel
 
 ; a queued job: class X implements ShouldQueue { public $timeout = 600; public $tries = 3; ... }
