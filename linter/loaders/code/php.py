@@ -117,7 +117,7 @@ def read(path: str, data: bytes) -> CodeResult:
         if platform == "sdk":
             sdk.append(_receive(r, f, site, args))
         elif platform == "laravel":
-            _connection(r, f, site, args)
+            _connection(r, f, site)
         else:
             jobs.append((site, args))
     heartbeat = bool(f.captures("heartbeat"))
@@ -164,7 +164,7 @@ def _items(f: File, array) -> list[tuple[str, object]]:
     return out
 
 
-def _connection(r: Reader, f: File, array, args: list) -> None:
+def _connection(r: Reader, f: File, array) -> None:
     """A connection of config/queue.php: an array with ``'driver' => 'sqs'`` (its items are read here: a query of
     an array's elements around its 'driver' element takes time quadratic in the array's length)."""
     items = {_KEYS.get(k, k): v for k, v in _items(f, array)}

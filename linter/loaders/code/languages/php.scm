@@ -31,7 +31,7 @@
 
 ; a connection of config/queue.php: an array with a 'driver' (php.py reads its items when the driver is 'sqs')
 (array_creation_expression
-  (array_element_initializer . [(string (string_content) @_k) (encapsed_string (string_content) @_k)] . (_) @driver .)
+  (array_element_initializer . [(string (string_content) @_k) (encapsed_string (string_content) @_k)] . (_) .)
   (#eq? @_k "driver")) @consumer.laravel
 
 ; a queued job: class X implements ShouldQueue { public $timeout = 600; public $tries = 3; ... }
