@@ -30,6 +30,7 @@ known parts. Anything else is ``unknown``, with ``why``: the expression that sto
 
 from __future__ import annotations
 
+import bisect
 import os
 
 from visguard.linter.consumers import QueueRef
@@ -86,7 +87,7 @@ class Language:
     __slots__ = (
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
-        "env_calls", "passthrough", "units", "unit_methods", "hook",
+        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -116,6 +117,9 @@ class Language:
         self.units: dict[str, float] = kw.pop("units", {})  # callee -> seconds per unit: Duration.ofMinutes
         self.unit_methods: dict[str, float] = kw.pop("unit_methods", {})  # 2.minutes
         self.hook = kw.pop("hook", None)  # (node, File, depth) -> Value | None: what the tables cannot say
+        # node -> the key a name is bound and looked up by, or None for the default (its text; ``this.x``):
+        # PHP's ``$x``, ``$this->x`` and ``self::X`` are one name ``x``
+        self.name_key = kw.pop("name_key", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -171,7 +175,8 @@ def unknown(node, why: str = "") -> Value:
 
 
 def text(node) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    raw = node.text if node is not None else None  # each .text is a copy of the bytes: read it once
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def shown(node, width: int = 60) -> str:
@@ -289,6 +294,7 @@ class File:
         self.set_matches: list[dict] = []
         self._bindings: dict[str, dict[int, tuple]] | None = None
         self._params: list[tuple[str, int, int]] = []
+        self._scopes: dict[str, list[tuple[int, int]]] | None = None
         q = query(lang)
         roles = _roles(q)
         for index, caps in self._matches(q):
@@ -331,7 +337,23 @@ class File:
                 while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
                     fn = fn.parent
                 if fn is not None:
-                    self._params.append((text(p), fn.start_byte, fn.end_byte))
+                    self._params.append((self.key(p), fn.start_byte, fn.end_byte))
+
+    def is_param(self, key: str, at: int) -> bool:
+        """Whether byte ``at`` is inside a function with a parameter ``key``: a look-up in the outermost such
+        functions of each name (disjoint, sorted), not a scan of every parameter of the file."""
+        if self._scopes is None:
+            spans: dict[str, list[tuple[int, int]]] = {}
+            for name, start, end in sorted(self.params, key=lambda p: (p[1], -p[2])):
+                own = spans.setdefault(name, [])
+                if not own or start >= own[-1][1]:
+                    own.append((start, end))
+            self._scopes = spans
+        own = self._scopes.get(key)
+        if not own:
+            return False
+        i = bisect.bisect_right(own, (at, float("inf"))) - 1
+        return i >= 0 and own[i][0] <= at < own[i][1]
 
     def _matches(self, q) -> list[tuple[int, dict]]:
         import tree_sitter
@@ -381,7 +403,12 @@ class File:
         return [(text(c["set.owner"][0]), text(c["set.key"][0]), c["set.value"][0]) for c in self.set_matches]
 
     def key(self, node) -> str:
-        """A name's key in the bindings: its text, ``this.x``/``self.x`` as ``x`` of the object."""
+        """A name's key in the bindings: ``Language.name_key``'s, else its text, ``this.x``/``self.x`` as ``x`` of
+        the object."""
+        if self.lang.name_key is not None:
+            k = self.lang.name_key(node)
+            if k is not None:
+                return k
         if node.type in self.lang.members:
             obj_field, member_field = self.lang.members[node.type]
             return (
@@ -451,16 +478,15 @@ class File:
         why not): a parameter of the enclosing function, not bound here, bound to what is not read, bound to
         different values."""
         key = self.key(node)
-        if node.type in self.lang.names and any(
-            name == key and start <= node.start_byte < end for name, start, end in self.params
-        ):
-            return None, f"{key} is a parameter"
+        if node.type in self.lang.names and self.is_param(key, node.start_byte):
+            return None, f"{text(node)} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
         if not bound or (len(bound) == 1 and bound[0][1] is None):
-            return None, f"{key} is not a constant of this file"
-        first = text(bound[0][1])
-        if any(r is None or text(r) != first for _, r in bound):
-            return None, f"{key} is assigned more than once"
+            return None, f"{text(node)} is not a constant of this file"
+        if len(bound) > 1:
+            first = text(bound[0][1])
+            if any(r is None or text(r) != first for _, r in bound):
+                return None, f"{text(node)} is assigned more than once"
         return bound[0][1], bound[0][0]
 
     def name(self, node, depth: int) -> Value:
@@ -506,8 +532,11 @@ class File:
         if unit is not None and len(args) == 1:
             v = evaluate(args[0], self, depth + 1)
             if v.kind == "int":
-                seconds = v.value * unit
-                out = Value("int", int(seconds) if float(seconds).is_integer() else seconds, v.node)
+                try:
+                    seconds = values.number(v.value * unit)
+                except values.BadValue:
+                    return unknown(node, f"{shown(node)} is beyond any AWS limit")
+                out = Value("int", seconds, v.node)
                 out.via, out.scale, out.computed = v.via, v.scale * unit, v.computed
                 return out
             return v
@@ -685,7 +714,7 @@ class Reader:
         elif v.kind == "env":
             self.note(f"{what} comes from the environment variable {v.value}: not read", v.node)
         elif v.kind == "bad":
-            self.note(f"{what} is {v.why}: not read (no AWS API takes it)", v.node)
+            self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node)
         else:
             self.note(f"{what} is computed ({v.why or shown(v.node)}): not read", v.node)
 

@@ -309,15 +309,7 @@ def _erb_env(value: str) -> tuple[str, str | None] | None:
         return None
     from . import ruby
 
-    code = body[3:-2].strip().encode()
-    res = ruby._File(ruby.Reader("erb", "ruby", code), ruby.parse("ruby", code))
-    nodes = [n for n in res.nodes if n.type in ("element_reference", "call")]
-    if nodes:
-        v = res.value(nodes[0])
-        if v.kind == "env":
-            d = v.default
-            return v.value, (d.value if d is not None and d.kind == "str" and d.value else None)
-    return None
+    return ruby.environment(body[3:-2].strip().encode())
 
 
 def _shoryuken(r: _Out, text: str) -> None:

@@ -1,5 +1,8 @@
 """SQS consumers in Ruby: aws-sdk-sqs receive calls and ``QueuePoller``, Shoryuken workers.
 
+Where they are is ``languages/ruby.scm``; this module is the Ruby entry of the code engine (``engine.py``) and what
+a query cannot say.
+
 - ``sqs.receive_message(queue_url: .., visibility_timeout: N, wait_time_seconds: .., max_number_of_messages: ..)``
   and ``Aws::SQS::QueuePoller.new(url)`` with its ``poll(visibility_timeout: N, ...)`` options: one consumer per
   receive or poller (platform ``sdk``); ``heartbeat`` True when the file changes visibility
@@ -14,185 +17,150 @@ Values: literals and symbols, constants and locals of the file assigned once, ``
 from __future__ import annotations
 
 from . import CodeResult
-from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, snake, text, walk
+from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, snake, text, unknown
 
 EXTENSIONS = (".rb",)
 
-_SDK = {snake(api): field for api, field in RECEIVE_FIELDS.items()}
-_HEARTBEAT = {
-    "change_message_visibility",
-    "change_message_visibility_batch",
-    "change_message_visibility_timeout",
+# a keyword argument's key -> what it sets: the SDK's receive parameters (consumer fields), Shoryuken's options
+_SHORYUKEN = {
+    "queue": "queue_name",
+    "batch": "batch",
+    "auto_visibility_timeout": "auto_visibility_timeout",
+    "retry_intervals": "retry_intervals",
 }
-_UNITS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600}
+_WRITTEN = {field: snake(api) for field, api in RECEIVE_API.items()}  # the SDK's keyword of each field
+
+
+def _hook(node, f: File, depth: int) -> Value | None:
+    """What the tables cannot say: symbols, ``ENV['X']``, ``x.to_i`` (the receiver's value)."""
+    t = node.type
+    if t in ("simple_symbol", "hash_key_symbol"):
+        return Value("str", text(node).lstrip(":"), node)
+    if t == "element_reference" and node.named_children:
+        obj, *keys = node.named_children
+        if text(obj) == "ENV" and keys and keys[0].type == "string":
+            var = evaluate(keys[0], f, depth + 1)
+            if var.kind == "str" and var.value:
+                return Value("env", var.value, node)
+            return unknown(node, "an environment variable whose name is computed")
+    if t == "call" and text(node.child_by_field_name("method")) in ("to_i", "to_s", "to_f"):
+        receiver = node.child_by_field_name("receiver")
+        if receiver is not None:
+            return evaluate(receiver, f, depth + 1)
+    return None
+
+
+RUBY = Language(
+    "ruby",
+    "ruby",
+    keys={**{snake(api): field for field, api in RECEIVE_API.items()}, **_SHORYUKEN},
+    numbers={"integer", "float"},
+    strings={"string"},
+    string_parts={"string_content", "escape_sequence"},
+    interpolations={"interpolation"},
+    names={"constant", "identifier", "instance_variable"},
+    wrappers={"parenthesized_statements"},
+    lists={"array"},
+    bools={"true": True, "false": False},
+    unary={"unary"},
+    binary={"binary"},
+    calls={"call": "arguments"},
+    env_calls={"ENV.fetch": (0, 1)},
+    passthrough={"Integer": None, "String": None},
+    unit_methods={"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600},
+    hook=_hook,
+)
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "ruby", data)
-    _File(r, parse("ruby", data)).run()
+    f = File(RUBY, data)
+    r = Reader(path, "ruby", data, RUBY)
+    sdk, pollers, polls = [], {}, []
+    for site, platform, args, var in f.sites():
+        if platform == "poll":
+            polls.append((site, args))
+        elif platform == "shoryuken":
+            _shoryuken(r, f, site, args)
+        elif text(site.child_by_field_name("method")) == "new":  # Aws::SQS::QueuePoller.new(url, ...)
+            c = _sdk(r, site)
+            for field, node in args:
+                if field == "queue" and "pair" not in (node.type, node.parent.type):
+                    r.queue(c, evaluate(node, f), "QueuePoller.new")
+            _options(r, f, c, [(k, v) for k, v in args if k != "queue"], "QueuePoller.new")
+            if var is not None:
+                pollers[text(var)] = c
+            pollers[(site.start_byte, site.end_byte)] = c
+            sdk.append(c)
+        else:
+            c = _sdk(r, site)
+            _options(r, f, c, args, "receive_message")
+            sdk.append(c)
+    for site, args in polls:  # poller.poll(visibility_timeout: 60), QueuePoller.new(url).poll(...)
+        recv = site.child_by_field_name("receiver")
+        c = pollers.get(text(recv)) or pollers.get((recv.start_byte, recv.end_byte))
+        if c is not None:
+            _options(r, f, c, args, "QueuePoller#poll")
+    heartbeat = bool(f.captures("heartbeat"))
+    for c in sdk:
+        c.heartbeat = heartbeat
     return r.result
 
 
-def _method(n) -> str:
-    return text(n.child_by_field_name("method"))
+def _sdk(r: Reader, site):
+    c = r.consumer(site, "sdk")
+    c.locations["queue_ref"] = c.location
+    return c
 
 
-def _args(n) -> list:
-    args = n.child_by_field_name("arguments")
-    return list(args.named_children) if args is not None else []
+def _options(r: Reader, f: File, c, args: list, what: str) -> None:
+    for field, node in args:
+        if field not in RECEIVE_API:
+            continue
+        key = _WRITTEN[field]
+        if field == "queue":
+            r.queue(c, evaluate(node, f), f"{what} {key}")
+        else:
+            r.number(c, field, evaluate(node, f), f"{what} {key}")
 
 
-class _File:
-    def __init__(self, r: Reader, root):
-        self.r = r
-        self.nodes = list(walk(root))
-        self.bindings: dict[str, list] = {}
-        for n in self.nodes:
-            if n.type in ("assignment", "operator_assignment"):
-                left = n.child_by_field_name("left")
-                if left is not None and left.type in ("constant", "identifier", "instance_variable"):
-                    self.bindings.setdefault(text(left), []).append(n.child_by_field_name("right"))
-        self.pollers: dict[str, object] = {}
+def _shoryuken(r: Reader, f: File, site, args: list) -> None:
+    c = r.consumer(site, "shoryuken", heartbeat=False)
+    c.locations["queue_ref"] = c.location
+    opts = {field: node for field, node in args}
+    if "queue_name" in opts:
+        q = evaluate(opts["queue_name"], f)
+        items = q.value if q.kind == "list" else [q]
+        if len(items) > 1:
+            r.note("a Shoryuken worker of several queues: the first is joined", items[0].node)
+        if items:
+            r.queue(c, items[0], "shoryuken_options queue")
+    batch = evaluate(opts["batch"], f) if "batch" in opts else None
+    if batch is not None and batch.kind == "bool":
+        r.set(c, "batch", batch.value, batch.node)
+    if "auto_visibility_timeout" in opts:
+        v = evaluate(opts["auto_visibility_timeout"], f)
+        if v.kind == "bool":
+            r.set(c, "heartbeat", v.value and not (batch is not None and batch.value is True), v.node)
+        else:
+            c.heartbeat = None
+            r.note("auto_visibility_timeout is computed: not read", v.node)
+    if "retry_intervals" in opts:
+        v = evaluate(opts["retry_intervals"], f)
+        if v.kind == "list":
+            for item in v.value:
+                if item.kind == "int":
+                    r.delay(c, item.value, "retry_intervals", item.node)
+        else:
+            r.note(f"retry_intervals are computed ({text(v.node)[:60]}): not read", v.node)
 
-    def pairs(self, call) -> dict:
-        """Keyword arguments of ``call`` (``key: v``, ``:key => v``, ``'key' => v``, or one hash argument)."""
-        out = {}
-        items = _args(call)
-        if len(items) == 1 and items[0].type == "hash":
-            items = items[0].named_children
-        for p in items:
-            if p.type != "pair":
-                continue
-            key = p.child_by_field_name("key")
-            k = text(key).rstrip(":").lstrip(":").strip("'\"")
-            out[k] = p.child_by_field_name("value")
-        return out
 
-    def value(self, node, depth: int = 0) -> Value:
-        t = node.type
-        if t in ("integer", "float"):
-            n = number(text(node))
-            return Value("int", n, node) if n is not None else Value("unknown", None, node)
-        if t == "string":
-            if any(c.type == "interpolation" for c in node.named_children):
-                return Value("unknown", None, node, "an interpolated string")
-            return Value("str", "".join(text(c) for c in node.named_children), node)
-        if t in ("simple_symbol", "hash_key_symbol"):
-            return Value("str", text(node).lstrip(":"), node)
-        if t in ("true", "false"):
-            return Value("bool", t == "true", node)
-        if t == "array":
-            return Value("list", [self.value(c, depth + 1) for c in node.named_children], node)
-        if t == "parenthesized_statements" and node.named_children and depth < 8:
-            return self.value(node.named_children[-1], depth + 1)
-        if t == "element_reference" and node.named_children:
-            obj, *keys = node.named_children
-            if text(obj) == "ENV" and keys and keys[0].type == "string":
-                return Value("env", self.value(keys[0]).value, node)
-        if t == "call":
-            recv = node.child_by_field_name("receiver")
-            m = _method(node)
-            a = _args(node)
-            if recv is not None and text(recv) == "ENV" and m == "fetch" and a and a[0].type == "string":
-                default = self.value(a[1], depth + 1) if len(a) > 1 and depth < 8 else None
-                return Value("env", self.value(a[0]).value, node, default=default)
-            if recv is not None and m in ("to_i", "to_s", "to_f") and depth < 8:
-                return self.value(recv, depth + 1)
-            if recv is not None and m in _UNITS and depth < 8:
-                v = self.value(recv, depth + 1)
-                if v.kind == "int":
-                    return Value("int", v.value * _UNITS[m], v.node)
-            if recv is None and m in ("Integer", "String") and a and depth < 8:
-                return self.value(a[0], depth + 1)
-        if t in ("constant", "identifier", "instance_variable"):
-            found = [f for f in self.bindings.get(text(node), []) if f is not None]
-            if len(found) == 1 and depth < 8:
-                v = self.value(found[0], depth + 1)
-                return v if v.kind != "unknown" else Value("unknown", None, node, v.why or text(node))
-            why = "assigned more than once" if len(found) > 1 else "not a constant of this file"
-            return Value("unknown", None, node, f"{text(node)} is {why}")
-        return Value("unknown", None, node, text(node)[:60])
-
-    def run(self) -> None:
-        heartbeat = False
-        sdk = []
-        for n in self.nodes:
-            if n.type != "call":
-                continue
-            m = _method(n)
-            heartbeat |= m in _HEARTBEAT
-            recv = n.child_by_field_name("receiver")
-            if m == "receive_message" and recv is not None:
-                sdk.append(self.receive(n))
-            elif m == "new" and recv is not None and text(recv).rsplit("::", 1)[-1] == "QueuePoller":
-                sdk.append(self.poller(n))
-            elif m == "shoryuken_options":
-                self.shoryuken(n)
-        for n in self.nodes:  # poller.poll(visibility_timeout: 60)
-            if n.type == "call" and _method(n) == "poll":
-                recv = n.child_by_field_name("receiver")
-                c = self.pollers.get(text(recv)) if recv is not None else None
-                if c is None and recv is not None and recv.type == "call":
-                    c = self.pollers.get(id(recv))
-                if c is not None:
-                    self.options(c, self.pairs(n), "QueuePoller#poll")
-        for c in sdk:
-            c.heartbeat = heartbeat
-
-    def options(self, c, opts: dict, what: str) -> None:
-        for key, val in opts.items():
-            field = _SDK.get(key)
-            if field == "queue":
-                apply_queue(self.r, c, self.value(val), f"{what} queue_url")
-            elif field is not None:
-                apply_number(self.r, c, field, self.value(val), f"{what} {key}")
-
-    def receive(self, n):
-        c = self.r.consumer(n, "sdk")
-        c.locations["queue_ref"] = c.location
-        self.options(c, self.pairs(n), "receive_message")
-        return c
-
-    def poller(self, n):
-        c = self.r.consumer(n, "sdk")
-        c.locations["queue_ref"] = c.location
-        a = _args(n)
-        if a and a[0].type != "pair":
-            apply_queue(self.r, c, self.value(a[0]), "QueuePoller.new")
-        self.options(c, {k: v for k, v in self.pairs(n).items() if k != "queue_url"}, "QueuePoller.new")
-        p = n.parent
-        if p is not None and p.type == "assignment":
-            self.pollers[text(p.child_by_field_name("left"))] = c
-        self.pollers[id(n)] = c
-        return c
-
-    def shoryuken(self, n) -> None:
-        r = self.r
-        c = r.consumer(n, "shoryuken", heartbeat=False)
-        c.locations["queue_ref"] = c.location
-        opts = self.pairs(n)
-        if "queue" in opts:
-            q = self.value(opts["queue"])
-            for item in q.value if q.kind == "list" else [q]:
-                if item is not q:
-                    r.note("a Shoryuken worker of several queues: the first is joined", item.node)
-                apply_queue(r, c, item, "shoryuken_options queue")
-                break
-        batch = self.value(opts["batch"]) if "batch" in opts else None
-        if batch is not None and batch.kind == "bool":
-            r.set(c, "batch", batch.value, batch.node)
-        if "auto_visibility_timeout" in opts:
-            v = self.value(opts["auto_visibility_timeout"])
-            if v.kind == "bool":
-                r.set(c, "heartbeat", v.value and not (batch is not None and batch.value is True), v.node)
-            else:
-                c.heartbeat = None
-                r.note("auto_visibility_timeout is computed: not read", v.node)
-        if "retry_intervals" in opts:
-            v = self.value(opts["retry_intervals"])
-            if v.kind == "list":
-                for item in v.value:
-                    if item.kind == "int":
-                        r.delay(c, item.value, "retry_intervals", item.node)
-            else:
-                r.note(f"retry_intervals are computed ({text(v.node)[:60]}): not read", v.node)
+def environment(code: bytes) -> tuple[str, str | None] | None:
+    """The environment variable a Ruby expression is (``ENV['X']``, ``ENV.fetch('X', 'default')``) and its literal
+    default, else None: an ERB value of a Shoryuken YAML file (frameworks.py)."""
+    f = File(RUBY, code)
+    exprs = [n for n in f.root.named_children if n.type != "comment"]
+    v = evaluate(exprs[0], f) if len(exprs) == 1 else None
+    if v is None or v.kind != "env":
+        return None
+    d = v.default
+    return v.value, (d.value if d is not None and d.kind == "str" and d.value else None)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from visguard.linter.loaders.code import php
 
 QUEUE_CONFIG = b"""<?php
@@ -162,3 +165,95 @@ $sqs->changeMessageVisibility(['QueueUrl' => getenv('IMPORT_QUEUE'), 'Visibility
 def test_garbage_deep_nesting_and_binary_never_raise():
     for data in (b"\x00\x9f" * 4000, b"<?php $a = " + b"[" * 20_000, QUEUE_CONFIG[:500], b"<?php \xff\xfe"):
         assert isinstance(php.read("bad.php", data).consumers, list)
+
+
+@pytest.mark.parametrize(
+    "written, read",
+    [
+        ("50000", 50000),  # outside SQS's 0-43,200: data for the range rule, not the reader's to judge
+        ("'50000'", 50000),  # a string of digits is a number
+        ("1000000000000000", 10**15),  # values.MAX_NUMBER itself
+        ("1000000000000001", None),  # beyond any AWS limit: not read
+        ("123456789012345678901", None),  # a 21-digit visibility timeout
+        ("'123456789012345678901'", None),
+    ],
+)
+def test_receive_numbers_up_to_the_limit_are_read_and_beyond_it_noted(written, read):
+    data = f"<?php\n$sqs->receiveMessage(['QueueUrl' => 'q', 'VisibilityTimeout' => {written}]);\n".encode()
+    res = php.read("w.php", data)
+    (c,) = res.consumers
+    assert c.visibility_override == read
+    if read is None:
+        (note,) = res.notes
+        assert written.strip("'") in note.message and "not read" in note.message and note.location.line == 2
+        assert (c.id, "visibility_override") not in res.places
+    else:
+        assert res.notes == []
+        place = res.places[(c.id, "visibility_override")]  # where the fixer edits it
+        assert data[place.start : place.end].decode() == written.strip("'")
+
+
+@pytest.mark.parametrize(
+    "code, queue, visibility",
+    [
+        # a URL built from literals and constants of the file
+        (
+            "const ACCOUNT = '1'; $sqs->receiveMessage(['QueueUrl' => 'https://sqs.x/' . ACCOUNT . '/q']);",
+            "https://sqs.x/1/q",
+            None,
+        ),
+        # arithmetic of literals
+        ("$sqs->receiveMessage(['QueueUrl' => 'q', 'VisibilityTimeout' => 2 * 60]);", "q", 120),
+        # $t += 10 and $t++ change $t: it is not the 30 first assigned
+        (
+            "$t = 30; $t += 10; $sqs->receiveMessage(['QueueUrl' => 'q', 'VisibilityTimeout' => $t]);",
+            "q",
+            None,
+        ),
+        ("$t = 30; $t++; $sqs->receiveMessage(['QueueUrl' => 'q', 'VisibilityTimeout' => $t]);", "q", None),
+        # a parameter is not the file's variable of the same name
+        ("$u = 'global'; function f($u) { $sqs->receiveMessage(['QueueUrl' => $u]); }", None, None),
+    ],
+)
+def test_values_read_as_the_code_means_them(code, queue, visibility):
+    res = php.read("w.php", f"<?php\n{code}\n".encode())
+    (c,) = res.consumers
+    assert (c.queue_ref.value if c.queue_ref else None, c.visibility_override) == (queue, visibility)
+
+
+def test_only_classes_that_implement_should_queue_are_jobs():
+    data = b"""<?php
+class ShouldQueueHelper { public $timeout = 5; }
+class Job extends Base implements \\Illuminate\\Contracts\\Queue\\ShouldQueue { public $timeout = 60; }
+"""
+    (c,) = php.read("app/Jobs/Job.php", data).consumers
+    assert (c.settings["job_class"], c.work_timeout) == (["Job"], 60)
+
+
+def _elements(n: int) -> str:
+    return ", ".join(f"'k{i}' => {i}" for i in range(n))
+
+
+@pytest.mark.parametrize(
+    "data, consumers",
+    [
+        # a connection array of thousands of elements (a query of the elements around 'driver' was quadratic)
+        (f"<?php return ['sqs' => [{_elements(3000)}, 'driver' => 'sqs', 'queue' => 'q']];", 1),
+        (f"<?php return [{_elements(20000)}];", 0),
+        (f"<?php $sqs->receiveMessage(['QueueUrl' => 'q', {_elements(20000)}]);", 1),
+        # thousands of job classes, each with its calls
+        (
+            "<?php\n"
+            + "".join(
+                f"class J{i} implements ShouldQueue {{ public $timeout = {i}; function h() {{ $this->release(1); }} }}\n"
+                for i in range(3000)
+            ),
+            1,
+        ),
+    ],
+)
+def test_large_arrays_and_many_classes_never_hang(data, consumers):
+    start = time.monotonic()
+    res = php.read("config/queue.php", data.encode())
+    assert time.monotonic() - start < 20  # a guard against a hang only: the reading takes well under 1 s
+    assert len(res.consumers) == consumers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from visguard.linter.loaders.code import ruby
 
 SDK = b"""require 'aws-sdk-sqs'
@@ -95,3 +96,73 @@ def test_computed_queue_is_a_note():
 def test_garbage_deep_nesting_and_binary_never_raise():
     for data in (b"\x00\xc3" * 4000, b"x = " + b"[" * 20_000, SDK[:200], b"def \xff\xfe"):
         assert isinstance(ruby.read("bad.rb", data).consumers, list)
+
+
+@pytest.mark.parametrize(
+    "written, read",
+    [
+        ("50000", 50000),  # outside SQS's 0-43,200: data for the range rule, not the reader's to judge
+        ("50_000", 50000),
+        ("1000000000000000", 10**15),  # values.MAX_NUMBER itself
+        ("1000000000000001", None),  # beyond any AWS limit: not read
+        ("123456789012345678901", None),  # a 21-digit visibility timeout
+        ("100000000000000.minutes", None),  # beyond it in its unit
+    ],
+)
+def test_receive_numbers_up_to_the_limit_are_read_and_beyond_it_noted(written, read):
+    data = f"sqs.receive_message(queue_url: 'q', visibility_timeout: {written})\n".encode()
+    res = ruby.read("w.rb", data)
+    (c,) = res.consumers
+    assert c.visibility_override == read
+    if read is None:
+        (note,) = res.notes
+        assert written in note.message and "not read" in note.message and note.location.line == 1
+        assert (c.id, "visibility_override") not in res.places
+    else:
+        assert res.notes == []
+        place = res.places[(c.id, "visibility_override")]  # where the fixer edits it
+        assert data[place.start : place.end].decode() == written
+
+
+@pytest.mark.parametrize(
+    "data, queue, visibility, notes",
+    [
+        # the poller made and polled in one expression: its poll options are its own
+        (b"Aws::SQS::QueuePoller.new('u').poll(visibility_timeout: 7) { |m| }\n", "u", 7, 0),
+        # x += 1 does not bind x to 1
+        (b"x += 1\nsqs.receive_message(queue_url: 'q', visibility_timeout: x)\n", "q", None, 1),
+        # a string built from constants of the file is known
+        (b"S = 'prod'\nsqs.receive_message(queue_url: \"jobs-#{S}\")\n", "jobs-prod", None, 0),
+        # arithmetic of literals
+        (b"sqs.receive_message(queue_url: 'q', visibility_timeout: 2 * 60)\n", "q", 120, 0),
+        # a method's parameter is not the file's local of the same name
+        (
+            b"timeout = 9\ndef work(timeout = 5)\n  sqs.receive_message(queue_url: 'q', visibility_timeout: timeout)\nend\n",
+            "q",
+            None,
+            1,
+        ),
+        # a list of one queue is not "several queues"
+        (b"class A\n  shoryuken_options queue: ['only']\nend\n", "only", None, 0),
+        (b"class A\n  shoryuken_options queue: ['a', 'b']\nend\n", "a", None, 1),
+    ],
+)
+def test_values_read_as_the_code_means_them(data, queue, visibility, notes):
+    res = ruby.read("w.rb", data)
+    (c,) = res.consumers
+    assert (c.queue_ref.value, c.visibility_override, len(res.notes)) == (queue, visibility, notes)
+
+
+@pytest.mark.parametrize(
+    "code, env",
+    [
+        (b"ENV['X']", ("X", None)),
+        (b"ENV.fetch('X', 'jobs')", ("X", "jobs")),
+        (b"ENV.fetch('X').to_s", ("X", None)),
+        (b"ENV['PREFIX'] + '_jobs'", None),  # a name built from the variable is not the variable
+        (b"queue_for(ENV['X'])", None),
+        (b"ENV[", None),
+    ],
+)
+def test_an_erb_value_is_an_environment_variable_only_when_it_is_one(code, env):
+    assert ruby.environment(code) == env
