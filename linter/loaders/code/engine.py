@@ -41,7 +41,7 @@ from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
-_QUERIES: dict[str, object] = {}
+_QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
 
 
 # ---------------------------------------------------------------------------------------------- the SQS API
@@ -122,13 +122,14 @@ class Language:
 
 def query(lang: Language):
     """The compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data), on first use."""
-    q = _QUERIES.get(lang.query)
+    key = (lang.query, lang.grammar)  # one query file may serve several grammars (TypeScript, TSX)
+    q = _QUERIES.get(key)
     if q is None:
         import tree_sitter
 
         path = os.path.join(os.path.dirname(__file__), "languages", f"{lang.query}.scm")
         with open(path, encoding="utf-8") as f:
-            q = _QUERIES[lang.query] = tree_sitter.Query(parser(lang.grammar).language, f.read())
+            q = _QUERIES[key] = tree_sitter.Query(parser(lang.grammar).language, f.read())
     return q
 
 
@@ -136,8 +137,9 @@ def query(lang: Language):
 class Value:
     """What an expression evaluates to, as far as a static reader can tell.
 
-    ``kind``: int | str | env | bool | list | name | unknown; ``value``; ``node``: the node that writes it (the
-    literal, followed through names); ``why`` (unknown): the expression that stopped the reading; ``default``
+    ``kind``: int | str | env | bool | list | name | unknown (a hook may add its own: JavaScript's ``obj``, an
+    object literal's properties, and ``none``, null or undefined); ``value``; ``node``: the node that writes it
+    (the literal, followed through names); ``why`` (unknown): the expression that stopped the reading; ``default``
     (env): the Value of the literal default the code writes; ``via``: the name node it was reached through, when
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
@@ -253,9 +255,11 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
 class File:
     """One parsed file of one language: its tree, its bindings and its query's matches."""
 
-    def __init__(self, lang: Language, data: bytes):
+    def __init__(self, lang: Language, data: bytes, root=None):
+        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time)."""
         self.lang, self.data = lang, data
-        root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
+        if root is None:
+            root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
         self.matches = self._matches()
         # name -> {start byte of the name: (the name's node, its value node or None)}
@@ -558,6 +562,10 @@ class Reader:
     def note(self, message: str, node) -> None:
         self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
 
+    def remark(self, message: str, node, address: str | None = None) -> None:
+        """A note whose message names its own place (no line is added), for ``address`` (a consumer id) or none."""
+        self.result.notes.append(Note(message, self.loc(node), address))
+
     def consumer(self, node, platform: str, **fields) -> Consumer:
         c = Consumer(
             id=f"{self.path}:{line(node)}",
@@ -617,7 +625,11 @@ class Reader:
             self.note(f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined", v.node)
             return
         if ref is not None:
-            c.queue_ref = ref
-            c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
-            c.link_ref = ref.value
-            c.locations["queue_ref"] = ref.location
+            self.link(c, ref)
+
+    def link(self, c: Consumer, ref: QueueRef) -> None:
+        """``c`` reads the queue ``ref`` names: its reference, how it joins (env, name or literal), its place."""
+        c.queue_ref = ref
+        c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
+        c.link_ref = ref.value
+        c.locations["queue_ref"] = ref.location
