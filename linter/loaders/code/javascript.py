@@ -405,9 +405,11 @@ def _handlers(r: Reader, js, decorators):
 def _seconds(r: Reader, js, c, opts, key, field, where):
     """Set ``field`` from the option ``key`` (in its unit: ``_KEY_UNITS``), with its place; else a note."""
     node = opts.get(key)
-    if not js.present(node):
+    if node is None:
         return
     v = evaluate(node, js.file)
+    if v.kind == "none":  # null, undefined: not given
+        return
     at, env, value = v, None, None
     if v.kind in _LITERALS:
         value = _as_number(v)
@@ -426,11 +428,10 @@ def _seconds(r: Reader, js, c, opts, key, field, where):
     if scale != 1:
         value = value * scale
         value = int(value) if float(value).is_integer() else value
-    n = _derived(at, value)
-    n.scale = float(scale)
+    at.kind, at.value, at.scale = "int", value, float(scale)  # the number read, where it is written
     if env is not None and at.via is None and not at.computed:
-        n.env = env  # the default written in place; a constant's or an expression's place says so itself
-    r.set(c, field, value, at.node, n)
+        at.env = env  # the default written in place; a constant's or an expression's place says so itself
+    r.set(c, field, value, at.node, at)
 
 
 def _ref(value: str, loc) -> QueueRef | None:
@@ -486,6 +487,7 @@ class _Scopes:
         self.anchors: list = []  # the site being read and the declarators being followed (see _ancestors)
         self.descents = 0
         self.params: dict[int, set] = {}  # function node id -> its parameters' names
+        self.scopes: dict[int, tuple] = {}  # declarator node id -> (its scope, const)
 
     # ------------------------------------------------------------------------------------------- names
     def declare(self, decl):
@@ -991,7 +993,7 @@ class _Scopes:
             return None
         best, best_span = None, None
         for decl, binding in candidates:
-            scope = self._enclosing(decl, _SCOPES)
+            scope, const = self._scope_of(decl)
             if scope is None or not (scope.start_byte <= use.start_byte < scope.end_byte):
                 continue
             span = scope.end_byte - scope.start_byte
@@ -1004,13 +1006,22 @@ class _Scopes:
         if best is None:
             return None
         decl, binding, scope = best
-        parent = self._ancestors(decl)[-1]
-        kind = parent.child_by_field_name("kind")
-        if (kind is None or text(kind) != "const") and name in self.assigned:
+        if not self._scope_of(decl)[1] and name in self.assigned:
             return None
         if self._shadowed(name, use, scope):
             return None
         return decl if binding.type == "identifier" else binding
+
+    def _scope_of(self, decl):
+        """(the scope a declarator declares its names in, whether it is a ``const``), once per declarator."""
+        found = self.scopes.get(decl.id)
+        if found is None:
+            kind = self._ancestors(decl)[-1].child_by_field_name("kind")
+            found = self.scopes[decl.id] = (
+                self._enclosing(decl, _SCOPES),
+                kind is not None and text(kind) == "const",
+            )
+        return found
 
     def _shadowed(self, name, use, scope):
         """Whether a function between ``use`` and ``scope`` takes a parameter ``name``."""
