@@ -41,6 +41,7 @@ from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
+MAX_ERROR_PARTS = 5_000  # an error node of more children is queried child by child (File._matches)
 _QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
 
 
@@ -281,9 +282,29 @@ class File:
                     self.params.append((text(p), fn.start_byte, fn.end_byte))
 
     def _matches(self) -> list[tuple[int, dict]]:
+        """The query's matches. tree-sitter's query cursor takes time quadratic in the parts of one error node
+        (200,000 unclosed ``(`` of hostile text: minutes), so an error node of more than ``MAX_ERROR_PARTS``
+        parts is queried part by part, and the rest of the file around it (a pattern of the error node itself
+        does not match it)."""
         import tree_sitter
 
-        return tree_sitter.QueryCursor(query(self.lang)).matches(self.root)
+        q = query(self.lang)
+        wide = _wide_errors(self.root)
+        if not wide:
+            return tree_sitter.QueryCursor(q).matches(self.root)
+        out, at = [], 0
+        for e in [*wide, None]:
+            end = e.start_byte if e is not None else self.root.end_byte + 1
+            if at < end:
+                cursor = tree_sitter.QueryCursor(q)
+                cursor.set_byte_range(at, end)
+                out += cursor.matches(self.root)
+            if e is not None:
+                for part in e.children:
+                    if part.child_count:
+                        out += tree_sitter.QueryCursor(q).matches(part)
+                at = e.end_byte
+        return out
 
     def captures(self, name: str) -> list:
         """Every node captured as ``name``, in document order, each once."""
@@ -467,6 +488,19 @@ class File:
                 return out
             return v
         return unknown(node)
+
+
+def _wide_errors(root) -> list:
+    """The outermost error nodes of more than ``MAX_ERROR_PARTS`` children, in document order (only the paths
+    that hold an error are followed)."""
+    out, stack = [], [root] if root.has_error else []
+    while stack:
+        n = stack.pop()
+        if n.is_error and n.child_count > MAX_ERROR_PARTS:
+            out.append(n)
+        else:
+            stack.extend(c for c in n.children if c.has_error)
+    return sorted(out, key=lambda n: n.start_byte)
 
 
 _FUNCTIONS = {

@@ -5,6 +5,7 @@ module); the assertions are the Consumer records a careful reader writes down fo
 """
 
 import textwrap
+import time
 
 import pytest
 from visguard.linter.loaders.code import engine, javascript
@@ -858,3 +859,25 @@ def test_the_fixer_writes_where_the_place_says(tmp_path, path, option, field, va
         assert ff.after == source and ff.applied == []
         ((_, why),) = ff.skipped
         assert refusal in why
+
+
+@pytest.mark.parametrize(
+    "head, part",
+    [
+        (
+            b"const AWS = require('aws-sdk');\nsqs.receiveMessage({ QueueUrl: 'q' });\nsqs.receiveMessage(",
+            b"(",
+        ),
+        (b"new ReceiveMessageCommand({ QueueUrl: 'q' });\nnew ReceiveMessageCommand(", b"["),
+        (b"function f() { new ReceiveMessageCommand({ QueueUrl: 'q' }); sqs.receiveMessage(", b"("),
+    ],
+)
+def test_one_error_of_many_parts_is_read_around_not_a_hang(head, part):
+    # tree-sitter recovers 150,000 unclosed brackets as one error node of 150,000 parts; its query cursor is
+    # quadratic in them (minutes): the engine queries such a node part by part (well under 1 s here)
+    start = time.monotonic()
+    r = read("bad.ts", head + part * 150_000)
+    assert time.monotonic() - start < 20  # a guard against a hang, not a speed goal
+    (c,) = r.consumers
+    assert c.queue_ref.value == "q"
+    assert any("syntax errors" in n.message for n in r.notes)
