@@ -205,8 +205,7 @@ def _read(r: Reader, f: File) -> None:
     for node in f.captures("declarator"):
         js.declare(node)
     js.assigned.update(text(n) for n in f.captures("assigned"))
-    for node in f.captures("import"):
-        js.imported(node)
+    _imports(js, f)
     sites = []
     for node, platform, args, _ in f.sites():
         named = dict(args)
@@ -227,6 +226,31 @@ def _read(r: Reader, f: File) -> None:
             _sqs_consumer(r, js, node, _first_arg(node), heartbeat)
         else:
             _nest(r, js, node, platform == "nest-registerAsync", heartbeat, handlers)
+
+
+def _imports(js, f: File) -> None:
+    """The names the file's imports bind (the query's ``@import.*``): sqs-consumer's Consumer and module object,
+    nestjs-sqs's SqsModule and SqsMessageHandler; and whether it imports the SDK."""
+    for _, caps in f.matches:
+        source = caps.get("import.module")
+        if not source:
+            continue
+        module = js.key(source[0])
+        if module in _SDK_MODULES:
+            js.sdk_imported = True
+        is_consumer = module in SQS_CONSUMER_MODULES
+        is_nest = module in _NEST_MODULES or module.endswith("nestjs-sqs")
+        if is_consumer:  # import Consumer from "sqs-consumer" (before v6), import * as ns from "sqs-consumer"
+            js.consumer_names.update(text(n) for n in caps.get("import.default", ()))
+            js.consumer_ns.update(text(n) for n in caps.get("import.namespace", ()))
+        for name in caps.get("import.name", ()):
+            local, imported = text((caps.get("import.alias") or [name])[0]), js.key(name)
+            if is_consumer and imported == "Consumer":
+                js.consumer_names.add(local)
+            elif is_nest and imported == "SqsModule":
+                js.nest_names.add(local)
+            elif is_nest and imported == "SqsMessageHandler":
+                js.handler_names.add(local)
 
 
 # ----------------------------------------------------------------------------------------------- heartbeats
@@ -541,35 +565,6 @@ class _Scopes:
             if fn is not None and fn.type == "identifier" and text(fn) == "require" and args is not None:
                 return self._string(args) if args.type == "string" else None
         return None
-
-    def imported(self, node):
-        src = node.child_by_field_name("source")
-        module = self._string(src) if src is not None else None
-        if module in _SDK_MODULES:
-            self.sdk_imported = True
-        is_consumer = module in SQS_CONSUMER_MODULES
-        is_nest = module in _NEST_MODULES or (module or "").endswith("nestjs-sqs")
-        if not (is_consumer or is_nest):
-            return
-        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-        for part in clause.named_children if clause is not None else ():
-            if part.type == "identifier" and is_consumer:  # import Consumer from "sqs-consumer" (before v6)
-                self.consumer_names.add(text(part))
-            elif part.type == "namespace_import" and is_consumer:
-                self.consumer_ns.update(text(c) for c in part.named_children if c.type == "identifier")
-            elif part.type == "named_imports":
-                for spec in part.named_children:
-                    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
-                    if name is None:
-                        continue
-                    local = text(alias or name)
-                    imported = self.key(name)
-                    if is_consumer and imported == "Consumer":
-                        self.consumer_names.add(local)
-                    elif is_nest and imported == "SqsModule":
-                        self.nest_names.add(local)
-                    elif is_nest and imported == "SqsMessageHandler":
-                        self.handler_names.add(local)
 
     def _callee_name(self, node):
         if node is None:

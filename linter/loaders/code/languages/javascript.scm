@@ -44,8 +44,15 @@
   function: (member_expression property: (property_identifier) @_h)
   (#any-of? @_h "changeMessageVisibility" "changeMessageVisibilityBatch")) @heartbeat
 
-; imports (which local names are sqs-consumer's, nestjs-sqs's, the SDK's)
-(import_statement source: (string) @import.module) @import
+; imports: which local names are sqs-consumer's Consumer (or its module), nestjs-sqs's SqsModule and
+; SqsMessageHandler; whether the file imports the SDK. import C from "m"; import * as ns from "m";
+; import { A, B as C } from "m"; import "m"
+(import_statement (import_clause (identifier) @import.default) source: (string) @import.module)
+(import_statement (import_clause (namespace_import (identifier) @import.namespace)) source: (string) @import.module)
+(import_statement
+  (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias)))
+  source: (string) @import.module)
+(import_statement source: (string) @import.module)
 
 ; every declarator (const/let/var, destructuring too) and every name assigned again (a let assigned again is
 ; not a constant): javascript.py resolves a name to its nearest visible declaration
