@@ -87,22 +87,14 @@ _KEY_UNITS = {"handleMessageTimeout": 0.001}
 
 
 def _language(name: str, grammar: str) -> Language:
-    """The entry of one of the three grammars; every value is the hook's (the file's scopes decide a name)."""
+    """The entry of one of the three grammars. Every value is the hook's (:meth:`_Scopes.evaluated`): a name's
+    value is its nearest visible declaration's, which no table says; the literal kinds are the places'."""
     return Language(
         name,
         grammar,
         query="javascript",
         numbers={"number"},
-        strings={"string"},
-        string_parts={"string_fragment", "escape_sequence"},
-        interpolations={"template_substitution"},
-        names={"identifier", "shorthand_property_identifier"},
-        members={"member_expression": ("object", "property")},
-        wrappers=_WRAPPERS,
-        bools={"true": True, "false": False},
-        unary={"unary_expression"},
-        binary={"binary_expression"},
-        calls={"call_expression": "arguments", "new_expression": "arguments"},
+        strings={"string"},  # a number written in quotes: its digits are inside them (engine.place)
         hook=lambda node, f, _depth: f.js.evaluated(node),
     )
 
