@@ -42,7 +42,8 @@ from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
-_QUERIES: dict[str, object] = {}
+MAX_ERROR_PARTS = 5_000  # an error node of more children is queried child by child (File._matches)
+_QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
 
 
 # ---------------------------------------------------------------------------------------------- the SQS API
@@ -125,10 +126,12 @@ class Language:
 
 
 def query(lang: Language, part: str = "sites"):
-    """A compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data), on first use: the
-    file's name patterns (``part="names"``: those capturing ``@bind.*`` or ``@param``, run only when a name is
-    first resolved) or all its other patterns (``"sites"``)."""
-    q = _QUERIES.get((lang.query, part))
+    """A compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data, compiled once per
+    grammar: one query file may serve several, TypeScript and TSX), on first use: the file's name patterns
+    (``part="names"``: those capturing ``@bind.*`` or ``@param``, run only when a name is first resolved) or
+    all its other patterns (``"sites"``)."""
+    key = (lang.query, lang.grammar)
+    q = _QUERIES.get((*key, part))
     if q is None:
         import tree_sitter
 
@@ -141,8 +144,8 @@ def query(lang: Language, part: str = "sites"):
         for i in range(sites.pattern_count):
             pattern = raw[sites.start_byte_for_pattern(i) : sites.end_byte_for_pattern(i)]
             (sites if b"@bind." in pattern or b"@param" in pattern else names).disable_pattern(i)
-        _QUERIES[(lang.query, "sites")], _QUERIES[(lang.query, "names")] = sites, names
-        q = _QUERIES[(lang.query, part)]
+        _QUERIES[(*key, "sites")], _QUERIES[(*key, "names")] = sites, names
+        q = _QUERIES[(*key, part)]
     return q
 
 
@@ -151,8 +154,9 @@ class Value:
     """What an expression evaluates to, as far as a static reader can tell.
 
     ``kind``: int | str | env | bool | list | name | unknown | bad (a number literal beyond what any AWS API
-    takes: ``why`` says how far); ``value``; ``node``: the node that writes it (the
-    literal, followed through names); ``why`` (unknown): the expression that stopped the reading; ``default``
+    takes: ``why`` says how far); a hook may add its own: JavaScript's ``obj``, an object literal's properties,
+    and ``none``, null or undefined; ``value``; ``node``: the node that writes it (the literal, followed through
+    names); ``why`` (unknown): the expression that stopped the reading; ``default``
     (env): the Value of the literal default the code writes; ``via``: the name node it was reached through, when
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
@@ -283,9 +287,11 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
 class File:
     """One parsed file of one language: its tree, its bindings and its query's matches."""
 
-    def __init__(self, lang: Language, data: bytes):
+    def __init__(self, lang: Language, data: bytes, root=None):
+        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time)."""
         self.lang, self.data = lang, data
-        root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
+        if root is None:
+            root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
         # the query's matches by role: consumer sites, later assignments, the rest; the names (bindings and
         # parameters) are read when a name is first resolved (:attr:`bindings`)
@@ -356,9 +362,28 @@ class File:
         return i >= 0 and own[i][0] <= at < own[i][1]
 
     def _matches(self, q) -> list[tuple[int, dict]]:
+        """The query's matches. tree-sitter's query cursor takes time quadratic in the parts of one error node
+        (200,000 unclosed ``(`` of hostile text: minutes), so an error node of more than ``MAX_ERROR_PARTS``
+        parts is queried part by part, and the rest of the file around it (a pattern of the error node itself
+        does not match it)."""
         import tree_sitter
 
-        return tree_sitter.QueryCursor(q).matches(self.root)
+        wide = _wide_errors(self.root)
+        if not wide:
+            return tree_sitter.QueryCursor(q).matches(self.root)
+        out, at = [], 0
+        for e in [*wide, None]:
+            end = e.start_byte if e is not None else self.root.end_byte + 1
+            if at < end:
+                cursor = tree_sitter.QueryCursor(q)
+                cursor.set_byte_range(at, end)
+                out += cursor.matches(self.root)
+            if e is not None:
+                for part in e.children:
+                    if part.child_count:
+                        out += tree_sitter.QueryCursor(q).matches(part)
+                at = e.end_byte
+        return out
 
     def captures(self, name: str) -> list:
         """Every node captured as ``name`` by a pattern that is not a site, binding, assignment or parameter
@@ -580,6 +605,19 @@ def _role(caps: dict, positional: tuple[str, ...]) -> tuple:
     return ("other",)
 
 
+def _wide_errors(root) -> list:
+    """The outermost error nodes of more than ``MAX_ERROR_PARTS`` children, in document order (only the paths
+    that hold an error are followed)."""
+    out, stack = [], [root] if root.has_error else []
+    while stack:
+        n = stack.pop()
+        if n.is_error and n.child_count > MAX_ERROR_PARTS:
+            out.append(n)
+        else:
+            stack.extend(c for c in n.children if c.has_error)
+    return sorted(out, key=lambda n: n.start_byte)
+
+
 _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
@@ -673,6 +711,10 @@ class Reader:
     def note(self, message: str, node) -> None:
         self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
 
+    def remark(self, message: str, node, address: str | None = None) -> None:
+        """A note whose message names its own place (no line is added), for ``address`` (a consumer id) or none."""
+        self.result.notes.append(Note(message, self.loc(node), address))
+
     def consumer(self, node, platform: str, **fields) -> Consumer:
         c = Consumer(
             id=f"{self.path}:{line(node)}",
@@ -734,7 +776,11 @@ class Reader:
             self.note(f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined", v.node)
             return
         if ref is not None:
-            c.queue_ref = ref
-            c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
-            c.link_ref = ref.value
-            c.locations["queue_ref"] = ref.location
+            self.link(c, ref)
+
+    def link(self, c: Consumer, ref: QueueRef) -> None:
+        """``c`` reads the queue ``ref`` names: its reference, how it joins (env, name or literal), its place."""
+        c.queue_ref = ref
+        c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
+        c.link_ref = ref.value
+        c.locations["queue_ref"] = ref.location

@@ -1,4 +1,9 @@
-"""SQS consumers in JavaScript and TypeScript (issue 25), read from the tree-sitter syntax tree.
+"""SQS consumers in JavaScript and TypeScript (issue 25), on the code engine (issue 34: ``engine.py``).
+
+Where they are is ``languages/javascript.scm``, one query compiled for the JavaScript, TypeScript and TSX
+grammars; this module is their three ``Language`` entries and what a query cannot say: which local name is
+sqs-consumer's ``Consumer`` or nestjs-sqs's ``SqsModule``, which declaration a name means where it is used (the
+file's scopes), and the value of an options object (the entries' hook, :meth:`_Scopes.evaluated`).
 
 What a file says about its receives:
 - AWS SDK v3 ``new ReceiveMessageCommand({QueueUrl, VisibilityTimeout, WaitTimeSeconds, MaxNumberOfMessages})``
@@ -9,29 +14,34 @@ What a file says about its receives:
   ``@rxfork/sqs-consumer``) and ``@ssut/nestjs-sqs`` (``SqsModule.register({consumers: [...]})``,
   ``registerAsync`` whose factory returns a literal): one ``sqs-consumer`` consumer per options object.
   ``visibilityTimeout`` and ``heartbeatInterval`` are seconds, ``handleMessageTimeout`` milliseconds
-  (reference/consumers.md §3.3).
+  (reference/consumers.md §3.3; its place's ``scale`` is 0.001, so the fixer writes milliseconds).
 
 A value is read when it is written in the file: a literal, arithmetic of literals, a ``const`` (or a ``let`` never
 assigned again) of an enclosing scope, a class field, a property of an object of the file, a template literal of
 such parts, ``process.env.X`` (the queue is then named by the variable; a number takes the ``?? 30`` / ``|| 30``
-default). Anything else is computed: the field stays None and a note names its place. Nothing is evaluated,
-nothing is imported but the grammar; a file that does not parse is read as far as tree-sitter recovered it.
+default). Numbers follow the engine's semantics: a literal beyond ``values.MAX_NUMBER`` is not read and a note
+names it (a range is the rules' to judge: 50,000 is read as 50,000). Anything else is computed: the field stays
+None and a note names its place. Every number set records its ``Place`` (written in place, a constant's, an
+environment variable's default, computed). Nothing is evaluated, nothing is imported but the grammar; a file that
+does not parse is read as far as tree-sitter recovered it.
 
 ``heartbeat``: True with a heartbeat in the file (or sqs-consumer's ``heartbeatInterval``); an SDK site without
 one is None (the extension may live in another file), an sqs-consumer without one False (the library extends
 only with ``heartbeatInterval``). Consumer ids are ``path:line`` (``path:line:column`` for a second one on a line).
 
-Bounds: a file without a marker is not parsed; one linear cursor walk collects what is read; ancestors are found
-by one descent from the site or declarator at hand (tree-sitter's ``parent`` descends from the root each time);
-nesting, declarations per name, references followed and descents are capped, beyond which a value is computed.
+Bounds: a file without a marker is not parsed; the query finds what is read; ancestors are found by one descent
+from the site or declarator at hand (tree-sitter's ``parent`` descends from the root each time); nesting,
+declarations per name, references followed and descents are capped, beyond which a value is computed.
 """
 
 from __future__ import annotations
 
 from visguard.linter.consumers import QueueRef, queue_name_of
-from visguard.linter.model import Consumer, Location, Note
+from visguard.linter.loaders import values
+from visguard.linter.model import Location, Note
 
-from . import CodeResult, parse, parser
+from . import CodeResult, engine, parse
+from .engine import File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
@@ -48,9 +58,6 @@ MAX_DESCENTS = 1_000_000  # steps a file's descents from the root may take in al
 SQS_CONSUMER_MODULES = ("sqs-consumer", "@rxfork/sqs-consumer")
 _NEST_MODULES = ("@ssut/nestjs-sqs", "@nestjs-packages/sqs")
 _SDK_MODULES = ("aws-sdk", "aws-sdk/clients/sqs", "@aws-sdk/client-sqs")
-_RECEIVE_COMMANDS = ("ReceiveMessageCommand",)
-_CHANGE_COMMANDS = ("ChangeMessageVisibilityCommand", "ChangeMessageVisibilityBatchCommand")
-_CHANGE_METHODS = ("changeMessageVisibility", "changeMessageVisibilityBatch")
 _WRAPPERS = (
     "parenthesized_expression",
     "as_expression",
@@ -69,20 +76,33 @@ _FUNCTIONS = (
     "generator_function_declaration",
 )
 _TO_NUMBER = ("Number", "parseInt", "parseFloat")
+_LITERALS = (
+    "int",
+    "str",
+    "bool",
+    "none",
+)  # the kinds of a value written as a literal (none: null, undefined)
+# option keys whose number is in another unit than the model's seconds: sqs-consumer's handleMessageTimeout (ms)
+_KEY_UNITS = {"handleMessageTimeout": 0.001}
 
-# the node kinds the one walk of a file collects (kind id -> name, per grammar: ids differ between grammars)
-_COLLECT = (
-    "new_expression",
-    "call_expression",
-    "variable_declarator",
-    "import_statement",
-    "decorator",
-    "assignment_expression",
-    "augmented_assignment_expression",
-    "update_expression",
-)
-_CALLS = ("receiveMessage", "create", "register", "registerAsync", *_CHANGE_METHODS)
-_KINDS: dict[str, dict[int, str]] = {}
+
+def _language(name: str, grammar: str) -> Language:
+    """The entry of one of the three grammars. Every value is the hook's (:meth:`_Scopes.evaluated`): a name's
+    value is its nearest visible declaration's, which no table says; the literal kinds are the places'."""
+    return Language(
+        name,
+        grammar,
+        query="javascript",
+        numbers={"number"},
+        strings={"string"},  # a number written in quotes: its digits are inside them (engine.place)
+        hook=lambda node, f, _depth: f.js.evaluated(node),
+    )
+
+
+JAVASCRIPT = _language("javascript", "javascript")
+TYPESCRIPT = _language("typescript", "typescript")
+TSX = _language("tsx", "tsx")
+_LANGUAGES = {"javascript": JAVASCRIPT, "typescript": TYPESCRIPT, "tsx": TSX}
 
 
 def language_of(path: str) -> tuple[str, str]:
@@ -115,77 +135,362 @@ def read(path: str, data: bytes) -> CodeResult:
             Note(f"{path} not read: the parser gave up recovering from syntax errors", Location(path))
         )
         return result
+    lang = _LANGUAGES[grammar]
+    r = Reader(path, source, data, lang)
     try:
-        _Reader(path, data, grammar, source, root, result).run()
+        f = File(lang, data, root)
+        f.js = _Scopes(f)
+        _read(r, f)
     except (
         Exception
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)
-        result.notes.append(Note(f"{path} not read completely ({type(e).__name__})", Location(path)))
-    return result
-
-
-def _kinds(grammar: str) -> dict[int, str]:
-    kinds = _KINDS.get(grammar)
-    if kinds is None:
-        lang = parser(grammar).language
-        kinds = _KINDS[grammar] = {
-            i: lang.node_kind_for_id(i)
-            for i in range(lang.node_kind_count)
-            if lang.node_kind_is_named(i) and lang.node_kind_for_id(i) in _COLLECT
-        }
-    return kinds
-
-
-def _collect(root, kinds: dict[int, str]) -> dict[str, list]:
-    """The nodes of ``kinds`` in document order: one cursor walk, linear in the tree (a query cursor takes
-    seconds on deeply nested error trees)."""
-    out: dict[str, list] = {k: [] for k in _COLLECT}
-    cur = root.walk()
-    while True:
-        node = cur.node
-        kind = kinds.get(node.kind_id)
-        if kind is not None:
-            out[kind].append(node)
-        if cur.goto_first_child():
-            continue
-        while not cur.goto_next_sibling():
-            if not cur.goto_parent():
-                return out
-
-
-class _Val:
-    """A resolved value: ``lit`` (a str, number, bool or None), ``env`` (a variable's name, ``default`` a lit),
-    ``obj`` (property name -> value node, spreads merged), ``arr`` (element nodes), ``qname`` (the QueueName a
-    GetQueueUrl call looks up). ``node`` is where it is written."""
-
-    __slots__ = ("kind", "value", "node", "default")
-
-    def __init__(self, kind, value, node, default=None):
-        self.kind, self.value, self.node, self.default = kind, value, node, default
+        r.result.notes.append(Note(f"{path} not read completely ({type(e).__name__})", Location(path)))
+    return r.result
 
 
 class _Unresolved(Exception):
-    pass
+    """A value the file does not write (``why``: set when a literal is written but not read, a number beyond any
+    AWS limit)."""
+
+    def __init__(self, why: str = ""):
+        super().__init__(why)
+        self.why = why
 
 
-def _number(v):
-    if isinstance(v, bool) or v is None:
-        return None
-    if isinstance(v, (int, float)):
-        return v
-    if isinstance(v, str):
+def _lit(value, node) -> Value:
+    """The Value of a literal of JavaScript: a number, a string, a boolean, null/undefined (``none``)."""
+    if value is None:
+        return Value("none", None, node)
+    if isinstance(value, bool):
+        return Value("bool", value, node)
+    if isinstance(value, (int, float)):
+        return Value("int", value, node)
+    return Value("str", value, node)
+
+
+def _as_number(v: Value):
+    """The number a literal value is (a string as ``Number("30")`` reads it), else None."""
+    if v.kind == "int":
+        return v.value
+    if v.kind == "str":
         try:
-            f = float(v.strip())
+            float(v.value.strip())
         except ValueError:
             return None
-        return int(f) if f.is_integer() else f
+        return engine.number(v.value.strip())
     return None
 
 
-class _Reader:
-    def __init__(self, path, data, grammar, source, root, result):
-        self.path, self.data, self.grammar, self.source, self.root = path, data, grammar, source, root
-        self.result = result
+def _derived(v: Value, value, node=None) -> Value:
+    """A Value of ``value`` written where ``v`` is (its node, the name it was reached through, its flags)."""
+    out = _lit(value, v.node if node is None else node)
+    out.via, out.env, out.computed, out.scale = v.via, v.env, v.computed, v.scale
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- the pass
+def _read(r: Reader, f: File) -> None:
+    js = f.js
+    if f.root.has_error:
+        bad = _first_error(f.root)
+        r.remark(f"{r.path} has syntax errors; read as far as the parser recovered", bad or f.root)
+    for node in f.captures("declarator"):
+        js.declare(node)
+    js.assigned.update(text(n) for n in f.captures("assigned"))
+    _imports(js, f)
+    sites = []
+    for node, platform, args, _ in f.sites():
+        named = dict(args)
+        if platform == "sqs-consumer" and not js.is_consumer_class(_strip(named.get("class"))):
+            continue
+        if platform.startswith("nest-") and text(named.get("module")) not in js.nest_names:
+            continue
+        sites.append((platform, node))
+    handlers = _handlers(r, js, f.captures("handler"))
+    heartbeat = _heartbeat(js, f.captures("heartbeat"))
+    if len(sites) > MAX_SITES:
+        r.remark(f"{r.path}: only the first {MAX_SITES} of {len(sites)} receive sites were read", sites[0][1])
+    for platform, node in sites[:MAX_SITES]:
+        js.anchors = [node]
+        if platform in ("sdk", "sdk-call"):
+            _sdk(r, js, node, platform == "sdk-call", heartbeat)
+        elif platform == "sqs-consumer":
+            _sqs_consumer(r, js, node, _first_arg(node), heartbeat)
+        else:
+            _nest(r, js, node, platform == "nest-registerAsync", heartbeat, handlers)
+
+
+def _imports(js, f: File) -> None:
+    """The names the file's imports bind (the query's ``@import.*``): sqs-consumer's Consumer and module object,
+    nestjs-sqs's SqsModule and SqsMessageHandler; and whether it imports the SDK."""
+    for _, caps in f.matches:
+        source = caps.get("import.module")
+        if not source:
+            continue
+        module = js.key(source[0])
+        if module in _SDK_MODULES:
+            js.sdk_imported = True
+        is_consumer = module in SQS_CONSUMER_MODULES
+        is_nest = module in _NEST_MODULES or module.endswith("nestjs-sqs")
+        if is_consumer:  # import Consumer from "sqs-consumer" (before v6), import * as ns from "sqs-consumer"
+            js.consumer_names.update(text(n) for n in caps.get("import.default", ()))
+            js.consumer_ns.update(text(n) for n in caps.get("import.namespace", ()))
+        for name in caps.get("import.name", ()):
+            local, imported = text((caps.get("import.alias") or [name])[0]), js.key(name)
+            if is_consumer and imported == "Consumer":
+                js.consumer_names.add(local)
+            elif is_nest and imported == "SqsModule":
+                js.nest_names.add(local)
+            elif is_nest and imported == "SqsMessageHandler":
+                js.handler_names.add(local)
+
+
+# ----------------------------------------------------------------------------------------------- heartbeats
+def _heartbeat(js, changes):
+    """The first ChangeMessageVisibility call of the file that may extend (not only literal 0s), else None."""
+    for node in changes:
+        arg = _first_arg(node)
+        values = _pairs_named(js, arg, "VisibilityTimeout") if arg is not None else []
+        zeros = [v for v in values if (x := js.value(v)) is not None and _as_number(x) == 0]
+        if not values or len(zeros) < len(values):
+            return node
+    return None
+
+
+def _pairs_named(js, node, key, budget=2000):
+    """Value nodes of the properties named ``key`` in the object literals under ``node`` (bounded)."""
+    v = js.value(node)
+    found, stack = [], [v.node if v is not None and v.kind == "obj" else node]
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        if n.type == "pair" and js.key(n.child_by_field_name("key")) == key:
+            found.append(n.child_by_field_name("value"))
+        elif n.type == "shorthand_property_identifier" and text(n) == key:
+            found.append(n)
+        stack.extend(n.named_children)
+    return found
+
+
+# ----------------------------------------------------------------------------------------------- consumers
+def _consumer(r: Reader, node, platform, heartbeat):
+    c = r.consumer(node, platform)
+    if heartbeat is not None:
+        c.heartbeat = True
+        c.locations["heartbeat"] = r.loc(heartbeat)
+    return c
+
+
+def _sdk(r: Reader, js, node, is_call, heartbeat):
+    arg = _first_arg(node)
+    params = js.value(arg) if arg is not None else None
+    if (
+        is_call
+        and not js.sdk_imported
+        and not (params is not None and params.kind == "obj" and "QueueUrl" in params.value)
+    ):
+        return  # x.receiveMessage(...) of something that is not visibly the AWS SDK
+    c = _consumer(r, node, "sdk", heartbeat)
+    where = f"the receive at {r.path}:{c.location.line}"
+    if params is None or params.kind != "obj":
+        r.remark(
+            f"{where} passes parameters visguard cannot read; its queue and visibility are not known",
+            node,
+            c.id,
+        )
+        return
+    opts = params.value
+    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl")
+    _seconds(r, js, c, opts, "VisibilityTimeout", "visibility_override", where)
+    _seconds(r, js, c, opts, "WaitTimeSeconds", "wait_time", where)
+    _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
+
+
+def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
+    c = _consumer(r, node, "sqs-consumer", heartbeat)
+    where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
+    opts = js.value(arg) if arg is not None else None
+    if opts is None or opts.kind != "obj":
+        r.remark(
+            f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
+        )
+        return c
+    opts = opts.value
+    _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl")
+    _seconds(r, js, c, opts, "visibilityTimeout", "visibility_override", where)
+    if js.present(opts.get("heartbeatInterval")):
+        _seconds(r, js, c, opts, "heartbeatInterval", "heartbeat_interval", where)
+        c.heartbeat = True
+        c.locations["heartbeat"] = r.loc(opts["heartbeatInterval"])
+    elif c.heartbeat is None:
+        c.heartbeat = False  # sqs-consumer extends only with heartbeatInterval; none in this file either
+    _seconds(r, js, c, opts, "handleMessageTimeout", "work_timeout", where)
+    _seconds(r, js, c, opts, "batchSize", "max_messages", where)
+    _seconds(r, js, c, opts, "waitTimeSeconds", "wait_time", where)
+    tv = opts.get("terminateVisibilityTimeout")
+    if js.present(tv):
+        v = js.value(tv)
+        n = _as_number(v) if v is not None else None
+        if v is not None and v.kind == "bool":
+            r.set(c, "terminate_visibility_timeout", v.value, v.node)
+        elif n is not None:
+            r.set(c, "terminate_visibility_timeout", n, v.node, _derived(v, n))
+        else:
+            r.remark(f"{where}: terminateVisibilityTimeout is computed; visguard does not read it", tv, c.id)
+    return c
+
+
+def _nest(r: Reader, js, node, is_async, heartbeat, handlers):
+    arg = _first_arg(node)
+    where = f"SqsModule.{'registerAsync' if is_async else 'register'} at {r.path}:{node.start_point.row + 1}"
+    opts = js.value(arg) if arg is not None else None
+    if is_async and opts is not None and opts.kind == "obj":
+        opts = _factory_result(js, opts.value.get("useFactory"))
+    entries = None
+    if opts is not None and opts.kind == "obj" and "consumers" in opts.value:
+        entries = js.value(opts.value["consumers"])
+    if entries is None or entries.kind != "list":
+        if opts is None or opts.kind != "obj" or "consumers" in opts.value:
+            r.remark(f"{where} builds its consumers in a way visguard cannot read", node)
+        return
+    for entry in entries.value:
+        v = js.value(entry)
+        if v is None or v.kind != "obj":
+            r.remark(f"{where}: a consumer entry visguard cannot read", entry)
+            continue
+        c = _sqs_consumer(
+            r,
+            js,
+            entry,
+            entry,
+            heartbeat,
+            where=f"the nestjs-sqs consumer at {r.path}:{entry.start_point.row + 1}",
+        )
+        name = v.value.get("name")
+        name = js.value(name) if name is not None else None
+        if name is not None and name.kind in _LITERALS and name.value in handlers:
+            c.locations["handler"] = handlers[name.value]
+
+
+def _factory_result(js, fn):
+    """The object a ``useFactory`` returns when it returns one literal (an arrow's body, a single return)."""
+    fn = _strip(fn) if fn is not None else None
+    if fn is not None and fn.type == "identifier":  # useFactory: makeSqsOptions, a const of the file
+        decl = js.declaration(text(fn), fn)
+        fn = (
+            _strip(decl.child_by_field_name("value"))
+            if decl is not None and decl.type == "variable_declarator"
+            else None
+        )
+    if fn is None:
+        return None
+    if fn.type == "pair":
+        fn = fn.child_by_field_name("value")
+    if fn is None or fn.type not in _FUNCTIONS:
+        return None
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type != "statement_block":
+        return js.value(body)
+    returns = [s for s in body.named_children if s.type == "return_statement"]
+    if len(returns) != 1 or not returns[0].named_children:
+        return None
+    return js.value(returns[0].named_children[0])
+
+
+def _handlers(r: Reader, js, decorators):
+    """name -> Location of ``@SqsMessageHandler("name", batch)`` methods of the file."""
+    out = {}
+    for d in decorators:
+        call = next((c for c in d.named_children if c.type == "call_expression"), None)
+        fn = call.child_by_field_name("function") if call is not None else None
+        if (
+            fn is None
+            or fn.type != "identifier"
+            or text(fn) not in (js.handler_names or {"SqsMessageHandler"})
+        ):
+            continue
+        name = js.value(_first_arg(call)) if _first_arg(call) is not None else None
+        if name is not None and name.kind == "str":
+            out.setdefault(name.value, r.loc(d))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- fields
+def _seconds(r: Reader, js, c, opts, key, field, where):
+    """Set ``field`` from the option ``key`` (in its unit: ``_KEY_UNITS``), with its place; else a note."""
+    node = opts.get(key)
+    if node is None:
+        return
+    v = evaluate(node, js.file)
+    if v.kind == "none":  # null, undefined: not given
+        return
+    at, env, value = v, None, None
+    if v.kind in _LITERALS:
+        value = _as_number(v)
+    elif v.kind == "env":
+        env = v.value
+        if v.default is not None:
+            at, value = v.default, _as_number(v.default)
+    if value is None:
+        if v.kind == "unknown" and v.why:
+            r.remark(f"{where}: {key} is {v.why}; not read", node, c.id)
+            return
+        why = f"comes from the environment variable {env}" if env is not None else "is computed"
+        r.remark(f"{where}: {key} {why}; visguard does not know its value", node, c.id)
+        return
+    scale = _KEY_UNITS.get(key, 1)
+    if scale != 1:
+        value = value * scale
+        value = int(value) if float(value).is_integer() else value
+    at.kind, at.value, at.scale = "int", value, float(scale)  # the number read, where it is written
+    if env is not None and at.via is None and not at.computed:
+        at.env = env  # the default written in place; a constant's or an expression's place says so itself
+    r.set(c, field, value, at.node, at)
+
+
+def _ref(value: str, loc) -> QueueRef | None:
+    """A literal's queue reference when the literal names a queue (a URL, an ARN, a queue's name)."""
+    ref = engine.queue_ref(value, loc)
+    return ref if ref is not None and queue_name_of(ref.value) else None
+
+
+def _queue(r: Reader, js, c, node, where, key):
+    if node is None:
+        r.result.notes.append(Note(f"{where} names no {key}; its queue is not known", c.location, c.id))
+        return
+    v = js.value(node)
+    ref = None
+    if v is not None and v.kind == "env":
+        ref = QueueRef("env", v.value, r.loc(v.node))
+        d = v.default
+        if d is not None and d.kind == "str":  # process.env.Q ?? "<literal>"
+            ref.fallback = _ref(d.value, r.loc(d.node))
+    elif v is not None and v.kind == "str":
+        ref = _ref(v.value, r.loc(v.node))
+    elif v is not None and v.kind == "name":
+        ref = QueueRef("name", v.value, r.loc(v.node))
+    if ref is None:
+        tail = js.url_tail(node)
+        if tail is not None:
+            ref = QueueRef("name", tail[0], r.loc(tail[1]))
+    if ref is None:
+        why = "is not a queue URL, ARN or name" if v is not None and v.kind in _LITERALS else "is computed"
+        r.remark(f"{where}: {key} {why}; the consumer's queue is not known", node, c.id)
+        return
+    r.link(c, ref)
+
+
+# ----------------------------------------------------------------------------------------------- scopes
+class _Scopes:
+    """What a query cannot say of a JavaScript file: which declaration a name means where it is used (the nearest
+    enclosing scope's, unless a parameter shadows it or it is assigned again), which local names are
+    sqs-consumer's, nestjs-sqs's and the SDK's, and the value of an expression through them (the Language's hook:
+    :meth:`evaluated`)."""
+
+    def __init__(self, f: File):
+        self.file, self.root = f, f.root
         self.decls: dict[str, list] = {}  # name -> [(declarator node, binding node)]
         self.assigned: set[str] = set()
         self.consumer_names: set[str] = set()  # local names of sqs-consumer's Consumer
@@ -194,109 +499,26 @@ class _Reader:
         self.handler_names: set[str] = set()  # ... and of its SqsMessageHandler decorator
         self.sdk_imported = False
         self.steps = 0
-        self.ids: set[str] = set()
         self.chains: dict[int, list] = {}
         self.anchors: list = []  # the site being read and the declarators being followed (see _ancestors)
         self.descents = 0
         self.params: dict[int, set] = {}  # function node id -> its parameters' names
+        self.scopes: dict[int, tuple] = {}  # declarator node id -> (its scope, const)
 
-    # ------------------------------------------------------------------------------------------- text, places
-    def text(self, node) -> str:
-        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
-
-    def loc(self, node) -> Location:
-        row, col = node.start_point
-        start = node.start_byte
-        col = len(self.data[start - col : start].decode("utf-8", "replace")) + 1 if col else 1
-        return Location(self.path, line=row + 1, column=col)
-
-    def note(self, message: str, node, address=None):
-        self.result.notes.append(Note(message, self.loc(node), address))
-
-    # ------------------------------------------------------------------------------------------- the pass
-    def run(self):
-        if self.root.has_error:
-            bad = _first_error(self.root)
-            self.note(f"{self.path} has syntax errors; read as far as the parser recovered", bad or self.root)
-        nodes = _collect(self.root, _kinds(self.grammar))
-        for node in nodes["variable_declarator"]:
-            self._declare(node)
-        for kind, field in (
-            ("assignment_expression", "left"),
-            ("augmented_assignment_expression", "left"),
-            ("update_expression", "argument"),
-        ):
-            for node in nodes[kind]:
-                target = node.child_by_field_name(field)
-                if target is not None and target.type == "identifier":
-                    self.assigned.add(self.text(target))
-        for node in nodes["import_statement"]:
-            self._import(node)
-        sites, changes = [], []
-        for node in nodes["new_expression"]:
-            ctor = _strip(node.child_by_field_name("constructor"))
-            name = self._callee_name(ctor)
-            if name in _RECEIVE_COMMANDS:
-                sites.append(("sdk", node))
-            elif name in _CHANGE_COMMANDS:
-                changes.append(node)
-            elif self._is_consumer_class(ctor):
-                sites.append(("sqs-consumer", node))
-        for node in nodes["call_expression"]:
-            fn = node.child_by_field_name("function")
-            prop = (
-                fn.child_by_field_name("property")
-                if fn is not None and fn.type == "member_expression"
-                else None
-            )
-            method = self.text(prop) if prop is not None else None
-            if method not in _CALLS:
-                continue
-            obj = _strip(fn.child_by_field_name("object"))
-            if method == "receiveMessage":
-                sites.append(("sdk-call", node))
-            elif method in _CHANGE_METHODS:
-                changes.append(node)
-            elif method == "create" and self._is_consumer_class(obj):
-                sites.append(("sqs-consumer", node))
-            elif (
-                method in ("register", "registerAsync")
-                and obj is not None
-                and self.text(obj) in self.nest_names
-            ):
-                sites.append(("nest-" + method, node))
-        handlers = self._handlers(nodes["decorator"])
-        heartbeat = self._heartbeat(changes)
-        sites.sort(key=lambda s: s[1].start_byte)
-        if len(sites) > MAX_SITES:
-            self.note(
-                f"{self.path}: only the first {MAX_SITES} of {len(sites)} receive sites were read",
-                sites[0][1],
-            )
-        for kind, node in sites[:MAX_SITES]:
-            self.anchors = [node]
-            if kind in ("sdk", "sdk-call"):
-                self._sdk(node, kind == "sdk-call", heartbeat)
-            elif kind == "sqs-consumer":
-                c = self._sqs_consumer(node, _first_arg(node), heartbeat)
-                if c is not None:
-                    self.result.consumers.append(c)
-            else:
-                self._nest(node, kind == "nest-registerAsync", heartbeat, handlers)
-
-    def _declare(self, decl):
+    # ------------------------------------------------------------------------------------------- names
+    def declare(self, decl):
         name = decl.child_by_field_name("name")
         value = _strip(decl.child_by_field_name("value"))
-        module = self._require_of(value) if value is not None else None
+        module = self.require_of(value) if value is not None else None
         if module in _SDK_MODULES:
             self.sdk_imported = True
         if name.type == "identifier":
-            self.decls.setdefault(self.text(name), []).append((decl, name))
+            self.decls.setdefault(text(name), []).append((decl, name))
             if (
                 module in SQS_CONSUMER_MODULES
             ):  # const Consumer = require("sqs-consumer"): the class, or the module
-                self.consumer_names.add(self.text(name))
-                self.consumer_ns.add(self.text(name))
+                self.consumer_names.add(text(name))
+                self.consumer_ns.add(text(name))
             return
         if name.type != "object_pattern":
             return
@@ -307,7 +529,7 @@ class _Reader:
             elif part.type == "object_assignment_pattern":
                 target = part.child_by_field_name("left")
             if target is not None and target.type in ("identifier", "shorthand_property_identifier_pattern"):
-                self.decls.setdefault(self.text(target), []).append((decl, part))
+                self.decls.setdefault(text(target), []).append((decl, part))
         if module in SQS_CONSUMER_MODULES:
             for part in name.named_children:
                 key, local = self._pattern_names(part)
@@ -317,401 +539,115 @@ class _Reader:
     def _pattern_names(self, part):
         """(property name, local name) of one part of an object pattern."""
         if part.type == "shorthand_property_identifier_pattern":
-            return self.text(part), self.text(part)
+            return text(part), text(part)
         if part.type == "pair_pattern":
             key, value = part.child_by_field_name("key"), part.child_by_field_name("value")
             if value is not None and value.type == "identifier":
-                return self._key(key), self.text(value)
+                return self.key(key), text(value)
         if part.type == "object_assignment_pattern":
             left = part.child_by_field_name("left")
             if left is not None:
-                return self.text(left), self.text(left)
+                return text(left), text(left)
         return None, None
 
-    def _require_of(self, node):
+    def require_of(self, node):
         """The module ``require("m")`` (or ``require("m").X``'s) names, else None."""
         if node.type == "call_expression":
             fn, args = node.child_by_field_name("function"), _first_arg(node)
-            if fn is not None and fn.type == "identifier" and self.text(fn) == "require" and args is not None:
+            if fn is not None and fn.type == "identifier" and text(fn) == "require" and args is not None:
                 return self._string(args) if args.type == "string" else None
         return None
-
-    def _import(self, node):
-        src = node.child_by_field_name("source")
-        module = self._string(src) if src is not None else None
-        if module in _SDK_MODULES:
-            self.sdk_imported = True
-        is_consumer = module in SQS_CONSUMER_MODULES
-        is_nest = module in _NEST_MODULES or (module or "").endswith("nestjs-sqs")
-        if not (is_consumer or is_nest):
-            return
-        clause = next((c for c in node.named_children if c.type == "import_clause"), None)
-        for part in clause.named_children if clause is not None else ():
-            if part.type == "identifier" and is_consumer:  # import Consumer from "sqs-consumer" (before v6)
-                self.consumer_names.add(self.text(part))
-            elif part.type == "namespace_import" and is_consumer:
-                self.consumer_ns.update(self.text(c) for c in part.named_children if c.type == "identifier")
-            elif part.type == "named_imports":
-                for spec in part.named_children:
-                    name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
-                    if name is None:
-                        continue
-                    local = self.text(alias or name)
-                    imported = self._key(name)
-                    if is_consumer and imported == "Consumer":
-                        self.consumer_names.add(local)
-                    elif is_nest and imported == "SqsModule":
-                        self.nest_names.add(local)
-                    elif is_nest and imported == "SqsMessageHandler":
-                        self.handler_names.add(local)
 
     def _callee_name(self, node):
         if node is None:
             return None
         if node.type == "identifier":
-            return self.text(node)
+            return text(node)
         if node.type == "member_expression":
             prop = node.child_by_field_name("property")
-            return self.text(prop) if prop is not None else None
+            return text(prop) if prop is not None else None
         return None
 
-    def _is_consumer_class(self, node):
+    def is_consumer_class(self, node):
         if node is None:
             return False
         if node.type == "identifier":
-            return self.text(node) in self.consumer_names
+            return text(node) in self.consumer_names
         if node.type == "member_expression":  # ns.Consumer, require("sqs-consumer").Consumer
             obj, prop = _strip(node.child_by_field_name("object")), node.child_by_field_name("property")
-            if prop is None or self.text(prop) != "Consumer" or obj is None:
+            if prop is None or text(prop) != "Consumer" or obj is None:
                 return False
             if obj.type == "identifier":
-                name = self.text(obj)
+                name = text(obj)
                 if name in self.consumer_ns:
                     return True
-                decl = self._declaration(name, obj)
+                decl = self.declaration(name, obj)
                 value = decl.child_by_field_name("value") if decl is not None else None
-                return value is not None and self._require_of(_strip(value)) in SQS_CONSUMER_MODULES
-            return self._require_of(obj) in SQS_CONSUMER_MODULES
+                return value is not None and self.require_of(_strip(value)) in SQS_CONSUMER_MODULES
+            return self.require_of(obj) in SQS_CONSUMER_MODULES
         return False
 
-    # ------------------------------------------------------------------------------------------- heartbeats
-    def _heartbeat(self, changes):
-        """The first ChangeMessageVisibility call of the file that may extend (not only literal 0s), else None."""
-        for node in sorted(changes, key=lambda n: n.start_byte):
-            arg = _first_arg(node)
-            values = self._pairs_named(arg, "VisibilityTimeout") if arg is not None else []
-            zeros = [
-                v
-                for v in values
-                if (r := self._try(v)) is not None and r.kind == "lit" and _number(r.value) == 0
-            ]
-            if not values or len(zeros) < len(values):
-                return node
-        return None
+    # ------------------------------------------------------------------------------------------- values
+    def value(self, node) -> Value | None:
+        """``node``'s Value (through :func:`engine.evaluate` and this hook), None when the file does not say it."""
+        v = evaluate(node, self.file)
+        return None if v.kind == "unknown" else v
 
-    def _pairs_named(self, node, key, budget=2000):
-        """Value nodes of the properties named ``key`` in the object literals under ``node`` (bounded)."""
-        v = self._try(node)
-        found, stack = [], [v.node if v is not None and v.kind == "obj" else node]
-        while stack and budget > 0:
-            n = stack.pop()
-            budget -= 1
-            if n.type == "pair" and self._key(n.child_by_field_name("key")) == key:
-                found.append(n.child_by_field_name("value"))
-            elif n.type == "shorthand_property_identifier" and self.text(n) == key:
-                found.append(n)
-            stack.extend(n.named_children)
-        return found
-
-    # ------------------------------------------------------------------------------------------- consumers
-    def _consumer(self, node, platform, heartbeat) -> Consumer:
-        loc = self.loc(node)
-        cid = f"{self.path}:{loc.line}"
-        if cid in self.ids:  # two on one line (minified code): the column tells them apart
-            cid = f"{cid}:{loc.column}"
-        self.ids.add(cid)
-        c = Consumer(cid, "worker", location=loc, platform=platform, source=self.source)
-        if heartbeat is not None:
-            c.heartbeat = True
-            c.locations["heartbeat"] = self.loc(heartbeat)
-        return c
-
-    def _sdk(self, node, is_call, heartbeat):
-        arg = _first_arg(node)
-        params = self._try(arg) if arg is not None else None
-        if (
-            is_call
-            and not self.sdk_imported
-            and not (params is not None and params.kind == "obj" and "QueueUrl" in params.value)
-        ):
-            return  # x.receiveMessage(...) of something that is not visibly the AWS SDK
-        c = self._consumer(node, "sdk", heartbeat)
-        self.result.consumers.append(c)
-        where = f"the receive at {self.path}:{c.location.line}"
-        if params is None or params.kind != "obj":
-            self.note(
-                f"{where} passes parameters visguard cannot read; its queue and visibility are not known",
-                node,
-                c.id,
-            )
-            return
-        opts = params.value
-        self._queue(c, opts.get("QueueUrl"), where, "QueueUrl")
-        self._seconds(c, opts, "VisibilityTimeout", "visibility_override", where)
-        self._seconds(c, opts, "WaitTimeSeconds", "wait_time", where, setting=True)
-        self._seconds(c, opts, "MaxNumberOfMessages", "max_messages", where, setting=True)
-
-    def _sqs_consumer(self, node, arg, heartbeat, where=None):
-        c = self._consumer(node, "sqs-consumer", heartbeat)
-        where = where or f"the sqs-consumer at {self.path}:{c.location.line}"
-        opts = self._try(arg) if arg is not None else None
-        if opts is None or opts.kind != "obj":
-            self.note(
-                f"{where} takes options visguard cannot read; its queue and visibility are not known",
-                node,
-                c.id,
-            )
-            return c
-        opts = opts.value
-        self._queue(c, opts.get("queueUrl"), where, "queueUrl")
-        self._seconds(c, opts, "visibilityTimeout", "visibility_override", where)
-        if self._present(opts.get("heartbeatInterval")):
-            self._seconds(c, opts, "heartbeatInterval", "heartbeat_interval", where)
-            c.heartbeat = True
-            c.locations["heartbeat"] = self.loc(opts["heartbeatInterval"])
-        elif c.heartbeat is None:
-            c.heartbeat = False  # sqs-consumer extends only with heartbeatInterval; none in this file either
-        self._seconds(c, opts, "handleMessageTimeout", "work_timeout", where, scale=0.001)
-        self._seconds(c, opts, "batchSize", "max_messages", where, setting=True)
-        self._seconds(c, opts, "waitTimeSeconds", "wait_time", where, setting=True)
-        tv = opts.get("terminateVisibilityTimeout")
-        if self._present(tv):
-            v = self._try(tv)
-            if (
-                v is not None
-                and v.kind == "lit"
-                and (isinstance(v.value, bool) or _number(v.value) is not None)
-            ):
-                c.settings["terminate_visibility_timeout"] = (
-                    v.value if isinstance(v.value, bool) else _number(v.value)
-                )
-                c.locations["terminate_visibility_timeout"] = self.loc(v.node)
-            else:
-                self.note(
-                    f"{where}: terminateVisibilityTimeout is computed; visguard does not read it", tv, c.id
-                )
-        return c
-
-    def _nest(self, node, is_async, heartbeat, handlers):
-        arg = _first_arg(node)
-        where = f"SqsModule.{'registerAsync' if is_async else 'register'} at {self.path}:{node.start_point.row + 1}"
-        opts = self._try(arg) if arg is not None else None
-        if is_async and opts is not None and opts.kind == "obj":
-            opts = self._factory_result(opts.value.get("useFactory"))
-        entries = None
-        if opts is not None and opts.kind == "obj" and "consumers" in opts.value:
-            entries = self._try(opts.value["consumers"])
-        if entries is None or entries.kind != "arr":
-            if opts is None or opts.kind != "obj" or "consumers" in opts.value:
-                self.note(f"{where} builds its consumers in a way visguard cannot read", node)
-            return
-        for entry in entries.value:
-            v = self._try(entry)
-            if v is None or v.kind != "obj":
-                self.note(f"{where}: a consumer entry visguard cannot read", entry)
-                continue
-            c = self._sqs_consumer(
-                entry,
-                entry,
-                heartbeat,
-                where=f"the nestjs-sqs consumer at {self.path}:{entry.start_point.row + 1}",
-            )
-            name = v.value.get("name")
-            name = self._try(name) if name is not None else None
-            if name is not None and name.kind == "lit" and name.value in handlers:
-                c.locations["handler"] = handlers[name.value]
-            self.result.consumers.append(c)
-
-    def _factory_result(self, fn):
-        """The object a ``useFactory`` returns when it returns one literal (an arrow's body, a single return)."""
-        fn = _strip(fn) if fn is not None else None
-        if fn is not None and fn.type == "identifier":  # useFactory: makeSqsOptions, a const of the file
-            decl = self._declaration(self.text(fn), fn)
-            fn = (
-                _strip(decl.child_by_field_name("value"))
-                if decl is not None and decl.type == "variable_declarator"
-                else None
-            )
-        if fn is None:
-            return None
-        if fn.type == "pair":
-            fn = fn.child_by_field_name("value")
-        if fn is None or fn.type not in _FUNCTIONS:
-            return None
-        body = fn.child_by_field_name("body")
-        if body is None:
-            return None
-        if body.type != "statement_block":
-            return self._try(body)
-        returns = [s for s in body.named_children if s.type == "return_statement"]
-        if len(returns) != 1 or not returns[0].named_children:
-            return None
-        return self._try(returns[0].named_children[0])
-
-    def _handlers(self, decorators):
-        """name -> Location of ``@SqsMessageHandler("name", batch)`` methods of the file."""
-        out = {}
-        for d in decorators:
-            call = next((c for c in d.named_children if c.type == "call_expression"), None)
-            fn = call.child_by_field_name("function") if call is not None else None
-            if (
-                fn is None
-                or fn.type != "identifier"
-                or self.text(fn) not in (self.handler_names or {"SqsMessageHandler"})
-            ):
-                continue
-            name = self._try(_first_arg(call)) if _first_arg(call) is not None else None
-            if name is not None and name.kind == "lit" and isinstance(name.value, str):
-                out.setdefault(name.value, self.loc(d))
-        return out
-
-    # ------------------------------------------------------------------------------------------- fields
-    def _present(self, node):
+    def present(self, node) -> bool:
+        """An option is given: written, and not as null or undefined."""
         if node is None:
             return False
-        v = self._try(node)
-        return not (v is not None and v.kind == "lit" and v.value is None)
+        v = self.value(node)
+        return not (v is not None and v.kind == "none")
 
-    def _seconds(self, c, opts, key, field, where, setting=False, scale=1):
-        node = opts.get(key)
-        if not self._present(node):
-            return
-        v = self._try(node)
-        value = None
-        if v is not None and v.kind == "lit":
-            value, at = _number(v.value), v.node
-        elif v is not None and v.kind == "env" and v.default is not None:
-            value, at = _number(v.default.value), v.default.node
-        if value is None:
-            why = (
-                f"comes from the environment variable {v.value}"
-                if v is not None and v.kind == "env"
-                else "is computed"
-            )
-            self.note(f"{where}: {key} {why}; visguard does not know its value", node, c.id)
-            return
-        if scale != 1:
-            value = value * scale
-            value = int(value) if float(value).is_integer() else value
-        if setting:
-            c.settings[field] = value
-        else:
-            setattr(c, field, value)
-        c.locations[field] = self.loc(at)
-        self.result.spans[(c.id, field)] = (at.start_byte, at.end_byte)
-
-    def _queue(self, c, node, where, key):
-        if node is None:
-            self.result.notes.append(
-                Note(f"{where} names no {key}; its queue is not known", c.location, c.id)
-            )
-            return
-        v = self._try(node)
-        ref = None
-        if v is not None and v.kind == "env":
-            ref = QueueRef("env", v.value, self.loc(v.node))
-            d = v.default
-            if d is not None and d.kind == "lit" and isinstance(d.value, str):  # process.env.Q ?? "<literal>"
-                ref.fallback = _literal_ref(d.value, self.loc(d.node))
-        elif v is not None and v.kind == "lit" and isinstance(v.value, str):
-            ref = _literal_ref(v.value, self.loc(v.node))
-        elif v is not None and v.kind == "qname":
-            ref = QueueRef("name", v.value, self.loc(v.node))
-        if ref is None:
-            tail = self._url_tail(node)
-            if tail is not None:
-                ref = QueueRef("name", tail[0], self.loc(tail[1]))
-        if ref is None:
-            why = "is not a queue URL, ARN or name" if v is not None and v.kind == "lit" else "is computed"
-            self.note(f"{where}: {key} {why}; the consumer's queue is not known", node, c.id)
-            return
-        c.queue_ref = ref
-        c.link = "env" if ref.kind == "env" else "literal" if ref.kind in ("url", "arn") else "name"
-        c.link_ref = ref.value
-        c.locations["queue_ref"] = ref.location
-
-    def _url_tail(self, node, depth=0):
-        """(name, node) when a URL is built as ``${endpoint}/orders`` or ``base + "/orders"``: the queue's name
-        is the literal after the last ``/``."""
-        node = _strip(node)
-        if node is None or depth > MAX_DEPTH:
-            return None
-        last = None
-        if node.type == "template_string":
-            parts = node.named_children
-            last = parts[-1] if parts and parts[-1].type == "string_fragment" else None
-        elif node.type == "binary_expression" and self.text(node.child_by_field_name("operator")) == "+":
-            last = _strip(node.child_by_field_name("right"))
-            v = self._try(last) if last is not None else None
-            if v is None or v.kind != "lit" or not isinstance(v.value, str):
-                return None
-            text = v.value
-            if "/" in text and queue_name_of(text.rsplit("/", 1)[1]):
-                return text.rsplit("/", 1)[1], v.node
-            return None
-        elif node.type == "identifier":
-            decl = self._declaration(self.text(node), node)
-            return self._url_tail(decl, depth + 1) if decl is not None else None
-        if last is None:
-            return None
-        text = self.text(last)
-        if "/" in text and queue_name_of(text.rsplit("/", 1)[1]):
-            return text.rsplit("/", 1)[1], last
-        return None
-
-    # ------------------------------------------------------------------------------------------- values
-    def _try(self, node):
+    def evaluated(self, node) -> Value:
+        """The Language's hook: every JavaScript value is read here (its names by the file's scopes)."""
         try:
             return self._value(node, 0)
-        except _Unresolved:
-            return None
+        except _Unresolved as e:
+            return Value("unknown", None, node, e.why)
 
-    def _value(self, node, depth) -> _Val:
+    def _value(self, node, depth) -> Value:
         self.steps += 1
         if node is None or depth > MAX_DEPTH or self.steps > MAX_STEPS:
             raise _Unresolved
         node = _strip(node)
+        if node is None:
+            raise _Unresolved
         t = node.type
         if t == "number":
-            n = _js_number(self.text(node))
+            raw = text(node)
+            n = engine.number(raw[:-1] if raw.endswith("n") else raw)  # 30n: a BigInt
             if n is None:
-                raise _Unresolved
-            return _Val("lit", n, node)
+                raise _Unresolved(f"{engine.shown(node)}, beyond any number a setting takes (10**15)")
+            return Value("int", n, node)
         if t == "string":
-            return _Val("lit", self._string(node), node)
+            return Value("str", self._string(node), node)
         if t in ("true", "false"):
-            return _Val("lit", t == "true", node)
+            return Value("bool", t == "true", node)
         if t in ("null", "undefined"):
-            return _Val("lit", None, node)
+            return Value("none", None, node)
         if t == "template_string":
             return self._template(node, depth)
         if t == "identifier":
-            name = self.text(node)
+            name = text(node)
             if name == "undefined":
-                return _Val("lit", None, node)
-            return self._value(self._declaration(name, node), depth + 1)
+                return Value("none", None, node)
+            return self._value(self.declaration(name, node), depth + 1)
         if t == "shorthand_property_identifier":
-            return self._value(self._declaration(self.text(node), node), depth + 1)
+            return self._value(self.declaration(text(node), node), depth + 1)
         if t in ("member_expression", "subscript_expression"):
             return self._member(node, depth)
         if t == "binary_expression":
             return self._binary(node, depth)
         if t == "unary_expression":
-            op, arg = self.text(node.child_by_field_name("operator")), node.child_by_field_name("argument")
+            op, arg = text(node.child_by_field_name("operator")), node.child_by_field_name("argument")
             v = self._value(arg, depth + 1)
-            n = _number(v.value) if v.kind == "lit" else None
+            n = _as_number(v)
             if op in ("-", "+") and n is not None:
-                return _Val("lit", -n if op == "-" else n, node)
+                out = Value("int", -n if op == "-" else n, node)
+                out.computed = True
+                return out
             if op == "+" and v.kind == "env":  # +process.env.VT
                 return v
             raise _Unresolved
@@ -722,73 +658,90 @@ class _Reader:
         if t == "object":
             return self._object(node, depth)
         if t == "array":
-            return _Val("arr", [c for c in node.named_children if c.type != "comment"], node)
-        if t in ("pair", "public_field_definition", "field_definition"):
+            return Value("list", [c for c in node.named_children if c.type != "comment"], node)
+        if t == "pair":
             return self._value(node.child_by_field_name("value"), depth + 1)
+        if t in ("public_field_definition", "field_definition"):  # a class field: a name other code may use
+            name = node.child_by_field_name("name") or node.child_by_field_name("property")
+            return self._bound(name, node.child_by_field_name("value"), depth)
         if t in ("shorthand_property_identifier_pattern", "pair_pattern", "object_assignment_pattern"):
             return self._pattern_value(node, depth)
         if t == "variable_declarator":
             self.anchors.append(node)
             try:
-                return self._value(node.child_by_field_name("value"), depth + 1)
+                return self._bound(node.child_by_field_name("name"), node.child_by_field_name("value"), depth)
             finally:
                 self.anchors.pop()
         raise _Unresolved
+
+    def _bound(self, name, value, depth) -> Value:
+        """The value a declaration binds ``name`` to; a literal written there is reached ``via`` the name."""
+        v = self._value(value, depth + 1)
+        written = _strip(value)
+        if (
+            v.kind in _LITERALS
+            and v.via is None
+            and not v.computed
+            and written is not None
+            and (written.start_byte, written.end_byte) == (v.node.start_byte, v.node.end_byte)
+        ):
+            v.via = name
+        return v
 
     def _string(self, node) -> str:
         out = []
         for c in node.named_children:
             if c.type == "escape_sequence":
-                out.append(_unescape(self.text(c)))
+                out.append(_unescape(text(c)))
             elif c.type != "comment":
-                out.append(self.text(c))
+                out.append(text(c))
         return "".join(out)
 
     def _template(self, node, depth):
         parts, subs = [], []
         for c in node.named_children:
             if c.type == "string_fragment":
-                parts.append(self.text(c))
+                parts.append(text(c))
             elif c.type == "escape_sequence":
-                parts.append(_unescape(self.text(c)))
+                parts.append(_unescape(text(c)))
             elif c.type == "template_substitution":
                 inner = c.named_children
                 if len(inner) != 1:
                     raise _Unresolved
                 v = self._value(inner[0], depth + 1)
                 subs.append(v)
-                if v.kind != "lit" or v.value is None:
+                if v.kind not in _LITERALS or v.kind == "none":
                     parts.append(None)
                 else:
-                    parts.append(str(v.value).lower() if isinstance(v.value, bool) else _js_str(v.value))
+                    parts.append(str(v.value).lower() if v.kind == "bool" else _js_str(v.value))
         if len(subs) == 1 and len(parts) == 1:  # `${process.env.QUEUE_URL}`
             return subs[0]
         if any(p is None for p in parts):
             raise _Unresolved
-        return _Val("lit", "".join(parts), node)
+        out = Value("str", "".join(parts), node)
+        out.computed = True  # a template is not a literal to edit
+        return out
 
     def _member(self, node, depth):
         obj = _strip(node.child_by_field_name("object"))
         if node.type == "member_expression":
             prop = node.child_by_field_name("property")
-            key = self.text(prop) if prop is not None else None
+            key = text(prop) if prop is not None else None
         else:
             index = node.child_by_field_name("index")
             iv = self._value(index, depth + 1) if index is not None else None
-            key = (
-                iv.value if iv is not None and iv.kind == "lit" and isinstance(iv.value, (str, int)) else None
-            )
+            key = iv.value if iv is not None and iv.kind in ("str", "int") else None
             key = str(key) if key is not None else None
         if key is None or obj is None:
             raise _Unresolved
         if self._is_process_env(obj):
-            return _Val("env", key, node)
+            return Value("env", key, node)
         if obj.type == "this":
             return self._value(self._field(key, node), depth + 1)
         base = self._value(obj, depth + 1)
         if base.kind == "obj" and key in base.value:
             return self._value(base.value[key], depth + 1)
-        if base.kind == "arr" and key.isdigit() and int(key) < len(base.value):
+        if base.kind == "list" and key.isdigit() and int(key) < len(base.value):
             return self._value(base.value[int(key)], depth + 1)
         raise _Unresolved
 
@@ -796,61 +749,69 @@ class _Reader:
         if node.type != "member_expression":
             return False
         obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
-        return (
-            obj is not None and prop is not None and self.text(obj) == "process" and self.text(prop) == "env"
-        )
+        return obj is not None and prop is not None and text(obj) == "process" and text(prop) == "env"
 
     def _binary(self, node, depth):
-        op = self.text(node.child_by_field_name("operator"))
+        op = text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op in ("??", "||"):
             lv = self._value(left, depth + 1)
             if lv.kind == "env":
                 rv = self._value(right, depth + 1)
-                if rv.kind != "lit":
+                if rv.kind not in _LITERALS:
                     raise _Unresolved
-                return _Val("env", lv.value, lv.node, rv)
-            if lv.kind == "lit" and (lv.value is None or (op == "||" and not lv.value)):
+                return Value("env", lv.value, lv.node, default=rv)
+            if lv.kind in _LITERALS and (lv.kind == "none" or (op == "||" and not lv.value)):
                 return self._value(right, depth + 1)
             return lv
         lv, rv = self._value(left, depth + 1), self._value(right, depth + 1)
-        if lv.kind != "lit" or rv.kind != "lit":
+        if lv.kind not in _LITERALS or rv.kind not in _LITERALS:
             raise _Unresolved
-        if op == "+" and (isinstance(lv.value, str) or isinstance(rv.value, str)):
-            return _Val("lit", _js_str(lv.value) + _js_str(rv.value), node)
-        a, b = _number(lv.value), _number(rv.value)
-        if a is None or b is None or isinstance(lv.value, str) or isinstance(rv.value, str):
+        if op == "+" and (lv.kind == "str" or rv.kind == "str"):
+            out = Value("str", _js_str(lv.value) + _js_str(rv.value), node)
+            out.computed = True
+            return out
+        a, b = _as_number(lv), _as_number(rv)
+        if a is None or b is None or lv.kind == "str" or rv.kind == "str":
             raise _Unresolved
         if op == "+":
-            return _Val("lit", a + b, node)
-        if op == "-":
-            return _Val("lit", a - b, node)
-        if op == "*":
-            return _Val("lit", a * b, node)
-        if op == "/" and b:
+            n = a + b
+        elif op == "-":
+            n = a - b
+        elif op == "*":
+            n = a * b
+        elif op == "/" and b:
             q = a / b
-            return _Val("lit", int(q) if q.is_integer() else q, node)
-        raise _Unresolved
+            n = int(q) if q.is_integer() else q
+        else:
+            raise _Unresolved
+        try:
+            n = values.number(n)
+        except values.BadValue:
+            raise _Unresolved(f"{engine.shown(node)}, beyond any number a setting takes (10**15)") from None
+        out = Value("int", n, node)
+        out.computed = True
+        return out
 
     def _call(self, node, depth):
         fn = node.child_by_field_name("function")
         name = None
         if fn is not None and fn.type == "identifier":
-            name = self.text(fn)
+            name = text(fn)
         elif (
             fn is not None
             and fn.type == "member_expression"
-            and self.text(fn) in ("Number.parseInt", "Number.parseFloat")
+            and text(fn) in ("Number.parseInt", "Number.parseFloat")
         ):
             name = self._callee_name(fn)
         arg = _first_arg(node)
         if name in _TO_NUMBER and arg is not None:
             v = self._value(arg, depth + 1)
-            if v.kind == "lit":
-                n = _number(v.value)
+            if v.kind in _LITERALS:
+                n = _as_number(v)
                 if n is None:
                     raise _Unresolved
-                return _Val("lit", int(n) if name == "parseInt" else n, v.node)
+                return _derived(v, int(n) if name == "parseInt" else n)
             if v.kind == "env":
                 return v
             raise _Unresolved
@@ -864,11 +825,11 @@ class _Reader:
             if (
                 prop is not None
                 and obj is not None
-                and self.text(prop) in ("get", "getOrThrow")
-                and "config" in self.text(obj).lower()
+                and text(prop) in ("get", "getOrThrow")
+                and "config" in text(obj).lower()
                 and _env_name(key)
             ):
-                return _Val("env", key, node)
+                return Value("env", key, node)
         return self._lookup(node)
 
     def _lookup(self, node):
@@ -884,11 +845,11 @@ class _Reader:
                 callee = self._callee_name(n.child_by_field_name("function"))
             if callee in ("GetQueueUrlCommand", "getQueueUrl"):
                 arg = _first_arg(n)
-                v = self._try(arg) if arg is not None else None
+                v = self.value(arg) if arg is not None else None
                 if v is not None and v.kind == "obj" and "QueueName" in v.value:
-                    q = self._try(v.value["QueueName"])
-                    if q is not None and q.kind == "lit" and isinstance(q.value, str):
-                        return _Val("qname", q.value, q.node)
+                    q = self.value(v.value["QueueName"])
+                    if q is not None and q.kind == "str":
+                        return Value("name", q.value, q.node)
                 raise _Unresolved
             stack.extend(n.named_children)
         raise _Unresolved
@@ -900,33 +861,33 @@ class _Reader:
                 key = c.child_by_field_name("key")
                 if key is not None and key.type == "computed_property_name":
                     inner = key.named_children
-                    kv = self._try(inner[0]) if inner else None
-                    if kv is None or kv.kind != "lit" or not isinstance(kv.value, str):
+                    kv = self.value(inner[0]) if inner else None
+                    if kv is None or kv.kind != "str":
                         continue
                     props[kv.value] = c.child_by_field_name("value")
                 elif key is not None:
-                    props[self._key(key)] = c.child_by_field_name("value")
+                    props[self.key(key)] = c.child_by_field_name("value")
             elif c.type == "shorthand_property_identifier":
-                props[self.text(c)] = c
+                props[text(c)] = c
             elif c.type == "method_definition":
                 name = c.child_by_field_name("name")
                 if name is not None:
-                    props[self._key(name)] = c
+                    props[self.key(name)] = c
             elif c.type == "spread_element":
                 inner = c.named_children
-                v = self._try(inner[0]) if inner else None
+                v = self.value(inner[0]) if inner else None
                 if v is not None and v.kind == "obj":
                     props.update(v.value)
                 else:  # an unknown spread may set any key: what came before is no longer known
                     props = {k: None for k in props}
-        return _Val("obj", {k: v for k, v in props.items() if v is not None}, node)
+        return Value("obj", {k: v for k, v in props.items() if v is not None}, node)
 
-    def _key(self, node) -> str:
+    def key(self, node) -> str:
         if node is None:
             return ""
         if node.type == "string":
             return self._string(node)
-        return self.text(node)
+        return text(node)
 
     def _pattern_value(self, part, depth):
         """A name bound by destructuring: ``const { QUEUE_URL = "x" } = process.env``, or a GetQueueUrl result."""
@@ -939,15 +900,44 @@ class _Reader:
             default = None
             if part.type == "object_assignment_pattern":
                 default = self._value(part.child_by_field_name("right"), depth + 1)
-                if default.kind != "lit":
+                if default.kind not in _LITERALS:
                     raise _Unresolved
-            return _Val("env", key, part, default)
+            return Value("env", key, part, default=default)
         if key == "QueueUrl":
             return self._lookup(value)
         base = self._value(value, depth + 1)
         if base.kind == "obj" and key in base.value:
             return self._value(base.value[key], depth + 1)
         raise _Unresolved
+
+    def url_tail(self, node, depth=0):
+        """(name, node) when a URL is built as ``${endpoint}/orders`` or ``base + "/orders"``: the queue's name
+        is the literal after the last ``/``."""
+        node = _strip(node)
+        if node is None or depth > MAX_DEPTH:
+            return None
+        last = None
+        if node.type == "template_string":
+            parts = node.named_children
+            last = parts[-1] if parts and parts[-1].type == "string_fragment" else None
+        elif node.type == "binary_expression" and text(node.child_by_field_name("operator")) == "+":
+            last = _strip(node.child_by_field_name("right"))
+            v = self.value(last) if last is not None else None
+            if v is None or v.kind != "str":
+                return None
+            s = v.value
+            if "/" in s and queue_name_of(s.rsplit("/", 1)[1]):
+                return s.rsplit("/", 1)[1], v.node
+            return None
+        elif node.type == "identifier":
+            decl = self.declaration(text(node), node)
+            return self.url_tail(decl, depth + 1) if decl is not None else None
+        if last is None:
+            return None
+        s = text(last)
+        if "/" in s and queue_name_of(s.rsplit("/", 1)[1]):
+            return s.rsplit("/", 1)[1], last
+        return None
 
     # ------------------------------------------------------------------------------------------- scopes
     def _ancestors(self, node) -> list:
@@ -976,7 +966,7 @@ class _Reader:
                 return n
         return None
 
-    def _declaration(self, name, use):
+    def declaration(self, name, use):
         """The node a name's nearest visible declaration binds it to (a declarator or a pattern part), or None
         when it is a parameter, declared elsewhere, reassigned, or not declared in this file."""
         try:
@@ -990,7 +980,7 @@ class _Reader:
             return None
         best, best_span = None, None
         for decl, binding in candidates:
-            scope = self._enclosing(decl, _SCOPES)
+            scope, const = self._scope_of(decl)
             if scope is None or not (scope.start_byte <= use.start_byte < scope.end_byte):
                 continue
             span = scope.end_byte - scope.start_byte
@@ -1003,13 +993,22 @@ class _Reader:
         if best is None:
             return None
         decl, binding, scope = best
-        parent = self._ancestors(decl)[-1]
-        kind = parent.child_by_field_name("kind")
-        if (kind is None or self.text(kind) != "const") and name in self.assigned:
+        if not self._scope_of(decl)[1] and name in self.assigned:
             return None
         if self._shadowed(name, use, scope):
             return None
         return decl if binding.type == "identifier" else binding
+
+    def _scope_of(self, decl):
+        """(the scope a declarator declares its names in, whether it is a ``const``), once per declarator."""
+        found = self.scopes.get(decl.id)
+        if found is None:
+            kind = self._ancestors(decl)[-1].child_by_field_name("kind")
+            found = self.scopes[decl.id] = (
+                self._enclosing(decl, _SCOPES),
+                kind is not None and text(kind) == "const",
+            )
+        return found
 
     def _shadowed(self, name, use, scope):
         """Whether a function between ``use`` and ``scope`` takes a parameter ``name``."""
@@ -1031,7 +1030,7 @@ class _Reader:
             n = stack.pop()
             budget -= 1
             if n.type in ("identifier", "shorthand_property_identifier_pattern"):
-                names.add(self.text(n))
+                names.add(text(n))
             elif n.type in ("type_annotation", "string", "number"):
                 continue
             else:
@@ -1047,15 +1046,11 @@ class _Reader:
         for member in body.named_children:
             if member.type in ("public_field_definition", "field_definition"):
                 name = member.child_by_field_name("name") or member.child_by_field_name("property")
-                if (
-                    name is not None
-                    and self.text(name) == key
-                    and member.child_by_field_name("value") is not None
-                ):
+                if name is not None and text(name) == key and member.child_by_field_name("value") is not None:
                     found.append(member)
             elif (
                 member.type == "method_definition"
-                and self.text(member.child_by_field_name("name")) == "constructor"
+                and text(member.child_by_field_name("name")) == "constructor"
             ):
                 block = member.child_by_field_name("body")
                 for stmt in block.named_children if block is not None else ():
@@ -1069,7 +1064,7 @@ class _Reader:
                         if (
                             left is not None
                             and left.type == "member_expression"
-                            and self.text(left) == f"this.{key}"
+                            and text(left) == f"this.{key}"
                         ):
                             found.append(expr.child_by_field_name("right"))
         return found[0] if len(found) == 1 else None
@@ -1105,29 +1100,8 @@ def _first_error(root, budget=100_000):
     return None
 
 
-def _literal_ref(value: str, loc: Location) -> QueueRef | None:
-    value = value.strip()
-    if value.startswith(("https://", "http://")):
-        return QueueRef("url", value, loc) if queue_name_of(value) else None
-    if value.startswith("arn:"):
-        return QueueRef("arn", value, loc) if queue_name_of(value) else None
-    return QueueRef("name", value, loc) if queue_name_of(value) else None
-
-
 def _env_name(text: str) -> bool:
     return bool(text) and text[0].isalpha() and all(ch.isupper() or ch.isdigit() or ch == "_" for ch in text)
-
-
-def _js_number(text: str):
-    text = text.replace("_", "").rstrip("n")
-    low = text.lower()
-    try:
-        if low.startswith(("0x", "0o", "0b")):
-            return int(low, 0)
-        f = float(text)
-    except ValueError:
-        return None
-    return int(f) if f.is_integer() and "e" not in low and "." not in low else f
 
 
 def _js_str(v) -> str:

@@ -5,9 +5,10 @@ module); the assertions are the Consumer records a careful reader writes down fo
 """
 
 import textwrap
+import time
 
 import pytest
-from visguard.linter.loaders.code import javascript
+from visguard.linter.loaders.code import engine, javascript
 from visguard.linter.loaders.code.javascript import read
 
 
@@ -666,3 +667,219 @@ def test_two_receives_on_one_minified_line_have_distinct_ids():
     )
     assert [c.queue_ref.value for c in r.consumers] == ["a", "b"]
     assert len({c.id for c in r.consumers}) == 2
+
+
+# ----------------------------------------------------------------------------------------------- the engine (issue 34)
+_SITES = {
+    "v3": 'import {{ ReceiveMessageCommand }} from "@aws-sdk/client-sqs";\n'
+    'new ReceiveMessageCommand({{ QueueUrl: "orders", VisibilityTimeout: {v} }});\n',
+    "v2": 'const AWS = require("aws-sdk");\n'
+    'new AWS.SQS().receiveMessage({{ QueueUrl: "orders", VisibilityTimeout: {v} }});\n',
+    "sqs-consumer": 'import {{ Consumer }} from "sqs-consumer";\n'
+    'Consumer.create({{ queueUrl: "orders", visibilityTimeout: {v} }});\n',
+}
+_PATHS = ["w.js", "w.ts", "w.tsx"]
+
+
+@pytest.mark.parametrize("site", sorted(_SITES))
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize(
+    "literal, named",
+    [
+        ("100000000000000000000", "100000000000000000000"),  # 21 digits
+        ("-100000000000000000000", "100000000000000000000"),
+        ("1e20", "1e20"),
+        ("1e10 * 1e10", "1e10 * 1e10"),  # arithmetic beyond it
+        ("VT", "100000000000000000000"),  # a constant of the file
+    ],
+)
+def test_a_number_beyond_any_setting_is_not_read_and_a_note_names_it(site, path, literal, named):
+    src = "const VT = 100000000000000000000;\n" + _SITES[site].format(v=literal)
+    r = read(path, src.encode())
+    (c,) = r.consumers
+    assert c.visibility_override is None and "visibility_override" not in c.locations
+    assert (c.id, "visibility_override") not in r.places
+    (note,) = [n for n in r.notes if "isibilityTimeout" in n.message]
+    assert named in note.message and "not read" in note.message and note.address == c.id
+
+
+@pytest.mark.parametrize("site", sorted(_SITES))
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize(
+    "literal, value", [("50000", 50000), ("-5", -5), ("999999999999999", 999999999999999)]
+)
+def test_a_number_outside_the_api_range_is_read_for_the_rules_to_judge(site, path, literal, value):
+    r = read(path, _SITES[site].format(v=literal).encode())
+    (c,) = r.consumers
+    assert c.visibility_override == value and r.notes == []
+
+
+_CONSUMER = 'const {{ Consumer }} = require("sqs-consumer");\nconst VT = 45;\nConsumer.create({{ queueUrl: "q", {o} }});\n'
+_RECEIVE = 'const AWS = require("aws-sdk");\nconst VT = 45;\nsqs.receiveMessage({{ QueueUrl: "q", {o} }});\n'
+
+
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize(
+    "template, option, field, reason, name, scale, digits",
+    [
+        (_CONSUMER, "visibilityTimeout: 30", "visibility_override", None, None, 1.0, "30"),
+        (_CONSUMER, 'visibilityTimeout: "30"', "visibility_override", None, None, 1.0, "30"),
+        (_CONSUMER, "heartbeatInterval: 10", "heartbeat_interval", None, None, 1.0, "10"),
+        (_CONSUMER, "handleMessageTimeout: 60000", "work_timeout", None, None, 0.001, "60000"),
+        (_CONSUMER, "batchSize: 5", "max_messages", None, None, 1.0, "5"),
+        (_CONSUMER, "waitTimeSeconds: 20", "wait_time", None, None, 1.0, "20"),
+        (_CONSUMER, "terminateVisibilityTimeout: 10", "terminate_visibility_timeout", None, None, 1.0, "10"),
+        (_CONSUMER, "visibilityTimeout: VT", "visibility_override", "binding", "VT", 1.0, "45"),
+        (_CONSUMER, "handleMessageTimeout: VT", "work_timeout", "binding", "VT", 0.001, "45"),
+        (
+            _CONSUMER,
+            "visibilityTimeout: process.env.VIS ?? 60",
+            "visibility_override",
+            "env",
+            "VIS",
+            1.0,
+            "60",
+        ),
+        (
+            _CONSUMER,
+            "visibilityTimeout: Number(process.env.VIS || 60)",
+            "visibility_override",
+            "env",
+            "VIS",
+            1,
+            "60",
+        ),
+        (_CONSUMER, "visibilityTimeout: 5 * 60", "visibility_override", "computed", None, 1.0, "5 * 60"),
+        (_CONSUMER, "visibilityTimeout: -30", "visibility_override", "computed", None, 1.0, "-30"),
+        (_CONSUMER, "visibilityTimeout: 0x1E", "visibility_override", "written", None, 1.0, "0x1E"),
+        (_RECEIVE, "VisibilityTimeout: 30", "visibility_override", None, None, 1.0, "30"),
+        (_RECEIVE, "WaitTimeSeconds: 20", "wait_time", None, None, 1.0, "20"),
+        (_RECEIVE, "MaxNumberOfMessages: 10", "max_messages", None, None, 1.0, "10"),
+        (_RECEIVE, "VisibilityTimeout: VT", "visibility_override", "binding", "VT", 1.0, "45"),
+        (
+            _RECEIVE,
+            "VisibilityTimeout: process.env.VIS ?? 60",
+            "visibility_override",
+            "env",
+            "VIS",
+            1.0,
+            "60",
+        ),
+    ],
+)
+def test_every_number_set_records_its_place(path, template, option, field, reason, name, scale, digits):
+    data = template.format(o=option).encode()
+    r = read(path, data)
+    (c,) = r.consumers
+    p = r.places[(c.id, field)]
+    assert (p.reason, p.name, p.scale) == (reason, name, scale)
+    assert data[p.start : p.end].decode() == digits
+    if reason == "binding":
+        assert p.line == 2
+    assert {f for (_, f) in r.places} == {f for f in c.locations if f not in ("queue_ref", "heartbeat")}
+
+
+@pytest.mark.parametrize("lang", [javascript.JAVASCRIPT, javascript.TYPESCRIPT, javascript.TSX])
+def test_one_query_finds_the_sites_in_every_grammar(lang):
+    data = (
+        b'import { Consumer } from "sqs-consumer";\nconst VT = 30 as number;\nlet n = 1; n += 1;\n'
+        b'new ReceiveMessageCommand({ QueueUrl: "a" });\nsqs.receiveMessage({});\nConsumer.create({});\n'
+        b"new Consumer({});\nnew ChangeMessageVisibilityCommand({});\nsqs.changeMessageVisibility({});\n"
+        b"SqsModule.register({});\nSqsModule.registerAsync({});\nclass H { @SqsMessageHandler('q') h() {} }\n"
+    )
+    f = engine.File(lang, data)
+    assert [p for _, p, _, _ in f.sites()] == [
+        "sdk",
+        "sdk-call",
+        "sqs-consumer",
+        "sqs-consumer",
+        "nest-register",
+        "nest-registerAsync",
+    ]
+    assert [
+        len(f.captures(n)) for n in ("heartbeat", "import.name", "declarator", "assigned", "handler")
+    ] == [
+        2,
+        1,
+        2,
+        1,
+        1,
+    ]
+
+
+def _fix(tmp_path, name, source, field, value):
+    from visguard.linter.changes import set_consumer
+    from visguard.linter.fixes.code import CodeAdapter
+    from visguard.linter.fixes.core import plan_text
+    from visguard.linter.model import Finding, Severity
+
+    path = tmp_path / name
+    path.write_bytes(source.encode())
+    (c,) = read(str(path), source.encode()).consumers
+    change = set_consumer(c, field, value)
+    f = Finding("VGX", Severity.WARNING, "m", "q", change.location, consumer=c.id, changes=(change,))
+    return plan_text(CodeAdapter(str(path)), str(path), source, [f])
+
+
+_CLASS = """const { Consumer } = require("sqs-consumer");
+const { ENV_VT = 45 } = process.env;
+const cfg = { ms: 9000 };
+class W {
+  visibility = 90;
+  constructor() { this.timeout = 120000; }
+  start() { return Consumer.create({ queueUrl: "q", OPTION }); }
+}
+"""
+
+
+@pytest.mark.parametrize("path", _PATHS)
+@pytest.mark.parametrize(
+    "option, field, value, edit, refusal",
+    [
+        # handleMessageTimeout's milliseconds wherever the number is written (the old path lost the unit)
+        ("handleMessageTimeout: this.timeout", "work_timeout", 90, ("120000", "90000"), None),
+        ("handleMessageTimeout: cfg.ms", "work_timeout", 90, ("9000", "90000"), None),
+        ("handleMessageTimeout: 60000", "work_timeout", 90, ("60000", "90000"), None),
+        # a class field is a name other code may use; a destructured default is the environment's
+        (
+            "visibilityTimeout: this.visibility",
+            "visibility_override",
+            60,
+            None,
+            "visibility, defined at line 5",
+        ),
+        ("visibilityTimeout: ENV_VT", "visibility_override", 60, None, "environment variable ENV_VT"),
+    ],
+)
+def test_the_fixer_writes_where_the_place_says(tmp_path, path, option, field, value, edit, refusal):
+    source = _CLASS.replace("OPTION", option)
+    ff = _fix(tmp_path, path, source, field, value)
+    if edit is not None:
+        assert ff.skipped == [] and source.count(edit[0]) == 1
+        assert ff.after == source.replace(edit[0], edit[1])
+    else:
+        assert ff.after == source and ff.applied == []
+        ((_, why),) = ff.skipped
+        assert refusal in why
+
+
+@pytest.mark.parametrize(
+    "head, part",
+    [
+        (
+            b"const AWS = require('aws-sdk');\nsqs.receiveMessage({ QueueUrl: 'q' });\nsqs.receiveMessage(",
+            b"(",
+        ),
+        (b"new ReceiveMessageCommand({ QueueUrl: 'q' });\nnew ReceiveMessageCommand(", b"["),
+        (b"function f() { new ReceiveMessageCommand({ QueueUrl: 'q' }); sqs.receiveMessage(", b"("),
+    ],
+)
+def test_one_error_of_many_parts_is_read_around_not_a_hang(head, part):
+    # tree-sitter recovers 150,000 unclosed brackets as one error node of 150,000 parts; its query cursor is
+    # quadratic in them (minutes): the engine queries such a node part by part (well under 1 s here)
+    start = time.monotonic()
+    r = read("bad.ts", head + part * 150_000)
+    assert time.monotonic() - start < 20  # a guard against a hang, not a speed goal
+    (c,) = r.consumers
+    assert c.queue_ref.value == "q"
+    assert any("syntax errors" in n.message for n in r.notes)
