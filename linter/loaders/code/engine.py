@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import bisect
 import os
+import re
 
 from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
@@ -141,9 +142,12 @@ def query(lang: Language, part: str = "sites"):
         language = parser(lang.grammar).language
         sites, names = tree_sitter.Query(language, source), tree_sitter.Query(language, source)
         raw = source.encode("utf-8")
+        roles = []
         for i in range(sites.pattern_count):
             pattern = raw[sites.start_byte_for_pattern(i) : sites.end_byte_for_pattern(i)]
-            (sites if b"@bind." in pattern or b"@param" in pattern else names).disable_pattern(i)
+            roles.append(_role(pattern))
+            (sites if roles[-1][0] in ("bind", "param") else names).disable_pattern(i)
+        _QUERY_ROLES[id(sites)] = _QUERY_ROLES[id(names)] = roles
         _QUERIES[(*key, "sites")], _QUERIES[(*key, "names")] = sites, names
         q = _QUERIES[(*key, part)]
     return q
@@ -302,11 +306,9 @@ class File:
         self._params: list[tuple[str, int, int]] = []
         self._scopes: dict[str, list[tuple[int, int]]] | None = None
         q = query(lang)
-        roles = _roles(q)
+        roles = _QUERY_ROLES[id(q)]
         for index, caps in self._matches(q):
-            role = roles.get(index)
-            if role is None:
-                role = roles[index] = _role(caps, roles["positional"])
+            role = roles[index]
             if role[0] == "site":
                 self.site_matches.append((role, caps))
             elif role[0] == "set":
@@ -569,38 +571,28 @@ class File:
 
 
 _SITE_OWN = {"key", "value", "var", "heartbeat", "param"}
-_QUERY_ROLES: dict[
-    int, dict
-] = {}  # id(query) -> pattern index -> role (and "positional": its field captures)
+_NOT_FIELDS = ("consumer.", "bind.", "set.")
+_CAPTURE = re.compile(rb"@([A-Za-z_][\w.-]*)")
+_QUERY_ROLES: dict[int, list[tuple]] = {}  # id(compiled query) -> each pattern's role (:func:`_role`)
 
 
-def _roles(q) -> dict[int, tuple]:
-    return _QUERY_ROLES.setdefault(id(q), {"positional": _positional(q)})
-
-
-def _positional(q) -> tuple[str, ...]:
-    """The query's captures that set a field of the consumer they are matched with (``@queue``): every capture
-    but the convention's own and those starting with ``_``."""
-    names = (q.capture_name(i) for i in range(q.capture_count))
-    return tuple(
-        n
-        for n in names
-        if n not in _SITE_OWN and n[0] != "_" and not n.startswith(("consumer.", "bind.", "set."))
-    )
-
-
-def _role(caps: dict, positional: tuple[str, ...]) -> tuple:
-    """What a match of one pattern is for, by its captures' names (the same for every match of the pattern: a
-    pattern's defining capture is never optional): ("site", its consumer capture, the positional captures),
-    ("bind",), ("param",), ("set",) or ("other",)."""
-    for name in caps:
+def _role(pattern: bytes) -> tuple:
+    """What a pattern's matches are for, by the names of the captures its text writes: ("site", its consumer
+    capture, its positional captures), ("bind",), ("param",), ("set",) or ("other",)."""
+    names = [n.decode() for n in _CAPTURE.findall(pattern)]
+    for name in names:
         if name.startswith("consumer."):
+            positional = tuple(
+                dict.fromkeys(
+                    n for n in names if n not in _SITE_OWN and n[0] != "_" and not n.startswith(_NOT_FIELDS)
+                )
+            )
             return ("site", name, positional)
-    if "bind.name" in caps:
+    if "bind.name" in names:
         return ("bind",)
-    if "param" in caps:
+    if "param" in names:
         return ("param",)
-    if "set.owner" in caps:
+    if "set.owner" in names:
         return ("set",)
     return ("other",)
 
@@ -702,11 +694,15 @@ class Reader:
 
     def __init__(self, path: str, source: str, data: bytes = b"", lang: Language | None = None):
         self.path, self.source, self.data, self.lang = path, source, data, lang
+        self.ascii = data.isascii()
         self.result = CodeResult()
         self._ids: set[str] = set()
 
     def loc(self, node) -> Location:
-        return Location(self.path, line=line(node), column=column(self.data, node))
+        row, col = node.start_point
+        if not self.ascii:  # tree-sitter counts bytes; a column is in code points
+            col = column(self.data, node) - 1
+        return Location(self.path, line=row + 1, column=col + 1)
 
     def note(self, message: str, node) -> None:
         self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
