@@ -22,7 +22,9 @@ __all__ = ["FIELDS", "GENERIC", "WORDS", "change_word", "for_consumer", "word"]
 
 _SQSD = "aws:elasticbeanstalk:sqsd"
 _P99 = PROCESSING_P99_KEY
-_PROFILE = "or a worker profile matching the queue in visguard.yaml (profiles: [{match: <queue>, kind: worker, processing_p99: 1200}])"
+# a worker profile in visguard.yaml, in the schema's keys (linter/schemas/visguard-config.schema.json: p99)
+_PROFILE_YAML = "a worker profile matching the queue in visguard.yaml (profiles: [{match: <queue>, kind: worker, p99: 1200}])"
+_PROFILE = f"or {_PROFILE_YAML}"
 
 # field -> the word when the platform and source say nothing more (also the catalogue's word)
 GENERIC = {
@@ -170,8 +172,7 @@ WORDS: dict[tuple[str, str | None, str], str] = {
         "sdk",
         None,
         "processing_bound",
-    ): "a worker profile matching the queue in visguard.yaml (profiles: [{match: "
-    "<queue>, kind: worker, processing_p99: 1200}])",
+    ): _PROFILE_YAML,
     # frameworks
     ("sqs-consumer", None, "visibility_override"): "the visibilityTimeout option of Consumer.create",
     ("sqs-consumer", None, "heartbeat_interval"): "the heartbeatInterval option of Consumer.create",

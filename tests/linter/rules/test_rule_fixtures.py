@@ -168,3 +168,61 @@ def test_a_rule_with_kinds_fires_only_where_a_consumer_of_those_kinds_is(monkeyp
         _lint(case)
     assert wrong == []
     assert fired == {r.id for r in declared}
+
+
+# ------------------------------------------------------------------------------------ what every finding says
+_FINDINGS: dict[Path, list] = {}
+
+
+def _findings(case: Path) -> list:
+    """The findings of a fail case, linted once for the tests below (none of them changes a finding)."""
+    if case not in _FINDINGS:
+        _FINDINGS[case] = _lint(case)
+    return _FINDINGS[case]
+
+
+def _config_snippets(text: str) -> list[str]:
+    """Every visguard.yaml snippet a text gives: the parenthesised text after "visguard.yaml" that reads as a
+    YAML mapping (``visguard.yaml (profiles: [{match: orders, p99: 1200}])``)."""
+    from visguard.linter.loaders.decode import loads
+
+    out, start = [], 0
+    while (i := text.find("visguard.yaml (", start)) >= 0:
+        j, depth = i + len("visguard.yaml ("), 1
+        k = j
+        while k < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            k += 1
+        snippet = text[j : k - 1]
+        try:
+            doc = loads(snippet, file="snippet.yaml")
+        except Exception:  # noqa: BLE001 - prose in parentheses, not a snippet
+            doc = None
+        if isinstance(doc, dict):
+            out.append(snippet)
+        start = k
+    return out
+
+
+def test_every_visguard_yaml_snippet_of_a_fix_validates_against_the_schema():
+    """A fix that says what to write in visguard.yaml gives a document ``visguard lint --config`` accepts: every
+    snippet of every rendered fix and message of every fail case (and of the consumer word table, which words
+    the fixes of consumers no fixture has) passes the schema."""
+    from visguard.errors import VisguardError
+    from visguard.linter import consumer_words
+    from visguard.linter.loaders.config import validate
+    from visguard.linter.loaders.decode import loads
+
+    texts = {(f.rule, t) for case in FAIL for f in _findings(case) for t in (f.fix or "", f.message)}
+    texts |= {
+        ("consumer_words", w) for w in [*consumer_words.WORDS.values(), *consumer_words.GENERIC.values()]
+    }
+    snippets = {(who, s) for who, t in texts for s in _config_snippets(t)}
+    assert any(who == "VG065" for who, _ in snippets)  # the rule that asks for a profile
+    bad = []
+    for who, s in sorted(snippets):
+        try:
+            validate(loads(s, file="visguard.yaml"), file="visguard.yaml")
+        except VisguardError as exc:
+            bad.append((who, s, str(exc)))
+    assert bad == []
