@@ -226,3 +226,43 @@ def test_every_visguard_yaml_snippet_of_a_fix_validates_against_the_schema():
         except VisguardError as exc:
             bad.append((who, s, str(exc)))
     assert bad == []
+
+
+# An engine figure a message quotes -> the estimate key that holds it and how the message writes it.
+def _rate(v) -> str:
+    from visguard.linter.rules import fmt_rate
+
+    return fmt_rate(v)
+
+
+def _secs(v) -> str:
+    from visguard.linter.rules import fmt_seconds
+
+    return fmt_seconds(round(v))  # a message quotes whole seconds of the estimate's figure
+
+
+ENGINE_FIGURES = [
+    (r"about (\S+ %) of messages will be processed twice", "duplicate_rate", _rate),
+    (r"about (\S+ %) of invocations time out", "timeout_rate", _rate),
+    (r"messages wait about (\d\S* s(?: \([^)]*\))?) before a retry", "recovery_p99", _secs),
+    (r"message group is blocked for up to (\d\S* s(?: \([^)]*\))?)", "recovery_p99", _secs),
+]
+
+
+@pytest.mark.parametrize(("pattern", "key", "said"), ENGINE_FIGURES, ids=[k for _, k, _ in ENGINE_FIGURES])
+def test_every_engine_figure_a_message_quotes_is_on_the_finding(pattern, key, said):
+    """A message that quotes an engine figure (a duplicate rate, a recovery time) carries it as data: the
+    finding's ``estimate`` (JSON and SARIF ``estimate``) holds that very figure, for every finding of every fail
+    case that quotes one."""
+    import re
+
+    quoted, missing = 0, []
+    for case in FAIL:
+        for f in _findings(case):
+            for m in re.finditer(pattern, f.message):
+                quoted += 1
+                est = f.estimate or {}
+                if key not in est or said(est[key]) != m.group(1):
+                    missing.append((_id(case), f.rule, m.group(1), f.estimate))
+    assert quoted, f"no fixture quotes {key}: the table is stale"
+    assert missing == []
