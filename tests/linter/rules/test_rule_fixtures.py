@@ -214,9 +214,8 @@ def test_every_visguard_yaml_snippet_of_a_fix_validates_against_the_schema():
     from visguard.linter.loaders.decode import loads
 
     texts = {(f.rule, t) for case in FAIL for f in _findings(case) for t in (f.fix or "", f.message)}
-    texts |= {
-        ("consumer_words", w) for w in [*consumer_words.WORDS.values(), *consumer_words.GENERIC.values()]
-    }
+    pairs = [*consumer_words.WORDS.values(), *consumer_words.GENERIC.values()]
+    texts |= {("consumer_words", w) for pair in pairs for w in pair}
     snippets = {(who, s) for who, t in texts for s in _config_snippets(t)}
     assert any(who == "VG065" for who, _ in snippets)  # the rule that asks for a profile
     bad = []
