@@ -265,3 +265,57 @@ def test_every_engine_figure_a_message_quotes_is_on_the_finding(pattern, key, sa
                     missing.append((_id(case), f.rule, m.group(1), f.estimate))
     assert quoted, f"no fixture quotes {key}: the table is stale"
     assert missing == []
+
+
+def _patched(text: str, reps: list[dict]) -> str:
+    """``text`` with SARIF whole-line replacements applied (regions of the original text, 1-based)."""
+    lines = text.splitlines(keepends=True)
+    for r in sorted(reps, key=lambda r: r["deletedRegion"]["startLine"], reverse=True):
+        start, end = r["deletedRegion"]["startLine"] - 1, r["deletedRegion"]["endLine"] - 1
+        lines[start:end] = [r["insertedContent"]["text"]]
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("case", FAIL, ids=[_id(c) for c in FAIL])
+def test_a_sarif_fix_is_what_fix_writes_or_adds_no_finding_alone(case):
+    """A SARIF fix is the settled fix plan's edits (what ``visguard lint --fix`` writes), on the finding whose
+    change they settle; none when the plan refuses it. Applied to its file, a finding's fix gives exactly what
+    ``--fix`` writes there, or, applied alone, brings no finding the file did not have."""
+    from visguard.linter.fix import _id as finding_id
+    from visguard.linter.fix import plan
+    from visguard.linter.loaders import safe_io
+    from visguard.linter.report import render
+    from visguard.linter.report._common import display_path
+    from visguard.neutralize import uri
+
+    cfg = case.parent / "visguard.yaml"
+    config = load_config(str(cfg)) if cfg.exists() else LintConfig()
+
+    def run():
+        return lint_paths([str(case)], config=config)
+
+    result = run()
+    result.fixes = plan(result, run)  # (a case whose findings have no changes: no SARIF fix at all, below)
+    by_uri = {uri(display_path(ff.path)): ff for ff in result.fixes}
+    refused = {id(f) for ff in result.fixes for f, _ in ff.skipped} - {
+        id(f) for ff in result.fixes for f in ff.applied
+    }
+    sarif = json.loads(render(result, "sarif"))["runs"][0]["results"]
+    assert len(sarif) == len(result.findings)
+    base = {finding_id(f) for f in result.findings}
+    for f, r in zip(result.findings, sarif, strict=True):
+        if id(f) in refused or not f.changes:
+            assert "fixes" not in r, (f.rule, r["fixes"])
+            continue
+        for fix in r.get("fixes", []):
+            patched = {}
+            for change in fix["artifactChanges"]:
+                ff = by_uri[change["artifactLocation"]["uri"]]
+                patched[ff.path] = _patched(ff.before, change["replacements"])
+            if all(text == by_uri[uri(display_path(p))].after for p, text in patched.items()):
+                continue  # exactly what --fix writes
+            with safe_io.planned({p: t.encode("utf-8") for p, t in patched.items()}):
+                after = run()
+            assert after.errors == [], (f.rule, after.errors)
+            new = {finding_id(n) for n in after.findings} - base
+            assert new == set(), (f.rule, fix["description"], new)
