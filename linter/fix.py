@@ -469,17 +469,64 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
 def _changed_runs(a: list[str], b: list[str]):
     """(i1, i2, j1, j2) of each run of lines where ``a`` and ``b`` differ (``a[i1:i2]`` became ``b[j1:j2]``)."""
     # the lines both share at the start and the end are left out of the diff: an edit is a few lines, and
-    # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template)
+    # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template); between them, the
+    # lines found once in each text and in the same order anchor the diff (patience diff), so a plan of 800
+    # scattered edits is 800 small diffs, not one SequenceMatcher over the whole file
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
         head += 1
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    i, j = head, head
+    for ai, bj in [*_anchors(a, b, head, len(a) - tail, head, len(b) - tail), (len(a) - tail, len(b) - tail)]:
+        if ai > i or bj > j:
+            yield from _gap(a, b, i, ai, j, bj)
+        i, j = ai + 1, bj + 1
+
+
+def _anchors(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+    """(i, j) of the lines found once in ``a[alo:ahi]`` and once in ``b[blo:bhi]``, the longest run of them in the
+    same order in both (patience sorting: O(n log n))."""
+    import bisect
+
+    once_a: dict[str, int | None] = {}
+    for i in range(alo, ahi):
+        once_a[a[i]] = None if a[i] in once_a else i
+    once_b: dict[str, int | None] = {}
+    for j in range(blo, bhi):
+        once_b[b[j]] = None if b[j] in once_b else j
+    pairs = [
+        (i, once_b[line]) for line, i in once_a.items() if i is not None and once_b.get(line) is not None
+    ]
+    pairs.sort()
+    tops: list[int] = []  # the smallest j ending an increasing run of each length
+    ends: list[int] = []  # index in pairs of that run's last pair
+    back: list[int] = []  # index in pairs of the pair before each one in its run (-1: none)
+    for k, (_, j) in enumerate(pairs):
+        n = bisect.bisect_left(tops, j)
+        back.append(ends[n - 1] if n else -1)
+        if n == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[n], ends[n] = j, k
+    out, k = [], ends[-1] if ends else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    return out[::-1]
+
+
+def _gap(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int):
+    """The changed runs between two anchors (a few lines: SequenceMatcher is cheap there)."""
+    if alo == ahi or blo == bhi:
+        yield alo, ahi, blo, bhi
+        return
+    matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
-            yield i1 + head, i2 + head, j1 + head, j2 + head
+            yield i1 + alo, i2 + alo, j1 + blo, j2 + blo
 
 
 def replacements(before: str, after: str) -> list[dict]:
