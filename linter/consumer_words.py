@@ -11,12 +11,12 @@ processing time).
 
 Each key has two forms of one name (:data:`WORDS`): the **short** form a message writes as ``setting = value``
 (``visibilityTimeout``) and the **long** form a fix sentence uses (``the visibilityTimeout option of
-Consumer.create``); the long form contains the short one (but for a short form's parenthesised tail, such as ``(receive_message)``:
-both name one setting). Rules write these fields as symbolic keys of a
+Consumer.create``); the long form contains the short one (but for the short form's parenthesised tail, such as
+``(receive_message)``): both name one setting. Rules write these fields as symbolic keys of a
 :class:`visguard.linter.vocabulary.Text` (``{stop_timeout}``): the vocabulary asks :func:`for_consumer` first when
-the finding is about a worker consumer (the long form); a message that writes ``setting = value`` asks
-:func:`term` (the short form). A source of ``None`` in the table is any source of that
-platform; a field no platform entry words has a generic pair (:data:`GENERIC`).
+the finding is about a worker consumer (the long form); a message that writes ``setting = value`` asks :func:`term`
+(the short form). A source of ``None`` in the table is any source of that platform; a field no platform entry
+words has a generic pair (:data:`GENERIC`).
 
 A consumer is named by :func:`label` in every rule (``receive loop app/worker.py:9``, ``ECS task definition
 Task``, ``function Fn (mapping M)``): one label per consumer whatever rule fires (:data:`LABELS`).
@@ -51,14 +51,19 @@ _PROFILE = f"or {_PROFILE_YAML}"
 # field -> (short, long) when the platform and source say nothing more (the long form is the catalogue's word)
 GENERIC: dict[str, tuple[str, str]] = {
     "visibility_override": ("visibility timeout", "the visibility timeout the consumer sets on its receives"),
-    "stop_timeout": ("stop timeout", "the consumer's stop timeout (the wait between the stop signal and the kill)"),
+    "stop_timeout": (
+        "stop timeout",
+        "the consumer's stop timeout (the wait between the stop signal and the kill)",
+    ),
     "inactivity_timeout": ("InactivityTimeout", f"{_SQSD} InactivityTimeout"),
     "work_timeout": ("limit on one message's work", "the consumer's limit on one message's work"),
     "heartbeat_interval": ("heartbeat", "a ChangeMessageVisibility heartbeat while the message is processed"),
     "created_visibility": ("visibility timeout option", "the framework's visibility timeout option"),
-    "processing_bound": ("processing time p99", f"the processing time p99 ({_P99}: 20m on the consumer's "
-                         f"resource, {_PROFILE})"),
-}  # fmt: skip
+    "processing_bound": (
+        "processing time p99",
+        f"the processing time p99 ({_P99}: 20m on the consumer's resource, {_PROFILE})",
+    ),
+}
 FIELDS = tuple(GENERIC)
 
 _ECS_TAG = (_P99, f"a Tag {_P99} (Value: 20m) on the task definition, {_PROFILE}")
@@ -82,95 +87,182 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
     # ECS / Fargate task definitions
     ("ecs", "cloudformation", "stop_timeout"): ("StopTimeout", "the container definition's StopTimeout"),
     ("ecs", "sam", "stop_timeout"): ("StopTimeout", "the container definition's StopTimeout"),
-    ("ecs", "cdk", "stop_timeout"): ("stop_timeout", "stop_timeout of the container (add_container(..., "
-                                     "stop_timeout=Duration.seconds(N)); StopTimeout in the synthesized template)"),
-    ("ecs", "terraform", "stop_timeout"): ("stopTimeout", "stopTimeout of the container in container_definitions"),
-    ("ecs", "inventory", "stop_timeout"): ("stopTimeout", "containerDefinitions[].stopTimeout (RegisterTaskDefinition)"),
+    ("ecs", "cdk", "stop_timeout"): (
+        "stop_timeout",
+        "stop_timeout of the container (add_container(..., "
+        "stop_timeout=Duration.seconds(N)); StopTimeout in the synthesized template)",
+    ),
+    ("ecs", "terraform", "stop_timeout"): (
+        "stopTimeout",
+        "stopTimeout of the container in container_definitions",
+    ),
+    ("ecs", "inventory", "stop_timeout"): (
+        "stopTimeout",
+        "containerDefinitions[].stopTimeout (RegisterTaskDefinition)",
+    ),
     ("ecs", "cloudformation", "processing_bound"): _ECS_TAG,
     ("ecs", "sam", "processing_bound"): _ECS_TAG,
     ("ecs", "cdk", "processing_bound"): (_P99, f"Tags.of(task_definition).add('{_P99}', '20m'), {_PROFILE}"),
-    ("ecs", "terraform", "processing_bound"): (_P99, f'tags = {{ "{_P99}" = "20m" }} on the aws_ecs_task_definition, '
-                                               f"{_PROFILE}"),
+    ("ecs", "terraform", "processing_bound"): (
+        _P99,
+        f'tags = {{ "{_P99}" = "20m" }} on the aws_ecs_task_definition, {_PROFILE}',
+    ),
     # Elastic Beanstalk worker environments (sqsd)
     ("beanstalk", "cloudformation", "visibility_override"): _SQSD_VT,
     ("beanstalk", "sam", "visibility_override"): _SQSD_VT,
     ("beanstalk", "cdk", "visibility_override"): (_SQSD_VT[0], f"{_SQSD_VT[1]} (optionSettings)"),
-    ("beanstalk", "terraform", "visibility_override"): ('"VisibilityTimeout"', f'setting {{ namespace = "{_SQSD}" '
-                                                        'name = "VisibilityTimeout" }'),
-    ("beanstalk", "ebextensions", "visibility_override"): ("VisibilityTimeout", f"option_settings {_SQSD}: "
-                                                           "VisibilityTimeout"),
-    ("beanstalk", "inventory", "visibility_override"): ("sqsd VisibilityTimeout", f"OptionSettings {_SQSD} "
-                                                        "VisibilityTimeout (UpdateEnvironment)"),
+    ("beanstalk", "terraform", "visibility_override"): (
+        '"VisibilityTimeout"',
+        f'setting {{ namespace = "{_SQSD}" name = "VisibilityTimeout" }}',
+    ),
+    ("beanstalk", "ebextensions", "visibility_override"): (
+        "VisibilityTimeout",
+        f"option_settings {_SQSD}: VisibilityTimeout",
+    ),
+    ("beanstalk", "inventory", "visibility_override"): (
+        "sqsd VisibilityTimeout",
+        f"OptionSettings {_SQSD} VisibilityTimeout (UpdateEnvironment)",
+    ),
     ("beanstalk", "cloudformation", "inactivity_timeout"): _SQSD_IT,
     ("beanstalk", "sam", "inactivity_timeout"): _SQSD_IT,
     ("beanstalk", "cdk", "inactivity_timeout"): (_SQSD_IT[0], f"{_SQSD_IT[1]} (optionSettings)"),
-    ("beanstalk", "terraform", "inactivity_timeout"): ('"InactivityTimeout"', f'setting {{ namespace = "{_SQSD}" '
-                                                       'name = "InactivityTimeout" }'),
-    ("beanstalk", "ebextensions", "inactivity_timeout"): ("InactivityTimeout", f"option_settings {_SQSD}: "
-                                                          "InactivityTimeout"),
-    ("beanstalk", "inventory", "inactivity_timeout"): ("sqsd InactivityTimeout", f"OptionSettings {_SQSD} "
-                                                       "InactivityTimeout (UpdateEnvironment)"),
-    ("beanstalk", None, "heartbeat_interval"): ("heartbeat", "a heartbeat, which sqsd cannot send (the application "
-                                                "never sees the receipt handle)"),
-    ("beanstalk", None, "processing_bound"): (_P99, f"a Tag {_P99} (20m) on the worker environment, {_PROFILE}"),
+    ("beanstalk", "terraform", "inactivity_timeout"): (
+        '"InactivityTimeout"',
+        f'setting {{ namespace = "{_SQSD}" name = "InactivityTimeout" }}',
+    ),
+    ("beanstalk", "ebextensions", "inactivity_timeout"): (
+        "InactivityTimeout",
+        f"option_settings {_SQSD}: InactivityTimeout",
+    ),
+    ("beanstalk", "inventory", "inactivity_timeout"): (
+        "sqsd InactivityTimeout",
+        f"OptionSettings {_SQSD} InactivityTimeout (UpdateEnvironment)",
+    ),
+    ("beanstalk", None, "heartbeat_interval"): (
+        "heartbeat",
+        "a heartbeat, which sqsd cannot send (the application never sees the receipt handle)",
+    ),
+    ("beanstalk", None, "processing_bound"): (
+        _P99,
+        f"a Tag {_P99} (20m) on the worker environment, {_PROFILE}",
+    ),
     # EventBridge Pipes with an SQS source
     ("pipes", "cloudformation", "batching_window"): _PIPE_WINDOW,
     ("pipes", "sam", "batching_window"): _PIPE_WINDOW,
     ("pipes", "cdk", "batching_window"): _PIPE_WINDOW,
-    ("pipes", "terraform", "batching_window"): ("maximum_batching_window_in_seconds", "source_parameters."
-                                                "sqs_queue_parameters.maximum_batching_window_in_seconds of the "
-                                                "aws_pipes_pipe"),
-    ("pipes", None, "work_timeout"): ("pipe target's timeout", "the pipe target's timeout (a Lambda function's Timeout, "
-                                      "5 min for an Express workflow, 5 s for an API destination)"),
+    ("pipes", "terraform", "batching_window"): (
+        "maximum_batching_window_in_seconds",
+        "source_parameters.sqs_queue_parameters.maximum_batching_window_in_seconds of the aws_pipes_pipe",
+    ),
+    ("pipes", None, "work_timeout"): (
+        "pipe target's timeout",
+        "the pipe target's timeout (a Lambda function's Timeout, "
+        "5 min for an Express workflow, 5 s for an API destination)",
+    ),
     ("pipes", None, "heartbeat_interval"): ("heartbeat", "a heartbeat, which a pipe cannot send"),
-    ("pipes", "terraform", "processing_bound"): (_P99, f'tags = {{ "{_P99}" = "20m" }} on the aws_pipes_pipe, '
-                                                 f"{_PROFILE}"),
+    ("pipes", "terraform", "processing_bound"): (
+        _P99,
+        f'tags = {{ "{_P99}" = "20m" }} on the aws_pipes_pipe, {_PROFILE}',
+    ),
     ("pipes", None, "processing_bound"): (_P99, f"a Tag {_P99}: 20m on the pipe (Tags), {_PROFILE}"),
     # Kubernetes Deployments (plain, or scaled by KEDA)
-    ("kubernetes", None, "stop_timeout"): ("terminationGracePeriodSeconds", "terminationGracePeriodSeconds of the "
-                                           "pod template (spec.template.spec; preStop included)"),
-    ("keda", None, "stop_timeout"): ("terminationGracePeriodSeconds", "terminationGracePeriodSeconds of the scaled "
-                                     "Deployment's pod template (spec.template.spec; preStop included)"),
-    ("kubernetes", None, "processing_bound"): (_P99, f"the annotation {_P99}: 20m in the Deployment's metadata."
-                                               f"annotations, {_PROFILE}"),
-    ("keda", None, "processing_bound"): (_P99, f"the annotation {_P99}: 20m in the ScaledObject's or the "
-                                         f"Deployment's metadata.annotations, {_PROFILE}"),
+    ("kubernetes", None, "stop_timeout"): (
+        "terminationGracePeriodSeconds",
+        "terminationGracePeriodSeconds of the pod template (spec.template.spec; preStop included)",
+    ),
+    ("keda", None, "stop_timeout"): (
+        "terminationGracePeriodSeconds",
+        "terminationGracePeriodSeconds of the scaled "
+        "Deployment's pod template (spec.template.spec; preStop included)",
+    ),
+    ("kubernetes", None, "processing_bound"): (
+        _P99,
+        f"the annotation {_P99}: 20m in the Deployment's metadata.annotations, {_PROFILE}",
+    ),
+    ("keda", None, "processing_bound"): (
+        _P99,
+        f"the annotation {_P99}: 20m in the ScaledObject's or the "
+        f"Deployment's metadata.annotations, {_PROFILE}",
+    ),
     # SDK receive loops
-    ("sdk", "python", "visibility_override"): ("VisibilityTimeout (receive_message)", "the VisibilityTimeout= argument of "
-                                               "receive_message"),
+    ("sdk", "python", "visibility_override"): (
+        "VisibilityTimeout (receive_message)",
+        "the VisibilityTimeout= argument of receive_message",
+    ),
     ("sdk", "javascript", "visibility_override"): _JS_RECEIVE,
     ("sdk", "typescript", "visibility_override"): _JS_RECEIVE,
-    ("sdk", "java", "visibility_override"): ("visibilityTimeout (ReceiveMessageRequest)", "visibilityTimeout(...) of the ReceiveMessageRequest"),
-    ("sdk", "go", "visibility_override"): ("VisibilityTimeout (sqs.ReceiveMessageInput)", "VisibilityTimeout of the sqs.ReceiveMessageInput"),
-    ("sdk", "csharp", "visibility_override"): ("VisibilityTimeout (ReceiveMessageRequest)", "VisibilityTimeout of the ReceiveMessageRequest"),
-    ("sdk", "php", "visibility_override"): ("VisibilityTimeout (receiveMessage)", "'VisibilityTimeout' of the receiveMessage arguments"),
-    ("sdk", "ruby", "visibility_override"): ("visibility_timeout (receive_message)", "visibility_timeout: of receive_message"),
-    ("sdk", "python", "heartbeat_interval"): ("change_message_visibility", "a change_message_visibility call while "
-                                              "the message is processed"),
+    ("sdk", "java", "visibility_override"): (
+        "visibilityTimeout (ReceiveMessageRequest)",
+        "visibilityTimeout(...) of the ReceiveMessageRequest",
+    ),
+    ("sdk", "go", "visibility_override"): (
+        "VisibilityTimeout (sqs.ReceiveMessageInput)",
+        "VisibilityTimeout of the sqs.ReceiveMessageInput",
+    ),
+    ("sdk", "csharp", "visibility_override"): (
+        "VisibilityTimeout (ReceiveMessageRequest)",
+        "VisibilityTimeout of the ReceiveMessageRequest",
+    ),
+    ("sdk", "php", "visibility_override"): (
+        "VisibilityTimeout (receiveMessage)",
+        "'VisibilityTimeout' of the receiveMessage arguments",
+    ),
+    ("sdk", "ruby", "visibility_override"): (
+        "visibility_timeout (receive_message)",
+        "visibility_timeout: of receive_message",
+    ),
+    ("sdk", "python", "heartbeat_interval"): (
+        "change_message_visibility",
+        "a change_message_visibility call while the message is processed",
+    ),
     ("sdk", "javascript", "heartbeat_interval"): _JS_HEARTBEAT,
     ("sdk", "typescript", "heartbeat_interval"): _JS_HEARTBEAT,
     ("sdk", None, "processing_bound"): ("p99", _PROFILE_YAML),
     # frameworks
-    ("sqs-consumer", None, "visibility_override"): ("visibilityTimeout", "the visibilityTimeout option of "
-                                                    "Consumer.create"),
-    ("sqs-consumer", None, "heartbeat_interval"): ("heartbeatInterval", "the heartbeatInterval option of "
-                                                   "Consumer.create"),
-    ("sqs-consumer", None, "work_timeout"): ("handleMessageTimeout", "the handleMessageTimeout option (ms) of "
-                                             "Consumer.create"),
-    ("celery", None, "created_visibility"): ("visibility_timeout", 'broker_transport_options["visibility_timeout"]'),
-    ("celery", None, "visibility_override"): ("visibility_timeout (broker_transport_options)", 'broker_transport_options["visibility_timeout"]'),
+    ("sqs-consumer", None, "visibility_override"): (
+        "visibilityTimeout",
+        "the visibilityTimeout option of Consumer.create",
+    ),
+    ("sqs-consumer", None, "heartbeat_interval"): (
+        "heartbeatInterval",
+        "the heartbeatInterval option of Consumer.create",
+    ),
+    ("sqs-consumer", None, "work_timeout"): (
+        "handleMessageTimeout",
+        "the handleMessageTimeout option (ms) of Consumer.create",
+    ),
+    ("celery", None, "created_visibility"): (
+        "visibility_timeout",
+        'broker_transport_options["visibility_timeout"]',
+    ),
+    ("celery", None, "visibility_override"): (
+        "visibility_timeout (broker_transport_options)",
+        'broker_transport_options["visibility_timeout"]',
+    ),
     ("celery", None, "work_timeout"): ("task_time_limit", "task_time_limit"),
-    ("spring", None, "visibility_override"): ("messageVisibility", "messageVisibilitySeconds of @SqsListener "
-                                              "(SqsContainerOptions messageVisibility)"),
-    ("spring", None, "stop_timeout"): ("listenerShutdownTimeout", "listenerShutdownTimeout of the container options"),
+    ("spring", None, "visibility_override"): (
+        "messageVisibility",
+        "messageVisibilitySeconds of @SqsListener (SqsContainerOptions messageVisibility)",
+    ),
+    ("spring", None, "stop_timeout"): (
+        "listenerShutdownTimeout",
+        "listenerShutdownTimeout of the container options",
+    ),
     ("spring", None, "work_timeout"): ("the listener's time limit", "the listener's time limit"),
-    ("laravel", None, "work_timeout"): ("queue:work --timeout (or the job's $timeout)", "queue:work --timeout (or the job's $timeout)"),
-    ("shoryuken", None, "visibility_override"): ("visibility_timeout (receive options)", "visibility_timeout in "
-                                                 "Shoryuken.sqs_client_receive_message_opts"),
+    ("laravel", None, "work_timeout"): (
+        "queue:work --timeout (or the job's $timeout)",
+        "queue:work --timeout (or the job's $timeout)",
+    ),
+    ("shoryuken", None, "visibility_override"): (
+        "visibility_timeout (receive options)",
+        "visibility_timeout in Shoryuken.sqs_client_receive_message_opts",
+    ),
     ("shoryuken", None, "stop_timeout"): ("timeout", "timeout in shoryuken.yml (-t)"),
-    ("shoryuken", None, "heartbeat_interval"): ("auto_visibility_timeout", "auto_visibility_timeout: true in "
-                                                "shoryuken_options"),
-}  # fmt: skip
+    ("shoryuken", None, "heartbeat_interval"): (
+        "auto_visibility_timeout",
+        "auto_visibility_timeout: true in shoryuken_options",
+    ),
+}
 
 # a worker consumer's platform, as its label names it (``ECS task definition orders-worker``)
 LABELS = {
