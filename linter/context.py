@@ -210,12 +210,10 @@ class RuleContext:
 
     @staticmethod
     def consumer_label(c: Consumer) -> str:
-        if c.kind == "lambda" and c.function_id is None:
-            return f"mapping {c.id} (its function is not known here)"
-        if c.kind == "lambda":
-            fn = c.function_id
-            return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
-        return f"{_PLATFORM_WORDS.get(c.platform, 'consumer')} {c.id}"
+        """The one name of ``c`` in every rule's messages (``visguard.linter.consumer_words.label``)."""
+        from visguard.linter.consumer_words import label
+
+        return label(c)
 
     def finding(
         self,
@@ -298,22 +296,6 @@ class RuleContext:
             return _num(estimate(vt, profile, **kw).recovery_p99)
 
         return RiskFigures(float(r.duplicate_rate), None, "engine", recovery)
-
-
-# a worker consumer's platform, as its label names it (``ECS task definition orders-worker``)
-_PLATFORM_WORDS = {
-    "ecs": "ECS task definition",
-    "beanstalk": "Beanstalk worker environment",
-    "pipes": "pipe",
-    "keda": "KEDA-scaled workload",
-    "kubernetes": "Deployment",
-    "sdk": "receive loop",
-    "celery": "Celery worker",
-    "sqs-consumer": "sqs-consumer",
-    "spring": "Spring listener",
-    "laravel": "Laravel worker",
-    "shoryuken": "Shoryuken worker",
-}
 
 
 def _num(v) -> float | None:

@@ -15,7 +15,7 @@ The pipeline: loaders -> model -> rules -> findings (with structured ``Change``s
   the visibility timeout it needs) are fixed in the same run, up to three rounds: ``--fix`` converges, a second
   run changes nothing.
 - The reporters get the plan with the lint result (``LintResult.fixes``): ``--diff`` prints it, ``--fix``
-  writes it, SARIF offers each finding its own edits as they are planned (``sarif_fixes``).
+  writes it, SARIF offers each finding the settled plan's edits that are its own (``sarif_fix_map``).
 
 Reading and writing are here only. A file with a parse error is never touched. Every syntax is written by one
 function, ``write_fix`` (docs/security.md, "The write policy"): atomically through a temporary file no one can
@@ -33,7 +33,16 @@ from visguard.errors import VisguardError
 from visguard.linter.fixes.core import FileFix, plan_text, render_alone
 from visguard.linter.model import Finding
 
-__all__ = ["FileFix", "cli_step", "fix_files", "fix_text", "plan", "replacements", "sarif_fixes", "write_fix"]
+__all__ = [
+    "FileFix",
+    "cli_step",
+    "fix_files",
+    "fix_text",
+    "plan",
+    "replacements",
+    "sarif_fix_map",
+    "write_fix",
+]
 
 FIXABLE_SUFFIXES = (".yaml", ".yml", ".json", ".template")
 ROUNDS = 3  # plans of the findings a fixed file still has (a fix changes what another finding needs)
@@ -460,17 +469,64 @@ def fix_files(files: list[str], findings: list[Finding], *, write: bool) -> list
 def _changed_runs(a: list[str], b: list[str]):
     """(i1, i2, j1, j2) of each run of lines where ``a`` and ``b`` differ (``a[i1:i2]`` became ``b[j1:j2]``)."""
     # the lines both share at the start and the end are left out of the diff: an edit is a few lines, and
-    # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template)
+    # SequenceMatcher is quadratic in the lines that repeat (every "}," of a JSON template); between them, the
+    # lines found once in each text and in the same order anchor the diff (patience diff), so a plan of 800
+    # scattered edits is 800 small diffs, not one SequenceMatcher over the whole file
     head = 0
     while head < min(len(a), len(b)) and a[head] == b[head]:
         head += 1
     tail = 0
     while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail], autojunk=False)
+    i, j = head, head
+    for ai, bj in [*_anchors(a, b, head, len(a) - tail, head, len(b) - tail), (len(a) - tail, len(b) - tail)]:
+        if ai > i or bj > j:
+            yield from _gap(a, b, i, ai, j, bj)
+        i, j = ai + 1, bj + 1
+
+
+def _anchors(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int) -> list[tuple[int, int]]:
+    """(i, j) of the lines found once in ``a[alo:ahi]`` and once in ``b[blo:bhi]``, the longest run of them in the
+    same order in both (patience sorting: O(n log n))."""
+    import bisect
+
+    once_a: dict[str, int | None] = {}
+    for i in range(alo, ahi):
+        once_a[a[i]] = None if a[i] in once_a else i
+    once_b: dict[str, int | None] = {}
+    for j in range(blo, bhi):
+        once_b[b[j]] = None if b[j] in once_b else j
+    pairs = [
+        (i, once_b[line]) for line, i in once_a.items() if i is not None and once_b.get(line) is not None
+    ]
+    pairs.sort()
+    tops: list[int] = []  # the smallest j ending an increasing run of each length
+    ends: list[int] = []  # index in pairs of that run's last pair
+    back: list[int] = []  # index in pairs of the pair before each one in its run (-1: none)
+    for k, (_, j) in enumerate(pairs):
+        n = bisect.bisect_left(tops, j)
+        back.append(ends[n - 1] if n else -1)
+        if n == len(tops):
+            tops.append(j)
+            ends.append(k)
+        else:
+            tops[n], ends[n] = j, k
+    out, k = [], ends[-1] if ends else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = back[k]
+    return out[::-1]
+
+
+def _gap(a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int):
+    """The changed runs between two anchors (a few lines: SequenceMatcher is cheap there)."""
+    if alo == ahi or blo == bhi:
+        yield alo, ahi, blo, bhi
+        return
+    matcher = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "equal":
-            yield i1 + head, i2 + head, j1 + head, j2 + head
+            yield i1 + alo, i2 + alo, j1 + blo, j2 + blo
 
 
 def replacements(before: str, after: str) -> list[dict]:
@@ -489,33 +545,76 @@ def replacements(before: str, after: str) -> list[dict]:
     return out
 
 
-def sarif_fixes(finding: Finding, fixes: list[FileFix], uri_of) -> list[dict]:
-    """The SARIF ``fixes`` of a finding: its own edits as the plan ``fixes`` writes them (the value the clash
-    policy chose), as an artifact change of the file they are in (``uri_of(path)``); none when the plan does
-    not write them."""
-    from visguard.linter.changes import describe
+def sarif_fix_map(fixes: list[FileFix], uri_of) -> dict[int, list[dict]]:
+    """The SARIF ``fixes`` of every finding the plan ``fixes`` writes (id(finding) -> its one fix), made once for
+    all findings. A SARIF fix is the settled plan's own edits, the lines ``--fix``/``--diff`` write (the values the
+    clash policy chose and the follow-up rounds settled, not the finding's first wish): each changed run of
+    lines of a file goes to the findings whose own edits it covers, and a run no finding's edit covers (a
+    follow-up round's) to every finding of that file. A finding the plan refuses or leaves alone has none; a
+    finding alone in its file, or whose edits settle with all of the file's, gets exactly what ``--fix`` writes
+    there; the other findings of one file get their share, which applied alone brings no new finding."""
+    from visguard.linter.changes import describe, words
 
-    out = []
+    out: dict[int, list[dict]] = {}
     for ff in fixes:
-        if not any(f is finding for f in ff.applied):
+        if not ff.changed or not ff.applied:
             continue
-        after = render_alone(ff, finding)
-        if after is None:
-            continue
-        after = keep_line_endings(ff.before, after)
-        text = "; ".join(describe(c, ff.adapter.source) for c in finding.changes)
-        out.append(
-            {
-                "description": {"text": text[0].upper() + text[1:] + "."},
-                "artifactChanges": [
-                    {
-                        "artifactLocation": {"uri": uri_of(ff.path)},
-                        "replacements": replacements(ff.before, after),
-                    }
-                ],
+        settled = replacements(ff.before, ff.after)
+        spans = [_span(r) for r in settled]
+        own: dict[int, set[int]] = {}  # id(finding) -> the settled runs its own edits fall in
+        wished: dict[int, list[dict] | None] = {}  # id(finding) -> the replacements of its edits alone
+        for f in ff.applied:
+            alone = render_alone(ff, f)
+            if alone is None:  # not written alone: the file's whole plan is its fix
+                own[id(f)], wished[id(f)] = set(range(len(settled))), None
+                continue
+            wished[id(f)] = replacements(ff.before, keep_line_endings(ff.before, alone))
+            mine = [_span(r) for r in wished[id(f)]]
+            own[id(f)] = {i for i, s in enumerate(spans) if any(_overlap(s, m) for m in mine)}
+        orphans = set(range(len(settled))) - set().union(*own.values())
+        for f in ff.applied:
+            runs = sorted(own[id(f)] | orphans)
+            if not runs:
+                continue
+            given = [settled[i] for i in runs]
+            if _as_wished(wished[id(f)], given):  # its own edits, with the values it asked for
+                text = "; ".join(describe(c, ff.adapter.source) for c in f.changes)
+                if given != wished[id(f)]:
+                    text += " (with the edits the fix plan writes with it)"
+            else:
+                names = ", ".join(f"{words(c, ff.adapter.source)[0]} of {c.target}" for c in f.changes)
+                text = f"set {names} to the value the fix plan settles with this file's other fixes (what --fix writes)"
+            change = {
+                "artifactLocation": {"uri": uri_of(ff.path)},
+                "replacements": [settled[i] for i in runs],
             }
-        )
+            fix = out.setdefault(id(f), [{"description": {"text": ""}, "artifactChanges": []}])[0]
+            fix["artifactChanges"].append(change)
+            said = fix["description"]["text"]
+            fix["description"]["text"] = (f"{said[:-1]}; " if said else "") + text[0].upper() + text[1:] + "."
     return out
+
+
+def _span(r: dict) -> tuple[int, int]:
+    """The lines of ``ff.before`` a replacement covers, [start, end) (an insertion: empty, before ``start``)."""
+    region = r["deletedRegion"]
+    return region["startLine"], region["endLine"]
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Two runs of lines share a line, or an insertion is at the edge of (or in) the other run."""
+    if a[0] == a[1] or b[0] == b[1]:
+        return a[0] <= b[1] and b[0] <= a[1]
+    return a[0] < b[1] and b[0] < a[1]
+
+
+def _as_wished(wished: list[dict] | None, given: list[dict]) -> bool:
+    """Every line the finding's edits write alone is among the lines ``given`` writes (its values, not values
+    the plan settled differently)."""
+    if wished is None:
+        return False
+    written = {line for r in given for line in r["insertedContent"]["text"].splitlines()}
+    return all(line in written for r in wished for line in r["insertedContent"]["text"].splitlines())
 
 
 def cli_step(diff: bool, result, relint, out=None, err=None):

@@ -131,7 +131,7 @@ class CodeAdapter(Adapter):
         return _Parsed(text, data, consumers, root, result.spans, result.places)
 
     def locate(self, change: Change, doc: _Parsed) -> list[tuple[tuple, object, object]]:
-        from visguard.linter.rules._code_terms import term
+        from visguard.linter.consumer_words import term
 
         if change.scope != "consumer" or change.field not in FIELDS:
             raise CannotFix(f"{change.field} is not a setting visguard writes in application code")

@@ -42,7 +42,7 @@ from visguard.linter.model import (
 from visguard.schema_errors import describe
 
 from . import values
-from .decode import load_file, locate
+from .decode import loads, locate, read_text
 from .registry import CONFIG_KEYS, CONFIG_NAMES  # noqa: F401 - re-exported (the registry claims by them)
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
@@ -78,11 +78,31 @@ class ConfigModel(Model):
 
 def load_config_model(path: str) -> ConfigModel:
     """Read a visguard.yaml once: its queues (the model) and its settings, profiles and suppressions."""
-    doc = load_file(path)
-    model = model_from_config(doc, file=path)
+    doc = _document(path)
+    model = model_from_config(doc, file=path, checked=True)
     out = ConfigModel(queues=model.queues, source_file=model.source_file)
-    out.config = config_from_document(doc, file=path)
+    out.config = config_from_document(doc, file=path, checked=True)
     return out
+
+
+# (absolute path, text) -> the document parsed and validated: a visguard.yaml that is both the configuration
+# and an input of a run (and every re-lint of the fix planner) is parsed and checked once; a changed text is a
+# new key. The few last ones are kept (a run reads one or two).
+_DOCUMENTS: dict[tuple[str, str], Any] = {}
+_KEPT = 8
+
+
+def _document(path: str) -> Any:
+    """The validated document of the visguard.yaml at ``path`` (VisguardError when it is bad input)."""
+    text = read_text(path)
+    key = (os.path.abspath(path), text)
+    doc = _DOCUMENTS.get(key)
+    if doc is None:
+        doc = validate(loads(text, file=path), file=path)
+        if len(_DOCUMENTS) >= _KEPT:
+            _DOCUMENTS.pop(next(iter(_DOCUMENTS)))
+        _DOCUMENTS[key] = doc
+    return doc
 
 
 def _check_numbers(doc: Any, file: str) -> None:
@@ -211,12 +231,13 @@ def load_config(path: str) -> LintConfig:
     path = os.fspath(path)
     if os.path.isdir(path):
         raise VisguardError("expected a visguard.yaml file, got a directory", file=path)
-    return config_from_document(load_file(path), file=path)
+    return config_from_document(_document(path), file=path, checked=True)
 
 
 # ---------------------------------------------------------------------------------------------- config
-def config_from_document(doc: Any, *, file: str) -> LintConfig:
-    doc = validate(doc, file=file)
+def config_from_document(doc: Any, *, file: str, checked: bool = False) -> LintConfig:
+    """The settings, profiles and suppressions of a visguard.yaml document (``checked``: already validated)."""
+    doc = doc if checked else validate(doc, file=file)
     cfg = LintConfig(settings=dict(doc.get("settings") or {}), source_file=file)
     for rule, level in (doc.get("rules") or {}).items():
         if level in ("off", False):  # YAML 1.1 reads an unquoted off as false
@@ -268,9 +289,10 @@ def _loc(doc: Any, file: str, path: list) -> Location:
 
 
 # ---------------------------------------------------------------------------------------------- queues
-def model_from_config(doc: Any, *, file: str) -> Model:
-    """The queues a visguard.yaml defines (an empty model when it only holds settings)."""
-    doc = validate(doc, file=file)
+def model_from_config(doc: Any, *, file: str, checked: bool = False) -> Model:
+    """The queues a visguard.yaml defines (an empty model when it only holds settings; ``checked``: ``doc`` is
+    already validated)."""
+    doc = doc if checked else validate(doc, file=file)
     model = Model(source_file=file)
     named_profiles = {p["name"]: p for p in doc.get("profiles") or [] if "name" in p}
     entries = doc.get("queues") or []

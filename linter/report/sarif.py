@@ -57,6 +57,11 @@ def _location(f) -> dict:
 def render_sarif(result) -> str:
     rule_ids = list(ALL_RULES)
     plan = getattr(result, "fixes", None)  # computed once after linting (visguard.linter.fix.plan)
+    fix_map: dict = {}
+    if plan and any(f.changes for f in result.findings):
+        from visguard.linter.fix import sarif_fix_map
+
+        fix_map = sarif_fix_map(plan, lambda path: uri(display_path(path)))
     results = []
     for f in result.findings:
         message = f.message + (f" Fix: {f.fix}" if f.fix else "")
@@ -87,12 +92,9 @@ def render_sarif(result) -> str:
                 **({"relatedLocations": related} if related else {}),
             }
         )
-        if f.changes and plan:  # the finding's edits in the fix plan (visguard.linter.fix)
-            from visguard.linter.fix import sarif_fixes
-
-            fixes = sarif_fixes(f, plan, lambda path: uri(display_path(path)))
-            if fixes:
-                results[-1]["fixes"] = fixes
+        fixes = fix_map.get(id(f)) if f.changes else None
+        if fixes:  # the settled plan's edits that are this finding's (visguard.linter.fix.sarif_fix_map)
+            results[-1]["fixes"] = fixes
     notifications = []
     for e in result.errors:
         file, place, detail = error_parts(e)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from visguard.facts import CELERY_SQS_SOURCE, RECEIVE_VISIBILITY_SOURCE
+from visguard.facts import CELERY_SQS_SOURCE, RECEIVE_VISIBILITY_SOURCE, VISIBILITY_TIMEOUT
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_seconds
@@ -72,7 +72,13 @@ def check(queue, ctx):
             )
             continue
         created = as_number(c.settings.get("created_visibility"))
-        if created is not None and created != qvt:
+        if (
+            created is not None
+            and created != qvt
+            and created in VISIBILITY_TIMEOUT
+            and created == int(created)
+        ):
+            # (outside the SQS range: VG074's)
             queue_at = ctx.queue_visibility_said(queue)
             yield ctx.finding(
                 queue,

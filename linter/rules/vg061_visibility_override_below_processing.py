@@ -57,12 +57,12 @@ def check(queue, ctx):
         if vt is None or bound is None:
             continue
         seconds, what, declared = bound
-        share = None
+        share = estimate = None
         if what == "processing p99":  # the one judgement VG012 makes, on the visibility in effect
             r = ctx.risk(vt, c, mrc)
             if r is None or r.duplicate_rate <= limit:
                 continue
-            share = r.duplicate_rate
+            share, estimate = r.duplicate_rate, r.as_dict()  # the figure the message quotes, as data
         elif vt >= seconds:
             continue
         need = need_of(c.replace(processing_p99=seconds, processing_p50=c.processing_p50), ctx)
@@ -91,6 +91,7 @@ def check(queue, ctx):
                 ),
                 location=ctx.visibility_where(queue, c),
                 consumer=c,
+                estimate=estimate,
             ),
             set_consumer(c, "visibility_override", value) if value is not None else None,
         )

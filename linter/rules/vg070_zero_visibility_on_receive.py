@@ -31,11 +31,7 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
-    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
-        label,
-        place,
-        term,
-    )
+    from visguard.linter.consumer_words import term  # worded only for a worker consumer
 
     vt = ctx.visibility(queue)
     for c in queue.consumers:
@@ -50,23 +46,22 @@ def check(queue, ctx):
             continue
         at = c.location_of("visibility_override")
         fix = Text(
-            "Remove {what} at {at} (the queue's {visibility_timeout}, {queue_at}, then applies) or set it above "
-            "the processing time.",
-            what=term(c, "visibility_override"),
-            at=place(at),
-            queue_at=place(queue.location_of("visibility_timeout")),
+            "Remove {visibility_override} at {at} (the queue's {visibility_timeout}, {queue_at}, then applies) or "
+            "set it above the processing time.",
+            at=ctx.where(at),
+            queue_at=ctx.where(queue.location_of("visibility_timeout")),
         )
         yield with_changes(
             ctx.finding(
                 queue,
                 Text(
-                    "{consumer} receives from {queue} ({queue_at}) with {what} = 0 ({at}): each message is "
-                    "visible again at once, and the next receive returns it while it is being worked on",
-                    consumer=label(c),
-                    queue=queue.id,
-                    queue_at=place(queue.location),
+                    "{consumer} receives from {queue} ({queue_at}) with {what} = 0 ({at}): each "
+                    "message is visible again at once, and the next receive returns it while it is being worked on",
+                    consumer=ctx.consumer_label(c),
                     what=term(c, "visibility_override"),
-                    at=place(at),
+                    queue=queue.id,
+                    queue_at=ctx.where(queue.location),
+                    at=ctx.where(at),
                 ),
                 location=at,
                 consumer=c,

@@ -34,11 +34,7 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
-    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
-        in_effect,
-        label,
-        place,
-    )
+    from visguard.linter.consumer_words import in_effect  # worded only for a worker consumer
 
     vt = ctx.visibility(queue)
     if vt is None:
@@ -74,10 +70,10 @@ def check(queue, ctx):
                         "runs once more for each timeout that passes",
                         delay=d.get("what") or "delay",
                         seconds=fmt_seconds(seconds),
-                        at=place(at),
-                        consumer=label(c),
+                        at=ctx.where(at),
+                        consumer=ctx.consumer_label(c),
                         queue=queue.id,
-                        queue_at=place(queue.location),
+                        queue_at=ctx.where(queue.location),
                         what=what,
                     ),
                     location=at,

@@ -38,12 +38,7 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
-    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
-        in_effect,
-        label,
-        place,
-        term,
-    )
+    from visguard.linter.consumer_words import in_effect, term  # worded only for a worker consumer
 
     vt = ctx.visibility(queue)
     if vt is None:
@@ -66,27 +61,27 @@ def check(queue, ctx):
             ctx.finding(
                 queue,
                 Text(
-                    "{setting} = {limit} at {at} lets {consumer} work on a message of {queue} ({queue_at}) for longer than "
-                    "the visibility timeout in effect, {what}, and it does not extend visibility: a slow message "
-                    "is received and started again while it is still running",
-                    setting=term(c, "work_timeout"),
+                    "{work_name} = {limit} at {at} lets {consumer} work on a message of {queue} ({queue_at}) "
+                    "for longer than the visibility timeout in effect, {what}, and it does not extend visibility: "
+                    "a slow message is received and started again while it is still running",
+                    work_name=term(c, "work_timeout"),
                     limit=fmt_seconds(limit),
-                    at=place(at),
-                    consumer=label(c),
+                    at=ctx.where(at),
+                    consumer=ctx.consumer_label(c),
                     queue=queue.id,
-                    queue_at=place(queue.location),
+                    queue_at=ctx.where(queue.location),
                     what=what,
                 ),
                 location=at,
                 consumer=c,
                 fix=Text(
-                    "Set {target} to at least {need} (above {setting} {limit}), or lower {setting}, or extend "
-                    "visibility while a message is worked on.",
-                    target=term(c, "visibility_override")
+                    "Set {target} to at least {need} (above {work_name} {limit}), or lower {work_timeout}, or "
+                    "extend visibility while a message is worked on.",
+                    target=Text("{visibility_override}")
                     if override
                     else Text("the queue's {visibility_timeout}"),
                     need=fmt_seconds(need),
-                    setting=term(c, "work_timeout"),
+                    work_name=term(c, "work_timeout"),
                     limit=fmt_seconds(limit),
                 ),
             ),

@@ -29,11 +29,7 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
-    from visguard.linter.rules._code_terms import (  # worded only for a consumer read from code
-        label,
-        place,
-        term,
-    )
+    from visguard.linter.consumer_words import term  # worded only for a worker consumer
 
     for c in queue.consumers:
         hb = as_number(c.heartbeat_interval)
@@ -48,25 +44,25 @@ def check(queue, ctx):
             ctx.finding(
                 queue,
                 Text(
-                    "{consumer} of {queue} ({queue_at}) sets {setting} = {hb} at {at} {said}: sqs-consumer "
-                    "throws when the consumer is created, and the worker does not start",
-                    consumer=label(c),
+                    "{consumer} of {queue} ({queue_at}) sets {hb_name} = {hb} at {at} {said}: "
+                    "sqs-consumer throws when the consumer is created, and the worker does not start",
+                    consumer=ctx.consumer_label(c),
                     queue=queue.id,
-                    queue_at=place(queue.location),
-                    setting=term(c, "heartbeat_interval"),
+                    queue_at=ctx.where(queue.location),
+                    hb_name=term(c, "heartbeat_interval"),
                     hb=fmt_seconds(hb),
-                    at=place(at),
+                    at=ctx.where(at),
                     said=said,
                 ),
                 location=at,
                 consumer=c,
                 fix=Text(
-                    "Set {vt_term} to {want} (twice {setting} {hb}) at {at}, or remove {setting}.",
-                    vt_term=term(c, "visibility_override"),
+                    "Set {visibility_override} to {want} (twice {hb_name} {hb}) at {at}, or remove "
+                    "{heartbeat_interval}.",
+                    hb_name=term(c, "heartbeat_interval"),
                     want=fmt_seconds(2 * hb),
-                    setting=term(c, "heartbeat_interval"),
                     hb=fmt_seconds(hb),
-                    at=place(c.location_of("visibility_override")),
+                    at=ctx.where(c.location_of("visibility_override")),
                 ),
             ),
             set_consumer(c, "visibility_override", int(2 * hb)) if 2 * hb <= MAX_VISIBILITY else None,

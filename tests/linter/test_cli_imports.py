@@ -38,7 +38,6 @@ NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.code",
     "visguard.linter.consumers",  # the join: only when an input left a consumer pending
     "visguard.linter.consumer_words",  # a worker's words: only when a finding is worded
-    "visguard.linter.rules._code_terms",
     "tree_sitter",
     "hcl2",
     "jsonschema",

@@ -1,6 +1,7 @@
 """visguard.yaml: schema validation with path and line, settings, queues, profiles."""
 
 import json
+import os
 
 import jsonschema
 import pytest
@@ -190,3 +191,57 @@ def test_example_config_and_templates_load(fixture_path):
         m = load_path(t)
         apply_profiles(m, cfg)
         assert m.queues, t
+
+
+# ------------------------------------------------------------------------------- one parse per visguard.yaml
+_CONFIG = """version: 1
+settings: {lambda_multiplier: 6}
+queues:
+  - {name: payments, visibility_timeout: 60, consumers: [{kind: lambda, function: pay, timeout: 20}]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "chdir"),
+    [
+        (["."], True),  # picked up from the working directory and found in the linted folder
+        (["--config", "{dir}/visguard.yaml", "{dir}"], False),  # named with --config and found in the folder
+        (["--config", "{dir}/visguard.yaml", "{dir}/visguard.yaml"], False),  # named twice
+        (["--format", "sarif", "."], True),  # SARIF plans fixes: the planner's lints read it again
+    ],
+    ids=["cwd", "config-and-folder", "config-and-file", "sarif"],
+)
+def test_a_visguard_yaml_that_is_config_and_input_is_parsed_and_validated_once(
+    tmp_path, monkeypatch, capsys, args, chdir
+):
+    """``visguard lint`` parses (and validates against the schema) a visguard.yaml once, however many roles it
+    has: the configuration and a discovered input, in every re-lint of one run. The parse function is counted
+    through a real CLI run."""
+    from visguard.linter import cli
+    from visguard.linter.loaders import config, decode_yaml
+
+    (tmp_path / "visguard.yaml").write_text(_CONFIG, encoding="utf-8")
+    (tmp_path / "stack.yaml").write_text(
+        "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: {VisibilityTimeout: 60}\n",
+        encoding="utf-8",
+    )
+    parsed, validated = [], []
+    real_parse, real_validate = decode_yaml.loads_yaml, config.validate
+
+    def parse(text, *, file):
+        parsed.append(os.path.basename(file))
+        return real_parse(text, file=file)
+
+    def validate(doc, *, file):
+        validated.append(os.path.basename(file))
+        return real_validate(doc, file=file)
+
+    monkeypatch.setattr(decode_yaml, "loads_yaml", parse)
+    monkeypatch.setattr(config, "validate", validate)
+    if chdir:
+        monkeypatch.chdir(tmp_path)
+    code = cli.main([a.format(dir=tmp_path) for a in args])
+    capsys.readouterr()
+    assert code in (0, 2)  # linted (findings or none), not bad input
+    assert parsed.count("visguard.yaml") == 1
+    assert validated.count("visguard.yaml") == 1

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from visguard.cli import main
 from visguard.linter.api import lint_paths
 from visguard.linter.fix import fix_text, replacements
@@ -200,6 +202,38 @@ def test_replacements_cover_insertions_and_deletions():
     reps = replacements("a\nb\nc\n", "a\nB\nc\nd\n")
     assert [r["deletedRegion"]["startLine"] for r in reps] == [2, 4]
     assert reps[1]["insertedContent"]["text"] == "d\n"
+
+
+def _applied(before: str, reps: list[dict]) -> str:
+    lines = before.splitlines(keepends=True)
+    for r in reversed(reps):
+        start, end = r["deletedRegion"]["startLine"] - 1, r["deletedRegion"]["endLine"] - 1
+        lines[start:end] = [r["insertedContent"]["text"]]
+    return "".join(lines)
+
+
+_LINES = st.lists(st.sampled_from(["a\n", "b\n", "},\n", "  X: 1\n", "  X: 2\n", "c"]), max_size=30)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LINES, _LINES)
+def test_replacements_turn_any_text_into_any_other(a, b):
+    """The changed runs (anchored on the lines found once in each text, SequenceMatcher between them) always
+    rewrite ``before`` into ``after``, in order and without overlap, whatever lines repeat."""
+    before, after = "".join(a), "".join(b)
+    reps = replacements(before, after)
+    assert _applied(before, reps) == after
+    starts = [(r["deletedRegion"]["startLine"], r["deletedRegion"]["endLine"]) for r in reps]
+    assert all(x[1] <= y[0] for x, y in zip(starts, starts[1:], strict=False))
+
+
+def test_replacements_of_many_scattered_edits_are_one_run_each():
+    """800 one-line edits of an 800-queue template (one SequenceMatcher over the whole file took minutes: the
+    SARIF fix of each finding is its share of the settled file's runs)."""
+    before = "".join(f'  "Q{i}": {{\n   "VisibilityTimeout": {50_000 + i}\n  }},\n' for i in range(800))
+    after = before.replace('"VisibilityTimeout": 5', '"VisibilityTimeout": 4')
+    reps = replacements(before, after)
+    assert len(reps) == 800 and _applied(before, reps) == after
 
 
 @pytest.mark.parametrize("suffix", [".yaml", ".json"])

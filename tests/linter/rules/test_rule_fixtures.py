@@ -168,3 +168,154 @@ def test_a_rule_with_kinds_fires_only_where_a_consumer_of_those_kinds_is(monkeyp
         _lint(case)
     assert wrong == []
     assert fired == {r.id for r in declared}
+
+
+# ------------------------------------------------------------------------------------ what every finding says
+_FINDINGS: dict[Path, list] = {}
+
+
+def _findings(case: Path) -> list:
+    """The findings of a fail case, linted once for the tests below (none of them changes a finding)."""
+    if case not in _FINDINGS:
+        _FINDINGS[case] = _lint(case)
+    return _FINDINGS[case]
+
+
+def _config_snippets(text: str) -> list[str]:
+    """Every visguard.yaml snippet a text gives: the parenthesised text after "visguard.yaml" that reads as a
+    YAML mapping (``visguard.yaml (profiles: [{match: orders, p99: 1200}])``)."""
+    from visguard.linter.loaders.decode import loads
+
+    out, start = [], 0
+    while (i := text.find("visguard.yaml (", start)) >= 0:
+        j, depth = i + len("visguard.yaml ("), 1
+        k = j
+        while k < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[k], 0)
+            k += 1
+        snippet = text[j : k - 1]
+        try:
+            doc = loads(snippet, file="snippet.yaml")
+        except Exception:  # noqa: BLE001 - prose in parentheses, not a snippet
+            doc = None
+        if isinstance(doc, dict):
+            out.append(snippet)
+        start = k
+    return out
+
+
+def test_every_visguard_yaml_snippet_of_a_fix_validates_against_the_schema():
+    """A fix that says what to write in visguard.yaml gives a document ``visguard lint --config`` accepts: every
+    snippet of every rendered fix and message of every fail case (and of the consumer word table, which words
+    the fixes of consumers no fixture has) passes the schema."""
+    from visguard.errors import VisguardError
+    from visguard.linter import consumer_words
+    from visguard.linter.loaders.config import validate
+    from visguard.linter.loaders.decode import loads
+
+    texts = {(f.rule, t) for case in FAIL for f in _findings(case) for t in (f.fix or "", f.message)}
+    pairs = [*consumer_words.WORDS.values(), *consumer_words.GENERIC.values()]
+    texts |= {("consumer_words", w) for pair in pairs for w in pair}
+    snippets = {(who, s) for who, t in texts for s in _config_snippets(t)}
+    assert any(who == "VG065" for who, _ in snippets)  # the rule that asks for a profile
+    bad = []
+    for who, s in sorted(snippets):
+        try:
+            validate(loads(s, file="visguard.yaml"), file="visguard.yaml")
+        except VisguardError as exc:
+            bad.append((who, s, str(exc)))
+    assert bad == []
+
+
+# An engine figure a message quotes -> the estimate key that holds it and how the message writes it.
+def _rate(v) -> str:
+    from visguard.linter.rules import fmt_rate
+
+    return fmt_rate(v)
+
+
+def _secs(v) -> str:
+    from visguard.linter.rules import fmt_seconds
+
+    return fmt_seconds(round(v))  # a message quotes whole seconds of the estimate's figure
+
+
+ENGINE_FIGURES = [
+    (r"about (\S+ %) of messages will be processed twice", "duplicate_rate", _rate),
+    (r"about (\S+ %) of invocations time out", "timeout_rate", _rate),
+    (r"messages wait about (\d\S* s(?: \([^)]*\))?) before a retry", "recovery_p99", _secs),
+    (r"message group is blocked for up to (\d\S* s(?: \([^)]*\))?)", "recovery_p99", _secs),
+]
+
+
+@pytest.mark.parametrize(("pattern", "key", "said"), ENGINE_FIGURES, ids=[k for _, k, _ in ENGINE_FIGURES])
+def test_every_engine_figure_a_message_quotes_is_on_the_finding(pattern, key, said):
+    """A message that quotes an engine figure (a duplicate rate, a recovery time) carries it as data: the
+    finding's ``estimate`` (JSON and SARIF ``estimate``) holds that very figure, for every finding of every fail
+    case that quotes one."""
+    import re
+
+    quoted, missing = 0, []
+    for case in FAIL:
+        for f in _findings(case):
+            for m in re.finditer(pattern, f.message):
+                quoted += 1
+                est = f.estimate or {}
+                if key not in est or said(est[key]) != m.group(1):
+                    missing.append((_id(case), f.rule, m.group(1), f.estimate))
+    assert quoted, f"no fixture quotes {key}: the table is stale"
+    assert missing == []
+
+
+def _patched(text: str, reps: list[dict]) -> str:
+    """``text`` with SARIF whole-line replacements applied (regions of the original text, 1-based)."""
+    lines = text.splitlines(keepends=True)
+    for r in sorted(reps, key=lambda r: r["deletedRegion"]["startLine"], reverse=True):
+        start, end = r["deletedRegion"]["startLine"] - 1, r["deletedRegion"]["endLine"] - 1
+        lines[start:end] = [r["insertedContent"]["text"]]
+    return "".join(lines)
+
+
+@pytest.mark.parametrize("case", FAIL, ids=[_id(c) for c in FAIL])
+def test_a_sarif_fix_is_what_fix_writes_or_adds_no_finding_alone(case):
+    """A SARIF fix is the settled fix plan's edits (what ``visguard lint --fix`` writes), on the finding whose
+    change they settle; none when the plan refuses it. Applied to its file, a finding's fix gives exactly what
+    ``--fix`` writes there, or, applied alone, brings no finding the file did not have."""
+    from visguard.linter.fix import _id as finding_id
+    from visguard.linter.fix import plan
+    from visguard.linter.loaders import safe_io
+    from visguard.linter.report import render
+    from visguard.linter.report._common import display_path
+    from visguard.neutralize import uri
+
+    cfg = case.parent / "visguard.yaml"
+    config = load_config(str(cfg)) if cfg.exists() else LintConfig()
+
+    def run():
+        return lint_paths([str(case)], config=config)
+
+    result = run()
+    result.fixes = plan(result, run)  # (a case whose findings have no changes: no SARIF fix at all, below)
+    by_uri = {uri(display_path(ff.path)): ff for ff in result.fixes}
+    refused = {id(f) for ff in result.fixes for f, _ in ff.skipped} - {
+        id(f) for ff in result.fixes for f in ff.applied
+    }
+    sarif = json.loads(render(result, "sarif"))["runs"][0]["results"]
+    assert len(sarif) == len(result.findings)
+    base = {finding_id(f) for f in result.findings}
+    for f, r in zip(result.findings, sarif, strict=True):
+        if id(f) in refused or not f.changes:
+            assert "fixes" not in r, (f.rule, r["fixes"])
+            continue
+        for fix in r.get("fixes", []):
+            patched = {}
+            for change in fix["artifactChanges"]:
+                ff = by_uri[change["artifactLocation"]["uri"]]
+                patched[ff.path] = _patched(ff.before, change["replacements"])
+            if all(text == by_uri[uri(display_path(p))].after for p, text in patched.items()):
+                continue  # exactly what --fix writes
+            with safe_io.planned({p: t.encode("utf-8") for p, t in patched.items()}):
+                after = run()
+            assert after.errors == [], (f.rule, after.errors)
+            new = {finding_id(n) for n in after.findings} - base
+            assert new == set(), (f.rule, fix["description"], new)
