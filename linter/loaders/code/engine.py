@@ -31,6 +31,7 @@ known parts. Anything else is ``unknown``, with ``why``: the expression that sto
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import re
 
@@ -205,7 +206,9 @@ def number(raw: str) -> int | float | None:
 def beyond(n) -> str | None:
     """Why the number ``n`` is beyond what visguard reads as data (``values.number``: beyond +-10**15, NaN,
     infinite), in the words of the input's other readers; None for a number to read."""
-    if isinstance(n, float) and n != n or n in (float("inf"), float("-inf")):
+    if type(n) is int and -values.MAX_NUMBER <= n <= values.MAX_NUMBER:
+        return None  # the common case, without an exception's cost
+    if isinstance(n, float) and not math.isfinite(n):
         return "not a finite number"
     try:
         values.number(n)
