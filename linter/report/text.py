@@ -34,10 +34,12 @@ def render_text(result, *, color: bool = False) -> str:
         lines.append(c(_BOLD, p(file)))
         file_findings = list(file_findings)
         order: dict[str, int] = {}
+        groups: dict[str, list] = {}
         for f in file_findings:  # queues in the order of their first finding (by line)
             order.setdefault(f.queue, f.location.line or 0)
+            groups.setdefault(f.queue, []).append(f)
         for queue in sorted(order, key=lambda k: (order[k], k)):
-            group = [f for f in file_findings if f.queue == queue]
+            group = groups[queue]  # one pass: a file of 10,000 queues is not read 10,000 times
             header = queue_construct_path(queue, group)
             lines.append(f"  {c(_BOLD, p(queue))}" + (f" [{p(header)}]" if header else ""))
             for f in group:
