@@ -41,6 +41,9 @@ from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
+NOT_A_NUMBER = (
+    "is not a number visguard reads"  # a literal's ``why``: beyond values.MAX_NUMBER, NaN, infinite
+)
 _QUERIES: dict[str, object] = {}
 
 
@@ -141,7 +144,8 @@ class Value:
     (env): the Value of the literal default the code writes; ``via``: the name node it was reached through, when
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
-    default, the variable; ``computed``: the value is arithmetic of literals (no one literal to edit)."""
+    default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
+    (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no one literal to edit)."""
 
     __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed")
 
@@ -223,11 +227,7 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
     t = node.type
     if t in lang.numbers:
         n = number(text(node))
-        return (
-            Value("int", n, node)
-            if n is not None
-            else unknown(node, f"{shown(node)} is not a number visguard reads")
-        )
+        return Value("int", n, node) if n is not None else unknown(node, f"{shown(node)} {NOT_A_NUMBER}")
     if t in lang.strings:
         return f.string(node, depth)
     if t in lang.bools:
@@ -257,6 +257,7 @@ class File:
         self.lang, self.data = lang, data
         root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
+        self.gave_up = root is None  # the parse ran out of its CPU budget: nothing is read
         self.matches = self._matches()
         # name -> {start byte of the name: (the name's node, its value node or None)}
         self.bindings: dict[str, dict[int, tuple]] = {}
@@ -369,7 +370,7 @@ class File:
         op = text(node)[:1]
         if op == "-" and v.kind == "int":
             out = Value("int", -v.value, v.node)
-            out.computed = True
+            out.computed, out.env = True, v.env
             return out
         return v
 
@@ -379,6 +380,7 @@ class File:
         if left is None or right is None:
             return unknown(node)
         a, b = evaluate(left, self, depth + 1), evaluate(right, self, depth + 1)
+        env = env_of(a) or env_of(b)
         if a.kind == "str" and b.kind in ("str", "int") and op in ("+", "."):
             out = Value("str", f"{a.value}{b.value}", node)
         elif a.kind == "int" and b.kind == "int" and op in _ARITHMETIC:
@@ -391,9 +393,12 @@ class File:
             except values.BadValue:
                 return unknown(node, f"{shown(node)} is beyond any AWS limit")
             out = Value("int", n, node)
+            out.env = env
         else:
             stop = a if a.kind not in ("str", "int") else b
-            return unknown(node, stop.why or shown(node))
+            out = unknown(node, stop.why or shown(node))
+            out.env = env
+            return out
         out.computed = True
         return out
 
@@ -420,7 +425,9 @@ class File:
             return unknown(node, where)
         v = evaluate(right, self, depth + 1)
         if v.kind == "unknown":
-            return unknown(node, v.why or text(node))
+            out = unknown(node, v.why or text(node))
+            out.env = v.env
+            return out
         if v.via is None:
             v.via = where
         return v
@@ -476,7 +483,18 @@ _ARITHMETIC = {
     "*": lambda a, b: a * b,
     "/": lambda a, b: a / b,
     "//": lambda a, b: a // b,
+    "**": lambda a, b: a**b if abs(b) <= 64 else _too_big(),
 }
+
+
+def _too_big():
+    raise ValueError("an exponent beyond 64")
+
+
+def env_of(v: Value) -> str | None:
+    """The environment variable ``v`` is read from (an ``env`` value, a number that is its default, an expression
+    of one), else None."""
+    return v.value if v.kind == "env" else v.env
 
 
 def _receiver(node):
@@ -547,16 +565,28 @@ class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
     read, in one form for every language."""
 
-    def __init__(self, path: str, source: str, data: bytes = b"", lang: Language | None = None):
+    def __init__(
+        self, path: str, source: str, data: bytes = b"", lang: Language | None = None, lines: bool = True
+    ):
         self.path, self.source, self.data, self.lang = path, source, data, lang
+        self.lines = (
+            lines  # a note's message ends with its line ("(line 4)"); else its location alone says it
+        )
         self.result = CodeResult()
         self._ids: set[str] = set()
+        self._noted: set[tuple[str, Location]] = set()
 
     def loc(self, node) -> Location:
         return Location(self.path, line=line(node), column=column(self.data, node))
 
-    def note(self, message: str, node) -> None:
-        self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
+    def note(self, message: str, node, address: str | None = None) -> None:
+        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once."""
+        loc = self.loc(node)
+        if self.lines:
+            message = f"{message} (line {line(node)})"
+        if (message, loc) not in self._noted:
+            self._noted.add((message, loc))
+            self.result.notes.append(Note(message, loc, address or self.path))
 
     def consumer(self, node, platform: str, **fields) -> Consumer:
         c = Consumer(
