@@ -164,7 +164,8 @@ def unknown(node, why: str = "") -> Value:
 
 
 def text(node) -> str:
-    return node.text.decode("utf-8", "replace") if node is not None and node.text is not None else ""
+    raw = node.text if node is not None else None
+    return raw.decode("utf-8", "replace") if raw is not None else ""
 
 
 def shown(node, width: int = 60) -> str:
@@ -276,6 +277,12 @@ class File:
                     fn = fn.parent
                 if fn is not None:
                     self.params.append((text(p), fn.start_byte, fn.end_byte))
+        self._param_spans: dict[
+            str, list[tuple[int, int]]
+        ] = {}  # the params by name (a lookup per name read)
+        for name, start, end in self.params:
+            self._param_spans.setdefault(name, []).append((start, end))
+        self._captures: dict[str, list] = {}
 
     def _matches(self) -> list[tuple[int, dict]]:
         import tree_sitter
@@ -284,13 +291,16 @@ class File:
 
     def captures(self, name: str) -> list:
         """Every node captured as ``name``, in document order, each once."""
-        seen, out = set(), []
-        for _, caps in self.matches:
-            for n in caps.get(name, ()):
-                if (n.start_byte, n.end_byte) not in seen:
-                    seen.add((n.start_byte, n.end_byte))
-                    out.append(n)
-        return sorted(out, key=lambda n: n.start_byte)
+        if not self._captures:  # every capture indexed in one pass over the matches, on first use
+            found: dict[str, dict] = {}
+            for _, caps in self.matches:
+                for cap, nodes in caps.items():
+                    spans = found.setdefault(cap, {})
+                    for n in nodes:
+                        spans.setdefault((n.start_byte, n.end_byte), n)
+            self._captures = {cap: [spans[k] for k in sorted(spans)] for cap, spans in found.items()}
+            self._captures.setdefault("", [])  # indexed (a file with no match)
+        return list(self._captures.get(name, ()))
 
     def sites(self) -> list[tuple[object, str, list[tuple[str, object]]]]:
         """The consumers the query finds: (node, platform, [(setting, value node)]) in document order, the
@@ -408,7 +418,7 @@ class File:
         different values."""
         key = self.key(node)
         if node.type in self.lang.names and any(
-            name == key and start <= node.start_byte < end for name, start, end in self.params
+            start <= node.start_byte < end for start, end in self._param_spans.get(key, ())
         ):
             return None, f"{key} is a parameter"
         bound = list(self.bindings.get(key, {}).values())

@@ -24,6 +24,8 @@ note; a number literal beyond ``values.MAX_NUMBER`` is not read and noted.
 
 from __future__ import annotations
 
+import bisect
+
 from visguard import facts
 from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
@@ -46,6 +48,13 @@ from .engine import (
 
 EXTENSIONS = (".py",)
 
+
+def _hook(node, f: File, depth: int) -> Value | None:
+    """What the engine's tables cannot say of Python (:data:`_HOOKS`): the node's Value, or None."""
+    h = _HOOKS.get(node.type)
+    return h(node, f, depth) if h is not None else None
+
+
 PYTHON = Language(
     "python",
     "python",
@@ -59,9 +68,25 @@ PYTHON = Language(
     bools={"true": True, "false": False},
     binary={"binary_operator"},
     calls={"call": "arguments"},
-    hook=lambda node, f, depth: _HOOKS[node.type](node, f, depth) if node.type in _HOOKS else None,
+    hook=_hook,
 )
 
+# what each call the query captures (``@call``, named ``@call.name``) is to the reader
+_ROLES = {
+    "receive_message": "receive",
+    "receive_messages": "receive",
+    "change_message_visibility": "heartbeat",
+    "change_message_visibility_batch": "heartbeat",
+    "change_visibility": "heartbeat",
+    "sleep": "sleep",
+    "wait": "sleep",
+    "Celery": "app",
+    "update": "update",
+    "config_from_object": "update",
+    "task": "task",  # under a decorator
+    "shared_task": "task",
+    **{name: "delay" for name in ("apply_async", "retry", "send_task", "set", "signature", "s", "si")},
+}
 _AWS_MODULES = {"boto3", "botocore", "aioboto3", "aiobotocore"}
 _RECEIVE_KEYS = {
     "QueueUrl",
@@ -139,19 +164,21 @@ def read(path: str, data: bytes) -> CodeResult:
         message = "python: the parser gave up recovering from syntax errors; no consumer read"
         return CodeResult(notes=[Note(message, Location(path, 1))])
     r = Reader(path, "python", data, PYTHON, lines=False)
-    aws = any(text(n).split(".")[0] in _AWS_MODULES for n in f.captures("import"))
-    _sdk(f, r, aws)
-    _celery(f, r)
+    calls = _calls(f)
+    aws = any(text(n).split(".")[0] in _AWS_MODULES for n in calls.get("import", ()))
+    _sdk(f, r, calls, aws)
+    _celery(f, r, calls)
     return r.result
 
 
 # ------------------------------------------------------------------------------------------------ values
 # what the engine's tables cannot say of Python: each hook gives the node's Value (None: the engine's own)
 def _string(node, f: File, depth: int):
-    if any(c.type == "interpolation" for c in node.named_children):
-        return unknown(node)
     start = node.child(0)
-    if start is not None and "b" in text(start).lower():  # bytes are no queue name
+    prefix = text(start)[:-1].lower() if start is not None else ""  # "", "f", "b", "rb", ...
+    if "b" in prefix:  # bytes are no queue name
+        return unknown(node)
+    if "f" in prefix and any(c.type == "interpolation" for c in node.named_children):
         return unknown(node)
     return None
 
@@ -308,10 +335,28 @@ def _has_splat(call) -> bool:
     return args is not None and any(c.type == "dictionary_splat" for c in args.named_children)
 
 
-def _calls(f: File, *captures: str) -> list:
-    """The calls captured as any of ``captures``, in document order (an outer call before the calls in it)."""
-    found = {(n.start_byte, n.end_byte): n for cap in captures for n in f.captures(cap)}
-    return [found[k] for k in sorted(found, key=lambda k: (k[0], -k[1]))]
+def _calls(f: File) -> dict[str, list]:
+    """The calls the query captures by their role (:data:`_ROLES`), and the ``import`` and ``entry.visibility``
+    captures, each in document order (an outer call before the calls in it); one pass over the matches."""
+    found: dict[str, dict] = {}
+    for _, caps in f.matches:
+        if "call" in caps:
+            node = caps["call"][0]
+            role = _ROLES[text(caps["call.name"][0])]
+            if role == "task" and (node.parent is None or node.parent.type != "decorator"):
+                continue
+        elif "import" in caps:
+            node, role = caps["import"][0], "import"
+        elif "entry.visibility" in caps:
+            node, role = caps["entry.visibility"][0], "entry"
+        else:
+            continue
+        found.setdefault(role, {})[(node.start_byte, -node.end_byte)] = node
+    return {role: [calls[k] for k in sorted(calls)] for role, calls in found.items()}
+
+
+def _preorder(node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 def _name(call) -> str:
@@ -372,6 +417,12 @@ def _in_function(node) -> bool:
 
 def _inside(node, outer) -> bool:
     return outer.start_byte <= node.start_byte and node.end_byte <= outer.end_byte
+
+
+def _first_inside(nodes: list, outer) -> int | None:
+    """The index of the first of ``nodes`` (in document order) inside ``outer``, or None."""
+    i = bisect.bisect_left(nodes, outer.start_byte, key=lambda n: n.start_byte)
+    return i if i < len(nodes) and _inside(nodes[i], outer) else None
 
 
 def _shown(node) -> str:
@@ -470,13 +521,14 @@ def _resource_queue(f: File, r: Reader, receiver):
 
 
 # ------------------------------------------------------------------------------------------------ SDK receives
-def _sdk(f: File, r: Reader, aws: bool) -> None:
-    receives = _calls(f, "consumer.sdk")
-    beats = [call for call in _calls(f, "heartbeat") if not _releases_only(f, call)]
+def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
+    receives = calls.get("receive", [])
+    entries = calls.get("entry", [])
+    beats = [call for call in calls.get("heartbeat", ()) if not _releases_only(f, call, entries)]
     interval = extend_by = None
     for call in beats:
         if interval is None:
-            interval = _heartbeat_interval(f, call, receives)
+            interval = _heartbeat_interval(f, call, receives, calls.get("sleep", []))
         if extend_by is None:
             v = evaluate(_kwargs(f, call).get("VisibilityTimeout"), f)
             extend_by = v.value if v.kind == "int" else None
@@ -518,7 +570,7 @@ def _sdk(f: File, r: Reader, aws: bool) -> None:
                     r.set(c, setting, v.value, kw[key], v)
 
 
-def _releases_only(f: File, call) -> bool:
+def _releases_only(f: File, call, entries_visibility: list) -> bool:
     """True when a change-visibility call only sets 0 (gives the message back), which is no heartbeat."""
     kw = _kwargs(f, call)
     if _name(call) != "change_message_visibility_batch":
@@ -528,19 +580,25 @@ def _releases_only(f: File, call) -> bool:
     if entries is None:
         return False
     entries = entries.child_by_field_name("value") or entries
-    found = [evaluate(p, f) for p in f.captures("entry.visibility") if _inside(p, entries)]
+    at = _first_inside(entries_visibility, entries)
+    found = []
+    for p in entries_visibility[at:] if at is not None else ():
+        if not _inside(p, entries):
+            break
+        found.append(evaluate(p, f))
     return bool(found) and all(v.kind == "int" and v.value == 0 for v in found)
 
 
-def _heartbeat_interval(f: File, call, receives: list) -> tuple[Value, object] | None:
+def _heartbeat_interval(f: File, call, receives: list, sleeps: list) -> tuple[Value, object] | None:
     """(value, argument) of the literal sleep/wait of a ``while`` loop that extends visibility and receives
     nothing: a dedicated heartbeat loop."""
     loop = _enclosing(call, ("while_statement",), ("function_definition", "class_definition", "module"))
-    if loop is None or any(_inside(n, loop) for n in receives):
+    if loop is None or _first_inside(receives, loop) is not None:
         return None
-    for n in _calls(f, "sleep"):
+    at = _first_inside(sleeps, loop)
+    for n in sleeps[at:] if at is not None else ():
         if not _inside(n, loop):
-            continue
+            break
         args = _positional(n)
         arg = args[0] if args else _kwargs(f, n).get("timeout")
         v = evaluate(arg, f) if arg is not None else None
@@ -558,7 +616,7 @@ def _plain(f: File, node) -> Value:
     return v
 
 
-def _celery(f: File, r: Reader) -> None:
+def _celery(f: File, r: Reader, calls: dict) -> None:
     # setting -> (position, value node), per scope: the module (None), or a settings class of its own (a file
     # often holds one per environment: class Config / class Test(Config) with a fake broker)
     scopes: dict[int | None, dict[str, tuple[int, object]]] = {None: {}}
@@ -595,7 +653,7 @@ def _celery(f: File, r: Reader) -> None:
             attr = left.child_by_field_name("attribute")
             if obj is not None and attr is not None and _last(text(obj)) == "conf":
                 put(text(attr), right, at)
-    for call in _calls(f, "celery.app", "celery.update"):
+    for call in sorted(calls.get("app", []) + calls.get("update", []), key=_preorder):
         at = call.start_byte
         if _name(call) == "Celery":
             for k, arg in _kwargs(f, call).items():
@@ -612,7 +670,7 @@ def _celery(f: File, r: Reader) -> None:
         if name == "update":
             for k, arg in _kwargs(f, call).items():
                 put(k, arg, at)
-    apps = _calls(f, "celery.app")
+    apps = calls.get("app", [])
     module = scopes.pop(None)
     # the first settings on SQS, in file order (a class's settings over the module's)
     known = False  # a broker written as a literal (transport or URL) that is not SQS
@@ -623,11 +681,11 @@ def _celery(f: File, r: Reader) -> None:
         opts = evaluate(opts_node, f) if opts_node is not None else None
         opts = opts.value if opts is not None and opts.kind == "dict" else None
         if _is_sqs(f, conf, opts):
-            _celery_consumers(f, r, conf, opts, apps)
+            _celery_consumers(f, r, conf, opts, apps, calls)
             return
         known = known or _broker_written(f, conf)
     if not known:
-        _celery_tasks_only(f, r, module)
+        _celery_tasks_only(f, r, module, calls)
 
 
 def _broker_written(f: File, conf) -> bool:
@@ -638,14 +696,14 @@ def _broker_written(f: File, conf) -> bool:
     return False
 
 
-def _celery_tasks_only(f: File, r: Reader, conf) -> None:
+def _celery_tasks_only(f: File, r: Reader, conf, calls: dict) -> None:
     """The task facts of a file that names no broker (tasks.py beside a celeryconfig.py): one consumer with no
     queue, ``settings["celery_tasks_only"]``, that ``linter.consumers.join`` merges into the SQS Celery apps of
     the same project (and drops when there is none: the broker is not SQS, or not known). Notes about computed
     task values wait in ``settings["celery_tasks_notes"]`` until then: a Redis app's tasks are not noted."""
     notes = r.result.notes
     before = len(notes)
-    tasks = _tasks(f, r, r.path)
+    tasks = _tasks(f, r, calls, r.path)
     held = notes[before:]
     del notes[before:]
     conf = {
@@ -666,11 +724,11 @@ def _celery_tasks_only(f: File, r: Reader, conf) -> None:
     r.result.consumers.append(c)
 
 
-def _celery_consumers(f: File, r: Reader, conf, opts, apps) -> None:
+def _celery_consumers(f: File, r: Reader, conf, opts, apps, calls: dict) -> None:
     anchor = apps[0] if apps else (conf.get("broker_url") or conf.get("broker_transport_options"))[1]
     loc = r.loc(anchor)
     base_id = f"{r.path}:{loc.line}"
-    tasks = _tasks(f, r, base_id)
+    tasks = _tasks(f, r, calls, base_id)
     queues = _celery_queues(f, r, conf, opts, base_id)
     for qname, ref, predefined in queues:
         cid = base_id if len(queues) == 1 and not predefined else f"{base_id}[{qname}]"
@@ -742,13 +800,13 @@ def _celery_queues(f: File, r: Reader, conf, opts, base_id: str) -> list[tuple[s
     return [(name, QueueRef("name", prefix + name, r.loc(node)), False)]
 
 
-def _tasks(f: File, r: Reader, address: str) -> dict:
+def _tasks(f: File, r: Reader, calls: dict, address: str) -> dict:
     """Per-task settings from ``@app.task(...)`` / ``@shared_task(...)`` decorators and delays from calls."""
     out: dict[str, list] = {"time_limit": [], "soft_time_limit": [], "acks_late": [], "delays": []}
-    tasks = {(n.start_byte, n.end_byte) for n in f.captures("celery.task")}
-    for call in _calls(f, "celery.task", "celery.delay"):
+    tasks = calls.get("task", [])
+    for call in sorted(tasks + calls.get("delay", []), key=_preorder):
         kw = _kwargs(f, call)
-        if (call.start_byte, call.end_byte) in tasks:
+        if _name(call) in ("task", "shared_task"):
             for key in ("time_limit", "soft_time_limit"):
                 if key in kw:
                     v = _seconds(f, r, kw[key], f"the Celery task {key}", address)
