@@ -15,6 +15,7 @@ consumers are. The query's captures follow one convention, read by :meth:`File.s
     @heartbeat               a call that changes a message's visibility (the file extends its messages)
     @bind.name / @bind.value a name bound in the file, and its value (none: bound to what is not read)
     @param                   a function's parameter (a name that shadows a binding inside its function)
+    @param.scope             that function, when the query can say it (else it is the nearest function node up)
 
 A capture whose name starts with ``_`` is the query's own (a predicate's operand). What a query cannot say stays
 hand-written in the language's module (JavaScript's scopes, Celery's configuration merge, recovery from truncated
@@ -179,6 +180,8 @@ def line(node) -> int:
 def number(raw: str) -> int | float | None:
     """The number a literal's text writes (``30``, ``30L``, ``1_000``, ``0x1E``, ``30.0``, ``3e2``), None for other
     text; a number beyond ``values.MAX_NUMBER`` (or NaN/infinite) is None too: not data any rule could use."""
+    if raw.isdigit() and raw.isascii() and len(raw) <= 15:  # the common case: 30 (below values.MAX_NUMBER)
+        return int(raw)
     s = raw.strip().rstrip("lLuUfFdDmMjJ").replace("_", "")
     if not s or len(s) > values.MAX_TEXT:
         return None
@@ -271,15 +274,18 @@ class File:
                     slot = self.bindings.setdefault(self.key(name), {})
                     if slot.get(name.start_byte, (None, None))[1] is None:
                         slot[name.start_byte] = (name, value)
+            scope = caps.get("param.scope")
             for p in caps.get("param", ()):
-                fn = p.parent
-                while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
-                    fn = fn.parent
+                if scope:  # the query says the function (no walk up the tree: a parent costs a walk down)
+                    fn = scope[0]
+                else:
+                    fn = p.parent
+                    while fn is not None and fn.type not in _FUNCTIONS and fn.parent is not None:
+                        fn = fn.parent
                 if fn is not None:
                     self.params.append((text(p), fn.start_byte, fn.end_byte))
-        self._param_spans: dict[
-            str, list[tuple[int, int]]
-        ] = {}  # the params by name (a lookup per name read)
+        # the params by name (a lookup per name read)
+        self._param_spans: dict[str, list[tuple[int, int]]] = {}
         for name, start, end in self.params:
             self._param_spans.setdefault(name, []).append((start, end))
         self._captures: dict[str, list] = {}
@@ -322,7 +328,7 @@ class File:
                 for cap, ns in caps.items():
                     if cap in ("key", "value", "var") or cap.startswith(("consumer.", "_", "bind.", "set.")):
                         continue
-                    if cap in ("heartbeat", "param"):
+                    if cap in ("heartbeat", "param", "param.scope"):
                         continue
                     for v in ns:
                         args[(v.start_byte, cap)] = (cap, v)
@@ -539,6 +545,8 @@ class Place:
 def digits(raw: str, quoted: bool) -> tuple[int, int] | None:
     """The (start, end) in characters of the whole number a literal's text writes as plain digits: ``30``,
     ``30L`` (the suffix stays), ``"30"`` (inside the quotes); None for other text (``0x1E``, ``1_000``, ``"30s"``)."""
+    if raw.isdigit() and raw.isascii() and (len(raw) == 1 or raw[0] != "0"):  # the common case: 30
+        return 0, len(raw)
     i = 0
     while i < len(raw) and not raw[i].isdigit():
         i += 1

@@ -803,10 +803,12 @@ def _celery_queues(f: File, r: Reader, conf, opts, base_id: str) -> list[tuple[s
 def _tasks(f: File, r: Reader, calls: dict, address: str) -> dict:
     """Per-task settings from ``@app.task(...)`` / ``@shared_task(...)`` decorators and delays from calls."""
     out: dict[str, list] = {"time_limit": [], "soft_time_limit": [], "acks_late": [], "delays": []}
-    tasks = calls.get("task", [])
-    for call in sorted(tasks + calls.get("delay", []), key=_preorder):
+    found = [(call, True) for call in calls.get("task", ())] + [
+        (call, False) for call in calls.get("delay", ())
+    ]
+    for call, task in sorted(found, key=lambda ct: _preorder(ct[0])):
         kw = _kwargs(f, call)
-        if _name(call) in ("task", "shared_task"):
+        if task:
             for key in ("time_limit", "soft_time_limit"):
                 if key in kw:
                     v = _seconds(f, r, kw[key], f"the Celery task {key}", address)
@@ -830,7 +832,6 @@ def _tasks(f: File, r: Reader, calls: dict, address: str) -> dict:
 
 def _delay(f: File, r: Reader, delays: list, node, what: str, address: str, eta: bool = False) -> None:
     value = node.child_by_field_name("value")
-    computed = f"the Celery {what} is computed ({_shown(node)}): visguard does not guess it"
     if eta:
         if (
             value is not None
@@ -850,7 +851,7 @@ def _delay(f: File, r: Reader, delays: list, node, what: str, address: str, eta:
                 if v.kind == "int":
                     delays.append({"seconds": v.value, "what": what, "location": r.loc(node)})
                     return
-        r.note(computed, node, address)
+        r.note(f"the Celery {what} is computed ({_shown(node)}): visguard does not guess it", node, address)
         return
     v = _seconds(f, r, node, f"the Celery {what}", address)
     if v is not None:

@@ -22,13 +22,15 @@
 (assignment left: [(identifier) (attribute)] @bind.name right: (_) @bind.value)
 
 ; parameters shadow the file's names inside their function (or lambda)
-(parameters [(identifier) @param
-             (default_parameter name: (identifier) @param)
-             (typed_parameter . (identifier) @param)
-             (typed_default_parameter name: (identifier) @param)
-             (list_splat_pattern (identifier) @param)
-             (dictionary_splat_pattern (identifier) @param)])
-(lambda_parameters [(identifier) @param
-                    (default_parameter name: (identifier) @param)
-                    (list_splat_pattern (identifier) @param)
-                    (dictionary_splat_pattern (identifier) @param)])
+(function_definition
+  parameters: (parameters [(identifier) @param
+                           (default_parameter name: (identifier) @param)
+                           (typed_parameter . (identifier) @param)
+                           (typed_default_parameter name: (identifier) @param)
+                           (list_splat_pattern (identifier) @param)
+                           (dictionary_splat_pattern (identifier) @param)])) @param.scope
+(lambda
+  parameters: (lambda_parameters [(identifier) @param
+                                  (default_parameter name: (identifier) @param)
+                                  (list_splat_pattern (identifier) @param)
+                                  (dictionary_splat_pattern (identifier) @param)])) @param.scope
