@@ -778,3 +778,21 @@ def test_a_place_says_what_a_number_comes_from():
     assert (wait.reason, wait.name) == ("env", "WAIT")
     assert c.visibility_override == 600 and c.settings["wait_time"] == 20
     assert result.places[(c.id, "heartbeat_interval")].reason is None and c.heartbeat_interval == 25
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'a = sqs.receive_message(QueueUrl="a", VisibilityTimeout=30); b = sqs.receive_message(QueueUrl="b")',
+        'sqs.receive_message(QueueUrl="a"), boto3.resource("sqs").Queue("b").receive_messages(VisibilityTimeout=5)',
+    ],
+    ids=["two-clients", "client-and-resource"],
+)
+def test_two_receives_on_one_line_are_two_consumers_with_their_own_ids(line):
+    code = f'import boto3\nsqs = boto3.client("sqs")\n{line}\n'
+    result = python.read("app/worker.py", code.encode())
+    a, b = result.consumers
+    assert (
+        a.id == "app/worker.py:3" and b.id == f"app/worker.py:3:{b.location.column}" and b.location.column > 1
+    )
+    assert (a.queue_ref.value, b.queue_ref.value) == ("a", "b")
