@@ -42,9 +42,8 @@ from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
-NOT_A_NUMBER = (
-    "is not a number visguard reads"  # a literal's ``why``: beyond values.MAX_NUMBER, NaN, infinite
-)
+# the ``why`` of a literal not read (beyond values.MAX_NUMBER, NaN, infinite), after the literal's text
+NOT_A_NUMBER = "is not a number visguard reads"
 _QUERIES: dict[str, object] = {}
 
 
@@ -146,7 +145,8 @@ class Value:
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
     default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
-    (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no one literal to edit)."""
+    (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no
+    one literal to edit)."""
 
     __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed")
 
@@ -587,9 +587,8 @@ class Reader:
         self, path: str, source: str, data: bytes = b"", lang: Language | None = None, lines: bool = True
     ):
         self.path, self.source, self.data, self.lang = path, source, data, lang
-        self.lines = (
-            lines  # a note's message ends with its line ("(line 4)"); else its location alone says it
-        )
+        # a note's message ends with its line ("(line 4)"); else its location alone says it (Python's notes)
+        self.lines = lines
         self.result = CodeResult()
         self._ids: set[str] = set()
         self._noted: set[tuple[str, Location]] = set()
