@@ -64,7 +64,7 @@ def test_python(tmp_path):
         "VisibilityTimeout=30,",
         "VisibilityTimeout=120,",
     )
-    refused(fix(tmp_path, "w.py", PY, "visibility_override", 120, 1), PY, "VT, defined elsewhere")
+    refused(fix(tmp_path, "w.py", PY, "visibility_override", 120, 1), PY, "VT, defined at line 4")
     refused(fix(tmp_path, "w.py", PY, "visibility_override", 120, 2), PY, "environment variable ORDERS_VT")
     refused(fix(tmp_path, "w.py", PY, "visibility_override", 600, 3), PY, "computed (5 * 60)")
 

@@ -15,6 +15,7 @@ consumers are. The query's captures follow one convention, read by :meth:`File.s
     @heartbeat               a call that changes a message's visibility (the file extends its messages)
     @bind.name / @bind.value a name bound in the file, and its value (none: bound to what is not read)
     @param                   a function's parameter (a name that shadows a binding inside its function)
+    @param.scope             that function, when the query can say it (else it is the nearest function node up)
 
 A capture whose name starts with ``_`` is the query's own (a predicate's operand). What a query cannot say stays
 hand-written in the language's module (JavaScript's scopes, Celery's configuration merge, recovery from truncated
@@ -46,6 +47,8 @@ MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or ven
 MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
 MAX_ERROR_PARTS = 5_000  # an error node of more children is queried child by child (File._matches)
 _QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
+# the ``why`` of a literal not read (beyond values.MAX_NUMBER, NaN, infinite), after the literal's text
+NOT_A_NUMBER = "is not a number visguard reads"
 
 
 # ---------------------------------------------------------------------------------------------- the SQS API
@@ -165,7 +168,9 @@ class Value:
     (env): the Value of the literal default the code writes; ``via``: the name node it was reached through, when
     not written in place; ``scale``: seconds per unit the literal is written in (``Duration.ofMinutes(2)``: 60);
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
-    default, the variable; ``computed``: the value is arithmetic of literals (no one literal to edit)."""
+    default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
+    (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no
+    one literal to edit)."""
 
     __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed")
 
@@ -199,6 +204,8 @@ def line(node) -> int:
 def number(raw: str) -> int | float | None:
     """The number a literal's text writes (``30``, ``30L``, ``1_000``, ``0x1E``, ``30.0``, ``3e2``), None for other
     text and for a number no rule could use (:func:`beyond`)."""
+    if raw.isdigit() and raw.isascii() and len(raw) <= 15:  # the common case: 30 (below values.MAX_NUMBER)
+        return int(raw)
     n = _literal(raw)
     return None if n is None or beyond(n) else n
 
@@ -266,7 +273,7 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
     if t in lang.numbers:
         n = _literal(text(node))
         if n is None:
-            return unknown(node, f"{shown(node)} is not a number visguard reads")
+            return unknown(node, f"{shown(node)} {NOT_A_NUMBER}")
         why = beyond(n)
         return Value("int", n, node) if why is None else Value("bad", None, node, why)
     if t in lang.strings:
@@ -300,6 +307,7 @@ class File:
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
+        self.gave_up = root is None  # the parse ran out of its CPU budget: nothing is read
         # the query's matches by role: consumer sites, later assignments, the rest; the names (bindings and
         # parameters) are read when a name is first resolved (:attr:`bindings`)
         self.matches: list[tuple[int, dict]] = []
@@ -308,6 +316,7 @@ class File:
         self._bindings: dict[str, dict[int, tuple]] | None = None
         self._params: list[tuple[str, int, int]] = []
         self._scopes: dict[str, list[tuple[int, int]]] | None = None
+        self._captures: dict[str, list] | None = None
         q = query(lang)
         roles = _QUERY_ROLES[id(q)]
         for index, caps in self._matches(q):
@@ -343,10 +352,14 @@ class File:
                     slot = self._bindings.setdefault(self.key(name), {})
                     if slot.get(name.start_byte, (None, None))[1] is None:
                         slot[name.start_byte] = (name, value)
+            scope = caps.get("param.scope")
             for p in caps.get("param", ()):
-                fn = p.parent
-                while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
-                    fn = fn.parent
+                if scope:  # the query says the function (no walk up the tree: a parent costs a walk down)
+                    fn = scope[0]
+                else:
+                    fn = p.parent
+                    while fn is not None and fn.type not in _FUNCTIONS and fn.parent is not None:
+                        fn = fn.parent
                 if fn is not None:
                     self._params.append((self.key(p), fn.start_byte, fn.end_byte))
 
@@ -393,13 +406,15 @@ class File:
     def captures(self, name: str) -> list:
         """Every node captured as ``name`` by a pattern that is not a site, binding, assignment or parameter
         (``@heartbeat``, a language's own captures), in document order, each once."""
-        seen, out = set(), []
-        for _, caps in self.matches:
-            for n in caps.get(name, ()):
-                if (n.start_byte, n.end_byte) not in seen:
-                    seen.add((n.start_byte, n.end_byte))
-                    out.append(n)
-        return sorted(out, key=lambda n: n.start_byte)
+        if self._captures is None:  # every capture indexed in one pass over the matches, on first use
+            found: dict[str, dict] = {}
+            for _, caps in self.matches:
+                for cap, nodes in caps.items():
+                    spans = found.setdefault(cap, {})
+                    for n in nodes:
+                        spans.setdefault((n.start_byte, n.end_byte), n)
+            self._captures = {cap: [spans[k] for k in sorted(spans)] for cap, spans in found.items()}
+        return list(self._captures.get(name, ()))
 
     def sites(self) -> list[tuple[object, str, list[tuple[str, object]], object]]:
         """The consumers the query finds: (node, platform, [(setting, value node)], the variable it is stored
@@ -476,7 +491,7 @@ class File:
         op = text(node)[:1]
         if op == "-" and v.kind == "int":
             out = Value("int", -v.value, v.node)
-            out.computed = True
+            out.computed, out.env = True, v.env
             return out
         return v
 
@@ -486,6 +501,7 @@ class File:
         if left is None or right is None:
             return unknown(node)
         a, b = evaluate(left, self, depth + 1), evaluate(right, self, depth + 1)
+        env = env_of(a) or env_of(b)
         if a.kind == "str" and b.kind in ("str", "int") and op in ("+", "."):
             out = Value("str", f"{a.value}{b.value}", node)
         elif a.kind == "int" and b.kind == "int" and op in _ARITHMETIC:
@@ -497,9 +513,12 @@ class File:
             if why is not None:
                 return Value("bad", None, node, why)
             out = Value("int", int(n) if isinstance(n, float) and n.is_integer() else n, node)
+            out.env = env
         else:
             stop = a if a.kind not in ("str", "int") else b
-            return unknown(node, stop.why or shown(node))
+            out = unknown(node, stop.why or shown(node))
+            out.env = env
+            return out
         out.computed = True
         return out
 
@@ -525,7 +544,9 @@ class File:
             return unknown(node, where)
         v = evaluate(right, self, depth + 1)
         if v.kind == "unknown":
-            return unknown(node, v.why or text(node))
+            out = unknown(node, v.why or text(node))
+            out.env = v.env
+            return out
         if v.via is None:
             v.via = where
         return v
@@ -573,7 +594,7 @@ class File:
         return unknown(node)
 
 
-_SITE_OWN = {"key", "value", "var", "heartbeat", "param"}
+_SITE_OWN = {"key", "value", "var", "heartbeat", "param", "param.scope"}
 _NOT_FIELDS = ("consumer.", "bind.", "set.")
 _CAPTURE = re.compile(rb"@([A-Za-z_][\w.-]*)")
 _QUERY_ROLES: dict[int, list[tuple]] = {}  # id(compiled query) -> each pattern's role (:func:`_role`)
@@ -624,7 +645,18 @@ _ARITHMETIC = {
     "*": lambda a, b: a * b,
     "/": lambda a, b: a / b,
     "//": lambda a, b: a // b,
+    "**": lambda a, b: a**b if abs(b) <= 64 else _too_big(),
 }
+
+
+def _too_big():
+    raise ValueError("an exponent beyond 64")
+
+
+def env_of(v: Value) -> str | None:
+    """The environment variable ``v`` is read from (an ``env`` value, a number that is its default, an expression
+    of one), else None."""
+    return v.value if v.kind == "env" else v.env
 
 
 def _receiver(node):
@@ -659,6 +691,8 @@ class Place:
 def digits(raw: str, quoted: bool) -> tuple[int, int] | None:
     """The (start, end) in characters of the whole number a literal's text writes as plain digits: ``30``,
     ``30L`` (the suffix stays), ``"30"`` (inside the quotes); None for other text (``0x1E``, ``1_000``, ``"30s"``)."""
+    if raw.isdigit() and raw.isascii() and (len(raw) == 1 or raw[0] != "0"):  # the common case: 30
+        return 0, len(raw)
     i = 0
     while i < len(raw) and not raw[i].isdigit():
         i += 1
@@ -695,11 +729,16 @@ class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
     read, in one form for every language."""
 
-    def __init__(self, path: str, source: str, data: bytes = b"", lang: Language | None = None):
+    def __init__(
+        self, path: str, source: str, data: bytes = b"", lang: Language | None = None, lines: bool = True
+    ):
         self.path, self.source, self.data, self.lang = path, source, data, lang
         self.ascii = data.isascii()
+        # a note's message ends with its line ("(line 4)"); else its location alone says it (Python's notes)
+        self.lines = lines
         self.result = CodeResult()
         self._ids: set[str] = set()
+        self._noted: set[tuple[str, Location]] = set()
 
     def loc(self, node) -> Location:
         row, col = node.start_point
@@ -707,8 +746,14 @@ class Reader:
             col = column(self.data, node) - 1
         return Location(self.path, line=row + 1, column=col + 1)
 
-    def note(self, message: str, node) -> None:
-        self.result.notes.append(Note(f"{message} (line {line(node)})", self.loc(node), self.path))
+    def note(self, message: str, node, address: str | None = None) -> None:
+        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once."""
+        loc = self.loc(node)
+        if self.lines:
+            message = f"{message} (line {line(node)})"
+        if (message, loc) not in self._noted:
+            self._noted.add((message, loc))
+            self.result.notes.append(Note(message, loc, address or self.path))
 
     def remark(self, message: str, node, address: str | None = None) -> None:
         """A note whose message names its own place (no line is added), for ``address`` (a consumer id) or none."""

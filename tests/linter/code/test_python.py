@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
 from visguard import facts
 from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import code
@@ -664,3 +665,134 @@ def test_a_settings_file_with_one_class_per_environment_keeps_the_sqs_one():
     assert c.locations["created_visibility"].line == line_of(code, "visibility_timeout")
     # a file whose only settings class is not on SQS stays without consumer
     assert read(code.replace('"sqs://"', '"redis://cache:6379/0"')).consumers == []
+
+
+# ------------------------------------------------------------------------------------------------ numbers
+BEYOND = "123456789012345678901"  # 21 digits: beyond values.MAX_NUMBER (10**15), no setting comes near it
+
+
+@pytest.mark.parametrize(
+    ("setup", "argument", "literal"),
+    [
+        ("", f"VisibilityTimeout={BEYOND}", BEYOND),
+        (f"VT = {BEYOND}\n", "VisibilityTimeout=VT", BEYOND),  # through a constant of the file
+        ("", "VisibilityTimeout=1e400", "1e400"),  # infinite as a float
+        ("", "VisibilityTimeout=0x1000000000000000000", "0x1000000000000000000"),
+        ("", f"WaitTimeSeconds={BEYOND}", BEYOND),
+    ],
+    ids=["literal", "constant", "float", "hex", "wait-time"],
+)
+def test_a_number_beyond_any_aws_limit_is_not_read_and_is_named_in_a_note(setup, argument, literal):
+    code = f'import boto3\nsqs = boto3.client("sqs")\n{setup}sqs.receive_message(QueueUrl="q", {argument})\n'
+    result = python.read("app/worker.py", code.encode())
+    c = only(result)
+    assert c.visibility_override is None and "wait_time" not in c.settings
+    (note,) = result.notes
+    assert literal in note.message and "not read" in note.message and note.address == c.id
+    assert note.location.line == code.count("\n")  # at the receive's argument
+
+
+@pytest.mark.parametrize("value", [50_000, 43_200, 0, -1, 10**15])
+def test_a_number_outside_the_aws_range_is_read_for_the_rules_to_judge(value):
+    code = f'import boto3\nsqs = boto3.client("sqs")\nsqs.receive_message(QueueUrl="q", VisibilityTimeout={value})\n'
+    result = python.read("app/worker.py", code.encode())
+    assert only(result).visibility_override == value and result.notes == []
+
+
+def test_a_celery_time_limit_beyond_any_aws_limit_is_not_read():
+    code = f'from celery import Celery\napp = Celery("x", broker="sqs://")\n\n@app.task(time_limit={BEYOND})\ndef f():\n    pass\n'
+    result = python.read("app/tasks.py", code.encode())
+    assert only(result).work_timeout is None
+    (note,) = result.notes
+    assert BEYOND in note.message and "time_limit" in note.message
+
+
+# ------------------------------------------------------------------------------------------------ places
+PLACED = {
+    "loop": (LOOP, "app/worker.py"),
+    "constants": (
+        """
+        import os
+        import boto3
+
+        VT = 10 * 60
+        sqs = boto3.client("sqs")
+
+        def keep_alive(handle, done):
+            while not done.wait(25):
+                sqs.change_message_visibility(QueueUrl="q", ReceiptHandle=handle, VisibilityTimeout=60)
+
+        def poll():
+            return sqs.receive_message(
+                QueueUrl="q", VisibilityTimeout=VT, WaitTimeSeconds=int(os.getenv("WAIT", "20")) * 1
+            )
+        """,
+        "app/worker.py",
+    ),
+    "splat": (
+        f'import boto3\nPARAMS = {{"QueueUrl": "{URL}", "VisibilityTimeout": 300}}\nboto3.client("sqs").receive_message(**PARAMS)\n',
+        "app/worker.py",
+    ),
+    "celery": (CELERY_APP, "app/celery.py"),
+    "celeryconfig": (
+        """
+        broker_url = "sqs://"
+        broker_transport_options = {"region": "us-east-1", "wait_time_seconds": 20, "visibility_timeout": 90}
+        task_soft_time_limit = 120
+        worker_prefetch_multiplier = 4
+        """,
+        "celeryconfig.py",
+    ),
+    "tasks-only": (TASKS_ONLY, "app/tasks.py"),
+}
+
+
+@pytest.mark.parametrize("name", list(PLACED))
+def test_every_number_the_reader_sets_has_a_place_for_the_fixer(name):
+    code, path = PLACED[name]
+    data = textwrap.dedent(code).lstrip("\n").encode()
+    result = python.read(path, data)
+    checked = 0
+    for c in result.consumers:
+        for field in c.locations:
+            value = getattr(c, field) if field in type(c).__slots__ else c.settings.get(field)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            at = result.places[(c.id, field)]
+            checked += 1
+            span = result.spans[(c.id, field)]
+            if at.reason is None:  # the digits of the literal read, inside what the reader read
+                assert data[at.start : at.end].decode() == str(value)
+                assert span[0] <= at.start and at.end <= span[1]
+            else:
+                assert at.reason in ("binding", "env", "computed", "written")
+    assert checked >= 1
+
+
+def test_a_place_says_what_a_number_comes_from():
+    code, path = PLACED["constants"]
+    result = python.read(path, textwrap.dedent(code).lstrip("\n").encode())
+    c = only(result)
+    vt, wait = result.places[(c.id, "visibility_override")], result.places[(c.id, "wait_time")]
+    assert (vt.reason, vt.name, vt.line) == ("binding", "VT", 4)
+    assert (wait.reason, wait.name) == ("env", "WAIT")
+    assert c.visibility_override == 600 and c.settings["wait_time"] == 20
+    assert result.places[(c.id, "heartbeat_interval")].reason is None and c.heartbeat_interval == 25
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'a = sqs.receive_message(QueueUrl="a", VisibilityTimeout=30); b = sqs.receive_message(QueueUrl="b")',
+        'sqs.receive_message(QueueUrl="a"), boto3.resource("sqs").Queue("b").receive_messages(VisibilityTimeout=5)',
+    ],
+    ids=["two-clients", "client-and-resource"],
+)
+def test_two_receives_on_one_line_are_two_consumers_with_their_own_ids(line):
+    code = f'import boto3\nsqs = boto3.client("sqs")\n{line}\n'
+    result = python.read("app/worker.py", code.encode())
+    a, b = result.consumers
+    assert (
+        a.id == "app/worker.py:3" and b.id == f"app/worker.py:3:{b.location.column}" and b.location.column > 1
+    )
+    assert (a.queue_ref.value, b.queue_ref.value) == ("a", "b")

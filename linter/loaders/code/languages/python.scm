@@ -1,0 +1,36 @@
+; Where SQS consumers are in Python (boto3/botocore/aioboto3, Celery/Kombu), for visguard's code engine (engine.py:
+; the capture convention). A call is named by its function's last identifier (`sqs.receive_message`,
+; `receive_message`); which receive calls are SQS consumers, and Celery's configuration merge, are python.py's.
+
+; the calls read, each captured once with its name (one pattern for all: half the query's time of one pattern
+; per role on a 3,000-receive file); python.py's _ROLES says what each name is: a receive
+; (`<client>.receive_message(...)`, `<queue>.receive_messages(...)`, awaited or not), a heartbeat
+; (`change_message_visibility(_batch)`, `message.change_visibility`), a sleep or wait (a heartbeat loop's interval),
+; Celery's app, its configuration calls, task decorators (a call right under a decorator) and delays
+(call
+  function: [(identifier) @call.name (attribute attribute: (identifier) @call.name)]
+  (#match? @call.name "^(receive_messages?|change_message_visibility(_batch)?|change_visibility|sleep|wait|Celery|update|config_from_object|task|shared_task|apply_async|retry|send_task|set|signature|s|si)$")) @call
+
+; a literal "VisibilityTimeout" key of a dict (a change_message_visibility_batch entry)
+(pair key: (string (string_content) @_k) (#eq? @_k "VisibilityTimeout")) @entry.visibility
+
+; imports: the file uses the AWS SDK
+(import_statement [(dotted_name) (aliased_import)] @import)
+(import_from_statement [(dotted_name) (aliased_import)] @import)
+
+; names bound in the file (`X = ...`, `self.x = ...`, `a = b = ...`: the value is the chain's last)
+(assignment left: [(identifier) (attribute)] @bind.name right: (_) @bind.value)
+
+; parameters shadow the file's names inside their function (or lambda)
+(function_definition
+  parameters: (parameters [(identifier) @param
+                           (default_parameter name: (identifier) @param)
+                           (typed_parameter . (identifier) @param)
+                           (typed_default_parameter name: (identifier) @param)
+                           (list_splat_pattern (identifier) @param)
+                           (dictionary_splat_pattern (identifier) @param)])) @param.scope
+(lambda
+  parameters: (lambda_parameters [(identifier) @param
+                                  (default_parameter name: (identifier) @param)
+                                  (list_splat_pattern (identifier) @param)
+                                  (dictionary_splat_pattern (identifier) @param)])) @param.scope
