@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from visguard.linter.loaders.code import csharp
 
 WORKER = b"""using Amazon.SQS;
@@ -94,3 +95,69 @@ def test_computed_values_are_notes():
 def test_garbage_deep_nesting_and_binary_never_raise():
     for data in (b"\x00\xfe" * 4000, b"class A { void F() { " + b"(" * 20_000, WORKER[:600], b"\xff\xfe\x00"):
         assert isinstance(csharp.read("bad.cs", data).consumers, list)
+
+
+def _request(line: bytes, before: bytes = b"") -> bytes:
+    return (
+        b"class P {\n" + before + b"  async Task Poll(IAmazonSQS sqs, string url, int vt) {\n"
+        b"    var r = new ReceiveMessageRequest { " + line + b" };\n  }\n}\n"
+    )
+
+
+# (what the code writes, the field, the value read or None, a word every note must name (None: no note))
+NUMBERS = [
+    (b"VisibilityTimeout = 50000", "visibility_override", 50000, None),  # the range rule judges it
+    (b"VisibilityTimeout = 100000000000000000000", "visibility_override", None, "100000000000000000000"),
+    (b"MaxNumberOfMessages = 50000000000000000", "max_messages", None, "50000000000000000"),  # > 10**15
+    (b"VisibilityTimeout = -1", "visibility_override", -1, None),
+    (b"VisibilityTimeout = 60 * 5", "visibility_override", 300, None),
+    (b'MaxNumberOfMessages = int.Parse("0")', "max_messages", 0, None),
+    (b'WaitTimeSeconds = Convert.ToInt32("20")', "wait_time", 20, None),
+    (b"VisibilityTimeout = vt", "visibility_override", None, "vt is a parameter"),
+]
+
+
+@pytest.mark.parametrize(("code", "field", "read", "named"), NUMBERS)
+def test_numbers_are_read_up_to_the_bound_else_noted(code, field, read, named):
+    res = csharp.read("P.cs", _request(code))
+    (c,) = res.consumers
+    got = getattr(c, field) if field == "visibility_override" else c.settings.get(field)
+    assert got == read
+    if named is None:
+        assert res.notes == [] and (c.id, field) in res.places  # the fixer knows where the number is
+    else:
+        assert (
+            len(res.notes) == 1
+            and named in res.notes[0].message
+            and res.notes[0].location.line == c.location.line
+        )
+
+
+def test_a_parameter_shadows_a_field_of_the_same_name():
+    field = b'  string url = "https://sqs.eu-west-1.amazonaws.com/123456789012/a";\n  int vt = 30;\n'
+    res = csharp.read("P.cs", _request(b"QueueUrl = url, VisibilityTimeout = vt", field))
+    (c,) = res.consumers
+    assert c.queue_ref is None and c.visibility_override is None
+    assert ["url is a parameter" in res.notes[0].message, "vt is a parameter" in res.notes[1].message] == [
+        True
+    ] * 2
+
+
+@pytest.mark.parametrize(
+    ("code", "queue"),
+    [
+        (
+            b'@"https://sqs.eu-west-1.amazonaws.com/123456789012/v"',
+            "https://sqs.eu-west-1.amazonaws.com/123456789012/v",
+        ),
+        (
+            b'"https://sqs.eu-west-1.amazonaws.com/123456789012/" + "jobs"',
+            "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs",
+        ),
+        (b"this.Q", "https://sqs.eu-west-1.amazonaws.com/123456789012/q"),
+    ],
+)
+def test_queue_strings(code, queue):
+    field = b'  const string Q = "https://sqs.eu-west-1.amazonaws.com/123456789012/q";\n'
+    (c,) = csharp.read("P.cs", _request(b"QueueUrl = " + code, field)).consumers
+    assert c.queue_ref.value == queue
