@@ -23,7 +23,7 @@ def _hook(node, f: File, depth: int) -> Value | None:
         return Value("str", text(node).lstrip("@").strip('"'), node)
     if node.type == "member_access_expression" and text(node.child_by_field_name("expression")) == "this":
         name = node.child_by_field_name("name")
-        return f.name(name, depth) if name is not None and name.type == "identifier" else None
+        return f.name(name, depth, field=True) if name is not None and name.type == "identifier" else None
     return None
 
 

@@ -397,13 +397,16 @@ class File:
         out.computed = True
         return out
 
-    def resolve(self, node):
+    def resolve(self, node, field: bool = False):
         """(the one expression a name is bound to in this file, the name's node where it is bound), or (None,
         why not): a parameter of the enclosing function, not bound here, bound to what is not read, bound to
-        different values."""
+        different values. ``field``: the name is written as a field of the object (``this.x``), which no
+        parameter shadows."""
         key = self.key(node)
-        if node.type in self.lang.names and any(
-            name == key and start <= node.start_byte < end for name, start, end in self.params
+        if (
+            not field
+            and node.type in self.lang.names
+            and any(name == key and start <= node.start_byte < end for name, start, end in self.params)
         ):
             return None, f"{key} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
@@ -414,8 +417,8 @@ class File:
             return None, f"{key} is assigned more than once"
         return bound[0][1], bound[0][0]
 
-    def name(self, node, depth: int) -> Value:
-        right, where = self.resolve(node)
+    def name(self, node, depth: int, field: bool = False) -> Value:
+        right, where = self.resolve(node, field)
         if right is None:
             return unknown(node, where)
         v = evaluate(right, self, depth + 1)
@@ -468,7 +471,7 @@ class File:
 _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
-    "local_function_statement", "anonymous_function", "anonymous_function_creation_expression",
+    "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
 }  # fmt: skip
 _ARITHMETIC = {
     "+": lambda a, b: a + b,

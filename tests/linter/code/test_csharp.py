@@ -133,14 +133,14 @@ def test_numbers_are_read_up_to_the_bound_else_noted(code, field, read, named):
         )
 
 
-def test_a_parameter_shadows_a_field_of_the_same_name():
+def test_a_parameter_shadows_a_field_of_the_same_name_but_this_field_does_not():
     field = b'  string url = "https://sqs.eu-west-1.amazonaws.com/123456789012/a";\n  int vt = 30;\n'
     res = csharp.read("P.cs", _request(b"QueueUrl = url, VisibilityTimeout = vt", field))
     (c,) = res.consumers
     assert c.queue_ref is None and c.visibility_override is None
-    assert ["url is a parameter" in res.notes[0].message, "vt is a parameter" in res.notes[1].message] == [
-        True
-    ] * 2
+    assert "url is a parameter" in res.notes[0].message and "vt is a parameter" in res.notes[1].message
+    (c,) = csharp.read("P.cs", _request(b"QueueUrl = this.url, VisibilityTimeout = this.vt", field)).consumers
+    assert c.queue_ref.value.endswith("/a") and c.visibility_override == 30
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,79 @@
+; Where SQS consumers are in Java (AWS SDK v2 and v1, Spring Cloud AWS 3.x), for visguard's code engine (engine.py:
+; the capture convention). A request's options are the calls chained on it (java.py follows the chain: a query
+; cannot say a chain of any length).
+
+; SDK v2: ReceiveMessageRequest.builder() ... ; v1: new ReceiveMessageRequest(queueUrl) ...
+(method_invocation
+  object: (identifier) @_r
+  name: (identifier) @_b
+  (#eq? @_r "ReceiveMessageRequest")
+  (#eq? @_b "builder")) @request
+(object_creation_expression
+  type: (_) @_t
+  (#match? @_t "(^|[.])ReceiveMessageRequest$")) @request
+
+; request.setVisibilityTimeout(30), request.withQueueUrl(url), builder.queueUrl(url) on a request's variable
+(method_invocation
+  object: (identifier) @set.owner
+  name: (identifier) @set.key
+  arguments: (argument_list . (_) @set.value))
+
+; sqs.receiveMessage(r -> r.queueUrl(..)...), v1 sqs.receiveMessage(queueUrl)
+(method_invocation
+  object: (_)
+  name: (identifier) @_n
+  arguments: (argument_list . (_) @receive.argument .)
+  (#match? @_n "^receiveMessage(Async)?$")) @receive
+
+; sqs.getQueueUrl(b -> b.queueName("orders")): the queue is the name it looks up
+(method_invocation
+  name: (identifier) @_n
+  arguments: (argument_list . (_) @lookup)
+  (#match? @_n "^(queueName|getQueueUrl|withQueueName)$"))
+
+; Spring @SqsListener("q"), @SqsListener(value = .., queueNames = {..}, messageVisibilitySeconds = "300", ..)
+(annotation
+  name: (_) @_n
+  arguments: (annotation_argument_list (element_value_pair key: (identifier) @key value: (_) @value))
+  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+(annotation
+  name: (_) @_n
+  arguments: (annotation_argument_list . (_) @positional)
+  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+(annotation
+  name: (_) @_n
+  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+(marker_annotation
+  name: (_) @_n
+  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+
+; SqsContainerOptions: its builder's options (anywhere in a file that names a container type) and a
+; container's queueNames(..)
+(method_invocation
+  name: (identifier) @container.key
+  arguments: (argument_list . (_) @container.value)
+  (#match? @container.key "^(messageVisibility|maxConcurrentMessages|maxMessagesPerPoll|pollTimeout|listenerShutdownTimeout|acknowledgementMode)$")) @container.option
+(method_invocation
+  name: (identifier) @_n
+  arguments: (argument_list (_) @container.queue)
+  (#eq? @_n "queueNames"))
+([(type_identifier) (identifier)] @container.type
+  (#match? @container.type "^(SqsContainerOptions|SqsMessageListenerContainerFactory|SqsMessageListenerContainer)$"))
+
+; the file changes a message's visibility: SDK calls and request types; Spring's Visibility.changeTo
+(method_invocation
+  name: (identifier) @_hb
+  (#match? @_hb "^changeMessageVisibility(Batch)?(Async)?$")) @heartbeat
+([(type_identifier) (identifier)] @heartbeat
+  (#match? @heartbeat "^ChangeMessageVisibility(Batch)?Request$"))
+(method_invocation
+  name: (identifier) @_hb
+  (#match? @_hb "^changeTo(Async)?$")) @heartbeat.spring
+
+; names bound in the file: fields, constants, locals (declared as String: @string)
+(variable_declarator name: (identifier) @bind.name value: (_) @bind.value)
+(variable_declarator name: (identifier) @bind.name)
+(_ type: (type_identifier) @_t declarator: (variable_declarator name: (identifier) @string) (#eq? @_t "String"))
+
+; parameters shadow the file's names inside their method
+(formal_parameter name: (identifier) @param)
