@@ -258,6 +258,7 @@ class File:
         root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
         self.matches = self._matches()
+        self._captures: dict[str, list] = {}
         # name -> {start byte of the name: (the name's node, its value node or None)}
         self.bindings: dict[str, dict[int, tuple]] = {}
         self.params: list[tuple[str, int, int]] = []  # (name, start, end of its function)
@@ -282,14 +283,18 @@ class File:
         return tree_sitter.QueryCursor(query(self.lang)).matches(self.root)
 
     def captures(self, name: str) -> list:
-        """Every node captured as ``name``, in document order, each once."""
-        seen, out = set(), []
-        for _, caps in self.matches:
-            for n in caps.get(name, ()):
-                if (n.start_byte, n.end_byte) not in seen:
-                    seen.add((n.start_byte, n.end_byte))
-                    out.append(n)
-        return sorted(out, key=lambda n: n.start_byte)
+        """Every node captured as ``name``, in document order, each once (found once per file and name, and
+        shared: a hook may ask for them for every node it reads; not to be changed)."""
+        found = self._captures.get(name)
+        if found is None:
+            seen, out = set(), []
+            for _, caps in self.matches:
+                for n in caps.get(name, ()):
+                    if (n.start_byte, n.end_byte) not in seen:
+                        seen.add((n.start_byte, n.end_byte))
+                        out.append(n)
+            found = self._captures[name] = sorted(out, key=lambda n: n.start_byte)
+        return found
 
     def sites(self) -> list[tuple[object, str, list[tuple[str, object]]]]:
         """The consumers the query finds: (node, platform, [(setting, value node)]) in document order, the

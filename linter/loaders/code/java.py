@@ -20,6 +20,8 @@ a query cannot say (a request's chain of option calls, Spring's one consumer per
 
 from __future__ import annotations
 
+import bisect
+
 from visguard import facts
 
 from . import CodeResult
@@ -228,7 +230,12 @@ def _receive(r: Reader, f: File, call, arg, strings: set[int]) -> None:
 def _looked_up(node, f: File, depth: int) -> Value:
     """``sqs.getQueueUrl(GetQueueUrlRequest.builder().queueName("orders").build()).queueUrl()``: the name (or the
     environment variable) the first lookup under ``node`` names."""
-    lookups = [a for a in f.captures("lookup") if node.start_byte <= a.start_byte < node.end_byte]
+    every = f.captures("lookup")
+    lookups = []
+    for arg in every[bisect.bisect_left(every, node.start_byte, key=lambda a: a.start_byte) :]:
+        if arg.start_byte >= node.end_byte:
+            break
+        lookups.append(arg)
     for arg in sorted(lookups, key=lambda a: _preorder(a.parent.parent)):
         v = evaluate(arg, f, depth + 1)
         if v.kind in ("str", "env"):
@@ -305,13 +312,16 @@ def _container(r: Reader, f: File, listeners: list) -> list:
     elif not targets:
         targets.append(r.consumer(options[0][0], "spring"))
     made = targets[len(listeners) :]
+    values = [
+        None if _CONTAINER[name] == "acknowledgement_mode" else evaluate(arg, f) for _, name, arg in options
+    ]
     for c in targets:
-        for _, name, arg in options:
+        for (_, name, arg), v in zip(options, values, strict=True):
             field = _CONTAINER[name]
             if field in c.locations:
                 continue  # the listener's own attribute wins
-            if field == "acknowledgement_mode":
+            if v is None:
                 r.set(c, field, text(arg).rsplit(".", 1)[-1], arg)
             else:
-                r.number(c, field, evaluate(arg, f), f"SqsContainerOptions {name}")
+                r.number(c, field, v, f"SqsContainerOptions {name}")
     return made

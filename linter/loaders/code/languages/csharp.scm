@@ -4,25 +4,22 @@
 
 ; new ReceiveMessageRequest(queueUrl) { QueueUrl = ..., VisibilityTimeout = 30 }
 (object_creation_expression
-  type: (_) @_type
-  (#match? @_type "(^|[.])ReceiveMessageRequest$")) @consumer.sdk
+  type: [(identifier) @_type (qualified_name name: (identifier) @_type)]
+  arguments: (argument_list . (argument) @queue)?
+  (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk
 (object_creation_expression
-  type: (_) @_type
-  arguments: (argument_list . (argument) @queue)
-  (#match? @_type "(^|[.])ReceiveMessageRequest$")) @consumer.sdk
-(object_creation_expression
-  type: (_) @_type
+  type: [(identifier) @_type (qualified_name name: (identifier) @_type)]
   initializer: (initializer_expression (assignment_expression left: (identifier) @key right: (_) @value))
-  (#match? @_type "(^|[.])ReceiveMessageRequest$")) @consumer.sdk
+  (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk
 
 ; var request = new ReceiveMessageRequest ...; request = new ReceiveMessageRequest ... (later
 ; request.VisibilityTimeout = 30 sets it)
 (variable_declarator
   name: (identifier) @var
-  (object_creation_expression type: (_) @_type (#match? @_type "(^|[.])ReceiveMessageRequest$")) @consumer.sdk)
+  (object_creation_expression type: [(identifier) @_type (qualified_name name: (identifier) @_type)] (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk)
 (assignment_expression
   left: (_) @var
-  right: (object_creation_expression type: (_) @_type (#match? @_type "(^|[.])ReceiveMessageRequest$")) @consumer.sdk)
+  right: (object_creation_expression type: [(identifier) @_type (qualified_name name: (identifier) @_type)] (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk)
 
 ; request.VisibilityTimeout = 30
 (assignment_expression
@@ -32,25 +29,26 @@
 ; sqs.ReceiveMessageAsync(queueUrl): a receive at the queue's visibility when its argument is a queue URL (the
 ; reader decides: a literal, an environment variable, a string of the file)
 (invocation_expression
-  function: (_) @_fn
+  function: [(identifier) @_fn (member_access_expression name: (identifier) @_fn)
+            (conditional_access_expression (member_binding_expression name: (identifier) @_fn) .)]
   arguments: (argument_list . (argument (_) @receive.queue .))
-  (#match? @_fn "(^|[.])\\s*ReceiveMessage(Async)?$")) @receive
+  (#any-of? @_fn "ReceiveMessage" "ReceiveMessageAsync")) @receive
 
 ; the file changes a message's visibility: it extends its messages
 (object_creation_expression
-  type: (_) @_hb
-  (#match? @_hb "(^|[.])ChangeMessageVisibility(Batch)?(Async|Request)?$")) @heartbeat
+  type: [(identifier) @_hb (qualified_name name: (identifier) @_hb)]
+  (#any-of? @_hb "ChangeMessageVisibility" "ChangeMessageVisibilityAsync" "ChangeMessageVisibilityBatch" "ChangeMessageVisibilityBatchAsync" "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest")) @heartbeat
 (invocation_expression
-  function: (_) @_hb
-  (#match? @_hb "(^|[.])\\s*ChangeMessageVisibility(Batch)?(Async|Request)?$")) @heartbeat
+  function: [(identifier) @_hb (member_access_expression name: (identifier) @_hb)
+            (conditional_access_expression (member_binding_expression name: (identifier) @_hb) .)]
+  (#any-of? @_hb "ChangeMessageVisibility" "ChangeMessageVisibilityAsync" "ChangeMessageVisibilityBatch" "ChangeMessageVisibilityBatchAsync" "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest")) @heartbeat
 
 ; names bound in the file: fields, constants and locals (declared as strings: @string), and x = value;
-(variable_declarator name: (identifier) @bind.name (_) @bind.value .)
-(variable_declarator name: (identifier) @bind.name)
+(variable_declarator name: (identifier) @bind.name (_)? @bind.value .)
 (variable_declaration
   type: (_) @_t
   (variable_declarator name: (identifier) @string)
-  (#match? @_t "^(string|String)$"))
+  (#any-of? @_t "string" "String"))
 (expression_statement (assignment_expression left: (identifier) @bind.name right: (_) @bind.value))
 
 ; parameters shadow the file's names inside their method

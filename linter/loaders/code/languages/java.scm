@@ -9,70 +9,74 @@
   (#eq? @_r "ReceiveMessageRequest")
   (#eq? @_b "builder")) @request
 (object_creation_expression
-  type: (_) @_t
-  (#match? @_t "(^|[.])ReceiveMessageRequest$")) @request
+  type: [(type_identifier) @_t (scoped_type_identifier (type_identifier) @_t .)]
+  (#eq? @_t "ReceiveMessageRequest")) @request
 
 ; request.setVisibilityTimeout(30), request.withQueueUrl(url), builder.queueUrl(url) on a request's variable
 (method_invocation
   object: (identifier) @set.owner
   name: (identifier) @set.key
-  arguments: (argument_list . (_) @set.value))
+  arguments: (argument_list . (_) @set.value)
+  (#any-of? @set.key "queueUrl" "withQueueUrl" "setQueueUrl" "visibilityTimeout" "withVisibilityTimeout"
+    "setVisibilityTimeout" "waitTimeSeconds" "withWaitTimeSeconds" "setWaitTimeSeconds" "maxNumberOfMessages"
+    "withMaxNumberOfMessages" "setMaxNumberOfMessages"))
 
 ; sqs.receiveMessage(r -> r.queueUrl(..)...), v1 sqs.receiveMessage(queueUrl)
 (method_invocation
   object: (_)
   name: (identifier) @_n
   arguments: (argument_list . (_) @receive.argument .)
-  (#match? @_n "^receiveMessage(Async)?$")) @receive
+  (#any-of? @_n "receiveMessage" "receiveMessageAsync")) @receive
 
 ; sqs.getQueueUrl(b -> b.queueName("orders")): the queue is the name it looks up
 (method_invocation
   name: (identifier) @_n
   arguments: (argument_list . (_) @lookup)
-  (#match? @_n "^(queueName|getQueueUrl|withQueueName)$"))
+  (#any-of? @_n "queueName" "getQueueUrl" "withQueueName"))
 
 ; Spring @SqsListener("q"), @SqsListener(value = .., queueNames = {..}, messageVisibilitySeconds = "300", ..)
 (annotation
-  name: (_) @_n
+  name: [(identifier) @_n (scoped_identifier name: (identifier) @_n)]
   arguments: (annotation_argument_list (element_value_pair key: (identifier) @key value: (_) @value))
-  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+  (#eq? @_n "SqsListener")) @consumer.spring
 (annotation
-  name: (_) @_n
+  name: [(identifier) @_n (scoped_identifier name: (identifier) @_n)]
   arguments: (annotation_argument_list . (_) @positional)
-  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+  (#eq? @_n "SqsListener")) @consumer.spring
 (annotation
-  name: (_) @_n
-  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+  name: [(identifier) @_n (scoped_identifier name: (identifier) @_n)]
+  (#eq? @_n "SqsListener")) @consumer.spring
 (marker_annotation
-  name: (_) @_n
-  (#match? @_n "(^|[.])SqsListener$")) @consumer.spring
+  name: [(identifier) @_n (scoped_identifier name: (identifier) @_n)]
+  (#eq? @_n "SqsListener")) @consumer.spring
 
 ; SqsContainerOptions: its builder's options (anywhere in a file that names a container type) and a
 ; container's queueNames(..)
 (method_invocation
   name: (identifier) @container.key
   arguments: (argument_list . (_) @container.value)
-  (#match? @container.key "^(messageVisibility|maxConcurrentMessages|maxMessagesPerPoll|pollTimeout|listenerShutdownTimeout|acknowledgementMode)$")) @container.option
+  (#any-of? @container.key "messageVisibility" "maxConcurrentMessages" "maxMessagesPerPoll" "pollTimeout"
+    "listenerShutdownTimeout" "acknowledgementMode")) @container.option
 (method_invocation
   name: (identifier) @_n
   arguments: (argument_list (_) @container.queue)
   (#eq? @_n "queueNames"))
 ([(type_identifier) (identifier)] @container.type
-  (#match? @container.type "^(SqsContainerOptions|SqsMessageListenerContainerFactory|SqsMessageListenerContainer)$"))
+  (#any-of? @container.type "SqsContainerOptions" "SqsMessageListenerContainerFactory" "SqsMessageListenerContainer"))
 
 ; the file changes a message's visibility: SDK calls and request types; Spring's Visibility.changeTo
 (method_invocation
   name: (identifier) @_hb
-  (#match? @_hb "^changeMessageVisibility(Batch)?(Async)?$")) @heartbeat
+  (#any-of? @_hb "changeMessageVisibility" "changeMessageVisibilityAsync" "changeMessageVisibilityBatch"
+    "changeMessageVisibilityBatchAsync")) @heartbeat
 ([(type_identifier) (identifier)] @heartbeat
-  (#match? @heartbeat "^ChangeMessageVisibility(Batch)?Request$"))
+  (#any-of? @heartbeat "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
 (method_invocation
   name: (identifier) @_hb
-  (#match? @_hb "^changeTo(Async)?$")) @heartbeat.spring
+  (#any-of? @_hb "changeTo" "changeToAsync")) @heartbeat.spring
 
 ; names bound in the file: fields, constants, locals (declared as String: @string)
-(variable_declarator name: (identifier) @bind.name value: (_) @bind.value)
-(variable_declarator name: (identifier) @bind.name)
+(variable_declarator name: (identifier) @bind.name value: (_)? @bind.value)
 (_ type: (type_identifier) @_t declarator: (variable_declarator name: (identifier) @string) (#eq? @_t "String"))
 
 ; parameters shadow the file's names inside their method
