@@ -54,15 +54,11 @@ def read(path: str, data: bytes) -> CodeResult:
     r = Reader(path, "csharp", data, CSHARP)
     strings = {n.start_byte for n in f.captures("string")}
     found = [(site.start_byte, -site.end_byte, site, args, var) for site, _, args, var in f.sites()]
-    calls = {
-        (caps["receive"][0].start_byte, caps["receive"][0].end_byte): caps
-        for _, caps in f.matches
-        if "receive" in caps
-    }
-    found += [
-        (c["receive"][0].start_byte, -c["receive"][0].end_byte, c["receive"][0], c["receive.queue"][0], None)
-        for c in calls.values()
-    ]
+    for name in f.captures("receive"):
+        call = _invocation(f, name)
+        args = call.child_by_field_name("arguments").named_children if call is not None else []
+        if args and args[0].named_children:
+            found.append((call.start_byte, -call.end_byte, call, args[0].named_children[-1], None))
     requests: dict[str, object] = {}
     for _, _, site, args, var in sorted(found, key=lambda x: x[:2]):
         if isinstance(args, list):
@@ -77,10 +73,25 @@ def read(path: str, data: bytes) -> CodeResult:
     for owner, key, value in f.assignments():
         if owner in requests and key in CSHARP.keys:
             _field(r, f, requests[owner], CSHARP.keys[key], value)
-    heartbeat = bool(f.captures("heartbeat"))
+    heartbeat = bool(f.captures("heartbeat")) or any(_invocation(f, n) for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
     return r.result
+
+
+def _invocation(f: File, name):
+    """The call ``name`` names (``F(..)``, ``sqs.F(..)``, ``sqs?.F(..)``), or None."""
+    fn, up = name, f.parent(name)
+    if up is not None and up.type == "member_access_expression" and up.child_by_field_name("name") == name:
+        fn, up = up, f.parent(up)
+    elif up is not None and up.type == "member_binding_expression" and up.child_by_field_name("name") == name:
+        cond = f.parent(up)
+        if cond is None or cond.type != "conditional_access_expression" or cond.named_children[-1] != up:
+            return None
+        fn, up = cond, f.parent(cond)
+    if up is not None and up.type == "invocation_expression" and up.child_by_field_name("function") == fn:
+        return up
+    return None
 
 
 def _receive(r: Reader, f: File, call, first, strings: set[int]) -> None:

@@ -31,6 +31,7 @@ known parts. Anything else is ``unknown``, with ``why``: the expression that sto
 from __future__ import annotations
 
 import os
+import time
 
 from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
@@ -259,9 +260,12 @@ class File:
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
         self.matches = self._matches()
         self._captures: dict[str, list] = {}
+        self._parents: dict[int, object] | None = None  # node id -> parent (File.parent)
+        self._parent_cpu = 0.0  # CPU seconds Node.parent took (File.parent)
         # name -> {start byte of the name: (the name's node, its value node or None)}
         self.bindings: dict[str, dict[int, tuple]] = {}
         self.params: list[tuple[str, int, int]] = []  # (name, start, end of its function)
+        self._scopes: tuple[int, dict] | None = None  # the params by name (File._parameter)
         for _, caps in self.matches:
             names = caps.get("bind.name")
             if names:
@@ -295,6 +299,34 @@ class File:
                         out.append(n)
             found = self._captures[name] = sorted(out, key=lambda n: n.start_byte)
         return found
+
+    def parent(self, node):
+        """``node.parent``. tree-sitter finds a parent by walking down from the root (O(depth) a call: O(n^2) up
+        a chain of n calls), so once those walks took ``PARENT_CPU_S`` the parents come from one walk of the tree
+        (the same parents, only sooner)."""
+        if self._parents is None:
+            if self._parent_cpu <= PARENT_CPU_S:
+                start = time.process_time()
+                up = node.parent
+                self._parent_cpu += time.process_time() - start
+                return up
+            self._parents = {}
+            cursor, stack = self.root.walk(), []
+            while True:
+                here = cursor.node
+                if stack:
+                    self._parents[here.id] = stack[-1]
+                if cursor.goto_first_child():
+                    stack.append(here)
+                    continue
+                while not cursor.goto_next_sibling():
+                    if not stack or not cursor.goto_parent():
+                        break
+                    stack.pop()
+                else:
+                    continue
+                break
+        return self._parents.get(node.id)
 
     def sites(self) -> list[tuple[object, str, list[tuple[str, object]]]]:
         """The consumers the query finds: (node, platform, [(setting, value node)]) in document order, the
@@ -408,11 +440,7 @@ class File:
         different values. ``field``: the name is written as a field of the object (``this.x``), which no
         parameter shadows."""
         key = self.key(node)
-        if (
-            not field
-            and node.type in self.lang.names
-            and any(name == key and start <= node.start_byte < end for name, start, end in self.params)
-        ):
+        if not field and node.type in self.lang.names and self._parameter(key, node.start_byte):
             return None, f"{key} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
         if not bound or (len(bound) == 1 and bound[0][1] is None):
@@ -421,6 +449,15 @@ class File:
         if any(r is None or text(r) != first for _, r in bound):
             return None, f"{key} is assigned more than once"
         return bound[0][1], bound[0][0]
+
+    def _parameter(self, key: str, at: int) -> bool:
+        """``key`` is a parameter of a function around byte ``at`` (the parameters indexed by name, once)."""
+        if self._scopes is None or self._scopes[0] != len(self.params):
+            index: dict[str, list[tuple[int, int]]] = {}
+            for name, start, end in self.params:
+                index.setdefault(name, []).append((start, end))
+            self._scopes = (len(self.params), index)
+        return any(start <= at < end for start, end in self._scopes[1].get(key, ()))
 
     def name(self, node, depth: int, field: bool = False) -> Value:
         right, where = self.resolve(node, field)
@@ -473,6 +510,7 @@ class File:
         return unknown(node)
 
 
+PARENT_CPU_S = 0.02  # CPU seconds of Node.parent calls before File.parent walks the tree once
 _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",

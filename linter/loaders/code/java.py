@@ -49,6 +49,7 @@ _CONTAINER = {  # SqsContainerOptions builder method -> field
     "listenerShutdownTimeout": "stop_timeout",
     "acknowledgementMode": "acknowledgement_mode",
 }
+_FIELDS = tuple(dict.fromkeys(_CONTAINER.values()))
 
 
 def _hook(node, f: File, depth: int) -> Value | None:
@@ -119,8 +120,11 @@ def read(path: str, data: bytes) -> CodeResult:
     for node in f.captures("request"):
         _request(r, f, node, variables)
     # in the order written: options set on a request's variable, and receive calls
-    later = [(value.parent.parent, (owner, key, value)) for owner, key, value in f.assignments()]
-    later += [(caps["receive"][0], caps["receive.argument"][0]) for _, caps in f.matches if "receive" in caps]
+    later = [(f.parent(f.parent(value)), (owner, key, value)) for owner, key, value in f.assignments()]
+    for name in f.captures("receive"):
+        call, args = _call(f, name)
+        if call is not None and call.child_by_field_name("object") is not None and len(args) == 1:
+            later.append((call, args[0]))
     for call, what in sorted(later, key=lambda x: (*_preorder(x[0]), not isinstance(x[1], tuple))):
         if isinstance(what, tuple):
             owner, key, value = what
@@ -128,7 +132,7 @@ def read(path: str, data: bytes) -> CodeResult:
                 _option(r, f, variables[owner], key, value)
         else:
             _receive(r, f, call, what, strings)
-    heartbeat = bool(f.captures("heartbeat"))
+    heartbeat = bool(f.captures("heartbeat")) or any(_call(f, n)[0] for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
     spring = []
@@ -136,7 +140,7 @@ def read(path: str, data: bytes) -> CodeResult:
         if platform == "spring":
             spring.extend(_listener(r, f, site, args))
     spring.extend(_container(r, f, spring))
-    heartbeat = bool(f.captures("heartbeat.spring"))
+    heartbeat = any(_call(f, n)[0] for n in f.captures("heartbeat.spring"))
     for c in spring:
         c.heartbeat = heartbeat
         if c.stop_timeout is None:
@@ -150,6 +154,15 @@ def _preorder(node) -> tuple[int, int]:
 
 
 # --------------------------------------------------------------------------------------------- the SDK
+def _call(f: File, name) -> tuple:
+    """The method invocation ``name`` is the name of and its arguments, or (None, [])."""
+    call = f.parent(name)
+    if call is None or call.type != "method_invocation" or call.child_by_field_name("name") != name:
+        return None, []
+    args = call.child_by_field_name("arguments")
+    return call, (args.named_children if args is not None else [])
+
+
 def _chain(node):
     """``a.b(x).c(y)``: the root (``a``) and the calls innermost first."""
     calls = []
@@ -163,13 +176,9 @@ def _chain(node):
 def _request(r: Reader, f: File, node, variables: dict) -> None:
     """A request: ``new ReceiveMessageRequest(url)`` or ``ReceiveMessageRequest.builder()``, and the options
     called on it in one chain."""
-    calls, top = [], node
-    while (
-        top.parent is not None
-        and top.parent.type == "method_invocation"
-        and top.parent.child_by_field_name("object") == top
-    ):
-        top = top.parent
+    calls, top, up = [], node, f.parent(node)
+    while up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top:
+        top, up = up, f.parent(up)
         calls.append(top)
     c = r.consumer(node, "sdk")
     if node.type == "object_creation_expression":
@@ -178,8 +187,8 @@ def _request(r: Reader, f: File, node, variables: dict) -> None:
             r.queue(c, evaluate(args.named_children[0], f), "ReceiveMessageRequest")
     for call in calls:
         _call_option(r, f, c, call)
-    if top.parent is not None and top.parent.type == "variable_declarator":
-        variables[text(top.parent.child_by_field_name("name"))] = c
+    if up is not None and up.type == "variable_declarator":
+        variables[text(up.child_by_field_name("name"))] = c
     if c.queue_ref is None and "queue_ref" not in c.locations:
         c.locations["queue_ref"] = c.location
 
@@ -230,13 +239,15 @@ def _receive(r: Reader, f: File, call, arg, strings: set[int]) -> None:
 def _looked_up(node, f: File, depth: int) -> Value:
     """``sqs.getQueueUrl(GetQueueUrlRequest.builder().queueName("orders").build()).queueUrl()``: the name (or the
     environment variable) the first lookup under ``node`` names."""
-    every = f.captures("lookup")
+    names = f.captures("lookup")
     lookups = []
-    for arg in every[bisect.bisect_left(every, node.start_byte, key=lambda a: a.start_byte) :]:
-        if arg.start_byte >= node.end_byte:
+    for name in names[bisect.bisect_left(names, node.start_byte, key=lambda n: n.start_byte) :]:
+        if name.start_byte >= node.end_byte:
             break
-        lookups.append(arg)
-    for arg in sorted(lookups, key=lambda a: _preorder(a.parent.parent)):
+        call, args = _call(f, name)
+        if args:
+            lookups.append((call, args[0]))
+    for _, arg in sorted(lookups, key=lambda ca: _preorder(ca[0])):
         v = evaluate(arg, f, depth + 1)
         if v.kind in ("str", "env"):
             return Value("name" if v.kind == "str" else "env", v.value, v.node)
@@ -287,20 +298,17 @@ def _container(r: Reader, f: File, listeners: list) -> list:
     """SqsContainerOptions set in this file: onto its listeners, or a container's queueNames, or alone."""
     if not f.captures("container.type"):
         return []
-    options = sorted(
-        (
-            (caps["container.option"][0], text(caps["container.key"][0]), caps["container.value"][0])
-            for _, caps in f.matches
-            if "container.option" in caps
-        ),
-        key=lambda o: _preorder(o[0]),
+    options = []
+    for name in f.captures("container.option"):
+        call, args = _call(f, name)
+        if args:
+            options.append((call, text(name), args[0]))
+    options.sort(key=lambda o: _preorder(o[0]))
+    calls = sorted(
+        (c for c in (_call(f, n) for n in f.captures("container.queues")) if c[0] is not None),
+        key=lambda c: _preorder(c[0]),
     )
-    queues = [
-        evaluate(q, f)
-        for q in sorted(
-            f.captures("container.queue"), key=lambda q: (*_preorder(q.parent.parent), q.start_byte)
-        )
-    ]
+    queues = [evaluate(q, f) for _, args in calls for q in args]
     if not options and not queues:
         return []
     targets = list(listeners)
@@ -312,16 +320,26 @@ def _container(r: Reader, f: File, listeners: list) -> list:
     elif not targets:
         targets.append(r.consumer(options[0][0], "spring"))
     made = targets[len(listeners) :]
-    values = [
-        None if _CONTAINER[name] == "acknowledgement_mode" else evaluate(arg, f) for _, name, arg in options
-    ]
+    # per field: the options before its first readable one (noted, once each, when a consumer reaches them)
+    # and that one (set on every consumer without its own): O(consumers x fields), not x options
+    pending: dict[str, list] = {}
+    first: dict[str, tuple] = {}
+    for i, (_, name, arg) in enumerate(options):
+        field = _CONTAINER[name]
+        if field in first:
+            continue
+        v = None if field == "acknowledgement_mode" else evaluate(arg, f)
+        if v is None or (v.kind == "int" and isinstance(v.value, (int, float))):
+            first[field] = (i, name, arg, v)
+        else:
+            pending.setdefault(field, []).append((i, name, arg, v))
     for c in targets:
-        for (_, name, arg), v in zip(options, values, strict=True):
-            field = _CONTAINER[name]
-            if field in c.locations:
-                continue  # the listener's own attribute wins
+        fields = [field for field in _FIELDS if field not in c.locations]  # the listener's own attribute wins
+        due = [o for field in fields for o in pending.pop(field, ())]
+        due += [first[field] for field in fields if field in first]
+        for _, name, arg, v in sorted(due, key=lambda o: o[0]):
             if v is None:
-                r.set(c, field, text(arg).rsplit(".", 1)[-1], arg)
+                r.set(c, _CONTAINER[name], text(arg).rsplit(".", 1)[-1], arg)
             else:
-                r.number(c, field, v, f"SqsContainerOptions {name}")
+                r.number(c, _CONTAINER[name], v, f"SqsContainerOptions {name}")
     return made

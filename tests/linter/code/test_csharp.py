@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from visguard.linter.loaders.code import csharp
 
@@ -161,3 +163,20 @@ def test_queue_strings(code, queue):
     field = b'  const string Q = "https://sqs.eu-west-1.amazonaws.com/123456789012/q";\n'
     (c,) = csharp.read("P.cs", _request(b"QueueUrl = " + code, field)).consumers
     assert c.queue_ref.value == queue
+
+
+def test_a_chain_of_twenty_thousand_calls_is_read_in_linear_time():
+    """Guard against a hang, not a speed test: a call pattern waits past its callee and Node.parent walks down
+    from the root, each O(n^2) up a chain; read in well under a second."""
+    url = b'"https://sqs.eu-west-1.amazonaws.com/123456789012/q"'
+    calls = b"".join(b"\n  .ReceiveMessageAsync(v%d)" % i for i in range(20_000))
+    data = (
+        b"class L { void C(IAmazonSQS sqs) {\n sqs"
+        + calls
+        + b"\n  .ReceiveMessageAsync("
+        + url
+        + b");\n} }\n"
+    )
+    start = time.process_time()
+    (c,) = csharp.read("L.cs", data).consumers
+    assert time.process_time() - start < 20 and c.queue_ref.value.endswith("/q")

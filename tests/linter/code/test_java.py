@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from visguard import facts
 from visguard.linter.loaders.code import java
@@ -323,3 +325,14 @@ def test_an_environment_default_is_the_queues_fallback():
     _, c = _one(data)
     assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "JOBS")
     assert (c.queue_ref.fallback.kind, c.queue_ref.fallback.value) == ("name", "jobs")
+
+
+def test_a_chain_of_twenty_thousand_calls_is_read_in_linear_time():
+    """Guard against a hang, not a speed test: a call pattern waits past its object and Node.parent walks down
+    from the root, each O(n^2) up a chain; read in well under a second."""
+    calls = b"".join(b"\n  .waitTimeSeconds(w%d)" % i for i in range(20_000))
+    data = b"class W { void p(SqsClient sqs) {\n sqs.receiveMessage(ReceiveMessageRequest.builder()" + calls
+    data += b"\n  .visibilityTimeout(30).build());\n} }\n"
+    start = time.process_time()
+    res, c = _one(data)
+    assert time.process_time() - start < 20 and c.visibility_override == 30 and len(res.notes) == 20_000

@@ -21,18 +21,13 @@
     "setVisibilityTimeout" "waitTimeSeconds" "withWaitTimeSeconds" "setWaitTimeSeconds" "maxNumberOfMessages"
     "withMaxNumberOfMessages" "setMaxNumberOfMessages"))
 
+; A call is found by its name (java.py takes the name's call): a pattern on the call would wait past its object,
+; O(n^2) in a chain of n calls.
 ; sqs.receiveMessage(r -> r.queueUrl(..)...), v1 sqs.receiveMessage(queueUrl)
-(method_invocation
-  object: (_)
-  name: (identifier) @_n
-  arguments: (argument_list . (_) @receive.argument .)
-  (#any-of? @_n "receiveMessage" "receiveMessageAsync")) @receive
+((identifier) @receive (#any-of? @receive "receiveMessage" "receiveMessageAsync"))
 
 ; sqs.getQueueUrl(b -> b.queueName("orders")): the queue is the name it looks up
-(method_invocation
-  name: (identifier) @_n
-  arguments: (argument_list . (_) @lookup)
-  (#any-of? @_n "queueName" "getQueueUrl" "withQueueName"))
+((identifier) @lookup (#any-of? @lookup "queueName" "getQueueUrl" "withQueueName"))
 
 ; Spring @SqsListener("q"), @SqsListener(value = .., queueNames = {..}, messageVisibilitySeconds = "300", ..)
 (annotation
@@ -52,28 +47,20 @@
 
 ; SqsContainerOptions: its builder's options (anywhere in a file that names a container type) and a
 ; container's queueNames(..)
-(method_invocation
-  name: (identifier) @container.key
-  arguments: (argument_list . (_) @container.value)
-  (#any-of? @container.key "messageVisibility" "maxConcurrentMessages" "maxMessagesPerPoll" "pollTimeout"
-    "listenerShutdownTimeout" "acknowledgementMode")) @container.option
-(method_invocation
-  name: (identifier) @_n
-  arguments: (argument_list (_) @container.queue)
-  (#eq? @_n "queueNames"))
+((identifier) @container.option
+  (#any-of? @container.option "messageVisibility" "maxConcurrentMessages" "maxMessagesPerPoll" "pollTimeout"
+    "listenerShutdownTimeout" "acknowledgementMode"))
+((identifier) @container.queues (#eq? @container.queues "queueNames"))
 ([(type_identifier) (identifier)] @container.type
   (#any-of? @container.type "SqsContainerOptions" "SqsMessageListenerContainerFactory" "SqsMessageListenerContainer"))
 
 ; the file changes a message's visibility: SDK calls and request types; Spring's Visibility.changeTo
-(method_invocation
-  name: (identifier) @_hb
-  (#any-of? @_hb "changeMessageVisibility" "changeMessageVisibilityAsync" "changeMessageVisibilityBatch"
-    "changeMessageVisibilityBatchAsync")) @heartbeat
+((identifier) @heartbeat.call
+  (#any-of? @heartbeat.call "changeMessageVisibility" "changeMessageVisibilityAsync" "changeMessageVisibilityBatch"
+    "changeMessageVisibilityBatchAsync"))
 ([(type_identifier) (identifier)] @heartbeat
   (#any-of? @heartbeat "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
-(method_invocation
-  name: (identifier) @_hb
-  (#any-of? @_hb "changeTo" "changeToAsync")) @heartbeat.spring
+((identifier) @heartbeat.spring (#any-of? @heartbeat.spring "changeTo" "changeToAsync"))
 
 ; names bound in the file: fields, constants, locals (declared as String: @string)
 (variable_declarator name: (identifier) @bind.name value: (_)? @bind.value)
