@@ -53,10 +53,12 @@ def read(path: str, data: bytes) -> CodeResult:
     f = File(CSHARP, data)
     r = Reader(path, "csharp", data, CSHARP)
     strings = {n.start_byte for n in f.captures("string")}
+    # in the order written: requests (their settings, a list) and receive calls (their first argument)
     found = [(site.start_byte, -site.end_byte, site, args, var) for site, _, args, var in f.sites()]
     for name in f.captures("receive"):
         call = _invocation(f, name)
-        args = call.child_by_field_name("arguments").named_children if call is not None else []
+        listed = call.child_by_field_name("arguments") if call is not None else None
+        args = listed.named_children if listed is not None else []
         if args and args[0].named_children:
             found.append((call.start_byte, -call.end_byte, call, args[0].named_children[-1], None))
     requests: dict[str, object] = {}
