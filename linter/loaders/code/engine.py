@@ -275,9 +275,12 @@ class File:
                     if slot.get(name.start_byte, (None, None))[1] is None:
                         slot[name.start_byte] = (name, value)
             for p in caps.get("param", ()):
-                fn = p.parent
-                while fn is not None and fn.parent is not None and fn.type not in _FUNCTIONS:
-                    fn = fn.parent
+                fn = self.parent(p)
+                while fn is not None and fn.type not in _FUNCTIONS:
+                    up = self.parent(fn)
+                    if up is None:
+                        break
+                    fn = up
                 if fn is not None:
                     self.params.append((text(p), fn.start_byte, fn.end_byte))
 
