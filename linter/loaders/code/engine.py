@@ -305,10 +305,10 @@ class File:
 
     def parent(self, node):
         """``node.parent``. tree-sitter finds a parent by walking down from the root (O(depth) a call: O(n^2) up
-        a chain of n calls), so once those walks took ``PARENT_CPU_S`` the parents come from one walk of the tree
-        (the same parents, only sooner)."""
+        a chain of n calls), so once those walks took about what one walk of the whole tree costs
+        (``PARENT_CPU_S_PER_MB``), the parents come from one walk of the tree (the same parents, only sooner)."""
         if self._parents is None:
-            if self._parent_cpu <= PARENT_CPU_S:
+            if self._parent_cpu <= PARENT_CPU_S + PARENT_CPU_S_PER_MB * len(self.data) / 1_000_000:
                 start = time.process_time()
                 up = node.parent
                 self._parent_cpu += time.process_time() - start
@@ -513,7 +513,8 @@ class File:
         return unknown(node)
 
 
-PARENT_CPU_S = 0.02  # CPU seconds of Node.parent calls before File.parent walks the tree once
+# CPU seconds of Node.parent calls before File.parent walks the tree once: about what that walk costs
+PARENT_CPU_S, PARENT_CPU_S_PER_MB = 0.02, 0.25
 _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
