@@ -1,9 +1,10 @@
 """SQS consumers in C#: ``ReceiveMessageRequest`` of the AWS SDK for .NET.
 
-One consumer per ``new ReceiveMessageRequest { QueueUrl = .., VisibilityTimeout = N, WaitTimeSeconds = ..,
-MaxNumberOfMessages = .. }`` (or ``new ReceiveMessageRequest(queueUrl)``), with later property assignments
-``request.VisibilityTimeout = N``; and ``sqs.ReceiveMessageAsync(queueUrl)`` with a queue URL (platform
-``sdk``). Queue: a literal, a ``const``/field/local of the file assigned once, or
+Where they are is ``languages/csharp.scm``; this module is the C# entry of the code engine (``engine.py``) and what
+a query cannot say. One consumer per ``new ReceiveMessageRequest { QueueUrl = .., VisibilityTimeout = N,
+WaitTimeSeconds = .., MaxNumberOfMessages = .. }`` (or ``new ReceiveMessageRequest(queueUrl)``), with later
+property assignments ``request.VisibilityTimeout = N``; and ``sqs.ReceiveMessageAsync(queueUrl)`` with a queue URL
+(platform ``sdk``). Queue: a literal, a ``const``/field/local of the file assigned once, or
 ``Environment.GetEnvironmentVariable("X")``. ``heartbeat``: True when the file changes visibility
 (``ChangeMessageVisibilityAsync``, ``ChangeMessageVisibilityRequest``), else False.
 """
@@ -11,169 +12,110 @@ MaxNumberOfMessages = .. }`` (or ``new ReceiveMessageRequest(queueUrl)``), with 
 from __future__ import annotations
 
 from . import CodeResult
-from ._poly import RECEIVE_FIELDS, Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".cs",)
 
-_FIELDS = RECEIVE_FIELDS
-_HEARTBEAT = {
-    "ChangeMessageVisibility",
-    "ChangeMessageVisibilityAsync",
-    "ChangeMessageVisibilityBatch",
-    "ChangeMessageVisibilityBatchAsync",
-    "ChangeMessageVisibilityRequest",
-    "ChangeMessageVisibilityBatchRequest",
-}
+
+def _hook(node, f: File, depth: int) -> Value | None:
+    """What the tables cannot say: ``@"verbatim"`` strings (no part nodes) and ``this.x`` (the field ``x``)."""
+    if node.type == "verbatim_string_literal":
+        return Value("str", text(node).lstrip("@").strip('"'), node)
+    if node.type == "member_access_expression" and text(node.child_by_field_name("expression")) == "this":
+        name = node.child_by_field_name("name")
+        return f.name(name, depth, field=True) if name is not None and name.type == "identifier" else None
+    return None
+
+
+CSHARP = Language(
+    "csharp",
+    "csharp",
+    keys={api: field for field, api in RECEIVE_API.items()},
+    numbers={"integer_literal", "real_literal"},
+    strings={"string_literal", "raw_string_literal", "verbatim_string_literal"},
+    string_parts={"string_literal_content", "escape_sequence", "raw_string_content"},
+    names={"identifier"},
+    wrappers={"parenthesized_expression", "cast_expression"},
+    argument_value={"argument"},
+    unary={"prefix_unary_expression"},
+    binary={"binary_expression"},
+    calls={"invocation_expression": "arguments"},
+    env_calls={
+        "Environment.GetEnvironmentVariable": (0, None),
+        "System.Environment.GetEnvironmentVariable": (0, None),
+    },
+    passthrough={"int.Parse": "number", "Int32.Parse": "number", "Convert.ToInt32": "number"},
+    hook=_hook,
+)
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "csharp", data)
-    _File(r, parse("csharp", data)).run()
+    f = File(CSHARP, data)
+    r = Reader(path, "csharp", data, CSHARP)
+    strings = {n.start_byte for n in f.captures("string")}
+    # in the order written: requests (their settings, a list) and receive calls (their first argument)
+    found = [(site.start_byte, -site.end_byte, site, args, var) for site, _, args, var in f.sites()]
+    for name in f.captures("receive"):
+        call = _invocation(f, name)
+        listed = call.child_by_field_name("arguments") if call is not None else None
+        args = listed.named_children if listed is not None else []
+        if args and args[0].named_children:
+            found.append((call.start_byte, -call.end_byte, call, args[0].named_children[-1], None))
+    requests: dict[str, object] = {}
+    for _, _, site, args, var in sorted(found, key=lambda x: x[:2]):
+        if isinstance(args, list):
+            c = r.consumer(site, "sdk")
+            c.locations["queue_ref"] = c.location
+            for field, node in args:
+                _field(r, f, c, field, node)
+            if var is not None:
+                requests[text(var)] = c
+        else:
+            _receive(r, f, site, args, strings)
+    for owner, key, value in f.assignments():
+        if owner in requests and key in CSHARP.keys:
+            _field(r, f, requests[owner], CSHARP.keys[key], value)
+    heartbeat = bool(f.captures("heartbeat")) or any(_invocation(f, n) for n in f.captures("heartbeat.call"))
+    for c in r.result.consumers:
+        c.heartbeat = heartbeat
     return r.result
 
 
-def _declared(n):
-    """The value of a ``variable_declarator`` (the named child after its name)."""
-    name = n.child_by_field_name("name")
-    rest = [c for c in n.named_children if c != name and c.type != "bracketed_argument_list"]
-    return rest[-1] if rest else None
+def _invocation(f: File, name):
+    """The call ``name`` names (``F(..)``, ``sqs.F(..)``, ``sqs?.F(..)``), or None."""
+    fn, up = name, f.parent(name)
+    if up is not None and up.type == "member_access_expression" and up.child_by_field_name("name") == name:
+        fn, up = up, f.parent(up)
+    elif up is not None and up.type == "member_binding_expression" and up.child_by_field_name("name") == name:
+        cond = f.parent(up)
+        if cond is None or cond.type != "conditional_access_expression" or cond.named_children[-1] != up:
+            return None
+        fn, up = cond, f.parent(cond)
+    if up is not None and up.type == "invocation_expression" and up.child_by_field_name("function") == fn:
+        return up
+    return None
 
 
-def _simple(n) -> str:
-    return text(n).rsplit(".", 1)[-1]
+def _receive(r: Reader, f: File, call, first, strings: set[int]) -> None:
+    """``ReceiveMessageAsync(queueUrl)``: a receive at the queue's visibility, when its argument is a queue URL
+    (a literal, an environment variable, a name of the file declared only as a string)."""
+    if first.type == "object_creation_expression":
+        return  # read where the request is created
+    v = evaluate(first, f)
+    if v.kind not in ("str", "env"):
+        name = first.child_by_field_name("name") if first.type == "member_access_expression" else first
+        bound = f.bindings.get(text(name), {})
+        if not bound or not all(start in strings for start in bound):
+            return  # a request variable, read where it is created
+    c = r.consumer(call, "sdk")
+    c.locations["queue_ref"] = c.location
+    r.queue(c, v, "ReceiveMessageAsync")
 
 
-class _File:
-    def __init__(self, r: Reader, root):
-        self.r = r
-        self.nodes = list(walk(root))
-        self.bindings: dict[str, list] = {}
-        for n in self.nodes:
-            if n.type == "variable_declarator":
-                decl = n.parent
-                typ = text(decl.child_by_field_name("type")) if decl is not None else ""
-                self.bindings.setdefault(text(n.child_by_field_name("name")), []).append((typ, _declared(n)))
-            elif (
-                n.type == "assignment_expression"
-                and n.parent is not None
-                and n.parent.type == "expression_statement"
-            ):
-                left = n.child_by_field_name("left")
-                if left is not None and left.type == "identifier":
-                    self.bindings.setdefault(text(left), []).append(("", n.child_by_field_name("right")))
-        self.requests: dict[str, object] = {}
-
-    def value(self, node, depth: int = 0) -> Value:
-        t = node.type
-        if t == "argument" and node.named_children:
-            return self.value(node.named_children[-1], depth)
-        if t in ("integer_literal", "real_literal"):
-            n = number(text(node))
-            return Value("int", n, node) if n is not None else Value("unknown", None, node)
-        if t in ("string_literal", "verbatim_string_literal", "raw_string_literal"):
-            parts = [
-                text(c)
-                for c in node.named_children
-                if c.type in ("string_literal_content", "escape_sequence")
-            ]
-            s = "".join(parts) if parts else text(node).lstrip("@").strip('"')
-            return Value("str", s, node)
-        if t in ("parenthesized_expression", "cast_expression") and node.named_children and depth < 8:
-            return self.value(node.named_children[-1], depth + 1)
-        if t == "identifier" or (t == "member_access_expression" and text(node).startswith("this.")):
-            name = _simple(node)
-            found = self.bindings.get(name, [])
-            if len(found) == 1 and found[0][1] is not None and depth < 8:
-                v = self.value(found[0][1], depth + 1)
-                return v if v.kind != "unknown" else Value("unknown", None, node, v.why or name)
-            why = "assigned more than once" if len(found) > 1 else "not a constant of this file"
-            return Value("unknown", None, node, f"{name} is {why}")
-        if t == "invocation_expression":
-            fn = node.child_by_field_name("function")
-            args = node.child_by_field_name("arguments")
-            a = args.named_children if args is not None else []
-            if (
-                text(fn)
-                in ("Environment.GetEnvironmentVariable", "System.Environment.GetEnvironmentVariable")
-                and a
-            ):
-                v = self.value(a[0], depth + 1)
-                if v.kind == "str":
-                    return Value("env", v.value, node)
-            if text(fn) in ("int.Parse", "Int32.Parse", "Convert.ToInt32") and a and depth < 8:
-                v = self.value(a[0], depth + 1)
-                return Value("int", number(v.value), v.node) if v.kind == "str" and number(v.value) else v
-        return Value("unknown", None, node, text(node)[:60])
-
-    def run(self) -> None:
-        r = self.r
-        heartbeat = False
-        for n in self.nodes:
-            if n.type == "object_creation_expression":
-                typ = _simple(n.child_by_field_name("type"))
-                heartbeat |= typ in _HEARTBEAT
-                if typ == "ReceiveMessageRequest":
-                    self.request(n)
-            elif n.type == "invocation_expression":
-                fn = n.child_by_field_name("function")
-                name = _simple(
-                    fn.child_by_field_name("name") if fn.type == "member_access_expression" else fn
-                )
-                heartbeat |= name in _HEARTBEAT
-                if name in ("ReceiveMessageAsync", "ReceiveMessage"):
-                    self.receive_call(n)
-        for n in self.nodes:  # request.VisibilityTimeout = 30;
-            if n.type == "assignment_expression":
-                left = n.child_by_field_name("left")
-                if left is not None and left.type == "member_access_expression":
-                    owner = text(left.child_by_field_name("expression"))
-                    prop = text(left.child_by_field_name("name"))
-                    if owner in self.requests and prop in _FIELDS:
-                        self.field(self.requests[owner], prop, n.child_by_field_name("right"))
-        for c in r.result.consumers:
-            c.heartbeat = heartbeat
-
-    def request(self, n) -> None:
-        r = self.r
-        c = r.consumer(n, "sdk")
-        c.locations["queue_ref"] = c.location
-        args = n.child_by_field_name("arguments")
-        if args is not None and args.named_children:
-            self.field(c, "QueueUrl", args.named_children[0])
-        init = n.child_by_field_name("initializer")
-        for a in init.named_children if init is not None else []:
-            if a.type == "assignment_expression":
-                key = text(a.child_by_field_name("left"))
-                if key in _FIELDS:
-                    self.field(c, key, a.child_by_field_name("right"))
-        if n.parent is not None and n.parent.type == "variable_declarator":
-            self.requests[text(n.parent.child_by_field_name("name"))] = c
-        elif n.parent is not None and n.parent.type == "assignment_expression":
-            self.requests[text(n.parent.child_by_field_name("left"))] = c
-
-    def receive_call(self, n) -> None:
-        """``ReceiveMessageAsync(queueUrl)``: a receive with the queue's visibility."""
-        args = n.child_by_field_name("arguments")
-        a = args.named_children if args is not None else []
-        if not a or not a[0].named_children:
-            return
-        first = a[0].named_children[-1]
-        if first.type == "object_creation_expression":
-            return
-        v = self.value(first)
-        if v.kind not in ("str", "env"):
-            found = self.bindings.get(_simple(first), [])
-            if not found or not all(typ in ("string", "String") for typ, _ in found):
-                return  # a request variable, read where it is created
-        c = self.r.consumer(n, "sdk")
-        c.locations["queue_ref"] = c.location
-        apply_queue(self.r, c, v, "ReceiveMessageAsync")
-
-    def field(self, c, key: str, val) -> None:
-        if val is None:
-            return
-        v = self.value(val)
-        if _FIELDS[key] == "queue":
-            apply_queue(self.r, c, v, f"ReceiveMessageRequest {key}")
-        else:
-            apply_number(self.r, c, _FIELDS[key], v, f"ReceiveMessageRequest {key}")
+def _field(r: Reader, f: File, c, field: str, node) -> None:
+    v = evaluate(node, f)
+    what = f"ReceiveMessageRequest {RECEIVE_API[field]}"
+    if field == "queue":
+        r.queue(c, v, what)
+    else:
+        r.number(c, field, v, what)

@@ -35,6 +35,7 @@ import bisect
 import math
 import os
 import re
+import time
 
 from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
@@ -317,6 +318,8 @@ class File:
         self._params: list[tuple[str, int, int]] = []
         self._scopes: dict[str, list[tuple[int, int]]] | None = None
         self._captures: dict[str, list] | None = None
+        self._parents: dict[int, object] | None = None  # node id -> parent (File.parent)
+        self._parent_cpu = 0.0  # CPU seconds Node.parent took (File.parent)
         q = query(lang)
         roles = _QUERY_ROLES[id(q)]
         for index, caps in self._matches(q):
@@ -357,9 +360,12 @@ class File:
                 if scope:  # the query says the function (no walk up the tree: a parent costs a walk down)
                     fn = scope[0]
                 else:
-                    fn = p.parent
-                    while fn is not None and fn.type not in _FUNCTIONS and fn.parent is not None:
-                        fn = fn.parent
+                    fn = self.parent(p)
+                    while fn is not None and fn.type not in _FUNCTIONS:
+                        up = self.parent(fn)
+                        if up is None:
+                            break
+                        fn = up
                 if fn is not None:
                     self._params.append((self.key(p), fn.start_byte, fn.end_byte))
 
@@ -415,6 +421,34 @@ class File:
                         spans.setdefault((n.start_byte, n.end_byte), n)
             self._captures = {cap: [spans[k] for k in sorted(spans)] for cap, spans in found.items()}
         return list(self._captures.get(name, ()))
+
+    def parent(self, node):
+        """``node.parent``. tree-sitter finds a parent by walking down from the root (O(depth) a call: O(n^2) up
+        a chain of n calls), so once those walks took about what one walk of the whole tree costs
+        (``PARENT_CPU_S_PER_MB``), the parents come from one walk of the tree (the same parents, only sooner)."""
+        if self._parents is None:
+            if self._parent_cpu <= PARENT_CPU_S + PARENT_CPU_S_PER_MB * len(self.data) / 1_000_000:
+                start = time.process_time()
+                up = node.parent
+                self._parent_cpu += time.process_time() - start
+                return up
+            self._parents = {}
+            cursor, stack = self.root.walk(), []
+            while True:
+                here = cursor.node
+                if stack:
+                    self._parents[here.id] = stack[-1]
+                if cursor.goto_first_child():
+                    stack.append(here)
+                    continue
+                while not cursor.goto_next_sibling():
+                    if not stack or not cursor.goto_parent():
+                        break
+                    stack.pop()
+                else:
+                    continue
+                break
+        return self._parents.get(node.id)
 
     def sites(self) -> list[tuple[object, str, list[tuple[str, object]], object]]:
         """The consumers the query finds: (node, platform, [(setting, value node)], the variable it is stored
@@ -522,12 +556,13 @@ class File:
         out.computed = True
         return out
 
-    def resolve(self, node):
+    def resolve(self, node, field: bool = False):
         """(the one expression a name is bound to in this file, the name's node where it is bound), or (None,
         why not): a parameter of the enclosing function, not bound here, bound to what is not read, bound to
-        different values."""
+        different values. ``field``: the name is written as a field of the object (``this.x``), which no
+        parameter shadows."""
         key = self.key(node)
-        if node.type in self.lang.names and self.is_param(key, node.start_byte):
+        if not field and node.type in self.lang.names and self.is_param(key, node.start_byte):
             return None, f"{text(node)} is a parameter"
         bound = list(self.bindings.get(key, {}).values())
         if not bound or (len(bound) == 1 and bound[0][1] is None):
@@ -538,8 +573,8 @@ class File:
                 return None, f"{text(node)} is assigned more than once"
         return bound[0][1], bound[0][0]
 
-    def name(self, node, depth: int) -> Value:
-        right, where = self.resolve(node)
+    def name(self, node, depth: int, field: bool = False) -> Value:
+        right, where = self.resolve(node, field)
         if right is None:
             return unknown(node, where)
         v = evaluate(right, self, depth + 1)
@@ -634,10 +669,12 @@ def _wide_errors(root) -> list:
     return sorted(out, key=lambda n: n.start_byte)
 
 
+# CPU seconds of Node.parent calls before File.parent walks the tree once: about what that walk costs
+PARENT_CPU_S, PARENT_CPU_S_PER_MB = 0.02, 0.25
 _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
-    "local_function_statement", "anonymous_function", "anonymous_function_creation_expression",
+    "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
 }  # fmt: skip
 _ARITHMETIC = {
     "+": lambda a, b: a + b,

@@ -1,5 +1,8 @@
 """SQS consumers in Java: AWS SDK v2 and v1 receive requests, Spring Cloud AWS 3.x listeners and container options.
 
+Where they are is ``languages/java.scm``; this module is the Java entry of the code engine (``engine.py``) and what
+a query cannot say (a request's chain of option calls, Spring's one consumer per queue and its defaults).
+
 - SDK v2 ``ReceiveMessageRequest.builder().queueUrl(..).visibilityTimeout(N)...build()`` and the consumer-builder
   form ``sqs.receiveMessage(r -> r.queueUrl(..).visibilityTimeout(N))``; SDK v1 ``new
   ReceiveMessageRequest(url).withVisibilityTimeout(N)`` and ``request.setVisibilityTimeout(N)``; v1
@@ -17,10 +20,12 @@
 
 from __future__ import annotations
 
+import bisect
+
 from visguard import facts
 
 from . import CodeResult
-from ._poly import Reader, Value, apply_number, apply_queue, number, parse, text, walk
+from .engine import File, Language, Reader, Value, evaluate, number, shown, text, unknown
 
 EXTENSIONS = (".java",)
 
@@ -44,345 +49,297 @@ _CONTAINER = {  # SqsContainerOptions builder method -> field
     "listenerShutdownTimeout": "stop_timeout",
     "acknowledgementMode": "acknowledgement_mode",
 }
-_CONTAINER_TYPES = {
-    "SqsContainerOptions",
-    "SqsMessageListenerContainerFactory",
-    "SqsMessageListenerContainer",
-}
-_DURATION = {"ofSeconds": 1, "ofMinutes": 60, "ofHours": 3600, "ofMillis": 0.001, "ofDays": 86_400}
-_HEARTBEAT = {
-    "changeMessageVisibility",
-    "changeMessageVisibilityBatch",
-    "changeMessageVisibilityAsync",
-    "changeMessageVisibilityBatchAsync",
-}
-_HEARTBEAT_TYPES = {"ChangeMessageVisibilityRequest", "ChangeMessageVisibilityBatchRequest"}
+_FIELDS = tuple(dict.fromkeys(_CONTAINER.values()))
+
+
+def _hook(node, f: File, depth: int) -> Value | None:
+    """What the tables cannot say: a String of digits is a number (Spring's attributes are Strings), ``this.x``
+    is the field ``x``, and ``sqs.getQueueUrl(...)`` is the queue name it looks up."""
+    t = node.type
+    if t == "string_literal":
+        s = f.string(node, depth)
+        if s.value.strip().isdigit():
+            n = number(s.value)
+            return (
+                Value("int", n, node)
+                if n is not None
+                else unknown(node, f"{shown(node)} is not a number visguard reads")
+            )
+        return s
+    if t == "field_access" and text(node.child_by_field_name("object")) == "this":
+        return f.name(node.child_by_field_name("field"), depth, field=True)
+    if t == "method_invocation" and any(
+        text(call.child_by_field_name("name")) == "getQueueUrl" for call in _chain(node)[1]
+    ):
+        return _looked_up(node, f, depth)
+    return None
+
+
+JAVA = Language(
+    "java",
+    "java",
+    keys={k: k for k in ("value", "queueNames", "acknowledgementMode", *_LISTENER)},
+    numbers={"decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"},
+    strings={"string_literal"},
+    string_parts={"string_fragment", "escape_sequence", "multiline_string_fragment"},
+    names={"identifier"},
+    wrappers={"parenthesized_expression", "cast_expression"},
+    lists={"element_value_array_initializer", "array_initializer"},
+    bools={"true": True, "false": False},
+    unary={"unary_expression"},
+    binary={"binary_expression"},
+    calls={"method_invocation": "arguments"},
+    env_calls={
+        "System.getenv": (0, None),
+        "System.getenv().get": (0, None),
+        "System.getenv().getOrDefault": (0, 1),
+    },
+    passthrough={
+        "Integer.parseInt": "number",
+        "Integer.valueOf": "number",
+        "Long.parseLong": "number",
+        "Long.valueOf": "number",
+        "String.valueOf": "number",
+    },
+    units={
+        "Duration.ofSeconds": 1,
+        "Duration.ofMinutes": 60,
+        "Duration.ofHours": 3600,
+        "Duration.ofMillis": 0.001,
+        "Duration.ofDays": 86_400,
+    },
+    hook=_hook,
+)
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    r = Reader(path, "java", data)
-    _File(r, parse("java", data)).run()
+    f = File(JAVA, data)
+    r = Reader(path, "java", data, JAVA)
+    strings = {n.start_byte for n in f.captures("string")}
+    variables: dict[str, object] = {}  # variable -> the consumer of the request it holds
+    for node in f.captures("request"):
+        _request(r, f, node, variables)
+    # in the order written: options set on a request's variable, and receive calls
+    later = [(f.parent(f.parent(value)), (owner, key, value)) for owner, key, value in f.assignments()]
+    for name in f.captures("receive"):
+        call, args = _call(f, name)
+        if call is not None and call.child_by_field_name("object") is not None and len(args) == 1:
+            later.append((call, args[0]))
+    for call, what in sorted(later, key=lambda x: (*_preorder(x[0]), not isinstance(x[1], tuple))):
+        if isinstance(what, tuple):
+            owner, key, value = what
+            if owner in variables:
+                _option(r, f, variables[owner], key, value)
+        else:
+            _receive(r, f, call, what, strings)
+    heartbeat = bool(f.captures("heartbeat")) or any(_call(f, n)[0] for n in f.captures("heartbeat.call"))
+    for c in r.result.consumers:
+        c.heartbeat = heartbeat
+    spring = []
+    for site, platform, args, _ in f.sites():
+        if platform == "spring":
+            spring.extend(_listener(r, f, site, args))
+    spring.extend(_container(r, f, spring))
+    heartbeat = any(_call(f, n)[0] for n in f.captures("heartbeat.spring"))
+    for c in spring:
+        c.heartbeat = heartbeat
+        if c.stop_timeout is None:
+            c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
     return r.result
 
 
+def _preorder(node) -> tuple[int, int]:
+    """A node's place in the order of a walk of the tree (an enclosing call before the calls it is built on)."""
+    return node.start_byte, -node.end_byte
+
+
+# --------------------------------------------------------------------------------------------- the SDK
+def _call(f: File, name) -> tuple:
+    """The method invocation ``name`` is the name of and its arguments, or (None, [])."""
+    call = f.parent(name)
+    if call is None or call.type != "method_invocation" or call.child_by_field_name("name") != name:
+        return None, []
+    args = call.child_by_field_name("arguments")
+    return call, (args.named_children if args is not None else [])
+
+
 def _chain(node):
-    """``a.b(x).c(y)``: the root (``a``) and the calls [(name, argument nodes, call node)] innermost first."""
+    """``a.b(x).c(y)``: the root (``a``) and the calls innermost first."""
     calls = []
     while node is not None and node.type == "method_invocation":
-        args = node.child_by_field_name("arguments")
-        calls.append((text(node.child_by_field_name("name")), args.named_children if args else [], node))
+        calls.append(node)
         node = node.child_by_field_name("object")
     calls.reverse()
     return node, calls
 
 
-def _string(node) -> str:
-    return "".join(text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))
+def _request(r: Reader, f: File, node, variables: dict) -> None:
+    """A request: ``new ReceiveMessageRequest(url)`` or ``ReceiveMessageRequest.builder()``, and the options
+    called on it in one chain."""
+    calls, top, up = [], node, f.parent(node)
+    while up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top:
+        top, up = up, f.parent(up)
+        calls.append(top)
+    c = r.consumer(node, "sdk")
+    if node.type == "object_creation_expression":
+        args = node.child_by_field_name("arguments")
+        if args is not None and args.named_children:
+            r.queue(c, evaluate(args.named_children[0], f), "ReceiveMessageRequest")
+    for call in calls:
+        _call_option(r, f, c, call)
+    if up is not None and up.type == "variable_declarator":
+        variables[text(up.child_by_field_name("name"))] = c
+    if c.queue_ref is None and "queue_ref" not in c.locations:
+        c.locations["queue_ref"] = c.location
 
 
-class _File:
-    def __init__(self, r: Reader, root):
-        self.r, self.root = r, root
-        self.nodes = list(walk(root))
-        self.bindings: dict[str, list] = {}  # name -> [(declared type, value node)]
-        for n in self.nodes:
-            if n.type == "variable_declarator":
-                decl = n.parent
-                typ = text(decl.child_by_field_name("type")) if decl is not None else ""
-                self.bindings.setdefault(text(n.child_by_field_name("name")), []).append(
-                    (typ, n.child_by_field_name("value"))
-                )
-        self.request_vars: dict[str, object] = {}  # variable -> consumer of the request it holds
+def _call_option(r: Reader, f: File, c, call) -> None:
+    args = call.child_by_field_name("arguments")
+    if args is not None and args.named_children:
+        _option(r, f, c, text(call.child_by_field_name("name")), args.named_children[0])
 
-    # ----------------------------------------------------------------------------------------- values
-    def value(self, node, depth: int = 0) -> Value:
-        t = node.type
-        if t in ("decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"):
-            n = number(text(node))
-            return Value("int", n, node) if n is not None else Value("unknown", None, node)
-        if t == "string_literal":
-            s = _string(node)
-            n = number(s) if s.strip().isdigit() else None
-            return Value("int", n, node) if n is not None else Value("str", s, node)
-        if t in ("true", "false"):
-            return Value("bool", t == "true", node)
-        if t in ("parenthesized_expression", "cast_expression"):
-            inner = node.child_by_field_name("value") or (
-                node.named_children[-1] if node.named_children else None
-            )
-            return (
-                self.value(inner, depth + 1)
-                if inner is not None and depth < 8
-                else Value("unknown", None, node)
-            )
-        if t == "element_value_array_initializer" or t == "array_initializer":
-            return Value("list", [self.value(c, depth + 1) for c in node.named_children], node)
-        if t == "identifier" or (t == "field_access" and text(node.child_by_field_name("object")) == "this"):
-            name = text(node if t == "identifier" else node.child_by_field_name("field"))
-            found = self.bindings.get(name, [])
-            if len(found) == 1 and found[0][1] is not None and depth < 8:
-                v = self.value(found[0][1], depth + 1)
-                return Value(v.kind, v.value, node if v.kind == "unknown" else v.node, v.why or f"{name}")
-            why = (
-                f"{name} is assigned more than once"
-                if len(found) > 1
-                else f"{name} is not a constant of this file"
-            )
-            return Value("unknown", None, node, why)
-        if t == "method_invocation":
-            return self.call_value(node, depth)
-        return Value("unknown", None, node, text(node)[:60])
 
-    def call_value(self, node, depth: int) -> Value:
-        root, calls = _chain(node)
-        name, args, _ = calls[-1]
-        owner = text(root) if root is not None else ""
-        if owner == "System" and calls[0][0] == "getenv":
-            first = calls[0][1]
-            if first and first[0].type == "string_literal":
-                return Value("env", _string(first[0]), node)
-            if len(calls) > 1 and calls[1][0] in ("get", "getOrDefault") and calls[1][1]:  # noqa: SIM102
-                if calls[1][1][0].type == "string_literal":
-                    return Value("env", _string(calls[1][1][0]), node)
-        if owner in ("Integer", "Long", "String") and name in ("parseInt", "valueOf", "parseLong") and args:
-            v = self.value(args[0], depth + 1)
-            if v.kind == "str" and number(v.value) is not None:
-                return Value("int", number(v.value), v.node)
-            return v
-        if owner == "Duration" and name in _DURATION and args:
-            v = self.value(args[0], depth + 1)
-            if v.kind == "int":
-                seconds = v.value * _DURATION[name]
-                return Value("int", int(seconds) if float(seconds).is_integer() else seconds, v.node)
-            return v
-        if any(n == "getQueueUrl" for n, _, _ in calls):  # sqs.getQueueUrl(b -> b.queueName("orders"))
-            for sub in walk(node):
-                if sub.type == "method_invocation" and text(sub.child_by_field_name("name")) in (
-                    "queueName",
-                    "getQueueUrl",
-                    "withQueueName",
-                ):
-                    a = sub.child_by_field_name("arguments")
-                    if a is not None and a.named_children:
-                        v = self.value(a.named_children[0], depth + 1)
-                        if v.kind in ("str", "env"):
-                            return Value("name" if v.kind == "str" else "env", v.value, v.node)
-        return Value("unknown", None, node, f"{text(node)[:60]}")
+def _option(r: Reader, f: File, c, name: str, arg) -> None:
+    """One option of a request (``queueUrl``, ``withVisibilityTimeout``, ``setWaitTimeSeconds``...)."""
+    key = name
+    for prefix in ("with", "set"):
+        if key.startswith(prefix) and key[len(prefix) : len(prefix) + 1].isupper():
+            key = key[len(prefix) :]
+    field = _SDK_OPTIONS.get(key.lower())
+    if field is None:
+        return
+    v = evaluate(arg, f)
+    if field == "queue":
+        r.queue(c, v, f"{name} at {r.path}")
+    else:
+        r.number(c, field, v, name)
 
-    # ----------------------------------------------------------------------------------------- SDK
-    def run(self) -> None:
-        r = self.r
-        heartbeat = False
-        spring_heartbeat = False
-        for n in self.nodes:
-            if n.type == "method_invocation":
-                name = text(n.child_by_field_name("name"))
-                heartbeat |= name in _HEARTBEAT
-                spring_heartbeat |= name in ("changeTo", "changeToAsync")
-            elif n.type == "type_identifier" or n.type == "identifier":
-                heartbeat |= text(n) in _HEARTBEAT_TYPES
-        for n in self.nodes:
-            if n.type == "method_invocation" and not _is_inner(n):
-                self.sdk_chain(n)
-            elif (
-                n.type == "object_creation_expression"
-                and _type_name(n) == "ReceiveMessageRequest"
-                and not (n.parent is not None and n.parent.type == "method_invocation" and _is_object(n))
-            ):
-                self.sdk_request(n, [])
-        for n in self.nodes:
-            if n.type == "method_invocation":
-                self.setter(n)
-                self.receive_call(n)
-        for c in r.result.consumers:
-            c.heartbeat = heartbeat
-        listeners = [
-            n
-            for n in self.nodes
-            if n.type in ("annotation", "marker_annotation") and _ann(n) == "SqsListener"
-        ]
-        spring = []
-        for a in listeners:
-            spring.extend(self.listener(a))
-        spring.extend(self.container(spring))
-        for c in spring:
-            c.heartbeat = spring_heartbeat
-            if c.stop_timeout is None:
-                c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
 
-    def sdk_chain(self, node) -> None:
-        root, calls = _chain(node)
-        if root is not None and root.type == "identifier" and text(root) == "ReceiveMessageRequest":
-            if calls and calls[0][0] == "builder":
-                self.sdk_request(calls[0][2], calls[1:], holder=node)
-        elif (
-            root is not None
-            and root.type == "object_creation_expression"
-            and _type_name(root) == "ReceiveMessageRequest"
-        ):
-            self.sdk_request(root, calls, holder=node)
-
-    def sdk_request(self, node, calls, holder=None):
-        r = self.r
-        c = r.consumer(node, "sdk")
-        if node.type == "object_creation_expression":
-            args = node.child_by_field_name("arguments")
-            if args is not None and args.named_children:
-                apply_queue(r, c, self.value(args.named_children[0]), "ReceiveMessageRequest")
-        for name, args, call in calls:
-            self.option(c, name, args, call)
-        top = holder if holder is not None else node
-        if top.parent is not None and top.parent.type == "variable_declarator":
-            self.request_vars[text(top.parent.child_by_field_name("name"))] = c
-        if c.queue_ref is None and "queue_ref" not in c.locations:
-            c.locations["queue_ref"] = c.location
-        return c
-
-    def option(self, c, name: str, args, call) -> None:
-        key = name
-        for prefix in ("with", "set"):
-            if key.startswith(prefix) and key[len(prefix) : len(prefix) + 1].isupper():
-                key = key[len(prefix) :]
-        field = _SDK_OPTIONS.get(key.lower())
-        if field is None or not args:
-            return
-        v = self.value(args[0])
-        if field == "queue":
-            apply_queue(self.r, c, v, f"{name} at {self.r.path}")
-        else:
-            apply_number(self.r, c, field, v, f"{name}")
-
-    def setter(self, n) -> None:
-        obj = n.child_by_field_name("object")
-        if obj is None or obj.type != "identifier" or text(obj) not in self.request_vars:
-            return
-        args = n.child_by_field_name("arguments")
-        self.option(self.request_vars[text(obj)], text(n.child_by_field_name("name")), args.named_children, n)
-
-    def receive_call(self, n) -> None:
-        """``sqs.receiveMessage(r -> r.queueUrl(..)...)`` and v1 ``sqs.receiveMessage(queueUrl)``."""
-        if text(n.child_by_field_name("name")) not in ("receiveMessage", "receiveMessageAsync"):
-            return
-        if n.child_by_field_name("object") is None:
-            return
-        args = n.child_by_field_name("arguments")
-        if args is None or len(args.named_children) != 1:
-            return
-        arg = args.named_children[0]
-        if arg.type == "lambda_expression":
-            body = arg.child_by_field_name("body")
-            if body is not None and body.type == "method_invocation":
-                _, calls = _chain(body)
-                c = self.sdk_request_at(n)
-                for name, a, call in calls:
-                    self.option(c, name, a, call)
-            return
-        if arg.type in ("string_literal",) or (
-            arg.type == "method_invocation" and text(arg).startswith("System.")
-        ):
-            apply_queue(self.r, self.sdk_request_at(n), self.value(arg), "receiveMessage")
-            return
-        if arg.type == "identifier":
-            found = self.bindings.get(text(arg), [])
-            if found and all(t == "String" for t, _ in found):
-                apply_queue(self.r, self.sdk_request_at(n), self.value(arg), "receiveMessage")
-
-    def sdk_request_at(self, n):
-        c = self.r.consumer(n, "sdk")
+def _receive(r: Reader, f: File, call, arg, strings: set[int]) -> None:
+    """``sqs.receiveMessage(r -> r.queueUrl(..)...)`` and v1 ``sqs.receiveMessage(queueUrl)``."""
+    if arg.type == "lambda_expression":
+        body = arg.child_by_field_name("body")
+        if body is not None and body.type == "method_invocation":
+            c = r.consumer(call, "sdk")
+            c.locations.setdefault("queue_ref", c.location)
+            for option in _chain(body)[1]:
+                _call_option(r, f, c, option)
+        return
+    bound = f.bindings.get(text(arg), {}) if arg.type == "identifier" else {}
+    if (
+        arg.type == "string_literal"
+        or (arg.type == "method_invocation" and text(arg).startswith("System."))
+        or (bound and all(start in strings for start in bound))
+    ):
+        c = r.consumer(call, "sdk")
         c.locations.setdefault("queue_ref", c.location)
-        return c
+        r.queue(c, evaluate(arg, f), "receiveMessage")
 
-    # ----------------------------------------------------------------------------------------- Spring
-    def listener(self, ann) -> list:
-        r = self.r
-        attrs: dict[str, object] = {}
-        args = ann.child_by_field_name("arguments")
-        for a in args.named_children if args is not None else []:
-            if a.type == "element_value_pair":
-                attrs[text(a.child_by_field_name("key"))] = a.child_by_field_name("value")
-            elif "value" not in attrs:
-                attrs["value"] = a
-        queues = []
-        for key in ("value", "queueNames"):
-            if key in attrs:
-                v = self.value(attrs[key])
-                queues.extend(v.value if v.kind == "list" else [v])
-        out = []
-        for q in queues or [None]:
-            c = r.consumer(ann, "spring")
-            if isinstance(q, Value) and q.kind == "str" and q.value.startswith("${"):
-                prop = q.value[2:].rstrip("}").split(":", 1)[0]
-                apply_queue(r, c, Value("env", prop, q.node), "@SqsListener")
-            elif q is not None:
-                apply_queue(r, c, q, "@SqsListener")
-            for attr, field in _LISTENER.items():
-                if attr in attrs:
-                    v = self.value(attrs[attr])
-                    if v.kind == "str" and v.value.startswith("${"):
-                        r.note(f"@SqsListener {attr} is the property {v.value}: not read", v.node)
-                    else:
-                        apply_number(r, c, field, v, f"@SqsListener {attr}")
-            if "acknowledgementMode" in attrs:
-                v = self.value(attrs["acknowledgementMode"])
-                mode = v.value if v.kind == "str" else text(attrs["acknowledgementMode"]).rsplit(".", 1)[-1]
-                r.set(c, "acknowledgement_mode", mode, attrs["acknowledgementMode"])
-            out.append(c)
-        return out
 
-    def container(self, listeners: list) -> list:
-        """SqsContainerOptions set in this file: onto its listeners, or a container's queueNames, or alone."""
-        if not any(
-            n.type in ("type_identifier", "identifier") and text(n) in _CONTAINER_TYPES for n in self.nodes
-        ):
-            return []
-        r = self.r
-        options = []
-        queues = []
-        for n in self.nodes:
-            if n.type != "method_invocation":
-                continue
-            name = text(n.child_by_field_name("name"))
-            args = n.child_by_field_name("arguments")
-            if name in _CONTAINER and args is not None and args.named_children:
-                options.append((_CONTAINER[name], name, args.named_children[0], n))
-            elif name == "queueNames" and args is not None:
-                queues.extend(self.value(a) for a in args.named_children)
-        if not options and not queues:
-            return []
-        targets = list(listeners)
-        if queues:
-            for q in queues:
-                c = r.consumer(q.node, "spring")
-                apply_queue(r, c, q, "SqsMessageListenerContainer queueNames")
-                targets.append(c)
-        elif not targets:
-            targets.append(r.consumer(options[0][3], "spring"))
-        made = targets[len(listeners) :]
-        for c in targets:
-            for field, name, arg, _ in options:
-                if field in c.locations:
-                    continue  # the listener's own attribute wins
-                if field == "acknowledgement_mode":
-                    r.set(c, field, text(arg).rsplit(".", 1)[-1], arg)
+def _looked_up(node, f: File, depth: int) -> Value:
+    """``sqs.getQueueUrl(GetQueueUrlRequest.builder().queueName("orders").build()).queueUrl()``: the name (or the
+    environment variable) the first lookup under ``node`` names."""
+    names = f.captures("lookup")
+    lookups = []
+    for name in names[bisect.bisect_left(names, node.start_byte, key=lambda n: n.start_byte) :]:
+        if name.start_byte >= node.end_byte:
+            break
+        call, args = _call(f, name)
+        if args:
+            lookups.append((call, args[0]))
+    for _, arg in sorted(lookups, key=lambda ca: _preorder(ca[0])):
+        v = evaluate(arg, f, depth + 1)
+        if v.kind in ("str", "env"):
+            return Value("name" if v.kind == "str" else "env", v.value, v.node)
+    return unknown(node)
+
+
+# --------------------------------------------------------------------------------------------- Spring
+def _listener(r: Reader, f: File, ann, args) -> list:
+    """One consumer per queue of an ``@SqsListener`` (one without a queue when it names none)."""
+    attrs: dict[str, object] = {}
+    for field, node in args:
+        if field == "positional":
+            if node.type != "element_value_pair":
+                attrs.setdefault("value", node)
+        else:
+            attrs[field] = node
+    queues = []
+    for key in ("value", "queueNames"):
+        if key in attrs:
+            v = evaluate(attrs[key], f)
+            queues.extend(v.value if v.kind == "list" else [v])
+    out = []
+    for q in queues or [None]:
+        c = r.consumer(ann, "spring")
+        if q is not None and q.kind == "str" and q.value.startswith("${"):
+            prop = q.value[2:].rstrip("}").split(":", 1)[0]
+            r.queue(c, Value("env", prop, q.node), "@SqsListener")
+        elif q is not None:
+            r.queue(c, q, "@SqsListener")
+        for attr, field in _LISTENER.items():
+            if attr in attrs:
+                v = evaluate(attrs[attr], f)
+                if v.kind == "str" and v.value.startswith("${"):
+                    r.note(f"@SqsListener {attr} is the property {v.value}: not read", v.node)
                 else:
-                    apply_number(r, c, field, self.value(arg), f"SqsContainerOptions {name}")
-        return made
+                    r.number(c, field, v, f"@SqsListener {attr}")
+        if "acknowledgementMode" in attrs:
+            node = attrs["acknowledgementMode"]
+            v = evaluate(node, f)
+            r.set(
+                c, "acknowledgement_mode", v.value if v.kind == "str" else text(node).rsplit(".", 1)[-1], node
+            )
+        out.append(c)
+    return out
 
 
-def _is_inner(n) -> bool:
-    """``n`` is the object of another call (so not the outermost call of its chain)."""
-    p = n.parent
-    return p is not None and p.type == "method_invocation" and p.child_by_field_name("object") == n
-
-
-def _is_object(n) -> bool:
-    p = n.parent
-    return p.child_by_field_name("object") == n
-
-
-def _type_name(n) -> str:
-    return text(n.child_by_field_name("type")).rsplit(".", 1)[-1]
-
-
-def _ann(n) -> str:
-    return text(n.child_by_field_name("name")).rsplit(".", 1)[-1]
+def _container(r: Reader, f: File, listeners: list) -> list:
+    """SqsContainerOptions set in this file: onto its listeners, or a container's queueNames, or alone."""
+    if not f.captures("container.type"):
+        return []
+    options = []
+    for name in f.captures("container.option"):
+        call, args = _call(f, name)
+        if args:
+            options.append((call, text(name), args[0]))
+    options.sort(key=lambda o: _preorder(o[0]))
+    calls = sorted(
+        (c for c in (_call(f, n) for n in f.captures("container.queues")) if c[0] is not None),
+        key=lambda c: _preorder(c[0]),
+    )
+    queues = [evaluate(q, f) for _, args in calls for q in args]
+    if not options and not queues:
+        return []
+    targets = list(listeners)
+    if queues:
+        for q in queues:
+            c = r.consumer(q.node, "spring")
+            r.queue(c, q, "SqsMessageListenerContainer queueNames")
+            targets.append(c)
+    elif not targets:
+        targets.append(r.consumer(options[0][0], "spring"))
+    made = targets[len(listeners) :]
+    # per field: the options before its first readable one (noted, once each, when a consumer reaches them)
+    # and that one (set on every consumer without its own): O(consumers x fields), not x options
+    pending: dict[str, list] = {}
+    first: dict[str, tuple] = {}
+    for i, (_, name, arg) in enumerate(options):
+        field = _CONTAINER[name]
+        if field in first:
+            continue
+        v = None if field == "acknowledgement_mode" else evaluate(arg, f)
+        if v is None or (v.kind == "int" and isinstance(v.value, (int, float))):
+            first[field] = (i, name, arg, v)
+        else:
+            pending.setdefault(field, []).append((i, name, arg, v))
+    for c in targets:
+        fields = [field for field in _FIELDS if field not in c.locations]  # the listener's own attribute wins
+        due = [o for field in fields for o in pending.pop(field, ())]
+        due += [first[field] for field in fields if field in first]
+        for _, name, arg, v in sorted(due, key=lambda o: o[0]):
+            if v is None:
+                r.set(c, _CONTAINER[name], text(arg).rsplit(".", 1)[-1], arg)
+            else:
+                r.number(c, _CONTAINER[name], v, f"SqsContainerOptions {name}")
+    return made

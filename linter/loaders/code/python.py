@@ -449,7 +449,9 @@ def _seconds(f: File, r: Reader, node, what: str, address: str) -> Value | None:
             node,
             address,
         )
-    elif v.kind == "bad" or v.why.endswith(NOT_A_NUMBER):  # beyond any AWS limit (values.MAX_NUMBER), NaN, inf
+    elif v.kind == "bad" or v.why.endswith(
+        NOT_A_NUMBER
+    ):  # beyond any AWS limit (values.MAX_NUMBER), NaN, inf
         literal = text(v.node) if v.kind == "bad" else v.why[: -len(NOT_A_NUMBER)].strip()
         r.note(f"{what}: {literal} is beyond any number visguard reads (10**15): not read", node, address)
     else:

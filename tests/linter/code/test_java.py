@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
 from visguard import facts
 from visguard.linter.loaders.code import java
 
@@ -256,3 +259,91 @@ def test_a_parse_that_runs_out_of_budget_reads_nothing_and_never_raises(monkeypa
     assert java.read("A.java", src).consumers  # within the budget: read
     monkeypatch.setattr(code, "PARSE_CPU_S", -10.0)  # the one budgeted parse of every reader
     assert java.read("A.java", src).consumers == []
+
+
+def _builder(option: bytes, before: bytes = b"", queue: bytes = b'.queueUrl("q")') -> bytes:
+    return (
+        b"class W {\n" + before + b"  void poll(SqsClient sqs, String url, int vt) {\n"
+        b"    sqs.receiveMessage(ReceiveMessageRequest.builder()" + queue + option + b".build());\n  }\n}\n"
+    )
+
+
+# (the option the code writes, the field, the value read or None, a word the one note must name (None: no note))
+NUMBERS = [
+    (b".visibilityTimeout(50000)", "visibility_override", 50000, None),  # the range rule judges it
+    (b".visibilityTimeout(100000000000000000000L)", "visibility_override", None, "100000000000000000000L"),
+    (b".waitTimeSeconds(50000000000000000L)", "wait_time", None, "50000000000000000L"),  # beyond 10**15
+    (b".maxNumberOfMessages(-1)", "max_messages", -1, None),
+    (b".visibilityTimeout(60 * 5)", "visibility_override", 300, None),
+    (b".visibilityTimeout((int) 30L)", "visibility_override", 30, None),
+    (b'.maxNumberOfMessages(Integer.parseInt("0"))', "max_messages", 0, None),
+    (b'.visibilityTimeout(Integer.parseInt("30", 16))', "visibility_override", None, "parseInt"),  # a radix
+    (b".visibilityTimeout(vt)", "visibility_override", None, "vt is a parameter"),
+]
+
+
+@pytest.mark.parametrize(("code", "field", "read", "named"), NUMBERS)
+def test_sdk_numbers_are_read_up_to_the_bound_else_noted(code, field, read, named):
+    res, c = _one(_builder(code))
+    got = getattr(c, field) if field == "visibility_override" else c.settings.get(field)
+    assert got == read
+    if named is None:
+        assert res.notes == [] and (c.id, field) in res.places  # the fixer knows where the number is
+    else:
+        assert len(res.notes) == 1 and named in res.notes[0].message and res.notes[0].location.line == 3
+
+
+@pytest.mark.parametrize(
+    ("attribute", "read", "named"),
+    [
+        (b'"50000"', 50000, None),
+        (b'"100000000000000000000"', None, "100000000000000000000"),
+        (b'"${vis}"', None, "${vis}"),
+    ],
+)
+def test_spring_attribute_numbers(attribute, read, named):
+    data = (
+        b'class L {\n  @SqsListener(value = "q", messageVisibilitySeconds = '
+        + attribute
+        + b")\n  void on(String m) {}\n}\n"
+    )
+    res, c = _one(data)
+    assert c.visibility_override == read
+    assert [named in n.message for n in res.notes] == ([] if named is None else [True])
+
+
+def test_a_parameter_shadows_a_field_of_the_same_name_but_this_field_does_not():
+    field = b'  private final String url = "https://sqs.us-east-1.amazonaws.com/123456789012/a";\n'
+    res, c = _one(_builder(b"", field, b".queueUrl(url)"))
+    assert c.queue_ref is None and "url is a parameter" in res.notes[0].message
+    _, c = _one(_builder(b"", field, b".queueUrl(this.url)"))
+    assert c.queue_ref.value.endswith("/a")
+
+
+def test_an_environment_default_is_the_queues_fallback():
+    data = _builder(b"", b"", b'.queueUrl(System.getenv().getOrDefault("JOBS", "jobs"))')
+    _, c = _one(data)
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "JOBS")
+    assert (c.queue_ref.fallback.kind, c.queue_ref.fallback.value) == ("name", "jobs")
+
+
+DEEP = {  # code nested deep: a chain of calls, lambdas with parameters inside lambdas
+    "chain": b"class W { void p(SqsClient sqs) {\n sqs.receiveMessage(ReceiveMessageRequest.builder()"
+    + b"".join(b"\n  .waitTimeSeconds(w%d)" % i for i in range(20_000))
+    + b"\n  .visibilityTimeout(30).build());\n} }\n",
+    "lambdas": b"class W { void p(SqsClient sqs) {\n f("
+    + b"".join(b"\n (String a%d) -> g(" % i for i in range(10_000))
+    + b"sqs.receiveMessage(ReceiveMessageRequest.builder().visibilityTimeout(30).build())"
+    + b")" * 10_000
+    + b");\n} }\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(DEEP))
+def test_deep_code_is_read_in_linear_time(shape):
+    """Guard against a hang, not a speed test: a call pattern waits past its object and Node.parent walks down
+    from the root (a request's chain, a parameter's function), each O(n^2) in n levels; read in well under a
+    second."""
+    start = time.process_time()
+    _, c = _one(DEEP[shape])
+    assert time.process_time() - start < 20 and c.visibility_override == 30

@@ -1,0 +1,50 @@
+; Where SQS consumers are in C# (AWS SDK for .NET), for visguard's code engine (engine.py: the capture
+; convention). One consumer per new ReceiveMessageRequest(...) { ... }; its constructor argument is the queue and
+; its initializer's assignments are the receive's settings.
+
+; new ReceiveMessageRequest(queueUrl) { QueueUrl = ..., VisibilityTimeout = 30 }
+(object_creation_expression
+  type: [(identifier) @_type (qualified_name name: (identifier) @_type)]
+  arguments: (argument_list . (argument) @queue)?
+  (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk
+(object_creation_expression
+  type: [(identifier) @_type (qualified_name name: (identifier) @_type)]
+  initializer: (initializer_expression (assignment_expression left: (identifier) @key right: (_) @value))
+  (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk
+
+; var request = new ReceiveMessageRequest ...; request = new ReceiveMessageRequest ... (later
+; request.VisibilityTimeout = 30 sets it)
+(variable_declarator
+  name: (identifier) @var
+  (object_creation_expression type: [(identifier) @_type (qualified_name name: (identifier) @_type)] (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk)
+(assignment_expression
+  left: (_) @var
+  right: (object_creation_expression type: [(identifier) @_type (qualified_name name: (identifier) @_type)] (#eq? @_type "ReceiveMessageRequest")) @consumer.sdk)
+
+; request.VisibilityTimeout = 30
+(assignment_expression
+  left: (member_access_expression expression: (_) @set.owner name: (identifier) @set.key)
+  right: (_) @set.value)
+
+; sqs.ReceiveMessageAsync(queueUrl): a receive at the queue's visibility when its argument is a queue URL (the
+; reader decides: a literal, an environment variable, a string of the file). The call's name, not the call: a
+; pattern on the call waits past its callee, O(n^2) in a chain of n calls; csharp.py takes the name's call.
+((identifier) @receive (#any-of? @receive "ReceiveMessage" "ReceiveMessageAsync"))
+
+; the file changes a message's visibility: it extends its messages
+(object_creation_expression
+  type: [(identifier) @_hb (qualified_name name: (identifier) @_hb)]
+  (#any-of? @_hb "ChangeMessageVisibility" "ChangeMessageVisibilityAsync" "ChangeMessageVisibilityBatch" "ChangeMessageVisibilityBatchAsync" "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest")) @heartbeat
+((identifier) @heartbeat.call
+  (#any-of? @heartbeat.call "ChangeMessageVisibility" "ChangeMessageVisibilityAsync" "ChangeMessageVisibilityBatch" "ChangeMessageVisibilityBatchAsync" "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
+
+; names bound in the file: fields, constants and locals (declared as strings: @string), and x = value;
+(variable_declarator name: (identifier) @bind.name (_)? @bind.value .)
+(variable_declaration
+  type: (_) @_t
+  (variable_declarator name: (identifier) @string)
+  (#any-of? @_t "string" "String"))
+(expression_statement (assignment_expression left: (identifier) @bind.name right: (_) @bind.value))
+
+; parameters shadow the file's names inside their method
+(parameter name: (identifier) @param)
