@@ -10,11 +10,13 @@ Spring String attribute ``"30"`` (the digits inside the quotes), a worker comman
 (sqs-consumer's ``handleMessageTimeout`` in milliseconds, ``Duration.ofMinutes`` in minutes...); a value that is
 not a whole number of that unit is left alone.
 
-How a place is found: the file is parsed with the reader's grammar (tree-sitter gives byte ranges) and read again
-by the reader; the change's location (line and code-point column, as every reader reports them) must be where
-that reader located the field of that consumer, the number there must lie in the span the reader recorded for it
-(``CodeResult.spans``) and, in its unit, be the value the reader read. Only the digits are replaced: every other byte of
-the file stays as it was.
+How a place is found: the file is read again by its reader, which records for every number it reads the
+``Place`` where it is written (``CodeResult.places``, made by the code engine from the same query capture the
+reader read the value through: visguard.linter.loaders.code.engine.place): the byte span of its digits and the
+unit they are written in, or why it is not to be edited there. The change's location (line and code-point column,
+as every reader reports them) must be where that reader located the field of that consumer, and the digits there
+must be, in their unit, the value the reader read. Only the digits are replaced: every other byte of the file stays
+as it was. This module knows no grammar: the edited file is only parsed again to check that it still parses.
 
 Left alone with the reason naming what the value comes from (visguard never flattens a reference into a literal):
 a name defined elsewhere (a constant, an import, a field), a constant's own definition (other code may use it),
@@ -33,46 +35,6 @@ from visguard.linter.model import Change
 
 FIELDS = ("visibility_override", "heartbeat_interval", "stop_timeout", "work_timeout")
 # the code loader's language module -> the tree-sitter grammar of a file (by its ending)
-_GRAMMAR = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
-
-NUMBERS = {
-    "integer", "float", "number", "decimal_integer_literal", "decimal_floating_point_literal", "int_literal",
-    "float_literal", "integer_literal", "real_literal",
-}  # fmt: skip
-STRINGS = {"string", "string_literal", "interpreted_string_literal", "encapsed_string"}
-# a node that gives a value to a key: the value is its last named child (or its "value"/"right" field)
-HOLDERS = {"keyword_argument", "pair", "element_value_pair", "keyed_element", "array_element_initializer"}
-# a node that names a value for other code to use
-BINDINGS = {
-    "variable_declarator", "const_spec", "var_spec", "short_var_declaration", "const_element", "property_element",
-    "assignment", "assignment_expression", "const_declaration", "field_declaration", "constant_declaration",
-}  # fmt: skip
-# a node around a single value that adds nothing to it
-WRAPPERS = {
-    "parenthesized_expression", "expression_list", "literal_element", "argument", "property_initializer",
-    "equals_value_clause",
-}  # fmt: skip
-TYPED = {"as_expression", "satisfies_expression", "non_null_expression"}  # TypeScript: the value comes first
-CALLS = {"call", "call_expression", "method_invocation", "invocation_expression", "function_call_expression",
-         "member_call_expression", "scoped_call_expression", "new_expression", "object_creation_expression"}  # fmt: skip
-ARGUMENTS = {"argument_list", "arguments"}
-NAMES = {
-    "identifier", "attribute", "member_expression", "field_access", "selector_expression",
-    "member_access_expression", "name", "variable_name", "constant", "scope_resolution",
-    "class_constant_access_expression", "qualified_name", "subscript", "subscript_expression",
-}  # fmt: skip
-# words that read the environment, in every language read (os.getenv, process.env, System.getenv, os.Getenv,
-# Environment.GetEnvironmentVariable, getenv/env()/$_ENV, ENV[...])
-ENV_WORDS = {"getenv", "Getenv", "LookupEnv", "environ", "env", "GetEnvironmentVariable", "ENV", "$_ENV",
-             "_ENV", "$_SERVER", "getEnv"}  # fmt: skip
-# a unit the code writes a number of seconds in: Duration.ofMinutes(2), 2.minutes
-UNITS = {
-    "ofSeconds": 1, "ofMinutes": 60, "ofHours": 3600, "ofDays": 86_400, "ofMillis": 0.001,
-    "second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600,
-}  # fmt: skip
-# option keys whose number is in another unit than the model's seconds
-KEY_UNITS = {"handleMessageTimeout": 0.001}
-_STOP = ("statement", "declaration", "program", "module", "source_file", "compilation_unit", "block")
 
 
 def language(path: str) -> str | None:
@@ -108,8 +70,7 @@ class CodeAdapter(Adapter):
     def __init__(self, path: str):
         self.path = path
         self.module = language(path)
-        ending = os.path.splitext(path)[1].lower()
-        self.grammar = _GRAMMAR.get(ending) or languages.grammar(self.module or "", path)
+        self.grammar = languages.grammar(self.module or "", path)
         self._had_error = False
 
     # ---------------------------------------------------------------------------------------- the core's steps
@@ -155,8 +116,8 @@ class CodeAdapter(Adapter):
         elif self.module == "frameworks":
             name = posixpath.basename(self.path.replace("\\", "/"))
             raise CannotFix(f"{words} is not a setting visguard writes in {name}")
-        else:
-            start, end, digits, scale = _code_place(doc, loc.line, loc.column, words)
+        else:  # the reader located the setting but read no number there (it said why in a note)
+            raise CannotFix(f"{words} at line {loc.line} is not a number visguard reads: change it by hand")
         if read is None or abs(int(digits) * scale - float(read)) > 1e-9:
             raise CannotFix(f"{words} is not the number written at line {loc.line}: change it by hand")
         span = doc.spans.get((c.id, change.field))
@@ -221,214 +182,6 @@ def _from_place(doc: _Parsed, at, words: str) -> tuple[int, int, str, float]:
 def _squeeze(s: str | None) -> str:
     s = " ".join((s or "").split())
     return s if len(s) <= 60 else s[:57] + "..."
-
-
-def _offset(doc: _Parsed, line: int, column: int) -> int:
-    """The byte offset of (line, column): every reader counts columns in Unicode code points, 1-based
-    (``visguard.linter.loaders.code.column``); a node must start there."""
-    if not 1 <= line <= len(doc.lines):
-        raise CannotFix(f"line {line} is not in the file as it is now")
-    raw = doc.lines[line - 1].decode("utf-8", "replace")
-    if not 1 <= column <= len(raw) + 1:
-        raise CannotFix(f"line {line} has no column {column} in the file as it is now")
-    off = sum(len(x) + 1 for x in doc.lines[: line - 1]) + len(raw[: column - 1].encode("utf-8"))
-    n = doc.root.descendant_for_byte_range(off, off)
-    if n is None or n.start_byte != off:
-        raise CannotFix(f"nothing is written at line {line}, column {column} of the file as it is now")
-    return off
-
-
-def _outermost(root, off: int):
-    n = root.descendant_for_byte_range(off, off)
-    while n.parent is not None and n.parent.start_byte == off and not n.parent.type.endswith(_STOP):
-        n = n.parent
-    return n
-
-
-def _value_of(holder):
-    v = holder.child_by_field_name("value") or holder.child_by_field_name("right")
-    if v is None and holder.named_children:
-        v = holder.named_children[-1]
-    return v
-
-
-def _unwrap(n):
-    while n is not None and (
-        (n.type in WRAPPERS and n.named_child_count == 1) or (n.type in TYPED and n.named_child_count)
-    ):
-        n = n.named_children[0]
-    return n
-
-
-def _up(n):
-    """The first ancestor of ``n`` that is not a wrapper."""
-    p = n.parent
-    while p is not None and (p.type in WRAPPERS or p.type in TYPED):
-        p = p.parent
-    return p
-
-
-def _text(n) -> str:  # the trees are parsed from bytes (loaders.code.parse): a node's text is a slice of them
-    return n.text.decode("utf-8", "replace") if n is not None and n.text is not None else ""
-
-
-def _shown(n) -> str:
-    s = " ".join(_text(n).split())
-    return s if len(s) <= 60 else s[:57] + "..."
-
-
-def _same(a, b) -> bool:
-    return a is not None and b is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
-
-
-def _code_place(doc: _Parsed, line: int, column: int, words: str) -> tuple[int, int, str, float]:
-    """(start, end, digits, unit in seconds) of the number at (line, column), else CannotFix with what the value
-    comes from."""
-    v = _outermost(doc.root, _offset(doc, line, column))
-    scale = 1.0
-    if v.type in HOLDERS:
-        scale = KEY_UNITS.get(_key_of(v), 1.0)
-        v = _value_of(v)
-    v = _unwrap(v)
-    if v is not None and v.type in CALLS:  # 2.minutes (Ruby): a number and its unit
-        recv, method = v.child_by_field_name("receiver"), v.child_by_field_name("method")
-        if recv is not None and recv.type in NUMBERS and _text(method) in UNITS:
-            scale, v = float(UNITS[_text(method)]), recv
-    if v is None:
-        raise CannotFix(f"{words} has no value written here")
-    if v.type not in NUMBERS and v.type not in STRINGS:
-        raise CannotFix(_source_of(v, words))
-    start, end, digits = _digits(v, words)
-    # what holds the number: the option itself, a unit (Duration.ofMinutes), or something that makes it another
-    # value (a constant's definition, an environment variable's default, an expression)
-    holder = _up(v)
-    if holder is not None and holder.type in HOLDERS and _same(_unwrap(_value_of(holder)), v):
-        return start, end, digits, KEY_UNITS.get(_key_of(holder), scale)
-    if holder is not None and holder.type in ARGUMENTS:
-        call = holder.parent
-        if _call_reads_env(call):
-            raise CannotFix(_env_reason(call, words))
-        name = _text(call.child_by_field_name("name")) if call is not None else ""
-        return start, end, digits, float(UNITS.get(name, scale))
-    if holder is not None and holder.type in CALLS and scale != 1.0:
-        return start, end, digits, scale  # 2.minutes
-    if holder is not None and holder.type in ("assignment_expression", "assignment"):
-        left = holder.child_by_field_name("left")
-        in_initializer = holder.parent is not None and holder.parent.type == "initializer_expression"
-        if in_initializer or (
-            left is not None and left.type not in ("identifier", "variable_name", "constant")
-        ):
-            return start, end, digits, scale  # r.VisibilityTimeout = 30, new R { VisibilityTimeout = 30 }
-    if holder is not None and holder.type in BINDINGS:
-        name = _binding_name(holder)
-        raise CannotFix(
-            f"{words} is {name}, defined at line {holder.start_point[0] + 1}, which other code may use: change "
-            "it there by hand"
-        )
-    if holder is not None and _reads_env(holder):
-        raise CannotFix(_env_reason(holder, words))
-    raise CannotFix(f"{words} is computed ({_shown(holder or v)}): change it by hand")
-
-
-def _key_of(holder) -> str:
-    key = holder.child_by_field_name("key") or holder.child_by_field_name("name")
-    if key is None and holder.named_child_count > 1:
-        key = holder.named_children[0]
-    return _text(key).strip("\"'`:$").split(".")[-1]
-
-
-def _binding_name(node) -> str:
-    for field in ("name", "left"):
-        n = node.child_by_field_name(field)
-        if n is not None:
-            return _shown(n)
-    for n in node.named_children:
-        if n.type in NAMES:
-            return _text(n)
-    return _shown(node)
-
-
-def _digits(v, words: str) -> tuple[int, int, str]:
-    """(start, end, digits) of the whole number a literal writes: ``30``, ``30L`` (the suffix stays), ``"30"``
-    (inside the quotes)."""
-    raw = _text(v)
-    i = 0
-    while i < len(raw) and not raw[i].isdigit():
-        i += 1
-    j = i
-    while j < len(raw) and raw[j].isdigit():
-        j += 1
-    head, digits, tail = raw[:i], raw[i:j], raw[j:]
-    quote = v.type in STRINGS
-    ok_head = all(ch in "\"'`@$" for ch in head) if quote else head == ""
-    ok_tail = all(ch in "\"'`" for ch in tail) if quote else all(ch in "lLuU" for ch in tail)
-    if not digits or not ok_head or not ok_tail or (len(digits) > 1 and digits[0] == "0"):
-        raise CannotFix(f"{words} is written as {_shown(v)}: change it by hand")
-    return v.start_byte + len(head.encode("utf-8")), v.start_byte + len(head.encode("utf-8")) + j - i, digits
-
-
-def _reads_env(node) -> bool:
-    stack = [node] if node is not None else []
-    seen = 0
-    while stack and seen < 500:
-        n = stack.pop()
-        seen += 1
-        leaf = n.child_count == 0 or n.type in NAMES
-        if leaf and (_text(n) in ENV_WORDS or _text(n).split(".")[-1] in ENV_WORDS):
-            return True
-        stack.extend(n.children)
-    return False
-
-
-def _call_reads_env(call) -> bool:
-    """``call`` reads the environment by its own name (``os.getenv``, ``ENV.fetch``), not by what a chain of
-    calls before it does (a builder's ``.queueUrl(System.getenv(...))``)."""
-    if call is None:
-        return False
-    parts = [call.child_by_field_name(f) for f in ("name", "function", "method")]
-    parts += [
-        n
-        for n in (call.child_by_field_name(f) for f in ("object", "receiver", "scope"))
-        if n is not None and n.type in NAMES
-    ]
-    return any(_reads_env(p) for p in parts if p is not None)
-
-
-def _env_name(node) -> str | None:
-    """The variable an environment read names: its first string, or ``process.env.X``'s ``X``."""
-    stack, seen = [node], 0
-    while stack and seen < 500:
-        n = stack.pop()
-        seen += 1
-        if n.type in STRINGS:
-            s = _text(n).strip("\"'`")
-            if s and not s.isdigit():
-                return s
-        if n.type == "member_expression" and _text(n.child_by_field_name("object")).endswith("env"):
-            return _text(n.child_by_field_name("property"))
-        stack.extend(reversed(n.children))
-    return None
-
-
-def _env_reason(node, words: str) -> str:
-    name = _env_name(node)
-    var = f"the environment variable {name}" if name else "an environment variable"
-    return (
-        f"{words} is the default of {var}: set {name or 'it'} where the worker runs, or change the default by "
-        "hand"
-    )
-
-
-def _source_of(v, words: str) -> str:
-    """Why a value that is not a number written here is left alone, naming what it comes from."""
-    if _reads_env(v):
-        return _env_reason(v, words)
-    if v.type in NAMES:
-        return (
-            f"{words} is {_shown(v)}, defined elsewhere: change it where it is defined, by hand (visguard does "
-            "not replace a reference with a number)"
-        )
-    return f"{words} is computed ({_shown(v)}): change it by hand"
 
 
 def _same_file(a: str, b: str) -> bool:

@@ -38,18 +38,8 @@ from __future__ import annotations
 from visguard.linter.loaders import languages as _languages
 from visguard.records import Record, fresh
 
-GRAMMARS = {  # grammar key -> (module, function returning the language pointer); the query files' headers name
-    # theirs (visguard.linter.loaders.languages), the others are listed here
-    **_languages.grammars(),
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "java": ("tree_sitter_java", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "php": ("tree_sitter_php", "language_php"),
-    "ruby": ("tree_sitter_ruby", "language"),
-}
+GRAMMARS = _languages.grammars()  # grammar key -> (module, function returning the language pointer), as the
+# query files' headers name them (visguard.linter.loaders.languages)
 
 _PARSERS: dict[str, object] = {}
 

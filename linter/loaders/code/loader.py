@@ -31,15 +31,10 @@ from .. import safe_io
 from ..languages import catalogue
 
 # module of visguard.linter.loaders.code -> (file endings or names it reads, markers: bytes one of which a file's
-# head must hold to be parsed). Adding a language is one line; a module not installed is skipped. A module's own
+# head must hold to be parsed): the framework files here, every programming language from its query file's header
+# (a language is its query file, its module and its grammar). A module not installed is skipped; a module's own
 # EXTENSIONS has the last word on which files it reads.
 LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
-    "python": ((".py",), (b"receive_message", b"ReceiveMessage", b"celery", b"Celery", b"CELERY", b"apply_async", b"countdown", b"broker_transport_options", b"time_limit", b"acks_late", b"retry_delay")),  # noqa: E501
-    "javascript": ((".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"), (b"receiveMessage", b"ReceiveMessage", b"sqs-consumer", b"nestjs-sqs")),  # noqa: E501
-    "java": ((".java",), (b"ReceiveMessage", b"receiveMessage", b"SqsListener", b"SqsContainerOptions", b"messageVisibility")),  # noqa: E501
-    "csharp": ((".cs",), (b"ReceiveMessage",)),
-    "php": ((".php",), (b"ReceiveMessage", b"receiveMessage", b"sqs", b"ShouldQueue")),
-    "ruby": ((".rb",), (b"receive_message", b"shoryuken", b"Shoryuken", b"QueuePoller")),
     # framework configuration: worker command lines (Procfile, supervisor), shoryuken.yml, Spring application.yml
     "frameworks": (("Procfile", ".conf", "shoryuken.yml", "shoryuken.yaml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"spring.cloud.aws", b"queue", b"concurrency")),  # noqa: E501
     "envfiles": ((".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml"), (b"sqs", b"SQS", b"queue", b"QUEUE", b"Queue")),

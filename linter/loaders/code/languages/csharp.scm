@@ -1,3 +1,7 @@
+; endings: .cs
+; markers: ReceiveMessage
+; grammar: tree_sitter_c_sharp.language
+;
 ; Where SQS consumers are in C# (AWS SDK for .NET), for visguard's code engine (engine.py: the capture
 ; convention). One consumer per new ReceiveMessageRequest(...) { ... }; its constructor argument is the queue and
 ; its initializer's assignments are the receive's settings.

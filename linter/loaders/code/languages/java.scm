@@ -1,3 +1,7 @@
+; endings: .java
+; markers: ReceiveMessage receiveMessage SqsListener SqsContainerOptions messageVisibility
+; grammar: tree_sitter_java.language
+;
 ; Where SQS consumers are in Java (AWS SDK v2 and v1, Spring Cloud AWS 3.x), for visguard's code engine (engine.py:
 ; the capture convention). A request's options are the calls chained on it (java.py follows the chain: a query
 ; cannot say a chain of any length).

@@ -1,3 +1,9 @@
+; endings: .js .mjs .cjs .jsx .ts .mts .cts .tsx
+; markers: receiveMessage ReceiveMessage sqs-consumer nestjs-sqs
+; grammar: tree_sitter_javascript.language
+; grammar typescript .ts .mts .cts: tree_sitter_typescript.language_typescript
+; grammar tsx .tsx: tree_sitter_typescript.language_tsx
+;
 ; Where SQS consumers are in JavaScript, TypeScript and TSX (one query, compiled for each of the three grammars),
 ; for visguard's code engine (engine.py: the capture convention). What a query cannot say stays in javascript.py:
 ; which local name is sqs-consumer's Consumer or nestjs-sqs's SqsModule (imports, require, scopes), and the

@@ -1,3 +1,7 @@
+; endings: .php
+; markers: ReceiveMessage receiveMessage sqs ShouldQueue
+; grammar: tree_sitter_php.language_php
+;
 ; Where SQS consumers are in PHP, for visguard's code engine (engine.py: the capture convention): AWS SDK receive
 ; calls, Laravel's config/queue.php connections and its queued job classes. An array's 'key' => value elements
 ; are the settings (php.py names them).

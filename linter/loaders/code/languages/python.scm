@@ -1,3 +1,7 @@
+; endings: .py
+; markers: receive_message ReceiveMessage celery Celery CELERY apply_async countdown broker_transport_options time_limit acks_late retry_delay
+; grammar: tree_sitter_python.language
+;
 ; Where SQS consumers are in Python (boto3/botocore/aioboto3, Celery/Kombu), for visguard's code engine (engine.py:
 ; the capture convention). A call is named by its function's last identifier (`sqs.receive_message`,
 ; `receive_message`); which receive calls are SQS consumers, and Celery's configuration merge, are python.py's.

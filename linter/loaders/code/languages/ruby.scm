@@ -1,3 +1,7 @@
+; endings: .rb
+; markers: receive_message shoryuken Shoryuken QueuePoller
+; grammar: tree_sitter_ruby.language
+;
 ; Where SQS consumers are in Ruby, for visguard's code engine (engine.py: the capture convention): aws-sdk-sqs
 ; receive calls and QueuePoller, Shoryuken workers. A call's keyword arguments (key: v, :key => v, 'key' => v, or
 ; one hash argument) are its settings (ruby.py names them).
