@@ -191,6 +191,8 @@ class Translator:
                     self.lift_ids.add(str(cid))
             for cid in sorted(self.lift_ids):
                 c = self.vars.get(["constructs", cid], shallow=True)
+                if not isinstance(c, dict):  # read again, it resolved to something else (a variable's cycle)
+                    continue
                 self.mark(constructs, cid, "queue", f"constructs.{cid}")
                 lift.add_queue(self, cid, c, ["constructs", cid])
         for name, (fn, path) in list(self.function_nodes.items()):
