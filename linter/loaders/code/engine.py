@@ -134,28 +134,75 @@ class Language:
 def query(lang: Language, part: str = "sites"):
     """A compiled query of ``lang`` (``languages/<query>.scm``, shipped as package data, compiled once per
     grammar: one query file may serve several, TypeScript and TSX), on first use: the file's name patterns
-    (``part="names"``: those capturing ``@bind.*`` or ``@param``, run only when a name is first resolved) or
-    all its other patterns (``"sites"``)."""
-    key = (lang.query, lang.grammar)
-    q = _QUERIES.get((*key, part))
+    (``part="names"``: those capturing ``@bind.*`` or ``@param``, compiled and run only when a name is first
+    resolved) or all its other patterns (``"sites"``). Compiling is what costs (a tenth of a second and more for
+    the larger grammars), so each part is compiled from its own patterns only."""
+    key = (lang.query, lang.grammar, part)
+    q = _QUERIES.get(key)
     if q is None:
         import tree_sitter
 
         path = os.path.join(os.path.dirname(__file__), "languages", f"{lang.query}.scm")
         with open(path, encoding="utf-8") as f:
-            source = f.read()
-        language = parser(lang.grammar).language
-        sites, names = tree_sitter.Query(language, source), tree_sitter.Query(language, source)
+            parts = split_patterns(f.read())
+        source = "\n".join(
+            p for p in parts if (_role(p.encode())[0] in ("bind", "param")) == (part == "names")
+        )
+        q = _QUERIES[key] = tree_sitter.Query(parser(lang.grammar).language, source)
         raw = source.encode("utf-8")
-        roles = []
-        for i in range(sites.pattern_count):
-            pattern = raw[sites.start_byte_for_pattern(i) : sites.end_byte_for_pattern(i)]
-            roles.append(_role(pattern))
-            (sites if roles[-1][0] in ("bind", "param") else names).disable_pattern(i)
-        _QUERY_ROLES[id(sites)] = _QUERY_ROLES[id(names)] = roles
-        _QUERIES[(*key, "sites")], _QUERIES[(*key, "names")] = sites, names
-        q = _QUERIES[(*key, part)]
+        _QUERY_ROLES[id(q)] = [
+            _role(raw[q.start_byte_for_pattern(i) : q.end_byte_for_pattern(i)])
+            for i in range(q.pattern_count)
+        ]
     return q
+
+
+def split_patterns(source: str) -> list[str]:
+    """The top-level patterns of a query file's text, each with its quantifier and its captures (comments and
+    strings skipped: a ``(`` in either is not a pattern's)."""
+    out, depth, start, i, n = [], 0, None, 0, len(source)
+    while i < n:
+        ch = source[i]
+        if ch == ";":  # a comment to the end of the line
+            j = source.find("\n", i)
+            i = n if j < 0 else j
+            continue
+        if ch == '"':  # a string, with its escapes
+            i += 1
+            while i < n and source[i] != '"':
+                i += 2 if source[i] == "\\" else 1
+        elif ch in "([":
+            if depth == 0:
+                start = i
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+            if depth == 0 and start is not None:
+                end = _pattern_tail(source, i + 1)
+                out.append(source[start:end])
+                start, i = None, end
+                continue
+        i += 1
+    return out
+
+
+def _pattern_tail(source: str, end: int) -> int:
+    """The end of a top-level pattern whose last bracket ends before ``end``: its quantifier and the captures
+    written after it (``(call) @consumer.sdk``, ``(pair)* @args``)."""
+    n = len(source)
+    while True:
+        while end < n and source[end] in "*+?":
+            end += 1
+        j = end
+        while j < n and source[j] in " \t\r\n":
+            j += 1
+        if j < n and source[j] == "@":
+            k = j + 1
+            while k < n and (source[k].isalnum() or source[k] in "_.-"):
+                k += 1
+            end = k
+            continue
+        return end
 
 
 # ---------------------------------------------------------------------------------------------- values

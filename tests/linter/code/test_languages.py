@@ -47,3 +47,41 @@ def test_grammar_by_ending(monkeypatch):
         "javascript": ("tree_sitter_javascript", "language"),
         "typescript": ("tree_sitter_typescript", "language_typescript"),
     }
+
+
+def test_each_query_file_splits_into_its_patterns():
+    """The sites and the names of a query file are compiled apart (compiling costs); together they are every
+    pattern of the file, with every capture."""
+    import tree_sitter
+    from visguard.linter.loaders.code import engine, loader, parser
+
+    for name in languages.catalogue():
+        with open(f"{languages.FOLDER}/{name}.scm", encoding="utf-8") as f:
+            source = f.read()
+        lang = next(v for v in vars(loader.module(name)).values() if isinstance(v, engine.Language))
+        whole = tree_sitter.Query(parser(lang.grammar).language, source)
+        sites, names = engine.query(lang), engine.query(lang, "names")
+        assert sites.pattern_count + names.pattern_count == whole.pattern_count, name
+
+        def captures(q):
+            return {q.capture_name(i) for i in range(q.capture_count)}
+
+        assert captures(sites) | captures(names) == captures(whole), name
+        assert not any(c.startswith("bind.") for c in captures(sites)), name
+
+
+@pytest.mark.parametrize(
+    ("source", "parts"),
+    [
+        (
+            "(a) @x\n; (not) a pattern\n(b (c) @y)* @z\n[(d) (e)] @w",
+            ["(a) @x", "(b (c) @y)* @z", "[(d) (e)] @w"],
+        ),
+        ('((call) @c (#eq? @c "(")) ; ")"\n(x)', ['((call) @c (#eq? @c "("))', "(x)"]),
+        (r'(s (#match? @s "\"(")) (t)', [r'(s (#match? @s "\"("))', "(t)"]),
+    ],
+)
+def test_split_patterns(source, parts):
+    from visguard.linter.loaders.code import engine
+
+    assert engine.split_patterns(source) == parts
