@@ -148,7 +148,10 @@ class Resolver:
         if not isinstance(section, dict):
             raise self.error("Parameters must be a mapping", ["Parameters"])
         values: dict[str, Any] = {}
-        for name, spec in section.items():
+        for key, spec in section.items():
+            name = str(
+                key
+            )  # a YAML 1.1 key such as `on:` decodes as a boolean; CloudFormation reads its text
             if not isinstance(spec, dict):
                 raise self.error("a parameter must be a mapping with a Type", ["Parameters", name])
             ptype = str(spec.get("Type", "String"))

@@ -323,3 +323,15 @@ Resources:
     assert "${FnTimeout}" in c.note
     (c,) = load_path(path, parameters={"FnTimeout": "40"}).queues["Q"].consumers
     assert (c.kind, c.function_timeout) == ("lambda", 40)
+
+
+@pytest.mark.parametrize("key", ["on", "off", "yes", "no", "true", "1", "null"])
+def test_a_parameter_whose_name_yaml_reads_as_another_type_loads(write, key):
+    """A parameter named ``on`` (YAML 1.1 reads the key as a boolean) without a default: the template loads
+    (it was a TypeError building the parameter's placeholder)."""
+    path = write(
+        f"Parameters:\n  {key}:\n    Type: Number\nResources:\n  Q:\n    Type: AWS::SQS::Queue\n"
+        "    Properties:\n      VisibilityTimeout: 30\n"
+    )
+    model = load_path(path)
+    assert list(model.queues) == ["Q"]
