@@ -21,6 +21,7 @@ EXPECTED = [
     ("VG065", "infra/main.tf", 65),  # the Beanstalk worker declares no processing time
     ("VG071", "app/tasks.py", 25),  # countdown 2 h beyond the queue's 600 s
     ("VG072", "app/notify.js", 7),  # handleMessageTimeout 120 s beyond the queue's 30 s
+    ("VG074", "app/poller.go", 14),  # the Go receive's VisibilityTimeout 5,400,000 s: outside 0-43,200
     ("VG012", "infra/main.tf", 21),  # reports: 1800 s is a little short for a p99 of 20 min
     ("VG020", "infra/main.tf", 19),  # reports (KEDA) without a redrive policy
     ("VG020", "infra/main.tf", 24),  # thumbnails (pipe) without a redrive policy
