@@ -1,7 +1,10 @@
 """Consumers in application code and framework configuration (issue 25), read with tree-sitter grammars.
 
-One module per language (``python.py``, ``javascript.py`` for JavaScript and TypeScript, ``java.py``, ``go.py``,
-``csharp.py``, ``php.py``, ``ruby.py``) and per framework configuration file; each exposes
+Every language is read by one engine (``engine.py``: the budgeted parse, the language's query
+``languages/<name>.scm``, one ``Value``/``evaluate``, one ``Reader``, the ``Place`` of every number read). One
+module per language (``python.py``, ``javascript.py`` for JavaScript and TypeScript, ``java.py``, ``go.py``,
+``csharp.py``, ``php.py``, ``ruby.py``: its ``Language`` entry and what a query cannot say) and per framework
+configuration file; each exposes
 
     EXTENSIONS: tuple[str, ...]                       # the file suffixes (and names) it reads
     def read(path: str, data: bytes) -> CodeResult    # pure: no I/O, no imports of other languages
@@ -27,8 +30,9 @@ Framework facts go in ``Consumer.settings`` under these keys (located under the 
 A value the code computes (not a literal, a constant of the same file or an environment variable's default) is
 left None and named in ``CodeResult.notes`` (visguard.linter.model.Note), never guessed. Environment variables a
 file sets for a workload (``.env``, compose) are ``CodeResult.env`` (``EnvBinding``). ``CodeResult.spans``
-holds the byte span of the node each field's value was read from (the fixer edits a number only inside it). A file that does not parse
-is not an error of the run: tree-sitter recovers, and ``read`` reads what it can.
+holds the byte span of the node each field's value was read from; ``CodeResult.places`` where each number is
+written, for the fixer (``engine.Place``: its digits and unit, or why it is not to be edited there). A file that
+does not parse is not an error of the run: tree-sitter recovers, and ``read`` reads what it can.
 
 Grammars are imported only when a file of their language is read (:func:`parser`).
 """
