@@ -64,10 +64,7 @@ def read(path: str, data: bytes) -> CodeResult:
     requests: dict[str, object] = {}
     for _, _, site, args, var in sorted(found, key=lambda x: x[:2]):
         if isinstance(args, list):
-            c = r.consumer(site, "sdk")
-            c.locations["queue_ref"] = c.location
-            for field, node in args:
-                _field(r, f, c, field, node)
+            c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
             if var is not None:
                 requests[text(var)] = c
         else:

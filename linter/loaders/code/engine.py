@@ -874,6 +874,16 @@ class Reader:
         if v is not None and v.kind == "int" and self.lang is not None:
             self.result.places[(c.id, field)] = place(v, self.lang)
 
+    def request(self, site, platform: str, args, apply) -> Consumer:
+        """A consumer at ``site`` (a request or receive the query found) located as its own queue reference
+        until one is read, each of its settings ``args`` [(field, value node)] given to ``apply(c, field,
+        node)``."""
+        c = self.consumer(site, platform)
+        c.locations["queue_ref"] = c.location
+        for field, node in args:
+            apply(c, field, node)
+        return c
+
     def delay(self, c: Consumer, seconds, what: str, node) -> None:
         c.settings.setdefault("delays", []).append(
             {"seconds": seconds, "what": what, "location": self.loc(node)}

@@ -53,10 +53,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for err in f.captures("truncated"):
         found.extend(_truncated(err))
     for _, site, args, var in sorted(found, key=lambda x: x[0]):
-        c = r.consumer(site, "sdk")
-        c.locations["queue_ref"] = c.location
-        for field, node in args:
-            _field(r, f, c, field, node)
+        c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
         if var is not None:
             inputs[text(var)] = c
     for owner, key, value in f.assignments():
