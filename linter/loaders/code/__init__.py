@@ -49,14 +49,15 @@ _PARSERS: dict[str, object] = {}
 
 
 class CodeResult(Record):
-    """What one file says: consumers (with ``queue_ref``), environment bindings, and notes."""
+    """What one file says: consumers (with ``queue_ref``), environment bindings, notes, and the queues the code
+    creates at run time (``visguard.linter.created_queues``: a CreateQueue call, the queue Kombu creates)."""
 
     # spans: (consumer id, field) -> (start, end) byte offsets of the node the reader read the field's value from
     # (the fixer edits only there, and only when the text there is the value read)
     # places: (consumer id, field) -> engine.Place: where the fixer may write the field's number, or why not
     __slots__ = {
         "consumers": fresh(list), "env": fresh(list), "notes": fresh(list), "spans": fresh(dict),
-        "places": fresh(dict),
+        "places": fresh(dict), "queues": fresh(list),
     }  # fmt: skip
 
 

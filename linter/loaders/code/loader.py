@@ -163,6 +163,8 @@ def load(path: str, options=None) -> Model:
     model.pending = list(result.consumers)
     model.env = list(result.env)
     model.notes = list(result.notes)
+    for q in result.queues:  # created by the code at run time (visguard.linter.created_queues)
+        model.add(q)
     return model
 
 
