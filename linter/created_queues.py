@@ -33,6 +33,7 @@ from visguard import facts
 from visguard.linter.model import Location, Model, Queue, Redrive
 
 SOURCE = "code"  # Queue.source of a queue created at run time
+COMPUTED_TARGET = "<computed by the code>"  # a dead-letter target the code computes (rules: unresolved)
 # an attribute's API name -> the Queue field it sets
 ATTRIBUTES = {
     "VisibilityTimeout": "visibility_timeout",
@@ -82,27 +83,27 @@ def code_queue(
     q.fifo = name.endswith(".fifo")
     unread = []
     for key, (value, at) in attributes.items():
-        if value is None:
-            if key in ATTRIBUTES or key in ("RedrivePolicy", "FifoQueue"):
-                unread.append(key)
-            continue
         if key in ATTRIBUTES:
             n = _number(value)
-            if n is None:
+            if n is None:  # kept as written: no rule judges a value it cannot read
                 unread.append(key)
-                continue
+                n = (
+                    value
+                    if isinstance(value, str) and value.startswith("<")
+                    else f"<computed: {value!r:.60}>"
+                )
             setattr(q, ATTRIBUTES[key], n)
             q.locations[ATTRIBUTES[key]] = at
         elif key == "FifoQueue":
             q.fifo = value is True or str(value).strip().lower() == "true"
             q.locations["fifo"] = at
-        elif key == "RedrivePolicy":
+        elif key == "RedrivePolicy":  # written: a policy, whose target (or all of it) may not be read
             r = redrive(value, at)
             if r is None:
                 unread.append(key)
-            else:
-                q.redrive = r
-                q.locations["redrive"] = at
+                r = Redrive(target=None, target_ref=COMPUTED_TARGET, max_receive_count=None, location=at)
+            q.redrive = r
+            q.locations["redrive"] = at
     return q, unread
 
 
@@ -130,7 +131,7 @@ def redrive(value, at: Location) -> Redrive | None:
     target = value.get("deadLetterTargetArn")
     count = _number(value.get("maxReceiveCount"))
     if not isinstance(target, str) or not target:
-        target = "<computed by the code>"
+        target = COMPUTED_TARGET
     return Redrive(target=None, target_ref=target, max_receive_count=count, location=at)
 
 

@@ -40,13 +40,13 @@ from visguard.linter.consumers import QueueRef, queue_name_of
 from visguard.linter.loaders import values
 from visguard.linter.model import Location, Note
 
-from . import CodeResult, engine, parse
+from . import CodeResult, creates, engine, parse
 from .engine import File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 # a file without any of these bytes names no receive this module reads: it is not parsed at all
-_MARKERS = (b"eceiveMessage", b"sqs-consumer", b"nestjs-sqs", b"SqsModule")
+_MARKERS = (b"eceiveMessage", b"sqs-consumer", b"nestjs-sqs", b"SqsModule", b"reateQueue")
 MAX_BYTES = 8_000_000  # larger files are bundles, not application code: one note, not read
 MAX_SITES = 500  # receive sites read per file
 MAX_DEPTH = 24  # references followed from one value (a const naming a const naming ...)
@@ -141,6 +141,7 @@ def read(path: str, data: bytes) -> CodeResult:
         f = File(lang, data, root)
         f.js = _Scopes(f)
         _read(r, f)
+        creates.read(f, r)  # the queues the code creates (issue 35)
     except (
         Exception
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)

@@ -31,7 +31,7 @@ from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
 from visguard.linter.model import Consumer, Location, Note
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import (
     MAX_DEPTH,
     NOT_A_NUMBER,
@@ -143,6 +143,7 @@ _SQS_OPTIONS = {"predefined_queues", "region", "queue_name_prefix", "wait_time_s
 # words every construct read here contains (a receive call, a broker setting under any spelling)
 _MARKERS = (
     b"receive_message",
+    b"create_queue",
     b"broker",
     b"BROKER",
     b"Celery",
@@ -168,6 +169,7 @@ def read(path: str, data: bytes) -> CodeResult:
     aws = any(text(n).split(".")[0] in _AWS_MODULES for n in calls.get("import", ()))
     _sdk(f, r, calls, aws)
     _celery(f, r, calls)
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 
