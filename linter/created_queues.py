@@ -12,8 +12,9 @@ exists: a CreateQueue of an existing name creates nothing. So before the join (:
 ``linter.consumers.join``):
 
 - a code-created queue whose name a declared queue of the run has is dropped;
-- of code-created queues of one name, those of test files (tests create queues against moto, LocalStack or
-  ElasticMQ) give way to the application's; what stays is joined as any queue (``linter.consumers``);
+- the others are joined as any queue (``linter.consumers``): a test's creation too (tests create real queues
+  against moto, LocalStack or ElasticMQ, and their consumers read them); where a consumer's reference fits the
+  creations of several files, and none is of its own file, the join names every candidate;
 - the queue Kombu would create for a Celery consumer (the consumer's ``settings["kombu_queue"]``, its id) is kept
   only when no other queue of the run has the name the consumer reads: then the consumer is attached to it.
   A name read from an environment variable is the one its applicable binding gives (a ``.env`` value is private:
@@ -26,8 +27,6 @@ Kombu's facts (what it creates, its name translation) are ``visguard.facts.KOMBU
 from __future__ import annotations
 
 import json
-import os
-import re
 
 from visguard import facts
 from visguard.linter.model import Location, Model, Queue, Redrive
@@ -40,15 +39,6 @@ ATTRIBUTES = {
     "MessageRetentionPeriod": "message_retention",
     "DelaySeconds": "delay",
 }
-_TEST_PART = re.compile(r"(^|[/\\])(tests?|specs?|__tests__|e2e|acceptance|integration[-_]?tests?)([/\\]|$)")
-_TEST_NAME = re.compile(
-    r"(^test_.*|.*_test\.\w+|.*\.(test|spec)\.\w+|.*_spec\.rb|.*Tests?\.\w+|conftest\.py)$"
-)
-
-
-def in_tests(path: str) -> bool:
-    """``path`` is a test's file (a tests/spec folder, test_x.py, x_test.go, x.test.ts, x_spec.rb, XTest.java)."""
-    return bool(_TEST_PART.search(os.path.dirname(path))) or bool(_TEST_NAME.match(os.path.basename(path)))
 
 
 def _place(loc: Location) -> str:
@@ -182,21 +172,10 @@ def settle(models: list[Model]) -> None:
         if c.settings.get("kombu_queue")
     }
     declared = consumers.QueueIndex([_without(m, SOURCE) for m in models])
-    # CreateQueue calls: a declared queue wins; the application's win over the tests'
-    by_name: dict[str, list[tuple[Model, Queue]]] = {}
+    # CreateQueue calls: a declared queue of the name wins (a test's creation is kept: the join decides)
     for m, q in created:
-        if (id(m), q.id) in kombu:
-            continue
-        if declared.by_name.get(q.name):
+        if (id(m), q.id) not in kombu and declared.by_name.get(q.name):
             del m.queues[q.id]
-        else:
-            by_name.setdefault(q.name, []).append((m, q))
-    for found in by_name.values():
-        app = [(m, q) for m, q in found if not in_tests(q.location.file)]
-        if app and len(app) < len(found):
-            for m, q in found:
-                if not any(q is x for _, x in app):
-                    del m.queues[q.id]
     # Kombu's queues: only where no queue of the run has the consumer's name
     others = consumers.QueueIndex([_without(m, None, kombu, id(m)) for m in models])
     env = consumers._bindings(models)
