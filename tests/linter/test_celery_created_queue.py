@@ -120,3 +120,17 @@ def test_a_default_from_the_code_names_the_created_queue(tmp_path):
 )
 def test_kombu_names_the_queue_as_its_transport_does(prefix, name, sqs):
     assert kombu_name(prefix, name) == sqs
+
+
+def test_the_queue_is_located_at_the_options_written_through_a_name(tmp_path):
+    (tmp_path / "settings.py").write_text(
+        "OPTIONS = {\n    'region': 'eu-west-1',\n    'visibility_timeout': 90,\n}\n"
+        "CELERY_BROKER_URL = 'sqs://'\nCELERY_BROKER_TRANSPORT_OPTIONS = OPTIONS\n"
+    )
+    from visguard.linter.consumers import join
+    from visguard.linter.loaders.code import loader
+
+    model = loader.load(str(tmp_path / "settings.py"))
+    join([model])
+    q = model.queues["celery"]
+    assert (q.location.line, q.visibility_timeout, q.locations["visibility_timeout"].line) == (1, 90, 3)

@@ -90,8 +90,10 @@ def read(f: File, r: Reader) -> None:
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
                 continue
             why = v.why or shown(name_node)
-            r.note(
-                f"the queue created at {_at(r, where)} was not read: its name is computed ({why})", name_node
+            _note(
+                r,
+                f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
+                name_node,
             )
             continue
         name = v.value.strip()
@@ -100,7 +102,8 @@ def read(f: File, r: Reader) -> None:
         if attrs_node is not None:
             entries = _entries(f, attrs_node)
             if entries is None:
-                r.note(
+                _note(
+                    r,
                     f"the queue {name} created at {_at(r, where)} was not read: its attributes are computed "
                     f"({shown(attrs_node)})",
                     attrs_node,
@@ -120,6 +123,21 @@ def read(f: File, r: Reader) -> None:
         loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
         r.result.queues.append(q)
+
+
+FIX = (
+    "Write the queue's name and attributes where the call is (a literal, or a constant of the file), or declare the "
+    "queue in the infrastructure code linted in the same run (a declared queue is the one the consumers are judged "
+    "against), or give the deployed queues: --queues-from INVENTORY_DIR or --queues-from aws."
+)
+
+
+def _note(r: Reader, message: str, node) -> None:
+    """One note at ``node`` (once), with the fix that says how to tell visguard the queue."""
+    before = len(r.result.notes)
+    r.note(message, node)
+    for n in r.result.notes[before:]:
+        n.fix = FIX
 
 
 def _at(r: Reader, node) -> str:

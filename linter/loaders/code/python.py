@@ -744,15 +744,16 @@ def _celery_consumers(f: File, r: Reader, conf, opts, apps, calls: dict) -> None
         _celery_settings(f, r, c, conf, opts, tasks, predefined)
         r.result.consumers.append(c)
         if not predefined and ref is not None:  # the queue Kombu creates when no input declares it
-            _kombu_queue(r, c, ref, conf.get("broker_transport_options"))
+            _kombu_queue(f, r, c, ref, conf.get("broker_transport_options"))
 
 
-def _kombu_queue(r: Reader, c: Consumer, ref: QueueRef, opts_at) -> None:
+def _kombu_queue(f: File, r: Reader, c: Consumer, ref: QueueRef, opts_at) -> None:
     """The queue Kombu's SQS transport would create for ``c`` (visguard.linter.created_queues decides at the join
     whether it is the one the worker reads), located at the transport options (else the app)."""
     from visguard.linter import created_queues
 
-    loc = r.loc(opts_at[1]) if opts_at else c.location
+    where = evaluate(opts_at[1], f).node if opts_at else None  # the options' dict, followed through a name
+    loc = r.loc(where if where is not None else opts_at[1]) if opts_at else c.location
     q = created_queues.kombu_queue(
         ref.value if ref.kind == "name" else f"${ref.value}",
         ref.value if ref.kind == "name" else None,
