@@ -125,3 +125,41 @@ def test_a_hostile_redrive_policy_is_not_read_as_absent(tmp_path):
     )
     q = loader.load(str(tmp_path / "w.py")).queues["q"]
     assert q.redrive is not None and q.redrive.target_ref == COMPUTED_TARGET
+
+
+def test_a_file_that_never_says_sqs_creates_no_sqs_queue(tmp_path):
+    (tmp_path / "Q.java").write_text(
+        'class Q { void f(QueueServiceClient azure) { azure.createQueue("jobs"); } }\n'
+    )
+    assert loader.load(str(tmp_path / "Q.java")).queues == {}
+
+
+HOSTILE = {
+    "deep.py": "import boto3\nsqs = boto3.client('sqs')\nsqs.create_queue(QueueName='q', Attributes="
+    + "{'a': " * 2000
+    + "1"
+    + "}" * 2000
+    + ")\n",
+    "loop.py": "import boto3\nA = B\nB = A\nboto3.client('sqs').create_queue(QueueName=A, Attributes=B)\n",
+    "wide.js": "const sqs = new AWS.SQS();\nsqs.createQueue({QueueName: 'q', Attributes: {"
+    + ", ".join(f"K{i}: '{i}'" for i in range(20_000))
+    + "}});\n",
+    "chain.java": "class A { void f(SqsClient sqs) { sqs.createQueue(CreateQueueRequest.builder()"
+    + '.queueName("q")' * 5000
+    + ".build()); } }\n",
+    "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
+    + "{" * 100_000
+    + "' })\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
+    import time
+
+    (tmp_path / name).write_text(HOSTILE[name])
+    start = time.process_time()
+    model = loader.load(str(tmp_path / name))
+    assert time.process_time() - start < 10
+    for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
+        assert q.name == "q"

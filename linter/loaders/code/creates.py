@@ -17,7 +17,7 @@ language, read structurally (the same for every SDK of it):
     php         createQueue(['QueueName' => .., 'Attributes' => [..]])
     ruby        create_queue(queue_name: .., attributes: {..})
 
-A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
+Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
 ``string(types.QueueAttributeNameVisibilityTimeout)``, ``"VisibilityTimeout"``, ``:visibility_timeout`` are one).
 A request, or its attributes, held in a name bound once in the file is followed there. Values are
 ``engine.evaluate``'s: a literal, a constant, an environment variable's literal default. A queue whose name is not
@@ -36,6 +36,7 @@ from .engine import File, Reader, evaluate, shown, text
 MAX_FIELDS = 200  # entries read from one request or attribute map
 MAX_FOLLOW = 3  # names followed to the literal that holds a request or its attributes
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SQS = re.compile(rb"sqs|SQS|Sqs")
 _COUNT = re.compile(r"maxReceiveCount\W{0,8}(\d{1,4})\b")
 
 
@@ -63,7 +64,11 @@ _ATTRIBUTES = {  # the compared key -> the API's name
 
 
 def read(f: File, r: Reader) -> None:
-    """Add a queue to ``r.result.queues`` for every create site of ``f`` whose queue name is known."""
+    """Add a queue to ``r.result.queues`` for every create site of ``f`` whose queue name is known. A file that
+    never says SQS (its client, its import) creates other queues: Azure's ``createQueue("name")``, an in-house
+    ``create_queue``."""
+    if _SQS.search(f.data) is None:
+        return
     from visguard.linter import created_queues
 
     sites: dict[tuple[int, int], dict] = {}
