@@ -216,5 +216,13 @@ LARAVEL_WORK_TIMEOUT_DEFAULT = 60
 LARAVEL_QUEUES_SOURCE = "https://laravel.com/docs/12.x/queues#job-expirations-and-timeouts"
 SPRING_LISTENER_SHUTDOWN_DEFAULT = 20
 SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT = 8
+# aws-activejob-sqs (and aws-sdk-rails' SqsActiveJob before it): config/aws_active_job_sqs.yml
+# (config/aws_sqs_active_job.yml) maps each ActiveJob queue to its SQS URL (or {url:, visibility_timeout:,
+# max_messages:}); a visibility_timeout given (globally or per queue) is sent on every receive, else the queue's
+# applies; shutdown_timeout (default 15 s) is the poller's wait for running jobs at shutdown. Checked 2026-12-02:
+ACTIVEJOB_SQS_SOURCE = (
+    "https://github.com/aws/aws-activejob-sqs-ruby/blob/main/lib/aws/active_job/sqs/configuration.rb"
+)
+ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT = 15
 # Go SDK v2 sends ReceiveMessage's VisibilityTimeout only when it is not 0: a literal 0 there means "the queue's".
 GO_SDK_ZERO_NOT_SENT = True
