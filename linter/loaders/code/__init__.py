@@ -10,7 +10,7 @@ configuration file; each exposes
     def read(path: str, data: bytes) -> CodeResult    # pure: no I/O, no imports of other languages
 
 ``read`` returns the consumers it found as ``visguard.linter.model.Consumer`` records with ``kind="worker"``,
-``platform`` (sdk | celery | sqs-consumer | spring | laravel | shoryuken | activejob), ``source`` (the language), a
+``platform`` (sdk | celery | sqs-consumer | squiss | spring | laravel | shoryuken | activejob), ``source`` (the language), a
 ``location`` (file and line of the receive call or the framework's consumer; every reader's columns are Unicode
 code points, 1-based, as SARIF reads them: :func:`column`), ``queue_ref``
 (``visguard.linter.consumers.QueueRef``: a literal URL/ARN/name, or ``env`` with the variable's name), and what

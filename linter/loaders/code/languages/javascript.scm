@@ -1,5 +1,5 @@
 ; endings: .js .mjs .cjs .jsx .ts .mts .cts .tsx
-; markers: receiveMessage ReceiveMessage createQueue CreateQueueCommand sqs-consumer nestjs-sqs
+; markers: receiveMessage ReceiveMessage createQueue CreateQueueCommand sqs-consumer nestjs-sqs squiss
 ; grammar: tree_sitter_javascript.language
 ; grammar typescript .ts .mts .cts: tree_sitter_typescript.language_typescript
 ; grammar tsx .tsx: tree_sitter_typescript.language_tsx
