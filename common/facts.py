@@ -204,9 +204,25 @@ KEDA_SCALE_ON_IN_FLIGHT = True
 # creates the queue), Laravel's queue:work --timeout default, sqs-consumer's unit of handleMessageTimeout (ms).
 CELERY_SQS_VISIBILITY_DEFAULT = 1_800
 CELERY_SQS_SOURCE = "https://docs.celeryq.dev/en/stable/getting-started/backends-and-brokers/sqs.html"
+# Kombu's SQS transport creates each queue a worker consumes when it is not there yet (Channel._new_queue: ListQueues
+# by the name first, then CreateQueue with Attributes {VisibilityTimeout: the transport option visibility_timeout,
+# default 1800; FifoQueue: "true" for a name ending in .fifo}, no RedrivePolicy), named queue_name_prefix + the
+# Celery queue's name, '.' written '-' and other punctuation but '-' and '_' written '_' (Channel.entity_name; a
+# .fifo suffix kept). With broker_transport_options predefined_queues it creates none (it uses their urls).
+# Checked 2026-12-02 in the source and the transport's reference page:
+KOMBU_SQS_SOURCE = "https://github.com/celery/kombu/blob/main/kombu/transport/SQS.py"
+KOMBU_SQS_DOCS = "https://docs.celeryq.dev/projects/kombu/en/stable/reference/kombu.transport.SQS.html"
 LARAVEL_WORK_TIMEOUT_DEFAULT = 60
 LARAVEL_QUEUES_SOURCE = "https://laravel.com/docs/12.x/queues#job-expirations-and-timeouts"
 SPRING_LISTENER_SHUTDOWN_DEFAULT = 20
 SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT = 8
+# aws-activejob-sqs (and aws-sdk-rails' SqsActiveJob before it): config/aws_active_job_sqs.yml
+# (config/aws_sqs_active_job.yml) maps each ActiveJob queue to its SQS URL (or {url:, visibility_timeout:,
+# max_messages:}); a visibility_timeout given (globally or per queue) is sent on every receive, else the queue's
+# applies; shutdown_timeout (default 15 s) is the poller's wait for running jobs at shutdown. Checked 2026-12-02:
+ACTIVEJOB_SQS_SOURCE = (
+    "https://github.com/aws/aws-activejob-sqs-ruby/blob/main/lib/aws/active_job/sqs/configuration.rb"
+)
+ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT = 15
 # Go SDK v2 sends ReceiveMessage's VisibilityTimeout only when it is not 0: a literal 0 there means "the queue's".
 GO_SDK_ZERO_NOT_SENT = True

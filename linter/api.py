@@ -193,6 +193,8 @@ def _generated_fix(f: Finding, queue: Queue) -> Finding:
         by = next((c.created_by for c in queue.consumers if c.id == f.consumer), None)
     if by is None or not f.fix:
         return f
+    if queue.source == "code" and not any(c.target == queue.id for c in f.changes or ()):
+        return f  # created by code at run time (linter.created_queues): said where the queue is to change
     return f.replace(fix=f"{f.fix} {by}")
 
 

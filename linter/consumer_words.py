@@ -258,6 +258,22 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "visibility_timeout in Shoryuken.sqs_client_receive_message_opts",
     ),
     ("shoryuken", None, "stop_timeout"): ("timeout", "timeout in shoryuken.yml (-t)"),
+    ("squiss", None, "visibility_override"): (
+        "visibilityTimeoutSecs",
+        "the visibilityTimeoutSecs option of new Squiss",
+    ),
+    ("squiss", None, "heartbeat_interval"): (
+        "autoExtendTimeout",
+        "autoExtendTimeout: true in the options of new Squiss",
+    ),
+    ("activejob", None, "visibility_override"): (
+        "visibility_timeout (aws_active_job_sqs.yml)",
+        "visibility_timeout in config/aws_active_job_sqs.yml (the queue's own, or the global one)",
+    ),
+    ("activejob", None, "stop_timeout"): (
+        "shutdown_timeout (aws_active_job_sqs.yml)",
+        "shutdown_timeout in config/aws_active_job_sqs.yml",
+    ),
     ("shoryuken", None, "heartbeat_interval"): (
         "auto_visibility_timeout",
         "auto_visibility_timeout: true in shoryuken_options",
@@ -277,6 +293,8 @@ LABELS = {
     "spring": "Spring listener",
     "laravel": "Laravel worker",
     "shoryuken": "Shoryuken worker",
+    "activejob": "ActiveJob SQS poller",
+    "squiss": "Squiss poller",
 }
 
 # platforms that are not worker consumers of their own (their settings keep the queue input's words)

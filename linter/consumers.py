@@ -299,6 +299,10 @@ def join(models: list[Model]) -> None:
         manifests is not None
     ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
         manifests.link(models)
+    if any(q.source == "code" for m in models for q in m.queues.values()):  # queues created at run time
+        from visguard.linter.created_queues import settle
+
+        settle(models)
     env = _bindings(models)
     index = QueueIndex(models)
     tasks_only = [(m, c) for m in models for c in m.pending if c.settings.get("celery_tasks_only")]

@@ -531,7 +531,25 @@ class Config(Vocabulary):
     }
 
 
+# ----------------------------------------------------------------------------------------------- code
+class Code(Vocabulary):
+    """A queue the application's code creates at run time (visguard.linter.created_queues): the API's attribute
+    names, as the CreateQueue call passes them."""
+
+    words = {  # noqa: RUF012 - read only
+        **CLOUDFORMATION,
+        "dlq_arn_example": "the dead-letter queue's QueueArn (GetQueueAttributes)",
+        "add_redrive": (
+            'Add a RedrivePolicy attribute, a JSON string {"deadLetterTargetArn": <the dead-letter queue\'s ARN>, '
+            '"maxReceiveCount": 5},'
+        ),
+        "fifo_true": 'FifoQueue: "true" in the Attributes',
+        "suppress_example": Config.words["suppress_example"],
+    }
+
+
 VOCABULARIES: dict[str, Vocabulary] = {
+    "code": Code(),
     "cloudformation": Vocabulary(),
     "sam": Vocabulary(),
     "config": Config(),

@@ -211,7 +211,7 @@ def kubernetes_file(path: str, head: bytes) -> bool:
 # name an SQS receive API or a worker framework)
 CODE_ENDINGS = (
     "application.yml", "application.yaml", "application.properties", "Procfile", ".conf", "shoryuken.yml",
-    "shoryuken.yaml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production",
+    "shoryuken.yaml", "aws_active_job_sqs.yml", "aws_sqs_active_job.yml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production",
     ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
     *languages.endings(),  # the languages whose query file's header names them (no import: a file's first lines)
 )  # fmt: skip

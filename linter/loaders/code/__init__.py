@@ -10,7 +10,7 @@ configuration file; each exposes
     def read(path: str, data: bytes) -> CodeResult    # pure: no I/O, no imports of other languages
 
 ``read`` returns the consumers it found as ``visguard.linter.model.Consumer`` records with ``kind="worker"``,
-``platform`` (sdk | celery | sqs-consumer | spring | laravel | shoryuken), ``source`` (the language), a
+``platform`` (sdk | celery | sqs-consumer | squiss | spring | laravel | shoryuken | activejob), ``source`` (the language), a
 ``location`` (file and line of the receive call or the framework's consumer; every reader's columns are Unicode
 code points, 1-based, as SARIF reads them: :func:`column`), ``queue_ref``
 (``visguard.linter.consumers.QueueRef``: a literal URL/ARN/name, or ``env`` with the variable's name), and what
@@ -49,14 +49,15 @@ _PARSERS: dict[str, object] = {}
 
 
 class CodeResult(Record):
-    """What one file says: consumers (with ``queue_ref``), environment bindings, and notes."""
+    """What one file says: consumers (with ``queue_ref``), environment bindings, notes, and the queues the code
+    creates at run time (``visguard.linter.created_queues``: a CreateQueue call, the queue Kombu creates)."""
 
     # spans: (consumer id, field) -> (start, end) byte offsets of the node the reader read the field's value from
     # (the fixer edits only there, and only when the text there is the value read)
     # places: (consumer id, field) -> engine.Place: where the fixer may write the field's number, or why not
     __slots__ = {
         "consumers": fresh(list), "env": fresh(list), "notes": fresh(list), "spans": fresh(dict),
-        "places": fresh(dict),
+        "places": fresh(dict), "queues": fresh(list),
     }  # fmt: skip
 
 

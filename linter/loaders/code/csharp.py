@@ -11,7 +11,7 @@ property assignments ``request.VisibilityTimeout = N``; and ``sqs.ReceiveMessage
 
 from __future__ import annotations
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".cs",)
@@ -75,6 +75,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat")) or any(_invocation(f, n) for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 

@@ -13,6 +13,11 @@
 - ``config/shoryuken.yml``: one consumer per queue of ``queues`` (and ``groups``), platform ``shoryuken``:
   ``concurrency``, ``stop_timeout`` = ``timeout`` (facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT when absent). A
   queue written as ``<%= ENV['X'] %>`` is ``QueueRef("env", "X")``.
+- ``config/aws_active_job_sqs.yml`` (aws-activejob-sqs; ``config/aws_sqs_active_job.yml`` of aws-sdk-rails): one
+  consumer per entry of ``queues`` (platform ``activejob``): its URL (a literal or ``<%= ENV['X'] %>``), the
+  ``visibility_timeout`` the poller sends on every receive (the queue's own, else the global one; none: the
+  queue's applies) as ``visibility_override``, ``max_messages``, ``stop_timeout`` = ``shutdown_timeout``
+  (facts.ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT when absent).
 - Spring ``application.yml``/``.yaml``/``.properties``: ``spring.cloud.aws.sqs.listener.*`` defaults
   (``max-concurrent-messages`` -> concurrency, ``max-messages-per-poll``, ``poll-timeout``) as one consumer with
   ``settings["scope"] = "defaults"`` and no queue (they apply to every listener without its own values); and
@@ -39,6 +44,8 @@ EXTENSIONS = (
     ".conf",
     "shoryuken.yml",
     "shoryuken.yaml",
+    "aws_active_job_sqs.yml",
+    "aws_sqs_active_job.yml",
     "application.yml",
     "application.yaml",
     "application.properties",
@@ -64,6 +71,8 @@ def read(path: str, data: bytes) -> CodeResult:
         _supervisor(r, text)
     elif name.startswith("shoryuken."):
         _shoryuken(r, text)
+    elif name in ("aws_active_job_sqs.yml", "aws_sqs_active_job.yml"):
+        _active_job(r, text)
     elif name.startswith("application") and name.endswith(".properties"):
         _spring(r, _properties(text))
     elif name.startswith("application"):
@@ -360,6 +369,49 @@ def _shoryuken(r: _Out, text: str) -> None:
                         r.place(c, "stop_timeout", tline, spans, "timeout: N")
                 else:
                     c.stop_timeout = facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT
+
+
+# ------------------------------------------------------------------------------------------- ActiveJob
+def _active_job(r: _Out, text: str) -> None:
+    for doc in _documents(r, text):
+        queues = doc.get("queues") if isinstance(doc, dict) else None
+        if not isinstance(queues, dict):
+            continue
+        shutdown = _int(doc.get("shutdown_timeout"))
+        for name, spec in queues.items():
+            own = spec if isinstance(spec, dict) else {"url": spec}
+            url = own.get("url")
+            qline = _line(queues, name)
+            c = r.consumer(qline or 1, "activejob", "yaml", f":{name}")
+            c.heartbeat = False
+            uline = _line(own, "url") if isinstance(spec, dict) else qline
+            env = _erb_env(url) if isinstance(url, str) else None
+            if env is not None:
+                fallback = _ref(env[1], r.loc(uline)) if env[1] else None
+                _link(c, QueueRef("env", env[0], r.loc(uline), fallback))
+            elif isinstance(url, str) and url.strip() and "<%" not in url:
+                _link(c, _ref(url.strip(), r.loc(uline)))
+            else:
+                c.locations["queue_ref"] = r.loc(uline)
+                r.note(
+                    f"the URL of the ActiveJob queue {name} is computed ({str(url)[:60]}): not joined", uline
+                )
+            for key, field in (
+                ("visibility_timeout", "visibility_override"),
+                ("max_messages", "max_messages"),
+            ):
+                holder = own if key in own else doc if key in doc else None
+                if holder is None:
+                    continue
+                value = _int(holder.get(key))
+                if value is None:
+                    r.note(f"ActiveJob {key} {holder.get(key)!r} is not a whole number", _line(holder, key))
+                else:
+                    r.set(c, field, value, _line(holder, key))
+            if shutdown is not None:
+                r.set(c, "stop_timeout", shutdown, _line(doc, "shutdown_timeout"))
+            else:
+                c.stop_timeout = facts.ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT
 
 
 # ------------------------------------------------------------------------------------------- Spring

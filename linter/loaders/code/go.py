@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from visguard import facts
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, evaluate, text
 
 EXTENSIONS = (".go",)
@@ -62,6 +62,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 

@@ -24,7 +24,7 @@ import bisect
 
 from visguard import facts
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import File, Language, Reader, Value, evaluate, number, shown, text, unknown
 
 EXTENSIONS = (".java",)
@@ -145,6 +145,7 @@ def read(path: str, data: bytes) -> CodeResult:
         c.heartbeat = heartbeat
         if c.stop_timeout is None:
             c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 

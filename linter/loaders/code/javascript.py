@@ -40,13 +40,13 @@ from visguard.linter.consumers import QueueRef, queue_name_of
 from visguard.linter.loaders import values
 from visguard.linter.model import Location, Note
 
-from . import CodeResult, engine, parse
+from . import CodeResult, creates, engine, parse
 from .engine import File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 # a file without any of these bytes names no receive this module reads: it is not parsed at all
-_MARKERS = (b"eceiveMessage", b"sqs-consumer", b"nestjs-sqs", b"SqsModule")
+_MARKERS = (b"eceiveMessage", b"sqs-consumer", b"nestjs-sqs", b"SqsModule", b"reateQueue", b"squiss")
 MAX_BYTES = 8_000_000  # larger files are bundles, not application code: one note, not read
 MAX_SITES = 500  # receive sites read per file
 MAX_DEPTH = 24  # references followed from one value (a const naming a const naming ...)
@@ -57,6 +57,7 @@ MAX_DESCENTS = 1_000_000  # steps a file's descents from the root may take in al
 
 SQS_CONSUMER_MODULES = ("sqs-consumer", "@rxfork/sqs-consumer")
 _NEST_MODULES = ("@ssut/nestjs-sqs", "@nestjs-packages/sqs")
+SQUISS_MODULES = ("squiss-ts", "squiss")  # new Squiss({queueUrl | queueName, visibilityTimeoutSecs, ...})
 _SDK_MODULES = ("aws-sdk", "aws-sdk/clients/sqs", "@aws-sdk/client-sqs")
 _WRAPPERS = (
     "parenthesized_expression",
@@ -141,6 +142,7 @@ def read(path: str, data: bytes) -> CodeResult:
         f = File(lang, data, root)
         f.js = _Scopes(f)
         _read(r, f)
+        creates.read(f, r)  # the queues the code creates (issue 35)
     except (
         Exception
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)
@@ -201,7 +203,15 @@ def _read(r: Reader, f: File) -> None:
     sites = []
     for node, platform, args, _ in f.sites():
         named = dict(args)
-        if platform == "sqs-consumer" and not js.is_consumer_class(_strip(named.get("class"))):
+        cls = _strip(named.get("class"))
+        if (
+            platform == "sqs-consumer"
+            and cls is not None
+            and cls.type == "identifier"
+            and text(cls) in js.squiss_names
+        ):
+            platform = "squiss"
+        elif platform == "sqs-consumer" and not js.is_consumer_class(cls):
             continue
         if platform.startswith("nest-") and text(named.get("module")) not in js.nest_names:
             continue
@@ -216,6 +226,8 @@ def _read(r: Reader, f: File) -> None:
             _sdk(r, js, node, platform == "sdk-call", heartbeat)
         elif platform == "sqs-consumer":
             _sqs_consumer(r, js, node, _first_arg(node), heartbeat)
+        elif platform == "squiss":
+            _squiss(r, js, node, _first_arg(node), heartbeat)
         else:
             _nest(r, js, node, platform == "nest-registerAsync", heartbeat, handlers)
 
@@ -232,6 +244,9 @@ def _imports(js, f: File) -> None:
             js.sdk_imported = True
         is_consumer = module in SQS_CONSUMER_MODULES
         is_nest = module in _NEST_MODULES or module.endswith("nestjs-sqs")
+        is_squiss = module in SQUISS_MODULES
+        if is_squiss:
+            js.squiss_names.update(text(n) for n in caps.get("import.default", ()))
         if is_consumer:  # import Consumer from "sqs-consumer" (before v6), import * as ns from "sqs-consumer"
             js.consumer_names.update(text(n) for n in caps.get("import.default", ()))
             js.consumer_ns.update(text(n) for n in caps.get("import.namespace", ()))
@@ -239,6 +254,8 @@ def _imports(js, f: File) -> None:
             local, imported = text((caps.get("import.alias") or [name])[0]), js.key(name)
             if is_consumer and imported == "Consumer":
                 js.consumer_names.add(local)
+            elif is_squiss and imported == "Squiss":
+                js.squiss_names.add(local)
             elif is_nest and imported == "SqsModule":
                 js.nest_names.add(local)
             elif is_nest and imported == "SqsMessageHandler":
@@ -337,6 +354,35 @@ def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
             r.set(c, "terminate_visibility_timeout", n, v.node, _derived(v, n))
         else:
             r.remark(f"{where}: terminateVisibilityTimeout is computed; visguard does not read it", tv, c.id)
+    return c
+
+
+def _squiss(r: Reader, js, node, arg, heartbeat):
+    """``new Squiss({...})`` (squiss-ts, squiss): its queue (``queueUrl``, else ``queueName``), the
+    ``visibilityTimeoutSecs`` it receives with (none: the queue's), ``receiveWaitTimeSecs``, ``receiveBatchSize``,
+    ``maxInFlight`` (concurrency), and ``autoExtendTimeout`` (it extends the visibility while a message is
+    handled). Options as squiss-ts's ISquissOptions names them (github.com/pruvonet/squiss-ts, checked 2026-12-02)."""
+    c = _consumer(r, node, "squiss", heartbeat)
+    where = f"the Squiss poller at {r.path}:{c.location.line}"
+    opts = js.value(arg) if arg is not None else None
+    if opts is None or opts.kind != "obj":
+        r.remark(
+            f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
+        )
+        return c
+    opts = opts.value
+    key = "queueUrl" if js.present(opts.get("queueUrl")) else "queueName"
+    _queue(r, js, c, opts.get(key), where, "queueUrl or queueName")
+    _seconds(r, js, c, opts, "visibilityTimeoutSecs", "visibility_override", where)
+    _seconds(r, js, c, opts, "receiveWaitTimeSecs", "wait_time", where)
+    _seconds(r, js, c, opts, "receiveBatchSize", "max_messages", where)
+    _seconds(r, js, c, opts, "maxInFlight", "concurrency", where)
+    extend = js.value(opts["autoExtendTimeout"]) if js.present(opts.get("autoExtendTimeout")) else None
+    if extend is not None and extend.kind == "bool" and extend.value:
+        c.heartbeat = True
+        c.locations["heartbeat"] = r.loc(extend.node)
+    elif c.heartbeat is None:
+        c.heartbeat = False
     return c
 
 
@@ -495,6 +541,7 @@ class _Scopes:
         self.assigned: set[str] = set()
         self.consumer_names: set[str] = set()  # local names of sqs-consumer's Consumer
         self.consumer_ns: set[str] = set()  # local names of the sqs-consumer module object
+        self.squiss_names: set[str] = set()  # local names of squiss(-ts)'s Squiss class
         self.nest_names: set[str] = set()  # local names of nestjs-sqs's SqsModule
         self.handler_names: set[str] = set()  # ... and of its SqsMessageHandler decorator
         self.sdk_imported = False
@@ -519,6 +566,8 @@ class _Scopes:
             ):  # const Consumer = require("sqs-consumer"): the class, or the module
                 self.consumer_names.add(text(name))
                 self.consumer_ns.add(text(name))
+            if module in SQUISS_MODULES:  # const Squiss = require("squiss")
+                self.squiss_names.add(text(name))
             return
         if name.type != "object_pattern":
             return
@@ -530,11 +579,13 @@ class _Scopes:
                 target = part.child_by_field_name("left")
             if target is not None and target.type in ("identifier", "shorthand_property_identifier_pattern"):
                 self.decls.setdefault(text(target), []).append((decl, part))
-        if module in SQS_CONSUMER_MODULES:
+        if module in SQS_CONSUMER_MODULES or module in SQUISS_MODULES:
             for part in name.named_children:
                 key, local = self._pattern_names(part)
-                if key == "Consumer" and local:
+                if key == "Consumer" and local and module in SQS_CONSUMER_MODULES:
                     self.consumer_names.add(local)
+                elif key == "Squiss" and local and module in SQUISS_MODULES:
+                    self.squiss_names.add(local)
 
     def _pattern_names(self, part):
         """(property name, local name) of one part of an object pattern."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import bisect
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, number, shown, text, unknown
 
 EXTENSIONS = (".php",)
@@ -124,6 +124,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in sdk:
         c.heartbeat = heartbeat
     _jobs(r, f, jobs)
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 

@@ -31,7 +31,7 @@ from visguard.linter.consumers import QueueRef
 from visguard.linter.loaders import values
 from visguard.linter.model import Consumer, Location, Note
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import (
     MAX_DEPTH,
     NOT_A_NUMBER,
@@ -143,6 +143,7 @@ _SQS_OPTIONS = {"predefined_queues", "region", "queue_name_prefix", "wait_time_s
 # words every construct read here contains (a receive call, a broker setting under any spelling)
 _MARKERS = (
     b"receive_message",
+    b"create_queue",
     b"broker",
     b"BROKER",
     b"Celery",
@@ -168,6 +169,7 @@ def read(path: str, data: bytes) -> CodeResult:
     aws = any(text(n).split(".")[0] in _AWS_MODULES for n in calls.get("import", ()))
     _sdk(f, r, calls, aws)
     _celery(f, r, calls)
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 
@@ -741,6 +743,26 @@ def _celery_consumers(f: File, r: Reader, conf, opts, apps, calls: dict) -> None
             c.locations["queue_ref"] = ref.location
         _celery_settings(f, r, c, conf, opts, tasks, predefined)
         r.result.consumers.append(c)
+        if not predefined and ref is not None:  # the queue Kombu creates when no input declares it
+            _kombu_queue(f, r, c, ref, conf.get("broker_transport_options"))
+
+
+def _kombu_queue(f: File, r: Reader, c: Consumer, ref: QueueRef, opts_at) -> None:
+    """The queue Kombu's SQS transport would create for ``c`` (visguard.linter.created_queues decides at the join
+    whether it is the one the worker reads), located at the transport options (else the app)."""
+    from visguard.linter import created_queues
+
+    where = evaluate(opts_at[1], f).node if opts_at else None  # the options' dict, followed through a name
+    loc = r.loc(where if where is not None else opts_at[1]) if opts_at else c.location
+    q = created_queues.kombu_queue(
+        ref.value if ref.kind == "name" else f"${ref.value}",
+        ref.value if ref.kind == "name" else None,
+        loc,
+        c.settings.get("created_visibility"),
+        c.locations.get("created_visibility"),
+    )
+    c.settings["kombu_queue"] = q.id
+    r.result.queues.append(q)
 
 
 def _is_sqs(f: File, conf, opts) -> bool:
@@ -762,7 +784,10 @@ def _is_sqs(f: File, conf, opts) -> bool:
 
 def _celery_queues(f: File, r: Reader, conf, opts, base_id: str) -> list[tuple[str, QueueRef | None, bool]]:
     """(queue name, reference, predefined?) of each queue the app reads: each ``predefined_queues`` entry (its
-    ``url``), else the default queue (``task_default_queue``, "celery") after ``queue_name_prefix``."""
+    ``url``), else the default queue (``task_default_queue``, "celery") after ``queue_name_prefix``, as Kombu
+    names it in SQS (``created_queues.kombu_name``)."""
+    from visguard.linter import created_queues
+
     predefined = _plain(f, opts["predefined_queues"]) if opts and "predefined_queues" in opts else None
     if predefined is not None and predefined.kind == "dict" and predefined.value:
         out = []
@@ -794,12 +819,15 @@ def _celery_queues(f: File, r: Reader, conf, opts, base_id: str) -> list[tuple[s
         v = v.default if v.kind == "env" else v
         name = v.value if v is not None and v.kind == "str" else None
     if env and prefix == "":
-        return [(env, QueueRef("env", env, r.loc(where)), False)]
+        ref = QueueRef("env", env, r.loc(where))
+        if name:  # the code's default, when no input of the run sets the variable
+            ref.fallback = QueueRef("name", created_queues.kombu_name("", name), r.loc(where))
+        return [(env, ref, False)]
     if not name or prefix is None or env:
         r.note("the Celery queue name is computed here: its queue is not known", where, base_id)
         return [(str(name), None, False)]
     node = where or (conf.get("broker_url") or conf["broker_transport_options"])[1]
-    return [(name, QueueRef("name", prefix + name, r.loc(node)), False)]
+    return [(name, QueueRef("name", created_queues.kombu_name(prefix, name), r.loc(node)), False)]
 
 
 def _tasks(f: File, r: Reader, calls: dict, address: str) -> dict:

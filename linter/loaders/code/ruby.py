@@ -16,7 +16,7 @@ Values: literals and symbols, constants and locals of the file assigned once, ``
 
 from __future__ import annotations
 
-from . import CodeResult
+from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, snake, text, unknown
 
 EXTENSIONS = (".rb",)
@@ -103,6 +103,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat"))
     for c in sdk:
         c.heartbeat = heartbeat
+    creates.read(f, r)  # the queues the code creates (issue 35)
     return r.result
 
 

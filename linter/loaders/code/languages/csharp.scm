@@ -1,5 +1,5 @@
 ; endings: .cs
-; markers: ReceiveMessage
+; markers: ReceiveMessage CreateQueue
 ; grammar: tree_sitter_c_sharp.language
 ;
 ; Where SQS consumers are in C# (AWS SDK for .NET), for visguard's code engine (engine.py: the capture
@@ -52,3 +52,10 @@
 
 ; parameters shadow the file's names inside their method
 (parameter name: (identifier) @param)
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+((identifier) @create.call (#any-of? @create.call "CreateQueue" "CreateQueueAsync"))

@@ -1,5 +1,5 @@
 ; endings: .go
-; markers: ReceiveMessage
+; markers: ReceiveMessage CreateQueue
 ; grammar: tree_sitter_go.language
 ;
 ; Where SQS consumers are in Go (AWS SDK for Go v2 and v1), for visguard's code engine (engine.py: the capture
@@ -73,3 +73,10 @@
 
 ; a truncated literal: tree-sitter recovers its type and fields as siblings in an error
 (ERROR (qualified_type name: (type_identifier) @_type) (#eq? @_type "ReceiveMessageInput")) @truncated
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+((field_identifier) @create.call (#any-of? @create.call "CreateQueue" "CreateQueueWithContext"))

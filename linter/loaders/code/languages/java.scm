@@ -1,5 +1,5 @@
 ; endings: .java
-; markers: ReceiveMessage receiveMessage SqsListener SqsContainerOptions messageVisibility
+; markers: ReceiveMessage receiveMessage CreateQueueRequest createQueue SqsListener SqsContainerOptions messageVisibility
 ; grammar: tree_sitter_java.language
 ;
 ; Where SQS consumers are in Java (AWS SDK v2 and v1, Spring Cloud AWS 3.x), for visguard's code engine (engine.py:
@@ -72,3 +72,18 @@
 
 ; parameters shadow the file's names inside their method
 (formal_parameter name: (identifier) @param)
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+(method_invocation
+  object: (identifier) @_create
+  name: (identifier) @_builder
+  (#eq? @_create "CreateQueueRequest")
+  (#eq? @_builder "builder")) @create.builder
+(object_creation_expression
+  type: (type_identifier) @_create
+  (#eq? @_create "CreateQueueRequest")) @create.builder
+((identifier) @create.call (#eq? @create.call "createQueue"))

@@ -1,5 +1,5 @@
 ; endings: .php
-; markers: ReceiveMessage receiveMessage sqs ShouldQueue
+; markers: ReceiveMessage receiveMessage createQueue sqs ShouldQueue
 ; grammar: tree_sitter_php.language_php
 ;
 ; Where SQS consumers are in PHP, for visguard's code engine (engine.py: the capture convention): AWS SDK receive
@@ -66,3 +66,10 @@
 (simple_parameter name: (variable_name) @param)
 (variadic_parameter name: (variable_name) @param)
 (property_promotion_parameter name: (variable_name) @param)
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+((name) @create.call (#eq? @create.call "createQueue"))

@@ -1,5 +1,5 @@
 ; endings: .py
-; markers: receive_message ReceiveMessage celery Celery CELERY apply_async countdown broker_transport_options time_limit acks_late retry_delay
+; markers: receive_message ReceiveMessage create_queue celery Celery CELERY apply_async countdown broker_transport_options time_limit acks_late retry_delay
 ; grammar: tree_sitter_python.language
 ;
 ; Where SQS consumers are in Python (boto3/botocore/aioboto3, Celery/Kombu), for visguard's code engine (engine.py:
@@ -38,3 +38,10 @@
                                   (default_parameter name: (identifier) @param)
                                   (list_splat_pattern (identifier) @param)
                                   (dictionary_splat_pattern (identifier) @param)])) @param.scope
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+((identifier) @create.call (#eq? @create.call "create_queue"))

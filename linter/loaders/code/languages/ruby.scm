@@ -1,5 +1,5 @@
 ; endings: .rb
-; markers: receive_message shoryuken Shoryuken QueuePoller
+; markers: receive_message create_queue shoryuken Shoryuken QueuePoller
 ; grammar: tree_sitter_ruby.language
 ;
 ; Where SQS consumers are in Ruby, for visguard's code engine (engine.py: the capture convention): aws-sdk-sqs
@@ -62,3 +62,10 @@
   (splat_parameter name: (identifier) @param) (hash_splat_parameter name: (identifier) @param)])
 (lambda_parameters [(identifier) @param
   (optional_parameter name: (identifier) @param) (keyword_parameter name: (identifier) @param)])
+
+
+; ---------------------------------------------------------------------------------------------- create sites
+; (issue 35: visguard.linter.loaders.code.creates) a call that creates a queue, found by the name it calls
+; (@create.call; creates.py takes its call and reads the request there: a pattern on the call would wait past its
+; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
+((identifier) @create.call (#eq? @create.call "create_queue"))

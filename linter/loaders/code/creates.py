@@ -1,0 +1,385 @@
+"""Queues the code creates (issue 35): every CreateQueue call the language's query finds becomes a queue of the file's
+model (``visguard.linter.created_queues``: created at run time, located at the call).
+
+Where the calls are is each ``languages/<name>.scm``'s last block (its captures: ``@create.call`` the name a create
+call calls, ``@create.builder`` the start of a request builder chain whose calls are the fields); what the call's
+arguments hold is read here (:func:`_call_site`). What this module knows is the shape of a request in each
+language, read structurally (the same for every SDK of it):
+
+    python      create_queue(QueueName=..., Attributes={...})            keyword arguments, a dict
+    javascript  createQueue({QueueName, Attributes}), new CreateQueueCommand({...})   an object literal
+    java        CreateQueueRequest.builder().queueName(..).attributes(Map.of(K, V)) / attributesWithStrings,
+                createQueue(b -> b.queueName(..)), new CreateQueueRequest(name).withAttributes(..)
+                .addAttributesEntry(K, V), createQueue("name")
+    go          CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: .., Attributes: map[string]string{..}})
+    csharp      CreateQueueAsync(new CreateQueueRequest { QueueName = .., Attributes = new Dictionary<..> {..} }),
+                CreateQueueAsync("name")
+    php         createQueue(['QueueName' => .., 'Attributes' => [..]])
+    ruby        create_queue(queue_name: .., attributes: {..})
+
+Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
+``string(types.QueueAttributeNameVisibilityTimeout)``, ``"VisibilityTimeout"``, ``:visibility_timeout`` are one).
+A request, or its attributes, held in a name bound once in the file is followed there. Values are
+``engine.evaluate``'s: a literal, a constant, an environment variable's literal default. A queue whose name is not
+known, or whose attributes are not a literal map, is not a queue of the model: one note names the call and the
+expression that stopped it. An attribute whose value is computed is kept as such (``<computed: expr>``, so no rule
+judges it); a RedrivePolicy whose JSON is built by the code (``json.dumps({...})``) is a policy whose target is not
+known (its ``maxReceiveCount`` read when written as a literal).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .engine import File, Reader, evaluate, shown, text
+
+MAX_FIELDS = 200  # entries read from one request or attribute map
+MAX_FOLLOW = 3  # names followed to the literal that holds a request or its attributes
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SQS = re.compile(rb"sqs|SQS|Sqs")
+_COUNT = re.compile(r"maxReceiveCount\W{0,8}(\d{1,4})\b")
+
+
+def key(raw: str) -> str:
+    """A field's key as compared: its last word, lower case, without ``_`` or the SDKs' ``QueueAttributeName``."""
+    words = _WORD.findall(raw)
+    word = words[-1] if words else raw
+    word = word.replace("_", "").lower()
+    return (
+        word[len("queueattributename") :]
+        if word.startswith("queueattributename") and len(word) > 18
+        else word
+    )
+
+
+_NAME_KEYS = {"queuename"}
+_ATTRIBUTE_KEYS = {"attributes", "attributeswithstrings"}
+_ATTRIBUTES = {  # the compared key -> the API's name
+    "visibilitytimeout": "VisibilityTimeout",
+    "messageretentionperiod": "MessageRetentionPeriod",
+    "delayseconds": "DelaySeconds",
+    "fifoqueue": "FifoQueue",
+    "redrivepolicy": "RedrivePolicy",
+}
+
+
+def read(f: File, r: Reader) -> None:
+    """Add a queue to ``r.result.queues`` for every create site of ``f`` whose queue name is known. A file that
+    never says SQS (its client, its import) creates other queues: Azure's ``createQueue("name")``, an in-house
+    ``create_queue``."""
+    if _SQS.search(f.data) is None:
+        return
+    from visguard.linter import created_queues
+
+    sites: dict[tuple[int, int], dict] = {}
+    for _, caps in f.matches:
+        if "create.builder" in caps:
+            node = caps["create.builder"][0]
+            sites.setdefault((node.start_byte, node.end_byte), {"site": node, "builder": node})
+        for token in caps.get("create.call", ()):
+            entry = _call_site(f, token)
+            if entry is not None:
+                sites.setdefault((entry["site"].start_byte, entry["site"].end_byte), entry)
+    seen: set[str] = {q.id for q in r.result.queues}
+    for _, entry in sorted(sites.items()):
+        fields, where = _request(f, entry)
+        if fields is None:
+            continue
+        name_node = fields.get("name")
+        if name_node is None:
+            continue
+        v = evaluate(name_node, f)
+        if v.kind == "env" and v.default is not None:
+            v = v.default
+        if v.kind != "str" or not v.value.strip():
+            if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
+                continue
+            why = v.why or shown(name_node)
+            _note(
+                r,
+                f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
+                name_node,
+            )
+            continue
+        name = v.value.strip()
+        attributes = {}
+        attrs_node = fields.get("attributes")
+        if attrs_node is not None:
+            entries = _entries(f, attrs_node)
+            if entries is None:
+                _note(
+                    r,
+                    f"the queue {name} created at {_at(r, where)} was not read: its attributes are computed "
+                    f"({shown(attrs_node)})",
+                    attrs_node,
+                )
+                continue
+            for k, value_node in entries:
+                api = _ATTRIBUTES.get(key(k))
+                if api is not None:
+                    attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
+        for k, value_node in fields.get("entries", ()):  # Java v1: addAttributesEntry(K, V)
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
+        if name in seen:
+            continue
+        seen.add(name)
+        loc = r.loc(where)
+        q, _ = created_queues.code_queue(name, loc, attributes)
+        r.result.queues.append(q)
+
+
+FIX = (
+    "Write the queue's name and attributes where the call is (a literal, or a constant of the file), or declare the "
+    "queue in the infrastructure code linted in the same run (a declared queue is the one the consumers are judged "
+    "against), or give the deployed queues: --queues-from INVENTORY_DIR or --queues-from aws."
+)
+
+
+def _note(r: Reader, message: str, node) -> None:
+    """One note at ``node`` (once), with the fix that says how to tell visguard the queue."""
+    before = len(r.result.notes)
+    r.note(message, node)
+    for n in r.result.notes[before:]:
+        n.fix = FIX
+
+
+def _at(r: Reader, node) -> str:
+    loc = r.loc(node)
+    return f"{loc.file}:{loc.line}"
+
+
+def _attribute(f: File, api: str, node):
+    """An attribute's value: a number, a string, a bool, a dict (a RedrivePolicy the code writes as a map), or
+    ``<computed: ...>`` (a RedrivePolicy: the policy with its literal maxReceiveCount, when one is written)."""
+    v = evaluate(node, f)
+    if v.kind == "env" and v.default is not None:
+        v = v.default
+    if v.kind in ("int", "str", "bool"):
+        return v.value
+    if api == "RedrivePolicy":
+        m = _COUNT.search(text(node)[:2000])
+        return {"deadLetterTargetArn": None, "maxReceiveCount": int(m.group(1)) if m else None}
+    return f"<computed: {v.why or shown(node)}>"
+
+
+# ------------------------------------------------------------------------------------------------ requests
+def _call_site(f: File, token) -> dict | None:
+    """The create site whose callee ends with ``token`` (``sqs.create_queue``, ``new CreateQueueCommand``): the call
+    and what its arguments hold, per language (see the module docstring); None when ``token`` is not a callee."""
+    call = token
+    for _ in range(3):
+        call = f.parent(call)
+        if call is None or call.type in _CALLS:
+            break
+    if call is None or call.type not in _CALLS:
+        return None
+    callee = next((n for n in map(call.child_by_field_name, _CALLEES) if n is not None), None)
+    args = call.child_by_field_name("arguments")
+    if callee is None or args is None or callee.end_byte != token.end_byte:
+        return None
+    kids = [k for k in args.named_children if k.type != "comment"]
+    lang = f.lang.name
+    if lang in ("python", "ruby", "go"):  # keyword arguments; Go: the argument that is the input
+        return {"site": call, "input": args}
+    if not kids:
+        return None
+    first = kids[0]
+    if lang == "java":
+        if first.type == "lambda_expression":  # createQueue(b -> b.queueName(..)...)
+            return {"site": call, "chain": first.child_by_field_name("body")}
+        if len(kids) == 1 and first.type in (
+            "string_literal",
+            "identifier",
+            "field_access",
+            "binary_expression",
+        ):
+            return {"site": call, "name": first}  # createQueue("name") (a request variable is skipped)
+        return None
+    return {"site": call, "input": first}
+
+
+_CALLS = {"call", "call_expression", "new_expression", "method_invocation", "invocation_expression",
+          "member_call_expression"}  # fmt: skip
+_CALLEES = ("function", "constructor", "name", "method")
+
+
+def _request(f: File, entry: dict):
+    """({"name": node, "attributes": node, "entries": [(key, node)]}, the node the queue is located at), or
+    (None, None) for a site that is not a request visguard reads."""
+    site = entry["site"]
+    if "builder" in entry:
+        return _chain(f, entry["builder"], upward=True)
+    if "chain" in entry:
+        fields, _ = _chain(f, entry["chain"], upward=False)
+        return fields, site
+    if "name" in entry:
+        return {"name": entry["name"]}, site
+    node = entry.get("input")
+    if node is None:
+        return None, None
+    if f.lang.name == "go":  # CreateQueue(ctx, &sqs.CreateQueueInput{...}): the argument that is the input
+        for arg in node.named_children:
+            fields = _fields(f, arg)
+            if fields:
+                return fields, site
+        return None, None
+    if f.lang.name == "csharp":
+        v = evaluate(node, f)
+        if v.kind == "str":  # CreateQueueAsync("name")
+            return {"name": node}, site
+    fields = _fields(f, node)
+    return (fields, site) if fields is not None else (None, None)
+
+
+def _fields(f: File, node, depth: int = 0) -> dict | None:
+    """The request's fields written at ``node`` (followed through a name bound once), None when it is none."""
+    entries = _entries(f, node, depth)
+    if entries is None:
+        return None
+    out: dict = {}
+    for k, v in entries:
+        k = key(k)
+        if k in _NAME_KEYS:
+            out.setdefault("name", v)
+        elif k in _ATTRIBUTE_KEYS:
+            out.setdefault("attributes", v)
+    return out
+
+
+def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
+    """The (key text, value node) entries of the map, object, argument list or initializer at ``node``; None when
+    it is not one (a call, a parameter)."""
+    if node is None or depth > MAX_FOLLOW:
+        return None
+    lang, t = f.lang.name, node.type
+    if lang in ("javascript", "typescript", "tsx"):  # its scopes and object literals are the hook's
+        v = evaluate(node, f)
+        if v.kind == "obj" and isinstance(v.value, dict):
+            return [(k, n) for k, n in v.value.items() if n is not None][:MAX_FIELDS]
+        return None
+    if (
+        t in ("argument", "literal_element", "parenthesized_expression", "unary_expression")
+        and node.named_children
+    ):
+        return _entries(f, node.named_children[-1], depth)
+    if t == "composite_literal":  # Go: T{...}
+        body = node.child_by_field_name("body")
+        return _entries(f, body, depth) if body is not None else None
+    if t in f.lang.names:
+        bound, _ = f.resolve(node)
+        return _entries(f, bound, depth + 1) if bound is not None else None
+    out: list[tuple[str, object]] = []
+    for child in node.named_children[:MAX_FIELDS]:
+        pair = _pair(f, child)
+        if pair is not None:
+            out.append(pair)
+    if t == "method_invocation" and text(node.child_by_field_name("name")) in ("of", "ofEntries"):
+        args = node.child_by_field_name("arguments")
+        kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+        if text(node.child_by_field_name("name")) == "of":
+            return [(text(kids[i]), kids[i + 1]) for i in range(0, len(kids) - 1, 2)][:MAX_FIELDS]
+        out = []
+        for e in kids:
+            inner = e.child_by_field_name("arguments")
+            two = [k for k in inner.named_children if k.type != "comment"] if inner is not None else []
+            if len(two) == 2:
+                out.append((text(two[0]), two[1]))
+        return out
+    if t == "object_creation_expression":  # C#: new X { A = 1 }, new Dictionary<..> { {k, v} }
+        init = node.child_by_field_name("initializer")
+        return _entries(f, init, depth) if init is not None else None
+    if t in _MAPS or out:
+        return out
+    return None
+
+
+_MAPS = {  # the node kinds whose children are a request's or a map's entries
+    "argument_list", "dictionary", "hash", "arguments", "array_creation_expression", "composite_literal",
+    "literal_value", "initializer_expression",
+}  # fmt: skip
+
+
+def _pair(f: File, node) -> tuple[str, object] | None:
+    """(key text, value node) of one entry of a map or argument list, None for another child."""
+    t = node.type
+    if t in ("keyword_argument", "pair", "keyed_element"):  # Python, Ruby, Go
+        k = node.child_by_field_name("name") or node.child_by_field_name("key")
+        v = node.child_by_field_name("value")
+        if k is None or v is None:
+            kids = node.named_children
+            if len(kids) != 2:
+                return None
+            k, v = kids
+        return _key_text(f, k), v
+    if t == "array_element_initializer" and len(node.named_children) == 2:  # PHP 'K' => v
+        k, v = node.named_children
+        return _key_text(f, k), v
+    if t == "assignment_expression":  # C#: A = v, [K] = v
+        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+        return (_key_text(f, left), right) if left is not None and right is not None else None
+    if t == "initializer_expression" and len(node.named_children) == 2:  # C#: { K, v }
+        k, v = node.named_children
+        return _key_text(f, k), v
+    return None
+
+
+def _key_text(f: File, node) -> str:
+    """A key's text: a string literal's content, else the text as written (a constant, an enum member)."""
+    if node.type in ("literal_element",) and node.named_children:
+        node = node.named_children[-1]
+    v = evaluate(node, f) if node.type in f.lang.strings else None
+    return v.value if v is not None and v.kind == "str" else text(node)[:200]
+
+
+def _chain(f: File, start, upward: bool):
+    """A builder chain's fields: from its start (``CreateQueueRequest.builder()``, ``new CreateQueueRequest(n)``)
+    up through the calls on it, or (``upward=False``) down from its last call (a lambda's body), and the node the
+    queue is located at (the chain's last call)."""
+    calls = []
+    if upward:
+        node = start
+        for _ in range(64):
+            up = f.parent(node)
+            if up is None:
+                break
+            obj = up.child_by_field_name("object") if up is not None else None
+            if (
+                up.type != "method_invocation"
+                or obj is None
+                or (obj.start_byte, obj.end_byte)
+                != (
+                    node.start_byte,
+                    node.end_byte,
+                )
+            ):
+                break
+            calls.append(up)
+            node = up
+        top = node
+    else:
+        node, top = start, start
+        for _ in range(64):
+            if node is None or node.type != "method_invocation":
+                break
+            calls.append(node)
+            node = node.child_by_field_name("object")
+    out: dict = {"entries": []}
+    if start.type == "object_creation_expression":  # new CreateQueueRequest("name")
+        args = start.child_by_field_name("arguments")
+        kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+        if kids:
+            out["name"] = kids[0]
+    for call in calls:
+        name = text(call.child_by_field_name("name"))
+        args = call.child_by_field_name("arguments")
+        kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+        k = key(name.removeprefix("with"))
+        if k in _NAME_KEYS and kids:
+            out.setdefault("name", kids[0])
+        elif k in _ATTRIBUTE_KEYS and kids:
+            out.setdefault("attributes", kids[0])
+        elif k == "addattributesentry" and len(kids) == 2:
+            out["entries"].append((text(kids[0]), kids[1]))
+    return out, top

@@ -1,0 +1,165 @@
+"""Queues created by application code (issue 35 §1): a CreateQueue call whose queue name is known is a queue of the
+model, located at the call, created at run time; the consumers of the same run join it by name or URL, and the
+rules judge it (fixtures: tests/linter/fixtures/created/code/README.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from visguard.cli import main
+from visguard.linter.created_queues import COMPUTED_TARGET
+from visguard.linter.loaders.code import loader
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "created", "code")
+
+# folder -> file, {queue: (line of the create call, visibility, retention, fifo, redrive's maxReceiveCount or None)}
+LANGUAGES = {
+    "python": (
+        "worker.py",
+        {"py-orders": (10, 120, None, False, 5), "py-jobs.fifo": (17, 45, None, True, None)},
+    ),
+    "javascript": ("worker.js", {"js-jobs": (6, 40, None, False, None)}),
+    "typescript": ("worker.ts", {"ts-jobs": (7, 20, 600, False, None)}),
+    "java": (
+        "Worker.java",
+        {"java-jobs": (7, 90, None, False, None), "java-mail": (11, 15, None, False, None)},
+    ),
+    "go": ("worker.go", {"go-jobs": (12, 75, None, False, None)}),
+    "csharp": ("Worker.cs", {"cs-jobs": (8, 50, None, False, None)}),
+    "php": ("worker.php", {"php-jobs": (3, 35, None, False, None)}),
+    "ruby": ("worker.rb", {"rb-jobs": (4, 25, None, False, None)}),
+}
+
+
+def _lint(capsys, case: str) -> list[dict]:
+    main(["lint", "--no-config", "-f", "json", os.path.join(FIXTURES, case)])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return json.loads(out)["findings"]
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+def test_a_create_call_is_a_queue_located_at_the_call(lang):
+    name, expected = LANGUAGES[lang]
+    model = loader.load(os.path.join(FIXTURES, lang, name))
+    got = {
+        q.id: (
+            q.location.line,
+            q.visibility_timeout,
+            q.message_retention,
+            q.fifo,
+            q.redrive.max_receive_count if q.redrive else None,
+        )
+        for q in model.queues.values()
+    }
+    assert got == expected
+    for q in model.queues.values():
+        assert q.source == "code" and f"{name}:{q.location.line} at run time" in q.created_by
+    assert model.notes == []
+
+
+def test_a_redrive_policy_the_code_builds_is_a_policy_with_a_computed_target():
+    model = loader.load(os.path.join(FIXTURES, "python", "worker.py"))
+    r = model.queues["py-orders"].redrive
+    assert (r.target, r.target_ref, r.max_receive_count) == (None, COMPUTED_TARGET, 5)
+
+
+@pytest.mark.parametrize("lang", sorted(LANGUAGES))
+def test_the_consumer_joins_the_created_queue_and_vg020_runs_at_the_call(capsys, lang):
+    name, expected = LANGUAGES[lang]
+    findings = _lint(capsys, lang)
+    without_redrive = {q: v[0] for q, v in expected.items() if v[4] is None}
+    consumed = {q: line for q, line in without_redrive.items() if q != "java-mail"}  # java-mail: no consumer
+    vg020 = {f["queue"]: f["line"] for f in findings if f["rule"] == "VG020"}
+    assert vg020 == consumed
+    for f in findings:
+        if f["rule"] == "VG020":
+            assert f["file"].endswith(f"{lang}/{name}")
+            assert "at run time (a CreateQueue call)" in f["fix"] and "RedrivePolicy attribute" in f["fix"]
+    assert not [f for f in findings if f["rule"] == "VG902"]
+
+
+def test_a_declared_queue_of_the_same_name_wins(capsys):
+    findings = _lint(capsys, "declared")
+    assert {f["queue"] for f in findings} == {"Jobs"}
+    assert not [f for f in findings if f["rule"] in ("VG020", "VG902")]
+
+
+def test_a_test_that_creates_its_queue_counts(capsys):
+    findings = _lint(capsys, "test-file")
+    assert [(f["rule"], f["queue"], f["line"]) for f in findings if f["rule"] == "VG020"] == [
+        ("VG020", "shared", 6)
+    ]
+
+
+def test_what_the_code_computes_is_a_note_or_kept_as_computed(capsys):
+    model = loader.load(os.path.join(FIXTURES, "computed", "listener.py"))
+    assert list(model.queues) == ["computed-visibility"]
+    assert str(model.queues["computed-visibility"].visibility_timeout).startswith("<computed")
+    notes = sorted(n.message for n in model.notes)
+    assert len(notes) == 2
+    assert (
+        "listener.py:13 was not read: its name is computed (" in notes[1]
+        and "its attributes are computed (attributes)" in notes[0]
+    )
+    findings = _lint(capsys, "computed")
+    # the receive's 10 s is not compared with a visibility the code computes; the missing redrive is still judged
+    assert sorted(f["rule"] for f in findings) == ["VG020", "VG065", "VG902", "VG902"]
+
+
+def test_a_positional_request_variable_is_not_taken_for_a_name(tmp_path):
+    (tmp_path / "A.java").write_text(
+        "class A { void f(SqsClient sqs, CreateQueueRequest request) { sqs.createQueue(request); "
+        'sqs.createQueue("plain"); } }\n'
+    )
+    model = loader.load(str(tmp_path / "A.java"))
+    assert list(model.queues) == ["plain"] and model.notes == []
+    assert model.queues["plain"].visibility_timeout is None  # SQS's default applies
+
+
+def test_a_hostile_redrive_policy_is_not_read_as_absent(tmp_path):
+    (tmp_path / "w.py").write_text(
+        "import boto3\nboto3.client('sqs').create_queue(QueueName='q', Attributes={'RedrivePolicy': '{not json'})\n"
+    )
+    q = loader.load(str(tmp_path / "w.py")).queues["q"]
+    assert q.redrive is not None and q.redrive.target_ref == COMPUTED_TARGET
+
+
+def test_a_file_that_never_says_sqs_creates_no_sqs_queue(tmp_path):
+    (tmp_path / "Q.java").write_text(
+        'class Q { void f(QueueServiceClient azure) { azure.createQueue("jobs"); } }\n'
+    )
+    assert loader.load(str(tmp_path / "Q.java")).queues == {}
+
+
+HOSTILE = {
+    "deep.py": "import boto3\nsqs = boto3.client('sqs')\nsqs.create_queue(QueueName='q', Attributes="
+    + "{'a': " * 2000
+    + "1"
+    + "}" * 2000
+    + ")\n",
+    "loop.py": "import boto3\nA = B\nB = A\nboto3.client('sqs').create_queue(QueueName=A, Attributes=B)\n",
+    "wide.js": "const sqs = new AWS.SQS();\nsqs.createQueue({QueueName: 'q', Attributes: {"
+    + ", ".join(f"K{i}: '{i}'" for i in range(20_000))
+    + "}});\n",
+    "chain.java": "class A { void f(SqsClient sqs) { sqs.createQueue(CreateQueueRequest.builder()"
+    + '.queueName("q")' * 5000
+    + ".build()); } }\n",
+    "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
+    + "{" * 100_000
+    + "' })\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
+    import time
+
+    (tmp_path / name).write_text(HOSTILE[name])
+    start = time.process_time()
+    model = loader.load(str(tmp_path / name))
+    assert time.process_time() - start < 10
+    for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
+        assert q.name == "q"
