@@ -126,7 +126,10 @@ class ModuleReader:
                     return _h["outputs"](out_name, node)
 
                 def run(_h=holder, _a=address, _e=env, _i=inputs):
+                    met = len(self.undeclared)
                     res, _h["outputs"] = model(self, scope, block, _a, _e, _i)
+                    if len(self.undeclared) > met:
+                        self.note_undeclared(_a, met)
                     for r in res:
                         r.suppressions = self.suppressions(block) + r.suppressions
                         r.suppressions += scope_suppressions(scope)
