@@ -39,7 +39,9 @@ def test_a_symlink_inside_the_linted_tree_is_read_with_the_file_it_reads(tree):
     result = lint_paths([str(tree)])
     assert not result.errors
     queues = _queues(tree / "live" / "app", asked=tree)
-    assert queues["aws_sqs_queue.orders"].name == "orders-demo"  # local.env from yamldecode(file("../../env.yaml"))
+    assert (
+        queues["aws_sqs_queue.orders"].name == "orders-demo"
+    )  # local.env from yamldecode(file("../../env.yaml"))
     assert queues["aws_sqs_queue.orders"].tags == {"Env": "demo", "Team": "payments"}
     # the modelled registry module reads the same local
     assert queues["module.jobs.aws_sqs_queue.this[0]"].name == "jobs-demo"
@@ -54,7 +56,9 @@ def test_a_symlink_leading_outside_what_was_asked_is_refused_and_its_names_are_n
     assert any("locals.tf: a symlink leading outside" in n for n in notes)
     # the resource whose argument needs the undeclared name gets the note, naming the expression
     assert any(
-        n.startswith("aws_sqs_queue.orders: name uses local.env, not declared in the files read here (locals.tf")
+        n.startswith(
+            "aws_sqs_queue.orders: name uses local.env, not declared in the files read here (locals.tf"
+        )
         for n in notes
     ), notes
     assert any(n.startswith("module.jobs: name uses local.env") for n in notes), notes

@@ -396,12 +396,12 @@ class Evaluator(Templates):
             if t == "template_literal" or t == "comment":
                 continue  # the literal text is read between the other parts: tree-sitter leaves out spaces
             start = c.start_byte
-            lit = data[pos:start].decode("utf-8", "replace") if start > pos else ""
-            if strip_next:
+            lit = self._unescape(data[pos:start].decode("utf-8", "replace")) if start > pos else ""
+            if strip_next:  # after the escapes: a ~ strips the newline "\n" writes too
                 lit, strip_next = lit.lstrip(), False
             if t == "quoted_template_end":
                 if lit:
-                    parts.append(self._unescape(lit))
+                    parts.append(lit)
                 break
             if t == "template_directive":  # %{ for } / %{ if }: the whole template by the full renderer
                 return self._render(node, kids[0].end_byte, kids[-1].start_byte, env, self._unescape)
@@ -420,7 +420,7 @@ class Evaluator(Templates):
             if expr.type != "expression":
                 raise EvalError("an interpolation needs an expression", c)
             if lit:
-                parts.append(self._unescape(lit))
+                parts.append(lit)
             v = self._node(expr, env)
             values += 1
             if isinstance(v, SYMBOLIC):

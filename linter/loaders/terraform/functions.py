@@ -25,6 +25,7 @@ from .values import (
     num_out,
     to_number,
     to_string,
+    unholed,
 )
 
 # ---------------------------------------------------------------------------------------------- functions
@@ -86,6 +87,14 @@ def _jsondecode(*args):
     v = args[0]
     if isinstance(v, Encoded):
         return v.value
+    if isinstance(v, Text):  # a rendered template holding references: decoded around them
+        text, holes = v.holed()
+        try:
+            return unholed(_decoded("jsondecode", text), holes)
+        except EvalError:
+            return Unknown(
+                "jsondecode(...)", "jsondecode() of a document holding values known only after apply"
+            )
     if not isinstance(v, str):
         return Unknown("jsondecode(...)", "jsondecode() of a value known only after apply")
     return _decoded("jsondecode", v)
@@ -109,7 +118,9 @@ def _decoded(name: str, text: str):
     if len(text) > MAX_STRING:
         raise LimitError(f"{name}(): a document longer than {MAX_STRING:,} characters (visguard's bound)")
     try:
-        doc = decode.loads_json(text, file=name) if name == "jsondecode" else decode.loads_yaml(text, file=name)
+        doc = (
+            decode.loads_json(text, file=name) if name == "jsondecode" else decode.loads_yaml(text, file=name)
+        )
     except VisguardError as exc:
         raise EvalError(f"{name}(): {exc.detail}") from None
     except RecursionError:

@@ -100,7 +100,7 @@ class _Out:
                 v = Unknown(shown, "a JSON document holding values known only after apply")
             self.parts.append(v)
         else:
-            self.text(to_string(_primitive(v)))
+            self.text(to_string(v))  # a list or an object: Terraform's error too
 
     def result(self) -> Any:
         if self.first is not None:
@@ -120,12 +120,6 @@ class _Out:
         if run:
             merged.append("".join(run))
         return Text(tuple(merged))
-
-
-def _primitive(v: Any) -> Any:
-    if isinstance(v, (dict, list)):
-        raise EvalError(f"a {kind(v)} cannot be included in a string template (a string is required)")
-    return v
 
 
 def _marks(tag) -> tuple[bool, bool]:
@@ -164,7 +158,7 @@ class Templates:
             t = c.type
             if t not in _PARTS or c.start_byte < start or c.end_byte > end:
                 continue
-            text = data[pos : c.start_byte].decode("utf-8", "replace")
+            text = literal(data[pos : c.start_byte].decode("utf-8", "replace"))  # escapes first, then ~
             if strip_next:
                 text = text.lstrip()
             if t == "template_interpolation":
@@ -174,7 +168,7 @@ class Templates:
                 left, right = _marks(inner.children[0])[0], _marks(inner.children[-1])[1]
             if left:
                 text = text.rstrip()
-            out.text(literal(text))
+            out.text(text)
             if t == "template_interpolation":
                 expr = next((x for x in c.children if x.type == "expression"), None)
                 if expr is None:
@@ -190,12 +184,12 @@ class Templates:
                 raise EvalError(f"unexpected {c.children[0].type} in a template", c)
             strip_next = right
             pos = c.end_byte
-        text = data[pos:end].decode("utf-8", "replace") if end > pos else ""
+        text = literal(data[pos:end].decode("utf-8", "replace")) if end > pos else ""
         if strip_next:
             text = text.lstrip()
         if rstrip:
             text = text.rstrip()
-        out.text(literal(text))
+        out.text(text)
 
     def _for(self, node, env, literal, out: _Out, depth) -> None:
         from .evaluate import text_of
@@ -402,11 +396,9 @@ class Templates:
             return self.render_text(text, Env(dict(variables)), file)
         except VisguardError as exc:  # the template does not parse: where in it
             raise EvalError(f"{_shown_file(file)}: {exc.detail}{_line(exc.place)}", node) from None
-        except EvalError as exc:
-            if isinstance(exc, LimitError):
-                raise
+        except EvalError as exc:  # where in the template, at the call's place (the node is of the template)
             at = exc.node.start_point.row if getattr(exc, "node", None) is not None else None
-            raise EvalError(f"{_shown_file(file)}{f':{at}' if at else ''}: {exc}", node) from None
+            raise type(exc)(f"{_shown_file(file)}{f':{at}' if at else ''}: {exc}", node) from None
 
 
 def _shown_file(file: str) -> str:
