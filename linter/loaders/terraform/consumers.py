@@ -39,6 +39,7 @@ from visguard.linter.consumers import (
 )
 from visguard.linter.model import Consumer, Location, Subscription, Suppression
 
+from .awscc import QUEUE_NAME_ATTRS, QUEUE_URL_ATTRS
 from .files import excerpt
 from .values import SYMBOLIC, Encoded, Ref, Text, Unknown, unholed
 
@@ -109,6 +110,7 @@ _SQS_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[^:]*:[^:]*:([A-Za-z0-9_-]{1,80}(?:\
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::[^:]*:role/(?:.*/)?([^/]+)$")
 _MODULE_PREFIX = re.compile(r"^((?:module\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?\.)*)")
 _RECEIVE = "sqs:receivemessage"
+QUEUE_ATTRS = (*QUEUE_URL_ATTRS, *QUEUE_NAME_ATTRS)  # awscc_sqs_queue's names for its url and name
 
 
 def read(builder) -> None:
@@ -201,7 +203,7 @@ class _Reader:
         name; (None, None) when it names no queue."""
         b = self.b
         if isinstance(v, Ref):
-            if v.address in self.model.queues and v.attr in ("url", "id", "arn", "name"):
+            if v.address in self.model.queues and v.attr in ("url", "id", "arn", "name", *QUEUE_ATTRS):
                 return v.address, None
             if v.address in b.data and b.data[v.address][0] == "aws_sqs_queue":
                 qid = b.queue_of(v, url=True)

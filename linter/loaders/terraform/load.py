@@ -19,6 +19,7 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record, fresh
 
+from . import awscc
 from .build import ARGS, Res, build_model
 from .consumers import NEEDED_BY, NESTED_BLOCKS
 from .evaluate import Env, _key_value, text_of
@@ -27,7 +28,7 @@ from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl
 from .instances import EACH_SOURCE
 from .modules import ROOT, ModuleReader, scope_suppressions
 from .scope import Module, Scope
-from .values import Bound, Unknown
+from .values import Bound, Ref, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -304,10 +305,10 @@ class TerraformLoader(ModuleReader):
     # -------------------------------------------------------------------------------------------- resources
     def collect(self, scope: Scope) -> None:
         for (rtype, rname), block in scope.mod.resources.items():
-            if rtype not in ARGS:
+            if rtype not in ARGS and rtype not in awscc.RESOURCES:
                 continue
             base = f"{scope.prefix}{rtype}.{rname}"
-            if rtype in NEEDED_BY:  # read only when the root has the consumer that needs it (collect_needed)
+            if awscc.kind(rtype) in NEEDED_BY:  # read only when the root has the consumer that needs it
                 self.deferred.append((scope, block, rtype, base))
                 continue
             try:
@@ -329,7 +330,7 @@ class TerraformLoader(ModuleReader):
         pipe's target), read only when the root holds such a consumer: a root without one lints as fast."""
         present = {r.type for r in self.resources}
         for scope, block, rtype, base in self.deferred:
-            if NEEDED_BY[rtype] not in present:
+            if NEEDED_BY[awscc.kind(rtype)] not in present:
                 continue
             try:
                 instances = scope.instances(block, base)
@@ -341,17 +342,25 @@ class TerraformLoader(ModuleReader):
         self.deferred = []
 
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
-        r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
+        kind = awscc.kind(rtype)  # an awscc_* resource is read as its aws_* type, by its own argument names
+        cc = kind != rtype
+        r = Res(kind, address, Location(block.file, block.line, block.column, path=address))
         met = len(self.undeclared)
-        for arg in ARGS[rtype]:
+        for arg in ARGS[kind]:
+            name = awscc.argument(rtype, arg)
+            if name is None:
+                continue
             try:
                 if "." in arg:
-                    self.nested(scope, block, r, arg, env)
+                    if cc:
+                        self.attribute_object(scope, block, r, arg, name, env)
+                    else:
+                        self.nested(scope, block, r, arg, env)
                     continue
                 if arg in NESTED_BLOCKS and arg not in block.attrs:
                     self.blocks_of(scope, block, r, arg, env)
                     continue
-                attr = block.attrs.get(arg)
+                attr = block.attrs.get(name)
                 if attr is None:
                     continue
                 value = scope.eval_attr(attr, env)
@@ -370,6 +379,10 @@ class TerraformLoader(ModuleReader):
             elif arg == "container_definitions":
                 for key, loc in self.literal_locations(scope, attr, env, address):
                     r.locations[f"{arg}{key}"] = loc
+            elif cc and arg in awscc.OBJECT_ARGS and isinstance(value, dict):
+                self.object_locations(scope, attr, env, r, arg, value)
+        if cc:
+            awscc.normalize(r)
         if len(self.undeclared) > met:
             self.note_undeclared(address, met)
         r.suppressions = self.suppressions(block) + scope_suppressions(scope)
@@ -463,6 +476,37 @@ class TerraformLoader(ModuleReader):
                 if inner is not None:
                     stack.append((inner, key))
         return out
+
+    def attribute_object(self, scope: Scope, block: Block, r: Res, arg: str, name: str, env: Env) -> None:
+        """``scaling_config = { maximum_concurrency = 5 }`` (the awscc provider's nested attribute objects)."""
+        outer, inner = name.split(".", 1)
+        attr = block.attrs.get(outer)
+        if attr is None:
+            return
+        v = scope.eval_attr(attr, env)
+        if isinstance(v, dict) and inner in v:
+            r.values[arg] = v[inner]
+            r.locations[arg] = self.path_location(scope, attr, env, r.address, [inner]) or self.origin(
+                scope, attr, env, r.address
+            )
+        elif isinstance(v, (Unknown, Ref)):
+            r.values[arg] = Unknown(f"{outer}.{inner}", _why(v))
+            r.locations[arg] = self.origin(scope, attr, env, r.address)
+
+    def object_locations(self, scope: Scope, attr: Attr, env: Env, r: Res, arg: str, value: dict) -> None:
+        """Where each key of an attribute object is written (``source_parameters = { sqs_queue_parameters = {
+        batch_size = 5 } }``), under the keys a block of the same shape gets (``source_parameters[0]
+        .sqs_queue_parameters[0].batch_size``). Two levels, at most 50 keys."""
+        todo = [([k], v) for k, v in value.items()]
+        seen = 0
+        while todo and seen < 50:
+            path, v = todo.pop(0)
+            seen += 1
+            loc = self.path_location(scope, attr, env, r.address, path)
+            if loc is not None:
+                r.locations[f"{arg}[0]." + "[0].".join(path)] = loc
+            if isinstance(v, dict) and len(path) < 2:
+                todo += [([*path, k], x) for k, x in v.items()]
 
     def nested(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
         """``scaling_config { maximum_concurrency = N }`` (or a dynamic block of one element)."""
