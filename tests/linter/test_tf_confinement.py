@@ -134,3 +134,62 @@ def test_the_asked_folder_is_what_the_command_line_named(tree):
     inputs = registry.discover([str(tree)], errors=errors)
     apps = [i for i in inputs if i.path.endswith(os.path.join("live", "app"))]
     assert apps and apps[0].asked == str(tree)
+
+
+# ---------------------------------------------------------------------------------------------- notes (§4)
+NOISY_ROOT = """
+variable "env" {}
+variable "token" {}
+module "vpc" {
+  source = "terraform-aws-modules/vpc/aws"
+  cidr   = "10.0.0.0/16"
+}
+module "naming" {
+  source = "cloudposse/label/null"
+}
+module "orders_queue" {
+  source = "cloudposse/sqs-queue/aws"
+}
+module "relay" {
+  source    = "acme/relay/aws"
+  input_arn = aws_sqs_queue.q.arn
+}
+resource "aws_sqs_queue" "q" {
+  name = "q-${module.naming.id}"
+}
+resource "aws_sqs_queue" "r" {
+  name  = "r-${var.env}"
+  count = length(module.vpc.private_subnets)
+}
+resource "aws_ssm_parameter" "p" {
+  count = length(module.vpc.private_subnets)
+  name  = "/p"
+  value = var.token
+}
+resource "aws_ecs_task_definition" "t" {
+  family                = "t"
+  container_definitions = jsonencode([{ name = "t", image = "t", environment = [{ name = "Q", value = aws_sqs_queue.q.url }] }])
+}
+"""
+
+
+def test_notes_only_about_what_decides_a_queue_or_a_consumer(tmp_path):
+    (tmp_path / "main.tf").write_text(NOISY_ROOT)
+    notes = {n.address: n.message for n in terraform.load(str(tmp_path)).notes}
+    assert "module.vpc" not in notes  # a VPC holds no queue (the count it decides is noted on the queue)
+    assert "aws_ssm_parameter.p" not in notes and "var.token" not in notes  # a parameter's count and value
+    assert "module.orders_queue" in notes  # its source says queue
+    assert "module.relay" in notes  # it is given a queue's ARN
+    assert notes["module.naming"].endswith("its outputs decide aws_sqs_queue.q")  # a queue's name reads it
+    assert notes["var.env"].endswith("(it decides aws_sqs_queue.r[*])")
+    assert "aws_sqs_queue.r" in notes  # the queue's count is not known: its settings are read once
+
+
+def test_a_symlink_note_is_kept_only_when_the_module_misses_a_name_from_it(tree, tmp_path):
+    app = tree / "live" / "app"
+    (tmp_path / "provider.tf").write_text('provider "aws" {}\n')
+    os.symlink(tmp_path / "provider.tf", app / "provider.tf")
+    notes = [n.message for n in terraform.load(str(app), LoadOptions(asked=str(tree))).notes]
+    assert not any("provider.tf" in n for n in notes)  # nothing the root uses is declared there
+    notes = [n.message for n in terraform.load(str(app)).notes]
+    assert any("locals.tf: a symlink leading outside" in n for n in notes)  # local.env is declared there

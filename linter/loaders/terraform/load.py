@@ -28,7 +28,7 @@ from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl
 from .instances import EACH_SOURCE
 from .modules import ROOT, ModuleReader, scope_suppressions
 from .scope import Module, Scope
-from .values import Bound, Ref, Unknown
+from .values import Bound, Encoded, Ref, Text, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -169,6 +169,9 @@ class TerraformLoader(ModuleReader):
         # [expression, why, where it is written, noted] of each var./local. a module whose files were not all
         # read does not declare (Scope.var / Scope.local): a note each, never the input's error
         self.undeclared: list[list] = []
+        self.quiet: list[
+            tuple
+        ] = []  # (where, message, address) of notes kept only if a queue or consumer needs it
         self.file_texts: dict[
             str, Any
         ] = {}  # real path -> text (or why not known) of file()/templatefile() reads
@@ -727,6 +730,7 @@ class TerraformLoader(ModuleReader):
         for n in notes:
             self.note(n.location, n.message, n.address)
         self.note_unknown_values(model)
+        self.keep_relevant_notes()
         return TerraformModel(
             queues=model.queues,
             source_file=model.source_file,
@@ -746,6 +750,42 @@ class TerraformLoader(ModuleReader):
         for problem in self.problems:
             n = problem_note(*problem, self.root)
             self.note(n.location, n.message, n.address)
+
+    def keep_relevant_notes(self) -> None:
+        """Notes only about what decides a queue or a consumer (issue 35 §4): a variable, a local or a module
+        visguard does not read is noted when a queue's or a consumer's resource uses it (the note names them), a
+        resource only when it is one of them (an ``aws_ssm_parameter`` whose count is not known is not), a
+        symlink not read when a name the module uses is declared there."""
+        used = {r.address: _symbolic_text(r.values) for r in self.resources if r.type not in NEEDED_BY}
+
+        def users(address: str) -> list[str]:
+            m = re.match(r"^((?:module\.[^.\[]+(?:\[[^\]]*\])?\.)*)(.+)$", address)
+            prefix, name = (m.group(1), m.group(2)) if m else ("", address)
+            return [a for a, t in used.items() if a.startswith(prefix) and name in t]
+
+        unread = " ".join(why for _, why, _, _ in self.undeclared)
+        kept: list[Note] = []
+        for n in self.notes:
+            local = re.sub(r"^(?:module\.[^.\[]+(?:\[[^\]]*\])?\.)*", "", n.address)
+            if ": a symlink leading outside " in n.message:
+                if os.path.basename(n.location.file or "") not in unread:
+                    continue
+            elif local.startswith(("var.", "local.")) and n.address != ROOT:
+                who = users(n.address)
+                if not who:
+                    continue
+                n = Note(f"{n.message} (it decides {_listed(who)})", n.location, n.address)
+            elif (
+                re.match(r"^[a-z][a-z0-9]*_[a-z0-9_]+\.[^.]+$", re.sub(r"\[[^\]]*\]$", "", local))
+                and awscc.kind(local.split(".", 1)[0]) in NEEDED_BY
+            ):
+                continue  # a helper of a consumer (a role, a parameter): its own notes say nothing decisive
+            kept.append(n)
+        for where, message, address in self.quiet:
+            who = users(address + ".")
+            if who:
+                kept.append(Note(f"{message}; its outputs decide {_listed(who)}", where, address))
+        self.notes[:] = kept
 
     def note_unknown_values(self, model: Model) -> None:
         """A setting the rules need whose value is not known here (a data source, a remote output): noted once
@@ -772,6 +812,30 @@ class TerraformLoader(ModuleReader):
                         "the rules that need it are skipped",
                         owner,
                     )
+
+
+def _symbolic_text(values: dict, limit: int = 4000) -> str:
+    """The expressions not known here that a resource's values hold (``${var.env}``, ``${module.vpc.id}``), as
+    one text to search (the first ``limit`` values walked)."""
+    out: list[str] = []
+    stack = list(values.values())
+    n = 0
+    while stack and n < limit:
+        v = stack.pop()
+        n += 1
+        if isinstance(v, (Unknown, Ref)):
+            out.append(str(v))
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, (Text, Encoded)):
+            out.append(str(v))
+    return " ".join(out)
+
+
+def _listed(addresses: list[str]) -> str:
+    return ", ".join(addresses[:3]) + (f" and {len(addresses) - 3} more" if len(addresses) > 3 else "")
 
 
 def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note:
