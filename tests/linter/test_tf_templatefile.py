@@ -288,3 +288,28 @@ def test_any_template_renders_or_is_one_line(tmp_path, pieces):
         assert "\n" not in str(exc) and str(exc) and exc.file
         return
     assert "aws_sqs_queue.q" in model.queues or model.notes
+
+
+def test_a_module_outside_what_was_asked_reads_its_own_template(tmp_path):
+    """``live/app`` linted alone calls ``../../modules/worker``: the module's .tf files are read (as Terraform
+    reads them), and so is the template beside them; a file beside neither is not."""
+    _write(
+        tmp_path,
+        {
+            "live/app/main.tf": 'module "worker" {\n  source = "../../modules/worker"\n}\n',
+            "modules/worker/main.tf": (
+                'resource "aws_sqs_queue" "q" {\n'
+                '  name = templatefile("${path.module}/name.tpl", { env = "prod" })\n'
+                '  tags = { other = file("${path.module}/../secret.txt") }\n}\n'
+            ),
+            "modules/worker/name.tpl": "jobs-${env}",
+            "modules/secret.txt": "s3cr3t",
+        },
+    )
+    from visguard.linter.loaders.registry import LoadOptions
+
+    app = str(tmp_path / "live" / "app")
+    m = terraform.load(app, LoadOptions(asked=app))
+    q = m.queues["module.worker.aws_sqs_queue.q"]
+    assert q.name == "jobs-prod" and q.tags == {}
+    assert not any(f.endswith("secret.txt") for f in m.files)
