@@ -359,7 +359,8 @@ def lint_paths(
     inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
     loaded: list[tuple[str, object, Model]] = []
     for item in inputs:  # load every input first: a consumer in one may read a queue of another
-        model = _guarded(result, item.path, lambda item=item: item.loader.load(item.path, options))
+        opts = options.replace(asked=item.asked) if isinstance(options, registry.LoadOptions) else options
+        model = _guarded(result, item.path, lambda item=item, o=opts: item.loader.load(item.path, o))
         if model is not None:
             loaded.append((item.path, item.loader, model))
     extra = list(queue_models or ())

@@ -225,7 +225,7 @@ def _consumer_kind(change: Change) -> str | None:
     """ "ecs" / "beanstalk" for a consumer change of a task definition's or a worker environment's setting."""
     if change.scope != "consumer":
         return None
-    rtype = re.sub(r"^(?:module\.[^.]+\.)*", "", change.target).split(".", 1)[0]
+    rtype = _aws(re.sub(r"^(?:module\.[^.]+\.)*", "", change.target).split(".", 1)[0])
     if rtype == "aws_ecs_task_definition" and change.field == "stop_timeout":
         return "ecs"
     if rtype == "aws_elastic_beanstalk_environment" and change.field in _SQSD_FIELDS:
@@ -245,9 +245,10 @@ def _add_consumer_setting(change: Change, kind: str, node, tree: Tree, lines: li
                 "container_definitions is not a jsonencode([...]) of object literals: add stopTimeout to the "
                 "container by hand"
             )
+        key = "stop_timeout" if _is_awscc(change.target) else "stopTimeout"  # awscc: snake_case attributes
         elems = [c for c in node.named_children if c.type == "object_elem"]
-        if any(tree.src.slice(e.named_children[0]).strip().strip('"') == "stopTimeout" for e in elems):
-            raise CannotFix("stopTimeout is already written in the container")
+        if any(tree.src.slice(e.named_children[0]).strip().strip('"') == key for e in elems):
+            raise CannotFix(f"{key} is already written in the container")
         if not elems or node.end_point.row == elems[-1].end_point.row:
             raise CannotFix("a container object without elements on lines of their own")
         last = elems[-1]
@@ -258,11 +259,11 @@ def _add_consumer_setting(change: Change, kind: str, node, tree: Tree, lines: li
             raise CannotFix("the container's last element shares its line with another")
 
         def render_stop(value):
-            return f"{indent}stopTimeout = {words.literal(change.replace(value=value))}\n"
+            return f"{indent}{key} = {words.literal(change.replace(value=value))}\n"
 
         render_stop(change.value)
         at = _offset(lines, end_line + 1, 1)
-        return "stopTimeout", (at, at, render_stop)
+        return key, (at, at, render_stop)
     labels, body = block_parts(node, tree.src)
     if labels[:2] != ["resource", "aws_elastic_beanstalk_environment"]:
         raise CannotFix("the setting is not written here and the place is not the worker environment's block")
@@ -306,8 +307,9 @@ def _insert(change: Change, block, tree: Tree, lines: list[str], arg: str = "", 
     arg = arg or words.argument(change)
     labels, body = block_parts(block, tree.src)
     want = words.BLOCK_TYPE[change.scope]
-    if labels[:2] != ["resource", want]:
+    if labels[:1] != ["resource"] or len(labels) < 2 or _aws(labels[1]) != want:
         raise CannotFix(f"{arg} is not written here and the place is not an {want} block")
+    arg = _argument(labels[1], arg)
     attrs = _attributes(body, tree)
     if any(_name(a, tree) == arg for a in attrs):
         raise CannotFix(f"{arg} is already written in the block")
@@ -345,8 +347,15 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     from visguard.linter.loaders.terraform.hcl import block_parts
 
     head, body = block_parts(block, tree.src)
-    if head[:2] != ["resource", "aws_sqs_queue"] or len(head) != 3 or not _NAME.fullmatch(head[2]):
+    if (
+        head[:1] != ["resource"]
+        or len(head) != 3
+        or _aws(head[1]) != "aws_sqs_queue"
+        or not _NAME.fullmatch(head[2])
+    ):
         raise CannotFix("the queue is not an aws_sqs_queue block of this file")
+    rtype = head[1]  # aws_sqs_queue, or awscc_sqs_queue: the new queue is written in the queue's own provider
+    name_arg, retention_arg = _argument(rtype, "name"), _argument(rtype, "message_retention_seconds")
     by_name = {_name(a, tree): a for a in _attributes(body, tree)}
     attrs = set(by_name)
     meta = next((m for m in ("for_each", "count") if m in attrs), None)
@@ -366,7 +375,7 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
     v = change.value
     index = {"for_each": "[each.key]", "count": "[count.index]"}.get(meta or "", "")
     policy = (
-        f"jsonencode({{ deadLetterTargetArn = aws_sqs_queue.{name}{index}.arn, "
+        f"jsonencode({{ deadLetterTargetArn = {rtype}.{name}{index}.arn, "
         f"maxReceiveCount = {int(v['max_receive_count'])} }})"
     )
     _, redrive = _insert(change, block, tree, lines, "redrive_policy", policy)
@@ -376,7 +385,7 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
         raise CannotFix("the queue's block ends the file")
     pad = " " * (tree.src.column(block) - 1)
     indent = first[: len(first) - len(first.lstrip())]
-    qname = _literal_string(body, tree, "name")
+    qname = _literal_string(body, tree, name_arg)
     named = ""
     suffix = ".fifo" if fifo else ""  # SQS names: 80 characters at most, a FIFO queue's ending in .fifo
     base = (
@@ -390,16 +399,19 @@ def _add_dlq(change: Change, block, tree: Tree, lines: list[str], taken) -> list
         and len(dlq_name) <= 80
         and f"name:{dlq_name}" not in taken
     ):
-        named = f'{indent}{"name".ljust(25)} = "{dlq_name}"\n'
+        named = f'{indent}{name_arg.ljust(25)} = "{dlq_name}"\n'
     elif fifo:
         raise CannotFix(
             'a FIFO queue without a literal name "<name>.fifo": add the dead-letter queue by hand'
         )
-    fifo_line = f"{indent}{'fifo_queue'.ljust(25)} = true\n" if fifo else ""
-    meta_line = f"{indent}{meta.ljust(25)} = {repeat}\n" if meta else ""
+    width = max(len(name_arg), len(retention_arg))  # the longest argument the new block writes
+    if named:
+        named = f'{indent}{name_arg.ljust(width)} = "{dlq_name}"\n'
+    fifo_line = f"{indent}{'fifo_queue'.ljust(width)} = true\n" if fifo else ""
+    meta_line = f"{indent}{meta.ljust(width)} = {repeat}\n" if meta else ""
     new = (
-        f'\n{pad}resource "aws_sqs_queue" "{name}" {{\n{meta_line}{named}{fifo_line}'
-        f"{indent}message_retention_seconds = {int(v['retention'])}\n{pad}}}\n"
+        f'\n{pad}resource "{rtype}" "{name}" {{\n{meta_line}{named}{fifo_line}'
+        f"{indent}{retention_arg.ljust(width)} = {int(v['retention'])}\n{pad}}}\n"
     )
     at = _offset(lines, end + 1, 1)
     return [("redrive_policy", redrive), (f"dlq:{name}", (at, at, lambda value: new))]
@@ -431,9 +443,29 @@ def _literal_string(body, tree: Tree, arg: str) -> str | None:
 
 
 def queue_names(text: str) -> set[str]:
-    """The aws_sqs_queue resource names of ``text``, and ``name:<n>`` for every literal ``name = "<n>"``."""
-    names = set(re.findall(r'resource\s+"aws_sqs_queue"\s+"([^"]+)"', text))
-    return names | {f"name:{n}" for n in re.findall(r'(?m)^\s*name\s*=\s*"([^"$]*)"', text)}
+    """The aws_sqs_queue (and awscc_sqs_queue) resource names of ``text``, and ``name:<n>`` for every literal
+    ``name = "<n>"`` (``queue_name`` in awscc)."""
+    names = set(re.findall(r'resource\s+"awsc?c?_sqs_queue"\s+"([^"]+)"', text))
+    return names | {f"name:{n}" for n in re.findall(r'(?m)^\s*(?:queue_)?name\s*=\s*"([^"$]*)"', text)}
+
+
+def _is_awscc(target: str) -> bool:
+    """A change of a resource of the Cloud Control provider (``awscc_sqs_queue.jobs``, in a module or not)."""
+    return re.sub(r"^(?:module\.[^.]+\.)*", "", target).startswith("awscc_")
+
+
+def _aws(rtype: str) -> str:
+    """The aws_* type a resource type is read as (an awscc_* type's, loaders.terraform.awscc)."""
+    from visguard.linter.loaders.terraform import awscc
+
+    return awscc.kind(rtype)
+
+
+def _argument(rtype: str, arg: str) -> str:
+    """The aws_* argument ``arg`` as a resource of ``rtype`` writes it (``visibility_timeout`` in awscc)."""
+    from visguard.linter.loaders.terraform import awscc
+
+    return awscc.argument(rtype, arg) or arg
 
 
 # ------------------------------------------------------------------------------------------ the adapter

@@ -6,8 +6,10 @@ Beanstalk Developer Guide ("Option settings", ebextensions-optionsettings.html).
 options make the consumer (``consumers_cfn.sqsd_consumer``: sqsd's defaults where unset). Its queue is the
 ``WorkerQueueURL``: a literal URL/ARN/name leaves the consumer pending (``Model.pending``) until the run's join
 finds the queue in another input; a ``{"Ref": ...}`` to an ``AWS::SQS::Queue`` of the file's own ``Resources``
-attaches it there (a resource without a ``Type`` customises one of Beanstalk's own and is not read). Without a
-WorkerQueueURL, Beanstalk uses a queue it creates itself: a note, no consumer.
+attaches it there (a resource without a ``Type``, or an empty one, customises one of Beanstalk's own:
+``AWSEBAutoScalingGroup: Metadata: ...``, the documented pattern; it is not read). Without a WorkerQueueURL, or
+with one that refers to Beanstalk's own ``AWSEBWorkerQueue``, Beanstalk uses a queue it creates itself: a note,
+no consumer.
 Environment properties (``aws:elasticbeanstalk:application:environment``) naming a queue by URL or ARN become
 ``Model.env`` bindings.
 """
@@ -109,6 +111,17 @@ def load_ebextension(path: str) -> Model:
         model.queues[own].consumers.append(c)
         return model
     ref = _ref(raw, at) or (QueueRef("name", raw.strip(), at) if queue_name_of(raw) else None)
+    beanstalks = _beanstalk_resource(raw)
+    if ref is None and beanstalks is not None:
+        model.notes.append(
+            Note(
+                f"the WorkerQueueURL of {cid} is {beanstalks}, the queue Elastic Beanstalk creates for the worker "
+                "environment: its settings are not in these files, so its consumer was not checked against it",
+                at,
+                cid,
+            )
+        )
+        return model
     if ref is None:
         model.notes.append(Note(f"the WorkerQueueURL of {cid} names no queue visguard can read", at, cid))
         return model
@@ -124,7 +137,9 @@ def _own_resources(doc: dict) -> dict | None:
     resources = doc.get("Resources")
     if not isinstance(resources, dict) or not resources:
         return None
-    own = {k: v for k, v in resources.items() if not (isinstance(v, dict) and "Type" not in v)}
+    own = {
+        k: v for k, v in resources.items() if v is not None and not (isinstance(v, dict) and "Type" not in v)
+    }
     if not own:
         return None
     if len(own) == len(resources):
@@ -194,6 +209,19 @@ def _own_queue(raw, model: Model) -> str | None:
         ((k, v),) = fn.items()
         target = v if k == "Ref" else v[0] if k == "Fn::GetAtt" and isinstance(v, list) and v else None
         if isinstance(target, str) and target in model.queues:
+            return target
+    return None
+
+
+def _beanstalk_resource(raw) -> str | None:
+    """``AWSEBWorkerQueue`` when a WorkerQueueURL refers to a resource Elastic Beanstalk creates itself (its
+    logical ids start with ``AWSEB``: Elastic Beanstalk Developer Guide, "Customizing environment resources",
+    environment-resources.html, checked 2026-12-02), else None."""
+    fn = _backtick(raw)
+    if isinstance(fn, dict) and len(fn) == 1:
+        ((k, v),) = fn.items()
+        target = v if k == "Ref" else v[0] if k == "Fn::GetAtt" and isinstance(v, list) and v else None
+        if isinstance(target, str) and target.startswith("AWSEB"):
             return target
     return None
 

@@ -104,6 +104,7 @@ class LoadOptions(Value):
         "parameters": fresh(dict),  # CloudFormation --parameter KEY=VALUE
         "variables": fresh(dict),  # Terraform --var NAME=VALUE
         "var_files": (),  # Terraform --var-file FILE
+        "asked": None,  # the path on the command line this input was found under (reads stay inside it)
     }
 
 
@@ -340,13 +341,15 @@ def load(path: str, options: LoadOptions | None = None) -> Model:
 
 # ---------------------------------------------------------------------------------------------- discovery
 class Input:
-    """One input to lint, and the loader that claimed it."""
+    """One input to lint, the loader that claimed it, and the path on the command line it was found under
+    (``asked``: a loader may read a file a symlink or an expression names only inside it)."""
 
-    __slots__ = ("path", "loader")
+    __slots__ = ("path", "loader", "asked")
 
-    def __init__(self, path: str, loader: LoaderSpec):
+    def __init__(self, path: str, loader: LoaderSpec, asked: str | None = None):
         self.path = path
         self.loader = loader
+        self.asked = asked if asked is not None else path
 
     def __repr__(self) -> str:
         return f"Input({self.path!r}, {self.loader!r})"
@@ -380,14 +383,16 @@ def discover(
     out: list[Input] = []
     seen: set[str] = set()
 
+    asked = ""
+
     def add(path: str, spec: LoaderSpec) -> None:
         real = os.path.realpath(path)
         if real not in seen:
             seen.add(real)
-            out.append(Input(path, spec))
+            out.append(Input(path, spec, asked))
 
     for p in paths:
-        p = os.fspath(p)
+        p = asked = os.fspath(p)
         before = len(out)
         try:
             if not os.path.lexists(p):

@@ -75,17 +75,18 @@ def load(path: str, options: Any = None) -> TerraformModel:
     path = os.fspath(path)
     variables = dict(getattr(options, "variables", None) or {})
     var_files = tuple(getattr(options, "var_files", None) or ())
+    asked = getattr(options, "asked", None) or path  # reads stay inside what the command line named
     folder = path if os.path.isdir(path) else os.path.dirname(path) or "."
     if os.path.basename(path) == TERRAGRUNT or (
         os.path.isdir(path) and os.path.isfile(os.path.join(path, TERRAGRUNT))
     ):
         from .terragrunt import load_terragrunt
 
-        return load_terragrunt(folder, variables=variables, var_files=var_files)
+        return load_terragrunt(folder, variables=variables, var_files=var_files, asked=asked)
     if os.path.isdir(path):
-        return TerraformLoader(path, variables=variables, var_files=var_files).load()
+        return TerraformLoader(path, variables=variables, var_files=var_files, asked=asked).load()
     if path.endswith(SUFFIXES):
-        return TerraformLoader(path, variables=variables, var_files=var_files).load()
+        return TerraformLoader(path, variables=variables, var_files=var_files, asked=asked).load()
     if not os.path.exists(path):
         raise VisguardError("no such file or directory", file=path)
     from .plan import load_plan

@@ -24,7 +24,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 from visguard.records import REQUIRED, Record, fresh, internal
 
 from .. import values
-from . import consumers
+from . import awscc, consumers
 from .files import excerpt
 from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown
 
@@ -40,6 +40,8 @@ ESM = "aws_lambda_event_source_mapping"
 FUNCTION = "aws_lambda_function"
 ALIAS = "aws_lambda_alias"
 
+# the attributes of a queue that are its URL (awscc_sqs_queue's queue_url: awscc.py)
+URL_ATTRS = ("url", "id", *awscc.QUEUE_URL_ATTRS)
 # the arguments visguard reads, per resource type
 ARGS = {
     QUEUE: (
@@ -353,9 +355,9 @@ class Builder:
             kind, name, _ = self.data[v.address]
             return self.queue_names.get(name) if kind == QUEUE and isinstance(name, str) else None
         if isinstance(v, Ref):
-            if v.address in self.model.queues and v.attr in (("url", "id") if url else ("arn",)):
+            if v.address in self.model.queues and v.attr in (URL_ATTRS if url else ("arn",)):
                 return v.address
-            if v.address in self.model.queues and not url and v.attr in ("url", "id"):
+            if v.address in self.model.queues and not url and v.attr in URL_ATTRS:
                 return v.address  # caller reports the wrong attribute
             return None
         if isinstance(v, Text):

@@ -39,8 +39,9 @@ from visguard.linter.consumers import (
 )
 from visguard.linter.model import Consumer, Location, Subscription, Suppression
 
+from .awscc import QUEUE_NAME_ATTRS, QUEUE_URL_ATTRS
 from .files import excerpt
-from .values import SYMBOLIC, Encoded, Ref, Text, Unknown
+from .values import SYMBOLIC, Encoded, Ref, Text, Unknown, unholed
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -109,6 +110,7 @@ _SQS_ARN = re.compile(r"^arn:aws[a-z-]*:sqs:[^:]*:[^:]*:([A-Za-z0-9_-]{1,80}(?:\
 _ROLE_ARN = re.compile(r"^arn:aws[a-z-]*:iam::[^:]*:role/(?:.*/)?([^/]+)$")
 _MODULE_PREFIX = re.compile(r"^((?:module\.[A-Za-z0-9_-]+(?:\[[^\]]*\])?\.)*)")
 _RECEIVE = "sqs:receivemessage"
+QUEUE_ATTRS = (*QUEUE_URL_ATTRS, *QUEUE_NAME_ATTRS)  # awscc_sqs_queue's names for its url and name
 
 
 def read(builder) -> None:
@@ -201,7 +203,7 @@ class _Reader:
         name; (None, None) when it names no queue."""
         b = self.b
         if isinstance(v, Ref):
-            if v.address in self.model.queues and v.attr in ("url", "id", "arn", "name"):
+            if v.address in self.model.queues and v.attr in ("url", "id", "arn", "name", *QUEUE_ATTRS):
                 return v.address, None
             if v.address in b.data and b.data[v.address][0] == "aws_sqs_queue":
                 qid = b.queue_of(v, url=True)
@@ -257,7 +259,7 @@ class _Reader:
                     r, arg, f"{r.address}: {arg} is not valid JSON ({exc.detail}); its consumer is not read"
                 )
                 return None
-            return _unhole(out, holes) if holes else out
+            return unholed(out, holes) if holes else out
         if isinstance(v, (Unknown, Ref)):
             self.note(
                 r,
@@ -714,22 +716,6 @@ class _Reader:
             s.raw_delivery = raw if isinstance(raw, bool) else raw == "true" if isinstance(raw, str) else None
             s.locations["raw_delivery"] = r.loc("raw_message_delivery")
         self.model.queues[qid].subscriptions.append(s)
-
-
-def _unhole(v: Any, holes: dict[str, Any]) -> Any:
-    """The references a JSON string template held (``"@@visguard3@@"``) put back in its decoded value."""
-    if isinstance(v, str):
-        if v in holes:
-            return holes[v]
-        if "@@visguard" in v:
-            parts = [holes.get(p, p) for p in re.split(r"(@@visguard\d+@@)", v) if p]
-            return Text(parts)
-        return v
-    if isinstance(v, dict):
-        return {k: _unhole(x, holes) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_unhole(x, holes) for x in v]
-    return v
 
 
 def _fire_and_forget(r) -> Location | None:

@@ -11,17 +11,18 @@ bounded by its :class:`Budget`.
 
 from __future__ import annotations
 
-import json
 import math
+import os
 import re
-from functools import lru_cache
 
 from visguard.errors import VisguardError
+from visguard.linter.model import Location
 
 from ..values import MAX_TEXT
 from .files import NAME_CHARS, excerpt
 from .functions import FUNCTIONS, TERRAFORM_FUNCTIONS
-from .hcl import Attr, Block, JsonExpr, Source, Span, line_of, parse_expression
+from .hcl import Attr, Block, JsonExpr, Source, Span, line_of
+from .template import FILE_FUNCTIONS, Templates
 from .values import (
     MAX_STRING,
     SYMBOLIC,
@@ -159,7 +160,7 @@ class Instance:
         raise NotImplementedError
 
 
-class Evaluator:
+class Evaluator(Templates):
     """The expressions of one module instance: mixed into :class:`~.scope.Scope`, which gives ``mod`` (the
     module's declarations), ``loader``, ``prefix``, ``budget`` and resolves the names an expression refers to
     (``var()``, ``local()``, ``resource_value()``, ``module_obj()``)."""
@@ -202,6 +203,11 @@ class Evaluator:
             ) from None
         finally:
             self._active.discard(key)
+            hits = getattr(self.loader, "undeclared", None)
+            if hits and hits[-1][2] is None:  # an undeclared name met: where the expression naming it is
+                for hit in hits:
+                    if hit[2] is None:
+                        hit[2] = Location(attr.file, attr.line, attr.column, path=attr.name)
 
     def eval(self, node, env: Env) -> Any:
         if isinstance(node, JsonExpr):
@@ -221,16 +227,11 @@ class Evaluator:
         return v
 
     def _template_text(self, body: str, env: Env) -> Any:
-        """A template given as text (a heredoc, a JSON-syntax string): parsed by the HCL grammar as a string."""
-        self.budget.text(len(body))
+        """A template given as text (a heredoc's body, a JSON-syntax string): rendered by :mod:`.template`."""
         try:
-            expr, src = _template_expr(body)
+            return self.render_text(body, env)
         except VisguardError as exc:
             raise EvalError(f"invalid template ({exc.detail})") from None
-        if env.src is not None and not env.src.shown:  # text of a file reached through a symlink
-            src = Source(src.text, src.data)
-            src.shown = False
-        return self._node(expr, Env(env.names, src))
 
     # ------------------------------------------------------------------ native syntax (tree-sitter nodes)
     def _node(self, node, env: Env) -> Any:
@@ -395,15 +396,15 @@ class Evaluator:
             if t == "template_literal" or t == "comment":
                 continue  # the literal text is read between the other parts: tree-sitter leaves out spaces
             start = c.start_byte
-            lit = data[pos:start].decode("utf-8", "replace") if start > pos else ""
-            if strip_next:
+            lit = self._unescape(data[pos:start].decode("utf-8", "replace")) if start > pos else ""
+            if strip_next:  # after the escapes: a ~ strips the newline "\n" writes too
                 lit, strip_next = lit.lstrip(), False
             if t == "quoted_template_end":
                 if lit:
-                    parts.append(self._unescape(lit))
+                    parts.append(lit)
                 break
-            if t == "template_directive":
-                return Unknown(text_of(node, env.src), "template directives are not evaluated")
+            if t == "template_directive":  # %{ for } / %{ if }: the whole template by the full renderer
+                return self._render(node, kids[0].end_byte, kids[-1].start_byte, env, self._unescape)
             # template_interpolation: ${ [~] expression [~] } (~ strips the spaces and newlines beside it)
             inner = c.children
             if len(inner) == 3:
@@ -419,7 +420,7 @@ class Evaluator:
             if expr.type != "expression":
                 raise EvalError("an interpolation needs an expression", c)
             if lit:
-                parts.append(self._unescape(lit))
+                parts.append(lit)
             v = self._node(expr, env)
             values += 1
             if isinstance(v, SYMBOLIC):
@@ -673,6 +674,8 @@ class Evaluator:
         if name in ("try", "can"):
             return self._try(name, arg_nodes, node, env)
         args = [self._node(a, env) for a in arg_nodes]
+        if name in FILE_FUNCTIONS and not expand:  # files beside the module (template.py)
+            return self.budget.value(self.file_call(name, args, node, env), node)
         if expand and args:
             last = args.pop()
             if not isinstance(last, list):
@@ -736,6 +739,10 @@ class Evaluator:
                 f"{root} is only available in a block with {'for_each' if root == 'each' else 'count'}", node
             )
         if root == "data":
+            if len(steps) >= 3 and steps[0] == ("attr", "template_file") and steps[1][0] == "attr":
+                rendered = self.template_file(steps[1][1], node)  # data "template_file": rendered here
+                if rendered is not None:
+                    return self._apply(rendered, steps[2:], node, env)
             ref = self._data_ref(steps)
             if (
                 ref is not None
@@ -744,9 +751,14 @@ class Evaluator:
             return Unknown(
                 text_of(node, env.src), "data sources are read by terraform plan, not from the files"
             )
-        if root == "path":
+        if (
+            root == "path"
+        ):  # absolute: file("${path.module}/x") reads the same file from any working directory
+            here = os.path.abspath(self.loader.root) if self.loader is not None else os.path.abspath(".")
+            if not os.path.isdir(here):
+                here = os.path.dirname(here)
             return self._apply(
-                {"module": self.mod.dir, "root": self.loader.root, "cwd": "."}, steps, node, env
+                {"module": os.path.abspath(self.mod.dir), "root": here, "cwd": here}, steps, node, env
             )
         if root == "terraform":
             return self._apply({"workspace": "default"}, steps, node, env)
@@ -859,12 +871,6 @@ def call_parts(node, src: Source) -> tuple[str, list, bool]:
                 elif a.type == "ellipsis":
                     expand = True
     return name, args, expand
-
-
-@lru_cache(maxsize=512)
-def _template_expr(body: str) -> tuple[Any, Source]:
-    """The quoted-template expression node of ``body`` (parsed once per distinct text)."""
-    return parse_expression(json.dumps(body, ensure_ascii=False), "<template>")
 
 
 class _Unknowable(Exception):

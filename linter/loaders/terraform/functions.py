@@ -1,7 +1,8 @@
 """The Terraform functions visguard evaluates, and the names of all the others.
 
 A call to a name Terraform does not have is an error (as in Terraform); a Terraform function visguard does not
-evaluate (``cidrsubnet``, ``templatefile``, ``timestamp``...) gives an Unknown. Functions of values known only
+evaluate (``cidrsubnet``, ``timestamp``...) gives an Unknown; the functions that read files (``file``,
+``templatefile``...) are the evaluator's own (template.py). Functions of values known only
 after apply give an Unknown too, never a guess.
 """
 
@@ -24,6 +25,7 @@ from .values import (
     num_out,
     to_number,
     to_string,
+    unholed,
 )
 
 # ---------------------------------------------------------------------------------------------- functions
@@ -85,12 +87,59 @@ def _jsondecode(*args):
     v = args[0]
     if isinstance(v, Encoded):
         return v.value
+    if isinstance(v, Text):  # a rendered template holding references: decoded around them
+        text, holes = v.holed()
+        try:
+            return unholed(_decoded("jsondecode", text), holes)
+        except EvalError:
+            return Unknown(
+                "jsondecode(...)", "jsondecode() of a document holding values known only after apply"
+            )
     if not isinstance(v, str):
         return Unknown("jsondecode(...)", "jsondecode() of a value known only after apply")
+    return _decoded("jsondecode", v)
+
+
+def _yamldecode(*args):
+    _need(args, 1, "yamldecode")
+    v = args[0]
+    if not isinstance(v, str):
+        return Unknown("yamldecode(...)", "yamldecode() of a value known only after apply")
+    return _decoded("yamldecode", v)
+
+
+def _decoded(name: str, text: str):
+    """A JSON or YAML document as Terraform values, through the linter's bounded decoders (nesting, aliases,
+    number sizes: loaders.decode); a document that is not one is Terraform's error too."""
+    from visguard.errors import VisguardError
+
+    from .. import decode
+
+    if len(text) > MAX_STRING:
+        raise LimitError(f"{name}(): a document longer than {MAX_STRING:,} characters (visguard's bound)")
     try:
-        return json.loads(v)
-    except ValueError as exc:
-        raise EvalError(f"jsondecode(): invalid JSON ({exc})") from None
+        doc = (
+            decode.loads_json(text, file=name) if name == "jsondecode" else decode.loads_yaml(text, file=name)
+        )
+    except VisguardError as exc:
+        raise EvalError(f"{name}(): {exc.detail}") from None
+    except RecursionError:
+        raise LimitError(f"{name}(): the document is nested too deeply") from None
+    return _plain(doc)
+
+
+def _plain(v):
+    """Decoded JSON/YAML as the evaluator's values: plain dicts (string keys) and lists; a YAML timestamp as its
+    text, as Terraform's yamldecode gives it."""
+    if isinstance(v, dict):
+        return {k if isinstance(k, str) else to_string(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if v is None or isinstance(v, (str, bool, int, float)):
+        return v
+    if hasattr(v, "isoformat"):
+        return v.isoformat()
+    return to_string(str(v))
 
 
 def _lookup(*args):
@@ -404,6 +453,7 @@ def _parseint(*args):
 FUNCTIONS = {
     "jsonencode": _jsonencode,
     "jsondecode": _jsondecode,
+    "yamldecode": _yamldecode,
     "max": _max,
     "min": _min,
     "tonumber": _tonumber,

@@ -19,6 +19,7 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record, fresh
 
+from . import awscc
 from .build import ARGS, Res, build_model
 from .consumers import NEEDED_BY, NESTED_BLOCKS
 from .evaluate import Env, _key_value, text_of
@@ -27,7 +28,7 @@ from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl
 from .instances import EACH_SOURCE
 from .modules import ROOT, ModuleReader, scope_suppressions
 from .scope import Module, Scope
-from .values import Bound, Unknown
+from .values import Bound, Encoded, Ref, Text, Unknown
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
 if TYPE_CHECKING:
@@ -58,10 +59,13 @@ class TerraformModel(Model):
     __slots__ = {"files": fresh(list)}
 
 
-def listing(directory: str, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[list[str], list[str]]:
-    """(the regular files of ``directory`` ending in ``suffixes`` that stay inside it, the symlinks among them
-    that lead outside it: never read). ``foo.tf`` is left out when ``foo.tofu`` is there (``.tf.json`` and
-    ``.tofu.json`` likewise), as OpenTofu reads a folder."""
+def listing(
+    directory: str, suffixes: tuple[str, ...] = SUFFIXES, asked: str | None = None
+) -> tuple[list[str], list[str]]:
+    """(the regular files of ``directory`` ending in ``suffixes`` that stay inside it, or inside the folder
+    ``asked`` (what the command line named: a root's ``locals.tf`` linked to ``../../shared/locals.tf`` of the
+    linted tree is read), the symlinks among them that lead outside both: never read). ``foo.tf`` is left out
+    when ``foo.tofu`` is there (``.tf.json`` and ``.tofu.json`` likewise), as OpenTofu reads a folder."""
     try:
         names = sorted(os.listdir(directory))
     except OSError as exc:
@@ -73,10 +77,16 @@ def listing(directory: str, suffixes: tuple[str, ...] = SUFFIXES) -> tuple[list[
         if n.endswith(suffixes) and os.path.isfile(p):
             if n.endswith((".tf", ".tf.json")) and _tofu_name(n) in names:
                 continue
-            (inside if confined(p, directory) else outside).append(p)
+            ok = confined(p, directory) or (asked is not None and confined(p, asked))
+            (inside if ok else outside).append(p)
     if len(inside) > MAX_FILES:
         raise VisguardError(f"more than {MAX_FILES} Terraform files in one module", file=directory)
     return inside, outside
+
+
+def asked_folder(asked: str) -> str:
+    """The folder a path on the command line names: itself, or a file's folder."""
+    return asked if os.path.isdir(asked) else (os.path.dirname(asked) or ".")
 
 
 def _tofu_name(name: str) -> str:
@@ -89,21 +99,29 @@ def tf_files(directory: str) -> list[str]:
     return listing(directory)[0]
 
 
-def _parse_file(path: str, native, json_syntax):
-    """``path`` parsed by ``native`` (HCL) or ``json_syntax`` (``*.json``), and whether it was reached through a
-    link (then its parse errors quote none of its text, and neither may anything read from it)."""
+def hidden(path: str, asked: str | None) -> bool:
+    """Whether ``path`` was reached through a symlink leading outside the folder ``asked`` (a file named on the
+    command line, read because it was asked for): then no message quotes its text. A link inside what was asked
+    leads to the user's own file, shown as any other."""
+    return linked(path) and (asked is None or not confined(path, asked))
+
+
+def _parse_file(path: str, native, json_syntax, asked: str | None = None):
+    """``path`` parsed by ``native`` (HCL) or ``json_syntax`` (``*.json``), and whether its text is hidden
+    (:func:`hidden`: then its parse errors quote none of its text, and neither may anything read from it)."""
     text = _read_text(path)
     is_json = path.endswith(".json")
+    link = hidden(path, asked)
     try:
-        return (json_syntax if is_json else native)(text, path), linked(path)
+        return (json_syntax if is_json else native)(text, path), link
     except VisguardError as exc:
-        if linked(path):
+        if link:
             raise unquoted(exc, path, "JSON" if is_json else "HCL") from None
         raise
 
 
-def read_blocks(path: str) -> list[Block]:
-    blocks, link = _parse_file(path, parse_hcl, parse_json)
+def read_blocks(path: str, asked: str | None = None) -> list[Block]:
+    blocks, link = _parse_file(path, parse_hcl, parse_json, asked)
     if link:
         for b in blocks[:1]:
             b.src.shown = False  # one Source per file: no expression of it is quoted
@@ -119,8 +137,12 @@ class TerraformLoader(ModuleReader):
         var_files: tuple[str, ...] = (),
         inputs: dict[str, Any] | None = None,
         input_locations: dict[str, Location] | None = None,
+        asked: str | None = None,
     ):
         self.root = root
+        # the folder the command line named (a file: its folder): a symlink or a file() may lead anywhere
+        # inside it, never outside (docs/security.md)
+        self.asked = asked_folder(asked or root)
         self.inputs = inputs or {}  # evaluated root variable values given by a caller (Terragrunt's inputs)
         self.input_locations = input_locations or {}  # where each of them is written
         self.defaults_unknown: str | None = None  # why a root variable without a value is not known here
@@ -134,7 +156,9 @@ class TerraformLoader(ModuleReader):
         self._marks: dict[str, list[int]] = {}  # file -> indexes of its lines that hold "visguard:ignore"
         self._installed: dict[str, str] | None = None  # module key -> folder, from .terraform/modules
         self._refs: dict[int, tuple[str, str] | None] = {}  # id(attr) -> simple_ref(attr)
-        self._linked: set[str] = set()  # files read through a symlink: no message shows their text
+        self._linked: set[str] = (
+            set()
+        )  # files read through a symlink out of `asked`: no message shows their text
         self.problems: list[
             tuple[VisguardError, str, str]
         ] = []  # (error, address, what) of each part not read
@@ -142,6 +166,15 @@ class TerraformLoader(ModuleReader):
         # data.aws_sqs_queue.x / data.aws_lambda_function.f -> (type, the name it looks up or None, where)
         self.data: dict[str, tuple[str, str | None, Location]] = {}
         self.deferred: list = []  # (scope, block, type, address) of resources read only if needed
+        # [expression, why, where it is written, noted] of each var./local. a module whose files were not all
+        # read does not declare (Scope.var / Scope.local): a note each, never the input's error
+        self.undeclared: list[list] = []
+        self.quiet: list[
+            tuple
+        ] = []  # (where, message, address) of notes kept only if a queue or consumer needs it
+        self.file_texts: dict[
+            str, Any
+        ] = {}  # real path -> text (or why not known) of file()/templatefile() reads
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
@@ -174,6 +207,30 @@ class TerraformLoader(ModuleReader):
             name = v if isinstance(v, str) else None
         self.data[address] = (kind, name, Location(block.file, block.line, block.column, path=address))
 
+    def undeclared_name(self, scope: Scope, kind: str, name: str) -> Unknown:
+        """``var.x`` / ``local.x`` that a module whose files were not all read (``Module.unread``) does not
+        declare: not known here (it may be declared in the file not read), recorded for a note."""
+        expr = f"{kind}.{name}"
+        why = f"not declared in the files read here ({scope.mod.unread} not read)"
+        self.undeclared.append([scope.prefix + expr, why, None, False])
+        return Unknown(expr, why)
+
+    def note_undeclared(self, owner: str | None = None, since: int = 0) -> None:
+        """One note for each undeclared name met since ``since`` (on ``owner``, the resource whose argument needs
+        it, else on the name itself), naming the expression and where it is written."""
+        for hit in self.undeclared[since:]:
+            expr, why, where, noted = hit
+            if noted:
+                continue
+            hit[3] = True
+            arg = f"{where.path} uses " if where is not None and where.path else ""
+            self.note(
+                where or Location(self.root),
+                f"{owner + ': ' if owner else ''}{arg}{expr}, {why}: not known here, the rules that need it are "
+                "skipped",
+                owner or expr,
+            )
+
     def unreadable(self, exc: VisguardError, address: str, what: str | None = None) -> None:
         """A part of the root module (a file, a module call, a resource: ``what``, default its address) that
         cannot be read: recorded, and the rest is still read and linted. A bound (:class:`Bound`) refuses the
@@ -183,29 +240,36 @@ class TerraformLoader(ModuleReader):
         self.problems.append((exc, address, what or address))
 
     # -------------------------------------------------------------------------------------------- modules
-    def read_module(self, directory: str, files: list[str] | None = None, address: str = ROOT) -> Module:
+    def read_module(
+        self, directory: str, files: list[str] | None = None, address: str = ROOT, outside: list[str] = ()
+    ) -> Module:
         key = os.path.realpath(directory)
         if key in self._module_cache:
             return self._module_cache[key]
         blocks: list[Block] = []
         if files is None:
-            files, outside = listing(directory)
+            files, outside = listing(directory, asked=self.asked)
             for path in outside:
-                self.note(Location(path), outside_note(path, directory), address)
+                self.note(Location(path), outside_note(path, self.asked), address)
+        unread = [os.path.basename(p) for p in outside]  # each is noted on its own, with why
         for path in files:
-            if linked(path):
+            if hidden(path, self.asked):
                 self._linked.add(path)
             if re.search(_OVERRIDE, os.path.basename(path)):
                 self.note(Location(path), f"{path}: override files are not merged by visguard", address)
+                unread.append(os.path.basename(path))
                 continue
             try:
-                blocks += read_blocks(path)
+                blocks += read_blocks(path, self.asked)
             except VisguardError as exc:  # one file that does not parse: the module's other files are read
                 self.unreadable(exc, address, path)
+                unread.append(os.path.basename(path))
                 continue
             self.files.append(path)
         problems: list = []
         mod = Module(directory, blocks, problems)
+        if unread:  # a name it does not declare may be declared there: "not known here", never an error
+            mod.unread = ", ".join(unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
         prefix = "" if address == ROOT else address + "."
         for exc, name in problems:
             self.unreadable(exc, prefix + name)
@@ -217,16 +281,16 @@ class TerraformLoader(ModuleReader):
             k: (None, v) for k, v in self.inputs.items() if k in mod.variables
         }  # Terragrunt's inputs are TF_VAR_ variables: the lowest precedence, undeclared ones ignored
         d = self.root
-        found, outside = listing(d, (".tfvars", ".tfvars.json")) if os.path.isdir(d) else ([], [])
+        found, outside = listing(d, (".tfvars", ".tfvars.json"), self.asked) if os.path.isdir(d) else ([], [])
         for path in outside:
-            self.note(Location(path), outside_note(path, d), ROOT)
+            self.note(Location(path), outside_note(path, self.asked), ROOT)
         names = [os.path.basename(p) for p in found]
         auto = [os.path.join(d, n) for n in ("terraform.tfvars", "terraform.tfvars.json") if n in names]
         auto += [os.path.join(d, n) for n in names if n.endswith((".auto.tfvars", ".auto.tfvars.json"))]
         for path in [*auto, *self.var_files]:
-            if linked(path):
+            if hidden(path, self.asked):
                 self._linked.add(path)
-            attrs = read_vars(path)
+            attrs = read_vars(path, self.asked)
             self.files.append(path)
             for name, attr in attrs.items():
                 if name not in mod.variables:
@@ -244,10 +308,10 @@ class TerraformLoader(ModuleReader):
     # -------------------------------------------------------------------------------------------- resources
     def collect(self, scope: Scope) -> None:
         for (rtype, rname), block in scope.mod.resources.items():
-            if rtype not in ARGS:
+            if rtype not in ARGS and rtype not in awscc.RESOURCES:
                 continue
             base = f"{scope.prefix}{rtype}.{rname}"
-            if rtype in NEEDED_BY:  # read only when the root has the consumer that needs it (collect_needed)
+            if awscc.kind(rtype) in NEEDED_BY:  # read only when the root has the consumer that needs it
                 self.deferred.append((scope, block, rtype, base))
                 continue
             try:
@@ -269,7 +333,7 @@ class TerraformLoader(ModuleReader):
         pipe's target), read only when the root holds such a consumer: a root without one lints as fast."""
         present = {r.type for r in self.resources}
         for scope, block, rtype, base in self.deferred:
-            if NEEDED_BY[rtype] not in present:
+            if NEEDED_BY[awscc.kind(rtype)] not in present:
                 continue
             try:
                 instances = scope.instances(block, base)
@@ -281,16 +345,25 @@ class TerraformLoader(ModuleReader):
         self.deferred = []
 
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
-        r = Res(rtype, address, Location(block.file, block.line, block.column, path=address))
-        for arg in ARGS[rtype]:
+        kind = awscc.kind(rtype)  # an awscc_* resource is read as its aws_* type, by its own argument names
+        cc = kind != rtype
+        r = Res(kind, address, Location(block.file, block.line, block.column, path=address))
+        met = len(self.undeclared)
+        for arg in ARGS[kind]:
+            name = awscc.argument(rtype, arg)
+            if name is None:
+                continue
             try:
                 if "." in arg:
-                    self.nested(scope, block, r, arg, env)
+                    if cc:
+                        self.attribute_object(scope, block, r, arg, name, env)
+                    else:
+                        self.nested(scope, block, r, arg, env)
                     continue
                 if arg in NESTED_BLOCKS and arg not in block.attrs:
                     self.blocks_of(scope, block, r, arg, env)
                     continue
-                attr = block.attrs.get(arg)
+                attr = block.attrs.get(name)
                 if attr is None:
                     continue
                 value = scope.eval_attr(attr, env)
@@ -309,6 +382,12 @@ class TerraformLoader(ModuleReader):
             elif arg == "container_definitions":
                 for key, loc in self.literal_locations(scope, attr, env, address):
                     r.locations[f"{arg}{key}"] = loc
+            elif cc and arg in awscc.OBJECT_ARGS and isinstance(value, dict):
+                self.object_locations(scope, attr, env, r, arg, value)
+        if cc:
+            awscc.normalize(r)
+        if len(self.undeclared) > met:
+            self.note_undeclared(address, met)
         r.suppressions = self.suppressions(block) + scope_suppressions(scope)
         return r
 
@@ -400,6 +479,37 @@ class TerraformLoader(ModuleReader):
                 if inner is not None:
                     stack.append((inner, key))
         return out
+
+    def attribute_object(self, scope: Scope, block: Block, r: Res, arg: str, name: str, env: Env) -> None:
+        """``scaling_config = { maximum_concurrency = 5 }`` (the awscc provider's nested attribute objects)."""
+        outer, inner = name.split(".", 1)
+        attr = block.attrs.get(outer)
+        if attr is None:
+            return
+        v = scope.eval_attr(attr, env)
+        if isinstance(v, dict) and inner in v:
+            r.values[arg] = v[inner]
+            r.locations[arg] = self.path_location(scope, attr, env, r.address, [inner]) or self.origin(
+                scope, attr, env, r.address
+            )
+        elif isinstance(v, (Unknown, Ref)):
+            r.values[arg] = Unknown(f"{outer}.{inner}", _why(v))
+            r.locations[arg] = self.origin(scope, attr, env, r.address)
+
+    def object_locations(self, scope: Scope, attr: Attr, env: Env, r: Res, arg: str, value: dict) -> None:
+        """Where each key of an attribute object is written (``source_parameters = { sqs_queue_parameters = {
+        batch_size = 5 } }``), under the keys a block of the same shape gets (``source_parameters[0]
+        .sqs_queue_parameters[0].batch_size``). Two levels, at most 50 keys."""
+        todo = [([k], v) for k, v in value.items()]
+        seen = 0
+        while todo and seen < 50:
+            path, v = todo.pop(0)
+            seen += 1
+            loc = self.path_location(scope, attr, env, r.address, path)
+            if loc is not None:
+                r.locations[f"{arg}[0]." + "[0].".join(path)] = loc
+            if isinstance(v, dict) and len(path) < 2:
+                todo += [([*path, k], x) for k, x in v.items()]
 
     def nested(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
         """``scaling_config { maximum_concurrency = N }`` (or a dynamic block of one element)."""
@@ -587,7 +697,7 @@ class TerraformLoader(ModuleReader):
 
     def _load(self) -> TerraformModel:
         directory = self.root if os.path.isdir(self.root) else (os.path.dirname(self.root) or ".")
-        files, outside = listing(directory)
+        files, outside = listing(directory, asked=self.asked)
         if not os.path.isdir(self.root):
             # a .tf file is part of the module its folder holds: Terraform reads the folder as one. The file
             # named on the command line is read even when it is a symlink out (asked for), never quoted.
@@ -599,11 +709,11 @@ class TerraformLoader(ModuleReader):
             files = sorted({*files, named})
             outside = [p for p in outside if p != named]
         for path in outside:
-            self.note(Location(path), outside_note(path, directory), ROOT)
+            self.note(Location(path), outside_note(path, self.asked), ROOT)
         if not files:
             more = f" ({len(outside)} symlink(s) leading outside it not read)" if outside else ""
             raise VisguardError(f"no *.tf, *.tf.json or *.tofu files in this folder{more}", file=self.root)
-        mod = self.read_module(directory, files)
+        mod = self.read_module(directory, files, outside=outside)
         if not os.path.isdir(self.root):
             self.root = directory
         scope = Scope(self, mod, "", values=self.root_values(mod))
@@ -611,6 +721,7 @@ class TerraformLoader(ModuleReader):
         try:
             self.collect(scope)
             self.collect_needed()
+            self.note_undeclared()
         except RecursionError:
             raise Bound("expression or module nesting too deep", file=self.root) from None
         notes: list[Note] = []
@@ -619,6 +730,7 @@ class TerraformLoader(ModuleReader):
         for n in notes:
             self.note(n.location, n.message, n.address)
         self.note_unknown_values(model)
+        self.keep_relevant_notes()
         return TerraformModel(
             queues=model.queues,
             source_file=model.source_file,
@@ -638,6 +750,42 @@ class TerraformLoader(ModuleReader):
         for problem in self.problems:
             n = problem_note(*problem, self.root)
             self.note(n.location, n.message, n.address)
+
+    def keep_relevant_notes(self) -> None:
+        """Notes only about what decides a queue or a consumer (issue 35 §4): a variable, a local or a module
+        visguard does not read is noted when a queue's or a consumer's resource uses it (the note names them), a
+        resource only when it is one of them (an ``aws_ssm_parameter`` whose count is not known is not), a
+        symlink not read when a name the module uses is declared there."""
+        used = {r.address: _symbolic_text(r.values) for r in self.resources if r.type not in NEEDED_BY}
+
+        def users(address: str) -> list[str]:
+            m = re.match(r"^((?:module\.[^.\[]+(?:\[[^\]]*\])?\.)*)(.+)$", address)
+            prefix, name = (m.group(1), m.group(2)) if m else ("", address)
+            return [a for a, t in used.items() if a.startswith(prefix) and name in t]
+
+        unread = " ".join(why for _, why, _, _ in self.undeclared)
+        kept: list[Note] = []
+        for n in self.notes:
+            local = re.sub(r"^(?:module\.[^.\[]+(?:\[[^\]]*\])?\.)*", "", n.address)
+            if ": a symlink leading outside " in n.message:
+                if os.path.basename(n.location.file or "") not in unread:
+                    continue
+            elif local.startswith(("var.", "local.")) and n.address != ROOT:
+                who = users(n.address)
+                if not who:
+                    continue
+                n = Note(f"{n.message} (it decides {_listed(who)})", n.location, n.address)
+            elif (
+                re.match(r"^[a-z][a-z0-9]*_[a-z0-9_]+\.[^.]+$", re.sub(r"\[[^\]]*\]$", "", local))
+                and awscc.kind(local.split(".", 1)[0]) in NEEDED_BY
+            ):
+                continue  # a helper of a consumer (a role, a parameter): its own notes say nothing decisive
+            kept.append(n)
+        for where, message, address in self.quiet:
+            who = users(address + ".")
+            if who:
+                kept.append(Note(f"{message}; its outputs decide {_listed(who)}", where, address))
+        self.notes[:] = kept
 
     def note_unknown_values(self, model: Model) -> None:
         """A setting the rules need whose value is not known here (a data source, a remote output): noted once
@@ -666,6 +814,30 @@ class TerraformLoader(ModuleReader):
                     )
 
 
+def _symbolic_text(values: dict, limit: int = 4000) -> str:
+    """The expressions not known here that a resource's values hold (``${var.env}``, ``${module.vpc.id}``), as
+    one text to search (the first ``limit`` values walked)."""
+    out: list[str] = []
+    stack = list(values.values())
+    n = 0
+    while stack and n < limit:
+        v = stack.pop()
+        n += 1
+        if isinstance(v, (Unknown, Ref)):
+            out.append(str(v))
+        elif isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, (Text, Encoded)):
+            out.append(str(v))
+    return " ".join(out)
+
+
+def _listed(addresses: list[str]) -> str:
+    return ", ".join(addresses[:3]) + (f" and {len(addresses) - 3} more" if len(addresses) > 3 else "")
+
+
 def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note:
     """The note (VG902) for a part that could not be read: what, where (file:line) and why."""
     detail = exc.detail
@@ -677,11 +849,11 @@ def problem_note(exc: VisguardError, address: str, what: str, file: str) -> Note
     return Note(f"{what} could not be read here ({detail}); the rest is linted", loc, address)
 
 
-def read_vars(path: str) -> dict[str, Attr]:
+def read_vars(path: str, asked: str | None = None) -> dict[str, Attr]:
     """The ``NAME = VALUE`` lines of a ``.tfvars`` (or ``.tfvars.json``) file."""
     from .hcl import json_vars
 
-    attrs, link = _parse_file(path, parse_attrs, json_vars)
+    attrs, link = _parse_file(path, parse_attrs, json_vars, asked)
     if link:
         for a in list(attrs.values())[:1]:
             a.src.shown = False

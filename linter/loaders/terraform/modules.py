@@ -103,13 +103,15 @@ class ModuleReader:
         key = f"{scope.module_key}.{name}" if getattr(scope, "module_key", "") else name
         installed = self.installed_module(key) if not local and model is None else None
         if not local and model is None and installed is None:
-            self.note(
-                block,
-                address=base,
-                message=f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
+            message = (
+                f"{base}: module source {_source_shown(source)} is not read (visguard reads local modules, the modules "
                 "`terraform init` put in .terraform/modules, and models terraform-aws-modules/sqs/aws and "
-                "lambda/aws); run terraform init, or lint the plan JSON",
+                "lambda/aws); run terraform init, or lint the plan JSON"
             )
+            if about_queues(name, source, block):
+                self.note(block, address=base, message=message)
+            else:  # a VPC, a cluster, an IAM user: noted only if a queue or consumer reads one of its outputs
+                self.quiet.append((Location(block.file, block.line, block.column), message, base))
         for address, env in scope.instances(block, base):
             inputs = {k: (a, scope, env) for k, a in block.attrs.items() if k not in META_ARGS}
             if local or installed is not None:
@@ -126,7 +128,10 @@ class ModuleReader:
                     return _h["outputs"](out_name, node)
 
                 def run(_h=holder, _a=address, _e=env, _i=inputs):
+                    met = len(self.undeclared)
                     res, _h["outputs"] = model(self, scope, block, _a, _e, _i)
+                    if len(self.undeclared) > met:
+                        self.note_undeclared(_a, met)
                     for r in res:
                         r.suppressions = self.suppressions(block) + r.suppressions
                         r.suppressions += scope_suppressions(scope)
@@ -216,6 +221,27 @@ class ModuleReader:
         )
         child.call_suppressions = scope_suppressions(parent) + self.suppressions(block)  # type: ignore[attr-defined]
         return child
+
+
+# what a module call's name, source or argument names say when it may create or feed a queue or a consumer
+_ABOUT_QUEUES = (
+    r"sqs|queue|lambda|function|worker|consumer|ecs|fargate|task|pipe|beanstalk|sns|job|message|event|"
+    r"subscri|dlq|dead.?letter|redrive|visibility"
+)
+
+
+def about_queues(name: str, source: str, block: Block) -> bool:
+    """Whether a module visguard does not read may hold or feed a queue, a consumer or a setting of one (issue 35
+    §4): its name, its source or one of its argument names says so, or an argument is written with a queue's
+    reference or ARN/URL (``queue_arn = aws_sqs_queue.jobs.arn``)."""
+    words = " ".join([name, source, *block.attrs]).lower()
+    if re.search(_ABOUT_QUEUES, words):
+        return True
+    for attr in block.attrs.values():
+        text = attr.src.slice(attr.expr) if attr.src is not None and hasattr(attr.expr, "start_byte") else ""
+        if re.search(r"aws(?:cc)?_sqs_queue\.|:sqs:|sqs\.[a-z0-9-]+\.amazonaws\.com", text[:2000]):
+            return True
+    return False
 
 
 def _nothing() -> None:

@@ -17,6 +17,7 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Location
 
 from ..decode import loads_json, locate
+from . import awscc
 from .build import ARGS, Res, build_model
 from .files import _read_text, excerpt, linked, unquoted
 from .load import Note, TerraformModel, problem_note
@@ -128,7 +129,7 @@ class _Plan:
                     "a planned resource needs an address and a type", file=self.file, place=f"line {line}"
                 )
             self.addresses.add(r["address"])
-            if r["type"] in ARGS:
+            if r["type"] in ARGS or r["type"] in awscc.RESOURCES:
                 self.instances.append((r, [*jpath, "resources", i], mod_address))
         for j, child in enumerate(self.list_at(module, [*jpath, "child_modules"])):
             if isinstance(child, dict):
@@ -143,22 +144,28 @@ class _Plan:
         values = r.get("values") if isinstance(r.get("values"), dict) else {}
         change = (self.changes.get(address) or {}).get("change") or {}
         unknown = change.get("after_unknown") if isinstance(change.get("after_unknown"), dict) else {}
-        out = Res(r["type"], address, self.loc(jpath, address))
-        for arg in ARGS[r["type"]]:
-            top = arg.split(".", 1)[0]
+        kind = awscc.kind(r["type"])  # an awscc_* resource is read as its aws_* type, by its own names
+        out = Res(kind, address, self.loc(jpath, address))
+        for arg in ARGS[kind]:
+            name = awscc.argument(r["type"], arg)
+            if name is None:
+                continue
+            top = name.split(".", 1)[0]
             if unknown.get(top) is True:
                 v: Any = self.from_references(r, mod_address, top)
             elif top in values:
                 v = values[top]
-                if "." in arg:  # scaling_config.maximum_concurrency: a list of one block in the plan
-                    block = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else None
-                    v = block.get(arg.split(".", 1)[1]) if block else None
+                if "." in arg:  # scaling_config.maximum_concurrency: a list of one block (awscc: an object)
+                    block = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else v
+                    v = block.get(arg.split(".", 1)[1]) if isinstance(block, dict) else None
             else:
                 continue
             if v is None:
                 continue
             out.values[arg] = v
             out.locations[arg] = self.loc(jpath, address, top)
+        if kind != r["type"]:
+            awscc.normalize(out)
         return out
 
     def from_references(self, r: dict, mod_address: str, arg: str) -> Any:

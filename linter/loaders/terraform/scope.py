@@ -34,6 +34,7 @@ class Module:
         self.modules: dict[str, Block] = {}
         self.outputs: dict[str, Block] = {}
         self.data: dict[tuple[str, str], Block] = {}
+        self.unread: str | None = None  # why some files of the folder were not read (a name may be there)
         self._problems = problems
         twice: list[tuple[dict, Any]] = []
         for b in blocks:
@@ -119,6 +120,8 @@ class Scope(Evaluator, Instances, ModuleCalls):
             return self._vars[name]
         block = self.mod.variables.get(name)
         if block is None:
+            if self.mod.unread and self.loader is not None:
+                return self.loader.undeclared_name(self, "var", name)  # not cached: each use is noted
             raise EvalError(f"reference to undeclared input variable {name!r}", node)
         v = self._var_value(name, block)
         self._vars[name] = v
@@ -176,6 +179,8 @@ class Scope(Evaluator, Instances, ModuleCalls):
             return self._locals[name]
         attr = self.mod.locals.get(name)
         if attr is None:
+            if self.mod.unread and self.loader is not None:
+                return self.loader.undeclared_name(self, "local", name)  # not cached: each use is noted
             raise EvalError(f"reference to undeclared local value {name!r}", node)
         if name in self._local_stack:
             cycle = [*self._local_stack[self._local_stack.index(name) :], name]

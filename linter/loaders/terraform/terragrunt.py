@@ -65,7 +65,11 @@ class _Notes:
 
 
 def load_terragrunt(
-    folder: str, *, variables: dict[str, str] | None = None, var_files: tuple[str, ...] = ()
+    folder: str,
+    *,
+    variables: dict[str, str] | None = None,
+    var_files: tuple[str, ...] = (),
+    asked: str | None = None,
 ) -> TerraformModel:
     path = os.path.join(folder, FILE)
     root, src = parse_source(_read_text(path), path)
@@ -115,7 +119,12 @@ def load_terragrunt(
             if loc is not None:
                 where_inputs[key] = loc
     loader = TerraformLoader(
-        module, variables=variables, var_files=var_files, inputs=inputs, input_locations=where_inputs
+        module,
+        variables=variables,
+        var_files=var_files,
+        inputs=inputs,
+        input_locations=where_inputs,
+        asked=asked or folder,
     )
     if includes:
         loader.defaults_unknown = "the configuration includes another one, whose inputs are not read here"

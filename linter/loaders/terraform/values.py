@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from visguard.errors import VisguardError
 from visguard.records import Value
@@ -95,6 +96,22 @@ class Text(Value):
                 holes[f"@@visguard{i}@@"] = part
                 text.append(f"@@visguard{i}@@")
         return "".join(text), holes
+
+
+def unholed(v: Any, holes: dict[str, Any]) -> Any:
+    """The references a JSON text held (:meth:`Text.holed`; ``"@@visguard3@@"``) put back in its decoded value."""
+    if isinstance(v, str):
+        if v in holes:
+            return holes[v]
+        if "@@visguard" in v:
+            parts = [holes.get(p, p) for p in re.split(r"(@@visguard\d+@@)", v) if p]
+            return Text(parts)
+        return v
+    if isinstance(v, dict):
+        return {k: unholed(x, holes) for k, x in v.items()}
+    if isinstance(v, list):
+        return [unholed(x, holes) for x in v]
+    return v
 
 
 class Encoded(Value):

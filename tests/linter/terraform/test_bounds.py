@@ -166,6 +166,6 @@ def test_distinct_and_toset_keep_first_occurrences(module, opts, expr, value):
 
 def test_a_git_source_credential_is_not_shown_in_a_note(module, opts):
     src = f"git::https://deploy:{TOKEN}@example.com/org/mod.git"
-    m = _load(module, opts, {"main.tf": f'module "x" {{\n  source = "{src}"\n}}\n'})
+    m = _load(module, opts, {"main.tf": f'module "queue" {{\n  source = "{src}"\n}}\n'})
     notes = " ".join(n.message for n in m.notes)
     assert "example.com" in notes and TOKEN[:6] not in notes and "deploy" not in notes
