@@ -212,7 +212,7 @@ def kubernetes_file(path: str, head: bytes) -> bool:
 # = code.loader.ENDINGS (application code and framework configuration; the loader claims those whose first bytes
 # name an SQS receive API or a worker framework)
 CODE_ENDINGS = (
-    "application.yml", "application.yaml", "application.properties", "Procfile", ".conf", "shoryuken.yml",
+    "application.yml", "application.yaml", "application.properties", "Procfile", ".conf", ".service", "shoryuken.yml",
     "shoryuken.yaml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production",
     ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
     *languages.endings(),  # the languages whose query file's header names them (no import: a file's first lines)
