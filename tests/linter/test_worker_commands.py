@@ -101,7 +101,9 @@ def _consumers(path: str):
     return [c for q in m.queues.values() for c in q.consumers] + list(m.pending), m
 
 
-@pytest.mark.parametrize("mechanism", ["procfile", "supervisor", "systemd", "cfn", "terraform", "kubernetes"])
+@pytest.mark.parametrize(
+    "mechanism", ["procfile", "supervisor", "systemd", "compose", "cfn", "terraform", "kubernetes"]
+)
 def test_every_place_a_command_is_written_gives_the_same_settings(mechanism):
     (path,) = glob.glob(os.path.join(FIXTURES, mechanism, "*"))
     (c,) = [c for c in _consumers(path)[0] if c.work_timeout is not None]
@@ -121,6 +123,21 @@ def test_the_ecs_consumer_of_a_template_is_judged_on_the_command_it_runs():
     (vg072,) = [f for f in result.findings if f.rule == "VG072"]
     assert vg072.location.path == "Resources/Worker/Properties/ContainerDefinitions/0/Command"
     assert "queue:work --timeout" in vg072.message and "900" in vg072.message
+
+
+def test_a_compose_service_command_in_both_forms(tmp_path):
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  mail:\n    image: app\n    entrypoint: [bundle, exec]\n"
+        "    command: [shoryuken, -q, mails, -t, '20']\n"
+        "  jobs:\n    image: app\n    command: sh -c 'php artisan queue:work sqs --timeout=90'\n"
+        "    environment:\n      SQS_QUEUE: https://sqs.us-east-1.amazonaws.com/123456789012/jobs\n"
+    )
+    consumers, _ = _consumers(str(tmp_path / "compose.yaml"))
+    got = {
+        (c.platform, c.settings["service"], c.location.line, c.stop_timeout, c.work_timeout)
+        for c in consumers
+    }
+    assert got == {("shoryuken", "mail", 5, 20, None), ("laravel", "jobs", 8, None, 90)}
 
 
 def test_a_procfile_shoryuken_worker_is_one_consumer_per_queue(tmp_path):

@@ -176,6 +176,13 @@ def _worker(r: _Out, command: str, line: int, source: str, extra: dict | None = 
             _celery_command(r, w, line, source, extra or {})
 
 
+def worker_consumers(path: str, data: bytes, command: str, line: int, source: str) -> CodeResult:
+    """The consumers the worker ``command`` written at ``line`` of ``path`` starts (a compose service's command)."""
+    r = _Out(path, data[:MAX_BYTES])
+    _worker(r, command, line, source)
+    return r.result
+
+
 def _extra(r: _Out, c: Consumer, extra: dict) -> None:
     """Supervisor's ``numprocs`` (concurrency) and ``stopwaitsecs`` (stop_timeout), located where written."""
     for field, (value, vline) in extra.items():
