@@ -173,10 +173,15 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
                     _planned(_eb_fix(file, [f for f in mine if _at(f) == file], texts, choices), texts)
                 )
             continue
-        if _shell(path):  # a queue an AWS CLI command creates: no adapter edits its --attributes
+        if _shell(
+            path
+        ):  # a queue an AWS CLI command creates, a worker a script starts: no adapter edits them
             mine = [f for f in findings if f.changes and _at(f) and _same_file(_at(f), path)]
             if mine:
-                why = "the queue is made by an AWS CLI command (aws sqs create-queue): change its --attributes by hand"
+                why = (
+                    "a shell script or Makefile is not edited by --fix: change the aws sqs create-queue --attributes "
+                    "(or the worker's options) by hand"
+                )
                 results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
             continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):

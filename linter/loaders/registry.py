@@ -235,13 +235,16 @@ def _code_file(path: str, head: bytes) -> bool:
     return path.endswith(CODE_ENDINGS)
 
 
-# = shell.ENDINGS, shell.MAKEFILES: shell scripts and Makefiles whose first bytes hold an AWS CLI create-queue (the
-# shell loader: the queues `aws sqs create-queue` makes)
+# = shell.ENDINGS, shell.MAKEFILES: shell scripts and Makefiles whose first bytes hold an AWS CLI create-queue or a
+# worker framework's start command (the shell loader: the queues `aws sqs create-queue` makes, the workers started)
 SHELL_ENDINGS = (".sh", ".bash", ".mk", "Makefile", "makefile", "GNUmakefile")
 
 
-def _shell_file(path: str, head: bytes) -> bool:
-    return os.path.basename(path).endswith(SHELL_ENDINGS) and b"create-queue" in head and b"sqs" in head
+def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
+    return os.path.basename(path).endswith(SHELL_ENDINGS) and (
+        (b"create-queue" in head and b"sqs" in head)
+        or any(m in head for m in (b"queue:work", b"queue:listen", b"shoryuken", b"celery"))
+    )
 
 
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.

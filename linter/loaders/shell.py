@@ -24,6 +24,10 @@ What is read (the commands split by :mod:`.shellwords`: quotes, continuations, `
   ``$(aws sqs get-queue-attributes --queue-url URL ...)``), ``RedriveAllowPolicy``. Unset, the AWS defaults
   apply (visibility 30 s), as for any queue.
 
+A worker the script starts (``exec php artisan queue:work sqs --timeout=120`` in a container's entrypoint
+script, ``bundle exec shoryuken -q jobs``, ``celery -A app worker --time-limit 600``) is a pending consumer, read
+as a Procfile line is (:mod:`.commandline`).
+
 Not read, each said in a note (VG902) naming the command's line: a queue name only the environment knows
 (``--queue-name "$QUEUE"`` with no value or default in the input), attributes that are not text the CLI could
 take. A name ending in ``.fifo`` without ``FifoQueue=true`` is one SQS refuses (:func:`visguard.facts.fifo_name_mismatch`):
@@ -75,10 +79,17 @@ _FIELDS = {  # attribute -> (Queue field, kind)
 }
 
 
+# a worker start command in a script (a container's entrypoint script): the frameworks commandline.py reads
+WORKER_MARKERS = (b"queue:work", b"queue:listen", b"shoryuken", b"celery")
+
+
 def claim_file(path: str, head: bytes) -> bool:
-    """A shell script or Makefile whose first bytes name ``create-queue`` and ``sqs`` (the registry's plugin claim,
-    ``registry._shell_file``, is the same test); one named on the command line without them is read too."""
-    return os.path.basename(path).endswith(ENDINGS) and b"create-queue" in head and b"sqs" in head
+    """A shell script or Makefile whose first bytes name ``create-queue`` and ``sqs``, or a worker framework (the
+    registry's plugin claim, ``registry._shell_file``, is the same test); one named on the command line without
+    them is read too."""
+    return os.path.basename(path).endswith(ENDINGS) and (
+        (b"create-queue" in head and b"sqs" in head) or any(m in head for m in WORKER_MARKERS)
+    )
 
 
 def load(path: str, options=None) -> Model:
@@ -110,7 +121,24 @@ def read(path: str, text: str, model: Model | None = None) -> Model:
         )
         commands = []
     _Builder(path, model).run(commands)
+    _workers(path, text, commands, model)
     return model
+
+
+def _workers(path: str, text: str, commands: list, model: Model) -> None:
+    """The workers the script starts (``exec php artisan queue:work sqs --timeout=120`` in an entrypoint script):
+    pending consumers, read as a Procfile line is (visguard.linter.loaders.commandline)."""
+    if not any(m in text for m in ("queue:work", "queue:listen", "shoryuken", "celery")):
+        return
+    import shlex
+
+    from .code import frameworks
+
+    data = text.encode("utf-8")
+    for cmd in commands:
+        found = frameworks.worker_consumers(path, data, shlex.join(cmd.argv), cmd.line, "shell")
+        model.pending += found.consumers
+        model.notes += found.notes
 
 
 def _sqs(cmd: shellwords.Command) -> tuple[str, dict[str, shellwords.Word]] | None:

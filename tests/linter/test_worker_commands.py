@@ -102,7 +102,7 @@ def _consumers(path: str):
 
 
 @pytest.mark.parametrize(
-    "mechanism", ["procfile", "supervisor", "systemd", "compose", "cfn", "terraform", "kubernetes"]
+    "mechanism", ["procfile", "supervisor", "systemd", "compose", "script", "cfn", "terraform", "kubernetes"]
 )
 def test_every_place_a_command_is_written_gives_the_same_settings(mechanism):
     (path,) = glob.glob(os.path.join(FIXTURES, mechanism, "*"))
@@ -115,7 +115,11 @@ def test_every_place_a_command_is_written_gives_the_same_settings(mechanism):
     at = c.location_of("work_timeout")
     assert at.file == path and at.line is not None
     with open(path, encoding="utf-8") as fh:
-        assert "900" in fh.read().splitlines()[at.line - 1 + (1 if mechanism == "systemd" else 0)]
+        lines = fh.read().splitlines()
+    if mechanism == "script":  # the command's line; its --timeout comes from TIMEOUT=900 above it
+        assert at.line == 5 and lines[at.line - 1].startswith("exec php artisan")
+    else:  # the line that writes it (systemd: the ExecStart= line, continued on the next)
+        assert "900" in lines[at.line - 1 + (1 if mechanism == "systemd" else 0)]
 
 
 def test_the_ecs_consumer_of_a_template_is_judged_on_the_command_it_runs():
