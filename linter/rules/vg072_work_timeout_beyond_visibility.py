@@ -45,7 +45,8 @@ def check(queue, ctx):
         return
     for c in queue.consumers:
         limit = as_number(c.work_timeout)
-        framework = c.settings.get("framework") or c.platform  # an ECS task's or a Deployment's worker command
+        # the framework an ECS task's or a Deployment's start command runs, else the consumer's own platform
+        framework = c.settings.get("framework") or c.platform
         if framework not in FRAMEWORKS or limit is None or c.heartbeat is True:
             continue
         if framework == "celery" and not c.settings.get("acks_late"):

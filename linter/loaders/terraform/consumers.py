@@ -408,7 +408,9 @@ class _Reader:
         if command:  # the worker it starts: its framework's settings (visguard.linter.loaders.commandline)
             from visguard.linter.loaders import commandline
 
-            loc = r.locations.get(f"{base}.command") or r.locations.get(base) or r.loc("container_definitions")
+            loc = (
+                r.locations.get(f"{base}.command") or r.locations.get(base) or r.loc("container_definitions")
+            )
             for problem in commandline.settle(c, command, loc):
                 self.note(r, "container_definitions", f"{r.address}: {problem}")
 
