@@ -299,13 +299,19 @@ class _Reader:
             for key in ("EntryPoint", "Command"):
                 v = self.value(cd[key], [*at, key]) if key in cd else []
                 if not isinstance(v, list) or not all(isinstance(w, str) for w in v):
-                    return  # computed (a parameter, a Sub): not known here
+                    words = None  # computed (a parameter, a Sub): not known here
+                    break
                 words += v
+            if words is None:
+                continue
             from visguard.linter.loaders import commandline
 
             for problem in commandline.settle(c, words, self.b.loc([*at, "Command"])):
                 self.note(f"{lid}: {problem}", [*at, "Command"], lid)
-            return
+            if (
+                "framework" in c.settings
+            ):  # else a sidecar's: the next container's command may start the worker
+                return
 
     def role_of(self, v: Any) -> str | None:
         if isinstance(v, Text):

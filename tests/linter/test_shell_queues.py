@@ -266,12 +266,14 @@ def test_a_folder_search_finds_localstack_hooks_in_a_hidden_docker_folder(tmp_pa
     assert result.errors == [] and any(str(hooks / "01_create.sh") == f for f in result.files)
 
 
-def test_a_template_run_does_not_import_the_shell_loader(tmp_path):
+def test_a_template_run_imports_no_command_reader(tmp_path):
     t = tmp_path / "stack.yaml"
     t.write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n")
     probe = (
         "import sys\nfrom visguard.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
-        "print('shell' if 'visguard.linter.loaders.shell' in sys.modules else 'no', file=sys.stderr)\n"
+        "mods = ('visguard.linter.loaders.shell', 'visguard.linter.loaders.shellwords',"
+        " 'visguard.linter.loaders.commandline')\n"
+        "print('shell' if any(m in sys.modules for m in mods) else 'no', file=sys.stderr)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-P", "-c", probe, "lint", "--no-config", str(t)],

@@ -240,3 +240,17 @@ def test_random_commands_never_escape_as_anything_but_shellerror():
             commandline.workers(parts)
 
     run()
+
+
+def test_a_sidecars_command_does_not_hide_the_workers(tmp_path):
+    (tmp_path / "t.yaml").write_text(
+        "Resources:\n  Q:\n    Type: AWS::SQS::Queue\n  Task:\n    Type: AWS::ECS::TaskDefinition\n"
+        "    Properties:\n      ContainerDefinitions:\n"
+        "        - {Name: proxy, Image: envoy, Command: [envoy, -c, /etc/envoy.yaml],"
+        " Environment: [{Name: QUEUE_URL, Value: !Ref Q}]}\n"
+        "        - {Name: worker, Image: app, Command: [celery, -A, app, worker, --time-limit, '300'],"
+        " Environment: [{Name: QUEUE_URL, Value: !Ref Q}]}\n"
+    )
+    (c,), _ = _consumers(str(tmp_path / "t.yaml"))
+    assert (c.settings["framework"], c.work_timeout) == ("celery", 300)
+    assert c.location_of("work_timeout").path == "Resources/Task/Properties/ContainerDefinitions/1/Command"
