@@ -308,6 +308,16 @@ class _Builder:
                 return {}
             if not isinstance(doc, dict):
                 return {}
+            wrong = sorted(str(k) for k, v in doc.items() if not isinstance(v, str))
+            if (
+                wrong
+            ):  # --attributes is a map of strings: botocore refuses a number or an object before sending
+                self.note(
+                    f"--attributes of the queue {name}: {', '.join(wrong)[:120]} not written as a string (the CLI "
+                    "refuses the command); read as written",
+                    line,
+                    name,
+                )
             return {str(k): _word(v, w) for k, v in doc.items()}
         out, problem = shorthand(stripped)
         if problem:

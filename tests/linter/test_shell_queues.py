@@ -64,6 +64,13 @@ def test_json_attributes_with_a_redrive_policy_to_a_queue_of_the_script_by_arn(t
     assert model.queues["jobs-dlq"].message_retention == 1_209_600
 
 
+def test_attribute_values_that_are_not_strings_are_read_and_noted(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name q --attributes '{\"VisibilityTimeout\": 60}'\n")
+    assert model.queues["q"].visibility_timeout == 60
+    (note,) = notes(model)
+    assert "VisibilityTimeout not written as a string" in note and "(line 1)" in note
+
+
 def test_a_redrive_target_from_get_queue_attributes_of_a_created_queue(tmp_path):
     model = load(
         tmp_path,
