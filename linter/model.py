@@ -205,11 +205,11 @@ class Queue(Record):
     """One SQS queue as written, with its redrive policy, consumers and suppressions.
 
     ``id`` is a logical id, name or ARN, unique within a Model; ``source`` is cloudformation, sam, cdk, config,
-    inventory, construct or shell (an AWS CLI create-queue in a script: loaders/shell.py). ``locations`` maps a
-    field name to where it was written: visibility_timeout, message_retention, delay, fifo, name, redrive,
-    redrive.target, redrive.max_receive_count (set by the loaders when they know it). ``redrive_allow`` is the
-    RedriveAllowPolicy as a mapping, {"redrivePermission": "allowAll" | "denyAll" | "byQueue", "sourceQueueArns":
-    [queue ids of this model, or ARNs as written]}, None when not set (allowAll). ``created_by`` is set when a tool creates this queue with default settings, not the user (SAM
+    inventory, construct or shell. ``locations`` maps a field name to where it was written: visibility_timeout,
+    message_retention, delay, fifo, name, redrive, redrive.target, redrive.max_receive_count (set by the loaders
+    when they know it). ``redrive_allow`` is the RedriveAllowPolicy as a mapping, {"redrivePermission": "allowAll"
+    | "denyAll" | "byQueue", "sourceQueueArns": [queue ids of this model, or ARNs as written]}, None when not set
+    (allowAll). ``created_by`` is set when a tool creates this queue with default settings, not the user (SAM
     SqsSubscription: true). ``observed``: what CloudWatch saw the deployed queue do (:class:`Observed`; the fleet
     audit only).
     """
