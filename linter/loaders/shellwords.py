@@ -407,12 +407,15 @@ class _Reader:
         return re.sub(r"([\"'\\;&|()<>#])", r"\\\1", value)
 
 
-def _closing(s: str, at: int, open_: str, close: str, line: int) -> int:
-    """The index of the ``close`` that matches the ``open_`` at ``at`` (quotes and nesting respected)."""
+def _closing(s: str, at: int, open_: str, close: str, line: int, *, quotes: bool = True) -> int:
+    """The index of the ``close`` that matches the ``open_`` at ``at`` (nesting respected, and the shell's quotes
+    unless ``quotes`` is False: make counts brackets only, ``$(subst ',...)``)."""
     depth, i, quote, n = 0, at, None, len(s)
     while i < n:
         c = s[i]
-        if quote == "'":
+        if not quotes and c in "'\"\\":
+            pass
+        elif quote == "'":
             if c == "'":
                 quote = None
         elif c == "\\":
@@ -575,7 +578,7 @@ def _make_expand(text: str, variables: dict, budget: _Budget, line: int, depth: 
             i += 2
             continue
         if nxt in "({":
-            end = _closing(text, i + 1, nxt, ")" if nxt == "(" else "}", line)
+            end = _closing(text, i + 1, nxt, ")" if nxt == "(" else "}", line, quotes=False)
             body = text[i + 2 : end]
             display = text[i : end + 1]
             i = end + 1

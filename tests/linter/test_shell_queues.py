@@ -247,6 +247,16 @@ def test_a_makefile_recipe_with_the_makefiles_variables(tmp_path):
     assert any("--queue-name ${PREFIX}-x" in n or "$(PREFIX)-x" in n for n in notes(model))
 
 
+def test_make_functions_count_brackets_not_shell_quotes(tmp_path):
+    model = load(
+        tmp_path,
+        "Q = jobs\nQ_SQ = $(subst ','\\'',$(Q))\n"
+        "q:\n\t@echo '#!$(Q_SQ)' >$@+\n\taws sqs create-queue --queue-name $(Q)\n",
+        "Makefile",
+    )
+    assert list(model.queues) == ["jobs"] and notes(model) == []
+
+
 # ------------------------------------------------------------------------------------------------ the registry
 @pytest.mark.parametrize(
     "name, text, claimed",
