@@ -322,10 +322,18 @@ def word(field: str, platform: str | None = None, source: str | None = None, for
     return pair[_form(form)] if pair else field
 
 
+def _platform(c, field: str) -> str | None:
+    """Whose words ``field`` of ``c`` is in: the worker framework its start command runs (an ECS task's or a
+    Deployment's ``settings["framework"]``, visguard.linter.loaders.commandline) for its work limit, else its
+    platform's."""
+    settings = getattr(c, "settings", None) or {}
+    return (settings.get("framework") if field == "work_timeout" else None) or getattr(c, "platform", None)
+
+
 def for_consumer(field: str, consumer, form: str = "long") -> str | None:
     """``field`` in the words of ``consumer`` (a model Consumer, or None): its platform's word for a worker
     consumer, the generic word for a consumer-only field, None for a key the queue's vocabulary words."""
-    platform = getattr(consumer, "platform", None)
+    platform = _platform(consumer, field)
     pair = _entry(field, platform, consumer.source) if platform not in _NOT_WORKERS else None
     pair = pair or GENERIC.get(field)
     return pair[_form(form)] if pair else None
@@ -333,7 +341,7 @@ def for_consumer(field: str, consumer, form: str = "long") -> str | None:
 
 def term(c, field: str) -> str:
     """The short words of ``field`` for consumer ``c``: what a message writes as ``setting = value``."""
-    return word(field, c.platform, c.source, "short")
+    return word(field, _platform(c, field), c.source, "short")
 
 
 def change_word(field: str, source: str = "cloudformation") -> str:

@@ -173,6 +173,17 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
                     _planned(_eb_fix(file, [f for f in mine if _at(f) == file], texts, choices), texts)
                 )
             continue
+        if _shell(
+            path
+        ):  # a queue an AWS CLI command creates, a worker a script starts: no adapter edits them
+            mine = [f for f in findings if f.changes and _at(f) and _same_file(_at(f), path)]
+            if mine:
+                why = (
+                    "a shell script or Makefile is not edited by --fix: change the aws sqs create-queue --attributes "
+                    "(or the worker's options) by hand"
+                )
+                results.append(FileFix(path, "", "", skipped=[(f, why) for f in mine]))
+            continue
         if not path.lower().endswith(FIXABLE_SUFFIXES) or os.path.isdir(path):
             continue
         mine = [f for f in findings if f.changes and _at(f) and _same_file(_at(f), path)]
@@ -220,6 +231,13 @@ def _code_findings(findings: list[Finding]) -> tuple[dict[str, list[Finding]], l
         key = next((k for k in by_file if _same_file(k, file)), file)
         by_file.setdefault(key, []).append(f)
     return by_file, rest
+
+
+def _shell(path: str) -> bool:
+    """A shell script or Makefile the shell loader reads (visguard.linter.loaders.shell)."""
+    from visguard.linter.loaders.registry import SHELL_ENDINGS
+
+    return not os.path.isdir(path) and os.path.basename(path).endswith(SHELL_ENDINGS)
 
 
 def _ebextensions(path: str) -> bool:

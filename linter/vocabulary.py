@@ -548,6 +548,26 @@ class Code(Vocabulary):
     }
 
 
+# ----------------------------------------------------------------------------------------------- AWS CLI scripts
+class Shell(Vocabulary):
+    """A queue an AWS CLI command creates (``aws sqs create-queue`` in a script or Makefile: the shell loader): the
+    attribute names are the API's, written in the command's ``--attributes``."""
+
+    words = {  # noqa: RUF012 - read only
+        **CLOUDFORMATION,
+        "dlq_arn_example": "the DLQ's QueueArn (aws sqs get-queue-attributes --attribute-names QueueArn)",
+        "add_redrive": (
+            "Add RedrivePolicy "
+            '(\'{"RedrivePolicy": "{\\"deadLetterTargetArn\\":\\"<DLQ ARN>\\",\\"maxReceiveCount\\":\\"5\\"}"}\') '
+            "to the create-queue's --attributes"
+        ),
+        "fifo_true": "FifoQueue=true in --attributes",
+        "suppress_example": (
+            'suppressions: [{rule: VG020, queue: "orders", reason: "why this is safe"}] in visguard.yaml'
+        ),
+    }
+
+
 VOCABULARIES: dict[str, Vocabulary] = {
     "code": Code(),
     "cloudformation": Vocabulary(),
@@ -558,6 +578,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
     "cdk": Cdk(),
     "construct": GuardedQueue(),
     "inventory": Api(),
+    "shell": Shell(),
 }
 
 

@@ -258,6 +258,7 @@ class _Reader:
             )  # fmt: skip
             c.locations["link"] = loc
             self.stop_timeout(c, containers, sorted(slot["containers"]), base)
+            self.command(c, containers, sorted(slot["containers"]), base, lid)
             self.scaling(c, services)
             self.tags(c, p.get("Tags"), [*base, "Tags"])
             qid = key if isinstance(key, str) else None
@@ -285,6 +286,32 @@ class _Reader:
             c.locations["stop_timeout"] = self.b.loc(best_at)
         elif undeclared is not None:
             c.locations["stop_timeout"] = self.b.loc(undeclared)
+
+    def command(self, c: Consumer, containers: Any, indexes: list[int], base: list, lid: str) -> None:
+        """The worker the first container with a ``Command`` starts (``EntryPoint`` + ``Command``, exec form):
+        its framework's settings onto the consumer (visguard.linter.loaders.commandline)."""
+        for i in indexes:
+            cd = containers[i] if isinstance(containers, list) and i < len(containers) else None
+            if not isinstance(cd, dict) or "Command" not in cd:
+                continue
+            at = [*base, "ContainerDefinitions", i]
+            words: list = []
+            for key in ("EntryPoint", "Command"):
+                v = self.value(cd[key], [*at, key]) if key in cd else []
+                if not isinstance(v, list) or not all(isinstance(w, str) for w in v):
+                    words = None  # computed (a parameter, a Sub): not known here
+                    break
+                words += v
+            if words is None:
+                continue
+            from visguard.linter.loaders import commandline
+
+            for problem in commandline.settle(c, words, self.b.loc([*at, "Command"])):
+                self.note(f"{lid}: {problem}", [*at, "Command"], lid)
+            if (
+                "framework" in c.settings
+            ):  # else a sidecar's: the next container's command may start the worker
+                return
 
     def role_of(self, v: Any) -> str | None:
         if isinstance(v, Text):

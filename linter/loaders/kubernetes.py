@@ -423,6 +423,20 @@ def _read_workload(c: Consumer, w: Doc, notes: list[Note]) -> None:
         c.stop_timeout, c.locations["stop_timeout"] = got
     elif key not in pod:  # the pod spec, where the grace period would be added
         c.locations["stop_timeout"] = w.at(at, pod)
+    for path, cont in _containers(w):  # the worker the first container whose command starts one runs
+        command, args = cont.get("command"), cont.get("args")
+        if command is None and args is None:
+            continue
+        words = [*(_list(command) if command is not None else []), *(_list(args) if args is not None else [])]
+        if not all(isinstance(x, str) for x in words):
+            break
+        from visguard.linter.loaders import commandline  # its framework's settings
+
+        key = "args" if args is not None else "command"  # the worker's options are most often in args
+        for problem in commandline.settle(c, words, w.at((*path, key), cont, key)):
+            _note(notes, f"{w.kind} {w.name}: {problem}", w.at((*path, key), cont, key), w.address)
+        if "framework" in c.settings:  # a sidecar's command is not the worker's: the next container's may be
+            break
     for path, cont in _containers(w):
         lifecycle = _map(cont.get("lifecycle"))
         if lifecycle.get("preStop"):

@@ -20,7 +20,8 @@ document whose top-level keys are all visguard.yaml keys), ``ebextensions`` (a `
 ``AWSTemplateFormatVersion``; SAM is a transform inside it). A file named on the command line that no loader
 claims is given to ``cloudformation``, which says why it is not a template.
 
-Loaders in other modules (Terraform, Serverless, Kubernetes manifests) are :data:`PLUGINS`: the registry knows each one's claim
+Loaders in other modules (Terraform, Serverless, Kubernetes manifests, application code, the ``shell`` loader of
+``aws sqs create-queue`` in scripts and Makefiles) are :data:`PLUGINS`: the registry knows each one's claim
 cheaply (file endings, file names, a marker in the first bytes, a folder holding such files) and imports the
 module, which registers its loader, only when a path could be its input. ``visguard lint`` on one
 CloudFormation template so imports neither (pre-commit runs it on every commit). A plugin's test must say yes
@@ -47,8 +48,9 @@ from . import languages, safe_io
 TEXT_SUFFIXES = (".json", ".yaml", ".yml", ".template")
 # Folders a search never enters (a folder named on the command line is always read).
 SKIP_DIRS = frozenset({".terraform", "node_modules", ".venv", "venv", "cdk.out", "__pycache__", ".git"})
-# Hidden folders a search still enters: Elastic Beanstalk's configuration files (the ebextensions loader).
-SEARCHED_DOT_DIRS = frozenset({".ebextensions"})
+# Hidden folders a search still enters: Elastic Beanstalk's configuration files (the ebextensions loader), and the
+# folders LocalStack setups keep their ready hooks in (.docker/localstack/*.sh: the shell loader).
+SEARCHED_DOT_DIRS = frozenset({".ebextensions", ".docker", ".localstack"})
 # Folders whose code a search does not offer to the code loader (vendored dependencies, build output, generated
 # code); their templates and Terraform are still found.
 CODE_SKIP_DIRS = frozenset(
@@ -211,7 +213,7 @@ def kubernetes_file(path: str, head: bytes) -> bool:
 # = code.loader.ENDINGS (application code and framework configuration; the loader claims those whose first bytes
 # name an SQS receive API or a worker framework)
 CODE_ENDINGS = (
-    "application.yml", "application.yaml", "application.properties", "Procfile", ".conf", "shoryuken.yml",
+    "application.yml", "application.yaml", "application.properties", "Procfile", ".conf", ".service", "shoryuken.yml",
     "shoryuken.yaml", "aws_active_job_sqs.yml", "aws_sqs_active_job.yml", ".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production",
     ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml",
     *languages.endings(),  # the languages whose query file's header names them (no import: a file's first lines)
@@ -234,6 +236,18 @@ def _code_file(path: str, head: bytes) -> bool:
     return path.endswith(CODE_ENDINGS)
 
 
+# = shell.ENDINGS, shell.MAKEFILES: shell scripts and Makefiles whose first bytes hold an AWS CLI create-queue or a
+# worker framework's start command (the shell loader: the queues `aws sqs create-queue` makes, the workers started)
+SHELL_ENDINGS = (".sh", ".bash", ".mk", "Makefile", "makefile", "GNUmakefile")
+
+
+def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
+    return os.path.basename(path).endswith(SHELL_ENDINGS) and (
+        (b"create-queue" in head and b"sqs" in head)
+        or any(m in head for m in (b"queue:work", b"queue:listen", b"shoryuken", b"celery"))
+    )
+
+
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
 PLUGINS = (
     Plugin(
@@ -245,6 +259,7 @@ PLUGINS = (
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
     Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
     Plugin("visguard.linter.loaders.code.loader", None, _code_file, CODE_ENDINGS),
+    Plugin("visguard.linter.loaders.shell", None, _shell_file, SHELL_ENDINGS),
 )
 
 _SPECS: list[LoaderSpec] = []
@@ -321,6 +336,8 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
         return None
     if _code_file(path, head):  # a source file with no SQS in it: read, nothing to say (imported above)
         return next((s for s in _SPECS if s.name == "code"), None) or get("code")
+    if name.endswith(SHELL_ENDINGS):  # a script or Makefile that creates no queue: read, nothing to say
+        return get("shell")
     return get("cloudformation")
 
 

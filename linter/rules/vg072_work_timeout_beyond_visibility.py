@@ -45,9 +45,11 @@ def check(queue, ctx):
         return
     for c in queue.consumers:
         limit = as_number(c.work_timeout)
-        if c.platform not in FRAMEWORKS or limit is None or c.heartbeat is True:
+        # the framework an ECS task's or a Deployment's start command runs, else the consumer's own platform
+        framework = c.settings.get("framework") or c.platform
+        if framework not in FRAMEWORKS or limit is None or c.heartbeat is True:
             continue
-        if c.platform == "celery" and not c.settings.get("acks_late"):
+        if framework == "celery" and not c.settings.get("acks_late"):
             continue  # acknowledged on receipt: the message is gone before the task runs
         effect, what = in_effect(ctx, c, queue)
         if effect is None:

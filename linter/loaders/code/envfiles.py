@@ -114,6 +114,8 @@ def _compose(path: str, text: str) -> CodeResult:
     if not isinstance(services, dict):
         return out
     for service, spec in services.items():
+        if isinstance(spec, dict) and ("command" in spec or "entrypoint" in spec):
+            _compose_worker(path, text, out, str(service), spec)
         if not isinstance(spec, dict) or "environment" not in spec:
             continue
         env = spec["environment"]
@@ -134,6 +136,33 @@ def _compose(path: str, text: str) -> CodeResult:
             if b is not None:
                 out.env.append(b)
     return out
+
+
+def _compose_worker(path: str, text: str, out: CodeResult, service: str, spec: dict) -> None:
+    """A service's ``entrypoint`` + ``command``: the worker it starts (Laravel, Shoryuken, Celery), read as a
+    Procfile line is (visguard.linter.loaders.code.frameworks, one command-line reader)."""
+    import shlex
+
+    from ..decode import position_of
+    from . import frameworks
+
+    parts = []
+    for key in ("entrypoint", "command"):
+        v = spec.get(key)
+        if isinstance(v, list) and all(isinstance(x, str) for x in v):
+            parts.append(shlex.join(v))
+        elif isinstance(v, str):
+            parts.append(v)
+        elif v is not None:
+            return  # a number, a mapping: not a command
+    lines = [position_of(spec, key)[0] for key in ("command", "entrypoint") if key in spec]
+    line = next((n for n in lines if n), 1)  # the command's line (its options), else the entrypoint's
+    found = frameworks.worker_consumers(path, text.encode("utf-8"), " ".join(parts), line, "compose")
+    for c in found.consumers:
+        c.settings["service"] = service
+    out.consumers += found.consumers
+    out.notes += found.notes
+    out.places.update(found.places)
 
 
 def _split(item: str) -> tuple[str, str]:

@@ -1,8 +1,12 @@
 """SQS consumers in framework configuration that is not code: Laravel worker commands, Shoryuken, Spring.
 
-- ``Procfile`` and Supervisor ``*.conf`` (``[program:x]`` ``command=``): ``php artisan queue:work|queue:listen
-  [connection] --timeout=N --tries=N --backoff=N --queue=a,b``, the command line split like a shell does
-  (shlex; ``sh -c '...'`` is split once more). One consumer per queue (platform ``laravel``, source ``procfile``
+- ``Procfile``, Supervisor ``*.conf`` (``[program:x]`` ``command=``) and systemd units (``ExecStart=``): the worker
+  command lines, read by ``visguard.linter.loaders.commandline`` (one grammar per framework: Laravel
+  ``php artisan queue:work|queue:listen [connection] --timeout=N --tries=N --backoff=N --queue=a,b``, Shoryuken
+  ``-q name[,weight] -c N -t N`` (a consumer per queue, ``stop_timeout`` = ``-t``), Celery ``worker --time-limit N
+  --soft-time-limit N --prefetch-multiplier N -c N -Q a,b`` (merged into the SQS Celery app of the project, as
+  a file of tasks is: ``settings["celery_tasks_only"]``); ``sh -c``, ``&&`` chains, ``exec``, ``env``, wrappers
+  such as ``bundle exec`` taken off). One consumer per queue (platform ``laravel``, source ``procfile``
   or ``supervisor``): ``work_timeout`` = ``--timeout`` (facts.LARAVEL_WORK_TIMEOUT_DEFAULT when the flag is
   absent, located at the command), ``settings["tries"]``, ``--backoff`` -> ``settings["delays"]``,
   ``settings["connection"]``; Supervisor ``numprocs`` -> ``concurrency``, ``stopwaitsecs`` -> ``stop_timeout``.
@@ -29,7 +33,6 @@ YAML is read with visguard's bounded decoder; a file it refuses is a note, never
 from __future__ import annotations
 
 import posixpath
-import shlex
 
 from visguard import facts
 from visguard.errors import VisguardError
@@ -42,6 +45,7 @@ from .engine import Place, queue_ref
 EXTENSIONS = (
     "Procfile",
     ".conf",
+    ".service",
     "shoryuken.yml",
     "shoryuken.yaml",
     "aws_active_job_sqs.yml",
@@ -51,7 +55,6 @@ EXTENSIONS = (
     "application.properties",
 )
 MAX_BYTES = 2_000_000
-_NOT_SQS = {"redis", "database", "beanstalkd", "sync", "null", "rabbitmq", "failover"}
 _SPRING_LISTENER = "spring.cloud.aws.sqs.listener."
 _SPRING_KEYS = {  # normalised key -> (field, kind)
     "maxconcurrentmessages": ("concurrency", "int"),
@@ -69,6 +72,8 @@ def read(path: str, data: bytes) -> CodeResult:
         _procfile(r, text)
     elif name.endswith(".conf"):
         _supervisor(r, text)
+    elif name.endswith(".service"):
+        _systemd(r, text)
     elif name.startswith("shoryuken."):
         _shoryuken(r, text)
     elif name in ("aws_active_job_sqs.yml", "aws_sqs_active_job.yml"):
@@ -154,90 +159,112 @@ def _int(value) -> int | None:
     return None
 
 
-# ------------------------------------------------------------------------------------------- Laravel workers
+# ------------------------------------------------------------------------------------------- worker commands
+_WORKER_WORDS = ("artisan", "celery", "shoryuken")
+
+
 def _worker(r: _Out, command: str, line: int, source: str, extra: dict | None = None) -> None:
-    """The ``php artisan queue:work`` consumers of one command line, if it is one."""
+    """The consumers one worker command line starts (``visguard.linter.loaders.commandline``: Laravel
+    ``queue:work``, Shoryuken, Celery), if it starts any."""
+    from visguard.linter.loaders import commandline, shellwords
+
     try:
-        words = shlex.split(command, comments=True)
-    except ValueError as exc:
-        if "artisan" in command and "queue:" in command:
-            r.note(f"the worker command cannot be split like a shell does ({exc})", line)
+        found = commandline.workers(command, line=line)
+    except shellwords.ShellError as exc:
+        if any(w in command for w in _WORKER_WORDS):
+            r.note(f"the worker command cannot be split like a shell does ({exc.message})", line)
         return
-    for i, w in enumerate(words[:-1]):  # sh -c 'php artisan queue:work ...'
-        if w in ("-c", "-lc") and posixpath.basename(words[i - 1] if i else "") in (
-            "sh",
-            "bash",
-            "zsh",
-            "dash",
-        ):
-            try:
-                words = words[: i - 1] + shlex.split(words[i + 1], comments=True)
-            except ValueError:
-                return
-            break
-    at = next(
-        (
-            i
-            for i, w in enumerate(words[1:], 1)
-            if w in ("queue:work", "queue:listen") and words[i - 1].endswith("artisan")
-        ),
-        None,
-    )
-    if at is None:
-        return
-    flags: dict[str, str] = {}
-    connection = None
-    rest = words[at + 1 :]
-    i = 0
-    while i < len(rest):
-        w = rest[i]
-        if w.startswith("--"):
-            key, eq, val = w[2:].partition("=")
-            if (
-                not eq
-                and i + 1 < len(rest)
-                and not rest[i + 1].startswith("-")
-                and key in ("timeout", "tries", "queue", "backoff")
-            ):
-                val, i = rest[i + 1], i + 1
-            flags[key] = val
-        elif connection is None and not w.startswith("-"):
-            if w in ("&&", ";", "|", "||"):
-                break
-            connection = w
-        i += 1
-    if connection is not None and connection.lower() in _NOT_SQS:
-        return
-    queues = [q for q in flags.get("queue", "").split(",") if q] or [None]
+    for w in found:
+        for problem in w.problems:
+            r.note(f"{w.framework} worker: {problem}: not read", line)
+        if w.framework == "laravel":
+            _laravel(r, w, line, source, extra or {})
+        elif w.framework == "shoryuken":
+            _shoryuken_command(r, w, line, source, extra or {})
+        else:
+            _celery_command(r, w, line, source, extra or {})
+
+
+def worker_consumers(path: str, data: bytes, command: str, line: int, source: str) -> CodeResult:
+    """The consumers the worker ``command`` written at ``line`` of ``path`` starts (a compose service's command)."""
+    r = _Out(path, data[:MAX_BYTES])
+    _worker(r, command, line, source)
+    return r.result
+
+
+def _extra(r: _Out, c: Consumer, extra: dict) -> None:
+    """Supervisor's ``numprocs`` (concurrency) and ``stopwaitsecs`` (stop_timeout), located where written."""
+    for field, (value, vline) in extra.items():
+        r.set(c, field, value, vline)
+        if field == "stop_timeout":
+            at = r.line_start(vline)
+            spans = [(at + i, at + j) for i, j in _key_number(r.lines[vline - 1], b"stopwaitsecs", b"=")]
+            r.place(c, field, vline, spans, "stopwaitsecs=N")
+
+
+def _laravel(r: _Out, w, line: int, source: str, extra: dict) -> None:
+    queues = [q for q in w.queues if q.text] or [None]
     for queue in queues:
-        c = r.consumer(line, "laravel", source, f":{queue}" if len(queues) > 1 else "")
+        c = r.consumer(line, "laravel", source, f":{queue.display}" if len(queues) > 1 else "")
         c.heartbeat = False
         c.locations["queue_ref"] = c.location
-        if connection is not None:
-            r.set(c, "connection", connection, line)
-        if queue is not None:
-            _link(c, _ref(queue, r.loc(line)))
-        else:
+        if w.connection is not None:
+            r.set(c, "connection", w.connection, line)
+        if queue is None:  # the connection's default queue: the stock config/queue.php reads SQS_QUEUE
             _link(c, QueueRef("env", "SQS_QUEUE", r.loc(line)))
-        timeout = _int(flags.get("timeout"))
-        if "timeout" in flags and timeout is None:
-            r.note(f"queue:work --timeout={flags['timeout']} is not a number of seconds", line)
+        elif queue.known:
+            _link(c, _ref(queue.text, r.loc(line)))
+        else:
+            r.note(f"queue:work --queue={queue.display}: the queue is not known here", line)
+        timeout = w.fields.get("work_timeout")
         r.set(c, "work_timeout", timeout if timeout is not None else facts.LARAVEL_WORK_TIMEOUT_DEFAULT, line)
         r.place(c, "work_timeout", line, _flag_spans(r, line, source), "--timeout=N")
-        if _int(flags.get("tries")) is not None:
-            r.set(c, "tries", _int(flags["tries"]), line)
-        for b in (flags.get("backoff") or "").split(","):
-            if _int(b) is not None:
-                c.settings.setdefault("delays", []).append(
-                    {"seconds": _int(b), "what": "--backoff", "location": r.loc(line)}
-                )
-                c.locations["delays"] = r.loc(line)
-        for field, (value, vline) in (extra or {}).items():
-            r.set(c, field, value, vline)
-            if field == "stop_timeout":
-                at = r.line_start(vline)
-                spans = [(at + i, at + j) for i, j in _key_number(r.lines[vline - 1], b"stopwaitsecs", b"=")]
-                r.place(c, field, vline, spans, "stopwaitsecs=N")
+        if "tries" in w.fields:
+            r.set(c, "tries", w.fields["tries"], line)
+        for seconds in w.fields.get("delays", ()):
+            c.settings.setdefault("delays", []).append(
+                {"seconds": seconds, "what": "--backoff", "location": r.loc(line)}
+            )
+            c.locations["delays"] = r.loc(line)
+        _extra(r, c, extra)
+
+
+def _shoryuken_command(r: _Out, w, line: int, source: str, extra: dict) -> None:
+    """``shoryuken -q name[,weight] ... -c N -t N``: one consumer per queue (a worker with no ``-q`` reads its
+    queues from ``-C``'s file, which the shoryuken.yml reader reads)."""
+    for index, queue in enumerate(w.queues, 1):
+        c = r.consumer(line, "shoryuken", source, f":{queue.display}" if queue.known else f":{index}")
+        c.heartbeat = False
+        if queue.known:
+            _link(c, _ref(queue.text, r.loc(line)))
+        else:
+            c.locations["queue_ref"] = r.loc(line)
+            r.note(f"shoryuken -q {queue.display}: the queue is not known here", line)
+        if "concurrency" in w.fields:
+            r.set(c, "concurrency", w.fields["concurrency"], line)
+        if "stop_timeout" in w.fields:
+            r.set(c, "stop_timeout", w.fields["stop_timeout"], line)
+        else:
+            c.stop_timeout = facts.SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT
+        _extra(r, c, extra)
+
+
+def _celery_command(r: _Out, w, line: int, source: str, extra: dict) -> None:
+    """``celery -A app worker --time-limit N ...``: the worker's own settings, merged (as a tasks-only record,
+    ``linter.consumers``) into the SQS Celery app of the same project; with no such app the broker is not SQS, or
+    not known, and nothing is said. ``-Q`` names are kept in ``settings["command_queues"]``."""
+    if not {"work_timeout", "soft_time_limit", "prefetch", "concurrency"} & w.fields.keys() and not w.queues:
+        return
+    c = r.consumer(line, "celery", source)
+    c.heartbeat = False
+    c.settings["celery_tasks_only"] = True
+    c.settings["command"] = True
+    for field in ("work_timeout", "soft_time_limit", "prefetch", "concurrency"):
+        if field in w.fields:
+            r.set(c, field, w.fields[field], line)
+    if w.queues:
+        c.settings["command_queues"] = [q.display for q in w.queues]
+    _extra(r, c, extra)
 
 
 def _procfile(r: _Out, text: str) -> None:
@@ -282,6 +309,24 @@ def _supervisor(r: _Out, text: str) -> None:
             extra["stop_timeout"] = (_int(sec["stopwaitsecs"][0]), sec["stopwaitsecs"][1])
         command, line = sec["command"]
         _worker(r, command, line, "supervisor", extra)
+
+
+def _systemd(r: _Out, text: str) -> None:
+    """A systemd unit's ``[Service]`` ``ExecStart=`` lines (continuations joined; the ``-@+!:`` prefixes, which
+    change how systemd runs the command, taken off)."""
+    section = None
+    lines = text.splitlines()
+    n = 0
+    while n < len(lines):
+        first, raw = n + 1, lines[n].strip()
+        n += 1
+        while raw.endswith("\\") and n < len(lines):
+            raw = raw[:-1] + " " + lines[n].strip()
+            n += 1
+        if raw.startswith("[") and raw.endswith("]"):
+            section = raw[1:-1].strip()
+        elif section == "Service" and raw.startswith("ExecStart="):
+            _worker(r, raw[len("ExecStart=") :].lstrip("-@+!:"), first, "systemd")
 
 
 # ------------------------------------------------------------------------------------------- YAML

@@ -36,7 +36,7 @@ from ..languages import catalogue
 # EXTENSIONS has the last word on which files it reads.
 LANGUAGES: dict[str, tuple[tuple[str, ...], tuple[bytes, ...]]] = {
     # framework configuration: worker command lines (Procfile, supervisor), shoryuken.yml, Spring application.yml
-    "frameworks": (("Procfile", ".conf", "shoryuken.yml", "shoryuken.yaml", "aws_active_job_sqs.yml", "aws_sqs_active_job.yml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"spring.cloud.aws", b"queue", b"concurrency")),  # noqa: E501
+    "frameworks": (("Procfile", ".conf", ".service", "shoryuken.yml", "shoryuken.yaml", "aws_active_job_sqs.yml", "aws_sqs_active_job.yml", "application.yml", "application.yaml", "application.properties"), (b"queue:work", b"queue:listen", b"spring.cloud.aws", b"queue", b"concurrency", b"celery", b"shoryuken")),  # noqa: E501
     "envfiles": ((".env", ".env.local", ".env.dev", ".env.development", ".env.prod", ".env.production", ".env.staging", ".env.test", ".env.example", "compose.yml", "compose.yaml"), (b"sqs", b"SQS", b"queue", b"QUEUE", b"Queue")),
 }  # fmt: skip
 # the languages whose query file's header says their endings and markers (visguard.linter.loaders.languages)

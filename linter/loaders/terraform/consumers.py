@@ -153,6 +153,18 @@ def _number(v: Any) -> Any:
     raise ValueError
 
 
+def _command(entry: Any, command: Any) -> list[str] | None:
+    """A container's ``entryPoint`` + ``command`` as one exec-form list, when both are lists of known strings."""
+    words: list[str] = []
+    for part in (entry, command):
+        if part is None:
+            continue
+        if not isinstance(part, list) or not all(isinstance(w, str) for w in part):
+            return None
+        words += part
+    return words or None
+
+
 def _prefix(address: str) -> str:
     m = _MODULE_PREFIX.match(address)
     return m.group(1) if m else ""
@@ -394,6 +406,15 @@ class _Reader:
             self.number_into(c, r, "stop_timeout", cont["stopTimeout"], loc, f"{base}.stopTimeout")
         elif f"{base}" in r.locations:
             c.locations["stop_timeout"] = r.locations[base]  # where stopTimeout would be added
+        command = _command(cont.get("entryPoint"), cont.get("command"))
+        if command:  # the worker it starts: its framework's settings (visguard.linter.loaders.commandline)
+            from visguard.linter.loaders import commandline
+
+            loc = (
+                r.locations.get(f"{base}.command") or r.locations.get(base) or r.loc("container_definitions")
+            )
+            for problem in commandline.settle(c, command, loc):
+                self.note(r, "container_definitions", f"{r.address}: {problem}")
 
     def service_into(self, c: Consumer, r) -> None:
         family = r.values.get("family")

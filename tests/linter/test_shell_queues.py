@@ -1,0 +1,402 @@
+"""Queues the AWS CLI creates in shell scripts and Makefiles (the shell loader, issue 35 §2): one test per form.
+
+Each ``aws sqs create-queue`` is a Queue located at its command's line, with the fields a template's queue has;
+``set-queue-attributes`` on it updates them; the consumers of the run join it by name or by a LocalStack/ElasticMQ
+URL, so the queue rules run on it. Hostile text is one note, in bounded time.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from visguard.linter.api import lint_paths
+from visguard.linter.consumers import QueueIndex, QueueRef
+from visguard.linter.loaders import registry, shell, shellwords
+
+
+def load(tmp_path, text: str, name: str = "init.sh"):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return registry.load(str(path))
+
+
+def notes(model) -> list[str]:
+    return [n.message for n in model.notes]
+
+
+# ------------------------------------------------------------------------------------------------ the forms
+def test_a_plain_create_queue_is_a_queue_at_its_line_with_the_aws_defaults(tmp_path):
+    model = load(tmp_path, "#!/bin/sh\necho seeding\nawslocal sqs create-queue --queue-name local-queue\n")
+    q = model.queues["local-queue"]
+    assert (q.name, q.source, q.location.line, q.fifo) == ("local-queue", "shell", 3, False)
+    assert q.visibility_timeout is None and q.effective_visibility_timeout == 30 and q.redrive is None
+    assert notes(model) == []
+
+
+def test_global_options_before_and_after_the_operation_and_continuations(tmp_path):
+    model = load(
+        tmp_path,
+        'aws --endpoint-url="http://localhost:4566" --region=eu-west-1 sqs create-queue \\\n'
+        "    --queue-name=orders \\\n    --output text --attributes VisibilityTimeout=90,DelaySeconds=5\n",
+    )
+    q = model.queues["orders"]
+    assert (q.visibility_timeout, q.delay, q.location.line) == (90, 5, 1)
+    assert q.location_of("visibility_timeout").line == 1
+
+
+def test_json_attributes_with_a_redrive_policy_to_a_queue_of_the_script_by_arn(tmp_path):
+    model = load(
+        tmp_path,
+        "aws sqs create-queue --queue-name jobs-dlq --attributes MessageRetentionPeriod=1209600\n"
+        "aws sqs create-queue --queue-name jobs --attributes '{\n"
+        '  "VisibilityTimeout": "60",\n'
+        '  "RedrivePolicy": "{\\"deadLetterTargetArn\\":\\"arn:aws:sqs:us-east-1:000000000000:jobs-dlq\\",'
+        '\\"maxReceiveCount\\":\\"3\\"}"\n'
+        "}'\n",
+    )
+    q = model.queues["jobs"]
+    assert q.visibility_timeout == 60 and q.location.line == 2
+    assert (q.redrive.target, q.redrive.max_receive_count) == ("jobs-dlq", 3)
+    assert model.queues["jobs-dlq"].message_retention == 1_209_600
+
+
+def test_attribute_values_that_are_not_strings_are_read_and_noted(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name q --attributes '{\"VisibilityTimeout\": 60}'\n")
+    assert model.queues["q"].visibility_timeout == 60
+    (note,) = notes(model)
+    assert "VisibilityTimeout not written as a string" in note and "(line 1)" in note
+
+
+def test_a_redrive_target_from_get_queue_attributes_of_a_created_queue(tmp_path):
+    model = load(
+        tmp_path,
+        "DLQ_URL=$(awslocal sqs create-queue --queue-name dlq --query QueueUrl --output text)\n"
+        'DLQ_ARN=$(awslocal sqs get-queue-attributes --queue-url "$DLQ_URL" --attribute-names QueueArn '
+        "--query Attributes.QueueArn --output text)\n"
+        "awslocal sqs create-queue --queue-name work --attributes "
+        '\'{"RedrivePolicy": "{\\"deadLetterTargetArn\\":\\"\'"$DLQ_ARN"\'\\",\\"maxReceiveCount\\":\\"4\\"}"}\'\n',
+    )
+    assert set(model.queues) == {"dlq", "work"}
+    r = model.queues["work"].redrive
+    assert (r.target, r.max_receive_count) == ("dlq", 4)
+    assert "$(awslocal sqs get-queue-attributes" in r.target_ref
+
+
+def test_a_redrive_target_not_created_here_keeps_its_reference(tmp_path):
+    model = load(
+        tmp_path,
+        "aws sqs create-queue --queue-name a --attributes "
+        '\'{"RedrivePolicy": "{\\"deadLetterTargetArn\\":\\"arn:aws:sqs:eu-west-1:123456789012:shared-dlq\\",'
+        '\\"maxReceiveCount\\":\\"5\\"}"}\'\n',
+    )
+    r = model.queues["a"].redrive
+    assert r.target is None and r.target_ref.endswith(":shared-dlq") and r.max_receive_count == 5
+
+
+def test_shorthand_values_in_quotes_and_escaped_commas():
+    got, problem = shell.shorthand('VisibilityTimeout=60,Policy="a,b",Other=x\\,y,Json={"k": "v,w"}')
+    assert problem is None
+    assert got == {"VisibilityTimeout": "60", "Policy": "a,b", "Other": "x,y", "Json": '{"k": "v,w"}'}
+    assert shell.shorthand("VisibilityTimeout")[1] is not None
+    assert shell.shorthand('A="open')[1] == "the value of A has no closing quote"
+
+
+def test_attributes_from_a_file_beside_the_script(tmp_path):
+    (tmp_path / "attrs.json").write_text('{"VisibilityTimeout": "300", "FifoQueue": "true"}')
+    (tmp_path / "vt.txt").write_text("45")
+    model = load(
+        tmp_path,
+        "aws sqs create-queue --queue-name a.fifo --attributes file://attrs.json\n"
+        "aws sqs create-queue --queue-name b --attributes VisibilityTimeout@=file://vt.txt\n",
+    )
+    a, b = model.queues["a.fifo"], model.queues["b"]
+    assert (a.visibility_timeout, a.fifo, b.visibility_timeout) == (300, True, 45)
+    assert notes(model) == []
+
+
+def test_an_attributes_file_outside_the_scripts_folder_is_not_read(tmp_path):
+    inner = tmp_path / "scripts"
+    inner.mkdir()
+    (tmp_path / "secret.json").write_text('{"VisibilityTimeout": "1"}')
+    model = load(inner, "aws sqs create-queue --queue-name a --attributes file://../secret.json\n")
+    assert model.queues["a"].visibility_timeout is None
+    assert any("outside" in n and "line 1" in n for n in notes(model))
+    model = load(inner, "aws sqs create-queue --queue-name a --attributes file:///etc/passwd\n", "b.sh")
+    assert any("not read" in n for n in notes(model))
+
+
+def test_variables_the_script_assigns_and_defaults(tmp_path):
+    model = load(
+        tmp_path,
+        'QUEUE_NAME="sqs-consumer-data"\nexport VT=120\n'
+        'aws sqs create-queue --queue-name "${QUEUE_NAME}" --attributes VisibilityTimeout=$VT\n'
+        "aws sqs create-queue --queue-name ${OTHER:-fallback-queue}\n",
+    )
+    assert model.queues["sqs-consumer-data"].visibility_timeout == 120
+    assert "fallback-queue" in model.queues
+
+
+def test_a_name_only_the_environment_knows_is_a_note_naming_the_command(tmp_path):
+    model = load(tmp_path, 'echo hi\nawslocal sqs create-queue --queue-name "$QUEUE"\n')
+    assert model.queues == {}
+    (note,) = notes(model)
+    assert "--queue-name $QUEUE" in note and "(line 2)" in note
+    assert model.notes[0].location.line == 2
+
+
+def test_a_value_only_the_environment_knows_is_kept_as_written(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name q --attributes VisibilityTimeout=$VT\n")
+    assert model.queues["q"].visibility_timeout == "$VT"  # the rules read a string as "not known here"
+
+
+def test_set_queue_attributes_on_a_queue_created_before_wins_at_its_line(tmp_path):
+    model = load(
+        tmp_path,
+        "awslocal sqs create-queue --queue-name orders --attributes VisibilityTimeout=30\n"
+        "awslocal sqs set-queue-attributes --queue-url http://localhost:4566/000000000000/orders "
+        "--attributes VisibilityTimeout=600\n"
+        "URL=$(awslocal sqs get-queue-url --queue-name orders --output text)\n"
+        'awslocal sqs set-queue-attributes --queue-url "$URL" --attributes DelaySeconds=10\n'
+        "awslocal sqs set-queue-attributes --queue-url http://localhost:4566/000000000000/elsewhere "
+        "--attributes DelaySeconds=1\n",
+    )
+    q = model.queues["orders"]
+    assert (q.visibility_timeout, q.delay) == (600, 10)
+    assert (q.location.line, q.location_of("visibility_timeout").line, q.location_of("delay").line) == (
+        1,
+        2,
+        4,
+    )
+    assert set(model.queues) == {"orders"}
+
+
+def test_a_fifo_name_without_fifoqueue_true_is_read_as_standard_and_noted(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name=example-queue.fifo\n")
+    q = model.queues["example-queue.fifo"]
+    assert q.fifo is False
+    (note,) = notes(model)
+    assert "FifoQueue=true" in note and "SQS refuses" in note and "API_CreateQueue.html" in note
+    model = load(tmp_path, "aws sqs create-queue --queue-name a.fifo --attributes FifoQueue=true\n", "b.sh")
+    assert model.queues["a.fifo"].fifo is True and notes(model) == []
+
+
+def test_sh_c_strings_and_chains(tmp_path):
+    model = load(
+        tmp_path,
+        "sleep 5 && awslocal sqs create-queue --queue-name one; echo done\n"
+        'sh -c "aws sqs create-queue --queue-name two --attributes VisibilityTimeout=7 || true"\n',
+    )
+    assert set(model.queues) == {"one", "two"}
+    assert model.queues["two"].location.line == 2 and model.queues["two"].visibility_timeout == 7
+
+
+def test_heredoc_bodies_and_comments_are_not_commands(tmp_path):
+    model = load(
+        tmp_path,
+        "# aws sqs create-queue --queue-name commented\n"
+        "cat <<'EOF' > README\naws sqs create-queue --queue-name in-a-heredoc\nEOF\n"
+        "aws sqs create-queue --queue-name real  # aws sqs create-queue --queue-name trailing\n",
+    )
+    assert set(model.queues) == {"real"} and model.queues["real"].location.line == 5
+
+
+def test_cli_input_json(tmp_path):
+    model = load(
+        tmp_path,
+        'aws sqs create-queue --cli-input-json \'{"QueueName": "j", "Attributes": {"VisibilityTimeout": "75"}}\'\n',
+    )
+    assert model.queues["j"].visibility_timeout == 75
+
+
+def test_a_queue_created_twice_is_read_once_and_noted(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name q\naws sqs create-queue --queue-name q\n")
+    assert list(model.queues) == ["q"] and model.queues["q"].location.line == 1
+    assert any("created again" in n for n in notes(model))
+
+
+def test_bad_numbers_are_notes_not_errors(tmp_path):
+    model = load(tmp_path, "aws sqs create-queue --queue-name q --attributes VisibilityTimeout=soon\n")
+    assert model.queues["q"].visibility_timeout is None
+    assert any("VisibilityTimeout of the queue q" in n for n in notes(model))
+
+
+# ------------------------------------------------------------------------------------------------ Makefiles
+def test_a_makefile_recipe_with_the_makefiles_variables(tmp_path):
+    model = load(
+        tmp_path,
+        "AWS_ENDPOINT_URL := http://127.0.0.1:4566\n"
+        "AWS_CLI_OPTS += --endpoint-url=${AWS_ENDPOINT_URL}\n"
+        "AWS_CLI_OPTS += --region=ap-northeast-1\n"
+        "SQS_QUEUE_NAME := jobs\n"
+        "ENV += AWS_REGION=ap-northeast-1\n"
+        "GOBIN ?= $(shell go env GOPATH)/bin\n"
+        "ifdef VERBOSE\n\tQUIET :=\nelse\n\tQUIET := @\nendif\n\n"
+        "all: build\n\n"
+        "create-queue:\n"
+        "\t${QUIET} ${ENV} aws ${AWS_CLI_OPTS} sqs create-queue --queue-name=${SQS_QUEUE_NAME} \\\n"
+        "\t  --attributes VisibilityTimeout=$$((60))\n"
+        "other: ; aws sqs create-queue --queue-name $(PREFIX)-x\n",
+        "Makefile",
+    )
+    q = model.queues["jobs"]
+    assert q.location.line == 16 and q.visibility_timeout == "$((60))"
+    assert any("--queue-name ${PREFIX}-x" in n or "$(PREFIX)-x" in n for n in notes(model))
+
+
+def test_make_functions_count_brackets_not_shell_quotes(tmp_path):
+    model = load(
+        tmp_path,
+        "Q = jobs\nQ_SQ = $(subst ','\\'',$(Q))\n"
+        "q:\n\t@echo '#!$(Q_SQ)' >$@+\n\taws sqs create-queue --queue-name $(Q)\n",
+        "Makefile",
+    )
+    assert list(model.queues) == ["jobs"] and notes(model) == []
+
+
+# ------------------------------------------------------------------------------------------------ the registry
+@pytest.mark.parametrize(
+    "name, text, claimed",
+    [
+        ("init.sh", "awslocal sqs create-queue --queue-name a\n", True),
+        ("setup.bash", "aws sqs create-queue --queue-name a\n", True),
+        ("Makefile", "q:\n\taws sqs create-queue --queue-name a\n", True),
+        ("build.sh", "make all\n", False),
+        ("Makefile", "all:\n\tgo build\n", False),
+    ],
+)
+def test_the_registry_claims_scripts_that_create_queues(tmp_path, name, text, claimed):
+    path = tmp_path / name
+    path.write_text(text)
+    spec = registry.claim(str(path), explicit=False)
+    assert (spec is not None and spec.name == "shell") is claimed
+
+
+def test_a_folder_search_finds_localstack_hooks_in_a_hidden_docker_folder(tmp_path):
+    hooks = tmp_path / ".docker" / "localstack"
+    hooks.mkdir(parents=True)
+    (hooks / "01_create.sh").write_text("awslocal sqs create-queue --queue-name order-placement\n")
+    result = lint_paths([str(tmp_path)])
+    assert result.errors == [] and any(str(hooks / "01_create.sh") == f for f in result.files)
+
+
+def test_a_template_run_imports_no_command_reader(tmp_path):
+    t = tmp_path / "stack.yaml"
+    t.write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n")
+    probe = (
+        "import sys\nfrom visguard.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+        "mods = ('visguard.linter.loaders.shell', 'visguard.linter.loaders.shellwords',"
+        " 'visguard.linter.loaders.commandline')\n"
+        "print('shell' if any(m in sys.modules for m in mods) else 'no', file=sys.stderr)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-P", "-c", probe, "lint", "--no-config", str(t)],
+        capture_output=True, text=True, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert proc.stderr.strip().splitlines()[-1] == "no"
+
+
+# ------------------------------------------------------------------------------------------------ the join
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://localhost:4566/000000000000/orders",
+        "http://sqs.us-east-1.localhost.localstack.cloud:4566/000000000000/orders",
+        "http://localhost:9324/queue/orders",  # ElasticMQ
+        "http://localstack:4566/000000000000/orders/",
+    ],
+)
+def test_localstack_and_elasticmq_urls_join_a_script_queue_by_its_name(tmp_path, url):
+    model = load(tmp_path, "awslocal sqs create-queue --queue-name orders\n")
+    (found,) = QueueIndex([model]).candidates(QueueRef("url", url), None)
+    assert found.id == "orders"
+
+
+def test_a_consumer_joined_by_url_gets_the_queue_rules_and_fix_is_refused(tmp_path, capsys):
+    (tmp_path / "init.sh").write_text("awslocal sqs create-queue --queue-name orders\n")
+    (tmp_path / "worker.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "resp = sqs.receive_message(QueueUrl='http://localhost:4566/000000000000/orders', WaitTimeSeconds=20)\n"
+    )
+    result = lint_paths([str(tmp_path)])
+    (vg020,) = [f for f in result.findings if f.rule == "VG020"]
+    assert (vg020.location.file, vg020.location.line) == (str(tmp_path / "init.sh"), 1)
+    assert "--attributes" in vg020.fix
+    from visguard.cli import main
+
+    assert main(["lint", "--no-config", "--fix", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "VG020 on orders not fixed automatically" in err and "--attributes" in err and "by hand" in err
+    assert (tmp_path / "init.sh").read_text() == "awslocal sqs create-queue --queue-name orders\n"
+
+
+# ------------------------------------------------------------------------------------------------ hostile text
+HOSTILE = [
+    "aws sqs create-queue --queue-name 'open",
+    'aws sqs create-queue --queue-name "open',
+    "aws sqs create-queue --queue-name q\x00x --attributes VisibilityTimeout=1\x00",
+    "x=$(" * 5000 + "aws sqs create-queue --queue-name deep" + ")" * 5000,
+    "echo ${" * 3000 + "}" * 3000,
+    "aws sqs create-queue --queue-name q " + "a" * 1_000_000,
+    "aws sqs create-queue --queue-name q --attributes " + "{" * 100_000,
+    "aws sqs create-queue --queue-name q --attributes '" + '{"RedrivePolicy": "' + "[" * 50_000 + "\"}'",
+    "`" + "\\" * 10_001,
+    "cat <<EOF\n" + "aws sqs create-queue --queue-name h\n" * 10_000,
+    "A=x\n" + "A=$A$A$A$A\n" * 40 + "aws sqs create-queue --queue-name $A\n",
+    "sh -c " + "'sh -c \"" * 40 + "aws sqs create-queue --queue-name nest",
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_scripts_are_one_note_or_read_in_bounded_time(tmp_path, text):
+    start = time.process_time()
+    model = load(tmp_path, text)
+    assert time.process_time() - start < 10
+    assert all(n.location.file == str(tmp_path / "init.sh") for n in model.notes)
+    assert len(model.notes) <= 2
+    for q in model.queues.values():
+        assert q.source == "shell" and isinstance(q.location.line, int)
+
+
+def test_hostile_makefiles_are_bounded(tmp_path):
+    loop = "A = $(B)\nB = $(A)\nq:\n\taws sqs create-queue --queue-name $(A)\n"
+    model = load(tmp_path, loop, "Makefile")
+    assert model.queues == {} and len(model.notes) == 1 and "nest" in model.notes[0].message
+    doubling = (
+        "A0 := x\n" + "".join(f"A{i + 1} := $(A{i})$(A{i})\n" for i in range(40)) + "q:\n\techo $(A40)\n"
+    )
+    start = time.process_time()
+    model = load(tmp_path, doubling, "GNUmakefile")
+    assert time.process_time() - start < 10 and len(model.notes) == 1
+
+
+def test_random_text_never_escapes_as_anything_but_shellerror():
+    import hypothesis
+    from hypothesis import strategies as st
+
+    alphabet = st.sampled_from(
+        list("aws sqs create-queue --queue-name=x $(){}`'\"\\\n;&|#<>=,-") + ["\x00", "é"]
+    )
+
+    @hypothesis.settings(max_examples=300, deadline=None)
+    @hypothesis.given(st.lists(alphabet, max_size=200).map("".join))
+    def run(text):
+        for fn in (shellwords.commands, shellwords.makefile):
+            try:
+                fn(text)
+            except shellwords.ShellError as exc:
+                assert isinstance(exc.line, int) and exc.line >= 1
+
+    run()
+
+
+def test_the_dev_layout_of_a_localstack_hook_is_read_from_its_real_path(tmp_path):
+    hooks = tmp_path / "etc" / "localstack" / "init" / "ready.d"
+    hooks.mkdir(parents=True)
+    (hooks / "queues.sh").write_text("#!/bin/bash\nawslocal sqs create-queue --queue-name q1\n")
+    result = lint_paths([str(tmp_path)])
+    assert result.errors == []
+    assert os.path.join(str(hooks), "queues.sh") in result.files
