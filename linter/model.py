@@ -205,7 +205,8 @@ class Queue(Record):
     """One SQS queue as written, with its redrive policy, consumers and suppressions.
 
     ``id`` is a logical id, name or ARN, unique within a Model; ``source`` is cloudformation, sam, cdk, config,
-    inventory, construct, shell (a queue an AWS CLI script creates), or code (a queue the application's code creates at run time: linter.created_queues). ``locations`` maps a field name to where it was written: visibility_timeout,
+    inventory, construct, shell (a queue an AWS CLI script creates) or code (a queue the application's code
+    creates at run time: linter.created_queues). ``locations`` maps a field name to where it was written: visibility_timeout,
     message_retention, delay, fifo, name, redrive, redrive.target, redrive.max_receive_count (set by the loaders
     when they know it). ``redrive_allow`` is the RedriveAllowPolicy as a mapping, {"redrivePermission": "allowAll"
     | "denyAll" | "byQueue", "sourceQueueArns": [queue ids of this model, or ARNs as written]}, None when not set
