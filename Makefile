@@ -116,6 +116,9 @@ demo-consumers: install
 	for r in VG060 VG061 VG062 VG063 VG064 VG071 VG072 VG074; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/lint.sarif || exit 1; done
 	$(BIN)/visguard lint examples/consumers --diff > $(OUT)/consumers/fixes.diff; test $$? -eq 2  # the fixes, not written
 	grep -q '^+      terminationGracePeriodSeconds' $(OUT)/consumers/fixes.diff
+	# a local stack: queues a LocalStack hook and Kombu create, a Celery worker started by its Procfile
+	$(BIN)/visguard lint examples/local --fail-on never -f sarif -o $(OUT)/consumers/local.sarif
+	for r in VG020 VG072; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/local.sarif || exit 1; done
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
 
 demo-kit: install

@@ -123,3 +123,18 @@ resource "aws_sqs_queue" "notifications" {
     maxReceiveCount     = 5
   })
 }
+
+# The billing queue: consumed by ../app/billing (its poller overrides the visibility on every receive).
+resource "aws_sqs_queue" "billing_dlq" {
+  name                      = "billing-dlq"
+  message_retention_seconds = 1209600
+}
+
+resource "aws_sqs_queue" "billing" {
+  name                       = "billing"
+  visibility_timeout_seconds = 600
+  redrive_policy = jsonencode({
+    deadLetterTargetArn = aws_sqs_queue.billing_dlq.arn
+    maxReceiveCount     = 5
+  })
+}
