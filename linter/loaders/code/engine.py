@@ -94,7 +94,8 @@ class Language:
     __slots__ = (
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
-        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key",
+        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
+        "package", "annotation",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -127,6 +128,14 @@ class Language:
         # node -> the key a name is bound and looked up by, or None for the default (its text; ``this.x``):
         # PHP's ``$x``, ``$this->x`` and ``self::X`` are one name ``x``
         self.name_key = kw.pop("name_key", None)
+        # the value flow (:class:`Flow`): fn node, File -> Signature | None (how the function's calls name it and
+        # pass its parameters); call node, File -> (positional argument nodes, {keyword: node}, splat: bool)
+        self.signature = kw.pop("signature", None)
+        self.call_args = kw.pop("call_args", None)
+        # where a name not bound in the file may be bound: "folder" (Go: a package is one folder, its files share
+        # their names and fields), None (the file alone)
+        self.package = kw.pop("package", None)
+        self.annotation = kw.pop("annotation", "#")  # the line-comment mark of a visguard: annotation
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -145,9 +154,7 @@ def query(lang: Language, part: str = "sites"):
         path = os.path.join(os.path.dirname(__file__), "languages", f"{lang.query}.scm")
         with open(path, encoding="utf-8") as f:
             parts = split_patterns(f.read())
-        source = "\n".join(
-            p for p in parts if (_role(p.encode())[0] in ("bind", "param")) == (part == "names")
-        )
+        source = "\n".join(p for p in parts if _PARTS.get(_role(p.encode())[0], "sites") == part)
         q = _QUERIES[key] = tree_sitter.Query(parser(lang.grammar).language, source)
         raw = source.encode("utf-8")
         _QUERY_ROLES[id(q)] = [
@@ -218,13 +225,14 @@ class Value:
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
     default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
     (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no
-    one literal to edit)."""
+    one literal to edit); ``file``: the :class:`File` ``node`` is in, when the value flowed from another file
+    (a call site, a sibling of the package), else None."""
 
-    __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed")
+    __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed", "file")
 
     def __init__(self, kind: str, value, node, why: str = "", default: Value | None = None):
         self.kind, self.value, self.node, self.why, self.default = kind, value, node, why, default
-        self.via = self.mark = self.env = None
+        self.via = self.mark = self.env = self.file = None
         self.scale = 1.0
         self.computed = False
 
@@ -349,9 +357,16 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
 class File:
     """One parsed file of one language: its tree, its bindings and its query's matches."""
 
-    def __init__(self, lang: Language, data: bytes, root=None):
-        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time)."""
-        self.lang, self.data = lang, data
+    def __init__(self, lang: Language, data: bytes, root=None, path: str | None = None, flow: bool = True):
+        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time);
+        ``path``: the file's path, for the value flow to find the files of its package (:data:`FLOW`);
+        ``flow``: False for a file the flow itself opened (it does not start the flow's budget again)."""
+        self.lang, self.data, self.path = lang, data, path
+        if flow:
+            FLOW.begin(self)
+        self._calls: dict[str, list] | None = None  # callee's last name -> its call nodes (File.calls)
+        self._param_nodes: dict[str, list[tuple]] = {}  # a parameter's key -> [(its function, its node)]
+        self._argued: dict[tuple, Value] = {}  # (key, function start) -> what the calls pass (File.argument)
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
@@ -415,7 +430,9 @@ class File:
                             break
                         fn = up
                 if fn is not None:
-                    self._params.append((self.key(p), fn.start_byte, fn.end_byte))
+                    key = self.key(p)
+                    self._params.append((key, fn.start_byte, fn.end_byte))
+                    self._param_nodes.setdefault(key, []).append((fn, p))
 
     def is_param(self, key: str, at: int) -> bool:
         """Whether byte ``at`` is inside a function with a parameter ``key``: a look-up in the outermost such
@@ -612,6 +629,12 @@ class File:
         key = self.key(node)
         if not field and node.type in self.lang.names and self.is_param(key, node.start_byte):
             return None, f"{text(node)} is a parameter"
+        found = self._found(key)
+        if found[0] is None:
+            return None, f"{text(node)} {found[1]}"
+        return found
+
+    def _found(self, key: str) -> tuple:
         found = self._bound.get(key)
         if found is None:  # once per name: a name bound in each of 3,000 functions is read 3,000 times
             bound = list(self.bindings.get(key, {}).values())
@@ -621,22 +644,76 @@ class File:
                 found = self._bound[key] = (None, "is assigned more than once")
             else:
                 found = self._bound[key] = (bound[0][1], bound[0][0])
-        if found[0] is None:
-            return None, f"{text(node)} {found[1]}"
         return found
 
     def name(self, node, depth: int, field: bool = False) -> Value:
         right, where = self.resolve(node, field)
+        owner = self
+        if right is None and where.endswith(" is a parameter"):
+            return self.argument(node, self.key(node), depth)
+        key = self.key(node)
+        if self.lang.package and (right is None or key.startswith(".")):
+            # a field (".url") is the package's: every file of it may set it; a name not bound here may be
+            # another file's of the package
+            found = FLOW.package_binding(self, key, (right, where) if right is not None else None)
+            if found is not None:
+                if found[0] is None:
+                    return unknown(node, f"{text(node)} {found[1]}")
+                right, where, owner = found
+            elif right is None and node.type in self.lang.members and node.type not in self.lang.names:
+                return unknown(node)  # a field no file of the package sets: as it is written
         if right is None:
             return unknown(node, where)
-        v = evaluate(right, self, depth + 1)
+        v = evaluate(right, owner, depth + 1)
         if v.kind == "unknown":
             out = unknown(node, v.why or text(node))
             out.env = v.env
             return out
         if v.via is None:
             v.via = where
+        if owner is not self and v.file is None:
+            v.file = owner
         return v
+
+    def argument(self, node, key: str, depth: int) -> Value:
+        """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
+        file and the files of its package, :class:`Flow`), else its default; one value when every call passes
+        the same, else unknown naming the candidates (never one of them picked)."""
+        found = self.param_of(key, node.start_byte)
+        sig = self.lang.signature(found[0], self) if found is not None and self.lang.signature else None
+        if sig is None:
+            return unknown(node, f"{text(node)} is a parameter")
+        fn, p = found
+        done = self._argued.get((key, fn.start_byte))
+        if done is None:
+            done = self._argued[(key, fn.start_byte)] = FLOW.argument(self, fn, p, key, sig, depth)
+        out = Value(done.kind, done.value, done.node, done.why, done.default)
+        for slot in ("via", "scale", "mark", "env", "computed", "file"):
+            setattr(out, slot, getattr(done, slot))
+        if out.kind == "unknown" and not out.why:
+            out.why = f"{text(node)} is a parameter"
+        return out
+
+    def param_of(self, key: str, at: int):
+        """(the innermost function with a parameter ``key`` around byte ``at``, the parameter's node), or None."""
+        self.params  # noqa: B018 - the names are read on first use
+        best = None
+        for fn, p in self._param_nodes.get(key, ()):
+            if fn.start_byte <= at < fn.end_byte and (best is None or fn.start_byte >= best[0].start_byte):
+                best = (fn, p)
+        return best
+
+    def calls(self, name: str) -> list:
+        """The calls of this file whose callee's last name is ``name`` (the query's ``@flow.call`` patterns,
+        indexed by ``@flow.callee`` on first use)."""
+        if self._calls is None:
+            self._calls = {}
+            if self.lang.signature is not None:
+                for _, caps in self._matches(query(self.lang, "flow")):
+                    for call in caps.get("flow.call", ()):
+                        for callee_node in caps.get("flow.callee", ())[:1]:
+                            self._calls.setdefault(text(callee_node), []).append(call)
+        return self._calls.get(name, [])
 
     def call(self, node, depth: int) -> Value:
         lang = self.lang
@@ -705,7 +782,12 @@ def _role(pattern: bytes) -> tuple:
         return ("param",)
     if "set.owner" in names:
         return ("set",)
+    if "flow.call" in names:
+        return ("flow",)
     return ("other",)
+
+
+_PARTS = {"bind": "names", "param": "names", "flow": "flow"}  # a pattern's role -> the query part it is in
 
 
 def _wide_errors(root) -> list:
@@ -755,6 +837,261 @@ def _receiver(node):
             return n
     fn = node.child_by_field_name("function")
     return fn.child_by_field_name("operand") or fn.child_by_field_name("object") if fn is not None else None
+
+
+# ---------------------------------------------------------------------------------------------- the value flow
+MAX_FLOW_STEPS = 400  # call sites and package files a read follows in all (then the value is unknown)
+MAX_SCOPE_FILES = 2_000  # files of one package looked at (a byte search for a name) for one name
+MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recently used is dropped)
+MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
+MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
+MANIFESTS = (
+    "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
+    "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
+)  # fmt: skip
+MAX_UP = 8  # folders walked up from a file to find its project's manifest
+_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testdata", "e2e"}
+_TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.(java|cs|kt)$)")
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test's (its folder or its name says so): its calls are taken only when no other
+    file calls the function."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(_TEST_NAME.search(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+
+
+class Flow:
+    """The value flow across the files of a package (issue 35): the files of the run the code loader was
+    offered (:attr:`offered`, set by ``loader.py``: a read never opens a file the run was not asked to read),
+    how to read one (:attr:`reader`: bytes or None), and what one read of a file has followed so far.
+
+    Bounded per file read (:meth:`begin` resets it): at most ``MAX_FLOW_STEPS`` call sites and package
+    look-ups, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its successors, least recently used
+    dropped), ``MAX_FLOW_BYTES`` of other files' bytes kept for the byte search, ``MAX_SCOPE_FILES`` files
+    searched for one name; a value is followed ``MAX_DEPTH`` names and calls deep (a loop of constants across
+    files ends there, unknown). Outside a run (a test calling ``read`` alone) nothing is offered: only the file
+    itself is read."""
+
+    def __init__(self):
+        self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
+        self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
+        self.steps = 0
+        self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
+        self._bytes: dict[str, bytes | None] = {}
+        self._kept = 0
+        self._roots: dict[str, str] = {}
+
+    def begin(self, f: File) -> None:
+        self.steps = 0
+
+    def spend(self) -> bool:
+        self.steps += 1
+        return self.steps <= MAX_FLOW_STEPS
+
+    # ------------------------------------------------------------------------------------------ files
+    def root(self, path: str) -> str:
+        """The project folder of ``path``: the nearest folder up holding a manifest (``go.mod``,
+        ``package.json``, ...), or for Python the folder above its top package; else the file's folder."""
+        folder = os.path.dirname(os.path.abspath(path))
+        got = self._roots.get(folder)
+        if got is None:
+            got, here, py = folder, folder, path.endswith(".py")
+            for _ in range(MAX_UP):
+                if any(os.path.exists(os.path.join(here, m)) for m in MANIFESTS):
+                    got = here
+                    break
+                if py and os.path.exists(os.path.join(here, "__init__.py")):
+                    got = os.path.dirname(here)
+                up = os.path.dirname(here)
+                if up == here:
+                    break
+                here = up
+            self._roots[folder] = got
+        return got
+
+    def scope(self, f: File, folder_only: bool = False) -> list[str]:
+        """The other files of ``f``'s package the run offered, of its ending: its folder's (``folder_only``: a
+        Go package), else its project's (:meth:`root`); a test's files only for a test."""
+        if f.path is None or not self.offered:
+            return []
+        here = os.path.abspath(f.path)
+        ext = os.path.splitext(here)[1]
+        top = os.path.dirname(here) if folder_only else self.root(f.path)
+        out = []
+        for p in self.offered:
+            a = os.path.abspath(p)
+            if a == here or not a.endswith(ext):
+                continue
+            if (os.path.dirname(a) == top) if folder_only else a.startswith(top + os.sep):
+                out.append(p)
+                if len(out) >= MAX_SCOPE_FILES:
+                    break
+        return out
+
+    def data(self, path: str) -> bytes | None:
+        if path in self._bytes:
+            return self._bytes[path]
+        data = None
+        if self.reader is not None:
+            try:
+                data = self.reader(path)
+            except Exception:  # noqa: BLE001 - a file that cannot be read now is one the flow does not follow
+                data = None
+        if data is not None and self._kept + len(data) <= MAX_FLOW_BYTES:
+            self._bytes[path] = data
+            self._kept += len(data)
+        return data
+
+    def file(self, path: str, lang: Language) -> File | None:
+        key = (path, lang.grammar)
+        if key in self._files:
+            f = self._files.pop(key)
+            self._files[key] = f  # most recently used last
+            return f
+        data = self.data(path)
+        f = None
+        if data is not None:
+            f = File(lang, data, path=path, flow=False)
+            if f.gave_up:
+                f = None
+        self._files[key] = f
+        while len(self._files) > MAX_FLOW_FILES:
+            self._files.pop(next(iter(self._files)))
+        return f
+
+    def files_with(self, f: File, words: tuple[str, ...], folder_only: bool = False) -> list[File]:
+        """The other files of ``f``'s package (:meth:`scope`) whose bytes hold one of ``words``, parsed."""
+        out = []
+        raw = tuple(w.encode() for w in words if w)
+        for path in self.scope(f, folder_only):
+            data = self.data(path)
+            if data is None or not any(w in data for w in raw):
+                continue
+            if not self.spend():
+                break
+            g = self.file(path, f.lang)
+            if g is not None:
+                out.append(g)
+        return out
+
+    # ------------------------------------------------------------------------------------------ values
+    def package_binding(self, f: File, key: str, local):
+        """The one binding of ``key`` in ``f``'s package (a Go folder): (value node, name node, its File), (None,
+        why) when the package's files bind it differently, or None when no other file binds it (``local``: the
+        binding ``f`` has, or None)."""
+        word = key.lstrip(".")
+        found = [(local[0], local[1], f)] if local is not None else []
+        for g in self.files_with(f, (word,), folder_only=True):
+            if is_test(g.path or "") and not is_test(f.path or ""):
+                continue
+            got = g._found(key)
+            if got[0] is not None:
+                found.append((got[0], got[1], g))
+            elif got[1] == "is assigned more than once":
+                return None, "is assigned more than once in its package"
+        if not found or (len(found) == 1 and local is not None):
+            return None
+        if any(text(r) != text(found[0][0]) for r, _, _ in found[1:]):
+            return None, "is assigned more than once in its package"
+        return found[0]
+
+    def argument(self, f: File, fn, p, key: str, sig, depth: int, keyword=False) -> Value:
+        """What the calls of ``fn`` (its signature ``sig``: Language.signature) pass as its parameter ``key``
+        (``p``: its node), or with ``keyword`` (the default node or None) as the keyword ``key`` its ``**x``
+        takes (Python's ``kwargs.get("key", default)``); the default when no call passes it."""
+        names, params, bound = sig
+        keys = [k for k, _, _ in params]
+        if keyword is not False:
+            default, position = keyword, None
+        elif key not in keys:
+            return unknown(p, f"{text(p)} is a parameter")
+        else:
+            at = keys.index(key)
+            _, default, positional = params[at]
+            position = at - bound if positional else None
+        sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
+        what = key if keyword is not False else text(p)
+        label = f"{what} is a parameter of {names[0] if names else 'its function'}"
+        if not sites:
+            if default is not None:
+                v = evaluate(default, f, depth + 1)
+                if v.kind != "unknown" and v.via is None:
+                    v.via = p
+                return v
+            return unknown(p, f"{label}, and no call of it in its package passes it")
+        got = []
+        for g, call, pos, kw in sites:
+            if not self.spend():
+                return unknown(p, f"{label}: visguard stopped following its calls (MAX_FLOW_STEPS)")
+            if pos is None:
+                return unknown(
+                    p, f"{label}, and the call at {_at(g, call)} passes arguments visguard cannot read"
+                )
+            arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
+            if arg is None:
+                if default is None:
+                    return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
+                v = evaluate(default, f, depth + 1)
+                owner = f
+            else:
+                v = evaluate(arg, g, depth + 1)
+                owner = g
+            if v.kind == "unknown":
+                out = unknown(p, f"{label}, given {v.why or shown(arg)} at {_at(g, call)}")
+                out.env = v.env
+                return out
+            if v.file is None and owner is not f:
+                v.file = owner
+            got.append((v, g, call))
+        distinct = {(v.kind, repr(v.value)) for v, _, _ in got}
+        if len(distinct) > 1:
+            shown_ = ", ".join(f"{_shown_value(v)} at {_at(g, call)}" for v, g, call in got[:MAX_CANDIDATES])
+            more = f" and {len(got) - MAX_CANDIDATES} more" if len(got) > MAX_CANDIDATES else ""
+            return unknown(p, f"{label} given different values by its {len(got)} calls: {shown_}{more}")
+        v = got[0][0]
+        if v.via is None:
+            v.via = p
+        return v
+
+    def call_sites(self, f: File, fn, names: tuple[str, ...], arity: int, sig) -> list[tuple]:
+        """(file, call, positional argument nodes, {keyword: node}) of each call of ``fn`` by one of ``names``:
+        in ``f``, then in the other files of its project (:meth:`scope`); a test's calls only when no other
+        file's call it. A call with more positional arguments than the function takes is another function's."""
+        variadic = sig[1] and any(k.startswith("*") for k, _, _ in sig[1])
+        found: list[tuple] = []
+        files = [f] + self.files_with(f, names)
+        for g in files:
+            for name in names:
+                for call in g.calls(name):
+                    if g is f and fn.start_byte <= call.start_byte < fn.end_byte:
+                        continue  # a recursive call passes what it was passed
+                    args = g.lang.call_args(call, g)
+                    if args is None:
+                        continue
+                    pos, kw, splat = args
+                    if len(pos) > arity and not variadic:
+                        continue
+                    found.append((g, call, None if splat else pos, kw))  # a splat: what it passes is not read
+        plain = [s for s in found if not is_test(s[0].path or "")]
+        if plain or not found:
+            return plain
+        return found
+
+
+def _at(g: File, node) -> str:
+    return f"{g.path or 'this file'}:{line(node)}"
+
+
+def _shown_value(v: Value) -> str:
+    if v.kind == "str":
+        return repr(v.value)
+    if v.kind == "env":
+        return f"${v.value}"
+    return str(v.value)
+
+
+FLOW = Flow()  # one per process: the loader sets what the run offered (loader.py)
 
 
 # ---------------------------------------------------------------------------------------------- places
@@ -829,17 +1166,31 @@ class Reader:
         self._ids: set[str] = set()
         self._noted: set[tuple[str, Location]] = set()
 
+    def at(self, v: Value | None, node) -> Location:
+        """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
+        g = v.file if v is not None else None
+        if g is None or g.path is None or g.path == self.path:
+            return self.loc(node)
+        return Location(g.path, line=line(v.node), column=column(g.data, v.node))
+
+    def elsewhere(self, v: Value | None) -> bool:
+        """Whether ``v`` flowed from another file (no span or place of this file's bytes is its)."""
+        return v is not None and v.file is not None and v.file.path != self.path
+
     def loc(self, node) -> Location:
         row, col = node.start_point
         if not self.ascii:  # tree-sitter counts bytes; a column is in code points
             col = column(self.data, node) - 1
         return Location(self.path, line=row + 1, column=col + 1)
 
-    def note(self, message: str, node, address: str | None = None) -> None:
-        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once."""
-        loc = self.loc(node)
+    def note(self, message: str, node, address: str | None = None, v: Value | None = None) -> None:
+        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once;
+        ``v``: the value noted, located in its own file when it flowed from another (:meth:`at`)."""
+        loc = self.at(v, node)
         if self.lines:
-            message = f"{message} (line {line(node)})"
+            message = (
+                f"{message} (line {loc.line})" if self.elsewhere(v) else f"{message} (line {line(node)})"
+            )
         if (message, loc) not in self._noted:
             self._noted.add((message, loc))
             self.result.notes.append(Note(message, loc, address or self.path))
@@ -869,6 +1220,19 @@ class Reader:
             setattr(c, field, value)
         else:
             c.settings[field] = value
+        if self.elsewhere(v):  # written in another file (a call site): located there, edited by hand
+            c.locations[field] = self.at(v, v.node)
+            if v.kind == "int":
+                via = v.via if v.via is not None else v.node
+                self.result.places[(c.id, field)] = Place(
+                    0,
+                    0,
+                    v.scale,
+                    "binding",
+                    f"{text(via)} (given at {v.file.path}:{line(v.node)})",
+                    line(via),
+                )
+            return
         c.locations[field] = self.loc(node)
         self.result.spans[(c.id, field)] = (node.start_byte, node.end_byte)
         if v is not None and v.kind == "int" and self.lang is not None:
@@ -897,9 +1261,9 @@ class Reader:
         if v.kind == "int" and isinstance(v.value, (int, float)):
             self.set(c, field, v.value, v.node, v)
         elif v.kind == "env":
-            self.note(f"{what} comes from the environment variable {v.value}: not read", v.node)
+            self.note(f"{what} comes from the environment variable {v.value}: not read", v.node, v=v)
         elif v.kind == "bad":
-            self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node)
+            self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node, v=v)
         else:
             self.note(f"{what} is computed ({v.why or shown(v.node)}): not read", v.node)
 
@@ -908,13 +1272,13 @@ class Reader:
         if v is None:
             return
         if v.kind == "str":
-            ref = queue_ref(v.value, self.loc(v.node))
+            ref = queue_ref(v.value, self.at(v, v.node))
         elif v.kind == "env":
-            ref = QueueRef("env", v.value, self.loc(v.node))
+            ref = QueueRef("env", v.value, self.at(v, v.node))
             if v.default is not None and v.default.kind == "str" and v.default.value:
-                ref.fallback = queue_ref(v.default.value, self.loc(v.default.node))
+                ref.fallback = queue_ref(v.default.value, self.at(v, v.default.node))
         elif v.kind == "name":
-            ref = queue_ref(v.value, self.loc(v.node), "name")
+            ref = queue_ref(v.value, self.at(v, v.node), "name")
         else:
             self.note(f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined", v.node)
             return

@@ -20,6 +20,42 @@ from .engine import RECEIVE_API, File, Language, Reader, evaluate, text
 
 EXTENSIONS = (".go",)
 
+
+def _name_key(node) -> str | None:
+    """A field's key, ``.url``, for ``q.url`` and for the key of ``Listener{url: u}`` (a package's field is one
+    name whatever the variable: engine.Flow); None for other names (their text)."""
+    if node.type == "selector_expression":
+        return "." + text(node.child_by_field_name("field"))
+    parent = node.parent if node.type == "identifier" else None
+    if parent is not None and parent.type == "literal_element":
+        keyed = parent.parent
+        if keyed is not None and keyed.type == "keyed_element" and keyed.named_children[0] == parent:
+            return "." + text(node)
+    return None
+
+
+def _signature(fn, f: File):
+    """(the function's name, [(parameter, None, True)], 0): a Go call passes every parameter by position
+    (a method's receiver is not one of them; ``...T`` takes the rest)."""
+    if fn.type not in ("function_declaration", "method_declaration"):
+        return None
+    params = []
+    for decl in fn.child_by_field_name("parameters").named_children:
+        star = "*" if decl.type == "variadic_parameter_declaration" else ""
+        for n in decl.children_by_field_name("name"):
+            params.append((star + text(n), None, not star))
+    return (text(fn.child_by_field_name("name")),), params, 0
+
+
+def _call_args(call, f: File):
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None
+    pos = [a for a in args.named_children if a.type != "comment"]
+    splat = any(c.type == "..." for c in args.children)
+    return pos, {}, splat
+
+
 GO = Language(
     "go",
     "go",
@@ -28,6 +64,7 @@ GO = Language(
     strings={"interpreted_string_literal", "raw_string_literal"},
     string_parts={"interpreted_string_literal_content", "raw_string_literal_content", "escape_sequence"},
     names={"identifier"},
+    members={"selector_expression": ("operand", "field")},
     wrappers={"literal_element", "parenthesized_expression"},
     unary={"unary_expression"},
     binary={"binary_expression"},
@@ -42,11 +79,16 @@ GO = Language(
         "int64": None,
         "int": None,
     },  # fmt: skip
+    name_key=_name_key,
+    signature=_signature,
+    call_args=_call_args,
+    package="folder",
+    annotation="//",
 )
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(GO, data)
+    f = File(GO, data, path=path)
     r = Reader(path, "go", data, GO)
     inputs: dict[str, object] = {}
     found = [(site.start_byte, site, args, var) for site, _, args, var in f.sites()]

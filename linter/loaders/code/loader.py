@@ -125,8 +125,15 @@ def wanted(language: str, data: bytes, *, cut: bool = False) -> bool:
     return skipped(data) is None
 
 
+# every code file the run's search offered (claimed or not), for the value flow (engine.FLOW: the other files
+# of a package a parameter's calls or a constant may be in); only paths, never read until a name needs them
+_OFFERED: dict[str, None] = {}
+
+
 def claim_file(path: str, head: bytes) -> bool:
     language = language_of(path)
+    if language is not None:
+        _OFFERED[path] = None
     cut = len(head) >= safe_io.HEAD_BYTES
     if language is None or not wanted(language, utf8(head[: len(head) & ~1] if cut else head), cut=cut):
         return False
@@ -159,11 +166,31 @@ def load(path: str, options=None) -> Model:
         return model
     if not wanted(language, data):  # named on the command line, or the marker was past the head
         return model
+    if language not in ("frameworks", "envfiles"):
+        _flow()
     result = read_quietly(mod, path, data)
     model.pending = list(result.consumers)
     model.env = list(result.env)
     model.notes = list(result.notes)
     return model
+
+
+def _flow() -> None:
+    """Give the value flow (``engine.FLOW``) the run's offered files and the one way to read one: the safe read,
+    the size limit, the generated/minified skip (a file the run would not read is not followed either)."""
+    from .engine import FLOW
+
+    if FLOW.reader is None:
+
+        def read(path: str) -> bytes | None:
+            st = safe_io.require_regular(path)
+            if st.st_size > MAX_CODE_BYTES:
+                return None
+            data = utf8(safe_io.read_bytes(path, max_bytes=MAX_CODE_BYTES))
+            return None if skipped(data) is not None else data
+
+        FLOW.reader = read
+    FLOW.offered = _OFFERED
 
 
 def read_quietly(mod, path: str, data: bytes):

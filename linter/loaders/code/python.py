@@ -33,6 +33,7 @@ from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult
 from .engine import (
+    FLOW,
     MAX_DEPTH,
     NOT_A_NUMBER,
     File,
@@ -55,6 +56,89 @@ def _hook(node, f: File, depth: int) -> Value | None:
     return h(node, f, depth) if h is not None else None
 
 
+def _signature(fn, f: File):
+    """How the calls of the function ``fn`` name it and pass its parameters (engine.Flow): (the names it is
+    called by: its own, a class's for ``__init__`` and the names of subclasses that do not define their own,
+    [(parameter, its default node or None, positional)], 1 for a method's ``self``/``cls`` else 0)."""
+    if fn.type != "function_definition":
+        return None
+    name = text(fn.child_by_field_name("name"))
+    holder = fn.parent
+    decorators = []
+    if holder is not None and holder.type == "decorated_definition":
+        decorators = [text(d).lstrip("@").strip() for d in holder.named_children if d.type == "decorator"]
+        holder = holder.parent
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    in_class = cls is not None and cls.type == "class_definition"
+    names: tuple[str, ...] = (name,)
+    if in_class and name == "__init__":
+        names = _constructors(text(cls.child_by_field_name("name")), f)
+    params, positional = [], True
+    for p in fn.child_by_field_name("parameters").named_children:
+        if p.type == "identifier":
+            params.append((text(p), None, positional))
+        elif p.type in ("default_parameter", "typed_default_parameter"):
+            params.append((text(p.child_by_field_name("name")), p.child_by_field_name("value"), positional))
+        elif p.type == "typed_parameter" and p.named_children:
+            params.append((text(p.named_children[0]), None, positional))
+        elif p.type == "list_splat_pattern":
+            params.append(("*" + text(p).lstrip("*"), None, False))
+            positional = False
+        elif p.type == "dictionary_splat_pattern":
+            params.append(("**" + text(p).lstrip("*"), None, False))
+        elif p.type == "keyword_separator":
+            positional = False
+    bound = 1 if in_class and "staticmethod" not in decorators and params and params[0][2] else 0
+    return names, params, bound
+
+
+def _constructors(cls: str, f: File) -> tuple[str, ...]:
+    """``cls`` and the module-level classes of its package that derive from it without an ``__init__`` of
+    their own (``class Listener(AsyncSqsListener)``: a call ``Listener(...)`` runs ``AsyncSqsListener``'s)."""
+    out = [cls]
+    for g in [f, *FLOW.files_with(f, (cls,))]:
+        for node in g.root.named_children:
+            if node.type == "decorated_definition":
+                node = node.child_by_field_name("definition")
+            if node is None or node.type != "class_definition":
+                continue
+            bases = node.child_by_field_name("superclasses")
+            body = node.child_by_field_name("body")
+            if bases is None or not any(_last(text(b)) == cls for b in bases.named_children):
+                continue
+            own = any(
+                (d.child_by_field_name("definition") if d.type == "decorated_definition" else d) is not None
+                and text(
+                    (
+                        d.child_by_field_name("definition") if d.type == "decorated_definition" else d
+                    ).child_by_field_name("name")
+                )
+                == "__init__"
+                for d in (body.named_children if body is not None else ())
+                if d.type in ("function_definition", "decorated_definition")
+            )
+            sub = text(node.child_by_field_name("name"))
+            if not own and sub not in out:
+                out.append(sub)
+    return tuple(out)
+
+
+def _call_args(call, f: File):
+    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``."""
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return None
+    pos, kw, splat = [], {}, False
+    for a in args.named_children:
+        if a.type == "keyword_argument":
+            kw[text(a.child_by_field_name("name"))] = a.child_by_field_name("value")
+        elif a.type in ("list_splat", "dictionary_splat"):
+            splat = True
+        elif a.type != "comment":
+            pos.append(a)
+    return pos, kw, splat
+
+
 PYTHON = Language(
     "python",
     "python",
@@ -69,6 +153,8 @@ PYTHON = Language(
     binary={"binary_operator"},
     calls={"call": "arguments"},
     hook=_hook,
+    signature=_signature,
+    call_args=_call_args,
 )
 
 # what each call the query captures (``@call``, named ``@call.name``) is to the reader
@@ -159,7 +245,7 @@ def read(path: str, data: bytes) -> CodeResult:
     """The consumers ``data`` (a Python file at ``path``) declares; never raises on odd code."""
     if not any(marker in data for marker in _MARKERS):  # nothing to read: no parse
         return CodeResult()
-    f = File(PYTHON, data)
+    f = File(PYTHON, data, path=path)
     if f.gave_up:
         message = "python: the parser gave up recovering from syntax errors; no consumer read"
         return CodeResult(notes=[Note(message, Location(path, 1))])
@@ -249,6 +335,10 @@ def _call(node, f: File, depth: int) -> Value:
                 default.env = var.value
                 return default
             return Value("env", var.value, node, default=default)
+    if name == "get" and fn.type == "attribute" and 1 <= len(args) <= 2:
+        got = _kwargs_get(node, fn.child_by_field_name("object"), args, f, depth)
+        if got is not None:
+            return got
     if name in _CONVERSIONS and len(args) == 1:
         return _convert(node, _CONVERSIONS[name], evaluate(args[0], f, depth + 1))
     if name == "timedelta":
@@ -256,6 +346,25 @@ def _call(node, f: File, depth: int) -> Value:
     if name == "dict" and not args:
         return Value("dict", _kwargs(f, node, depth), node)
     return unknown(node)
+
+
+def _kwargs_get(node, obj, args: list, f: File, depth: int) -> Value | None:
+    """``kwargs.get("wait_time", 0)`` where ``kwargs`` is the function's ``**kwargs``: what its calls pass as
+    ``wait_time=``, else the default (engine.Flow); None for another ``.get``."""
+    if obj is None or obj.type != "identifier":
+        return None
+    found = f.param_of(text(obj), obj.start_byte)
+    if found is None:
+        return None
+    sig = _signature(found[0], f)
+    if sig is None or ("**" + text(obj)) not in [k for k, _, _ in sig[1]]:
+        return None
+    word = evaluate(args[0], f, depth + 1)
+    if word.kind != "str" or not word.value:
+        return None
+    return FLOW.argument(
+        f, found[0], found[1], word.value, sig, depth, keyword=(args[1] if len(args) > 1 else None)
+    )
 
 
 def _convert(node, to, v: Value) -> Value:

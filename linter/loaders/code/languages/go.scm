@@ -68,6 +68,19 @@
 (short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 (assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 
+; fields of the package's own types, for the value flow (engine.Flow): `Listener{queueUrl: url}`,
+; `&queue{name: n}`, `q.url = u` (go.py keys a field as ".url": every value of the type's field, whatever the
+; variable); an SDK type's fields (`sqs.ReceiveMessageInput{QueueUrl: ...}`) are not the package's
+(composite_literal type: (type_identifier)
+  body: (literal_value (keyed_element . (literal_element (identifier) @bind.name) . (literal_element) @bind.value)))
+(assignment_statement left: (expression_list . (selector_expression) @bind.name .) right: (expression_list . (_) @bind.value .))
+(assignment_statement left: (expression_list "," . (selector_expression) @bind.name))
+(assignment_statement left: (expression_list (selector_expression) @bind.name . ","))
+
+; calls, for the value flow: what the calls of a function pass its parameters (`CreateListener(p, "http://...")`,
+; `l.client.GetMessages(ctx, l.queueUrl, 10, 10)`), by the callee's last name
+(call_expression function: [(identifier) @flow.callee (selector_expression field: (field_identifier) @flow.callee)]) @flow.call
+
 ; parameters shadow the file's names inside their function
 (parameter_declaration name: (identifier) @param)
 
