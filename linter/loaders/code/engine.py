@@ -45,7 +45,7 @@ from . import CodeResult, column, parser
 from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
-MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
+MAX_DEPTH = 16  # names, parameters and calls followed and expressions nested before a value is "computed"
 MAX_ERROR_PARTS = 5_000  # an error node of more children is queried child by child (File._matches)
 _QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
 # the ``why`` of a literal not read (beyond values.MAX_NUMBER, NaN, infinite), after the literal's text
@@ -630,9 +630,33 @@ class File:
         if not field and node.type in self.lang.names and self.is_param(key, node.start_byte):
             return None, f"{text(node)} is a parameter"
         found = self._found(key)
+        if found[1] == "is assigned more than once":
+            found = self._reaching(key, node) or found
         if found[0] is None:
             return None, f"{text(node)} {found[1]}"
         return found
+
+    def _reaching(self, key: str, node):
+        """The one assignment of ``key`` that reaches ``node`` when the name is assigned more than once in one
+        function (``url, err = lookup(a)`` ... ``url, err = lookup(b)`` ... ``q.url = url``): the last before
+        ``node`` in its function, in a block around ``node``, with none after ``node`` in the function (a loop
+        could bring it back); None when that is not so."""
+        fn = _around(self, node, _FUNCTIONS)
+        if fn is None:
+            return None
+        inside = [
+            (at, name, right)
+            for at, (name, right) in self.bindings.get(key, {}).items()
+            if fn.start_byte <= at < fn.end_byte
+        ]
+        before = [b for b in inside if b[0] < node.start_byte]
+        if not before or any(b[0] > node.end_byte for b in inside) or len(inside) < len(self.bindings[key]):
+            return None
+        at, name, right = max(before, key=lambda b: b[0])
+        block = _around(self, name, _BLOCKS)
+        if right is None or block is None or not (block.start_byte <= node.start_byte < block.end_byte):
+            return None
+        return right, name
 
     def _found(self, key: str) -> tuple:
         found = self._bound.get(key)
@@ -652,7 +676,8 @@ class File:
         if right is None and where.endswith(" is a parameter"):
             return self.argument(node, self.key(node), depth)
         key = self.key(node)
-        if self.lang.package and (right is None or key.startswith(".")):
+        alone = right is None and where.endswith(" is not a constant of this file")
+        if self.lang.package and (alone or (right is not None and key.startswith("."))):
             # a field (".url") is the package's: every file of it may set it; a name not bound here may be
             # another file's of the package
             found = FLOW.package_binding(self, key, (right, where) if right is not None else None)
@@ -684,6 +709,10 @@ class File:
         if sig is None:
             return unknown(node, f"{text(node)} is a parameter")
         fn, p = found
+        for frame_file, frame_fn, args in reversed(FLOW.frames):  # inside a call being read: what it passes
+            if frame_file is self and frame_fn == fn.start_byte and key in args:
+                arg, caller = args[key]
+                return evaluate(arg, caller, depth + 1)
         done = self._argued.get((key, fn.start_byte))
         if done is None:
             done = self._argued[(key, fn.start_byte)] = FLOW.argument(self, fn, p, key, sig, depth)
@@ -810,6 +839,27 @@ _FUNCTIONS = {
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
 }  # fmt: skip
+_BLOCKS = {
+    "block",
+    "statement_list",
+    "source_file",
+    "module",
+    "program",
+    "compound_statement",
+    "body_statement",
+}
+
+
+def _around(f: File, node, kinds, limit: int = 64):
+    """The nearest node of one of ``kinds`` above ``node`` (at most ``limit`` up), or None."""
+    n = f.parent(node)
+    for _ in range(limit):
+        if n is None or n.type in kinds:
+            return n
+        n = f.parent(n)
+    return None
+
+
 _ARITHMETIC = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -877,6 +927,9 @@ class Flow:
         self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
         self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
         self.steps = 0
+        # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
+        # (argument node, the caller's File)})
+        self.frames: list[tuple] = []
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -884,6 +937,27 @@ class Flow:
 
     def begin(self, f: File) -> None:
         self.steps = 0
+        self.frames = []
+
+    def called(self, g: File, fn, call, caller: File, node, depth: int) -> Value:
+        """The value of ``node`` (in the body of ``fn``, of file ``g``) for the call ``call`` of ``caller``: the
+        function's parameters are what that call passes (context: ``getQueueURL(client, "orders")``)."""
+        sig = g.lang.signature(fn, g) if g.lang.signature else None
+        got = caller.lang.call_args(call, caller) if caller.lang.call_args else None
+        args = {}
+        if sig is not None and got is not None and not got[2]:
+            pos, kw, _ = got
+            for i, (k, _, positional) in enumerate(sig[1]):
+                at = i - sig[2]
+                if positional and 0 <= at < len(pos):
+                    args[k] = (pos[at], caller)
+                elif k in kw:
+                    args[k] = (kw[k], caller)
+        self.frames.append((g, fn.start_byte, args))
+        try:
+            return evaluate(node, g, depth + 1)
+        finally:
+            self.frames.pop()
 
     def spend(self) -> bool:
         self.steps += 1
@@ -982,7 +1056,9 @@ class Flow:
         binding ``f`` has, or None)."""
         word = key.lstrip(".")
         found = [(local[0], local[1], f)] if local is not None else []
-        for g in self.files_with(f, (word,), folder_only=True):
+        # a field may be set by any package of the project (``&worker.Config{QueueName: "q"}`` in main); a name
+        # is its own package's (a folder)
+        for g in self.files_with(f, (word,), folder_only=not key.startswith(".")):
             if is_test(g.path or "") and not is_test(f.path or ""):
                 continue
             got = g._found(key)
@@ -992,6 +1068,9 @@ class Flow:
                 return None, "is assigned more than once in its package"
         if not found or (len(found) == 1 and local is not None):
             return None
+        set_ = [b for b in found if not _default_guard(b[2], b[1], key)]
+        if set_ and len(set_) < len(found):  # `if c.Wait == 0 { c.Wait = 20 }`: a default, the set value wins
+            found = set_
         if any(text(r) != text(found[0][0]) for r, _, _ in found[1:]):
             return None, "is assigned more than once in its package"
         return found[0]
@@ -1077,6 +1156,21 @@ class Flow:
         if plain or not found:
             return plain
         return found
+
+
+_ZERO = {"0", '""', "nil", "None", "null", "0.0"}
+
+
+def _default_guard(g: File, name, key: str) -> bool:
+    """Whether the assignment of ``name`` (key ``key``) is a default: the one statement of an ``if`` whose
+    condition is ``<the same name> == 0`` (``""``, ``nil``): ``if cfg.WaitTime == 0 { cfg.WaitTime = 20 }``."""
+    stmt = _around(g, name, {"if_statement"}, limit=6)
+    cond = stmt.child_by_field_name("condition") if stmt is not None else None
+    if cond is None or cond.type != "binary_expression":
+        return False
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    op = text(cond.child_by_field_name("operator")).strip()
+    return op == "==" and left is not None and g.key(left) == key and text(right).strip() in _ZERO
 
 
 def _at(g: File, node) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from visguard import facts
 
 from . import CodeResult
-from .engine import RECEIVE_API, File, Language, Reader, evaluate, text
+from .engine import FLOW, RECEIVE_API, File, Language, Reader, Value, evaluate, text, unknown
 
 EXTENSIONS = (".go",)
 
@@ -31,6 +31,58 @@ def _name_key(node) -> str | None:
         keyed = parent.parent
         if keyed is not None and keyed.type == "keyed_element" and keyed.named_children[0] == parent:
             return "." + text(node)
+    return None
+
+
+def _hook(node, f: File, depth: int):
+    """A call of a function of the package that asks ``GetQueueUrl`` for one queue name
+    (``url, err := getQueueURL(client, name)``): that queue, by its name; None for everything else."""
+    if node.type != "call_expression":
+        return None
+    fn = node.child_by_field_name("function")
+    name = text(
+        fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
+    )
+    if not name or name in GO.passthrough or name in GO.env_calls or "GetQueueUrl" in name:
+        return None
+    asked = _asks_queue_url(name, f)
+    if asked is None:
+        return None
+    g, decl, value = asked
+    v = FLOW.called(g, decl, node, f, value, depth)
+    if v.kind == "str" and v.value:
+        out = Value("name", v.value, v.node)
+        out.via, out.file = v.via, v.file if v.file is not None else (g if g is not f else None)
+        return out
+    return unknown(node, v.why or text(value))
+
+
+def _asks_queue_url(name: str, f: File):
+    """(the file, the QueueName node) of the one ``sqs.GetQueueUrlInput{QueueName: x}`` in the body of the
+    package's function ``name`` (in ``f`` or its folder), or None."""
+    if b"GetQueueUrlInput" not in f.data and not FLOW.offered:
+        return None
+    for g in [f, *FLOW.files_with(f, ("GetQueueUrlInput",), folder_only=True)]:
+        if b"GetQueueUrlInput" not in g.data:
+            continue
+        for decl in g.root.named_children:
+            if decl.type not in ("function_declaration", "method_declaration"):
+                continue
+            if text(decl.child_by_field_name("name")) != name:
+                continue
+            found = []
+            stack = [decl.child_by_field_name("body")]
+            while stack and len(found) < 2:
+                n = stack.pop()
+                if n is None:
+                    continue
+                if n.type == "keyed_element" and text(n.named_children[0]) == "QueueName":
+                    lit = g.parent(g.parent(n))
+                    if lit is not None and text(lit.child_by_field_name("type")).endswith("GetQueueUrlInput"):
+                        found.append(n.named_children[-1])
+                        continue
+                stack.extend(n.named_children)
+            return (g, decl, found[0]) if len(found) == 1 else None
     return None
 
 
@@ -80,6 +132,7 @@ GO = Language(
         "int": None,
     },  # fmt: skip
     name_key=_name_key,
+    hook=_hook,
     signature=_signature,
     call_args=_call_args,
     package="folder",

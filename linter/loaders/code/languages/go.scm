@@ -68,11 +68,16 @@
 (short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 (assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 
-; fields of the package's own types, for the value flow (engine.Flow): `Listener{queueUrl: url}`,
-; `&queue{name: n}`, `q.url = u` (go.py keys a field as ".url": every value of the type's field, whatever the
-; variable); an SDK type's fields (`sqs.ReceiveMessageInput{QueueUrl: ...}`) are not the package's
-(composite_literal type: (type_identifier)
-  body: (literal_value (keyed_element . (literal_element (identifier) @bind.name) . (literal_element) @bind.value)))
+; fields, for the value flow (engine.Flow): `Listener{queueUrl: url}`, `&worker.Config{QueueName: "q"}`,
+; `q.url = u` (go.py keys a field as ".url": every value of a field of that name, whatever the variable); the
+; SDK's request and response shapes (`sqs.ReceiveMessageInput{QueueUrl: ...}`, `aws.Config{...}`) are not read
+(composite_literal
+  type: [(type_identifier) @_t (qualified_type package: (package_identifier) @_p name: (type_identifier) @_t)]
+  body: (literal_value (keyed_element . (literal_element (identifier) @bind.name) . (literal_element) @bind.value))
+  (#not-match? @_t "(Input|Output)$") (#not-eq? @_p "aws"))
+; `url, err := getQueueURL(...)`: the first name is the call's first result
+(short_var_declaration left: (expression_list . (identifier) @bind.name . ",") right: (expression_list . (call_expression) @bind.value .))
+(assignment_statement left: (expression_list . [(identifier) (selector_expression)] @bind.name . ",") right: (expression_list . (call_expression) @bind.value .))
 (assignment_statement left: (expression_list . (selector_expression) @bind.name .) right: (expression_list . (_) @bind.value .))
 (assignment_statement left: (expression_list "," . (selector_expression) @bind.name))
 (assignment_statement left: (expression_list (selector_expression) @bind.name . ","))
