@@ -75,7 +75,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat")) or any(_invocation(f, n) for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
-    return r.result
+    return r.finish()
 
 
 def _invocation(f: File, name):

@@ -1244,6 +1244,52 @@ def place(v: Value, lang: Language) -> Place:
     return Place(start, start + span[1] - span[0], v.scale)
 
 
+# ---------------------------------------------------------------------------------------------- annotations
+# `# visguard: queue=orders visibility=60 wait=20 batch=10` (the language's line comment) on the line of a receive
+# or the line above: what the user states of a consumer whose code does not say it. The key -> the consumer
+# field it sets; each key once; a number is a whole number of seconds (messages for batch) up to
+# values.MAX_NUMBER; a queue is a name, URL or ARN without spaces. Anything else: the annotation is not read.
+ANNOTATION_KEYS = {
+    "queue": "queue",
+    "visibility": "visibility_override",
+    "wait": "wait_time",
+    "batch": "max_messages",
+}
+ANNOTATION_FIELDS = {field: key for key, field in ANNOTATION_KEYS.items()}
+_ANNOTATION = re.compile(r"visguard:(?P<rest>.*)$")
+_QUEUE_TOKEN = re.compile(r"[A-Za-z0-9_.:/\-]{1,1024}")
+
+
+def annotation(line: str, mark: str) -> tuple[dict | None, str]:
+    """The annotation a source line writes: ({field: value}, "") when it is well formed, ({}, why not) when
+    it is malformed, (None, "") when the line holds none (no comment ``mark`` before ``visguard:``)."""
+    m = _ANNOTATION.search(line)
+    if m is None or mark not in line[: m.start()] or line[: m.start()].rstrip()[-len(mark) :] != mark:
+        return None, ""
+    rest = m.group("rest").strip()
+    for end in ("*/", "-->"):
+        rest = rest.removesuffix(end).strip()
+    if not rest:
+        return {}, "it sets nothing (write key=value: queue, visibility, wait, batch)"
+    out: dict = {}
+    for token in rest.split():
+        key, eq, value = token.partition("=")
+        field = ANNOTATION_KEYS.get(key)
+        if not eq or field is None:
+            return {}, f"{token[:40]!r} is not key=value of queue, visibility, wait, batch"
+        if field in out:
+            return {}, f"{key} is given twice"
+        if field == "queue":
+            if not _QUEUE_TOKEN.fullmatch(value):
+                return {}, f"queue={value[:40]!r} is not a queue name, URL or ARN"
+            out[field] = value
+        else:
+            if not (value.isdigit() and value.isascii() and len(value) <= 15) or beyond(int(value)):
+                return {}, f"{key}={value[:40]!r} is not a whole number"
+            out[field] = int(value)
+    return out, ""
+
+
 # ---------------------------------------------------------------------------------------------- the reader
 class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
@@ -1258,7 +1304,8 @@ class Reader:
         self.lines = lines
         self.result = CodeResult()
         self._ids: set[str] = set()
-        self._noted: set[tuple[str, Location]] = set()
+        self._noted: set[tuple] = set()
+        self._lines: list[bytes] | None = None  # the file's lines, for the annotations (Reader.annotation)
 
     def at(self, v: Value | None, node) -> Location:
         """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
@@ -1359,7 +1406,78 @@ class Reader:
         elif v.kind == "bad":
             self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node, v=v)
         else:
-            self.note(f"{what} is computed ({v.why or shown(v.node)}): not read", v.node)
+            if self.annotated(c, field):
+                return
+            key = ANNOTATION_FIELDS.get(field)
+            hint = f"; {self.hint(key, '<seconds>' if field != 'max_messages' else '<n>')}" if key else ""
+            self.note(f"{what} is computed ({v.why or shown(v.node)}): not read{hint}", v.node)
+
+    # ------------------------------------------------------------------------------------------ annotations
+    def hint(self, key: str, example: str) -> str:
+        """How to tell visguard a value the code does not say: the annotation comment (:func:`annotation`)."""
+        mark = self.lang.annotation if self.lang is not None else "#"
+        return f"tell visguard with `{mark} visguard: {key}={example}` on the line of the receive or the line above"
+
+    def annotation(self, c: Consumer) -> dict:
+        """The ``visguard:`` annotation of consumer ``c`` (on the line of its location or the line above), as
+        {field: (value, Location)}; a malformed one is noted once and gives nothing (:func:`annotation`)."""
+        if c.location is None or c.location.line is None or self.lang is None:
+            return {}
+        if self._lines is None:
+            self._lines = self.data.split(b"\n")
+        for n in (c.location.line, c.location.line - 1):
+            if not 1 <= n <= len(self._lines) or b"visguard:" not in self._lines[n - 1]:
+                continue
+            raw = self._lines[n - 1][: values.MAX_TEXT].decode("utf-8", "replace")
+            got, why = annotation(raw, self.lang.annotation)
+            if got is None:
+                continue
+            where = Location(self.path, line=n, column=raw.find("visguard:") + 1)
+            if why:
+                key = ("annotation", n)
+                if key not in self._noted:
+                    self._noted.add(key)
+                    self.result.notes.append(
+                        Note(f"the visguard annotation at line {n} is not read: {why}", where, self.path)
+                    )
+                return {}
+            return {field: (value, where) for field, value in got.items()}
+        return {}
+
+    def annotated(self, c: Consumer, field: str) -> bool:
+        """Set ``field`` of ``c`` from its annotation, when it has one for it (the code does not say it); the
+        field is located at the annotation, which the finding then cites as where the value comes from."""
+        got = self.annotation(c).get(field)
+        if got is None:
+            return False
+        value, where = got
+        if field == "queue":
+            ref = queue_ref(value, where)
+            if ref is None:
+                return False
+            self.link(c, ref)
+        else:
+            if field in Consumer.__slots__:
+                setattr(c, field, value)
+            else:
+                c.settings[field] = value
+            c.locations[field] = where
+            self.result.places[(c.id, field)] = Place(
+                0, 0, 1.0, "written", shown=f"visguard: {ANNOTATION_FIELDS[field]}={value:g} (an annotation)"
+            )
+        c.locations.setdefault("annotation", where)
+        return True
+
+    def finish(self) -> CodeResult:
+        """The result, each consumer given what its annotation states that its code does not write
+        (:meth:`annotated`): a queue when it names none, a setting it does not set."""
+        for c in self.result.consumers:
+            for field in self.annotation(c):
+                if field == "queue" and c.queue_ref is None:
+                    self.annotated(c, "queue")
+                elif field != "queue" and field not in c.locations:
+                    self.annotated(c, field)
+        return self.result
 
     def queue(self, c: Consumer, v: Value | None, what: str) -> None:
         """Set ``c.queue_ref`` from ``v`` (a literal or an environment variable), else note why not."""
@@ -1374,7 +1492,12 @@ class Reader:
         elif v.kind == "name":
             ref = queue_ref(v.value, self.at(v, v.node), "name")
         else:
-            self.note(f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined", v.node)
+            if not self.annotated(c, "queue"):
+                self.note(
+                    f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined; "
+                    f"{self.hint('queue', '<name or URL>')}",
+                    v.node,
+                )
             return
         if ref is not None:
             self.link(c, ref)

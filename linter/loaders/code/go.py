@@ -157,7 +157,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
-    return r.result
+    return r.finish()
 
 
 def _truncated(err) -> list:

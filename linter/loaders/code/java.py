@@ -145,7 +145,7 @@ def read(path: str, data: bytes) -> CodeResult:
         c.heartbeat = heartbeat
         if c.stop_timeout is None:
             c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
-    return r.result
+    return r.finish()
 
 
 def _preorder(node) -> tuple[int, int]:

@@ -145,7 +145,7 @@ def read(path: str, data: bytes) -> CodeResult:
         Exception
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)
         r.result.notes.append(Note(f"{path} not read completely ({type(e).__name__})", Location(path)))
-    return r.result
+    return r.finish()
 
 
 class _Unresolved(Exception):

@@ -124,7 +124,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in sdk:
         c.heartbeat = heartbeat
     _jobs(r, f, jobs)
-    return r.result
+    return r.finish()
 
 
 def _args(call) -> list:

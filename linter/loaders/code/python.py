@@ -33,6 +33,7 @@ from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult
 from .engine import (
+    ANNOTATION_FIELDS,
     FLOW,
     MAX_DEPTH,
     NOT_A_NUMBER,
@@ -254,7 +255,7 @@ def read(path: str, data: bytes) -> CodeResult:
     aws = any(text(n).split(".")[0] in _AWS_MODULES for n in calls.get("import", ()))
     _sdk(f, r, calls, aws)
     _celery(f, r, calls)
-    return r.result
+    return r.finish()
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -539,9 +540,9 @@ def _shown(node) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def _seconds(f: File, r: Reader, node, what: str, address: str) -> Value | None:
+def _seconds(f: File, r: Reader, node, what: str, address: str, c=None, field=None) -> Value | None:
     """The number ``node`` writes (a literal, a constant, an environment variable's default), else None and a
-    note."""
+    note (none when consumer ``c``'s annotation states ``field``: engine.Reader.annotated)."""
     v = evaluate(node, f)
     var = env_of(v)
     if v.kind == "int":
@@ -563,8 +564,14 @@ def _seconds(f: File, r: Reader, node, what: str, address: str) -> Value | None:
     ):  # beyond any AWS limit (values.MAX_NUMBER), NaN, inf
         literal = text(v.node) if v.kind == "bad" else v.why[: -len(NOT_A_NUMBER)].strip()
         r.note(f"{what}: {literal} is beyond any number visguard reads (10**15): not read", node, address)
+    elif c is not None and r.annotated(c, field):
+        return None
     else:
-        r.note(f"{what} is computed ({_shown(node)}): visguard does not guess it", node, address)
+        why = _shown(node)
+        if v.why and v.why not in why:  # the expression, and the part of it that stopped the reading
+            why = f"{why}: {v.why}"
+        hint = f"; {r.hint(ANNOTATION_FIELDS[field], '<seconds>')}" if field in ANNOTATION_FIELDS else ""
+        r.note(f"{what} is computed ({why}): visguard does not guess it{hint}", node, address)
     return None
 
 
@@ -670,13 +677,22 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
                 r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
             if extend_by is not None:
                 c.heartbeat_extend_by = extend_by
+        if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
+            v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
+            r.note(
+                f"the QueueUrl of this receive is computed ({v.why or _shown(kw['QueueUrl'])}): not joined; "
+                f"{r.hint('queue', '<name or URL>')}",
+                kw["QueueUrl"],
+                c.id,
+            )
         vt = kw.get("VisibilityTimeout")
         if vt is not None:
-            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id)
-            r.set(c, "visibility_override", v.value if v else None, vt, v)
+            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
+            if v is not None or "visibility_override" not in c.locations:
+                r.set(c, "visibility_override", v.value if v else None, vt, v)
         for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
             if key in kw:
-                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id)
+                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
                 if v is not None:
                     r.set(c, setting, v.value, kw[key], v)
 

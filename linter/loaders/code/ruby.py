@@ -103,7 +103,7 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat"))
     for c in sdk:
         c.heartbeat = heartbeat
-    return r.result
+    return r.finish()
 
 
 def _sdk(r: Reader, site):
