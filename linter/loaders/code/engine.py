@@ -889,6 +889,78 @@ def _receiver(node):
     return fn.child_by_field_name("operand") or fn.child_by_field_name("object") if fn is not None else None
 
 
+# ---------------------------------------------------------------------------------------------- strings of parts
+_PRINTF = re.compile(r"%(?:%|([-+ #0]*\d*)([sdvqi]))")
+_BRACES = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*|\d*)\}|[{}]")
+
+
+def built(node, parts: list[Value], out: str) -> Value:
+    """The string ``out`` built of ``parts`` (each a known str or int): computed, at ``node``."""
+    v = Value("str", out, node)
+    v.computed = True
+    return v
+
+
+def printf(fmt: str, args: list[Value]) -> str | None:
+    """``fmt`` (``fmt.Sprintf``/``String.format``/Python's ``%``) of ``args`` (known strs and ints), the verbs
+    ``%s %d %v %q %i %%`` without width; None for any other verb, or a count that does not fit."""
+    out, i, at = [], 0, 0
+    for m in _PRINTF.finditer(fmt):
+        out.append(fmt[at : m.start()])
+        at = m.end()
+        if m.group(0) == "%%":
+            out.append("%")
+            continue
+        if m.group(1) or i >= len(args):
+            return None
+        a = args[i]
+        i += 1
+        if m.group(2) in "di" and a.kind != "int":
+            return None
+        out.append(repr(a.value) if m.group(2) == "q" else str(a.value))
+    if i != len(args) or "%" in fmt[at:]:
+        return None
+    out.append(fmt[at:])
+    return "".join(out)
+
+
+def braces(fmt: str, pos: list[Value], kw: dict[str, Value]) -> str | None:
+    """``fmt.format(*pos, **kw)`` of known strs and ints (Python's ``str.format``, fields ``{}``, ``{0}``,
+    ``{name}`` without a conversion or spec); None for anything else."""
+    out, auto, at = [], 0, 0
+    for m in _BRACES.finditer(fmt):
+        out.append(fmt[at : m.start()])
+        at = m.end()
+        tok = m.group(0)
+        if tok in ("{{", "}}"):
+            out.append(tok[0])
+            continue
+        if tok in ("{", "}"):
+            return None
+        field = m.group(1)
+        if field == "":
+            field, auto = str(auto), auto + 1
+        v = pos[int(field)] if field.isdigit() and int(field) < len(pos) else kw.get(field)
+        if v is None:
+            return None
+        out.append(str(v.value))
+    out.append(fmt[at:])
+    return "".join(out)
+
+
+def why_of(v: Value) -> str:
+    """What stops a string built of parts at the part ``v``: an environment variable (known where the code
+    runs), or the expression that stopped its reading."""
+    if v.kind == "env":
+        return f"the environment variable {v.value}, known only where it runs"
+    return v.why or shown(v.node)
+
+
+def known(vs: list[Value]) -> Value | None:
+    """The first of ``vs`` that is not a known str or int (what stops a string built of them), else None."""
+    return next((v for v in vs if v.kind not in ("str", "int")), None)
+
+
 # ---------------------------------------------------------------------------------------------- the value flow
 MAX_FLOW_STEPS = 400  # call sites and package files a read follows in all (then the value is unknown)
 MAX_SCOPE_FILES = 2_000  # files of one package looked at (a byte search for a name) for one name

@@ -16,7 +16,21 @@ from __future__ import annotations
 from visguard import facts
 
 from . import CodeResult
-from .engine import FLOW, RECEIVE_API, File, Language, Reader, Value, evaluate, text, unknown
+from .engine import (
+    FLOW,
+    RECEIVE_API,
+    File,
+    Language,
+    Reader,
+    Value,
+    built,
+    evaluate,
+    known,
+    printf,
+    text,
+    unknown,
+    why_of,
+)
 
 EXTENSIONS = (".go",)
 
@@ -40,6 +54,8 @@ def _hook(node, f: File, depth: int):
     if node.type != "call_expression":
         return None
     fn = node.child_by_field_name("function")
+    if text(fn) == "fmt.Sprintf":
+        return _sprintf(node, f, depth)
     name = text(
         fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
     )
@@ -55,6 +71,19 @@ def _hook(node, f: File, depth: int):
         out.via, out.file = v.via, v.file if v.file is not None else (g if g is not f else None)
         return out
     return unknown(node, v.why or text(value))
+
+
+def _sprintf(node, f: File, depth: int) -> Value:
+    """``fmt.Sprintf("%s-orders", prefix)`` of known parts (engine.printf)."""
+    args = [evaluate(a, f, depth + 1) for a in _call_args(node, f)[0]]
+    if not args or args[0].kind != "str":
+        return unknown(node)
+    stop = known(args[1:])
+    if stop is not None:
+        out = unknown(node, f"{text(node)[:60]}: {why_of(stop)}")
+        return out
+    got = printf(args[0].value, args[1:])
+    return built(node, args, got) if got is not None else unknown(node)
 
 
 def _asks_queue_url(name: str, f: File):

@@ -25,7 +25,22 @@ import bisect
 from visguard import facts
 
 from . import CodeResult
-from .engine import File, Language, Reader, Value, evaluate, number, shown, text, unknown
+from .engine import (
+    File,
+    Language,
+    Reader,
+    Value,
+    built,
+    call_arguments,
+    evaluate,
+    known,
+    number,
+    printf,
+    shown,
+    text,
+    unknown,
+    why_of,
+)
 
 EXTENSIONS = (".java",)
 
@@ -66,6 +81,17 @@ def _hook(node, f: File, depth: int) -> Value | None:
                 else unknown(node, f"{shown(node)} is not a number visguard reads")
             )
         return s
+    if (
+        t == "method_invocation"
+        and text(node.child_by_field_name("object")) == "String"
+        and (text(node.child_by_field_name("name")) in ("format", "formatted"))
+    ):
+        args = [evaluate(a, f, depth + 1) for a in call_arguments(node, f.lang)]
+        stop = known(args)
+        if not args or stop is not None:
+            return unknown(node, f"{shown(node)}: {why_of(stop)}" if stop is not None else "")
+        got = printf(args[0].value, args[1:]) if args[0].kind == "str" else None
+        return built(node, args, got) if got is not None else unknown(node)
     if t == "field_access" and text(node.child_by_field_name("object")) == "this":
         return f.name(node.child_by_field_name("field"), depth, field=True)
     if t == "method_invocation" and any(

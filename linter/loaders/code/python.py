@@ -41,11 +41,16 @@ from .engine import (
     Language,
     Reader,
     Value,
+    braces,
+    built,
     env_of,
     evaluate,
+    known,
+    printf,
     queue_ref,
     text,
     unknown,
+    why_of,
 )
 
 EXTENSIONS = (".py",)
@@ -266,8 +271,44 @@ def _string(node, f: File, depth: int):
     if "b" in prefix:  # bytes are no queue name
         return unknown(node)
     if "f" in prefix and any(c.type == "interpolation" for c in node.named_children):
-        return unknown(node)
+        return _fstring(node, f, depth)
     return None
+
+
+def _fstring(node, f: File, depth: int) -> Value:
+    """An f-string whose every ``{x}`` is a known string or number (no conversion, no format spec)."""
+    out, parts = [], []
+    for k in node.named_children:
+        if k.type == "string_content":
+            out.append(text(k))
+        elif k.type == "interpolation":
+            inner = [x for x in k.named_children if x.type != "comment"]
+            if len(inner) != 1:
+                return unknown(node, f"{_shown(node)}: {{{text(k)[1:-1][:40]}}} is formatted")
+            v = evaluate(inner[0], f, depth + 1)
+            if v.kind not in ("str", "int"):
+                return unknown(node, f"{_shown(node)}: {why_of(v)}")
+            parts.append(v)
+            out.append(str(v.value))
+    return built(node, parts, "".join(out))
+
+
+def _percent(node, f: File, depth: int) -> Value | None:
+    """``"%s-%s" % (a, b)``: a known format of known parts; None for another operator (the engine's)."""
+    if text(node.child_by_field_name("operator")).strip() != "%":
+        return None
+    left = evaluate(node.child_by_field_name("left"), f, depth + 1)
+    if left.kind != "str":
+        return None
+    right = node.child_by_field_name("right")
+    items = right.named_children if right is not None and right.type == "tuple" else [right]
+    args = [evaluate(a, f, depth + 1) for a in items if a is not None]
+    stop = known(args)
+    if stop is not None:
+        out = unknown(node, f"{_shown(node)}: {why_of(stop)}")
+        return out
+    got = printf(left.value, args)
+    return built(node, args, got) if got is not None else unknown(node)
 
 
 def _concatenated(node, f: File, depth: int) -> Value:
@@ -340,6 +381,17 @@ def _call(node, f: File, depth: int) -> Value:
         got = _kwargs_get(node, fn.child_by_field_name("object"), args, f, depth)
         if got is not None:
             return got
+    if name == "format" and fn.type == "attribute":
+        template = evaluate(fn.child_by_field_name("object"), f, depth + 1)
+        if template.kind == "str":
+            pos = [evaluate(a, f, depth + 1) for a in args]
+            kw = {k: evaluate(v, f, depth + 1) for k, v in _kwargs(f, node, depth).items()}
+            stop = known(pos + list(kw.values()))
+            if stop is not None:
+                out = unknown(node, f"{_shown(node)}: {why_of(stop)}")
+                return out
+            got = braces(template.value, pos, kw)
+            return built(node, pos, got) if got is not None else unknown(node)
     if name in _CONVERSIONS and len(args) == 1:
         return _convert(node, _CONVERSIONS[name], evaluate(args[0], f, depth + 1))
     if name == "timedelta":
@@ -410,6 +462,7 @@ _HOOKS = {
     "subscript": _subscript,
     "dictionary": _dictionary,
     "call": _call,
+    "binary_operator": _percent,
 }
 
 
