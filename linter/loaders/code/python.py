@@ -640,6 +640,8 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
         qn = _kwargs(f, call).get("QueueName")
         return _queue_ref(f, r, qn, name_kind=True) if qn is not None else None
     v = evaluate(target, f)
+    if r.elsewhere(v):  # written in another file (the call that passes it): located there
+        where = r.at(v, v.node)
     var = env_of(v)
     if var:
         default = v.default if v.kind == "env" else v
