@@ -115,6 +115,43 @@ def test_a_value_from_a_call_site_is_not_edited_by_the_fixer():
     assert result.places[(c.id, "visibility_override")].reason == "binding"
 
 
+# ---------------------------------------------------------------------------------------------- packages
+def test_python_module_constants_imported_from_the_package():
+    """``settings.QUEUE_URL`` (``from . import settings``), ``VT`` (``from .settings import VISIBILITY as VT``),
+    ``STAGE_QUEUE`` (``from app.settings import ...``: an environment variable with its default)."""
+    consumers, _ = run(os.path.join(FLOW, "imports-python"))
+    w = one(consumers, "worker.py")
+    assert w.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/invoices"
+    assert rel(w.queue_ref.location) == "imports-python/app/settings.py:6"
+    assert w.visibility_override == 300
+    s = one(consumers, "stage.py")
+    assert (s.queue_ref.kind, s.queue_ref.value, s.queue_ref.fallback.value) == (
+        "env",
+        "STAGE_QUEUE",
+        "invoices-dev",
+    )
+
+
+def test_a_file_read_alone_opens_no_other(tmp_path):
+    """Outside a run's search (a file named alone, a reader called alone) no other file is read."""
+    (tmp_path / "settings.py").write_text("QUEUE = 'q'\n")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom settings import QUEUE\nc.receive_message(QueueUrl=QUEUE)\n"
+    )
+    consumers, _ = run(str(tmp_path / "w.py"))
+    assert consumers[0].queue_ref is None
+
+
+def test_a_new_run_forgets_the_files_of_the_last(tmp_path):
+    (tmp_path / "settings.py").write_text("QUEUE = 'first'\n")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom settings import QUEUE\nc.receive_message(QueueUrl=QUEUE)\n"
+    )
+    assert run(str(tmp_path))[0][0].queue_ref.value == "first"
+    (tmp_path / "settings.py").write_text("QUEUE = 'second'\n")
+    assert run(str(tmp_path))[0][0].queue_ref.value == "second"
+
+
 # ---------------------------------------------------------------------------------------------- strings
 def test_strings_built_of_known_parts_in_python_go_and_java():
     consumers, notes = run(os.path.join(FLOW, "strings"))

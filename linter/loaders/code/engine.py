@@ -95,7 +95,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation",
+        "package", "annotation", "imported",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -136,6 +136,9 @@ class Language:
         # their names and fields), None (the file alone)
         self.package = kw.pop("package", None)
         self.annotation = kw.pop("annotation", "#")  # the line-comment mark of a visguard: annotation
+        # (File, key) -> (the File of the module the name is imported from, its key there) | None: Python's
+        # ``from .settings import QUEUE_URL`` / ``import settings`` + ``settings.QUEUE_URL``
+        self.imported = kw.pop("imported", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -677,7 +680,7 @@ class File:
             return self.argument(node, self.key(node), depth)
         key = self.key(node)
         alone = right is None and where.endswith(" is not a constant of this file")
-        if self.lang.package and (alone or (right is not None and key.startswith("."))):
+        if self.lang.package == "folder" and (alone or (right is not None and key.startswith("."))):
             # a field (".url") is the package's: every file of it may set it; a name not bound here may be
             # another file's of the package
             found = FLOW.package_binding(self, key, (right, where) if right is not None else None)
@@ -687,6 +690,16 @@ class File:
                 right, where, owner = found
             elif right is None and node.type in self.lang.members and node.type not in self.lang.names:
                 return unknown(node)  # a field no file of the package sets: as it is written
+        if right is None and alone and self.lang.imported is not None and FLOW.spend():
+            got = self.lang.imported(self, key)
+            if got is not None:
+                g, k = got
+                found = g._found(k)
+                if found[0] is None:
+                    return unknown(
+                        node, f"{text(node)} {found[1].replace('this file', g.path or 'its module')}"
+                    )
+                right, where, owner = found[0], found[1], g
         if right is None:
             return unknown(node, where)
         v = evaluate(right, owner, depth + 1)
@@ -997,6 +1010,7 @@ class Flow:
 
     def __init__(self):
         self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
+        self.run = 0  # which run of the process the files below are of (loader.py)
         self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
         self.steps = 0
         # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
@@ -1006,6 +1020,12 @@ class Flow:
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
         self._roots: dict[str, str] = {}
+        self._abs: dict[str, str] | None = None  # absolute path -> the offered path (offered_file)
+
+    def reset(self, run: int) -> None:
+        """Forget what another run's files said (their bytes, their trees, their folders)."""
+        self.run = run
+        self._files, self._bytes, self._roots, self._abs, self._kept = {}, {}, {}, None, 0
 
     def begin(self, f: File) -> None:
         self.steps = 0
@@ -1042,17 +1062,22 @@ class Flow:
         folder = os.path.dirname(os.path.abspath(path))
         got = self._roots.get(folder)
         if got is None:
-            got, here, py = folder, folder, path.endswith(".py")
-            for _ in range(MAX_UP):
-                if any(os.path.exists(os.path.join(here, m)) for m in MANIFESTS):
-                    got = here
-                    break
-                if py and os.path.exists(os.path.join(here, "__init__.py")):
-                    got = os.path.dirname(here)
-                up = os.path.dirname(here)
-                if up == here:
-                    break
-                here = up
+            got = here = folder
+            if path.endswith(".py") and os.path.exists(os.path.join(here, "__init__.py")):
+                for _ in range(MAX_UP):  # a package's project is the folder above its top package
+                    here = os.path.dirname(here)
+                    if not os.path.exists(os.path.join(here, "__init__.py")):
+                        break
+                got = here
+            else:
+                for _ in range(MAX_UP):
+                    if any(os.path.exists(os.path.join(here, m)) for m in MANIFESTS):
+                        got = here
+                        break
+                    up = os.path.dirname(here)
+                    if up == here:
+                        break
+                    here = up
             self._roots[folder] = got
         return got
 
@@ -1074,6 +1099,12 @@ class Flow:
                 if len(out) >= MAX_SCOPE_FILES:
                     break
         return out
+
+    def offered_file(self, path: str) -> str | None:
+        """The path as the run was offered it of the file at ``path`` (any spelling), or None: not offered."""
+        if self._abs is None or len(self._abs) != len(self.offered):
+            self._abs = {os.path.abspath(p): p for p in self.offered}
+        return self._abs.get(os.path.abspath(path))
 
     def data(self, path: str) -> bytes | None:
         if path in self._bytes:

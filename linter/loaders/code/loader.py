@@ -127,12 +127,19 @@ def wanted(language: str, data: bytes, *, cut: bool = False) -> bool:
 
 # every code file the run's search offered (claimed or not), for the value flow (engine.FLOW: the other files
 # of a package a parameter's calls or a constant may be in); only paths, never read until a name needs them
+# A run searches (claims) every input before it loads any: a claim after a load begins another run's list.
 _OFFERED: dict[str, None] = {}
+_LOADED = [False]
+_RUN = [0]  # which run the list is of: the flow forgets the files it read for another (engine.Flow.reset)
 
 
 def claim_file(path: str, head: bytes) -> bool:
     language = language_of(path)
     if language is not None:
+        if _LOADED[0]:
+            _OFFERED.clear()
+            _LOADED[0] = False
+            _RUN[0] += 1
         _OFFERED[path] = None
     cut = len(head) >= safe_io.HEAD_BYTES
     if language is None or not wanted(language, utf8(head[: len(head) & ~1] if cut else head), cut=cut):
@@ -143,6 +150,7 @@ def claim_file(path: str, head: bytes) -> bool:
 
 def load(path: str, options=None) -> Model:
     """One code or framework-configuration file -> a Model of pending consumers, env bindings and notes."""
+    _LOADED[0] = True
     model = Model(source_file=path)
     language = language_of(path)
     mod = module(language) if language else None
@@ -190,6 +198,8 @@ def _flow() -> None:
             return None if skipped(data) is not None else data
 
         FLOW.reader = read
+    if FLOW.run != _RUN[0]:
+        FLOW.reset(_RUN[0])
     FLOW.offered = _OFFERED
 
 

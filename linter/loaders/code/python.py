@@ -129,6 +129,69 @@ def _constructors(cls: str, f: File) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _imported(f: File, key: str):
+    """(the File of the module a name of ``f`` is imported from, the name there), or None: ``QUEUE_URL`` of
+    ``from .settings import QUEUE_URL`` (``as`` too), ``settings.QUEUE_URL`` of ``import settings`` or ``from app
+    import settings``. A module is a file of the project the run was offered (engine.Flow): relative to ``f``
+    for a relative import, else to the project's folder or ``f``'s."""
+    if f.path is None or not FLOW.offered:
+        return None
+    head, _, rest = key.partition(".")
+    if "." in rest:
+        return None
+    for stmt in f.root.named_children:
+        if stmt.type == "import_from_statement":
+            module = stmt.child_by_field_name("module_name")
+            for name in stmt.children_by_field_name("name"):
+                real, alias = _aliased(name)
+                if alias != head:
+                    continue
+                if rest:  # `from app import settings`: the module app.settings
+                    got = _module(f, module, real)
+                    return (got, rest) if got is not None else None
+                got = _module(f, module, None)
+                return (got, real) if got is not None and "." not in real else None
+        elif stmt.type == "import_statement" and rest:
+            for name in stmt.children_by_field_name("name"):
+                real, alias = _aliased(name)
+                if alias == head or (name.type == "dotted_name" and real == head):
+                    got = _module(f, None, real)
+                    return (got, rest) if got is not None else None
+    return None
+
+
+def _aliased(name) -> tuple[str, str]:
+    if name.type == "aliased_import":
+        return text(name.child_by_field_name("name")), text(name.child_by_field_name("alias"))
+    return text(name), text(name).split(".")[0]
+
+
+def _module(f: File, module, extra: str | None) -> File | None:
+    """The File of the module ``module`` (a module_name node; None: none) plus ``extra`` (a dotted name) names."""
+    import os
+
+    parts, bases = [], []
+    if module is not None and module.type == "relative_import":
+        dots = len(text(module.child(0))) if module.child_count else 1
+        base = os.path.dirname(os.path.abspath(f.path))
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        bases = [base]
+        inner = [c for c in module.named_children if c.type == "dotted_name"]
+        parts = text(inner[0]).split(".") if inner else []
+    else:
+        bases = [FLOW.root(f.path), os.path.dirname(os.path.abspath(f.path))]
+        parts = text(module).split(".") if module is not None else []
+    if extra:
+        parts += extra.split(".")
+    for base in bases:
+        for candidate in (os.path.join(base, *parts) + ".py", os.path.join(base, *parts, "__init__.py")):
+            path = FLOW.offered_file(candidate)
+            if path is not None and os.path.abspath(path) != os.path.abspath(f.path):
+                return FLOW.file(path, f.lang)
+    return None
+
+
 def _call_args(call, f: File):
     """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``."""
     args = call.child_by_field_name("arguments")
@@ -161,6 +224,8 @@ PYTHON = Language(
     hook=_hook,
     signature=_signature,
     call_args=_call_args,
+    package="imports",
+    imported=_imported,
 )
 
 # what each call the query captures (``@call``, named ``@call.name``) is to the reader
