@@ -30,6 +30,7 @@ def _hook(node, f: File, depth: int) -> Value | None:
 CSHARP = Language(
     "csharp",
     "csharp",
+    annotation="//",
     keys={api: field for field, api in RECEIVE_API.items()},
     numbers={"integer_literal", "real_literal"},
     strings={"string_literal", "raw_string_literal", "verbatim_string_literal"},

@@ -104,6 +104,7 @@ def _hook(node, f: File, depth: int) -> Value | None:
 JAVA = Language(
     "java",
     "java",
+    annotation="//",
     keys={k: k for k in ("value", "queueNames", "acknowledgementMode", *_LISTENER)},
     numbers={"decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"},
     strings={"string_literal"},

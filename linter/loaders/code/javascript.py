@@ -96,6 +96,7 @@ def _language(name: str, grammar: str) -> Language:
         numbers={"number"},
         strings={"string"},  # a number written in quotes: its digits are inside them (engine.place)
         hook=lambda node, f, _depth: f.js.evaluated(node),
+        annotation="//",
     )
 
 

@@ -86,6 +86,7 @@ def _hook(node, f: File, depth: int) -> Value | None:
 PHP = Language(
     "php",
     "php",
+    annotation="//",
     keys=_KEYS,
     numbers={"integer", "float"},
     strings={"string", "encapsed_string"},
