@@ -1359,7 +1359,7 @@ ANNOTATION_KEYS = {
     "batch": "max_messages",
 }
 ANNOTATION_FIELDS = {field: key for key, field in ANNOTATION_KEYS.items()}
-_ANNOTATION = re.compile(r"visguard:(?P<rest>.*)$")
+_ANNOTATION = re.compile(r"visguard:(?=\s|$)(?P<rest>.*)$")
 _QUEUE_TOKEN = re.compile(r"[A-Za-z0-9_.:/\-]{1,1024}")
 
 
