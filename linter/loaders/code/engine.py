@@ -16,6 +16,7 @@ consumers are. The query's captures follow one convention, read by :meth:`File.s
     @bind.name / @bind.value a name bound in the file, and its value (none: bound to what is not read)
     @param                   a function's parameter (a name that shadows a binding inside its function)
     @param.scope             that function, when the query can say it (else it is the nearest function node up)
+    @flow.call @flow.callee  a call and its callee's last name, for the value flow (compiled on first use)
 
 A capture whose name starts with ``_`` is the query's own (a predicate's operand). What a query cannot say stays
 hand-written in the language's module (JavaScript's scopes, Celery's configuration merge, recovery from truncated
@@ -26,7 +27,18 @@ Numbers follow ``visguard.linter.loaders.values``: any literal up to ``values.MA
 noted. A value is read from a literal, a name bound once in the file (or to the same text every time), an
 environment variable (with the literal default the code writes), a pass-through call (``aws.String(x)``,
 ``int(x)``), a unit (``Duration.ofMinutes(2)``, ``2.minutes``), arithmetic of numbers, and strings built from
-known parts. Anything else is ``unknown``, with ``why``: the expression that stopped it.
+known parts (f-strings, ``%``, ``.format``, ``fmt.Sprintf``, ``String.format``: :func:`printf`, :func:`braces`).
+Anything else is ``unknown``, with ``why``: the expression that stopped it.
+
+The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
+the other files of its project the run offered (or its default; several values: unknown, naming them); a field
+or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
+imports); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
+their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
+and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
+constants across files ends in a note. A consumer's ``visguard:`` annotation comment (:func:`annotation`) states
+what its code does not say (:meth:`Reader.annotated`).
 """
 
 from __future__ import annotations
