@@ -115,6 +115,24 @@ def test_a_value_from_a_call_site_is_not_edited_by_the_fixer():
     assert result.places[(c.id, "visibility_override")].reason == "binding"
 
 
+def test_java_constructor_assigns_the_fields_the_new_passes():
+    """``this.queueUrl = queueUrl`` in the constructor; ``new Poller(sqs, "https://...", 240)`` in Main."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-java"))
+    c = one(consumers, "Poller.java")
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/shipments"
+    assert rel(c.queue_ref.location) == "constructor-java/src/main/java/app/Main.java:5"
+    assert c.visibility_override == 240
+
+
+def test_java_injected_configuration_reads_application_properties():
+    """``@ConfigProperty(name = "worker.queue")`` is ``${WORKER_QUEUE}`` in application.properties (the
+    environment variable); ``@Value("${worker.visibility:30}")`` is the file's 90; an unset key its default."""
+    consumers, _ = run(os.path.join(FLOW, "config-java"))
+    c = one(consumers, "Receiver.java")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "WORKER_QUEUE")
+    assert c.visibility_override == 90 and c.settings["wait_time"] == 20
+
+
 # ---------------------------------------------------------------------------------------------- packages
 def test_python_module_constants_imported_from_the_package():
     """``settings.QUEUE_URL`` (``from . import settings``), ``VT`` (``from .settings import VISIBILITY as VT``),

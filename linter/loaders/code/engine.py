@@ -744,8 +744,9 @@ class File:
         out = Value(done.kind, done.value, done.node, done.why, done.default)
         for slot in ("via", "scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(done, slot))
-        if out.kind == "unknown" and not out.why:
-            out.why = f"{text(node)} is a parameter"
+        if out.kind == "unknown":  # noted where it is read, not where the parameter is declared
+            out.node, out.file = node, None
+            out.why = out.why or f"{text(node)} is a parameter"
         return out
 
     def param_of(self, key: str, at: int):

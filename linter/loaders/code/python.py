@@ -721,6 +721,10 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
     return None
 
 
+# calls whose response's QueueUrl is the URL of the queue their QueueName names
+_URL_CALLS = ("get_queue_url", "create_queue")
+
+
 def _get_queue_url(f: File, node):
     """The ``get_queue_url(...)`` call of ``x.get_queue_url(...)["QueueUrl"]`` / ``.get("QueueUrl")``."""
     node = _unawait(node)
@@ -735,7 +739,7 @@ def _get_queue_url(f: File, node):
             inner = fn.child_by_field_name("object")
     if inner is not None:
         inner = _unawait(_deref(f, inner))
-        if inner.type == "call" and _last(text(inner.child_by_field_name("function"))) == "get_queue_url":
+        if inner.type == "call" and _last(text(inner.child_by_field_name("function"))) in _URL_CALLS:
             return inner
     return None
 
