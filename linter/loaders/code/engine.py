@@ -990,6 +990,7 @@ def known(vs: list[Value]) -> Value | None:
 # ---------------------------------------------------------------------------------------------- the value flow
 MAX_FLOW_STEPS = 400  # call sites and package files a read follows in all (then the value is unknown)
 MAX_SCOPE_FILES = 2_000  # files of one package looked at (a byte search for a name) for one name
+MAX_SCANNED = 8_000  # files byte-searched in all for one file read
 MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recently used is dropped)
 MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
@@ -1015,7 +1016,7 @@ class Flow:
     how to read one (:attr:`reader`: bytes or None), and what one read of a file has followed so far.
 
     Bounded per file read (:meth:`begin` resets it): at most ``MAX_FLOW_STEPS`` call sites and package
-    look-ups, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its successors, least recently used
+    look-ups, ``MAX_SCANNED`` files byte-searched, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its successors, least recently used
     dropped), ``MAX_FLOW_BYTES`` of other files' bytes kept for the byte search, ``MAX_SCOPE_FILES`` files
     searched for one name; a value is followed ``MAX_DEPTH`` names and calls deep (a loop of constants across
     files ends there, unknown). Outside a run (a test calling ``read`` alone) nothing is offered: only the file
@@ -1025,7 +1026,7 @@ class Flow:
         self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
         self.run = 0  # which run of the process the files below are of (loader.py)
         self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
-        self.steps = 0
+        self.steps = self.scanned = 0
         # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
         # (argument node, the caller's File)})
         self.frames: list[tuple] = []
@@ -1034,14 +1035,17 @@ class Flow:
         self._kept = 0
         self._roots: dict[str, str] = {}
         self._abs: dict[str, str] | None = None  # absolute path -> the offered path (offered_file)
+        self._scopes: dict[tuple, list] = {}  # (folder, ending, folder only) -> [(absolute, offered path)]
+        self._hits: dict[tuple, list] = {}  # (file, folder only, words) -> the paths of its scope holding one
 
     def reset(self, run: int) -> None:
         """Forget what another run's files said (their bytes, their trees, their folders)."""
         self.run = run
         self._files, self._bytes, self._roots, self._abs, self._kept = {}, {}, {}, None, 0
+        self._scopes, self._hits = {}, {}
 
     def begin(self, f: File) -> None:
-        self.steps = 0
+        self.steps = self.scanned = 0
         self.frames = []
 
     def called(self, g: File, fn, call, caller: File, node, depth: int) -> Value:
@@ -1102,16 +1106,20 @@ class Flow:
         here = os.path.abspath(f.path)
         ext = os.path.splitext(here)[1]
         top = os.path.dirname(here) if folder_only else self.root(f.path)
-        out = []
-        for p in self.offered:
-            a = os.path.abspath(p)
-            if a == here or not a.endswith(ext):
-                continue
-            if (os.path.dirname(a) == top) if folder_only else a.startswith(top + os.sep):
-                out.append(p)
-                if len(out) >= MAX_SCOPE_FILES:
-                    break
-        return out
+        key = (top, ext, folder_only)
+        found = self._scopes.get(key)
+        if found is None:  # once per folder and ending: every file of a project asks the same
+            found = []
+            for p in self.offered:
+                a = os.path.abspath(p)
+                if a.endswith(ext) and (
+                    (os.path.dirname(a) == top) if folder_only else a.startswith(top + os.sep)
+                ):
+                    found.append((a, p))
+                    if len(found) > MAX_SCOPE_FILES:
+                        break
+            self._scopes[key] = found
+        return [p for a, p in found if a != here][:MAX_SCOPE_FILES]
 
     def offered_file(self, path: str) -> str | None:
         """The path as the run was offered it of the file at ``path`` (any spelling), or None: not offered."""
@@ -1154,10 +1162,21 @@ class Flow:
         """The other files of ``f``'s package (:meth:`scope`) whose bytes hold one of ``words``, parsed."""
         out = []
         raw = tuple(w.encode() for w in words if w)
-        for path in self.scope(f, folder_only):
-            data = self.data(path)
-            if data is None or not any(w in data for w in raw):
-                continue
+        key = (f.path, folder_only, raw)
+        hits = self._hits.get(key)
+        if hits is None:
+            hits = []
+            for path in self.scope(f, folder_only):
+                self.scanned += 1
+                if self.scanned > MAX_SCANNED:  # the read's byte searches are spent: what is left is unknown
+                    return out
+                data = self.data(path)
+                if data is not None and any(w in data for w in raw):
+                    hits.append(path)
+            if len(self._hits) > MAX_FLOW_STEPS * 10:
+                self._hits.clear()
+            self._hits[key] = hits
+        for path in hits:
             if not self.spend():
                 break
             g = self.file(path, f.lang)

@@ -174,16 +174,19 @@ def load(path: str, options=None) -> Model:
         return model
     if not wanted(language, data):  # named on the command line, or the marker was past the head
         return model
-    if language not in ("frameworks", "envfiles"):
-        _flow()
-    result = read_quietly(mod, path, data)
+    flow = _flow() if language not in ("frameworks", "envfiles") else None
+    try:
+        result = read_quietly(mod, path, data)
+    finally:
+        if flow is not None:  # a reader called outside a run's load opens no other file
+            flow.offered = {}
     model.pending = list(result.consumers)
     model.env = list(result.env)
     model.notes = list(result.notes)
     return model
 
 
-def _flow() -> None:
+def _flow():
     """Give the value flow (``engine.FLOW``) the run's offered files and the one way to read one: the safe read,
     the size limit, the generated/minified skip (a file the run would not read is not followed either)."""
     from .engine import FLOW
@@ -201,6 +204,7 @@ def _flow() -> None:
     if FLOW.run != _RUN[0]:
         FLOW.reset(_RUN[0])
     FLOW.offered = _OFFERED
+    return FLOW
 
 
 def read_quietly(mod, path: str, data: bytes):
