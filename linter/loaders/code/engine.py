@@ -1015,12 +1015,12 @@ class Flow:
     offered (:attr:`offered`, set by ``loader.py``: a read never opens a file the run was not asked to read),
     how to read one (:attr:`reader`: bytes or None), and what one read of a file has followed so far.
 
-    Bounded per file read (:meth:`begin` resets it): at most ``MAX_FLOW_STEPS`` call sites and package
-    look-ups, ``MAX_SCANNED`` files byte-searched, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its successors, least recently used
-    dropped), ``MAX_FLOW_BYTES`` of other files' bytes kept for the byte search, ``MAX_SCOPE_FILES`` files
-    searched for one name; a value is followed ``MAX_DEPTH`` names and calls deep (a loop of constants across
-    files ends there, unknown). Outside a run (a test calling ``read`` alone) nothing is offered: only the file
-    itself is read."""
+    Bounded per file read (:meth:`begin` resets it): at most ``MAX_FLOW_STEPS`` call sites and package look-ups,
+    ``MAX_SCANNED`` files byte-searched, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its
+    successors, least recently used dropped), ``MAX_FLOW_BYTES`` of other files' bytes kept for the byte search,
+    ``MAX_SCOPE_FILES`` files searched for one name; a value is followed ``MAX_DEPTH`` names and calls deep (a loop
+    of constants across files ends there, unknown). Outside a run (a test calling ``read`` alone) nothing is
+    offered: only the file itself is read."""
 
     def __init__(self):
         self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
