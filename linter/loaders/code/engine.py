@@ -381,6 +381,7 @@ class File:
             FLOW.begin(self)
         self._calls: dict[str, list] | None = None  # callee's last name -> its call nodes (File.calls)
         self._param_nodes: dict[str, list[tuple]] = {}  # a parameter's key -> [(its function, its node)]
+        self._param_starts: dict[str, list[int]] = {}  # a key -> its functions' starts, sorted (param_of)
         self._argued: dict[tuple, Value] = {}  # (key, function start) -> what the calls pass (File.argument)
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
@@ -752,11 +753,21 @@ class File:
     def param_of(self, key: str, at: int):
         """(the innermost function with a parameter ``key`` around byte ``at``, the parameter's node), or None."""
         self.params  # noqa: B018 - the names are read on first use
-        best = None
-        for fn, p in self._param_nodes.get(key, ()):
-            if fn.start_byte <= at < fn.end_byte and (best is None or fn.start_byte >= best[0].start_byte):
-                best = (fn, p)
-        return best
+        own = self._param_nodes.get(key)
+        if not own:
+            return None
+        if self._param_starts.get(key) is None:  # sorted once: a name that is a parameter of 3,000 functions
+            own.sort(key=lambda e: e[0].start_byte)
+            self._param_starts[key] = [fn.start_byte for fn, _ in own]
+        i = bisect.bisect_right(self._param_starts[key], at) - 1
+        for _ in range(64):  # the nearest function that starts before ``at`` and holds it is the innermost
+            if i < 0:
+                return None
+            fn, p = own[i]
+            if at < fn.end_byte:
+                return fn, p
+            i -= 1
+        return None
 
     def calls(self, name: str) -> list:
         """The calls of this file whose callee's last name is ``name`` (the query's ``@flow.call`` patterns,

@@ -56,10 +56,11 @@ def _hook(node, f: File, depth: int):
     fn = node.child_by_field_name("function")
     if text(fn) == "fmt.Sprintf":
         return _sprintf(node, f, depth)
+    full = text(fn)
     name = text(
         fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
     )
-    if not name or name in GO.passthrough or name in GO.env_calls or "GetQueueUrl" in name:
+    if not name or full in GO.passthrough or full in GO.env_calls or "GetQueueUrl" in name:
         return None
     asked = _asks_queue_url(name, f)
     if asked is None:
@@ -87,32 +88,43 @@ def _sprintf(node, f: File, depth: int) -> Value:
 
 
 def _asks_queue_url(name: str, f: File):
-    """(the file, the QueueName node) of the one ``sqs.GetQueueUrlInput{QueueName: x}`` in the body of the
-    package's function ``name`` (in ``f`` or its folder), or None."""
+    """(the file, the function, the QueueName node) of the one ``sqs.GetQueueUrlInput{QueueName: x}`` in the body
+    of the package's function ``name`` (in ``f`` or its folder), or None."""
     if b"GetQueueUrlInput" not in f.data and not FLOW.offered:
         return None
     for g in [f, *FLOW.files_with(f, ("GetQueueUrlInput",), folder_only=True)]:
-        if b"GetQueueUrlInput" not in g.data:
+        decl = _lookups(g).get(name)
+        if decl is None:
             continue
-        for decl in g.root.named_children:
-            if decl.type not in ("function_declaration", "method_declaration"):
+        found = []
+        stack = [decl.child_by_field_name("body")]
+        while stack and len(found) < 2:
+            n = stack.pop()
+            if n is None:
                 continue
-            if text(decl.child_by_field_name("name")) != name:
-                continue
-            found = []
-            stack = [decl.child_by_field_name("body")]
-            while stack and len(found) < 2:
-                n = stack.pop()
-                if n is None:
+            if n.type == "keyed_element" and text(n.named_children[0]) == "QueueName":
+                lit = g.parent(g.parent(n))
+                if lit is not None and text(lit.child_by_field_name("type")).endswith("GetQueueUrlInput"):
+                    found.append(n.named_children[-1])
                     continue
-                if n.type == "keyed_element" and text(n.named_children[0]) == "QueueName":
-                    lit = g.parent(g.parent(n))
-                    if lit is not None and text(lit.child_by_field_name("type")).endswith("GetQueueUrlInput"):
-                        found.append(n.named_children[-1])
-                        continue
-                stack.extend(n.named_children)
-            return (g, decl, found[0]) if len(found) == 1 else None
+            stack.extend(n.named_children)
+        return (g, decl, found[0]) if len(found) == 1 else None
     return None
+
+
+def _lookups(g: File) -> dict:
+    """The top-level functions of ``g`` whose text asks GetQueueUrl, by name (once per file)."""
+    index = getattr(g, "go_lookups", None)
+    if index is None:
+        index = {}
+        if b"GetQueueUrlInput" in g.data:
+            for d in g.root.named_children:
+                if d.type in ("function_declaration", "method_declaration") and b"GetQueueUrlInput" in (
+                    d.text or b""
+                ):
+                    index[text(d.child_by_field_name("name"))] = d
+        g.go_lookups = index
+    return index
 
 
 def _signature(fn, f: File):
