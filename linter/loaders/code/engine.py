@@ -241,13 +241,16 @@ class Value:
     default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
     (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no
     one literal to edit); ``file``: the :class:`File` ``node`` is in, when the value flowed from another file
-    (a call site, a sibling of the package), else None."""
+    (a call site, a sibling of the package), else None; ``pattern`` (unknown): the string built of known parts
+    and environment variables, each written ``${NAME}`` (:func:`compose`), to match against the run's queues."""
 
-    __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed", "file")
+    __slots__ = (
+        "kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed", "file", "pattern",
+    )  # fmt: skip
 
     def __init__(self, kind: str, value, node, why: str = "", default: Value | None = None):
         self.kind, self.value, self.node, self.why, self.default = kind, value, node, why, default
-        self.via = self.mark = self.env = self.file = None
+        self.via = self.mark = self.env = self.file = self.pattern = None
         self.scale = 1.0
         self.computed = False
 
@@ -617,6 +620,15 @@ class File:
             return unknown(node)
         a, b = evaluate(left, self, depth + 1), evaluate(right, self, depth + 1)
         env = env_of(a) or env_of(b)
+        stringy = ("str", "env", "unknown")
+        if (
+            op in ("+", ".")
+            and (a.kind == "env" or a.pattern is not None or b.kind == "env" or b.pattern is not None)
+            and a.kind in stringy
+            and b.kind in (*stringy, "int")
+            and "str" in (a.kind, b.kind)
+        ):  # "orders-" + os.environ["STAGE"]: a pattern of the queue
+            return compose(node, [a, b], lambda ps: "".join(str(x.value) for x in ps), shown(node))
         if a.kind == "str" and b.kind in ("str", "int") and op in ("+", "."):
             out = Value("str", f"{a.value}{b.value}", node)
         elif a.kind == "int" and b.kind == "int" and op in _ARITHMETIC:
@@ -991,6 +1003,51 @@ def why_of(v: Value) -> str:
     if v.kind == "env":
         return f"the environment variable {v.value}, known only where it runs"
     return v.why or shown(v.node)
+
+
+def compose(node, vs: list[Value], make, what: str) -> Value:
+    """The string ``make(parts)`` builds of ``vs`` (:func:`printf`, :func:`braces`, a join): a known string when
+    every part is a known string or number; when some are environment variables (or patterns of them), unknown
+    with its ``pattern`` (each variable written ``${NAME}``: :func:`pattern_regex`); else unknown at the part that
+    stops it (``what``: the expression, for the note)."""
+    parts, envs = [], []
+    for v in vs:
+        if v.kind in ("str", "int"):
+            parts.append(v)
+        elif v.kind == "env" and v.value:
+            parts.append(Value("str", "${" + str(v.value) + "}", v.node))
+            envs.append(str(v.value))
+        elif v.kind == "unknown" and v.pattern is not None:
+            parts.append(Value("str", v.pattern, v.node))
+            envs += _PATTERN_VAR.findall(v.pattern)
+        else:
+            return unknown(node, f"{what}: {why_of(v)}")
+    got = make(parts)
+    if got is None or len(got) > MAX_BUILT:
+        return unknown(node, what)
+    if envs:
+        names = ", ".join(dict.fromkeys(envs))
+        out = unknown(node, f"{what}: built from the environment ({names}), known only where it runs")
+        out.pattern = got
+        return out
+    return built(node, parts, got)
+
+
+MAX_BUILT = 10_000  # characters of a string built of parts: a queue's URL or name is far shorter
+_PATTERN_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def pattern_regex(pattern: str) -> re.Pattern:
+    """The regular expression a queue's name or URL matches when it is ``pattern`` (:func:`compose`) with each
+    ``${NAME}`` some non-empty text without ``/``: what a join tries against the run's queues (exactly one fits:
+    that queue; more or none: not joined)."""
+    out, at = [], 0
+    for m in _PATTERN_VAR.finditer(pattern):
+        out.append(re.escape(pattern[at : m.start()]))
+        out.append("[^/]+")
+        at = m.end()
+    out.append(re.escape(pattern[at:]))
+    return re.compile("^" + "".join(out) + "$")
 
 
 def known(vs: list[Value]) -> Value | None:
@@ -1638,6 +1695,9 @@ class Reader:
         elif v.kind == "name":
             ref = queue_ref(v.value, self.at(v, v.node), "name")
         else:
+            if v.pattern is not None:
+                c.settings["queue_pattern"] = v.pattern
+                c.locations["queue_pattern"] = self.loc(v.node)
             if not self.annotated(c, "queue"):
                 self.note(
                     f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined; "

@@ -23,13 +23,11 @@ from .engine import (
     Language,
     Reader,
     Value,
-    built,
+    compose,
     evaluate,
-    known,
     printf,
     text,
     unknown,
-    why_of,
 )
 
 EXTENSIONS = (".go",)
@@ -75,16 +73,12 @@ def _hook(node, f: File, depth: int):
 
 
 def _sprintf(node, f: File, depth: int) -> Value:
-    """``fmt.Sprintf("%s-orders", prefix)`` of known parts (engine.printf)."""
+    """``fmt.Sprintf("%s-orders", prefix)`` of known parts (engine.printf); of environment variables, a
+    pattern (engine.compose)."""
     args = [evaluate(a, f, depth + 1) for a in _call_args(node, f)[0]]
     if not args or args[0].kind != "str":
         return unknown(node)
-    stop = known(args[1:])
-    if stop is not None:
-        out = unknown(node, f"{text(node)[:60]}: {why_of(stop)}")
-        return out
-    got = printf(args[0].value, args[1:])
-    return built(node, args, got) if got is not None else unknown(node)
+    return compose(node, args[1:], lambda ps: printf(args[0].value, ps), text(node)[:60])
 
 
 def _asks_queue_url(name: str, f: File):

@@ -32,17 +32,15 @@ from .engine import (
     Language,
     Reader,
     Value,
-    built,
     call_arguments,
+    compose,
     evaluate,
     is_test,
-    known,
     number,
     printf,
     shown,
     text,
     unknown,
-    why_of,
 )
 
 EXTENSIONS = (".java",)
@@ -226,11 +224,9 @@ def _hook(node, f: File, depth: int) -> Value | None:
         and (text(node.child_by_field_name("name")) in ("format", "formatted"))
     ):
         args = [evaluate(a, f, depth + 1) for a in call_arguments(node, f.lang)]
-        stop = known(args)
-        if not args or stop is not None:
-            return unknown(node, f"{shown(node)}: {why_of(stop)}" if stop is not None else "")
-        got = printf(args[0].value, args[1:]) if args[0].kind == "str" else None
-        return built(node, args, got) if got is not None else unknown(node)
+        if not args or args[0].kind != "str":
+            return unknown(node)
+        return compose(node, args[1:], lambda ps: printf(args[0].value, ps), shown(node))
     if t == "field_access" and text(node.child_by_field_name("object")) == "this":
         return f.name(node.child_by_field_name("field"), depth, field=True)
     if t == "method_invocation" and any(

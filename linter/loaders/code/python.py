@@ -42,15 +42,13 @@ from .engine import (
     Reader,
     Value,
     braces,
-    built,
+    compose,
     env_of,
     evaluate,
-    known,
     printf,
     queue_ref,
     text,
     unknown,
-    why_of,
 )
 
 EXTENSIONS = (".py",)
@@ -341,21 +339,18 @@ def _string(node, f: File, depth: int):
 
 
 def _fstring(node, f: File, depth: int) -> Value:
-    """An f-string whose every ``{x}`` is a known string or number (no conversion, no format spec)."""
-    out, parts = [], []
+    """An f-string whose every ``{x}`` is a known string or number (no conversion, no format spec); with an
+    environment variable among them, a pattern (engine.compose)."""
+    vs = []
     for k in node.named_children:
         if k.type == "string_content":
-            out.append(text(k))
+            vs.append(Value("str", text(k), k))
         elif k.type == "interpolation":
             inner = [x for x in k.named_children if x.type != "comment"]
             if len(inner) != 1:
                 return unknown(node, f"{_shown(node)}: {{{text(k)[1:-1][:40]}}} is formatted")
-            v = evaluate(inner[0], f, depth + 1)
-            if v.kind not in ("str", "int"):
-                return unknown(node, f"{_shown(node)}: {why_of(v)}")
-            parts.append(v)
-            out.append(str(v.value))
-    return built(node, parts, "".join(out))
+            vs.append(evaluate(inner[0], f, depth + 1))
+    return compose(node, vs, lambda ps: "".join(str(p.value) for p in ps), _shown(node))
 
 
 def _percent(node, f: File, depth: int) -> Value | None:
@@ -368,12 +363,7 @@ def _percent(node, f: File, depth: int) -> Value | None:
     right = node.child_by_field_name("right")
     items = right.named_children if right is not None and right.type == "tuple" else [right]
     args = [evaluate(a, f, depth + 1) for a in items if a is not None]
-    stop = known(args)
-    if stop is not None:
-        out = unknown(node, f"{_shown(node)}: {why_of(stop)}")
-        return out
-    got = printf(left.value, args)
-    return built(node, args, got) if got is not None else unknown(node)
+    return compose(node, args, lambda ps: printf(left.value, ps), _shown(node))
 
 
 def _concatenated(node, f: File, depth: int) -> Value:
@@ -451,12 +441,15 @@ def _call(node, f: File, depth: int) -> Value:
         if template.kind == "str":
             pos = [evaluate(a, f, depth + 1) for a in args]
             kw = {k: evaluate(v, f, depth + 1) for k, v in _kwargs(f, node, depth).items()}
-            stop = known(pos + list(kw.values()))
-            if stop is not None:
-                out = unknown(node, f"{_shown(node)}: {why_of(stop)}")
-                return out
-            got = braces(template.value, pos, kw)
-            return built(node, pos, got) if got is not None else unknown(node)
+            keys = list(kw)
+            return compose(
+                node,
+                pos + [kw[k] for k in keys],
+                lambda ps: braces(
+                    template.value, ps[: len(pos)], dict(zip(keys, ps[len(pos) :], strict=True))
+                ),
+                _shown(node),
+            )
     if name in _CONVERSIONS and len(args) == 1:
         return _convert(node, _CONVERSIONS[name], evaluate(args[0], f, depth + 1))
     if name == "timedelta":
@@ -803,6 +796,9 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
                 c.heartbeat_extend_by = extend_by
         if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
             v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
+            if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
+                c.settings["queue_pattern"] = v.pattern
+                c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
             r.note(
                 f"the QueueUrl of this receive is computed ({v.why or _shown(kw['QueueUrl'])}): not joined; "
                 f"{r.hint('queue', '<name or URL>')}",
