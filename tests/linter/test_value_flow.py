@@ -133,6 +133,16 @@ def test_java_injected_configuration_reads_application_properties():
     assert c.visibility_override == 90 and c.settings["wait_time"] == 20
 
 
+def test_csharp_constructor_assigns_the_fields_the_new_passes_with_a_default():
+    """``_queueUrl = queueUrl;`` and ``this._wait = wait;`` (default 20) in the constructor; ``new Poller(sqs,
+    "https://...")`` in Program.cs."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-csharp"))
+    c = one(consumers, "Poller.cs")
+    assert c.queue_ref.value == "https://sqs.us-west-2.amazonaws.com/123456789012/payments"
+    assert rel(c.queue_ref.location) == "constructor-csharp/Program.cs:5"
+    assert c.settings["wait_time"] == 20 and c.visibility_override == 120
+
+
 # ---------------------------------------------------------------------------------------------- packages
 def test_python_module_constants_imported_from_the_package():
     """``settings.QUEUE_URL`` (``from . import settings``), ``VT`` (``from .settings import VISIBILITY as VT``),
