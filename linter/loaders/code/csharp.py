@@ -27,9 +27,43 @@ def _hook(node, f: File, depth: int) -> Value | None:
     return None
 
 
+def _signature(fn, f: File):
+    """(the names its calls use: a constructor's class, a method's name; [(parameter, default, True)], 0)."""
+    if fn.type not in ("constructor_declaration", "method_declaration", "local_function_statement"):
+        return None
+    params = []
+    for p in fn.child_by_field_name("parameters").named_children:
+        if p.type != "parameter":
+            continue
+        name = p.child_by_field_name("name")
+        after = [c for c in p.named_children if c.start_byte > name.end_byte] if name is not None else []
+        params.append((text(name), after[0] if after else None, True))
+    return (text(fn.child_by_field_name("name")),), params, 0
+
+
+def _call_args(call, f: File):
+    """(positional arguments, {name: argument} of ``name: value``, False)."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None
+    pos, kw = [], {}
+    for a in args.named_children:
+        if a.type != "argument":
+            continue
+        name = a.child_by_field_name("name")
+        if name is not None:
+            kw[text(name)] = a
+        else:
+            pos.append(a)
+    return pos, kw, False
+
+
 CSHARP = Language(
     "csharp",
     "csharp",
+    annotation="//",
+    signature=_signature,
+    call_args=_call_args,
     keys={api: field for field, api in RECEIVE_API.items()},
     numbers={"integer_literal", "real_literal"},
     strings={"string_literal", "raw_string_literal", "verbatim_string_literal"},
@@ -50,7 +84,7 @@ CSHARP = Language(
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(CSHARP, data)
+    f = File(CSHARP, data, path=path)
     r = Reader(path, "csharp", data, CSHARP)
     strings = {n.start_byte for n in f.captures("string")}
     # in the order written: requests (their settings, a list) and receive calls (their first argument)
@@ -76,7 +110,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in r.result.consumers:
         c.heartbeat = heartbeat
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 def _invocation(f: File, name):

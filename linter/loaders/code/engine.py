@@ -16,6 +16,7 @@ consumers are. The query's captures follow one convention, read by :meth:`File.s
     @bind.name / @bind.value a name bound in the file, and its value (none: bound to what is not read)
     @param                   a function's parameter (a name that shadows a binding inside its function)
     @param.scope             that function, when the query can say it (else it is the nearest function node up)
+    @flow.call @flow.callee  a call and its callee's last name, for the value flow (compiled on first use)
 
 A capture whose name starts with ``_`` is the query's own (a predicate's operand). What a query cannot say stays
 hand-written in the language's module (JavaScript's scopes, Celery's configuration merge, recovery from truncated
@@ -26,7 +27,18 @@ Numbers follow ``visguard.linter.loaders.values``: any literal up to ``values.MA
 noted. A value is read from a literal, a name bound once in the file (or to the same text every time), an
 environment variable (with the literal default the code writes), a pass-through call (``aws.String(x)``,
 ``int(x)``), a unit (``Duration.ofMinutes(2)``, ``2.minutes``), arithmetic of numbers, and strings built from
-known parts. Anything else is ``unknown``, with ``why``: the expression that stopped it.
+known parts (f-strings, ``%``, ``.format``, ``fmt.Sprintf``, ``String.format``: :func:`printf`, :func:`braces`).
+Anything else is ``unknown``, with ``why``: the expression that stopped it.
+
+The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
+the other files of its project the run offered (or its default; several values: unknown, naming them); a field
+or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
+imports); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
+their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
+and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
+constants across files ends in a note. A consumer's ``visguard:`` annotation comment (:func:`annotation`) states
+what its code does not say (:meth:`Reader.annotated`).
 """
 
 from __future__ import annotations
@@ -45,7 +57,7 @@ from . import CodeResult, column, parser
 from . import parse as budgeted_parse
 
 MAX_BYTES = 2_000_000  # a larger file is read up to this size (generated or vendored code)
-MAX_DEPTH = 8  # names followed and expressions nested before a value is "computed"
+MAX_DEPTH = 16  # names, parameters and calls followed and expressions nested before a value is "computed"
 MAX_ERROR_PARTS = 5_000  # an error node of more children is queried child by child (File._matches)
 _QUERIES: dict[tuple[str, str], object] = {}  # (query file, grammar) -> compiled
 # the ``why`` of a literal not read (beyond values.MAX_NUMBER, NaN, infinite), after the literal's text
@@ -94,7 +106,8 @@ class Language:
     __slots__ = (
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
-        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key",
+        "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
+        "package", "annotation", "imported",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -127,6 +140,17 @@ class Language:
         # node -> the key a name is bound and looked up by, or None for the default (its text; ``this.x``):
         # PHP's ``$x``, ``$this->x`` and ``self::X`` are one name ``x``
         self.name_key = kw.pop("name_key", None)
+        # the value flow (:class:`Flow`): fn node, File -> Signature | None (how the function's calls name it and
+        # pass its parameters); call node, File -> (positional argument nodes, {keyword: node}, splat: bool)
+        self.signature = kw.pop("signature", None)
+        self.call_args = kw.pop("call_args", None)
+        # where a name not bound in the file may be bound: "folder" (Go: a package is one folder, its files share
+        # their names and fields), None (the file alone)
+        self.package = kw.pop("package", None)
+        self.annotation = kw.pop("annotation", "#")  # the line-comment mark of a visguard: annotation
+        # (File, key) -> (the File of the module the name is imported from, its key there) | None: Python's
+        # ``from .settings import QUEUE_URL`` / ``import settings`` + ``settings.QUEUE_URL``
+        self.imported = kw.pop("imported", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -145,9 +169,7 @@ def query(lang: Language, part: str = "sites"):
         path = os.path.join(os.path.dirname(__file__), "languages", f"{lang.query}.scm")
         with open(path, encoding="utf-8") as f:
             parts = split_patterns(f.read())
-        source = "\n".join(
-            p for p in parts if (_role(p.encode())[0] in ("bind", "param")) == (part == "names")
-        )
+        source = "\n".join(p for p in parts if _PARTS.get(_role(p.encode())[0], "sites") == part)
         q = _QUERIES[key] = tree_sitter.Query(parser(lang.grammar).language, source)
         raw = source.encode("utf-8")
         _QUERY_ROLES[id(q)] = [
@@ -218,13 +240,17 @@ class Value:
     ``mark``: a pass-through call's mark (``pointer``); ``env``: for a number that is an environment variable's
     default (or arithmetic of one), the variable; for an unknown value, the environment variable it depends on
     (``int(os.environ["X"]) * 60``: no literal default); ``computed``: the value is arithmetic of literals (no
-    one literal to edit)."""
+    one literal to edit); ``file``: the :class:`File` ``node`` is in, when the value flowed from another file
+    (a call site, a sibling of the package), else None; ``pattern`` (unknown): the string built of known parts
+    and environment variables, each written ``${NAME}`` (:func:`compose`), to match against the run's queues."""
 
-    __slots__ = ("kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed")
+    __slots__ = (
+        "kind", "value", "node", "why", "default", "via", "scale", "mark", "env", "computed", "file", "pattern",
+    )  # fmt: skip
 
     def __init__(self, kind: str, value, node, why: str = "", default: Value | None = None):
         self.kind, self.value, self.node, self.why, self.default = kind, value, node, why, default
-        self.via = self.mark = self.env = None
+        self.via = self.mark = self.env = self.file = self.pattern = None
         self.scale = 1.0
         self.computed = False
 
@@ -349,9 +375,17 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
 class File:
     """One parsed file of one language: its tree, its bindings and its query's matches."""
 
-    def __init__(self, lang: Language, data: bytes, root=None):
-        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time)."""
-        self.lang, self.data = lang, data
+    def __init__(self, lang: Language, data: bytes, root=None, path: str | None = None, flow: bool = True):
+        """``root``: the tree when the reader parsed ``data`` itself (to note a parse that ran out of time);
+        ``path``: the file's path, for the value flow to find the files of its package (:data:`FLOW`);
+        ``flow``: False for a file the flow itself opened (it does not start the flow's budget again)."""
+        self.lang, self.data, self.path = lang, data, path
+        if flow:
+            FLOW.begin(self)
+        self._calls: dict[str, list] | None = None  # callee's last name -> its call nodes (File.calls)
+        self._param_nodes: dict[str, list[tuple]] = {}  # a parameter's key -> [(its function, its node)]
+        self._param_starts: dict[str, list[int]] = {}  # a key -> its functions' starts, sorted (param_of)
+        self._argued: dict[tuple, Value] = {}  # (key, function start) -> what the calls pass (File.argument)
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
@@ -415,7 +449,9 @@ class File:
                             break
                         fn = up
                 if fn is not None:
-                    self._params.append((self.key(p), fn.start_byte, fn.end_byte))
+                    key = self.key(p)
+                    self._params.append((key, fn.start_byte, fn.end_byte))
+                    self._param_nodes.setdefault(key, []).append((fn, p))
 
     def is_param(self, key: str, at: int) -> bool:
         """Whether byte ``at`` is inside a function with a parameter ``key``: a look-up in the outermost such
@@ -584,6 +620,15 @@ class File:
             return unknown(node)
         a, b = evaluate(left, self, depth + 1), evaluate(right, self, depth + 1)
         env = env_of(a) or env_of(b)
+        stringy = ("str", "env", "unknown")
+        if (
+            op in ("+", ".")
+            and (a.kind == "env" or a.pattern is not None or b.kind == "env" or b.pattern is not None)
+            and a.kind in stringy
+            and b.kind in (*stringy, "int")
+            and "str" in (a.kind, b.kind)
+        ):  # "orders-" + os.environ["STAGE"]: a pattern of the queue
+            return compose(node, [a, b], lambda ps: "".join(str(x.value) for x in ps), shown(node))
         if a.kind == "str" and b.kind in ("str", "int") and op in ("+", "."):
             out = Value("str", f"{a.value}{b.value}", node)
         elif a.kind == "int" and b.kind == "int" and op in _ARITHMETIC:
@@ -612,6 +657,36 @@ class File:
         key = self.key(node)
         if not field and node.type in self.lang.names and self.is_param(key, node.start_byte):
             return None, f"{text(node)} is a parameter"
+        found = self._found(key)
+        if found[1] == "is assigned more than once":
+            found = self._reaching(key, node) or found
+        if found[0] is None:
+            return None, f"{text(node)} {found[1]}"
+        return found
+
+    def _reaching(self, key: str, node):
+        """The one assignment of ``key`` that reaches ``node`` when the name is assigned more than once in one
+        function (``url, err = lookup(a)`` ... ``url, err = lookup(b)`` ... ``q.url = url``): the last before
+        ``node`` in its function, in a block around ``node``, with none after ``node`` in the function (a loop
+        could bring it back); None when that is not so."""
+        fn = _around(self, node, _FUNCTIONS)
+        if fn is None:
+            return None
+        inside = [
+            (at, name, right)
+            for at, (name, right) in self.bindings.get(key, {}).items()
+            if fn.start_byte <= at < fn.end_byte
+        ]
+        before = [b for b in inside if b[0] < node.start_byte]
+        if not before or any(b[0] > node.end_byte for b in inside) or len(inside) < len(self.bindings[key]):
+            return None
+        at, name, right = max(before, key=lambda b: b[0])
+        block = _around(self, name, _BLOCKS)
+        if right is None or block is None or not (block.start_byte <= node.start_byte < block.end_byte):
+            return None
+        return right, name
+
+    def _found(self, key: str) -> tuple:
         found = self._bound.get(key)
         if found is None:  # once per name: a name bound in each of 3,000 functions is read 3,000 times
             bound = list(self.bindings.get(key, {}).values())
@@ -621,22 +696,102 @@ class File:
                 found = self._bound[key] = (None, "is assigned more than once")
             else:
                 found = self._bound[key] = (bound[0][1], bound[0][0])
-        if found[0] is None:
-            return None, f"{text(node)} {found[1]}"
         return found
 
     def name(self, node, depth: int, field: bool = False) -> Value:
         right, where = self.resolve(node, field)
+        owner = self
+        if right is None and where.endswith(" is a parameter"):
+            return self.argument(node, self.key(node), depth)
+        key = self.key(node)
+        alone = right is None and where.endswith(" is not a constant of this file")
+        if self.lang.package == "folder" and (alone or (right is not None and key.startswith("."))):
+            # a field (".url") is the package's: every file of it may set it; a name not bound here may be
+            # another file's of the package
+            found = FLOW.package_binding(self, key, (right, where) if right is not None else None)
+            if found is not None:
+                if found[0] is None:
+                    return unknown(node, f"{text(node)} {found[1]}")
+                right, where, owner = found
+            elif right is None and node.type in self.lang.members and node.type not in self.lang.names:
+                return unknown(node)  # a field no file of the package sets: as it is written
+        if right is None and alone and self.lang.imported is not None and FLOW.spend():
+            got = self.lang.imported(self, key)
+            if got is not None:
+                g, k = got
+                found = g._found(k)
+                if found[0] is None:
+                    return unknown(
+                        node, f"{text(node)} {found[1].replace('this file', g.path or 'its module')}"
+                    )
+                right, where, owner = found[0], found[1], g
         if right is None:
             return unknown(node, where)
-        v = evaluate(right, self, depth + 1)
+        v = evaluate(right, owner, depth + 1)
         if v.kind == "unknown":
             out = unknown(node, v.why or text(node))
             out.env = v.env
             return out
         if v.via is None:
             v.via = where
+        if owner is not self and v.file is None:
+            v.file = owner
         return v
+
+    def argument(self, node, key: str, depth: int) -> Value:
+        """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
+        file and the files of its package, :class:`Flow`), else its default; one value when every call passes
+        the same, else unknown naming the candidates (never one of them picked)."""
+        found = self.param_of(key, node.start_byte)
+        sig = self.lang.signature(found[0], self) if found is not None and self.lang.signature else None
+        if sig is None:
+            return unknown(node, f"{text(node)} is a parameter")
+        fn, p = found
+        for frame_file, frame_fn, args in reversed(FLOW.frames):  # inside a call being read: what it passes
+            if frame_file is self and frame_fn == fn.start_byte and key in args:
+                arg, caller = args[key]
+                return evaluate(arg, caller, depth + 1)
+        done = self._argued.get((key, fn.start_byte))
+        if done is None:
+            done = self._argued[(key, fn.start_byte)] = FLOW.argument(self, fn, p, key, sig, depth)
+        out = Value(done.kind, done.value, done.node, done.why, done.default)
+        for slot in ("via", "scale", "mark", "env", "computed", "file"):
+            setattr(out, slot, getattr(done, slot))
+        if out.kind == "unknown":  # noted where it is read, not where the parameter is declared
+            out.node, out.file = node, None
+            out.why = out.why or f"{text(node)} is a parameter"
+        return out
+
+    def param_of(self, key: str, at: int):
+        """(the innermost function with a parameter ``key`` around byte ``at``, the parameter's node), or None."""
+        self.params  # noqa: B018 - the names are read on first use
+        own = self._param_nodes.get(key)
+        if not own:
+            return None
+        if self._param_starts.get(key) is None:  # sorted once: a name that is a parameter of 3,000 functions
+            own.sort(key=lambda e: e[0].start_byte)
+            self._param_starts[key] = [fn.start_byte for fn, _ in own]
+        i = bisect.bisect_right(self._param_starts[key], at) - 1
+        for _ in range(64):  # the nearest function that starts before ``at`` and holds it is the innermost
+            if i < 0:
+                return None
+            fn, p = own[i]
+            if at < fn.end_byte:
+                return fn, p
+            i -= 1
+        return None
+
+    def calls(self, name: str) -> list:
+        """The calls of this file whose callee's last name is ``name`` (the query's ``@flow.call`` patterns,
+        indexed by ``@flow.callee`` on first use)."""
+        if self._calls is None:
+            self._calls = {}
+            if self.lang.signature is not None:
+                for _, caps in self._matches(query(self.lang, "flow")):
+                    for call in caps.get("flow.call", ()):
+                        for callee_node in caps.get("flow.callee", ())[:1]:
+                            self._calls.setdefault(text(callee_node), []).append(call)
+        return self._calls.get(name, [])
 
     def call(self, node, depth: int) -> Value:
         lang = self.lang
@@ -705,7 +860,12 @@ def _role(pattern: bytes) -> tuple:
         return ("param",)
     if "set.owner" in names:
         return ("set",)
+    if "flow.call" in names:
+        return ("flow",)
     return ("other",)
+
+
+_PARTS = {"bind": "names", "param": "names", "flow": "flow"}  # a pattern's role -> the query part it is in
 
 
 def _wide_errors(root) -> list:
@@ -728,6 +888,27 @@ _FUNCTIONS = {
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
 }  # fmt: skip
+_BLOCKS = {
+    "block",
+    "statement_list",
+    "source_file",
+    "module",
+    "program",
+    "compound_statement",
+    "body_statement",
+}
+
+
+def _around(f: File, node, kinds, limit: int = 64):
+    """The nearest node of one of ``kinds`` above ``node`` (at most ``limit`` up), or None."""
+    n = f.parent(node)
+    for _ in range(limit):
+        if n is None or n.type in kinds:
+            return n
+        n = f.parent(n)
+    return None
+
+
 _ARITHMETIC = {
     "+": lambda a, b: a + b,
     "-": lambda a, b: a - b,
@@ -755,6 +936,459 @@ def _receiver(node):
             return n
     fn = node.child_by_field_name("function")
     return fn.child_by_field_name("operand") or fn.child_by_field_name("object") if fn is not None else None
+
+
+# ---------------------------------------------------------------------------------------------- strings of parts
+_PRINTF = re.compile(r"%(?:%|([-+ #0]*\d*)([sdvqi]))")
+_BRACES = re.compile(r"\{\{|\}\}|\{([A-Za-z_]\w*|\d*)\}|[{}]")
+
+
+def built(node, parts: list[Value], out: str) -> Value:
+    """The string ``out`` built of ``parts`` (each a known str or int): computed, at ``node``."""
+    v = Value("str", out, node)
+    v.computed = True
+    return v
+
+
+def printf(fmt: str, args: list[Value]) -> str | None:
+    """``fmt`` (``fmt.Sprintf``/``String.format``/Python's ``%``) of ``args`` (known strs and ints), the verbs
+    ``%s %d %v %q %i %%`` without width; None for any other verb, or a count that does not fit."""
+    out, i, at = [], 0, 0
+    for m in _PRINTF.finditer(fmt):
+        out.append(fmt[at : m.start()])
+        at = m.end()
+        if m.group(0) == "%%":
+            out.append("%")
+            continue
+        if m.group(1) or i >= len(args):
+            return None
+        a = args[i]
+        i += 1
+        if m.group(2) in "di" and a.kind != "int":
+            return None
+        out.append(repr(a.value) if m.group(2) == "q" else str(a.value))
+    if i != len(args) or "%" in fmt[at:]:
+        return None
+    out.append(fmt[at:])
+    return "".join(out)
+
+
+def braces(fmt: str, pos: list[Value], kw: dict[str, Value]) -> str | None:
+    """``fmt.format(*pos, **kw)`` of known strs and ints (Python's ``str.format``, fields ``{}``, ``{0}``,
+    ``{name}`` without a conversion or spec); None for anything else."""
+    out, auto, at = [], 0, 0
+    for m in _BRACES.finditer(fmt):
+        out.append(fmt[at : m.start()])
+        at = m.end()
+        tok = m.group(0)
+        if tok in ("{{", "}}"):
+            out.append(tok[0])
+            continue
+        if tok in ("{", "}"):
+            return None
+        field = m.group(1)
+        if field == "":
+            field, auto = str(auto), auto + 1
+        v = pos[int(field)] if field.isdigit() and int(field) < len(pos) else kw.get(field)
+        if v is None:
+            return None
+        out.append(str(v.value))
+    out.append(fmt[at:])
+    return "".join(out)
+
+
+def why_of(v: Value) -> str:
+    """What stops a string built of parts at the part ``v``: an environment variable (known where the code
+    runs), or the expression that stopped its reading."""
+    if v.kind == "env":
+        return f"the environment variable {v.value}, known only where it runs"
+    return v.why or shown(v.node)
+
+
+def compose(node, vs: list[Value], make, what: str) -> Value:
+    """The string ``make(parts)`` builds of ``vs`` (:func:`printf`, :func:`braces`, a join): a known string when
+    every part is a known string or number; when some are environment variables (or patterns of them), unknown
+    with its ``pattern`` (each variable written ``${NAME}``: :func:`pattern_regex`); else unknown at the part that
+    stops it (``what``: the expression, for the note)."""
+    parts, envs = [], []
+    for v in vs:
+        if v.kind in ("str", "int"):
+            parts.append(v)
+        elif v.kind == "env" and v.value:
+            parts.append(Value("str", "${" + str(v.value) + "}", v.node))
+            envs.append(str(v.value))
+        elif v.kind == "unknown" and v.pattern is not None:
+            parts.append(Value("str", v.pattern, v.node))
+            envs += _PATTERN_VAR.findall(v.pattern)
+        else:
+            return unknown(node, f"{what}: {why_of(v)}")
+    got = make(parts)
+    if got is None or len(got) > MAX_BUILT:
+        return unknown(node, what)
+    if envs:
+        names = ", ".join(dict.fromkeys(envs))
+        out = unknown(node, f"{what}: built from the environment ({names}), known only where it runs")
+        out.pattern = got
+        return out
+    return built(node, parts, got)
+
+
+MAX_BUILT = 10_000  # characters of a string built of parts: a queue's URL or name is far shorter
+_PATTERN_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def pattern_regex(pattern: str) -> re.Pattern:
+    """The regular expression a queue's name or URL matches when it is ``pattern`` (:func:`compose`) with each
+    ``${NAME}`` some non-empty text without ``/``: what a join tries against the run's queues (exactly one fits:
+    that queue; more or none: not joined)."""
+    out, at = [], 0
+    for m in _PATTERN_VAR.finditer(pattern):
+        out.append(re.escape(pattern[at : m.start()]))
+        out.append("[^/]+")
+        at = m.end()
+    out.append(re.escape(pattern[at:]))
+    return re.compile("^" + "".join(out) + "$")
+
+
+def known(vs: list[Value]) -> Value | None:
+    """The first of ``vs`` that is not a known str or int (what stops a string built of them), else None."""
+    return next((v for v in vs if v.kind not in ("str", "int")), None)
+
+
+# ---------------------------------------------------------------------------------------------- the value flow
+MAX_FLOW_STEPS = 400  # call sites and package files a read follows in all (then the value is unknown)
+MAX_SCOPE_FILES = 2_000  # files of one package looked at (a byte search for a name) for one name
+MAX_SCANNED = 8_000  # files byte-searched in all for one file read
+MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recently used is dropped)
+MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
+MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
+MANIFESTS = (
+    "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
+    "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
+)  # fmt: skip
+MAX_UP = 8  # folders walked up from a file to find its project's manifest
+_TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testdata", "e2e"}
+_TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.(java|cs|kt)$)")
+
+
+def is_test(path: str) -> bool:
+    """Whether ``path`` is a test's (its folder or its name says so): its calls are taken only when no other
+    file calls the function."""
+    parts = path.replace("\\", "/").split("/")
+    return bool(_TEST_NAME.search(parts[-1])) or any(p in _TEST_DIRS for p in parts[:-1])
+
+
+class Flow:
+    """The value flow across the files of a package (issue 35): the files of the run the code loader was
+    offered (:attr:`offered`, set by ``loader.py``: a read never opens a file the run was not asked to read),
+    how to read one (:attr:`reader`: bytes or None), and what one read of a file has followed so far.
+
+    Bounded per file read (:meth:`begin` resets it): at most ``MAX_FLOW_STEPS`` call sites and package look-ups,
+    ``MAX_SCANNED`` files byte-searched, ``MAX_FLOW_FILES`` other files parsed (kept for the read and its
+    successors, least recently used dropped), ``MAX_FLOW_BYTES`` of other files' bytes kept for the byte search,
+    ``MAX_SCOPE_FILES`` files searched for one name; a value is followed ``MAX_DEPTH`` names and calls deep (a loop
+    of constants across files ends there, unknown). Outside a run (a test calling ``read`` alone) nothing is
+    offered: only the file itself is read."""
+
+    def __init__(self):
+        self.offered: dict[str, None] = {}  # every code file path the run's search offered, in order
+        self.run = 0  # which run of the process the files below are of (loader.py)
+        self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
+        self.steps = self.scanned = 0
+        # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
+        # (argument node, the caller's File)})
+        self.frames: list[tuple] = []
+        self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
+        self._bytes: dict[str, bytes | None] = {}
+        self._kept = 0
+        self._roots: dict[str, str] = {}
+        self._abs: dict[str, str] | None = None  # absolute path -> the offered path (offered_file)
+        self._scopes: dict[tuple, list] = {}  # (folder, ending, folder only) -> [(absolute, offered path)]
+        self._hits: dict[tuple, list] = {}  # (file, folder only, words) -> the paths of its scope holding one
+
+    def reset(self, run: int) -> None:
+        """Forget what another run's files said (their bytes, their trees, their folders)."""
+        self.run = run
+        self._files, self._bytes, self._roots, self._abs, self._kept = {}, {}, {}, None, 0
+        self._scopes, self._hits = {}, {}
+
+    def begin(self, f: File) -> None:
+        self.steps = self.scanned = 0
+        self.frames = []
+
+    def called(self, g: File, fn, call, caller: File, node, depth: int) -> Value:
+        """The value of ``node`` (in the body of ``fn``, of file ``g``) for the call ``call`` of ``caller``: the
+        function's parameters are what that call passes (context: ``getQueueURL(client, "orders")``)."""
+        sig = g.lang.signature(fn, g) if g.lang.signature else None
+        got = caller.lang.call_args(call, caller) if caller.lang.call_args else None
+        args = {}
+        if sig is not None and got is not None and not got[2]:
+            pos, kw, _ = got
+            for i, (k, _, positional) in enumerate(sig[1]):
+                at = i - sig[2]
+                if positional and 0 <= at < len(pos):
+                    args[k] = (pos[at], caller)
+                elif k in kw:
+                    args[k] = (kw[k], caller)
+        self.frames.append((g, fn.start_byte, args))
+        try:
+            return evaluate(node, g, depth + 1)
+        finally:
+            self.frames.pop()
+
+    def spend(self) -> bool:
+        self.steps += 1
+        return self.steps <= MAX_FLOW_STEPS
+
+    # ------------------------------------------------------------------------------------------ files
+    def root(self, path: str) -> str:
+        """The project folder of ``path``: the nearest folder up holding a manifest (``go.mod``,
+        ``package.json``, ...), or for Python the folder above its top package; else the file's folder."""
+        folder = os.path.dirname(os.path.abspath(path))
+        got = self._roots.get(folder)
+        if got is None:
+            got = here = folder
+            if path.endswith(".py") and os.path.exists(os.path.join(here, "__init__.py")):
+                for _ in range(MAX_UP):  # a package's project is the folder above its top package
+                    here = os.path.dirname(here)
+                    if not os.path.exists(os.path.join(here, "__init__.py")):
+                        break
+                got = here
+            else:
+                for _ in range(MAX_UP):
+                    if any(os.path.exists(os.path.join(here, m)) for m in MANIFESTS):
+                        got = here
+                        break
+                    up = os.path.dirname(here)
+                    if up == here:
+                        break
+                    here = up
+            self._roots[folder] = got
+        return got
+
+    def scope(self, f: File, folder_only: bool = False) -> list[str]:
+        """The other files of ``f``'s package the run offered, of its ending: its folder's (``folder_only``: a
+        Go package), else its project's (:meth:`root`); a test's files only for a test."""
+        if f.path is None or not self.offered:
+            return []
+        here = os.path.abspath(f.path)
+        ext = os.path.splitext(here)[1]
+        top = os.path.dirname(here) if folder_only else self.root(f.path)
+        key = (top, ext, folder_only)
+        found = self._scopes.get(key)
+        if found is None:  # once per folder and ending: every file of a project asks the same
+            found = []
+            for p in self.offered:
+                a = os.path.abspath(p)
+                if a.endswith(ext) and (
+                    (os.path.dirname(a) == top) if folder_only else a.startswith(top + os.sep)
+                ):
+                    found.append((a, p))
+                    if len(found) > MAX_SCOPE_FILES:
+                        break
+            self._scopes[key] = found
+        return [p for a, p in found if a != here][:MAX_SCOPE_FILES]
+
+    def offered_file(self, path: str) -> str | None:
+        """The path as the run was offered it of the file at ``path`` (any spelling), or None: not offered."""
+        if self._abs is None or len(self._abs) != len(self.offered):
+            self._abs = {os.path.abspath(p): p for p in self.offered}
+        return self._abs.get(os.path.abspath(path))
+
+    def data(self, path: str) -> bytes | None:
+        if path in self._bytes:
+            return self._bytes[path]
+        data = None
+        if self.reader is not None:
+            try:
+                data = self.reader(path)
+            except Exception:  # noqa: BLE001 - a file that cannot be read now is one the flow does not follow
+                data = None
+        if data is not None and self._kept + len(data) <= MAX_FLOW_BYTES:
+            self._bytes[path] = data
+            self._kept += len(data)
+        return data
+
+    def file(self, path: str, lang: Language) -> File | None:
+        key = (path, lang.grammar)
+        if key in self._files:
+            f = self._files.pop(key)
+            self._files[key] = f  # most recently used last
+            return f
+        data = self.data(path)
+        f = None
+        if data is not None:
+            f = File(lang, data, path=path, flow=False)
+            if f.gave_up:
+                f = None
+        self._files[key] = f
+        while len(self._files) > MAX_FLOW_FILES:
+            self._files.pop(next(iter(self._files)))
+        return f
+
+    def files_with(self, f: File, words: tuple[str, ...], folder_only: bool = False) -> list[File]:
+        """The other files of ``f``'s package (:meth:`scope`) whose bytes hold one of ``words``, parsed."""
+        out = []
+        raw = tuple(w.encode() for w in words if w)
+        key = (f.path, folder_only, raw)
+        hits = self._hits.get(key)
+        if hits is None:
+            hits = []
+            for path in self.scope(f, folder_only):
+                self.scanned += 1
+                if self.scanned > MAX_SCANNED:  # the read's byte searches are spent: what is left is unknown
+                    return out
+                data = self.data(path)
+                if data is not None and any(w in data for w in raw):
+                    hits.append(path)
+            if len(self._hits) > MAX_FLOW_STEPS * 10:
+                self._hits.clear()
+            self._hits[key] = hits
+        for path in hits:
+            if not self.spend():
+                break
+            g = self.file(path, f.lang)
+            if g is not None:
+                out.append(g)
+        return out
+
+    # ------------------------------------------------------------------------------------------ values
+    def package_binding(self, f: File, key: str, local):
+        """The one binding of ``key`` in ``f``'s package (a Go folder): (value node, name node, its File), (None,
+        why) when the package's files bind it differently, or None when no other file binds it (``local``: the
+        binding ``f`` has, or None)."""
+        word = key.lstrip(".")
+        found = [(local[0], local[1], f)] if local is not None else []
+        # a field may be set by any package of the project (``&worker.Config{QueueName: "q"}`` in main); a name
+        # is its own package's (a folder)
+        for g in self.files_with(f, (word,), folder_only=not key.startswith(".")):
+            if is_test(g.path or "") and not is_test(f.path or ""):
+                continue
+            got = g._found(key)
+            if got[0] is not None:
+                found.append((got[0], got[1], g))
+            elif got[1] == "is assigned more than once":
+                return None, "is assigned more than once in its package"
+        if not found or (len(found) == 1 and local is not None):
+            return None
+        set_ = [b for b in found if not _default_guard(b[2], b[1], key)]
+        if set_ and len(set_) < len(found):  # `if c.Wait == 0 { c.Wait = 20 }`: a default, the set value wins
+            found = set_
+        if any(text(r) != text(found[0][0]) for r, _, _ in found[1:]):
+            return None, "is assigned more than once in its package"
+        return found[0]
+
+    def argument(self, f: File, fn, p, key: str, sig, depth: int, keyword=False) -> Value:
+        """What the calls of ``fn`` (its signature ``sig``: Language.signature) pass as its parameter ``key``
+        (``p``: its node), or with ``keyword`` (the default node or None) as the keyword ``key`` its ``**x``
+        takes (Python's ``kwargs.get("key", default)``); the default when no call passes it."""
+        names, params, bound = sig
+        keys = [k for k, _, _ in params]
+        if keyword is not False:
+            default, position = keyword, None
+        elif key not in keys:
+            return unknown(p, f"{text(p)} is a parameter")
+        else:
+            at = keys.index(key)
+            _, default, positional = params[at]
+            position = at - bound if positional else None
+        sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
+        what = key if keyword is not False else text(p)
+        label = f"{what} is a parameter of {names[0] if names else 'its function'}"
+        if not sites:
+            if default is not None:
+                v = evaluate(default, f, depth + 1)
+                if v.kind != "unknown" and v.via is None:
+                    v.via = p
+                return v
+            return unknown(p, f"{label}, and no call of it in its package passes it")
+        got = []
+        for g, call, pos, kw in sites:
+            if not self.spend():
+                return unknown(p, f"{label}: visguard stopped following its calls (MAX_FLOW_STEPS)")
+            if pos is None:
+                return unknown(
+                    p, f"{label}, and the call at {_at(g, call)} passes arguments visguard cannot read"
+                )
+            arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
+            if arg is None:
+                if default is None:
+                    return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
+                v = evaluate(default, f, depth + 1)
+                owner = f
+            else:
+                v = evaluate(arg, g, depth + 1)
+                owner = g
+            if v.kind == "unknown":
+                out = unknown(p, f"{label}, given {v.why or shown(arg)} at {_at(g, call)}")
+                out.env = v.env
+                return out
+            if v.file is None and owner is not f:
+                v.file = owner
+            got.append((v, g, call))
+        distinct = {(v.kind, repr(v.value)) for v, _, _ in got}
+        if len(distinct) > 1:
+            shown_ = ", ".join(f"{_shown_value(v)} at {_at(g, call)}" for v, g, call in got[:MAX_CANDIDATES])
+            more = f" and {len(got) - MAX_CANDIDATES} more" if len(got) > MAX_CANDIDATES else ""
+            return unknown(p, f"{label} given different values by its {len(got)} calls: {shown_}{more}")
+        v = got[0][0]
+        if v.via is None:
+            v.via = p
+        return v
+
+    def call_sites(self, f: File, fn, names: tuple[str, ...], arity: int, sig) -> list[tuple]:
+        """(file, call, positional argument nodes, {keyword: node}) of each call of ``fn`` by one of ``names``:
+        in ``f``, then in the other files of its project (:meth:`scope`); a test's calls only when no other
+        file's call it. A call with more positional arguments than the function takes is another function's."""
+        variadic = sig[1] and any(k.startswith("*") for k, _, _ in sig[1])
+        found: list[tuple] = []
+        files = [f] + self.files_with(f, names)
+        for g in files:
+            for name in names:
+                for call in g.calls(name):
+                    if g is f and fn.start_byte <= call.start_byte < fn.end_byte:
+                        continue  # a recursive call passes what it was passed
+                    args = g.lang.call_args(call, g)
+                    if args is None:
+                        continue
+                    pos, kw, splat = args
+                    if len(pos) > arity and not variadic:
+                        continue
+                    found.append((g, call, None if splat else pos, kw))  # a splat: what it passes is not read
+        plain = [s for s in found if not is_test(s[0].path or "")]
+        if plain or not found:
+            return plain
+        return found
+
+
+_ZERO = {"0", '""', "nil", "None", "null", "0.0"}
+
+
+def _default_guard(g: File, name, key: str) -> bool:
+    """Whether the assignment of ``name`` (key ``key``) is a default: the one statement of an ``if`` whose
+    condition is ``<the same name> == 0`` (``""``, ``nil``): ``if cfg.WaitTime == 0 { cfg.WaitTime = 20 }``."""
+    stmt = _around(g, name, {"if_statement"}, limit=6)
+    cond = stmt.child_by_field_name("condition") if stmt is not None else None
+    if cond is None or cond.type != "binary_expression":
+        return False
+    left, right = cond.child_by_field_name("left"), cond.child_by_field_name("right")
+    op = text(cond.child_by_field_name("operator")).strip()
+    return op == "==" and left is not None and g.key(left) == key and text(right).strip() in _ZERO
+
+
+def _at(g: File, node) -> str:
+    return f"{g.path or 'this file'}:{line(node)}"
+
+
+def _shown_value(v: Value) -> str:
+    if v.kind == "str":
+        return repr(v.value)
+    if v.kind == "env":
+        return f"${v.value}"
+    return str(v.value)
+
+
+FLOW = Flow()  # one per process: the loader sets what the run offered (loader.py)
 
 
 # ---------------------------------------------------------------------------------------------- places
@@ -813,6 +1447,52 @@ def place(v: Value, lang: Language) -> Place:
     return Place(start, start + span[1] - span[0], v.scale)
 
 
+# ---------------------------------------------------------------------------------------------- annotations
+# `# visguard: queue=orders visibility=60 wait=20 batch=10` (the language's line comment) on the line of a receive
+# or the line above: what the user states of a consumer whose code does not say it. The key -> the consumer
+# field it sets; each key once; a number is a whole number of seconds (messages for batch) up to
+# values.MAX_NUMBER; a queue is a name, URL or ARN without spaces. Anything else: the annotation is not read.
+ANNOTATION_KEYS = {
+    "queue": "queue",
+    "visibility": "visibility_override",
+    "wait": "wait_time",
+    "batch": "max_messages",
+}
+ANNOTATION_FIELDS = {field: key for key, field in ANNOTATION_KEYS.items()}
+_ANNOTATION = re.compile(r"visguard:(?=\s|$)(?P<rest>.*)$")
+_QUEUE_TOKEN = re.compile(r"[A-Za-z0-9_.:/\-]{1,1024}")
+
+
+def annotation(line: str, mark: str) -> tuple[dict | None, str]:
+    """The annotation a source line writes: ({field: value}, "") when it is well formed, ({}, why not) when
+    it is malformed, (None, "") when the line holds none (no comment ``mark`` before ``visguard:``)."""
+    m = _ANNOTATION.search(line)
+    if m is None or mark not in line[: m.start()] or line[: m.start()].rstrip()[-len(mark) :] != mark:
+        return None, ""
+    rest = m.group("rest").strip()
+    for end in ("*/", "-->"):
+        rest = rest.removesuffix(end).strip()
+    if not rest:
+        return {}, "it sets nothing (write key=value: queue, visibility, wait, batch)"
+    out: dict = {}
+    for token in rest.split():
+        key, eq, value = token.partition("=")
+        field = ANNOTATION_KEYS.get(key)
+        if not eq or field is None:
+            return {}, f"{token[:40]!r} is not key=value of queue, visibility, wait, batch"
+        if field in out:
+            return {}, f"{key} is given twice"
+        if field == "queue":
+            if not _QUEUE_TOKEN.fullmatch(value):
+                return {}, f"queue={value[:40]!r} is not a queue name, URL or ARN"
+            out[field] = value
+        else:
+            if not (value.isdigit() and value.isascii() and len(value) <= 15) or beyond(int(value)):
+                return {}, f"{key}={value[:40]!r} is not a whole number"
+            out[field] = int(value)
+    return out, ""
+
+
 # ---------------------------------------------------------------------------------------------- the reader
 class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
@@ -827,7 +1507,19 @@ class Reader:
         self.lines = lines
         self.result = CodeResult()
         self._ids: set[str] = set()
-        self._noted: set[tuple[str, Location]] = set()
+        self._noted: set[tuple] = set()
+        self._lines: list[bytes] | None = None  # the file's lines, for the annotations (Reader.annotation)
+
+    def at(self, v: Value | None, node) -> Location:
+        """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
+        g = v.file if v is not None else None
+        if g is None or g.path is None or g.path == self.path:
+            return self.loc(node)
+        return Location(g.path, line=line(v.node), column=column(g.data, v.node))
+
+    def elsewhere(self, v: Value | None) -> bool:
+        """Whether ``v`` flowed from another file (no span or place of this file's bytes is its)."""
+        return v is not None and v.file is not None and v.file.path != self.path
 
     def loc(self, node) -> Location:
         row, col = node.start_point
@@ -835,11 +1527,14 @@ class Reader:
             col = column(self.data, node) - 1
         return Location(self.path, line=row + 1, column=col + 1)
 
-    def note(self, message: str, node, address: str | None = None) -> None:
-        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once."""
-        loc = self.loc(node)
+    def note(self, message: str, node, address: str | None = None, v: Value | None = None) -> None:
+        """Note ``message`` at ``node`` (for ``address``: a consumer's id; the file's path by default), once;
+        ``v``: the value noted, located in its own file when it flowed from another (:meth:`at`)."""
+        loc = self.at(v, node)
         if self.lines:
-            message = f"{message} (line {line(node)})"
+            message = (
+                f"{message} (line {loc.line})" if self.elsewhere(v) else f"{message} (line {line(node)})"
+            )
         if (message, loc) not in self._noted:
             self._noted.add((message, loc))
             self.result.notes.append(Note(message, loc, address or self.path))
@@ -869,6 +1564,19 @@ class Reader:
             setattr(c, field, value)
         else:
             c.settings[field] = value
+        if self.elsewhere(v):  # written in another file (a call site): located there, edited by hand
+            c.locations[field] = self.at(v, v.node)
+            if v.kind == "int":
+                via = v.via if v.via is not None else v.node
+                self.result.places[(c.id, field)] = Place(
+                    0,
+                    0,
+                    v.scale,
+                    "binding",
+                    f"{text(via)} (given at {v.file.path}:{line(v.node)})",
+                    line(via),
+                )
+            return
         c.locations[field] = self.loc(node)
         self.result.spans[(c.id, field)] = (node.start_byte, node.end_byte)
         if v is not None and v.kind == "int" and self.lang is not None:
@@ -897,26 +1605,105 @@ class Reader:
         if v.kind == "int" and isinstance(v.value, (int, float)):
             self.set(c, field, v.value, v.node, v)
         elif v.kind == "env":
-            self.note(f"{what} comes from the environment variable {v.value}: not read", v.node)
+            self.note(f"{what} comes from the environment variable {v.value}: not read", v.node, v=v)
         elif v.kind == "bad":
-            self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node)
+            self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node, v=v)
         else:
-            self.note(f"{what} is computed ({v.why or shown(v.node)}): not read", v.node)
+            if self.annotated(c, field):
+                return
+            key = ANNOTATION_FIELDS.get(field)
+            hint = f"; {self.hint(key, '<seconds>' if field != 'max_messages' else '<n>')}" if key else ""
+            self.note(f"{what} is computed ({v.why or shown(v.node)}): not read{hint}", v.node)
+
+    # ------------------------------------------------------------------------------------------ annotations
+    def hint(self, key: str, example: str) -> str:
+        """How to tell visguard a value the code does not say: the annotation comment (:func:`annotation`)."""
+        mark = self.lang.annotation if self.lang is not None else "#"
+        return f"tell visguard with `{mark} visguard: {key}={example}` on the line of the receive or the line above"
+
+    def annotation(self, c: Consumer) -> dict:
+        """The ``visguard:`` annotation of consumer ``c`` (on the line of its location or the line above), as
+        {field: (value, Location)}; a malformed one is noted once and gives nothing (:func:`annotation`)."""
+        if c.location is None or c.location.line is None or self.lang is None:
+            return {}
+        if self._lines is None:
+            self._lines = self.data.split(b"\n")
+        for n in (c.location.line, c.location.line - 1):
+            if not 1 <= n <= len(self._lines) or b"visguard:" not in self._lines[n - 1]:
+                continue
+            raw = self._lines[n - 1][: values.MAX_TEXT].decode("utf-8", "replace")
+            got, why = annotation(raw, self.lang.annotation)
+            if got is None:
+                continue
+            where = Location(self.path, line=n, column=raw.find("visguard:") + 1)
+            if why:
+                key = ("annotation", n)
+                if key not in self._noted:
+                    self._noted.add(key)
+                    self.result.notes.append(
+                        Note(f"the visguard annotation at line {n} is not read: {why}", where, self.path)
+                    )
+                return {}
+            return {field: (value, where) for field, value in got.items()}
+        return {}
+
+    def annotated(self, c: Consumer, field: str) -> bool:
+        """Set ``field`` of ``c`` from its annotation, when it has one for it (the code does not say it); the
+        field is located at the annotation, which the finding then cites as where the value comes from."""
+        got = self.annotation(c).get(field)
+        if got is None:
+            return False
+        value, where = got
+        if field == "queue":
+            ref = queue_ref(value, where)
+            if ref is None:
+                return False
+            self.link(c, ref)
+        else:
+            if field in Consumer.__slots__:
+                setattr(c, field, value)
+            else:
+                c.settings[field] = value
+            c.locations[field] = where
+            self.result.places[(c.id, field)] = Place(
+                0, 0, 1.0, "written", shown=f"visguard: {ANNOTATION_FIELDS[field]}={value:g} (an annotation)"
+            )
+        c.locations.setdefault("annotation", where)
+        return True
+
+    def finish(self) -> CodeResult:
+        """The result, each consumer given what its annotation states that its code does not write
+        (:meth:`annotated`): a queue when it names none, a setting it does not set."""
+        for c in self.result.consumers:
+            for field in self.annotation(c):
+                if field == "queue" and c.queue_ref is None:
+                    self.annotated(c, "queue")
+                elif field != "queue" and field not in c.locations:
+                    self.annotated(c, field)
+        return self.result
 
     def queue(self, c: Consumer, v: Value | None, what: str) -> None:
         """Set ``c.queue_ref`` from ``v`` (a literal or an environment variable), else note why not."""
         if v is None:
             return
         if v.kind == "str":
-            ref = queue_ref(v.value, self.loc(v.node))
+            ref = queue_ref(v.value, self.at(v, v.node))
         elif v.kind == "env":
-            ref = QueueRef("env", v.value, self.loc(v.node))
+            ref = QueueRef("env", v.value, self.at(v, v.node))
             if v.default is not None and v.default.kind == "str" and v.default.value:
-                ref.fallback = queue_ref(v.default.value, self.loc(v.default.node))
+                ref.fallback = queue_ref(v.default.value, self.at(v, v.default.node))
         elif v.kind == "name":
-            ref = queue_ref(v.value, self.loc(v.node), "name")
+            ref = queue_ref(v.value, self.at(v, v.node), "name")
         else:
-            self.note(f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined", v.node)
+            if v.pattern is not None:
+                c.settings["queue_pattern"] = v.pattern
+                c.locations["queue_pattern"] = self.loc(v.node)
+            if not self.annotated(c, "queue"):
+                self.note(
+                    f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined; "
+                    f"{self.hint('queue', '<name or URL>')}",
+                    v.node,
+                )
             return
         if ref is not None:
             self.link(c, ref)

@@ -16,9 +16,132 @@ from __future__ import annotations
 from visguard import facts
 
 from . import CodeResult, creates
-from .engine import RECEIVE_API, File, Language, Reader, evaluate, text
+from .engine import (
+    FLOW,
+    RECEIVE_API,
+    File,
+    Language,
+    Reader,
+    Value,
+    compose,
+    evaluate,
+    printf,
+    text,
+    unknown,
+)
 
 EXTENSIONS = (".go",)
+
+
+def _name_key(node) -> str | None:
+    """A field's key, ``.url``, for ``q.url`` and for the key of ``Listener{url: u}`` (a package's field is one
+    name whatever the variable: engine.Flow); None for other names (their text)."""
+    if node.type == "selector_expression":
+        return "." + text(node.child_by_field_name("field"))
+    parent = node.parent if node.type == "identifier" else None
+    if parent is not None and parent.type == "literal_element":
+        keyed = parent.parent
+        if keyed is not None and keyed.type == "keyed_element" and keyed.named_children[0] == parent:
+            return "." + text(node)
+    return None
+
+
+def _hook(node, f: File, depth: int):
+    """A call of a function of the package that asks ``GetQueueUrl`` for one queue name
+    (``url, err := getQueueURL(client, name)``): that queue, by its name; None for everything else."""
+    if node.type != "call_expression":
+        return None
+    fn = node.child_by_field_name("function")
+    if text(fn) == "fmt.Sprintf":
+        return _sprintf(node, f, depth)
+    full = text(fn)
+    name = text(
+        fn.child_by_field_name("field") if fn is not None and fn.type == "selector_expression" else fn
+    )
+    if not name or full in GO.passthrough or full in GO.env_calls or "GetQueueUrl" in name:
+        return None
+    asked = _asks_queue_url(name, f)
+    if asked is None:
+        return None
+    g, decl, value = asked
+    v = FLOW.called(g, decl, node, f, value, depth)
+    if v.kind == "str" and v.value:
+        out = Value("name", v.value, v.node)
+        out.via, out.file = v.via, v.file if v.file is not None else (g if g is not f else None)
+        return out
+    return unknown(node, v.why or text(value))
+
+
+def _sprintf(node, f: File, depth: int) -> Value:
+    """``fmt.Sprintf("%s-orders", prefix)`` of known parts (engine.printf); of environment variables, a
+    pattern (engine.compose)."""
+    args = [evaluate(a, f, depth + 1) for a in _call_args(node, f)[0]]
+    if not args or args[0].kind != "str":
+        return unknown(node)
+    return compose(node, args[1:], lambda ps: printf(args[0].value, ps), text(node)[:60])
+
+
+def _asks_queue_url(name: str, f: File):
+    """(the file, the function, the QueueName node) of the one ``sqs.GetQueueUrlInput{QueueName: x}`` in the body
+    of the package's function ``name`` (in ``f`` or its folder), or None."""
+    if b"GetQueueUrlInput" not in f.data and not FLOW.offered:
+        return None
+    for g in [f, *FLOW.files_with(f, ("GetQueueUrlInput",), folder_only=True)]:
+        decl = _lookups(g).get(name)
+        if decl is None:
+            continue
+        found = []
+        stack = [decl.child_by_field_name("body")]
+        while stack and len(found) < 2:
+            n = stack.pop()
+            if n is None:
+                continue
+            if n.type == "keyed_element" and text(n.named_children[0]) == "QueueName":
+                lit = g.parent(g.parent(n))
+                if lit is not None and text(lit.child_by_field_name("type")).endswith("GetQueueUrlInput"):
+                    found.append(n.named_children[-1])
+                    continue
+            stack.extend(n.named_children)
+        return (g, decl, found[0]) if len(found) == 1 else None
+    return None
+
+
+def _lookups(g: File) -> dict:
+    """The top-level functions of ``g`` whose text asks GetQueueUrl, by name (once per file)."""
+    index = getattr(g, "go_lookups", None)
+    if index is None:
+        index = {}
+        if b"GetQueueUrlInput" in g.data:
+            for d in g.root.named_children:
+                if d.type in ("function_declaration", "method_declaration") and b"GetQueueUrlInput" in (
+                    d.text or b""
+                ):
+                    index[text(d.child_by_field_name("name"))] = d
+        g.go_lookups = index
+    return index
+
+
+def _signature(fn, f: File):
+    """(the function's name, [(parameter, None, True)], 0): a Go call passes every parameter by position
+    (a method's receiver is not one of them; ``...T`` takes the rest)."""
+    if fn.type not in ("function_declaration", "method_declaration"):
+        return None
+    params = []
+    for decl in fn.child_by_field_name("parameters").named_children:
+        star = "*" if decl.type == "variadic_parameter_declaration" else ""
+        for n in decl.children_by_field_name("name"):
+            params.append((star + text(n), None, not star))
+    return (text(fn.child_by_field_name("name")),), params, 0
+
+
+def _call_args(call, f: File):
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None
+    pos = [a for a in args.named_children if a.type != "comment"]
+    splat = any(c.type == "..." for c in args.children)
+    return pos, {}, splat
+
 
 GO = Language(
     "go",
@@ -28,6 +151,7 @@ GO = Language(
     strings={"interpreted_string_literal", "raw_string_literal"},
     string_parts={"interpreted_string_literal_content", "raw_string_literal_content", "escape_sequence"},
     names={"identifier"},
+    members={"selector_expression": ("operand", "field")},
     wrappers={"literal_element", "parenthesized_expression"},
     unary={"unary_expression"},
     binary={"binary_expression"},
@@ -42,11 +166,17 @@ GO = Language(
         "int64": None,
         "int": None,
     },  # fmt: skip
+    name_key=_name_key,
+    hook=_hook,
+    signature=_signature,
+    call_args=_call_args,
+    package="folder",
+    annotation="//",
 )
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(GO, data)
+    f = File(GO, data, path=path)
     r = Reader(path, "go", data, GO)
     inputs: dict[str, object] = {}
     found = [(site.start_byte, site, args, var) for site, _, args, var in f.sites()]
@@ -63,7 +193,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in r.result.consumers:
         c.heartbeat = heartbeat
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 def _truncated(err) -> list:

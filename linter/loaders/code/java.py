@@ -21,11 +21,27 @@ a query cannot say (a request's chain of option calls, Spring's one consumer per
 from __future__ import annotations
 
 import bisect
+import re
 
 from visguard import facts
 
 from . import CodeResult, creates
-from .engine import File, Language, Reader, Value, evaluate, number, shown, text, unknown
+from .engine import (
+    FLOW,
+    File,
+    Language,
+    Reader,
+    Value,
+    call_arguments,
+    compose,
+    evaluate,
+    is_test,
+    number,
+    printf,
+    shown,
+    text,
+    unknown,
+)
 
 EXTENSIONS = (".java",)
 
@@ -52,10 +68,146 @@ _CONTAINER = {  # SqsContainerOptions builder method -> field
 _FIELDS = tuple(dict.fromkeys(_CONTAINER.values()))
 
 
+def _signature(fn, f: File):
+    """(the names its calls use: a constructor's class, a method's name; [(parameter, None, positional)], 0)."""
+    if fn.type not in ("constructor_declaration", "method_declaration"):
+        return None
+    params = []
+    for p in fn.child_by_field_name("parameters").named_children:
+        if p.type == "formal_parameter":
+            params.append((text(p.child_by_field_name("name")), None, True))
+        elif p.type == "spread_parameter":
+            declarator = next((c for c in p.named_children if c.type == "variable_declarator"), None)
+            params.append(
+                ("*" + text(declarator.child_by_field_name("name") if declarator else p), None, False)
+            )
+    return (text(fn.child_by_field_name("name")),), params, 0
+
+
+def _call_args(call, f: File):
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return None
+    return (
+        [a for a in args.named_children if a.type not in ("comment", "line_comment", "block_comment")],
+        {},
+        False,
+    )
+
+
+# the configuration a field's annotation injects (MicroProfile/Quarkus @ConfigProperty(name=, defaultValue=),
+# Spring @Value("${key:default}")), read from the project's base configuration files (not a profile's)
+_CONFIG_FILES = ("application.properties", "application.yml", "application.yaml")
+_PLACEHOLDER = re.compile(r"^\$\{([^:}]+)(?::([^}]*))?\}$")
+
+
+def _injected(node, f: File, depth: int) -> Value:
+    """The value a ``@ConfigProperty``/``@Value`` annotation injects: the property the project's
+    application.properties/yml sets (``${ENV}`` there is that environment variable), else its default."""
+    name = text(node.child_by_field_name("name"))
+    args = node.child_by_field_name("arguments")
+    key = default = None
+    for a in args.named_children if args is not None else ():
+        if a.type == "element_value_pair":
+            k, v = text(a.child_by_field_name("key")), a.child_by_field_name("value")
+            if k == "name" or (k == "value" and name == "Value"):
+                key = evaluate(v, f, depth + 1)
+            elif k == "defaultValue":
+                default = evaluate(v, f, depth + 1)
+        elif a.type == "string_literal" and name == "Value":
+            key = evaluate(a, f, depth + 1)
+    if key is None or key.kind != "str":
+        return unknown(node)
+    if name == "Value":  # "${queue.url:default}" (a literal is the value itself)
+        m = _PLACEHOLDER.match(key.value.strip())
+        if m is None:
+            return key
+        prop, fallback = m.group(1), m.group(2)
+        if fallback is not None:
+            default = _scalar(fallback, node)
+    else:
+        prop = key.value
+    got = _property(f, prop)
+    if got is None:
+        if default is not None and default.kind in ("str", "int"):
+            return default
+        return unknown(node, f"{prop} is set in no application.properties/yml of the project")
+    raw, g_path, line = got
+    m = _PLACEHOLDER.match(raw.strip())
+    if m is not None:  # ${QUEUE} / ${QUEUE:default}: an environment variable (or another property: not read)
+        var, fb = m.group(1), m.group(2)
+        if "." in var:
+            return unknown(node, f"{prop} = {raw[:60]} in {g_path}")
+        fallback = Value("str", fb, node) if fb else None
+        return Value("env", var, node, default=fallback)
+    v = _scalar(raw, node)
+    v.via = node
+    return v
+
+
+def _scalar(raw: str, node) -> Value:
+    """A configuration value as the code reads it: digits are a number (the field is an int), else a string."""
+    n = number(raw.strip()) if raw.strip().isdigit() else None
+    return Value("int", n, node) if n is not None else Value("str", raw, node)
+
+
+def _property(f: File, prop: str):
+    """(the raw value of ``prop``, the file, its line) in the project's one base configuration file that sets
+    it (src/main before tests; two that disagree: None), or None."""
+    import os
+
+    if f.path is None or not FLOW.offered:
+        return None
+    top = FLOW.root(f.path)
+    found = []
+    for path in FLOW.offered:
+        if os.path.basename(path) not in _CONFIG_FILES or not os.path.abspath(path).startswith(top + os.sep):
+            continue
+        data = FLOW.data(path)
+        if data is None:
+            continue
+        got = _properties(data, prop) if path.endswith(".properties") else _yaml(data, prop)
+        if got is not None:
+            found.append((got, path, is_test(path)))
+    plain = [x for x in found if not x[2]] or found
+    if not plain or any(x[0] != plain[0][0] for x in plain[1:]):
+        return None
+    return plain[0][0], plain[0][1], None
+
+
+def _properties(data: bytes, prop: str) -> str | None:
+    """``prop``'s value in a .properties file (``key=value``, ``key: value``; ``#``/``!`` comments)."""
+    for raw in data.decode("utf-8", "replace").splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#!":
+            continue
+        m = re.match(r"([^=:\s]+)\s*[=:]\s*(.*)$", line)
+        if m and m.group(1) == prop:
+            return m.group(2).strip()
+    return None
+
+
+def _yaml(data: bytes, prop: str) -> str | None:
+    """``prop`` (dotted) in an application.yml's first document (a scalar), or None."""
+    import yaml
+
+    try:
+        doc = next(iter(yaml.safe_load_all(data.decode("utf-8", "replace"))), None)
+    except yaml.YAMLError:
+        return None
+    for part in prop.split("."):
+        if not isinstance(doc, dict) or part not in doc:
+            return None
+        doc = doc[part]
+    return str(doc) if isinstance(doc, (str, int, float)) and not isinstance(doc, bool) else None
+
+
 def _hook(node, f: File, depth: int) -> Value | None:
     """What the tables cannot say: a String of digits is a number (Spring's attributes are Strings), ``this.x``
     is the field ``x``, and ``sqs.getQueueUrl(...)`` is the queue name it looks up."""
     t = node.type
+    if t == "annotation" and text(node.child_by_field_name("name")) in ("ConfigProperty", "Value"):
+        return _injected(node, f, depth)
     if t == "string_literal":
         s = f.string(node, depth)
         if s.value.strip().isdigit():
@@ -66,6 +218,15 @@ def _hook(node, f: File, depth: int) -> Value | None:
                 else unknown(node, f"{shown(node)} is not a number visguard reads")
             )
         return s
+    if (
+        t == "method_invocation"
+        and text(node.child_by_field_name("object")) == "String"
+        and (text(node.child_by_field_name("name")) in ("format", "formatted"))
+    ):
+        args = [evaluate(a, f, depth + 1) for a in call_arguments(node, f.lang)]
+        if not args or args[0].kind != "str":
+            return unknown(node)
+        return compose(node, args[1:], lambda ps: printf(args[0].value, ps), shown(node))
     if t == "field_access" and text(node.child_by_field_name("object")) == "this":
         return f.name(node.child_by_field_name("field"), depth, field=True)
     if t == "method_invocation" and any(
@@ -78,6 +239,9 @@ def _hook(node, f: File, depth: int) -> Value | None:
 JAVA = Language(
     "java",
     "java",
+    annotation="//",
+    signature=_signature,
+    call_args=_call_args,
     keys={k: k for k in ("value", "queueNames", "acknowledgementMode", *_LISTENER)},
     numbers={"decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"},
     strings={"string_literal"},
@@ -113,7 +277,7 @@ JAVA = Language(
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(JAVA, data)
+    f = File(JAVA, data, path=path)
     r = Reader(path, "java", data, JAVA)
     strings = {n.start_byte for n in f.captures("string")}
     variables: dict[str, object] = {}  # variable -> the consumer of the request it holds
@@ -146,7 +310,7 @@ def read(path: str, data: bytes) -> CodeResult:
         if c.stop_timeout is None:
             c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 def _preorder(node) -> tuple[int, int]:

@@ -97,6 +97,7 @@ def _language(name: str, grammar: str) -> Language:
         numbers={"number"},
         strings={"string"},  # a number written in quotes: its digits are inside them (engine.place)
         hook=lambda node, f, _depth: f.js.evaluated(node),
+        annotation="//",
     )
 
 
@@ -147,7 +148,7 @@ def read(path: str, data: bytes) -> CodeResult:
         Exception
     ) as e:  # untrusted input: a reader fault is one note, never a traceback (tests pin the cases)
         r.result.notes.append(Note(f"{path} not read completely ({type(e).__name__})", Location(path)))
-    return r.result
+    return r.finish()
 
 
 class _Unresolved(Exception):

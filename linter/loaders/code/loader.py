@@ -125,8 +125,22 @@ def wanted(language: str, data: bytes, *, cut: bool = False) -> bool:
     return skipped(data) is None
 
 
+# every code file the run's search offered (claimed or not), for the value flow (engine.FLOW: the other files
+# of a package a parameter's calls or a constant may be in); only paths, never read until a name needs them
+# A run searches (claims) every input before it loads any: a claim after a load begins another run's list.
+_OFFERED: dict[str, None] = {}
+_LOADED = [False]
+_RUN = [0]  # which run the list is of: the flow forgets the files it read for another (engine.Flow.reset)
+
+
 def claim_file(path: str, head: bytes) -> bool:
     language = language_of(path)
+    if language is not None:
+        if _LOADED[0]:
+            _OFFERED.clear()
+            _LOADED[0] = False
+            _RUN[0] += 1
+        _OFFERED[path] = None
     cut = len(head) >= safe_io.HEAD_BYTES
     if language is None or not wanted(language, utf8(head[: len(head) & ~1] if cut else head), cut=cut):
         return False
@@ -136,6 +150,7 @@ def claim_file(path: str, head: bytes) -> bool:
 
 def load(path: str, options=None) -> Model:
     """One code or framework-configuration file -> a Model of pending consumers, env bindings and notes."""
+    _LOADED[0] = True
     model = Model(source_file=path)
     language = language_of(path)
     mod = module(language) if language else None
@@ -159,13 +174,39 @@ def load(path: str, options=None) -> Model:
         return model
     if not wanted(language, data):  # named on the command line, or the marker was past the head
         return model
-    result = read_quietly(mod, path, data)
+    flow = _flow() if language not in ("frameworks", "envfiles") else None
+    try:
+        result = read_quietly(mod, path, data)
+    finally:
+        if flow is not None:  # a reader called outside a run's load opens no other file
+            flow.offered = {}
     model.pending = list(result.consumers)
     model.env = list(result.env)
     model.notes = list(result.notes)
     for q in result.queues:  # created by the code at run time (visguard.linter.created_queues)
         model.add(q)
     return model
+
+
+def _flow():
+    """Give the value flow (``engine.FLOW``) the run's offered files and the one way to read one: the safe read,
+    the size limit, the generated/minified skip (a file the run would not read is not followed either)."""
+    from .engine import FLOW
+
+    if FLOW.reader is None:
+
+        def read(path: str) -> bytes | None:
+            st = safe_io.require_regular(path)
+            if st.st_size > MAX_CODE_BYTES:
+                return None
+            data = utf8(safe_io.read_bytes(path, max_bytes=MAX_CODE_BYTES))
+            return None if skipped(data) is not None else data
+
+        FLOW.reader = read
+    if FLOW.run != _RUN[0]:
+        FLOW.reset(_RUN[0])
+    FLOW.offered = _OFFERED
+    return FLOW
 
 
 def read_quietly(mod, path: str, data: bytes):

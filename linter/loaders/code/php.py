@@ -86,6 +86,7 @@ def _hook(node, f: File, depth: int) -> Value | None:
 PHP = Language(
     "php",
     "php",
+    annotation="//",
     keys=_KEYS,
     numbers={"integer", "float"},
     strings={"string", "encapsed_string"},
@@ -125,7 +126,7 @@ def read(path: str, data: bytes) -> CodeResult:
         c.heartbeat = heartbeat
     _jobs(r, f, jobs)
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 def _args(call) -> list:

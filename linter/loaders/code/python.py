@@ -33,14 +33,19 @@ from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult, creates
 from .engine import (
+    ANNOTATION_FIELDS,
+    FLOW,
     MAX_DEPTH,
     NOT_A_NUMBER,
     File,
     Language,
     Reader,
     Value,
+    braces,
+    compose,
     env_of,
     evaluate,
+    printf,
     queue_ref,
     text,
     unknown,
@@ -53,6 +58,152 @@ def _hook(node, f: File, depth: int) -> Value | None:
     """What the engine's tables cannot say of Python (:data:`_HOOKS`): the node's Value, or None."""
     h = _HOOKS.get(node.type)
     return h(node, f, depth) if h is not None else None
+
+
+def _signature(fn, f: File):
+    """How the calls of the function ``fn`` name it and pass its parameters (engine.Flow): (the names it is
+    called by: its own, a class's for ``__init__`` and the names of subclasses that do not define their own,
+    [(parameter, its default node or None, positional)], 1 for a method's ``self``/``cls`` else 0)."""
+    if fn.type != "function_definition":
+        return None
+    name = text(fn.child_by_field_name("name"))
+    holder = fn.parent
+    decorators = []
+    if holder is not None and holder.type == "decorated_definition":
+        decorators = [text(d).lstrip("@").strip() for d in holder.named_children if d.type == "decorator"]
+        holder = holder.parent
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    in_class = cls is not None and cls.type == "class_definition"
+    names: tuple[str, ...] = (name,)
+    if in_class and name == "__init__":
+        names = _constructors(text(cls.child_by_field_name("name")), f)
+    params, positional = [], True
+    for p in fn.child_by_field_name("parameters").named_children:
+        if p.type == "identifier":
+            params.append((text(p), None, positional))
+        elif p.type in ("default_parameter", "typed_default_parameter"):
+            params.append((text(p.child_by_field_name("name")), p.child_by_field_name("value"), positional))
+        elif p.type == "typed_parameter" and p.named_children:
+            params.append((text(p.named_children[0]), None, positional))
+        elif p.type == "list_splat_pattern":
+            params.append(("*" + text(p).lstrip("*"), None, False))
+            positional = False
+        elif p.type == "dictionary_splat_pattern":
+            params.append(("**" + text(p).lstrip("*"), None, False))
+        elif p.type == "keyword_separator":
+            positional = False
+    bound = 1 if in_class and "staticmethod" not in decorators and params and params[0][2] else 0
+    return names, params, bound
+
+
+def _constructors(cls: str, f: File) -> tuple[str, ...]:
+    """``cls`` and the module-level classes of its package that derive from it without an ``__init__`` of
+    their own (``class Listener(AsyncSqsListener)``: a call ``Listener(...)`` runs ``AsyncSqsListener``'s)."""
+    out = [cls]
+    for g in [f, *FLOW.files_with(f, (cls,))]:
+        for node in g.root.named_children:
+            if node.type == "decorated_definition":
+                node = node.child_by_field_name("definition")
+            if node is None or node.type != "class_definition":
+                continue
+            bases = node.child_by_field_name("superclasses")
+            body = node.child_by_field_name("body")
+            if bases is None or not any(_last(text(b)) == cls for b in bases.named_children):
+                continue
+            own = any(
+                (d.child_by_field_name("definition") if d.type == "decorated_definition" else d) is not None
+                and text(
+                    (
+                        d.child_by_field_name("definition") if d.type == "decorated_definition" else d
+                    ).child_by_field_name("name")
+                )
+                == "__init__"
+                for d in (body.named_children if body is not None else ())
+                if d.type in ("function_definition", "decorated_definition")
+            )
+            sub = text(node.child_by_field_name("name"))
+            if not own and sub not in out:
+                out.append(sub)
+    return tuple(out)
+
+
+def _imported(f: File, key: str):
+    """(the File of the module a name of ``f`` is imported from, the name there), or None: ``QUEUE_URL`` of
+    ``from .settings import QUEUE_URL`` (``as`` too), ``settings.QUEUE_URL`` of ``import settings`` or ``from app
+    import settings``. A module is a file of the project the run was offered (engine.Flow): relative to ``f``
+    for a relative import, else to the project's folder or ``f``'s."""
+    if f.path is None or not FLOW.offered:
+        return None
+    head, _, rest = key.partition(".")
+    if "." in rest:
+        return None
+    for stmt in f.root.named_children:
+        if stmt.type == "import_from_statement":
+            module = stmt.child_by_field_name("module_name")
+            for name in stmt.children_by_field_name("name"):
+                real, alias = _aliased(name)
+                if alias != head:
+                    continue
+                if rest:  # `from app import settings`: the module app.settings
+                    got = _module(f, module, real)
+                    return (got, rest) if got is not None else None
+                got = _module(f, module, None)
+                return (got, real) if got is not None and "." not in real else None
+        elif stmt.type == "import_statement" and rest:
+            for name in stmt.children_by_field_name("name"):
+                real, alias = _aliased(name)
+                if alias == head or (name.type == "dotted_name" and real == head):
+                    got = _module(f, None, real)
+                    return (got, rest) if got is not None else None
+    return None
+
+
+def _aliased(name) -> tuple[str, str]:
+    if name.type == "aliased_import":
+        return text(name.child_by_field_name("name")), text(name.child_by_field_name("alias"))
+    return text(name), text(name).split(".")[0]
+
+
+def _module(f: File, module, extra: str | None) -> File | None:
+    """The File of the module ``module`` (a module_name node; None: none) plus ``extra`` (a dotted name) names."""
+    import os
+
+    parts, bases = [], []
+    if module is not None and module.type == "relative_import":
+        dots = len(text(module.child(0))) if module.child_count else 1
+        base = os.path.dirname(os.path.abspath(f.path))
+        for _ in range(dots - 1):
+            base = os.path.dirname(base)
+        bases = [base]
+        inner = [c for c in module.named_children if c.type == "dotted_name"]
+        parts = text(inner[0]).split(".") if inner else []
+    else:
+        bases = [FLOW.root(f.path), os.path.dirname(os.path.abspath(f.path))]
+        parts = text(module).split(".") if module is not None else []
+    if extra:
+        parts += extra.split(".")
+    for base in bases:
+        for candidate in (os.path.join(base, *parts) + ".py", os.path.join(base, *parts, "__init__.py")):
+            path = FLOW.offered_file(candidate)
+            if path is not None and os.path.abspath(path) != os.path.abspath(f.path):
+                return FLOW.file(path, f.lang)
+    return None
+
+
+def _call_args(call, f: File):
+    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``."""
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "argument_list":
+        return None
+    pos, kw, splat = [], {}, False
+    for a in args.named_children:
+        if a.type == "keyword_argument":
+            kw[text(a.child_by_field_name("name"))] = a.child_by_field_name("value")
+        elif a.type in ("list_splat", "dictionary_splat"):
+            splat = True
+        elif a.type != "comment":
+            pos.append(a)
+    return pos, kw, splat
 
 
 PYTHON = Language(
@@ -69,6 +220,10 @@ PYTHON = Language(
     binary={"binary_operator"},
     calls={"call": "arguments"},
     hook=_hook,
+    signature=_signature,
+    call_args=_call_args,
+    package="imports",
+    imported=_imported,
 )
 
 # what each call the query captures (``@call``, named ``@call.name``) is to the reader
@@ -160,7 +315,7 @@ def read(path: str, data: bytes) -> CodeResult:
     """The consumers ``data`` (a Python file at ``path``) declares; never raises on odd code."""
     if not any(marker in data for marker in _MARKERS):  # nothing to read: no parse
         return CodeResult()
-    f = File(PYTHON, data)
+    f = File(PYTHON, data, path=path)
     if f.gave_up:
         message = "python: the parser gave up recovering from syntax errors; no consumer read"
         return CodeResult(notes=[Note(message, Location(path, 1))])
@@ -170,7 +325,7 @@ def read(path: str, data: bytes) -> CodeResult:
     _sdk(f, r, calls, aws)
     _celery(f, r, calls)
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 # ------------------------------------------------------------------------------------------------ values
@@ -181,8 +336,36 @@ def _string(node, f: File, depth: int):
     if "b" in prefix:  # bytes are no queue name
         return unknown(node)
     if "f" in prefix and any(c.type == "interpolation" for c in node.named_children):
-        return unknown(node)
+        return _fstring(node, f, depth)
     return None
+
+
+def _fstring(node, f: File, depth: int) -> Value:
+    """An f-string whose every ``{x}`` is a known string or number (no conversion, no format spec); with an
+    environment variable among them, a pattern (engine.compose)."""
+    vs = []
+    for k in node.named_children:
+        if k.type == "string_content":
+            vs.append(Value("str", text(k), k))
+        elif k.type == "interpolation":
+            inner = [x for x in k.named_children if x.type != "comment"]
+            if len(inner) != 1:
+                return unknown(node, f"{_shown(node)}: {{{text(k)[1:-1][:40]}}} is formatted")
+            vs.append(evaluate(inner[0], f, depth + 1))
+    return compose(node, vs, lambda ps: "".join(str(p.value) for p in ps), _shown(node))
+
+
+def _percent(node, f: File, depth: int) -> Value | None:
+    """``"%s-%s" % (a, b)``: a known format of known parts; None for another operator (the engine's)."""
+    if text(node.child_by_field_name("operator")).strip() != "%":
+        return None
+    left = evaluate(node.child_by_field_name("left"), f, depth + 1)
+    if left.kind != "str":
+        return None
+    right = node.child_by_field_name("right")
+    items = right.named_children if right is not None and right.type == "tuple" else [right]
+    args = [evaluate(a, f, depth + 1) for a in items if a is not None]
+    return compose(node, args, lambda ps: printf(left.value, ps), _shown(node))
 
 
 def _concatenated(node, f: File, depth: int) -> Value:
@@ -251,6 +434,24 @@ def _call(node, f: File, depth: int) -> Value:
                 default.env = var.value
                 return default
             return Value("env", var.value, node, default=default)
+    if name == "get" and fn.type == "attribute" and 1 <= len(args) <= 2:
+        got = _kwargs_get(node, fn.child_by_field_name("object"), args, f, depth)
+        if got is not None:
+            return got
+    if name == "format" and fn.type == "attribute":
+        template = evaluate(fn.child_by_field_name("object"), f, depth + 1)
+        if template.kind == "str":
+            pos = [evaluate(a, f, depth + 1) for a in args]
+            kw = {k: evaluate(v, f, depth + 1) for k, v in _kwargs(f, node, depth).items()}
+            keys = list(kw)
+            return compose(
+                node,
+                pos + [kw[k] for k in keys],
+                lambda ps: braces(
+                    template.value, ps[: len(pos)], dict(zip(keys, ps[len(pos) :], strict=True))
+                ),
+                _shown(node),
+            )
     if name in _CONVERSIONS and len(args) == 1:
         return _convert(node, _CONVERSIONS[name], evaluate(args[0], f, depth + 1))
     if name == "timedelta":
@@ -258,6 +459,25 @@ def _call(node, f: File, depth: int) -> Value:
     if name == "dict" and not args:
         return Value("dict", _kwargs(f, node, depth), node)
     return unknown(node)
+
+
+def _kwargs_get(node, obj, args: list, f: File, depth: int) -> Value | None:
+    """``kwargs.get("wait_time", 0)`` where ``kwargs`` is the function's ``**kwargs``: what its calls pass as
+    ``wait_time=``, else the default (engine.Flow); None for another ``.get``."""
+    if obj is None or obj.type != "identifier":
+        return None
+    found = f.param_of(text(obj), obj.start_byte)
+    if found is None:
+        return None
+    sig = _signature(found[0], f)
+    if sig is None or ("**" + text(obj)) not in [k for k, _, _ in sig[1]]:
+        return None
+    word = evaluate(args[0], f, depth + 1)
+    if word.kind != "str" or not word.value:
+        return None
+    return FLOW.argument(
+        f, found[0], found[1], word.value, sig, depth, keyword=(args[1] if len(args) > 1 else None)
+    )
 
 
 def _convert(node, to, v: Value) -> Value:
@@ -302,6 +522,7 @@ _HOOKS = {
     "subscript": _subscript,
     "dictionary": _dictionary,
     "call": _call,
+    "binary_operator": _percent,
 }
 
 
@@ -432,9 +653,9 @@ def _shown(node) -> str:
     return s if len(s) <= 80 else s[:77] + "..."
 
 
-def _seconds(f: File, r: Reader, node, what: str, address: str) -> Value | None:
+def _seconds(f: File, r: Reader, node, what: str, address: str, c=None, field=None) -> Value | None:
     """The number ``node`` writes (a literal, a constant, an environment variable's default), else None and a
-    note."""
+    note (none when consumer ``c``'s annotation states ``field``: engine.Reader.annotated)."""
     v = evaluate(node, f)
     var = env_of(v)
     if v.kind == "int":
@@ -456,8 +677,14 @@ def _seconds(f: File, r: Reader, node, what: str, address: str) -> Value | None:
     ):  # beyond any AWS limit (values.MAX_NUMBER), NaN, inf
         literal = text(v.node) if v.kind == "bad" else v.why[: -len(NOT_A_NUMBER)].strip()
         r.note(f"{what}: {literal} is beyond any number visguard reads (10**15): not read", node, address)
+    elif c is not None and r.annotated(c, field):
+        return None
     else:
-        r.note(f"{what} is computed ({_shown(node)}): visguard does not guess it", node, address)
+        why = _shown(node)
+        if v.why and v.why not in why:  # the expression, and the part of it that stopped the reading
+            why = f"{why}: {v.why}"
+        hint = f"; {r.hint(ANNOTATION_FIELDS[field], '<seconds>')}" if field in ANNOTATION_FIELDS else ""
+        r.note(f"{what} is computed ({why}): visguard does not guess it{hint}", node, address)
     return None
 
 
@@ -473,6 +700,8 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
         qn = _kwargs(f, call).get("QueueName")
         return _queue_ref(f, r, qn, name_kind=True) if qn is not None else None
     v = evaluate(target, f)
+    if r.elsewhere(v):  # written in another file (the call that passes it): located there
+        where = r.at(v, v.node)
     var = env_of(v)
     if var:
         default = v.default if v.kind == "env" else v
@@ -485,6 +714,10 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
     if v.kind == "str" and v.value:
         return queue_ref(v.value, where, kind)
     return None
+
+
+# calls whose response's QueueUrl is the URL of the queue their QueueName names
+_URL_CALLS = ("get_queue_url", "create_queue")
 
 
 def _get_queue_url(f: File, node):
@@ -501,7 +734,7 @@ def _get_queue_url(f: File, node):
             inner = fn.child_by_field_name("object")
     if inner is not None:
         inner = _unawait(_deref(f, inner))
-        if inner.type == "call" and _last(text(inner.child_by_field_name("function"))) == "get_queue_url":
+        if inner.type == "call" and _last(text(inner.child_by_field_name("function"))) in _URL_CALLS:
             return inner
     return None
 
@@ -563,13 +796,25 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
                 r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
             if extend_by is not None:
                 c.heartbeat_extend_by = extend_by
+        if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
+            v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
+            if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
+                c.settings["queue_pattern"] = v.pattern
+                c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
+            r.note(
+                f"the QueueUrl of this receive is computed ({v.why or _shown(kw['QueueUrl'])}): not joined; "
+                f"{r.hint('queue', '<name or URL>')}",
+                kw["QueueUrl"],
+                c.id,
+            )
         vt = kw.get("VisibilityTimeout")
         if vt is not None:
-            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id)
-            r.set(c, "visibility_override", v.value if v else None, vt, v)
+            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
+            if v is not None or "visibility_override" not in c.locations:
+                r.set(c, "visibility_override", v.value if v else None, vt, v)
         for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
             if key in kw:
-                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id)
+                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
                 if v is not None:
                     r.set(c, setting, v.value, kw[key], v)
 

@@ -104,7 +104,7 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in sdk:
         c.heartbeat = heartbeat
     creates.read(f, r)  # the queues the code creates (issue 35)
-    return r.result
+    return r.finish()
 
 
 def _sdk(r: Reader, site):

@@ -50,8 +50,8 @@ def test_grammar_by_ending(monkeypatch):
 
 
 def test_each_query_file_splits_into_its_patterns():
-    """The sites and the names of a query file are compiled apart (compiling costs); together they are every
-    pattern of the file, with every capture."""
+    """The sites, the names and the value flow's calls of a query file are compiled apart (compiling costs);
+    together they are every pattern of the file, with every capture."""
     import tree_sitter
     from visguard.linter.loaders.code import engine, loader, parser
 
@@ -60,13 +60,14 @@ def test_each_query_file_splits_into_its_patterns():
             source = f.read()
         lang = next(v for v in vars(loader.module(name)).values() if isinstance(v, engine.Language))
         whole = tree_sitter.Query(parser(lang.grammar).language, source)
-        sites, names = engine.query(lang), engine.query(lang, "names")
-        assert sites.pattern_count + names.pattern_count == whole.pattern_count, name
+        sites, names, flow = engine.query(lang), engine.query(lang, "names"), engine.query(lang, "flow")
+        assert sites.pattern_count + names.pattern_count + flow.pattern_count == whole.pattern_count, name
 
         def captures(q):
             return {q.capture_name(i) for i in range(q.capture_count)}
 
-        assert captures(sites) | captures(names) == captures(whole), name
+        assert captures(sites) | captures(names) | captures(flow) == captures(whole), name
+        assert not any(c.startswith("flow.") for c in captures(sites) | captures(names)), name
         assert not any(c.startswith("bind.") for c in captures(sites)), name
 
 

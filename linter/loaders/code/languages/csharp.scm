@@ -43,12 +43,23 @@
   (#any-of? @heartbeat.call "ChangeMessageVisibility" "ChangeMessageVisibilityAsync" "ChangeMessageVisibilityBatch" "ChangeMessageVisibilityBatchAsync" "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
 
 ; names bound in the file: fields, constants and locals (declared as strings: @string), and x = value;
-(variable_declarator name: (identifier) @bind.name (_)? @bind.value .)
+; (a field without an initializer is bound by what its constructor assigns: `_queueUrl = queueUrl;`, whose
+; parameter the value flow follows to the `new Worker("...")` that passes it)
+(local_declaration_statement (variable_declaration (variable_declarator name: (identifier) @bind.name (_)? @bind.value .)))
+(field_declaration (variable_declaration (variable_declarator name: (identifier) @bind.name (_) @bind.value .)))
+(using_statement (variable_declaration (variable_declarator name: (identifier) @bind.name (_)? @bind.value .)))
+(for_statement (variable_declaration (variable_declarator name: (identifier) @bind.name (_)? @bind.value .)))
+(expression_statement
+  (assignment_expression left: (member_access_expression "this" name: (identifier) @bind.name) right: (_) @bind.value))
 (variable_declaration
   type: (_) @_t
   (variable_declarator name: (identifier) @string)
   (#any-of? @_t "string" "String"))
 (expression_statement (assignment_expression left: (identifier) @bind.name right: (_) @bind.value))
+
+; calls, for the value flow: `new Worker("orders")`, `worker.Run(url)`, by the callee's last name
+(object_creation_expression type: [(identifier) @flow.callee (qualified_name name: (identifier) @flow.callee) (generic_name (identifier) @flow.callee)]) @flow.call
+(invocation_expression function: [(identifier) @flow.callee (member_access_expression name: (identifier) @flow.callee)]) @flow.call
 
 ; parameters shadow the file's names inside their method
 (parameter name: (identifier) @param)

@@ -68,6 +68,24 @@
 (short_var_declaration left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 (assignment_statement left: (expression_list . (identifier) @bind.name .) right: (expression_list (_) (_)))
 
+; fields, for the value flow (engine.Flow): `Listener{queueUrl: url}`, `&worker.Config{QueueName: "q"}`,
+; `q.url = u` (go.py keys a field as ".url": every value of a field of that name, whatever the variable); the
+; SDK's request and response shapes (`sqs.ReceiveMessageInput{QueueUrl: ...}`, `aws.Config{...}`) are not read
+(composite_literal
+  type: [(type_identifier) @_t (qualified_type package: (package_identifier) @_p name: (type_identifier) @_t)]
+  body: (literal_value (keyed_element . (literal_element (identifier) @bind.name) . (literal_element) @bind.value))
+  (#not-match? @_t "(Input|Output)$") (#not-eq? @_p "aws"))
+; `url, err := getQueueURL(...)`: the first name is the call's first result
+(short_var_declaration left: (expression_list . (identifier) @bind.name . ",") right: (expression_list . (call_expression) @bind.value .))
+(assignment_statement left: (expression_list . [(identifier) (selector_expression)] @bind.name . ",") right: (expression_list . (call_expression) @bind.value .))
+(assignment_statement left: (expression_list . (selector_expression) @bind.name .) right: (expression_list . (_) @bind.value .))
+(assignment_statement left: (expression_list "," . (selector_expression) @bind.name))
+(assignment_statement left: (expression_list (selector_expression) @bind.name . ","))
+
+; calls, for the value flow: what the calls of a function pass its parameters (`CreateListener(p, "http://...")`,
+; `l.client.GetMessages(ctx, l.queueUrl, 10, 10)`), by the callee's last name
+(call_expression function: [(identifier) @flow.callee (selector_expression field: (field_identifier) @flow.callee)]) @flow.call
+
 ; parameters shadow the file's names inside their function
 (parameter_declaration name: (identifier) @param)
 

@@ -66,12 +66,27 @@
   (#any-of? @heartbeat "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
 ((identifier) @heartbeat.spring (#any-of? @heartbeat.spring "changeTo" "changeToAsync"))
 
-; names bound in the file: fields, constants, locals (declared as String: @string)
-(variable_declarator name: (identifier) @bind.name value: (_)? @bind.value)
+; names bound in the file: constants, locals (declared as String: @string); a field by its initializer, by what
+; a constructor assigns it (`this.queueUrl = queueUrl`: the value flow follows the parameter to the `new` that
+; passes it), or by the configuration property its annotation injects (`@ConfigProperty(name = "queue.url")`,
+; `@Value("${queue.url}")`: java.py reads the project's application.properties/yml)
+(local_variable_declaration declarator: (variable_declarator name: (identifier) @bind.name value: (_)? @bind.value))
+(constant_declaration declarator: (variable_declarator name: (identifier) @bind.name value: (_)? @bind.value))
+(field_declaration declarator: (variable_declarator name: (identifier) @bind.name value: (_) @bind.value))
+(field_declaration
+  (modifiers (annotation name: (identifier) @_a) @bind.value)
+  declarator: (variable_declarator name: (identifier) @bind.name)
+  (#any-of? @_a "ConfigProperty" "Value"))
+(assignment_expression left: (field_access object: (this) field: (identifier) @bind.name) right: (_) @bind.value)
 (_ type: (type_identifier) @_t declarator: (variable_declarator name: (identifier) @string) (#eq? @_t "String"))
+
+; calls, for the value flow: `new Listener("orders")`, `listener.start(url)`, by the callee's last name
+(object_creation_expression type: [(type_identifier) @flow.callee (generic_type (type_identifier) @flow.callee)]) @flow.call
+(method_invocation name: (identifier) @flow.callee) @flow.call
 
 ; parameters shadow the file's names inside their method
 (formal_parameter name: (identifier) @param)
+(spread_parameter (variable_declarator name: (identifier) @param))
 
 
 ; ---------------------------------------------------------------------------------------------- create sites

@@ -25,6 +25,10 @@
 ; names bound in the file (`X = ...`, `self.x = ...`, `a = b = ...`: the value is the chain's last)
 (assignment left: [(identifier) (attribute)] @bind.name right: (_) @bind.value)
 
+; calls, for the value flow (engine.Flow: what the calls of a function pass its parameters), by the callee's last
+; name: `AsyncListener("orders")`, `self.listen(q)`
+(call function: [(identifier) @flow.callee (attribute attribute: (identifier) @flow.callee)]) @flow.call
+
 ; parameters shadow the file's names inside their function (or lambda)
 (function_definition
   parameters: (parameters [(identifier) @param

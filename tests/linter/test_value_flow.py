@@ -1,0 +1,323 @@
+"""The value flow of the code engine (issue 35 §1): a queue, a visibility, a wait time and a batch size followed
+from the receive to where the code writes them — a constructor's or a function's parameter (what its one call
+passes, its default), a field set from one, another file of the package, a string built of known parts, a
+function that asks GetQueueUrl — and the annotation comment that states what the code does not say.
+
+Each fixture under ``fixtures/code/flow/`` is one mechanism in one language, read as a run reads it (the folder
+searched, each code file loaded: the files the run was offered are the ones the flow may open)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from visguard.linter.loaders import registry
+from visguard.linter.loaders.code import engine, go, python
+
+FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
+
+
+def run(folder: str):
+    """(consumers, notes) of every code file of ``folder``, loaded as ``visguard lint`` loads them."""
+    errors: list = []
+    consumers, notes = [], []
+    for item in registry.discover([folder], errors=errors):
+        if item.loader.name == "code":
+            model = item.loader.load(item.path, registry.LoadOptions())
+            consumers += model.pending
+            notes += model.notes
+    assert not errors
+    return consumers, notes
+
+
+def one(consumers, ending: str):
+    (c,) = [c for c in consumers if c.location.file.endswith(ending)]
+    return c
+
+
+def rel(loc) -> str:
+    return os.path.relpath(loc.file, FLOW).replace(os.sep, "/") + f":{loc.line}"
+
+
+# ---------------------------------------------------------------------------------------------- parameters
+def test_python_constructor_arguments_defaults_and_kwargs_reach_the_receive():
+    """``ReportPoller(url, batch=5)`` in another file of the project (a subclass without its own __init__) builds
+    the poller: the queue is its argument, the visibility the default 600, the batch ``**options``'s ``batch``,
+    the wait ``options.get("wait", 20)``'s default."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-python"))
+    c = one(consumers, "poller.py")
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/reports"
+    assert rel(c.queue_ref.location) == "constructor-python/run.py:9"  # where the literal is written
+    assert c.visibility_override == 600
+    assert c.settings["max_messages"] == 5 and c.settings["wait_time"] == 20
+
+
+def test_go_method_parameter_field_and_constructor_across_packages():
+    """``Fetch(ctx, url, max, wait)`` in package poller is called with ``r.queueURL, 10, 20`` by package runner,
+    whose field is set by ``NewRunner(url)`` in the struct literal, called in another file of its folder."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-go"))
+    c = one(consumers, "client.go")
+    assert c.queue_ref.kind == "url" and c.queue_ref.value == "http://localhost:4566/000000000000/orders"
+    assert rel(c.queue_ref.location) == "constructor-go/runner/start.go:4"
+    assert c.settings["max_messages"] == 10 and c.settings["wait_time"] == 20
+
+
+def test_go_a_function_asking_get_queue_url_is_that_queue_with_its_own_argument():
+    """``url, err = lookup(w.api, w.name)`` after a first ``lookup(w.api, w.deadName)``: the assignment that
+    reaches ``w.url = url`` is the second, and ``lookup`` is read with that call's argument (not every call's):
+    the queue named ``billing`` by ``Watch("billing", ...)`` in the module's cmd."""
+    consumers, _ = run(os.path.join(FLOW, "getqueueurl-go"))
+    c = one(consumers, "queue.go")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("name", "billing")
+    assert rel(c.queue_ref.location) == "getqueueurl-go/cmd/main.go:6"
+
+
+def test_go_if_zero_defaults_yield_to_the_value_set():
+    """``if cfg.Wait == 0 { cfg.Wait = 20 }`` is a default: main sets Wait 5 (read) and no Batch (10)."""
+    consumers, _ = run(os.path.join(FLOW, "defaults-go"))
+    c = one(consumers, "poll.go")
+    assert c.queue_ref.value.endswith("/events")
+    assert c.settings["wait_time"] == 5 and c.settings["max_messages"] == 10
+
+
+def test_two_calls_with_different_values_are_never_picked_between():
+    consumers, notes = run(os.path.join(FLOW, "two-callers-python"))
+    c = one(consumers, "poll.py")
+    assert c.queue_ref is None and c.visibility_override is None
+    (queue,) = [n for n in notes if "QueueUrl" in n.message]
+    assert "given different values by its 2 calls" in queue.message
+    assert "/123456789012/a'" in queue.message and "/123456789012/b'" in queue.message
+    (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
+    assert "30 at" in vis.message and "90 at" in vis.message
+
+
+def test_a_parameter_read_alone_is_noted_with_how_to_tell_visguard():
+    code = b"import boto3\nsqs = boto3.client('sqs')\ndef poll(url):\n    sqs.receive_message(QueueUrl=url)\n"
+    result = python.read("poll.py", code)
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    (note,) = result.notes
+    assert "url is a parameter of poll, and no call of it in its package passes it" in note.message
+    assert "# visguard: queue=<name or URL>" in note.message
+
+
+def test_a_value_from_a_call_site_is_not_edited_by_the_fixer():
+    """A number given at a call site is the caller's: the place says so (the fixer refuses), no span here."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\n"
+        b"def poll(url, vt):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+        b"poll('https://sqs.eu-west-1.amazonaws.com/123456789012/q', 45)\n"
+    )
+    result = python.read("poll.py", code)
+    (c,) = result.consumers
+    assert c.visibility_override == 45 and c.queue_ref.value.endswith("/q")
+    assert result.places[(c.id, "visibility_override")].reason == "binding"
+
+
+def test_java_constructor_assigns_the_fields_the_new_passes():
+    """``this.queueUrl = queueUrl`` in the constructor; ``new Poller(sqs, "https://...", 240)`` in Main."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-java"))
+    c = one(consumers, "Poller.java")
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/shipments"
+    assert rel(c.queue_ref.location) == "constructor-java/src/main/java/app/Main.java:5"
+    assert c.visibility_override == 240
+
+
+def test_java_injected_configuration_reads_application_properties():
+    """``@ConfigProperty(name = "worker.queue")`` is ``${WORKER_QUEUE}`` in application.properties (the
+    environment variable); ``@Value("${worker.visibility:30}")`` is the file's 90; an unset key its default."""
+    consumers, _ = run(os.path.join(FLOW, "config-java"))
+    c = one(consumers, "Receiver.java")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "WORKER_QUEUE")
+    assert c.visibility_override == 90 and c.settings["wait_time"] == 20
+
+
+def test_csharp_constructor_assigns_the_fields_the_new_passes_with_a_default():
+    """``_queueUrl = queueUrl;`` and ``this._wait = wait;`` (default 20) in the constructor; ``new Poller(sqs,
+    "https://...")`` in Program.cs."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-csharp"))
+    c = one(consumers, "Poller.cs")
+    assert c.queue_ref.value == "https://sqs.us-west-2.amazonaws.com/123456789012/payments"
+    assert rel(c.queue_ref.location) == "constructor-csharp/Program.cs:5"
+    assert c.settings["wait_time"] == 20 and c.visibility_override == 120
+
+
+# ---------------------------------------------------------------------------------------------- packages
+def test_python_module_constants_imported_from_the_package():
+    """``settings.QUEUE_URL`` (``from . import settings``), ``VT`` (``from .settings import VISIBILITY as VT``),
+    ``STAGE_QUEUE`` (``from app.settings import ...``: an environment variable with its default)."""
+    consumers, _ = run(os.path.join(FLOW, "imports-python"))
+    w = one(consumers, "worker.py")
+    assert w.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/invoices"
+    assert rel(w.queue_ref.location) == "imports-python/app/settings.py:6"
+    assert w.visibility_override == 300
+    s = one(consumers, "stage.py")
+    assert (s.queue_ref.kind, s.queue_ref.value, s.queue_ref.fallback.value) == (
+        "env",
+        "STAGE_QUEUE",
+        "invoices-dev",
+    )
+
+
+def test_a_file_read_alone_opens_no_other(tmp_path):
+    """Outside a run's search (a file named alone, a reader called alone) no other file is read."""
+    (tmp_path / "settings.py").write_text("QUEUE = 'q'\n")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom settings import QUEUE\nc.receive_message(QueueUrl=QUEUE)\n"
+    )
+    consumers, _ = run(str(tmp_path / "w.py"))
+    assert consumers[0].queue_ref is None
+
+
+def test_a_new_run_forgets_the_files_of_the_last(tmp_path):
+    (tmp_path / "settings.py").write_text("QUEUE = 'first'\n")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom settings import QUEUE\nc.receive_message(QueueUrl=QUEUE)\n"
+    )
+    assert run(str(tmp_path))[0][0].queue_ref.value == "first"
+    (tmp_path / "settings.py").write_text("QUEUE = 'second'\n")
+    assert run(str(tmp_path))[0][0].queue_ref.value == "second"
+
+
+# ---------------------------------------------------------------------------------------------- strings
+def test_strings_built_of_known_parts_in_python_go_and_java():
+    consumers, notes = run(os.path.join(FLOW, "strings"))
+    by = {os.path.basename(c.location.file) + f":{c.location.line}": c for c in consumers}
+    for at in ("parts.py:10", "parts.py:11", "parts.py:12"):
+        assert by[at].queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/orders", at
+    assert by["parts.go:6"].queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
+    assert by["Parts.java:8"].queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/mail"
+    # a part known only where the code runs: not guessed, and not taken for the queue's own variable
+    assert by["parts.py:13"].queue_ref is None
+    (stage,) = [n for n in notes if "STAGE" in n.message]
+    assert "built from the environment (STAGE), known only where it runs" in stage.message
+    # ... but the pattern it leaves is on the consumer, for the join to match against the run's queues
+    pattern = by["parts.py:13"].settings["queue_pattern"]
+    assert pattern == "https://sqs.eu-west-1.amazonaws.com/123456789012/${STAGE}-orders"
+    rx = engine.pattern_regex(pattern)
+    assert rx.match("https://sqs.eu-west-1.amazonaws.com/123456789012/prod-orders")
+    assert not rx.match("https://sqs.eu-west-1.amazonaws.com/123456789012/orders")
+    assert not rx.match("https://sqs.eu-west-1.amazonaws.com/123456789012/a/b-orders")
+
+
+def test_a_prefix_from_the_environment_plus_a_constant_is_a_pattern_in_every_language():
+    py = python.read(
+        "p.py",
+        b"import os, boto3\nsqs = boto3.client('sqs')\nsqs.receive_message(QueueUrl=os.environ['P'] + '-jobs')\n",
+    )
+    assert py.consumers[0].settings["queue_pattern"] == "${P}-jobs"
+    src = b'package x\nfunc f() { c.ReceiveMessage(&sqs.ReceiveMessageInput{QueueUrl: aws.String(fmt.Sprintf("%s-jobs", os.Getenv("P")))}) }\n'
+    assert go.read("p.go", src).consumers[0].settings["queue_pattern"] == "${P}-jobs"
+
+
+@pytest.mark.parametrize(
+    "fmt,args,out",
+    [
+        ("%s/%s", ["a", "b"], "a/b"),
+        ("%d%%", [5], "5%"),
+        ("%s", [], None),
+        ("%5s", ["a"], None),
+        ("%s %s", ["a"], None),
+        ("%x", [1], None),
+    ],
+)
+def test_printf_reads_only_the_plain_verbs(fmt, args, out):
+    vals = [engine.Value("int" if isinstance(a, int) else "str", a, None) for a in args]
+    assert engine.printf(fmt, vals) == out
+
+
+def test_braces_reads_only_plain_fields():
+    v = engine.Value("str", "x", None)
+    assert engine.braces("{}-{0}-{n}-{{}}", [v], {"n": v}) == "x-x-x-{}"
+    assert engine.braces("{0!r}", [v], {}) is None and engine.braces("{a}", [], {}) is None
+
+
+# ---------------------------------------------------------------------------------------------- annotations
+def test_the_annotation_states_what_the_code_does_not_say():
+    consumers, notes = run(os.path.join(FLOW, "annotation"))
+    py = [c for c in consumers if c.location.file.endswith(".py")]
+    good, broken = sorted(py, key=lambda c: c.location.line)
+    assert (good.queue_ref.kind, good.queue_ref.value) == ("name", "orders")
+    assert good.queue_ref.location.line == 7 and good.visibility_override == 120  # located at the comment
+    assert good.locations["visibility_override"].line == 7
+    assert broken.queue_ref is None  # a malformed annotation gives nothing
+    assert any("annotation at line 12 is not read: visibility='two-minutes'" in n.message for n in notes)
+    g = one(consumers, ".go")
+    assert g.queue_ref.value == "jobs" and g.settings["wait_time"] == 20
+
+
+@pytest.mark.parametrize(
+    "line,mark,want",
+    [
+        ("# visguard: queue=orders", "#", ({"queue": "orders"}, "")),
+        ("  // visguard: queue=a.fifo visibility=60 wait=20 batch=10", "//", (
+            {"queue": "a.fifo", "visibility_override": 60, "wait_time": 20, "max_messages": 10}, "")),
+        ("x = 1  # visguard: batch=5", "#", ({"max_messages": 5}, "")),
+        ("# visguard:", "#", ({}, "it sets nothing (write key=value: queue, visibility, wait, batch)")),
+        ("# visguard: queue=a queue=b", "#", ({}, "queue is given twice")),
+        ("# visguard: timeout=5", "#", ({}, "'timeout=5' is not key=value of queue, visibility, wait, batch")),
+        ("# visguard: wait=-1", "#", ({}, "wait='-1' is not a whole number")),
+        ("# visguard: queue=a;rm", "#", ({}, "queue='a;rm' is not a queue name, URL or ARN")),
+        ('s = "visguard: queue=a"', "#", (None, "")),  # not in a comment
+        ("// visguard: queue=a", "#", (None, "")),  # another language's comment
+    ],
+)  # fmt: skip
+def test_annotation_is_parsed_strictly(line, mark, want):
+    assert engine.annotation(line, mark) == want
+
+
+# ---------------------------------------------------------------------------------------------- bounds
+def _timed(fn):
+    """(what ``fn()`` returns, the CPU seconds it took)."""
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+def test_constants_in_a_loop_across_the_files_of_a_package_end_in_a_note(tmp_path):
+    (tmp_path / "go.mod").write_text("module x\n")
+    (tmp_path / "a.go").write_text(
+        "package x\nconst A = B\nvar _ = &sqs.ReceiveMessageInput{QueueUrl: aws.String(A)}\n"
+    )
+    (tmp_path / "b.go").write_text("package x\nconst B = C\n")
+    (tmp_path / "c.go").write_text("package x\nconst C = A\n")
+    consumers, notes = run(str(tmp_path))
+    (c,) = consumers
+    assert c.queue_ref is None and any("QueueUrl" in n.message for n in notes)
+
+
+def test_parameters_passed_around_in_a_loop_end(tmp_path):
+    """f(q) calls g(q) calls f(q), in two files: no value, bounded, a note."""
+    (tmp_path / "go.mod").write_text("module x\n")
+    (tmp_path / "a.go").write_text(
+        "package x\nfunc f(q string) { g(q); c.ReceiveMessage(&sqs.ReceiveMessageInput{QueueUrl: aws.String(q)}) }\n"
+    )
+    (tmp_path / "b.go").write_text("package x\nfunc g(q string) { f(q) }\n")
+    (consumers, notes), spent = _timed(lambda: run(str(tmp_path)))
+    assert consumers[0].queue_ref is None and notes and spent < 5
+
+
+def test_a_10000_deep_chain_and_a_huge_fstring_are_bounded():
+    chain = b"\n".join(b"A%d = A%d" % (i, i + 1) for i in range(10_000)) + b"\nA10000 = 'q'\n"
+    chain += b"import boto3\nsqs.receive_message(QueueUrl=A0)\n"
+    calls = b"".join(b"def f%d(q):\n    f%d(q)\n" % (i, i + 1) for i in range(10_000))
+    calls += b"import boto3\ndef f10000(q):\n    sqs.receive_message(QueueUrl=q)\nf0('x')\n"
+    huge = b"import boto3\nB = 'b'\nsqs.receive_message(QueueUrl=f'" + b"{B}" * 200_000 + b"')\n"
+    for data in (chain, calls, huge):
+        result, spent = _timed(lambda data=data: python.read("deep.py", data))
+        (c,) = result.consumers
+        assert spent < 10
+        if data is huge:  # 100,000 characters are no queue's name or URL: not built (engine.compose's bound)
+            assert c.queue_ref is None
+        else:
+            assert c.queue_ref is None and result.notes  # beyond MAX_DEPTH: a note, no guess
+
+
+def test_go_deep_call_chain_is_bounded():
+    src = b"package x\n" + b"".join(b"func f%d(q string) { f%d(q) }\n" % (i, i + 1) for i in range(5_000))
+    src += b"func f5000(q string) { c.ReceiveMessage(&sqs.ReceiveMessageInput{QueueUrl: aws.String(q)}) }\n"
+    src += b'func main() { f0("x") }\n'
+    result, spent = _timed(lambda: go.read("deep.go", src))
+    (c,) = result.consumers
+    assert c.queue_ref is None and spent < 10
