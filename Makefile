@@ -113,7 +113,7 @@ demo-consumers: install
 	@mkdir -p $(OUT)/consumers
 	$(BIN)/visguard lint examples/consumers --fail-on never
 	$(BIN)/visguard lint examples/consumers --fail-on never -f sarif -o $(OUT)/consumers/lint.sarif
-	for r in VG060 VG061 VG062 VG063 VG064 VG071 VG072 VG074; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/lint.sarif || exit 1; done
+	for r in VG060 VG061 VG062 VG063 VG064 VG065 VG071 VG072 VG074; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/lint.sarif || exit 1; done
 	$(BIN)/visguard lint examples/consumers --diff > $(OUT)/consumers/fixes.diff; test $$? -eq 2  # the fixes, not written
 	grep -q '^+      terminationGracePeriodSeconds' $(OUT)/consumers/fixes.diff
 	# a local stack: queues a LocalStack hook and Kombu create, a Celery worker started by its Procfile
