@@ -170,19 +170,49 @@ def lint_model(
             continue
         for s in queue.suppressions:
             findings += _suppression_problems(s, queue, config)
-        active = [
-            s
-            for s in _suppressions_for(queue, config)
-            if (s.reason or "").strip() and (s.rule == "*" or s.rule in ALL_RULES)
-        ]
-        for f in raw:
-            if any(_suppresses(s, f) for s in active):
-                continue
-            f = _generated_fix(word(f, queue, vocabulary(queue) if vocabulary else None), queue)
-            if f.rule in config.severity_overrides:
-                f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
-            findings.append(f)
+        findings += _finished(raw, queue, config, vocabulary)
+    if only is None and (model.unjoined or model.pending):
+        findings += _alone_findings(model, ctx, disabled, vocabulary)
     return sort_findings(findings)
+
+
+def _finished(raw: list[Finding], queue: Queue, config: LintConfig, vocabulary) -> list[Finding]:
+    """The findings of ``raw`` on ``queue`` that no suppression with a reason hides, worded, severities set."""
+    active = [
+        s
+        for s in _suppressions_for(queue, config)
+        if (s.reason or "").strip() and (s.rule == "*" or s.rule in ALL_RULES)
+    ]
+    out = []
+    for f in raw:
+        if any(_suppresses(s, f) for s in active):
+            continue
+        f = _generated_fix(word(f, queue, vocabulary(queue) if vocabulary else None), queue)
+        if f.rule in config.severity_overrides:
+            f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
+        out.append(f)
+    return out
+
+
+def _alone_findings(model: Model, ctx: RuleContext, disabled: frozenset[str], vocabulary) -> list[Finding]:
+    """The rules that judge a consumer by what it sets itself (``Rule.check_consumer``) over each consumer whose
+    queue is not known (``Model.unjoined``; ``pending`` when no join ran): a receive's VisibilityTimeout of 0 is a
+    finding whatever the queue. Each finding is on the consumer's stand-in queue (``rules._base.alone``)."""
+    from visguard.linter.rules._base import alone
+
+    out: list[Finding] = []
+    for c in [*model.unjoined, *model.pending]:
+        if c.settings.get("celery_tasks_only"):
+            continue  # a file of tasks, merged into its app (linter.consumers), not a consumer of its own
+        rules = [r for r in _rules_for(disabled, frozenset([c.kind])) if r.check_consumer is not None]
+        raw: list[Finding] = []
+        for rule in rules:
+            ctx.rule = rule
+            raw.extend(rule.check_consumer(c, ctx))
+        ctx.rule = None
+        if raw:
+            out += _finished(raw, alone(c), ctx.config, vocabulary)
+    return out
 
 
 def _generated_fix(f: Finding, queue: Queue) -> Finding:

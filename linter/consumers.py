@@ -314,7 +314,9 @@ def join(models: list[Model]) -> None:
             )
             m.notes += [ambiguous_note(c, b, found) for b, found in ambiguous]
             if not queues:
-                if not ambiguous:
+                if ambiguous:
+                    m.unjoined.append(c)
+                else:
                     if ref is not None and ref.kind == "env" and not applied and ref.value in env:
                         c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
                     still.append(c)
@@ -334,6 +336,7 @@ def join(models: list[Model]) -> None:
     _merge_celery_tasks(tasks_only, models, [c for _, still in unjoined for c in still])
     for m, still in unjoined:
         m.notes += [unjoined_note(c) for c in still]
+        m.unjoined += still
     for m in models:
         m.pending = []
     for c, q, b in through_env:  # once every consumer is attached: the workload may have been pending too
@@ -406,7 +409,7 @@ def unjoined_note(c) -> Note:
         why = f"its queue {ref.value} is not declared in any input of this run"
     loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
     return Note(
-        f"{what} was not checked: {why}",
+        f"{what} was not checked against a queue: {why}",
         loc,
         c.id,
         fix="Lint the queue's template or Terraform in the same run, set the variable where the workload gets "
@@ -428,7 +431,7 @@ def ambiguous_note(c, b: EnvBinding | None, found: list[Queue]) -> Note:
     names = ", ".join(f"{q.id} at {_place(q.location)}" for q in found)
     loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
     return Note(
-        f"{c.platform or c.kind} consumer {c.id} was not checked: its queue {ref}{via} fits {len(found)} queues "
+        f"{c.platform or c.kind} consumer {c.id} was not checked against a queue: its queue {ref}{via} fits {len(found)} queues "
         f"of this run ({names}): none is chosen",
         loc,
         c.id,
