@@ -380,6 +380,7 @@ def lint_paths(
     """
     from visguard.linter.loaders import registry
 
+    paths = list(paths)
     config = config or LintConfig()
     if options is None:
         options = registry.LoadOptions(parameters=dict(parameters or {}))
@@ -394,10 +395,10 @@ def lint_paths(
     if fetch_queues is not None:
         fetched = _guarded(result, "--queues-from", lambda: list(fetch_queues([m for _, _, m in loaded])))
         extra += fetched or []
-    if any(m.pending for _, _, m in loaded):
+    if any(m.pending or m.env for _, _, m in loaded):  # consumers to join, or workloads given a queue
         from visguard.linter.consumers import join
 
-        join([m for _, _, m in loaded] + extra)
+        join([m for _, _, m in loaded] + extra, roots=list(paths))
     for path, loader, model in loaded:
         file_config = config
         meta: list[Finding] = []

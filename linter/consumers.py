@@ -221,14 +221,22 @@ def binding_folder(b: EnvBinding) -> str | None:
     return os.path.dirname(os.path.abspath(f))
 
 
-def _applicable(bound: list, c) -> list:
-    """The bindings of one variable that reach consumer ``c``: every workload's own, and the file bindings of
-    the nearest folder at or above ``c``'s file (all of them when ``c``'s file is not known)."""
+def _applicable(bound: list, c, homes: dict[str, str] | None = None) -> list:
+    """The bindings of one variable that reach consumer ``c``: every workload's own (only where its code is, when
+    the folder its image is built from is known: ``homes``), and the file bindings of the nearest folder at or
+    above ``c``'s file (all of them when ``c``'s file is not known)."""
     here = _folder(c)
     own, files = [], []
     for m, b in bound:
         f = binding_folder(b)
         if f is None:
+            code = (homes or {}).get(b.workload) if b.workload else None
+            if (
+                code is not None
+                and here is not None
+                and os.path.commonpath([os.path.realpath(here), code]) != code
+            ):
+                continue  # the environment of a workload whose code is elsewhere
             own.append((m, b))
         elif here is None or os.path.commonpath([here, f]) == f:
             files.append((len(f), m, b))
@@ -236,7 +244,7 @@ def _applicable(bound: list, c) -> list:
     return own + [(m, b) for n, m, b in files if nearest is None or n == nearest]
 
 
-def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
+def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
     """(joined, ambiguous, applied): the queues ``ref`` names, each with the binding that named it (an
     environment variable); the references that name several queues (binding or None, candidates); whether a
     binding of the run reached ``c`` (else the code's literal default is used)."""
@@ -249,7 +257,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
         elif found:
             ambiguous.append((None, found))
         return joined, ambiguous, False
-    bound = _applicable(env.get(ref.value, []), c)
+    bound = _applicable(env.get(ref.value, []), c, homes)
     for m, b in bound:
         q = m.queues.get(b.queue) if b.queue is not None else None
         found = [q] if q is not None else index.candidates(b.ref, m) if b.ref is not None else []
@@ -258,7 +266,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
         elif found and all(found[0] is not x for x, _ in joined):
             joined.append((found[0], b))
     if not bound and ref.fallback is not None:  # set for no process of this consumer: the code's default
-        j, a, _ = _resolve(ref.fallback, home, index, env, c)
+        j, a, _ = _resolve(ref.fallback, home, index, env, c, homes)
         return j, a, False
     return joined, ambiguous, bool(bound)
 
@@ -288,10 +296,52 @@ def _inherit(c, w) -> None:
                 c.locations[f] = w.locations[f]
 
 
-def join(models: list[Model]) -> None:
+CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby"})
+
+
+def _producers_out(models: list[Model], roots) -> dict[str, str]:
+    """A workload only given a queue's URL (``settings["images"]``: a Deployment, an ECS container whose role does
+    not grant receiving) is a consumer when its code receives: the folder its image is built from holds a code
+    consumer of the run or names a receive (:mod:`visguard.linter.receiving`). One whose code only sends is no
+    consumer: it leaves its queues and ``pending``. One whose code is not visible stays, ``receive_assumed``.
+    Returns the folder of each workload's code where it is known (workload -> folder): its own environment
+    applies to the code there only (:func:`_applicable`)."""
+    workloads = [c for m in models for c in [*m.pending, *(c for q in m.queues.values() for c in q.consumers)]
+                 if "images" in c.settings and c.kind == "worker"]  # fmt: skip
+    if not workloads:
+        return {}
+    from visguard.linter import receiving
+
+    code = [c.location.file for m in models for c in [*m.pending, *(c for q in m.queues.values() for c in q.consumers)]
+            if c.source in CODE_SOURCES and c.location is not None and c.location.file]  # fmt: skip
+    roots = [os.path.realpath(r) for r in roots or ()]
+    senders: set[int] = set()
+    homes: dict[str, str] = {}
+    for c in workloads:
+        near = os.path.dirname(os.path.abspath(c.location.file)) if c.location and c.location.file else None
+        said, where, folder = receiving.verdict(c, near, roots, code) if near else (None, None, None)
+        if folder is not None:
+            homes[c.settings.get("workload") or c.id] = folder
+        if said == "sends":
+            senders.add(id(c))
+        elif said == "receives":
+            c.settings["receives_in"] = where
+        else:
+            c.settings["receive_assumed"] = True
+    if senders:
+        for m in models:
+            m.pending = [c for c in m.pending if id(c) not in senders]
+            for q in m.queues.values():
+                q.consumers = [c for c in q.consumers if id(c) not in senders]
+    return homes
+
+
+def join(models: list[Model], roots=()) -> None:
     """Attach every pending consumer of ``models`` to the queue(s) its reference names (an environment variable
     bound to several queues, e.g. one per stage, joins each); an unjoined consumer becomes a note of its model.
-    Idempotent: joined consumers leave ``pending``."""
+    A workload only given a queue's URL whose code only sends is no consumer (:func:`_producers_out`; its code is
+    looked for inside ``roots``, the paths the run was asked to lint). Idempotent: joined consumers leave
+    ``pending``."""
     import sys
 
     manifests = sys.modules.get("visguard.linter.loaders.kubernetes")  # imported when a manifest was loaded
@@ -299,6 +349,7 @@ def join(models: list[Model]) -> None:
         manifests is not None
     ):  # a ScaledObject and the Deployment it scales may be in two inputs: read together
         manifests.link(models)
+    homes = _producers_out(models, roots)
     env = _bindings(models)
     index = QueueIndex(models)
     tasks_only = [(m, c) for m in models for c in m.pending if c.settings.get("celery_tasks_only")]
@@ -310,7 +361,7 @@ def join(models: list[Model]) -> None:
         for c in m.pending:
             ref = c.queue_ref
             queues, ambiguous, applied = (
-                _resolve(ref, m, index, env, c) if ref is not None else ([], [], False)
+                _resolve(ref, m, index, env, c, homes) if ref is not None else ([], [], False)
             )
             m.notes += [ambiguous_note(c, b, found) for b, found in ambiguous]
             if not queues:
