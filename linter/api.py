@@ -290,6 +290,8 @@ class LintResult:
         self.more_files = (
             more_files  # files read besides the inputs themselves (a Terraform root's other files)
         )
+        # folders searched in which nothing visguard reads was found (registry.NothingToLint): not errors
+        self.nothing: list[VisguardError] = []
 
     def __repr__(self) -> str:
         return (
@@ -386,6 +388,8 @@ def lint_paths(
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
     inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
+    result.nothing = [e for e in result.errors if isinstance(e, registry.NothingToLint)]
+    result.errors = [e for e in result.errors if not isinstance(e, registry.NothingToLint)]
     loaded: list[tuple[str, object, Model]] = []
     for item in inputs:  # load every input first: a consumer in one may read a queue of another
         model = _guarded(result, item.path, lambda item=item: item.loader.load(item.path, options))

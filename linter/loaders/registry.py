@@ -407,14 +407,20 @@ def discover(
             continue
         found_errors = _search(p, exclude, errors, add, code_only=spec is not None)
         if spec is None and len(out) == before and not found_errors:
-            errors.append(
-                VisguardError(
-                    "no CloudFormation templates, cdk.out assemblies, visguard.yaml files or SQS consumers in code "
-                    "found",
-                    file=p,
-                )
-            )
+            errors.append(NothingToLint(f"nothing to lint: looked for {LOOKED_FOR}", file=p))
     return out
+
+
+# what a folder search looks for, in a user's words (the one line of a folder where none is found)
+LOOKED_FOR = (
+    "CloudFormation/SAM templates, cdk.out assemblies, Terraform/OpenTofu, Serverless services, Kubernetes "
+    "manifests, .ebextensions, visguard.yaml files and SQS consumers in application code"
+)
+
+
+class NothingToLint(VisguardError):
+    """A folder in which a search found nothing visguard reads: not bad input (a valid repository without queues
+    or consumers); ``lint_paths`` keeps it apart (``LintResult.nothing``) and the CLI says it on one line, exit 0."""
 
 
 def _search(
