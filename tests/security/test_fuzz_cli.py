@@ -270,7 +270,8 @@ def _run(workdir: str, inputs: list[str], fmt: str) -> None:
     assert code in (0, 1, 2, 4), (code, stderr)
     assert "Traceback" not in stderr and "internal error" not in stderr, stderr
     assert len(lines) <= len(inputs) and all(line.startswith("visguard lint: ") for line in lines), lines
-    bad = [line for line in lines if ": nothing to lint: looked for " not in line]  # a folder with none: exit 0
+    # a folder with nothing to lint is one line, exit 0: the other lines are bad input
+    bad = [line for line in lines if ": nothing to lint: looked for " not in line]
     assert (code in (1, 4)) == bool(bad), (code, lines)  # 4: bad input and findings
     assert elapsed < 10, elapsed
     kept = "\n\t" if fmt == "junit" else "\n"  # XML text keeps tabs
