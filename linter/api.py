@@ -422,7 +422,8 @@ def lint_paths(
         findings = _guarded(result, path, run)
         if findings is None:
             continue
-        result.files.append(path)
+        if path not in result.files:  # a file two loaders read (registry.claims) is one file
+            result.files.append(path)
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
         result.findings += meta + findings + _note_findings(model, file_config)

@@ -323,6 +323,20 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     return get("cloudformation")
 
 
+def claims(path: str, *, explicit: bool = True) -> list[LoaderSpec]:
+    """Every loader that reads file ``path``: :func:`claim`'s, and, when that one claims a text file by its name
+    (the code loader's framework configuration: a Spring ``application.yaml``), each later loader that claims it
+    by its content (a CloudFormation/SAM template named ``application.yaml``). Content decides before names: such
+    a file is read by both, never by the name's loader alone (issue 35 §3)."""
+    first = claim(path, explicit=explicit)
+    if first is None or first.name != "code" or not os.path.basename(path).endswith(TEXT_SUFFIXES):
+        return [first] if first is not None else []
+    head = safe_io.read_head(path)
+    later = _specs_for(path, head)
+    later = later[later.index(first) + 1 :] if first in later else []
+    return [first, *(s for s in later if s.claim_file is not None and s.claim_file(path, head))]
+
+
 def _claim_dir(path: str) -> LoaderSpec | None:
     return next((s for s in _specs_for(path, None) if s.claim_dir is not None and s.claim_dir(path)), None)
 
@@ -378,12 +392,12 @@ def discover(
     go to ``errors``, one per path."""
     exclude = tuple(exclude)
     out: list[Input] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
 
     def add(path: str, spec: LoaderSpec) -> None:
         real = os.path.realpath(path)
-        if real not in seen:
-            seen.add(real)
+        if (real, spec.name) not in seen:  # one input per file and loader (a file two loaders claim: claims)
+            seen.add((real, spec.name))
             out.append(Input(path, spec))
 
     for p in paths:
@@ -393,9 +407,10 @@ def discover(
             if not os.path.lexists(p):
                 raise VisguardError("no such file or directory", file=p)
             if not os.path.isdir(p):
-                spec = claim(p, explicit=True)
-                assert spec is not None
-                add(p, spec)
+                found = claims(p, explicit=True)
+                assert found
+                for spec in found:
+                    add(p, spec)
                 continue
             spec = claim(p)
             if spec is not None:
@@ -484,12 +499,13 @@ def _search(
             ):
                 continue
             try:
-                spec = claim(path, explicit=False)
+                found = claims(path, explicit=False)
             except VisguardError as exc:
                 errors.append(exc)
                 continue
-            if spec is not None and (folder not in only_code or spec.name == "code"):
-                add(path, spec)
+            for spec in found:
+                if folder not in only_code or spec.name == "code":
+                    add(path, spec)
     return len(errors) > n_errors
 
 

@@ -242,9 +242,10 @@ def test_queues_from_a_bad_inventory_is_one_line(tmp_path, capsys, python_reader
     part = inv / "123456789012" / "us-east-1.jsonl"
     part.write_text('{"kind": "queue", "account": "123456789012"}\n' + part.read_text())
     code, _, err = lint(capsys, "--queues-from", str(inv), str(a))
-    assert code == 1 and "us-east-1.jsonl:1:" in err and len(err.strip().splitlines()) == 1
+    # both: the bad inventory, and the worker's VisibilityTimeout=0 judged alone (VG070)
+    assert code == 4 and "us-east-1.jsonl:1:" in err and len(err.strip().splitlines()) == 1
     code, _, err = lint(capsys, "--queues-from", str(tmp_path / "nowhere"), str(a))
-    assert code == 1 and "not an inventory folder" in err
+    assert code == 4 and "not an inventory folder" in err  # and the VG070 of the worker alone
 
 
 @pytest.fixture
