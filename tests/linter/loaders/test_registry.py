@@ -149,7 +149,8 @@ def test_folder_search_skips_tool_folders_and_excludes(tmp_path, capsys):
     assert code == 2 and doc["summary"]["files"] == 1
     # the exclude glob without a slash matches a folder name anywhere
     code, doc, err = lint(capsys, str(tmp_path), "--exclude", "infra", "--exclude", "legacy")
-    assert code == 0 and "nothing to lint: looked for" in err[0]  # a folder with nothing to read: not bad input
+    # a folder with nothing to read: not bad input
+    assert code == 0 and "nothing to lint: looked for" in err[0]
 
 
 def test_an_assembly_below_a_searched_folder_is_one_input(tmp_path, capsys):
