@@ -59,9 +59,17 @@ class QueueRef(Value):
 class EnvBinding(Value):
     """An environment variable ``name`` an input gives a workload (``workload``: the task definition's
     container, the Deployment, the environment, the ``.env`` file), and the queue it names: ``queue`` (a queue
-    id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal)."""
+    id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal); ``folder``: the folder
+    of the code it is given to, when the input says (a compose service's ``build`` context)."""
 
-    __slots__ = {"name": REQUIRED, "workload": None, "queue": None, "ref": None, "location": None}
+    __slots__ = {
+        "name": REQUIRED,
+        "workload": None,
+        "queue": None,
+        "ref": None,
+        "location": None,
+        "folder": None,
+    }
 
 
 # ----------------------------------------------------------------------------------------------- names
@@ -211,9 +219,11 @@ _COMPOSE = ("compose.yml", "compose.yaml", "docker-compose.yml", "docker-compose
 
 def binding_folder(b: EnvBinding) -> str | None:
     """The folder a ``.env`` or compose file's binding applies to (that folder and below, as a ``.env`` loader
-    reads the nearest one); None for every other binding: a workload's own environment (an ECS container, a
+    reads the nearest one; a compose service's build context when it has one: ``EnvBinding.folder``); None for every other binding: a workload's own environment (an ECS container, a
     Deployment, a Beanstalk environment) or a framework's configuration (Spring's ``src/main/resources`` is not
     above the code), which apply to the code its image runs, wherever it is."""
+    if b.folder:  # a compose service's build context: its own code, not its neighbours'
+        return os.path.abspath(b.folder)
     f = b.location.file if b.location is not None else None
     base = os.path.basename(f) if f else ""
     if not (base == ".env" or base.startswith(".env.") or base.endswith(".env") or base.endswith(_COMPOSE)):
