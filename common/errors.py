@@ -4,13 +4,15 @@ The exit codes of every command of both console scripts (``visguard ...`` and ``
 all end through one edge (:func:`visguard.cli.run`):
 
 ====  ===========================================================================================================
-0     ok
+0     ok; also a lint that found nothing it reads in a folder (one line on stderr says what it looked for)
 1     bad input or usage: one line on stderr, ``PROG: FILE:PLACE: what is wrong``; input nested deeper than Python's
       stack (a ``RecursionError``) is bad input too: ``nested too deeply``
 2     findings at or above ``--fail-on`` (lint; a file ``--fix`` changed or ``--diff`` would change), targets
       not met (recommend)
 3     internal error (a bug): one line ``internal error (Type: message); please report it (...)``, no traceback
       unless ``VISGUARD_DEBUG=1``; :class:`InternalError` reports one per input when the others can still run
+4     both 1 and 2 (lint): some input was bad (one line each on stderr) and the inputs that could be read have
+      findings at or above ``--fail-on``; a run that fails on one malformed file still says the rest is not clean
 130   interrupted (Ctrl-C: 128 + SIGINT, as shells report it); nothing printed
 141   stdout closed by its reader (128 + SIGPIPE, as ``yes | head`` reports it); nothing printed (``visguard
       lint`` has its verdict by then and returns its own code)
@@ -23,6 +25,7 @@ EXIT_OK = 0
 EXIT_BAD_INPUT = 1
 EXIT_FINDINGS = 2
 EXIT_INTERNAL = 3
+EXIT_BAD_INPUT_AND_FINDINGS = 4
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141
 

@@ -170,19 +170,49 @@ def lint_model(
             continue
         for s in queue.suppressions:
             findings += _suppression_problems(s, queue, config)
-        active = [
-            s
-            for s in _suppressions_for(queue, config)
-            if (s.reason or "").strip() and (s.rule == "*" or s.rule in ALL_RULES)
-        ]
-        for f in raw:
-            if any(_suppresses(s, f) for s in active):
-                continue
-            f = _generated_fix(word(f, queue, vocabulary(queue) if vocabulary else None), queue)
-            if f.rule in config.severity_overrides:
-                f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
-            findings.append(f)
+        findings += _finished(raw, queue, config, vocabulary)
+    if only is None and (model.unjoined or model.pending):
+        findings += _alone_findings(model, ctx, disabled, vocabulary)
     return sort_findings(findings)
+
+
+def _finished(raw: list[Finding], queue: Queue, config: LintConfig, vocabulary) -> list[Finding]:
+    """The findings of ``raw`` on ``queue`` that no suppression with a reason hides, worded, severities set."""
+    active = [
+        s
+        for s in _suppressions_for(queue, config)
+        if (s.reason or "").strip() and (s.rule == "*" or s.rule in ALL_RULES)
+    ]
+    out = []
+    for f in raw:
+        if any(_suppresses(s, f) for s in active):
+            continue
+        f = _generated_fix(word(f, queue, vocabulary(queue) if vocabulary else None), queue)
+        if f.rule in config.severity_overrides:
+            f = f.replace(severity=Severity(config.severity_overrides[f.rule]))
+        out.append(f)
+    return out
+
+
+def _alone_findings(model: Model, ctx: RuleContext, disabled: frozenset[str], vocabulary) -> list[Finding]:
+    """The rules that judge a consumer by what it sets itself (``Rule.check_consumer``) over each consumer whose
+    queue is not known (``Model.unjoined``; ``pending`` when no join ran): a receive's VisibilityTimeout of 0 is a
+    finding whatever the queue. Each finding is on the consumer's stand-in queue (``rules._base.alone``)."""
+    from visguard.linter.rules._base import alone
+
+    out: list[Finding] = []
+    for c in [*model.unjoined, *model.pending]:
+        if c.settings.get("celery_tasks_only"):
+            continue  # a file of tasks, merged into its app (linter.consumers), not a consumer of its own
+        rules = [r for r in _rules_for(disabled, frozenset([c.kind])) if r.check_consumer is not None]
+        raw: list[Finding] = []
+        for rule in rules:
+            ctx.rule = rule
+            raw.extend(rule.check_consumer(c, ctx))
+        ctx.rule = None
+        if raw:
+            out += _finished(raw, alone(c), ctx.config, vocabulary)
+    return out
 
 
 def _generated_fix(f: Finding, queue: Queue) -> Finding:
@@ -262,6 +292,8 @@ class LintResult:
         self.more_files = (
             more_files  # files read besides the inputs themselves (a Terraform root's other files)
         )
+        # folders searched in which nothing visguard reads was found (registry.NothingToLint): not errors
+        self.nothing: list[VisguardError] = []
 
     def __repr__(self) -> str:
         return (
@@ -352,11 +384,14 @@ def lint_paths(
     """
     from visguard.linter.loaders import registry
 
+    paths = list(paths)
     config = config or LintConfig()
     if options is None:
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
     inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
+    result.nothing = [e for e in result.errors if isinstance(e, registry.NothingToLint)]
+    result.errors = [e for e in result.errors if not isinstance(e, registry.NothingToLint)]
     loaded: list[tuple[str, object, Model]] = []
     for item in inputs:  # load every input first: a consumer in one may read a queue of another
         opts = options.replace(asked=item.asked) if isinstance(options, registry.LoadOptions) else options
@@ -367,10 +402,10 @@ def lint_paths(
     if fetch_queues is not None:
         fetched = _guarded(result, "--queues-from", lambda: list(fetch_queues([m for _, _, m in loaded])))
         extra += fetched or []
-    if any(m.pending for _, _, m in loaded):
+    if any(m.pending or m.env for _, _, m in loaded):  # consumers to join, or workloads given a queue
         from visguard.linter.consumers import join
 
-        join([m for _, _, m in loaded] + extra)
+        join([m for _, _, m in loaded] + extra, roots=list(paths))
     for path, loader, model in loaded:
         file_config = config
         meta: list[Finding] = []
@@ -390,7 +425,8 @@ def lint_paths(
         findings = _guarded(result, path, run)
         if findings is None:
             continue
-        result.files.append(path)
+        if path not in result.files:  # a file two loaders read (registry.claims) is one file
+            result.files.append(path)
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
         result.findings += meta + findings + _note_findings(model, file_config)

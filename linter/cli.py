@@ -1,9 +1,11 @@
 """``visguard lint PATH...``: lint templates, cdk.out assemblies and visguard.yaml files (and every input a
 registered loader claims: ``visguard.linter.loaders.registry``).
 
-Exit codes (docs/contracts.md): 0 nothing at or above --fail-on, 2 findings at or above it, 1 bad input or
-usage (each bad file gets one line on stderr naming the file and the place; the other files are still
-linted), 3 an internal error on some input (a bug: that input gets one line, the others are still linted).
+Exit codes (the table: ``visguard.errors``; docs/contracts.md): 0 nothing at or above --fail-on (also a folder in
+which nothing visguard reads is found: one line on stderr says what was looked for, as ruff and checkov do), 2
+findings at or above it, 1 bad input or usage (each bad file gets one line on stderr naming the file and the
+place; the other files are still linted), 4 both: some input was bad and the others have findings at or above
+--fail-on, 3 an internal error on some input (a bug: that input gets one line, the others are still linted).
 """
 
 from __future__ import annotations
@@ -12,7 +14,14 @@ import argparse
 import os
 import sys
 
-from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_INTERNAL, EXIT_OK, VisguardError
+from visguard.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_BAD_INPUT_AND_FINDINGS,
+    EXIT_FINDINGS,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    VisguardError,
+)
 from visguard.neutralize import printable
 
 
@@ -147,6 +156,22 @@ def _find_config(args) -> str | None:
     return next((n for n in CONFIG_NAMES if os.path.isfile(n)), None)
 
 
+def exit_code(result, failing: bool) -> int:
+    """The exit code of a lint (the table: ``visguard.errors``): an internal error first; bad input and findings
+    at or above --fail-on (``failing``: or a file --fix changed / --diff would change) each, or both (4)."""
+    if result.internal_errors:
+        return EXIT_INTERNAL
+    if result.errors:
+        return EXIT_BAD_INPUT_AND_FINDINGS if failing else EXIT_BAD_INPUT
+    return EXIT_FINDINGS if failing else EXIT_OK
+
+
+def _say_errors(prog: str, result) -> None:
+    """One line on stderr for each input that could not be linted, and for each folder with nothing to lint."""
+    for err in [*result.errors, *result.nothing]:  # one line each, whatever the input's names hold
+        print(f"{prog}: {printable(err)}", file=sys.stderr)
+
+
 def main(argv: list[str], prog: str = "visguard lint") -> int:
     parser = build_parser(prog)
     try:
@@ -202,27 +227,16 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         if args.format == "sarif" and result.fixes is None:  # re-linted after writing
             result.fixes = plan(result, run)
         if args.diff:
-            for err in result.errors:
-                print(f"{prog}: {printable(err)}", file=sys.stderr)
-            if result.internal_errors:
-                return EXIT_INTERNAL
-            return EXIT_BAD_INPUT if result.errors else (EXIT_FINDINGS if changed else EXIT_OK)
-    for err in result.errors:  # one line each, whatever the input's names hold
-        print(f"{prog}: {printable(err)}", file=sys.stderr)
+            _say_errors(prog, result)
+            return exit_code(result, changed)
+    _say_errors(prog, result)
 
     to_terminal = not args.output and sys.stdout.isatty()
     color = args.color == "always" or (
         args.color == "auto" and to_terminal and not os.environ.get("NO_COLOR")
     )
     report = render(result, args.format, color=color and args.format == "text", fail_on=args.fail_on)
-    if result.internal_errors:
-        code = EXIT_INTERNAL
-    elif result.errors:
-        code = EXIT_BAD_INPUT
-    elif changed or any(at_or_above(f.severity, args.fail_on) for f in result.findings):
-        code = EXIT_FINDINGS
-    else:
-        code = EXIT_OK
+    code = exit_code(result, changed or any(at_or_above(f.severity, args.fail_on) for f in result.findings))
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as fh:

@@ -59,9 +59,17 @@ class QueueRef(Value):
 class EnvBinding(Value):
     """An environment variable ``name`` an input gives a workload (``workload``: the task definition's
     container, the Deployment, the environment, the ``.env`` file), and the queue it names: ``queue`` (a queue
-    id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal)."""
+    id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal); ``folder``: the folder
+    of the code it is given to, when the input says (a compose service's ``build`` context)."""
 
-    __slots__ = {"name": REQUIRED, "workload": None, "queue": None, "ref": None, "location": None}
+    __slots__ = {
+        "name": REQUIRED,
+        "workload": None,
+        "queue": None,
+        "ref": None,
+        "location": None,
+        "folder": None,
+    }
 
 
 # ----------------------------------------------------------------------------------------------- names
@@ -211,9 +219,11 @@ _COMPOSE = ("compose.yml", "compose.yaml", "docker-compose.yml", "docker-compose
 
 def binding_folder(b: EnvBinding) -> str | None:
     """The folder a ``.env`` or compose file's binding applies to (that folder and below, as a ``.env`` loader
-    reads the nearest one); None for every other binding: a workload's own environment (an ECS container, a
+    reads the nearest one; a compose service's build context when it has one: ``EnvBinding.folder``); None for every other binding: a workload's own environment (an ECS container, a
     Deployment, a Beanstalk environment) or a framework's configuration (Spring's ``src/main/resources`` is not
     above the code), which apply to the code its image runs, wherever it is."""
+    if b.folder:  # a compose service's build context: its own code, not its neighbours'
+        return os.path.abspath(b.folder)
     f = b.location.file if b.location is not None else None
     base = os.path.basename(f) if f else ""
     if not (base == ".env" or base.startswith(".env.") or base.endswith(".env") or base.endswith(_COMPOSE)):
@@ -221,14 +231,22 @@ def binding_folder(b: EnvBinding) -> str | None:
     return os.path.dirname(os.path.abspath(f))
 
 
-def _applicable(bound: list, c) -> list:
-    """The bindings of one variable that reach consumer ``c``: every workload's own, and the file bindings of
-    the nearest folder at or above ``c``'s file (all of them when ``c``'s file is not known)."""
+def _applicable(bound: list, c, homes: dict[str, str] | None = None) -> list:
+    """The bindings of one variable that reach consumer ``c``: every workload's own (only where its code is, when
+    the folder its image is built from is known: ``homes``), and the file bindings of the nearest folder at or
+    above ``c``'s file (all of them when ``c``'s file is not known)."""
     here = _folder(c)
     own, files = [], []
     for m, b in bound:
         f = binding_folder(b)
         if f is None:
+            code = (homes or {}).get(b.workload) if b.workload else None
+            if (
+                code is not None
+                and here is not None
+                and os.path.commonpath([os.path.realpath(here), code]) != code
+            ):
+                continue  # the environment of a workload whose code is elsewhere
             own.append((m, b))
         elif here is None or os.path.commonpath([here, f]) == f:
             files.append((len(f), m, b))
@@ -236,7 +254,7 @@ def _applicable(bound: list, c) -> list:
     return own + [(m, b) for n, m, b in files if nearest is None or n == nearest]
 
 
-def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
+def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
     """(joined, ambiguous, applied): the queues ``ref`` names, each with the binding that named it (an
     environment variable); the references that name several queues (binding or None, candidates); whether a
     binding of the run reached ``c`` (else the code's literal default is used)."""
@@ -249,7 +267,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
         elif found:
             ambiguous.append((None, found))
         return joined, ambiguous, False
-    bound = _applicable(env.get(ref.value, []), c)
+    bound = _applicable(env.get(ref.value, []), c, homes)
     for m, b in bound:
         q = m.queues.get(b.queue) if b.queue is not None else None
         found = [q] if q is not None else index.candidates(b.ref, m) if b.ref is not None else []
@@ -258,7 +276,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c):
         elif found and all(found[0] is not x for x, _ in joined):
             joined.append((found[0], b))
     if not bound and ref.fallback is not None:  # set for no process of this consumer: the code's default
-        j, a, _ = _resolve(ref.fallback, home, index, env, c)
+        j, a, _ = _resolve(ref.fallback, home, index, env, c, homes)
         return j, a, False
     return joined, ambiguous, bool(bound)
 
@@ -288,10 +306,52 @@ def _inherit(c, w) -> None:
                 c.locations[f] = w.locations[f]
 
 
-def join(models: list[Model]) -> None:
+CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby"})
+
+
+def _producers_out(models: list[Model], roots) -> dict[str, str]:
+    """A workload only given a queue's URL (``settings["images"]``: a Deployment, an ECS container whose role does
+    not grant receiving) is a consumer when its code receives: the folder its image is built from holds a code
+    consumer of the run or names a receive (:mod:`visguard.linter.receiving`). One whose code only sends is no
+    consumer: it leaves its queues and ``pending``. One whose code is not visible stays, ``receive_assumed``.
+    Returns the folder of each workload's code where it is known (workload -> folder): its own environment
+    applies to the code there only (:func:`_applicable`)."""
+    workloads = [c for m in models for c in [*m.pending, *(c for q in m.queues.values() for c in q.consumers)]
+                 if "images" in c.settings and c.kind == "worker"]  # fmt: skip
+    if not workloads:
+        return {}
+    from visguard.linter import receiving
+
+    code = [c.location.file for m in models for c in [*m.pending, *(c for q in m.queues.values() for c in q.consumers)]
+            if c.source in CODE_SOURCES and c.location is not None and c.location.file]  # fmt: skip
+    roots = [os.path.realpath(r) for r in roots or ()]
+    senders: set[int] = set()
+    homes: dict[str, str] = {}
+    for c in workloads:
+        near = os.path.dirname(os.path.abspath(c.location.file)) if c.location and c.location.file else None
+        said, where, folder = receiving.verdict(c, near, roots, code) if near else (None, None, None)
+        if folder is not None:
+            homes[c.settings.get("workload") or c.id] = folder
+        if said == "sends":
+            senders.add(id(c))
+        elif said == "receives":
+            c.settings["receives_in"] = where
+        else:
+            c.settings["receive_assumed"] = True
+    if senders:
+        for m in models:
+            m.pending = [c for c in m.pending if id(c) not in senders]
+            for q in m.queues.values():
+                q.consumers = [c for c in q.consumers if id(c) not in senders]
+    return homes
+
+
+def join(models: list[Model], roots=()) -> None:
     """Attach every pending consumer of ``models`` to the queue(s) its reference names (an environment variable
     bound to several queues, e.g. one per stage, joins each); an unjoined consumer becomes a note of its model.
-    Idempotent: joined consumers leave ``pending``."""
+    A workload only given a queue's URL whose code only sends is no consumer (:func:`_producers_out`; its code is
+    looked for inside ``roots``, the paths the run was asked to lint). Idempotent: joined consumers leave
+    ``pending``."""
     import sys
 
     manifests = sys.modules.get("visguard.linter.loaders.kubernetes")  # imported when a manifest was loaded
@@ -303,6 +363,7 @@ def join(models: list[Model]) -> None:
         from visguard.linter.created_queues import settle
 
         settle(models)
+    homes = _producers_out(models, roots)
     env = _bindings(models)
     index = QueueIndex(models)
     tasks_only = [(m, c) for m in models for c in m.pending if c.settings.get("celery_tasks_only")]
@@ -314,11 +375,13 @@ def join(models: list[Model]) -> None:
         for c in m.pending:
             ref = c.queue_ref
             queues, ambiguous, applied = (
-                _resolve(ref, m, index, env, c) if ref is not None else ([], [], False)
+                _resolve(ref, m, index, env, c, homes) if ref is not None else ([], [], False)
             )
             m.notes += [ambiguous_note(c, b, found) for b, found in ambiguous]
             if not queues:
-                if not ambiguous:
+                if ambiguous:
+                    m.unjoined.append(c)
+                else:
                     if ref is not None and ref.kind == "env" and not applied and ref.value in env:
                         c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
                     still.append(c)
@@ -338,6 +401,7 @@ def join(models: list[Model]) -> None:
     _merge_celery_tasks(tasks_only, models, [c for _, still in unjoined for c in still])
     for m, still in unjoined:
         m.notes += [unjoined_note(c) for c in still]
+        m.unjoined += still
     for m in models:
         m.pending = []
     for c, q, b in through_env:  # once every consumer is attached: the workload may have been pending too
@@ -410,7 +474,7 @@ def unjoined_note(c) -> Note:
         why = f"its queue {ref.value} is not declared in any input of this run"
     loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
     return Note(
-        f"{what} was not checked: {why}",
+        f"{what} was not checked against a queue: {why}",
         loc,
         c.id,
         fix="Lint the queue's template or Terraform in the same run, set the variable where the workload gets "
@@ -432,7 +496,7 @@ def ambiguous_note(c, b: EnvBinding | None, found: list[Queue]) -> Note:
     names = ", ".join(f"{q.id} at {_place(q.location)}" for q in found)
     loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
     return Note(
-        f"{c.platform or c.kind} consumer {c.id} was not checked: its queue {ref}{via} fits {len(found)} queues "
+        f"{c.platform or c.kind} consumer {c.id} was not checked against a queue: its queue {ref}{via} fits {len(found)} queues "
         f"of this run ({names}): none is chosen",
         loc,
         c.id,

@@ -268,7 +268,8 @@ class Model(Record):
     ``pending``: consumers whose queue is not in this model (``Consumer.queue_ref`` names it: a URL, an ARN, a
     name, an environment variable); ``env``: the environment variables this input gives its workloads
     (``linter.consumers.EnvBinding``: an ECS container, a Deployment, a Beanstalk environment, a ``.env`` file).
-    ``linter.consumers.join`` attaches pending consumers to queues across every input of one lint run."""
+    ``linter.consumers.join`` attaches pending consumers to queues across every input of one lint run; those it
+    cannot attach to one queue stay in ``unjoined`` (the rules that judge a consumer alone run on them)."""
 
     __slots__ = {
         "queues": fresh(dict),
@@ -276,6 +277,7 @@ class Model(Record):
         "notes": fresh(list),
         "pending": fresh(list),
         "env": fresh(list),
+        "unjoined": fresh(list),
     }
 
     def add(self, queue: Queue) -> Queue:

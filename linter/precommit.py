@@ -18,7 +18,7 @@ A file outside the repository (the folder it runs in, symlinks resolved: ``../ot
 it) is never read: one line says so and the exit code is 1 (bad input), the other files are linted.
 
 The selected roots/services are then linted with ``visguard lint`` and its exit code returned (0 clean,
-1 bad input, 2 findings at or above ``--fail-on``). Arguments that start with ``-`` (and the value after an
+1 bad input, 2 findings at or above ``--fail-on``, 4 both). Arguments that start with ``-`` (and the value after an
 option that takes one) are passed to ``visguard lint`` unchanged, e.g. ``args: [--fail-on, error]``.
 """
 
@@ -29,7 +29,7 @@ import re
 import sys
 from collections import deque
 
-from visguard.errors import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, VisguardError
+from visguard.errors import EXIT_BAD_INPUT, EXIT_BAD_INPUT_AND_FINDINGS, EXIT_FINDINGS, EXIT_OK, VisguardError
 from visguard.neutralize import printable
 
 TF_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json")
@@ -153,8 +153,10 @@ def main(argv: list[str]) -> int:
         from visguard.cli import main as visguard
 
         code = visguard(["lint", *opts, *targets])
-    # bad input outranks findings, as in `visguard lint`; an internal error outranks both
-    return EXIT_BAD_INPUT if outside and code in (EXIT_OK, EXIT_FINDINGS) else code
+    # bad input and findings are each said, or both (4), as in `visguard lint`; an internal error outranks them
+    if outside and code == EXIT_OK:
+        return EXIT_BAD_INPUT
+    return EXIT_BAD_INPUT_AND_FINDINGS if outside and code == EXIT_FINDINGS else code
 
 
 def in_repository(files: list[str], repo: str = ".") -> tuple[list[str], list[str]]:

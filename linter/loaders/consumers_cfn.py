@@ -257,6 +257,14 @@ class _Reader:
                 source=b.source, link=link, link_ref=link_ref, heartbeat=None,
             )  # fmt: skip
             c.locations["link"] = loc
+            if all(
+                k != "iam" for k, _, _ in slot["links"]
+            ):  # given the queue, not granted receiving: does its
+                # code receive? (the join asks: visguard.linter.receiving)
+                c.settings["images"] = [
+                    cd["Image"] for i, cd in enumerate(_items(containers))
+                    if i in slot["containers"] and isinstance(cd, dict) and isinstance(cd.get("Image"), str)
+                ]  # fmt: skip
             self.stop_timeout(c, containers, sorted(slot["containers"]), base)
             self.command(c, containers, sorted(slot["containers"]), base, lid)
             self.scaling(c, services)

@@ -16,7 +16,8 @@ its ``# Source:`` comments, ``kubectl get -o yaml`` Lists) or JSON, each documen
   ConfigMaps of the run; ``secretKeyRef`` unknown) as ``Model.env`` bindings named ``Deployment/NAME``, so the
   application code that reads the variable joins the queue;
 - a Deployment/StatefulSet no KEDA trigger scales whose container gets an SQS queue URL or ARN as a literal: a
-  consumer (platform ``kubernetes``, link ``env``).
+  consumer (platform ``kubernetes``, link ``env``) unless its code only sends: the join looks at the folder its
+  containers' images are built from (``settings["images"]``, :mod:`visguard.linter.receiving`).
 
 The declared processing time: the annotations :data:`~visguard.linter.consumers.PROCESSING_P99_KEY` /
 ``PROCESSING_P50_KEY`` on the ScaledObject/ScaledJob, the workload or its pod template (the first found, in that
@@ -487,6 +488,8 @@ def _direct_consumers(w: Doc, env: list[EnvBinding], notes: list[Note]) -> list[
             c.concurrency = c.settings["max_count"]
         _read_workload(c, w, notes)
         _read_annotations(c, [w], notes)
+        # what its code is (the join asks whether that code receives: visguard.linter.receiving)
+        c.settings["images"] = [x["image"] for _, x in _containers(w) if isinstance(x.get("image"), str)]
         out.append(c)
     return out
 

@@ -341,6 +341,20 @@ def claim(path: str, *, explicit: bool = True) -> LoaderSpec | None:
     return get("cloudformation")
 
 
+def claims(path: str, *, explicit: bool = True) -> list[LoaderSpec]:
+    """Every loader that reads file ``path``: :func:`claim`'s, and, when that one claims a text file by its name
+    (the code loader's framework configuration: a Spring ``application.yaml``), each later loader that claims it
+    by its content (a CloudFormation/SAM template named ``application.yaml``). Content decides before names: such
+    a file is read by both, never by the name's loader alone (issue 35 §3)."""
+    first = claim(path, explicit=explicit)
+    if first is None or first.name != "code" or not os.path.basename(path).endswith(TEXT_SUFFIXES):
+        return [first] if first is not None else []
+    head = safe_io.read_head(path)
+    later = _specs_for(path, head)
+    later = later[later.index(first) + 1 :] if first in later else []
+    return [first, *(s for s in later if s.claim_file is not None and s.claim_file(path, head))]
+
+
 def _claim_dir(path: str) -> LoaderSpec | None:
     return next((s for s in _specs_for(path, None) if s.claim_dir is not None and s.claim_dir(path)), None)
 
@@ -398,14 +412,14 @@ def discover(
     go to ``errors``, one per path."""
     exclude = tuple(exclude)
     out: list[Input] = []
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
 
     asked = ""
 
     def add(path: str, spec: LoaderSpec) -> None:
         real = os.path.realpath(path)
-        if real not in seen:
-            seen.add(real)
+        if (real, spec.name) not in seen:  # one input per file and loader (a file two loaders claim: claims)
+            seen.add((real, spec.name))
             out.append(Input(path, spec, asked))
 
     for p in paths:
@@ -415,9 +429,10 @@ def discover(
             if not os.path.lexists(p):
                 raise VisguardError("no such file or directory", file=p)
             if not os.path.isdir(p):
-                spec = claim(p, explicit=True)
-                assert spec is not None
-                add(p, spec)
+                found = claims(p, explicit=True)
+                assert found
+                for spec in found:
+                    add(p, spec)
                 continue
             spec = claim(p)
             if spec is not None:
@@ -429,14 +444,20 @@ def discover(
             continue
         found_errors = _search(p, exclude, errors, add, code_only=spec is not None)
         if spec is None and len(out) == before and not found_errors:
-            errors.append(
-                VisguardError(
-                    "no CloudFormation templates, cdk.out assemblies, visguard.yaml files or SQS consumers in code "
-                    "found",
-                    file=p,
-                )
-            )
+            errors.append(NothingToLint(f"nothing to lint: looked for {LOOKED_FOR}", file=p))
     return out
+
+
+# what a folder search looks for, in a user's words (the one line of a folder where none is found)
+LOOKED_FOR = (
+    "CloudFormation/SAM templates, cdk.out assemblies, Terraform/OpenTofu, Serverless services, Kubernetes "
+    "manifests, .ebextensions, visguard.yaml files and SQS consumers in application code"
+)
+
+
+class NothingToLint(VisguardError):
+    """A folder in which a search found nothing visguard reads: not bad input (a valid repository without queues
+    or consumers); ``lint_paths`` keeps it apart (``LintResult.nothing``) and the CLI says it on one line, exit 0."""
 
 
 def _search(
@@ -500,12 +521,13 @@ def _search(
             ):
                 continue
             try:
-                spec = claim(path, explicit=False)
+                found = claims(path, explicit=False)
             except VisguardError as exc:
                 errors.append(exc)
                 continue
-            if spec is not None and (folder not in only_code or spec.name == "code"):
-                add(path, spec)
+            for spec in found:
+                if folder not in only_code or spec.name == "code":
+                    add(path, spec)
     return len(errors) > n_errors
 
 

@@ -30,7 +30,8 @@ def _discover() -> dict[str, Rule]:
     names = sorted(n for n in _module_names() if n.startswith("vg"))
     for name in names:
         mod = importlib.import_module(f"{__name__}.{name}")
-        rule = mod.RULE.bound(mod.check, slug=name.split("_", 1)[1].replace("_", "-"))
+        slug = name.split("_", 1)[1].replace("_", "-")
+        rule = mod.RULE.bound(mod.check, slug=slug, check_consumer=getattr(mod, "check_consumer", None))
         if rule.id in rules:  # pragma: no cover - caught by the registry test
             raise RuntimeError(f"duplicate rule id {rule.id} in {name}")
         rules[rule.id] = rule

@@ -1,7 +1,11 @@
 """What a rule is: its metadata (``RULE``) and a pure ``check(queue, ctx)`` over the shared model.
 
-Every rule file ``vgNNN_short_name.py`` defines ``RULE = Rule(...)`` and ``check(queue, ctx)``. The registry in
-``visguard.linter.rules`` binds the two; ``visguard rules``, ``visguard explain``, the SARIF rule metadata, the
+Every rule file ``vgNNN_short_name.py`` defines ``RULE = Rule(...)`` and ``check(queue, ctx)``. A rule that judges
+what a consumer sets itself (its receive's visibility, a framework's options: VG070, VG072-VG074) may also define
+``check_consumer(consumer, ctx)``: the linter calls it for each worker consumer whose queue is not known (no queue
+of the run, or several, fit what it names: ``Model.unjoined``), once; its findings name the consumer and the
+stand-in :func:`alone` for the queue. A joined consumer is judged by ``check`` only, so nothing is reported twice.
+The registry in ``visguard.linter.rules`` binds them; ``visguard rules``, ``visguard explain``, the SARIF rule metadata, the
 cfn-lint plugin and linter/README.md are all generated from these fields.
 """
 
@@ -19,6 +23,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from visguard.linter.api import RuleContext
 
 CheckFn = Callable[[Queue, "RuleContext"], Iterator[Finding]]
+CheckConsumerFn = Callable[[object, "RuleContext"], Iterator[Finding]]  # (a model Consumer, the context)
+
+# the id of the stand-in queue of a consumer whose queue is not known, when it names none
+NO_QUEUE = "<queue not known>"
 
 
 class Rule:
@@ -29,7 +37,7 @@ class Rule:
 
     __slots__ = (
         "id", "title", "severity", "rationale", "source", "fix_text", "tags", "settings", "consumers_only", "kinds",
-        "check", "slug", "_fix",
+        "check", "check_consumer", "slug", "_fix",
     )  # fmt: skip
 
     def __init__(
@@ -51,6 +59,8 @@ class Rule:
         # None: any consumer. tests/linter checks it.
         kinds: tuple[str, ...] | None = None,
         check: CheckFn | None = None,
+        check_consumer: CheckConsumerFn
+        | None = None,  # a consumer whose queue is not known (module docstring)
         slug: str = "",  # from the file name: vg011_visibility_below_lambda_guidance -> visibility-below-...
     ):
         self.id = id
@@ -65,12 +75,22 @@ class Rule:
         self.consumers_only = consumers_only
         self.kinds = kinds
         self.check = check
+        self.check_consumer = check_consumer
         self.slug = slug
 
-    def bound(self, check: CheckFn, slug: str) -> Rule:
-        """This rule with its ``check`` and its file's slug (the catalogue binds them at discovery)."""
+    def bound(self, check: CheckFn, slug: str, check_consumer: CheckConsumerFn | None = None) -> Rule:
+        """This rule with its ``check`` (and ``check_consumer``) and its file's slug (the catalogue binds them at
+        discovery)."""
         kw = {name: getattr(self, name) for name in self.__slots__ if name not in ("_fix", "fix_text")}
-        return Rule(**{**kw, "fix": self.fix_text.template, "check": check, "slug": slug})
+        return Rule(
+            **{
+                **kw,
+                "fix": self.fix_text.template,
+                "check": check,
+                "check_consumer": check_consumer,
+                "slug": slug,
+            }
+        )
 
     def __repr__(self) -> str:
         return f"Rule({self.id!r}, {self.title!r})"
@@ -86,6 +106,27 @@ class Rule:
     def name(self) -> str:
         """A short kebab-case name (SARIF ``rules[].name``, listings)."""
         return self.slug or self.id.lower()
+
+
+def alone(c) -> Queue:
+    """The stand-in queue of consumer ``c`` whose queue is not known (``check_consumer``): its id is what ``c``
+    names its queue by (``$ORDERS_QUEUE_URL``, a URL), or :data:`NO_QUEUE`; it holds ``c`` alone, so a finding on it
+    is worded in the consumer's terms; it has no settings of its own (a rule must not read them)."""
+    from visguard.linter.model import Location
+
+    ref = c.queue_ref
+    loc = c.location or (ref.location if ref is not None else None) or Location("<unknown>")
+    return Queue(
+        id=str(ref) if ref is not None else NO_QUEUE, location=loc, source=c.source or "code", consumers=[c]
+    )
+
+
+def unknown_queue_said(c) -> str:
+    """Why a consumer alone is judged, for its message: ``its queue $ORDERS_URL is not known here``."""
+    ref = c.queue_ref
+    if ref is None:
+        return "which queue it reads is not known here"
+    return f"its queue {ref} is not known here"
 
 
 def fmt_seconds(value: float) -> str:

@@ -45,11 +45,15 @@ def check(queue, ctx):
             queue,
             Text(
                 "{label}{at} consumes {queue} ({queue_at}) without a declared processing time: the "
-                "visibility and stop-timeout checks cannot judge it",
+                "visibility and stop-timeout checks cannot judge it{assumed}",
                 label=label,
                 at="" if at in label else f" ({at})",  # a consumer read from code is named by its file:line
                 queue=queue.id,
                 queue_at=ctx.where(queue.location),
+                # given the queue's URL, its code not visible (linter.receiving): it may only send
+                assumed=" (it is given the queue's URL and no code of it is visible: that it receives is assumed)"
+                if c.settings.get("receive_assumed")
+                else "",
             ),
             location=c.location or queue.location,
             consumer=c,

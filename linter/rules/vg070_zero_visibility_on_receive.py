@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule
+from visguard.linter.rules._base import Rule, alone, unknown_queue_said
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -31,42 +31,66 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
+    for c in queue.consumers:
+        yield from _judge(c, queue, ctx)
+
+
+def check_consumer(c, ctx):
+    """A consumer whose queue is not known: its receive's 0 is a finding whatever the queue."""
+    yield from _judge(c, None, ctx)
+
+
+def _judge(c, queue, ctx):
+    o = c.visibility_override
+    if o is None or isinstance(o, bool) or o != 0 or c.settings.get("zero_not_sent") or c.kind != "worker":
+        return
     from visguard.linter.consumer_words import term  # worded only for a worker consumer
 
-    vt = ctx.visibility(queue)
-    for c in queue.consumers:
-        o = c.visibility_override
-        if (
-            o is None
-            or isinstance(o, bool)
-            or o != 0
-            or c.settings.get("zero_not_sent")
-            or c.kind != "worker"
-        ):
-            continue
-        at = c.location_of("visibility_override")
-        fix = Text(
-            "Remove {visibility_override} at {at} (the queue's {visibility_timeout}, {queue_at}, then applies) or "
-            "set it above the processing time.",
-            at=ctx.where(at),
-            queue_at=ctx.where(queue.location_of("visibility_timeout")),
-        )
-        yield with_changes(
-            ctx.finding(
-                queue,
-                Text(
-                    "{consumer} receives from {queue} ({queue_at}) with {what} = 0 ({at}): each "
-                    "message is visible again at once, and the next receive returns it while it is being worked on",
-                    consumer=ctx.consumer_label(c),
-                    what=term(c, "visibility_override"),
-                    queue=queue.id,
-                    queue_at=ctx.where(queue.location),
-                    at=ctx.where(at),
-                ),
-                location=at,
-                consumer=c,
-                fix=fix,
+    at = c.location_of("visibility_override")
+    what = term(c, "visibility_override")
+    if queue is None:  # the queue is not known: the consumer alone, and no value to write (a guess)
+        yield ctx.finding(
+            alone(c),
+            Text(
+                "{consumer} receives with {what} = 0 ({at}): each message is visible again at once, and the next "
+                "receive returns it while it is being worked on ({unknown})",
+                consumer=ctx.consumer_label(c),
+                what=what,
+                at=ctx.where(at),
+                unknown=unknown_queue_said(c),
             ),
-            # the queue's timeout, written on the receive (a queue of 0 has none to offer)
-            set_consumer(c, "visibility_override", int(vt)) if vt else None,
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Remove {visibility_override} at {at} (the queue's visibility timeout then applies) or set it "
+                "above the processing time.",
+                at=ctx.where(at),
+            ),
         )
+        return
+    vt = ctx.visibility(queue)
+    fix = Text(
+        "Remove {visibility_override} at {at} (the queue's {visibility_timeout}, {queue_at}, then applies) or "
+        "set it above the processing time.",
+        at=ctx.where(at),
+        queue_at=ctx.where(queue.location_of("visibility_timeout")),
+    )
+    yield with_changes(
+        ctx.finding(
+            queue,
+            Text(
+                "{consumer} receives from {queue} ({queue_at}) with {what} = 0 ({at}): each "
+                "message is visible again at once, and the next receive returns it while it is being worked on",
+                consumer=ctx.consumer_label(c),
+                what=what,
+                queue=queue.id,
+                queue_at=ctx.where(queue.location),
+                at=ctx.where(at),
+            ),
+            location=at,
+            consumer=c,
+            fix=fix,
+        ),
+        # the queue's timeout, written on the receive (a queue of 0 has none to offer)
+        set_consumer(c, "visibility_override", int(vt)) if vt else None,
+    )

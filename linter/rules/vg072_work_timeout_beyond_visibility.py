@@ -7,7 +7,7 @@ import math
 from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_consumer, set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, as_number, fmt_seconds
+from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds
 from visguard.linter.vocabulary import Text
 
 # frameworks whose work_timeout lets one message be worked on that long before it is given up
@@ -38,60 +38,74 @@ RULE = Rule(
 def check(queue, ctx):
     if not any(c.kind == "worker" for c in queue.consumers):
         return
-    from visguard.linter.consumer_words import in_effect, term  # worded only for a worker consumer
-
-    vt = ctx.visibility(queue)
-    if vt is None:
+    if ctx.visibility(queue) is None:
         return
     for c in queue.consumers:
-        limit = as_number(c.work_timeout)
-        # the framework an ECS task's or a Deployment's start command runs, else the consumer's own platform
-        framework = c.settings.get("framework") or c.platform
-        if framework not in FRAMEWORKS or limit is None or c.heartbeat is True:
-            continue
-        if framework == "celery" and not c.settings.get("acks_late"):
-            continue  # acknowledged on receipt: the message is gone before the task runs
-        effect, what = in_effect(ctx, c, queue)
-        if effect is None:
-            continue
-        if limit < effect:
-            continue
-        at = c.location_of("work_timeout")
-        need = math.ceil(limit * 1.1 + 5)  # above the limit, with room for the receive and the shutdown
-        override = c.visibility_override is not None
-        yield with_changes(
-            ctx.finding(
-                queue,
-                Text(
-                    "{work_name} = {limit} at {at} lets {consumer} work on a message of {queue} ({queue_at}) "
-                    "for longer than the visibility timeout in effect, {what}, and it does not extend visibility: "
-                    "a slow message is received and started again while it is still running",
-                    work_name=term(c, "work_timeout"),
-                    limit=fmt_seconds(limit),
-                    at=ctx.where(at),
-                    consumer=ctx.consumer_label(c),
-                    queue=queue.id,
-                    queue_at=ctx.where(queue.location),
-                    what=what,
-                ),
-                location=at,
-                consumer=c,
-                fix=Text(
-                    "Set {target} to at least {need} (above {work_name} {limit}), or lower {work_timeout}, or "
-                    "extend visibility while a message is worked on.",
-                    target=Text("{visibility_override}")
-                    if override
-                    else Text("the queue's {visibility_timeout}"),
-                    need=fmt_seconds(need),
-                    work_name=term(c, "work_timeout"),
-                    limit=fmt_seconds(limit),
-                ),
+        yield from _judge(c, queue, ctx)
+
+
+def check_consumer(c, ctx):
+    """A consumer whose queue is not known, judged when it sets the visibility of its receives itself."""
+    if c.kind == "worker" and ctx.overrides(c):
+        yield from _judge(c, None, ctx)
+
+
+def _judge(c, queue, ctx):
+    from visguard.linter.consumer_words import in_effect, term  # worded only for a worker consumer
+
+    limit = as_number(c.work_timeout)
+    # the framework an ECS task's or a Deployment's start command runs, else the consumer's own platform
+    framework = c.settings.get("framework") or c.platform
+    if framework not in FRAMEWORKS or limit is None or c.heartbeat is True:
+        return
+    if framework == "celery" and not c.settings.get("acks_late"):
+        return  # acknowledged on receipt: the message is gone before the task runs
+    home = (
+        queue if queue is not None else alone(c)
+    )  # the stand-in: only the consumer's own visibility is read
+    effect, what = in_effect(ctx, c, home)
+    if effect is None or limit < effect:
+        return
+    at = c.location_of("work_timeout")
+    need = math.ceil(limit * 1.1 + 5)  # above the limit, with room for the receive and the shutdown
+    override = c.visibility_override is not None
+    of_queue = (
+        Text(" of {queue} ({queue_at})", queue=queue.id, queue_at=ctx.where(queue.location))
+        if queue is not None
+        else ""
+    )
+    yield with_changes(
+        ctx.finding(
+            home,
+            Text(
+                "{work_name} = {limit} at {at} lets {consumer} work on a message{of_queue} "
+                "for longer than the visibility timeout in effect, {what}, and it does not extend visibility: "
+                "a slow message is received and started again while it is still running",
+                work_name=term(c, "work_timeout"),
+                limit=fmt_seconds(limit),
+                at=ctx.where(at),
+                consumer=ctx.consumer_label(c),
+                of_queue=of_queue,
+                what=what,
             ),
-            (
-                None
-                if need > MAX_VISIBILITY
-                else set_consumer(c, "visibility_override", need)
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Set {target} to at least {need} (above {work_name} {limit}), or lower {work_timeout}, or "
+                "extend visibility while a message is worked on.",
+                target=Text("{visibility_override}")
                 if override
-                else set_queue(queue, "visibility_timeout", need)
+                else Text("the queue's {visibility_timeout}"),
+                need=fmt_seconds(need),
+                work_name=term(c, "work_timeout"),
+                limit=fmt_seconds(limit),
             ),
-        )
+        ),
+        (
+            None
+            if need > MAX_VISIBILITY
+            else set_consumer(c, "visibility_override", need)
+            if override
+            else set_queue(queue, "visibility_timeout", need)
+        ),
+    )

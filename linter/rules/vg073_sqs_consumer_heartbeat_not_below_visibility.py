@@ -5,7 +5,7 @@ from __future__ import annotations
 from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, as_number, fmt_seconds
+from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -27,43 +27,54 @@ RULE = Rule(
 
 
 def check(queue, ctx):
-    if not any(c.kind == "worker" for c in queue.consumers):
+    for c in queue.consumers:
+        yield from _judge(c, queue, ctx)
+
+
+def check_consumer(c, ctx):
+    """A consumer whose queue is not known: the library's check of its own options needs no queue."""
+    yield from _judge(c, None, ctx)
+
+
+def _judge(c, queue, ctx):
+    hb = as_number(c.heartbeat_interval)
+    if c.kind != "worker" or c.platform != "sqs-consumer" or hb is None or hb <= 0:
+        return
+    vt = as_number(c.visibility_override)
+    if vt is not None and hb < vt:
         return
     from visguard.linter.consumer_words import term  # worded only for a worker consumer
 
-    for c in queue.consumers:
-        hb = as_number(c.heartbeat_interval)
-        if c.platform != "sqs-consumer" or hb is None or hb <= 0:
-            continue
-        vt = as_number(c.visibility_override)
-        if vt is not None and hb < vt:
-            continue
-        at = c.location_of("heartbeat_interval")
-        said = "without visibilityTimeout" if vt is None else f"not below visibilityTimeout {fmt_seconds(vt)}"
-        yield with_changes(
-            ctx.finding(
-                queue,
-                Text(
-                    "{consumer} of {queue} ({queue_at}) sets {hb_name} = {hb} at {at} {said}: "
-                    "sqs-consumer throws when the consumer is created, and the worker does not start",
-                    consumer=ctx.consumer_label(c),
-                    queue=queue.id,
-                    queue_at=ctx.where(queue.location),
-                    hb_name=term(c, "heartbeat_interval"),
-                    hb=fmt_seconds(hb),
-                    at=ctx.where(at),
-                    said=said,
-                ),
-                location=at,
-                consumer=c,
-                fix=Text(
-                    "Set {visibility_override} to {want} (twice {hb_name} {hb}) at {at}, or remove "
-                    "{heartbeat_interval}.",
-                    hb_name=term(c, "heartbeat_interval"),
-                    want=fmt_seconds(2 * hb),
-                    hb=fmt_seconds(hb),
-                    at=ctx.where(c.location_of("visibility_override")),
-                ),
+    at = c.location_of("heartbeat_interval")
+    said = "without visibilityTimeout" if vt is None else f"not below visibilityTimeout {fmt_seconds(vt)}"
+    of_queue = (
+        Text(" of {queue} ({queue_at})", queue=queue.id, queue_at=ctx.where(queue.location))
+        if queue is not None
+        else ""
+    )
+    yield with_changes(
+        ctx.finding(
+            queue if queue is not None else alone(c),
+            Text(
+                "{consumer}{of_queue} sets {hb_name} = {hb} at {at} {said}: "
+                "sqs-consumer throws when the consumer is created, and the worker does not start",
+                consumer=ctx.consumer_label(c),
+                of_queue=of_queue,
+                hb_name=term(c, "heartbeat_interval"),
+                hb=fmt_seconds(hb),
+                at=ctx.where(at),
+                said=said,
             ),
-            set_consumer(c, "visibility_override", int(2 * hb)) if 2 * hb <= MAX_VISIBILITY else None,
-        )
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Set {visibility_override} to {want} (twice {hb_name} {hb}) at {at}, or remove "
+                "{heartbeat_interval}.",
+                hb_name=term(c, "heartbeat_interval"),
+                want=fmt_seconds(2 * hb),
+                hb=fmt_seconds(hb),
+                at=ctx.where(c.location_of("visibility_override")),
+            ),
+        ),
+        set_consumer(c, "visibility_override", int(2 * hb)) if 2 * hb <= MAX_VISIBILITY else None,
+    )

@@ -7,7 +7,7 @@ import math
 from visguard.facts import DEFAULT_VISIBILITY_TIMEOUT, RECEIVE_VISIBILITY_SOURCE, VISIBILITY_TIMEOUT
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, need_of
+from visguard.linter.rules._base import Rule, alone, need_of, unknown_queue_said
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -49,48 +49,63 @@ def _said(v) -> str:
 
 def check(queue, ctx):
     for c in queue.consumers:
-        if c.kind != "worker":
-            continue
-        v = c.visibility_override
-        if _out_of_range(v):
-            at = c.location_of("visibility_override") or c.location or queue.location
-            yield with_changes(
-                ctx.finding(
-                    queue,
-                    Text(
-                        "{label} receives from {queue} ({queue_at}) with {visibility_override} {v} ({at}), outside "
-                        "0-43200 s: SQS rejects every receive with it, and the worker gets no messages",
-                        label=ctx.consumer_label(c),
-                        queue=queue.id,
-                        queue_at=ctx.where(queue.location),
-                        v=_said(v),
-                        at=ctx.where(at),
-                    ),
-                    location=at,
-                    consumer=c,
-                ),
-                set_consumer(c, "visibility_override", _value(c, queue, ctx)),
-            )
-        created = c.settings.get("created_visibility")
-        if _out_of_range(created):
-            at = c.locations.get("created_visibility") or c.location or queue.location
-            yield ctx.finding(
-                queue,
+        yield from _judge(c, queue, ctx)
+
+
+def check_consumer(c, ctx):
+    """A consumer whose queue is not known: a value SQS rejects is rejected whatever the queue."""
+    yield from _judge(c, None, ctx)
+
+
+def _judge(c, queue, ctx):
+    if c.kind != "worker":
+        return
+    home = queue if queue is not None else alone(c)  # the finding's queue: the stand-in when it is not known
+    v = c.visibility_override
+    if _out_of_range(v):
+        at = c.location_of("visibility_override") or c.location or home.location
+        yield with_changes(
+            ctx.finding(
+                home,
                 Text(
-                    "{label} sets {created_visibility} {v} at {at} for {queue} ({queue_at}), outside 0-43200 s: "
-                    "creating the queue with it fails",
+                    "{label} receives{from_queue} with {visibility_override} {v} ({at}), outside 0-43200 s: SQS "
+                    "rejects every receive with it, and the worker gets no messages{unknown}",
                     label=ctx.consumer_label(c),
-                    queue=queue.id,
-                    queue_at=ctx.where(queue.location),
-                    v=_said(created),
+                    from_queue=_from(queue, ctx, " from {queue} ({queue_at})"),
+                    v=_said(v),
                     at=ctx.where(at),
+                    unknown="" if queue is not None else f" ({unknown_queue_said(c)})",
                 ),
                 location=at,
                 consumer=c,
-                fix=Text(
-                    "Set {created_visibility} to a whole number of seconds between 0 and 43200, or remove it."
-                ),
-            )
+            ),
+            # the queue not known: no value to write (the queue's timeout would be a guess)
+            set_consumer(c, "visibility_override", _value(c, queue, ctx)) if queue is not None else None,
+        )
+    created = c.settings.get("created_visibility")
+    if _out_of_range(created):
+        at = c.locations.get("created_visibility") or c.location or home.location
+        yield ctx.finding(
+            home,
+            Text(
+                "{label} sets {created_visibility} {v} at {at}{for_queue}, outside 0-43200 s: "
+                "creating the queue with it fails",
+                label=ctx.consumer_label(c),
+                for_queue=_from(queue, ctx, " for {queue} ({queue_at})"),
+                v=_said(created),
+                at=ctx.where(at),
+            ),
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Set {created_visibility} to a whole number of seconds between 0 and 43200, or remove it."
+            ),
+        )
+
+
+def _from(queue, ctx, template: str) -> Text | str:
+    """The queue as the message names it (``from orders (main.tf:3)``); nothing when it is not known."""
+    return "" if queue is None else Text(template, queue=queue.id, queue_at=ctx.where(queue.location))
 
 
 def _value(c, queue, ctx) -> int:

@@ -52,7 +52,7 @@ def test_cdk_manifest_entries_outside_the_assembly_are_refused(tmp_path, capsys,
     (tmp_path / "secret.yaml").write_text(SECRET)
     out = _assembly(tmp_path / "app" / "cdk.out", _stack(template_file))
     code, report, err = run_cli(capsys, str(out), good)
-    assert code == 1
+    assert code == 4
     (line,) = err
     assert str(out / "manifest.json") in line and entry in line and "outside the assembly folder" in line
     assert "StolenSecretQueue" not in json.dumps(report)
@@ -64,7 +64,7 @@ def test_cdk_symlinked_template_out_of_the_assembly_is_refused(tmp_path, capsys,
     out = _assembly(tmp_path / "cdk.out", _stack("S.template.json"))
     os.symlink(tmp_path / "secret.yaml", out / "S.template.json")
     code, report, err = run_cli(capsys, str(out), good)
-    assert code == 1 and len(err) == 1 and "outside the assembly folder" in err[0]
+    assert code == 4 and len(err) == 1 and "outside the assembly folder" in err[0]
     assert "StolenSecretQueue" not in json.dumps(report)
 
 
@@ -126,7 +126,8 @@ def test_special_files_named_on_the_command_line_are_refused(tmp_path, capsys, g
     else:
         p.mkdir()
     code, report, err = run_cli(capsys, str(p), good)
-    assert code == 1 and len(err) == 1 and str(p) in err[0]
+    # an empty folder (whatever its name) has nothing to lint: one line, not bad input; the others are bad input
+    assert code == (2 if kind == "directory named .yaml" else 4) and len(err) == 1 and str(p) in err[0]
     assert report["summary"]["files"] == 1
     if kind != "directory named .yaml":
         assert "not a regular file" in err[0]
@@ -251,7 +252,7 @@ def test_crashers_are_one_bad_input_line_and_the_others_still_run(tmp_path, caps
     bad = tmp_path / name
     bad.write_text(text)
     code, report, err = run_cli(capsys, str(bad), good)
-    assert code == 1, err
+    assert code == 4, err
     (line,) = err
     assert line.startswith(f"visguard lint: {bad}") and "Traceback" not in line, line
     if expected is ANY_WORDING:
@@ -267,7 +268,7 @@ def test_non_finite_and_huge_numbers_in_visguard_yaml(tmp_path, capsys, good, ca
     cfg = tmp_path / "visguard.yaml"
     cfg.write_text(text)
     code, report, err = run_cli(capsys, str(cfg), good)  # linted as an input
-    assert code == 1 and len(err) == 1 and str(cfg) in err[0] and expected in err[0], err
+    assert code == 4 and len(err) == 1 and str(cfg) in err[0] and expected in err[0], err
     assert report["summary"]["files"] == 1
     code = __import__("visguard.cli", fromlist=["main"]).main(["lint", "--config", str(cfg), good])
     err = capsys.readouterr().err.splitlines()
@@ -295,7 +296,7 @@ def test_a_folder_tree_1100_levels_deep(tmp_path, capsys):
         code, report, err = run_cli(capsys, str(tmp_path))
     finally:
         _remove_deep_tree(deep, 1100)
-    assert code == 1 and len(err) == 1 and "deeper than 64 levels" in err[0]
+    assert code == 4 and len(err) == 1 and "deeper than 64 levels" in err[0]
     assert report["summary"]["files"] == 1  # the template at the top is linted
 
 
@@ -364,7 +365,7 @@ def test_text_report_and_stderr_show_control_characters_escaped(tmp_path, capsys
     bad.write_text("Resources: [")
     code = __import__("visguard.cli", fromlist=["main"]).main(["lint", "--no-config", str(evil), str(bad)])
     out, err = capsys.readouterr()
-    assert code == 1
+    assert code == 4
     assert _no_raw_controls(out) and _no_raw_controls(err)
     assert "\\x1b]0;pwned\\x07" in out and "\\u202e" in out and "\\ud800" in out
     assert len(err.splitlines()) == 1 and "bad\\x1b[2Jname\\x0a.yaml" in err
@@ -383,12 +384,12 @@ def test_junit_is_valid_xml_1_0_and_sarif_uris_are_percent_encoded(tmp_path, cap
     bad = d / "bad\x07.yaml"
     bad.write_text("Resources: [")
     main = __import__("visguard.cli", fromlist=["main"]).main
-    assert main(["lint", "--no-config", "-f", "junit", str(evil), str(bad)]) == 1
+    assert main(["lint", "--no-config", "-f", "junit", str(evil), str(bad)]) == 4
     xml = capsys.readouterr().out
     assert _no_raw_controls(xml.replace("\n", ""))
     root = ET.fromstring(xml.encode())  # parses: valid XML
     assert root.get("errors") == "1" and "\\x1b]0;pwned" in xml
-    assert main(["lint", "--no-config", "-f", "sarif", str(evil), str(bad)]) == 1
+    assert main(["lint", "--no-config", "-f", "sarif", str(evil), str(bad)]) == 4
     sarif = json.loads(capsys.readouterr().out)
     uris = [
         loc["physicalLocation"]["artifactLocation"]["uri"]
@@ -453,4 +454,4 @@ def test_regressions_found_by_the_fuzzer(tmp_path, capsys, good):
     bad = tmp_path / "ts.yaml"
     bad.write_text("!!timestamp 2020-99-01 Resources: {}\n")
     code, _, err = run_cli(capsys, str(bad), good)
-    assert code == 1 and len(err) == 1 and "invalid value" in err[0]
+    assert code == 4 and len(err) == 1 and "invalid value" in err[0]

@@ -336,7 +336,7 @@ def test_numbers_and_bombs_are_one_bad_input_line(tmp_path, capsys, case):
         ["lint", "--no-config", "-f", "json", str(tmp_path / (target or "m")), str(tmp_path / "good.yaml")]
     )
     out, err = capsys.readouterr()
-    assert code == 1, err  # bad input, never an internal error (3)
+    assert code == 4, err  # bad input, never an internal error (3)
     (line,) = err.splitlines()
     assert said in line and "internal error" not in line, line
     assert json.loads(out)["summary"]["files"] == 1  # the other input still linted
@@ -363,7 +363,7 @@ def test_every_bomb_in_one_memory_limited_process(tmp_path):
         timeout=120,
         preexec_fn=limit,
     )
-    assert proc.returncode == 1, proc.stderr
+    assert proc.returncode == 4, proc.stderr
     assert len(proc.stderr.splitlines()) == len(BOMBS) and "internal error" not in proc.stderr, proc.stderr
     assert json.loads(proc.stdout)["summary"]["files"] == 1
 

@@ -126,6 +126,7 @@ def _compose(path: str, text: str) -> CodeResult:
             items = [(*_split(x), (line, col)) for x in env if isinstance(x, str) and "=" in x]
         else:
             continue
+        context = _build_context(path, spec.get("build"))
         for key, value, (ln, c) in items:
             b = binding(
                 str(key),
@@ -133,8 +134,8 @@ def _compose(path: str, text: str) -> CodeResult:
                 Location(path, line=ln, column=c, path=f"services/{service}/environment/{key}"),
                 str(service),
             )
-            if b is not None:
-                out.env.append(b)
+            if b is not None:  # the service's own code, when compose says where it is built from
+                out.env.append(b if context is None else b.replace(folder=context))
     return out
 
 
@@ -163,6 +164,19 @@ def _compose_worker(path: str, text: str, out: CodeResult, service: str, spec: d
     out.consumers += found.consumers
     out.notes += found.notes
     out.places.update(found.places)
+
+
+def _build_context(path: str, build) -> str | None:
+    """The folder a compose service is built from (``build: ./worker`` or ``build: {context: ./worker}``),
+    relative to the compose file; None for none, a Git URL or a value that is not a path."""
+    import os
+
+    context = build.get("context", ".") if isinstance(build, dict) else build
+    if not isinstance(context, str) or not context or "://" in context or context.startswith("git@"):
+        return None
+    if len(context) > 1024 or "\x00" in context:
+        return None
+    return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), context))
 
 
 def _split(item: str) -> tuple[str, str]:

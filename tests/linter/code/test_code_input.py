@@ -164,10 +164,14 @@ def test_unjoined_code_consumer_is_a_note_naming_the_variable(tmp_path, capsys, 
     a = app(tmp_path, terraform=False)
     (a / ".env").unlink()
     code, out, _ = lint(capsys, str(a))
-    (note,) = out["findings"]
+    (note,) = [f for f in out["findings"] if f["rule"] == "VG902"]
     assert (
         note["rule"] == "VG902" and "ORDERS_QUEUE_URL" in note["message"] and "--queues-from" in note["fix"]
     )
+    # what the receive sets itself is still judged, without a queue (issue 35: VG070 on the consumer alone)
+    assert [(f["rule"], f["queue"]) for f in out["findings"] if f["rule"] != "VG902"] == [
+        ("VG070", "$ORDERS_QUEUE_URL")
+    ]
 
 
 # ------------------------------------------------------------------------------------------------ env files
@@ -238,9 +242,10 @@ def test_queues_from_a_bad_inventory_is_one_line(tmp_path, capsys, python_reader
     part = inv / "123456789012" / "us-east-1.jsonl"
     part.write_text('{"kind": "queue", "account": "123456789012"}\n' + part.read_text())
     code, _, err = lint(capsys, "--queues-from", str(inv), str(a))
-    assert code == 1 and "us-east-1.jsonl:1:" in err and len(err.strip().splitlines()) == 1
+    # both: the bad inventory, and the worker's VisibilityTimeout=0 judged alone (VG070)
+    assert code == 4 and "us-east-1.jsonl:1:" in err and len(err.strip().splitlines()) == 1
     code, _, err = lint(capsys, "--queues-from", str(tmp_path / "nowhere"), str(a))
-    assert code == 1 and "not an inventory folder" in err
+    assert code == 4 and "not an inventory folder" in err  # and the VG070 of the worker alone
 
 
 @pytest.fixture
@@ -278,7 +283,9 @@ def test_queues_from_aws_a_missing_queue_is_a_note(tmp_path, capsys, python_read
     a = app(tmp_path, terraform=False)
     with mock_aws():
         code, out, err = lint(capsys, "--queues-from", "aws", str(a))
-    assert code == 0 and err == ""
+    # the receive's VisibilityTimeout=0 is judged on the consumer alone (issue 35): a warning, not bad input
+    assert code == 2 and err == ""
+    assert [f["rule"] for f in out["findings"] if f["rule"] != "VG902"] == ["VG070"]
     messages = [f["message"] for f in out["findings"] if f["rule"] == "VG902"]
     assert any(
         "not read: AWS.SimpleQueueService.NonExistentQueue" in m or "QueueDoesNotExist" in m for m in messages

@@ -45,7 +45,9 @@ def test_ecs_worker_by_environment_variable_with_stop_timeout_scaling_and_declar
         c.processing_p99 == 300
         and c.locations["processing_p99"].path == "Resources/Task/Properties/Tags/0/Value"
     )
-    assert c.settings == {"desired_count": 2} and c.concurrency == 2
+    # its images: the join asks whether the code built into them receives (linter/receiving.py)
+    assert c.settings == {"desired_count": 2, "images": ["public.ecr.aws/docker/library/python:3.12-slim"]}
+    assert c.concurrency == 2
     assert c.locations["desired_count"].path == "Resources/Service/Properties/DesiredCount"
     assert c.locations["link"].line == 26  # Value: !Ref Jobs
     (b,) = m.env
@@ -105,7 +107,7 @@ def test_ecs_secret_through_ssm_parameter_and_autoscaling_max_count():
     c = consumers(m)[("Jobs", "Task")]
     assert (c.link, c.link_ref) == ("secret", "JOBS_QUEUE_URL")
     assert c.stop_timeout == 120 and c.processing_p99 == 90
-    assert c.settings == {"max_count": 8} and c.concurrency == 8
+    assert {k: v for k, v in c.settings.items() if k != "images"} == {"max_count": 8} and c.concurrency == 8
     assert c.locations["max_count"].path == "Resources/Scaling/Properties/MaxCapacity"
     assert m.env == []  # a secret is not an environment binding
 
