@@ -321,3 +321,41 @@ def test_go_deep_call_chain_is_bounded():
     result, spent = _timed(lambda: go.read("deep.go", src))
     (c,) = result.consumers
     assert c.queue_ref is None and spent < 10
+
+
+AGREE = """import boto3
+
+URL = "https://sqs.us-east-1.amazonaws.com/123456789012/orders"
+OTHER = "{other}"
+
+
+class Poller:
+    def __init__(self):
+        self.url = None
+        self.sqs = boto3.client("sqs")
+
+    def start(self):
+        self.url = URL
+
+    def restart(self):
+        self.url = OTHER
+
+    def poll(self):
+        return self.sqs.receive_message(QueueUrl=self.url)
+"""
+
+
+def test_a_field_assigned_several_times_is_the_value_they_all_give():
+    """``self.url = None`` ("not yet"), then ``self.url = URL`` and ``self.url = OTHER``: one queue when both
+    constants are that queue; no queue (and the note) when they differ."""
+    same = python.read(
+        "poll.py", AGREE.format(other="https://sqs.us-east-1.amazonaws.com/123456789012/orders").encode()
+    )
+    (c,) = same.consumers
+    assert c.queue_ref.value == "https://sqs.us-east-1.amazonaws.com/123456789012/orders"
+    differ = python.read(
+        "poll.py", AGREE.format(other="https://sqs.us-east-1.amazonaws.com/123456789012/refunds").encode()
+    )
+    (c,) = differ.consumers
+    assert c.queue_ref is None
+    assert any("assigned more than once" in n.message for n in differ.notes)

@@ -258,6 +258,9 @@ class Value:
         return f"Value({self.kind}, {self.value!r})"
 
 
+_NOTHING = frozenset({"None", "null", "nil", "undefined", "NULL"})  # "not set yet", in the languages read
+
+
 def unknown(node, why: str = "") -> Value:
     return Value("unknown", None, node, why or shown(node))
 
@@ -700,6 +703,10 @@ class File:
 
     def name(self, node, depth: int, field: bool = False) -> Value:
         right, where = self.resolve(node, field)
+        if right is None and where.endswith(" is assigned more than once"):
+            agreed = self._agreed(node, depth)
+            if agreed is not None:
+                return agreed
         owner = self
         if right is None and where.endswith(" is a parameter"):
             return self.argument(node, self.key(node), depth)
@@ -737,6 +744,34 @@ class File:
         if owner is not self and v.file is None:
             v.file = owner
         return v
+
+    def _agreed(self, node, depth: int) -> Value | None:
+        """The value of a name assigned more than once in this file when every assignment gives the same literal
+        value, an assignment of nothing (``None``, ``null``, ``nil``: "not yet") aside: ``self.url =
+        kwargs.get("url")`` then ``self.url = sqs.create_queue(QueueName=n)["QueueUrl"]`` or ``self.url =
+        sqs.get_queue_url(QueueName=n)["QueueUrl"]`` is the queue ``n``. None when one is not read, two differ, or
+        there are more than :data:`MAX_AGREE` (then the name stays "assigned more than once")."""
+        bound = list(self.bindings.get(self.key(node), {}).values())
+        if len(bound) > MAX_AGREE or depth >= MAX_DEPTH or any(r is None for _, r in bound):
+            return None
+        seen = None
+        for _, right in bound:
+            v = evaluate(right, self, depth + 1)
+            if v.kind == "none" or (v.kind == "unknown" and text(v.node) in _NOTHING):
+                continue
+            if v.kind not in ("str", "int", "bool") or (
+                seen is not None and (v.kind, v.value) != (seen.kind, seen.value)
+            ):
+                return None
+            seen = seen or v
+        if seen is None:
+            return None
+        out = Value(seen.kind, seen.value, seen.node, seen.why, seen.default)
+        for slot in ("scale", "mark", "env", "computed", "file"):
+            setattr(out, slot, getattr(seen, slot))
+        out.via = seen.via or node
+        out.computed = True  # several places write it: no one of them is the value to edit
+        return out
 
     def argument(self, node, key: str, depth: int) -> Value:
         """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
@@ -1061,6 +1096,7 @@ MAX_SCOPE_FILES = 2_000  # files of one package looked at (a byte search for a n
 MAX_SCANNED = 8_000  # files byte-searched in all for one file read
 MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recently used is dropped)
 MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
+MAX_AGREE = 8  # assignments of one name evaluated to see whether they all give one value (File._agreed)
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
 MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
