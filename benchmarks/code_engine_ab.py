@@ -78,6 +78,24 @@ def run(path: Path, target: Path, runs: int) -> tuple[float, float]:
     return best
 
 
+def table(cases, paths: dict, at: str, head: str, runs: int, new_over_old: bool = False) -> None:
+    """Print the machine line and one Markdown row per (label, folder) case: the best CPU / wall seconds of
+    ``at`` and ``head`` over ``runs`` interleaved runs, and their ratio (old / new, or new / old)."""
+    print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()},"
+          f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {at} vs {head}, best of {runs};"
+          f" load average {os.getloadavg()[0]:.1f}")  # fmt: skip
+    ratio = "new / old" if new_over_old else "old / new"
+    print(f"| case | {at} CPU / wall s | {head} CPU / wall s | ratio (CPU, {ratio}) |\n|---|---|---|---|")
+    for label, target in cases:
+        old = new = (float("inf"), float("inf"))
+        for _ in range(runs):  # interleaved: a change of the machine's load falls on both
+            old, new = min(old, run(paths[at], target, 1)), min(new, run(paths[head], target, 1))
+        r = new[0] / old[0] if new_over_old else old[0] / new[0]
+        print(
+            f"| {label} | {old[0]:.2f} / {old[1]:.2f} | {new[0]:.2f} / {new[1]:.2f} | {r:.2f}x |", flush=True
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--at", default="096d36e")
@@ -105,18 +123,7 @@ def main() -> None:
             body = top + "".join(site.format(i=i) for i in range(a.receives))
             (folder / f"big.{ext}").write_text(body + ("}\n" if lang in ("java", "csharp") else ""))
             cases.append((f"{lang}: one file, {a.receives:,} receives ({len(body) / 1e6:.1f} MB)", folder))
-        print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()},"
-              f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {a.at} vs {head}, best of {a.runs};"
-              f" load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-        print(
-            f"| case | {a.at} CPU / wall s | {head} CPU / wall s | ratio (CPU, old / new) |\n|---|---|---|---|"
-        )
-        for label, target in cases:
-            old = new = (float("inf"), float("inf"))
-            for _ in range(a.runs):  # interleaved: a change of the machine's load falls on both
-                old, new = min(old, run(paths[a.at], target, 1)), min(new, run(paths[head], target, 1))
-            print(f"| {label} | {old[0]:.2f} / {old[1]:.2f} | {new[0]:.2f} / {new[1]:.2f} | {old[0] / new[0]:.2f}x |",
-                  flush=True)  # fmt: skip
+        table(cases, paths, a.at, head, a.runs)
 
 
 if __name__ == "__main__":

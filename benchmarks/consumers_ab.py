@@ -14,17 +14,14 @@ process per run; reported: CPU seconds of the child (user + system) and wall tim
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from code_engine_ab import run  # noqa: E402
+from code_engine_ab import table  # noqa: E402
 from code_parse_ab import ROOT, layout  # noqa: E402
 from code_scan import code_repo  # noqa: E402
 
@@ -89,18 +86,7 @@ def main() -> None:
                  (f"CloudFormation template, {2 * QUEUES} queues, no consumer", work / "cfn"),
                  (f"Terraform root, {2 * QUEUES} queues, no consumer", work / "tf"),
                  ("a worker package (settings module + constructor argument)", work / "wired")]  # fmt: skip
-        print(f"# {platform.node()} {platform.machine()} {os.cpu_count()} CPUs, Python {platform.python_version()},"
-              f" {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {a.at} vs {head}, best of {a.runs};"
-              f" load average {os.getloadavg()[0]:.1f}")  # fmt: skip
-        print(
-            f"| case | {a.at} CPU / wall s | {head} CPU / wall s | ratio (CPU, new / old) |\n|---|---|---|---|"
-        )
-        for label, target in cases:
-            old = new = (float("inf"), float("inf"))
-            for _ in range(a.runs):  # interleaved: a change of the machine's load falls on both
-                old, new = min(old, run(paths[a.at], target, 1)), min(new, run(paths[head], target, 1))
-            print(f"| {label} | {old[0]:.2f} / {old[1]:.2f} | {new[0]:.2f} / {new[1]:.2f} | {new[0] / old[0]:.2f}x |",
-                  flush=True)  # fmt: skip
+        table(cases, paths, a.at, head, a.runs, new_over_old=True)
 
 
 if __name__ == "__main__":

@@ -413,12 +413,15 @@ def discover(
     exclude = tuple(exclude)
     out: list[Input] = []
     seen: set[tuple[str, str]] = set()
+    owner: dict[str, str] = {}  # a file's real path -> the one path it is read by
 
     asked = ""
 
     def add(path: str, spec: LoaderSpec) -> None:
+        # one input per file (a file reached twice, by a link and by its own name, is read once, under the first
+        # path), and per loader of that one path (a file two loaders claim: claims)
         real = os.path.realpath(path)
-        if (real, spec.name) not in seen:  # one input per file and loader (a file two loaders claim: claims)
+        if owner.setdefault(real, path) == path and (real, spec.name) not in seen:
             seen.add((real, spec.name))
             out.append(Input(path, spec, asked))
 

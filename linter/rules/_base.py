@@ -121,6 +121,12 @@ def alone(c) -> Queue:
     )
 
 
+def of_queue(queue, ctx, template: str = " of {queue} ({queue_at})"):
+    """The queue as a consumer finding names it (`` of orders (main.tf:3)``); nothing when it is not known (a
+    consumer judged alone)."""
+    return "" if queue is None else Text(template, queue=queue.id, queue_at=ctx.where(queue.location))
+
+
 def unknown_queue_said(c) -> str:
     """Why a consumer alone is judged, for its message: ``its queue $ORDERS_URL is not known here``."""
     ref = c.queue_ref

@@ -7,7 +7,7 @@ import math
 from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_consumer, set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds
+from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds, of_queue
 from visguard.linter.vocabulary import Text
 
 # frameworks whose work_timeout lets one message be worked on that long before it is given up
@@ -69,11 +69,6 @@ def _judge(c, queue, ctx):
     at = c.location_of("work_timeout")
     need = math.ceil(limit * 1.1 + 5)  # above the limit, with room for the receive and the shutdown
     override = c.visibility_override is not None
-    of_queue = (
-        Text(" of {queue} ({queue_at})", queue=queue.id, queue_at=ctx.where(queue.location))
-        if queue is not None
-        else ""
-    )
     yield with_changes(
         ctx.finding(
             home,
@@ -85,7 +80,7 @@ def _judge(c, queue, ctx):
                 limit=fmt_seconds(limit),
                 at=ctx.where(at),
                 consumer=ctx.consumer_label(c),
-                of_queue=of_queue,
+                of_queue=of_queue(queue, ctx),
                 what=what,
             ),
             location=at,

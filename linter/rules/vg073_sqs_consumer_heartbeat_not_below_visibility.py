@@ -5,7 +5,7 @@ from __future__ import annotations
 from visguard.facts import MAX_VISIBILITY
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds
+from visguard.linter.rules._base import Rule, alone, as_number, fmt_seconds, of_queue
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -47,11 +47,6 @@ def _judge(c, queue, ctx):
 
     at = c.location_of("heartbeat_interval")
     said = "without visibilityTimeout" if vt is None else f"not below visibilityTimeout {fmt_seconds(vt)}"
-    of_queue = (
-        Text(" of {queue} ({queue_at})", queue=queue.id, queue_at=ctx.where(queue.location))
-        if queue is not None
-        else ""
-    )
     yield with_changes(
         ctx.finding(
             queue if queue is not None else alone(c),
@@ -59,7 +54,7 @@ def _judge(c, queue, ctx):
                 "{consumer}{of_queue} sets {hb_name} = {hb} at {at} {said}: "
                 "sqs-consumer throws when the consumer is created, and the worker does not start",
                 consumer=ctx.consumer_label(c),
-                of_queue=of_queue,
+                of_queue=of_queue(queue, ctx),
                 hb_name=term(c, "heartbeat_interval"),
                 hb=fmt_seconds(hb),
                 at=ctx.where(at),

@@ -7,7 +7,7 @@ import math
 from visguard.facts import DEFAULT_VISIBILITY_TIMEOUT, RECEIVE_VISIBILITY_SOURCE, VISIBILITY_TIMEOUT
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, alone, need_of, unknown_queue_said
+from visguard.linter.rules._base import Rule, alone, need_of, of_queue, unknown_queue_said
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -71,7 +71,7 @@ def _judge(c, queue, ctx):
                     "{label} receives{from_queue} with {visibility_override} {v} ({at}), outside 0-43200 s: SQS "
                     "rejects every receive with it, and the worker gets no messages{unknown}",
                     label=ctx.consumer_label(c),
-                    from_queue=_from(queue, ctx, " from {queue} ({queue_at})"),
+                    from_queue=of_queue(queue, ctx, " from {queue} ({queue_at})"),
                     v=_said(v),
                     at=ctx.where(at),
                     unknown="" if queue is not None else f" ({unknown_queue_said(c)})",
@@ -91,7 +91,7 @@ def _judge(c, queue, ctx):
                 "{label} sets {created_visibility} {v} at {at}{for_queue}, outside 0-43200 s: "
                 "creating the queue with it fails",
                 label=ctx.consumer_label(c),
-                for_queue=_from(queue, ctx, " for {queue} ({queue_at})"),
+                for_queue=of_queue(queue, ctx, " for {queue} ({queue_at})"),
                 v=_said(created),
                 at=ctx.where(at),
             ),
@@ -101,11 +101,6 @@ def _judge(c, queue, ctx):
                 "Set {created_visibility} to a whole number of seconds between 0 and 43200, or remove it."
             ),
         )
-
-
-def _from(queue, ctx, template: str) -> Text | str:
-    """The queue as the message names it (``from orders (main.tf:3)``); nothing when it is not known."""
-    return "" if queue is None else Text(template, queue=queue.id, queue_at=ctx.where(queue.location))
 
 
 def _value(c, queue, ctx) -> int:

@@ -185,11 +185,13 @@ def test_notes_only_about_what_decides_a_queue_or_a_consumer(tmp_path):
     assert "aws_sqs_queue.r" in notes  # the queue's count is not known: its settings are read once
 
 
-def test_a_symlink_note_is_kept_only_when_the_module_misses_a_name_from_it(tree, tmp_path):
+def test_a_symlink_out_of_what_was_asked_is_always_noted(tree, tmp_path):
+    """A file not read because it leads outside what was asked may declare a queue: it is said, whether or not the
+    module misses a name from it."""
     app = tree / "live" / "app"
     (tmp_path / "provider.tf").write_text('provider "aws" {}\n')
     os.symlink(tmp_path / "provider.tf", app / "provider.tf")
     notes = [n.message for n in terraform.load(str(app), LoadOptions(asked=str(tree))).notes]
-    assert not any("provider.tf" in n for n in notes)  # nothing the root uses is declared there
+    assert any("provider.tf: a symlink leading outside" in n for n in notes)
     notes = [n.message for n in terraform.load(str(app)).notes]
     assert any("locals.tf: a symlink leading outside" in n for n in notes)  # local.env is declared there

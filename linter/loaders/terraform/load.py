@@ -754,8 +754,8 @@ class TerraformLoader(ModuleReader):
     def keep_relevant_notes(self) -> None:
         """Notes only about what decides a queue or a consumer (issue 35 §4): a variable, a local or a module
         visguard does not read is noted when a queue's or a consumer's resource uses it (the note names them), a
-        resource only when it is one of them (an ``aws_ssm_parameter`` whose count is not known is not), a
-        symlink not read when a name the module uses is declared there."""
+        resource only when it is one of them (an ``aws_ssm_parameter`` whose count is not known is not); a file
+        not read because it is a symlink leading outside what was asked always (it may declare a queue)."""
         used = {r.address: _symbolic_text(r.values) for r in self.resources if r.type not in NEEDED_BY}
 
         def users(address: str) -> list[str]:
@@ -763,13 +763,11 @@ class TerraformLoader(ModuleReader):
             prefix, name = (m.group(1), m.group(2)) if m else ("", address)
             return [a for a, t in used.items() if a.startswith(prefix) and name in t]
 
-        unread = " ".join(why for _, why, _, _ in self.undeclared)
         kept: list[Note] = []
         for n in self.notes:
             local = re.sub(r"^(?:module\.[^.\[]+(?:\[[^\]]*\])?\.)*", "", n.address)
             if ": a symlink leading outside " in n.message:
-                if os.path.basename(n.location.file or "") not in unread:
-                    continue
+                pass  # a file not read may declare a queue: always said (and it is a refusal, docs/security.md)
             elif local.startswith(("var.", "local.")) and n.address != ROOT:
                 who = users(n.address)
                 if not who:
