@@ -11,5 +11,4 @@ app.conf.update(
 
 
 @app.task
-def send(to: str) -> None:
-    ...
+def send(to: str) -> None: ...

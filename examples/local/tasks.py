@@ -12,5 +12,4 @@ app.conf.update(
 
 
 @app.task
-def build_report(report_id: str) -> None:
-    ...  # up to 15 minutes (the worker's --time-limit)
+def build_report(report_id: str) -> None: ...  # up to 15 minutes (the worker's --time-limit)

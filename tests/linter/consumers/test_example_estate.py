@@ -26,7 +26,11 @@ EXPECTED = [
     ("VG020", "infra/main.tf", 19),  # reports (KEDA) without a redrive policy
     ("VG020", "infra/main.tf", 24),  # thumbnails (pipe) without a redrive policy
     ("VG020", "infra/main.tf", 29),  # exports (Beanstalk) without a redrive policy
-    ("VG060", "infra/main.tf", 135),  # billing: the poller's default 45 s (through its constructor) replaces 600 s
+    (
+        "VG060",
+        "infra/main.tf",
+        135,
+    ),  # billing: the poller's default 45 s (through its constructor) replaces 600 s
     ("VG065", "app/billing/poller.py", 15),  # the billing poller declares no processing time
 ]
 

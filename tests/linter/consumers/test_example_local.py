@@ -21,6 +21,7 @@ def test_the_local_stack_gives_exactly_what_its_readme_says():
     result = lint_paths([str(STACK)])
     assert result.errors == []
     got = sorted(
-        (f.rule, Path(f.location.file).relative_to(STACK).as_posix(), f.location.line) for f in result.findings
+        (f.rule, Path(f.location.file).relative_to(STACK).as_posix(), f.location.line)
+        for f in result.findings
     )
     assert got == sorted(EXPECTED)
