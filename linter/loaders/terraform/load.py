@@ -756,6 +756,8 @@ class TerraformLoader(ModuleReader):
         visguard does not read is noted when a queue's or a consumer's resource uses it (the note names them), a
         resource only when it is one of them (an ``aws_ssm_parameter`` whose count is not known is not); a file
         not read because it is a symlink leading outside what was asked always (it may declare a queue)."""
+        if not self.notes and not self.quiet:
+            return  # nothing to judge (most roots): the resources' texts are not built
         used = {r.address: _symbolic_text(r.values) for r in self.resources if r.type not in NEEDED_BY}
 
         def users(address: str) -> list[str]:
