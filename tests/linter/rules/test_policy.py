@@ -77,7 +77,9 @@ def test_every_need_is_a_value_aws_accepts(p50, ratio, target, hb, lam):
         # the plan runs to the cap and the engine accepts every call
         assert replay(n.visibility_timeout, n.heartbeat, 2 * CAP) >= 1
     if n.basis == "profile":
-        assert n.visibility_timeout >= (work.p99 if target <= 0.01 else 0)
+        # at least the p99 when the target is 1 % or less, up to float noise in the tail: p50 * ratio may be
+        # 9.000000000000002 for a p99 of 9, whose tail the lognormal gives as 0.01 - 1e-17 at 9 s
+        assert n.visibility_timeout >= (work.p99 * (1 - 1e-12) if target <= 0.01 else 0)
 
 
 def test_bug_recommend_p50_2400_p99_21600_gives_a_plan_the_engine_accepts(capsys):
