@@ -793,7 +793,11 @@ class _Scopes:
         if decl is not None:
             found.append((None, decl))
         for stmt in self.root.named_children:
-            node = stmt.named_children[0] if stmt.type == "expression_statement" and stmt.named_children else None
+            node = (
+                stmt.named_children[0]
+                if stmt.type == "expression_statement" and stmt.named_children
+                else None
+            )
             if stmt.type == "export_statement":
                 node = stmt.child_by_field_name("value")
                 if node is not None:
@@ -1432,7 +1436,11 @@ def _pattern_part(js, part) -> tuple[str | None, object]:
     if part.type == "object_assignment_pattern":
         return text(part.child_by_field_name("left")), part.child_by_field_name("right")
     value = part.child_by_field_name("value")
-    default = value.child_by_field_name("right") if value is not None and value.type == "assignment_pattern" else None
+    default = (
+        value.child_by_field_name("right")
+        if value is not None and value.type == "assignment_pattern"
+        else None
+    )
     return js.key(part.child_by_field_name("key")), default
 
 
