@@ -19,7 +19,12 @@ What a file says about its receives:
 A value is read when it is written in the file: a literal, arithmetic of literals, a ``const`` (or a ``let`` never
 assigned again) of an enclosing scope, a class field, a property of an object of the file, a template literal of
 such parts, ``process.env.X`` (the queue is then named by the variable; a number takes the ``?? 30`` / ``|| 30``
-default). Numbers follow the engine's semantics: a literal beyond ``values.MAX_NUMBER`` is not read and a note
+default). Across functions and files the engine's value flow (issue 35, ``engine.Flow``) reads the rest, through
+the entries' ``signature``, ``call_args``, ``imported`` and ``name_key`` (the end of this module) and the query's
+``@flow.call``/``@param`` patterns: a parameter is what the calls of its function pass (a constructor's: ``new
+Class(...)``; a destructured one: a property of the object passed; else its default), ``this.x`` its constructor's
+assignment, a name imported from a relative module (``import``/``require``) what that module exports.
+Numbers follow the engine's semantics: a literal beyond ``values.MAX_NUMBER`` is not read and a note
 names it (a range is the rules' to judge: 50,000 is read as 50,000). Anything else is computed: the field stays
 None and a note names its place. Every number set records its ``Place`` (written in place, a constant's, an
 environment variable's default, computed). Nothing is evaluated, nothing is imported but the grammar; a file that
@@ -755,7 +760,7 @@ class _Scopes:
             return Value("unknown", None, node, f"{name} is a parameter")
         if fn is not None:
             return self._param(fn, name, node, depth)
-        got = _imported(self.file, name) if engine.FLOW.spend() else None
+        got = _imported(self.file, name) if name in self.imports and engine.FLOW.spend() else None
         if got is not None:
             g, key = got
             if key is None:
