@@ -463,3 +463,28 @@ def test_javascript_a_10000_deep_chain_across_two_modules_importing_each_other_e
     (consumers, notes), spent = _timed(lambda: run(folder))
     assert consumers and all(c.queue_ref is None for c in consumers)
     assert notes and spent < 20
+
+
+def test_javascript_options_objects_agree_on_the_property_read(tmp_path):
+    """Two ``new Poller({...})`` with one queue and two visibilities: the queue is read (each call's queueUrl is
+    the same constant), the visibility is not (30 and 60), and the note names both calls."""
+    folder = _project(
+        tmp_path,
+        {
+            "poller.js": SDK_POLL + "class Poller {\n  constructor(opts) { this.opts = opts; }\n"
+            "  poll() {\n    const { queueUrl, visibilityTimeout } = this.opts;\n"
+            "    return sqs.receiveMessage({ QueueUrl: this.opts.queueUrl, VisibilityTimeout: this.opts.vt });\n"
+            "  }\n}\nmodule.exports = { Poller };\n",
+            "queues.js": 'exports.URL = "https://sqs.eu-west-1.amazonaws.com/1/jobs";\n',
+            "a.js": 'const { Poller } = require("./poller");\nconst { URL } = require("./queues");\n'
+            "new Poller({ queueUrl: URL, vt: 30 });\n",
+            "b.js": 'const { Poller } = require("./poller");\nconst q = require("./queues");\n'
+            "new Poller({ queueUrl: q.URL, vt: 60 });\n",
+        },
+    )
+    consumers, notes = run(folder)
+    c = one(consumers, "poller.js")
+    assert c.queue_ref is not None and c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/1/jobs"
+    assert c.visibility_override is None
+    (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
+    assert "given different values by its 2 calls" in vis.message and "30 at" in vis.message

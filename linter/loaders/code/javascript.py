@@ -750,14 +750,7 @@ class _Scopes:
         """A name no declaration of this file's scopes binds: a parameter (what the calls of its function pass,
         engine.File.argument: its default, a property of the object passed to a destructured parameter), or a
         name imported from a module of the project (_imported)."""
-        fn = None
-        try:
-            for n in reversed(self._ancestors(node)):
-                if n.type in _FUNCTIONS and name in self._param_names(n):
-                    fn = n
-                    break
-        except _Unresolved:
-            return Value("unknown", None, node, f"{name} is a parameter")
+        fn = self._param_of(name, node)
         if fn is not None:
             return self._param(fn, name, node, depth)
         got = _imported(self.file, name) if name in self.imports and engine.FLOW.spend() else None
@@ -768,26 +761,63 @@ class _Scopes:
             return _js(g).exported(key, depth + 1)
         raise _Unresolved
 
-    def _param(self, fn, name, node, depth) -> Value:
+    def _param(self, fn, name, node, depth, prop=None, absent=False) -> Value:
+        """The parameter ``name`` of ``fn`` read at ``node`` (engine.File.argument), or with ``prop`` its property
+        ``prop`` (``opts.queueUrl``: each call's options object's, so calls agree when their ``queueUrl`` does;
+        ``absent``: a property an object written in full lacks is undefined)."""
         f = self.file
         for p in _params(fn):
             key, pattern, _default = _param_name(p)
             if key == name:
-                v = f.argument(node, key, depth + 1)
-                return _checked(v)
+                if prop is None:
+                    return _checked(f.argument(node, key, depth + 1))
+                return _checked(f.argument(node, key, depth + 1, self._picker(prop, None, absent), prop))
             if pattern is None or name not in _bound_in(pattern):
                 continue
-            whole = _checked(f.argument(pattern, key, depth + 1))
             part = _bound_in(pattern)[name]
-            prop, default = _pattern_part(self, part)
-            if whole.kind == "obj" and prop in whole.value:
-                return self.within(whole.file, whole.value[prop], depth + 1)
-            if whole.kind in ("obj", "none") and whole.mark != "open":
-                if default is not None:
-                    return self._value(default, depth + 1)
+            field, default = _pattern_part(self, part)
+            v = _checked(f.argument(pattern, key, depth + 1, self._picker(field, default, True), name))
+            if prop is None:
+                return v
+            if v.kind == "obj" and prop in v.value:
+                return self.within(v.file, v.value[prop], depth + 1)
+            if absent and v.kind == "obj" and v.mark != "open":
                 return Value("none", None, node)
-            raise _Unresolved(f"{name} is a parameter, given {whole.why or engine.shown(whole.node)}")
+            raise _Unresolved(f"{name}.{prop} is not read")
         raise _Unresolved(f"{name} is a parameter")
+
+    def _picker(self, prop, default, absent):
+        """engine.File.argument's ``pick``: the property ``prop`` of an options object (its value written in the
+        object's file; ``default``: the pattern's default in this file when the object lacks it)."""
+
+        def pick(v: Value, depth: int) -> Value:
+            try:
+                if v.kind == "obj" and prop in v.value:
+                    return self.within(v.file, v.value[prop], depth)
+                if v.kind in ("obj", "none") and v.mark != "open":
+                    if default is not None:
+                        return self._value(default, depth)
+                    if absent:
+                        return Value("none", None, v.node)
+                why = f"{engine.shown(v.node)} (no {prop} visguard can read)"
+            except _Unresolved as e:
+                why = e.why or prop
+            return Value("unknown", None, v.node, why)
+
+        return pick
+
+    def _param_of(self, name, node):
+        """The innermost function around ``node`` with a parameter ``name`` when no declaration nearer binds it,
+        else None."""
+        try:
+            if self.declaration(name, node) is not None:
+                return None
+            for n in reversed(self._ancestors(node)):
+                if n.type in _FUNCTIONS and name in self._param_names(n):
+                    return n
+        except _Unresolved:
+            return None
+        return None
 
     def exported(self, key, depth) -> Value:
         """The value this module exports as ``key``: ``export const KEY = ...`` (or a top-level declaration
@@ -962,6 +992,13 @@ class _Scopes:
             return Value("env", key, node)
         if obj.type == "this":
             return self._value(self._field(key, node), depth + 1)
+        named = obj
+        if obj.type == "member_expression" and text(obj.child_by_field_name("object")) == "this":
+            named = _strip(self._field(text(obj.child_by_field_name("property")), obj))  # this.opts = opts
+        if named is not None and named.type == "identifier":  # opts.queueUrl of a parameter: each call's
+            fn = self._param_of(text(named), named)
+            if fn is not None:
+                return self._param(fn, text(named), named, depth, prop=key, absent=absent)
         base = self._value(obj, depth + 1)
         if base.kind == "module":  # config.QUEUE_URL of `const config = require("./config")`
             return _js(base.value).exported(key, depth + 1)
