@@ -488,3 +488,42 @@ def test_javascript_options_objects_agree_on_the_property_read(tmp_path):
     assert c.visibility_override is None
     (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
     assert "given different values by its 2 calls" in vis.message and "30 at" in vis.message
+
+
+def test_javascript_an_options_object_passed_whole_is_read_in_the_callers_file(tmp_path):
+    """``function start(opts) { return Consumer.create(opts); }`` called with a literal in another module: the
+    options are the caller's, located there."""
+    folder = _project(
+        tmp_path,
+        {
+            "start.js": 'const { Consumer } = require("sqs-consumer");\n'
+            "function start(opts) {\n  return Consumer.create(opts);\n}\nmodule.exports = { start };\n",
+            "main.js": 'const { start } = require("./start");\n'
+            'start({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/mail", visibilityTimeout: 75 });\n',
+        },
+    )
+    consumers, _ = run(folder)
+    c = one(consumers, "start.js")
+    assert c.queue_ref.value.endswith("/1/mail") and c.visibility_override == 75
+    assert c.locations["visibility_override"].file.endswith("main.js")
+    assert c.locations["visibility_override"].line == 2
+
+
+def test_javascript_esm_modules_importing_each_other_and_calls_in_a_loop_end(tmp_path):
+    """A 10,000-deep chain of ``export const`` across two ES modules importing each other, and f(q) -> g(q) ->
+    f(q) across two files: no value, a note, bounded."""
+    n = 10_000
+    a = ['import { Consumer } from "sqs-consumer";', 'import * as b from "./b.mjs";']
+    a += [f"export const A{i} = b.B{i};" for i in range(n)]
+    a.append("Consumer.create({ queueUrl: A0, handleMessage: async () => {} });")
+    b = ['import { A1 } from "./a.mjs";', 'import * as a from "./a.mjs";']
+    b += [f"export const B{i} = a.A{i + 1};" for i in range(n)]
+    loop = {
+        "f.js": 'const { Consumer } = require("sqs-consumer");\nconst { g } = require("./g");\n'
+        "function f(q) { g(q); Consumer.create({ queueUrl: q }); }\nmodule.exports = { f };\n",
+        "g.js": 'const { f } = require("./f");\nfunction g(q) { f(q); }\nmodule.exports = { g };\n',
+    }
+    folder = _project(tmp_path, {"a.mjs": "\n".join(a) + "\n", "b.mjs": "\n".join(b) + "\n", **loop})
+    (consumers, notes), spent = _timed(lambda: run(folder))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert notes and spent < 20
