@@ -527,3 +527,14 @@ def test_javascript_esm_modules_importing_each_other_and_calls_in_a_loop_end(tmp
     (consumers, notes), spent = _timed(lambda: run(folder))
     assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
     assert notes and spent < 20
+
+
+def test_javascript_a_spread_over_the_queue_is_noted_as_such():
+    """``{ QueueUrl: URL, ...extra }`` with ``extra`` not read: the spread may set QueueUrl, and the note says so
+    (not that the receive names none)."""
+    code = SDK_POLL + 'const URL = "https://sqs.eu-west-1.amazonaws.com/1/q";\n'
+    code += "function poll(extra) { return sqs.receiveMessage({ QueueUrl: URL, ...extra }); }\n"
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    assert any("spreads an object visguard cannot read over its QueueUrl" in n.message for n in result.notes)

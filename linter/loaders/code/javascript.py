@@ -343,7 +343,7 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
         )
         return
     opts = _Opts(params)
-    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl", opts.owner)
+    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "VisibilityTimeout", "visibility_override", where)
     _seconds(r, js, c, opts, "WaitTimeSeconds", "wait_time", where)
     _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
@@ -359,7 +359,7 @@ def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
         )
         return c
     opts = _Opts(opts)
-    _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl", opts.owner)
+    _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeout", "visibility_override", where)
     if js.present(opts.get("heartbeatInterval"), opts.owner):
         _seconds(r, js, c, opts, "heartbeatInterval", "heartbeat_interval", where)
@@ -402,7 +402,7 @@ def _squiss(r: Reader, js, node, arg, heartbeat):
         return c
     opts = _Opts(opts)
     key = "queueUrl" if js.present(opts.get("queueUrl"), opts.owner) else "queueName"
-    _queue(r, js, c, opts.get(key), where, "queueUrl or queueName", opts.owner)
+    _queue(r, js, c, opts.get(key), where, "queueUrl or queueName", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeoutSecs", "visibility_override", where)
     _seconds(r, js, c, opts, "receiveWaitTimeSecs", "wait_time", where)
     _seconds(r, js, c, opts, "receiveBatchSize", "max_messages", where)
@@ -540,6 +540,7 @@ class _Opts(dict):
     def __init__(self, v: Value):
         super().__init__(v.value)
         self.owner = v.file
+        self.open = v.mark == "open"  # a spread visguard cannot read may set any key
 
 
 def _spot(js, node, owner):
@@ -559,9 +560,10 @@ def _ref(value: str, loc) -> QueueRef | None:
     return ref if ref is not None and queue_name_of(ref.value) else None
 
 
-def _queue(r: Reader, js, c, node, where, key, owner=None):
+def _queue(r: Reader, js, c, node, where, key, owner=None, open_=False):
     if node is None:
-        r.result.notes.append(Note(f"{where} names no {key}; its queue is not known", c.location, c.id))
+        what = f"spreads an object visguard cannot read over its {key}" if open_ else f"names no {key}"
+        r.result.notes.append(Note(f"{where} {what}; its queue is not known", c.location, c.id))
         return
     v = js.read_in(owner, node)
     why = v.why if v.kind == "unknown" else ""
