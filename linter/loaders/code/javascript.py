@@ -622,6 +622,7 @@ class _Scopes:
         # local name -> (a relative module, the name imported from it; None: the module itself)
         self.imports: dict[str, tuple[str, str | None]] = {}
         self.read = None  # the read the budgets above are of (_js)
+        self.exports: dict[str, list] | None = None  # ".KEY" / "" (a whole object) -> the nodes exported
 
     # ------------------------------------------------------------------------------------------- names
     def declare(self, decl):
@@ -823,41 +824,45 @@ class _Scopes:
 
     def exported(self, key, depth) -> Value:
         """The value this module exports as ``key``: ``export const KEY = ...`` (or a top-level declaration
-        exported by name), ``module.exports = {KEY, ...}``, ``module.exports.KEY = ...``, ``exports.KEY = ...``,
-        or a property of its ``export default {...}``."""
-        found = []
-        decl = self.declaration(key, self.root)
-        if decl is not None:
-            found.append((None, decl))
-        for stmt in self.root.named_children:
-            node = (
-                stmt.named_children[0]
-                if stmt.type == "expression_statement" and stmt.named_children
-                else None
-            )
-            if stmt.type == "export_statement":
-                node = stmt.child_by_field_name("value")
-                if node is not None:
-                    found.append((key, node))
-                continue
-            if node is None or node.type != "assignment_expression":
-                continue
-            left = text(node.child_by_field_name("left"))
-            if left in ("module.exports", "exports"):
-                found.append((key, node.child_by_field_name("right")))
-            elif left in (f"module.exports.{key}", f"exports.{key}"):
-                found.append((None, node.child_by_field_name("right")))
-        for prop, node in found:
-            v = self._value(node, depth + 1) if prop is None else None
-            if prop is not None:
-                whole = self._value(node, depth + 1)
-                if whole.kind != "obj" or prop not in whole.value:
+        exported by name), ``module.exports.KEY = ...``, ``exports.KEY = ...``, or a property of its
+        ``module.exports = {...}`` / ``export default {...}``."""
+        if self.exports is None:  # the module's export statements, indexed once
+            self.exports = {}
+            for stmt in self.root.named_children:
+                if stmt.type == "export_statement":
+                    node = stmt.child_by_field_name("value")  # export default {...}
+                    if node is not None:
+                        self.exports.setdefault("", []).append(node)
                     continue
-                v = self._value(whole.value[prop], depth + 1)
-            if v.file is None:
-                v.file = self.file
-            return v
-        raise _Unresolved(f"{key} is not a constant {self.file.path or 'its module'} exports")
+                node = (
+                    stmt.named_children[0]
+                    if stmt.type == "expression_statement" and stmt.named_children
+                    else None
+                )
+                if node is None or node.type != "assignment_expression":
+                    continue
+                left, right = text(node.child_by_field_name("left")), node.child_by_field_name("right")
+                if left in ("module.exports", "exports"):
+                    self.exports.setdefault("", []).append(right)
+                elif left.startswith(("module.exports.", "exports.")):
+                    self.exports.setdefault("." + left.rsplit(".", 1)[1], []).append(right)
+        decl = self.declaration(key, self.root)
+        found = [decl] if decl is not None else []
+        found += self.exports.get("." + key, [])
+        v = None
+        if found:
+            v = self._value(found[0], depth + 1)
+        else:
+            for node in self.exports.get("", []):
+                whole = self._value(node, depth + 1)
+                if whole.kind == "obj" and key in whole.value:
+                    v = self.within(whole.file, whole.value[key], depth + 1)
+                    break
+        if v is None:
+            raise _Unresolved(f"{key} is not a constant {self.file.path or 'its module'} exports")
+        if v.file is None:
+            v.file = self.file
+        return v
 
     def _value(self, node, depth) -> Value:
         self.steps += 1
