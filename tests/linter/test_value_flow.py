@@ -406,13 +406,15 @@ def test_javascript_default_and_destructured_parameters():
 
 
 def test_typescript_constructor_parameter_and_an_imported_constant():
-    """``constructor(queueUrl: string, private waitSeconds: number = 10)`` and ``new ReportPoller(URL)`` of a
-    constant ``process.env.X ?? "<url>"`` exported by config.ts."""
+    """``constructor(queueUrl: string, private waitSeconds: number = 10)`` (a parameter property: the field
+    ``this.waitSeconds``) and ``new ReportPoller(URL)`` of a constant ``process.env.X ?? "<url>"`` exported by
+    config.ts."""
     consumers, _ = run(os.path.join(FLOW, "constructor-typescript"))
     c = one(consumers, "poller.ts")
     assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "REPORTS_QUEUE_URL")
     assert c.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/reports"
     assert rel(c.queue_ref.location) == "constructor-typescript/config.ts:2"
+    assert c.settings["wait_time"] == 10  # this.waitSeconds: the parameter property's default
 
 
 def _project(tmp_path, files: dict[str, str]) -> str:
@@ -538,3 +540,20 @@ def test_javascript_a_spread_over_the_queue_is_noted_as_such():
     (c,) = result.consumers
     assert c.queue_ref is None
     assert any("spreads an object visguard cannot read over its QueueUrl" in n.message for n in result.notes)
+
+
+def test_javascript_a_method_is_what_its_calls_pass(tmp_path):
+    """``fetch(url, max = 10)`` of a class, called ``jobs.fetch(URL)`` in another module: the URL and the default."""
+    folder = _project(
+        tmp_path,
+        {
+            "jobs.js": SDK_POLL + "class Jobs {\n  fetch(url, max = 10) {\n"
+            "    return sqs.receiveMessage({ QueueUrl: url, MaxNumberOfMessages: max });\n  }\n}\n"
+            "module.exports = { Jobs };\n",
+            "main.js": 'const { Jobs } = require("./jobs");\nconst jobs = new Jobs();\n'
+            'jobs.fetch("https://sqs.eu-west-1.amazonaws.com/1/jobs");\n',
+        },
+    )
+    consumers, _ = run(folder)
+    c = one(consumers, "jobs.js")
+    assert c.queue_ref.value.endswith("/1/jobs") and c.settings["max_messages"] == 10

@@ -1339,6 +1339,13 @@ class _Scopes:
                 member.type == "method_definition"
                 and text(member.child_by_field_name("name")) == "constructor"
             ):
+                for p in _params(member):  # TypeScript's parameter property: constructor(private url: string)
+                    pattern = p.child_by_field_name("pattern") if p.type in _PARAMS else None
+                    modified = any(
+                        k.type in ("accessibility_modifier", "override_modifier") for k in p.children
+                    )
+                    if pattern is not None and text(pattern) == key and (modified or "readonly" in text(p)):
+                        found.append(pattern)
                 block = member.child_by_field_name("body")
                 for stmt in block.named_children if block is not None else ():
                     expr = (
