@@ -162,11 +162,11 @@ def read(path: str, data: bytes) -> CodeResult:
 
 class _Unresolved(Exception):
     """A value the file does not write (``why``: set when a literal is written but not read, a number beyond any
-    AWS limit)."""
+    AWS limit; ``flow``: ``why`` is the value flow's sentence, "url is a parameter of poll, ...")."""
 
-    def __init__(self, why: str = ""):
+    def __init__(self, why: str = "", flow: bool = False):
         super().__init__(why)
-        self.why = why
+        self.why, self.flow = why, flow
 
 
 def _lit(value, node) -> Value:
@@ -516,7 +516,8 @@ def _seconds(r: Reader, js, c, opts, key, field, where):
             at, value = v.default, _as_number(v.default)
     if value is None:
         if v.kind == "unknown" and v.why:
-            r.remark(f"{where}: {key} is {v.why}; not read", _spot(js, node, owner), c.id)
+            said = f"is computed ({v.why})" if v.mark == "flow" else f"is {v.why}"
+            r.remark(f"{where}: {key} {said}; not read", _spot(js, node, owner), c.id)
             return
         why = f"comes from the environment variable {env}" if env is not None else "is computed"
         r.remark(f"{where}: {key} {why}; visguard does not know its value", _spot(js, node, owner), c.id)
@@ -730,7 +731,9 @@ class _Scopes:
         try:
             return self._value(node, depth)
         except _Unresolved as e:
-            return Value("unknown", None, node, e.why)
+            out = Value("unknown", None, node, e.why)
+            out.mark = "flow" if e.flow else None
+            return out
 
     def within(self, owner, node, depth) -> Value:
         """The value of ``node``, written in the File ``owner`` (None: this file), located there."""
@@ -746,7 +749,9 @@ class _Scopes:
         try:
             return self.within(owner, node, 0)
         except _Unresolved as e:
-            return Value("unknown", None, node, e.why)
+            out = Value("unknown", None, node, e.why)
+            out.mark = "flow" if e.flow else None
+            return out
 
     # ------------------------------------------------------------------------------------------- the flow
     def _outer(self, name, node, depth) -> Value:
@@ -786,8 +791,8 @@ class _Scopes:
                 return self.within(v.file, v.value[prop], depth + 1)
             if absent and v.kind == "obj" and v.mark != "open":
                 return Value("none", None, node)
-            raise _Unresolved(f"{name}.{prop} is not read")
-        raise _Unresolved(f"{name} is a parameter")
+            raise _Unresolved(f"{name}.{prop} is not read", flow=True)
+        raise _Unresolved(f"{name} is a parameter", flow=True)
 
     def _picker(self, prop, default, absent):
         """engine.File.argument's ``pick``: the property ``prop`` of an options object (its value written in the
@@ -859,7 +864,7 @@ class _Scopes:
                     v = self.within(whole.file, whole.value[key], depth + 1)
                     break
         if v is None:
-            raise _Unresolved(f"{key} is not a constant {self.file.path or 'its module'} exports")
+            raise _Unresolved(f"{key} is not a constant {self.file.path or 'its module'} exports", flow=True)
         if v.file is None:
             v.file = self.file
         return v
@@ -1502,7 +1507,7 @@ def _pattern_part(js, part) -> tuple[str | None, object]:
 
 def _checked(v: Value) -> Value:
     if v.kind == "unknown":
-        raise _Unresolved(v.why)
+        raise _Unresolved(v.why, flow=True)
     return v
 
 
