@@ -557,3 +557,14 @@ def test_javascript_a_method_is_what_its_calls_pass(tmp_path):
     consumers, _ = run(folder)
     c = one(consumers, "jobs.js")
     assert c.queue_ref.value.endswith("/1/jobs") and c.settings["max_messages"] == 10
+
+
+def test_javascript_a_conditional_spread_sets_only_its_own_keys():
+    """``{ QueueUrl: URL, ...(vt ? { VisibilityTimeout: vt } : null) }``: the queue is read, the visibility is
+    computed (the spread may or may not set it)."""
+    code = SDK_POLL + 'const URL = "https://sqs.eu-west-1.amazonaws.com/1/q";\n'
+    code += "function poll(vt) {\n  return sqs.receiveMessage({ QueueUrl: URL, ...(vt ? { VisibilityTimeout: vt } : null) });\n}\n"
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.queue_ref.value.endswith("/1/q") and c.visibility_override is None
+    assert any("VisibilityTimeout is computed" in n.message for n in result.notes)

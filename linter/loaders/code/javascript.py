@@ -1163,14 +1163,39 @@ class _Scopes:
             elif c.type == "spread_element":
                 inner = c.named_children
                 v = self.value(inner[0]) if inner else None
+                keys = self._maybe_keys(inner[0]) if inner and (v is None or v.kind != "obj") else None
                 if v is not None and v.kind == "obj" and v.file in (None, self.file):
                     props.update(v.value)
+                elif keys is not None:  # ...(vt ? { VisibilityTimeout: vt } : {}): those keys are computed
+                    props.update(dict.fromkeys(keys, c))
                 else:  # an unknown spread may set any key: what came before is no longer known
                     props = {k: None for k in props}
                     open_ = True
         out = Value("obj", {k: v for k, v in props.items() if v is not None}, node)
         out.mark = "open" if open_ else None  # open: a key it lacks may still be set
         return out
+
+    def _maybe_keys(self, node) -> list | None:
+        """The keys a conditional spread may set (``cond ? { A: x } : null``: each branch an object literal
+        without spreads, or null/undefined/{}), or None when that is not so."""
+        node = _strip(node)
+        if node is None or node.type != "ternary_expression":
+            return None
+        keys = []
+        for field in ("consequence", "alternative"):
+            branch = _strip(node.child_by_field_name(field))
+            if branch is not None and branch.type in ("null", "undefined"):
+                continue
+            if branch is None or branch.type != "object":
+                return None
+            for part in branch.named_children:
+                if part.type == "pair" and part.child_by_field_name("key").type != "computed_property_name":
+                    keys.append(self.key(part.child_by_field_name("key")))
+                elif part.type == "shorthand_property_identifier":
+                    keys.append(text(part))
+                elif part.type != "comment":
+                    return None
+        return keys
 
     def key(self, node) -> str:
         if node is None:
