@@ -568,3 +568,14 @@ def test_javascript_a_conditional_spread_sets_only_its_own_keys():
     (c,) = result.consumers
     assert c.queue_ref.value.endswith("/1/q") and c.visibility_override is None
     assert any("VisibilityTimeout is computed" in n.message for n in result.notes)
+
+
+def test_javascript_math_min_of_known_numbers_is_computed():
+    code = (
+        SDK_POLL
+        + "const BATCH = 25;\nsqs.receiveMessage({ QueueUrl: 'q', MaxNumberOfMessages: Math.min(10, BATCH) });\n"
+    )
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.settings["max_messages"] == 10
+    assert result.places[(c.id, "max_messages")].reason == "computed"

@@ -1098,6 +1098,15 @@ class _Scopes:
             raise _Unresolved
         if name == "String" and arg is not None:
             return self._value(arg, depth + 1)
+        if fn is not None and text(fn) in ("Math.min", "Math.max"):  # Math.min(10, this.batchSize)
+            args = node.child_by_field_name("arguments")
+            got = [self._value(a, depth + 1) for a in (args.named_children if args is not None else ())[:8]]
+            ns = [_as_number(v) if v.kind in ("int", "str") else None for v in got]
+            if not ns or any(n is None for n in ns) or len(got) != len(args.named_children):
+                raise _Unresolved
+            out = Value("int", (min if text(fn) == "Math.min" else max)(ns), node)
+            out.computed = True
+            return out
         if name == "require" and arg is not None and arg.type == "string":
             spec = self._string(arg)
             g = _module_file(self.file, spec) if spec.startswith(".") and engine.FLOW.spend() else None
