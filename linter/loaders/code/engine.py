@@ -33,7 +33,8 @@ Anything else is ``unknown``, with ``why``: the expression that stopped it.
 The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
 or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
-imports); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
+call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
 file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
 their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
 and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
