@@ -13,7 +13,7 @@ import time
 
 import pytest
 from visguard.linter.loaders import registry
-from visguard.linter.loaders.code import engine, go, python
+from visguard.linter.loaders.code import engine, go, javascript, python
 
 FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
 
@@ -359,3 +359,223 @@ def test_a_field_assigned_several_times_is_the_value_they_all_give():
     (c,) = differ.consumers
     assert c.queue_ref is None
     assert any("assigned more than once" in n.message for n in differ.notes)
+
+
+# ============================================================================================== JavaScript / TS
+# (issue 35 §1 for javascript.py: the same engine.Flow, through the JavaScript entries' signature, call_args and
+# imported, and the scopes' hook; each fixture is one mechanism, under fixtures/code/flow/<mechanism>-javascript)
+def test_javascript_constants_of_a_relative_module_require_import_and_exports():
+    """``const { ORDERS_URL } = require("./config")`` of ``module.exports = {...}`` (an env variable with a
+    literal fallback), and ``import { BILLING_URL as URL, BILLING_VISIBILITY } from "./settings.mjs"`` of
+    ``export const``: located where the module writes them."""
+    consumers, _ = run(os.path.join(FLOW, "imports-javascript"))
+    orders = one(consumers, "orders.js")
+    assert (orders.queue_ref.kind, orders.queue_ref.value) == ("env", "ORDERS_QUEUE_URL")
+    assert orders.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/orders"
+    assert rel(orders.queue_ref.location) == "imports-javascript/config.js:4"
+    billing = one(consumers, "billing.mjs")
+    assert billing.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/billing"
+    assert rel(billing.queue_ref.location) == "imports-javascript/settings.mjs:1"
+    assert billing.visibility_override == 90
+    assert rel(billing.locations["visibility_override"]) == "imports-javascript/settings.mjs:2"
+
+
+def test_javascript_constructor_options_reach_this_fields_and_the_receive():
+    """``new Poller({ queueUrl: QUEUE_URL, visibilityTimeout: 45 })`` in main.js (QUEUE_URL: ``exports.X`` of
+    another module) sets ``this.queueUrl = opts.queueUrl``; ``opts.waitTime ?? 20``, not passed, is 20."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-javascript"))
+    c = one(consumers, "poller.js")
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/payments"
+    assert rel(c.queue_ref.location) == "constructor-javascript/queues.js:1"
+    assert c.visibility_override == 45
+    assert rel(c.locations["visibility_override"]) == "constructor-javascript/main.js:4"
+    assert c.settings["wait_time"] == 20
+
+
+def test_javascript_default_and_destructured_parameters():
+    """``poll(url, vt = 30)`` called with the URL alone: 30; ``({ queueUrl, visibilityTimeout = 60, batchSize }
+    = {}) => Consumer.create({...})`` called with ``{ queueUrl, batchSize: 5 }``: 60 and 5."""
+    consumers, _ = run(os.path.join(FLOW, "defaults-javascript"))
+    sdk, lib = sorted(
+        [c for c in consumers if c.location.file.endswith("workers.js")], key=lambda c: c.location.line
+    )
+    assert sdk.queue_ref.value.endswith("/audit") and sdk.visibility_override == 30
+    assert rel(sdk.queue_ref.location) == "defaults-javascript/start.js:3"
+    assert lib.queue_ref.value.endswith("/emails") and lib.visibility_override == 60
+    assert lib.settings["max_messages"] == 5
+
+
+def test_typescript_constructor_parameter_and_an_imported_constant():
+    """``constructor(queueUrl: string, private waitSeconds: number = 10)`` (a parameter property: the field
+    ``this.waitSeconds``) and ``new ReportPoller(URL)`` of a constant ``process.env.X ?? "<url>"`` exported by
+    config.ts."""
+    consumers, _ = run(os.path.join(FLOW, "constructor-typescript"))
+    c = one(consumers, "poller.ts")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "REPORTS_QUEUE_URL")
+    assert c.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/reports"
+    assert rel(c.queue_ref.location) == "constructor-typescript/config.ts:2"
+    assert c.settings["wait_time"] == 10  # this.waitSeconds: the parameter property's default
+
+
+def _project(tmp_path, files: dict[str, str]) -> str:
+    (tmp_path / "package.json").write_text("{}\n")
+    for name, body in files.items():
+        (tmp_path / name).write_text(body)
+    return str(tmp_path)
+
+
+SDK_POLL = 'const AWS = require("aws-sdk");\nconst sqs = new AWS.SQS();\n'
+
+
+def test_javascript_two_calls_with_different_values_are_not_picked_between(tmp_path):
+    folder = _project(
+        tmp_path,
+        {
+            "poll.js": SDK_POLL + "function poll(url) { return sqs.receiveMessage({ QueueUrl: url }); }\n"
+            "module.exports = { poll };\n",
+            "a.js": 'const { poll } = require("./poll");\npoll("https://sqs.eu-west-1.amazonaws.com/1/a");\n',
+            "b.js": 'const { poll } = require("./poll");\npoll("https://sqs.eu-west-1.amazonaws.com/1/b");\n',
+        },
+    )
+    consumers, notes = run(folder)
+    c = one(consumers, "poll.js")
+    assert c.queue_ref is None
+    assert any("given different values by its 2 calls" in n.message for n in notes)
+
+
+def test_javascript_a_parameter_no_call_passes_is_a_note():
+    result = javascript.read(
+        "poll.js", (SDK_POLL + "function poll(url) { sqs.receiveMessage({ QueueUrl: url }); }\n").encode()
+    )
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    assert any("url is a parameter of poll" in n.message for n in result.notes)
+
+
+def test_javascript_a_10000_deep_chain_across_two_modules_importing_each_other_ends(tmp_path):
+    """a.js and b.js require each other, each constant naming the other's next: no value, a note, bounded."""
+    n = 10_000
+    a = ['const b = require("./b");'] + [f"exports.A{i} = b.B{i};" for i in range(n)]
+    b = ['const a = require("./a");'] + [f"exports.B{i} = a.A{i + 1};" for i in range(n)]
+    a.append(SDK_POLL + "sqs.receiveMessage({ QueueUrl: exports.A0 });")
+    a.append('const { A0 } = require("./a");\nsqs.receiveMessage({ QueueUrl: b.B0, VisibilityTimeout: A0 });')
+    folder = _project(
+        tmp_path, {"a.js": "\n".join(a) + "\n", "b.js": "\n".join(b) + f'\nexports.A{n} = "q";\n'}
+    )
+    (consumers, notes), spent = _timed(lambda: run(folder))
+    assert consumers and all(c.queue_ref is None for c in consumers)
+    assert notes and spent < 20
+
+
+def test_javascript_options_objects_agree_on_the_property_read(tmp_path):
+    """Two ``new Poller({...})`` with one queue and two visibilities: the queue is read (each call's queueUrl is
+    the same constant), the visibility is not (30 and 60), and the note names both calls."""
+    folder = _project(
+        tmp_path,
+        {
+            "poller.js": SDK_POLL + "class Poller {\n  constructor(opts) { this.opts = opts; }\n"
+            "  poll() {\n    const { queueUrl, visibilityTimeout } = this.opts;\n"
+            "    return sqs.receiveMessage({ QueueUrl: this.opts.queueUrl, VisibilityTimeout: this.opts.vt });\n"
+            "  }\n}\nmodule.exports = { Poller };\n",
+            "queues.js": 'exports.URL = "https://sqs.eu-west-1.amazonaws.com/1/jobs";\n',
+            "a.js": 'const { Poller } = require("./poller");\nconst { URL } = require("./queues");\n'
+            "new Poller({ queueUrl: URL, vt: 30 });\n",
+            "b.js": 'const { Poller } = require("./poller");\nconst q = require("./queues");\n'
+            "new Poller({ queueUrl: q.URL, vt: 60 });\n",
+        },
+    )
+    consumers, notes = run(folder)
+    c = one(consumers, "poller.js")
+    assert c.queue_ref is not None and c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/1/jobs"
+    assert c.visibility_override is None
+    (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
+    assert "given different values by its 2 calls" in vis.message and "30 at" in vis.message
+
+
+def test_javascript_an_options_object_passed_whole_is_read_in_the_callers_file(tmp_path):
+    """``function start(opts) { return Consumer.create(opts); }`` called with a literal in another module: the
+    options are the caller's, located there."""
+    folder = _project(
+        tmp_path,
+        {
+            "start.js": 'const { Consumer } = require("sqs-consumer");\n'
+            "function start(opts) {\n  return Consumer.create(opts);\n}\nmodule.exports = { start };\n",
+            "main.js": 'const { start } = require("./start");\n'
+            'start({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/mail", visibilityTimeout: 75 });\n',
+        },
+    )
+    consumers, _ = run(folder)
+    c = one(consumers, "start.js")
+    assert c.queue_ref.value.endswith("/1/mail") and c.visibility_override == 75
+    assert c.locations["visibility_override"].file.endswith("main.js")
+    assert c.locations["visibility_override"].line == 2
+
+
+def test_javascript_esm_modules_importing_each_other_and_calls_in_a_loop_end(tmp_path):
+    """A 10,000-deep chain of ``export const`` across two ES modules importing each other, and f(q) -> g(q) ->
+    f(q) across two files: no value, a note, bounded."""
+    n = 10_000
+    a = ['import { Consumer } from "sqs-consumer";', 'import * as b from "./b.mjs";']
+    a += [f"export const A{i} = b.B{i};" for i in range(n)]
+    a.append("Consumer.create({ queueUrl: A0, handleMessage: async () => {} });")
+    b = ['import { A1 } from "./a.mjs";', 'import * as a from "./a.mjs";']
+    b += [f"export const B{i} = a.A{i + 1};" for i in range(n)]
+    loop = {
+        "f.js": 'const { Consumer } = require("sqs-consumer");\nconst { g } = require("./g");\n'
+        "function f(q) { g(q); Consumer.create({ queueUrl: q }); }\nmodule.exports = { f };\n",
+        "g.js": 'const { f } = require("./f");\nfunction g(q) { f(q); }\nmodule.exports = { g };\n',
+    }
+    folder = _project(tmp_path, {"a.mjs": "\n".join(a) + "\n", "b.mjs": "\n".join(b) + "\n", **loop})
+    (consumers, notes), spent = _timed(lambda: run(folder))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert notes and spent < 20
+
+
+def test_javascript_a_spread_over_the_queue_is_noted_as_such():
+    """``{ QueueUrl: URL, ...extra }`` with ``extra`` not read: the spread may set QueueUrl, and the note says so
+    (not that the receive names none)."""
+    code = SDK_POLL + 'const URL = "https://sqs.eu-west-1.amazonaws.com/1/q";\n'
+    code += "function poll(extra) { return sqs.receiveMessage({ QueueUrl: URL, ...extra }); }\n"
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    assert any("spreads an object visguard cannot read over its QueueUrl" in n.message for n in result.notes)
+
+
+def test_javascript_a_method_is_what_its_calls_pass(tmp_path):
+    """``fetch(url, max = 10)`` of a class, called ``jobs.fetch(URL)`` in another module: the URL and the default."""
+    folder = _project(
+        tmp_path,
+        {
+            "jobs.js": SDK_POLL + "class Jobs {\n  fetch(url, max = 10) {\n"
+            "    return sqs.receiveMessage({ QueueUrl: url, MaxNumberOfMessages: max });\n  }\n}\n"
+            "module.exports = { Jobs };\n",
+            "main.js": 'const { Jobs } = require("./jobs");\nconst jobs = new Jobs();\n'
+            'jobs.fetch("https://sqs.eu-west-1.amazonaws.com/1/jobs");\n',
+        },
+    )
+    consumers, _ = run(folder)
+    c = one(consumers, "jobs.js")
+    assert c.queue_ref.value.endswith("/1/jobs") and c.settings["max_messages"] == 10
+
+
+def test_javascript_a_conditional_spread_sets_only_its_own_keys():
+    """``{ QueueUrl: URL, ...(vt ? { VisibilityTimeout: vt } : null) }``: the queue is read, the visibility is
+    computed (the spread may or may not set it)."""
+    code = SDK_POLL + 'const URL = "https://sqs.eu-west-1.amazonaws.com/1/q";\n'
+    code += "function poll(vt) {\n  return sqs.receiveMessage({ QueueUrl: URL, ...(vt ? { VisibilityTimeout: vt } : null) });\n}\n"
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.queue_ref.value.endswith("/1/q") and c.visibility_override is None
+    assert any("VisibilityTimeout is computed" in n.message for n in result.notes)
+
+
+def test_javascript_math_min_of_known_numbers_is_computed():
+    code = (
+        SDK_POLL
+        + "const BATCH = 25;\nsqs.receiveMessage({ QueueUrl: 'q', MaxNumberOfMessages: Math.min(10, BATCH) });\n"
+    )
+    result = javascript.read("poll.js", code.encode())
+    (c,) = result.consumers
+    assert c.settings["max_messages"] == 10
+    assert result.places[(c.id, "max_messages")].reason == "computed"

@@ -33,7 +33,8 @@ Anything else is ``unknown``, with ``why``: the expression that stopped it.
 The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
 or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
-imports); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
+call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
 file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
 their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
 and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
@@ -773,10 +774,12 @@ class File:
         out.computed = True  # several places write it: no one of them is the value to edit
         return out
 
-    def argument(self, node, key: str, depth: int) -> Value:
+    def argument(self, node, key: str, depth: int, pick=None, part: str | None = None) -> Value:
         """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
         file and the files of its package, :class:`Flow`), else its default; one value when every call passes
-        the same, else unknown naming the candidates (never one of them picked)."""
+        the same, else unknown naming the candidates (never one of them picked). ``pick`` (Value, depth) ->
+        Value: the part of each call's value that is read (JavaScript's ``opts.queueUrl``: the property of each
+        options object), named ``part``; calls then agree when their parts do."""
         found = self.param_of(key, node.start_byte)
         sig = self.lang.signature(found[0], self) if found is not None and self.lang.signature else None
         if sig is None:
@@ -785,10 +788,13 @@ class File:
         for frame_file, frame_fn, args in reversed(FLOW.frames):  # inside a call being read: what it passes
             if frame_file is self and frame_fn == fn.start_byte and key in args:
                 arg, caller = args[key]
-                return evaluate(arg, caller, depth + 1)
-        done = self._argued.get((key, fn.start_byte))
+                v = evaluate(arg, caller, depth + 1)
+                return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
+        done = self._argued.get((key, fn.start_byte, part))
         if done is None:
-            done = self._argued[(key, fn.start_byte)] = FLOW.argument(self, fn, p, key, sig, depth)
+            done = self._argued[(key, fn.start_byte, part)] = FLOW.argument(
+                self, fn, p, key, sig, depth, pick=pick
+            )
         out = Value(done.kind, done.value, done.node, done.why, done.default)
         for slot in ("via", "scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(done, slot))
@@ -1314,10 +1320,11 @@ class Flow:
             return None, "is assigned more than once in its package"
         return found[0]
 
-    def argument(self, f: File, fn, p, key: str, sig, depth: int, keyword=False) -> Value:
+    def argument(self, f: File, fn, p, key: str, sig, depth: int, keyword=False, pick=None) -> Value:
         """What the calls of ``fn`` (its signature ``sig``: Language.signature) pass as its parameter ``key``
         (``p``: its node), or with ``keyword`` (the default node or None) as the keyword ``key`` its ``**x``
-        takes (Python's ``kwargs.get("key", default)``); the default when no call passes it."""
+        takes (Python's ``kwargs.get("key", default)``); the default when no call passes it. ``pick``: the part
+        of each value read (:meth:`File.argument`)."""
         names, params, bound = sig
         keys = [k for k, _, _ in params]
         if keyword is not False:
@@ -1334,6 +1341,8 @@ class Flow:
         if not sites:
             if default is not None:
                 v = evaluate(default, f, depth + 1)
+                if pick is not None and v.kind != "unknown":
+                    v = pick(v, depth + 1)
                 if v.kind != "unknown" and v.via is None:
                     v.via = p
                 return v
@@ -1355,6 +1364,10 @@ class Flow:
             else:
                 v = evaluate(arg, g, depth + 1)
                 owner = g
+            if pick is not None and v.kind != "unknown":
+                if v.file is None and owner is not f:
+                    v.file = owner
+                v = pick(v, depth + 1)
             if v.kind == "unknown":
                 out = unknown(p, f"{label}, given {v.why or shown(arg)} at {_at(g, call)}")
                 out.env = v.env

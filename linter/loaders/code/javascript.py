@@ -19,7 +19,12 @@ What a file says about its receives:
 A value is read when it is written in the file: a literal, arithmetic of literals, a ``const`` (or a ``let`` never
 assigned again) of an enclosing scope, a class field, a property of an object of the file, a template literal of
 such parts, ``process.env.X`` (the queue is then named by the variable; a number takes the ``?? 30`` / ``|| 30``
-default). Numbers follow the engine's semantics: a literal beyond ``values.MAX_NUMBER`` is not read and a note
+default). Across functions and files the engine's value flow (issue 35, ``engine.Flow``) reads the rest, through
+the entries' ``signature``, ``call_args``, ``imported`` and ``name_key`` (the end of this module) and the query's
+``@flow.call``/``@param`` patterns: a parameter is what the calls of its function pass (a constructor's: ``new
+Class(...)``; a destructured one: a property of the object passed; else its default), ``this.x`` its constructor's
+assignment, a name imported from a relative module (``import``/``require``) what that module exports.
+Numbers follow the engine's semantics: a literal beyond ``values.MAX_NUMBER`` is not read and a note
 names it (a range is the rules' to judge: 50,000 is read as 50,000). Anything else is computed: the field stays
 None and a note names its place. Every number set records its ``Place`` (written in place, a constant's, an
 environment variable's default, computed). Nothing is evaluated, nothing is imported but the grammar; a file that
@@ -96,8 +101,13 @@ def _language(name: str, grammar: str) -> Language:
         query="javascript",
         numbers={"number"},
         strings={"string"},  # a number written in quotes: its digits are inside them (engine.place)
-        hook=lambda node, f, _depth: f.js.evaluated(node),
+        hook=lambda node, f, depth: _js(f).evaluated(node, depth),
         annotation="//",
+        # the value flow (issue 35): defined below, with the scopes they use
+        name_key=lambda node: _name_key(node),
+        signature=lambda fn, f: _signature(fn, f),
+        call_args=lambda call, f: _call_args(call, f),
+        imported=lambda f, key: _imported(f, key),
     )
 
 
@@ -140,8 +150,7 @@ def read(path: str, data: bytes) -> CodeResult:
     lang = _LANGUAGES[grammar]
     r = Reader(path, source, data, lang)
     try:
-        f = File(lang, data, root)
-        f.js = _Scopes(f)
+        f = File(lang, data, root, path=path)
         _read(r, f)
         creates.read(f, r)  # the queues the code creates (issue 35)
     except (
@@ -153,11 +162,11 @@ def read(path: str, data: bytes) -> CodeResult:
 
 class _Unresolved(Exception):
     """A value the file does not write (``why``: set when a literal is written but not read, a number beyond any
-    AWS limit)."""
+    AWS limit; ``flow``: ``why`` is the value flow's sentence, "url is a parameter of poll, ...")."""
 
-    def __init__(self, why: str = ""):
+    def __init__(self, why: str = "", flow: bool = False):
         super().__init__(why)
-        self.why = why
+        self.why, self.flow = why, flow
 
 
 def _lit(value, node) -> Value:
@@ -192,15 +201,26 @@ def _derived(v: Value, value, node=None) -> Value:
 
 
 # ----------------------------------------------------------------------------------------------- the pass
+def _js(f: File) -> _Scopes:
+    """The scopes of ``f`` (its declarations and imports read once), for the file read and for every file the
+    value flow opens (engine.Flow); a read's step budgets start again with each read (engine.Flow.begin)."""
+    js = getattr(f, "js", None)
+    if js is None:
+        js = f.js = _Scopes(f)
+        for node in f.captures("declarator"):
+            js.declare(node)
+        js.assigned.update(text(n) for n in f.captures("assigned"))
+        _imports(js, f)
+    if js.read is not engine.FLOW.frames:  # a new read: its own budgets
+        js.read, js.steps, js.descents = engine.FLOW.frames, 0, 0
+    return js
+
+
 def _read(r: Reader, f: File) -> None:
-    js = f.js
+    js = _js(f)
     if f.root.has_error:
         bad = _first_error(f.root)
         r.remark(f"{r.path} has syntax errors; read as far as the parser recovered", bad or f.root)
-    for node in f.captures("declarator"):
-        js.declare(node)
-    js.assigned.update(text(n) for n in f.captures("assigned"))
-    _imports(js, f)
     sites = []
     for node, platform, args, _ in f.sites():
         named = dict(args)
@@ -241,6 +261,11 @@ def _imports(js, f: File) -> None:
         if not source:
             continue
         module = js.key(source[0])
+        if module.startswith("."):  # a module of the project: its names are followed (_imported)
+            for n in (*caps.get("import.default", ()), *caps.get("import.namespace", ())):
+                js.imports[text(n)] = (module, None)
+            for name in caps.get("import.name", ()):
+                js.imports[text((caps.get("import.alias") or [name])[0])] = (module, js.key(name))
         if module in _SDK_MODULES:
             js.sdk_imported = True
         is_consumer = module in SQS_CONSUMER_MODULES
@@ -317,8 +342,8 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
             c.id,
         )
         return
-    opts = params.value
-    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl")
+    opts = _Opts(params)
+    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "VisibilityTimeout", "visibility_override", where)
     _seconds(r, js, c, opts, "WaitTimeSeconds", "wait_time", where)
     _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
@@ -333,28 +358,32 @@ def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
             f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
         )
         return c
-    opts = opts.value
-    _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl")
+    opts = _Opts(opts)
+    _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeout", "visibility_override", where)
-    if js.present(opts.get("heartbeatInterval")):
+    if js.present(opts.get("heartbeatInterval"), opts.owner):
         _seconds(r, js, c, opts, "heartbeatInterval", "heartbeat_interval", where)
         c.heartbeat = True
-        c.locations["heartbeat"] = r.loc(opts["heartbeatInterval"])
+        c.locations["heartbeat"] = _loc(r, js, opts["heartbeatInterval"], opts.owner)
     elif c.heartbeat is None:
         c.heartbeat = False  # sqs-consumer extends only with heartbeatInterval; none in this file either
     _seconds(r, js, c, opts, "handleMessageTimeout", "work_timeout", where)
     _seconds(r, js, c, opts, "batchSize", "max_messages", where)
     _seconds(r, js, c, opts, "waitTimeSeconds", "wait_time", where)
     tv = opts.get("terminateVisibilityTimeout")
-    if js.present(tv):
-        v = js.value(tv)
+    if js.present(tv, opts.owner):
+        v = js.value(tv, opts.owner)
         n = _as_number(v) if v is not None else None
         if v is not None and v.kind == "bool":
             r.set(c, "terminate_visibility_timeout", v.value, v.node)
         elif n is not None:
             r.set(c, "terminate_visibility_timeout", n, v.node, _derived(v, n))
         else:
-            r.remark(f"{where}: terminateVisibilityTimeout is computed; visguard does not read it", tv, c.id)
+            r.remark(
+                f"{where}: terminateVisibilityTimeout is computed; visguard does not read it",
+                _spot(js, tv, opts.owner),
+                c.id,
+            )
     return c
 
 
@@ -371,17 +400,21 @@ def _squiss(r: Reader, js, node, arg, heartbeat):
             f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
         )
         return c
-    opts = opts.value
-    key = "queueUrl" if js.present(opts.get("queueUrl")) else "queueName"
-    _queue(r, js, c, opts.get(key), where, "queueUrl or queueName")
+    opts = _Opts(opts)
+    key = "queueUrl" if js.present(opts.get("queueUrl"), opts.owner) else "queueName"
+    _queue(r, js, c, opts.get(key), where, "queueUrl or queueName", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeoutSecs", "visibility_override", where)
     _seconds(r, js, c, opts, "receiveWaitTimeSecs", "wait_time", where)
     _seconds(r, js, c, opts, "receiveBatchSize", "max_messages", where)
     _seconds(r, js, c, opts, "maxInFlight", "concurrency", where)
-    extend = js.value(opts["autoExtendTimeout"]) if js.present(opts.get("autoExtendTimeout")) else None
+    extend = (
+        js.value(opts["autoExtendTimeout"], opts.owner)
+        if js.present(opts.get("autoExtendTimeout"), opts.owner)
+        else None
+    )
     if extend is not None and extend.kind == "bool" and extend.value:
         c.heartbeat = True
-        c.locations["heartbeat"] = r.loc(extend.node)
+        c.locations["heartbeat"] = r.at(extend, extend.node)
     elif c.heartbeat is None:
         c.heartbeat = False
     return c
@@ -470,7 +503,8 @@ def _seconds(r: Reader, js, c, opts, key, field, where):
     node = opts.get(key)
     if node is None:
         return
-    v = evaluate(node, js.file)
+    owner = getattr(opts, "owner", None)
+    v = js.read_in(owner, node)
     if v.kind == "none":  # null, undefined: not given
         return
     at, env, value = v, None, None
@@ -482,19 +516,43 @@ def _seconds(r: Reader, js, c, opts, key, field, where):
             at, value = v.default, _as_number(v.default)
     if value is None:
         if v.kind == "unknown" and v.why:
-            r.remark(f"{where}: {key} is {v.why}; not read", node, c.id)
+            said = f"is computed ({v.why})" if v.mark == "flow" else f"is {v.why}"
+            r.remark(f"{where}: {key} {said}; not read", _spot(js, node, owner), c.id)
             return
         why = f"comes from the environment variable {env}" if env is not None else "is computed"
-        r.remark(f"{where}: {key} {why}; visguard does not know its value", node, c.id)
+        r.remark(f"{where}: {key} {why}; visguard does not know its value", _spot(js, node, owner), c.id)
         return
     scale = _KEY_UNITS.get(key, 1)
     if scale != 1:
         value = value * scale
         value = int(value) if float(value).is_integer() else value
     at.kind, at.value, at.scale = "int", value, float(scale)  # the number read, where it is written
+    if at.file is None:
+        at.file = v.file
     if env is not None and at.via is None and not at.computed:
         at.env = env  # the default written in place; a constant's or an expression's place says so itself
     r.set(c, field, value, at.node, at)
+
+
+class _Opts(dict):
+    """An options object's properties (name -> value node) and ``owner``: the File they are written in when the
+    object flowed from another (a call site, a module), else None."""
+
+    def __init__(self, v: Value):
+        super().__init__(v.value)
+        self.owner = v.file
+        self.open = v.mark == "open"  # a spread visguard cannot read may set any key
+
+
+def _spot(js, node, owner):
+    """Where a note about ``node`` is placed: the node, or the site being read when it is another file's."""
+    return node if owner in (None, js.file) or not js.anchors else js.anchors[0]
+
+
+def _loc(r: Reader, js, node, owner):
+    if owner in (None, js.file):
+        return r.loc(node)
+    return engine.Location(owner.path, line=engine.line(node), column=engine.column(owner.data, node))
 
 
 def _ref(value: str, loc) -> QueueRef | None:
@@ -503,28 +561,38 @@ def _ref(value: str, loc) -> QueueRef | None:
     return ref if ref is not None and queue_name_of(ref.value) else None
 
 
-def _queue(r: Reader, js, c, node, where, key):
+def _queue(r: Reader, js, c, node, where, key, owner=None, open_=False):
     if node is None:
-        r.result.notes.append(Note(f"{where} names no {key}; its queue is not known", c.location, c.id))
+        what = f"spreads an object visguard cannot read over its {key}" if open_ else f"names no {key}"
+        r.result.notes.append(Note(f"{where} {what}; its queue is not known", c.location, c.id))
         return
-    v = js.value(node)
+    v = js.read_in(owner, node)
+    why = v.why if v.kind == "unknown" else ""
+    v = None if v.kind == "unknown" else v
     ref = None
     if v is not None and v.kind == "env":
-        ref = QueueRef("env", v.value, r.loc(v.node))
+        ref = QueueRef("env", v.value, r.at(v, v.node))
         d = v.default
         if d is not None and d.kind == "str":  # process.env.Q ?? "<literal>"
-            ref.fallback = _ref(d.value, r.loc(d.node))
+            d.file = d.file or v.file
+            ref.fallback = _ref(d.value, r.at(d, d.node))
     elif v is not None and v.kind == "str":
-        ref = _ref(v.value, r.loc(v.node))
+        ref = _ref(v.value, r.at(v, v.node))
     elif v is not None and v.kind == "name":
-        ref = QueueRef("name", v.value, r.loc(v.node))
-    if ref is None:
+        ref = QueueRef("name", v.value, r.at(v, v.node))
+    if ref is None and owner in (None, js.file):
         tail = js.url_tail(node)
         if tail is not None:
             ref = QueueRef("name", tail[0], r.loc(tail[1]))
     if ref is None:
-        why = "is not a queue URL, ARN or name" if v is not None and v.kind in _LITERALS else "is computed"
-        r.remark(f"{where}: {key} {why}; the consumer's queue is not known", node, c.id)
+        why = (
+            "is not a queue URL, ARN or name"
+            if v is not None and v.kind in _LITERALS
+            else f"is computed ({why})"
+            if why and v is None
+            else "is computed"
+        )
+        r.remark(f"{where}: {key} {why}; the consumer's queue is not known", _spot(js, node, owner), c.id)
         return
     r.link(c, ref)
 
@@ -552,6 +620,10 @@ class _Scopes:
         self.descents = 0
         self.params: dict[int, set] = {}  # function node id -> its parameters' names
         self.scopes: dict[int, tuple] = {}  # declarator node id -> (its scope, const)
+        # local name -> (a relative module, the name imported from it; None: the module itself)
+        self.imports: dict[str, tuple[str, str | None]] = {}
+        self.read = None  # the read the budgets above are of (_js)
+        self.exports: dict[str, list] | None = None  # ".KEY" / "" (a whole object) -> the nodes exported
 
     # ------------------------------------------------------------------------------------------- names
     def declare(self, decl):
@@ -640,24 +712,162 @@ class _Scopes:
         return False
 
     # ------------------------------------------------------------------------------------------- values
-    def value(self, node) -> Value | None:
-        """``node``'s Value (through :func:`engine.evaluate` and this hook), None when the file does not say it."""
-        v = evaluate(node, self.file)
+    def value(self, node, owner=None) -> Value | None:
+        """``node``'s Value (through :func:`engine.evaluate` and this hook; ``owner``: the File it is written in,
+        None: this one), None when the file does not say it."""
+        v = evaluate(node, self.file) if owner in (None, self.file) else self.read_in(owner, node)
         return None if v.kind == "unknown" else v
 
-    def present(self, node) -> bool:
+    def present(self, node, owner=None) -> bool:
         """An option is given: written, and not as null or undefined."""
         if node is None:
             return False
-        v = self.value(node)
+        v = self.value(node, owner)
         return not (v is not None and v.kind == "none")
 
-    def evaluated(self, node) -> Value:
-        """The Language's hook: every JavaScript value is read here (its names by the file's scopes)."""
+    def evaluated(self, node, depth: int = 0) -> Value:
+        """The Language's hook: every JavaScript value is read here (its names by the file's scopes; ``depth``:
+        how deep the engine's flow already is, so a loop across files ends)."""
         try:
-            return self._value(node, 0)
+            return self._value(node, depth)
         except _Unresolved as e:
-            return Value("unknown", None, node, e.why)
+            out = Value("unknown", None, node, e.why)
+            out.mark = "flow" if e.flow else None
+            return out
+
+    def within(self, owner, node, depth) -> Value:
+        """The value of ``node``, written in the File ``owner`` (None: this file), located there."""
+        if owner is None or owner is self.file:
+            return self._value(node, depth)
+        v = _js(owner)._value(node, depth)
+        if v.file is None:
+            v.file = owner
+        return v
+
+    def read_in(self, owner, node) -> Value:
+        """:meth:`within` at the top, unknown instead of raising."""
+        try:
+            return self.within(owner, node, 0)
+        except _Unresolved as e:
+            out = Value("unknown", None, node, e.why)
+            out.mark = "flow" if e.flow else None
+            return out
+
+    # ------------------------------------------------------------------------------------------- the flow
+    def _outer(self, name, node, depth) -> Value:
+        """A name no declaration of this file's scopes binds: a parameter (what the calls of its function pass,
+        engine.File.argument: its default, a property of the object passed to a destructured parameter), or a
+        name imported from a module of the project (_imported)."""
+        fn = self._param_of(name, node)
+        if fn is not None:
+            return self._param(fn, name, node, depth)
+        got = _imported(self.file, name) if name in self.imports and engine.FLOW.spend() else None
+        if got is not None:
+            g, key = got
+            if key is None:
+                return Value("module", g, node)
+            return _js(g).exported(key, depth + 1)
+        raise _Unresolved
+
+    def _param(self, fn, name, node, depth, prop=None, absent=False) -> Value:
+        """The parameter ``name`` of ``fn`` read at ``node`` (engine.File.argument), or with ``prop`` its property
+        ``prop`` (``opts.queueUrl``: each call's options object's, so calls agree when their ``queueUrl`` does;
+        ``absent``: a property an object written in full lacks is undefined)."""
+        f = self.file
+        for p in _params(fn):
+            key, pattern, _default = _param_name(p)
+            if key == name:
+                if prop is None:
+                    return _checked(f.argument(node, key, depth + 1))
+                return _checked(f.argument(node, key, depth + 1, self._picker(prop, None, absent), prop))
+            if pattern is None or name not in _bound_in(pattern):
+                continue
+            part = _bound_in(pattern)[name]
+            field, default = _pattern_part(self, part)
+            v = _checked(f.argument(pattern, key, depth + 1, self._picker(field, default, True), name))
+            if prop is None:
+                return v
+            if v.kind == "obj" and prop in v.value:
+                return self.within(v.file, v.value[prop], depth + 1)
+            if absent and v.kind == "obj" and v.mark != "open":
+                return Value("none", None, node)
+            raise _Unresolved(f"{name}.{prop} is not read", flow=True)
+        raise _Unresolved(f"{name} is a parameter", flow=True)
+
+    def _picker(self, prop, default, absent):
+        """engine.File.argument's ``pick``: the property ``prop`` of an options object (its value written in the
+        object's file; ``default``: the pattern's default in this file when the object lacks it)."""
+
+        def pick(v: Value, depth: int) -> Value:
+            try:
+                if v.kind == "obj" and prop in v.value:
+                    return self.within(v.file, v.value[prop], depth)
+                if v.kind in ("obj", "none") and v.mark != "open":
+                    if default is not None:
+                        return self._value(default, depth)
+                    if absent:
+                        return Value("none", None, v.node)
+                why = f"{engine.shown(v.node)} (no {prop} visguard can read)"
+            except _Unresolved as e:
+                why = e.why or prop
+            return Value("unknown", None, v.node, why)
+
+        return pick
+
+    def _param_of(self, name, node):
+        """The innermost function around ``node`` with a parameter ``name`` when no declaration nearer binds it,
+        else None."""
+        try:
+            if self.declaration(name, node) is not None:
+                return None
+            for n in reversed(self._ancestors(node)):
+                if n.type in _FUNCTIONS and name in self._param_names(n):
+                    return n
+        except _Unresolved:
+            return None
+        return None
+
+    def exported(self, key, depth) -> Value:
+        """The value this module exports as ``key``: ``export const KEY = ...`` (or a top-level declaration
+        exported by name), ``module.exports.KEY = ...``, ``exports.KEY = ...``, or a property of its
+        ``module.exports = {...}`` / ``export default {...}``."""
+        if self.exports is None:  # the module's export statements, indexed once
+            self.exports = {}
+            for stmt in self.root.named_children:
+                if stmt.type == "export_statement":
+                    node = stmt.child_by_field_name("value")  # export default {...}
+                    if node is not None:
+                        self.exports.setdefault("", []).append(node)
+                    continue
+                node = (
+                    stmt.named_children[0]
+                    if stmt.type == "expression_statement" and stmt.named_children
+                    else None
+                )
+                if node is None or node.type != "assignment_expression":
+                    continue
+                left, right = text(node.child_by_field_name("left")), node.child_by_field_name("right")
+                if left in ("module.exports", "exports"):
+                    self.exports.setdefault("", []).append(right)
+                elif left.startswith(("module.exports.", "exports.")):
+                    self.exports.setdefault("." + left.rsplit(".", 1)[1], []).append(right)
+        decl = self.declaration(key, self.root)
+        found = [decl] if decl is not None else []
+        found += self.exports.get("." + key, [])
+        v = None
+        if found:
+            v = self._value(found[0], depth + 1)
+        else:
+            for node in self.exports.get("", []):
+                whole = self._value(node, depth + 1)
+                if whole.kind == "obj" and key in whole.value:
+                    v = self.within(whole.file, whole.value[key], depth + 1)
+                    break
+        if v is None:
+            raise _Unresolved(f"{key} is not a constant {self.file.path or 'its module'} exports", flow=True)
+        if v.file is None:
+            v.file = self.file
+        return v
 
     def _value(self, node, depth) -> Value:
         self.steps += 1
@@ -685,9 +895,11 @@ class _Scopes:
             name = text(node)
             if name == "undefined":
                 return Value("none", None, node)
-            return self._value(self.declaration(name, node), depth + 1)
+            decl = self.declaration(name, node)
+            return self._value(decl, depth + 1) if decl is not None else self._outer(name, node, depth)
         if t == "shorthand_property_identifier":
-            return self._value(self.declaration(text(node), node), depth + 1)
+            decl = self.declaration(text(node), node)
+            return self._value(decl, depth + 1) if decl is not None else self._outer(text(node), node, depth)
         if t in ("member_expression", "subscript_expression"):
             return self._member(node, depth)
         if t == "binary_expression":
@@ -774,7 +986,9 @@ class _Scopes:
         out.computed = True  # a template is not a literal to edit
         return out
 
-    def _member(self, node, depth):
+    def _member(self, node, depth, absent=False):
+        """``obj.key`` / ``obj[key]``; ``absent``: a key an object written in full lacks is undefined (the left of
+        ``??`` / ``||``), else not read."""
         obj = _strip(node.child_by_field_name("object"))
         if node.type == "member_expression":
             prop = node.child_by_field_name("property")
@@ -790,9 +1004,20 @@ class _Scopes:
             return Value("env", key, node)
         if obj.type == "this":
             return self._value(self._field(key, node), depth + 1)
+        named = obj
+        if obj.type == "member_expression" and text(obj.child_by_field_name("object")) == "this":
+            named = _strip(self._field(text(obj.child_by_field_name("property")), obj))  # this.opts = opts
+        if named is not None and named.type == "identifier":  # opts.queueUrl of a parameter: each call's
+            fn = self._param_of(text(named), named)
+            if fn is not None:
+                return self._param(fn, text(named), named, depth, prop=key, absent=absent)
         base = self._value(obj, depth + 1)
+        if base.kind == "module":  # config.QUEUE_URL of `const config = require("./config")`
+            return _js(base.value).exported(key, depth + 1)
         if base.kind == "obj" and key in base.value:
-            return self._value(base.value[key], depth + 1)
+            return self.within(base.file, base.value[key], depth + 1)
+        if absent and base.kind == "obj" and base.mark != "open":
+            return Value("none", None, node)  # opts.wait ?? 20 of an options object without it
         if base.kind == "list" and key.isdigit() and int(key) < len(base.value):
             return self._value(base.value[int(key)], depth + 1)
         raise _Unresolved
@@ -807,7 +1032,11 @@ class _Scopes:
         op = text(node.child_by_field_name("operator"))
         left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
         if op in ("??", "||"):
-            lv = self._value(left, depth + 1)
+            inner = _strip(left)
+            if inner is not None and inner.type == "member_expression":
+                lv = self._member(inner, depth + 1, absent=True)
+            else:
+                lv = self._value(left, depth + 1)
             if lv.kind == "env":
                 rv = self._value(right, depth + 1)
                 if rv.kind not in _LITERALS:
@@ -869,6 +1098,21 @@ class _Scopes:
             raise _Unresolved
         if name == "String" and arg is not None:
             return self._value(arg, depth + 1)
+        if fn is not None and text(fn) in ("Math.min", "Math.max"):  # Math.min(10, this.batchSize)
+            args = node.child_by_field_name("arguments")
+            got = [self._value(a, depth + 1) for a in (args.named_children if args is not None else ())[:8]]
+            ns = [_as_number(v) if v.kind in ("int", "str") else None for v in got]
+            if not ns or any(n is None for n in ns) or len(got) != len(args.named_children):
+                raise _Unresolved
+            out = Value("int", (min if text(fn) == "Math.min" else max)(ns), node)
+            out.computed = True
+            return out
+        if name == "require" and arg is not None and arg.type == "string":
+            spec = self._string(arg)
+            g = _module_file(self.file, spec) if spec.startswith(".") and engine.FLOW.spend() else None
+            if g is not None:
+                return Value("module", g, node)
+            raise _Unresolved
         # ConfigService.get("ORDERS_QUEUE_URL") (NestJS): the variable of that name
         if fn is not None and fn.type == "member_expression" and arg is not None and arg.type == "string":
             prop = fn.child_by_field_name("property")
@@ -907,7 +1151,7 @@ class _Scopes:
         raise _Unresolved
 
     def _object(self, node, depth):
-        props = {}
+        props, open_ = {}, False
         for c in node.named_children:
             if c.type == "pair":
                 key = c.child_by_field_name("key")
@@ -928,11 +1172,39 @@ class _Scopes:
             elif c.type == "spread_element":
                 inner = c.named_children
                 v = self.value(inner[0]) if inner else None
-                if v is not None and v.kind == "obj":
+                keys = self._maybe_keys(inner[0]) if inner and (v is None or v.kind != "obj") else None
+                if v is not None and v.kind == "obj" and v.file in (None, self.file):
                     props.update(v.value)
+                elif keys is not None:  # ...(vt ? { VisibilityTimeout: vt } : {}): those keys are computed
+                    props.update(dict.fromkeys(keys, c))
                 else:  # an unknown spread may set any key: what came before is no longer known
                     props = {k: None for k in props}
-        return Value("obj", {k: v for k, v in props.items() if v is not None}, node)
+                    open_ = True
+        out = Value("obj", {k: v for k, v in props.items() if v is not None}, node)
+        out.mark = "open" if open_ else None  # open: a key it lacks may still be set
+        return out
+
+    def _maybe_keys(self, node) -> list | None:
+        """The keys a conditional spread may set (``cond ? { A: x } : null``: each branch an object literal
+        without spreads, or null/undefined/{}), or None when that is not so."""
+        node = _strip(node)
+        if node is None or node.type != "ternary_expression":
+            return None
+        keys = []
+        for field in ("consequence", "alternative"):
+            branch = _strip(node.child_by_field_name(field))
+            if branch is not None and branch.type in ("null", "undefined"):
+                continue
+            if branch is None or branch.type != "object":
+                return None
+            for part in branch.named_children:
+                if part.type == "pair" and part.child_by_field_name("key").type != "computed_property_name":
+                    keys.append(self.key(part.child_by_field_name("key")))
+                elif part.type == "shorthand_property_identifier":
+                    keys.append(text(part))
+                elif part.type != "comment":
+                    return None
+        return keys
 
     def key(self, node) -> str:
         if node is None:
@@ -958,8 +1230,10 @@ class _Scopes:
         if key == "QueueUrl":
             return self._lookup(value)
         base = self._value(value, depth + 1)
+        if base.kind == "module":  # const { QUEUE_URL } = require("./config")
+            return _js(base.value).exported(key, depth + 1)
         if base.kind == "obj" and key in base.value:
-            return self._value(base.value[key], depth + 1)
+            return self.within(base.file, base.value[key], depth + 1)
         raise _Unresolved
 
     def url_tail(self, node, depth=0):
@@ -1104,6 +1378,13 @@ class _Scopes:
                 member.type == "method_definition"
                 and text(member.child_by_field_name("name")) == "constructor"
             ):
+                for p in _params(member):  # TypeScript's parameter property: constructor(private url: string)
+                    pattern = p.child_by_field_name("pattern") if p.type in _PARAMS else None
+                    modified = any(
+                        k.type in ("accessibility_modifier", "override_modifier") for k in p.children
+                    )
+                    if pattern is not None and text(pattern) == key and (modified or "readonly" in text(p)):
+                        found.append(pattern)
                 block = member.child_by_field_name("body")
                 for stmt in block.named_children if block is not None else ():
                     expr = (
@@ -1176,3 +1457,188 @@ def _unescape(seq: str) -> str:
         except ValueError:
             return seq
     return body
+
+
+# ----------------------------------------------------------------------------------------------- the value flow
+# (issue 35, engine.Flow): how the calls of a JavaScript function name it and pass its parameters, and the
+# relative modules a name is imported from; the flow itself (call sites, budgets, several callers) is the engine's
+_PARAMS = ("assignment_pattern", "object_pattern", "array_pattern", "rest_pattern", "required_parameter",
+           "optional_parameter")  # fmt: skip
+_CLASSES = ("class_declaration", "class", "abstract_class_declaration")
+
+
+def _param_name(p) -> tuple[str, object, object]:
+    """(the key a formal parameter is known by, its destructuring pattern or None, its default or None): ``url``,
+    ``vt = 30``, ``{ queueUrl, vt = 30 } = {}`` (a pattern's key is ``{}@<its start>``: no name is its own),
+    ``...rest`` (``*rest``), TypeScript's ``url: string`` / ``vt?: number``."""
+    default = None
+    if p.type in ("required_parameter", "optional_parameter"):
+        default = p.child_by_field_name("value")
+        p = p.child_by_field_name("pattern") or p
+    if p.type == "assignment_pattern":
+        default = p.child_by_field_name("right")
+        p = p.child_by_field_name("left") or p
+    if p.type in ("object_pattern", "array_pattern"):
+        return f"{{}}@{p.start_byte}", p, default
+    if p.type == "rest_pattern":
+        inner = p.named_children
+        return "*" + (text(inner[0]) if inner else ""), None, None
+    return text(p), None, default
+
+
+def _name_key(node) -> str | None:
+    """engine.File.key of a formal parameter's node (the query captures each whole: :func:`_param_name`)."""
+    return _param_name(node)[0] if node.type in _PARAMS else None
+
+
+def _params(fn) -> list:
+    params = fn.child_by_field_name("parameters")
+    if params is None:
+        one = fn.child_by_field_name("parameter")
+        return [one] if one is not None else []
+    return [p for p in params.named_children if p.type != "comment"]
+
+
+def _bound_in(pattern, budget=200) -> dict:
+    """name -> the part of an object pattern that binds it (``{ a, b: c, d = 1, e: { f } }``)."""
+    out, stack = {}, [pattern]
+    while stack and budget > 0:
+        budget -= 1
+        n = stack.pop()
+        if n.type == "shorthand_property_identifier_pattern":
+            out[text(n)] = n
+        elif n.type == "object_assignment_pattern":
+            left = n.child_by_field_name("left")
+            if left is not None:
+                out[text(left)] = n
+        elif n.type == "pair_pattern":
+            value = n.child_by_field_name("value")
+            if value is not None and value.type == "identifier":
+                out[text(value)] = n
+            elif value is not None and value.type == "assignment_pattern":
+                left = value.child_by_field_name("left")
+                if left is not None and left.type == "identifier":
+                    out[text(left)] = n
+        elif n.type == "object_pattern":
+            stack.extend(n.named_children)
+    return out
+
+
+def _pattern_part(js, part) -> tuple[str | None, object]:
+    """(the property a part of a pattern reads, its default or None)."""
+    if part.type == "shorthand_property_identifier_pattern":
+        return text(part), None
+    if part.type == "object_assignment_pattern":
+        return text(part.child_by_field_name("left")), part.child_by_field_name("right")
+    value = part.child_by_field_name("value")
+    default = (
+        value.child_by_field_name("right")
+        if value is not None and value.type == "assignment_pattern"
+        else None
+    )
+    return js.key(part.child_by_field_name("key")), default
+
+
+def _checked(v: Value) -> Value:
+    if v.kind == "unknown":
+        raise _Unresolved(v.why, flow=True)
+    return v
+
+
+def _signature(fn, f: File):
+    """engine.Language.signature: (the names its calls call it by, [(parameter key, default, positional)], 0).
+    A function declaration or method by its name; a class's constructor by the class's (``new Poller(...)``); an
+    arrow or function expression by the name it is bound to (``const poll = (url) => ...``, ``poll: function``)."""
+    name = None
+    if fn.type in ("function_declaration", "generator_function_declaration"):
+        name = text(fn.child_by_field_name("name"))
+    elif fn.type == "method_definition":
+        name = text(fn.child_by_field_name("name"))
+        if name == "constructor":
+            body = f.parent(fn)
+            cls = f.parent(body) if body is not None else None
+            name = None
+            if cls is not None and cls.type in _CLASSES:
+                n = cls.child_by_field_name("name")
+                if n is not None:
+                    name = text(n)
+                else:  # const Poller = class { ... }
+                    up = f.parent(cls)
+                    if up is not None and up.type == "variable_declarator":
+                        name = text(up.child_by_field_name("name"))
+    elif fn.type in ("arrow_function", "function_expression", "function", "generator_function"):
+        up = f.parent(fn)
+        if up is not None and up.type == "variable_declarator":
+            name = text(up.child_by_field_name("name"))
+        elif up is not None and up.type == "pair":
+            name = js_key(up.child_by_field_name("key"))
+        elif up is not None and up.type == "assignment_expression":
+            left = up.child_by_field_name("left")
+            prop = left.child_by_field_name("property") if left is not None else None
+            name = text(prop if prop is not None else left)
+    if not name or not name.isidentifier():
+        return None
+    params = []
+    for p in _params(fn):
+        key, _, default = _param_name(p)
+        params.append((key, default, not key.startswith("*")))
+    return (name,), params, 0
+
+
+def js_key(node) -> str:
+    raw = text(node)
+    return raw[1:-1] if node is not None and node.type == "string" and len(raw) > 1 else raw
+
+
+def _call_args(call, f: File):
+    """engine.Language.call_args: (the arguments, {}, whether one is a spread ``...args``); None for a tagged
+    template."""
+    args = call.child_by_field_name("arguments")
+    if args is None:
+        return ([], {}, False) if call.type == "new_expression" else None
+    if args.type != "arguments":
+        return None
+    pos = [a for a in args.named_children if a.type != "comment"]
+    return pos, {}, any(a.type == "spread_element" for a in pos)
+
+
+def _imported(f: File, key: str):
+    """engine.Language.imported: (the File of the relative module a name of ``f`` is imported from, its name
+    there; None: the module itself), or None: ``import { QUEUE_URL } from "./config"`` (``as`` too), ``import *
+    as config`` / ``import config from "./config"`` with ``config.QUEUE_URL``. A module is a file of the run's
+    project (engine.Flow.offered)."""
+    head, _, rest = key.partition(".")
+    got = _js(f).imports.get(head)
+    if got is None or "." in rest:
+        return None
+    spec, name = got
+    g = _module_file(f, spec)
+    if g is None:
+        return None
+    if name is None:
+        return g, rest or None
+    return (g, name) if not rest else None
+
+
+# how a relative module's path is completed (Node's resolution and TypeScript's: "./config" is config.js,
+# config.ts, config/index.js, ...; "./config.js" written in TypeScript is config.ts):
+# https://nodejs.org/api/modules.html#all-together, https://www.typescriptlang.org/docs/handbook/modules/reference.html
+# (checked 2026-12-02)
+_COMPLETIONS = ("", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts", "/index.js", "/index.ts")
+
+
+def _module_file(f: File, spec: str) -> File | None:
+    import os
+
+    if f.path is None or not engine.FLOW.offered:
+        return None
+    base = os.path.join(os.path.dirname(os.path.abspath(f.path)), spec)
+    stem, ext = os.path.splitext(base)
+    candidates = [base + c for c in _COMPLETIONS]
+    if ext in (".js", ".mjs", ".cjs", ".jsx"):
+        candidates += [stem + t for t in (".ts", ".tsx", ".mts", ".cts")]
+    for candidate in candidates:
+        path = engine.FLOW.offered_file(candidate)
+        if path is not None and os.path.abspath(path) != os.path.abspath(f.path):
+            return engine.FLOW.file(path, _LANGUAGES[language_of(path)[0]])
+    return None

@@ -74,3 +74,16 @@
 ; object, O(n^2) in a chain of n calls); @create.builder: the start of a request builder chain.
 ((property_identifier) @create.call (#eq? @create.call "createQueue"))
 ((identifier) @create.call (#eq? @create.call "CreateQueueCommand"))
+
+
+; ---------------------------------------------------------------------------------------------- the value flow
+; (issue 35, engine.Flow) calls and constructions by the callee's last name: what the calls of a function pass
+(call_expression
+  function: [(identifier) @flow.callee (member_expression property: (property_identifier) @flow.callee)]) @flow.call
+(new_expression
+  constructor: [(identifier) @flow.callee (member_expression property: (property_identifier) @flow.callee)]) @flow.call
+
+; a function's parameters, each its whole node (an identifier, a pattern, a default: javascript.py's name_key
+; says its name; TypeScript's required/optional parameters hold them), and an arrow function's one bare parameter
+(_ parameters: (formal_parameters (_) @param)) @param.scope
+(arrow_function parameter: (identifier) @param) @param.scope
