@@ -290,9 +290,21 @@ def written_name(scene: Scene, field: str | None) -> str | None:
     return None
 
 
+def _awscc(scene: Scene, word: str) -> str:
+    """``word`` for a queue of the Cloud Control provider (``awscc_sqs_queue``): its own argument names
+    (``visibility_timeout``, ``message_retention_period``) and resource type, as ``--fix`` writes them."""
+    if "awscc_" not in scene.queue.id:
+        return word
+    from visguard.linter.loaders.terraform import awscc  # only for such a queue
+
+    rtype = next((p for p in reversed(scene.queue.id.split(".")) if p.startswith("awscc_")), "")
+    own = awscc.RESOURCES.get(rtype, ("", {}))[1]
+    return own.get(word) or word.replace("aws_sqs_queue.", "awscc_sqs_queue.")
+
+
 def _terraform_raise(scene: Scene) -> str:
     """``Set visibility_timeout_seconds = 360 (at least 6 x 60 s = 360 s (6 min)).``: HCL assigns a value."""
-    name = written_name(scene, "visibility_timeout") or TERRAFORM["visibility_timeout"]
+    name = written_name(scene, "visibility_timeout") or _awscc(scene, TERRAFORM["visibility_timeout"])
     value = scene.args["value"]
     setting = f"{name} to {value}" if name.startswith("the default") else f"{name} = {value}"
     return f"Set {setting} (at least {scene.args['how']})."
@@ -307,7 +319,7 @@ class Terraform(Vocabulary):
             return f"{self.name('max_concurrency', scene)} on the mapping"
         if key == "reserved_concurrency":
             return f"the function's {written_name(scene, key) or 'reserved_concurrent_executions'}"
-        return written_name(scene, _TERRAFORM_FIELDS.get(key)) or self.words[key]
+        return _awscc(scene, written_name(scene, _TERRAFORM_FIELDS.get(key)) or self.words[key])
 
 
 # ----------------------------------------------------------------------------------------------- Serverless

@@ -284,3 +284,18 @@ def test_an_awscc_queue_in_a_plan(tmp_path):
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     q = terraform.load(str(tmp_path / "plan.json")).queues["awscc_sqs_queue.q"]
     assert (q.name, q.visibility_timeout, q.tags) == ("q", 45, {"team": "a"})
+
+
+def test_the_words_of_a_finding_are_awscc_s_own(tmp_path):
+    """The message and fix name the awscc argument and resource type that --fix writes, not the aws_* twin's."""
+    (tmp_path / "main.tf").write_text(
+        'resource "awscc_sqs_queue" "jobs" {\n  queue_name = "jobs"\n}\n'
+        'resource "awscc_lambda_function" "worker" {\n  function_name = "worker"\n  timeout = 60\n}\n'
+        'resource "awscc_lambda_event_source_mapping" "m" {\n  event_source_arn = awscc_sqs_queue.jobs.arn\n'
+        "  function_name = awscc_lambda_function.worker.function_name\n  batch_size = 1\n}\n"
+    )
+    result = lint_paths([str(tmp_path)])
+    fixes = {f.rule: f.fix for f in result.findings}
+    assert fixes["VG010"].startswith("Set visibility_timeout = 360")
+    assert "awscc_sqs_queue.<name>_dlq.arn" in fixes["VG020"]
+    assert not any("visibility_timeout_seconds" in (f.fix or "") + f.message for f in result.findings)
