@@ -349,16 +349,24 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
     _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
 
 
-def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
-    c = _consumer(r, node, "sqs-consumer", heartbeat)
-    where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
+def _options(r: Reader, js, c, node, arg, where: str):
+    """A poller's options object (``Consumer.create({...})``, ``new Squiss({...})``) as read, or None after one
+    remark that its queue and visibility are not known."""
     opts = js.value(arg) if arg is not None else None
     if opts is None or opts.kind != "obj":
         r.remark(
             f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
         )
+        return None
+    return _Opts(opts)
+
+
+def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
+    c = _consumer(r, node, "sqs-consumer", heartbeat)
+    where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
+    opts = _options(r, js, c, node, arg, where)
+    if opts is None:
         return c
-    opts = _Opts(opts)
     _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeout", "visibility_override", where)
     if js.present(opts.get("heartbeatInterval"), opts.owner):
@@ -394,13 +402,9 @@ def _squiss(r: Reader, js, node, arg, heartbeat):
     handled). Options as squiss-ts's ISquissOptions names them (github.com/pruvonet/squiss-ts, checked 2026-12-02)."""
     c = _consumer(r, node, "squiss", heartbeat)
     where = f"the Squiss poller at {r.path}:{c.location.line}"
-    opts = js.value(arg) if arg is not None else None
-    if opts is None or opts.kind != "obj":
-        r.remark(
-            f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
-        )
+    opts = _options(r, js, c, node, arg, where)
+    if opts is None:
         return c
-    opts = _Opts(opts)
     key = "queueUrl" if js.present(opts.get("queueUrl"), opts.owner) else "queueName"
     _queue(r, js, c, opts.get(key), where, "queueUrl or queueName", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeoutSecs", "visibility_override", where)
