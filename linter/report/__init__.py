@@ -1,11 +1,12 @@
-"""Reporters: the lint result as text, JSON, SARIF 2.1.0 or JUnit XML. Pure functions from a ``LintResult``
+"""Reporters: the lint result as text, JSON, SARIF 2.1.0, JUnit XML, or what CI systems read (ci.py: GitHub
+workflow commands, GitLab Code Quality, Markdown). Pure functions from a ``LintResult``
 to a string; the CLI decides where it goes."""
 
 from __future__ import annotations
 
 from visguard.linter.model import Severity
 
-FORMATS = ("text", "json", "sarif", "junit")
+FORMATS = ("text", "json", "sarif", "junit", "github", "gitlab", "markdown")
 
 
 def render(result, fmt: str, *, color: bool = False, fail_on: str = "warning") -> str:
@@ -25,6 +26,10 @@ def render(result, fmt: str, *, color: bool = False, fail_on: str = "warning") -
         from visguard.linter.report.junit import render_junit
 
         return render_junit(result, fail_on=fail_on)
+    if fmt in ("github", "gitlab", "markdown"):  # the formats CI systems read natively
+        from visguard.linter.report import ci
+
+        return getattr(ci, f"render_{fmt}")(result)
     raise ValueError(f"unknown format {fmt!r} (choose from {', '.join(FORMATS)})")
 
 
