@@ -100,6 +100,12 @@ demo-lint: install
 	$(BIN)/visguard lint examples/terraform --fail-on never
 	$(BIN)/visguard lint examples/serverless --fail-on never
 	@echo "demo-lint: SARIF report (upload it to GitHub code scanning) in $(OUT)/lint/examples.sarif"
+	# what CI systems read: GitHub annotations, a GitLab Code Quality report, a Markdown job summary
+	$(BIN)/visguard lint examples/terraform --fail-on never --format github --output $(OUT)/lint/annotations.txt
+	grep -q '^::warning file=examples/terraform/' $(OUT)/lint/annotations.txt
+	$(BIN)/visguard lint examples/terraform --fail-on never --format gitlab --output $(OUT)/lint/gl-code-quality.json
+	$(BIN)/visguard lint examples/terraform --fail-on never --format markdown --output $(OUT)/lint/summary.md
+	@echo "demo-lint: CI formats in $(OUT)/lint/annotations.txt, gl-code-quality.json, summary.md"
 	@echo "demo-lint: the mechanical fixes for examples/templates/orders-cfn.yaml (--fix --diff changes nothing):"
 	$(BIN)/visguard lint --config examples/visguard.yaml examples/templates/orders-cfn.yaml --fix --diff \
 		|| test $$? -eq 2
