@@ -38,6 +38,12 @@ NOT_FOR_ONE_TEMPLATE = (
     "visguard.linter.loaders.code",
     "visguard.linter.consumers",  # the join: only when an input left a consumer pending
     "visguard.linter.consumer_words",  # a worker's words: only when a finding is worded
+    "visguard.linter.loaders.shell",  # AWS CLI scripts: only when a script or Makefile is linted (issue 35)
+    "visguard.linter.loaders.shellwords",
+    "visguard.linter.loaders.commandline",  # worker start commands: only where a command is read
+    "visguard.linter.created_queues",  # queues code creates: only when a code input made one
+    "visguard.linter.receiving",  # send-only workloads: only for a workload given a queue's URL
+    "visguard.linter.report.ci",  # --format github/gitlab/markdown only
     "tree_sitter",
     "hcl2",
     "jsonschema",
