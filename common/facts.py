@@ -226,3 +226,118 @@ ACTIVEJOB_SQS_SOURCE = (
 ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT = 15
 # Go SDK v2 sends ReceiveMessage's VisibilityTimeout only when it is not 0: a literal 0 there means "the queue's".
 GO_SDK_ZERO_NOT_SENT = True
+
+
+# ----------------------------------------------------------------------------------------- when each was checked
+class Checked(Value):
+    """Where a fact is stated, and the day (ISO 8601) someone last read it there and found it still true."""
+
+    __slots__ = ("source", "checked")
+
+
+# fact name -> Checked. Every public fact of this module has an entry (tests/common/test_facts_checked.py): a
+# number without a page and a date is folklore. Strings that are pages (https://...) are sources, not facts.
+CHECKED: dict[str, Checked] = {}
+
+
+def checked(day: str, source: str, *names: str) -> None:
+    """Record that the facts ``names`` were read at ``source`` on ``day`` (YYYY-MM-DD)."""
+    for name in names:
+        CHECKED[name] = Checked(source, day)
+
+
+def sources_of(names) -> list[tuple[str, Checked]]:
+    """The (name, Checked) of each fact in ``names`` that has one, in the order given, once each."""
+    seen: dict[str, Checked] = {}
+    for name in names:
+        if name in CHECKED and name not in seen:
+            seen[name] = CHECKED[name]
+    return list(seen.items())
+
+
+# The rows below were re-read on the day given; 2026-12-01 is the fact-drift review (design folder,
+# reference/fact-drift-2026-12.md), which found each of these unchanged since 2024 (rows S3-S5, L3, L5, L6, P1,
+# P3-P5, F2).
+_SET_QUEUE = SQS_API + "API_SetQueueAttributes.html"
+checked(
+    "2026-12-01",
+    _SET_QUEUE,
+    "VISIBILITY_TIMEOUT",
+    "DEFAULT_VISIBILITY_TIMEOUT",
+    "RETENTION",
+    "DEFAULT_RETENTION",
+    "DELAY",
+    "DEFAULT_DELAY",
+)
+checked("2026-12-01", VISIBILITY_CAP_SOURCE, "MAX_VISIBILITY")
+checked("2026-12-01", DLQ_SOURCE, "MAX_RECEIVE_COUNT", "DLQ_KEEPS_ENQUEUE_TIMESTAMP")
+checked("2026-12-01", FIFO_NAME_SOURCE, "FIFO_SUFFIX", "fifo_name_mismatch")
+checked("2026-12-01", SQS_API + "API_ReceiveMessage.html", "RECEIVE_MAX_MESSAGES", "WAIT_TIME")
+checked("2026-12-01", INFLIGHT_SOURCE, "INFLIGHT_QUOTA")
+checked("2026-12-01", SQS_DG + "FIFO-queues-exactly-once-processing.html", "FIFO_DEDUP_SECONDS")
+checked(
+    "2026-12-01",
+    LAMBDA_DG + "configuration-timeout.html",
+    "LAMBDA_TIMEOUT",
+    "DEFAULT_LAMBDA_TIMEOUT",
+    "MAX_LAMBDA_TIMEOUT",
+)
+checked(
+    "2026-12-01",
+    LAMBDA_API + "API_CreateEventSourceMapping.html",
+    "SQS_BATCH_SIZE",
+    "DEFAULT_SQS_BATCH_SIZE",
+    "MAX_BATCH_WITHOUT_WINDOW",
+    "BATCHING_WINDOW",
+    "BATCHING_WINDOW_ON_FIFO",
+)
+checked(
+    "2026-12-01",
+    LAMBDA_SQS_SCALING,
+    "ESM_MAX_CONCURRENCY",
+    "MIN_RESERVED_CONCURRENCY",
+    "MIN_RECEIVE_COUNT_LAMBDA",
+    "POLLERS",
+)
+checked(
+    "2026-12-01",
+    LAMBDA_SQS_CONFIGURE,
+    "ESM_REQUIRES_VISIBILITY_AT_LEAST_TIMEOUT",
+    "LAMBDA_VISIBILITY_MULTIPLIER",
+    "lambda_guidance_visibility",
+)
+checked("2026-12-01", RECEIVE_VISIBILITY_SOURCE, "GO_SDK_ZERO_NOT_SENT")
+checked("2026-12-01", ECS_STOP_TIMEOUT.source, "ECS_STOP_TIMEOUT", "DEFAULT_ECS_STOP_TIMEOUT")
+checked("2026-12-01", K8S_GRACE_SOURCE, "DEFAULT_K8S_GRACE_PERIOD")
+checked("2026-12-01", SQSD_SOURCE, "SQSD_NAMESPACE", "SQSD_OPTIONS")
+checked(
+    "2026-12-01",
+    PIPES_SQS_SOURCE,
+    "PIPES_BATCH_SIZE",
+    "DEFAULT_PIPES_BATCH_SIZE",
+    "PIPES_BATCHING_WINDOW",
+)
+checked(
+    "2026-12-01",
+    "https://docs.aws.amazon.com/step-functions/latest/dg/choosing-workflow-type.html",
+    "STEP_FUNCTIONS_EXPRESS_MAX",
+)
+checked(
+    "2026-12-01",
+    "https://docs.aws.amazon.com/eventbridge/latest/userguide/eb-api-destinations.html",
+    "API_DESTINATION_TIMEOUT",
+)
+checked("2026-12-01", KEDA_SQS_SOURCE, "KEDA_SCALE_ON_IN_FLIGHT")
+checked("2026-12-02", KOMBU_SQS_SOURCE, "CELERY_SQS_VISIBILITY_DEFAULT")
+checked("2026-12-01", LARAVEL_QUEUES_SOURCE, "LARAVEL_WORK_TIMEOUT_DEFAULT")
+checked(
+    "2026-12-01",
+    "https://docs.awspring.io/spring-cloud-aws/docs/3.4.0/reference/html/index.html#sqs-integration",
+    "SPRING_LISTENER_SHUTDOWN_DEFAULT",
+)
+checked(
+    "2026-12-01",
+    "https://github.com/ruby-shoryuken/shoryuken/blob/main/lib/shoryuken/options.rb",
+    "SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT",
+)
+checked("2026-12-02", ACTIVEJOB_SQS_SOURCE, "ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT")

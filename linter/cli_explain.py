@@ -2,10 +2,34 @@
 
 from __future__ import annotations
 
+import ast
+import sys
 import textwrap
 
 from visguard.errors import VisguardError
 from visguard.linter.cli import _Parser
+
+
+def facts_used_by(rule) -> list[str]:
+    """The names of ``visguard.facts`` a rule's module uses (``from visguard.facts import X`` or ``facts.X``),
+    read from the module's source, in order of first use."""
+    module = sys.modules.get(getattr(rule.check, "__module__", ""), None)
+    path = getattr(module, "__file__", None)
+    if not path:
+        return []
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read(), path)
+    names: list[str] = []
+    aliases = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("visguard.facts", "visguard.common.facts"):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module == "visguard":
+            aliases |= {a.asname or a.name for a in node.names if a.name == "facts"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
+            names.append(node.attr)
+    return list(dict.fromkeys(names))
 
 
 def explain_text(rule_id: str) -> str:
@@ -34,6 +58,12 @@ def explain_text(rule_id: str) -> str:
         "",
         f"Source: {rule.source}",
     ]
+    from visguard.facts import sources_of
+
+    used = sources_of(facts_used_by(rule))
+    if used:
+        out += ["", "AWS and library facts it relies on (page, day last checked):"]
+        out += [f"  {name}: {rec.source} (checked {rec.checked})" for name, rec in used]
     if rule.settings:
         out += ["", "Settings (visguard.yaml `settings:`):"]
         out += [f"  {k}: {v}" for k, v in rule.settings.items()]
