@@ -90,6 +90,19 @@ class Consumer(Record):
         "report_batch_item_failures": False,
         "reserved_concurrency": None,
         "max_concurrency": None,
+        # --- Lambda settings of issue 36 (reference: fact-drift-2026-12.md L1, L4, L7, L8) -----------------------
+        # the function's Lambda Managed Instances capacity provider as written (CapacityProviderConfig); set: its
+        # invocations from an event source mapping may run up to facts' managed-instances maximum, not 900 s
+        "capacity_provider": None,
+        # the function's DurableConfig.ExecutionTimeout in seconds (durable function); set: a mapped batch stays
+        # in flight for the whole durable execution, not one invocation's Timeout
+        "durable_execution_timeout": None,
+        # the mapping's ProvisionedPollerConfig (provisioned mode) MinimumPollers / MaximumPollers; both None:
+        # standard mode
+        "min_pollers": None,
+        "max_pollers": None,
+        # the mapping's MetricsConfig.Metrics (e.g. ["EventCount"]); None: not set (no ESM metrics)
+        "metrics": None,
         "enabled": True,
         "processing_p50": None,
         "processing_p99": None,
