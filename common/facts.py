@@ -228,6 +228,47 @@ ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT = 15
 GO_SDK_ZERO_NOT_SENT = True
 
 
+# ------------------------------------------------ Lambda Managed Instances and durable functions (issue 36: L7, L8)
+# Lambda Managed Instances: a function with a capacity provider (CloudFormation CapacityProviderConfig) may have a
+# Timeout of up to 5,400 s (90 min) for asynchronous and event source mapping invocations (except Amazon MQ and
+# Amazon DocumentDB); other functions keep the 900 s maximum (MAX_LAMBDA_TIMEOUT). The English page indexed on the
+# day still said only 900 s; the newer edition (read in its Italian machine translation) states the 5,400 s.
+MANAGED_INSTANCES_TIMEOUT_SOURCE = "https://docs.aws.amazon.com/it_it/lambda/latest/dg/configuration-timeout.md"
+MAX_LAMBDA_TIMEOUT_MANAGED = 5_400
+# Durable functions: DurableConfig.ExecutionTimeout 1..31,622,400 s (366 days), for the whole durable execution.
+DURABLE_EXECUTION_TIMEOUT = Range(
+    1,
+    31_622_400,
+    "s",
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/TemplateReference/aws-properties-lambda-function-durableconfig.html",
+)
+# "Event source mappings invoke durable functions synchronously, waiting for the complete durable execution to
+# finish before processing the next batch or marking records as processed. If the total durable execution time
+# exceeds the applicable timeout limit (15 minutes by default, or up to 90 minutes for functions running on Lambda
+# Managed Instances), the execution times out and fails." A mapped batch stays in flight for the durable
+# execution, bounded by the ExecutionTimeout and by that limit. The page states no visibility multiple for it
+# (the 6x guidance is stated for the function timeout only).
+DURABLE_ESM_SOURCE = "https://docs.aws.amazon.com/gb_gb/lambda/latest/dg/durable-invoking-esm.md"
+DURABLE_ESM_WAITS_FOR_EXECUTION = True
+
+
+def lambda_max_timeout(managed_instances: bool) -> int:
+    """The largest function Timeout Lambda accepts for a function invoked by an event source mapping: 5,400 s on
+    Lambda Managed Instances (a capacity provider), else 900 s."""
+    return MAX_LAMBDA_TIMEOUT_MANAGED if managed_instances else MAX_LAMBDA_TIMEOUT
+
+
+def durable_esm_bound(execution_timeout: float, managed_instances: bool) -> tuple[float, str]:
+    """How long a batch an event source mapping delivers to a durable function can stay in the invocation, and
+    what bounds it: ``"execution_timeout"``, the function's DurableConfig.ExecutionTimeout, or
+    ``"invocation_limit"``, the mapping's invocation limit (900 s, or 5,400 s on Lambda Managed Instances) at
+    which the durable execution times out. The one implementation."""
+    limit = lambda_max_timeout(managed_instances)
+    if execution_timeout <= limit:
+        return float(execution_timeout), "execution_timeout"
+    return float(limit), "invocation_limit"
+
+
 # ----------------------------------------------------------------------------------------- when each was checked
 class Checked(Value):
     """Where a fact is stated, and the day (ISO 8601) someone last read it there and found it still true."""
@@ -341,3 +382,7 @@ checked(
     "SHORYUKEN_SHUTDOWN_TIMEOUT_DEFAULT",
 )
 checked("2026-12-02", ACTIVEJOB_SQS_SOURCE, "ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT")
+# Lambda Managed Instances and durable functions (issue 36, rows L7 and L8), read on the day given
+checked("2026-12-02", MANAGED_INSTANCES_TIMEOUT_SOURCE, "MAX_LAMBDA_TIMEOUT_MANAGED", "lambda_max_timeout")
+checked("2026-12-02", DURABLE_EXECUTION_TIMEOUT.source, "DURABLE_EXECUTION_TIMEOUT")
+checked("2026-12-02", DURABLE_ESM_SOURCE, "DURABLE_ESM_WAITS_FOR_EXECUTION", "durable_esm_bound")

@@ -63,6 +63,8 @@ class Work(Value):
         "heartbeat_interval": None,  # workers that already call ChangeMessageVisibility
         "heartbeat_extend_by": None,
         "sf": None,  # P(T > t) of a measured (empirical) profile, else lognormal
+        # Lambda, a durable function: how long its durable execution can hold a batch (facts.durable_esm_bound)
+        "durable_bound": None,
         "label": "",
     }
 
@@ -112,7 +114,7 @@ class Need(Value):
         "required",
         "feasible",
         "why",
-        "basis",  # lambda-guidance | profile | heartbeat | heartbeat-plan | default
+        "basis",  # lambda-guidance | durable-bound | profile | heartbeat | heartbeat-plan | default
     )
 
 
@@ -181,6 +183,15 @@ def need(
         why = f"AWS guidance for Lambda: {lambda_multiplier:g} x the {t:g} s function timeout" + (
             f" + the {w:g} s batching window" if w else ""
         )
+        d = work.durable_bound
+        if d is not None and math.ceil(d + w) > vt:
+            # A durable function holds its batch for the whole durable execution. AWS states no multiple for it:
+            # the bound itself plus the batching window, never an invented multiple (VG011's rationale).
+            vt = int(min(math.ceil(d + w), CAP))
+            why = f"the durable execution can hold a batch for {d:g} s" + (
+                f" + the {w:g} s batching window" if w else ""
+            )
+            return Need(vt, None, vt, float(vt), True, why, "durable-bound")
         return Need(vt, None, vt, float(vt), True, why, "lambda-guidance")
 
     sf = _profile(work)

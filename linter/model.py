@@ -170,6 +170,35 @@ class Consumer(Record):
     def effective_function_timeout(self) -> float:
         return float(self.function_timeout if self.function_timeout is not None else DEFAULT_LAMBDA_TIMEOUT)
 
+    # --- Lambda Managed Instances and durable functions (issue 36: fact-drift L7, L8) ---------------------------
+    @property
+    def max_function_timeout(self) -> int:
+        """The largest Timeout Lambda accepts for this consumer's function: 5,400 s with a capacity provider
+        (Lambda Managed Instances), else 900 s."""
+        from visguard.facts import lambda_max_timeout
+
+        return lambda_max_timeout(self.capacity_provider is not None)
+
+    @property
+    def durable_bound(self) -> tuple[float, str] | None:
+        """A durable function's (seconds, basis): how long a mapped batch can stay in the invocation, bounded by
+        the ExecutionTimeout (basis ``execution_timeout``) or the mapping's invocation limit (``invocation_limit``);
+        None for a function that is not durable, or whose ExecutionTimeout is not a number."""
+        d = self.durable_execution_timeout
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not d > 0:
+            return None
+        from visguard.facts import durable_esm_bound
+
+        return durable_esm_bound(d, self.capacity_provider is not None)
+
+    @property
+    def batch_hold(self) -> float:
+        """How long one batch can stay in the function's invocation: the function timeout, or for a durable
+        function the durable execution's bound when that is longer."""
+        t = self.effective_function_timeout
+        bound = self.durable_bound
+        return max(t, bound[0]) if bound is not None else t
+
     @property
     def effective_batch_size(self) -> int:
         return int(self.batch_size if self.batch_size is not None else DEFAULT_SQS_BATCH_SIZE)

@@ -98,6 +98,8 @@ CLOUDFORMATION = {
     "partial_batch": "FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping",
     "function_timeout": "the function Timeout",
     "reserved_concurrency": "the function's ReservedConcurrentExecutions",
+    "capacity_provider": "CapacityProviderConfig",
+    "durable_execution_timeout": "DurableConfig.ExecutionTimeout",
     "suppress_example": 'Metadata: {visguard: {suppress: [{rule: VG020, reason: "why this is safe"}]}}',
 }
 
@@ -237,6 +239,8 @@ TERRAFORM = {
     "partial_batch": 'function_response_types = ["ReportBatchItemFailures"] on the event source mapping',
     "function_timeout": "the function's timeout",
     "reserved_concurrency": "the function's reserved_concurrent_executions",
+    "capacity_provider": "capacity_provider_config",
+    "durable_execution_timeout": "durable_config.execution_timeout",
     "suppress_example": "# visguard:ignore VG020 why this is safe (a comment on the resource)",
 }
 # model field -> the AWS provider's argument (the Terraform loader's notes of values not known here)
@@ -331,6 +335,14 @@ _EVENT_KEYS = {
 }
 
 
+# a function's settings in serverless.yml (functions.<name>.<key>); the Framework documents no durable functions
+_FUNCTION_KEYS = {
+    "function_timeout": "timeout",
+    "reserved_concurrency": "reservedConcurrency",
+    "capacity_provider": "capacityProvider",
+}
+
+
 class Serverless(Vocabulary):
     """serverless.yml: queues are CloudFormation resources (``resources.Resources.X.Properties...``) or Lift
     constructs (``constructs.jobs``); a subscription is an ``events[].sqs`` of a function, or a Lift worker."""
@@ -398,9 +410,9 @@ class Serverless(Vocabulary):
             }
             if key in event:
                 return event[key]
-        if c is not None and c.function_id and key in ("function_timeout", "reserved_concurrency"):
+        if c is not None and c.function_id and key in _FUNCTION_KEYS:
             fn = f"constructs.{lift}.worker" if on_lift and lift else f"functions.{c.function_id}"
-            return f"{fn}.timeout" if key == "function_timeout" else f"{fn}.reservedConcurrency"
+            return f"{fn}.{_FUNCTION_KEYS[key]}"
         return self.words[key]
 
     def of(self, key: str, queue: Queue, scene: Scene) -> str:
@@ -508,8 +520,9 @@ class Cdk(Vocabulary):
                 if g
                 else "SqsEventSource(queue, ..., report_batch_item_failures=True) and return batchItemFailures."
             ),
-            "VG032.fix": (
-                "timeout=Duration.minutes(15) at most on the lambda_.Function; move longer work to a worker fleet."
+            "VG032.fix": lambda s: (
+                f"timeout=Duration.seconds({s.args.get('limit', '900')}) at most on the lambda_.Function"
+                f"{s.args.get('on', '')}; move longer work to a worker fleet."
             ),
         }
 

@@ -460,6 +460,49 @@ class _Builder:
             else:
                 c.reserved_concurrency = self.integer(raw, path)
             c.locations[attr] = self.loc(path)
+        self.lambda_compute(c, fid, fp, base)
+
+    def lambda_compute(self, c: Consumer, fid: str, fp: dict, base: list) -> None:
+        """Issue 36 (fact-drift L7, L8): the function's capacity provider (Lambda Managed Instances:
+        ``CapacityProviderConfig.LambdaManagedInstancesCapacityProviderConfig.CapacityProviderArn``, SAM's
+        ``CapacityProviderConfig.Arn``) and its ``DurableConfig.ExecutionTimeout`` (durable function)."""
+        if "CapacityProviderConfig" in fp:
+            path = [*base, "CapacityProviderConfig"]
+            v = self.r.value(fp["CapacityProviderConfig"], path)
+            if isinstance(v, dict):
+                inner = v.get("LambdaManagedInstancesCapacityProviderConfig")
+                key, at = "Arn", path  # SAM's own shape
+                if inner is not None:
+                    at = [*path, "LambdaManagedInstancesCapacityProviderConfig"]
+                    inner = self.r.value(inner, at)
+                    if not isinstance(inner, (dict, Unknown)):
+                        raise self.r.error("LambdaManagedInstancesCapacityProviderConfig must be a mapping", at)
+                    key, v = "CapacityProviderArn", inner if isinstance(inner, dict) else {}
+                arn = self.r.value(v[key], [*at, key]) if key in v else None
+                c.capacity_provider = _written(arn) if arn is not None else "(capacity provider)"
+            elif v is not None and v is not NOVALUE:
+                if not isinstance(v, _UNKNOWN):
+                    raise self.r.error("CapacityProviderConfig must be a mapping", path)
+                c.capacity_provider = _written(v)  # set, though only the deployed stack knows which
+            if c.capacity_provider is not None:
+                c.locations["capacity_provider"] = self.loc(path)
+        if "DurableConfig" in fp:
+            path = [*base, "DurableConfig"]
+            v = self.r.value(fp["DurableConfig"], path)
+            if isinstance(v, dict) and "ExecutionTimeout" in v:
+                d = self.number(v["ExecutionTimeout"], [*path, "ExecutionTimeout"])
+                c.locations["durable_execution_timeout"] = self.loc([*path, "ExecutionTimeout"])
+                if isinstance(d, (int, float)):
+                    c.durable_execution_timeout = d
+                elif d is not None and c.kind == "lambda":
+                    # never judge a durable function as one whose batches end with its Timeout
+                    c.kind = "unknown"
+                    c.note = f"the DurableConfig.ExecutionTimeout of function {fid} ({d}) is not known here"
+            elif v is not None and v is not NOVALUE and not isinstance(v, (dict, *_UNKNOWN)):
+                raise self.r.error("DurableConfig must be a mapping", path)
+            elif isinstance(v, _UNKNOWN) and c.kind == "lambda":
+                c.kind = "unknown"
+                c.note = f"the DurableConfig of function {fid} is not known here"
 
     def function_of(self, raw: Any, path: list, seen: list[str]) -> tuple[str | None, str | None]:
         if raw is None:
@@ -562,6 +605,13 @@ def _render_with_placeholders(t: Text, placeholders: dict[str, Any]) -> str:
             placeholders[key] = p
             out.append(key)
     return "".join(out)
+
+
+def _written(v: Any) -> str:
+    """A value as the template wrote it, for the model (a resource reference by its logical id)."""
+    if isinstance(v, ResRef):
+        return v.id
+    return str(v)
 
 
 def _kind(v: Any) -> str:

@@ -197,7 +197,14 @@ def work_of(c) -> object | None:
     if c.kind == "lambda":
         if c.function_id is None:
             return None
-        return Work("lambda", c.effective_function_timeout, c.effective_batching_window, label=c.id)
+        bound = c.durable_bound
+        return Work(
+            "lambda",
+            c.effective_function_timeout,
+            c.effective_batching_window,
+            durable_bound=bound[0] if bound is not None else None,
+            label=c.id,
+        )
     if c.kind != "worker" and c.processing_p99 is None:
         return None
     return Work(
