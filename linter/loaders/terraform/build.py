@@ -43,6 +43,8 @@ ALIAS = "aws_lambda_alias"
 # the attributes of a queue that are its URL (awscc_sqs_queue's queue_url: awscc.py)
 URL_ATTRS = ("url", "id", *awscc.QUEUE_URL_ATTRS)
 # the arguments visguard reads, per resource type
+# aws_lambda_function's capacity provider (Lambda Managed Instances), as the provider nests it
+CAPACITY_PROVIDER_ARG = "capacity_provider_config.lambda_managed_instances_capacity_provider_config.capacity_provider_arn"
 ARGS = {
     QUEUE: (
         "name",
@@ -66,7 +68,14 @@ ARGS = {
         "enabled",
         "scaling_config.maximum_concurrency",
     ),
-    FUNCTION: ("function_name", "timeout", "reserved_concurrent_executions"),
+    FUNCTION: (
+        "function_name",
+        "timeout",
+        "reserved_concurrent_executions",
+        # issue 36 (fact-drift L7, L8): Lambda Managed Instances and durable functions
+        CAPACITY_PROVIDER_ARG,
+        "durable_config.execution_timeout",
+    ),
     ALIAS: ("name", "function_name"),
 }
 ARGS.update(consumers.ARGS)  # worker consumers (issue 24): consumers.py reads them
@@ -482,7 +491,24 @@ class Builder:
             rc = integer(fn, "reserved_concurrent_executions")
             c.reserved_concurrency = None if rc is not None and rc < 0 else rc  # -1: unreserved
             c.locations["reserved_concurrency"] = fn.loc("reserved_concurrent_executions")
+        self.lambda_compute(c, fn, fid)
         return fid
+
+    def lambda_compute(self, c: Consumer, fn: Res, fid: str) -> None:
+        """The function's capacity provider (``capacity_provider_config``: Lambda Managed Instances) and its
+        ``durable_config.execution_timeout`` (a durable function): issue 36, fact-drift L7 and L8."""
+        arn = fn.values.get(CAPACITY_PROVIDER_ARG)
+        if arn is not None:
+            c.capacity_provider = str(arn)  # set, even when only the apply knows which one
+            c.locations["capacity_provider"] = fn.loc(CAPACITY_PROVIDER_ARG)
+        if fn.values.get("durable_config.execution_timeout") is not None:
+            d = number(fn, "durable_config.execution_timeout")
+            c.locations["durable_execution_timeout"] = fn.loc("durable_config.execution_timeout")
+            if isinstance(d, (int, float)):
+                c.durable_execution_timeout = d
+            elif c.function_id is not None:  # never judge a durable function by its timeout alone
+                c.function_id = None
+                c.note = f"the durable_config.execution_timeout of {fid} ({d}) is not known here"
 
     def function_of(self, v: Any, seen: list[str]) -> tuple[str | None, str | None]:
         if v is None:

@@ -514,6 +514,9 @@ class TerraformLoader(ModuleReader):
     def nested(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
         """``scaling_config { maximum_concurrency = N }`` (or a dynamic block of one element)."""
         bname, aname = arg.split(".", 1)
+        if "." in aname:
+            self.nested_deep(scope, block, r, arg, env)
+            return
         for b in block.nested(bname):
             if aname in b.attrs:
                 r.values[arg] = scope.eval_attr(b.attrs[aname], env)
@@ -543,6 +546,38 @@ class TerraformLoader(ModuleReader):
                 k, v = items[0]
                 r.values[arg] = scope.eval_attr(attr, env.child(**{iterator: {"key": k, "value": v}}))
             r.locations[arg] = Location(attr.file, attr.line, attr.column, path=f"{r.address}/{arg}")
+
+    def nested_deep(self, scope: Scope, block: Block, r: Res, arg: str, env: Env) -> None:
+        """A block in a block (``capacity_provider_config { lambda_managed_instances_capacity_provider_config {
+        capacity_provider_arn = ... } }``), a dynamic one by its first element when its for_each is known."""
+        *names, aname = arg.split(".")
+        level: list[tuple[Block, Env]] = [(block, env)]
+        for bname in names:
+            below: list[tuple[Block, Env]] = []
+            for b, e in level:
+                below += [(nb, e) for nb in b.nested(bname)]
+                for d in b.nested("dynamic"):
+                    content = d.nested("content")
+                    if d.labels != [bname] or not content or "for_each" not in d.attrs:
+                        continue
+                    coll = scope.eval_attr(d.attrs["for_each"], e)
+                    items = list(coll.items()) if isinstance(coll, dict) else list(enumerate(coll)) if isinstance(
+                        coll, list
+                    ) else None
+                    if items is None:
+                        fe = d.attrs["for_each"]
+                        r.values[arg] = Unknown(f"dynamic {bname}", "its for_each is not known here")
+                        r.locations[arg] = Location(fe.file, fe.line, fe.column, path=f"{r.address}/{arg}")
+                        return
+                    if items:
+                        it = parse_name(d.attrs["iterator"]) if "iterator" in d.attrs else bname
+                        k, v = items[0]
+                        below.append((content[0], e.child(**{it: {"key": k, "value": v}})))
+            level = below
+        for b, e in level:
+            if aname in b.attrs:
+                r.values[arg] = scope.eval_attr(b.attrs[aname], e)
+                r.locations[arg] = self.origin(scope, b.attrs[aname], e, r.address)
 
     # -------------------------------------------------------------------------------------------- locations
     def origin(self, scope: Scope, attr: Attr, env: Env, owner: str) -> Location:

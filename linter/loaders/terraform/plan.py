@@ -155,9 +155,11 @@ class _Plan:
                 v: Any = self.from_references(r, mod_address, top)
             elif top in values:
                 v = values[top]
-                if "." in arg:  # scaling_config.maximum_concurrency: a list of one block (awscc: an object)
+                # scaling_config.maximum_concurrency: a list of one block (awscc: an object), blocks in it too
+                # (capacity_provider_config.lambda_managed_instances_capacity_provider_config.capacity_provider_arn)
+                for part in arg.split(".")[1:]:
                     block = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else v
-                    v = block.get(arg.split(".", 1)[1]) if isinstance(block, dict) else None
+                    v = block.get(part) if isinstance(block, dict) else None
             else:
                 continue
             if v is None:
