@@ -233,7 +233,9 @@ GO_SDK_ZERO_NOT_SENT = True
 # Timeout of up to 5,400 s (90 min) for asynchronous and event source mapping invocations (except Amazon MQ and
 # Amazon DocumentDB); other functions keep the 900 s maximum (MAX_LAMBDA_TIMEOUT). The English page indexed on the
 # day still said only 900 s; the newer edition (read in its Italian machine translation) states the 5,400 s.
-MANAGED_INSTANCES_TIMEOUT_SOURCE = "https://docs.aws.amazon.com/it_it/lambda/latest/dg/configuration-timeout.md"
+MANAGED_INSTANCES_TIMEOUT_SOURCE = (
+    "https://docs.aws.amazon.com/it_it/lambda/latest/dg/configuration-timeout.md"
+)
 MAX_LAMBDA_TIMEOUT_MANAGED = 5_400
 # Durable functions: DurableConfig.ExecutionTimeout 1..31,622,400 s (366 days), for the whole durable execution.
 DURABLE_EXECUTION_TIMEOUT = Range(

@@ -273,7 +273,7 @@ class RuleContext:
         kw: dict = {"max_receive_count": int(mrc) if isinstance(mrc, int) and mrc >= 1 else None}
         if c.kind == "lambda" and c.function_id is not None:
             kw.update(
-                function_timeout=c.effective_function_timeout,
+                function_timeout=c.batch_hold,  # a durable function: how long its execution can hold a batch
                 batch_size=c.effective_batch_size,
                 batching_window=c.effective_batching_window,
                 report_batch_item_failures=c.report_batch_item_failures,

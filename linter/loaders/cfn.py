@@ -476,7 +476,9 @@ class _Builder:
                     at = [*path, "LambdaManagedInstancesCapacityProviderConfig"]
                     inner = self.r.value(inner, at)
                     if not isinstance(inner, (dict, Unknown)):
-                        raise self.r.error("LambdaManagedInstancesCapacityProviderConfig must be a mapping", at)
+                        raise self.r.error(
+                            "LambdaManagedInstancesCapacityProviderConfig must be a mapping", at
+                        )
                     key, v = "CapacityProviderArn", inner if isinstance(inner, dict) else {}
                 arn = self.r.value(v[key], [*at, key]) if key in v else None
                 c.capacity_provider = _written(arn) if arn is not None else "(capacity provider)"

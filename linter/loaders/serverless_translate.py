@@ -1,6 +1,7 @@
 """A Serverless Framework service -> the CloudFormation template the Framework would deploy.
 
-- each function becomes ``AWS::Lambda::Function`` ``<Name>LambdaFunction`` with ``Timeout`` =
+- each function becomes ``AWS::Lambda::Function`` ``<Name>LambdaFunction`` (``capacityProvider``: a
+  ``CapacityProviderConfig``, Lambda Managed Instances) with ``Timeout`` =
   ``functions.<name>.timeout``, else ``provider.timeout``, else 6 s (Serverless Framework docs, "Functions":
   "The default is 6 seconds") and ``ReservedConcurrentExecutions`` = ``reservedConcurrency``;
 - each ``events[].sqs`` (an ARN string, or ``{arn, batchSize, maximumBatchingWindow, functionResponseType,
@@ -284,6 +285,13 @@ class Translator:
             rc = self.vars.get([*path, "reservedConcurrency"])
             self.put(props, "ReservedConcurrentExecutions", rc, self.at(fn, "reservedConcurrency"),
                      f"{faddr}.reservedConcurrency")  # fmt: skip
+        if "capacityProvider" in fn:  # Lambda Managed Instances (Framework v4 guide "Managed Instances")
+            cp = self.vars.get([*path, "capacityProvider"])
+            if cp is not None and cp is not False:
+                where, addr = self.at(fn, "capacityProvider"), f"{faddr}.capacityProvider"
+                node = self.gen(addr, where)
+                self.put(node, "Arn", cp if isinstance(cp, str) else str(cp), where, addr)
+                self.put(props, "CapacityProviderConfig", node, where, addr)
         fid = function_logical_id(name)
         self.ids[fid] = name
         self.add_resource(fid, "AWS::Lambda::Function", props, where_f, faddr)

@@ -257,3 +257,30 @@ def need_fix(need) -> Text:
         extend_by=hb.extend_by,
         interval=hb.interval,
     )
+
+
+# --- durable functions behind an event source mapping (issue 36, fact-drift L8) ---------------------------------
+def durable_bound_said(c) -> Text | str:
+    """What bounds the durable execution of ``c``'s function, for a message: ``its DurableConfig.ExecutionTimeout``
+    or ``the 900 s limit of an event source mapping invocation`` (worded per input); "" when not durable."""
+    bound = c.durable_bound
+    if bound is None:
+        return ""
+    if bound[1] == "execution_timeout":
+        return Text("its {durable_execution_timeout}", id="durable_bound.execution_timeout")
+    return Text(
+        "the {limit} s limit of an event source mapping invocation{on}, shorter than its "
+        "{durable_execution_timeout}",
+        id="durable_bound.invocation_limit",
+        limit=f"{bound[0]:g}",
+        on=" on Lambda Managed Instances" if c.capacity_provider is not None else "",
+    )
+
+
+def durable_facts(c) -> dict | None:
+    """The durable bound of ``c`` as a finding's structured facts (``Finding.estimate``): its seconds and what set
+    it (``execution_timeout`` | ``invocation_limit``), and that AWS states no visibility multiple for it."""
+    bound = c.durable_bound
+    if bound is None:
+        return None
+    return {"durable_bound": bound[0], "durable_bound_basis": bound[1], "durable_multiple_stated": False}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, fmt_seconds, need_of, raise_visibility
+from visguard.linter.rules._base import Rule, durable_facts, fmt_seconds, need_of, raise_visibility
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -33,7 +33,19 @@ def check(queue, ctx):
         t = c.effective_function_timeout
         if vt < t:
             w = c.effective_batching_window
-            want = need_of(c, ctx).visibility_timeout
+            need = need_of(c, ctx)
+            want = need.visibility_timeout
+            if need.basis == "durable-bound":  # a durable function: its execution holds the batch longer (L8)
+                how = f"the {fmt_seconds(c.durable_bound[0])} durable execution bound" + (
+                    f" + batching window {fmt_seconds(w)}" if w else ""
+                )
+                how += f" = {fmt_seconds(want)}"
+            else:
+                how = (
+                    f"{ctx.multiplier:g} x {fmt_seconds(t)}"
+                    + (f" + batching window {fmt_seconds(w)}" if w else "")
+                    + f" = {fmt_seconds(want)}"
+                )
             yield with_changes(
                 ctx.finding(
                     queue,
@@ -45,12 +57,8 @@ def check(queue, ctx):
                     ),
                     location=queue.location_of("visibility_timeout"),
                     consumer=c,
-                    fix=raise_visibility(
-                        f"{ctx.multiplier:g} x {fmt_seconds(t)}"
-                        + (f" + batching window {fmt_seconds(w)}" if w else "")
-                        + f" = {fmt_seconds(want)}",
-                        want,
-                    ),
+                    estimate=durable_facts(c),
+                    fix=raise_visibility(how, want),
                 ),
                 set_queue(queue, "visibility_timeout", int(want)),
             )

@@ -36,10 +36,9 @@ def check(queue, ctx):
         if c.processing_p99 is None or c.heartbeat_interval is not None or ctx.overrides(c):
             continue  # heartbeats are VG015's; a consumer's own visibility on its receives is VG061's
         # Lambda: records wait in the batching window while their visibility already runs; only if the rest
-        # can end before the function timeout is the queue's timeout to blame (timeouts are VG034's).
-        if c.kind == "lambda" and (
-            c.function_id is None or vt - c.effective_batching_window >= c.effective_function_timeout
-        ):
+        # can end before the function timeout (a durable function: its durable execution's bound) is the queue's
+        # timeout to blame (timeouts are VG034's).
+        if c.kind == "lambda" and (c.function_id is None or vt - c.effective_batching_window >= c.batch_hold):
             continue
         r = ctx.risk(vt, c, mrc)
         if r is None or r.duplicate_rate <= limit:

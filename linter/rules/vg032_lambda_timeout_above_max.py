@@ -27,7 +27,10 @@ RULE = Rule(
         "Functions, ECS or a worker fleet."
     ),
     tags=("lambda", "limits"),
-    settings={"lambda_max_timeout": MAX_LAMBDA_TIMEOUT, "lambda_managed_max_timeout": MAX_LAMBDA_TIMEOUT_MANAGED},
+    settings={
+        "lambda_max_timeout": MAX_LAMBDA_TIMEOUT,
+        "lambda_managed_max_timeout": MAX_LAMBDA_TIMEOUT_MANAGED,
+    },
     consumers_only=True,
     kinds=("lambda",),
 )

@@ -44,7 +44,9 @@ ALIAS = "aws_lambda_alias"
 URL_ATTRS = ("url", "id", *awscc.QUEUE_URL_ATTRS)
 # the arguments visguard reads, per resource type
 # aws_lambda_function's capacity provider (Lambda Managed Instances), as the provider nests it
-CAPACITY_PROVIDER_ARG = "capacity_provider_config.lambda_managed_instances_capacity_provider_config.capacity_provider_arn"
+CAPACITY_PROVIDER_ARG = (
+    "capacity_provider_config.lambda_managed_instances_capacity_provider_config.capacity_provider_arn"
+)
 ARGS = {
     QUEUE: (
         "name",

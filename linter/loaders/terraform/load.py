@@ -561,9 +561,13 @@ class TerraformLoader(ModuleReader):
                     if d.labels != [bname] or not content or "for_each" not in d.attrs:
                         continue
                     coll = scope.eval_attr(d.attrs["for_each"], e)
-                    items = list(coll.items()) if isinstance(coll, dict) else list(enumerate(coll)) if isinstance(
-                        coll, list
-                    ) else None
+                    items = (
+                        list(coll.items())
+                        if isinstance(coll, dict)
+                        else list(enumerate(coll))
+                        if isinstance(coll, list)
+                        else None
+                    )
                     if items is None:
                         fe = d.attrs["for_each"]
                         r.values[arg] = Unknown(f"dynamic {bname}", "its for_each is not known here")
