@@ -90,11 +90,13 @@ _SCOPE_PATHS: WeakKeyDictionary = WeakKeyDictionary()
 _FUNCTION_FACTS: WeakKeyDictionary = WeakKeyDictionary()
 
 
-def _function_facts(fn: Any) -> tuple[str, float | None, int | None]:
-    """(construct path, timeout in seconds, reserved concurrency) of a consumer function, cached per function.
-    For an ``aws_lambda.Function`` they are read from its CfnFunction, what the template will hold: a Timeout in
-    seconds (absent: Lambda's default of 3 s), one jsii round trip fewer than ``fn.timeout.to_seconds()``; an
-    imported function has no timeout (None)."""
+def _function_facts(fn: Any) -> tuple[str, float | None, int | None, str | None, float | None]:
+    """(construct path, timeout in seconds, reserved concurrency, capacity provider, durable ExecutionTimeout) of a
+    consumer function, cached per function. For an ``aws_lambda.Function`` they are read from its CfnFunction, what
+    the template will hold: a Timeout in seconds (absent: Lambda's default of 3 s), one jsii round trip fewer than
+    ``fn.timeout.to_seconds()``; the L1 ``capacity_provider_config`` (the L2 Function has no such property: a
+    ``CapacityProvider``'s ``add_function`` or an assignment to the CfnFunction sets it, before the consumer is
+    added) and ``durable_config`` (the L2 ``durable_config``). An imported function has none of them (None)."""
     try:
         cached = _FUNCTION_FACTS.get(fn)
     except TypeError:
@@ -102,17 +104,33 @@ def _function_facts(fn: Any) -> tuple[str, float | None, int | None]:
     if cached is not None:
         return cached
     node = fn.node
-    timeout = reserved = None
+    timeout = reserved = capacity = durable = None
     if isinstance(fn, lambda_.Function):
         cfn = node.default_child
         timeout = _number(cfn.timeout, "function timeout")
         timeout = 3.0 if timeout is None else timeout
         reserved = _number(cfn.reserved_concurrent_executions, "reserved concurrency", strict=False)
         reserved = int(reserved) if reserved is not None else None
-    facts = (node.path, timeout, reserved)
+        capacity, durable = _compute_facts(cfn)
+    facts = (node.path, timeout, reserved, capacity, durable)
     with contextlib.suppress(TypeError):
         _FUNCTION_FACTS[fn] = facts
     return facts
+
+
+def _compute_facts(cfn: Any) -> tuple[str | None, float | None]:
+    """A CfnFunction's capacity provider (its ARN, or "(capacity provider)" when only a token says which) and its
+    durable ExecutionTimeout in seconds (issue 36, fact-drift L7, L8)."""
+    capacity = durable = None
+    cpc = cfn.capacity_provider_config
+    if cpc is not None:
+        inner = getattr(cpc, "lambda_managed_instances_capacity_provider_config", None)
+        arn = getattr(inner, "capacity_provider_arn", None)
+        capacity = arn if isinstance(arn, str) and not Token.is_unresolved(arn) else "(capacity provider)"
+    dc = cfn.durable_config
+    if dc is not None:
+        durable = _number(getattr(dc, "execution_timeout", None), "durable execution timeout")
+    return capacity, durable
 
 
 def _child_path(scope: Construct, id: str) -> str:
@@ -258,11 +276,19 @@ class GuardedQueue(Construct):
         max_concurrency: int | None = None,
         function_timeout: Duration | None = None,
         enabled: bool | None = None,
+        capacity_provider: str | None = None,
+        durable_execution_timeout: Duration | None = None,
     ) -> event_sources.SqsEventSource:
         """Subscribe ``fn`` with an SqsEventSource (partial batch responses on by default). ``function_timeout``
-        is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none)."""
+        is needed only for an imported function, whose timeout CDK cannot see (``IFunction`` has none).
+        ``capacity_provider`` (its ARN) and ``durable_execution_timeout`` say what the template's CfnFunction does
+        not show here: an imported function on Lambda Managed Instances (timeouts up to 5,400 s) or a durable one
+        (its batch stays in flight for the durable execution); a ``lambda_.Function``'s own are read from it."""
         timeout = _seconds(function_timeout, "function_timeout")
-        path, own_timeout, reserved = _function_facts(fn)
+        path, own_timeout, reserved, capacity, durable = _function_facts(fn)
+        capacity = capacity_provider if capacity_provider is not None else capacity
+        given = _seconds(durable_execution_timeout, "durable_execution_timeout")
+        durable = given if given is not None else durable
         if timeout is None:
             timeout = own_timeout
         if timeout is None:
@@ -281,6 +307,8 @@ class GuardedQueue(Construct):
             report_batch_item_failures=report_batch_item_failures,
             max_concurrency=max_concurrency,
             reserved_concurrency=reserved,
+            capacity_provider=capacity,
+            durable_execution_timeout=durable,
         )
         settings = replace(self._settings, lambdas=(*self._settings.lambdas, spec))
         found = self._lint(settings)

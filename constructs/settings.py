@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from visguard.facts import RETENTION
+from visguard.facts import RETENTION, durable_esm_bound
 from visguard.linter.model import (
     DEFAULT_RETENTION,
     DEFAULT_VISIBILITY_TIMEOUT,
@@ -54,6 +54,8 @@ class LambdaSpec:
     report_batch_item_failures: bool = True
     max_concurrency: int | None = None
     reserved_concurrency: int | None = None
+    capacity_provider: str | None = None  # Lambda Managed Instances: timeouts up to 5,400 s
+    durable_execution_timeout: float | None = None  # a durable function's DurableConfig.ExecutionTimeout
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,14 @@ class QueueSettings:
 
 
 def lambda_visibility(spec: LambdaSpec, multiplier: float = LAMBDA_MULTIPLIER) -> float:
-    """6 x function timeout + maximum batching window (AWS Lambda DG)."""
-    return lambda_guidance_visibility(spec.function_timeout, spec.batching_window or 0.0, multiplier)
+    """6 x function timeout + maximum batching window (AWS Lambda DG); for a durable function at least its
+    durable execution's bound + the window (no multiple: AWS states none for it; visguard.policy)."""
+    window = spec.batching_window or 0.0
+    guided = lambda_guidance_visibility(spec.function_timeout, window, multiplier)
+    if spec.durable_execution_timeout is not None:
+        bound, _ = durable_esm_bound(spec.durable_execution_timeout, spec.capacity_provider is not None)
+        guided = max(guided, bound + window)
+    return guided
 
 
 def worker_need(
@@ -305,6 +313,8 @@ def _lambda_consumer(spec: LambdaSpec, settings: QueueSettings, file: str) -> Co
         report_batch_item_failures=spec.report_batch_item_failures,
         reserved_concurrency=spec.reserved_concurrency,
         max_concurrency=spec.max_concurrency,
+        capacity_provider=spec.capacity_provider,
+        durable_execution_timeout=spec.durable_execution_timeout,
         processing_p50=settings.processing_p50,
         processing_p99=settings.processing_p99,
         arrival_rate=settings.arrival_rate,

@@ -512,3 +512,44 @@ def test_a_shared_consumer_function_is_read_once(error_stack, make_function, mon
         costs.append(sent[0] - before)
         assert q.visibility_timeout_seconds == 120 and q.settings.lambdas[0].id == "Errors/SharedFn"
     assert costs[1] <= costs[0] - 5, costs
+
+
+def test_managed_instances_and_durable_functions_get_their_own_limits(error_stack, make_function):
+    """Issue 36 (fact-drift L7, L8). A 90-minute function on Lambda Managed Instances (its CfnFunction's
+    capacity_provider_config) is accepted and gets 6 x 5,400 + 300 = 32,700 s; the same timeout without a capacity
+    provider is VG032's error. A durable function (the L2 durable_config) gets its durable execution's bound, the
+    900 s invocation limit here (its ExecutionTimeout is an hour), not 6 x its 60 s timeout."""
+    from aws_cdk import Duration
+    from aws_cdk import aws_lambda as lambda_
+    from visguard.constructs import GuardedQueue, GuardError
+
+    lmi = make_function(error_stack, "LmiFn", 5400)
+    lmi.node.default_child.capacity_provider_config = lambda_.CfnFunction.CapacityProviderConfigProperty(
+        lambda_managed_instances_capacity_provider_config=(
+            lambda_.CfnFunction.LambdaManagedInstancesCapacityProviderConfigProperty(
+                capacity_provider_arn="arn:aws:lambda:us-east-1:123456789012:capacity-provider/orders"
+            )
+        )
+    )
+    q = GuardedQueue(error_stack, "Lmi")
+    q.add_lambda_consumer(lmi, max_batching_window=Duration.seconds(300))
+    assert q.queue.node.default_child.visibility_timeout == 6 * 5400 + 300
+    assert q.node.validate() == []
+
+    standard = GuardedQueue(error_stack, "NotLmi")
+    with pytest.raises(GuardError, match=r"VG032 \(error\).*outside 1-900 s"):
+        standard.add_lambda_consumer(make_function(error_stack, "LongFn", 5400))
+
+    durable = lambda_.Function(
+        error_stack,
+        "DurableFn",
+        runtime=lambda_.Runtime.PYTHON_3_12,
+        handler="index.handler",
+        code=lambda_.Code.from_inline("def handler(event, context):\n    return {}\n"),
+        timeout=Duration.seconds(60),
+        durable_config=lambda_.DurableConfig(execution_timeout=Duration.hours(1)),
+    )
+    dq = GuardedQueue(error_stack, "Durable")
+    dq.add_lambda_consumer(durable)
+    assert dq.queue.node.default_child.visibility_timeout == 900
+    assert dq.node.validate() == []
