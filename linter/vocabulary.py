@@ -351,6 +351,8 @@ class Serverless(Vocabulary):
         c = scene.consumer
         if c is not None and key in _EVENT_KEYS:
             return _EVENT_KEYS[key][c.id.startswith("constructs.")]
+        if c is not None and c.function_id and key == "capacity_provider":
+            return f"functions.{c.function_id}.{_FUNCTION_KEYS[key]}"
         return self.words[key]
 
     @staticmethod
