@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from visguard.facts import DURABLE_ESM_WAITS_FOR_EXECUTION, durable_esm_bound
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, durable_facts, fmt_seconds
 from visguard.linter.vocabulary import Text
@@ -29,10 +30,14 @@ RULE = Rule(
 
 
 def check(queue, ctx):
+    if not DURABLE_ESM_WAITS_FOR_EXECUTION:
+        return
     seen = set()
     for c in ctx.lambda_consumers(queue):
-        bound = c.durable_bound
-        if bound is None or bound[1] != "invocation_limit" or c.function_id in seen:
+        if c.durable_bound is None or c.function_id in seen:
+            continue
+        bound = durable_esm_bound(c.durable_execution_timeout, c.capacity_provider is not None)
+        if bound[1] != "invocation_limit":
             continue
         seen.add(c.function_id)
         limit = f"{bound[0]:g}"
