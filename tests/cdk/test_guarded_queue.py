@@ -536,6 +536,21 @@ def test_managed_instances_and_durable_functions_get_their_own_limits(error_stac
     assert q.queue.node.default_child.visibility_timeout == 6 * 5400 + 300
     assert q.node.validate() == []
 
+    # the L2 way: a CapacityProvider's add_function sets the same L1 property (its ARN a token here)
+    from aws_cdk import aws_ec2 as ec2
+
+    provider = lambda_.CapacityProvider(
+        error_stack,
+        "Provider",
+        subnets=[ec2.Subnet.from_subnet_id(error_stack, "Subnet", "subnet-123")],
+        security_groups=[ec2.SecurityGroup.from_security_group_id(error_stack, "Sg", "sg-123")],
+    )
+    managed = make_function(error_stack, "ManagedFn", 5400)
+    provider.add_function(managed)
+    q2 = GuardedQueue(error_stack, "Lmi2")
+    q2.add_lambda_consumer(managed)
+    assert q2.queue.node.default_child.visibility_timeout == 6 * 5400
+
     standard = GuardedQueue(error_stack, "NotLmi")
     with pytest.raises(GuardError, match=r"VG032 \(error\).*outside 1-900 s"):
         standard.add_lambda_consumer(make_function(error_stack, "LongFn", 5400))
