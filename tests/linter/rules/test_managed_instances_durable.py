@@ -313,3 +313,46 @@ def test_serverless_capacity_provider(tmp_path):
     bad = _write(tmp_path, "b/serverless.yml", text.replace("timeout: 5400", "timeout: 5401"))
     (f,) = [f for f in lint_paths([bad]).findings if f.rule == "VG032"]
     assert "functions.worker.capacityProvider" in f.message and "1-5400 s" in f.message
+
+
+# ---- no false error: every timeout and ExecutionTimeout AWS accepts, with the visibility the fix asks for ------
+ACCEPTED = [
+    (managed, timeout, execution)
+    for managed in (False, True)
+    for timeout in (1, 60, 900, 901, 3600, 5400)
+    for execution in (None, 1, 600, 900, 3600, 5400, 31_622_400)
+    if timeout <= facts.lambda_max_timeout(managed)  # a timeout Lambda rejects is VG032's error, rightly
+]
+
+
+@pytest.mark.parametrize(("managed", "timeout", "execution"), ACCEPTED)
+def test_no_error_on_accepted_settings_once_the_visibility_covers_them(managed, timeout, execution):
+    from visguard.linter.api import lint_model
+    from visguard.linter.model import Consumer, Location, Model, Queue, Redrive
+
+    c = Consumer(
+        id="m",
+        kind="lambda",
+        location=Location("t.yaml", line=30),
+        function_id="fn",
+        function_timeout=timeout,
+        batching_window=300,
+        report_batch_item_failures=True,
+        capacity_provider=ARN if managed else None,
+        durable_execution_timeout=execution,
+    )
+    need = policy.need(
+        policy.Work("lambda", timeout, 300, durable_bound=c.durable_bound[0] if c.durable_bound else None)
+    )
+    m = Model()
+    m.add(Queue(id="dlq", location=Location("t.yaml", line=20), message_retention=1_209_600))
+    q = Queue(id="q", location=Location("t.yaml", line=3), visibility_timeout=need.visibility_timeout)
+    q.redrive = Redrive("dlq", "dlq", 5)
+    q.consumers.append(c)
+    m.add(q)
+    found = [f for f in lint_model(m) if f.queue == "q"]
+    assert need.visibility_timeout <= facts.MAX_VISIBILITY
+    assert [f.rule for f in found if f.severity == "error"] == []
+    # what is left is VG017 alone, for an ExecutionTimeout the mapping never waits for
+    late = execution is not None and execution > facts.lambda_max_timeout(managed)
+    assert sorted(f.rule for f in found) == (["VG017"] if late else [])
