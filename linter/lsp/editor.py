@@ -51,9 +51,14 @@ def _related(ws, f) -> list[dict]:
             )
         for c in q.consumers:
             loc = c.location
-            if f.consumer and c.id == f.consumer and loc is not None and loc.line:
-                if os.path.realpath(loc.file) != here:
-                    out.append({"file": loc.file, "line": int(loc.line) - 1, "message": f"consumer {c.id}"})
+            if (
+                f.consumer
+                and c.id == f.consumer
+                and loc is not None
+                and loc.line
+                and os.path.realpath(loc.file) != here
+            ):
+                out.append({"file": loc.file, "line": int(loc.line) - 1, "message": f"consumer {c.id}"})
         break
     return out
 

@@ -5,6 +5,7 @@ workspace, a crash in one request, shutdown/exit."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import subprocess
@@ -79,10 +80,8 @@ class Session:
             left = end - loop.time()
             if left <= 0:
                 raise AssertionError(f"no such diagnostics for {uri}: {self.diagnostics.get(uri)}")
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.event.wait(), left)
-            except TimeoutError:
-                pass
         return self.diagnostics[uri]
 
     def open(self, path, text=None, version=1):
