@@ -371,6 +371,7 @@ def lint_paths(
     fetch_queues: Callable[[list[Model]], Iterable[Model]] | None = None,
     inputs: list | None = None,
     load: Callable | None = None,
+    writable: Callable[[Model], Model] | None = None,
 ) -> LintResult:
     """Load and lint each input; bad input is collected (one error per file) and the other files still run.
 
@@ -386,8 +387,9 @@ def lint_paths(
     aws`` reads the queues the run's consumers name: ``visguard.linter.queues_from``); its bad input is one error.
 
     A long-lived door (the language server, ``visguard.linter.lsp``) passes ``inputs``, what ``registry.discover``
-    found for ``paths`` before, and ``load(input, options) -> Model``, which may return a fresh copy of a model it
-    loaded before; the loaded models are kept in ``result.models`` (path -> Model) for it.
+    found for ``paths`` before, ``load(input, options) -> Model``, which may return a model it loaded before, and
+    ``writable(model) -> Model``, called before the join or visguard.yaml's profiles change a model (a kept model
+    is then copied); the models linted are in ``result.models`` (path -> Model).
     """
     from visguard.linter.loaders import registry
 
@@ -409,7 +411,7 @@ def lint_paths(
             model = _guarded(result, item.path, lambda item=item, o=opts: load(item, o))
         if model is not None:
             loaded.append((item.path, item.loader, model))
-    result.models = {path: m for path, _, m in loaded}
+
     extra = list(queue_models or ())
     if fetch_queues is not None:
         fetched = _guarded(result, "--queues-from", lambda: list(fetch_queues([m for _, _, m in loaded])))
@@ -417,7 +419,10 @@ def lint_paths(
     if any(m.pending or m.env for _, _, m in loaded):  # consumers to join, or workloads given a queue
         from visguard.linter.consumers import join
 
+        if writable is not None:
+            loaded = [(p, lo, writable(m)) for p, lo, m in loaded]
         join([m for _, _, m in loaded] + extra, roots=list(paths))
+    result.models = {path: m for path, _, m in loaded}
     for path, loader, model in loaded:
         file_config = config
         meta: list[Finding] = []
@@ -431,6 +436,8 @@ def lint_paths(
             if file_config.profiles:
                 from visguard.linter.loaders.config import apply_profiles
 
+                if writable is not None:
+                    model = result.models[path] = writable(model)
                 apply_profiles(model, file_config)
             return lint_model(model, file_config)
 

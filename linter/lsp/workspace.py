@@ -6,7 +6,8 @@ same join across inputs as ``visguard lint``), and what the editor asks of it, w
 - **Incremental.** What ``registry.discover`` found is kept until a file is created, deleted or saved under a new
   name (:meth:`Workspace.invalidate`); each input's Model is kept with the fingerprint of the files it read (the
   bytes of an open document, else size and modification time), so a change re-reads only the inputs whose
-  files changed. The join and the rules run over fresh copies each time: rules are pure, the join is not.
+  files changed. Rules are pure and run over the kept models; the join across inputs and visguard.yaml's
+  profiles change models, so they get copies (``lint_paths(writable=...)``).
 - **Fixes.** :meth:`Workspace.fixes` is the fix plan ``visguard lint --fix`` would write (``linter.fix.plan``
   with its re-lint check), of the texts the editor holds.
 - **Bad input never stops it.** A document that does not parse is an error of the lint result (one diagnostic at
@@ -127,14 +128,20 @@ class Workspace:
         if hit is not None:
             fingerprint, model = hit
             if fingerprint == self._fingerprint(f for f, *_ in fingerprint):
-                return copy.deepcopy(model)
+                return model
         before = self._fingerprint([item.path])  # a file changed while it is read is read again next time
         model = item.loader.load(item.path, options)
         self.loads += 1
         files = [item.path] + [f for f in (getattr(model, "files", None) or ()) if f != item.path]
         fingerprint = self._fingerprint(files)
         if fingerprint[0] == before[0]:
-            self._models[key] = (fingerprint, copy.deepcopy(model))
+            self._models[key] = (fingerprint, model)
+        return model
+
+    def _writable(self, model):
+        """A kept model is copied before the join or profiles change it (the rules themselves are pure)."""
+        if any(m is model for _, m in self._models.values()):
+            return copy.deepcopy(model)
         return model
 
     def _run(self):
@@ -151,6 +158,7 @@ class Workspace:
             options=self._options(),
             inputs=list(self._inputs),
             load=self._load,
+            writable=self._writable,
         )
         result.errors = [e for e in self._discover_errors if not isinstance(e, registry.NothingToLint)] + [
             e for e in result.errors

@@ -199,3 +199,24 @@ def test_diagnostics_quick_fix_and_hover_over_stdio(workspace):
         await s.stop()
 
     asyncio.run(run())
+
+
+def test_kept_models_are_not_changed_by_the_join(workspace):
+    """The worker's join attaches it to the Terraform queue: a second and a third lint, with nothing changed,
+    read no input again and give the same findings (the kept models were copied before the join)."""
+    from visguard.linter.lsp.workspace import Workspace
+
+    ws = Workspace(str(workspace))
+    first = ws.lint()
+    loads = ws.loads
+    again = ws.lint()
+    third = ws.lint()
+    assert ws.loads == loads
+    key = [(f.rule, f.queue, f.consumer, f.message) for f in first.findings]
+    assert key == [(f.rule, f.queue, f.consumer, f.message) for f in again.findings]
+    assert key == [(f.rule, f.queue, f.consumer, f.message) for f in third.findings]
+    tf_queue = next(m for p, m in ws.result.models.items() if p.endswith("infra")).queues[
+        "aws_sqs_queue.jobs"
+    ]
+    kept = next(m for (p, _), (_, m) in ws._models.items() if p.endswith("infra"))
+    assert tf_queue.consumers and not kept.queues["aws_sqs_queue.jobs"].consumers
