@@ -432,12 +432,13 @@ def lint_paths(
             file_config = model.config
             meta = _config_meta_findings(file_config)
 
+        if file_config.profiles and writable is not None:  # apply_profiles changes the model
+            model = result.models[path] = writable(model)
+
         def run(model=model, file_config=file_config):
             if file_config.profiles:
                 from visguard.linter.loaders.config import apply_profiles
 
-                if writable is not None:
-                    model = result.models[path] = writable(model)
                 apply_profiles(model, file_config)
             return lint_model(model, file_config)
 
