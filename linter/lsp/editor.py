@@ -243,7 +243,10 @@ def hover(ws, path: str, line0: int) -> str | None:
         for q in model.queues.values():
             hits = [fld for fld in HOVER_FIELDS if _at(q.locations.get(fld), real, line1)]
             consumers = [
-                c for c in q.consumers if any(_at(c.locations.get(fld), real, line1) for fld in HOVER_FIELDS)
+                c
+                for c in q.consumers
+                if _at(c.location, real, line1)
+                or any(_at(c.locations.get(fld), real, line1) for fld in HOVER_FIELDS)
             ]
             if not hits and not consumers and not (_at(q.location, real, line1) and q.consumers):
                 continue

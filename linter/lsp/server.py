@@ -81,7 +81,9 @@ def _range(r) -> t.Range:
 def _diagnostic(d: dict) -> t.Diagnostic:
     related = [
         t.DiagnosticRelatedInformation(
-            location=t.Location(uri=from_fs_path(r["file"]), range=_range((r["line"], 0, r["line"], 0))),
+            location=t.Location(
+                uri=from_fs_path(os.path.abspath(r["file"])), range=_range((r["line"], 0, r["line"], 0))
+            ),
             message=r["message"],
         )
         for r in d["related"]

@@ -148,12 +148,15 @@ class Workspace:
         from visguard.linter.api import lint_paths
         from visguard.linter.loaders import registry
 
+        # the workspace as the folder the server runs in, when it is (the editor starts it there): findings then
+        # name files as `visguard lint .` does, relative to it
+        arg = "." if os.path.realpath(os.getcwd()) == self.root else self.root
         if self._inputs is None:
             errors: list = []
-            self._inputs = registry.discover([self.root], errors=errors)
+            self._inputs = registry.discover([arg], errors=errors)
             self._discover_errors = errors
         result = lint_paths(
-            [self.root],
+            [arg],
             config=self._lint_config(),
             options=self._options(),
             inputs=list(self._inputs),
