@@ -38,7 +38,7 @@ $(CDK_MIN_STAMP): pyproject.toml
 
 install-cdk-min: $(CDK_MIN_STAMP)
 
-demo: install demo-engine demo-kit demo-cdk demo-lint demo-consumers demo-simulate demo-audit
+demo: install demo-engine demo-kit demo-cdk demo-lint demo-consumers demo-lsp demo-simulate demo-audit
 	@echo "demo finished: outputs in $(OUT)/"
 
 demo-engine: install
@@ -126,6 +126,14 @@ demo-consumers: install
 	$(BIN)/visguard lint examples/local --fail-on never -f sarif -o $(OUT)/consumers/local.sarif
 	for r in VG020 VG072; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/local.sarif || exit 1; done
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
+
+# the language server in an editor session scripted with pygls's client: diagnostics across the workspace (the
+# worker in app/billing judged against its queue in infra/main.tf), hover with the engine's numbers, quick fixes
+demo-lsp: install
+	cd examples/consumers && PYTHONSAFEPATH=1 $(abspath $(BIN))/python -P $(CURDIR)/scripts/lsp_session.py . \
+		$(abspath $(OUT))/lsp/session.json app/billing/poller.py infra/main.tf
+	grep -q '"code": "VG060"' $(OUT)/lsp/session.json
+	@echo "demo-lsp: the session: $(OUT)/lsp/session.json"
 
 demo-kit: install
 	$(BIN)/pytest -q -p no:cacheprovider examples/test-kit

@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rules": ("visguard.linter.cli_rules", "list the rule catalogue"),
     "explain": ("visguard.linter.cli_explain", "explain one rule (visguard explain VG011)"),
     "audit": ("visguard.audit.cli", "collect, generate and audit fleet-wide queue inventories"),
+    "lsp": ("visguard.linter.lsp", "the language server for editors (diagnostics, quick fixes, hover)"),
 }
 
 

@@ -294,6 +294,7 @@ class LintResult:
         )
         # folders searched in which nothing visguard reads was found (registry.NothingToLint): not errors
         self.nothing: list[VisguardError] = []
+        self.models: dict = {}  # input path -> the Model read from it (lint_paths)
 
     def __repr__(self) -> str:
         return (
@@ -368,6 +369,9 @@ def lint_paths(
     exclude: Iterable[str] = (),
     queue_models: Iterable[Model] = (),
     fetch_queues: Callable[[list[Model]], Iterable[Model]] | None = None,
+    inputs: list | None = None,
+    load: Callable | None = None,
+    writable: Callable[[Model], Model] | None = None,
 ) -> LintResult:
     """Load and lint each input; bad input is collected (one error per file) and the other files still run.
 
@@ -381,6 +385,11 @@ def lint_paths(
     with ``--queues-from``: an audit inventory, or read from AWS), whose consumed queues are linted too.
     ``fetch_queues``, when given, is called once with the loaded models and returns more such models (``--queues-from
     aws`` reads the queues the run's consumers name: ``visguard.linter.queues_from``); its bad input is one error.
+
+    A long-lived door (the language server, ``visguard.linter.lsp``) passes ``inputs``, what ``registry.discover``
+    found for ``paths`` before, ``load(input, options) -> Model``, which may return a model it loaded before, and
+    ``writable(model) -> Model``, called before the join or visguard.yaml's profiles change a model (a kept model
+    is then copied); the models linted are in ``result.models`` (path -> Model).
     """
     from visguard.linter.loaders import registry
 
@@ -389,15 +398,20 @@ def lint_paths(
     if options is None:
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
-    inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
+    if inputs is None:
+        inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
     result.nothing = [e for e in result.errors if isinstance(e, registry.NothingToLint)]
     result.errors = [e for e in result.errors if not isinstance(e, registry.NothingToLint)]
     loaded: list[tuple[str, object, Model]] = []
     for item in inputs:  # load every input first: a consumer in one may read a queue of another
         opts = options.replace(asked=item.asked) if isinstance(options, registry.LoadOptions) else options
-        model = _guarded(result, item.path, lambda item=item, o=opts: item.loader.load(item.path, o))
+        if load is None:
+            model = _guarded(result, item.path, lambda item=item, o=opts: item.loader.load(item.path, o))
+        else:
+            model = _guarded(result, item.path, lambda item=item, o=opts: load(item, o))
         if model is not None:
             loaded.append((item.path, item.loader, model))
+
     extra = list(queue_models or ())
     if fetch_queues is not None:
         fetched = _guarded(result, "--queues-from", lambda: list(fetch_queues([m for _, _, m in loaded])))
@@ -405,7 +419,10 @@ def lint_paths(
     if any(m.pending or m.env for _, _, m in loaded):  # consumers to join, or workloads given a queue
         from visguard.linter.consumers import join
 
+        if writable is not None:
+            loaded = [(p, lo, writable(m)) for p, lo, m in loaded]
         join([m for _, _, m in loaded] + extra, roots=list(paths))
+    result.models = {path: m for path, _, m in loaded}
     for path, loader, model in loaded:
         file_config = config
         meta: list[Finding] = []
@@ -414,6 +431,9 @@ def lint_paths(
             # suppressions along
             file_config = model.config
             meta = _config_meta_findings(file_config)
+
+        if file_config.profiles and writable is not None:  # apply_profiles changes the model
+            model = result.models[path] = writable(model)
 
         def run(model=model, file_config=file_config):
             if file_config.profiles:

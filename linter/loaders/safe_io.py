@@ -150,7 +150,9 @@ _PLANNED: dict[tuple[int, int], bytes] = {}  # (device, inode) -> the bytes a --
 @contextlib.contextmanager
 def planned(files: dict[str, bytes]) -> Iterator[None]:
     """Reads of ``files`` return the given bytes instead of what is on disk, for the duration: ``--fix`` lints
-    the files as its plan would write them before it writes anything (visguard.linter.fix). Nothing is written."""
+    the files as its plan would write them before it writes anything (visguard.linter.fix), and the language server
+    lints the unsaved texts of open documents (visguard.linter.lsp). Nested, the inner texts win until the inner
+    context ends. Nothing is written."""
     keys = {}
     for path, data in files.items():
         try:
@@ -158,12 +160,14 @@ def planned(files: dict[str, bytes]) -> Iterator[None]:
         except OSError:  # gone: the write will say so
             continue
         keys[(st.st_dev, st.st_ino)] = data
+    before = {k: _PLANNED[k] for k in keys if k in _PLANNED}  # nested: the language server's unsaved texts
     _PLANNED.update(keys)
     try:
         yield
     finally:
         for k in keys:
             _PLANNED.pop(k, None)
+        _PLANNED.update(before)
 
 
 MAX_LINE_BYTES = 1024 * 1024  # one line of a JSON Lines file (an inventory record is a few KB)
@@ -351,7 +355,11 @@ def read_stamped(path: str, *, max_bytes: int = MAX_BYTES) -> tuple[bytes, Stamp
         os.close(fd)
     if len(data) > max_bytes:
         raise VisguardError(_too_big(None, max_bytes), file=path)
-    return data, _stamp(st, data)
+    stamp = _stamp(st, data)
+    planned = _PLANNED.get((st.st_dev, st.st_ino)) if _PLANNED else None
+    if planned is not None:  # the language server plans fixes of an unsaved text (it never writes)
+        return planned, stamp
+    return data, stamp
 
 
 def _stamp(st: os.stat_result, data: bytes) -> Stamp:
