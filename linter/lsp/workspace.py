@@ -155,10 +155,21 @@ class Workspace:
             errors: list = []
             self._inputs = registry.discover([arg], errors=errors)
             self._discover_errors = errors
+        fetch = None
+        sources = [
+            str(x) for x in (self.settings.get("queuesFrom") or self.settings.get("queues_from") or [])
+        ]
+        if (
+            sources
+        ):  # deployed queues, as --queues-from: inventory folders, or aws (read-only, the user's creds)
+            from visguard.linter.queues_from import loader_for
+
+            fetch = loader_for(sources)
         result = lint_paths(
             [arg],
             config=self._lint_config(),
             options=self._options(),
+            fetch_queues=fetch,
             inputs=list(self._inputs),
             load=self._load,
             writable=self._writable,

@@ -220,3 +220,30 @@ def test_kept_models_are_not_changed_by_the_join(workspace):
     ]
     kept = next(m for (p, _), (_, m) in ws._models.items() if p.endswith("infra"))
     assert tf_queue.consumers and not kept.queues["aws_sqs_queue.jobs"].consumers
+
+
+def test_queues_from_an_inventory_as_an_initialization_option(tmp_path):
+    """``queuesFrom`` (as --queues-from): a worker whose queue is only deployed is judged against the inventory's
+    record of it; without the option it is not joined."""
+    import json
+
+    from visguard.linter.lsp.workspace import Workspace
+
+    url = "https://sqs.us-east-1.amazonaws.com/123456789012/orders"
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "worker.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        f"def poll():\n    sqs.receive_message(QueueUrl={url!r}, VisibilityTimeout=20)\n"
+    )
+    part = tmp_path / "inv" / "123456789012" / "us-east-1.jsonl"
+    part.parent.mkdir(parents=True)
+    arn = "arn:aws:sqs:us-east-1:123456789012:orders"
+    part.write_text(json.dumps({"kind": "queue", "account": "123456789012", "region": "us-east-1", "arn": arn,
+                                "name": "orders", "url": url,
+                                "attributes": {"QueueArn": arn, "VisibilityTimeout": "45"}}) + "\n")  # fmt: skip
+    plain = Workspace(str(app)).lint()
+    deployed = Workspace(str(app), {"queuesFrom": [str(tmp_path / "inv")]}).lint()
+    assert "VG060" not in {f.rule for f in plain.findings}
+    vg060 = [f for f in deployed.findings if f.rule == "VG060"]
+    assert vg060 and "45" in vg060[0].message
