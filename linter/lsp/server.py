@@ -164,55 +164,60 @@ def build() -> VisguardServer:
     )
     def code_action(ls: VisguardServer, params: t.CodeActionParams):
         path = path_of(params.text_document.uri)
-        if path is None:
-            return []
-        try:
-            with ls._lock:
-                lo, hi = params.range.start.line, params.range.end.line
-                uri = params.text_document.uri
-                out = []
-                for a in editor.quick_fixes(ls.ws, path):
-                    f = a["finding"]
-                    if f is not None and not (lo <= (int(f.location.line or 1) - 1) <= hi):
-                        continue
-                    action = t.CodeAction(title=a["title"], kind=t.CodeActionKind.QuickFix)
-                    if a.get("disabled"):
-                        action.disabled = t.CodeActionDisabled(reason=a["disabled"])
-                    else:
-                        action.edit = _edit(uri, a["edits"])
-                    out.append(action)
-                for f in ls.ws.findings_in(path):
-                    if lo <= (int(f.location.line or 1) - 1) <= hi:
-                        s = editor.suppression(ls.ws, path, f)
-                        if s is not None:
-                            out.append(
-                                t.CodeAction(
-                                    title=s["title"],
-                                    kind=t.CodeActionKind.QuickFix,
-                                    edit=_edit(uri, s["edits"]),
-                                )
-                            )
-                return out
-        except Exception:
-            ls.log("visguard: code actions failed: " + traceback.format_exc(limit=8))
-            return []
+        return [] if path is None else code_actions(ls, path, params)
 
     @server.feature(t.TEXT_DOCUMENT_HOVER)
     def hover(ls: VisguardServer, params: t.HoverParams):
         path = path_of(params.text_document.uri)
-        if path is None:
-            return None
-        try:
-            with ls._lock:
-                text = editor.hover(ls.ws, path, params.position.line)
-        except Exception:
-            ls.log("visguard: hover failed: " + traceback.format_exc(limit=8))
-            return None
-        if not text:
-            return None
-        return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text))
+        return None if path is None else hover_at(ls, path, params)
 
     return server
+
+
+def code_actions(ls, path: str, params: t.CodeActionParams) -> list[t.CodeAction]:
+    """The quick fixes and suppressions of the findings on the lines of ``params.range``; a failure is logged to
+    the client and answered with none."""
+    try:
+        with ls._lock:
+            lo, hi = params.range.start.line, params.range.end.line
+            uri = params.text_document.uri
+            out = []
+            for a in editor.quick_fixes(ls.ws, path):
+                f = a["finding"]
+                if f is not None and not (lo <= (int(f.location.line or 1) - 1) <= hi):
+                    continue
+                action = t.CodeAction(title=a["title"], kind=t.CodeActionKind.QuickFix)
+                if a.get("disabled"):
+                    action.disabled = t.CodeActionDisabled(reason=a["disabled"])
+                else:
+                    action.edit = _edit(uri, a["edits"])
+                out.append(action)
+            for f in ls.ws.findings_in(path):
+                if lo <= (int(f.location.line or 1) - 1) <= hi:
+                    s = editor.suppression(ls.ws, path, f)
+                    if s is not None:
+                        out.append(
+                            t.CodeAction(
+                                title=s["title"], kind=t.CodeActionKind.QuickFix, edit=_edit(uri, s["edits"])
+                            )
+                        )
+            return out
+    except Exception:
+        ls.log("visguard: code actions failed: " + traceback.format_exc(limit=8))
+        return []
+
+
+def hover_at(ls, path: str, params: t.HoverParams) -> t.Hover | None:
+    """The hover of the line under the cursor; a failure is logged to the client and answered with none."""
+    try:
+        with ls._lock:
+            text = editor.hover(ls.ws, path, params.position.line)
+    except Exception:
+        ls.log("visguard: hover failed: " + traceback.format_exc(limit=8))
+        return None
+    if not text:
+        return None
+    return t.Hover(contents=t.MarkupContent(kind=t.MarkupKind.Markdown, value=text))
 
 
 def serve() -> int:

@@ -247,3 +247,41 @@ def test_queues_from_an_inventory_as_an_initialization_option(tmp_path):
     assert "VG060" not in {f.rule for f in plain.findings}
     vg060 = [f for f in deployed.findings if f.rule == "VG060"]
     assert vg060 and "45" in vg060[0].message
+
+
+def test_a_crash_in_one_request_is_logged_and_answered_empty(workspace):
+    """A bug met while answering (here: a workspace whose lint raises) is logged to the client and the request
+    answered with nothing; the next request is served."""
+    import threading
+    import types
+
+    from visguard.linter.lsp import server as srv
+    from visguard.linter.lsp.workspace import Workspace
+
+    class Broken(Workspace):
+        def fixes(self):
+            raise RuntimeError("boom")
+
+        def models(self):
+            raise RuntimeError("boom")
+
+    logs: list[str] = []
+    ls = types.SimpleNamespace(ws=Broken(str(workspace)), _lock=threading.Lock(), log=logs.append)
+    ls.ws.lint()
+    uri = from_fs_path(str(workspace / "template.yaml"))
+    where = t.Range(start=t.Position(line=5, character=0), end=t.Position(line=5, character=0))
+    doc = t.TextDocumentIdentifier(uri=uri)
+    path = str(workspace / "template.yaml")
+    assert (
+        srv.code_actions(
+            ls,
+            path,
+            t.CodeActionParams(text_document=doc, range=where, context=t.CodeActionContext(diagnostics=[])),
+        )
+        == []
+    )
+    assert srv.hover_at(ls, path, t.HoverParams(text_document=doc, position=where.start)) is None
+    assert len(logs) == 2 and all("boom" in x for x in logs)
+    ls.ws = Workspace(str(workspace))
+    ls.ws.lint()
+    assert srv.hover_at(ls, path, t.HoverParams(text_document=doc, position=where.start)) is not None
