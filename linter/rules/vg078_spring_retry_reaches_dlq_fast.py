@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.facts import SPRING_ERROR_HANDLERS_SINCE
+from visguard.facts import SPRING_ERROR_HANDLER_DOCS, SPRING_ERROR_HANDLERS_SINCE
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
@@ -20,9 +20,10 @@ RULE = Rule(
         "their settings. The queue's visibility timeout no longer spaces the retries: the handler does. With a "
         "small maxReceiveCount the retries are spent within seconds, so a failure that would have passed in a "
         "minute (a dependency restarting, throttling, a lock) moves the message to the dead-letter queue. The time "
-        "to the DLQ is the sum of the handler's waits over maxReceiveCount receives (plus the work of each attempt)."
+        "to the DLQ is the sum of the handler's waits over maxReceiveCount receives (plus the work of each attempt); "
+        f"the handlers and their defaults: {SPRING_ERROR_HANDLER_DOCS}"
     ),
-    source="https://github.com/awspring/spring-cloud-aws/blob/main/docs/src/main/asciidoc/sqs.adoc#immediate-retry-error-handler",
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-dead-letter-queues.html",
     fix="Space the retries over longer than a transient failure lasts: a backoff handler "
     "(ExponentialBackoffErrorHandler) with a larger initialVisibilityTimeoutSeconds, or a larger "
     "{max_receive_count}.",
