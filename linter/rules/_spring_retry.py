@@ -70,3 +70,24 @@ def receive_count_for(handler: dict, seconds: float, work: float = 0.0, limit: i
         if total >= seconds:
             return n
     return None
+
+
+def rejected(handler: dict) -> str | None:
+    """Why the handler's builder throws (IllegalArgumentException at start: the application does not start), or
+    None: initial and max must be 1-43,200 with initial <= max, multiplier and increment >= 1 (the builders'
+    checks)."""
+    from visguard.facts import MAX_VISIBILITY
+
+    if handler.get("class") == "ImmediateRetryAsyncErrorHandler":
+        return None
+    initial, top = as_number(handler.get("initial")), as_number(handler.get("max"))
+    for name, v in (("initialVisibilityTimeoutSeconds", initial), ("maxVisibilityTimeoutSeconds", top)):
+        if v is not None and not 0 < v <= MAX_VISIBILITY:
+            return f"{name}({v:g}) is outside 1-{MAX_VISIBILITY}"
+    if initial is not None and top is not None and initial > top:
+        return f"initialVisibilityTimeoutSeconds({initial:g}) exceeds maxVisibilityTimeoutSeconds({top:g})"
+    for name in ("multiplier", "increment"):
+        v = as_number(handler.get(name))
+        if v is not None and v < 1:
+            return f"{name}({v:g}) is below 1"
+    return None

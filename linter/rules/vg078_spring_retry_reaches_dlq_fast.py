@@ -6,7 +6,7 @@ from visguard.facts import SPRING_ERROR_HANDLER_DOCS, SPRING_ERROR_HANDLERS_SINC
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
-from visguard.linter.rules._spring_retry import receive_count_for, schedule, time_to_dlq
+from visguard.linter.rules._spring_retry import receive_count_for, rejected, schedule, time_to_dlq
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -46,6 +46,8 @@ def check(queue, ctx):
             continue
         if handler.get("class") not in SPRING_ERROR_HANDLERS_SINCE:
             continue
+        if rejected(handler) is not None:
+            continue  # the application does not start: VG079
         waits = schedule(handler, mrc)
         if waits is None:
             continue

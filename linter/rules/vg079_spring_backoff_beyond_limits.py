@@ -8,7 +8,7 @@ from visguard.facts import MAX_VISIBILITY, RETENTION
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
-from visguard.linter.rules._spring_retry import schedule, time_to_dlq
+from visguard.linter.rules._spring_retry import rejected, schedule, time_to_dlq
 from visguard.linter.vocabulary import Text
 
 BACKOFF = ("ExponentialBackoffErrorHandler", "LinearBackoffErrorHandler")
@@ -26,7 +26,8 @@ RULE = Rule(
         "the visibility it had. And retention counts from the original send: when the waits over maxReceiveCount "
         "receives (a rejected one counted as the visibility in effect) add up to more than the queue's retention "
         "period, SQS deletes the message before the receive "
-        "that would move it to the dead-letter queue. It is lost, and the DLQ never shows it."
+        "that would move it to the dead-letter queue. It is lost, and the DLQ never shows it. (A builder value "
+        "outside what the handler accepts, maxVisibilityTimeoutSeconds above 43,200 for one, throws at start.)"
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
     fix="Keep maxVisibilityTimeoutSeconds below 43,200 less the work of one attempt, and the sum of the waits over "
@@ -49,10 +50,34 @@ def check(queue, ctx):
         handler = c.settings.get("error_handler")
         if c.platform != "spring" or not isinstance(handler, dict) or handler.get("class") not in BACKOFF:
             continue
+        at = c.location_of("error_handler")
+        why = rejected(handler)
+        if why is not None:
+            yield ctx.finding(
+                queue,
+                Text(
+                    "{handler} at {at}, the error handler of {consumer}{of_queue}: {why}, so its builder throws "
+                    "IllegalArgumentException and the application does not start",
+                    handler=handler["class"],
+                    at=ctx.where(at),
+                    consumer=ctx.consumer_label(c),
+                    of_queue=of_queue(queue, ctx),
+                    why=why,
+                ),
+                location=at,
+                consumer=c,
+                estimate={"handler": handler["class"], "invalid": why},
+                fix=Text(
+                    "Keep initialVisibilityTimeoutSeconds and maxVisibilityTimeoutSeconds of {handler} within "
+                    "1-{cap} s (initial at most max), multiplier and increment at least 1.",
+                    handler=handler["class"],
+                    cap=MAX_VISIBILITY,
+                ),
+            )
+            continue
         waits = schedule(handler, mrc)
         if waits is None:
             continue
-        at = c.location_of("error_handler")
         work = float(c.processing_p99) if c.processing_p99 is not None else 0.0
         # the waits SQS rejects: the change is made `work` seconds (at least some) after the receive
         capped = [n for n, w in enumerate(waits, 1) if w + work > MAX_VISIBILITY or w >= MAX_VISIBILITY]

@@ -624,7 +624,7 @@ def _handlers(g: File) -> list[dict]:
 
 _GRADLE = re.compile(rb"io\.awspring\.cloud:spring-cloud-aws[\w-]*:(\d+)\.(\d+)\.(\d+)")
 _POM = re.compile(
-    rb"<artifactId>\s*spring-cloud-aws[\w-]*\s*</artifactId>\s*(?:<[^/>]+>[^<]*</[^>]+>\s*)*?"
+    rb"<artifactId>\s*spring-cloud-aws[\w-]*\s*</artifactId>\s*(?:<[^/>]+>[^<]*</[^>]+>\s*){0,8}?"
     rb"<version>\s*([^<\s]+)\s*</version>"
 )
 _SEMVER = re.compile(rb"^(\d+)\.(\d+)\.(\d+)")

@@ -310,7 +310,8 @@ def _jobs(r: Reader, f: File, jobs: list) -> None:
     config = []  # the project's config/queue.php, read once when a job names no queue
     for cls, args in jobs:
         props = {field: node for field, node in args}
-        props.update(_attributes(f, cls))  # an attribute wins over the property (ReadsQueueAttributes)
+        attributes = _attributes(f, cls)
+        props.update(attributes)  # an attribute wins over the property (ReadsQueueAttributes)
         body = cls.child_by_field_name("body")
         mine = (
             calls[bisect.bisect_left(starts, body.start_byte) : bisect.bisect_left(starts, body.end_byte)]
@@ -340,7 +341,7 @@ def _jobs(r: Reader, f: File, jobs: list) -> None:
             else:
                 r.queue(c, queue, "job class queue")
         c.settings.setdefault("job_class", []).append(text(cls.child_by_field_name("name")))
-        _job(r, f, c, props, mine)
+        _job(r, f, c, props, mine, attributes)
 
 
 def _default_queue(f: File, props: dict, config) -> tuple[str, Value] | None:
@@ -364,7 +365,8 @@ def _method(call) -> str:
     return text(call.child_by_field_name("name"))
 
 
-def _job(r: Reader, f: File, c, props: dict, calls: list) -> None:
+def _job(r: Reader, f: File, c, props: dict, calls: list, attributes: dict) -> None:
+    """A job class's settings (``attributes``: the keys its Laravel 13 attributes set, worded so)."""
     if "fail_on_timeout" in props:
         node = props["fail_on_timeout"]
         v = Value("bool", True, node) if node.type == "attribute" else evaluate(node, f)
@@ -375,7 +377,7 @@ def _job(r: Reader, f: File, c, props: dict, calls: list) -> None:
         if v.kind == "int" and (c.work_timeout is None or v.value > c.work_timeout):
             r.set(c, "work_timeout", v.value, v.node, v)
         elif v.kind != "int":
-            r.number(c, "work_timeout", v, "job $timeout")
+            r.number(c, "work_timeout", v, "job #[Timeout]" if "timeout" in attributes else "job $timeout")
     if "tries" in props:
         v = evaluate(props["tries"], f)
         if v.kind == "int" and v.value > c.settings.get("tries", 0):
@@ -384,7 +386,7 @@ def _job(r: Reader, f: File, c, props: dict, calls: list) -> None:
         v = evaluate(props["backoff"], f)
         for item in v.value if v.kind == "list" else [v]:
             if item.kind == "int":
-                r.delay(c, item.value, "$backoff", item.node)
+                r.delay(c, item.value, "#[Backoff]" if "backoff" in attributes else "$backoff", item.node)
     for call in calls:
         if _method(call) == "release":
             a = _args(call)

@@ -357,3 +357,25 @@ def test_a_job_naming_no_queue_is_judged_on_its_connections_default_queue(
     assert bool(got) is judged
     if judged:
         assert got[0].queue == "aws_sqs_queue.jobs" and got[0].location.file.endswith("Job.php")
+
+
+@pytest.mark.parametrize(
+    ("attribute", "timeout", "note"),
+    [
+        (b"#[Timeout('abc')]", None, "job #[Timeout] is computed"),
+        (
+            b"#[Timeout(env('JOB_TIMEOUT'))]",
+            None,
+            "job #[Timeout] comes from the environment variable JOB_TIMEOUT",
+        ),
+        (b"#[Timeout]", None, None),  # no argument: nothing read, no job
+        (b"#[Timeout(120)] #[Timeout(30)]", 30, None),
+        (b"#[\\Vendor\\Other\\Timeout(5), Retry(3)]", 5, None),
+        (b"#[Timeout(" + b"(" * 400 + b"1" + b")" * 400 + b")]", None, None),
+    ],
+)
+def test_attribute_values_are_read_or_noted_never_guessed(attribute, timeout, note):
+    res = php.read("app/Jobs/J.php", b"<?php\n" + attribute + b"\nclass J implements ShouldQueue {}\n")
+    assert [c.work_timeout for c in res.consumers] in ([timeout], [] if timeout is None else [timeout])
+    if note:
+        assert any(n.message.startswith(note) for n in res.notes)

@@ -164,3 +164,35 @@ def test_facts_of_the_handlers_have_their_sources():
     ):
         assert name in facts.CHECKED
     assert facts.SPRING_ERROR_HANDLERS_SINCE["LinearBackoffErrorHandler"] == (3, 4, 1)
+
+
+@pytest.mark.parametrize(
+    ("handler", "why"),
+    [
+        ({**EXP, "max": 50_000}, "maxVisibilityTimeoutSeconds(50000) is outside 1-43200"),
+        ({**EXP, "initial": 0}, "initialVisibilityTimeoutSeconds(0) is outside 1-43200"),
+        ({**EXP, "initial": 600, "max": 300}, "initialVisibilityTimeoutSeconds(600) exceeds"),
+        ({**EXP, "multiplier": 0.5}, "multiplier(0.5) is below 1"),
+        ({**LIN, "increment": 0}, "increment(0) is below 1"),
+    ],
+)
+def test_vg079_a_builder_value_the_handler_rejects_is_an_application_that_does_not_start(handler, why):
+    (f,) = _lint(handler, 3)
+    assert f.rule == "VG079" and f.estimate["invalid"].startswith(why)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<project>" + "<artifactId>spring-cloud-aws-x</artifactId><a>b</a>" * 20_000 + "</project>",
+        "\x00\xff<version>" * 50_000,
+        "<artifactId>spring-cloud-aws</artifactId><version>${nope}</version>",
+    ],
+)
+def test_a_hostile_or_odd_pom_is_read_quickly_and_says_no_version(tmp_path, text):
+    import time
+
+    start = time.process_time()
+    res = _project(tmp_path, "pom.xml", text, IMMEDIATE)
+    assert not res.errors and [f.rule for f in res.findings if f.rule == "VG078"] == ["VG078"]  # 3.4+ assumed
+    assert time.process_time() - start < 10
