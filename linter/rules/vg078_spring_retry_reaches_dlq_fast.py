@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from visguard.facts import SPRING_ERROR_HANDLER_DOCS, SPRING_ERROR_HANDLERS_SINCE
+from visguard.facts import (
+    SPRING_BACKOFF_INITIAL_DEFAULT,
+    SPRING_BACKOFF_MULTIPLIER_DEFAULT,
+    SPRING_ERROR_HANDLER_DOCS,
+    SPRING_ERROR_HANDLERS_SINCE,
+)
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
@@ -17,7 +22,8 @@ RULE = Rule(
         "Since Spring Cloud AWS 3.4 an error handler sets a failed message's visibility itself: "
         "ImmediateRetryAsyncErrorHandler sets it to 0, so the message is received again at once; "
         "ExponentialBackoffErrorHandler and (3.4.1) LinearBackoffErrorHandler set it from the receive count and "
-        "their settings. The queue's visibility timeout no longer spaces the retries: the handler does. With a "
+        f"their settings (exponential by default: {SPRING_BACKOFF_INITIAL_DEFAULT} s x "
+        f"{SPRING_BACKOFF_MULTIPLIER_DEFAULT:g}^(receives - 1)). The queue's visibility timeout no longer spaces the retries: the handler does. With a "
         "small maxReceiveCount the retries are spent within seconds, so a failure that would have passed in a "
         "minute (a dependency restarting, throttling, a lock) moves the message to the dead-letter queue. The time "
         "to the DLQ is the sum of the handler's waits over maxReceiveCount receives (plus the work of each attempt); "

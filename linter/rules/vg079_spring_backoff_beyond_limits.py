@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import math
 
-from visguard.facts import MAX_VISIBILITY, RETENTION
+from visguard.facts import MAX_VISIBILITY, RETENTION, SPRING_BACKOFF_MAX_DEFAULT, SPRING_ERROR_HANDLERS_SINCE
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
 from visguard.linter.rules._spring_retry import rejected, schedule, time_to_dlq
 from visguard.linter.vocabulary import Text
 
-BACKOFF = ("ExponentialBackoffErrorHandler", "LinearBackoffErrorHandler")
+BACKOFF = tuple(k for k in SPRING_ERROR_HANDLERS_SINCE if "Backoff" in k)
 
 RULE = Rule(
     id="VG079",
@@ -20,7 +20,7 @@ RULE = Rule(
     rationale=(
         "ExponentialBackoffErrorHandler and LinearBackoffErrorHandler (Spring Cloud AWS 3.4+) set a failed "
         "message's visibility, counted from the failure, growing with its receive count up to "
-        "maxVisibilityTimeoutSeconds (default 43,200). SQS caps a receipt's visibility at 12 hours from the "
+        f"maxVisibilityTimeoutSeconds (default {SPRING_BACKOFF_MAX_DEFAULT:,}). SQS caps a receipt's visibility at 12 hours from the "
         "receive, extensions included: a change to 43,200 s made after any work is 'beyond the limit [43200 "
         "seconds]' and rejected, so the handler's longest waits never happen and the message comes back after "
         "the visibility it had. And retention counts from the original send: when the waits over maxReceiveCount "
