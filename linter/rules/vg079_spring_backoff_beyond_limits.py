@@ -142,6 +142,19 @@ def check(queue, ctx):
                     or queue.location,
                     consumer=c,
                     estimate=common,
+                    fix=Text(
+                        "Set the queue's {retention} to at least {need} (the time to the dead-letter queue and a "
+                        "tenth), or lower {max_receive_count} or maxVisibilityTimeoutSeconds of {handler}.",
+                        need=fmt_seconds(need),
+                        handler=handler["class"],
+                    )
+                    if need <= RETENTION.hi
+                    else Text(
+                        "Lower {max_receive_count} or maxVisibilityTimeoutSeconds of {handler}: the receives take "
+                        "longer than the longest retention SQS keeps ({most}).",
+                        handler=handler["class"],
+                        most=fmt_seconds(RETENTION.hi),
+                    ),
                 ),
                 set_queue(queue, "message_retention", need) if need <= RETENTION.hi else None,
             )

@@ -196,3 +196,8 @@ def test_a_hostile_or_odd_pom_is_read_quickly_and_says_no_version(tmp_path, text
     res = _project(tmp_path, "pom.xml", text, IMMEDIATE)
     assert not res.errors and [f.rule for f in res.findings if f.rule == "VG078"] == ["VG078"]  # 3.4+ assumed
     assert time.process_time() - start < 10
+
+
+def test_vg079_beyond_the_longest_retention_offers_no_retention_change():
+    (f,) = _lint({**EXP, "max": 43_000}, 40, retention=1_209_600)  # 51,100 + 31 x 43,000 s: beyond 14 days
+    assert f.changes == () and f.estimate["time_to_dlq"] > 1_209_600
