@@ -269,6 +269,46 @@ def durable_esm_bound(execution_timeout: float, managed_instances: bool) -> tupl
     if execution_timeout <= limit:
         return float(execution_timeout), "execution_timeout"
     return float(limit), "invocation_limit"
+# --- Spring Cloud AWS error handlers, Laravel 13 job attributes, Shoryuken 7 (issue 36, F4/F6/F7) ------------------
+# Spring Cloud AWS 3.4.0 (2025-06-10) adds two AsyncErrorHandler implementations that change a failed message's
+# visibility (ChangeMessageVisibility, counted from the call) so the next receive comes from the handler's
+# settings, not the queue's timeout: ImmediateRetryAsyncErrorHandler sets 0 (retried at once);
+# ExponentialBackoffErrorHandler sets initialVisibilityTimeoutSeconds * multiplier^(ApproximateReceiveCount - 1),
+# capped by maxVisibilityTimeoutSeconds (defaults 100, 2.0, 43,200; a builder value outside 1-43,200 throws).
+# 3.4.1 adds LinearBackoffErrorHandler (initial + increment * (receiveCount - 1), increment default 2, same cap)
+# and jitter (Jitter.FULL: uniform in [0, t]; Jitter.HALF: [ceil(t/2), t]). Set as an AsyncErrorHandler @Bean of
+# the auto-configured factory, or SqsMessageListenerContainerFactory.builder().errorHandler(...). Read in
+# awspring/spring-cloud-aws at tags v3.3.1 (none), v3.4.0, v3.4.1 and main@98f0f4de (BackoffVisibilityConstants,
+# ErrorHandlerVisibilityHelper.calculateVisibilityTimeoutExponentially/Linearly, docs sqs.adoc):
+SPRING_ERROR_HANDLER_SOURCE = (
+    "https://github.com/awspring/spring-cloud-aws/tree/v3.4.1/spring-cloud-aws-sqs/src/main/java/io/awspring/"
+    "cloud/sqs/listener/errorhandler"
+)
+SPRING_ERROR_HANDLER_DOCS = "https://github.com/awspring/spring-cloud-aws/blob/main/docs/src/main/asciidoc/sqs.adoc#immediate-retry-error-handler"
+SPRING_ERROR_HANDLERS_SINCE = {  # handler class -> the first release that has it
+    "ImmediateRetryAsyncErrorHandler": (3, 4, 0),
+    "ExponentialBackoffErrorHandler": (3, 4, 0),
+    "LinearBackoffErrorHandler": (3, 4, 1),
+}
+SPRING_BACKOFF_INITIAL_DEFAULT = 100
+SPRING_BACKOFF_MULTIPLIER_DEFAULT = 2.0
+SPRING_BACKOFF_INCREMENT_DEFAULT = 2
+SPRING_BACKOFF_MAX_DEFAULT = 43_200
+# Laravel 13 (2026-03-17): job classes may declare their limits as class attributes (Illuminate\Queue\Attributes:
+# #[Timeout(n)], #[Tries(n)], #[Backoff(n | [..])], #[FailOnTimeout], #[Queue('name')]); an attribute wins over the
+# property of the same meaning (ReadsQueueAttributes::getAttributeValue reads the attribute first). A job that
+# names no queue is pushed to the default queue of its connection ('queue' of config/queue.php's connection).
+LARAVEL_ATTRIBUTES_SOURCE = "https://laravel.com/docs/13.x/queues#max-job-attempts-and-timeout"
+LARAVEL_ATTRIBUTES_CODE = (
+    "https://github.com/laravel/framework/blob/13.x/src/Illuminate/Queue/Attributes/ReadsQueueAttributes.php"
+)
+LARAVEL_JOB_ATTRIBUTES = ("Timeout", "Tries", "Backoff", "FailOnTimeout", "Queue")
+# Shoryuken 7.0.3 (2026-07-10): the soft stop (USR1/TSTP) is bounded by `timeout` too (default 8 s, then the
+# processors are killed; before it waited without bound), like the hard stop (TERM); 7.0.1: an exception named in
+# non_retryable_exceptions deletes the message at once (it never reaches the dead-letter queue).
+SHORYUKEN_CHANGELOG = "https://github.com/ruby-shoryuken/shoryuken/blob/main/CHANGELOG.md"
+SHORYUKEN_SOFT_STOP_BOUNDED_SINCE = (7, 0, 3)
+SHORYUKEN_NON_RETRYABLE_DELETES_SINCE = (7, 0, 1)
 
 
 # ----------------------------------------------------------------------------------------- when each was checked
@@ -388,3 +428,21 @@ checked("2026-12-02", ACTIVEJOB_SQS_SOURCE, "ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFA
 checked("2026-12-02", MANAGED_INSTANCES_TIMEOUT_SOURCE, "MAX_LAMBDA_TIMEOUT_MANAGED", "lambda_max_timeout")
 checked("2026-12-02", DURABLE_EXECUTION_TIMEOUT.source, "DURABLE_EXECUTION_TIMEOUT")
 checked("2026-12-02", DURABLE_ESM_SOURCE, "DURABLE_ESM_WAITS_FOR_EXECUTION", "durable_esm_bound")
+
+# issue 36 (Spring Cloud AWS error handlers, Laravel 13 attributes, Shoryuken 7): read in the sources today
+checked(
+    "2026-12-02",
+    SPRING_ERROR_HANDLER_SOURCE,
+    "SPRING_ERROR_HANDLERS_SINCE",
+    "SPRING_BACKOFF_INITIAL_DEFAULT",
+    "SPRING_BACKOFF_MULTIPLIER_DEFAULT",
+    "SPRING_BACKOFF_INCREMENT_DEFAULT",
+    "SPRING_BACKOFF_MAX_DEFAULT",
+)
+checked("2026-12-02", LARAVEL_ATTRIBUTES_CODE, "LARAVEL_JOB_ATTRIBUTES")
+checked(
+    "2026-12-01",
+    SHORYUKEN_CHANGELOG,
+    "SHORYUKEN_SOFT_STOP_BOUNDED_SINCE",
+    "SHORYUKEN_NON_RETRYABLE_DELETES_SINCE",
+)

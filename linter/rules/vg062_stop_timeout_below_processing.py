@@ -41,6 +41,14 @@ _FIX = {  # the advice in the platform's own terms (the rule's fix above is the 
     "within it.",
 }
 _FIX["keda"] = _FIX["kubernetes"]
+# Shoryuken kills its processors `timeout` seconds after TERM and, since 7.0.3, after a soft stop (USR1/TSTP) too,
+# which used to wait without bound (facts.SHORYUKEN_SOFT_STOP_BOUNDED_SINCE): a quiet-then-stop deploy no longer
+# lets a long job finish either
+_FIX["shoryuken"] = (
+    "Raise {stop_timeout} above the processing p99: Shoryuken kills busy processors that long after TERM and, "
+    f"since {'.'.join(map(str, facts.SHORYUKEN_SOFT_STOP_BOUNDED_SINCE))}, after a soft stop (USR1/TSTP) too; or "
+    "make long jobs resumable (ActiveJob Continuations, stopping?)."
+)
 
 
 def _cap(c) -> float | None:

@@ -16,6 +16,16 @@ a query cannot say (a request's chain of option calls, Spring's one consumer per
   ``maxConcurrentMessages``...) apply to the file's listeners that do not set their own, or to the container's
   ``queueNames``; ``stop_timeout`` is ``listenerShutdownTimeout`` (facts.SPRING_LISTENER_SHUTDOWN_DEFAULT when
   not written). ``heartbeat``: True when the file calls ``Visibility.changeTo``, else False (3.x has none).
+- Spring Cloud AWS 3.4+ error handlers (issue 36): ``new ImmediateRetryAsyncErrorHandler<>()``,
+  ``ExponentialBackoffErrorHandler.builder().initialVisibilityTimeoutSeconds(..).multiplier(..)
+  .maxVisibilityTimeoutSeconds(..).jitter(..).build()`` and (3.4.1) ``LinearBackoffErrorHandler.builder()
+  .increment(..)``, in the listener's file or another Java file of its project (an ``AsyncErrorHandler`` @Bean or a
+  factory's ``errorHandler(..)``): the one handler of the project -> ``settings["error_handler"]`` of each
+  listener ({"class", "initial", "multiplier", "increment", "max", "jitter"}, defaults from facts); two different
+  handlers: a note, none set. The spring-cloud-aws version is read from the project's pom.xml / build.gradle(.kts)
+  (the ``spring-cloud-aws*`` artifact or BOM, or its ``<...version>`` property): a handler its version does not
+  have (3.3 and older) is not the library's, noted and not set; no version written: 3.4+ is assumed (the code names
+  the class, so it compiles against a release that has it).
 """
 
 from __future__ import annotations
@@ -30,6 +40,7 @@ from .engine import (
     FLOW,
     File,
     Language,
+    Location,
     Reader,
     Value,
     call_arguments,
@@ -309,6 +320,8 @@ def read(path: str, data: bytes) -> CodeResult:
         c.heartbeat = heartbeat
         if c.stop_timeout is None:
             c.stop_timeout = facts.SPRING_LISTENER_SHUTDOWN_DEFAULT
+    if spring:
+        _error_handler(r, f, spring)
     creates.read(f, r)  # the queues the code creates (issue 35)
     return r.finish()
 
@@ -508,3 +521,144 @@ def _container(r: Reader, f: File, listeners: list) -> list:
             else:
                 r.number(c, _CONTAINER[name], v, f"SqsContainerOptions {name}")
     return made
+
+
+# --------------------------------------------------------------------------------------------- error handlers
+_HANDLER_OPTIONS = {  # builder method -> the key of settings["error_handler"]
+    "initialVisibilityTimeoutSeconds": "initial",
+    "multiplier": "multiplier",
+    "increment": "increment",
+    "maxVisibilityTimeoutSeconds": "max",
+}
+_HANDLER_WORDS = tuple(facts.SPRING_ERROR_HANDLERS_SINCE)
+MAX_BUILD_BYTES = 1 << 20  # a pom.xml / build.gradle read for the spring-cloud-aws version
+
+
+def _error_handler(r: Reader, f: File, listeners: list) -> None:
+    """The project's one Spring error handler (this file's, else another Java file's of the project) onto each
+    listener: ``settings["error_handler"]`` located at the handler."""
+    found = _handlers(f)
+    if not found:
+        for g in FLOW.files_with(f, _HANDLER_WORDS):
+            found += _handlers(g)
+    if not found:
+        return
+    kinds = {tuple(sorted((k, v) for k, v in h.items() if k != "location")) for h in found}
+    if len(kinds) > 1:
+        r.note(
+            "several Spring error handlers in the project ("
+            + ", ".join(sorted({h["class"] for h in found}))
+            + "): which listener uses which is not read, none is judged",
+            f.root,
+        )
+        return
+    handler = found[0]
+    since = facts.SPRING_ERROR_HANDLERS_SINCE[handler["class"]]
+    version = spring_version(f.path)
+    if version is not None and version < since:
+        r.note(
+            f"{handler['class']} is in spring-cloud-aws {'.'.join(map(str, since))}+, the project uses "
+            f"{'.'.join(map(str, version))}: not the library's handler, not judged",
+            f.root,
+        )
+        return
+    for c in listeners:
+        c.settings["error_handler"] = {k: v for k, v in handler.items() if k != "location"}
+        c.locations["error_handler"] = handler["location"]
+
+
+def _handlers(g: File) -> list[dict]:
+    """The error handlers file ``g`` creates: {"class", "initial", "multiplier", "increment", "max", "jitter",
+    "location"} with the library's defaults for what the builder does not set; a computed option is None."""
+    out = []
+    for node in g.captures("handler"):
+        if node.type == "object_creation_expression":
+            t = node.child_by_field_name("type")
+            cls = text(t.named_children[0] if t.type == "generic_type" else t)
+            if cls != "ImmediateRetryAsyncErrorHandler":
+                continue  # the backoff handlers' constructors are private: built by their builder
+        else:
+            cls = text(node.child_by_field_name("object"))
+        h = {
+            "class": cls,
+            "initial": None,
+            "multiplier": None,
+            "increment": None,
+            "max": None,
+            "jitter": None,
+        }
+        if cls != "ImmediateRetryAsyncErrorHandler":
+            h.update(
+                initial=facts.SPRING_BACKOFF_INITIAL_DEFAULT,
+                max=facts.SPRING_BACKOFF_MAX_DEFAULT,
+                jitter="NONE",
+                **(
+                    {"multiplier": facts.SPRING_BACKOFF_MULTIPLIER_DEFAULT}
+                    if cls == "ExponentialBackoffErrorHandler"
+                    else {"increment": facts.SPRING_BACKOFF_INCREMENT_DEFAULT}
+                ),
+            )
+            top, up = node, g.parent(node)
+            while (
+                up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top
+            ):
+                name = text(up.child_by_field_name("name"))
+                args = up.child_by_field_name("arguments")
+                arg = args.named_children[0] if args is not None and args.named_children else None
+                if name in _HANDLER_OPTIONS and arg is not None:
+                    v = evaluate(arg, g)
+                    ok = (
+                        v.kind == "int"
+                        and isinstance(v.value, (int, float))
+                        and not isinstance(v.value, bool)
+                    )
+                    h[_HANDLER_OPTIONS[name]] = v.value if ok else None
+                elif name == "jitter" and arg is not None:
+                    h["jitter"] = text(arg).rsplit(".", 1)[-1]
+                top, up = up, g.parent(up)
+        row, col = node.start_point
+        h["location"] = Location(g.path, line=row + 1, column=col + 1)
+        out.append(h)
+    return out
+
+
+_GRADLE = re.compile(rb"io\.awspring\.cloud:spring-cloud-aws[\w-]*:(\d+)\.(\d+)\.(\d+)")
+_POM = re.compile(
+    rb"<artifactId>\s*spring-cloud-aws[\w-]*\s*</artifactId>\s*(?:<[^/>]+>[^<]*</[^>]+>\s*){0,8}?"
+    rb"<version>\s*([^<\s]+)\s*</version>"
+)
+_SEMVER = re.compile(rb"^(\d+)\.(\d+)\.(\d+)")
+
+
+def spring_version(path: str | None) -> tuple[int, int, int] | None:
+    """The spring-cloud-aws release the project of ``path`` declares (its pom.xml or build.gradle(.kts) at the
+    project folder, :meth:`Flow.root`), when every mention agrees; else None. Only during a run (a file offered)."""
+    import os
+
+    from .. import safe_io
+
+    if path is None or not FLOW.offered:
+        return None
+    top = FLOW.root(path)
+    found = set()
+    for name in ("pom.xml", "build.gradle", "build.gradle.kts"):
+        build = os.path.join(top, name)
+        if not safe_io.is_regular_file(build):
+            continue
+        try:
+            data = safe_io.read_bytes(build, max_bytes=MAX_BUILD_BYTES, truncate=True)
+        except Exception:  # noqa: BLE001 - a build file that cannot be read says no version
+            continue
+        if name == "pom.xml":
+            for m in _POM.finditer(data):
+                raw = m.group(1)
+                if raw.startswith(b"${") and raw.endswith(b"}"):  # <spring-cloud-aws.version>3.4.0</...>
+                    prop = re.escape(raw[2:-1])
+                    p = re.search(rb"<" + prop + rb">\s*([^<\s]+)\s*</" + prop + rb">", data)
+                    raw = p.group(1) if p else b""
+                v = _SEMVER.match(raw)
+                if v:
+                    found.add(tuple(int(x) for x in v.groups()))
+        else:
+            found |= {tuple(int(x) for x in m.groups()) for m in _GRADLE.finditer(data)}
+    return found.pop() if len(found) == 1 else None

@@ -9,12 +9,16 @@ a query cannot say.
   (``change_message_visibility(_batch)``, the poller's ``change_message_visibility_timeout``), else False.
 - Shoryuken ``shoryuken_options queue: 'name', auto_visibility_timeout: true, retry_intervals: [..], batch:``
   (platform ``shoryuken``): ``heartbeat`` True with ``auto_visibility_timeout: true`` (not for batch workers,
-  which Shoryuken does not extend), else False; ``retry_intervals`` -> ``settings["delays"]``.
+  which Shoryuken does not extend), else False; ``retry_intervals`` -> ``settings["delays"]``;
+  ``non_retryable_exceptions: [..]`` -> ``settings["non_retryable_exceptions"]`` (the class names) and a note:
+  since Shoryuken 7.0.1 such a failure deletes the message at once, so it never reaches the dead-letter queue.
 Values: literals and symbols, constants and locals of the file assigned once, ``ENV['X']`` / ``ENV.fetch('X')``
 (environment variables), ``N.minutes``.
 """
 
 from __future__ import annotations
+
+from visguard import facts
 
 from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, snake, text, unknown
@@ -27,6 +31,7 @@ _SHORYUKEN = {
     "batch": "batch",
     "auto_visibility_timeout": "auto_visibility_timeout",
     "retry_intervals": "retry_intervals",
+    "non_retryable_exceptions": "non_retryable_exceptions",
 }
 _WRITTEN = {field: snake(api) for field, api in RECEIVE_API.items()}  # the SDK's keyword of each field
 
@@ -145,6 +150,8 @@ def _shoryuken(r: Reader, f: File, site, args: list) -> None:
         else:
             c.heartbeat = None
             r.note("auto_visibility_timeout is computed: not read", v.node)
+    if "non_retryable_exceptions" in opts:
+        _non_retryable(r, f, c, opts["non_retryable_exceptions"])
     if "retry_intervals" in opts:
         v = evaluate(opts["retry_intervals"], f)
         if v.kind == "list":
@@ -153,6 +160,22 @@ def _shoryuken(r: Reader, f: File, site, args: list) -> None:
                     r.delay(c, item.value, "retry_intervals", item.node)
         else:
             r.note(f"retry_intervals are computed ({text(v.node)[:60]}): not read", v.node)
+
+
+def _non_retryable(r: Reader, f: File, c, node) -> None:
+    """``non_retryable_exceptions: [Errors::Invalid, ArgumentError]``: the names, and what they mean for the DLQ."""
+    items = node.named_children if node.type == "array" else [node]
+    names = [text(n) for n in items if n.type in ("constant", "scope_resolution")]
+    if not names:
+        return
+    r.set(c, "non_retryable_exceptions", names, node)
+    since = ".".join(map(str, facts.SHORYUKEN_NON_RETRYABLE_DELETES_SINCE))
+    r.note(
+        f"Shoryuken {since}+ deletes a message whose job raises {', '.join(names)[:80]} at once: it never reaches "
+        "the dead-letter queue",
+        node,
+        c.id,
+    )
 
 
 def environment(code: bytes) -> tuple[str, str | None] | None:

@@ -347,3 +347,72 @@ def test_deep_code_is_read_in_linear_time(shape):
     start = time.process_time()
     _, c = _one(DEEP[shape])
     assert time.process_time() - start < 20 and c.visibility_override == 30
+
+
+# ------------------------------------------------------------------------------- Spring error handlers (issue 36)
+HANDLERS = b"""
+@Configuration
+class SqsConfig {
+    @SqsListener("orders")
+    public void on(String m) {}
+
+    @Bean
+    public SqsMessageListenerContainerFactory<Object> defaultSqsListenerContainerFactory() {
+        return SqsMessageListenerContainerFactory.builder()
+            .errorHandler(%s)
+            .build();
+    }
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        (
+            "new ImmediateRetryAsyncErrorHandler<>()",
+            {"class": "ImmediateRetryAsyncErrorHandler", "initial": None},
+        ),
+        (
+            "ExponentialBackoffErrorHandler.builder().build()",
+            {"class": "ExponentialBackoffErrorHandler", "initial": 100, "multiplier": 2.0, "max": 43200},
+        ),
+        (
+            "ExponentialBackoffErrorHandler.<Object>builder().initialVisibilityTimeoutSeconds(5).multiplier(3)"
+            ".maxVisibilityTimeoutSeconds(600).jitter(Jitter.HALF).build()",
+            {"initial": 5, "multiplier": 3, "max": 600, "jitter": "HALF"},
+        ),
+        (
+            "LinearBackoffErrorHandler.builder().increment(30).build()",
+            {"class": "LinearBackoffErrorHandler", "initial": 100, "increment": 30, "multiplier": None},
+        ),
+        ("ExponentialBackoffErrorHandler.builder().multiplier(factor()).build()", {"multiplier": None}),
+    ],
+)
+def test_spring_error_handler_is_read_onto_the_listeners_with_the_librarys_defaults(written, read):
+    res = java.read("app/SqsConfig.java", HANDLERS % written.encode())
+    (c,) = res.consumers
+    h = c.settings["error_handler"]
+    assert {k: h[k] for k in read} == read
+    assert c.locations["error_handler"].line == 10 and "location" not in h
+
+
+def test_two_different_handlers_are_a_note_and_none_is_set():
+    data = HANDLERS % b"new ImmediateRetryAsyncErrorHandler<>()"
+    data += (
+        b"class Other { AsyncErrorHandler<Object> h = ExponentialBackoffErrorHandler.builder().build(); }\n"
+    )
+    res = java.read("app/SqsConfig.java", data)
+    assert "error_handler" not in res.consumers[0].settings
+    assert any("several Spring error handlers" in n.message for n in res.notes)
+
+
+def test_a_handler_type_named_but_not_created_is_no_handler():
+    data = b"""
+class L {
+    @SqsListener("orders") public void on(String m) {}
+    ExponentialBackoffErrorHandler<Object> handler;   // a field of the type, not a handler created here
+}
+"""
+    (c,) = java.read("app/L.java", data).consumers
+    assert "error_handler" not in c.settings

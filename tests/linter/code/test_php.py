@@ -257,3 +257,125 @@ def test_large_arrays_and_many_classes_never_hang(data, consumers):
     res = php.read("config/queue.php", data.encode())
     assert time.monotonic() - start < 20  # a guard against a hang only: the reading takes well under 1 s
     assert len(res.consumers) == consumers
+
+
+# ------------------------------------------------------------------------------------ Laravel 13 (issue 36)
+ATTRIBUTED = b"""<?php
+
+namespace App\\Jobs;
+
+use Illuminate\\Contracts\\Queue\\ShouldQueue;
+use Illuminate\\Queue\\Attributes\\Backoff;
+use Illuminate\\Queue\\Attributes\\FailOnTimeout;
+use Illuminate\\Queue\\Attributes\\Timeout;
+use Illuminate\\Queue\\Attributes\\Tries;
+
+#[Tries(5)]
+#[Backoff([10, 60, 300])]
+#[Timeout(120), FailOnTimeout]
+#[\\Illuminate\\Queue\\Attributes\\Queue('ocr')]
+class ProcessInvoiceOcr implements ShouldQueue
+{
+    public $timeout = 30;
+
+    public function handle(): void {}
+}
+"""
+
+
+def test_laravel_13_attributes_win_over_the_properties():
+    (c,) = php.read("app/Jobs/ProcessInvoiceOcr.php", ATTRIBUTED).consumers
+    assert (c.work_timeout, c.locations["work_timeout"].line) == (120, 13)
+    assert c.settings["tries"] == 5 and c.settings["fail_on_timeout"] is True
+    assert [d["seconds"] for d in c.settings["delays"]] == [10, 60, 300]
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("name", "ocr")
+
+
+def test_an_attribute_alone_makes_a_job():
+    data = b"<?php\n#[Timeout(900)]\nclass Transcode implements ShouldQueue { public function handle() {} }\n"
+    (c,) = php.read("app/Jobs/Transcode.php", data).consumers
+    assert c.work_timeout == 900 and c.queue_ref is None  # outside a run: no config/queue.php to read
+
+
+def _laravel(tmp_path, job: str, env: str = "QUEUE_CONNECTION=sqs\nSQS_QUEUE=jobs\n", default="'database'"):
+    app = tmp_path / "app"
+    (app / "app" / "Jobs").mkdir(parents=True)
+    (app / "config").mkdir()
+    (app / "composer.json").write_text('{"require": {"laravel/framework": "^13.0"}}')
+    (app / ".env").write_text(env)
+    (app / "config" / "queue.php").write_text(
+        f"<?php\nreturn [\n  'default' => env('QUEUE_CONNECTION', {default}),\n  'connections' => [\n"
+        "    'database' => ['driver' => 'database', 'queue' => 'default'],\n"
+        "    'sqs' => ['driver' => 'sqs', 'queue' => env('SQS_QUEUE', 'default'), 'suffix' => env('SQS_SUFFIX')],\n"
+        "  ],\n];\n"
+    )
+    (app / "app" / "Jobs" / "Job.php").write_text(job)
+    (tmp_path / "main.tf").write_text(
+        'resource "aws_sqs_queue" "dlq" {\n  name = "jobs-dlq"\n  message_retention_seconds = 1209600\n}\n'
+        'resource "aws_sqs_queue" "jobs" {\n  name = "jobs"\n  visibility_timeout_seconds = 300\n'
+        "  redrive_policy = jsonencode({\n    deadLetterTargetArn = aws_sqs_queue.dlq.arn\n"
+        "    maxReceiveCount     = 5\n  })\n}\n"
+    )
+    from visguard.linter.api import lint_paths
+
+    return [f for f in lint_paths([str(tmp_path)]).findings if f.rule == "VG072"]
+
+
+LONG_JOB = "<?php\nclass Transcode implements ShouldQueue\n{\n    public $timeout = 900;\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("job", "env", "default", "judged"),
+    [
+        (LONG_JOB, "QUEUE_CONNECTION=sqs\nSQS_QUEUE=jobs\n", "'database'", True),  # .env picks the connection
+        (LONG_JOB, "SQS_QUEUE=jobs\n", "'sqs'", True),  # the fallback of env('QUEUE_CONNECTION', 'sqs')
+        (LONG_JOB, "SQS_QUEUE=jobs\n", "'database'", False),  # the default connection is not SQS
+        (
+            "<?php\n#[Timeout(900)]\nclass T implements ShouldQueue {}\n",
+            "QUEUE_CONNECTION=sqs\nSQS_QUEUE=jobs\n",
+            "'database'",
+            True,
+        ),  # fmt: skip
+        (
+            "<?php\n#[Timeout(900)]\n#[Connection('database')]\nclass T implements ShouldQueue {}\n",
+            "QUEUE_CONNECTION=sqs\nSQS_QUEUE=jobs\n",
+            "'database'",
+            False,
+        ),  # fmt: skip
+        (
+            "<?php\n#[Timeout(240)]\nclass T implements ShouldQueue {}\n",
+            "QUEUE_CONNECTION=sqs\nSQS_QUEUE=jobs\n",
+            "'database'",
+            False,
+        ),  # fmt: skip
+    ],
+)
+def test_a_job_naming_no_queue_is_judged_on_its_connections_default_queue(
+    tmp_path, job, env, default, judged
+):
+    got = _laravel(tmp_path, job, env, default)
+    assert bool(got) is judged
+    if judged:
+        assert got[0].queue == "aws_sqs_queue.jobs" and got[0].location.file.endswith("Job.php")
+
+
+@pytest.mark.parametrize(
+    ("attribute", "timeout", "note"),
+    [
+        (b"#[Timeout('abc')]", None, "job #[Timeout] is computed"),
+        (
+            b"#[Timeout(env('JOB_TIMEOUT'))]",
+            None,
+            "job #[Timeout] comes from the environment variable JOB_TIMEOUT",
+        ),
+        (b"#[Timeout]", None, None),  # no argument: nothing read, no job
+        (b"#[Timeout(120)] #[Timeout(30)]", 30, None),
+        (b"#[\\Vendor\\Other\\Timeout(5), Retry(3)]", 5, None),
+        (b"#[Timeout(" + b"(" * 400 + b"1" + b")" * 400 + b")]", None, None),
+    ],
+)
+def test_attribute_values_are_read_or_noted_never_guessed(attribute, timeout, note):
+    res = php.read("app/Jobs/J.php", b"<?php\n" + attribute + b"\nclass J implements ShouldQueue {}\n")
+    assert [c.work_timeout for c in res.consumers] in ([timeout], [] if timeout is None else [timeout])
+    if note:
+        assert any(n.message.startswith(note) for n in res.notes)

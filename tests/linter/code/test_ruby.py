@@ -166,3 +166,21 @@ def test_values_read_as_the_code_means_them(data, queue, visibility, notes):
 )
 def test_an_erb_value_is_an_environment_variable_only_when_it_is_one(code, env):
     assert ruby.environment(code) == env
+
+
+def test_shoryuken_non_retryable_exceptions_are_read_and_noted():
+    data = b"""
+class ImportWorker
+  include Shoryuken::Worker
+  shoryuken_options queue: 'imports', auto_delete: true,
+                    non_retryable_exceptions: [Imports::InvalidFile, ArgumentError]
+
+  def perform(sqs_msg, body); end
+end
+"""
+    res = ruby.read("app/workers/import_worker.rb", data)
+    (c,) = res.consumers
+    assert c.settings["non_retryable_exceptions"] == ["Imports::InvalidFile", "ArgumentError"]
+    assert c.locations["non_retryable_exceptions"].line == 5
+    (note,) = [n for n in res.notes if "never reaches the dead-letter queue" in n.message]
+    assert "7.0.1" in note.message and note.location.line == 5

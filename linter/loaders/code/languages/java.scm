@@ -102,3 +102,17 @@
   type: (type_identifier) @_create
   (#eq? @_create "CreateQueueRequest")) @create.builder
 ((identifier) @create.call (#eq? @create.call "createQueue"))
+
+
+; ---------------------------------------------------------------------------------------------- error handlers
+; (issue 36) Spring Cloud AWS 3.4+ error handlers that set a failed message's visibility: `new
+; ImmediateRetryAsyncErrorHandler<>()` and `ExponentialBackoffErrorHandler.builder()` /
+; `LinearBackoffErrorHandler.builder()` (java.py follows the builder's chain of options)
+(object_creation_expression
+  type: [(type_identifier) @_h (generic_type (type_identifier) @_h)]
+  (#any-of? @_h "ImmediateRetryAsyncErrorHandler" "ExponentialBackoffErrorHandler" "LinearBackoffErrorHandler")) @handler
+(method_invocation
+  object: (identifier) @_h
+  name: (identifier) @_b
+  (#any-of? @_h "ExponentialBackoffErrorHandler" "LinearBackoffErrorHandler")
+  (#eq? @_b "builder")) @handler
