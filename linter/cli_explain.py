@@ -33,8 +33,8 @@ def facts_used_by(rule) -> list[str]:
 
 
 def explain_text(rule_id: str) -> str:
-    from visguard.linter.rules import ALL_RULES
     from visguard.docs import rule_url
+    from visguard.linter.rules import ALL_RULES
     from visguard.linter.rules._base import cfnlint_id
 
     key = rule_id.strip().upper()
