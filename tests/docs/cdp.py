@@ -9,6 +9,7 @@ WebSocket; the venv has no WebSocket client, so this module speaks the few parts
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import shutil
@@ -143,10 +144,14 @@ class Page:
     def _event(self, msg: dict) -> None:
         method, params = msg.get("method"), msg.get("params", {})
         if method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-            self.errors.append("console: " + " ".join(str(a.get("value", a.get("description"))) for a in params["args"]))
+            self.errors.append(
+                "console: " + " ".join(str(a.get("value", a.get("description"))) for a in params["args"])
+            )
         elif method == "Runtime.exceptionThrown":
             d = params["exceptionDetails"]
-            self.errors.append("exception: " + (d.get("exception", {}).get("description") or d.get("text", "")))
+            self.errors.append(
+                "exception: " + (d.get("exception", {}).get("description") or d.get("text", ""))
+            )
         elif method == "Log.entryAdded" and params["entry"]["level"] == "error":
             e = params["entry"]
             self.errors.append(f"log: {e.get('text')} {e.get('url', '')}")
@@ -196,10 +201,8 @@ class Page:
     def stop(self) -> None:
         ws = getattr(self, "ws", None)
         if ws is not None:
-            try:
+            with contextlib.suppress(OSError):
                 ws.close()
-            except OSError:
-                pass
         self.proc.terminate()
         try:
             self.proc.wait(timeout=20)

@@ -61,7 +61,9 @@ def test_every_rule_has_a_generated_page_and_nothing_generated_is_committed():
     pages = _pages()
     assert sorted(pages) == sorted(gen.page_names())
     assert {f"rules/{r.lower()}.md" for r in ALL_RULES} <= set(pages)
-    tracked = subprocess.run(["git", "ls-files", "docs"], cwd=ROOT, capture_output=True, text=True, check=True)
+    tracked = subprocess.run(
+        ["git", "ls-files", "docs"], cwd=ROOT, capture_output=True, text=True, check=True
+    )
     assert not set(tracked.stdout.split()) & {f"docs/{p}" for p in pages}  # generated at build time only
 
 
@@ -72,7 +74,9 @@ def test_a_rule_page_has_its_metadata_facts_and_fixes():
     for rule in ALL_RULES.values():
         page = _pages()[f"rules/{rule.id.lower()}.md"]
         assert page.startswith(f"# {rule.id}: {rule.title}\n"), rule.id
-        assert f"**Severity:** {rule.severity.value}" in page and rule.rationale in page and rule.source in page
+        assert (
+            f"**Severity:** {rule.severity.value}" in page and rule.rationale in page and rule.source in page
+        )
         assert rule.fix in page
         for name, rec in facts.sources_of(facts_used_by(rule)):
             row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
@@ -119,8 +123,24 @@ def test_the_configuration_reference_is_the_schema():
 # --------------------------------------------------------------------------------------------------- mkdocs
 def _build(config: Path, site: Path) -> subprocess.CompletedProcess:
     # never -q: mkdocs counts the warnings that abort a strict build from its log, which -q silences
-    env = {"PATH": "/usr/bin:/bin", "NO_MKDOCS_2_WARNING": "1", "PYTHONSAFEPATH": "1", "HOME": str(site.parent)}
-    cmd = [sys.executable, "-P", "-m", "mkdocs", "build", "--strict", "-f", str(config), "--site-dir", str(site)]
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "NO_MKDOCS_2_WARNING": "1",
+        "PYTHONSAFEPATH": "1",
+        "HOME": str(site.parent),
+    }
+    cmd = [
+        sys.executable,
+        "-P",
+        "-m",
+        "mkdocs",
+        "build",
+        "--strict",
+        "-f",
+        str(config),
+        "--site-dir",
+        str(site),
+    ]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
 
 
@@ -138,7 +158,12 @@ def site(tmp_path_factory):
 def test_the_site_builds_strict_with_a_page_per_rule(site):
     for rid in ALL_RULES:
         assert (site / "rules" / rid.lower() / "index.html").is_file(), rid
-    for page in ("index.html", "configuration/index.html", "concepts/index.html", "quickstart/terraform/index.html"):
+    for page in (
+        "index.html",
+        "configuration/index.html",
+        "concepts/index.html",
+        "quickstart/terraform/index.html",
+    ):
         assert (site / page).is_file(), page
     index = json.loads((site / "search" / "search_index.json").read_text())
     assert any(d["location"] == "rules/vg011/" for d in index["docs"])
@@ -188,7 +213,9 @@ def test_the_site_in_headless_chromium(served, tmp_path):
     page = cdp.Page(tmp_path / "profile")
     try:
         page.goto(served)
-        assert page.js("document.querySelector('article h1').textContent.replace('¶', '').trim()") == "visguard"
+        assert (
+            page.js("document.querySelector('article h1').textContent.replace('¶', '').trim()") == "visguard"
+        )
         # search: the query typed into Material's search box, results from the index built into the site
         page.js("document.querySelector('.md-search__input').focus()")
         page.call("Input.insertText", text="VG011")
