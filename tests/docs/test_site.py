@@ -253,3 +253,21 @@ def test_the_site_in_headless_chromium(served, tmp_path):
         }
     finally:
         page.stop()
+
+
+# --------------------------------------------------------------------------------------------------- the README
+def test_the_readme_is_a_front_page_whose_test_command_is_what_ci_runs():
+    readme = (ROOT / "README.md").read_text()
+    assert len(readme.splitlines()) < 200
+    first = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert [line.split("#")[0].strip() for line in first[:2]] == ["make demo", "make test"]
+    ci = [
+        ln.strip() for ln in (ROOT / ".ci" / "run").read_text().splitlines() if ln.strip().startswith("make ")
+    ]
+    assert "make test" in ci  # CI runs the README's test command, which runs tests/docs like every other test
+    # every quickstart and the site's home are one link away
+    for page in (
+        "docs/index.md",
+        *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "quickstart").glob("*.md")),
+    ):
+        assert f"]({page})" in readme, page
