@@ -16,12 +16,14 @@ export PATH := $(CURDIR)/node_modules/.bin:$(PATH)
 export PYTHONSAFEPATH := 1
 # The repo root must never be on sys.path (constructs/ would shadow the jsii package): see DESIGN.md.
 
-.PHONY: install install-cdk-min demo demo-consumers test test-fast check bench format clean dist demo-engine demo-kit synth demo-cdk demo-lint demo-simulate demo-audit
+# the documentation site: docs/ + pages generated from the rule registry, the rule fixtures and the JSON Schema
+# (scripts/docs_pages.py, run by the mkdocs hook); --strict: a broken link, anchor or orphan page fails it
+.PHONY: install install-cdk-min docs demo demo-consumers test test-fast check bench format clean dist demo-engine demo-kit synth demo-cdk demo-lint demo-simulate demo-audit
 
 $(STAMP): pyproject.toml $(wildcard package.json package-lock.json) scripts/install-system-deps.sh
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
-	$(PY) -m pip install -q --disable-pip-version-check -e '.[all,dev]'
+	$(PY) -m pip install -q --disable-pip-version-check -e '.[all,dev,docs]'
 	@if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; fi
 	@node_modules/.bin/node --version >/dev/null  # the pinned Node.js LTS (package.json: node)
 	bash scripts/install-system-deps.sh
@@ -55,6 +57,10 @@ test: install install-cdk-min
 # The edit-test loop: everything but the slow tests (Spark, moto server, CDK synth), on every core.
 test-fast: install
 	$(BIN)/pytest -m "not slow" -n auto
+
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+	@echo "docs: the site is in site/ (python3 -m http.server -d site, then open http://127.0.0.1:8000/)"
 
 check: install
 	$(BIN)/ruff check .

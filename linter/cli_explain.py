@@ -33,6 +33,7 @@ def facts_used_by(rule) -> list[str]:
 
 
 def explain_text(rule_id: str) -> str:
+    from visguard.docs import rule_url
     from visguard.linter.rules import ALL_RULES
     from visguard.linter.rules._base import cfnlint_id
 
@@ -57,6 +58,7 @@ def explain_text(rule_id: str) -> str:
         para(rule.fix),
         "",
         f"Source: {rule.source}",
+        f"Documentation: {rule_url(rule.id)}",
     ]
     from visguard.facts import sources_of
 

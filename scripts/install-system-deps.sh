@@ -3,7 +3,8 @@
 set -euo pipefail
 need=()
 command -v java >/dev/null 2>&1 || need+=(openjdk-17-jre-headless)   # PySpark
-# Headless browser for the audit report test (tests/audit/test_report.py): Debian's chromium.
+# Headless browser for the audit report test (tests/audit/test_report.py) and the documentation site test
+# (tests/docs/test_site.py): Debian's chromium.
 command -v chromium >/dev/null 2>&1 || [ -x /usr/bin/chromium ] || need+=(chromium)
 # Neovim, a real LSP client for the language server's end-to-end test (tests/linter/lsp/test_lsp_neovim.py).
 command -v nvim >/dev/null 2>&1 || need+=(neovim)

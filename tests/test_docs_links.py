@@ -1,15 +1,18 @@
 """Every link and every repository path the documentation names exists in the repository (issue 21: no dead ends).
 
-Checked in README.md, docs/*.md and every other README.md of the repository: markdown links that are not web
+Checked in README.md, the site's pages (docs/**/*.md) and every other README.md of the repository: markdown links that are not web
 addresses (the file, and the heading a ``#fragment`` names), and paths written in backticks or plain text whose
 first folder is a top-level folder of the repository (``engine/examples/order-pipeline.yaml``,
 ``tests/sim/test_risk_vs_sim.py``). A path inside the repository must stay inside it: ``../shared/...`` is a
 dead end for anyone reading a clone or the package. docs/reference/ holds the evidence the engine cites (copies
-of the research notes, whose paths name files of *other* repositories, owner/name:path): not checked here.
+of the research notes, whose paths name files of *other* repositories, owner/name:path): not checked here. The
+site's generated pages (scripts/docs_pages.py: the rule pages, the rule index, the configuration reference) exist
+at build time only: a link to one counts as a link to a file (mkdocs build --strict checks them: tests/docs/).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import subprocess
 from pathlib import Path
@@ -38,7 +41,11 @@ DOCS = sorted(
     p
     for p in TRACKED
     if p.endswith(".md")
-    and (p == "README.md" or (p.startswith("docs/") and p.count("/") == 1) or p.endswith("/README.md"))
+    and (
+        p == "README.md"
+        or (p.startswith("docs/") and not p.startswith("docs/reference/"))
+        or p.endswith("/README.md")
+    )
     and not (set(Path(p).parts[:-1]) & SKIP_DIRS)
 )
 # a path that starts with a top-level folder: engine/..., linter/..., tests/..., examples/...
@@ -50,6 +57,17 @@ UP = re.compile(r"(?<![\w/.])(\.\./[\w.\-/]*\.md)\b")
 MD_NAME = re.compile(r"(?<![\w/.-])([\w.-]+\.md)\b")  # DESIGN.md, RESULTS.md: a document named on its own
 NAMES = {Path(p).name for p in TRACKED}
 PLACEHOLDER = re.compile(r"[*?<>{}]|NNN")  # a pattern (linter/rules/vgNNN_*.py), not a path
+
+
+def _generated() -> set[str]:
+    """The repository paths of the site's generated pages (docs/rules/vg011.md, ...)."""
+    spec = importlib.util.spec_from_file_location("docs_pages", ROOT / "scripts" / "docs_pages.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return {f"docs/{name}" for name in mod.page_names()}
+
+
+GENERATED = _generated()
 
 
 def _slug(heading: str) -> str:
@@ -80,7 +98,9 @@ def _exists(target: Path) -> bool:
     except ValueError:
         return False  # outside the repository
     text = rel.as_posix()
-    return text == "." or text in TRACKED or any(p.startswith(text + "/") for p in TRACKED)
+    return (
+        text == "." or text in TRACKED or text in GENERATED or any(p.startswith(text + "/") for p in TRACKED)
+    )
 
 
 def _problems(doc: str) -> list[str]:

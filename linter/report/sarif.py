@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 
 from visguard import __version__
+from visguard.docs import rule_url
 from visguard.linter.report._common import display_path, error_parts, fingerprint
 from visguard.linter.rules import ALL_RULES
 from visguard.linter.vocabulary import JOINED_BY
@@ -24,14 +25,16 @@ def rule_descriptor(rule) -> dict:
     settings = "".join(f"\n- `{k}` (default {v})" for k, v in rule.settings.items())
     markdown = (
         f"**{rule.title}**\n\n{rule.rationale}\n\n**Fix:** {rule.fix}\n\n"
-        f"Source: [{rule.source}]({rule.source})" + (f"\n\nSettings:{settings}" if settings else "")
+        f"Source: [{rule.source}]({rule.source})"
+        + (f"\n\nSettings:{settings}" if settings else "")
+        + f"\n\nDocumentation: [{rule_url(rule.id)}]({rule_url(rule.id)})"
     )
     return {
         "id": rule.id,
         "name": rule.name,
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.rationale},
-        "helpUri": rule.source,
+        "helpUri": rule_url(rule.id),  # its page on the documentation site
         "help": {"text": f"{rule.rationale}\nFix: {rule.fix}\nSource: {rule.source}", "markdown": markdown},
         "defaultConfiguration": {"level": _LEVEL[rule.severity.value]},
         "properties": {

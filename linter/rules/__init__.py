@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 
+from visguard.docs import DOCS_URL
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds
 
@@ -92,7 +93,7 @@ META_RULES: dict[str, Rule] = {
             "that need it stay quiet, and this note says once what was not evaluated and why, so a clean run is "
             "not mistaken for a checked one."
         ),
-        source="https://github.com/visguard/visguard/blob/main/README.md#terraform",
+        source=f"{DOCS_URL}terraform/",  # the site's Terraform guide (what only Terraform can know)
         fix="Give the value on the command line (Terraform: --var NAME=VALUE or --var-file; Serverless: "
         "--var NAME=VALUE for ${{opt:NAME}}, --var env:NAME=VALUE), lint the Terraform plan JSON (terraform show "
         "-json), or write the value as a literal.",

@@ -145,6 +145,7 @@ def test_rules_and_explain(capsys):
     assert main(["explain", "VG011"]) == 0
     out = capsys.readouterr().out
     assert "lambda_multiplier: 6" in out and "services-sqs-configure" in out
+    assert "Documentation: https://visguard.github.io/visguard/rules/vg011/" in out.splitlines()  # its page
     assert main(["explain", "11"]) == 0
     assert main(["explain", "VG999"]) == 1
     assert "unknown rule" in capsys.readouterr().err

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from visguard.docs import DOCS_URL
 from visguard.errors import VisguardError
 from visguard.linter.api import LintResult, lint_paths, sort_findings
 from visguard.linter.fix import plan
@@ -90,6 +91,9 @@ def test_sarif_snapshot_and_schema(result):
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == list(ALL_RULES)
     assert all(r["helpUri"].startswith("https://") and r["help"]["markdown"] for r in rules)
+    # each rule's help is its page on the documentation site (visguard.docs, one home of the address)
+    assert [r["helpUri"] for r in rules] == [f"{DOCS_URL}rules/{rid.lower()}/" for rid in ALL_RULES]
+    assert all(r["helpUri"] in r["help"]["markdown"] for r in rules)
     assert len(run["results"]) == len(result.findings)
     for res in run["results"]:
         assert rules[res["ruleIndex"]]["id"] == res["ruleId"]

@@ -576,8 +576,8 @@ def test_a_variable_used_elsewhere_is_left_alone_with_its_name(module, capsys, f
     )
 
 
-def test_readme_diff_example_is_what_visguard_prints(capsys, monkeypatch):
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_diff_example_is_what_visguard_prints(capsys, monkeypatch):
+    readme = (ROOT / "docs" / "terraform.md").read_text()  # the site's Terraform guide
     start = readme.index("$ visguard lint examples/terraform --diff\n") + len(
         "$ visguard lint examples/terraform --diff\n"
     )
