@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 import re
 
-DOCS_BASE = "https://visguard.dev/rules/"  # the rule pages of the documentation site (issue 37)
-
-
 def rule_page(rule_id: str) -> str:
-    return f"{DOCS_BASE}{rule_id.lower()}/"
+    """The rule's page on the documentation site (one home: visguard.docs)."""
+    from visguard.docs import rule_url
+
+    return rule_url(rule_id)
 
 
 SEVERITY = {"error": 1, "warning": 2, "info": 3}  # DiagnosticSeverity: Error, Warning, Information
