@@ -95,6 +95,10 @@ CLOUDFORMATION = {
     "batching_window": "MaximumBatchingWindowInSeconds",
     "max_concurrency": "MaximumConcurrency",
     "max_concurrency_at": "ScalingConfig.MaximumConcurrency on the mapping",
+    # provisioned mode (issue 36)
+    "provisioned_poller_config": "ProvisionedPollerConfig",
+    "min_pollers": "ProvisionedPollerConfig.MinimumPollers",
+    "max_pollers": "ProvisionedPollerConfig.MaximumPollers",
     "partial_batch": "FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping",
     "function_timeout": "the function Timeout",
     "reserved_concurrency": "the function's ReservedConcurrentExecutions",
@@ -234,6 +238,10 @@ TERRAFORM = {
     "batching_window": "maximum_batching_window_in_seconds",
     "max_concurrency": "scaling_config.maximum_concurrency",
     "max_concurrency_at": "scaling_config.maximum_concurrency on the mapping",
+    # provisioned mode (issue 36)
+    "provisioned_poller_config": "provisioned_poller_config",
+    "min_pollers": "provisioned_poller_config.minimum_pollers",
+    "max_pollers": "provisioned_poller_config.maximum_pollers",
     "partial_batch": 'function_response_types = ["ReportBatchItemFailures"] on the event source mapping',
     "function_timeout": "the function's timeout",
     "reserved_concurrency": "the function's reserved_concurrent_executions",

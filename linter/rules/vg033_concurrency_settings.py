@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.facts import MIN_RESERVED_CONCURRENCY, POLLERS, queue_kind
+from visguard.facts import MIN_RESERVED_CONCURRENCY, esm_pollers
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 from visguard.linter.vocabulary import Text
@@ -16,11 +16,14 @@ RULE = Rule(
         "with five concurrent batches and invokes above the reservation are throttled, and throttled batches "
         "count receives towards the DLQ. AWS: with reserved concurrency, set at least five; do not set the "
         "mapping's MaximumConcurrency higher than the reserved concurrency (use MaximumConcurrency rather than "
-        "reserved concurrency to limit an SQS consumer). Reserved concurrency 0 stops the function entirely."
+        "reserved concurrency to limit an SQS consumer). Reserved concurrency 0 stops the function entirely. "
+        "In provisioned mode (ProvisionedPollerConfig) the mapping starts with its MinimumPollers, each running "
+        "up to 10 concurrent invokes, and grows by up to 1,000 concurrency a minute to 10 x MaximumPollers: a "
+        "reserved concurrency below that start, or below that ceiling, is throttled the same way."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html",
-    fix="Limit concurrency with {max_concurrency_at}, and keep {reserved_concurrency} >= that value "
-    "(and >= 5).",
+    fix="Limit concurrency with {max_concurrency_at} (in provisioned mode: with {max_pollers}, 10 invokes a "
+    "poller), and keep {reserved_concurrency} >= that value (and >= 5).",
     tags=("lambda", "concurrency", "throttling"),
     consumers_only=True,
     kinds=("lambda",),
@@ -34,7 +37,11 @@ def check(queue, ctx):
             continue
         kw = {"location": c.location_of("reserved_concurrency") or queue.location, "consumer": c}
         label = ctx.consumer_label(c)
-        if mc is not None and mc > rc:
+        provisioned = c.min_pollers is not None or c.max_pollers is not None
+        pollers = esm_pollers(queue.fifo, c.min_pollers, c.max_pollers)
+        if (
+            mc is not None and mc > rc and not provisioned
+        ):  # with pollers, MaximumConcurrency is VG035's error
             yield ctx.finding(
                 queue,
                 Text(
@@ -45,11 +52,40 @@ def check(queue, ctx):
                 ),
                 **kw,
             )
+        elif rc == 0:
+            yield ctx.finding(
+                queue, f"{label}: reserved concurrency 0 stops the function: every batch is throttled", **kw
+            )
+        elif provisioned and pollers.initial is not None and rc < pollers.initial:
+            yield ctx.finding(
+                queue,
+                Text(
+                    "{label}: reserved concurrency {rc} is below the {start} concurrent invokes the "
+                    "{min_pollers} of {n} start with (10 a poller): invokes are throttled",
+                    label=label,
+                    rc=rc,
+                    start=pollers.initial,
+                    n=pollers.initial // 10,
+                ),
+                **kw,
+            )
+        elif provisioned and rc < pollers.ceiling:
+            yield ctx.finding(
+                queue,
+                Text(
+                    "{label}: reserved concurrency {rc} is below the {ceiling:,} concurrent invokes {max_pollers} "
+                    "allows (10 a poller, up to {per_minute:,} more a minute): under a backlog invokes above "
+                    "{rc} are throttled and count receives",
+                    label=label,
+                    rc=rc,
+                    ceiling=pollers.ceiling,
+                    per_minute=pollers.added_per_minute,
+                ),
+                **kw,
+            )
         elif rc < MIN_RESERVED_CONCURRENCY:
-            start = POLLERS[queue_kind(queue.fifo)].initial
-            if rc == 0:
-                what = "stops the function: every batch is throttled"
-            elif start is not None:
+            start = pollers.initial
+            if start is not None:
                 what = f"is below the {start} concurrent batches the event source mapping starts with: invokes are throttled"
             else:  # FIFO: one batch per active message group, not a fixed start
                 what = (

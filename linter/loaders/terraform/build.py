@@ -65,6 +65,8 @@ ARGS = {
         "function_response_types",
         "enabled",
         "scaling_config.maximum_concurrency",
+        "provisioned_poller_config.minimum_pollers",  # provisioned mode (issue 36)
+        "provisioned_poller_config.maximum_pollers",
     ),
     FUNCTION: ("function_name", "timeout", "reserved_concurrent_executions"),
     ALIAS: ("name", "function_name"),
@@ -442,6 +444,13 @@ class Builder:
         if r.values.get("scaling_config.maximum_concurrency") is not None:
             c.max_concurrency = integer(r, "scaling_config.maximum_concurrency")
             c.locations["max_concurrency"] = r.loc("scaling_config.maximum_concurrency")
+        for field, arg in (
+            ("min_pollers", "provisioned_poller_config.minimum_pollers"),
+            ("max_pollers", "provisioned_poller_config.maximum_pollers"),
+        ):  # provisioned mode (issue 36); an empty block reads as standard mode (the provider sends none)
+            if r.values.get(arg) is not None:
+                setattr(c, field, integer(r, arg))
+                c.locations[field] = r.loc(arg)
         if r.values.get("enabled") is not None:
             e = boolean(r, "enabled")
             c.enabled = True if e is None else e
