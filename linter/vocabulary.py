@@ -339,6 +339,14 @@ _EVENT_KEYS = {
 }
 
 
+# provisioned-mode keys -> the consumer field whose location names the override that sets them (issue 36)
+_POLLER_KEYS = {
+    "min_pollers": "min_pollers",
+    "max_pollers": "max_pollers",
+    "provisioned_poller_config": "provisioned",
+}
+
+
 class Serverless(Vocabulary):
     """serverless.yml: queues are CloudFormation resources (``resources.Resources.X.Properties...``) or Lift
     constructs (``constructs.jobs``); a subscription is an ``events[].sqs`` of a function, or a Lift worker."""
@@ -406,6 +414,18 @@ class Serverless(Vocabulary):
             }
             if key in event:
                 return event[key]
+        if (
+            c is not None and key in _POLLER_KEYS
+        ):  # no sqs event key: the mapping's resources.Resources override
+            loc = c.locations.get(_POLLER_KEYS[key]) or c.locations.get("provisioned")
+            path = loc.path if loc is not None and loc.path else ""
+            if path.startswith("resources.Resources."):
+                head = path.split(".Properties.", 1)[0]
+                return f"{head}.Properties.{self.words[key]}"
+            return (
+                f"{self.words[key]} in a resources.Resources override of the mapping (the sqs event has no "
+                "key for it)"
+            )
         if c is not None and c.function_id and key in ("function_timeout", "reserved_concurrency"):
             fn = f"constructs.{lift}.worker" if on_lift and lift else f"functions.{c.function_id}"
             return f"{fn}.timeout" if key == "function_timeout" else f"{fn}.reservedConcurrency"

@@ -97,6 +97,10 @@ class Translator:
         )
         self.resources = Node(file=file, addr="resources.Resources")
         self.resources.line, self.resources.col = 1, 1
+        # logical id -> path of a user resource written without a Type: an override of a resource the Framework
+        # generates (``<Fn>EventSourceMappingSQS<Queue>: {Properties: {ProvisionedPollerConfig: ...}}``), read
+        # in full only when it overrides a generated resource of a type the CloudFormation loader reads
+        self.typeless: dict[str, list] = {}
         # internal logical id -> serverless id (queues, mappings, functions)
         self.ids: dict[str, str] = {}
         self.function_nodes: dict[str, tuple[Any, list]] = {}  # function name -> (mapping, path)
@@ -133,6 +137,8 @@ class Translator:
         self.put(res, "Type", rtype, where, addr)
         self.put(res, "Properties", props, where, addr)
         user = self.resources.get(lid)
+        if lid in self.typeless and rtype in READ_TYPES:
+            user = self.vars.get(self.typeless[lid])  # its values, now that it overrides a resource read
         if isinstance(user, dict):  # resources.Resources overrides a generated resource (lodash merge)
             res = _merge(res, user)
             self.put(self.resources, lid, res, self.at(self.resources, lid), self.resources.key_addr[lid])
@@ -248,6 +254,8 @@ class Translator:
                 if rtype in READ_TYPES:
                     node = self.vars.get(rpath)
                 elif isinstance(r, dict):
+                    if "Type" not in r:
+                        self.typeless[str(lid)] = rpath
                     node = self.gen(addr_of(rpath), self.at(rs, lid))
                     if isinstance(rtype, str):
                         self.put(node, "Type", rtype, self.at(r, "Type"), addr_of([*rpath, "Type"]))

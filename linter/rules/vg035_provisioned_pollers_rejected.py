@@ -50,13 +50,21 @@ def check(queue, ctx):
                 ),
                 location=c.locations.get("max_concurrency") or where,
                 consumer=c,
+                fix=Text(
+                    "Remove {max_concurrency_at}: in provisioned mode {max_pollers} caps concurrency at 10 "
+                    "concurrent invokes a poller ({n} pollers for about {mc})",
+                    n=max(int(facts.MAX_POLLERS.lo), -(-c.max_concurrency // facts.INVOKES_PER_POLLER)),
+                    mc=c.max_concurrency,
+                ),
             )
         lo, hi = c.min_pollers, c.max_pollers
+        out_of_range = False
         for key, value, allowed in (
             ("min_pollers", lo, facts.MIN_POLLERS),
             ("max_pollers", hi, facts.MAX_POLLERS),
         ):
             if value is not None and value not in allowed:
+                out_of_range = True
                 yield ctx.finding(
                     queue,
                     Text(
@@ -68,10 +76,11 @@ def check(queue, ctx):
                     ),
                     location=c.locations.get(key) or where,
                     consumer=c,
+                    fix=Text("Set {" + key + "} within {lo:g}-{hi:g}.", lo=allowed.lo, hi=allowed.hi),
                 )
         lo = facts.DEFAULT_MIN_POLLERS if lo is None else lo
         hi = facts.DEFAULT_MAX_POLLERS if hi is None else hi
-        if lo > hi:
+        if lo > hi and not out_of_range:  # an order of counts Lambda would take
             yield ctx.finding(
                 queue,
                 Text(
@@ -83,4 +92,7 @@ def check(queue, ctx):
                 ),
                 location=c.locations.get("min_pollers") or where,
                 consumer=c,
+                fix=Text(
+                    "Set {min_pollers} to at most {hi}, or {max_pollers} to at least {lo}.", lo=lo, hi=hi
+                ),
             )
