@@ -22,8 +22,8 @@ RULE = Rule(
         "reserved concurrency below that start, or below that ceiling, is throttled the same way."
     ),
     source="https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-scaling.html",
-    fix="Limit concurrency with {max_concurrency_at} (in provisioned mode: with {max_pollers}, 10 invokes a "
-    "poller), and keep {reserved_concurrency} >= that value (and >= 5).",
+    fix="Limit concurrency with {max_concurrency_at}, and keep {reserved_concurrency} >= that value "
+    "(and >= 5).",
     tags=("lambda", "concurrency", "throttling"),
     consumers_only=True,
     kinds=("lambda",),
@@ -67,6 +67,7 @@ def check(queue, ctx):
                     start=pollers.initial,
                     n=pollers.initial // 10,
                 ),
+                fix=_provisioned_fix(pollers.ceiling),
                 **kw,
             )
         elif provisioned and rc < pollers.ceiling:
@@ -81,6 +82,7 @@ def check(queue, ctx):
                     ceiling=pollers.ceiling,
                     per_minute=pollers.added_per_minute,
                 ),
+                fix=_provisioned_fix(pollers.ceiling),
                 **kw,
             )
         elif rc < MIN_RESERVED_CONCURRENCY:
@@ -93,3 +95,12 @@ def check(queue, ctx):
                     "message groups than that, batches are throttled"
                 )
             yield ctx.finding(queue, f"{label}: reserved concurrency {rc} {what}", **kw)
+
+
+def _provisioned_fix(ceiling: int) -> Text:
+    """In provisioned mode MaximumPollers is the concurrency control (10 invokes a poller)."""
+    return Text(
+        "Keep {reserved_concurrency} >= 10 x {max_pollers} ({ceiling}), or lower {max_pollers} and "
+        "{min_pollers} to what the reservation allows (a tenth of it).",
+        ceiling=ceiling,
+    )
