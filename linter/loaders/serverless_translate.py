@@ -10,7 +10,9 @@
   ``Fn::Join`` or ``Fn::ImportValue`` as written;
 - ``resources.Resources`` (a mapping, ``${file(...)}``, or a list of fragments merged in order) is kept: the
   queues are the user's CloudFormation; a resource with a generated logical id is merged over the generated
-  one, as Serverless does;
+  one, as Serverless does (also one written without a ``Type``: the Framework's sqs event has no key for
+  provisioned mode, checked 2026-12-02 in lib/plugins/aws/package/compile/events/sqs.js, so
+  ``<Name>EventSourceMappingSQS<Queue>: {Properties: {ProvisionedPollerConfig: ...}}`` is how a service sets it);
 - Lift ``constructs`` of ``type: queue`` are added by :mod:`.serverless_lift`.
 
 A value that cannot be resolved (:mod:`.serverless_vars`) becomes a CloudFormation parameter without a value, so

@@ -10,7 +10,8 @@ Provider arguments read (registry.terraform.io/providers/hashicorp/aws/latest/do
 redrive_policy, redrive_allow_policy, tags), ``aws_sqs_queue_redrive_policy`` and
 ``aws_sqs_queue_redrive_allow_policy`` (queue_url + policy), ``aws_lambda_event_source_mapping``
 (event_source_arn, function_name, batch_size, maximum_batching_window_in_seconds, function_response_types,
-scaling_config.maximum_concurrency, enabled), ``aws_lambda_function`` (function_name, timeout,
+scaling_config.maximum_concurrency, provisioned_poller_config.{minimum_pollers, maximum_pollers}, enabled),
+``aws_lambda_function`` (function_name, timeout,
 reserved_concurrent_executions), ``aws_lambda_alias`` (function_name).
 """
 
