@@ -280,3 +280,32 @@ def test_vg040_caps_in_flight_at_10_x_maximum_pollers_x_batch_size():
     assert cap(max_concurrency=100) == 100 * 50
     assert cap(min_pollers=2, max_pollers=200) == 10 * 200 * 50 == 100_000
     assert cap(min_pollers=2) == 10 * facts.DEFAULT_MAX_POLLERS * 50
+
+
+@pytest.mark.parametrize("version, read", [("~> 7.17", True), ("~> 7.16.0", False), ("~> 8.0", True)])
+def test_the_lambda_registry_module_passes_the_block_since_7_17(tmp_path, version, read):
+    (tmp_path / "main.tf").write_text(
+        textwrap.dedent(
+            f"""
+            resource "aws_sqs_queue" "orders" {{
+              name                       = "orders"
+              visibility_timeout_seconds = 180
+            }}
+            module "worker" {{
+              source        = "terraform-aws-modules/lambda/aws"
+              version       = "{version}"
+              function_name = "orders-worker"
+              timeout       = 30
+              event_source_mapping = {{
+                sqs = {{
+                  event_source_arn          = aws_sqs_queue.orders.arn
+                  provisioned_poller_config = {{ minimum_pollers = 3, maximum_pollers = 30 }}
+                }}
+              }}
+            }}
+            """
+        ),
+        encoding="utf-8",
+    )
+    [c] = load_path(str(tmp_path)).queues["aws_sqs_queue.orders"].consumers
+    assert (c.min_pollers, c.max_pollers) == ((3, 30) if read else (None, None))
