@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.facts import MIN_RESERVED_CONCURRENCY, esm_pollers
+from visguard.facts import INVOKES_PER_POLLER, MIN_RESERVED_CONCURRENCY, esm_pollers
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 from visguard.linter.vocabulary import Text
@@ -39,9 +39,8 @@ def check(queue, ctx):
         label = ctx.consumer_label(c)
         provisioned = c.min_pollers is not None or c.max_pollers is not None
         pollers = esm_pollers(queue.fifo, c.min_pollers, c.max_pollers)
-        if (
-            mc is not None and mc > rc and not provisioned
-        ):  # with pollers, MaximumConcurrency is VG035's error
+        # with pollers, MaximumConcurrency is VG035's error (Lambda rejects the pair)
+        if mc is not None and mc > rc and not provisioned:
             yield ctx.finding(
                 queue,
                 Text(
@@ -60,12 +59,13 @@ def check(queue, ctx):
             yield ctx.finding(
                 queue,
                 Text(
-                    "{label}: reserved concurrency {rc} is below the {start} concurrent invokes the "
-                    "{min_pollers} of {n} start with (10 a poller): invokes are throttled",
+                    "{label}: reserved concurrency {rc} is below the {start} concurrent invokes its "
+                    "{min_pollers} ({n}) keep warm ({per} a poller): invokes are throttled",
                     label=label,
                     rc=rc,
                     start=pollers.initial,
-                    n=pollers.initial // 10,
+                    n=pollers.initial // INVOKES_PER_POLLER,
+                    per=INVOKES_PER_POLLER,
                 ),
                 fix=_provisioned_fix(pollers.ceiling),
                 **kw,
@@ -75,11 +75,12 @@ def check(queue, ctx):
                 queue,
                 Text(
                     "{label}: reserved concurrency {rc} is below the {ceiling:,} concurrent invokes {max_pollers} "
-                    "allows (10 a poller, up to {per_minute:,} more a minute): under a backlog invokes above "
+                    "allows ({per} a poller, up to {per_minute:,} more a minute): under a backlog invokes above "
                     "{rc} are throttled and count receives",
                     label=label,
                     rc=rc,
                     ceiling=pollers.ceiling,
+                    per=INVOKES_PER_POLLER,
                     per_minute=pollers.added_per_minute,
                 ),
                 fix=_provisioned_fix(pollers.ceiling),

@@ -255,7 +255,7 @@ def test_vg033_uses_the_provisioned_start_and_ceiling():
         return [f.message for f in lint_model(load_template(t, file="t.yaml")) if f.rule == "VG033"]
 
     [start] = run(MinimumPollers=3, MaximumPollers=10)  # 30 warm invokes > 25 reserved
-    assert "below the 30 concurrent invokes" in start
+    assert "below the 30 concurrent invokes its ProvisionedPollerConfig.MinimumPollers (3) keep warm" in start
     [ceiling] = run(MinimumPollers=2, MaximumPollers=10)  # 20 at start, up to 100 > 25
     assert "below the 100 concurrent invokes" in ceiling
     assert run(MinimumPollers=2, MaximumPollers=2) == []  # at most 20 <= 25
