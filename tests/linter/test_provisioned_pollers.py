@@ -309,3 +309,25 @@ def test_the_lambda_registry_module_passes_the_block_since_7_17(tmp_path, versio
     )
     [c] = load_path(str(tmp_path)).queues["aws_sqs_queue.orders"].consumers
     assert (c.min_pollers, c.max_pollers) == ((3, 30) if read else (None, None))
+
+
+def test_a_terraform_plan_gives_the_block_as_a_list_of_one(tmp_path):
+    import json
+    from pathlib import Path
+
+    plan = json.loads(
+        (Path(__file__).parent / "terraform" / "fixtures" / "plan" / "plan.json").read_text(encoding="utf-8")
+    )
+    [jobs] = [
+        r
+        for r in plan["planned_values"]["root_module"]["resources"]
+        if r["address"] == "aws_lambda_event_source_mapping.jobs"
+    ]
+    jobs["values"]["provisioned_poller_config"] = [{"minimum_pollers": 3, "maximum_pollers": 30}]
+    (tmp_path / "plan.json").write_text(json.dumps(plan), encoding="utf-8")
+    model = load_path(str(tmp_path / "plan.json"))
+    [c] = model.queues["module.jobs.aws_sqs_queue.this"].consumers
+    assert (c.min_pollers, c.max_pollers, c.max_concurrency) == (3, 30, 10)
+    from visguard.linter.api import lint_model
+
+    assert "VG035" in {f.rule for f in lint_model(model)}  # the plan's scaling_config is still there
