@@ -309,6 +309,58 @@ LARAVEL_JOB_ATTRIBUTES = ("Timeout", "Tries", "Backoff", "FailOnTimeout", "Queue
 SHORYUKEN_CHANGELOG = "https://github.com/ruby-shoryuken/shoryuken/blob/main/CHANGELOG.md"
 SHORYUKEN_SOFT_STOP_BOUNDED_SINCE = (7, 0, 3)
 SHORYUKEN_NON_RETRYABLE_DELETES_SINCE = (7, 0, 1)
+# ------------------------------------------------------ Lambda + SQS mapping: provisioned mode (issue 36, pollers)
+# ProvisionedPollerConfig (fact-drift-2026-12 rows L1, L2; reference/lambda-sqs-esm.md section 6). "You can control
+# the scaling behavior of your Amazon SQS event source mappings either through maximum concurrency settings or by
+# enabling provisioned mode. These are mutually exclusive options" (services-sqs-scaling); "for Amazon SQS event
+# sources, the maximum concurrency setting cannot be used with provisioned mode" (invocation-eventsourcemapping).
+PROVISIONED_POLLER_API = LAMBDA_API + "API_ProvisionedPollerConfig.html"
+PROVISIONED_MODE_SOURCE = (
+    LAMBDA_DG + "invocation-eventsourcemapping.html#invocation-eventsourcemapping-provisioned-mode"
+)
+# SQS: MinimumPollers 2..200, default 2; MaximumPollers "between 2 and 10,000, with a default of 200" (the API model
+# allowed at most 2,000 until 2026-06-18; the developer guide still says 2,000).
+MIN_POLLERS = Range(2, 200, "pollers", PROVISIONED_POLLER_API)
+MAX_POLLERS = Range(2, 10_000, "pollers", PROVISIONED_POLLER_API)
+DEFAULT_MIN_POLLERS = 2
+DEFAULT_MAX_POLLERS = 200
+PROVISIONED_EXCLUDES_MAX_CONCURRENCY = True
+# Each poller runs up to 10 concurrent invokes (and <= 1 MB/s, <= 10 SQS polls/s); Lambda adds "up to 1,000
+# concurrency per minute" between the minimum and the maximum; the minimum pollers stay provisioned.
+INVOKES_PER_POLLER = 10
+PROVISIONED_ADDED_PER_MINUTE = 1_000
+# aws-cdk-lib's SqsEventSource still validates SQS MaximumPollers 2..2,000 (through 2.276): a CDK app cannot
+# synthesize more, though the API accepts up to 10,000.
+CDK_MAX_POLLERS = 2_000
+CDK_SQS_EVENT_SOURCE = (
+    "https://github.com/aws/aws-cdk/blob/main/packages/aws-cdk-lib/aws-lambda-event-sources/lib/sqs.ts"
+)
+
+
+def provisioned_pollers(min_pollers: int | None, max_pollers: int | None, fifo: bool = False) -> Pollers:
+    """How a mapping in provisioned mode scales, for its MinimumPollers / MaximumPollers (None: the default): it
+    starts with the minimum pollers' invokes, adds up to 1,000 concurrency a minute, up to 10 x MaximumPollers
+    concurrent invokes. On a FIFO queue the active message groups still bound it (one batch per group)."""
+    lo = DEFAULT_MIN_POLLERS if min_pollers is None else min_pollers
+    hi = DEFAULT_MAX_POLLERS if max_pollers is None else max_pollers
+    return Pollers(
+        None if fifo else INVOKES_PER_POLLER * lo,
+        PROVISIONED_ADDED_PER_MINUTE,
+        INVOKES_PER_POLLER * hi,
+        "MaximumPollers"
+        + (
+            " and the number of active message groups" if fifo else " and the function's reserved concurrency"
+        ),
+        source=PROVISIONED_MODE_SOURCE,
+    )
+
+
+def esm_pollers(fifo: bool, min_pollers: int | None = None, max_pollers: int | None = None) -> Pollers:
+    """The scaling of one SQS event source mapping: provisioned mode when either poller count is set (a
+    ProvisionedPollerConfig), else the queue type's standard mode (:data:`POLLERS`). The one place that decides."""
+    if min_pollers is None and max_pollers is None:
+        return POLLERS[queue_kind(fifo)]
+    return provisioned_pollers(min_pollers, max_pollers, fifo)
 
 
 # ----------------------------------------------------------------------------------------- when each was checked
@@ -446,3 +498,25 @@ checked(
     "SHORYUKEN_SOFT_STOP_BOUNDED_SINCE",
     "SHORYUKEN_NON_RETRYABLE_DELETES_SINCE",
 )
+
+# Lambda + SQS mapping, provisioned mode (issue 36, pollers): read 2026-12-02 in the docs corpus (the API reference's
+# current English text, and the scaling page with its provisioned-mode section); CDK's bound from the reference
+# document (fact-drift-2026-12 row L2).
+checked(
+    "2026-12-02",
+    PROVISIONED_POLLER_API,
+    "MIN_POLLERS",
+    "MAX_POLLERS",
+    "DEFAULT_MIN_POLLERS",
+    "DEFAULT_MAX_POLLERS",
+)
+checked(
+    "2026-12-02",
+    LAMBDA_SQS_SCALING,
+    "PROVISIONED_EXCLUDES_MAX_CONCURRENCY",
+    "INVOKES_PER_POLLER",
+    "PROVISIONED_ADDED_PER_MINUTE",
+    "provisioned_pollers",
+    "esm_pollers",
+)
+checked("2026-12-01", CDK_SQS_EVENT_SOURCE, "CDK_MAX_POLLERS")

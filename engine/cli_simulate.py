@@ -41,6 +41,9 @@ FAST_ROWS = [
     ("dlq_rate", "all messages to the DLQ (rate)", "{:.4%}"),
     ("recovery_p99", "crash recovery p99", "{:,.1f} s"),
     ("effective_timeout", "effective timeout (duplicate after)", "{:,.0f} s"),
+    ("esm_ramp_seconds", "event source mapping: start to ceiling", "{:,.0f} s"),
+    ("esm_burst_drain_seconds", "event source mapping: burst drained in", "{:,.0f} s"),
+    ("esm_burst_latency_p99", "event source mapping: burst latency p99", "{:,.0f} s"),
 ]
 
 
@@ -152,10 +155,36 @@ def fast_result(sc) -> dict:
                        "throttling, run the exact simulator")  # fmt: skip
     if out["applicable"]:
         out["processed_more_than_once"] = out["duplicate_rate"] * sc.messages
+        if sc.is_lambda:
+            out.update(_esm_scaling(sc))
     else:
         for k in list(out):
             if k not in ("mode", "messages", "applicable", "reason"):
                 out[k] = None
+    return out
+
+
+def _esm_scaling(sc) -> dict:
+    """How the event source mapping scales (visguard.engine.risk.EsmScaling): standard or provisioned mode, its
+    start, ramp and ceiling, and for a burst the time to run every batch once at the profile's mean duration."""
+    from visguard.engine.risk import EsmScaling
+
+    lam = sc.lam
+    esm = EsmScaling.of(lam)
+    out = {
+        "esm_mode": "provisioned" if lam.provisioned else "standard",
+        "esm_initial_concurrency": esm.initial,
+        "esm_added_per_minute": esm.added_per_minute,
+        "esm_ceiling": esm.ceiling,
+        "esm_ramp_seconds": esm.ramp_seconds,
+    }
+    if (sc.arrival == "burst" or sc.bursts) and not sc.fifo:
+        batches = math.ceil(sc.messages / lam.batch_size)
+        mean = float(sc.profile.mean())
+        out["esm_burst_drain_seconds"] = esm.drain_seconds(batches, mean)
+        out["esm_burst_latency_p99"] = esm.drain_seconds(
+            batches, mean, 0.99
+        )  # cf. the simulator's latency_p99
     return out
 
 

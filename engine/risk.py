@@ -558,3 +558,62 @@ def required_visibility(profile: Profile, target_duplicate_rate: float) -> float
     while float(profile.sf(vt)) > target_duplicate_rate:
         vt += 1
     return float(max(vt, 0))
+
+
+# ------------------------------------------------------------------------------ event source mapping scaling
+# (reference/lambda-sqs-esm.md behaviours 2, 3 and 11; visguard.facts.esm_pollers). While messages remain visible
+# an SQS event source mapping runs c(t) = min(ceiling, initial + k t) concurrent invokes, t seconds after the
+# messages appeared, k = added_per_minute / 60: standard mode starts at 5 and adds 300 a minute up to 1,250 (or
+# MaximumConcurrency); provisioned mode starts at 10 x MinimumPollers and adds 1,000 a minute up to 10 x
+# MaximumPollers. The scale-up control law beyond "while messages are available" is unconfirmed by AWS; the
+# simulator (engine/sim_lambda.py) grows its target the same way, so tests/sim checks one against the other.
+@dataclass(frozen=True)
+class EsmScaling:
+    initial: float  # concurrent invokes when messages appear
+    added_per_minute: float
+    ceiling: float  # concurrent invokes at most
+
+    @classmethod
+    def of(cls, lam) -> EsmScaling:
+        """The scaling of a scenario's Lambda settings (``visguard.engine.scenario.LambdaSettings``):
+        MaximumConcurrency, when set, lowers the ceiling (standard mode only; the scenario refuses it with
+        provisioned mode)."""
+        ceiling = min(c for c in (lam.max_esm_concurrency, lam.max_concurrency) if c)
+        return cls(
+            float(min(lam.initial_concurrency, ceiling)), float(lam.scale_up_per_minute), float(ceiling)
+        )
+
+    @classmethod
+    def from_facts(cls, min_pollers: int | None = None, max_pollers: int | None = None) -> EsmScaling:
+        """A standard queue's mapping in standard mode (no pollers) or in provisioned mode."""
+        p = facts.esm_pollers(False, min_pollers, max_pollers)
+        return cls(float(p.initial), float(p.added_per_minute), float(p.ceiling))
+
+    @property
+    def ramp_seconds(self) -> float:
+        """Seconds from the start level to the ceiling under a sustained backlog."""
+        return max(0.0, self.ceiling - self.initial) * 60.0 / self.added_per_minute
+
+    def concurrency(self, t: float) -> float:
+        """Concurrent invokes t seconds after messages appeared, with messages still visible."""
+        return min(self.ceiling, self.initial + self.added_per_minute * max(t, 0.0) / 60.0)
+
+    def work(self, t: float) -> float:
+        """Invoke-seconds the mapping can run in the first t seconds: the integral of :meth:`concurrency`."""
+        t, r, k = max(t, 0.0), self.ramp_seconds, self.added_per_minute / 60.0
+        if t <= r:
+            return self.initial * t + k * t * t / 2.0
+        return self.initial * r + k * r * r / 2.0 + self.ceiling * (t - r)
+
+    def drain_seconds(self, batches: float, invoke_seconds: float, fraction: float = 1.0) -> float:
+        """Seconds until ``fraction`` of ``batches`` invokes of ``invoke_seconds`` each, all visible at t = 0 (a
+        burst), have run: the t where :meth:`work` reaches fraction x batches x invoke_seconds (an invoke ends
+        within one invoke_seconds of that). Bounded by the ceiling: a backlog drains no faster than ceiling
+        invokes at a time."""
+        need = max(batches, 0.0) * max(invoke_seconds, 0.0) * min(max(fraction, 0.0), 1.0)
+        if need == 0.0:
+            return 0.0
+        r, k = self.ramp_seconds, self.added_per_minute / 60.0
+        if need <= self.work(r):  # inside the ramp: initial t + k t^2 / 2 = need
+            return (-self.initial + math.sqrt(self.initial**2 + 2.0 * k * need)) / k
+        return r + (need - self.work(r)) / self.ceiling

@@ -27,12 +27,20 @@ class LambdaSettings:
     report_batch_item_failures: bool = False
     reserved_concurrency: int | None = None
     max_concurrency: int | None = None
-    initial_concurrency: int = 5
-    scale_up_per_minute: float = 300.0
+    initial_concurrency: int = facts.POLLERS["standard"].initial
+    scale_up_per_minute: float = float(facts.POLLERS["standard"].added_per_minute)
     max_esm_concurrency: int = facts.POLLERS["standard"].ceiling
     throttle_retry: float = 1.0
     legacy_effective_visibility: bool = False
     error_backoff: float = 0.0
+    # provisioned mode (consumer.lambda.provisioned): the poller counts it was given, None in standard mode;
+    # initial_concurrency / scale_up_per_minute / max_esm_concurrency then come from them (facts.esm_pollers)
+    min_pollers: int | None = None
+    max_pollers: int | None = None
+
+    @property
+    def provisioned(self) -> bool:
+        return self.min_pollers is not None or self.max_pollers is not None
 
 
 @dataclass(frozen=True)
@@ -352,10 +360,19 @@ def from_dict(doc: dict, file: str = "<scenario>") -> Scenario:
                     "maximum concurrency cannot be used with provisioned mode",
                     "consumer.lambda.max_concurrency",
                 )
-            lo, hi = prov.get("minimum_pollers", 2), prov.get("maximum_pollers", 200)
+            lo = prov.get("minimum_pollers", facts.DEFAULT_MIN_POLLERS)
+            hi = prov.get("maximum_pollers", facts.DEFAULT_MAX_POLLERS)
             if lo > hi:
                 raise bad(f"minimum_pollers {lo} exceeds maximum_pollers {hi}", "consumer.lambda.provisioned")
-            raw.update(initial_concurrency=10 * lo, scale_up_per_minute=1000.0, max_esm_concurrency=10 * hi)
+            pollers = facts.provisioned_pollers(lo, hi, fifo)
+            raw.update(
+                initial_concurrency=facts.INVOKES_PER_POLLER
+                * lo,  # the warm pollers' invokes (FIFO: at most)
+                scale_up_per_minute=float(pollers.added_per_minute),
+                max_esm_concurrency=pollers.ceiling,
+                min_pollers=lo,
+                max_pollers=hi,
+            )
         lam = LambdaSettings(**raw)
         # Each rule below is a validation of CreateEventSourceMapping (reference/lambda-sqs-esm.md, behaviour 1).
         if lam.timeout > vt:

@@ -6,6 +6,9 @@ scenario parameter (consumer.lambda.*) with the default named there.
   messages remain visible, up to ``scale_up_per_minute`` (300) more per minute, up to ``max_esm_concurrency``
   (1,250) or ScalingConfig.MaximumConcurrency (behaviour 3); a poller whose long poll comes back empty retires
   while more than the initial number run (the scale-down rate is unconfirmed by AWS).
+  Provisioned mode (behaviour 11, consumer.lambda.provisioned) is the same loop with the scenario's numbers from
+  ``facts.provisioned_pollers``: 10 x MinimumPollers invokes stay warm (the floor), up to 1,000 more a minute, up
+  to 10 x MaximumPollers; ``visguard.engine.risk.EsmScaling`` is its closed form (tests/sim/test_esm_scaling.py).
 * Batching (4): each ReceiveMessage returns <= 10 records; with a window W > 0 the poller keeps receiving
   until BatchSize records or W seconds after the first record, then invokes. Records keep the visibility
   clock that started at their receive (the ESM never extends it, behaviour 9).

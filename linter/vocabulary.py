@@ -95,6 +95,10 @@ CLOUDFORMATION = {
     "batching_window": "MaximumBatchingWindowInSeconds",
     "max_concurrency": "MaximumConcurrency",
     "max_concurrency_at": "ScalingConfig.MaximumConcurrency on the mapping",
+    # provisioned mode (issue 36)
+    "provisioned_poller_config": "ProvisionedPollerConfig",
+    "min_pollers": "ProvisionedPollerConfig.MinimumPollers",
+    "max_pollers": "ProvisionedPollerConfig.MaximumPollers",
     "partial_batch": "FunctionResponseTypes: [ReportBatchItemFailures] on the event source mapping",
     "function_timeout": "the function Timeout",
     "reserved_concurrency": "the function's ReservedConcurrentExecutions",
@@ -236,6 +240,10 @@ TERRAFORM = {
     "batching_window": "maximum_batching_window_in_seconds",
     "max_concurrency": "scaling_config.maximum_concurrency",
     "max_concurrency_at": "scaling_config.maximum_concurrency on the mapping",
+    # provisioned mode (issue 36)
+    "provisioned_poller_config": "provisioned_poller_config",
+    "min_pollers": "provisioned_poller_config.minimum_pollers",
+    "max_pollers": "provisioned_poller_config.maximum_pollers",
     "partial_batch": 'function_response_types = ["ReportBatchItemFailures"] on the event source mapping',
     "function_timeout": "the function's timeout",
     "reserved_concurrency": "the function's reserved_concurrent_executions",
@@ -342,6 +350,13 @@ _FUNCTION_KEYS = {
     "capacity_provider": "capacityProvider",
 }
 
+# provisioned-mode keys -> the consumer field whose location names the override that sets them (issue 36)
+_POLLER_KEYS = {
+    "min_pollers": "min_pollers",
+    "max_pollers": "max_pollers",
+    "provisioned_poller_config": "provisioned",
+}
+
 
 class Serverless(Vocabulary):
     """serverless.yml: queues are CloudFormation resources (``resources.Resources.X.Properties...``) or Lift
@@ -412,6 +427,18 @@ class Serverless(Vocabulary):
             }
             if key in event:
                 return event[key]
+        if (
+            c is not None and key in _POLLER_KEYS
+        ):  # no sqs event key: the mapping's resources.Resources override
+            loc = c.locations.get(_POLLER_KEYS[key]) or c.locations.get("provisioned")
+            path = loc.path if loc is not None and loc.path else ""
+            if path.startswith("resources.Resources."):
+                head = path.split(".Properties.", 1)[0]
+                return f"{head}.Properties.{self.words[key]}"
+            return (
+                f"{self.words[key]} in a resources.Resources override of the mapping (the sqs event has no "
+                "key for it)"
+            )
         if c is not None and c.function_id and key in _FUNCTION_KEYS:
             fn = f"constructs.{lift}.worker" if on_lift and lift else f"functions.{c.function_id}"
             return f"{fn}.{_FUNCTION_KEYS[key]}"

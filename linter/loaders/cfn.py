@@ -422,10 +422,31 @@ class _Builder:
                 c.locations["max_concurrency"] = self.loc(path)
             elif not isinstance(scaling, (dict, Unknown)):
                 raise self.r.error("ScalingConfig must be a mapping", [*base, "ScalingConfig"])
+        self.provisioned_pollers(c, p, base)
         if "Enabled" in p:
             enabled = self.boolean(p["Enabled"], [*base, "Enabled"])
             c.enabled = True if enabled is None else enabled
             c.locations["enabled"] = self.loc([*base, "Enabled"])
+
+    def provisioned_pollers(self, c: Consumer, p: dict, base: list) -> None:
+        """``ProvisionedPollerConfig`` (provisioned mode, issue 36): MinimumPollers / MaximumPollers into
+        ``min_pollers`` / ``max_pollers``; the block written empty is provisioned mode at the defaults, so the
+        consumer's ``locations`` keep the block (``provisioned``) for the rules to point at."""
+        if p.get("ProvisionedPollerConfig") is None:
+            return
+        path = [*base, "ProvisionedPollerConfig"]
+        ppc = self.r.value(p["ProvisionedPollerConfig"], path)
+        if isinstance(ppc, Unknown):
+            return
+        if not isinstance(ppc, dict):
+            raise self.r.error("ProvisionedPollerConfig must be a mapping", path)
+        c.locations["provisioned"] = self.loc(path)
+        for field, prop in (("min_pollers", "MinimumPollers"), ("max_pollers", "MaximumPollers")):
+            if ppc.get(prop) is not None:
+                setattr(c, field, self.integer(ppc[prop], [*path, prop]))
+                c.locations[field] = self.loc([*path, prop])
+        if ppc.get("MinimumPollers") is None and ppc.get("MaximumPollers") is None:  # at the defaults
+            c.min_pollers, c.max_pollers = facts.DEFAULT_MIN_POLLERS, facts.DEFAULT_MAX_POLLERS
 
     def function_into(self, c: Consumer, raw: Any, path: list) -> None:
         """Resolve a FunctionName (name, ARN, Ref/GetAtt of a function, alias or version) into ``c``."""

@@ -143,6 +143,9 @@ LAMBDA_SETTINGS = {
     "report_batch_item_failures": ("report_batch_item_failures", values.boolean),
     "reserved_concurrency": ("reserved_concurrency", values.integer),
     "max_concurrency": ("max_concurrency", values.integer),
+    # provisioned mode (issue 36): ProvisionedPollerConfig.MinimumPollers / MaximumPollers
+    "min_pollers": ("min_pollers", values.integer),
+    "max_pollers": ("max_pollers", values.integer),
     "enabled": ("enabled", values.boolean),
 }
 

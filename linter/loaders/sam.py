@@ -8,8 +8,8 @@ https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/s
 
 - the function becomes ``AWS::Lambda::Function`` with ``Globals.Function`` merged in (its own properties win);
 - an SQS event becomes an ``AWS::Lambda::EventSourceMapping`` from ``Properties.Queue`` to the function, with
-  ``BatchSize`` (default 10), ``MaximumBatchingWindowInSeconds``, ``FunctionResponseTypes``, ``ScalingConfig``
-  and ``Enabled`` (default true);
+  ``BatchSize`` (default 10), ``MaximumBatchingWindowInSeconds``, ``FunctionResponseTypes``, ``ScalingConfig``,
+  ``ProvisionedPollerConfig`` (passed through as written, as SAM does) and ``Enabled`` (default true);
 - ``AutoPublishAlias: live`` creates an alias whose logical id is ``<Function>Alias<live>``; ``!Ref
   <Function>.Alias`` / ``<Function>.Version`` name the function's alias and version;
 - an SNS event with ``SqsSubscription`` puts a queue between the topic and the function (SAM Developer Guide,

@@ -11,7 +11,9 @@
   ``Fn::Join`` or ``Fn::ImportValue`` as written;
 - ``resources.Resources`` (a mapping, ``${file(...)}``, or a list of fragments merged in order) is kept: the
   queues are the user's CloudFormation; a resource with a generated logical id is merged over the generated
-  one, as Serverless does;
+  one, as Serverless does (also one written without a ``Type``: the Framework's sqs event has no key for
+  provisioned mode, checked 2026-12-02 in lib/plugins/aws/package/compile/events/sqs.js, so
+  ``<Name>EventSourceMappingSQS<Queue>: {Properties: {ProvisionedPollerConfig: ...}}`` is how a service sets it);
 - Lift ``constructs`` of ``type: queue`` are added by :mod:`.serverless_lift`.
 
 A value that cannot be resolved (:mod:`.serverless_vars`) becomes a CloudFormation parameter without a value, so
@@ -98,6 +100,10 @@ class Translator:
         )
         self.resources = Node(file=file, addr="resources.Resources")
         self.resources.line, self.resources.col = 1, 1
+        # logical id -> path of a user resource written without a Type: an override of a resource the Framework
+        # generates (``<Fn>EventSourceMappingSQS<Queue>: {Properties: {ProvisionedPollerConfig: ...}}``), read
+        # in full only when it overrides a generated resource of a type the CloudFormation loader reads
+        self.typeless: dict[str, list] = {}
         # internal logical id -> serverless id (queues, mappings, functions)
         self.ids: dict[str, str] = {}
         self.function_nodes: dict[str, tuple[Any, list]] = {}  # function name -> (mapping, path)
@@ -134,6 +140,8 @@ class Translator:
         self.put(res, "Type", rtype, where, addr)
         self.put(res, "Properties", props, where, addr)
         user = self.resources.get(lid)
+        if lid in self.typeless and rtype in READ_TYPES:
+            user = self.vars.get(self.typeless[lid])  # its values, now that it overrides a resource read
         if isinstance(user, dict):  # resources.Resources overrides a generated resource (lodash merge)
             res = _merge(res, user)
             self.put(self.resources, lid, res, self.at(self.resources, lid), self.resources.key_addr[lid])
@@ -249,6 +257,8 @@ class Translator:
                 if rtype in READ_TYPES:
                     node = self.vars.get(rpath)
                 elif isinstance(r, dict):
+                    if "Type" not in r:
+                        self.typeless[str(lid)] = rpath
                     node = self.gen(addr_of(rpath), self.at(rs, lid))
                     if isinstance(rtype, str):
                         self.put(node, "Type", rtype, self.at(r, "Type"), addr_of([*rpath, "Type"]))

@@ -17,7 +17,9 @@ RULE = Rule(
         "A queue holds at most about 120,000 in-flight messages (received, not yet deleted or expired). Beyond "
         "that, short-poll receives fail with OverLimit and long polls return nothing, so consumers stall while "
         "the backlog grows. By Little's law the in-flight count is the arrival rate times how long each message "
-        "is held (batching wait + processing). The rule fires at inflight_warn_fraction (default 80 %) of "
+        "is held (batching wait + processing), capped by what the consumers can hold at once: a Lambda mapping "
+        "holds one batch per concurrent invoke, at most 1,250 (or MaximumConcurrency) in standard mode and 10 x "
+        "MaximumPollers in provisioned mode. The rule fires at inflight_warn_fraction (default 80 %) of "
         "inflight_quota."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html",
@@ -27,9 +29,6 @@ RULE = Rule(
     settings={"inflight_quota": facts.INFLIGHT_QUOTA["standard"], "inflight_warn_fraction": 0.8},
     consumers_only=True,
 )
-
-
-_ESM_MAX_CONCURRENCY = facts.POLLERS["standard"].ceiling
 
 
 def _mean_processing(p50: float | None, p99: float | None) -> float | None:
@@ -48,9 +47,13 @@ def _hold_and_cap(c) -> tuple[float | None, float | None]:
         if hold is None:
             hold = c.effective_function_timeout  # upper bound: a batch runs at most the function timeout
         hold += c.effective_batching_window
-        # An SQS event source mapping runs at most 1,250 concurrent invokes (or its MaximumConcurrency), each
-        # holding one batch (Lambda developer guide, services-sqs-scaling).
-        return hold, (c.max_concurrency or _ESM_MAX_CONCURRENCY) * c.effective_batch_size
+        # An SQS event source mapping runs at most 1,250 concurrent invokes (or its MaximumConcurrency) in standard
+        # mode, 10 x MaximumPollers in provisioned mode, each holding one batch (Lambda developer guide,
+        # services-sqs-scaling; facts.esm_pollers). FIFO: the standard ceiling stands in (groups bound it lower).
+        pollers = facts.esm_pollers(False, c.min_pollers, c.max_pollers)
+        provisioned = c.min_pollers is not None or c.max_pollers is not None
+        ceiling = pollers.ceiling if provisioned else (c.max_concurrency or pollers.ceiling)
+        return hold, ceiling * c.effective_batch_size
     cap = c.concurrency * 10 if c.concurrency else None  # a receive returns at most 10 messages
     return hold, cap
 

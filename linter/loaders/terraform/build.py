@@ -10,7 +10,8 @@ Provider arguments read (registry.terraform.io/providers/hashicorp/aws/latest/do
 redrive_policy, redrive_allow_policy, tags), ``aws_sqs_queue_redrive_policy`` and
 ``aws_sqs_queue_redrive_allow_policy`` (queue_url + policy), ``aws_lambda_event_source_mapping``
 (event_source_arn, function_name, batch_size, maximum_batching_window_in_seconds, function_response_types,
-scaling_config.maximum_concurrency, enabled), ``aws_lambda_function`` (function_name, timeout,
+scaling_config.maximum_concurrency, provisioned_poller_config.{minimum_pollers, maximum_pollers}, enabled),
+``aws_lambda_function`` (function_name, timeout,
 reserved_concurrent_executions), ``aws_lambda_alias`` (function_name).
 """
 
@@ -69,6 +70,8 @@ ARGS = {
         "function_response_types",
         "enabled",
         "scaling_config.maximum_concurrency",
+        "provisioned_poller_config.minimum_pollers",  # provisioned mode (issue 36)
+        "provisioned_poller_config.maximum_pollers",
     ),
     FUNCTION: (
         "function_name",
@@ -453,6 +456,13 @@ class Builder:
         if r.values.get("scaling_config.maximum_concurrency") is not None:
             c.max_concurrency = integer(r, "scaling_config.maximum_concurrency")
             c.locations["max_concurrency"] = r.loc("scaling_config.maximum_concurrency")
+        for field, arg in (
+            ("min_pollers", "provisioned_poller_config.minimum_pollers"),
+            ("max_pollers", "provisioned_poller_config.maximum_pollers"),
+        ):  # provisioned mode (issue 36); an empty block reads as standard mode (the provider sends none)
+            if r.values.get(arg) is not None:
+                setattr(c, field, integer(r, arg))
+                c.locations[field] = r.loc(arg)
         if r.values.get("enabled") is not None:
             e = boolean(r, "enabled")
             c.enabled = True if e is None else e

@@ -17,7 +17,8 @@ lambda: ``create`` / ``create_function`` (true), ``create_layer`` (false), ``fun
 at most 30 with ``lambda_at_edge``), ``reserved_concurrent_executions`` (-1: unreserved),
 ``event_source_mapping`` (a map: each entry an ``aws_lambda_event_source_mapping.this["key"]`` on the function's
 ARN, with ``event_source_arn``, ``batch_size``, ``maximum_batching_window_in_seconds``,
-``function_response_types``, ``scaling_config.maximum_concurrency``, ``enabled`` (true)), created when
+``function_response_types``, ``scaling_config.maximum_concurrency``, ``provisioned_poller_config`` (since
+7.17), ``enabled`` (true)), created when
 ``create_unqualified_alias_allowed_triggers`` (true). Outputs ``lambda_function_arn``, ``lambda_function_name``,
 ``lambda_function_qualified_arn`` and the other ``lambda_function_*`` attributes.
 
@@ -382,6 +383,16 @@ def lambda_module(loader, scope, block, address, env, inputs):
                 c.key_loc("event_source_mapping", [key, "scaling_config", "maximum_concurrency"])
                 or r.location
             )
+        # provisioned mode (issue 36): passed as a dynamic block since 7.17.0 (main.tf, PR #649, 2024-12-08)
+        ppc = m.get("provisioned_poller_config") if chosen >= (7, 17) else None
+        if isinstance(ppc, dict):
+            for arg in ("minimum_pollers", "maximum_pollers"):
+                if ppc.get(arg) is not None:
+                    r.values[f"provisioned_poller_config.{arg}"] = ppc[arg]
+                    r.locations[f"provisioned_poller_config.{arg}"] = (
+                        c.key_loc("event_source_mapping", [key, "provisioned_poller_config", arg])
+                        or r.location
+                    )
         out.append(r)
 
     def outputs(name: str, node=None):
