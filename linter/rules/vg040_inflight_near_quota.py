@@ -45,7 +45,9 @@ def _hold_and_cap(c) -> tuple[float | None, float | None]:
     hold = _mean_processing(c.processing_p50, c.processing_p99)
     if c.kind == "lambda":
         if hold is None:
-            hold = c.effective_function_timeout  # upper bound: a batch runs at most the function timeout
+            hold = (
+                c.batch_hold
+            )  # upper bound: a batch runs at most the function timeout (a durable execution: its bound)
         hold += c.effective_batching_window
         # An SQS event source mapping runs at most 1,250 concurrent invokes (or its MaximumConcurrency) in standard
         # mode, 10 x MaximumPollers in provisioned mode, each holding one batch (Lambda developer guide,
