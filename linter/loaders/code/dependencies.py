@@ -398,7 +398,9 @@ def _pnpm_lock(text, package, path):
             if vm:
                 versions.setdefault(vm.group(1), n + 1)
                 break
-    plain = {re.split(r"[(_]", v, maxsplit=1)[0]: line for v, line in versions.items()}  # 14.1.0(peer@1) -> 14.1.0
+    plain = {
+        re.split(r"[(_]", v, maxsplit=1)[0]: line for v, line in versions.items()
+    }  # 14.1.0(peer@1) -> 14.1.0
     plain = {v: line for v, line in plain.items() if version_tuple(v) is not None}
     if not plain:
         return None

@@ -411,7 +411,10 @@ MAX_HANDLER_NODES = 20_000  # nodes of a handler's body searched for its returns
 def _acknowledgement(r: Reader, js, c, opts) -> None:
     """``handleMessage``/``handleMessageBatch``'s returns, ``alwaysAcknowledge`` and ``shouldDeleteMessages``
     on ``c.settings`` (read by VG076 with the package's version)."""
-    for key, setting in (("alwaysAcknowledge", "always_acknowledge"), ("shouldDeleteMessages", "should_delete")):
+    for key, setting in (
+        ("alwaysAcknowledge", "always_acknowledge"),
+        ("shouldDeleteMessages", "should_delete"),
+    ):
         if key in opts:
             v = js.value(opts[key], opts.owner) if js.present(opts[key], opts.owner) else None
             c.settings[setting] = v.value if v is not None and v.kind == "bool" else "computed"
