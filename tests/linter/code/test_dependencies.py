@@ -7,7 +7,6 @@ import json
 import os
 
 import pytest
-
 from visguard.linter.loaders.code import dependencies as deps
 from visguard.linter.loaders.code.dependencies import Malformed, at_least, npm_spec, pin_in, python_spec
 
@@ -65,7 +64,9 @@ def test_at_least_compares_missing_parts_as_zero():
 
 
 def test_requirements_names_compare_as_pep_503_and_extras_and_markers_are_read():
-    text = "# pinned\n-r base.txt\nboto3==1.35.0\nCelery[sqs]==5.5.3 ; python_version >= '3.9'  # the worker\n"
+    text = (
+        "# pinned\n-r base.txt\nboto3==1.35.0\nCelery[sqs]==5.5.3 ; python_version >= '3.9'  # the worker\n"
+    )
     pin = pin_in("requirements.txt", text.encode(), "celery", "r/requirements.txt")
     assert (pin.version, pin.basis, pin.line, pin.file) == ((5, 5, 3), "pin", 4, "r/requirements.txt")
     assert pin_in("requirements.txt", text.encode(), "kombu") is None
@@ -83,7 +84,9 @@ def test_pyproject_pep621_poetry_and_groups():
 
 
 def test_python_lock_files():
-    poetry = '[[package]]\nname = "boto3"\nversion = "1.35.0"\n\n[[package]]\nname = "kombu"\nversion = "5.5.4"\n'
+    poetry = (
+        '[[package]]\nname = "boto3"\nversion = "1.35.0"\n\n[[package]]\nname = "kombu"\nversion = "5.5.4"\n'
+    )
     pin = pin_in("poetry.lock", poetry.encode(), "Kombu")
     assert (pin.version, pin.basis, pin.line) == ((5, 5, 4), "lock", 6)
     uv = 'version = 1\n[[package]]\nname = "kombu"\nversion = "5.6.2"\nsource = { registry = "https://pypi.org/simple" }\n'
@@ -115,7 +118,9 @@ def test_node_manifest_and_lock_files():
     )
     pin = pin_in("pnpm-lock.yaml", pnpm9.encode(), "sqs-consumer")
     assert (pin.version, pin.basis, pin.line) == ((14, 2, 8), "lock", 5)
-    pnpm5 = "lockfileVersion: 5.4\nspecifiers:\n  sqs-consumer: ^13.0.0\ndependencies:\n  sqs-consumer: 13.0.0\n"
+    pnpm5 = (
+        "lockfileVersion: 5.4\nspecifiers:\n  sqs-consumer: ^13.0.0\ndependencies:\n  sqs-consumer: 13.0.0\n"
+    )
     assert pin_in("pnpm-lock.yaml", pnpm5.encode(), "sqs-consumer").version == (13, 0, 0)
 
 
@@ -143,7 +148,11 @@ def test_malformed_files_raise_malformed_only(name, data):
 
 def test_a_lock_higher_up_wins_over_a_nearer_range(tmp_path):
     root = str(tmp_path)
-    write(root, "package-lock.json", json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "13.0.0"}}}))
+    write(
+        root,
+        "package-lock.json",
+        json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "13.0.0"}}}),
+    )
     write(root, "packages/worker/package.json", json.dumps({"dependencies": {"sqs-consumer": "^13.0.0"}}))
     src = write(root, "packages/worker/src/worker.js", "")
     pin, notes = deps.nearest("sqs-consumer", src, "node", root)
@@ -171,7 +180,11 @@ def test_an_exact_pin_ends_the_walk(tmp_path):
 
 def test_the_walk_never_reads_above_the_bound(tmp_path):
     root = str(tmp_path)
-    write(root, "package-lock.json", json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "14.0.0"}}}))
+    write(
+        root,
+        "package-lock.json",
+        json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "14.0.0"}}}),
+    )
     src = write(root, "repo/worker.js", "")
     seen = []
 
