@@ -111,7 +111,7 @@ def test_a_release_with_the_fix_takes_the_float_and_honours_zero(tmp_path, monke
     assert "VG075" not in rules(root)
     path = celery_app(root, vt="0")
     c, m = consumer(path, root)
-    assert c.settings["created_visibility"] == 0 and m.queues["reports"].visibility_timeout == 0
+    assert "kombu_zero_read_as" not in c.settings and m.queues["reports"].visibility_timeout == 0
 
 
 def test_zero_is_kombus_1800_in_every_release(tmp_path):
@@ -119,10 +119,12 @@ def test_zero_is_kombus_1800_in_every_release(tmp_path):
     path = celery_app(root, vt="0")
     write(root, "app/requirements.txt", "kombu==5.6.2\n")
     c, m = consumer(path, root)
-    assert c.settings["created_visibility"] == 1800 and m.queues["reports"].visibility_timeout == 1800
-    (note,) = [n for n in m.notes if "visibility_timeout 0" in n.message]
-    assert "Kombu 5.6.2" in note.message and note.location.line == 5
-    assert "VG016" not in rules(root)  # the queue Kombu creates is not a 0-second one
+    assert c.settings["kombu_zero_read_as"] == 1800 and m.queues["reports"].visibility_timeout == 1800
+    assert c.settings["created_visibility"] == 0  # as written (VG060 and VG077 name it)
+    found = lint_paths([root]).findings
+    assert {f.rule for f in found} & {"VG016", "VG060"} == set()  # not a 0-second queue, nor a declared one
+    (f,) = [f for f in found if f.rule == "VG077"]
+    assert "Kombu 5.6.2 (" in f.message and "requirements.txt:1" in f.message and f.location.line == 5
 
 
 @pytest.mark.parametrize(

@@ -57,7 +57,7 @@ def settle(model, path: str, asked: str | None) -> None:
         if c.platform == "celery":
             library = kombu_release(find("kombu", "python"), find("celery", "python"))
             _place(c, library, path)
-            settle_kombu(c, queues.get(c.settings.get("kombu_queue")), library, model.notes)
+            settle_kombu(c, queues.get(c.settings.get("kombu_queue")), library)
         elif c.platform == "sqs-consumer" and c.settings.get("handler"):
             pin = find("sqs-consumer", "node")
             if pin is not None:
@@ -122,27 +122,17 @@ def _fixed(version: tuple | None) -> bool:
     return fix is not None and version is not None and bool(dependencies.at_least(version, fix))
 
 
-def settle_kombu(c, queue, library: dict, notes: list) -> None:
+def settle_kombu(c, queue, library: dict) -> None:
     """What Kombu ``library["version"]`` makes of ``c``'s transport options (pure on the model): 0 is 1,800 s on
     the queue it creates; a fractional value is marked (the CreateQueue SQS refuses); the visibility of a
     rejected message."""
     version = dependencies.version_tuple(library["version"]) if library.get("version") else None
     vt = c.settings.get("created_visibility")
-    at = c.locations.get("created_visibility")
     if isinstance(vt, (int, float)) and not _fixed(version):
         if vt == 0:  # `visibility_timeout or 1800`
-            c.settings["created_visibility"] = facts.CELERY_SQS_VISIBILITY_DEFAULT
             c.settings["kombu_zero_read_as"] = facts.CELERY_SQS_VISIBILITY_DEFAULT
             if queue is not None:
-                queue.visibility_timeout = facts.CELERY_SQS_VISIBILITY_DEFAULT
-            notes.append(
-                Note(
-                    f"the Celery broker_transport_options visibility_timeout 0 is read as "
-                    f"{facts.CELERY_SQS_VISIBILITY_DEFAULT} s: Kombu {library['version']} takes 0 as unset "
-                    f"(`visibility_timeout or 1800`)",
-                    at or c.location,
-                )
-            )
+                queue.visibility_timeout = facts.CELERY_SQS_VISIBILITY_DEFAULT  # VG077 says so
         elif isinstance(vt, float):  # str(21600.0) is "21600.0": not a whole number of seconds to SQS
             c.settings["kombu_fractional"] = True
     elif isinstance(vt, float) and vt == int(vt):  # int(float(v)) on main: 21600.0 is 21600
