@@ -14,17 +14,17 @@ RULE = Rule(
     severity=Severity.ERROR,
     rationale=(
         "When a Celery worker on SQS starts and its queue does not exist, Kombu creates it with "
-        "VisibilityTimeout = str(broker_transport_options['visibility_timeout']). A float (21600.0, "
-        "timedelta(hours=6).total_seconds(), 0.5 * 3600) is sent as '21600.0', which SQS refuses "
+        "VisibilityTimeout = str(broker_transport_options['visibility_timeout']). A float (21600.0, or what "
+        "timedelta(hours=6).total_seconds() returns) is sent as '21600.0', which SQS refuses "
         "(InvalidAttributeValue): the worker fails at start. Every Kombu release so far (up to 5.6.2) sends it "
         "as written; the fix (int(float(v)), "
         + KOMBU_VISIBILITY_FIX
         + ") is in no release yet. A queue that "
         "already exists is only looked up, so only a queue Kombu creates is affected. The finding names the "
         "Kombu release it assumed: the one the repository pins (kombu, or celery as it requires kombu), else "
-        "the newest."
+        "the newest. Kombu's source: " + KOMBU_VISIBILITY_SOURCE
     ),
-    source=KOMBU_VISIBILITY_SOURCE,
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_CreateQueue.html",
     fix="Write {created_visibility} as a whole number of seconds (an int).",
     tags=("deploy", "code", "celery", "kombu"),
     consumers_only=True,

@@ -20,9 +20,10 @@ RULE = Rule(
         "queue: it is received and processed again after each visibility timeout, until maxReceiveCount moves "
         "it to the dead-letter queue, or forever without one. Before 14 the same handler deleted the message. "
         "alwaysAcknowledge: true deletes whatever the handler returns. The release is the one the repository "
-        "pins (package.json, its lock file); without one nothing is judged."
+        "pins (package.json, its lock file); without one nothing is judged. sqs-consumer's source: "
+        + SQS_CONSUMER_ACK_SOURCE
     ),
-    source=SQS_CONSUMER_ACK_SOURCE,
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_DeleteMessage.html",
     fix="Return the message from handleMessage (the array of processed messages from handleMessageBatch), or set "
     "alwaysAcknowledge: true.",
     tags=("duplicates", "dlq", "code", "sqs-consumer"),

@@ -21,9 +21,9 @@ RULE = Rule(
         + KOMBU_VISIBILITY_FIX
         + ") is in no release yet. The finding names the "
         "Kombu release it assumed: the one the repository pins (kombu, or celery as it requires kombu), else the "
-        "newest."
+        "newest. Kombu's source: " + KOMBU_VISIBILITY_SOURCE
     ),
-    source=KOMBU_VISIBILITY_SOURCE,
+    source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-visibility-timeout.html",
     fix="Write the visibility timeout the queue really gets ({created_visibility} = 1800), or the one you mean "
     "(above the tasks' run time).",
     tags=("visibility", "code", "celery", "kombu"),
