@@ -438,6 +438,40 @@ def _read(path: str, limit: int) -> bytes | str | None:
         return f"not readable ({type(e).__name__})"
 
 
+# (file, size, mtime, package) -> (Pin | None, why not read | None): a lock file is parsed once per package for all
+# the source files of a run that look it up (a 30 MB package-lock.json is not parsed again for each worker file)
+_CACHE: dict[tuple, tuple] = {}
+MAX_CACHED = 512
+
+
+def _pin_of(file: str, name: str, package: str, limit: int, read) -> tuple:
+    """(the Pin ``file`` gives ``package`` or None, the sentence why it is not read or None)."""
+    key = None
+    if read is _read:
+        try:
+            st = os.stat(file)
+        except OSError:
+            return None, None  # no such file
+        key = (file, st.st_size, st.st_mtime_ns, package, limit)
+        if key in _CACHE:
+            return _CACHE[key]
+    data = read(file, limit)
+    if data is None:
+        got = (None, None)
+    elif isinstance(data, str):
+        got = (None, data)
+    else:
+        try:
+            got = (pin_in(name, data, package, file), None)
+        except Malformed as e:
+            got = (None, f"not read: {e}")
+    if key is not None:
+        if len(_CACHE) >= MAX_CACHED:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = got
+    return got
+
+
 def bound_of(asked: str | None, path: str) -> str:
     """The highest folder a walk from ``path`` may read: the asked folder, or for a file named alone its own
     folder (only the files beside it)."""
@@ -467,16 +501,9 @@ def nearest(package: str, path: str, ecosystem: str, bound: str, *, read=_read, 
             names += [(n, False) for n in _manifests(folder, manifests, ecosystem, listdir)]
         for name, is_lock in names:
             file = os.path.join(folder, name)
-            data = read(file, MAX_LOCK_BYTES if is_lock else MAX_MANIFEST_BYTES)
-            if data is None:
-                continue
-            if isinstance(data, str):
-                notes.append((file, data))
-                continue
-            try:
-                pin = pin_in(name, data, package, file)
-            except Malformed as e:
-                notes.append((file, f"not read: {e}"))
+            pin, why = _pin_of(file, name, package, MAX_LOCK_BYTES if is_lock else MAX_MANIFEST_BYTES, read)
+            if why is not None:
+                notes.append((file, why))
                 continue
             if pin is None:
                 continue
