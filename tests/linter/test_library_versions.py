@@ -232,3 +232,30 @@ def test_what_acknowledges_on_14(tmp_path, ret, options, fires):
 
 def test_without_a_pin_nothing_is_judged(tmp_path):
     assert vg076(node_app(str(tmp_path))) == []
+
+
+@pytest.mark.parametrize(
+    "handler, returns",
+    [
+        ("handleMessage: async (m) => { await go(m); }", "nothing"),
+        (
+            "handleMessage: async (m) => { items.forEach((i) => { return i; }); }",
+            "nothing",
+        ),  # a nested return
+        ("handleMessage: (m) => void go(m)", "nothing"),
+        ("handleMessage: async (m) => { if (!m.Body) { return; } await go(m); return m; }", "a value"),
+        ("handleMessage: async (m) => { await go(m); return null; }", "not a message"),
+        ("handleMessage: (m) => go(m)", "a value"),  # the call's result: taken as the message
+        ("async handleMessage(m) { await go(m); }", "nothing"),
+        ("handleMessageBatch: async (ms) => { await Promise.all(ms.map(go)); }", "nothing"),
+        ("handleMessageBatch: async (ms) => { await Promise.all(ms.map(go)); return ms; }", "a value"),
+        ("handleMessage: imported", None),  # not a function of the file: not judged
+    ],
+)
+def test_what_a_handler_returns_is_read_from_its_body(handler, returns):
+    from visguard.linter.loaders.code import javascript
+
+    src = f'import {{ Consumer }} from "sqs-consumer";\nConsumer.create({{ queueUrl: "u", {handler} }});\n'
+    (c,) = javascript.read("w.js", src.encode()).consumers
+    assert c.settings["handler_returns"] == returns
+    assert c.settings["handler"] == handler.split(":")[0].replace("async ", "").split("(")[0]

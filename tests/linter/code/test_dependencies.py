@@ -221,7 +221,11 @@ def test_a_malformed_or_oversized_file_is_a_note_and_the_walk_goes_on(tmp_path, 
 
 def test_a_lock_file_is_parsed_once_for_every_source_file_that_looks_it_up(tmp_path, monkeypatch):
     root = str(tmp_path)
-    write(root, "package-lock.json", json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "14.0.0"}}}))
+    write(
+        root,
+        "package-lock.json",
+        json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "14.0.0"}}}),
+    )
     calls = []
     real = deps.pin_in
     monkeypatch.setattr(deps, "pin_in", lambda *a: calls.append(a[0]) or real(*a))
@@ -230,5 +234,9 @@ def test_a_lock_file_is_parsed_once_for_every_source_file_that_looks_it_up(tmp_p
         pin, _ = deps.nearest("sqs-consumer", src, "node", root)
         assert pin.version == (14, 0, 0)
     assert calls == ["package-lock.json"]
-    write(root, "package-lock.json", json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "15.0.3"}}}))
+    write(
+        root,
+        "package-lock.json",
+        json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "15.0.3"}}}),
+    )
     assert deps.nearest("sqs-consumer", src, "node", root)[0].version == (15, 0, 3)  # changed: read again
