@@ -196,6 +196,11 @@ def _line_of(text: str, needle: str) -> int | None:
     return text.count("\n", 0, at) + 1 if at >= 0 else None
 
 
+def _line_re(text: str, pattern: str) -> int | None:
+    m = re.search(pattern, text, flags=re.IGNORECASE)
+    return text.count("\n", 0, m.start()) + 1 if m else None
+
+
 def _toml(text: str):
     import tomllib
 
@@ -297,7 +302,11 @@ def _pyproject(text, package, path):
     if not found:
         return None
     spec, (ver, basis) = min(found, key=lambda f: {"pin": 0, "range": 1, "unknown": 2}[f[1][1]])
-    return Pin(package, ver, spec, basis, path, _line_of(text, package) or _line_of(text, normalize(package)))
+    name = re.escape(package)
+    line = _line_re(text, r"[\"']" + name + r"(?=[\s\[=<>~!;@\"'])") or _line_re(
+        text, r"(?m)^\s*" + name + r"\s*="
+    )
+    return Pin(package, ver, spec, basis, path, line)
 
 
 def _json_object(text):
@@ -472,6 +481,12 @@ def _pin_of(file: str, name: str, package: str, limit: int, read) -> tuple:
     return got
 
 
+def _inside(path: str, root: str) -> bool:
+    from visguard.linter.loaders import safe_io
+
+    return safe_io.inside(path, root)
+
+
 def bound_of(asked: str | None, path: str) -> str:
     """The highest folder a walk from ``path`` may read: the asked folder, or for a file named alone its own
     folder (only the files beside it)."""
@@ -501,6 +516,9 @@ def nearest(package: str, path: str, ecosystem: str, bound: str, *, read=_read, 
             names += [(n, False) for n in _manifests(folder, manifests, ecosystem, listdir)]
         for name, is_lock in names:
             file = os.path.join(folder, name)
+            if os.path.islink(file) and not _inside(file, top):
+                notes.append((file, "not read: a symlink to outside what was asked"))
+                continue
             pin, why = _pin_of(file, name, package, MAX_LOCK_BYTES if is_lock else MAX_MANIFEST_BYTES, read)
             if why is not None:
                 notes.append((file, why))

@@ -240,3 +240,21 @@ def test_a_lock_file_is_parsed_once_for_every_source_file_that_looks_it_up(tmp_p
         json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "15.0.3"}}}),
     )
     assert deps.nearest("sqs-consumer", src, "node", root)[0].version == (15, 0, 3)  # changed: read again
+
+
+def test_a_symlink_to_outside_what_was_asked_is_not_followed(tmp_path):
+    outside = write(
+        str(tmp_path),
+        "elsewhere/package-lock.json",
+        json.dumps({"packages": {"node_modules/sqs-consumer": {"version": "13.0.0"}}}),
+    )
+    root = os.path.join(str(tmp_path), "repo")
+    src = write(root, "worker.js", "")
+    os.symlink(outside, os.path.join(root, "package-lock.json"))
+    pin, notes = deps.nearest("sqs-consumer", src, "node", root)
+    assert pin is None and [f for f, _ in notes] == [os.path.join(root, "package-lock.json")]
+
+
+def test_a_pyproject_pin_is_located_at_its_requirement_not_the_project_name():
+    text = '[project]\nname = "celery-reports"\ndependencies = [\n  "boto3",\n  "celery[sqs]==5.6.2",\n]\n'
+    assert pin_in("pyproject.toml", text.encode(), "celery").line == 5
