@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from visguard.facts import KOMBU_VISIBILITY_FIX, KOMBU_VISIBILITY_SOURCE
-from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule
 from visguard.linter.vocabulary import Text
@@ -43,26 +42,24 @@ def check(queue, ctx):
         vt = c.settings.get("created_visibility")
         at = c.locations.get("created_visibility") or c.location
         whole = int(vt)
-        yield with_changes(
-            ctx.finding(
-                queue,
-                Text(
-                    "{consumer} sets {name} = {v} at {at}: {library} creates {queue} with VisibilityTimeout "
-                    '"{v}", which SQS refuses (InvalidAttributeValue), and the worker fails at start',
-                    consumer=ctx.consumer_label(c),
-                    name=term(c, "created_visibility"),
-                    v=repr(float(vt)),
-                    at=ctx.where(at),
-                    library=library_said(c, ctx),
-                    queue=queue.name or queue.id,
-                ),
-                location=at,
-                consumer=c,
-                fix=Text(
-                    "Write {created_visibility} as {whole} (an int) at {at}.",
-                    whole=str(whole),
-                    at=ctx.where(at),
-                ),
+        # no Change: the fixer writes no framework option of application code (as VG074's created_visibility)
+        yield ctx.finding(
+            queue,
+            Text(
+                "{consumer} sets {name} = {v} at {at}: {library} creates {queue} with VisibilityTimeout "
+                '"{v}", which SQS refuses (InvalidAttributeValue), and the worker fails at start',
+                consumer=ctx.consumer_label(c),
+                name=term(c, "created_visibility"),
+                v=repr(float(vt)),
+                at=ctx.where(at),
+                library=library_said(c, ctx),
+                queue=queue.name or queue.id,
             ),
-            set_consumer(c, "created_visibility", whole) if vt >= 0 else None,
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Write {created_visibility} as {whole} (an int) at {at}.",
+                whole=str(whole),
+                at=ctx.where(at),
+            ),
         )

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from visguard.facts import CELERY_SQS_VISIBILITY_DEFAULT, KOMBU_VISIBILITY_FIX, KOMBU_VISIBILITY_SOURCE
-from visguard.linter.changes import set_consumer, with_changes
+from visguard.facts import KOMBU_VISIBILITY_FIX, KOMBU_VISIBILITY_SOURCE
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds
 from visguard.linter.vocabulary import Text
@@ -42,27 +41,25 @@ def check(queue, ctx):
         from visguard.linter.consumer_words import library_said, term  # worded only for a worker consumer
 
         at = c.locations.get("created_visibility") or c.location
-        yield with_changes(
-            ctx.finding(
-                queue,
-                Text(
-                    "{consumer} sets {name} = 0 at {at}: {library} takes 0 as unset and creates {queue} with "
-                    "{read_as}, so a message not deleted (a crashed worker) stays hidden for {read_as}, not 0",
-                    consumer=ctx.consumer_label(c),
-                    name=term(c, "created_visibility"),
-                    at=ctx.where(at),
-                    library=library_said(c, ctx),
-                    queue=queue.name or queue.id,
-                    read_as=fmt_seconds(read_as),
-                ),
-                location=at,
-                consumer=c,
-                fix=Text(
-                    "Write {created_visibility} = {value} at {at} (what Kombu gives the queue), or the timeout you "
-                    "mean, above the tasks' run time.",
-                    value=str(int(read_as)),
-                    at=ctx.where(at),
-                ),
+        # no Change: the fixer writes no framework option of application code (as VG074's created_visibility)
+        yield ctx.finding(
+            queue,
+            Text(
+                "{consumer} sets {name} = 0 at {at}: {library} takes 0 as unset and creates {queue} with "
+                "{read_as}, so a message not deleted (a crashed worker) stays hidden for {read_as}, not 0",
+                consumer=ctx.consumer_label(c),
+                name=term(c, "created_visibility"),
+                at=ctx.where(at),
+                library=library_said(c, ctx),
+                queue=queue.name or queue.id,
+                read_as=fmt_seconds(read_as),
             ),
-            set_consumer(c, "created_visibility", int(CELERY_SQS_VISIBILITY_DEFAULT)),
+            location=at,
+            consumer=c,
+            fix=Text(
+                "Write {created_visibility} = {value} at {at} (what Kombu gives the queue), or the timeout you "
+                "mean, above the tasks' run time.",
+                value=str(int(read_as)),
+                at=ctx.where(at),
+            ),
         )
