@@ -259,3 +259,17 @@ def test_what_a_handler_returns_is_read_from_its_body(handler, returns):
     (c,) = javascript.read("w.js", src.encode()).consumers
     assert c.settings["handler_returns"] == returns
     assert c.settings["handler"] == handler.split(":")[0].replace("async ", "").split("(")[0]
+
+
+def test_with_predefined_queues_kombu_creates_nothing_and_a_float_is_harmless(tmp_path):
+    root = str(tmp_path)
+    write(
+        root,
+        "app/celeryconfig.py",
+        'from celery import Celery\n\napp = Celery("reports", broker="sqs://")\n'
+        "app.conf.broker_transport_options = {\n"
+        '    "visibility_timeout": 21600.0,\n'
+        '    "predefined_queues": {"celery": {"url": "https://sqs.eu-west-1.amazonaws.com/123456789012/celery"}},\n'
+        "}\n",
+    )
+    assert "VG075" not in rules(root)
