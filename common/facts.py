@@ -361,6 +361,48 @@ def esm_pollers(fifo: bool, min_pollers: int | None = None, max_pollers: int | N
     if min_pollers is None and max_pollers is None:
         return POLLERS[queue_kind(fifo)]
     return provisioned_pollers(min_pollers, max_pollers, fifo)
+# ------------------------------------------------------------------ consumer library versions (issue 36: pyjs)
+# What changed between releases of two consumer libraries (reference/fact-drift-2026-12.md F1, F2, F8), decided by
+# the version a repository pins (linter/loaders/code/dependencies.py), else by the newest release below.
+# Versions are tuples; "released" means a tag of the library's repository, checked 2026-12-02 with git (fetch).
+#
+# Kombu's SQS transport, every release up to the newest (5.6.2, 2025-12-29): Channel.visibility_timeout is
+# `transport_options.get('visibility_timeout') or 1800`, so a visibility_timeout of 0 creates the queue with
+# 1,800 s; and CreateQueue is sent Attributes {'VisibilityTimeout': str(value)}, so 21600.0 is sent as "21600.0",
+# which SQS refuses (InvalidAttributeValue): the worker fails at start when Kombu creates the queue (a queue that
+# exists already is only looked up: _new_queue resolves its URL first). main since 2415b0cb (2026-08-18, #2581):
+# `int(float(v))`, an explicit 0 honoured; in no release.
+KOMBU_NEWEST_RELEASE = (5, 6, 2)
+KOMBU_VISIBILITY_FIX_RELEASE = None  # the first release with #2581: none yet
+KOMBU_VISIBILITY_SOURCE = "https://github.com/celery/kombu/blob/v5.6.2/kombu/transport/SQS.py#L887-L889"
+KOMBU_VISIBILITY_FIX = "https://github.com/celery/kombu/pull/2581"
+# A rejected (requeued) message: before 5.6.0 ChangeMessageVisibility(VisibilityTimeout=0), visible at once; from
+# 5.6.0 (2025-11-01, #2049, 68620dac) VisibilityTimeout=wait_time_seconds (default 10 s).
+KOMBU_REJECT_WAITS_FROM = (5, 6, 0)
+KOMBU_WAIT_TIME_DEFAULT = 10
+KOMBU_CHANGELOG = "https://github.com/celery/kombu/blob/v5.6.2/Changelog.rst"
+# The Kombu a Celery release installs (requirements/default.txt of each Celery tag): (first Celery version, Kombu
+# range, the newest Kombu release that range admits today). A repository that pins Celery (celery[sqs]) but not
+# Kombu gets that newest admitted Kombu: what pip resolves it to.
+CELERY_KOMBU = (
+    ((5, 3, 0), "kombu>=5.3.4,<6.0", (5, 6, 2)),
+    ((5, 5, 0), "kombu>=5.5.2,<5.6", (5, 5, 4)),
+    ((5, 6, 0), "kombu>=5.6.0", (5, 6, 2)),
+)
+CELERY_REQUIREMENTS_SOURCE = "https://github.com/celery/celery/blob/v5.6.2/requirements/default.txt"
+#
+# Node sqs-consumer (bbc): from 14.0.0 (2025-09-01, #583) the result of handleMessage decides the delete:
+# executeHandler returns the handler's result when it is an object, else null (before 14: the message itself
+# unless the result was an object), and processMessage deletes only when that result's MessageId is the
+# message's. So a handler that returns nothing (undefined, void), or true, or any non-object, leaves the message
+# in the queue: it is received again after its visibility timeout, until maxReceiveCount moves it to the DLQ, or
+# forever without one. handleMessageBatch: only the messages of the array it returns are deleted (none when it
+# returns no array). alwaysAcknowledge: true (default false) deletes every message whatever the handler returns;
+# shouldDeleteMessages: false deletes none. Newest release 15.0.3 (2026-07-17), same semantics.
+SQS_CONSUMER_RETURN_ACKS_FROM = (14, 0, 0)
+SQS_CONSUMER_NEWEST_RELEASE = (15, 0, 3)
+SQS_CONSUMER_ACK_SOURCE = "https://github.com/bbc/sqs-consumer/blob/v14.0.0/src/consumer.ts#L545-L575"
+SQS_CONSUMER_ACK_CHANGE = "https://github.com/bbc/sqs-consumer/pull/583"
 
 
 # ----------------------------------------------------------------------------------------- when each was checked
@@ -520,3 +562,15 @@ checked(
     "esm_pollers",
 )
 checked("2026-12-01", CDK_SQS_EVENT_SOURCE, "CDK_MAX_POLLERS")
+
+# consumer library versions (issue 36: pyjs): read in the libraries' repositories with git on 2026-12-02
+checked(
+    "2026-12-02",
+    KOMBU_VISIBILITY_SOURCE,
+    "KOMBU_NEWEST_RELEASE",
+    "KOMBU_VISIBILITY_FIX_RELEASE",
+    "KOMBU_WAIT_TIME_DEFAULT",
+)
+checked("2026-12-02", KOMBU_CHANGELOG, "KOMBU_REJECT_WAITS_FROM")
+checked("2026-12-02", CELERY_REQUIREMENTS_SOURCE, "CELERY_KOMBU")
+checked("2026-12-02", SQS_CONSUMER_ACK_SOURCE, "SQS_CONSUMER_RETURN_ACKS_FROM", "SQS_CONSUMER_NEWEST_RELEASE")

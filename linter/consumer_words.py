@@ -386,3 +386,29 @@ def in_effect(ctx, c, queue):
             "{what} = {value} at {where}", what=term(c, "visibility_override"), value=value, where=where
         )
     return vt, Text("the queue's {visibility_timeout} {value} at {where}", value=value, where=where)
+
+
+# ------------------------------------------------------------------ library releases (issue 36: pyjs)
+_LIBRARY_NAMES = {"kombu": "Kombu", "sqs-consumer": "sqs-consumer"}
+
+
+def library_said(c, ctx) -> str:
+    """The library release a consumer was judged by, and how it is known (``settings["library"]``, set by
+    ``loaders/code/library_versions.py``): ``Kombu 5.5.4 (poetry.lock:12)``, ``sqs-consumer 14.0.0 (the lower
+    bound of ^14.0.0, package.json:5)``, ``Kombu 5.5.4 (the newest Celery 5.5.3 admits, kombu>=5.5.2,<5.6:
+    requirements.txt:1)``, ``Kombu 5.6.2 (the newest release: no pin found)``."""
+    lib = c.settings.get("library") or {}
+    name = _LIBRARY_NAMES.get(lib.get("name"), lib.get("name") or "the library")
+    version = lib.get("version") or "of unknown version"
+    at = c.locations.get("library")
+    where = ctx.where(at) if at is not None else None
+    basis = lib.get("basis")
+    if basis == "newest":
+        how = "the newest release: no pin found"
+    elif basis == "celery":
+        how = f"the newest {lib.get('via')} admits, {lib.get('spec')}: {where}"
+    elif basis == "range":
+        how = f"the lower bound of {lib.get('spec')}, {where}"
+    else:
+        how = where or "as found"
+    return f"{name} {version} ({how})"

@@ -77,6 +77,7 @@ def check(queue, ctx):
             and created != qvt
             and created in VISIBILITY_TIMEOUT
             and created == int(created)
+            and not (queue.created_by and queue.id == c.settings.get("kombu_queue"))  # the queue it creates
         ):
             # (outside the SQS range: VG074's)
             queue_at = ctx.queue_visibility_said(queue)

@@ -246,7 +246,7 @@ def _read(r: Reader, f: File) -> None:
         if platform in ("sdk", "sdk-call"):
             _sdk(r, js, node, platform == "sdk-call", heartbeat)
         elif platform == "sqs-consumer":
-            _sqs_consumer(r, js, node, _first_arg(node), heartbeat)
+            _sqs_consumer(r, js, node, _first_arg(node), heartbeat, handler=True)
         elif platform == "squiss":
             _squiss(r, js, node, _first_arg(node), heartbeat)
         else:
@@ -361,12 +361,14 @@ def _options(r: Reader, js, c, node, arg, where: str):
     return _Opts(opts)
 
 
-def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
+def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None, handler=False):
     c = _consumer(r, node, "sqs-consumer", heartbeat)
     where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
     opts = _options(r, js, c, node, arg, where)
     if opts is None:
         return c
+    if handler:  # Consumer.create's own handler (nestjs-sqs wraps the application's: not read)
+        _acknowledgement(r, js, c, opts)
     _queue(r, js, c, opts.get("queueUrl"), where, "queueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "visibilityTimeout", "visibility_override", where)
     if js.present(opts.get("heartbeatInterval"), opts.owner):
@@ -393,6 +395,97 @@ def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None):
                 c.id,
             )
     return c
+
+
+# ------------------------------------------------------------------------ sqs-consumer's acknowledgement (issue 36)
+# From sqs-consumer 14 a message is deleted only when its handler returns it (facts.SQS_CONSUMER_ACK_SOURCE). What
+# the handler returns, as far as the file shows: "nothing" (no return with a value on any path, `return;`,
+# `return undefined`), "not a message" (only literals: true, 1, "ok", null), "a value" (anything else: the message,
+# a call's result, an object; taken as acknowledging), None (the handler is not a function of this file).
+_FUNCTIONS = ("arrow_function", "function_expression", "function", "method_definition", "function_declaration",
+              "generator_function", "generator_function_declaration")  # fmt: skip
+_NOT_A_MESSAGE = ("true", "false", "number", "string", "template_string", "null", "regex")
+MAX_HANDLER_NODES = 20_000  # nodes of a handler's body searched for its returns
+
+
+def _acknowledgement(r: Reader, js, c, opts) -> None:
+    """``handleMessage``/``handleMessageBatch``'s returns, ``alwaysAcknowledge`` and ``shouldDeleteMessages``
+    on ``c.settings`` (read by VG076 with the package's version)."""
+    for key, setting in (
+        ("alwaysAcknowledge", "always_acknowledge"),
+        ("shouldDeleteMessages", "should_delete"),
+    ):
+        if key in opts:
+            v = js.value(opts[key], opts.owner) if js.present(opts[key], opts.owner) else None
+            c.settings[setting] = v.value if v is not None and v.kind == "bool" else "computed"
+            c.locations[setting] = _loc(r, js, opts[key], opts.owner)
+    key = "handleMessageBatch" if "handleMessageBatch" in opts else "handleMessage"
+    if key not in opts or opts.owner not in (None, js.file):
+        return
+    fn = _handler_function(js, _strip(opts[key]))
+    c.settings["handler"] = key
+    c.settings["handler_returns"] = _returns(fn) if fn is not None else None
+    c.locations["handler"] = r.loc(fn if fn is not None else opts[key])
+
+
+def _handler_function(js, node):
+    """The function a handler option names: written in place, or a function or ``const`` of the file by that
+    name (one declaration only), else None."""
+    if node is None:
+        return None
+    if node.type in _FUNCTIONS:
+        return node
+    if node.type != "identifier":
+        return None
+    name, found, stack, budget = text(node), [], [js.file.root], MAX_HANDLER_NODES * 5
+    while stack and budget > 0 and len(found) < 2:
+        n = stack.pop()
+        budget -= 1
+        if n.type in ("function_declaration", "generator_function_declaration"):
+            if text(n.child_by_field_name("name")) == name:
+                found.append(n)
+        elif n.type == "variable_declarator" and text(n.child_by_field_name("name")) == name:
+            value = _strip(n.child_by_field_name("value"))
+            found.append(value if value is not None and value.type in _FUNCTIONS else None)
+        stack.extend(reversed(n.named_children))
+    return found[0] if len(found) == 1 and budget > 0 else None
+
+
+def _returns(fn) -> str | None:
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type != "statement_block":  # an arrow's expression: what it evaluates to
+        return _returned(body)
+    kinds, stack, budget = [], list(body.named_children), MAX_HANDLER_NODES
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        if n.type in _FUNCTIONS or n.type in ("class_declaration", "class"):
+            continue  # a nested function's returns are its own
+        if n.type == "return_statement":
+            inner = n.named_children
+            kinds.append(_returned(inner[0]) if inner else "nothing")
+            continue
+        stack.extend(n.named_children)
+    if budget <= 0:
+        return None
+    if "a value" in kinds:
+        return "a value"
+    return "not a message" if "not a message" in kinds else "nothing"
+
+
+def _returned(expr) -> str:
+    expr = _strip(expr)
+    while expr is not None and expr.type == "await_expression" and expr.named_children:
+        expr = _strip(expr.named_children[0])
+    if expr is None or (expr.type == "identifier" and text(expr) == "undefined") or expr.type == "undefined":
+        return "nothing"
+    if expr.type == "unary_expression" and text(expr).startswith("void"):
+        return "nothing"
+    if expr.type in _NOT_A_MESSAGE:
+        return "not a message"
+    return "a value"
 
 
 def _squiss(r: Reader, js, node, arg, heartbeat):

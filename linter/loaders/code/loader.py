@@ -185,7 +185,14 @@ def load(path: str, options=None) -> Model:
     model.notes = list(result.notes)
     for q in result.queues:  # created by the code at run time (visguard.linter.created_queues)
         model.add(q)
+    if any(c.platform in _VERSIONED for c in model.pending):  # the library release the repository pins
+        from . import library_versions
+
+        library_versions.settle(model, path, getattr(options, "asked", None))
     return model
+
+
+_VERSIONED = ("celery", "sqs-consumer")  # consumers whose library's release changes what they do (issue 36)
 
 
 def _flow():

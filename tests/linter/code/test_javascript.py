@@ -368,7 +368,13 @@ def test_sqs_consumer_create_reads_every_option_in_its_units():
     assert c.visibility_override == 180
     assert c.heartbeat is True and c.heartbeat_interval == 60
     assert c.work_timeout == 600  # milliseconds in the code, seconds in the model
-    assert c.settings == {"max_messages": 5, "wait_time": 10, "terminate_visibility_timeout": True}
+    assert c.settings == {
+        "max_messages": 5,
+        "wait_time": 10,
+        "terminate_visibility_timeout": True,
+        "handler": "handleMessage",  # an arrow's expression: its value, taken as the message (VG076)
+        "handler_returns": "a value",
+    }
     assert _lines(c) == {
         "queue_ref": 5,
         "visibility_override": 6,
@@ -378,6 +384,7 @@ def test_sqs_consumer_create_reads_every_option_in_its_units():
         "max_messages": 9,
         "wait_time": 10,
         "terminate_visibility_timeout": 11,
+        "handler": 12,
     }
     assert r.notes == []
 

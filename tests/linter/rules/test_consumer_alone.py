@@ -25,12 +25,13 @@ def _findings(case: str, config: LintConfig | None = None):
     return [f for f in result.findings if f.rule != "VG902"], result.findings
 
 
-def test_the_rules_that_judge_a_consumer_alone_are_the_four():
+def test_the_rules_that_judge_a_consumer_alone_are_these():
     assert sorted(r.id for r in RULES.values() if r.check_consumer is not None) == [
         "VG070",
         "VG072",
         "VG073",
         "VG074",
+        "VG076",  # sqs-consumer 14+ deletes nothing whatever the queue (issue 36)
     ]
 
 
