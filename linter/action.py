@@ -63,9 +63,7 @@ def lint_argv(env: dict, paths: list[str]) -> list[str]:
             f"args: {', '.join(refused)} is the Action's to set (use the format and sarif inputs; the Action "
             "never rewrites the checkout)"
         )
-    # absolute, so the reports say every file as a path below the workspace (``stacks/orders.yaml``, not
-    # ``./stacks/orders.yaml``: the form GitHub maps annotations and alerts onto)
-    return [*argv, *extra, *(os.path.abspath(p) for p in paths)]
+    return [*argv, *extra, *paths]
 
 
 # -------------------------------------------------------------------------------------------- changed-only
@@ -174,7 +172,7 @@ def run(env: dict, out=sys.stdout) -> int:
         if base is not None:
             scope = "changed"
             targets = changed_targets(changed_files(workspace, base), paths)
-            argv = [*argv[: len(argv) - len(paths)], *(os.path.abspath(t) for t in targets)]
+            argv = [*argv[: len(argv) - len(paths)], *targets]
             if not targets:
                 print(
                     f"visguard: the pull request changes nothing visguard reads under {' '.join(paths)}",

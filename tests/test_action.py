@@ -253,6 +253,7 @@ def test_the_action_lints_the_repository_and_writes_outputs_annotations_summary_
     )
     assert any(a.startswith("::warning file=stacks/orders-cfn.yaml,line=") for a in notes)
     assert len(notes) == len(severities)  # fewer than GitHub's cap: every finding is one annotation
+    assert not [a for a in notes if str(repo) in a]  # paths below the workspace, never the runner's folders
     text = run.steps[-1]["stdout"]
     assert "VG010" in text and "findings (" in text  # the text report in the log (format: text)
 
