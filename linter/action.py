@@ -29,6 +29,7 @@ PR_EVENTS = ("pull_request", "pull_request_target")
 # what a run of the Action may not pass in ``args``: the Action writes these itself, or they rewrite the checkout
 _REFUSED = {"-f", "--format", "-o", "--output", "--fix", "--diff"}
 _TRUE = ("true", "yes", "1", "on")
+_SERVICE_FILES = (".yml", ".yaml", ".json")  # what a Serverless service includes with ${file(...)}
 # the step's outputs, which action.yml's outputs name
 OUTPUTS = ("findings", "errors", "warnings", "infos", "bad-inputs", "exit-code", "sarif", "scope")
 
@@ -116,20 +117,31 @@ def _under(path: str, roots: list[str]) -> bool:
     return False
 
 
-def changed_targets(files: list[str], paths: list[str]) -> list[str]:
+def changed_targets(files: list[str], paths: list[str], config: str = "") -> list[str]:
     """What to lint for the changed ``files`` under ``paths``: the pre-commit hooks' root modules and services,
-    and each other file a folder search would read. A changed visguard.yaml: ``paths`` themselves."""
+    and each other file a folder search would read. A changed configuration (the ``config`` input, the
+    workspace's visguard.yaml, one under ``paths``): ``paths`` themselves."""
     from visguard.linter import precommit
     from visguard.linter.loaders import registry
 
-    files = [f for f in files if _under(f, paths) and os.path.isfile(f)]
-    if any(os.path.basename(f) in registry.CONFIG_NAMES for f in files):
+    def configures(f: str) -> bool:
+        f = os.path.normpath(f)
+        if config and f == os.path.normpath(os.path.relpath(os.path.abspath(config))):
+            return True
+        named = os.path.basename(f) in registry.CONFIG_NAMES
+        return named and (os.path.dirname(f) == "" or _under(f, paths))
+
+    if any(configures(f) for f in files):
         return list(paths)
+    files = [f for f in files if _under(f, paths) and os.path.isfile(f)]
     files, _outside = precommit.in_repository(files)
-    targets = [*precommit.terraform_roots(files), *precommit.serverless_services(files)]
+    services = precommit.serverless_services(files)
+    targets = [*precommit.terraform_roots(files), *services]
     for f in files:
         if f.endswith(precommit.TF_SUFFIXES) or precommit._skipped(f):
             continue
+        if services and f.endswith(_SERVICE_FILES) and precommit.serverless_services([f]):
+            continue  # a file of a Serverless service (its ${file(...)} includes): the service is linted
         try:
             spec = registry.claim(f, explicit=False)
         except Exception:  # an unreadable file: visguard lint names it
@@ -171,7 +183,9 @@ def run(env: dict, out=sys.stdout) -> int:
         base = pull_request_base(env)
         if base is not None:
             scope = "changed"
-            targets = changed_targets(changed_files(workspace, base), paths)
+            targets = changed_targets(
+                changed_files(workspace, base), paths, env.get("INPUT_CONFIG", "").strip()
+            )
             argv = [*argv[: len(argv) - len(paths)], *targets]
             if not targets:
                 print(

@@ -420,3 +420,69 @@ def test_the_install_step_installs_from_the_checkout_into_a_fresh_virtualenv(tmp
     check = subprocess.run([got["python"], "-P", "-m", "visguard.cli", "lint", str(ROOT / "examples/terraform")],
                            capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
     assert check.returncode == 2 and "VG010" in check.stdout
+
+
+def _vendored(name: str) -> dict:
+    return json.loads(
+        importlib.resources.files("check_jsonschema.builtin_schemas.vendor").joinpath(name).read_text()
+    )
+
+
+def test_the_documented_workflow_is_a_valid_workflow_using_the_action_and_uploading_its_sarif():
+    """docs/github-action.md's workflow against SchemaStore's github-workflow.json: one step of the Action, one
+    upload-sarif step reading the Action's sarif output, run even when the lint failed the job."""
+    text = (ROOT / "docs" / "github-action.md").read_text()
+    block = next(b for b in re.findall(r"```yaml\n(.*?)```", text, re.S) if "jobs:" in b)
+    workflow = yaml.safe_load(block)
+    workflow["on"] = workflow.pop(True)  # PyYAML reads YAML 1.1's `on` as true; GitHub reads the key "on"
+    schema = _vendored("github-workflows.json")
+    assert [e.message for e in jsonschema.Draft7Validator(schema).iter_errors(workflow)] == []
+    (job,) = workflow["jobs"].values()
+    ours = next(s for s in job["steps"] if s.get("uses", "").startswith("visguard/visguard@"))
+    assert set(ours.get("with", {})) <= set(ACTION["inputs"])
+    upload = next(
+        s for s in job["steps"] if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")
+    )
+    assert upload["with"]["sarif_file"] == f"${{{{ steps.{ours['id']}.outputs.sarif }}}}"
+    assert "cancelled()" in upload["if"] or "always()" in upload["if"]
+    assert job["steps"].index(upload) == job["steps"].index(ours) + 1
+    assert workflow["permissions"]["security-events"] == "write"
+
+
+def test_changed_only_in_a_shallow_checkout_fetches_the_base_commit(repo, tmp_path):
+    """actions/checkout clones one commit deep: the base commit is fetched from origin, one commit deep."""
+    shallow = tmp_path / "shallow"
+    subprocess.run([GIT, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow)], check=True)
+    base = _git(repo, "rev-parse", "HEAD~1")
+    assert subprocess.run([GIT, "cat-file", "-e", f"{base}^{{commit}}"], cwd=shallow).returncode != 0
+    from visguard.linter.action import changed_files
+
+    assert sorted(changed_files(str(shallow), base)) == [
+        "README.md",
+        "infra/terraform/modules/worker/main.tf",
+    ]
+
+
+def test_changed_targets_expand_as_the_pre_commit_hooks_do(tmp_path, monkeypatch):
+    from visguard.linter.action import changed_targets
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "svc" / "conf").mkdir(parents=True)
+    (tmp_path / "svc" / "serverless.yml").write_text(
+        "service: s\nprovider: {name: aws}\nresources: ${file(conf/queues.yml)}\n"
+    )
+    (tmp_path / "svc" / "conf" / "queues.yml").write_text("Resources: {}\n")
+    (tmp_path / "k8s").mkdir()
+    (tmp_path / "k8s" / "worker.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\n"
+    )
+    (tmp_path / "notes.yaml").write_text("title: not an input\n")
+    files = ["svc/conf/queues.yml", "k8s/worker.yaml", "notes.yaml", "gone.yaml"]
+    assert changed_targets(files, ["."]) == ["svc/serverless.yml", "k8s/worker.yaml"]
+    assert changed_targets(files, ["k8s"]) == ["k8s/worker.yaml"]  # only under the paths asked
+    (tmp_path / "visguard.yaml").write_text("version: 1\n")
+    assert changed_targets([*files, "visguard.yaml"], ["svc", "k8s"]) == ["svc", "k8s"]  # config: everything
+    assert changed_targets([*files, "ci/vg.yaml"], ["k8s"], config="ci/vg.yaml") == [
+        "k8s"
+    ]  # the config input
+    assert changed_targets(["other/visguard.yaml", "k8s/worker.yaml"], ["k8s"]) == ["k8s/worker.yaml"]
