@@ -29,7 +29,11 @@ PR_EVENTS = ("pull_request", "pull_request_target")
 # what a run of the Action may not pass in ``args``: the Action writes these itself, or they rewrite the checkout
 _REFUSED = {"-f", "--format", "-o", "--output", "--fix", "--diff"}
 _TRUE = ("true", "yes", "1", "on")
-_SERVICE_FILES = (".yml", ".yaml", ".json")  # what a Serverless service includes with ${file(...)}
+_SERVICE_FILES = (".yml", ".yaml", ".json")
+# GitHub refuses a step summary over 1024 KiB whole ("$GITHUB_STEP_SUMMARY upload aborted, supports content up to a
+# size of 1024k": https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions#adding-a-markdown-summary,
+# checked 2026-12-02): the table is cut to fit, with a line saying how many rows are left out
+SUMMARY_LIMIT = 1024 * 1024  # what a Serverless service includes with ${file(...)}
 # the step's outputs, which action.yml's outputs name
 OUTPUTS = ("findings", "errors", "warnings", "infos", "bad-inputs", "exit-code", "sarif", "scope")
 
@@ -153,6 +157,28 @@ def changed_targets(files: list[str], paths: list[str], config: str = "") -> lis
 
 
 # ------------------------------------------------------------------------------------------------ the step
+def fit_summary(markdown: str, limit: int = SUMMARY_LIMIT) -> str:
+    """``markdown`` whole when it fits in ``limit`` bytes; else its first lines and one line naming how many
+    findings' rows were left out (every finding is still in the SARIF report and the log)."""
+    if len(markdown.encode()) <= limit:
+        return markdown
+    lines = markdown.splitlines(keepends=True)
+    budget = limit - 400  # the closing line
+    kept, used = [], 0
+    for line in lines:
+        size = len(line.encode())
+        if used + size > budget:
+            break
+        kept.append(line)
+        used += size
+    left = sum(1 for line in lines[len(kept) :] if line.startswith("| "))
+    kept.append(
+        f"\n{left} more row(s) not shown: GitHub keeps at most 1 MiB of a step's summary; every finding is in "
+        "the SARIF report and the log.\n"
+    )
+    return "".join(kept)
+
+
 def _append(path: str | None, text: str) -> None:
     if path:
         with open(path, "a", encoding="utf-8") as fh:
@@ -212,11 +238,11 @@ def run(env: dict, out=sys.stdout) -> int:
         os.makedirs(os.path.dirname(sarif), exist_ok=True)
     with open(sarif, "w", encoding="utf-8") as fh:
         fh.write(render(result, "sarif"))
-    if _flag(env, "ANNOTATIONS", True):
+    if _flag(env, "ANNOTATIONS", True) and fmt != "github":  # format: github printed them already
         out.write(render(result, "github"))
         out.flush()
     if _flag(env, "SUMMARY", True):
-        _append(env.get("GITHUB_STEP_SUMMARY"), render(result, "markdown"))
+        _append(env.get("GITHUB_STEP_SUMMARY"), fit_summary(render(result, "markdown")))
     counts = severity_counts(result.findings)
     _outputs(
         env,

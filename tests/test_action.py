@@ -486,3 +486,22 @@ def test_changed_targets_expand_as_the_pre_commit_hooks_do(tmp_path, monkeypatch
         "k8s"
     ]  # the config input
     assert changed_targets(["other/visguard.yaml", "k8s/worker.yaml"], ["k8s"]) == ["k8s/worker.yaml"]
+
+
+def test_a_summary_over_githubs_limit_is_cut_with_a_line_saying_how_much():
+    from visguard.linter.action import fit_summary
+
+    head = "## visguard\n\n3 finding(s)\n\n| severity | rule |\n| --- | --- |\n"
+    rows = [f"| warning | VG0{n:02d} {'x' * 60} |\n" for n in range(40)]
+    whole = head + "".join(rows)
+    assert fit_summary(whole, limit=10_000) == whole  # fits: unchanged
+    cut = fit_summary(whole, limit=2_000)
+    assert len(cut.encode()) <= 2_000 and cut.startswith(head)
+    shown = sum(1 for line in cut.splitlines() if line.startswith("| warning"))
+    assert 0 < shown < 40 and f"{40 - shown} more row(s) not shown" in cut
+
+
+def test_format_github_prints_the_annotations_once(repo, tmp_path):
+    run = run_action(repo, tmp_path, {"format": "github", "fail-on": "never"})
+    notes = _annotations(run.steps[-1]["stdout"])
+    assert notes and len(notes) == len(set(notes)) == int(run.outputs["findings"])
