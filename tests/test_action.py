@@ -405,10 +405,17 @@ def test_the_install_step_installs_from_the_checkout_into_a_fresh_virtualenv(tmp
     )
     if base.stdout.strip() != "True":
         py = str(Path(sys.base_prefix) / "bin" / "python3")
-    env = {**os.environ, "GITHUB_ACTION_PATH": str(ROOT), "VISGUARD_ACTION_REF": "v0-test",
+    checkout = tmp_path / "action"  # the Action's checkout: its tracked files (pip builds in it: not in ROOT)
+    listed = subprocess.run([GIT, "ls-files", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.splitlines()  # fmt: skip
+    for rel in listed:
+        if (ROOT / rel).is_file() and not (ROOT / rel).is_symlink():
+            (checkout / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, checkout / rel)
+    env = {**os.environ, "GITHUB_ACTION_PATH": str(checkout), "VISGUARD_ACTION_REF": "v0-test",
            "VISGUARD_ACTION_CACHE": str(tmp_path / "cache"), "GITHUB_OUTPUT": str(tmp_path / "out")}  # fmt: skip
     env.pop("VIRTUAL_ENV", None)
-    script = str(ROOT / "scripts" / "action_install.py")
+    script = str(checkout / "scripts" / "action_install.py")
     for expect in ("true", "false"):
         (tmp_path / "out").write_text("")
         done = subprocess.run(
