@@ -172,7 +172,10 @@ def _say_errors(prog: str, result) -> None:
         print(f"{prog}: {printable(err)}", file=sys.stderr)
 
 
-def main(argv: list[str], prog: str = "visguard lint") -> int:
+def main(argv: list[str], prog: str = "visguard lint", observe=None) -> int:
+    """``visguard lint``. ``observe``, when given, is called with the final result before the report is rendered
+    (the GitHub Action renders its SARIF, annotations and job summary from the same run: linter/action.py); the
+    fix plan is then made as for ``--format sarif``."""
     parser = build_parser(prog)
     try:
         args = parser.parse_args(argv)
@@ -216,7 +219,7 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
     result = run()
     _refuse_output(args.output, result.files)  # a template found in a linted folder
     changed = False
-    if args.fix or args.diff or args.format == "sarif":  # the fixes, once (visguard.linter.fix)
+    if args.fix or args.diff or args.format == "sarif" or observe:  # the fixes, once (visguard.linter.fix)
         from visguard.linter.fix import plan
 
         result.fixes = plan(result, run)
@@ -224,12 +227,14 @@ def main(argv: list[str], prog: str = "visguard lint") -> int:
         from visguard.linter.fix import cli_step
 
         changed, result = cli_step(args.diff, result, run)
-        if args.format == "sarif" and result.fixes is None:  # re-linted after writing
+        if (args.format == "sarif" or observe) and result.fixes is None:  # re-linted after writing
             result.fixes = plan(result, run)
         if args.diff:
             _say_errors(prog, result)
             return exit_code(result, changed)
     _say_errors(prog, result)
+    if observe is not None:
+        observe(result)
 
     to_terminal = not args.output and sys.stdout.isatty()
     color = args.color == "always" or (

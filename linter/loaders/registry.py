@@ -94,7 +94,10 @@ SKIP_SUFFIXES = (".assets.json", "tree.json")
 # visguard.yaml by name, or a document whose top-level keys are all its keys (the visguard-config loader's claim,
 # kept here so a claim does not import the config loader; visguard.linter.loaders.config re-exports them).
 CONFIG_NAMES = ("visguard.yaml", "visguard.yml", ".visguard.yaml", ".visguard.yml", "visguard.json")
-CONFIG_KEYS = frozenset({"version", "settings", "rules", "disable", "suppressions", "profiles", "queues"})
+# ("$schema": the schema's address for editors, docs/schemas/README.md; ignored)
+CONFIG_KEYS = frozenset(
+    {"$schema", "version", "settings", "rules", "disable", "suppressions", "profiles", "queues"}
+)
 
 
 # LoadOptions is a records.Value record and LoaderSpec, Plugin and Input are plain classes, not dataclasses (a
@@ -573,7 +576,7 @@ def _claim_config(path: str, head: bytes) -> bool:
     if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
         return True
     keys = top_level_keys(head)
-    return bool(keys) and keys <= CONFIG_KEYS and bool(keys - {"version"})
+    return bool(keys) and keys <= CONFIG_KEYS and bool(keys - {"version", "$schema"})
 
 
 def _load_config(path: str, options: LoadOptions) -> Model:

@@ -8,7 +8,8 @@ from visguard.linter.model import Finding
 
 
 def display_path(file: str | None) -> str:
-    """A path as users typed it, relative to the working directory when it lies below it, with '/'."""
+    """A path as users typed it, relative to the working directory when it lies below it, with '/', without a
+    leading ``./``."""
     if not file:
         return "<unknown>"
     path = str(file)
@@ -19,7 +20,12 @@ def display_path(file: str | None) -> str:
                 path = rel
     except ValueError:  # another drive (Windows)
         pass
-    return path.replace(os.sep, "/")
+    path = path.replace(os.sep, "/")
+    while (
+        path.startswith("./") and len(path) > 2
+    ):  # `visguard lint .` finds ./stacks/x.yaml: stacks/x.yaml, the
+        path = path[2:]  # path below the working directory that GitHub and GitLab map results onto
+    return path
 
 
 def queue_construct_path(queue: str, findings: list[Finding]) -> str | None:
