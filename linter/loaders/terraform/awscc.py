@@ -18,8 +18,9 @@ maximum_batching_window_in_seconds, function_response_types, enabled, scaling_co
 target, enrichment, source_parameters.sqs_queue_parameters.{batch_size, maximum_batching_window_in_seconds},
 target_parameters.lambda_function_parameters.invocation_type, tags as a map), ``ecs_task_definition`` (family,
 container_definitions as a list of objects: name, command, entry_point, environment [{name, value}], secrets
-[{name, value_from}], stop_timeout; task_role_arn, tags; read-only task_definition_arn), ``ecs_service``
-(service_name, task_definition, desired_count).
+[{name, value_from}], stop_timeout; task_role_arn, tags, requires_compatibilities; read-only
+task_definition_arn), ``ecs_service`` (service_name, task_definition, desired_count, launch_type,
+capacity_provider_strategy as a list of {capacity_provider, weight, base}).
 """
 
 from __future__ import annotations
@@ -79,11 +80,20 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "awscc_ecs_task_definition": (
         "aws_ecs_task_definition",
-        {a: a for a in ("family", "container_definitions", "task_role_arn", "tags")},
+        {
+            a: a
+            for a in ("family", "container_definitions", "task_role_arn", "tags", "requires_compatibilities")
+        },
     ),
     "awscc_ecs_service": (
         "aws_ecs_service",
-        {"name": "service_name", "task_definition": "task_definition", "desired_count": "desired_count"},
+        {
+            "name": "service_name",
+            "task_definition": "task_definition",
+            "desired_count": "desired_count",
+            "launch_type": "launch_type",
+            "capacity_provider_strategy": "capacity_provider_strategy",
+        },  # fmt: skip
     ),
 }
 # attributes a reference reads (``awscc_sqs_queue.q.queue_url``) -> the aws_* attribute the readers know
