@@ -13,7 +13,8 @@ Checked 2026-12-02 against the provider's documentation (registry.terraform.io/p
 ``sqs_queue`` (queue_name, visibility_timeout, message_retention_period, delay_seconds, fifo_queue,
 redrive_policy and redrive_allow_policy as JSON strings, tags; read-only arn, id, queue_url),
 ``lambda_event_source_mapping`` (event_source_arn, function_name, batch_size,
-maximum_batching_window_in_seconds, function_response_types, enabled, scaling_config.maximum_concurrency),
+maximum_batching_window_in_seconds, function_response_types, enabled, scaling_config.maximum_concurrency,
+metrics_config.metrics),
 ``lambda_function`` (function_name, timeout, reserved_concurrent_executions), ``pipes_pipe`` (name, source,
 target, enrichment, source_parameters.sqs_queue_parameters.{batch_size, maximum_batching_window_in_seconds},
 target_parameters.lambda_function_parameters.invocation_type, tags as a map), ``ecs_task_definition`` (family,
@@ -56,6 +57,7 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
                 "function_response_types",
                 "enabled",
                 "scaling_config.maximum_concurrency",
+                "metrics_config.metrics",
             )
         },
     ),

@@ -65,6 +65,7 @@ ARGS = {
         "function_response_types",
         "enabled",
         "scaling_config.maximum_concurrency",
+        "metrics_config.metrics",  # issue 36 (fact-drift L4): Consumer.metrics; no rule reads it
     ),
     FUNCTION: ("function_name", "timeout", "reserved_concurrent_executions"),
     ALIAS: ("name", "function_name"),
@@ -442,6 +443,7 @@ class Builder:
         if r.values.get("scaling_config.maximum_concurrency") is not None:
             c.max_concurrency = integer(r, "scaling_config.maximum_concurrency")
             c.locations["max_concurrency"] = r.loc("scaling_config.maximum_concurrency")
+        _metrics_into(c, r)
         if r.values.get("enabled") is not None:
             e = boolean(r, "enabled")
             c.enabled = True if e is None else e
@@ -554,3 +556,12 @@ def build_model(
     raised). ``data``: the data sources referred to (``TerraformLoader.data``); ``notes`` receives a note for
     each mapping of a queue not declared here."""
     return Builder(resources, file, problems, data, notes).build()
+
+
+def _metrics_into(c: Consumer, r: Res) -> None:
+    """The mapping's ``metrics_config { metrics = ["EventCount"] }`` into ``Consumer.metrics`` (issue 36; the fleet
+    audit reads the deployed mapping's; no lint rule judges it). A value not known here is left unset."""
+    v = r.values.get("metrics_config.metrics")
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        c.metrics = list(v)
+        c.locations["metrics"] = r.loc("metrics_config.metrics")
