@@ -172,7 +172,7 @@ def _esm_settings(v) -> dict:
 
 
 # a worker's facts that go to Consumer.settings (platform-specific, in model names)
-_WORKER_EXTRA = ("desired_count", "task_definition", "container", "target")
+_WORKER_EXTRA = ("desired_count", "task_definition", "container", "target", "capacity")
 
 
 def worker_consumer(row: dict, w: dict, tags: dict) -> Consumer:

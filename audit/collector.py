@@ -552,6 +552,7 @@ def worker_record(part: Partition, **fields) -> dict:
         "task_definition": None,
         "container": None,
         "target": None,
+        "capacity": None,
     }
     rec.update(fields)
     return rec
@@ -648,10 +649,32 @@ def ecs_workers(part: Partition, ecs, index: QueueIndex, functions: list[dict]) 
                         desired_count=s.get("desiredCount"),
                         task_definition=s.get("taskDefinition"),
                         container=c.get("name"),
+                        capacity=ecs_capacity(s, td),
                         **_profile(tags),
                     )
                 )
     return out
+
+
+def ecs_capacity(service: dict, td: dict) -> str | None:
+    """Where a service's tasks run (issue 36): its launchType; else FARGATE when its capacity provider strategy
+    names only FARGATE/FARGATE_SPOT; else (no strategy, or a provider whose kind would need
+    DescribeCapacityProviders: not called) the task definition's one requiresCompatibilities value; None when not
+    known."""
+    from visguard import facts
+
+    launch = service.get("launchType")
+    if isinstance(launch, str) and launch in facts.ECS_CAPACITY_TYPES:
+        return launch
+    names = {
+        p.get("capacityProvider")
+        for p in service.get("capacityProviderStrategy") or []
+        if isinstance(p, dict)
+    }
+    if names and names <= set(facts.ECS_FARGATE_PROVIDERS):
+        return "FARGATE"
+    compat = set(td.get("requiresCompatibilities") or [])
+    return compat.pop() if len(compat) == 1 and next(iter(compat)) in facts.ECS_CAPACITY_TYPES else None
 
 
 def pipe_workers(part: Partition, pipes, index: QueueIndex, functions: list[dict]) -> list[dict]:

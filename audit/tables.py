@@ -63,6 +63,7 @@ WORKER_SETTINGS = (
     "task_definition",
     "container",
     "target",
+    "capacity",  # where an ECS service's tasks run (EC2, FARGATE, EXTERNAL, MANAGED_INSTANCES; issue 36)
 )
 # Field lists shared with build.py (the dict keys of a joined queue row). A consumer is a mapping (``uuid`` set,
 # the worker fields null) or a worker (``worker_arn`` set: the ECS service or pipe; ``queue_ref``: the queue as
@@ -149,6 +150,7 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("task_definition", s),
             T.StructField("container", s),
             T.StructField("target", s),
+            T.StructField("capacity", s),
             # error
             T.StructField("operation", s),
             T.StructField("code", s),
