@@ -53,6 +53,13 @@ _FIX["ecs-managed-instances"] = (
     "cap is Fargate's), and stop taking messages at SIGTERM: host replacement drains every task, and task "
     "scale-in protection does not hold it off (it covers service scale-in and deployments)."
 )
+_FIX[
+    "ecs-managed-instances-fargate"
+] = (  # Managed Instances, but the task definition is also validated for Fargate
+    "Raise {stop_timeout} above the processing p99 (at most 120 s: the task definition also requires FARGATE "
+    "compatibility), or stop taking messages at SIGTERM and finish within the timeout: host replacement drains "
+    "every task, and task scale-in protection does not hold it off (it covers service scale-in and deployments)."
+)
 # why the worker is stopped at all, by where it runs (ECS Managed Instances: host replacement, deploys or not)
 _WHEN = {
     "MANAGED_INSTANCES": "a host replacement (ECS Managed Instances replaces each host for patching at most {days} "
@@ -76,7 +83,7 @@ def _fix_key(c) -> str | None:
     if c.platform != "ecs":
         return c.platform if c.platform in _FIX else None
     if _capacity(c) == "MANAGED_INSTANCES":
-        return "ecs-managed-instances"
+        return "ecs-managed-instances" if _cap(c) is None else "ecs-managed-instances-fargate"
     return "ecs-open" if _cap(c) is None else "ecs"
 
 

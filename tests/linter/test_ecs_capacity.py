@@ -295,3 +295,14 @@ def test_a_copy_of_the_terraform_fixture_is_fixed_past_120_s(tmp_path, capsys):
     capsys.readouterr()
     assert "stopTimeout = 600" in (root / "main.tf").read_text()
     assert [f.rule for f in lint_paths([str(root)]).findings] == []
+
+
+def test_vg062_on_managed_instances_validated_for_fargate_too_keeps_120_s():
+    t = cfn(
+        {"RequiresCompatibilities": ["FARGATE", "MANAGED_INSTANCES"]}, {"LaunchType": "MANAGED_INSTANCES"}
+    )
+    (f,) = _vg062(load_template(t, file="t.yaml"))
+    assert (
+        "host replacement" in f.message and f.changes == ()
+    )  # 600 s is past the 120 s Fargate validation allows
+    assert "at most 120 s" in f.fix and "does not hold it off" in f.fix
