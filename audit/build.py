@@ -125,6 +125,8 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
                 processing_p50=_num(m.get("duration_p50")),
                 processing_p99=_num(m.get("duration_p99")),
                 note=None if known else f"function {m['function_arn']} is not in the inventory",
+                metrics=_metrics_config(m.get("metrics_config")),
+                settings=_esm_settings(m.get("esm_metrics")),
             )
         )
     has_workers = any(c.kind == "worker" for c in out)
@@ -154,8 +156,23 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
     return out
 
 
+def _metrics_config(v) -> list[str] | None:
+    """A mapping's MetricsConfig.Metrics (None: not set, as the collector writes it)."""
+    return None if v is None or isinstance(v, float) else [str(x) for x in v]
+
+
+def _esm_settings(v) -> dict:
+    """``{"esm_metrics": {"polled", "failed", "deleted"}}``: the mapping's own CloudWatch counts (issue 36), when
+    the collector read any; else nothing."""
+    if v is None or isinstance(v, float):
+        return {}
+    d = v.asDict() if hasattr(v, "asDict") else dict(v)
+    counts = {k: _num(d.get(k)) for k in ("polled", "failed", "deleted")}
+    return {"esm_metrics": counts} if any(x is not None for x in counts.values()) else {}
+
+
 # a worker's facts that go to Consumer.settings (platform-specific, in model names)
-_WORKER_EXTRA = ("desired_count", "task_definition", "container", "target")
+_WORKER_EXTRA = ("desired_count", "task_definition", "container", "target", "capacity")
 
 
 def worker_consumer(row: dict, w: dict, tags: dict) -> Consumer:

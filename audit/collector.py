@@ -302,7 +302,7 @@ def collect_partition(opts: Options, clients: Clients, account: str, region: str
     records: list[dict] = [*queues, *mappings, *functions]
     records += workers(part, clients, queues, functions)
     if opts.metrics and (queues or functions):
-        records += evidence(part, clients.get("cloudwatch", region), queues, functions)
+        records += evidence(part, clients.get("cloudwatch", region), queues, functions, mappings)
     return records
 
 
@@ -408,7 +408,17 @@ def mapping_record(part: Partition, m: dict) -> dict:
         "batching_window": m.get("MaximumBatchingWindowInSeconds"),
         "maximum_concurrency": scaling.get("MaximumConcurrency"),
         "function_response_types": list(m.get("FunctionResponseTypes") or []),
+        # MetricsConfig.Metrics as the mapping has it (["EventCount"]: its own CloudWatch counts; None: not set)
+        "metrics_config": _metrics_config(m),
+        "esm_metrics": None,  # add_metrics: the mapping's counts, where EventCount is on
     }
+
+
+def _metrics_config(m: dict) -> list[str] | None:
+    cfg = m.get("MetricsConfig")
+    if not isinstance(cfg, dict) or not isinstance(cfg.get("Metrics"), list):
+        return None
+    return [str(x) for x in cfg["Metrics"]]
 
 
 def function_record(part: Partition, fn_arn: str) -> dict:
@@ -439,11 +449,11 @@ def function_record(part: Partition, fn_arn: str) -> dict:
     }
 
 
-def evidence(part: Partition, cw, queues: list[dict], functions: list[dict]) -> list[dict]:
+def evidence(part: Partition, cw, queues: list[dict], functions: list[dict], mappings=()) -> list[dict]:
     """CloudWatch evidence into the records; evidence is optional: a failure keeps the partition and is
     recorded as an error row (returned)."""
     try:
-        add_metrics(cw, queues, functions)
+        add_metrics(cw, queues, functions, mappings=mappings)
     except PartitionFailed:
         raise
     except Exception as exc:  # noqa: BLE001 - every botocore failure becomes a record
@@ -542,6 +552,7 @@ def worker_record(part: Partition, **fields) -> dict:
         "task_definition": None,
         "container": None,
         "target": None,
+        "capacity": None,
     }
     rec.update(fields)
     return rec
@@ -638,10 +649,32 @@ def ecs_workers(part: Partition, ecs, index: QueueIndex, functions: list[dict]) 
                         desired_count=s.get("desiredCount"),
                         task_definition=s.get("taskDefinition"),
                         container=c.get("name"),
+                        capacity=ecs_capacity(s, td),
                         **_profile(tags),
                     )
                 )
     return out
+
+
+def ecs_capacity(service: dict, td: dict) -> str | None:
+    """Where a service's tasks run (issue 36): its launchType; else FARGATE when its capacity provider strategy
+    names only FARGATE/FARGATE_SPOT; else (no strategy, or a provider whose kind would need
+    DescribeCapacityProviders: not called) the task definition's one requiresCompatibilities value; None when not
+    known."""
+    from visguard import facts
+
+    launch = service.get("launchType")
+    if isinstance(launch, str) and launch in facts.ECS_CAPACITY_TYPES:
+        return launch
+    names = {
+        p.get("capacityProvider")
+        for p in service.get("capacityProviderStrategy") or []
+        if isinstance(p, dict)
+    }
+    if names and names <= set(facts.ECS_FARGATE_PROVIDERS):
+        return "FARGATE"
+    compat = set(td.get("requiresCompatibilities") or [])
+    return compat.pop() if len(compat) == 1 and next(iter(compat)) in facts.ECS_CAPACITY_TYPES else None
 
 
 def pipe_workers(part: Partition, pipes, index: QueueIndex, functions: list[dict]) -> list[dict]:
@@ -721,8 +754,11 @@ def target_timeout(part: Partition, target: str, params: dict, timeouts: dict) -
 
 
 # ---------------------------------------------------------------------------------------------- CloudWatch
-def metric_queries(queues: list[dict], functions: list[dict]) -> list[tuple[str, dict, dict]]:
-    """(query id, target record, MetricDataQuery) for every metric the audit uses."""
+def metric_queries(queues: list[dict], functions: list[dict], mappings=()) -> list[tuple[str, dict, dict]]:
+    """(query id, target record, MetricDataQuery) for every metric the audit uses; a mapping's own counts only
+    where its MetricsConfig has EventCount (Lambda publishes them only then)."""
+    from visguard import facts
+
     period = METRIC_DAYS * 86_400
     out = []
 
@@ -751,14 +787,24 @@ def metric_queries(queues: list[dict], functions: list[dict]) -> list[tuple[str,
             dims.append({"Name": "Resource", "Value": f"{name}:{qual}"})
         out.append((f"f{i}p50", rec, q(f"f{i}p50", "AWS/Lambda", "Duration", dims, "p50")))
         out.append((f"f{i}p99", rec, q(f"f{i}p99", "AWS/Lambda", "Duration", dims, "p99")))
+    for i, rec in enumerate(mappings):
+        if facts.ESM_METRICS_VALUE not in (rec.get("metrics_config") or ()):
+            continue
+        dims = [{"Name": facts.ESM_METRIC_DIMENSION, "Value": rec["uuid"]}]
+        for key, metric in facts.ESM_METRICS.items():
+            qid = f"m{i}_{key}"
+            out.append((qid, rec, q(qid, facts.ESM_METRIC_NAMESPACE, metric, dims, "Sum")))
     return out
 
 
-def add_metrics(cw, queues: list[dict], functions: list[dict], now: datetime | None = None) -> int:
-    """Fill ``metrics`` on queues and duration percentiles on functions; returns GetMetricData calls made."""
+def add_metrics(
+    cw, queues: list[dict], functions: list[dict], now: datetime | None = None, mappings=()
+) -> int:
+    """Fill ``metrics`` on queues, duration percentiles on functions and ``esm_metrics`` (sums of polled, failed to
+    invoke, deleted events) on mappings with EventCount on; returns GetMetricData calls made."""
     end = (now or datetime.now(UTC)).replace(second=0, microsecond=0)
     start = end - timedelta(days=METRIC_DAYS)
-    queries = metric_queries(queues, functions)
+    queries = metric_queries(queues, functions, mappings)
     by_id = {qid: rec for qid, rec, _ in queries}
     values: dict[str, float] = {}
     calls = 0
@@ -780,7 +826,11 @@ def add_metrics(cw, queues: list[dict], functions: list[dict], now: datetime | N
             if not token:
                 break
     for qid, rec in by_id.items():
-        if rec["kind"] == "queue":
+        if rec["kind"] == "mapping":
+            m = rec["esm_metrics"] or {"polled": None, "failed": None, "deleted": None}
+            m[qid.split("_", 1)[1]] = values.get(qid)
+            rec["esm_metrics"] = m
+        elif rec["kind"] == "queue":
             m = rec["metrics"] or {"received": None, "deleted": None, "age_oldest_max": None}
             key = {"r": "received", "d": "deleted", "a": "age_oldest_max"}[qid[-1]]
             m[key] = values.get(qid)

@@ -18,6 +18,8 @@ COLLECTOR_ACTIONS: tuple[str, ...] = (
     "ecs:DescribeTaskDefinition",
     "pipes:ListPipes",
     "pipes:DescribePipe",
+    # with --metrics: AWS/SQS queue metrics, Lambda Duration, and an event source mapping's own counts where its
+    # MetricsConfig has EventCount (AWS/Lambda, EventSourceMappingUUID): one read-only action for all of them
     "cloudwatch:GetMetricData",
     "ec2:DescribeRegions",
 )

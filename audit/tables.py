@@ -46,6 +46,8 @@ MAPPING_SETTINGS = (
     "batching_window",
     "maximum_concurrency",
     "function_response_types",
+    "metrics_config",  # MetricsConfig.Metrics (issue 36, fact-drift row L4)
+    "esm_metrics",  # the mapping's own counts where EventCount is on: polled, failed, deleted
 )
 # A worker record's own facts (ECS service, pipe), besides batch_size and batching_window (MAPPING_SETTINGS).
 WORKER_SETTINGS = (
@@ -61,6 +63,7 @@ WORKER_SETTINGS = (
     "task_definition",
     "container",
     "target",
+    "capacity",  # where an ECS service's tasks run (EC2, FARGATE, EXTERNAL, MANAGED_INSTANCES; issue 36)
 )
 # Field lists shared with build.py (the dict keys of a joined queue row). A consumer is a mapping (``uuid`` set,
 # the worker fields null) or a worker (``worker_arn`` set: the ECS service or pipe; ``queue_ref``: the queue as
@@ -124,6 +127,10 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("batching_window", d),
             T.StructField("maximum_concurrency", i),
             T.StructField("function_response_types", T.ArrayType(s)),
+            T.StructField("metrics_config", T.ArrayType(s)),
+            T.StructField(
+                "esm_metrics", T.StructType([T.StructField(n, d) for n in ("polled", "failed", "deleted")])
+            ),
             # function
             T.StructField("timeout", d),
             T.StructField("reserved_concurrency", i),
@@ -143,6 +150,7 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("task_definition", s),
             T.StructField("container", s),
             T.StructField("target", s),
+            T.StructField("capacity", s),
             # error
             T.StructField("operation", s),
             T.StructField("code", s),

@@ -403,6 +403,68 @@ SQS_CONSUMER_RETURN_ACKS_FROM = (14, 0, 0)
 SQS_CONSUMER_NEWEST_RELEASE = (15, 0, 3)
 SQS_CONSUMER_ACK_SOURCE = "https://github.com/bbc/sqs-consumer/blob/v14.0.0/src/consumer.ts#L545-L575"
 SQS_CONSUMER_ACK_CHANGE = "https://github.com/bbc/sqs-consumer/pull/583"
+# ------------------------------------------------------------------ ECS capacity types and ESM metrics (issue 36)
+# (fact-drift-2026-12.md rows P2 and L4.) Where an ECS task runs: the task definition's requiresCompatibilities and a
+# service's launchType take one of these (ECS API Compatibility / LaunchType enums, botocore 1.44.8's ecs model,
+# read 2026-12-02). A capacity provider strategy names FARGATE / FARGATE_SPOT or a capacity provider of the cluster.
+ECS_CAPACITY_TYPES = ("EC2", "FARGATE", "EXTERNAL", "MANAGED_INSTANCES")
+ECS_FARGATE_PROVIDERS = ("FARGATE", "FARGATE_SPOT")
+ECS_CAPACITY_SOURCE = (
+    "https://docs.aws.amazon.com/AmazonECS/latest/APIReference/API_RegisterTaskDefinition.html"
+)
+# ContainerDefinition.stopTimeout: "For tasks that use the Fargate launch type, the max stop timeout value is 120
+# seconds"; "The valid values for Fargate are 2-120 seconds"; for EC2 the default is the agent's
+# ECS_CONTAINER_STOP_TIMEOUT. No maximum is stated for EC2, EXTERNAL or MANAGED_INSTANCES (re-read 2026-12-02 on
+# the API reference and in botocore 1.44.8's model; the Managed Instances guide pages found state none either): so
+# visguard applies Fargate's cap where the task may run on Fargate (FARGATE in requiresCompatibilities: the task
+# definition is validated against it) or where it cannot tell, and none elsewhere. Unconfirmed, not invented.
+ECS_STOP_TIMEOUT_CAPS = {"FARGATE": 120}
+ECS_MANAGED_INSTANCES_STOP_TIMEOUT_CAP = None  # no source states one (see above)
+# ECS Managed Instances replaces its hosts for patching: "Amazon ECS Managed Instances have a maximum lifetime of 14
+# days. Plan for task replacement", replaced inside maintenance windows (EC2 event windows); AWS Batch's guide:
+# "initiates draining at day 14 from instance launch". Draining stops the host's tasks (SIGTERM, then stopTimeout).
+ECS_MANAGED_INSTANCES_SOURCE = (
+    "https://docs.aws.amazon.com/AmazonECS/latest/developerguide/migrate-fargate-to-managed-instances.html"
+)
+ECS_MANAGED_INSTANCES_MAX_LIFETIME_DAYS = 14
+# Task scale-in protection covers "scale-in events from either service auto scaling or deployments" (not a host's
+# draining).
+ECS_TASK_PROTECTION_SOURCE = (
+    "https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-scale-in-protection.html"
+)
+ECS_TASK_PROTECTION_COVERS = ("service auto scaling", "deployments")
+
+
+def ecs_stop_timeout_cap(capacity: str | None, compatibilities=None) -> int | None:
+    """The largest stopTimeout ECS documents for a task: Fargate's where the task may run on Fargate (its
+    ``capacity`` is FARGATE, or its ``compatibilities`` name FARGATE, or neither is known), else None (none
+    documented: EC2, EXTERNAL, MANAGED_INSTANCES)."""
+    fargate = ECS_STOP_TIMEOUT_CAPS["FARGATE"]
+    if compatibilities and "FARGATE" in compatibilities:
+        return fargate
+    if capacity is None:
+        return None if compatibilities else fargate
+    return ECS_STOP_TIMEOUT_CAPS.get(capacity)
+
+
+# Lambda event source mapping metrics (MetricsConfig.Metrics: ["EventCount"]; off by default; EventCount is the only
+# value for SQS, ErrorCount and KafkaMetrics are Kafka's). Namespace AWS/Lambda, dimension EventSourceMappingUUID.
+# The metric names are defined on LAMBDA_DG monitoring-metrics-types.html#event-source-mapping-metrics, a page the
+# search corpus does not hold: they were read 2026-12-02 in Grafana's CloudWatch metric list (below), and match
+# Elastic's AWS integration (elastic/integrations#11907) and public Terraform/CDK alarms on them. The audit reads
+# only the three it uses as evidence (polled, failed to invoke, deleted).
+ESM_METRICS_CONFIG_SOURCE = LAMBDA_API + "API_EventSourceMappingMetricsConfig.html"
+ESM_METRICS_VALUE = "EventCount"
+ESM_METRIC_NAMES_SOURCE = (
+    "https://github.com/grafana/grafana-aws-sdk/blob/main/pkg/cloudWatchConsts/metrics.go"
+)
+ESM_METRIC_NAMESPACE = "AWS/Lambda"
+ESM_METRIC_DIMENSION = "EventSourceMappingUUID"
+ESM_METRICS = {
+    "polled": "PolledEventCount",
+    "failed": "FailedInvokeEventCount",
+    "deleted": "DeletedEventCount",
+}
 
 
 # ----------------------------------------------------------------------------------------- when each was checked
@@ -574,3 +636,12 @@ checked(
 checked("2026-12-02", KOMBU_CHANGELOG, "KOMBU_REJECT_WAITS_FROM")
 checked("2026-12-02", CELERY_REQUIREMENTS_SOURCE, "CELERY_KOMBU")
 checked("2026-12-02", SQS_CONSUMER_ACK_SOURCE, "SQS_CONSUMER_RETURN_ACKS_FROM", "SQS_CONSUMER_NEWEST_RELEASE")
+
+# ECS capacity types and ESM metrics (issue 36, fact-drift rows P2 and L4; helper ecsmi)
+checked("2026-12-02", ECS_STOP_TIMEOUT.source, "ECS_STOP_TIMEOUT_CAPS", "ECS_MANAGED_INSTANCES_STOP_TIMEOUT_CAP",
+        "ecs_stop_timeout_cap")  # fmt: skip
+checked("2026-12-02", ECS_CAPACITY_SOURCE, "ECS_CAPACITY_TYPES", "ECS_FARGATE_PROVIDERS")
+checked("2026-12-02", ECS_MANAGED_INSTANCES_SOURCE, "ECS_MANAGED_INSTANCES_MAX_LIFETIME_DAYS")
+checked("2026-12-02", ECS_TASK_PROTECTION_SOURCE, "ECS_TASK_PROTECTION_COVERS")
+checked("2026-12-02", ESM_METRICS_CONFIG_SOURCE, "ESM_METRICS_VALUE")
+checked("2026-12-02", ESM_METRIC_NAMES_SOURCE, "ESM_METRIC_NAMESPACE", "ESM_METRIC_DIMENSION", "ESM_METRICS")

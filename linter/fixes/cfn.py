@@ -147,12 +147,14 @@ def _worker_edits(change: Change, res) -> list[tuple[list, object, str | None]]:
         if "ContainerDefinitions" not in loc:
             raise CannotFix("the container is not written in this template")
         at = loc[: loc.index("ContainerDefinitions") + 2]
+        # the cap of where the task may run (facts.ecs_stop_timeout_cap): Fargate's 120 s when the task definition
+        # names FARGATE; none is documented for EC2, EXTERNAL or MANAGED_INSTANCES
         compat = (resource.get("Properties") or {}).get("RequiresCompatibilities")
-        fargate = isinstance(compat, list) and "FARGATE" in compat
-        if fargate and value > facts.ECS_STOP_TIMEOUT.hi:
+        compat = [str(v).upper() for v in compat] if isinstance(compat, list) else None
+        cap = facts.ecs_stop_timeout_cap(None, compat) if compat else None
+        if cap is not None and value > cap:
             raise CannotFix(
-                f"Fargate allows a StopTimeout of at most {facts.ECS_STOP_TIMEOUT.hi} s: drain the worker or use "
-                "task scale-in protection"
+                f"Fargate allows a StopTimeout of at most {cap} s: drain the worker or use task scale-in protection"
             )
         container = res
         for k in at[1:]:

@@ -427,6 +427,17 @@ class _Builder:
             enabled = self.boolean(p["Enabled"], [*base, "Enabled"])
             c.enabled = True if enabled is None else enabled
             c.locations["enabled"] = self.loc([*base, "Enabled"])
+        self.esm_metrics(c, p, base)
+
+    def esm_metrics(self, c: Consumer, p: dict, base: list) -> None:
+        """``MetricsConfig: {Metrics: [EventCount]}`` into ``Consumer.metrics`` (issue 36; the fleet audit reads the
+        deployed mapping's; no lint rule judges it). A value not known here is left unset."""
+        raw = p.get("MetricsConfig")
+        cfg = self.r.value(raw, [*base, "MetricsConfig"]) if raw is not None else None
+        metrics = cfg.get("Metrics") if isinstance(cfg, dict) else None
+        if isinstance(metrics, list) and all(isinstance(x, str) for x in metrics):
+            c.metrics = list(metrics)
+            c.locations["metrics"] = self.loc([*base, "MetricsConfig", "Metrics"])
 
     def provisioned_pollers(self, c: Consumer, p: dict, base: list) -> None:
         """``ProvisionedPollerConfig`` (provisioned mode, issue 36): MinimumPollers / MaximumPollers into

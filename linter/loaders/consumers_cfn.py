@@ -8,7 +8,8 @@ a cdk.out template comes through the same builder):
   (``ValueFrom`` an ``AWS::SSM::Parameter`` whose Value is the queue), or whose task role may
   ``sqs:ReceiveMessage`` on the queue (inline policies, ``AWS::IAM::Policy``/``ManagedPolicy`` attached to it; a
   ``"*"`` resource links no queue). One worker consumer per (task definition, queue), platform ``ecs``: the
-  containers' StopTimeout, the service's DesiredCount and its scalable target's MaxCapacity. A task role that
+  containers' StopTimeout, the service's DesiredCount and its scalable target's MaxCapacity, where the tasks run
+  (``settings["capacity"]``: the service's LaunchType or CapacityProviderStrategy, else RequiresCompatibilities). A task role that
   grants only sending on the queue makes the container a producer: no consumer. A variable naming a queue outside
   the template (a literal URL/ARN, ``Fn::ImportValue``) gives a pending consumer (``Model.pending``).
 - ``AWS::ElasticBeanstalk::Environment`` of the Worker tier (or with ``aws:elasticbeanstalk:sqsd`` options, also
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
 QUEUE = "AWS::SQS::Queue"
 TASK_DEFINITION = "AWS::ECS::TaskDefinition"
 SERVICE = "AWS::ECS::Service"
+CAPACITY_PROVIDER = "AWS::ECS::CapacityProvider"
 SCALABLE_TARGET = "AWS::ApplicationAutoScaling::ScalableTarget"
 ROLE = "AWS::IAM::Role"
 POLICY = "AWS::IAM::Policy"
@@ -268,6 +270,7 @@ class _Reader:
             self.stop_timeout(c, containers, sorted(slot["containers"]), base)
             self.command(c, containers, sorted(slot["containers"]), base, lid)
             self.scaling(c, services)
+            self.capacity(c, p, base, services)
             self.tags(c, p.get("Tags"), [*base, "Tags"])
             qid = key if isinstance(key, str) else None
             self.attach(qid, slot["ref"] if qid is None else None, c, lid)
@@ -294,6 +297,58 @@ class _Reader:
             c.locations["stop_timeout"] = self.b.loc(best_at)
         elif undeclared is not None:
             c.locations["stop_timeout"] = self.b.loc(undeclared)
+
+    def capacity(self, c: Consumer, p: dict, base: list, services: list[str]) -> None:
+        """Where the tasks run (issue 36): ``settings["capacity"]`` (EC2, FARGATE, EXTERNAL, MANAGED_INSTANCES) from
+        the service's LaunchType, else its CapacityProviderStrategy (FARGATE/FARGATE_SPOT, or a capacity provider of
+        this template with ManagedInstancesProvider or AutoScalingGroupProvider), else the task definition's one
+        RequiresCompatibilities value; ``settings["compatibilities"]``: that list as written. Located under
+        ``capacity``; left unset when not known here."""
+        b = self.b
+        raw = self.value(p.get("RequiresCompatibilities"), [*base, "RequiresCompatibilities"])
+        compat = [v.upper() for v in _items(raw) if isinstance(v, str)] if isinstance(raw, list) else []
+        if compat:
+            c.settings["compatibilities"] = compat
+        found, at = None, None
+        for sid in services[:1]:
+            sbase = ["Resources", sid, "Properties"]
+            sp = b.props(sid)
+            launch = self.value(sp.get("LaunchType"), [*sbase, "LaunchType"])
+            if isinstance(launch, str) and launch.upper() in facts.ECS_CAPACITY_TYPES:
+                found, at = launch.upper(), [*sbase, "LaunchType"]
+                break
+            strategy = self.value(sp.get("CapacityProviderStrategy"), [*sbase, "CapacityProviderStrategy"])
+            kinds = {
+                self.provider_kind(item.get("CapacityProvider"))
+                for item in _items(strategy)
+                if isinstance(item, dict)
+            }
+            if len(kinds) == 1 and None not in kinds:
+                found, at = kinds.pop(), [*sbase, "CapacityProviderStrategy"]
+        if found is None and len(set(compat)) == 1 and compat[0] in facts.ECS_CAPACITY_TYPES:
+            found, at = compat[0], [*base, "RequiresCompatibilities"]
+        if found is not None:
+            c.settings["capacity"] = found
+            c.locations["capacity"] = b.loc(at)
+
+    def provider_kind(self, v: Any) -> str | None:
+        """The capacity type of a strategy's capacity provider: FARGATE for Fargate's own, the kind of a
+        capacity provider of this template (by reference or its Name), None when not known here."""
+        v = v.refs()[0] if isinstance(v, Text) and len(v.refs()) == 1 else v
+        pid = None
+        if isinstance(v, ResRef) and self.b.res.get(v.id, {}).get("Type") == CAPACITY_PROVIDER:
+            pid = v.id
+        elif isinstance(v, str):
+            if v.upper() in facts.ECS_FARGATE_PROVIDERS:
+                return "FARGATE"
+            pid = next((lid for lid, r in self.b.res.items() if r["Type"] == CAPACITY_PROVIDER
+                        and self.b.props(lid).get("Name") == v), None)  # fmt: skip
+        if pid is None:
+            return None
+        props = self.b.props(pid)
+        if "ManagedInstancesProvider" in props:
+            return "MANAGED_INSTANCES"
+        return "EC2" if "AutoScalingGroupProvider" in props else None
 
     def command(self, c: Consumer, containers: Any, indexes: list[int], base: list, lid: str) -> None:
         """The worker the first container with a ``Command`` starts (``EntryPoint`` + ``Command``, exec form):

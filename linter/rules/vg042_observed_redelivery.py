@@ -21,7 +21,9 @@ RULE = Rule(
         "when the DLQ shows inflow (messages that exhausted maxReceiveCount were received and never deleted: "
         "failures, not only timeouts). Deletes of a message already deleted also count, so the rate can only "
         "understate. Dead-letter queues without a known consumer are skipped: receives there are people "
-        "inspecting messages."
+        "inspecting messages. A Lambda event source mapping with metrics on (MetricsConfig EventCount) adds its "
+        "own counts of events polled, failed to invoke and deleted (AWS/Lambda, per EventSourceMappingUUID); "
+        "one without is told how to turn them on."
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/sqs-available-cloudwatch-metrics.html",
     fix="Find why messages come back (the message names the likeliest cause): raise {visibility_timeout} to what "
@@ -62,12 +64,56 @@ def check(queue, ctx):
         "window_days": days,
         "confidence": level,
     }
+    esm, esm_said = _mapping_counts(queue)
+    if esm:
+        estimate["esm"] = esm
     yield ctx.finding(
         queue,
         f"{said} ({seen}): most likely {_cause(queue, ctx, rate)}; confidence {level}"
-        + (f" ({'; '.join(why)})" if why else ""),
+        + (f" ({'; '.join(why)})" if why else "")
+        + esm_said,
         estimate=estimate,
     )
+
+
+# the event source mapping's own counts (MetricsConfig EventCount; issue 36, fact-drift row L4): how many of the
+# events it polled failed to invoke the function, and how many it deleted; a mapping without them is told how to
+# turn them on (the audit speaks the AWS API's and CLI's words)
+TURN_ON = (
+    "MetricsConfig {{Metrics: [{value}]}}: aws lambda update-event-source-mapping --uuid {uuid} --metrics-config "
+    "Metrics={value}"
+)
+
+
+def _mapping_counts(queue) -> tuple[dict, str]:
+    """(uuid -> counts, the sentence) for the queue's Lambda consumers: what each mapping counted, or how to make it
+    count."""
+    from visguard import facts
+
+    counts, said = {}, []
+    for c in queue.consumers:
+        if c.kind != "lambda":
+            continue
+        m = (c.settings or {}).get("esm_metrics")
+        if m:
+            counts[c.id] = m
+            polled, failed, deleted = (m.get(k) for k in ("polled", "failed", "deleted"))
+            part = f"mapping {c.id} counted " + ", ".join(
+                f"{v:,.0f} {what}"
+                for v, what in ((polled, "polled"), (failed, "failed to invoke"), (deleted, "deleted"))
+                if v is not None
+            )
+            if failed:
+                part += ": failed invocations bring messages back"
+            elif failed == 0 and polled:
+                part += ": no failed invocation, so the timeout expiring (or another reader) is likelier"
+            said.append(part)
+        elif facts.ESM_METRICS_VALUE not in (c.metrics or ()):
+            said.append(
+                f"mapping {c.id} publishes no event counts of its own; turn them on to tell failed invocations "
+                f"from expired timeouts ({TURN_ON.format(value=facts.ESM_METRICS_VALUE, uuid=c.id)})"
+            )
+    return counts, "".join(f"; {x}" for x in said)
 
 
 def _age(seconds: float) -> str:

@@ -109,13 +109,16 @@ class Seeder:
         return arn
 
     def mapping(
-        self, queue_arn: str, fn: str, batch: int = 10, window: int | None = None, partial: bool = False
-    ) -> None:
+        self, queue_arn: str, fn: str, batch: int = 10, window: int | None = None, partial: bool = False,
+        metrics: bool = False,
+    ) -> None:  # fmt: skip
         kw = {"EventSourceArn": queue_arn, "FunctionName": fn, "BatchSize": batch}
         if window is not None:
             kw["MaximumBatchingWindowInSeconds"] = window
         if partial:
             kw["FunctionResponseTypes"] = ["ReportBatchItemFailures"]
+        if metrics:  # the mapping's own event counts (issue 36)
+            kw["MetricsConfig"] = {"Metrics": ["EventCount"]}
         self.lam.create_event_source_mapping(**kw)
 
     def ecs_worker(self, name: str, env: dict[str, str], stop_timeout: int) -> None:
@@ -169,7 +172,7 @@ def build(endpoint: str) -> list[str]:
     s = Seeder(endpoint, c, "us-east-1")
     _, dlq = s.queue("thumbnails-dlq", MessageRetentionPeriod=1_209_600)
     _, q = s.queue("thumbnails", VisibilityTimeout=900, **redrive(dlq, 5))
-    s.mapping(q, s.function("fn-thumb", 120), batch=100, partial=True)
+    s.mapping(q, s.function("fn-thumb", 120), batch=100, partial=True, metrics=True)
 
     s = Seeder(endpoint, d, "us-east-1")
     url, _ = s.queue("reports", VisibilityTimeout=60)

@@ -143,6 +143,8 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
                 "batching_window": m.get("batching_window"),
                 "maximum_concurrency": m.get("maximum_concurrency"),
                 "function_response_types": m.get("function_response_types"),
+                "metrics_config": m.get("metrics_config"),
+                "esm_metrics": m.get("esm_metrics"),
                 "function_found": fn is not None,
                 **{
                     k: (fn or {}).get(k)

@@ -265,3 +265,60 @@ def test_error_records_classify_failures_without_secrets():
     )
     # an endpoint that does not answer is a connection failure, not a disabled region
     assert rec["code"] == "ConnectionFailed" and "me-south-1" in rec["message"]
+
+
+# ---------------------------------------------------------------------------------------------- ESM metrics
+# issue 36, fact-drift row L4: a mapping's MetricsConfig, and its own CloudWatch counts where EventCount is on
+def test_mapping_metrics_config_is_collected_and_only_those_mappings_are_queried(clean_run):
+    out, _, _ = clean_run
+    mappings = {r["event_source_arn"].rsplit(":", 1)[-1]: r for r in records(out) if r["kind"] == "mapping"}
+    assert mappings["thumbnails"]["metrics_config"] == ["EventCount"]
+    # queried (moto has no data points for it: every count None, not 0)
+    assert mappings["thumbnails"]["esm_metrics"] == {"polled": None, "failed": None, "deleted": None}
+    others = [m for name, m in mappings.items() if name != "thumbnails"]
+    assert others and all(m["metrics_config"] is None and m["esm_metrics"] is None for m in others)
+    assert inventory.validate_records(list(mappings.values())) == []
+
+
+def test_esm_metric_queries_parse_into_the_mapping():
+    from visguard import facts
+
+    class FakeCW:
+        def get_metric_data(self, MetricDataQueries, **kw):  # noqa: N803 - boto3's parameter name
+            self.queries = MetricDataQueries
+            v = {"polled": 1000.0, "failed": 40.0, "deleted": 960.0}
+            return {"MetricDataResults": [{"Id": q["Id"], "Values": [v[q["Id"].split("_", 1)[1]]]}
+                                          for q in MetricDataQueries]}  # fmt: skip
+
+    on = {"kind": "mapping", "uuid": "u-on", "metrics_config": ["EventCount"], "esm_metrics": None}
+    off = {"kind": "mapping", "uuid": "u-off", "metrics_config": None, "esm_metrics": None}
+    empty = {"kind": "mapping", "uuid": "u-empty", "metrics_config": [], "esm_metrics": None}
+    cw = FakeCW()
+    assert collector.add_metrics(cw, [], [], mappings=[off, on, empty]) == 1
+    assert on["esm_metrics"] == {"polled": 1000.0, "failed": 40.0, "deleted": 960.0}
+    assert off["esm_metrics"] is None and empty["esm_metrics"] is None  # never queried
+    metrics = [q["MetricStat"]["Metric"] for q in cw.queries]
+    assert {m["MetricName"] for m in metrics} == set(facts.ESM_METRICS.values())
+    assert all(m["Namespace"] == "AWS/Lambda" and m["Dimensions"] == [
+        {"Name": "EventSourceMappingUUID", "Value": "u-on"}] for m in metrics)  # fmt: skip
+    assert {q["MetricStat"]["Stat"] for q in cw.queries} == {"Sum"}
+
+
+def test_esm_counts_published_in_cloudwatch_reach_the_inventory(org, moto_endpoint, tmp_path):
+    # last in this module: it adds data points that later collections would see
+    from datetime import UTC, datetime, timedelta
+
+    s = fleet.session_for(moto_endpoint, org[2])
+    lam = s.client("lambda", endpoint_url=moto_endpoint)
+    (uuid,) = [m["UUID"] for m in lam.list_event_source_mappings()["EventSourceMappings"]
+               if m["EventSourceArn"].endswith(":thumbnails")]  # fmt: skip
+    cw = s.client("cloudwatch", endpoint_url=moto_endpoint)
+    at = datetime.now(UTC) - timedelta(hours=1)
+    dims = [{"Name": "EventSourceMappingUUID", "Value": uuid}]
+    cw.put_metric_data(Namespace="AWS/Lambda", MetricData=[
+        {"MetricName": name, "Dimensions": dims, "Timestamp": at, "Value": value, "Unit": "Count"}
+        for name, value in (("PolledEventCount", 500.0), ("FailedInvokeEventCount", 25.0), ("DeletedEventCount", 475.0))
+    ])  # fmt: skip
+    collector.collect(options(moto_endpoint, tmp_path, metrics=True))
+    (m,) = [r for r in records(tmp_path) if r["kind"] == "mapping" and r["uuid"] == uuid]
+    assert m["esm_metrics"] == {"polled": 500.0, "failed": 25.0, "deleted": 475.0}

@@ -283,3 +283,33 @@ def test_a_remote_out_is_written_by_spark_with_the_same_rows(spark, audited, tmp
         return sorted(map(repr, ds.dataset(str(folder / "queues"), format="parquet").to_table().to_pylist()))
 
     assert queues(out) == queues(audited["out"])
+
+
+def test_a_mappings_own_counts_reach_vg042_through_the_job(spark, tmp_path):
+    """Issue 36 (fact-drift row L4): a mapping with MetricsConfig EventCount and its CloudWatch counts, and one
+    without: the job carries both to VG042, which quotes the first's counts and tells the second how to turn
+    them on; the plain-Python reference agrees."""
+    fn = f"arn:aws:lambda:us-east-1:{A}:function:w"
+    lines = []
+    for name, uuid, cfg, esm in (
+        ("seen", "m-on", ["EventCount"], {"polled": 30000.0, "failed": 5000.0, "deleted": 25000.0}),
+        ("blind", "m-off", None, None),
+    ):
+        q = _q(A, name, vt="300", retention="1209600", redrive=_rp(A, "dlq"))
+        q["metrics"] = {"received": 30000.0, "deleted": 25000.0, "age_oldest_max": 5.0}
+        lines += [q, {"kind": "mapping", "account": A, "region": "us-east-1", "uuid": uuid, "event_source_arn":
+                      q["arn"], "function_arn": fn, "state": "Enabled", "batch_size": 1, "batching_window": 0,
+                      "maximum_concurrency": None, "function_response_types": [], "metrics_config": cfg,
+                      "esm_metrics": esm}]  # fmt: skip
+    lines += [
+        _q(A, "dlq", retention="1209600"),
+        {"kind": "function", "account": A, "region": "us-east-1", "arn": fn, "name": "w", "timeout": 30},
+    ]
+    _write(tmp_path, A, [json.dumps(x) for x in lines])
+    out = tmp_path / "out"
+    job.run(spark, str(tmp_path), str(out))
+    got = {f[0].rsplit(":", 1)[-1]: f[3] for f in spark_findings(spark, out) if f[1] == "VG042"}
+    assert "mapping m-on counted 30,000 polled, 5,000 failed to invoke, 25,000 deleted" in got["seen"]
+    assert "--uuid m-off --metrics-config Metrics=EventCount" in got["blind"] and "m-on" not in got["blind"]
+    ref, _ = reference_findings(tmp_path)
+    assert {f for f in ref if f[1] == "VG042"} == {f for f in spark_findings(spark, out) if f[1] == "VG042"}

@@ -150,3 +150,60 @@ def test_observation_beats_estimate_in_fix_first_order():
     assert "observed: 0.08 % of deliveries repeated (CloudWatch)" in why and "estimate of 100 %" in why
     assert "engine estimate, no observation" in outputs.why(top["estimate-only"], {})
     assert "none deleted" in outputs.why(top["nothing-deleted"], {})
+
+
+# ---------------------------------------------------------------------------------------------- ESM metrics
+# issue 36, fact-drift row L4: the mapping's own counts as evidence, or how to turn them on
+def _lambda(uuid="u-1", metrics=None, esm=None) -> Consumer:
+    return Consumer(id=uuid, kind="lambda", location=Location("x.jsonl"), function_id="arn:fn", function_timeout=5,
+                    metrics=metrics, settings={"esm_metrics": esm} if esm else {})  # fmt: skip
+
+
+def test_vg042_quotes_the_mappings_failed_and_deleted_counts():
+    esm = {"polled": 110_000.0, "failed": 10_000.0, "deleted": 100_000.0}
+    q = queue(observed=Observed(received=110_000, deleted=100_000), visibility_timeout=60)
+    q.consumers.append(_lambda(metrics=["EventCount"], esm=esm))
+    (f,) = vg042(q)
+    assert "mapping u-1 counted 110,000 polled, 10,000 failed to invoke, 100,000 deleted" in f.message
+    assert "failed invocations bring messages back" in f.message and "turn them on" not in f.message
+    assert f.estimate["esm"] == {"u-1": esm}
+
+
+def test_vg042_without_failed_invocations_points_at_the_timeout():
+    esm = {"polled": 110_000.0, "failed": 0.0, "deleted": 100_000.0}
+    q = queue(observed=Observed(received=110_000, deleted=100_000), visibility_timeout=60)
+    q.consumers.append(_lambda(metrics=["EventCount"], esm=esm))
+    (f,) = vg042(q)
+    assert (
+        "0 failed to invoke" in f.message and "timeout expiring (or another reader) is likelier" in f.message
+    )
+
+
+@pytest.mark.parametrize("metrics", [None, []])
+def test_vg042_says_how_to_turn_the_mappings_metrics_on(metrics):
+    q = queue(observed=Observed(received=110_000, deleted=100_000), visibility_timeout=60)
+    q.consumers.append(_lambda(metrics=metrics))
+    (f,) = vg042(q)
+    assert "mapping u-1 publishes no event counts of its own" in f.message
+    assert "--uuid u-1 --metrics-config Metrics=EventCount" in f.message and "esm" not in f.estimate
+
+
+def test_vg042_with_metrics_on_but_no_data_neither_quotes_nor_asks():
+    q = queue(observed=Observed(received=110_000, deleted=100_000), visibility_timeout=60)
+    q.consumers.append(_lambda(metrics=["EventCount"]))  # on, but CloudWatch had no data points
+    (f,) = vg042(q)
+    assert "mapping u-1" not in f.message
+
+
+def test_audit_rows_carry_the_mappings_metrics_into_the_consumer():
+    m = {"uuid": "u-1", "function_arn": "arn:fn", "function_found": True, "timeout": 5.0,
+         "metrics_config": ["EventCount"], "esm_metrics": {"polled": 10.0, "failed": 1.0, "deleted": None}}  # fmt: skip
+    row = {"account": A, "region": "us-east-1", "arn": arn("q"), "name": "q", "vt": 30.0, "consumers": [m]}
+    (c,) = build.consumers_of(row)
+    assert c.metrics == ["EventCount"] and c.settings["esm_metrics"] == {
+        "polled": 10.0,
+        "failed": 1.0,
+        "deleted": None,
+    }
+    (c,) = build.consumers_of({**row, "consumers": [{**m, "metrics_config": None, "esm_metrics": None}]})
+    assert c.metrics is None and "esm_metrics" not in c.settings

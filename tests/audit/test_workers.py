@@ -181,7 +181,12 @@ def test_worker_records_become_worker_consumers(aws, tmp_path):
         120,
         20,
     )
-    assert ecs.settings == {"desired_count": 3, "task_definition": s["td"], "container": "app"}
+    assert ecs.settings == {
+        "desired_count": 3,
+        "task_definition": s["td"],
+        "container": "app",
+        "capacity": "EC2",
+    }
     assert ecs.location.path == service and ecs.location.file == f"{ACCOUNT}/{REGION}.jsonl"
     flow = next(c for c in jobs.consumers if c.platform == "pipes")
     assert (flow.work_timeout, flow.heartbeat, flow.enabled) == (300, False, False)
@@ -237,3 +242,52 @@ def test_schema_rejects_a_worker_without_its_queue():
     bad = {"kind": "worker", "account": ACCOUNT, "region": REGION, "arn": "arn:aws:ecs:x", "platform": "ecs"}
     assert inventory.validate_records([bad])
     assert inventory.validate_records([{**bad, "queue": "q", "platform": "k8s"}])
+
+
+# ---------------------------------------------------------------------------------------------- ECS capacity
+# issue 36 (fact-drift row P2): where a service's tasks run, from DescribeServices and DescribeTaskDefinition
+@pytest.mark.parametrize(
+    ("service", "td", "capacity"),
+    [
+        ({"launchType": "MANAGED_INSTANCES"}, {}, "MANAGED_INSTANCES"),
+        ({"launchType": "EC2"}, {"requiresCompatibilities": ["FARGATE"]}, "EC2"),  # the service's, first
+        ({"capacityProviderStrategy": [{"capacityProvider": "FARGATE"}, {"capacityProvider": "FARGATE_SPOT"}]},
+         {}, "FARGATE"),
+        # a provider of the cluster's own (its kind needs DescribeCapacityProviders): the task definition decides
+        ({"capacityProviderStrategy": [{"capacityProvider": "managed"}]},
+         {"requiresCompatibilities": ["MANAGED_INSTANCES"]}, "MANAGED_INSTANCES"),
+        ({"capacityProviderStrategy": [{"capacityProvider": "managed"}]}, {}, None),
+        ({}, {"requiresCompatibilities": ["EC2", "FARGATE"]}, None),
+        ({"launchType": "SOMETHING_NEW"}, {}, None),
+    ],
+)  # fmt: skip
+def test_ecs_capacity_of_a_service(service, td, capacity):
+    assert collector.ecs_capacity(service, td) == capacity
+
+
+def test_the_collected_ecs_worker_records_its_capacity(aws, tmp_path):
+    seed(aws)
+    run(aws, tmp_path)
+    recs = records(tmp_path)
+    assert inventory.validate_records(recs) == []
+    # moto answers launchType EC2 for a service created without one (as ECS does without a strategy)
+    assert {r["capacity"] for r in recs if r["kind"] == "worker" and r["platform"] == "ecs"} == {"EC2"}
+    assert {r["capacity"] for r in recs if r["kind"] == "worker" and r["platform"] == "pipes"} == {None}
+
+
+def _worker_row(capacity):
+    service = f"arn:aws:ecs:{REGION}:{ACCOUNT}:service/work/jobs-worker"
+    w = {"worker_arn": service, "platform": "ecs", "link": "env", "link_ref": "Q", "state": "ACTIVE",
+         "stop_timeout": 30.0, "processing_p99": 600.0, "container": "app", "capacity": capacity}  # fmt: skip
+    return {"account": ACCOUNT, "region": REGION, "arn": f"arn:aws:sqs:{REGION}:{ACCOUNT}:jobs", "name": "jobs",
+            "vt": 3600.0, "has_redrive": True, "consumers": [w]}  # fmt: skip
+
+
+def test_audit_vg062_says_host_replacement_on_managed_instances():
+    findings, _ = build.lint_rows([_worker_row("MANAGED_INSTANCES")])
+    (f,) = [f for f in findings if f["rule"] == "VG062"]
+    assert "host replacement" in f["message"] and "14 days" in f["message"]
+    assert "no maximum is documented for ECS Managed Instances" in f["fix"]
+    findings, _ = build.lint_rows([_worker_row(None)])
+    (f,) = [f for f in findings if f["rule"] == "VG062"]
+    assert "host replacement" not in f["message"] and "at most 120 s on Fargate" in f["fix"]

@@ -14,13 +14,15 @@ Checked 2026-12-02 against the provider's documentation (registry.terraform.io/p
 redrive_policy and redrive_allow_policy as JSON strings, tags; read-only arn, id, queue_url),
 ``lambda_event_source_mapping`` (event_source_arn, function_name, batch_size,
 maximum_batching_window_in_seconds, function_response_types, enabled, scaling_config.maximum_concurrency,
-provisioned_poller_config.{minimum_pollers, maximum_pollers}: issue 36, not re-read),
+provisioned_poller_config.{minimum_pollers, maximum_pollers}: issue 36, not re-read,
+metrics_config.metrics),
 ``lambda_function`` (function_name, timeout, reserved_concurrent_executions), ``pipes_pipe`` (name, source,
 target, enrichment, source_parameters.sqs_queue_parameters.{batch_size, maximum_batching_window_in_seconds},
 target_parameters.lambda_function_parameters.invocation_type, tags as a map), ``ecs_task_definition`` (family,
 container_definitions as a list of objects: name, command, entry_point, environment [{name, value}], secrets
-[{name, value_from}], stop_timeout; task_role_arn, tags; read-only task_definition_arn), ``ecs_service``
-(service_name, task_definition, desired_count).
+[{name, value_from}], stop_timeout; task_role_arn, tags, requires_compatibilities; read-only
+task_definition_arn), ``ecs_service`` (service_name, task_definition, desired_count, launch_type,
+capacity_provider_strategy as a list of {capacity_provider, weight, base}).
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
                 "scaling_config.maximum_concurrency",
                 "provisioned_poller_config.minimum_pollers",
                 "provisioned_poller_config.maximum_pollers",
+                "metrics_config.metrics",
             )
         },
     ),
@@ -82,11 +85,20 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
     ),
     "awscc_ecs_task_definition": (
         "aws_ecs_task_definition",
-        {a: a for a in ("family", "container_definitions", "task_role_arn", "tags")},
+        {
+            a: a
+            for a in ("family", "container_definitions", "task_role_arn", "tags", "requires_compatibilities")
+        },
     ),
     "awscc_ecs_service": (
         "aws_ecs_service",
-        {"name": "service_name", "task_definition": "task_definition", "desired_count": "desired_count"},
+        {
+            "name": "service_name",
+            "task_definition": "task_definition",
+            "desired_count": "desired_count",
+            "launch_type": "launch_type",
+            "capacity_provider_strategy": "capacity_provider_strategy",
+        },  # fmt: skip
     ),
 }
 # attributes a reference reads (``awscc_sqs_queue.q.queue_url``) -> the aws_* attribute the readers know

@@ -72,6 +72,7 @@ ARGS = {
         "scaling_config.maximum_concurrency",
         "provisioned_poller_config.minimum_pollers",  # provisioned mode (issue 36)
         "provisioned_poller_config.maximum_pollers",
+        "metrics_config.metrics",  # issue 36 (fact-drift L4): Consumer.metrics; no rule reads it
     ),
     FUNCTION: (
         "function_name",
@@ -463,6 +464,7 @@ class Builder:
             if r.values.get(arg) is not None:
                 setattr(c, field, integer(r, arg))
                 c.locations[field] = r.loc(arg)
+        _metrics_into(c, r)
         if r.values.get("enabled") is not None:
             e = boolean(r, "enabled")
             c.enabled = True if e is None else e
@@ -592,3 +594,12 @@ def build_model(
     raised). ``data``: the data sources referred to (``TerraformLoader.data``); ``notes`` receives a note for
     each mapping of a queue not declared here."""
     return Builder(resources, file, problems, data, notes).build()
+
+
+def _metrics_into(c: Consumer, r: Res) -> None:
+    """The mapping's ``metrics_config { metrics = ["EventCount"] }`` into ``Consumer.metrics`` (issue 36; the fleet
+    audit reads the deployed mapping's; no lint rule judges it). A value not known here is left unset."""
+    v = r.values.get("metrics_config.metrics")
+    if isinstance(v, list) and all(isinstance(x, str) for x in v):
+        c.metrics = list(v)
+        c.locations["metrics"] = r.loc("metrics_config.metrics")

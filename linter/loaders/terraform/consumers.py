@@ -9,7 +9,9 @@ attached to it; one named by a literal URL/ARN or a data source that is not decl
 
 Provider arguments read (registry.terraform.io/providers/hashicorp/aws/latest/docs):
 ``aws_ecs_task_definition`` (family, container_definitions: environment, secrets, stopTimeout; task_role_arn,
-tags), ``aws_ecs_service`` (name, task_definition, desired_count), ``aws_appautoscaling_target`` (resource_id,
+tags, requires_compatibilities), ``aws_ecs_service`` (name, task_definition, desired_count, launch_type,
+capacity_provider_strategy), ``aws_ecs_capacity_provider`` (name, managed_instances_provider,
+auto_scaling_group_provider: where the tasks run, issue 36), ``aws_appautoscaling_target`` (resource_id,
 max_capacity), the task role's policies (``aws_iam_role`` inline_policy, ``aws_iam_role_policy``,
 ``aws_iam_policy`` + ``aws_iam_role_policy_attachment``, ``data.aws_iam_policy_document``), ``aws_ssm_parameter``
 (a secret's value), ``aws_elastic_beanstalk_environment`` (tier, ``setting`` blocks of the
@@ -63,11 +65,13 @@ STATE_MACHINE = "aws_sfn_state_machine"
 API_DESTINATION = "aws_cloudwatch_event_api_destination"
 SUBSCRIPTION = "aws_sns_topic_subscription"
 TOPIC = "aws_sns_topic"
+CAPACITY_PROVIDER = "aws_ecs_capacity_provider"
 
 # the arguments read, per resource type (build.ARGS takes them in)
 ARGS = {
-    TASK: ("family", "container_definitions", "task_role_arn", "tags"),
-    SERVICE: ("name", "task_definition", "desired_count"),
+    TASK: ("family", "container_definitions", "task_role_arn", "tags", "requires_compatibilities"),
+    SERVICE: ("name", "task_definition", "desired_count", "launch_type", "capacity_provider_strategy"),
+    CAPACITY_PROVIDER: ("name", "managed_instances_provider", "auto_scaling_group_provider"),
     SCALING: ("resource_id", "max_capacity"),
     ROLE: ("name", "inline_policy"),
     ROLE_POLICY: ("role", "policy"),
@@ -83,11 +87,15 @@ ARGS = {
     TOPIC: ("name", "fifo_topic"),
 }
 # nested blocks, read as lists of maps (the shape a plan gives them)
-NESTED_BLOCKS = frozenset(("setting", "inline_policy", "source_parameters", "target_parameters", "statement"))
+NESTED_BLOCKS = frozenset(
+    ("setting", "inline_policy", "source_parameters", "target_parameters", "statement", "capacity_provider_strategy",
+     "managed_instances_provider", "auto_scaling_group_provider")
+)  # fmt: skip
 # types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed)
 NEEDED_BY = {
     SERVICE: TASK,
     SCALING: TASK,
+    CAPACITY_PROVIDER: TASK,
     ROLE: TASK,
     ROLE_POLICY: TASK,
     POLICY: TASK,
@@ -388,6 +396,7 @@ class _Reader:
             c.locations["link"] = where
             self.container_into(c, r, containers, ci)
             self.service_into(c, r)
+            self.capacity_into(c, r)
             self.tags(c, r)
             self.attach(c, r, qid, ref)
 
@@ -451,6 +460,51 @@ class _Reader:
                         c.settings["max_count"] = n
                         c.locations["max_count"] = t.loc("max_capacity")
             return
+
+    def capacity_into(self, c: Consumer, r) -> None:
+        """Where the tasks run (issue 36): ``settings["capacity"]`` (EC2, FARGATE, EXTERNAL, MANAGED_INSTANCES) from
+        the service's launch_type, else its capacity_provider_strategy blocks (FARGATE/FARGATE_SPOT, or an
+        ``aws_ecs_capacity_provider`` with a managed_instances_provider or auto_scaling_group_provider block), else
+        the task definition's one requires_compatibilities value; ``settings["compatibilities"]`` as written."""
+        raw = r.values.get("requires_compatibilities")
+        compat = [v.upper() for v in raw[:MAX_ENTRIES] if isinstance(v, str)] if isinstance(raw, list) else []
+        if compat:
+            c.settings["compatibilities"] = compat
+        found, at = None, None
+        s = self.by_address.get(c.settings.get("service") or "")
+        if s is not None:
+            launch = s.values.get("launch_type")
+            if isinstance(launch, str) and launch.upper() in facts.ECS_CAPACITY_TYPES:
+                found, at = launch.upper(), s.loc("launch_type")
+            else:
+                kinds = {self.provider_kind(b.get("capacity_provider"))
+                         for b in _blocks(s.values.get("capacity_provider_strategy"))}  # fmt: skip
+                if len(kinds) == 1 and None not in kinds:
+                    key = "capacity_provider_strategy[0].capacity_provider"
+                    found, at = kinds.pop(), s.locations.get(key) or s.loc("capacity_provider_strategy")
+        if found is None and len(set(compat)) == 1 and compat[0] in facts.ECS_CAPACITY_TYPES:
+            found, at = compat[0], r.loc("requires_compatibilities")
+        if found is not None:
+            c.settings["capacity"] = found
+            c.locations["capacity"] = at
+
+    def provider_kind(self, v: Any) -> str | None:
+        """The capacity type of a strategy's capacity_provider: FARGATE for Fargate's own, an
+        aws_ecs_capacity_provider's kind (by reference or name), None when not known here."""
+        if isinstance(v, Text) and len(v.refs()) == 1:
+            v = v.refs()[0]
+        cp = None
+        if isinstance(v, Ref):
+            cp = self.by_address.get(v.address)
+        elif isinstance(v, str):
+            if v.upper() in facts.ECS_FARGATE_PROVIDERS:
+                return "FARGATE"
+            cp = next((x for x in self.by_type.get(CAPACITY_PROVIDER, ()) if x.values.get("name") == v), None)
+        if cp is None or cp.type != CAPACITY_PROVIDER:
+            return None
+        if _blocks(cp.values.get("managed_instances_provider")):
+            return "MANAGED_INSTANCES"
+        return "EC2" if _blocks(cp.values.get("auto_scaling_group_provider")) else None
 
     def parameter_value(self, v: Any) -> Any:
         """The value of the SSM parameter a secret's valueFrom names (``aws_ssm_parameter.p.arn``), else None."""

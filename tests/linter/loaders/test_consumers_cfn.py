@@ -46,7 +46,9 @@ def test_ecs_worker_by_environment_variable_with_stop_timeout_scaling_and_declar
         and c.locations["processing_p99"].path == "Resources/Task/Properties/Tags/0/Value"
     )
     # its images: the join asks whether the code built into them receives (linter/receiving.py)
-    assert c.settings == {"desired_count": 2, "images": ["public.ecr.aws/docker/library/python:3.12-slim"]}
+    assert c.settings == {"desired_count": 2, "images": ["public.ecr.aws/docker/library/python:3.12-slim"],
+                          "compatibilities": ["FARGATE"], "capacity": "FARGATE"}  # fmt: skip
+    assert c.locations["capacity"].path == "Resources/Service/Properties/LaunchType"  # the service's, first
     assert c.concurrency == 2
     assert c.locations["desired_count"].path == "Resources/Service/Properties/DesiredCount"
     assert c.locations["link"].line == 26  # Value: !Ref Jobs
@@ -107,7 +109,9 @@ def test_ecs_secret_through_ssm_parameter_and_autoscaling_max_count():
     c = consumers(m)[("Jobs", "Task")]
     assert (c.link, c.link_ref) == ("secret", "JOBS_QUEUE_URL")
     assert c.stop_timeout == 120 and c.processing_p99 == 90
-    assert {k: v for k, v in c.settings.items() if k != "images"} == {"max_count": 8} and c.concurrency == 8
+    assert {k: v for k, v in c.settings.items() if k != "images"} == {
+        "max_count": 8, "compatibilities": ["FARGATE"], "capacity": "FARGATE"
+    } and c.concurrency == 8  # fmt: skip
     assert c.locations["max_count"].path == "Resources/Scaling/Properties/MaxCapacity"
     assert m.env == []  # a secret is not an environment binding
 
@@ -197,7 +201,9 @@ def test_cdk_queue_processing_fargate_service_is_recognised():
     queue = m.queues["QueueWorker/WorkerEcsProcessingQueue96AA4E1D"]
     (c,) = queue.consumers
     assert (c.platform, c.source, c.link, c.link_ref) == ("ecs", "cdk", "env", "QUEUE_NAME")
-    assert c.settings == {"max_count": 4} and c.processing_p99 == 300
+    # ApplicationLoadBalanced/QueueProcessingFargateService: the service's LaunchType (issue 36)
+    assert c.settings == {"max_count": 4, "compatibilities": ["FARGATE"], "capacity": "FARGATE"}
+    assert c.processing_p99 == 300
     assert c.location.construct_path == "QueueWorker/Worker/QueueProcessingTaskDef/Resource"
     assert c.locations["max_count"].construct_path.endswith("TaskCount/Target/Resource")
     (s,) = queue.subscriptions
