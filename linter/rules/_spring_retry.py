@@ -91,3 +91,12 @@ def rejected(handler: dict) -> str | None:
         if v is not None and v < 1:
             return f"{name}({v:g}) is below 1"
     return None
+
+
+def queue_max_receive_count(queue) -> int | None:
+    """The queue's maxReceiveCount when it is a usable number (1-1,000), else None (VG002 reports the rest)."""
+    r = queue.redrive
+    mrc = r.max_receive_count if r is not None else None
+    if not isinstance(mrc, int) or isinstance(mrc, bool) or not 1 <= mrc <= 1000:
+        return None
+    return mrc

@@ -11,7 +11,13 @@ from visguard.facts import (
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
-from visguard.linter.rules._spring_retry import receive_count_for, rejected, schedule, time_to_dlq
+from visguard.linter.rules._spring_retry import (
+    queue_max_receive_count,
+    receive_count_for,
+    rejected,
+    schedule,
+    time_to_dlq,
+)
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -41,9 +47,8 @@ RULE = Rule(
 
 
 def check(queue, ctx):
-    r = queue.redrive
-    mrc = r.max_receive_count if r is not None else None
-    if not isinstance(mrc, int) or isinstance(mrc, bool) or not 1 <= mrc <= 1000:
+    mrc = queue_max_receive_count(queue)
+    if mrc is None:
         return
     floor = float(ctx.setting("min_time_to_dlq"))
     for c in queue.consumers:

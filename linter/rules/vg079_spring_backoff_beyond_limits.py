@@ -8,7 +8,7 @@ from visguard.facts import MAX_VISIBILITY, RETENTION, SPRING_BACKOFF_MAX_DEFAULT
 from visguard.linter.changes import set_queue, with_changes
 from visguard.linter.model import Severity
 from visguard.linter.rules._base import Rule, fmt_seconds, of_queue
-from visguard.linter.rules._spring_retry import rejected, schedule, time_to_dlq
+from visguard.linter.rules._spring_retry import queue_max_receive_count, rejected, schedule, time_to_dlq
 from visguard.linter.vocabulary import Text
 
 BACKOFF = tuple(k for k in SPRING_ERROR_HANDLERS_SINCE if "Backoff" in k)
@@ -39,9 +39,8 @@ RULE = Rule(
 
 
 def check(queue, ctx):
-    r = queue.redrive
-    mrc = r.max_receive_count if r is not None else None
-    if not isinstance(mrc, int) or isinstance(mrc, bool) or not 1 <= mrc <= 1000:
+    mrc = queue_max_receive_count(queue)
+    if mrc is None:
         return
     if isinstance(queue.message_retention, str):
         return

@@ -528,13 +528,7 @@ class TerraformLoader(ModuleReader):
             if not content or aname not in content[0].attrs or "for_each" not in d.attrs:
                 continue
             coll = scope.eval_attr(d.attrs["for_each"], env)
-            items = (
-                list(coll.items())
-                if isinstance(coll, dict)
-                else list(enumerate(coll))
-                if isinstance(coll, list)
-                else None
-            )
+            items = _dynamic_items(coll)
             iterator = bname
             if "iterator" in d.attrs:
                 it = d.attrs["iterator"]
@@ -561,13 +555,7 @@ class TerraformLoader(ModuleReader):
                     if d.labels != [bname] or not content or "for_each" not in d.attrs:
                         continue
                     coll = scope.eval_attr(d.attrs["for_each"], e)
-                    items = (
-                        list(coll.items())
-                        if isinstance(coll, dict)
-                        else list(enumerate(coll))
-                        if isinstance(coll, list)
-                        else None
-                    )
+                    items = _dynamic_items(coll)
                     if items is None:
                         fe = d.attrs["for_each"]
                         r.values[arg] = Unknown(f"dynamic {bname}", "its for_each is not known here")
@@ -1025,4 +1013,14 @@ def _first_object(node):
         if n.type == "object":
             return n
         stack.extend(reversed(n.children))
+    return None
+
+
+def _dynamic_items(coll) -> list | None:
+    """The (key, value) pairs a ``dynamic`` block's for_each gives: a map's items, a list's (index, element);
+    None when it is neither (not known here)."""
+    if isinstance(coll, dict):
+        return list(coll.items())
+    if isinstance(coll, list):
+        return list(enumerate(coll))
     return None
