@@ -172,6 +172,14 @@ def loads_yaml_all(text: str, *, file: str) -> list:
 
 
 def _loads(text: str, file: str, *, all_documents: bool) -> Any:
+    if _CHUNKS is not None and not all_documents:
+        doc = _CHUNKS.load(text, file)
+        if doc is not None:
+            return doc
+    return _load_whole(text, file, all_documents=all_documents)
+
+
+def _load_whole(text: str, file: str, *, all_documents: bool = False) -> Any:
     deepest, line = yaml_depth(text)
     if deepest > MAX_DEPTH:
         raise VisguardError(
@@ -196,3 +204,136 @@ def _loads(text: str, file: str, *, all_documents: bool) -> Any:
         # PyYAML's constructors on a scalar they cannot take: int('9' * 5000), a date that does not exist,
         # `!!timestamp` on text that is not one (AttributeError inside PyYAML)
         raise _number_error(text, exc, file) from None
+
+
+# -- the language server's parse of a changed template: only what changed ----------------------------------------
+_KEY_LINE = re.compile(
+    r"[^\s#][^\n]*?:(?:[ \t]+#[^\n]*)?[ \t]*$"
+)  # `Name:` alone on its line (a block follows)
+_TOP = re.compile(r"[^\s#]")
+_ANCHOR = re.compile(r"(?:^|[\s\[{,:-])&[A-Za-z0-9_.-]")
+
+
+class ChunkCache:
+    """The parsed pieces of block-style YAML templates, each top-level section and each resource of
+    ``Resources`` keyed by (its first line, its text), so a document that changed in one resource is parsed in
+    that resource only (the language server's edits: ``visguard.linter.lsp``). Pieces are parsed at their own
+    lines (the text is preceded by as many newlines), so every position is the one the whole parse gives.
+
+    Only documents where the pieces cannot mean anything else are split: one document, no anchor or alias, no
+    tab or directive, every line at column 0 a ``Key:`` of a block mapping or a comment, and ``Resources:``
+    alone on its line. Anything else, a piece that does not parse, or a key twice, is parsed whole (which says
+    what is wrong, with its line). Pieces are shared between parses: the loaders read a decoded template and
+    never change it (tests/linter/loaders/test_yaml_chunks.py lints every rule fixture both ways)."""
+
+    def __init__(self, max_pieces: int = 50_000):
+        self.max_pieces = max_pieces
+        self.pieces: dict[tuple[int, str], Any] = {}
+        self.parsed = 0  # pieces parsed (not found in the cache): for tests and the benchmark
+
+    def _piece(self, first: int, text: str, file: str) -> Any:
+        key = (first, text)
+        hit = self.pieces.get(key)
+        if hit is None:
+            if yaml_depth(text)[0] > MAX_DEPTH - 2:
+                raise _Whole
+            hit = yaml.load("\n" * first + text, Loader=_Loader)  # noqa: S506 - a SafeLoader subclass
+            if not isinstance(hit, PosDict) or len(hit) != 1:
+                raise _Whole
+            if len(self.pieces) >= self.max_pieces:
+                self.pieces.clear()
+            self.pieces[key] = hit
+            self.parsed += 1
+        return hit
+
+    def load(self, text: str, file: str) -> Any:
+        """The document, or None when it is not split (the caller parses it whole)."""
+        if (
+            "\t" in text
+            or _ALIAS.search(text)
+            or _ANCHOR.search(text)
+            or text.startswith(("%", "---"))
+            or "\n---" in text
+        ):
+            return None
+        lines = text.splitlines(keepends=True)
+        tops = []
+        for i, ln in enumerate(lines):
+            if _TOP.match(ln):
+                if not _KEY_LINE.match(ln.rstrip("\r\n")) and ": " not in ln:
+                    return None
+                tops.append(i)
+        if not tops or "Resources" not in text:
+            return None
+        try:
+            root = PosDict()
+            bounds = tops + [len(lines)]
+            for n, start in enumerate(tops):
+                end = bounds[n + 1]
+                head = lines[start].split("#", 1)[0].strip()
+                if head == "Resources:":
+                    key, value = "Resources", self._resources(lines, start, end, file)
+                    pos = (start + 1, 1)
+                else:
+                    first = 0 if n == 0 else start  # comments before the first key go with it
+                    piece = self._piece(first, "".join(lines[first:end]), file)
+                    ((key, value),) = piece.items()
+                    pos = piece.key_pos[key]
+                if key in root:
+                    raise _Whole
+                if root.line is None:
+                    root.line, root.col = pos
+                root[key] = value
+                root.key_pos[key] = pos
+            return root
+        except (
+            _Whole,
+            yaml.YAMLError,
+            ValueError,
+            OverflowError,
+            TypeError,
+            AttributeError,
+            IndexError,
+            KeyError,
+        ):
+            return None
+
+    def _resources(self, lines: list[str], start: int, end: int, file: str) -> PosDict:
+        body = [
+            i for i in range(start + 1, end) if lines[i].strip() and not lines[i].lstrip().startswith("#")
+        ]
+        if not body:
+            raise _Whole
+        indent = len(lines[body[0]]) - len(lines[body[0]].lstrip(" "))
+        heads = [i for i in body if len(lines[i]) - len(lines[i].lstrip(" ")) == indent]
+        if indent == 0 or any(len(lines[i]) - len(lines[i].lstrip(" ")) < indent for i in body):
+            raise _Whole
+        out = PosDict()
+        bounds = heads + [end]
+        for n, h in enumerate(heads):
+            if lines[h].lstrip().startswith(("- ", "-\n", "? ", "{", "[")):
+                raise _Whole
+            piece = self._piece(h, "".join(lines[h : bounds[n + 1]]), file)
+            ((key, value),) = piece.items()
+            if key in out:
+                raise _Whole
+            if out.line is None:
+                out.line, out.col = piece.line, piece.col
+            out[key] = value
+            out.key_pos[key] = piece.key_pos[key]
+        return out
+
+
+class _Whole(Exception):
+    """This document is parsed whole."""
+
+
+_CHUNKS: ChunkCache | None = None
+
+
+def use_chunks(cache: ChunkCache | None) -> ChunkCache | None:
+    """Parse YAML documents through ``cache`` from now on (None: whole, as a one-shot lint does); returns the
+    cache that was in use."""
+    global _CHUNKS
+    before, _CHUNKS = _CHUNKS, cache
+    return before

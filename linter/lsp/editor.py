@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 
+
 def rule_page(rule_id: str) -> str:
     """The rule's page on the documentation site (one home: visguard.docs)."""
     from visguard.docs import rule_url

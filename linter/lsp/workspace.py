@@ -8,6 +8,7 @@ same join across inputs as ``visguard lint``), and what the editor asks of it, w
   bytes of an open document, else size and modification time), so a change re-reads only the inputs whose
   files changed. Rules are pure and run over the kept models; the join across inputs and visguard.yaml's
   profiles change models, so they get copies (``lint_paths(writable=...)``).
+- **A changed template** is parsed again in the resource that changed only (``decode_yaml.ChunkCache``).
 - **Fixes.** :meth:`Workspace.fixes` is the fix plan ``visguard lint --fix`` would write (``linter.fix.plan``
   with its re-lint check), of the texts the editor holds.
 - **Bad input never stops it.** A document that does not parse is an error of the lint result (one diagnostic at
@@ -41,6 +42,9 @@ class Workspace:
         self.result = None  # the last LintResult
         self._fixes = None  # the fix plan of the last result (computed on demand)
         self.loads = 0  # inputs actually read (not from the cache): for tests and the benchmark
+        from visguard.linter.loaders.decode_yaml import ChunkCache
+
+        self.chunks = ChunkCache()  # a changed template is parsed again in the resource that changed only
 
     # -- documents ----------------------------------------------------------------------------------------------
     def contains(self, path: str) -> bool:
@@ -145,7 +149,6 @@ class Workspace:
         return model
 
     def _run(self):
-        from visguard.linter.api import lint_paths
         from visguard.linter.loaders import registry
 
         # the workspace as the folder the server runs in, when it is (the editor starts it there): findings then
@@ -165,7 +168,22 @@ class Workspace:
             from visguard.linter.queues_from import loader_for
 
             fetch = loader_for(sources)
-        result = lint_paths(
+        from visguard.linter.loaders import decode_yaml
+
+        before = decode_yaml.use_chunks(self.chunks)
+        try:
+            result = self._lint_paths(arg, fetch)
+        finally:
+            decode_yaml.use_chunks(before)
+        result.errors = [e for e in self._discover_errors if not isinstance(e, registry.NothingToLint)] + [
+            e for e in result.errors
+        ]
+        return result
+
+    def _lint_paths(self, arg, fetch):
+        from visguard.linter.api import lint_paths
+
+        return lint_paths(
             [arg],
             config=self._lint_config(),
             options=self._options(),
@@ -174,10 +192,6 @@ class Workspace:
             load=self._load,
             writable=self._writable,
         )
-        result.errors = [e for e in self._discover_errors if not isinstance(e, registry.NothingToLint)] + [
-            e for e in result.errors
-        ]
-        return result
 
     def lint(self):
         """Lint the workspace as the editor holds it; the result is kept for hover and code actions."""
