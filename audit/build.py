@@ -64,6 +64,11 @@ def _int(v) -> int | float | None:
     return int(f) if math.isfinite(f) else f
 
 
+def _str(v) -> str | None:
+    """A string column's value (None, or pandas' NaN for a missing one: None)."""
+    return v if isinstance(v, str) and v else None
+
+
 def _whole(v: float | None):
     """Keep whole numbers as int (rules print ``30`` rather than ``30.0``)."""
     return int(v) if v is not None and math.isfinite(v) and v == int(v) else v
@@ -121,6 +126,12 @@ def consumers_of(row: dict, loc: Location | None = None) -> list[Consumer]:
                 in _as_list(m.get("function_response_types")),
                 reserved_concurrency=_int(m.get("reserved_concurrency")),
                 max_concurrency=_int(m.get("maximum_concurrency")),
+                # issue 36: Lambda Managed Instances, a durable function, provisioned mode (absent in older
+                # inventories: standard mode on Lambda's own compute, not durable)
+                capacity_provider=_str(m.get("capacity_provider")) if known else None,
+                durable_execution_timeout=_whole(_num(m.get("durable_execution_timeout"))) if known else None,
+                min_pollers=_int(m.get("min_pollers")),
+                max_pollers=_int(m.get("max_pollers")),
                 enabled=(m.get("state") or "Enabled") not in ("Disabled", "Disabling"),
                 processing_p50=_num(m.get("duration_p50")),
                 processing_p99=_num(m.get("duration_p99")),

@@ -411,6 +411,8 @@ def mapping_record(part: Partition, m: dict) -> dict:
         # MetricsConfig.Metrics as the mapping has it (["EventCount"]: its own CloudWatch counts; None: not set)
         "metrics_config": _metrics_config(m),
         "esm_metrics": None,  # add_metrics: the mapping's counts, where EventCount is on
+        # ProvisionedPollerConfig (provisioned mode, issue 36); both None: standard mode
+        **_pollers(m),
     }
 
 
@@ -419,6 +421,42 @@ def _metrics_config(m: dict) -> list[str] | None:
     if not isinstance(cfg, dict) or not isinstance(cfg.get("Metrics"), list):
         return None
     return [str(x) for x in cfg["Metrics"]]
+
+
+def _pollers(m: dict) -> dict:
+    """``min_pollers`` / ``max_pollers`` of a mapping's ProvisionedPollerConfig (MinimumPollers / MaximumPollers);
+    the block without either is provisioned mode at Lambda's defaults (as the linter reads it)."""
+    from visguard import facts
+
+    cfg = m.get("ProvisionedPollerConfig")
+    if not isinstance(cfg, dict):
+        return {"min_pollers": None, "max_pollers": None}
+    lo, hi = (_whole_or_none(cfg.get(k)) for k in ("MinimumPollers", "MaximumPollers"))
+    if lo is None and hi is None:
+        lo, hi = facts.DEFAULT_MIN_POLLERS, facts.DEFAULT_MAX_POLLERS
+    return {"min_pollers": lo, "max_pollers": hi}
+
+
+def _whole_or_none(v) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _lambda_compute(cfg: dict) -> dict:
+    """Issue 36 (fact-drift L7, L8): the function's Lambda Managed Instances capacity provider
+    (CapacityProviderConfig.LambdaManagedInstancesCapacityProviderConfig.CapacityProviderArn) and its
+    DurableConfig.ExecutionTimeout (a durable function), each None when the function has none."""
+    cp = cfg.get("CapacityProviderConfig")
+    arn = None
+    if isinstance(cp, dict):
+        inner = cp.get("LambdaManagedInstancesCapacityProviderConfig")
+        arn = inner.get("CapacityProviderArn") if isinstance(inner, dict) else None
+        arn = str(arn) if arn else "(capacity provider)"  # set, whatever the answer names
+    durable = cfg.get("DurableConfig")
+    d = durable.get("ExecutionTimeout") if isinstance(durable, dict) else None
+    return {
+        "capacity_provider": arn,
+        "durable_execution_timeout": d if isinstance(d, (int, float)) and not isinstance(d, bool) else None,
+    }
 
 
 def function_record(part: Partition, fn_arn: str) -> dict:
@@ -444,6 +482,7 @@ def function_record(part: Partition, fn_arn: str) -> dict:
         "timeout": cfg.get("Timeout"),
         "memory": cfg.get("MemorySize"),
         "reserved_concurrency": conc.get("ReservedConcurrentExecutions"),
+        **_lambda_compute(cfg),
         "duration_p50": None,
         "duration_p99": None,
     }

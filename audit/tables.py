@@ -48,6 +48,8 @@ MAPPING_SETTINGS = (
     "function_response_types",
     "metrics_config",  # MetricsConfig.Metrics (issue 36, fact-drift row L4)
     "esm_metrics",  # the mapping's own counts where EventCount is on: polled, failed, deleted
+    "min_pollers",  # ProvisionedPollerConfig (provisioned mode, issue 36); both null: standard mode
+    "max_pollers",
 )
 # A worker record's own facts (ECS service, pipe), besides batch_size and batching_window (MAPPING_SETTINGS).
 WORKER_SETTINGS = (
@@ -65,6 +67,15 @@ WORKER_SETTINGS = (
     "target",
     "capacity",  # where an ECS service's tasks run (EC2, FARGATE, EXTERNAL, MANAGED_INSTANCES; issue 36)
 )
+# A function record's facts a mapping's consumer carries (joined by the function's ARN).
+FUNCTION_FIELDS = (
+    "timeout",
+    "reserved_concurrency",
+    "capacity_provider",  # Lambda Managed Instances (issue 36, fact-drift row L7): the capacity provider's ARN
+    "durable_execution_timeout",  # DurableConfig.ExecutionTimeout, seconds (a durable function; row L8)
+    "duration_p50",
+    "duration_p99",
+)
 # Field lists shared with build.py (the dict keys of a joined queue row). A consumer is a mapping (``uuid`` set,
 # the worker fields null) or a worker (``worker_arn`` set: the ECS service or pipe; ``queue_ref``: the queue as
 # the record names it; ``state``: the service's status or the pipe's desired state).
@@ -73,10 +84,7 @@ CONSUMER_FIELDS = (
     "worker_arn",
     *MAPPING_SETTINGS,
     "function_found",
-    "timeout",
-    "reserved_concurrency",
-    "duration_p50",
-    "duration_p99",
+    *FUNCTION_FIELDS,
     "queue_ref",
     *WORKER_SETTINGS,
 )
@@ -131,9 +139,13 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField(
                 "esm_metrics", T.StructType([T.StructField(n, d) for n in ("polled", "failed", "deleted")])
             ),
+            T.StructField("min_pollers", i),
+            T.StructField("max_pollers", i),
             # function
             T.StructField("timeout", d),
             T.StructField("reserved_concurrency", i),
+            T.StructField("capacity_provider", s),
+            T.StructField("durable_execution_timeout", d),
             T.StructField("duration_p50", d),
             T.StructField("duration_p99", d),
             # worker (arn, name, state, batch_size, batching_window: above)

@@ -28,6 +28,7 @@ from __future__ import annotations
 from visguard.audit.tables import (
     CONSUMER_FIELDS,
     DLQ_FIELDS,
+    FUNCTION_FIELDS,
     KINDS,
     MAPPING_SETTINGS,
     WORKER_SETTINGS,
@@ -236,10 +237,7 @@ def parse_records(raw):
         *MAPPING_SETTINGS,
         "queue",
         *WORKER_SETTINGS,
-        "timeout",
-        "reserved_concurrency",
-        "duration_p50",
-        "duration_p99",
+        *FUNCTION_FIELDS,
         "operation",
         "code",
         "message",
@@ -391,7 +389,7 @@ def join_queues(records):
         arn = F.regexp_extract(col, r"^(arn:[^:]+:lambda:[^:]+:[^:]+:function:[^:]+)", 1)
         return F.when(arn != "", arn).otherwise(col)
 
-    fn_fields = ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
+    fn_fields = FUNCTION_FIELDS
     functions = (
         records.where((F.col("kind") == "function") & F.col("arn").isNotNull())
         .select(

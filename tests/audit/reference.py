@@ -7,7 +7,7 @@ import json
 import re
 
 from visguard.audit import inventory
-from visguard.audit.tables import CONSUMER_FIELDS, WORKER_SETTINGS
+from visguard.audit.tables import CONSUMER_FIELDS, FUNCTION_FIELDS, WORKER_SETTINGS
 from visguard.audit.transforms import LEGACY_HOST, URL_PATH, URL_REGION
 
 NUM = re.compile(r"^\s*-?[0-9]+(\.[0-9]+)?\s*$")
@@ -145,11 +145,10 @@ def joined_rows(root: str) -> tuple[list[dict], dict[str, str]]:
                 "function_response_types": m.get("function_response_types"),
                 "metrics_config": m.get("metrics_config"),
                 "esm_metrics": m.get("esm_metrics"),
+                "min_pollers": m.get("min_pollers"),
+                "max_pollers": m.get("max_pollers"),
                 "function_found": fn is not None,
-                **{
-                    k: (fn or {}).get(k)
-                    for k in ("timeout", "reserved_concurrency", "duration_p50", "duration_p99")
-                },
+                **{k: (fn or {}).get(k) for k in FUNCTION_FIELDS},
             }
         )
     targets = {q["target_arn"] for q in queues.values() if q["target_arn"]}

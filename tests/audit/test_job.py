@@ -313,3 +313,40 @@ def test_a_mappings_own_counts_reach_vg042_through_the_job(spark, tmp_path):
     assert "--uuid m-off --metrics-config Metrics=EventCount" in got["blind"] and "m-on" not in got["blind"]
     ref, _ = reference_findings(tmp_path)
     assert {f for f in ref if f[1] == "VG042"} == {f for f in spark_findings(spark, out) if f[1] == "VG042"}
+
+
+def test_managed_instances_durable_and_provisioned_mappings_through_the_job(spark, tmp_path):
+    """Issue 36 (fact-drift rows L1, L7, L8): the job carries a function's capacity provider and durable execution
+    timeout, and a mapping's provisioned pollers, to the rules. A Managed Instances function with a 3,600 s timeout
+    on a 32,700 s queue gets no VG032 (its twin without a capacity provider does); a durable function's execution
+    bound, not its 60 s timeout, is what its 400 s queue falls short of (VG011); a provisioned mapping that also sets
+    MaximumConcurrency gets VG035. The plain-Python reference agrees on every finding."""
+    fn = f"arn:aws:lambda:us-east-1:{A}:function:"
+    cp = f"arn:aws:lambda:us-east-1:{A}:capacity-provider:fleet"
+    lines: list[dict] = [_q(A, "dlq", retention="1209600")]
+    for name, vt, timeout, function, mapping in (
+        ("managed", "32700", 3600, {"capacity_provider": cp}, {}),
+        ("plain", "32700", 3600, {}, {}),
+        ("durable", "400", 60, {"durable_execution_timeout": 600}, {}),
+        ("provisioned", "300", 30, {}, {"maximum_concurrency": 50, "min_pollers": 2, "max_pollers": 20}),
+    ):
+        q = _q(A, name, vt=vt, redrive=_rp(A, "dlq"))
+        lines += [q, {"kind": "function", "account": A, "region": "us-east-1", "arn": fn + name, "name": name,
+                      "timeout": timeout, **function},
+                  {"kind": "mapping", "account": A, "region": "us-east-1", "uuid": f"m-{name}", "event_source_arn":
+                   q["arn"], "function_arn": fn + name, "state": "Enabled", "batch_size": 10, "batching_window": 0,
+                   "maximum_concurrency": None, "function_response_types": ["ReportBatchItemFailures"],
+                   **mapping}]  # fmt: skip
+    _write(tmp_path, A, [json.dumps(x) for x in lines])
+    out = tmp_path / "out"
+    job.run(spark, str(tmp_path), str(out))
+    got = spark_findings(spark, out)
+    by_queue = {}
+    for f in got:
+        by_queue.setdefault(f[0].rsplit(":", 1)[-1], {})[f[1]] = f[3]
+    assert "VG032" not in by_queue.get("managed", {})
+    assert "timeout 3600 s (60 min), outside 1-900 s" in by_queue["plain"]["VG032"]
+    assert "600 s (10 min) a durable execution" in by_queue["durable"]["VG011"]
+    assert "MaximumConcurrency 50 together with ProvisionedPollerConfig" in by_queue["provisioned"]["VG035"]
+    ref, _ = reference_findings(tmp_path)
+    assert ref == got
