@@ -71,7 +71,9 @@ def main() -> None:
     print("| --- | --- | --- | --- | --- |")
     for fmt in FORMATS:
         med = statistics.median(times[fmt])
-        print(f"| {fmt} | {med * 1000:.2f} | {med / base:.2f}x | {proc[fmt] * 1000:.0f} | {proc[fmt] / proc['json']:.2f}x |")
+        print(
+            f"| {fmt} | {med * 1000:.2f} | {med / base:.2f}x | {proc[fmt] * 1000:.0f} | {proc[fmt] / proc['json']:.2f}x |"
+        )
 
 
 if __name__ == "__main__":

@@ -269,6 +269,8 @@ def durable_esm_bound(execution_timeout: float, managed_instances: bool) -> tupl
     if execution_timeout <= limit:
         return float(execution_timeout), "execution_timeout"
     return float(limit), "invocation_limit"
+
+
 # --- Spring Cloud AWS error handlers, Laravel 13 job attributes, Shoryuken 7 (issue 36, F4/F6/F7) ------------------
 # Spring Cloud AWS 3.4.0 (2025-06-10) adds two AsyncErrorHandler implementations that change a failed message's
 # visibility (ChangeMessageVisibility, counted from the call) so the next receive comes from the handler's
@@ -361,6 +363,8 @@ def esm_pollers(fifo: bool, min_pollers: int | None = None, max_pollers: int | N
     if min_pollers is None and max_pollers is None:
         return POLLERS[queue_kind(fifo)]
     return provisioned_pollers(min_pollers, max_pollers, fifo)
+
+
 # ------------------------------------------------------------------ consumer library versions (issue 36: pyjs)
 # What changed between releases of two consumer libraries (reference/fact-drift-2026-12.md F1, F2, F8), decided by
 # the version a repository pins (linter/loaders/code/dependencies.py), else by the newest release below.
