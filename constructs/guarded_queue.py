@@ -122,12 +122,13 @@ def _compute_facts(cfn: Any) -> tuple[str | None, float | None]:
     """A CfnFunction's capacity provider (its ARN, or "(capacity provider)" when only a token says which) and its
     durable ExecutionTimeout in seconds (issue 36, fact-drift L7, L8)."""
     capacity = durable = None
-    cpc = cfn.capacity_provider_config
+    # aws-cdk-lib releases before Lambda Managed Instances and durable functions have neither property
+    cpc = getattr(cfn, "capacity_provider_config", None)
     if cpc is not None:
         inner = getattr(cpc, "lambda_managed_instances_capacity_provider_config", None)
         arn = getattr(inner, "capacity_provider_arn", None)
         capacity = arn if isinstance(arn, str) and not Token.is_unresolved(arn) else "(capacity provider)"
-    dc = cfn.durable_config
+    dc = getattr(cfn, "durable_config", None)
     if dc is not None:
         durable = _number(getattr(dc, "execution_timeout", None), "durable execution timeout")
     return capacity, durable
