@@ -24,7 +24,7 @@ from lsprotocol import types as t
 from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path, to_fs_path
 from visguard.linter.lsp import editor
-from visguard.linter.lsp.workspace import Workspace
+from visguard.linter.lsp.workspace import Workspace, settings_from
 
 
 class VisguardServer(LanguageServer):
@@ -117,9 +117,11 @@ def build() -> VisguardServer:
             root = to_fs_path(params.workspace_folders[0].uri)
         elif params.root_uri:
             root = to_fs_path(params.root_uri)
-        settings = params.initialization_options if isinstance(params.initialization_options, dict) else {}
-        ls.debounce = float(settings.get("debounce", ls.debounce))
+        settings, problems = settings_from(params.initialization_options)
+        ls.debounce = settings.get("debounce", ls.debounce)
         ls.ws = Workspace(root or os.getcwd(), settings)
+        for line in problems:
+            ls.log(f"visguard: {line}", t.MessageType.Warning)
 
     @server.feature(t.INITIALIZED)
     def initialized(ls: VisguardServer, params):

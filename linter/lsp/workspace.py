@@ -26,6 +26,51 @@ from visguard.linter.loaders import safe_io
 MAX_OPEN_BYTES = safe_io.MAX_BYTES  # an open document larger than a loader would read is not overlaid
 
 
+MAX_DEBOUNCE = 10.0  # seconds
+_LISTS = {"vars": "--var", "parameters": "--parameter", "queuesFrom": "--queues-from"}
+
+
+def settings_from(options) -> tuple[dict, list[str]]:
+    """The server's settings from the client's initialization options, and one line for each option that is not
+    what it should be (the option is then left out; the client is told). Options come from an editor's
+    configuration: anything can be in them."""
+    out: dict = {}
+    problems: list[str] = []
+    if options is None:
+        return out, problems
+    if not isinstance(options, dict):
+        return out, [f"initialization options must be an object, got {type(options).__name__}: ignored"]
+    for key, value in options.items():
+        if key == "config":
+            if isinstance(value, str) and value and "\x00" not in value and len(value) <= 4096:
+                out["config"] = value
+            else:
+                problems.append("config must be a file name inside the workspace: ignored")
+        elif key == "debounce":
+            ok = (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= MAX_DEBOUNCE
+            )
+            if ok:
+                out["debounce"] = float(value)
+            else:
+                problems.append(f"debounce must be a number of seconds from 0 to {MAX_DEBOUNCE:g}: ignored")
+        elif key in _LISTS or key == "queues_from":
+            name = "queuesFrom" if key == "queues_from" else key
+            items = value if isinstance(value, list) else None
+            good = [v for v in items or [] if isinstance(v, str) and "\x00" not in v and len(v) <= 4096]
+            if name != "queuesFrom":
+                good = [v for v in good if "=" in v and v.partition("=")[0].strip()]
+            if items is None or len(good) != len(items):
+                problems.append(
+                    f"{name} must be a list of {'NAME=VALUE' if name != 'queuesFrom' else 'sources'}"
+                    f" (as {_LISTS[name]}): the other entries are ignored"
+                )
+            out[name] = good
+        else:
+            problems.append(f"unknown initialization option {str(key)[:80]!r}: ignored")
+    return out, problems
+
+
 class Workspace:
     """One workspace folder: its configuration, the open documents, and the caches of the last lint."""
 

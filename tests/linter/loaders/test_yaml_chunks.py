@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from visguard.errors import VisguardError
 from visguard.linter.api import lint_paths
 from visguard.linter.loaders import decode_yaml
 from visguard.linter.loaders.decode import PosDict
@@ -122,3 +123,15 @@ def test_what_must_not_be_split_is_parsed_whole(chunks, text):
     except Exception as exc:
         got = ("error", str(exc))
     assert got[0] == want[0] and (got[0] == "error" and got[1] == want[1] or got[0] == "ok")
+
+
+def test_a_deeply_nested_resource_gets_the_whole_parse_error(chunks):
+    deep = "  Q:\n    Type: AWS::SQS::Queue\n    Properties:\n      M: " + "[" * 5000 + "]" * 5000 + "\n"
+    text = "AWSTemplateFormatVersion: '2010-09-09'\nResources:\n" + deep
+    with pytest.raises(VisguardError) as whole:
+        decode_yaml._load_whole(text, "t.yaml")
+    with pytest.raises(VisguardError) as pieces:
+        decode_yaml.loads_yaml(text, file="t.yaml")
+    # the whole parse's one line, naming the file and the line
+    assert str(pieces.value) == str(whole.value) and str(pieces.value).startswith("t.yaml:6: ")
+    assert "\n" not in str(pieces.value)

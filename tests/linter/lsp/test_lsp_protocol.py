@@ -285,3 +285,40 @@ def test_a_crash_in_one_request_is_logged_and_answered_empty(workspace):
     ls.ws = Workspace(str(workspace))
     ls.ws.lint()
     assert srv.hover_at(ls, path, t.HoverParams(text_document=doc, position=where.start)) is not None
+
+
+HOSTILE_OPTIONS = {
+    "debounce": "0.3; rm -rf /",
+    "vars": "region=eu-west-1",  # a string, not a list
+    "parameters": ["Env=prod", 7, "no-equals", "\x00=x", "=v"],
+    "config": {"path": "visguard.yaml"},
+    "queuesFrom": [None, "x" * 5000],
+    "\u202eunknown\n": 1,
+}
+
+
+def test_hostile_initialization_options_are_each_one_line_and_left_out():
+    from visguard.linter.lsp.workspace import settings_from
+
+    settings, problems = settings_from(HOSTILE_OPTIONS)
+    assert settings == {"vars": [], "parameters": ["Env=prod"], "queuesFrom": []}
+    assert len(problems) == 6 and all("\n" not in p.strip("\n") or "unknown" in p for p in problems)
+    assert settings_from(["not", "an", "object"])[0] == {}
+    assert settings_from({"debounce": float("nan")})[0] == {}
+    assert settings_from({"debounce": 1e308})[0] == {}
+    assert settings_from({"debounce": True})[0] == {}
+
+
+def test_the_server_serves_with_hostile_initialization_options(workspace):
+    async def run():
+        s = Session(workspace)
+        await s.start(**HOSTILE_OPTIONS)
+        worker = workspace / "worker" / "worker.py"
+        s.open(worker)
+        await s.wait_for(from_fs_path(str(worker)), lambda d: d is not None and "VG065" in codes(d))
+        await s.stop()
+        return s.logs
+
+    logs = asyncio.run(run())
+    assert sum("ignored" in line for line in logs) == 6
+    assert not any("Traceback" in line for line in logs)
