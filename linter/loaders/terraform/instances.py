@@ -167,6 +167,8 @@ class Instances:
         return out
 
     def resource_value(self, key: tuple[str, str]) -> Any:
+        if not self.prefix and getattr(self.loader, "_capture", None) is not None:
+            self.loader._capture.append(("ref", "resource", key))  # reuse.py: replayed with a kept resource
         v = self._resource_values.get(key, _MISSING)
         if v is _MISSING:
             v = self._resource_values[key] = self._resource_value(key)

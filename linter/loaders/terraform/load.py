@@ -374,22 +374,22 @@ class TerraformLoader(ModuleReader):
             self.resources.append(self.resource(scope, block, rtype, address, env))
 
     def _replay(self, scope: Scope, entry) -> None:
-        """A kept root resource: the names it refers to are read as its reading would read them (their own
-        notes are recorded once, whichever resource reads them first), then what it recorded is recorded again."""
-        for name in sorted(entry.refs):
-            root, _, rest = name.partition(".")
-            try:
-                if root == "var":
-                    scope.var(rest)
-                elif root == "local":
-                    scope.local(rest)
-                elif (root, rest) in scope.mod.resources:
-                    scope.resource_value((root, rest))
-            except VisguardError as exc:
-                if isinstance(exc, Bound):
-                    raise
+        """A kept root resource: what its reading recorded is recorded again, in order. The names it read are read
+        again (``ref``: cached after the first read, whose notes are then recorded, whichever resource reads
+        them first), then its own notes and parts not read."""
         for record in entry.records:
-            if record[0] == "note":
+            if record[0] == "ref":
+                try:
+                    if record[1] == "var":
+                        scope.var(record[2])
+                    elif record[1] == "local":
+                        scope.local(record[2])
+                    else:
+                        scope.resource_value(record[2])
+                except VisguardError as exc:
+                    if isinstance(exc, Bound):
+                        raise
+            elif record[0] == "note":
                 self.note(record[1], record[2], record[3])
             else:
                 self.unreadable(record[1], record[2], record[3])

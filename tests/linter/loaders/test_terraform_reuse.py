@@ -48,6 +48,12 @@ resource "aws_sqs_queue" "b" {
   visibility_timeout_seconds = var.noval
 }
 
+resource "aws_sqs_queue" "b2" {
+  name                       = "b2"
+  visibility_timeout_seconds = var.noval
+  tags                       = { note = "mentions var.vt in a string only" }
+}
+
 resource "aws_sqs_queue" "c" {
   count                      = 2
   name                       = "c${count.index}"
@@ -108,9 +114,10 @@ def _fresh(ws):
 EDITS = [
     # (what, the edit, resources the warm lint must read again: the rest is reused)
     ("a queue's own value", lambda s: s.replace("visibility_timeout_seconds = 10", "visibility_timeout_seconds = 15"), {"aws_sqs_queue.c", "aws_sqs_queue.mirror", "aws_lambda_event_source_mapping.mc"}),
-    ("a variable's default, through a local", lambda s: s.replace("default = 30", "default = 70"), {"aws_sqs_queue.a", "aws_lambda_event_source_mapping.m"}),
+    ("a variable's default, through a local", lambda s: s.replace("default = 30", "default = 70"), {"aws_sqs_queue.a", "aws_lambda_event_source_mapping.m", "aws_sqs_queue.b2"}),  # b2 names var.vt in a string: read again too (never the reverse)
     ("a local", lambda s: s.replace('"${var.env}-dlq"', '"${var.env}-dead"'), {"aws_sqs_queue.dlq", "aws_sqs_queue.a", "aws_lambda_event_source_mapping.m"}),
     ("a function's timeout", lambda s: s.replace("timeout       = 50", "timeout       = 300"), {"aws_lambda_function.f", "aws_lambda_event_source_mapping.m", "aws_lambda_event_source_mapping.mc"}),
+    ("the first reader of a variable stops reading it", lambda s: s.replace('"b"\n  visibility_timeout_seconds = var.noval', '"b"\n  visibility_timeout_seconds = 20'), {"aws_sqs_queue.b"}),
     ("the provider block", lambda s: s.replace('"eu-west-1"', '"eu-west-2"'), None),
     ("a comment between blocks", lambda s: s.replace('resource "aws_sqs_queue" "b"', '# visguard:ignore VG020 reason: test\nresource "aws_sqs_queue" "b"', 1), None),
     ("a line inserted above everything", lambda s: "\n" + s, "most"),
