@@ -572,17 +572,41 @@ def _load_template(path: str, options: LoadOptions) -> Model:
 
 
 def _claim_config(path: str, head: bytes) -> bool:
-    name = os.path.basename(path)
-    if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
+    if _named_config(path):
         return True
     keys = top_level_keys(head)
     return bool(keys) and keys <= CONFIG_KEYS and bool(keys - {"version", "$schema"})
 
 
-def _load_config(path: str, options: LoadOptions) -> Model:
-    from .config import load_config_model
+def _named_config(path: str) -> bool:
+    name = os.path.basename(path)
+    return name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml"))
 
-    return load_config_model(path)
+
+def _load_config(path: str, options: LoadOptions) -> Model:
+    """A visguard.yaml. One claimed by its keys only (not its name) that is not a valid one is another tool's
+    file with the same key names (.NET's launchSettings.json holds ``profiles``): a note, not bad input."""
+    from .config import ConfigModel, load_config_model
+
+    try:
+        return load_config_model(path)
+    except VisguardError as exc:
+        if _named_config(path):
+            raise
+        from visguard.linter.model import Location, Note
+
+        model = ConfigModel(source_file=path)  # (config None: no settings of its own)
+        model.notes.append(
+            Note(
+                f"not read: its top-level keys are visguard.yaml's, but it is not a visguard configuration "
+                f"({exc.detail})",
+                Location(path),
+                path,
+                fix="Nothing, when it is another tool's file; a visguard configuration is read by its name: call it "
+                "visguard.yaml to have it checked.",
+            )
+        )
+        return model
 
 
 def _claim_assembly_dir(path: str) -> bool:
