@@ -163,3 +163,32 @@ def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
     assert time.process_time() - start < 10
     for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
         assert q.name == "q"
+
+
+def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(capsys):
+    """A RedrivePolicy given by SetQueueAttributes right after the create call (fixtures/created/code/set-attributes):
+    on the create call's result (Python, Ruby: through a name), read as a create's attributes would be; on a queue not
+    known here (JavaScript: a URL from the environment), no queue of that file is judged on its redrive (a note).
+    Only the consumed dead-letter queue, which nothing gives a policy, is VG020."""
+    folder = os.path.join(FIXTURES, "set-attributes")
+    queues = {}
+    for name in ("bootstrap.py", "bootstrap.rb", "bootstrap.js"):
+        for q in loader.load(os.path.join(folder, name)).queues.values():
+            queues[q.id] = q
+    py = queues["py-set-jobs"]
+    assert (py.visibility_timeout, py.redrive.max_receive_count, py.redrive.target_ref) == (
+        90,
+        4,
+        COMPUTED_TARGET,
+    )
+    assert py.location.line == 7 and py.locations["visibility_timeout"].line == 14
+    assert queues["py-set-jobs-dlq"].redrive is None
+    assert queues["rb-set-jobs"].redrive.target_ref == COMPUTED_TARGET
+    assert queues["rb-set-jobs-dlq"].redrive is None
+    assert all(queues[n].redrive.target_ref == COMPUTED_TARGET for n in ("js-set-jobs", "js-set-other"))
+    findings = _lint(capsys, "set-attributes")
+    assert [(f["rule"], f["queue"]) for f in findings if f["rule"] == "VG020"] == [
+        ("VG020", "py-set-jobs-dlq")
+    ]
+    notes = [f for f in findings if f["rule"] == "VG902" and f["file"].endswith("bootstrap.js")]
+    assert len(notes) == 1 and "js-set-jobs, js-set-other" in notes[0]["message"] and notes[0]["line"] == 9
