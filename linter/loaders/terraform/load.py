@@ -198,7 +198,9 @@ class TerraformLoader(ModuleReader):
 
     def data_source(self, scope: Scope, address: str, block: Block) -> None:
         """Record a ``data "aws_sqs_queue"`` / ``data "aws_lambda_function"`` block referred to: the name it
-        looks up (None when not known here)."""
+        looks up (None when not known here). A name that is a queue's (a function's) own name attribute, not
+        known here (``name = aws_sqs_queue.q.name``, often through a module's variable), is kept as that reference:
+        whatever the name turns out to be, the data source looks up that resource."""
         if address in self.data:
             return
         from .evaluate import DATA_NAMES
@@ -212,7 +214,14 @@ class TerraformLoader(ModuleReader):
             except VisguardError as exc:
                 self.unreadable(exc, address)
                 v = None
-            name = v if isinstance(v, str) else None
+            own = {
+                "aws_sqs_queue": ("aws_sqs_queue", "name"),
+                "aws_lambda_function": ("aws_lambda_function", "function_name"),
+            }
+            ref_ok = (
+                isinstance(v, Ref) and (v.address.rpartition(".")[0].rsplit(".", 1)[-1], v.attr) == own[kind]
+            )
+            name = v if isinstance(v, str) or ref_ok else None
         self.data[address] = (kind, name, Location(block.file, block.line, block.column, path=address))
 
     def undeclared_name(self, scope: Scope, kind: str, name: str) -> Unknown:
