@@ -515,7 +515,219 @@ def _timedelta(node, f: File, args: list, depth: int) -> Value:
     return out
 
 
+# ------------------------------------------------------------------------------------------ settings classes
+# (issue 35 §1) ``Config.QUEUE`` of ``class Config: QUEUE = os.getenv("Q", "orders")``, in this module or imported
+# from another of the package (``from .config import Config``, ``import config`` then ``config.Config.QUEUE``), and
+# an instance's ``settings.QUEUE`` (``settings = Settings()``, here or imported): the class attribute, a base's when
+# the class does not set it, a dataclass/pydantic instance's keyword argument over its default, a pydantic
+# ``BaseSettings`` field the environment variable of its name with the default as fallback. Bounded: at most
+# MAX_BASES classes up, names followed MAX_DEPTH deep, each module looked up one FLOW step (FLOW.spend), the
+# classes of a file indexed once (``_classes``: one dict per parsed file, dropped with it).
+MAX_BASES = 4
+_SETTINGS_BASES = ("BaseSettings",)  # pydantic / pydantic-settings: a field is read from the environment
+_DATA_DECORATORS = ("dataclass", "dataclasses.dataclass", "attr.s", "attrs.define", "define", "frozen")
+
+
+def _classes(f: File) -> dict:
+    """The module-level classes of ``f``: name -> class_definition node (decorated ones too), once per file."""
+    got = getattr(f, "_py_classes", None)
+    if got is None:
+        got = {}
+        for node in f.root.named_children:
+            inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+            if inner is not None and inner.type == "class_definition":
+                got.setdefault(text(inner.child_by_field_name("name")), inner)
+        f._py_classes = got
+    return got
+
+
+def _class_of(f: File, obj, depth: int):
+    """(the File, the class node, the call that made the instance or None, the File of that call) ``obj`` names:
+    a class of ``f`` or of a module it imports, or a name bound once to a call of one (``settings = Settings()``);
+    None for anything else (the engine reads it)."""
+    if depth > MAX_DEPTH or obj is None:
+        return None
+    if obj.type == "call":
+        callee_node = obj.child_by_field_name("function")
+        if callee_node is None or not _last(text(callee_node))[:1].isupper():  # a class is called by its name
+            return None
+        got = _class_of(f, callee_node, depth + 1)
+        return (got[0], got[1], obj, f) if got is not None and got[2] is None else None
+    if obj.type == "identifier":
+        name = text(obj)
+        if name in ("self", "cls"):
+            return None
+        cls = _classes(f).get(name)
+        if cls is not None:
+            return f, cls, None, None
+        if f.is_param(name, obj.start_byte):
+            return None
+        right, _ = f.resolve(obj)
+        if right is not None:
+            return _class_of(f, _unawait(right), depth + 1) if right.type in ("call", "await") else None
+    elif obj.type != "attribute" or obj.child_by_field_name("object").type != "identifier":
+        return None  # `a.b.C`: a package's module's class is not followed
+    key = f.key(obj)
+    if key.split(".")[0] not in _import_names(f) or not FLOW.spend():
+        return None
+    got = _imported(f, key)
+    if got is None:
+        return None
+    g, name = got
+    cls = _classes(g).get(name)
+    if cls is not None:
+        return g, cls, None, None
+    right, _ = g._found(name)
+    if right is not None and right.type == "call":
+        return _class_of(g, right, depth + 1)
+    return None
+
+
+def _import_names(f: File) -> frozenset:
+    """The names ``f``'s module-level imports bind (``from .config import Config as C``: C), once per file."""
+    got = getattr(f, "_py_imports", None)
+    if got is None:
+        names = set()
+        for stmt in f.root.named_children:
+            if stmt.type in ("import_from_statement", "import_statement"):
+                for name in stmt.children_by_field_name("name"):
+                    names.add(_aliased(name)[1])
+        got = f._py_imports = frozenset(names)
+    return got
+
+
+def _class_fields(cls) -> dict:
+    """The attributes a class body assigns: name -> [(its name node, its value node or None: annotated only)]."""
+    out: dict[str, list] = {}
+    body = cls.child_by_field_name("body")
+    for stmt in body.named_children if body is not None else ():
+        if stmt.type != "expression_statement" or not stmt.named_children:
+            continue
+        a = stmt.named_children[0]
+        left = a.child_by_field_name("left") if a.type == "assignment" else None
+        if left is not None and left.type == "identifier":
+            out.setdefault(text(left), []).append((left, a.child_by_field_name("right")))
+    return out
+
+
+def _base_names(cls) -> list:
+    bases = cls.child_by_field_name("superclasses")
+    return [b for b in bases.named_children if b.type in ("identifier", "attribute")] if bases else []
+
+
+def _is_data(cls) -> bool:
+    """A dataclass (attrs) class: its instances take its fields as keyword arguments."""
+    holder = cls.parent
+    if holder is None or holder.type != "decorated_definition":
+        return False
+    for d in holder.named_children:
+        if d.type == "decorator":
+            name = text(d).lstrip("@").strip().split("(")[0]
+            if name in _DATA_DECORATORS:
+                return True
+    return False
+
+
+def _settings_attribute(node, f: File, depth: int) -> Value | None:
+    """The value of ``X.attr`` when ``X`` is a settings class or its instance (see above); None when it is not."""
+    obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+    if obj is None or attr is None or depth > MAX_DEPTH or text(obj) in ("self", "cls"):
+        return None
+    found = _class_of(f, obj, depth + 1)
+    if found is None:
+        return None
+    g, cls, call, caller = found
+    name = text(attr)
+    settings = False
+    for _ in range(MAX_BASES):
+        if call is not None and (_is_data(cls) or settings or _derives(g, cls, _SETTINGS_BASES)):
+            pos, kw, splat = _call_args(call, caller) or ([], {}, True)
+            if name in kw:  # Settings(QUEUE="q"): the instance's own
+                v = evaluate(kw[name], caller, depth + 1)
+                if v.file is None and caller is not f:
+                    v.file = caller
+                return v
+            if pos or splat:
+                return unknown(node, f"{_shown(node)}: {_shown(call)} passes arguments visguard does not map")
+        if call is not None and b"__init__" in (cls.text or b"") and f"self.{name}".encode() in cls.text:
+            return unknown(node, f"{_shown(node)} is set by {text(cls.child_by_field_name('name'))}.__init__")
+        settings = settings or _derives(g, cls, _SETTINGS_BASES)
+        fields = _class_fields(cls).get(name)
+        if fields:
+            if len(fields) > 1 and any(text(r) != text(fields[0][1]) for _, r in fields[1:] if r is not None):
+                return unknown(node, f"{_shown(node)} is assigned more than once in its class")
+            left, right = fields[-1]
+            return _field_value(node, g, cls, left, right, settings, depth)
+        up = None
+        for base in _base_names(cls):
+            up = _class_of(g, base, depth + 1)
+            if up is not None:
+                break
+        if up is None:
+            return unknown(
+                node, f"{_shown(node)}: the class {text(cls.child_by_field_name('name'))} sets no {name}"
+            )
+        g, cls = up[0], up[1]
+    return unknown(node, f"{_shown(node)}: beyond {MAX_BASES} base classes")
+
+
+def _derives(g: File, cls, names: tuple[str, ...]) -> bool:
+    """Whether ``cls`` names one of ``names`` among its bases (by the base's last name), or a base of its
+    package's does, at most MAX_BASES up."""
+    for _ in range(MAX_BASES):
+        bases = _base_names(cls)
+        if any(_last(text(b)) in names for b in bases):
+            return True
+        up = next((u for u in (_classes(g).get(text(b)) for b in bases) if u is not None), None)
+        if up is None:
+            return False
+        cls = up
+    return False
+
+
+def _env_prefixed(cls) -> bool:
+    """Whether a pydantic settings class renames its variables (``env_prefix`` in ``model_config`` or its inner
+    ``class Config``): then a field's variable is not its name."""
+    return b"env_prefix" in (cls.text or b"") or b"alias" in (cls.text or b"")
+
+
+def _field_value(node, g: File, cls, left, right, settings: bool, depth: int) -> Value:
+    """A class attribute's value (``right`` in ``g``; None: annotated only), read as the attribute ``node``."""
+    if (
+        settings
+    ):  # pydantic: the variable of the field's name (case-insensitive: written upper), else the default
+        if _env_prefixed(cls):
+            return unknown(
+                node, f"{_shown(node)}: a pydantic field whose variable is renamed (env_prefix, alias)"
+            )
+        default = evaluate(right, g, depth + 1) if right is not None else None
+        if default is not None:
+            if default.kind == "unknown":
+                return unknown(node, f"{_shown(node)}: its default {default.why or _shown(right)}")
+            if default.file is None:
+                default.file = g
+            if default.kind == "int":  # a number: the default, of the variable (as os.getenv's)
+                default.env = text(left).upper()
+                return default
+        v = Value("env", text(left).upper(), left, default=default)
+        v.file = g
+        return v
+    if right is None:
+        return unknown(node, f"{_shown(node)} is declared without a value")
+    v = evaluate(right, g, depth + 1)
+    if v.kind == "unknown":
+        out = unknown(node, v.why or _shown(node))
+        out.env = v.env
+        return out
+    if v.via is None:
+        v.via = left
+    if v.file is None:
+        v.file = g
+    return v
+
+
 _HOOKS = {
+    "attribute": _settings_attribute,
     "string": _string,
     "concatenated_string": _concatenated,
     "unary_operator": _unary,

@@ -1,0 +1,111 @@
+"""Five mechanisms of the value flow the blind set's misses name (issue 35 §1, SCORE.md): a settings class's
+attributes read from another module, "this parameter, else the queue named X", a shell function called with the
+queue as its argument, JavaScript options merged with defaults, a decorator's parameter forwarded to a receive.
+
+Each fixture under ``fixtures/code/flow/`` (and ``fixtures/shell/``) is one mechanism in one language, read as a
+run reads it (the folder searched, each file loaded: the files the run was offered are the ones the flow may open).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from visguard.linter.loaders import registry
+
+FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
+
+
+def run(folder: str, kinds=("code",)):
+    """(consumers, notes, model queues) of every file of ``folder`` the loaders of ``kinds`` claim."""
+    errors: list = []
+    consumers, notes, queues = [], [], {}
+    for item in registry.discover([folder], errors=errors):
+        if item.loader.name in kinds:
+            model = item.loader.load(item.path, registry.LoadOptions())
+            consumers += model.pending
+            notes += model.notes
+            queues.update(model.queues)
+    assert not errors
+    return consumers, notes, queues
+
+
+def at(consumers, ending: str, line: int):
+    (c,) = [c for c in consumers if c.location.file.endswith(ending) and c.location.line == line]
+    return c
+
+
+def rel(loc) -> str:
+    return os.path.relpath(loc.file, FLOW).replace(os.sep, "/") + f":{loc.line}"
+
+
+def _timed(fn):
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+# ---------------------------------------------------------------------------------------------- a. settings classes
+def test_python_settings_class_attributes_from_another_module_of_the_package():
+    """``Config.SQS_QUEUE_NAME = os.getenv("SQS_QUEUE_NAME", "orders")`` in config.py, read after ``from .config
+    import Config`` (and a subclass's inherited attribute, and ``config.Config.X`` after ``from app import
+    config``); a pydantic ``BaseSettings`` instance's field (its variable, its default as fallback); a dataclass
+    instance's keyword argument over its default. Each located where the class writes it."""
+    consumers, notes, _ = run(os.path.join(FLOW, "settings-class-python"))
+    w = at(consumers, "worker.py", 9)
+    assert (w.queue_ref.kind, w.queue_ref.value, w.queue_ref.fallback.value) == (
+        "env",
+        "SQS_QUEUE_NAME",
+        "orders",
+    )
+    assert rel(w.queue_ref.location) == "settings-class-python/app/config.py:7"
+    assert w.visibility_override == 120 and rel(w.locations["visibility_override"]).endswith("config.py:8")
+    dev = at(consumers, "worker.py", 13)
+    assert dev.queue_ref.value == "SQS_QUEUE_NAME" and dev.settings["wait_time"] == 20  # DevConfig(Config)
+    b = at(consumers, "billing.py", 7)
+    assert (b.queue_ref.kind, b.queue_ref.value) == ("env", "BILLING_QUEUE_URL")
+    assert b.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/billing"
+    assert rel(b.queue_ref.location) == "settings-class-python/app/settings.py:8"
+    assert b.settings["max_messages"] == 5  # the default of the variable BATCH
+    assert b.visibility_override == 90 and rel(b.locations["visibility_override"]).endswith("settings.py:21")
+    assert b.settings["wait_time"] == 10
+    m = at(consumers, "billing.py", 13)
+    assert m.queue_ref.value == "SQS_QUEUE_NAME" and m.visibility_override is None
+    assert any("the class Config sets no MISSING" in n.message for n in notes)
+
+
+def test_python_settings_classes_that_rename_or_set_in_init_are_not_guessed(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "conf.py").write_text(
+        "from pydantic_settings import BaseSettings, SettingsConfigDict\n"
+        "class S(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix='APP_')\n    queue: str = 'a'\n"
+        "class C:\n    QUEUE = 'b'\n    def __init__(self, q):\n        self.QUEUE = q\n"
+        "s = S()\nc = C('x')\n"
+    )
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom .conf import s, c\nsqs = boto3.client('sqs')\n"
+        "sqs.receive_message(QueueUrl=s.queue)\nsqs.receive_message(QueueUrl=c.QUEUE)\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert all(c.queue_ref is None for c in consumers) and len(consumers) == 2
+    assert any("renamed (env_prefix, alias)" in n.message for n in notes)
+    assert any("is set by C.__init__" in n.message for n in notes)
+
+
+def test_python_settings_classes_in_a_loop_of_bases_and_imports_end(tmp_path):
+    """``class A(B)`` / ``class B(A)`` across two modules importing each other, and a 5,000-deep chain of bases:
+    no value, a note, bounded."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "a.py").write_text("from .b import B\nclass A(B):\n    pass\n")
+    (tmp_path / "b.py").write_text("from .a import A\nclass B(A):\n    pass\n")
+    chain = (
+        "".join(f"class K{i}(K{i + 1}):\n    pass\n" for i in range(5_000)) + "class K5000:\n    Q = 'q'\n"
+    )
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom .a import A\nsqs = boto3.client('sqs')\n"
+        + chain
+        + "sqs.receive_message(QueueUrl=A.QUEUE)\nsqs.receive_message(QueueUrl=K0.Q)\n"
+    )
+    (consumers, notes, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert notes and spent < 10
