@@ -12,6 +12,7 @@ import os
 import time
 
 from visguard.linter.loaders import registry
+from visguard.linter.loaders.code import python
 
 FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
 
@@ -109,3 +110,60 @@ def test_python_settings_classes_in_a_loop_of_bases_and_imports_end(tmp_path):
     (consumers, notes, _), spent = _timed(lambda: run(str(tmp_path)))
     assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
     assert notes and spent < 10
+
+
+# ---------------------------------------------------------------------------------------------- b. else the queue X
+def test_python_the_parameter_else_the_queue_the_code_creates_or_asks_for():
+    """``self._queue_url = kwargs.get("queue_url")`` (no call passes it: None), else ``resp["QueueUrl"]`` of the
+    create_queue of ``self._queue_name`` in either branch of an if (the FIFO branch's create, refused by
+    CreateQueue for a name without .fifo, is not the queue); ``if queue_url is None: queue_url =
+    get_queue_url(QueueName="refunds")["QueueUrl"]``; ``url = url or os.environ.get(X) or DEFAULT``; ``if not
+    url: url = DEFAULT`` with a call that passes one."""
+    consumers, _, queues = run(os.path.join(FLOW, "else-queue-python"))
+    listener = at(consumers, "listener.py", 27)
+    assert (listener.queue_ref.kind, listener.queue_ref.value) == ("name", "orders")
+    orders = queues["orders"]
+    assert (orders.fifo, orders.visibility_timeout, orders.location.line) == (False, 120, 18)
+    assert (
+        at(consumers, "poller.py", 12).queue_ref.kind,
+        at(consumers, "poller.py", 12).queue_ref.value,
+    ) == (
+        "name",
+        "refunds",
+    )
+    env = at(consumers, "poller.py", 17).queue_ref
+    assert (env.kind, env.value) == ("env", "AUDIT_QUEUE_URL")
+    assert env.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/audit"
+    assert at(consumers, "poller.py", 23).queue_ref.value.endswith("/given")
+
+
+def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp_path):
+    """One call passes ``queue_url=``, another passes none (the created queue): two queues, no join, a note; two
+    defaults under ``if x is None`` that differ: no join."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "lib.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class L:\n    def __init__(self, name, **kw):\n        self.name = name\n"
+        "        self.url = kw.get('queue_url')\n"
+        "    def go(self):\n        if self.url is None:\n"
+        "            self.url = sqs.create_queue(QueueName=self.name)['QueueUrl']\n"
+        "        sqs.receive_message(QueueUrl=self.url)\n"
+        "def poll(url=None, fifo=False):\n    if url is None:\n        url = 'a'\n"
+        "    if not url:\n        url = 'b'\n    sqs.receive_message(QueueUrl=url)\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from .lib import L, poll\nL('orders').go()\nL('x', queue_url='https://sqs.eu-west-1.amazonaws.com/1/o').go()\n"
+        "poll()\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert any("given different values by its 2 calls" in n.message for n in notes)
+    assert any("one of several values" in n.message for n in notes)
+
+
+def test_python_a_fifo_create_refused_for_its_name_is_kept_when_it_is_the_only_one():
+    """``create_queue(QueueName="jobs", Attributes={"FifoQueue": "true"})`` alone: still the queue the file
+    creates (the rules judge its name), not dropped."""
+    code = b"import boto3\nsqs = boto3.client('sqs')\nsqs.create_queue(QueueName='jobs', Attributes={'FifoQueue': 'true'})\n"
+    (q,) = python.read("c.py", code).queues
+    assert q.name == "jobs" and q.fifo is True

@@ -31,6 +31,8 @@ from __future__ import annotations
 
 import re
 
+from visguard import facts
+
 from .engine import File, Reader, evaluate, shown, text
 
 MAX_FIELDS = 200  # entries read from one request or attribute map
@@ -81,6 +83,7 @@ def read(f: File, r: Reader) -> None:
             if entry is not None:
                 sites.setdefault((entry["site"].start_byte, entry["site"].end_byte), entry)
     seen: set[str] = {q.id for q in r.result.queues}
+    refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -124,10 +127,16 @@ def read(f: File, r: Reader) -> None:
                 attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
         if name in seen:
             continue
-        seen.add(name)
         loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
+        if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
+            # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
+            # create of the name is the queue; this one only when there is none
+            refused.setdefault(name, q)
+            continue
+        seen.add(name)
         r.result.queues.append(q)
+    r.result.queues += [q for name, q in refused.items() if name not in seen]
 
 
 FIX = (

@@ -759,13 +759,14 @@ class File:
         bound = list(self.bindings.get(self.key(node), {}).values())
         if len(bound) > MAX_AGREE or depth >= MAX_DEPTH or any(r is None for _, r in bound):
             return None
+        bound = self._before(node, bound)
         seen = None
         for _, right in bound:
             v = evaluate(right, self, depth + 1)
             if v.kind == "none" or (v.kind == "unknown" and text(v.node) in _NOTHING):
                 continue
-            if v.kind not in ("str", "int", "bool") or (
-                seen is not None and (v.kind, v.value) != (seen.kind, seen.value)
+            if v.kind not in ("str", "int", "bool", "name", "queue") or (
+                seen is not None and _same(v) != _same(seen)
             ):
                 return None
             seen = seen or v
@@ -777,6 +778,25 @@ class File:
         out.via = seen.via or node
         out.computed = True  # several places write it: no one of them is the value to edit
         return out
+
+    def _before(self, node, bound: list) -> list:
+        """The assignments of a local name (every one in the function around ``node``) that can reach ``node``:
+        those before it, when no loop around it in the function could bring a later one back; else all."""
+        if node.type in self.lang.members or not bound:
+            return bound
+        fn = _around(self, node, _FUNCTIONS)
+        if fn is None or any(not (fn.start_byte <= n.start_byte < fn.end_byte) for n, _ in bound):
+            return bound
+        up = self.parent(node)
+        for _ in range(64):
+            if up is None or up.id == fn.id:
+                break
+            if up.type in _LOOPS:
+                return bound
+            up = self.parent(up)
+        else:
+            return bound
+        return [b for b in bound if b[0].start_byte < node.start_byte]
 
     def argument(self, node, key: str, depth: int, pick=None, part: str | None = None) -> Value:
         """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
@@ -881,6 +901,13 @@ class File:
         return unknown(node)
 
 
+def _same(v: Value) -> tuple:
+    """What two values compare by: kind and value (a ``queue`` response by the queue it names)."""
+    if v.kind == "queue" and isinstance(v.value, Value):
+        return ("queue", v.value.kind, v.value.value)
+    return (v.kind, v.value)
+
+
 _SITE_OWN = {"key", "value", "var", "heartbeat", "param", "param.scope"}
 _NOT_FIELDS = ("consumer.", "bind.", "set.")
 _CAPTURE = re.compile(rb"@([A-Za-z_][\w.-]*)")
@@ -932,6 +959,10 @@ _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
+}  # fmt: skip
+_LOOPS = {
+    "for_statement", "while_statement", "for_in_statement", "do_statement", "enhanced_for_statement",
+    "foreach_statement", "for_range_loop", "while", "until", "for", "do_while_statement", "list_comprehension",
 }  # fmt: skip
 _BLOCKS = {
     "block",
@@ -1350,6 +1381,8 @@ class Flow:
                 if v.kind != "unknown" and v.via is None:
                     v.via = p
                 return v
+            if keyword is None:  # kwargs.get("key") no call passes: None
+                return Value("none", None, p)
             return unknown(p, f"{label}, and no call of it in its package passes it")
         got = []
         for g, call, pos, kw in sites:
@@ -1361,9 +1394,9 @@ class Flow:
                 )
             arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
-                if default is None:
+                if default is None and keyword is not None:
                     return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
-                v = evaluate(default, f, depth + 1)
+                v = evaluate(default, f, depth + 1) if default is not None else Value("none", None, p)
                 owner = f
             else:
                 v = evaluate(arg, g, depth + 1)

@@ -35,6 +35,7 @@ from . import CodeResult, creates
 from .engine import (
     ANNOTATION_FIELDS,
     FLOW,
+    MAX_AGREE,
     MAX_DEPTH,
     NOT_A_NUMBER,
     File,
@@ -402,7 +403,150 @@ def _subscript(node, f: File, depth: int) -> Value:
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
         return evaluate(d.value[key.value], f, depth + 1)
+    if d.kind == "queue" and key.kind == "str" and key.value == "QueueUrl":
+        return _response_url(d, node)
     return unknown(node)
+
+
+# ------------------------------------------------------------------------------------------ "x, else the queue N"
+# (issue 35 §1) ``create_queue(QueueName=N)`` / ``get_queue_url(QueueName=N)`` evaluate to a response of the queue
+# N (Value ``queue``: the Value of N), whose ``["QueueUrl"]`` / ``.get("QueueUrl")`` is that queue (a name, or the
+# environment variable N is); ``None`` is ``none`` (not given); ``a or b`` is ``a`` when it is known and not empty,
+# ``b`` when ``a`` is nothing (None, "", not passed), an environment variable with ``b`` as its default; a parameter
+# that its function reassigns only when not given (``if x is None: x = ...``, ``if not x: ...``, ``x = x or ...``)
+# is what its calls pass, else what those assignments give (one value; several: unknown, naming them). Each
+# step is one evaluate (MAX_DEPTH bounds the nesting), the reassignments of one parameter at most MAX_AGREE.
+def _response(node, f: File, depth: int) -> Value | None:
+    """The response Value of a ``create_queue``/``get_queue_url`` call (None: another call)."""
+    kw = _kwargs(f, node, depth)
+    name = kw.get("QueueName")
+    if name is None:
+        return unknown(node, f"{_shown(node)} names no QueueName")
+    v = evaluate(name, f, depth + 1)
+    if v.kind not in ("str", "env") or (v.kind == "str" and not v.value.strip()):
+        return unknown(node, f"the queue named {v.why or _shown(name)}")
+    return Value("queue", v, node)
+
+
+def _response_url(d: Value, node) -> Value:
+    """The queue a response's QueueUrl is: the name (a ``name`` Value) or the environment variable it names."""
+    inner = d.value
+    if inner.kind == "env":
+        return inner
+    out = Value("name", inner.value.strip(), inner.node)
+    out.via, out.file = inner.via, inner.file
+    return out
+
+
+def _or(node, f: File, depth: int) -> Value | None:
+    """``a or b`` (None for ``and``: the engine's)."""
+    if text(node.child_by_field_name("operator")).strip() != "or":
+        return None
+    a = evaluate(node.child_by_field_name("left"), f, depth + 1)
+    b_node = node.child_by_field_name("right")
+    if _nothing(a):
+        return evaluate(b_node, f, depth + 1)
+    if a.kind in ("str", "int", "name") or (a.kind == "bool" and a.value):
+        return a
+    if a.kind == "env" and a.default is None:  # os.environ.get("Q") or "orders": the variable, else b
+        b = evaluate(b_node, f, depth + 1)
+        if b.kind == "int":
+            b.env = a.value
+            return b
+        out = Value("env", a.value, a.node, default=b if b.kind == "str" else None)
+        out.file = a.file
+        return out
+    out = unknown(node, f"{_shown(node)}: {a.why or _shown(a.node)}, else {_shown(b_node)}")
+    out.env = env_of(a)
+    return out
+
+
+def _nothing(v: Value) -> bool:
+    """Whether ``v`` is "not given": None, an empty string, False."""
+    return v.kind == "none" or (v.kind == "str" and v.value == "") or (v.kind == "bool" and not v.value)
+
+
+def _guarded(f: File, name: str, fn, assignment) -> bool:
+    """Whether ``assignment`` (of the parameter ``name``, in ``fn``) runs only when ``name`` is not given: the
+    body of ``if name is None:`` / ``if not name:`` / ``if name == None:``, or ``name = name or ...``."""
+    right = assignment.child_by_field_name("right")
+    for _ in range(MAX_DEPTH):  # `name = name or a or b`: the chain's first operand is the name
+        if (
+            right is None
+            or right.type != "boolean_operator"
+            or text(right.child_by_field_name("operator")) != "or"
+        ):
+            break
+        right = right.child_by_field_name("left")
+        if right is not None and text(right) == name:
+            return True
+    block = assignment.parent.parent if assignment.parent is not None else None
+    stmt = block.parent if block is not None and block.type == "block" else None
+    if stmt is None or stmt.type != "if_statement" or stmt.child_by_field_name("consequence") != block:
+        return False
+    cond = stmt.child_by_field_name("condition")
+    if cond is None:
+        return False
+    if cond.type == "not_operator":
+        arg = cond.child_by_field_name("argument")
+        return arg is not None and text(arg) == name
+    kids = cond.named_children
+    ops = [text(c) for c in cond.children if not c.is_named]
+    return (
+        cond.type == "comparison_operator"
+        and len(kids) == 2
+        and text(kids[0]) == name
+        and kids[1].type == "none"
+        and " ".join(ops) in ("is", "==")
+    )
+
+
+def _defaulted_parameter(node, f: File, depth: int) -> Value | None:
+    """A parameter its function reassigns only when it is not given (see above), read after those
+    assignments: its calls' value when known and not nothing, else the assignments' one value. None when the
+    name is no such parameter (the engine reads it)."""
+    name = text(node)
+    found = f.param_of(name, node.start_byte)
+    if found is None:
+        return None
+    fn = found[0]
+    inside = [n for n, _ in f.bindings.get(name, {}).values() if fn.start_byte <= n.start_byte < fn.end_byte]
+    assigns = [n.parent for n in inside]
+    if any(a is None or a.end_byte > node.start_byte for a in assigns):
+        # read inside its own reassignment (`url = url or ...`: that one does not reach it), or before one (a
+        # loop could bring it back): the engine's parameter
+        return None
+    if not assigns or len(assigns) > MAX_AGREE or depth >= MAX_DEPTH:
+        return None
+    if any(a.type != "assignment" or not _guarded(f, name, fn, a) for a in assigns):
+        return None
+    given = f.argument(node, name, depth + 1)
+    if given.kind != "unknown" and not _nothing(given):
+        return given
+    if given.kind == "unknown" and not given.why.endswith("no call of it in its package passes it"):
+        return unknown(node, f"{name}: {given.why}")
+    got = []
+    for a in assigns:
+        right = a.child_by_field_name("right")
+        v = evaluate(right, f, depth + 1)
+        if v.kind == "unknown" or _nothing(v):
+            return unknown(node, f"{name} when not given: {v.why or _shown(right)}")
+        got.append(v)
+    if len({(v.kind, repr(v.value) if v.kind != "env" else v.value) for v in got}) > 1:
+        shown_ = ", ".join(_shown(v.node) for v in got[:3])
+        return unknown(node, f"{name} when not given is one of several values ({shown_})")
+    return got[0]
+
+
+def _identifier(node, f: File, depth: int) -> Value | None:
+    if f.is_param(text(node), node.start_byte) and text(node) in f.bindings:
+        return _defaulted_parameter(node, f, depth)
+    return None
+
+
+def _await(node, f: File, depth: int) -> Value:
+    kids = [k for k in node.named_children if k.type != "comment"]
+    return evaluate(kids[0], f, depth + 1) if kids else unknown(node)
 
 
 def _dictionary(node, f: File, depth: int) -> Value:
@@ -438,6 +582,13 @@ def _call(node, f: File, depth: int) -> Value:
         got = _kwargs_get(node, fn.child_by_field_name("object"), args, f, depth)
         if got is not None:
             return got
+        key = evaluate(args[0], f, depth + 1)
+        if key.kind == "str" and key.value == "QueueUrl":  # create_queue(...).get("QueueUrl")
+            d = evaluate(fn.child_by_field_name("object"), f, depth + 1)
+            if d.kind == "queue":
+                return _response_url(d, node)
+    if name in _URL_CALLS and fn.type == "attribute":
+        return _response(node, f, depth)
     if name == "format" and fn.type == "attribute":
         template = evaluate(fn.child_by_field_name("object"), f, depth + 1)
         if template.kind == "str":
@@ -728,6 +879,10 @@ def _field_value(node, g: File, cls, left, right, settings: bool, depth: int) ->
 
 _HOOKS = {
     "attribute": _settings_attribute,
+    "none": lambda node, f, depth: Value("none", None, node),
+    "boolean_operator": _or,
+    "identifier": _identifier,
+    "await": _await,
     "string": _string,
     "concatenated_string": _concatenated,
     "unary_operator": _unary,
@@ -925,6 +1080,8 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
         return QueueRef("env", var, where, fallback)
     if v.kind == "str" and v.value:
         return queue_ref(v.value, where, kind)
+    if v.kind == "name" and v.value:  # the queue a create_queue/get_queue_url response names
+        return queue_ref(v.value, where, "name")
     return None
 
 
