@@ -167,3 +167,36 @@ def test_python_a_fifo_create_refused_for_its_name_is_kept_when_it_is_the_only_o
     code = b"import boto3\nsqs = boto3.client('sqs')\nsqs.create_queue(QueueName='jobs', Attributes={'FifoQueue': 'true'})\n"
     (q,) = python.read("c.py", code).queues
     assert q.name == "jobs" and q.fifo is True
+
+
+# ---------------------------------------------------------------------------------------------- c. shell functions
+def test_a_shell_function_called_with_literal_arguments_creates_each_queue_at_its_call(tmp_path):
+    """``create_queue() { aws sqs create-queue --queue-name "$1" --attributes VisibilityTimeout=${2:-30}; }``
+    called three times (one through a wrapper's ``"$@"``, one without its second argument: the default): three queues, each at its call's line; a function
+    never called by its name is read once as before (its ``$1`` unknown, noted)."""
+    script = (
+        "#!/bin/bash\nset -e\ncreate_queue() {\n  # don't mind the quote in this comment\n"
+        '  awslocal sqs create-queue --queue-name "$1" --attributes "VisibilityTimeout=${2:-30}"\n}\n'
+        'function wrap {\n  create_queue "$@"\n}\n'
+        "create_queue order-events 60\ncreate_queue payment-events\nwrap refunds 90\n"
+        'unused() { aws sqs create-queue --queue-name "$1"; }\n'
+    )
+    (tmp_path / "setup-queues.sh").write_text(script)
+    _, notes, queues = run(str(tmp_path), kinds=("shell",))
+    got = {n: (q.visibility_timeout, q.location.line) for n, q in queues.items()}
+    assert got == {"order-events": (60, 10), "payment-events": (30, 11), "refunds": (90, 12)}
+    assert [n.location.line for n in notes if "name is not known" in n.message] == [13]
+
+
+def test_shell_function_calls_are_bounded():
+    from visguard.linter.loaders import shellwords
+
+    rec = 'f() { aws sqs create-queue --queue-name "$1"; f "$1"; }\nf q\n'
+    out, spent = _timed(lambda: shellwords.commands(rec))
+    assert (
+        spent < 5
+        and [c.argv[-1] for c in out if "create-queue" in c.argv] == ["q"] * shellwords.MAX_CALL_DEPTH
+    )
+    doubling = "".join(f"f{i}() {{ f{i + 1}; f{i + 1}; }}\n" for i in range(30)) + "f30() { echo x; }\nf0\n"
+    out, spent = _timed(lambda: shellwords.commands(doubling))
+    assert spent < 5 and len(out) <= shellwords.MAX_CALLS * 2
