@@ -200,3 +200,76 @@ def test_shell_function_calls_are_bounded():
     doubling = "".join(f"f{i}() {{ f{i + 1}; f{i + 1}; }}\n" for i in range(30)) + "f30() { echo x; }\nf0\n"
     out, spent = _timed(lambda: shellwords.commands(doubling))
     assert spent < 5 and len(out) <= shellwords.MAX_CALLS * 2
+
+
+# ---------------------------------------------------------------------------------------------- d. merged options
+def test_javascript_options_merged_over_defaults_resolve_per_key():
+    """``this.options = { ...DEFAULTS, ...options }`` with ``new Poller({ queueUrl, visibilityTimeout: 90 })``: the
+    queue and 90 are the call's (located there), the wait and the batch the defaults'; ``Object.assign({},
+    DEFAULTS, opts)`` and lodash ``defaults({}, opts, {...})`` (the first source wins) the same way."""
+    consumers, _, _ = run(os.path.join(FLOW, "defaults-merge-javascript"))
+    c = at(consumers, "poller.js", 16)
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
+    assert rel(c.queue_ref.location) == "defaults-merge-javascript/main.js:3"
+    assert c.visibility_override == 90 and rel(c.locations["visibility_override"]).endswith("main.js:3")
+    assert c.settings["wait_time"] == 20 and c.settings["max_messages"] == 10
+    assert rel(c.locations["wait_time"]) == "defaults-merge-javascript/poller.js:6"
+    d = at(consumers, "poller.js", 31)
+    assert d.queue_ref.value.endswith("/dead-jobs") and d.visibility_override == 30
+    assert d.settings["wait_time"] == 5
+
+
+def test_typescript_options_merged_over_defaults_resolve_per_key():
+    consumers, _, _ = run(os.path.join(FLOW, "defaults-merge-typescript"))
+    c = at(consumers, "worker.ts", 20)
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "EMAILS_QUEUE_URL")
+    assert c.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/emails"
+    assert (
+        c.settings["wait_time"] == 20 and c.visibility_override == 45
+    )  # the call's wait, the default's visibility
+
+
+def test_javascript_merged_options_are_not_guessed(tmp_path):
+    """Two calls with different queues; a spread of an object visguard cannot read after the defaults; a key
+    deep-merged (``_.merge``) from objects: none of them is read, each noted."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "p.js").write_text(
+        'const AWS = require("aws-sdk");\nconst _ = require("lodash");\nconst sqs = new AWS.SQS();\n'
+        "const D = { vt: 30, receive: { WaitTimeSeconds: 20 } };\n"
+        "class P {\n  constructor(o) { this.o = { ...D, ...o }; this.m = _.merge({}, D, o); }\n"
+        "  poll() { return sqs.receiveMessage({ QueueUrl: this.o.queueUrl, VisibilityTimeout: this.o.vt }); }\n"
+        "  deep() { return sqs.receiveMessage({ QueueUrl: 'q', ...this.m.receive }); }\n"
+        "}\nfunction f(x) {\n  const s = { ...D, ...load(x) };\n"
+        "  return sqs.receiveMessage({ QueueUrl: 'q', VisibilityTimeout: s.vt });\n}\n"
+        "module.exports = { P, f };\n"
+    )
+    (tmp_path / "a.js").write_text(
+        'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/a" });\n'
+    )
+    (tmp_path / "b.js").write_text(
+        'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/b", vt: 60 });\n'
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    poll, deep, f = (at(consumers, "p.js", n) for n in (7, 8, 12))
+    assert poll.queue_ref is None and poll.visibility_override is None
+    assert f.visibility_override is None and deep.settings.get("wait_time") is None
+    assert any("given different values" in n.message for n in notes)
+
+
+def test_javascript_merges_in_loops_and_chains_are_bounded(tmp_path):
+    """A 5,000-deep chain of objects spreading the next, a merge spreading itself, Object.assign of 10,000
+    sources, and two modules' options spreading each other: no value, bounded."""
+    from visguard.linter.loaders.code import javascript
+
+    head = 'const AWS = require("aws-sdk");\nconst sqs = new AWS.SQS();\n'
+    chain = (
+        "".join(f"const o{i} = {{ ...o{i + 1} }};\n" for i in range(5_000))
+        + "const o5000 = { q: 'x', ...z };\n"
+    )
+    code = head + chain + "sqs.receiveMessage({ QueueUrl: o0.q });\n"
+    code += "const s = { ...s, q: 1 };\nsqs.receiveMessage({ QueueUrl: 'q', VisibilityTimeout: s.vt });\n"
+    code += "const w = Object.assign({}, " + ", ".join(["D"] * 10_000) + ");\n"
+    code += "sqs.receiveMessage({ QueueUrl: 'q', WaitTimeSeconds: w.wait });\n"
+    result, spent = _timed(lambda: javascript.read("m.js", code.encode()))
+    assert spent < 10 and len(result.consumers) == 3
+    assert result.consumers[0].queue_ref is None and result.consumers[1].visibility_override is None
