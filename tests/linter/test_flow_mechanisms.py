@@ -273,3 +273,44 @@ def test_javascript_merges_in_loops_and_chains_are_bounded(tmp_path):
     result, spent = _timed(lambda: javascript.read("m.js", code.encode()))
     assert spent < 10 and len(result.consumers) == 3
     assert result.consumers[0].queue_ref is None and result.consumers[1].visibility_override is None
+
+
+# ---------------------------------------------------------------------------------------------- e. decorators
+def test_python_a_decorators_parameters_reach_the_receive_in_its_body():
+    """``@sqs_listener(queue_url=os.environ["ORDERS_QUEUE_URL"])`` (a decorator factory of the package),
+    ``@listener("refunds", visibility=120, batch=5)`` whose body hands the receive to a thread
+    (``Thread(target=poll, args=(url,), kwargs={...})``) and reads ``options["batch"]`` of its ``**options``, and
+    ``@Subscriber(url, max_messages=4)`` (a class whose instance wraps the handler)."""
+    consumers, _, _ = run(os.path.join(FLOW, "decorator-python"))
+    orders = at(consumers, "sqs.py", 15)
+    assert (orders.queue_ref.kind, orders.queue_ref.value) == ("env", "ORDERS_QUEUE_URL")
+    assert rel(orders.queue_ref.location) == "decorator-python/worker/handlers.py:6"
+    assert orders.settings["wait_time"] == 20
+    refunds = at(consumers, "sqs.py", 28)
+    assert (refunds.queue_ref.kind, refunds.queue_ref.value) == ("name", "refunds")
+    assert refunds.visibility_override == 120 and refunds.settings["max_messages"] == 5
+    assert rel(refunds.locations["visibility_override"]) == "decorator-python/worker/handlers.py:11"
+    audit = at(consumers, "sqs.py", 46)
+    assert audit.queue_ref.value.endswith("/audit") and audit.settings["max_messages"] == 4
+
+
+def test_python_functions_handed_to_threads_and_executors(tmp_path):
+    """``executor.submit(poll, URL)``, ``asyncio.to_thread(poll, url=...)``, ``loop.run_in_executor(None, poll,
+    URL)`` agree: the queue; a thread given ``args=ARGS`` (not a literal tuple) is not read; a function that hands
+    itself to a thread in a 2,000-deep chain ends, bounded."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "p.py").write_text(
+        "import asyncio, threading\nimport boto3\nsqs = boto3.client('sqs')\nURL = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+        "def poll(url):\n    sqs.receive_message(QueueUrl=url)\n"
+        "def go(executor, loop):\n    executor.submit(poll, URL)\n    asyncio.to_thread(poll, url=URL)\n"
+        "    loop.run_in_executor(None, poll, URL)\n"
+        "def other(u):\n    sqs.receive_message(QueueUrl=u)\n"
+        "def start(ARGS):\n    threading.Thread(target=other, args=ARGS).start()\n"
+    )
+    chain = "".join(f"def f{i}(q):\n    threading.Thread(target=f{i + 1}, args=(q,))\n" for i in range(2_000))
+    chain += "def f2000(q):\n    sqs.receive_message(QueueUrl=q)\nthreading.Thread(target=f0, args=('x',))\n"
+    (tmp_path / "deep.py").write_text("import threading\nimport boto3\nsqs = boto3.client('sqs')\n" + chain)
+    (consumers, notes, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert at(consumers, "p.py", 6).queue_ref.value.endswith("/1/q")
+    assert at(consumers, "p.py", 12).queue_ref is None
+    assert at(consumers, "deep.py", 4005).queue_ref is None and spent < 10

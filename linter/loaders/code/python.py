@@ -192,7 +192,11 @@ def _module(f: File, module, extra: str | None) -> File | None:
 
 
 def _call_args(call, f: File):
-    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``."""
+    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``; of a
+    function's name handed to a thread or an executor (the flow query's indirect calls), what that call gives
+    it."""
+    if call.type in ("identifier", "attribute"):
+        return _handed_args(call, f)
     args = call.child_by_field_name("arguments")
     if args is None or args.type != "argument_list":
         return None
@@ -205,6 +209,47 @@ def _call_args(call, f: File):
         elif a.type != "comment":
             pos.append(a)
     return pos, kw, splat
+
+
+def _handed_args(fn_node, f: File):
+    """What a function handed over at ``fn_node`` is called with: ``Thread(target=f, args=(a,), kwargs={...})``
+    (Process, Timer too), ``submit(f, a, k=b)``, ``to_thread(f, a)``, ``start_new_thread(f, (a,))``,
+    ``run_in_executor(x, f, a)``; None for another place."""
+    holder = f.parent(fn_node)
+    keyword = holder is not None and holder.type == "keyword_argument"
+    arglist = f.parent(holder) if keyword else holder
+    call = f.parent(arglist) if arglist is not None and arglist.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return None
+    got = _call_args(call, f)
+    if got is None:
+        return None
+    pos, kw, splat = got
+    if keyword:  # Thread(target=f, args=(...), kwargs={...})
+        args, kwargs = kw.get("args"), kw.get("kwargs")
+        if (args is not None and args.type not in ("tuple", "list")) or (
+            kwargs is not None and kwargs.type != "dictionary"
+        ):
+            return [], {}, True
+        out_pos = [a for a in (args.named_children if args is not None else ()) if a.type != "comment"]
+        out_kw = {}
+        for pair in kwargs.named_children if kwargs is not None else ():
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            k = evaluate(key, f) if key is not None else None
+            if k is None or k.kind != "str":
+                return [], {}, True
+            out_kw[k.value] = pair.child_by_field_name("value")
+        return out_pos, out_kw, any(a.type == "list_splat" for a in out_pos)
+    name = _name(call)
+    at = next((i for i, a in enumerate(pos) if a.start_byte == fn_node.start_byte), None)
+    if at is None:
+        return None
+    rest = pos[at + 1 :]
+    if name == "start_new_thread":  # _thread.start_new_thread(f, (a, b))
+        if len(rest) != 1 or rest[0].type not in ("tuple", "list"):
+            return [], {}, True
+        return [a for a in rest[0].named_children if a.type != "comment"], {}, False
+    return rest, ({} if name == "run_in_executor" else kw), splat
 
 
 PYTHON = Language(
@@ -400,6 +445,10 @@ def _subscript(node, f: File, depth: int) -> Value:
     key = evaluate(keys[0], f, depth + 1)
     if text(obj) in ("os.environ", "environ"):
         return Value("env", key.value, node) if key.kind == "str" and key.value else unknown(node)
+    if key.kind == "str" and key.value and obj.type == "identifier":  # options["queue_url"] of **options
+        got = _kwargs_get(node, obj, [keys[0]], f, depth)
+        if got is not None:
+            return unknown(node, f"{_shown(node)}: not passed") if got.kind == "none" else got
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
         return evaluate(d.value[key.value], f, depth + 1)
@@ -1050,7 +1099,8 @@ def _seconds(f: File, r: Reader, node, what: str, address: str, c=None, field=No
         why = _shown(node)
         if v.why and v.why not in why:  # the expression, and the part of it that stopped the reading
             why = f"{why}: {v.why}"
-        hint = f"; {r.hint(ANNOTATION_FIELDS[field], '<seconds>')}" if field in ANNOTATION_FIELDS else ""
+        example = "<n>" if field == "max_messages" else "<seconds>"
+        hint = f"; {r.hint(ANNOTATION_FIELDS[field], example)}" if field in ANNOTATION_FIELDS else ""
         r.note(f"{what} is computed ({why}): visguard does not guess it{hint}", node, address)
     return None
 
