@@ -963,6 +963,7 @@ _FUNCTIONS = {
 _LOOPS = {
     "for_statement", "while_statement", "for_in_statement", "do_statement", "enhanced_for_statement",
     "foreach_statement", "for_range_loop", "while", "until", "for", "do_while_statement", "list_comprehension",
+    "do_block",
 }  # fmt: skip
 _BLOCKS = {
     "block",
