@@ -14,6 +14,10 @@ Kubernetes (``commandline.py``) are all cut into simple commands here, the same 
   the environment, ``$(...)``, backquotes, ``$((...))``, ``$1``, ``${VAR#x}``) as an **unknown part**: a
   :class:`Part` kept in the word (``Word.known`` is False, ``Word.display`` shows it as written). The commands
   inside a ``$(...)`` are read too (they run): ``Part.commands``;
+- shell functions (``name() { ...; }``, ``function name { ...; }``): each call by name expands the body with the
+  call's words as ``$1``.., ``${1:-default}``, ``"$@"``, ``$*``, ``$#``, its commands located at the call's line;
+  a function never called by name is read once at the end, its ``$1`` unknown (:data:`MAX_CALLS`,
+  :data:`MAX_CALL_DEPTH`, :data:`MAX_FUNCTIONS`);
 - a command is a :class:`Command`: its words, the line it starts on, its prefix assignments (``A=b cmd``);
   :func:`simple` takes off what only runs it (``exec``, ``env A=b``, ``nohup``, ``time``, ``command``, ``sudo``,
   reserved words such as ``then``/``do``/``!``) and opens ``sh -c '...'`` / ``bash -lc "..."`` into the commands

@@ -34,7 +34,10 @@ The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its f
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
 or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
 imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
-call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`); a
+name assigned several times is the one value its assignments that can reach the use give (:meth:`File._agreed`,
+:meth:`File._before`; ``none``, "not given", aside); a language's hook adds its own steps (Python's settings
+classes, "the parameter, else the queue named X", threads; JavaScript's merged options). Its memory is bounded per
 file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
 their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
 and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
