@@ -314,3 +314,20 @@ def test_python_functions_handed_to_threads_and_executors(tmp_path):
     assert at(consumers, "p.py", 6).queue_ref.value.endswith("/1/q")
     assert at(consumers, "p.py", 12).queue_ref is None
     assert at(consumers, "deep.py", 4005).queue_ref is None and spent < 10
+
+
+def test_python_a_field_given_two_queues_names_both():
+    """``self.url = kwargs.get("queue_url")`` (None), then the URL of ``create_queue(QueueName="a")`` in one method
+    and of ``get_queue_url(QueueName="b")`` in another: two queues, no join, the note names both."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\nclass L:\n    def __init__(self, **kw):\n"
+        b"        self.url = kw.get('queue_url')\n"
+        b"    def make(self):\n        self.url = sqs.create_queue(QueueName='a')['QueueUrl']\n"
+        b"    def find(self):\n        self.url = sqs.get_queue_url(QueueName='b').get('QueueUrl')\n"
+        b"    def poll(self):\n        sqs.receive_message(QueueUrl=self.url)\n"
+    )
+    result = python.read("l.py", code)
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    (note,) = [n for n in result.notes if "QueueUrl" in n.message]
+    assert "to different values: the queue a (line 7), the queue b (line 9)" in note.message

@@ -757,24 +757,32 @@ class File:
         """The value of a name assigned more than once in this file when every assignment gives the same literal
         value, an assignment of nothing (``None``, ``null``, ``nil``: "not yet") aside: ``self.url =
         kwargs.get("url")`` then ``self.url = sqs.create_queue(QueueName=n)["QueueUrl"]`` or ``self.url =
-        sqs.get_queue_url(QueueName=n)["QueueUrl"]`` is the queue ``n``. None when one is not read, two differ, or
-        there are more than :data:`MAX_AGREE` (then the name stays "assigned more than once")."""
+        sqs.get_queue_url(QueueName=n)["QueueUrl"]`` is the queue ``n``. Unknown naming them when two differ; None
+        when one is not read or there are more than :data:`MAX_AGREE` (the name stays "assigned more than once")."""
         bound = list(self.bindings.get(self.key(node), {}).values())
         if len(bound) > MAX_AGREE or depth >= MAX_DEPTH or any(r is None for _, r in bound):
             return None
         bound = self._before(node, bound)
-        seen = None
-        for _, right in bound:
+        seen, distinct = None, {}
+        for name, right in bound:
             v = evaluate(right, self, depth + 1)
             if v.kind == "none" or (v.kind == "unknown" and text(v.node) in _NOTHING):
                 continue
-            if v.kind not in ("str", "int", "bool", "name", "queue") or (
-                seen is not None and _same(v) != _same(seen)
-            ):
+            if v.kind not in ("str", "int", "bool", "name", "queue"):
                 return None
+            distinct.setdefault(_same(v), (v, name))
             seen = seen or v
         if seen is None:
             return None
+        if len(distinct) > 1:  # two queues (or numbers): named, never one of them picked
+            shown_ = ", ".join(
+                f"{_shown_value(v.value if v.kind == 'queue' else v)} (line {line(n)})"
+                for v, n in list(distinct.values())[:MAX_CANDIDATES]
+            )
+            more = f" and {len(distinct) - MAX_CANDIDATES} more" if len(distinct) > MAX_CANDIDATES else ""
+            return unknown(
+                node, f"{text(node)} is assigned more than once, to different values: {shown_}{more}"
+            )
         out = Value(seen.kind, seen.value, seen.node, seen.why, seen.default)
         for slot in ("scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(seen, slot))
@@ -1473,6 +1481,8 @@ def _at(g: File, node) -> str:
 def _shown_value(v: Value) -> str:
     if v.kind == "str":
         return repr(v.value)
+    if v.kind == "name":
+        return f"the queue {v.value}"
     if v.kind == "env":
         return f"${v.value}"
     return str(v.value)
