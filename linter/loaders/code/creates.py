@@ -97,6 +97,8 @@ def read(f: File, r: Reader) -> None:
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
                 continue
+            if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
+                continue
             why = v.why or shown(name_node)
             _note(
                 r,

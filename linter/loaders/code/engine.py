@@ -1799,8 +1799,9 @@ class Reader:
                 c.settings["queue_pattern"] = v.pattern
                 c.locations["queue_pattern"] = self.loc(v.node)
             if not self.annotated(c, "queue"):
+                why = "it is not given (None)" if v.kind == "none" else v.why or shown(v.node)
                 self.note(
-                    f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined; "
+                    f"{what}: the queue is computed ({why}), not joined; "
                     f"{self.hint('queue', '<name or URL>')}",
                     v.node,
                 )

@@ -1220,8 +1220,9 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
             if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
                 c.settings["queue_pattern"] = v.pattern
                 c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
+            why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
             r.note(
-                f"the QueueUrl of this receive is computed ({v.why or _shown(kw['QueueUrl'])}): not joined; "
+                f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
                 f"{r.hint('queue', '<name or URL>')}",
                 kw["QueueUrl"],
                 c.id,
