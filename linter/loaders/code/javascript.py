@@ -1183,14 +1183,13 @@ class _Scopes:
 
     def _from_lodash(self, name: str) -> bool:
         """Whether the module imports ``name`` from lodash (``import { defaults } from "lodash"``, a require)."""
-        data = self.file.data[: engine.MAX_BYTES]
-        return (
-            re.search(
-                rb"\b" + name.encode() + rb"\b[^;]{0,200}?(?:from\s*|require\(\s*)['\"]lodash(?:/|['\"])",
-                data,
+        cache = self.__dict__.setdefault("_lodash", {})  # once per name and file: a file of 3,000 merges
+        if name not in cache:
+            pattern = (
+                rb"\b" + name.encode() + rb"\b[^;]{0,200}?(?:from\s*|require\(\s*)['\"]lodash(?:/|['\"])"
             )
-            is not None
-        )
+            cache[name] = re.search(pattern, self.file.data[: engine.MAX_BYTES]) is not None
+        return cache[name]
 
     def _merged_key(self, sources, key, node, depth, absent):
         """``key`` of a merged object (:meth:`_merge_sources`)."""
