@@ -15,6 +15,7 @@ from visguard.linter.loaders import registry
 from visguard.linter.loaders.code import python
 
 FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
+DEFAULT_AUDIT = "https://sqs.eu-west-1.amazonaws.com/123456789012/audit"
 
 
 def run(folder: str, kinds=("code",)):
@@ -135,6 +136,10 @@ def test_python_the_parameter_else_the_queue_the_code_creates_or_asks_for():
     assert (env.kind, env.value) == ("env", "AUDIT_QUEUE_URL")
     assert env.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/audit"
     assert at(consumers, "poller.py", 23).queue_ref.value.endswith("/given")
+    blank = at(
+        consumers, "poller.py", 27
+    ).queue_ref  # os.getenv("X", "") or DEFAULT: the variable, else DEFAULT
+    assert (blank.kind, blank.value, blank.fallback.value) == ("env", "BLANK_QUEUE_URL", DEFAULT_AUDIT)
 
 
 def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp_path):

@@ -497,7 +497,7 @@ def _or(node, f: File, depth: int) -> Value | None:
         return evaluate(b_node, f, depth + 1)
     if a.kind in ("str", "int", "name") or (a.kind == "bool" and a.value):
         return a
-    if a.kind == "env" and a.default is None:  # os.environ.get("Q") or "orders": the variable, else b
+    if a.kind == "env" and (a.default is None or _nothing(a.default)):  # os.getenv("Q", "") or "orders"
         b = evaluate(b_node, f, depth + 1)
         if b.kind == "int":
             b.env = a.value
