@@ -160,6 +160,9 @@ HOSTILE = {
     "guards.py": "import boto3\ndef f(n=None):\n"
     + "    if n is None:\n        n = 'q'\n" * 500
     + "    boto3.client('sqs').create_queue(QueueName=n)\nf()\n",
+    "registry.py": "import boto3\nclass A:\n    def __init__(self):\n        self.qs = []\n"
+    + "".join("        self.qs.append('q')\n" for _ in range(20_000))
+    + "    def run(self):\n        for x in self.qs:\n            boto3.client('sqs').create_queue(QueueName=x)\n",
     "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
     + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
     + "sqs.create_queue(QueueName=u0)\n",

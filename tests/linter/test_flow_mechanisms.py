@@ -297,6 +297,12 @@ def test_python_a_decorators_parameters_reach_the_receive_in_its_body():
     assert rel(refunds.locations["visibility_override"]) == "decorator-python/worker/handlers.py:11"
     audit = at(consumers, "sqs.py", 46)
     assert audit.queue_ref.value.endswith("/audit") and audit.settings["max_messages"] == 4
+    # @app.route(url, visibility=240) registers the handler (self.routes[queue_url] = fn, self.fallbacks.append(
+    # (visibility, fn))); run() receives from each: the loop's names are what the one route puts there (and not
+    # the `url` another function of the file binds)
+    routed = at(consumers, "sqs.py", 70)
+    assert (routed.queue_ref.kind, routed.queue_ref.value) == ("env", "EVENTS_QUEUE_URL")
+    assert routed.visibility_override == 240
 
 
 def test_python_functions_handed_to_threads_and_executors(tmp_path):
@@ -336,3 +342,28 @@ def test_python_a_field_given_two_queues_names_both():
     assert c.queue_ref is None
     (note,) = [n for n in result.notes if "QueueUrl" in n.message]
     assert "to different values: the queue a (line 7), the queue b (line 9)" in note.message
+
+
+def test_python_registries_with_two_queues_and_names_of_other_functions_are_not_guessed(tmp_path):
+    """Two routes registering two queues: the loop's name is either, not joined; a list filled by ``extend``:
+    not read; a name bound only in another function is not the value of the same name here."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "r.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class App:\n    def __init__(self):\n        self.queues = []\n        self.more = []\n"
+        "    def route(self, q):\n        def deco(fn):\n            self.queues.append(q)\n            return fn\n"
+        "        return deco\n"
+        "    def add(self, qs):\n        self.more.extend(qs)\n"
+        "    def run(self):\n        for q in self.queues:\n            sqs.receive_message(QueueUrl=q)\n"
+        "        for m in self.more:\n            sqs.receive_message(QueueUrl=m)\n"
+        "def setup():\n    url = 'https://sqs.eu-west-1.amazonaws.com/1/setup'\n"
+        "def poll(other):\n    for url in other:\n        pass\n    sqs.receive_message(QueueUrl=url)\n"
+        "app = App()\n@app.route('https://sqs.eu-west-1.amazonaws.com/1/a')\ndef a(m):\n    pass\n"
+        "@app.route('https://sqs.eu-west-1.amazonaws.com/1/b')\ndef b(m):\n    pass\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert [c.location.line for c in consumers] == [16, 18, 24]
+    assert all(c.queue_ref is None for c in consumers)
+    assert any("given different values by its 2 calls" in n.message for n in notes)
+    assert any("is filled by self.more.extend(qs)" in n.message for n in notes)
+    assert any("url is a local name of another function" in n.message for n in notes)

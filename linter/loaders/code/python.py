@@ -597,9 +597,222 @@ def _defaulted_parameter(node, f: File, depth: int) -> Value | None:
 
 
 def _identifier(node, f: File, depth: int) -> Value | None:
-    if f.is_param(text(node), node.start_byte) and text(node) in f.bindings:
-        return _defaulted_parameter(node, f, depth)
+    """A name: a parameter reassigned when not given, a ``for`` loop's name (:func:`_loop_element`), a local of
+    another function (not this one's: unknown); None for the engine's reading."""
+    name = text(node)
+    if f.is_param(name, node.start_byte):
+        return _defaulted_parameter(node, f, depth) if name in f.bindings else None
+    got = _loop_element(node, f, depth)
+    if got is not None:
+        return got
+    bound = f.bindings.get(name)
+    if bound and not any(_visible(f, n, node) for n, _ in bound.values()):
+        return unknown(node, f"{name} is a local name of another function")
     return None
+
+
+def _visible(f: File, bound, use) -> bool:
+    """Whether the binding at ``bound`` is in scope at ``use``: at module (or class) level, or in a function
+    around ``use`` (a closure's). The function around each binding is found once per file."""
+    cache = f.__dict__.setdefault("_py_scopes", {})
+    span = cache.get(bound.start_byte)
+    if span is None:
+        up = f.parent(bound)
+        for _ in range(256):
+            if up is None or up.type in ("function_definition", "lambda"):
+                break
+            up = f.parent(up)
+        span = cache[bound.start_byte] = (up.start_byte, up.end_byte) if up is not None else (-1, -1)
+    return span[0] < 0 or span[0] <= use.start_byte < span[1]
+
+
+# ------------------------------------------------------------------------------------------ registries
+# (issue 35 §1) a decorator that registers its handler under its parameter (``self.routes[queue_url] = fn``,
+# ``self.handlers.append((queue_url, fn))``) and a loop that receives from each (``for url, fn in
+# self.routes.items(): receive(QueueUrl=url)``): the loop's name is each element the code puts in the collection
+# (a field of the class, or a module-level name), one value when they all agree (several: unknown, named).
+# Bounded: MAX_WALK nodes of the class (or module) walked once per collection, at most MAX_AGREE elements.
+MAX_WALK = 50_000
+_VIEWS = {"items": None, "keys": 0, "values": 1}  # dict view -> the part of a (key, value) element it gives
+
+
+def _loop_element(node, f: File, depth: int) -> Value | None:
+    """The value of ``node``, a name a ``for`` loop binds (``for url, fn in self.routes.items()``); None when
+    it is no such name (the engine reads it)."""
+    name = text(node)
+    loop = _loop_of(f, node)
+    if loop is None or depth >= MAX_DEPTH:
+        return None
+    stmt, names = loop
+    at = names.index(name) if len(names) > 1 else None
+    right = _unawait(stmt.child_by_field_name("right"))
+    view = "list"
+    if right is not None and right.type == "call":
+        fn = right.child_by_field_name("function")
+        args = right.child_by_field_name("arguments")
+        if fn is None or fn.type != "attribute" or text(fn.child_by_field_name("attribute")) not in _VIEWS:
+            return unknown(node, f"{name}: each of {_shown(right)}")
+        if args is not None and args.named_children:
+            return unknown(node, f"{name}: each of {_shown(right)}")
+        view = text(fn.child_by_field_name("attribute"))
+        right = fn.child_by_field_name("object")
+    elements = _elements(f, right)
+    what = f"{name}: each of {_shown(stmt.child_by_field_name('right'))}"
+    if isinstance(elements, str):
+        return unknown(node, f"{what}: {elements}")
+    kind, items = elements
+    picks = []
+    for key, value in items:
+        part = key if kind == "list" else (key, value)
+        if kind == "dict":
+            which = _VIEWS.get(view, 0) if view != "list" else 0  # iterating a dict gives its keys
+            if which is None:  # items(): (key, value)
+                part = (key, value)
+                if at is None:
+                    return unknown(node, f"{what}: a (key, value) pair")
+                part = part[at] if at < 2 else None
+            else:
+                part = part[which] if at is None else None
+        elif at is not None:  # a list of tuples: `for url, fn in self.handlers`
+            kids = [k for k in part.named_children if k.type != "comment"] if part.type == "tuple" else []
+            part = kids[at] if at < len(kids) else None
+        if part is None:
+            return unknown(node, f"{what}: an element visguard cannot take apart")
+        picks.append(part)
+    if not picks:
+        return unknown(node, f"{what}: the code puts nothing in it that visguard reads")
+    got = []
+    for p in picks:
+        v = evaluate(p, f, depth + 1)
+        if v.kind == "unknown":
+            return unknown(node, f"{what}: {v.why or _shown(p)}")
+        got.append(v)
+    distinct = {(v.kind, repr(v.value) if v.kind != "queue" else repr(v.value.value)) for v in got}
+    if len(distinct) > 1:
+        shown_ = ", ".join(_shown(v.node) for v in got[:3])
+        return unknown(node, f"{what}: {len(got)} different values ({shown_})")
+    out = got[0]
+    out.computed = True
+    return out
+
+
+def _loop_of(f: File, node):
+    """(the ``for`` statement around ``node`` in its function that binds its name, the names its target binds
+    in order) or None."""
+    name = text(node)
+    up = f.parent(node)
+    if up is not None and up.type == "attribute" and up.child_by_field_name("attribute") == node:
+        return None  # the `x` of `a.x` is no name
+    for _ in range(48):
+        if up is None or up.type in ("function_definition", "class_definition", "module"):
+            return None
+        if up.type == "for_statement":
+            left = up.child_by_field_name("left")
+            names = (
+                [left]
+                if left is not None and left.type == "identifier"
+                else (
+                    left.named_children
+                    if left is not None and left.type in ("pattern_list", "tuple_pattern")
+                    else []
+                )
+            )
+            if any(n.type == "identifier" and text(n) == name for n in names):
+                body = up.child_by_field_name("body")
+                if (
+                    body is not None and body.start_byte <= node.start_byte
+                ):  # read in the loop, not in its target
+                    return up, [text(n) if n.type == "identifier" else None for n in names]
+        up = f.parent(up)
+    return None
+
+
+def _elements(f: File, coll):
+    """("dict", [(key node, value node)]) or ("list", [(element node, None)]) of what the code puts in the
+    collection ``coll`` (``self.x`` of its class, or a module-level name), or why not (a str)."""
+    if coll is None or coll.type not in ("identifier", "attribute"):
+        return "a collection visguard does not follow"
+    key = f.key(coll)
+    own = key.startswith("self.")
+    scope = f.root
+    if own:
+        up = f.parent(coll)
+        for _ in range(64):
+            if up is None or up.type == "class_definition":
+                break
+            up = f.parent(up)
+        if up is None:
+            return "a field outside a class"
+        scope = up
+    cache = f.__dict__.setdefault("_py_collections", {})
+    found = cache.get((scope.start_byte, key))
+    if found is not None:
+        return found
+    kind, items, why, seen = None, [], None, 0
+    stack = [scope]
+    while stack and why is None:
+        n = stack.pop()
+        seen += 1
+        if seen > MAX_WALK:
+            why = f"more than {MAX_WALK:,} nodes to look through"
+            break
+        t = n.type
+        got = None
+        if t == "assignment":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is not None and f.key(left) == key and right is not None:  # self.x = {...} / [...]
+                if right.type == "dictionary" and all(p.type == "pair" for p in right.named_children):
+                    got = ("dict", [(p.child_by_field_name("key"), p.child_by_field_name("value"))
+                                    for p in right.named_children])  # fmt: skip
+                elif right.type in ("list", "set", "tuple"):
+                    got = ("list", [(e, None) for e in right.named_children if e.type != "comment"])
+                elif (
+                    right.type == "call"
+                    and text(right.child_by_field_name("function"))
+                    in ("dict", "list", "set", "defaultdict", "OrderedDict")
+                    and not right.child_by_field_name("arguments").named_children[1:]
+                ):
+                    got = (
+                        "dict" if "dict" in text(right.child_by_field_name("function")).lower() else "list",
+                        [],
+                    )
+                else:
+                    why = f"{key} is set to {_shown(right)}"
+            elif (
+                left is not None
+                and left.type == "subscript"
+                and f.key(left.child_by_field_name("value") or left) == key
+            ):
+                subs = left.children_by_field_name("subscript")
+                got = ("dict", [(subs[0], right)]) if len(subs) == 1 else None
+        elif t == "augmented_assignment":
+            left = n.child_by_field_name("left")
+            if left is not None and f.key(left) == key:
+                why = f"{key} is extended by {_shown(n)}"
+        elif t == "call":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "attribute" and f.key(fn.child_by_field_name("object")) == key:
+                method = text(fn.child_by_field_name("attribute"))
+                args = _positional(n)
+                if method in ("append", "add") and len(args) == 1:
+                    got = ("list", [(args[0], None)])
+                elif method == "insert" and len(args) == 2:
+                    got = ("list", [(args[1], None)])
+                elif method == "setdefault" and len(args) == 2:
+                    got = ("dict", [(args[0], args[1])])
+                elif method in ("update", "extend", "__setitem__"):
+                    why = f"{key} is filled by {_shown(n)}"
+        if got is not None:
+            if kind is not None and got[0] != kind:
+                why = f"{key} is filled both as a list and as a map"
+            kind = got[0]
+            items += got[1]
+            if len(items) > MAX_AGREE:
+                why = f"more than {MAX_AGREE} elements"
+        stack.extend(reversed(n.children))
+    found = why if why is not None else ((kind or "list"), items)
+    cache[(scope.start_byte, key)] = found
+    return found
 
 
 def _await(node, f: File, depth: int) -> Value:
@@ -777,7 +990,9 @@ def _class_of(f: File, obj, depth: int):
     elif obj.type != "attribute" or obj.child_by_field_name("object").type != "identifier":
         return None  # `a.b.C`: a package's module's class is not followed
     key = f.key(obj)
-    if key.split(".")[0] not in _import_names(f) or not FLOW.spend():
+    # `Config` of `from .config import Config` (a class or an instance), `config.Config` of `import config`
+    names = _import_names(f)[0 if obj.type == "identifier" else 1]
+    if key.split(".")[0] not in names or not FLOW.spend():
         return None
     got = _imported(f, key)
     if got is None:
@@ -792,16 +1007,18 @@ def _class_of(f: File, obj, depth: int):
     return None
 
 
-def _import_names(f: File) -> frozenset:
-    """The names ``f``'s module-level imports bind (``from .config import Config as C``: C), once per file."""
+def _import_names(f: File) -> tuple[frozenset, frozenset]:
+    """The names ``f``'s module-level imports bind, once per file: (by ``from X import name`` (``as``), any)."""
     got = getattr(f, "_py_imports", None)
     if got is None:
-        names = set()
+        froms, every = set(), set()
         for stmt in f.root.named_children:
             if stmt.type in ("import_from_statement", "import_statement"):
                 for name in stmt.children_by_field_name("name"):
-                    names.add(_aliased(name)[1])
-        got = f._py_imports = frozenset(names)
+                    every.add(_aliased(name)[1])
+                    if stmt.type == "import_from_statement":
+                        froms.add(_aliased(name)[1])
+        got = f._py_imports = (frozenset(froms), frozenset(every))
     return got
 
 
@@ -1020,7 +1237,14 @@ def _last(name: str) -> str:
 
 
 def _bound(f: File, node):
-    """The one expression name ``node`` is assigned in the file, or None (``a = b = 1``: ``1``)."""
+    """The one expression name ``node`` is assigned in the file, or None (``a = b = 1``: ``1``); None for a name a
+    ``for`` loop around it binds, or one bound only in other functions (not in scope there)."""
+    if node.type == "identifier" and not f.is_param(text(node), node.start_byte):
+        bound = f.bindings.get(text(node))
+        if _loop_of(f, node) is not None or (
+            bound and not any(_visible(f, n, node) for n, _ in bound.values())
+        ):
+            return None
     right, _ = f.resolve(node)
     while right is not None and right.type == "assignment":
         right = right.child_by_field_name("right")
