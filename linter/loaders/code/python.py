@@ -25,6 +25,7 @@ note; a number literal beyond ``values.MAX_NUMBER`` is not read and noted.
 from __future__ import annotations
 
 import bisect
+import re
 
 from visguard import facts
 from visguard.linter.consumers import QueueRef
@@ -36,6 +37,7 @@ from .engine import (
     ANNOTATION_FIELDS,
     FLOW,
     MAX_AGREE,
+    MAX_BYTES,
     MAX_DEPTH,
     NOT_A_NUMBER,
     File,
@@ -602,28 +604,61 @@ def _identifier(node, f: File, depth: int) -> Value | None:
     name = text(node)
     if f.is_param(name, node.start_byte):
         return _defaulted_parameter(node, f, depth) if name in f.bindings else None
-    got = _loop_element(node, f, depth)
+    got = _loop_element(node, f, depth) if name in _loop_names(f) else None
     if got is not None:
         return got
-    bound = f.bindings.get(name)
-    if bound and not any(_visible(f, n, node) for n, _ in bound.values()):
+    if name in f.bindings and not _in_scope(f, name, node):
         return unknown(node, f"{name} is a local name of another function")
     return None
 
 
-def _visible(f: File, bound, use) -> bool:
-    """Whether the binding at ``bound`` is in scope at ``use``: at module (or class) level, or in a function
-    around ``use`` (a closure's). The function around each binding is found once per file."""
-    cache = f.__dict__.setdefault("_py_scopes", {})
-    span = cache.get(bound.start_byte)
-    if span is None:
-        up = f.parent(bound)
-        for _ in range(256):
-            if up is None or up.type in ("function_definition", "lambda"):
+_FOR_TARGET = re.compile(rb"\bfor\s+([A-Za-z_][\w\s,()\[\]]{0,200}?)\s+in\b")
+
+
+def _loop_names(f: File) -> frozenset:
+    """The names a ``for`` of the file may bind (a byte search, once per file): only those are looked up as a
+    loop's (:func:`_loop_of` walks up the tree)."""
+    got = getattr(f, "_py_loop_names", None)
+    if got is None:
+        names = set()
+        for m in _FOR_TARGET.finditer(f.data[:MAX_BYTES]):
+            names.update(w.decode() for w in re.findall(rb"[A-Za-z_]\w*", m.group(1)))
+        got = f._py_loop_names = frozenset(names)
+    return got
+
+
+def _in_scope(f: File, name: str, use) -> bool:
+    """Whether a binding of ``name`` is in scope at ``use``: one at module (or class) level, or one in a function
+    around ``use`` (a closure's). Where each binding's function is, is found once per file; a use looks in its
+    functions by bisection."""
+    index = f.__dict__.setdefault("_py_scopes", {})
+    got = index.get(name)
+    if got is None:
+        top, inside = False, []
+        for n, _ in f.bindings.get(name, {}).values():
+            up = f.parent(n)
+            for _ in range(256):
+                if up is None or up.type in ("function_definition", "lambda"):
+                    break
+                up = f.parent(up)
+            if up is None:
+                top = True
                 break
-            up = f.parent(up)
-        span = cache[bound.start_byte] = (up.start_byte, up.end_byte) if up is not None else (-1, -1)
-    return span[0] < 0 or span[0] <= use.start_byte < span[1]
+            inside.append(n.start_byte)
+        got = index[name] = (top, sorted(inside))
+    top, starts = got
+    if top:
+        return True
+    up = f.parent(use)
+    for _ in range(256):
+        if up is None:
+            return False
+        if up.type in ("function_definition", "lambda"):
+            lo = bisect.bisect_left(starts, up.start_byte)
+            if lo < len(starts) and starts[lo] < up.end_byte:
+                return True
+        up = f.parent(up)
+    return False
 
 
 # ------------------------------------------------------------------------------------------ registries
@@ -1240,9 +1275,9 @@ def _bound(f: File, node):
     """The one expression name ``node`` is assigned in the file, or None (``a = b = 1``: ``1``); None for a name a
     ``for`` loop around it binds, or one bound only in other functions (not in scope there)."""
     if node.type == "identifier" and not f.is_param(text(node), node.start_byte):
-        bound = f.bindings.get(text(node))
-        if _loop_of(f, node) is not None or (
-            bound and not any(_visible(f, n, node) for n, _ in bound.values())
+        name = text(node)
+        if (name in _loop_names(f) and _loop_of(f, node) is not None) or (
+            name in f.bindings and not _in_scope(f, name, node)
         ):
             return None
     right, _ = f.resolve(node)
