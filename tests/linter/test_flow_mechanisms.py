@@ -367,3 +367,20 @@ def test_python_registries_with_two_queues_and_names_of_other_functions_are_not_
     assert any("given different values by its 2 calls" in n.message for n in notes)
     assert any("is filled by self.more.extend(qs)" in n.message for n in notes)
     assert any("url is a local name of another function" in n.message for n in notes)
+
+
+def test_javascript_options_not_passed_are_the_defaults(tmp_path):
+    """``new Poller()`` of ``constructor(options) { this.options = { ...DEFAULTS, ...options } }``: options is
+    undefined, its spread adds nothing: the defaults' queue and visibility."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "p.js").write_text(
+        'const AWS = require("aws-sdk");\n'
+        'const DEFAULTS = { queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/default", vt: 30 };\n'
+        "class Poller {\n  constructor(options) { this.sqs = new AWS.SQS(); this.options = { ...DEFAULTS, ...options }; }\n"
+        "  poll() { return this.sqs.receiveMessage({ QueueUrl: this.options.queueUrl, VisibilityTimeout: this.options.vt }); }\n"
+        "}\nmodule.exports = { Poller };\n"
+    )
+    (tmp_path / "m.js").write_text('const { Poller } = require("./p");\nnew Poller().poll();\n')
+    consumers, _, _ = run(str(tmp_path))
+    c = at(consumers, "p.js", 5)
+    assert c.queue_ref.value.endswith("/1/default") and c.visibility_override == 30

@@ -111,7 +111,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation", "imported",
+        "package", "annotation", "imported", "unpassed",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -155,6 +155,8 @@ class Language:
         # (File, key) -> (the File of the module the name is imported from, its key there) | None: Python's
         # ``from .settings import QUEUE_URL`` / ``import settings`` + ``settings.QUEUE_URL``
         self.imported = kw.pop("imported", None)
+        # a parameter a call does not pass is nothing (JavaScript's undefined), not an error of the call (Python's)
+        self.unpassed = kw.pop("unpassed", False)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -1406,7 +1408,7 @@ class Flow:
                 )
             arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
-                if default is None and keyword is not None:
+                if default is None and keyword is not None and not f.lang.unpassed:
                     return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
                 v = evaluate(default, f, depth + 1) if default is not None else Value("none", None, p)
                 owner = f

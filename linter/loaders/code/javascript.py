@@ -113,6 +113,7 @@ def _language(name: str, grammar: str) -> Language:
         signature=lambda fn, f: _signature(fn, f),
         call_args=lambda call, f: _call_args(call, f),
         imported=lambda f, key: _imported(f, key),
+        unpassed=True,  # new B() of constructor(options): options is undefined
     )
 
 
