@@ -384,3 +384,16 @@ def test_javascript_options_not_passed_are_the_defaults(tmp_path):
     consumers, _, _ = run(str(tmp_path))
     c = at(consumers, "p.js", 5)
     assert c.queue_ref.value.endswith("/1/default") and c.visibility_override == 30
+
+
+def test_python_a_global_set_in_a_function_is_the_modules():
+    """``global QUEUE`` in ``init()`` makes its assignment the module's: the receive of another function reads it."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\nQUEUE = None\n"
+        b"def init():\n    global QUEUE\n    QUEUE = 'https://sqs.eu-west-1.amazonaws.com/1/g'\n"
+        b"def poll():\n    sqs.receive_message(QueueUrl=QUEUE)\n"
+        b"def other():\n    LOCAL = 'https://sqs.eu-west-1.amazonaws.com/1/local'\n"
+        b"def poll2():\n    sqs.receive_message(QueueUrl=LOCAL)\n"
+    )
+    first, second = python.read("g.py", code).consumers
+    assert first.queue_ref.value.endswith("/1/g") and second.queue_ref is None

@@ -641,7 +641,9 @@ def _in_scope(f: File, name: str, use) -> bool:
                 if up is None or up.type in ("function_definition", "lambda"):
                     break
                 up = f.parent(up)
-            if up is None:
+            if up is None or re.search(
+                rb"\b(?:global|nonlocal)\s[^\n]*\b" + re.escape(name.encode()) + rb"\b", up.text or b""
+            ):  # at module level, or `global NAME` in its function: the module's (nonlocal: as before)
                 top = True
                 break
             inside.append(n.start_byte)
