@@ -150,6 +150,22 @@ HOSTILE = {
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000
     + "' })\n",
+    # the value flow (issue 35): a class attribute of itself, a 10,000-operand `or`, a parameter reassigned under
+    # 500 guards, a chain of responses naming the next queue
+    "classloop.py": "import boto3\nclass C:\n    Q = C.Q\nclass D(D):\n    pass\n"
+    + "boto3.client('sqs').create_queue(QueueName=C.Q or D.Q)\n",
+    "or.py": "import boto3\nboto3.client('sqs').create_queue(QueueName="
+    + " or ".join(["None"] * 10_000)
+    + " or 'q')\n",
+    "guards.py": "import boto3\ndef f(n=None):\n"
+    + "    if n is None:\n        n = 'q'\n" * 500
+    + "    boto3.client('sqs').create_queue(QueueName=n)\nf()\n",
+    "registry.py": "import boto3\nclass A:\n    def __init__(self):\n        self.qs = []\n"
+    + "".join("        self.qs.append('q')\n" for _ in range(20_000))
+    + "    def run(self):\n        for x in self.qs:\n            boto3.client('sqs').create_queue(QueueName=x)\n",
+    "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
+    + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
+    + "sqs.create_queue(QueueName=u0)\n",
 }
 
 

@@ -32,6 +32,8 @@ from __future__ import annotations
 import itertools
 import re
 
+from visguard import facts
+
 from .engine import File, Reader, evaluate, shown, text
 
 MAX_FIELDS = 200  # entries read from one request or attribute map
@@ -83,6 +85,7 @@ def read(f: File, r: Reader) -> None:
                 sites.setdefault((entry["site"].start_byte, entry["site"].end_byte), entry)
     seen: set[str] = {q.id for q in r.result.queues}
     created: list[tuple[object, str, dict]] = []  # (the create site, the queue's name, its attributes)
+    refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -95,6 +98,8 @@ def read(f: File, r: Reader) -> None:
             v = v.default
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
+                continue
+            if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
                 continue
             why = v.why or shown(name_node)
             _note(
@@ -126,11 +131,17 @@ def read(f: File, r: Reader) -> None:
                 attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
         if name in seen:
             continue
-        seen.add(name)
         loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
+        if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
+            # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
+            # create of the name is the queue; this one only when there is none
+            refused.setdefault(name, q)
+            continue
+        seen.add(name)
         r.result.queues.append(q)
         created.append((entry["site"], name, attributes))
+    r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
         _set_sites(f, r, created)
 
