@@ -15,7 +15,9 @@ On the next lint the snapshots are compared. A resource's kept instances are reu
   calls a function that reads a file (``file``, ``templatefile``, ...: the file may have changed); and,
   transitively, each block that refers to a tainted name (a walk over who refers to whom: each block once);
 - the module has no file that could not be read, every file is native HCL (``.tf``), the text outside those
-  blocks (``terraform``, ``provider``, comments) is unchanged, and the loader's inputs (Terragrunt's) are equal.
+  blocks in the files that hold them (comments, ``terraform`` and ``provider`` blocks) is unchanged, and the
+  loader's inputs (Terragrunt's, ``--var``, ``--var-file``) are equal. (A block of another kind decides nothing
+  the loader evaluates: a file of only such blocks is not compared.)
 Otherwise the resource is evaluated again, as without the cache. References are found in the block's text
 (``type.name``, ``var.x``, ``local.x``, ...): a name mentioned only in a string taints too (evaluated again),
 never the reverse. Memory: one entry per root resource, replaced at each lint; roots no longer linted are
@@ -97,30 +99,20 @@ def snapshot(mod, values: dict, inputs: dict, variables: dict = {}, var_files=()
     items: dict[tuple, tuple] = {}
     covered: dict[str, set[int]] = {}
     texts: dict[str, list[str]] = {}
-    for group in _TRACKED:
-        kind = group.rstrip("s") if group != "data" else "data"
-        for name, block in getattr(mod, group).items():
-            src = block.src
-            if src is None or block.file.endswith(".json"):
-                return None
-            lines = texts.get(block.file)
-            if lines is None:
-                lines = texts[block.file] = _lines(src)
-            text = "\n".join(lines[block.line - 1 : block.end_line])
-            key = (kind, *name) if isinstance(name, tuple) else (kind, name)
-            items[key] = (block.file, block.line, block.column, block.end_line, text)
-            covered.setdefault(block.file, set()).update(range(block.line, block.end_line + 1))
-    for name, attr in mod.locals.items():
-        src = attr.src
-        if src is None or attr.file.endswith(".json"):
+    parts = [
+        ((group.rstrip("s") if group != "data" else "data", *(name if isinstance(name, tuple) else (name,))),
+         block, block.end_line)
+        for group in _TRACKED for name, block in getattr(mod, group).items()
+    ]  # fmt: skip
+    parts += [(("local", name), attr, attr.expr.end_point.row + 1) for name, attr in mod.locals.items()]
+    for key, part, end in parts:
+        if part.src is None or part.file.endswith(".json"):
             return None
-        lines = texts.get(attr.file)
+        lines = texts.get(part.file)
         if lines is None:
-            lines = texts[attr.file] = _lines(src)
-        end = attr.expr.end_point.row + 1
-        text = "\n".join(lines[attr.line - 1 : end])
-        items[("local", name)] = (attr.file, attr.line, attr.column, end, text)
-        covered.setdefault(attr.file, set()).update(range(attr.line, end + 1))
+            lines = texts[part.file] = _lines(part.src)
+        items[key] = (part.file, part.line, part.column, end, "\n".join(lines[part.line - 1 : end]))
+        covered.setdefault(part.file, set()).update(range(part.line, end + 1))
     rest = {}
     for file, lines in texts.items():
         skip = covered.get(file, ())
