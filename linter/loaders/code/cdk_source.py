@@ -214,6 +214,14 @@ class _Construct:
         self.extra: dict = {}
 
 
+class _Props(dict):
+    """An object literal's properties (key -> value node); ``open``: a spread or an unread object may set others."""
+
+    def __init__(self, items=(), open_: bool = False):
+        super().__init__(items)
+        self.open = open_
+
+
 class _NotRead(Exception):
     """A value the file does not say statically: ``why`` names the expression."""
 
@@ -519,30 +527,36 @@ class _Synth:
         raise _NotRead(_shown(n if n is not None else node))
 
     def props(self, node, owner: str) -> dict:
-        """key -> value node of an object literal (through names); {} with a note when it is not one."""
+        """key -> value node of an object literal (through names); ``open`` (with a note) when it is not one of
+        this file, or a spread in it may set more."""
         from .engine import evaluate
 
         if node is None:
-            return {}
+            return _Props()
         n = self._resolve(node)
         v = evaluate(n, self.f) if n is not None else None
         if v is None or v.kind != "obj":
-            self.note(
-                f"{owner}: its properties {_shown(node)} are not read (not an object literal of this file)",
-                node,
-            )
-            return {}
+            why = "not an object literal of this file"
+            self.note(f"{owner}: its properties {_shown(node)} are not read ({why})", node)
+            return _Props(open_=True)
         if v.file is not None and v.file is not self.f:  # written in another module: positions are not here
             self.note(f"{owner}: its properties {_shown(node)} are written in another file; not read", node)
-            return {}
+            return _Props(open_=True)
         if v.mark == "open":
             self.note(
                 f"{owner}: a spread in {_shown(node)} may set more properties; those are not read", node
             )
-        return dict(v.value)
+        return _Props(v.value, open_=v.mark == "open")
+
+    def unknown_unless_set(self, props, p: PosDict, keys: tuple[str, ...], node, why: str) -> None:
+        """Properties an unread spread (or props object) may set: not known here, unless the file sets them."""
+        if getattr(props, "open", False):
+            for key in keys:
+                if key not in p:
+                    self.put(p, key, self._unknown_param(why), node)
 
     def unread(self, owner: str, key: str, e: _NotRead, node) -> None:
-        self.note(f"{owner}: {key} is not known statically ({e.why}); not set", node)
+        self.note(f"{owner}: {key} is not known statically ({e.why}): not judged, no default assumed", node)
 
     def setting(
         self, c: _Construct, d: PosDict, cfn_key: str, props: dict, key: str, read, owner: str
@@ -553,8 +567,9 @@ class _Synth:
             return
         try:
             self.put(d, cfn_key, read(node), node)
-        except _NotRead as e:
+        except _NotRead as e:  # written, but not known here: neither the value nor the default
             self.unread(owner, key, e, node)
+            self.put(d, cfn_key, self._unknown_param(e.why), node)
 
     def boolean(self, node):
         v = self._scalar(node)
@@ -608,6 +623,8 @@ class _Synth:
         dlq = props.get("deadLetterQueue")
         if dlq is not None:
             self._redrive(c, p, dlq, owner)
+        keys = ("VisibilityTimeout", "MessageRetentionPeriod", "RedrivePolicy")
+        self.unknown_unless_set(props, p, keys, c.props or c.node, f"the properties of {owner}")
         self.add(c, "AWS::SQS::Queue", p)
 
     def _redrive(self, c: _Construct, p: PosDict, node, owner: str) -> None:
@@ -696,6 +713,7 @@ class _Synth:
             c, p, "ReservedConcurrentExecutions", props, "reservedConcurrentExecutions", self.number, owner
         )
         self._environment(p, props.get("environment"), owner, lambda_=True)
+        self.unknown_unless_set(props, p, ("Timeout",), c.props or c.node, f"the properties of {owner}")
         self.add(c, "AWS::Lambda::Function", p)
 
     def _sst_function(self, c: _Construct, props: dict | None = None) -> None:
@@ -811,6 +829,8 @@ class _Synth:
                 self.put(p, "ScalingConfig", scaling, mc)
             except _NotRead as e:
                 self.unread(owner, "maxConcurrency", e, mc)
+        keys = ("BatchSize", "MaximumBatchingWindowInSeconds", "FunctionResponseTypes")
+        self.unknown_unless_set(props, p, keys, where, f"the properties of {owner}")
         res = self.posdict(where, Type="AWS::Lambda::EventSourceMapping", Properties=p)
         res.key_pos["Type"] = res.key_pos["Properties"] = self.pos(where)
         lid = self._fresh(lid)
