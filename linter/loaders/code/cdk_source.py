@@ -243,7 +243,6 @@ class _Synth:
         self.constructs: dict[tuple[int, int], _Construct] = {}
         self.locals: dict[str, tuple[str, str | None]] = {}  # local name -> (family, exported name | None)
         self.f = self.js = None
-        self._unknowns = 0
 
     # ---------------------------------------------------------------------------- notes, positions
     def pos(self, node) -> tuple[int, int]:
@@ -514,7 +513,11 @@ class _Synth:
                 args = self._args(n)
                 v = evaluate(args[0], self.f) if args else None
                 if v is not None and v.kind == "int":
-                    return _whole(v.value * _UNITS[parts[-1]])
+                    seconds = v.value * _UNITS[parts[-1]]
+                    if float(seconds).is_integer():
+                        return int(seconds)
+                    # CDK's toSeconds() refuses a fraction of a second at synth
+                    raise _NotRead(f"{_shown(n)}, not a whole number of seconds")
                 raise _NotRead(_shown(n))
         if n is not None and n.type not in ("call_expression", "new_expression"):
             v = evaluate(n, self.f)
@@ -591,12 +594,12 @@ class _Synth:
         return res
 
     def _unknown_param(self, why: str) -> dict:
-        """A ``{Ref}`` to a parameter without a default: a value only the deployed stack knows (for a reference
-        that must exist, such as a redrive target the file does not name)."""
-        self._unknowns += 1
-        name = f"CdkSourceNotRead{self._unknowns}"
+        """A ``{Ref}`` to a parameter without a default, named by the expression not read (``why``): a value only
+        the deployed app knows; the rules skip it and their messages show the expression."""
+        name = " ".join(why.split())[:80] or "not known here"
         params = self.template.setdefault("Parameters", PosDict())
-        params[name] = PosDict(Type="String", Description=why)
+        if name not in params:
+            params[name] = PosDict(Type="String")
         return {"Ref": name}
 
     # ---------------------------------------------------------------------------- queues
