@@ -21,7 +21,8 @@ document whose top-level keys are all visguard.yaml keys), ``ebextensions`` (a `
 claims is given to ``cloudformation``, which says why it is not a template.
 
 Loaders in other modules (Terraform, Serverless, Kubernetes manifests, application code, the ``shell`` loader of
-``aws sqs create-queue`` in scripts and Makefiles) are :data:`PLUGINS`: the registry knows each one's claim
+``aws sqs create-queue`` in scripts and Makefiles, the ``cdk-source`` loader of a CDK app's TypeScript/JavaScript,
+whose files the code loader reads too: :func:`claims`) are :data:`PLUGINS`: the registry knows each one's claim
 cheaply (file endings, file names, a marker in the first bytes, a folder holding such files) and imports the
 module, which registers its loader, only when a path could be its input. ``visguard lint`` on one
 CloudFormation template so imports neither (pre-commit runs it on every commit). A plugin's test must say yes

@@ -202,3 +202,21 @@ def test_hostile_cdk_source_is_read_in_bounded_time(tmp_path, name):
     assert len(model.queues) <= cdk_source.MAX_CONSTRUCTS
     for q in model.queues.values():
         assert q.location.file == str(tmp_path / name) and q.location.line >= 1
+
+
+def test_a_repository_without_cdk_does_not_import_the_reader(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "worker.ts").write_text(
+        'import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";\n'
+        "new ReceiveMessageCommand({ QueueUrl: process.env.Q, VisibilityTimeout: 5 });\n"
+    )
+    code = (
+        "import sys; from visguard.linter.api import lint_paths; lint_paths([sys.argv[1]]); "
+        "print('visguard.linter.loaders.code.cdk_source' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "False"
