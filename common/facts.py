@@ -471,6 +471,45 @@ ESM_METRICS = {
 }
 
 
+# ------------------------------------------------- CloudFormation stacks that own deployed resources (issue 39 §1)
+# The stack statuses whose resources exist, out of the StackStatus enum (botocore 1.44.8's cloudformation model,
+# read 2026-12-03; the ListStacks API reference lists the same values): the stable ones (CREATE_COMPLETE,
+# UPDATE_COMPLETE, UPDATE_ROLLBACK_COMPLETE, IMPORT_COMPLETE, IMPORT_ROLLBACK_COMPLETE) and those an update or a
+# failed delete leaves the resources in. Not: DELETE_COMPLETE (gone), ROLLBACK_COMPLETE / ROLLBACK_IN_PROGRESS /
+# CREATE_* (a creation that did not finish), REVIEW_IN_PROGRESS (a change set, nothing created).
+CFN_OWNING_STATUSES = (
+    "CREATE_COMPLETE",
+    "UPDATE_IN_PROGRESS",
+    "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_COMPLETE",
+    "UPDATE_FAILED",
+    "UPDATE_ROLLBACK_IN_PROGRESS",
+    "UPDATE_ROLLBACK_FAILED",
+    "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_ROLLBACK_COMPLETE",
+    "DELETE_FAILED",
+    "ROLLBACK_FAILED",
+    "IMPORT_COMPLETE",
+    "IMPORT_ROLLBACK_FAILED",
+    "IMPORT_ROLLBACK_COMPLETE",
+)
+CFN_STACK_STATUS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_ListStacks.html"
+)
+# A template's size: 51,200 bytes passed inline, 1 MB from S3 (CloudFormation quotas, "Template body size in an
+# Amazon S3 object"). GetTemplate returns the original or the processed template (a SAM transform's output can be
+# larger than what was uploaded).
+CFN_TEMPLATE_MAX_BYTES = 1_000_000
+CFN_QUOTAS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html"
+)
+# The metadata key the CDK writes on every resource it synthesizes (aws-cdk-lib, cxapi.PATH_METADATA_KEY).
+CDK_PATH_METADATA = "aws:cdk:path"
+CDK_PATH_METADATA_SOURCE = (
+    "https://docs.aws.amazon.com/cdk/v2/guide/ref-cli-cmd-synth.html"  # --path-metadata
+)
+
+
 # ----------------------------------------------------------------------------------------- when each was checked
 class Checked(Value):
     """Where a fact is stated, and the day (ISO 8601) someone last read it there and found it still true."""
@@ -649,3 +688,8 @@ checked("2026-12-02", ECS_MANAGED_INSTANCES_SOURCE, "ECS_MANAGED_INSTANCES_MAX_L
 checked("2026-12-02", ECS_TASK_PROTECTION_SOURCE, "ECS_TASK_PROTECTION_COVERS")
 checked("2026-12-02", ESM_METRICS_CONFIG_SOURCE, "ESM_METRICS_VALUE")
 checked("2026-12-02", ESM_METRIC_NAMES_SOURCE, "ESM_METRIC_NAMESPACE", "ESM_METRIC_DIMENSION", "ESM_METRICS")
+
+# CloudFormation stacks that own deployed resources (issue 39 §1; helper owners)
+checked("2026-12-03", CFN_STACK_STATUS_SOURCE, "CFN_OWNING_STATUSES")
+checked("2026-12-03", CFN_QUOTAS_SOURCE, "CFN_TEMPLATE_MAX_BYTES")
+checked("2026-12-03", CDK_PATH_METADATA_SOURCE, "CDK_PATH_METADATA")

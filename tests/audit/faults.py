@@ -33,6 +33,8 @@ class Recorder:
         "ec2": "ec2",
         "ecs": "ecs",
         "pipes": "pipes",
+        "cloudformation": "cloudformation",
+        "s3": "s3",
         "sts": "sts",
         "organizations": "organizations",
     }
