@@ -413,3 +413,24 @@ def test_bad_state_is_one_line_naming_the_file(tmp_path, body, words):
              "--terraform-state", str(bad)])  # fmt: skip
     assert r.returncode == 1 and r.stderr.count("\n") == 1, r.stderr
     assert str(bad) in r.stderr and words in r.stderr and "Traceback" not in r.stderr
+
+
+def test_generator_owners_only_on_request(tmp_path):
+    from visguard.audit import generate
+
+    plain, owned = tmp_path / "plain", tmp_path / "owned"
+    c0 = generate.generate(600, 3, 9, str(plain))
+    c1 = generate.generate(600, 3, 9, str(owned), owners=True)
+    assert "owners" not in c0 and 0.7 * 600 < c1["owners"] < 0.9 * 600
+    for p in inventory.partition_files(plain):
+        lines = p.read_text().splitlines()
+        theirs = (owned / p.parent.name / p.name).read_text().splitlines()
+        assert '"kind":"owner"' not in "".join(lines) and '"owners"' not in lines[-1]
+        # the same fleet line for line; the owned one adds owner records and their count
+        assert [x for x in theirs[:-1] if '"kind":"owner"' not in x] == lines[:-1]
+        closing = json.loads(theirs[-1])
+        assert closing.pop("owners") == sum('"kind":"owner"' in x for x in theirs)
+        assert closing == json.loads(lines[-1])
+    recs = [r for _, _, r in inventory.iter_records(owned)]
+    assert inventory.validate_records([r for r in recs if r["kind"] in ("owner", "partition")]) == []
+    assert {r["owner"] for r in recs if r["kind"] == "owner"} == {"cloudformation", "terraform"}
