@@ -77,6 +77,8 @@ class Throttle:
                 self.sent += 1
                 if self.always or counter[0] % self.every == 0:
                     self.injected += 1
+                    if client.meta.service_model.protocol == "query":  # CloudFormation: XML, code Throttling
+                        return query_error(request.url, 400, "Throttling", "Rate exceeded")
                     code = "TooManyRequestsException" if prefix == "lambda" else "ThrottlingException"
                     return error_response(
                         request.url, 400 if prefix != "lambda" else 429, code, "Rate exceeded"

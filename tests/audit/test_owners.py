@@ -100,6 +100,15 @@ def test_stack_owners_exactly(shop, moto_endpoint, tmp_path, templates):
     )
 
 
+def test_stack_calls_are_retried_when_throttled(shop, moto_endpoint, tmp_path):
+    throttle = faults.Throttle(every=2, services=("cloudformation",))
+    stats = collector.collect(
+        options(moto_endpoint, tmp_path, templates=True, client_hook=throttle, queue_workers=1)
+    )
+    assert throttle.injected >= 3 and stats.errors == 0
+    assert sorted(map(key, records(tmp_path, "owner"))) == sorted(map(key, expected_cfn(shop, True)))
+
+
 def test_access_denied_on_stacks_is_an_error_row_next_to_the_queues(shop, moto_endpoint, tmp_path):
     hook = faults.Deny(stacks.ACCOUNT, services=("cloudformation",))
     stats = collector.collect(options(moto_endpoint, tmp_path, client_hook=hook))
@@ -434,3 +443,12 @@ def test_generator_owners_only_on_request(tmp_path):
     recs = [r for _, _, r in inventory.iter_records(owned)]
     assert inventory.validate_records([r for r in recs if r["kind"] in ("owner", "partition")]) == []
     assert {r["owner"] for r in recs if r["kind"] == "owner"} == {"cloudformation", "terraform"}
+
+
+def test_huge_state_in_s3_is_refused_before_reading(shop, moto_endpoint, monkeypatch):
+    s3 = boto3.client("s3", endpoint_url=moto_endpoint, region_name="us-east-1")
+    s3.create_bucket(Bucket="tf-big")
+    s3.put_object(Bucket="tf-big", Key="big.tfstate", Body=b" " * 5000)
+    monkeypatch.setattr(tfstate, "MAX_STATE_BYTES", 4096)  # the bound, scaled down: the same code path
+    with pytest.raises(VisguardError, match=r"s3://tf-big/big.tfstate: a Terraform state over 4,096 bytes"):
+        tfstate.read_states(["s3://tf-big/big.tfstate"], s3_client=lambda: s3)
