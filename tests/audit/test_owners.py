@@ -452,3 +452,13 @@ def test_huge_state_in_s3_is_refused_before_reading(shop, moto_endpoint, monkeyp
     monkeypatch.setattr(tfstate, "MAX_STATE_BYTES", 4096)  # the bound, scaled down: the same code path
     with pytest.raises(VisguardError, match=r"s3://tf-big/big.tfstate: a Terraform state over 4,096 bytes"):
         tfstate.read_states(["s3://tf-big/big.tfstate"], s3_client=lambda: s3)
+
+
+def test_schema_holds_each_owner_kind_to_its_own_fields():
+    good = owners.owner_record("123456789012", "eu-west-1", "arn:aws:sqs:eu-west-1:123456789012:q", owners.QUEUE,
+                               "terraform", url=None, state="s.tfstate", address="aws_sqs_queue.q", module="")  # fmt: skip
+    assert inventory.validate_records([good]) == []
+    for bad in ({**good, "stack": "s"}, {**good, "owner": "cloudformation"}, {**good, "resource_type": "AWS::X"},
+                {k: v for k, v in good.items() if k != "address"}, {**good, "resource": ""}):  # fmt: skip
+        assert inventory.validate_records([bad]) != []
+        assert not inventory.quick_check()(bad)
