@@ -498,6 +498,44 @@ SST_FUNCTION_TIMEOUT = 10
 SST_QUEUE_SOURCE = "https://github.com/sst/sst/blob/v2/packages/sst/src/constructs/Queue.ts"
 SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE = True
 
+# ------------------------------------------------- CloudFormation stacks that own deployed resources (issue 39 §1)
+# The stack statuses whose resources exist, out of the StackStatus enum (botocore 1.44.8's cloudformation model,
+# read 2026-12-03; the ListStacks API reference lists the same values): the stable ones (CREATE_COMPLETE,
+# UPDATE_COMPLETE, UPDATE_ROLLBACK_COMPLETE, IMPORT_COMPLETE, IMPORT_ROLLBACK_COMPLETE) and those an update or a
+# failed delete leaves the resources in. Not: DELETE_COMPLETE (gone), ROLLBACK_COMPLETE / ROLLBACK_IN_PROGRESS /
+# CREATE_* (a creation that did not finish), REVIEW_IN_PROGRESS (a change set, nothing created).
+CFN_OWNING_STATUSES = (
+    "CREATE_COMPLETE",
+    "UPDATE_IN_PROGRESS",
+    "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_COMPLETE",
+    "UPDATE_FAILED",
+    "UPDATE_ROLLBACK_IN_PROGRESS",
+    "UPDATE_ROLLBACK_FAILED",
+    "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_ROLLBACK_COMPLETE",
+    "DELETE_FAILED",
+    "ROLLBACK_FAILED",
+    "IMPORT_COMPLETE",
+    "IMPORT_ROLLBACK_FAILED",
+    "IMPORT_ROLLBACK_COMPLETE",
+)
+CFN_STACK_STATUS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_ListStacks.html"
+)
+# A template's size: 51,200 bytes passed inline, 1 MB from S3 (CloudFormation quotas, "Template body size in an
+# Amazon S3 object"). GetTemplate returns the original or the processed template (a SAM transform's output can be
+# larger than what was uploaded).
+CFN_TEMPLATE_MAX_BYTES = 1_000_000
+CFN_QUOTAS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html"
+)
+# The metadata key the CDK writes on every resource it synthesizes (aws-cdk-lib, cxapi.PATH_METADATA_KEY).
+CDK_PATH_METADATA = "aws:cdk:path"
+CDK_PATH_METADATA_SOURCE = (
+    "https://docs.aws.amazon.com/cdk/v2/guide/ref-cli-cmd-synth.html"  # --path-metadata
+)
+
 
 # ----------------------------------------------------------------------------------------- when each was checked
 class Checked(Value):
@@ -689,3 +727,8 @@ checked("2026-12-03", CDK_QUEUE_PROPS, "CDK_QUEUE_VISIBILITY_DEFAULT", "CDK_QUEU
 checked("2026-12-03", CDK_FUNCTION_OPTIONS, "CDK_FUNCTION_TIMEOUT_DEFAULT")
 checked("2026-12-03", SST_FUNCTION_SOURCE, "SST_FUNCTION_TIMEOUT")
 checked("2026-12-03", SST_QUEUE_SOURCE, "SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE")
+
+# CloudFormation stacks that own deployed resources (issue 39 §1; helper owners)
+checked("2026-12-03", CFN_STACK_STATUS_SOURCE, "CFN_OWNING_STATUSES")
+checked("2026-12-03", CFN_QUOTAS_SOURCE, "CFN_TEMPLATE_MAX_BYTES")
+checked("2026-12-03", CDK_PATH_METADATA_SOURCE, "CDK_PATH_METADATA")
