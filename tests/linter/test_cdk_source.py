@@ -38,7 +38,7 @@ def notes(result) -> list[str]:
 def test_queue_and_dead_letter_queue_at_their_lines_and_unread_props_are_no_default():
     r = lint("queue-dlq")
     assert found(r) == {
-        ("VG022", "orders-stack.ts", 16),  # the DLQ (declared after its source) keeps its default 4 days
+        ("VG022", "orders-stack.ts", 22),  # the DLQ (declared after its source) keeps 4 days: its retentionPeriod
         ("VG021", "orders-stack.ts", 17),  # maxReceiveCount: 2 with a Lambda consumer
         ("VG020", "orders-stack.ts", 25),  # AuditQueue has no deadLetterQueue
         ("VG011", "orders-stack.ts", 26),  # Duration.seconds(120) < 6 x Duration.seconds(30)
@@ -94,7 +94,7 @@ def test_sst_queue_with_consumer_and_dead_letter_queue():
     assert found(r) == {
         ("VG011", "Jobs.ts", 11),  # SST Queue: 30 s < 6 x the function's timeout: 20 (seconds)
         ("VG031", "Jobs.ts", 12),  # the consumer: an SqsEventSource with CDK's batch size 10
-        ("VG022", "Jobs.ts", 16),  # the DLQ's default retention
+        ("VG022", "Jobs.ts", 9),  # the DLQ's default retention: at its declaration
         ("VG021", "Jobs.ts", 17),  # maxReceiveCount 1
     }
 

@@ -40,7 +40,6 @@ from .conftest import ROOT, VISGUARD, WARN_TEMPLATE
 SCALE = int(os.environ.get("VISGUARD_FUZZ_EXAMPLES", "0")) or 1
 FUZZ = dict(deadline=None, database=None, suppress_health_check=list(HealthCheck))
 COUNT = {"inputs": 0, "examples": 0, "bad": 0, "clean_or_findings": 0, "seconds": 0.0}
-RSS_START = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 def _read(p):
@@ -409,11 +408,14 @@ def test_fuzz_templates_assemblies_and_configs_through_the_cli(workdir):
     process or pytest-xdist workers): at least 1,000 inputs through the real entry point, both outcomes
     exercised, and the in-process memory stayed bounded."""
     COUNT.update(inputs=0, examples=0, bad=0, clean_or_findings=0, seconds=0.0)
+    # the high-water mark when this test starts: what the tests before it in this process (an xdist worker runs
+    # many) used is theirs, not this test's
+    rss_start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     _prop_fuzz_templates(workdir)
     _prop_fuzz_cdk_assemblies(workdir)
     _prop_fuzz_configs(workdir)
     print(COUNT)
     assert COUNT["inputs"] >= 1000, COUNT
     assert COUNT["bad"] >= 100 and COUNT["clean_or_findings"] >= 100, COUNT
-    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - RSS_START) / 1024
+    grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss_start) / 1024
     assert grown_mb < 800, grown_mb

@@ -49,7 +49,7 @@ def test_plan_findings():
     assert got == [
         ("VG010", "aws_sqs_queue.orders", 103),
         ("VG021", "module.jobs.aws_sqs_queue.this", 168),
-        ("VG022", "aws_sqs_queue.orders", 93),
+        ("VG022", "aws_sqs_queue.orders", 120),
         ("VG031", "aws_sqs_queue.orders", 51),
     ]
     vg010 = next(f for f in lint_model(terraform.load(PLAN)) if f.rule == "VG010")

@@ -62,8 +62,8 @@ def test_fleet_driven_by_one_map_is_clean(opts):
 def test_legacy_interpolation_and_heredoc_policy(opts):
     got = [(r, q, c, line) for r, q, c, _, line, _ in _findings("legacy_interpolation", opts)]
     assert got == [
+        ("VG022", "aws_sqs_queue.events[0]", None, 13),  # at the dead-letter queue: its retention to change
         ("VG010", "aws_sqs_queue.events[0]", "aws_lambda_event_source_mapping.processor[0]", 21),
-        ("VG022", "aws_sqs_queue.events[0]", None, 22),
     ]
 
 
