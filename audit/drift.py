@@ -1,0 +1,366 @@
+"""Deployed queue -> owner -> declaration (a Spark join), and drift: a deployed setting that differs from the
+declared one (VG085).
+
+:func:`place` joins every deployed queue of the inventory to at most one declaration of ``--sources``
+(:mod:`visguard.audit.sources`), by the first of these keys that finds any (``join_by``):
+
+1. ``construct-path``: the owner record's CDK construct path = the declaration's ``aws:cdk:path``;
+2. ``stack-logical-id``: the owner's stack (or its root stack, for a nested one) and logical id = a stack name
+   the source deploys as and the declaration's logical id;
+3. ``terraform-address``: the owner's Terraform address (module path included) = the declaration's;
+4. ``by-name``: the deployed queue's name = the name the source resolves.
+
+A key that finds exactly one declaration joins; two or more join nothing, and ``reason`` names every candidate
+(file:line). A queue with no declaration gets a ``reason``: no sources given for its stack, its stack is in the
+sources but not its logical id, its address is in no source, no owner record and no declaration of its name.
+
+:func:`drift_rows` (pure) compares a joined queue's deployed settings with the declared ones: visibility timeout,
+retention, redrive target and maxReceiveCount, and each Lambda mapping's batch size and batching window (the one
+deployed mapping with the one declared, or by the owner record's logical id). A declared value the source
+cannot know (a parameter, a variable) is never drift. :func:`drift_batches` runs it on the executors
+(``mapInArrow``), so no per-queue loop runs on the driver.
+"""
+
+from __future__ import annotations
+
+import json
+
+OWNER_FIELDS = (
+    "kind", "account", "region", "resource", "resource_type", "url", "owner", "stack", "stack_id", "logical_id",
+    "construct_path", "root_stack", "state", "address", "module",
+)  # fmt: skip
+JOIN_KINDS = ("construct-path", "stack-logical-id", "terraform-address", "by-name")
+PLACED_FIELDS = (
+    ("arn", "string"),
+    ("account", "string"),
+    ("region", "string"),
+    ("owner", "string"),
+    ("join_by", "string"),
+    ("decl_id", "string"),
+    ("repository", "string"),
+    ("file", "string"),
+    ("line", "long"),
+    ("lines", "string"),
+    ("reason", "string"),
+)
+SEP = "\x1f"
+
+
+def owner_schema():
+    from pyspark.sql import types as T
+
+    return T.StructType([T.StructField(n, T.StringType()) for n in OWNER_FIELDS])
+
+
+def owner_frame(spark, owners):
+    """Owner rows as a DataFrame: a DataFrame as is, or a list of dicts (the inventory's ``owner`` records)."""
+    if owners is None:
+        return spark.createDataFrame([], owner_schema())
+    if hasattr(owners, "select"):
+        from pyspark.sql import functions as F
+
+        have = set(owners.columns)
+        return owners.select(
+            *[(F.col(n) if n in have else F.lit(None)).cast("string").alias(n) for n in OWNER_FIELDS]
+        )
+    rows = [tuple(None if r.get(n) is None else str(r.get(n)) for n in OWNER_FIELDS) for r in owners]
+    return spark.createDataFrame(rows, owner_schema())
+
+
+def inventory_owners(spark, inventory: str):
+    """The ``owner`` records of the inventory, read with their own schema (other kinds filtered out)."""
+    from pyspark.sql import functions as F
+    from visguard.audit import inventory as inv
+
+    return (
+        spark.read.schema(owner_schema())
+        .option("mode", "DROPMALFORMED")
+        .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
+        .where(F.col("kind") == "owner")
+    )
+
+
+def place(queues, owners, decls):
+    """One row per deployed queue (``queues``: account, region, arn, name) of :data:`PLACED_FIELDS`.
+
+    ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``."""
+    from pyspark.sql import functions as F
+
+    own = (
+        owners.where(F.coalesce(F.col("resource_type"), F.lit("AWS::SQS::Queue")) == "AWS::SQS::Queue")
+        .where(F.col("resource").isNotNull())
+        .dropDuplicates(["resource"])
+        .select(
+            F.col("resource").alias("o_arn"),
+            F.col("owner").alias("o_owner"),
+            F.col("stack").alias("o_stack"),
+            F.col("root_stack").alias("o_root"),
+            F.col("logical_id").alias("o_lid"),
+            F.col("construct_path").alias("o_path"),
+            F.col("address").alias("o_address"),
+        )
+    )
+    q = queues.select("account", "region", "arn", "name").join(own, F.col("arn") == F.col("o_arn"), "left")
+
+    def key(kind, rank, value):
+        return F.struct(F.lit(kind).alias("k"), F.lit(rank).alias("rank"), value.alias("v"))
+
+    lid_key = lambda stack: F.concat_ws(SEP, stack, F.col("o_lid"))  # noqa: E731
+    keys = F.array(
+        key("construct-path", 1, F.col("o_path")),
+        key("stack-logical-id", 2, F.when(F.col("o_lid").isNotNull(), lid_key(F.col("o_stack")))),
+        key("stack-logical-id", 2, F.when(F.col("o_lid").isNotNull(), lid_key(F.col("o_root")))),
+        key("terraform-address", 3, F.col("o_address")),
+        key("by-name", 4, F.col("name")),
+    )
+    wanted = (
+        q.select("arn", F.explode(keys).alias("x"))
+        .where(F.col("x.v").isNotNull())
+        .select("arn", F.col("x.k").alias("k"), F.col("x.rank").alias("rank"), F.col("x.v").alias("v"))
+        .distinct()
+    )
+    d = decls.select(
+        "decl_id", "construct_path", "stacks", "logical_id", "address", "name", "repository", "file", "line"
+    )
+    offered = (
+        d.select("decl_id", F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"))
+        .unionByName(
+            d.select(
+                "decl_id",
+                F.lit("stack-logical-id").alias("k"),
+                F.explode(
+                    F.transform(
+                        F.when(F.col("logical_id").isNotNull(), F.col("stacks")).otherwise(F.array()),
+                        lambda s: F.concat_ws(SEP, s, F.col("logical_id")),
+                    )
+                ).alias("v"),
+            )
+        )
+        .unionByName(d.select("decl_id", F.lit("terraform-address").alias("k"), F.col("address").alias("v")))
+        .unionByName(d.select("decl_id", F.lit("by-name").alias("k"), F.col("name").alias("v")))
+        .where(F.col("v").isNotNull())
+        .distinct()
+    )
+    cand = wanted.join(offered, ["k", "v"])
+    best = cand.groupBy("arn").agg(F.min("rank").alias("best"))
+    chosen = (
+        cand.join(best, "arn")
+        .where(F.col("rank") == F.col("best"))
+        .groupBy("arn")
+        .agg(F.first("k").alias("join_kind"), F.sort_array(F.collect_set("decl_id")).alias("ids"))
+    )
+    where = d.select(
+        "decl_id",
+        F.concat(
+            F.col("repository"), F.lit(":"), F.col("file"), F.lit(":"), F.col("line").cast("string")
+        ).alias("at"),
+    )
+    candidates = (
+        chosen.where(F.size("ids") > 1)
+        .select("arn", F.explode("ids").alias("decl_id"))
+        .join(where, "decl_id")
+        .groupBy("arn")
+        .agg(F.concat_ws(", ", F.sort_array(F.collect_list("at"))).alias("cands"))
+    )
+    stacks = d.select(F.explode("stacks").alias("s_stack")).distinct()
+    placed = (
+        q.join(chosen, "arn", "left")
+        .join(candidates, "arn", "left")
+        .join(F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left")
+        .withColumn("one", F.when(F.size("ids") == 1, F.get(F.col("ids"), 0)))
+        .join(
+            decls.select(
+                F.col("decl_id").alias("one"),
+                F.col("repository"),
+                F.col("file"),
+                F.col("line"),
+                F.col("lines"),
+            ),
+            "one",
+            "left",
+        )
+    )
+    n = F.size("ids")
+    reason = (
+        F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.col("cands"), F.lit("; not joined")))
+        .when(n == 1, F.lit(None))
+        .when(
+            (F.col("o_owner") == "cloudformation") & F.col("s_stack").isNotNull(),
+            F.concat(F.lit("stack "), F.coalesce("o_root", "o_stack"), F.lit(" is in the sources but not its logical id "), F.coalesce("o_lid", F.lit("?"))),
+        )
+        .when(
+            F.col("o_owner") == "cloudformation",
+            F.concat(F.lit("no sources given for its stack "), F.coalesce("o_root", "o_stack", F.lit("?"))),
+        )
+        .when(
+            F.col("o_owner") == "terraform",
+            F.concat(F.lit("Terraform address "), F.coalesce("o_address", F.lit("?")), F.lit(" is in no source")),
+        )
+        .when(F.col("o_owner").isNull(), F.lit("no owner record, and no declaration of its name in the sources"))
+        .otherwise(F.concat(F.lit("owner "), F.col("o_owner"), F.lit(": no declaration of its name in the sources")))
+    )  # fmt: skip
+    return placed.select(
+        "arn",
+        "account",
+        "region",
+        F.coalesce("o_owner", F.lit("unknown")).alias("owner"),
+        F.when(n == 1, F.col("join_kind")).alias("join_by"),
+        F.col("one").alias("decl_id"),
+        "repository",
+        "file",
+        "line",
+        "lines",
+        reason.alias("reason"),
+    )
+
+
+def deployed(records):
+    """The deployed settings drift compares, per queue ARN: the parsed queue columns and its Lambda mappings
+    (``mappings``: uuid, batch size, batching window, the owner's logical id of the mapping when known)."""
+    from pyspark.sql import functions as F
+    from visguard.audit.transforms import good_queues
+
+    maps = (
+        records.where((F.col("kind") == "mapping") & F.col("corrupt").isNull() & F.col("event_source_arn").isNotNull())
+        .groupBy("event_source_arn")
+        .agg(
+            F.sort_array(
+                F.collect_list(F.struct("uuid", F.col("batch_size").cast("double").alias("batch_size"), F.col("batching_window").cast("double").alias("batching_window")))
+            ).alias("mappings")
+        )
+    )  # fmt: skip
+    return (
+        good_queues(records)
+        .select("arn", "name", "vt", "retention", "has_redrive", "target_arn", "max_receive_count")
+        .join(maps, F.col("arn") == F.col("event_source_arn"), "left")
+        .drop("event_source_arn")
+    )
+
+
+# --------------------------------------------------------------------------------------------- pure: drift
+SETTING_WORDS = {
+    "visibility_timeout": "VisibilityTimeout",
+    "message_retention": "MessageRetentionPeriod",
+    "redrive": "RedrivePolicy deadLetterTargetArn",
+    "max_receive_count": "RedrivePolicy maxReceiveCount",
+    "batch_size": "BatchSize",
+    "batching_window": "MaximumBatchingWindowInSeconds",
+}
+
+
+def _num(v) -> str:
+    if v is None:
+        return "not set"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def drift_rows(row: dict) -> list[dict]:
+    """The VG085 findings of one joined queue (pure). ``row``: the deployed columns of :func:`deployed`, the
+    placed columns of :func:`place` (``repository``, ``file``, ``line``) and ``declared`` (the declaration's JSON,
+    ``sources.declared_settings``). Each finding names both values and both places."""
+    from visguard.linter.rules.vg085_declared_setting_differs import RULE, message
+
+    declared = json.loads(row["declared"]) if row.get("declared") else {}
+    arn = row["arn"]
+    out: list[dict] = []
+
+    def at(setting: dict) -> tuple[str, int | None]:
+        return setting.get("file") or row.get("file"), setting.get("line") or row.get("line")
+
+    def differ(field: str, dep, dec: dict, consumer=None):
+        if not dec or not dec.get("known"):
+            return
+        want = dec.get("value")
+        if field == "redrive":
+            have = None if dep is None else str(dep).rsplit(":", 1)[-1]
+            if have == want:
+                return
+            dep_text, dec_text = have or "no redrive policy", want or "no redrive policy"
+        else:
+            if dep is None and want is None:
+                return
+            if dep is not None and want is not None and abs(float(dep) - float(want)) < 1e-9:
+                return
+            dep_text, dec_text = _num(dep), _num(want)
+            if dec.get("default") and want is not None:
+                dec_text += " (not set: the AWS default)"
+        file, line = at(dec)
+        where = f"{row.get('repository')}:{file}:{line}" if line else f"{row.get('repository')}:{file}"
+        out.append(
+            {
+                "rule": RULE.id,
+                "severity": str(RULE.severity),
+                "queue_arn": arn,
+                "consumer": consumer,
+                "setting": field,
+                "deployed": dep_text,
+                "declared": dec_text,
+                "source_file": file,
+                "source_line": line,
+                "message": message(SETTING_WORDS[field], dep_text, arn, dec_text, where, consumer),
+                "fix": RULE.fix,
+            }
+        )
+
+    differ("visibility_timeout", row.get("vt"), declared.get("visibility_timeout"))
+    differ("message_retention", row.get("retention"), declared.get("message_retention"))
+    target = row.get("target_arn") if row.get("has_redrive") else None
+    differ("redrive", target, declared.get("redrive"))
+    if target is not None and (declared.get("redrive") or {}).get("value") is not None:
+        differ("max_receive_count", row.get("max_receive_count"), declared.get("max_receive_count"))
+    have = row.get("mappings") or []
+    want = declared.get("mappings") or []
+    if len(have) == 1 and len(want) == 1:  # the one deployed mapping is the one declared
+        m, dm = have[0], want[0]
+        for field in ("batch_size", "batching_window"):
+            differ(field, m.get(field), dm.get(field), consumer=m.get("uuid"))
+    return out
+
+
+DRIFT_FIELDS = (
+    ("arn", "string"),
+    ("rule", "string"),
+    ("severity", "string"),
+    ("consumer", "string"),
+    ("setting", "string"),
+    ("deployed", "string"),
+    ("declared", "string"),
+    ("source_file", "string"),
+    ("source_line", "long"),
+    ("message", "string"),
+    ("fix", "string"),
+)
+
+
+def drift_schema() -> str:
+    return ", ".join(f"{n} {t}" for n, t in DRIFT_FIELDS)
+
+
+def drift_batches(batches):
+    """mapInArrow body over the joined queues (deployed columns + placed + declared): their VG085 rows."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import _parse_datatype_string
+
+    schema = to_arrow_schema(_parse_datatype_string(drift_schema()))
+    for batch in batches:
+        out = []
+        for r in batch.to_pylist():
+            for f in drift_rows(r):
+                f["arn"] = f.pop("queue_arn")
+                out.append({n: f.get(n) for n, _ in DRIFT_FIELDS})
+        if out:
+            yield pa.RecordBatch.from_pylist(out, schema=schema)
+
+
+def drift_frame(records, placed, decls):
+    """VG085 rows of every joined queue (a Spark DataFrame of :data:`DRIFT_FIELDS`)."""
+    from pyspark.sql import functions as F
+
+    joined = (
+        placed.where(F.col("decl_id").isNotNull())
+        .select("arn", "decl_id", "repository", "file", "line")
+        .join(decls.select("decl_id", "declared"), "decl_id")
+        .join(deployed(records).drop("name"), "arn")
+    )
+    return joined.mapInArrow(drift_batches, drift_schema())
