@@ -339,10 +339,9 @@ def drift_schema() -> str:
 def drift_batches(batches):
     """mapInArrow body over the joined queues (deployed columns + placed + declared): their VG085 rows."""
     import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import _parse_datatype_string
+    from visguard.audit.sources import arrow_schema
 
-    schema = to_arrow_schema(_parse_datatype_string(drift_schema()))
+    schema = arrow_schema(DRIFT_FIELDS)
     for batch in batches:
         out = []
         for r in batch.to_pylist():

@@ -57,6 +57,20 @@ def source_schema() -> str:
     return ", ".join(f"{n} {t}" for n, t in SOURCE_FIELDS)
 
 
+def arrow_schema(fields):
+    """The Arrow schema of ``(name, DDL type)`` pairs (string, int, long, array<string>), built without a Spark
+    session (an executor has none)."""
+    import pyarrow as pa
+
+    types = {
+        "string": pa.string(),
+        "int": pa.int32(),
+        "long": pa.int64(),
+        "array<string>": pa.list_(pa.string()),
+    }
+    return pa.schema([(n, types[t]) for n, t in fields])
+
+
 # ------------------------------------------------------------------------------------------ pure: one lint result
 def known_number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -311,10 +325,8 @@ def lint_root(index: int, root: str, patches: bool = False) -> list[dict]:
 def lint_roots_batches(batches, roots: tuple[str, ...], patches: bool = False):
     """mapInArrow body: each input row's ``id`` is the index of a root in ``roots``."""
     import pyarrow as pa
-    from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import _parse_datatype_string
 
-    schema = to_arrow_schema(_parse_datatype_string(source_schema()))
+    schema = arrow_schema(SOURCE_FIELDS)
     for batch in batches:
         for i in batch.column("id").to_pylist():
             rows = lint_root(int(i), roots[int(i)], patches)
