@@ -63,6 +63,31 @@ resource "aws_sqs_queue" "jobs" {
   })
 }
 
+locals {
+  base = 20
+}
+
+resource "aws_sqs_queue" "reports" {
+  name                       = "reports"
+  visibility_timeout_seconds = max(local.base * 3, 30)
+}
+
+resource "aws_lambda_function" "reporter" {
+  function_name = "reporter"
+  role          = "arn:aws:iam::123456789012:role/reporter"
+  handler       = "app.handler"
+  runtime       = "python3.12"
+  filename      = "reporter.zip"
+  timeout       = 300
+}
+
+resource "aws_lambda_event_source_mapping" "reporter" {
+  event_source_arn        = aws_sqs_queue.reports.arn
+  function_name           = aws_lambda_function.reporter.arn
+  batch_size              = 1
+  function_response_types = ["ReportBatchItemFailures"]
+}
+
 resource "aws_sqs_queue" "emails_dlq" {
   name                      = "emails-dlq"
   message_retention_seconds = 345600
@@ -79,6 +104,17 @@ resource "aws_sqs_queue" "emails" {
 """
 
 
+HOSTILE_FILE = "evil\x1b[2J\u202e\n=cmd.yaml"  # a file name with an escape, a bidi override, a newline
+HOSTILE_TEMPLATE = """\
+Resources:
+  Hostile:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: hostile-q
+      VisibilityTimeout: 30
+"""
+
+
 def arn(name: str, account: str = A) -> str:
     return f"arn:aws:sqs:{REGION}:{account}:{name}"
 
@@ -89,6 +125,12 @@ def build_sources(root: Path) -> dict[str, Path]:
     sam.mkdir(parents=True)
     (sam / "template.yaml").write_text(SAM_TEMPLATE)
     (sam / "samconfig.toml").write_text(SAMCONFIG)
+    (sam / HOSTILE_FILE).write_text(HOSTILE_TEMPLATE)
+    outside = root / "outside"  # a template outside every source, and a symlink to it from inside one
+    outside.mkdir()
+    (outside / "leak.yaml").write_text(HOSTILE_TEMPLATE.replace("hostile-q", "leaked-q"))
+    (sam / "leak.yaml").symlink_to(outside / "leak.yaml")
+    (sam / "linked").symlink_to(outside, target_is_directory=True)
     cdk = root / "payments-cdk" / "cdk.out"  # a CDK app's source root is its synthesized assembly
     shutil.copytree(CDK_FIXTURE, cdk)
     tf = root / "infra-tf"
@@ -124,6 +166,8 @@ EMAILS, EMAILS_DLQ = (
     "emails-dlq",
 )  # created by Terraform, but no owner record: joined by their names
 BILLING = "billing-prod-Invoices-3M4N5O"  # stack billing-prod: its source is not given
+HOSTILE = "hostile-q"  # declared in a file with a hostile name; no owner record: joined by name, drifted
+LEAKED = "leaked-q"  # declared only outside the sources (through a symlink): never read, so not joined
 
 
 def inventory_lines() -> list[dict]:
@@ -138,6 +182,8 @@ def inventory_lines() -> list[dict]:
         queue(EMAILS, 20, dlq=EMAILS_DLQ),
         queue(EMAILS_DLQ, 30),
         queue(BILLING, 30),
+        queue(HOSTILE, 45),
+        queue(LEAKED, 30),
         {"kind": "mapping", "account": A, "region": REGION, "uuid": "m-orders", "event_source_arn": arn(ORDERS),
          "function_arn": fn, "state": "Enabled", "batch_size": 1, "batching_window": 0,
          "maximum_concurrency": None, "function_response_types": []},
