@@ -115,6 +115,11 @@ Resources:
 """
 
 
+def line_of(text: str, needle: str) -> int:
+    """The 1-based line of ``text`` that holds ``needle``."""
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if needle in ln)
+
+
 def arn(name: str, account: str = A) -> str:
     return f"arn:aws:sqs:{REGION}:{account}:{name}"
 

@@ -30,6 +30,10 @@ def org(tmp_path_factory):
     return {"root": root, "repos": repos, "inventory": inv}
 
 
+def _tf(needle: str) -> int:
+    return sf.line_of(sf.TF_MAIN, needle)
+
+
 def _decls(rows):
     return {r["queue"]: r for r in rows if r["row_kind"] == "d"}
 
@@ -198,7 +202,9 @@ def test_patches_folder_is_refused_inside_a_source_and_must_be_empty(org, tmp_pa
 def audit(spark, org):
     out, pdir = org["root"] / "out", org["root"] / "patches"
     roots = [str(org["repos"][k]) for k in ("sam", "cdk", "tf")]
-    s = job.run(spark, str(org["inventory"]), str(out), sources=roots, patches=str(pdir), owners=sf.owner_rows())
+    s = job.run(
+        spark, str(org["inventory"]), str(out), sources=roots, patches=str(pdir), owners=sf.owner_rows()
+    )
     return {"out": out, "patches": pdir, "summary": s, "roots": roots}
 
 
@@ -212,7 +218,10 @@ def _csv(path):
 @pytest.mark.slow
 def test_every_deployed_queue_is_placed_or_says_why(spark, audit):
     rows = spark.read.parquet(str(audit["out"] / "placement")).collect()
-    got = {r["arn"].rsplit(":", 1)[-1]: (r["owner"], r["join_by"], r["file"], r["line"], r["reason"]) for r in rows}
+    got = {
+        r["arn"].rsplit(":", 1)[-1]: (r["owner"], r["join_by"], r["file"], r["line"], r["reason"])
+        for r in rows
+    }
     sam, cdk, tf = audit["roots"]
     assert got == {
         sf.ORDERS: ("cloudformation", "stack-logical-id", "template.yaml", 4, None),
@@ -221,8 +230,8 @@ def test_every_deployed_queue_is_placed_or_says_why(spark, audit):
         sf.PAYMENTS_DLQ: ("cloudformation", "construct-path", "OrdersStack.template.json", 3, None),
         sf.JOBS: ("terraform", "terraform-address", "main.tf", 6, None),
         sf.JOBS_DLQ: ("terraform", "terraform-address", "main.tf", 1, None),
-        sf.EMAILS: ("unknown", "by-name", "main.tf", 39, None),
-        sf.EMAILS_DLQ: ("unknown", "by-name", "main.tf", 34, None),
+        sf.EMAILS: ("unknown", "by-name", "main.tf", _tf('"emails" {'), None),
+        sf.EMAILS_DLQ: ("unknown", "by-name", "main.tf", _tf('"emails_dlq" {'), None),
         sf.HOSTILE: ("unknown", "by-name", sf.HOSTILE_FILE, 2, None),
         sf.BILLING: ("cloudformation", None, None, None, "no sources given for its stack billing-prod"),
         sf.LEAKED: ("unknown", None, None, None, "no owner record, and no declaration of its name in the sources"),
@@ -239,15 +248,23 @@ def test_findings_carry_their_source_location_and_drift_is_a_finding(audit):
     rows = _csv(audit["out"] / "findings.csv")
     sam, cdk, tf = audit["roots"]
     got = {
-        (r["queue_name"], r["rule"], r["source_repository"], r["source_file"], r["source_line"], r["declared_by"])
+        (
+            r["queue_name"],
+            r["rule"],
+            r["source_repository"],
+            r["source_file"],
+            r["source_line"],
+            r["declared_by"],
+        )
         for r in rows
     }
     hostile_cell = "evil\\x1b[2J\\u202e\\x0a=cmd.yaml"  # neutralised: no escape, no bidi, no line break
     assert got == {
         (sf.ORDERS, "VG011", sam, "template.yaml", "4", "stack-logical-id"),  # the source lint has no VG011
         (sf.ORDERS, "VG085", sam, "template.yaml", "7", "stack-logical-id"),  # at the VisibilityTimeout line
-        (sf.EMAILS, "VG022", tf, "main.tf", "44", "by-name"),  # the line the source lint gives for VG022
-        (sf.HOSTILE, "VG085", sam, hostile_cell, "7", "by-name"),
+        # the line the source lint gives for VG022 (the redrive target), not the queue's
+        (sf.EMAILS, "VG022", tf, "main.tf", str(_tf("aws_sqs_queue.emails_dlq.arn")), "by-name"),
+        (sf.HOSTILE, "VG085", sam, hostile_cell, "6", "by-name"),  # its VisibilityTimeout line
     }
     drifted = next(r for r in rows if r["queue_name"] == sf.ORDERS and r["rule"] == "VG085")
     assert drifted["message"] == (
@@ -255,7 +272,9 @@ def test_findings_carry_their_source_location_and_drift_is_a_finding(audit):
         f"({sam}:template.yaml:7): changed outside the source, or the source was never deployed"
     )
     events = json.loads((audit["out"] / "findings.ocsf.json").read_text())
-    ev = next(e for e in events if e["finding_info"]["analytic"]["uid"] == "VG085" and sf.ORDERS in e["message"])
+    ev = next(
+        e for e in events if e["finding_info"]["analytic"]["uid"] == "VG085" and sf.ORDERS in e["message"]
+    )
     assert ev["resources"][0]["data"]["source"] == {
         "repository": sam, "file": "template.yaml", "line": 7, "declared_by": "stack-logical-id",
     }  # fmt: skip
@@ -286,10 +305,12 @@ def test_one_sarif_file_per_repository_at_the_declaring_lines(audit):
 
     assert results("orders-app.sarif") == [
         ("VG011", "template.yaml", 4, sf.arn(sf.ORDERS)),
-        ("VG085", "evil%1B%5B2J%E2%80%AE%0A%3Dcmd.yaml", 7, sf.arn(sf.HOSTILE)),
+        ("VG085", "evil%1B%5B2J%E2%80%AE%0A%3Dcmd.yaml", 6, sf.arn(sf.HOSTILE)),
         ("VG085", "template.yaml", 7, sf.arn(sf.ORDERS)),
     ]
-    assert results("infra-tf.sarif") == [("VG022", "main.tf", 44, sf.arn(sf.EMAILS))]
+    assert results("infra-tf.sarif") == [
+        ("VG022", "main.tf", _tf("aws_sqs_queue.emails_dlq.arn"), sf.arn(sf.EMAILS))
+    ]
     assert results("payments-cdk-cdk.out.sarif") == []  # no finding: the file clears old alerts
 
 
@@ -321,7 +342,12 @@ def test_without_sources_the_findings_are_what_they_were(spark, org, tmp_path):
     with_src = job.run(spark, str(inv), str(tmp_path / "src"), sources=[str(org["repos"]["tf"])], owners=[])
     a, b = (outputs.findings_table(str(tmp_path / n)) for n in ("plain", "src"))
     cols = [c for c in a.column_names]
-    assert set(b.column_names) - set(cols) == {"source_repository", "source_file", "source_line", "declared_by"}
+    assert set(b.column_names) - set(cols) == {
+        "source_repository",
+        "source_file",
+        "source_line",
+        "declared_by",
+    }
 
     def rows(t):
         return sorted(json.dumps(r, sort_keys=True) for r in t.select(cols).to_pylist())
