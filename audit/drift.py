@@ -85,13 +85,19 @@ def place(queues, owners, decls):
 
     ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``."""
     from pyspark.sql import functions as F
+    from visguard.audit.transforms import queue_key
 
+    # a queue is named by its ARN or its URL: both become REGION:ACCOUNT:NAME (transforms.queue_key)
+    ref = F.when(F.col("resource").startswith("arn:"), F.col("resource")).otherwise(
+        F.coalesce(F.col("url"), F.col("resource"))
+    )
     own = (
         owners.where(F.coalesce(F.col("resource_type"), F.lit("AWS::SQS::Queue")) == "AWS::SQS::Queue")
-        .where(F.col("resource").isNotNull())
-        .dropDuplicates(["resource"])
+        .withColumn("o_key", queue_key(ref, F.col("region")))
+        .where(F.col("o_key").isNotNull())
+        .dropDuplicates(["o_key"])
         .select(
-            F.col("resource").alias("o_arn"),
+            "o_key",
             F.col("owner").alias("o_owner"),
             F.col("stack").alias("o_stack"),
             F.col("root_stack").alias("o_root"),
@@ -100,7 +106,12 @@ def place(queues, owners, decls):
             F.col("address").alias("o_address"),
         )
     )
-    q = queues.select("account", "region", "arn", "name").join(own, F.col("arn") == F.col("o_arn"), "left")
+    q = (
+        queues.select("account", "region", "arn", "name")
+        .withColumn("o_key", queue_key(F.col("arn"), F.lit(None)))
+        .join(own, "o_key", "left")
+        .drop("o_key")
+    )
 
     def key(kind, rank, value):
         return F.struct(F.lit(kind).alias("k"), F.lit(rank).alias("rank"), value.alias("v"))

@@ -197,8 +197,9 @@ def inventory_lines() -> list[dict]:
 
 
 def owner_rows() -> list[dict]:
-    def cfn(name, stack, lid, path=None):
-        return {"kind": "owner", "account": A, "region": REGION, "resource": arn(name),
+    def cfn(name, stack, lid, path=None, url=False):  # url: the stack resource's physical id, a queue URL
+        ref = f"https://sqs.{REGION}.amazonaws.com/{A}/{name}" if url else arn(name)
+        return {"kind": "owner", "account": A, "region": REGION, "resource": ref,
                 "resource_type": "AWS::SQS::Queue", "url": None, "owner": "cloudformation", "stack": stack,
                 "stack_id": f"arn:aws:cloudformation:{REGION}:{A}:stack/{stack}/x", "logical_id": lid,
                 "construct_path": path, "root_stack": None}  # fmt: skip
@@ -211,7 +212,7 @@ def owner_rows() -> list[dict]:
     return [
         cfn(ORDERS, "orders-prod", "Orders"),
         cfn(ORDERS_DLQ, "orders-prod", "OrdersDlq"),
-        cfn(PAYMENTS, "PaymentsStack", "OrdersA9B65338", "OrdersStack/Orders/Resource"),
+        cfn(PAYMENTS, "PaymentsStack", "OrdersA9B65338", "OrdersStack/Orders/Resource", url=True),
         cfn(PAYMENTS_DLQ, "PaymentsStack", "OrdersDlq16CD0DA3", "OrdersStack/OrdersDlq/Resource"),
         tf(JOBS, "aws_sqs_queue.jobs"),
         tf(JOBS_DLQ, "aws_sqs_queue.jobs_dlq"),
