@@ -369,3 +369,29 @@ def test_the_command_refuses_an_output_inside_a_source(org, tmp_path, capsys):
     with pytest.raises(VisguardError, match="--patches needs --sources"):
         job.main(["--inventory", str(org["inventory"]), "--out", str(tmp_path / "o"), "--patches", "p"], "x")
     assert not (Path(tf) / "p").exists() and not (Path(tf) / "out").exists()
+
+
+@pytest.mark.slow
+def test_two_declarations_of_one_name_join_nothing_and_are_named(spark, tmp_path):
+    roots = []
+    for name in ("team-a", "team-b"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "dup-q"\n}\n')
+        roots.append(str(d))
+    rows = [r for i, root in enumerate(roots) for r in sources.lint_root(i, root)]
+    decls = spark.createDataFrame(
+        [{n: r.get(n) for n, _ in sources.SOURCE_FIELDS} for r in rows], sources.source_schema()
+    )
+    queues = spark.createDataFrame(
+        [(sf.A, sf.REGION, sf.arn("dup-q"), "dup-q")],
+        "account string, region string, arn string, name string",
+    )
+    got = drift.place(queues, drift.owner_frame(spark, []), decls).collect()
+    assert [(r["join_by"], r["decl_id"], r["reason"]) for r in got] == [
+        (
+            None,
+            None,
+            f"2 declarations match by by-name: {roots[0]}:main.tf:1, {roots[1]}:main.tf:1; not joined",
+        )
+    ]
