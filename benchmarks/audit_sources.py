@@ -62,7 +62,8 @@ def tree_cpu(root: int) -> float:
 def run_tree(cmd: list[str], every: float = 0.25) -> tuple[float, float, str]:
     """(wall, CPU of the process tree, stdout) of ``cmd``."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    err = open(os.environ.get("VG_BENCH_STDERR", os.devnull), "a")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
     last: dict[int, float] = {}
     while proc.poll() is None:
         procs = _proc_times()
@@ -78,6 +79,7 @@ def run_tree(cmd: list[str], every: float = 0.25) -> tuple[float, float, str]:
                 last[pid] = procs[pid][1]
         time.sleep(every)
     out = proc.stdout.read()
+    err.close()
     return time.perf_counter() - t0, sum(last.values()), out
 
 
@@ -201,6 +203,9 @@ def child_lint(master: str, roots_file: str) -> None:
     from visguard.audit.session import spark_session
 
     roots = json.loads(Path(roots_file).read_text())
+    os.environ["PYSPARK_PYTHON"] = (
+        sys.executable
+    )  # the executors' Python: this one (pyarrow, visguard's deps)
     spark = spark_session(master, app="bench-lint")
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(4).count()  # executors up before timing
@@ -257,9 +262,11 @@ def source_lint(n_roots: int, work: Path, worker_counts: list[int]) -> list[dict
                                         "--master", url])  # fmt: skip
             cluster_cpu = sum(tree_cpu(p.pid) for p in procs) - c0  # the executors run under the workers
             got = json.loads(text.strip().splitlines()[-1])
-            total = cpu + cluster_cpu
-            out.append({"workers": w, "roots": n_roots, **got, "cpu": round(total, 1),
-                        "cpu_per_root": round(total / n_roots, 3)})  # fmt: skip
+            # cluster: the workers' trees (executor JVMs and their Python workers: the lint itself, plus each
+            # executor's start); driver: the child process's tree (its JVM, the session)
+            out.append({"workers": w, "roots": n_roots, **got, "driver_cpu": round(cpu, 1),
+                        "cluster_cpu": round(cluster_cpu, 1),
+                        "cluster_cpu_per_root": round(cluster_cpu / n_roots, 3)})  # fmt: skip
         finally:
             for p in reversed(procs):
                 p.terminate()
