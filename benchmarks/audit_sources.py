@@ -59,28 +59,42 @@ def tree_cpu(root: int) -> float:
     return sum(procs[p][1] for p in tree if p in procs)
 
 
-def run_tree(cmd: list[str], every: float = 0.25) -> tuple[float, float, str]:
-    """(wall, CPU of the process tree, stdout) of ``cmd``."""
+def _tree(procs: dict, root: int) -> set[int]:
+    tree, grew = {root}, True
+    while grew:
+        grew = False
+        for pid, (ppid, _) in procs.items():
+            if ppid in tree and pid not in tree:
+                tree.add(pid)
+                grew = True
+    return tree
+
+
+def run_tree(
+    cmd: list[str], every: float = 0.25, also: tuple[int, ...] = ()
+) -> tuple[float, float, str, float]:
+    """(wall, CPU of the process tree of ``cmd``, its stdout, CPU the trees of the ``also`` processes spent
+    meanwhile): every process is sampled until ``cmd`` exits, so executors that exit with it are counted."""
     t0 = time.perf_counter()
+    start = _proc_times()
+    before = {p: start[p][1] for r in also for p in _tree(start, r) if p in start}
     err = open(os.environ.get("VG_BENCH_STDERR", os.devnull), "a")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=err, text=True)
     last: dict[int, float] = {}
+    other: dict[int, float] = {}
     while proc.poll() is None:
         procs = _proc_times()
-        tree, grew = {proc.pid}, True
-        while grew:
-            grew = False
-            for pid, (ppid, _) in procs.items():
-                if ppid in tree and pid not in tree:
-                    tree.add(pid)
-                    grew = True
-        for pid in tree:
+        for pid in _tree(procs, proc.pid):
             if pid in procs:
                 last[pid] = procs[pid][1]
+        for r in also:
+            for pid in _tree(procs, r):
+                if pid in procs:
+                    other[pid] = procs[pid][1] - before.get(pid, 0.0)
         time.sleep(every)
     out = proc.stdout.read()
     err.close()
-    return time.perf_counter() - t0, sum(last.values()), out
+    return time.perf_counter() - t0, sum(last.values()), out, sum(other.values())
 
 
 # ------------------------------------------------------------------------------------------ 1. join + drift
@@ -157,9 +171,9 @@ def join_drift(queues: int, accounts: int, work: Path, master: str) -> dict:
         [str(BIN), "audit", "generate", "--queues", str(queues), "--accounts", str(accounts), "--out", str(inv)],
         check=True, capture_output=True,
     )  # fmt: skip
-    wall, cpu, _ = run_tree([str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(work / "out"),
+    wall, cpu, _, _ = run_tree([str(BIN), "audit", "run", "--inventory", str(inv), "--out", str(work / "out"),
                              "--master", master, "--fail-on", "never"])  # fmt: skip
-    _, _, out = run_tree([sys.executable, "-P", str(HERE), "--child-join", str(inv), "--master", master])
+    _, _, out, _ = run_tree([sys.executable, "-P", str(HERE), "--child-join", str(inv), "--master", master])
     stage = json.loads(out.strip().splitlines()[-1])
     return {
         "queues": queues,
@@ -257,10 +271,10 @@ def source_lint(n_roots: int, work: Path, worker_counts: list[int]) -> list[dict
     for w in worker_counts:
         url, procs = standalone(w, work)
         try:
-            c0 = sum(tree_cpu(p.pid) for p in procs)
-            wall, cpu, text = run_tree([sys.executable, "-P", str(HERE), "--child-lint", str(roots_file),
-                                        "--master", url])  # fmt: skip
-            cluster_cpu = sum(tree_cpu(p.pid) for p in procs) - c0  # the executors run under the workers
+            wall, cpu, text, cluster_cpu = run_tree(
+                [sys.executable, "-P", str(HERE), "--child-lint", str(roots_file), "--master", url],
+                also=tuple(p.pid for p in procs),  # the executors run under the workers
+            )
             got = json.loads(text.strip().splitlines()[-1])
             # cluster: the workers' trees (executor JVMs and their Python workers: the lint itself, plus each
             # executor's start); driver: the child process's tree (its JVM, the session)
