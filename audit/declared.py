@@ -54,8 +54,8 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
         placed.write.mode(mode).parquet(placement_out)
     counts = placed.groupBy("owner", "join_by").count().collect()
     reasons = (
-        placed.where(F.col("reason").isNotNull())
-        .groupBy(F.regexp_replace("reason", r"(stack|address|id) .*$", "$1").alias("why"))
+        placed.where(F.col("reason_kind").isNotNull())
+        .groupBy(F.col("reason_kind").alias("why"))
         .count()
         .collect()
     )

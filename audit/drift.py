@@ -42,6 +42,7 @@ PLACED_FIELDS = (
     ("line", "long"),
     ("lines", "string"),
     ("reason", "string"),
+    ("reason_kind", "string"),  # the reason without names: what summary.json counts
 )
 SEP = "\x1f"
 
@@ -210,6 +211,15 @@ def place(queues, owners, decls):
         .when(F.col("o_owner").isNull(), F.lit("no owner record, and no declaration of its name in the sources"))
         .otherwise(F.concat(F.lit("owner "), F.col("o_owner"), F.lit(": no declaration of its name in the sources")))
     )  # fmt: skip
+    why = (
+        F.when(n > 1, F.lit("ambiguous"))
+        .when(n == 1, F.lit(None))
+        .when((F.col("o_owner") == "cloudformation") & F.col("s_stack").isNotNull(), F.lit("logical id not in its stack's source"))
+        .when(F.col("o_owner") == "cloudformation", F.lit("no sources given for its stack"))
+        .when(F.col("o_owner") == "terraform", F.lit("Terraform address in no source"))
+        .when(F.col("o_owner").isNull(), F.lit("no owner record and no declaration of its name"))
+        .otherwise(F.lit("no declaration of its name"))
+    )  # fmt: skip
     return placed.select(
         "arn",
         "account",
@@ -222,6 +232,7 @@ def place(queues, owners, decls):
         "line",
         "lines",
         reason.alias("reason"),
+        why.alias("reason_kind"),
     )
 
 

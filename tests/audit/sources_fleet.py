@@ -171,6 +171,7 @@ EMAILS, EMAILS_DLQ = (
     "emails-dlq",
 )  # created by Terraform, but no owner record: joined by their names
 BILLING = "billing-prod-Invoices-3M4N5O"  # stack billing-prod: its source is not given
+GHOST = "orders-prod-Ghost-6P7Q8R"  # stack orders-prod, whose source is given, but no resource Ghost in it
 HOSTILE = "hostile-q"  # declared in a file with a hostile name; no owner record: joined by name, drifted
 LEAKED = "leaked-q"  # declared only outside the sources (through a symlink): never read, so not joined
 
@@ -187,6 +188,7 @@ def inventory_lines() -> list[dict]:
         queue(EMAILS, 20, dlq=EMAILS_DLQ),
         queue(EMAILS_DLQ, 30),
         queue(BILLING, 30),
+        queue(GHOST, 30),
         queue(HOSTILE, 45),
         queue(LEAKED, 30),
         {"kind": "mapping", "account": A, "region": REGION, "uuid": "m-orders", "event_source_arn": arn(ORDERS),
@@ -217,6 +219,7 @@ def owner_rows() -> list[dict]:
         tf(JOBS, "aws_sqs_queue.jobs"),
         tf(JOBS_DLQ, "aws_sqs_queue.jobs_dlq"),
         cfn(BILLING, "billing-prod", "Invoices"),
+        cfn(GHOST, "orders-prod", "Ghost"),
     ]
 
 

@@ -234,12 +234,18 @@ def test_every_deployed_queue_is_placed_or_says_why(spark, audit):
         sf.EMAILS_DLQ: ("unknown", "by-name", "main.tf", _tf('"emails_dlq" {'), None),
         sf.HOSTILE: ("unknown", "by-name", sf.HOSTILE_FILE, 2, None),
         sf.BILLING: ("cloudformation", None, None, None, "no sources given for its stack billing-prod"),
+        sf.GHOST: ("cloudformation", None, None, None, "stack orders-prod is in the sources but not its logical id Ghost"),
         sf.LEAKED: ("unknown", None, None, None, "no owner record, and no declaration of its name in the sources"),
     }  # fmt: skip
     s = audit["summary"]["sources"]
     assert (s["roots"], s["declarations"], s["root_errors"], s["drift_findings"]) == (3, 10, 0, 2)
+    assert s["not_joined_reasons"] == {
+        "logical id not in its stack's source": 1,
+        "no owner record and no declaration of its name": 1,
+        "no sources given for its stack": 1,
+    }
     assert s["queues_by_join"] == {
-        "by-name": 3, "construct-path": 2, "not joined": 2, "stack-logical-id": 2, "terraform-address": 2,
+        "by-name": 3, "construct-path": 2, "not joined": 3, "stack-logical-id": 2, "terraform-address": 2,
     }  # fmt: skip
 
 
