@@ -71,13 +71,18 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
         [findings.column("queue_arn").combine_chunks().cast(pa.string())]
         + ([drifted.column("arn").combine_chunks()] if drifted is not None else [])
     ).unique()
-    wanted = spark.createDataFrame(pa.table({"arn": arns.drop_null()}))
-    located = (
-        placed.where(F.col("decl_id").isNotNull())
-        .join(wanted, "arn", "left_semi")
-        .select("arn", "repository", "file", "line", "lines", "join_by")
-        .toArrow()
-    )
+    cols = ["arn", "repository", "file", "line", "lines", "join_by"]
+    arns = arns.drop_null()
+    if len(arns):
+        wanted = spark.createDataFrame(pa.table({"arn": arns}))
+        located = (
+            placed.where(F.col("decl_id").isNotNull())
+            .join(wanted, "arn", "left_semi")
+            .select(*cols)
+            .toArrow()
+        )
+    else:  # no finding to locate
+        located = pa.table({c: pa.array([], pa.int64() if c == "line" else pa.string()) for c in cols})
     out = with_locations(findings, located)
     if drifted is not None and drifted.num_rows:
         out = pa.concat_tables([out, drift_table(drifted, located, out.schema)])

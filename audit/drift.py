@@ -281,6 +281,7 @@ def drift_rows(row: dict) -> list[dict]:
     placed columns of :func:`place` (``repository``, ``file``, ``line``) and ``declared`` (the declaration's JSON,
     ``sources.declared_settings``). Each finding names both values and both places."""
     from visguard.linter.rules.vg085_declared_setting_differs import RULE, message
+    from visguard.neutralize import printable
 
     declared = json.loads(row["declared"]) if row.get("declared") else {}
     arn = row["arn"]
@@ -308,6 +309,7 @@ def drift_rows(row: dict) -> list[dict]:
                 dec_text += " (not set: the AWS default)"
         file, line = at(dec)
         where = f"{row.get('repository')}:{file}:{line}" if line else f"{row.get('repository')}:{file}"
+        where = printable(where)  # a file name is data: no control character reaches the message
         out.append(
             {
                 "rule": RULE.id,

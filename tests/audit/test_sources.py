@@ -151,6 +151,15 @@ def test_each_drifted_setting_names_both_values_and_both_places():
         "changed outside the source, or the source was never deployed"
     )
     assert {f["rule"] for f in got} == {"VG085"}
+    plain = {
+        "value": 60.0,
+        "known": True,
+        "default": False,
+    }  # written nowhere known: the queue's file is named
+    hostile = drift.drift_rows(
+        _row(vt=1.0, file="a\x1b[2J\nb.yaml", declared=_declared(visibility_timeout=plain))
+    )[0]["message"]
+    assert "\x1b" not in hostile and "\n" not in hostile and "(repo:a\\x1b[2J\\x0ab.yaml:4)" in hostile
 
 
 def test_unknown_declared_values_are_never_drift():
