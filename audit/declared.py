@@ -33,7 +33,6 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
     import pyarrow as pa
     from pyspark.sql import functions as F
     from visguard.audit import drift, sources
-    from visguard.audit.transforms import good_queues
 
     given = [str(r) for r in roots]
     absolute = [os.path.abspath(r) for r in given]  # executors need no working directory of the driver's
@@ -48,10 +47,9 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
         .collect()
     ]
     own = drift.owner_frame(spark, owners) if owners is not None else drift.inventory_owners(spark, inventory)
-    queues = good_queues(records).select("account", "region", "arn", "name")
-    placed = drift.place(queues, own, decls).cache()
+    placed = drift.place(drift.deployed(records), own, decls).cache()
     if placement_out is not None:
-        placed.write.mode(mode).parquet(placement_out)
+        placed.select(*[n for n, _ in drift.PLACED_FIELDS]).write.mode(mode).parquet(placement_out)
     counts = placed.groupBy("owner", "join_by").count().collect()
     reasons = (
         placed.where(F.col("reason_kind").isNotNull())
@@ -62,11 +60,7 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
     disabled = set(config.disabled) if config is not None else set()
     drifted = None
     if "VG085" not in disabled:
-        rows = drift.drift_frame(records, placed, decls)
-        tagged = good_queues(records).select(
-            "arn", "account", "region", F.col("name").alias("queue_name"), _owner(owner_tags)
-        )
-        drifted = rows.join(tagged, "arn").toArrow()
+        drifted = drift.drift_frame(placed, owner_tags).toArrow()
     arns = pa.concat_arrays(
         [findings.column("queue_arn").combine_chunks().cast(pa.string())]
         + ([drifted.column("arn").combine_chunks()] if drifted is not None else [])
@@ -101,16 +95,6 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
     errors = [(r["root"], r["message"]) for r in side if r["row_kind"] == "e"]
     plans = [(r["root"], r["diff"] or "", r["refused"] or "") for r in side if r["row_kind"] == "p"]
     return out, Sources(given, errors, plans, summary)
-
-
-def _owner(owner_tags):
-    from pyspark.sql import functions as F
-
-    col = F.lit(None).cast("string")
-    for k in reversed(tuple(owner_tags)):
-        v = F.col("tags")[k]
-        col = F.when(v.isNotNull() & (v != ""), v).otherwise(col)
-    return col.alias("owner")
 
 
 def _by(rows, key: str, none: str = "") -> dict:

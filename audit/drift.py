@@ -82,9 +82,13 @@ def inventory_owners(spark, inventory: str):
 
 
 def place(queues, owners, decls):
-    """One row per deployed queue (``queues``: account, region, arn, name) of :data:`PLACED_FIELDS`.
+    """One row per deployed queue: :data:`PLACED_FIELDS`, the queue's other columns as given (``queues``: at least
+    account, region, arn, name; :func:`deployed` adds what drift compares) and ``declared`` (the declaration's
+    JSON). ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``.
 
-    ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``."""
+    Four shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys, the candidates
+    grouped by queue, and the choice back onto the queue; each candidate carries its declaration's location and
+    settings, so nothing joins the declarations again."""
     from pyspark.sql import functions as F
     from visguard.audit.transforms import queue_key
 
@@ -108,8 +112,7 @@ def place(queues, owners, decls):
         )
     )
     q = (
-        queues.select("account", "region", "arn", "name")
-        .withColumn("o_key", queue_key(F.col("arn"), F.lit(None)))
+        queues.withColumn("o_key", queue_key(F.col("arn"), F.lit(None)))
         .join(own, "o_key", "left")
         .drop("o_key")
     )
@@ -117,11 +120,13 @@ def place(queues, owners, decls):
     def key(kind, rank, value):
         return F.struct(F.lit(kind).alias("k"), F.lit(rank).alias("rank"), value.alias("v"))
 
-    lid_key = lambda stack: F.concat_ws(SEP, stack, F.col("o_lid"))  # noqa: E731
+    def lid_key(stack):
+        return F.when(stack.isNotNull() & F.col("o_lid").isNotNull(), F.concat_ws(SEP, stack, F.col("o_lid")))
+
     keys = F.array(
         key("construct-path", 1, F.col("o_path")),
-        key("stack-logical-id", 2, F.when(F.col("o_lid").isNotNull(), lid_key(F.col("o_stack")))),
-        key("stack-logical-id", 2, F.when(F.col("o_lid").isNotNull(), lid_key(F.col("o_root")))),
+        key("stack-logical-id", 2, lid_key(F.col("o_stack"))),
+        key("stack-logical-id", 2, F.when(F.col("o_root") != F.col("o_stack"), lid_key(F.col("o_root")))),
         key("terraform-address", 3, F.col("o_address")),
         key("by-name", 4, F.col("name")),
     )
@@ -129,72 +134,48 @@ def place(queues, owners, decls):
         q.select("arn", F.explode(keys).alias("x"))
         .where(F.col("x.v").isNotNull())
         .select("arn", F.col("x.k").alias("k"), F.col("x.rank").alias("rank"), F.col("x.v").alias("v"))
-        .distinct()
     )
     d = decls.select(
-        "decl_id", "construct_path", "stacks", "logical_id", "address", "name", "repository", "file", "line"
+        "construct_path", "stacks", "logical_id", "address", "name",
+        F.struct("decl_id", "repository", "file", "line", "lines", "declared").alias("d"),
+    )  # fmt: skip
+    stack_keys = F.transform(
+        F.when(F.col("logical_id").isNotNull(), F.col("stacks")).otherwise(F.array()),
+        lambda s: F.concat_ws(SEP, s, F.col("logical_id")),
     )
     offered = (
-        d.select("decl_id", F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"))
-        .unionByName(
-            d.select(
-                "decl_id",
-                F.lit("stack-logical-id").alias("k"),
-                F.explode(
-                    F.transform(
-                        F.when(F.col("logical_id").isNotNull(), F.col("stacks")).otherwise(F.array()),
-                        lambda s: F.concat_ws(SEP, s, F.col("logical_id")),
-                    )
-                ).alias("v"),
-            )
-        )
-        .unionByName(d.select("decl_id", F.lit("terraform-address").alias("k"), F.col("address").alias("v")))
-        .unionByName(d.select("decl_id", F.lit("by-name").alias("k"), F.col("name").alias("v")))
+        d.select(F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"), "d")
+        .unionByName(d.select(F.lit("stack-logical-id").alias("k"), F.explode(stack_keys).alias("v"), "d"))
+        .unionByName(d.select(F.lit("terraform-address").alias("k"), F.col("address").alias("v"), "d"))
+        .unionByName(d.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "d"))
         .where(F.col("v").isNotNull())
-        .distinct()
     )
-    cand = wanted.join(offered, ["k", "v"])
-    best = cand.groupBy("arn").agg(F.min("rank").alias("best"))
-    chosen = (
-        cand.join(best, "arn")
-        .where(F.col("rank") == F.col("best"))
+    best = (
+        wanted.join(offered, ["k", "v"])
         .groupBy("arn")
-        .agg(F.first("k").alias("join_kind"), F.sort_array(F.collect_set("decl_id")).alias("ids"))
-    )
-    where = d.select(
-        "decl_id",
-        F.concat(
-            F.col("repository"), F.lit(":"), F.col("file"), F.lit(":"), F.col("line").cast("string")
-        ).alias("at"),
-    )
-    candidates = (
-        chosen.where(F.size("ids") > 1)
-        .select("arn", F.explode("ids").alias("decl_id"))
-        .join(where, "decl_id")
-        .groupBy("arn")
-        .agg(F.concat_ws(", ", F.sort_array(F.collect_list("at"))).alias("cands"))
-    )
-    stacks = d.select(F.explode("stacks").alias("s_stack")).distinct()
-    placed = (
-        q.join(chosen, "arn", "left")
-        .join(candidates, "arn", "left")
-        .join(F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left")
-        .withColumn("one", F.when(F.size("ids") == 1, F.get(F.col("ids"), 0)))
-        .join(
-            decls.select(
-                F.col("decl_id").alias("one"),
-                F.col("repository"),
-                F.col("file"),
-                F.col("line"),
-                F.col("lines"),
-            ),
-            "one",
-            "left",
+        .agg(F.min("rank").alias("best"), F.collect_list(F.struct("rank", "k", "d")).alias("c"))
+        .select("arn", F.filter("c", lambda x: x["rank"] == F.col("best")).alias("c"))
+        .select(
+            "arn",
+            F.col("c")[0]["k"].alias("join_kind"),
+            F.array_distinct(F.transform("c", lambda x: x["d"])).alias("ds"),
         )
     )
-    n = F.size("ids")
+    stacks = decls.select(F.explode("stacks").alias("s_stack")).distinct()
+    placed = (
+        q.join(best, "arn", "left")
+        .join(F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left")
+        .withColumn("one", F.when(F.size("ds") == 1, F.col("ds")[0]))
+    )
+    n = F.size("ds")
+    at = F.array_sort(
+        F.transform(
+            "ds",
+            lambda x: F.concat(x["repository"], F.lit(":"), x["file"], F.lit(":"), x["line"].cast("string")),
+        )
+    )
     reason = (
-        F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.col("cands"), F.lit("; not joined")))
+        F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.concat_ws(", ", at), F.lit("; not joined")))
         .when(n == 1, F.lit(None))
         .when(
             (F.col("o_owner") == "cloudformation") & F.col("s_stack").isNotNull(),
@@ -220,19 +201,23 @@ def place(queues, owners, decls):
         .when(F.col("o_owner").isNull(), F.lit("no owner record and no declaration of its name"))
         .otherwise(F.lit("no declaration of its name"))
     )  # fmt: skip
+    given = [c for c in queues.columns if c not in ("arn", "account", "region")]
     return placed.select(
         "arn",
         "account",
         "region",
         F.coalesce("o_owner", F.lit("unknown")).alias("owner"),
         F.when(n == 1, F.col("join_kind")).alias("join_by"),
-        F.col("one").alias("decl_id"),
-        "repository",
-        "file",
-        "line",
-        "lines",
+        F.col("one.decl_id").alias("decl_id"),
+        F.col("one.repository").alias("repository"),
+        F.col("one.file").alias("file"),
+        F.col("one.line").alias("line"),
+        F.col("one.lines").alias("lines"),
         reason.alias("reason"),
         why.alias("reason_kind"),
+        F.col("one.declared").alias("declared"),
+        *[c for c in given if c != "name"],
+        "name",
     )
 
 
@@ -253,7 +238,18 @@ def deployed(records):
     )  # fmt: skip
     return (
         good_queues(records)
-        .select("arn", "name", "vt", "retention", "has_redrive", "target_arn", "max_receive_count")
+        .select(
+            "account",
+            "region",
+            "arn",
+            "name",
+            "vt",
+            "retention",
+            "has_redrive",
+            "target_arn",
+            "max_receive_count",
+            "tags",
+        )
         .join(maps, F.col("arn") == F.col("event_source_arn"), "left")
         .drop("event_source_arn")
     )
@@ -343,6 +339,10 @@ def drift_rows(row: dict) -> list[dict]:
 
 DRIFT_FIELDS = (
     ("arn", "string"),
+    ("account", "string"),
+    ("region", "string"),
+    ("queue_name", "string"),
+    ("owner", "string"),
     ("rule", "string"),
     ("severity", "string"),
     ("consumer", "string"),
@@ -371,19 +371,26 @@ def drift_batches(batches):
         for r in batch.to_pylist():
             for f in drift_rows(r):
                 f["arn"] = f.pop("queue_arn")
+                f.update(account=r["account"], region=r["region"], queue_name=r["name"], owner=r["owner"])
                 out.append({n: f.get(n) for n, _ in DRIFT_FIELDS})
         if out:
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
-def drift_frame(records, placed, decls):
-    """VG085 rows of every joined queue (a Spark DataFrame of :data:`DRIFT_FIELDS`)."""
+def drift_frame(placed, owner_tags=()):
+    """VG085 rows of every joined queue of :func:`place` (run on :func:`deployed` queues): a Spark DataFrame of
+    :data:`DRIFT_FIELDS`, computed on the executors. ``owner_tags``: the tags naming a finding's owner (the
+    first present wins, as for every other finding)."""
     from pyspark.sql import functions as F
 
-    joined = (
+    owner = F.lit(None).cast("string")
+    for k in reversed(tuple(owner_tags)):
+        v = F.col("tags")[k]
+        owner = F.when(v.isNotNull() & (v != ""), v).otherwise(owner)
+    cols = ["arn", "account", "region", "name", "vt", "retention", "has_redrive", "target_arn",
+            "max_receive_count", "mappings", "repository", "file", "line", "declared"]  # fmt: skip
+    return (
         placed.where(F.col("decl_id").isNotNull())
-        .select("arn", "decl_id", "repository", "file", "line")
-        .join(decls.select("decl_id", "declared"), "decl_id")
-        .join(deployed(records).drop("name"), "arn")
+        .select(*cols, owner.alias("owner"))
+        .mapInArrow(drift_batches, drift_schema())
     )
-    return joined.mapInArrow(drift_batches, drift_schema())

@@ -145,9 +145,10 @@ def child_join(inventory: str, master: str) -> None:
     ).cache()  # fmt: skip
     decls.count()
     c1 = tree_cpu(me)
-    placed = drift.place(q.select("account", "region", "arn", "name"), owners, decls).cache()
+    # what declared.run does: place, count, drift, the locations of the queues with findings (here: all)
+    placed = drift.place(drift.deployed(records), owners, decls).cache()
     counts = placed.groupBy("owner", "join_by").count().collect()
-    drifted = drift.drift_frame(records, placed, decls).toArrow()
+    drifted = drift.drift_frame(placed, ("owner", "team")).toArrow()
     located = placed.where(F.col("decl_id").isNotNull()).select("arn", "repository", "file", "line").toArrow()
     c2, t2 = tree_cpu(me), time.perf_counter()
     print(
