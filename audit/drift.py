@@ -150,30 +150,40 @@ def place(queues, owners, decls):
         .unionByName(d.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "d"))
         .where(F.col("v").isNotNull())
     )
+    # the best candidate without higher-order functions over every queue: the lowest rank, and at that rank the
+    # smallest and the largest declaration id; equal ids: exactly one declaration (two or more otherwise, whose
+    # ids and places are gathered only for those queues)
+    cand = wanted.join(offered, ["k", "v"]).withColumn("id", F.col("d.decl_id"))
+    at_of = F.concat(
+        F.col("d.repository"), F.lit(":"), F.col("d.file"), F.lit(":"), F.col("d.line").cast("string")
+    )
     best = (
-        wanted.join(offered, ["k", "v"])
-        .groupBy("arn")
-        .agg(F.min("rank").alias("best"), F.collect_list(F.struct("rank", "k", "d")).alias("c"))
-        .select("arn", F.filter("c", lambda x: x["rank"] == F.col("best")).alias("c"))
+        cand.groupBy("arn")
+        .agg(
+            F.min(F.struct("rank", "id", "k", "d")).alias("lo"),
+            F.max(F.struct((-F.col("rank")).alias("nr"), "id")).alias("hi"),
+            F.collect_list(F.struct("rank", "id", at_of.alias("at"))).alias("c"),
+        )
         .select(
             "arn",
-            F.col("c")[0]["k"].alias("join_kind"),
-            F.array_distinct(F.transform("c", lambda x: x["d"])).alias("ds"),
+            F.col("lo.k").alias("join_kind"),
+            F.when(F.col("lo.id") == F.col("hi.id"), F.col("lo.d")).alias("one"),
+            F.when(
+                F.col("lo.id") != F.col("hi.id"), F.filter("c", lambda x: x["rank"] == F.col("lo.rank"))
+            ).alias("tied"),
         )
     )
     stacks = decls.select(F.explode("stacks").alias("s_stack")).distinct()
-    placed = (
-        q.join(best, "arn", "left")
-        .join(F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left")
-        .withColumn("one", F.when(F.size("ds") == 1, F.col("ds")[0]))
+    placed = q.join(best, "arn", "left").join(
+        F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left"
     )
-    n = F.size("ds")
-    at = F.array_sort(
-        F.transform(
-            "ds",
-            lambda x: F.concat(x["repository"], F.lit(":"), x["file"], F.lit(":"), x["line"].cast("string")),
-        )
+    # 0: no candidate, 1: joined, 2 or more: not joined (their places in "at")
+    n = (
+        F.when(F.col("one").isNotNull(), 1)
+        .when(F.col("tied").isNotNull(), F.size(F.array_distinct(F.transform("tied", lambda x: x["id"]))))
+        .otherwise(0)
     )
+    at = F.array_sort(F.array_distinct(F.transform("tied", lambda x: x["at"])))
     reason = (
         F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.concat_ws(", ", at), F.lit("; not joined")))
         .when(n == 1, F.lit(None))
@@ -382,9 +392,16 @@ def drift_frame(placed, owner_tags=()):
     :data:`DRIFT_FIELDS`, computed on the executors. ``owner_tags``: the tags naming a finding's owner (the
     first present wins, as for every other finding)."""
     from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
+    tags = placed.schema["tags"].dataType
+    have = (
+        {f.name for f in tags.fields} if isinstance(tags, T.StructType) else None
+    )  # the job reads named tags
     owner = F.lit(None).cast("string")
     for k in reversed(tuple(owner_tags)):
+        if have is not None and k not in have:
+            continue
         v = F.col("tags")[k]
         owner = F.when(v.isNotNull() & (v != ""), v).otherwise(owner)
     cols = ["arn", "account", "region", "name", "vt", "retention", "has_redrive", "target_arn",
