@@ -598,10 +598,33 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         _errors(summary),
         _quarantined(summary),
     ]
+    if summary.get("sources"):
+        parts.insert(-3, _sources(summary["sources"]))
     if t is not None:
         parts.append(f"<script>{SCRIPT}</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _sources(src: dict) -> str:
+    """--sources: how the deployed queues were joined to their declarations, and why the others were not."""
+    rows = "".join(
+        f"<tr><td>{_e(k)}</td><td class='num'>{v:,}</td></tr>"
+        for k, v in (src.get("queues_by_join") or {}).items()
+    )
+    why = "".join(
+        f"<tr><td>{_e(k)}</td><td class='num'>{v:,}</td></tr>"
+        for k, v in (src.get("not_joined_reasons") or {}).items()
+    )
+    return (
+        "<h2 id='sources'>Where the queues are declared</h2>"
+        f"<p class='note'>{src.get('roots', 0):,} source folders, {src.get('declarations', 0):,} declarations, "
+        f"{src.get('root_errors', 0):,} inputs that could not be linted, {src.get('drift_findings', 0):,} drifted "
+        "settings (VG085). Each finding of a joined queue links to its declaring line; every queue, joined or not "
+        "(with the reason), is in <code>placement/</code>; one SARIF file per repository in <code>sarif/</code>.</p>"
+        f"<table id='sources-joined'><tr><th>joined by</th><th>queues</th></tr>{rows}</table>"
+        f"<table id='sources-not-joined'><tr><th>not joined: why</th><th>queues</th></tr>{why}</table>"
+    )
 
 
 def _outputs_note(summary: dict) -> str:

@@ -295,6 +295,7 @@ def test_findings_carry_their_source_location_and_drift_is_a_finding(audit):
     }  # fmt: skip
     html = (audit["out"] / "report.html").read_text()
     assert f"file://{sam}/template.yaml#L7" in html and "\x1b" not in html and "\u202e" not in html
+    assert "<td>no sources given for its stack</td><td class='num'>1</td>" in html
 
 
 @pytest.mark.slow
