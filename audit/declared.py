@@ -60,7 +60,7 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
     disabled = set(config.disabled) if config is not None else set()
     drifted = None
     if "VG085" not in disabled:
-        drifted = drift.drift_frame(placed, owner_tags).toArrow()
+        drifted = drift.drift_frame(placed, owner_tags, config).toArrow()
     arns = pa.concat_arrays(
         [findings.column("queue_arn").combine_chunks().cast(pa.string())]
         + ([drifted.column("arn").combine_chunks()] if drifted is not None else [])
@@ -164,7 +164,7 @@ def drift_table(drifted, located, schema):
         "fix": drifted.column("fix"),
         "estimate": pa.array(estimate, pa.string()),
         "owner": drifted.column("owner"),
-        "suppressed": pa.nulls(drifted.num_rows, pa.string()),
+        "suppressed": drifted.column("suppressed"),
         "source_repository": pc.take(located.column("repository").combine_chunks(), idx),
         "source_file": drifted.column("source_file"),
         "source_line": drifted.column("source_line"),

@@ -23,6 +23,7 @@ cannot know (a parameter, a variable) is never drift. :func:`drift_batches` runs
 
 from __future__ import annotations
 
+import functools
 import json
 
 OWNER_FIELDS = (
@@ -363,6 +364,7 @@ DRIFT_FIELDS = (
     ("source_line", "long"),
     ("message", "string"),
     ("fix", "string"),
+    ("suppressed", "string"),
 )
 
 
@@ -370,7 +372,34 @@ def drift_schema() -> str:
     return ", ".join(f"{n} {t}" for n, t in DRIFT_FIELDS)
 
 
-def drift_batches(batches):
+def with_config(findings: list[dict], row: dict, config) -> list[dict]:
+    """The visguard.yaml of the run applied to a queue's VG085 rows (pure): its severity override, and its
+    suppressions (by queue glob, account, tags) as ``suppressed``, the reason (the audit keeps suppressed findings,
+    as ``build.unsuppressed`` does for every other rule)."""
+    if config is None or not findings:
+        return findings
+    from visguard.audit.build import unsuppressed
+    from visguard.linter.model import Finding, Location, Queue, Severity
+
+    sev = config.severity_overrides.get("VG085")
+    _, suppressed_by = unsuppressed(config)
+    tags = row.get("tags") or {}
+    if isinstance(tags, list):  # a map column comes as (key, value) pairs
+        tags = dict(tags)
+    q = Queue(
+        id=row["arn"], location=Location(file=row["arn"]), name=row.get("name"), arn=row["arn"],
+        tags={k: v for k, v in tags.items() if v is not None}, account=row.get("account"), region=row.get("region"),
+    )  # fmt: skip
+    for f in findings:
+        if sev:
+            f["severity"] = str(Severity(sev))
+        why = suppressed_by(q, Finding(f["rule"], Severity(f["severity"]), f["message"], q.id, q.location,
+                                       consumer=f.get("consumer")))  # fmt: skip
+        f["suppressed"] = why
+    return findings
+
+
+def drift_batches(batches, config=None):
     """mapInArrow body over the joined queues (deployed columns + placed + declared): their VG085 rows."""
     import pyarrow as pa
     from visguard.audit.sources import arrow_schema
@@ -379,7 +408,7 @@ def drift_batches(batches):
     for batch in batches:
         out = []
         for r in batch.to_pylist():
-            for f in drift_rows(r):
+            for f in with_config(drift_rows(r), r, config):
                 f["arn"] = f.pop("queue_arn")
                 f.update(account=r["account"], region=r["region"], queue_name=r["name"], owner=r["owner"])
                 out.append({n: f.get(n) for n, _ in DRIFT_FIELDS})
@@ -387,7 +416,7 @@ def drift_batches(batches):
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
-def drift_frame(placed, owner_tags=()):
+def drift_frame(placed, owner_tags=(), config=None):
     """VG085 rows of every joined queue of :func:`place` (run on :func:`deployed` queues): a Spark DataFrame of
     :data:`DRIFT_FIELDS`, computed on the executors. ``owner_tags``: the tags naming a finding's owner (the
     first present wins, as for every other finding)."""
@@ -408,6 +437,6 @@ def drift_frame(placed, owner_tags=()):
             "max_receive_count", "mappings", "repository", "file", "line", "declared"]  # fmt: skip
     return (
         placed.where(F.col("decl_id").isNotNull())
-        .select(*cols, owner.alias("owner"))
-        .mapInArrow(drift_batches, drift_schema())
+        .select(*cols, "tags", owner.alias("owner"))
+        .mapInArrow(functools.partial(drift_batches, config=config), drift_schema())
     )

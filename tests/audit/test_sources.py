@@ -411,3 +411,21 @@ def test_two_declarations_of_one_name_join_nothing_and_are_named(spark, tmp_path
             f"2 declarations match by by-name: {roots[0]}:main.tf:1, {roots[1]}:main.tf:1; not joined",
         )
     ]
+
+
+def test_the_config_applies_to_drift_as_to_every_finding(tmp_path):
+    from visguard.linter.loaders import load_config
+
+    cfg = tmp_path / "visguard.yaml"
+    cfg.write_text(
+        "version: 1\nrules:\n  VG085: error\nsuppressions:\n"
+        "  - rule: VG085\n    queue: 'arn:aws:sqs:*:q'\n    reason: changed by hand on purpose, ticket 12\n"
+    )
+    config = load_config(str(cfg))
+    row = _row(vt=120.0, account=sf.A, region=sf.REGION, name="q", tags={"team": "a"})
+    got = drift.with_config(drift.drift_rows(row), row, config)
+    assert [(f["severity"], f["suppressed"]) for f in got] == [
+        ("error", "changed by hand on purpose, ticket 12")
+    ]
+    other = _row(vt=120.0, arn=sf.arn("other"), name="other", tags=None)
+    assert [f["suppressed"] for f in drift.with_config(drift.drift_rows(other), other, config)] == [None]
