@@ -81,6 +81,8 @@ class Options:
         None  # hook(client, account or None) for every client (tests: record, faults)
     )
     progress: bool = True
+    templates: bool = False  # GetTemplate of the stacks that own something: CDK construct paths (owners.py)
+    terraform_states: list[str] | None = None  # --terraform-state sources: files, folders, s3:// (tfstate.py)
 
 
 @dataclass
@@ -91,6 +93,8 @@ class Stats:
     mappings: int = 0
     functions: int = 0
     workers: int = 0
+    owners: int = 0
+    owners_dropped: int = 0  # Terraform owners of resources in no partition written by this run
     errors: int = 0
     done: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -301,6 +305,7 @@ def collect_partition(opts: Options, clients: Clients, account: str, region: str
     functions = list(_fan_out(opts, lambda arn: function_record(part, arn), fn_arns))
     records: list[dict] = [*queues, *mappings, *functions]
     records += workers(part, clients, queues, functions)
+    records += stack_owners(part, clients, queues)
     if opts.metrics and (queues or functions):
         records += evidence(part, clients.get("cloudwatch", region), queues, functions, mappings)
     return records
@@ -615,6 +620,23 @@ def workers(part: Partition, clients: Clients, queues: list[dict], functions: li
     return out
 
 
+def stack_owners(part: Partition, clients: Clients, queues: list[dict]) -> list[dict]:
+    """The owner records of this account and region's CloudFormation stacks (owners.py). Like the workers they
+    are optional: a failure (a role without the CloudFormation actions) is an error row next to the queues."""
+    from visguard.audit import owners
+
+    try:
+        return owners.cloudformation(
+            part,
+            clients.get("cloudformation", part.region),
+            queues,
+            templates=part.opts.templates,
+            fan_out=lambda fn, items: _fan_out(part.opts, fn, items),
+        )
+    except PartitionFailed as pf:
+        return [pf.record]
+
+
 def _regions_of(session, service: str) -> list[str]:
     try:
         return session.get_available_regions(service)
@@ -886,6 +908,8 @@ def collect(opts: Options) -> Stats:
     inventory.check_root(opts.out)
     base = _base_session(opts)
     stats = Stats()
+    # the Terraform states first: a bad one is one line before any account is read
+    tf_owners = terraform_owners(opts, base, stats)
     sts = make_client(opts, base, "sts", base.region_name or "us-east-1")
     caller = sts.get_caller_identity()["Account"]
     accounts = list_accounts(opts, base)
@@ -932,6 +956,12 @@ def collect(opts: Options) -> Stats:
             todo.append((account, region, clients, err))
     _progress(opts, stats)
 
+    # Terraform owners go into the partitions this run writes; those of a partition skipped as complete (not
+    # rewritten) or not collected at all are dropped, and counted
+    collected = {(a, r) for a, r, _, _ in todo}
+    for key in [k for k in tf_owners if k not in collected]:
+        stats.owners_dropped += len(tf_owners.pop(key))
+
     def run(task) -> dict:
         account, region, clients, err = task
         if err is not None:
@@ -941,6 +971,7 @@ def collect(opts: Options) -> Stats:
                 records = collect_partition(opts, clients, account, region)
             except PartitionFailed as pf:
                 records = [pf.record]
+        records += tf_owners.get((account, region), [])
         return inventory.write_partition(opts.out, account, region, records)
 
     with ThreadPoolExecutor(max_workers=max(1, opts.workers)) as pool:
@@ -953,11 +984,26 @@ def collect(opts: Options) -> Stats:
                 stats.mappings += closing["mappings"]
                 stats.functions += closing["functions"]
                 stats.workers += closing["workers"]
+                stats.owners += closing.get("owners", 0)
                 stats.errors += closing["errors"]
             _progress(opts, stats)
     if opts.progress and sys.stderr.isatty():
         print(file=sys.stderr)  # end the progress line
     return stats
+
+
+def terraform_owners(opts: Options, base, stats: Stats) -> dict[tuple[str, str], list[dict]]:
+    """The owner records of ``--terraform-state`` sources by (account, region); those whose identifiers name no
+    account and region are counted as dropped."""
+    if not opts.terraform_states:
+        return {}
+    from visguard.audit import owners, tfstate
+
+    home = base.region_name or "us-east-1"
+    read = tfstate.read_states(opts.terraform_states, s3_client=lambda: make_client(opts, base, "s3", home))
+    placed = [r for r in read.records if r["account"] and r["region"]]
+    stats.owners_dropped += len(read.records) - len(placed)
+    return owners.by_partition(placed)
 
 
 def _remove_stale_temporaries(root: str) -> None:
@@ -974,7 +1020,8 @@ def _progress(opts: Options, s: Stats) -> None:
     end = "\r" if sys.stderr.isatty() else "\n"
     print(
         f"collect: {s.done}/{s.partitions} partitions ({s.skipped} already done), {s.queues:,} queues, "
-        f"{s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers, {s.errors} errors",
+        f"{s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers, {s.owners:,} owners, "
+        f"{s.errors} errors",
         end=end,
         file=sys.stderr,
         flush=True,
@@ -1015,6 +1062,18 @@ def main(argv: list[str], prog: str) -> int:
     ap.add_argument(
         "--max-attempts", type=int, default=8, help="botocore retry attempts per call (default 8)"
     )
+    ap.add_argument(
+        "--templates",
+        action="store_true",
+        help="read the templates of the stacks that own queues, mappings or consumers (CDK construct paths)",
+    )
+    ap.add_argument(
+        "--terraform-state",
+        action="append",
+        metavar="FILE|DIR|s3://BUCKET/KEY",
+        help="a Terraform state (terraform show -json, or the state file), a folder of them, or one in S3 "
+        "(read-only, your credentials): which queues and consumers it owns (repeatable)",
+    )
     ap.add_argument("--quiet", action="store_true", help="no progress on stderr")
     a = ap.parse_args(argv)
     accounts = _csv(a.accounts) if a.accounts else None
@@ -1038,6 +1097,8 @@ def main(argv: list[str], prog: str) -> int:
         retry_mode=a.retry_mode,
         max_attempts=max(1, a.max_attempts),
         progress=not a.quiet,
+        templates=a.templates,
+        terraform_states=a.terraform_state,
     )
     t0 = time.perf_counter()
     try:
@@ -1050,8 +1111,14 @@ def main(argv: list[str], prog: str) -> int:
         if isinstance(exc, (ClientError, BotoCoreError)):
             raise start_error(exc, opts.endpoint_url) from None
         raise
+    dropped = (
+        f" ({s.owners_dropped:,} Terraform-owned resources outside the partitions written dropped)"
+        if s.owners_dropped
+        else ""
+    )
     print(
-        f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers from "
+        f"collected {s.queues:,} queues, {s.mappings:,} mappings, {s.functions:,} functions, {s.workers:,} workers, "
+        f"{s.owners:,} owners{dropped} from "
         f"{s.partitions} account/region partitions ({s.skipped} skipped as complete, {s.errors} errors) "
         f"in {time.perf_counter() - t0:.1f} s -> {printable(a.out)}",
         file=sys.stderr,

@@ -64,12 +64,16 @@ def account_ids(m: int) -> list[str]:
     return [f"{100000000000 + 111 * (k + 1):012d}" for k in range(m)]
 
 
-def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares = Shares()) -> dict:
+def generate(
+    n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares = Shares(), *, owners: bool = False
+) -> dict:
     """Write a fleet of exactly ``n_queues`` queues to ``out`` and return its counts.
 
     The phases draw from one random generator in a fixed order (same seed, same fleet): the queues' slots and
     names, their redrive policies, consumers, visibility timeouts and other attributes, CloudWatch evidence,
-    the Lambda side (mappings and functions), then the rendering into partition files."""
+    the Lambda side (mappings and functions), then the rendering into partition files. ``owners`` adds owner
+    records (issue 39 §1: :data:`OWNER_SHARES` of the queues owned by a CloudFormation stack or a Terraform
+    state), drawn from a generator of their own: the rest of the fleet is the same with or without them."""
     if n_queues < 1 or n_accounts < 1:
         raise ValueError("need at least one queue and one account")
     f = SimpleNamespace(
@@ -84,6 +88,7 @@ def generate(n_queues: int, n_accounts: int, seed: int, out: str, shares: Shares
     _lambda_side(f)
     _evidence(f)
     _worker_side(f)
+    f.owners = owners
     return _render(f, out)
 
 
@@ -316,12 +321,15 @@ def _render(f: SimpleNamespace, out: str) -> dict:
 
     def put(p: int, kind: str, line: str) -> None:
         lines.setdefault(p, []).append(line)
-        c = counts.setdefault(p, {"queue": 0, "mapping": 0, "function": 0, "worker": 0, "error": 0})
+        c = counts.setdefault(
+            p, {"queue": 0, "mapping": 0, "function": 0, "worker": 0, "owner": 0, "error": 0}
+        )
         c[kind] += 1
 
     _render_queues(f, put)
     _render_lambda(f, put)
     _render_workers(f, put)
+    n_owners = _render_owners(f, put) if f.owners else 0
     n_regions = len(f.regions)
     n_parts = len(f.accounts) * n_regions
     for p in range(n_parts):
@@ -335,7 +343,46 @@ def _render(f: SimpleNamespace, out: str) -> dict:
         "functions": len(f.lam),
         "workers": int(f.ecs.sum() + f.pipe.sum()),
         "dlqs": f.n_dlq + f.n_chain,
+        **({"owners": n_owners} if f.owners else {}),
     }
+
+
+OWNER_SHARES = (
+    0.5,
+    0.3,
+)  # of the queues: owned by a CloudFormation stack, by a Terraform state (the rest: none)
+
+
+def _render_owners(f: SimpleNamespace, put) -> int:
+    """An owner record for :data:`OWNER_SHARES` of the queues: a stack per service, account and region (logical id
+    and CDK construct path from the queue's name), or a state per service and account (a for_each address in a
+    module per service). Returns how many."""
+    rng = np.random.default_rng([f.seed, 39])  # its own stream: the fleet does not change with --owners
+    draw = rng.random(f.n)
+    cfn, tf = OWNER_SHARES
+    parts = (f.acct_i * len(f.regions) + f.reg_i).tolist()
+    rows = zip(
+        parts, f.acct.tolist(), f.reg.tolist(), f.names, f.arns, f.svc.tolist(), draw.tolist(), strict=True
+    )
+    n = 0
+    for p, a, r, nm, arn, sv, d in rows:
+        common = (
+            f'{{"kind":"owner","account":"{a}","region":"{r}","resource":"{arn}","resource_type":"AWS::SQS::Queue",'
+            f'"url":"https://sqs.{r}.amazonaws.com/{a}/{nm}",'
+        )
+        if d < cfn:
+            stack = f"{sv}-{r}"
+            lid = "".join(ch for ch in nm.title() if ch.isalnum())
+            put(p, "owner", common + f'"owner":"cloudformation","stack":"{stack}",'
+                f'"stack_id":"arn:aws:cloudformation:{r}:{a}:stack/{stack}/00000000-0000-4000-8000-{a}",'
+                f'"logical_id":"{lid}","construct_path":"{stack}/{nm}/Resource","root_stack":null}}')  # fmt: skip
+        elif d < cfn + tf:
+            put(p, "owner", common + f'"owner":"terraform","state":"s3://tf-state-{a}/{sv}.tfstate",'
+                f'"address":"module.{sv}.aws_sqs_queue.this[\\"{nm}\\"]","module":"module.{sv}"}}')  # fmt: skip
+        else:
+            continue
+        n += 1
+    return n
 
 
 def _render_queues(f: SimpleNamespace, put) -> None:
@@ -476,6 +523,11 @@ def main(argv: list[str], prog: str) -> int:
     ap.add_argument("--accounts", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", required=True, help="inventory directory")
+    ap.add_argument(
+        "--owners",
+        action="store_true",
+        help="also owner records: half the queues owned by a CloudFormation stack, 30%% by a Terraform state",
+    )
     args = ap.parse_args(argv)
     if not 1 <= args.queues <= MAX_QUEUES or not 1 <= args.accounts <= MAX_ACCOUNTS:
         raise VisguardError(
@@ -486,7 +538,7 @@ def main(argv: list[str], prog: str) -> int:
 
     inventory.check_root(args.out)
     t0 = time.perf_counter()
-    c = generate(args.queues, args.accounts, args.seed, args.out)
+    c = generate(args.queues, args.accounts, args.seed, args.out, owners=args.owners)
     print(
         f"generated {c['queues']:,} queues ({c['dlqs']:,} DLQs), {c['mappings']:,} mappings, "
         f"{c['accounts']} accounts x {len(REGIONS)} regions in {time.perf_counter() - t0:.1f} s -> {printable(args.out)}",

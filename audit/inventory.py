@@ -13,8 +13,12 @@ Layout: ``DIR/<account>/<region>.jsonl``. Each line is one record with a ``kind`
   ``queue`` the queue's ARN (or its URL, for a queue of another account named by URL); the consumer facts
   (stop timeout, desired count, batch, window, the pipe target's time limit, the processing time declared by
   the ``visguard.io/processing-p99``/``-p50`` tags) are in the linter's model names.
+- ``owner``: which CloudFormation stack or Terraform state owns a queue, mapping, ECS service, task definition or
+  pipe (``owners.py``, ``tfstate.py``): ``resource``, ``resource_type``, ``url``, ``owner`` (``cloudformation``:
+  ``stack``, ``stack_id``, ``logical_id``, ``construct_path``, ``root_stack``; ``terraform``: ``state``,
+  ``address``, ``module``), in the file of the account and region the resource's ARN names.
 - ``error``: something the collector could not read (AccessDenied, exhausted throttling, a disabled region).
-- ``partition``: the last line of every file: counts of the records above; its presence marks the file
+- ``partition``: the last line of every file: counts of the records above (``owners`` only when there are any); its presence marks the file
   complete (files are written to a temporary name and renamed, so a file without it is not ours).
 
 The JSON Schema is ``audit/schemas/inventory.schema.json`` (published with the package).
@@ -30,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 SCHEMA_PATH = Path(__file__).with_name("schemas") / "inventory.schema.json"
-KINDS = ("queue", "mapping", "function", "worker", "error", "partition")
+KINDS = ("queue", "mapping", "function", "worker", "owner", "error", "partition")
 SUFFIX = ".jsonl"
 
 
@@ -64,7 +68,7 @@ def partition_files(root: str | Path) -> list[Path]:
 
 def write_partition(root: str | Path, account: str, region: str, records: Iterable[dict]) -> dict:
     """Write one partition atomically and return its closing ``partition`` record."""
-    counts = dict.fromkeys(("queue", "mapping", "function", "worker", "error"), 0)
+    counts = dict.fromkeys(("queue", "mapping", "function", "worker", "owner", "error"), 0)
 
     def lines() -> Iterator[str]:
         for rec in records:
@@ -96,6 +100,8 @@ def write_lines(root: str | Path, account: str, region: str, lines: Iterable[str
                 "workers": counts.get("worker", 0),
                 "errors": counts.get("error", 0),
             }
+            if counts.get("owner"):  # only when there are some: an inventory without owners reads as before
+                closing["owners"] = counts["owner"]
             fh.write(json.dumps(closing, separators=(",", ":"), sort_keys=True) + "\n")
             fh.flush()
             os.fsync(fh.fileno())

@@ -29,12 +29,14 @@ from visguard.audit.tables import (
 )
 from visguard.audit.transforms import (
     PACKED_SCHEMA,
+    attach_owners,
     drop_duplicates,
     duplicate_counts,
     join_queues,
     load,
     packed,
     parse_records,
+    queue_owners,
     redrive_loops,
     remote,
     unpack,
@@ -143,6 +145,7 @@ def run(
     findings, figures, orphans = unpack(
         joined.select(*QUEUE_COLUMNS).mapInArrow(lint, PACKED_SCHEMA).toArrow()
     )
+    figures = attach_owners(figures, queue_owners(records))  # who deployed each queue (issue 39 §1)
     mark(
         "join_lint",
         progress and f"joined and linted: {figures.num_rows:,} queues, {findings.num_rows:,} findings",

@@ -22,7 +22,16 @@ COLLECTOR_ACTIONS: tuple[str, ...] = (
     # MetricsConfig has EventCount (AWS/Lambda, EventSourceMappingUUID): one read-only action for all of them
     "cloudwatch:GetMetricData",
     "ec2:DescribeRegions",
+    # which stack owns a queue, mapping, ECS service, task definition or pipe (owners.py); GetTemplate only with
+    # --templates (CDK construct paths), of the stacks that own one of them
+    "cloudformation:ListStacks",
+    "cloudformation:ListStackResources",
+    "cloudformation:GetTemplate",
 )
 
 # Called in the management (or delegated administrator) account only, with --organization.
 ORGANIZATION_ACTIONS: tuple[str, ...] = ("organizations:ListAccounts",)
+
+# With --terraform-state s3://BUCKET/KEY: GetObject of that one object, with the caller's own credentials (the
+# account that holds the state, not a member account's AuditRole).
+TERRAFORM_STATE_ACTIONS: tuple[str, ...] = ("s3:GetObject",)

@@ -508,6 +508,7 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         f"<p class='note'>{summary.get('partitions', 0)} account/region partitions, {summary.get('mappings', 0):,} "
         f"Lambda event source mappings, {summary.get('functions', 0):,} functions; audit took "
         f"{_e(summary.get('seconds', '?'))} s.</p>",
+        _owners_note(summary),
         "<nav><a href='#fix-first'>Fix first</a><a href='#all-findings'>All findings</a>"
         "<a href='#groups'>Counts per group</a>"
         + ("<a href='#baseline'>Since the baseline</a>" if base else "")
@@ -845,6 +846,18 @@ def _errors(summary: dict) -> str:
         rows.append("<tr><td>none</td><td>0</td></tr>")
     rows.append("</table>")
     return "".join(rows)
+
+
+def _owners_note(summary: dict) -> str:
+    """Who deployed the queues (issue 39 §1): counts of summary.json's ``owners``."""
+    o = summary.get("owners")
+    if not o:
+        return ""
+    return (
+        f"<p class='note' id='owners'>Deployed by: {o.get('cloudformation', 0):,} queues by a CloudFormation stack, "
+        f"{o.get('terraform', 0):,} by a Terraform state, {o.get('unknown', 0):,} unknown (created by hand, or by "
+        "a tool whose state was not given to <code>visguard audit collect</code>).</p>"
+    )
 
 
 def _quarantined(summary: dict) -> str:

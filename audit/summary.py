@@ -135,6 +135,7 @@ def result_summary(findings, figures) -> dict:
     top = rated.sort_by([("_low", "ascending"), ("_rate", "ascending"), ("arn", "ascending")]).slice(0, 25)
     riskiest = [_finite(r) for r in top.select(list(RISKIEST_COLUMNS)).to_pylist()]
     return {
+        "owners": owner_counts(figures),
         "queues": figures.num_rows,
         "queues_with_findings": int(pc.sum(pc.greater(n_findings, 0)).as_py() or 0),
         "findings": int(sum(by_rule.values())),
@@ -151,6 +152,20 @@ def result_summary(findings, figures) -> dict:
         "duplicate_rate_histogram": dup_h.as_dict(),
         "riskiest_queues": riskiest,
     }
+
+
+def owner_counts(figures) -> dict[str, int]:
+    """Queues by who deployed them (issue 39 §1): the ``iac_owner`` of their figures; ``unknown`` for a queue no
+    owner record names (created by hand, or by a tool the collector does not read)."""
+
+    out = {"cloudformation": 0, "terraform": 0, "unknown": figures.num_rows}
+    if "iac_owner" not in figures.column_names or figures.num_rows == 0:
+        return out
+    for r in figures.select(["iac_owner"]).group_by("iac_owner").aggregate([([], "count_all")]).to_pylist():
+        if r["iac_owner"] in ("cloudformation", "terraform"):
+            out[r["iac_owner"]] += r["count_all"]
+    out["unknown"] = figures.num_rows - out["cloudformation"] - out["terraform"]
+    return out
 
 
 RISKIEST_COLUMNS = (

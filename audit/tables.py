@@ -4,7 +4,7 @@ is imported only when one is asked for."""
 
 from __future__ import annotations
 
-KINDS = ("queue", "mapping", "function", "worker", "error", "partition")
+KINDS = ("queue", "mapping", "function", "worker", "owner", "error", "partition")
 
 SEVERITIES = ("error", "warning", "info")
 # The columns of findings/ (every one a string; account and region are also the partition folders).
@@ -163,6 +163,16 @@ def record_schema(tag_keys: tuple[str, ...] = ()):
             T.StructField("container", s),
             T.StructField("target", s),
             T.StructField("capacity", s),
+            # owner (issue 39 §1: owners.py; state above is a Terraform owner's state path)
+            T.StructField("resource", s),
+            T.StructField("resource_type", s),
+            T.StructField("owner", s),
+            T.StructField("stack", s),
+            T.StructField("logical_id", s),
+            T.StructField("construct_path", s),
+            T.StructField("root_stack", s),
+            T.StructField("address", s),
+            T.StructField("module", s),
             # error
             T.StructField("operation", s),
             T.StructField("code", s),
@@ -204,8 +214,33 @@ def figure_schema():
             T.StructField("deleted", d),
             T.StructField("age_oldest", d),
             T.StructField("observed_rate", d),
+            # who deployed the queue (issue 39 §1): an owner record's, null when none names it ("unknown")
+            *(T.StructField(n, s) for n in OWNER_FIGURE_FIELDS),
         ]
     )
+
+
+# The owner columns of a queue's figures, from the owner record of the queue (transforms.queue_owners): the
+# record's ``owner`` (cloudformation, terraform), its stack, logical id, construct path and root stack, or its
+# state, address and module. Added on the driver after the lint (transforms.attach_owners), not by it.
+OWNER_FIGURE_FIELDS = (
+    "iac_owner",
+    "iac_stack",
+    "iac_logical_id",
+    "iac_construct_path",
+    "iac_root_stack",
+    "iac_state",
+    "iac_address",
+    "iac_module",
+)
+# the owner record's field each owner column comes from
+OWNER_RECORD_FIELDS = dict(
+    zip(
+        OWNER_FIGURE_FIELDS,
+        ("owner", "stack", "logical_id", "construct_path", "root_stack", "state", "address", "module"),
+        strict=True,
+    )
+)
 
 
 # One output schema for mapInArrow: a row is a finding (kind "f"), a queue's figures (kind "q") or a count of
@@ -216,7 +251,7 @@ def out_schema():
     fields = [T.StructField("row_kind", T.StringType())]
     seen = {"row_kind"}
     for f in list(finding_schema().fields) + list(figure_schema().fields):
-        if f.name not in seen:
+        if f.name not in seen and f.name not in OWNER_FIGURE_FIELDS:  # owners: added after the lint
             fields.append(f)
             seen.add(f.name)
     # kind "o": mappings (orphans) and worker records (orphan_workers) of a queue that is not a (well-formed)

@@ -31,6 +31,8 @@ from visguard.audit.tables import (
     FUNCTION_FIELDS,
     KINDS,
     MAPPING_SETTINGS,
+    OWNER_FIGURE_FIELDS,
+    OWNER_RECORD_FIELDS,
     WORKER_SETTINGS,
     out_schema,
     record_schema,
@@ -123,7 +125,9 @@ def unpack(packed_table):
     rows = pa.concat_tables(parts) if parts else schema.empty_table()
     kind = rows.column("row_kind")
     findings = rows.filter(pc.equal(kind, "f")).select([f.name for f in finding_schema().fields])
-    figures = rows.filter(pc.equal(kind, "q")).select([f.name for f in figure_schema().fields])
+    figures = rows.filter(pc.equal(kind, "q")).select(
+        [f.name for f in figure_schema().fields if f.name not in OWNER_FIGURE_FIELDS]
+    )
     other = rows.filter(pc.equal(kind, "o"))
     orphans = tuple(int(pc.sum(other.column(c)).as_py() or 0) for c in ("orphans", "orphan_workers"))
     return findings, figures, orphans
@@ -238,6 +242,7 @@ def parse_records(raw):
         "queue",
         *WORKER_SETTINGS,
         *FUNCTION_FIELDS,
+        *OWNER_COLUMNS,
         "operation",
         "code",
         "message",
@@ -256,6 +261,63 @@ def parse_records(raw):
         .when(ok & (F.col("kind") == "worker"), F.concat_ws("\u0000", "arn", "queue"))
         .alias("_key"),
     )
+
+
+# An owner record's own columns (``state`` is shared with mappings and workers, selected above).
+OWNER_COLUMNS = ("resource", "resource_type", "owner", "stack", "logical_id", "construct_path", "root_stack",
+                 "address", "module")  # fmt: skip
+QUEUE_TYPE = "AWS::SQS::Queue"
+OWNER_ORDER = ("cloudformation", "terraform")  # a queue two records claim: its stack's, then its state's
+
+
+def queue_owners(records):
+    """The owner of each queue named by an owner record, as an Arrow table on the driver: ``arn`` and the
+    ``tables.OWNER_FIGURE_FIELDS`` columns. Few columns of few records (a Spark filter of the cached rows, no
+    shuffle); a queue that several records claim keeps one: CloudFormation first, then the smallest stack and
+    logical id, state and address (the same answer whatever the order of the files)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql import functions as F
+
+    cols = [F.col("resource").alias("arn"), *(F.col(r).alias(f) for f, r in OWNER_RECORD_FIELDS.items())]
+    t = (
+        records.where(
+            F.col("corrupt").isNull()
+            & (F.col("kind") == "owner")
+            & (F.col("resource_type") == QUEUE_TYPE)
+            & F.col("resource").isNotNull()
+            & F.col("owner").isin(*OWNER_ORDER)
+        )
+        .select(*cols)
+        .toArrow()
+    )
+    if t.num_rows == 0:
+        return None
+    rank = pc.index_in(t.column("iac_owner"), value_set=pa.array(OWNER_ORDER))
+    t = t.append_column("_rank", rank).sort_by(
+        [("arn", "ascending"), ("_rank", "ascending")]
+        + [(c, "ascending") for c in ("iac_stack", "iac_logical_id", "iac_state", "iac_address")]
+    )
+    t = t.append_column("_i", pa.array(range(t.num_rows), pa.int64()))
+    first = t.group_by("arn", use_threads=False).aggregate([("_i", "min")]).column("_i_min")
+    return t.take(first).select(["arn", *OWNER_FIGURE_FIELDS])
+
+
+def attach_owners(figures, owners):
+    """``figures`` (the driver's per-queue table) with the ``tables.OWNER_FIGURE_FIELDS`` columns of each queue's
+    owner (:func:`queue_owners`; null when none names it); rows stay in their order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = figures.num_rows
+    if owners is None or owners.num_rows == 0:
+        for c in OWNER_FIGURE_FIELDS:
+            figures = figures.append_column(c, pa.nulls(n, pa.string()))
+        return figures
+    idx = pc.index_in(figures.column("arn"), value_set=owners.column("arn"))
+    for c in OWNER_FIGURE_FIELDS:
+        figures = figures.append_column(c, pc.cast(owners.column(c), pa.string()).take(idx))
+    return figures
 
 
 # Records with an identity: a queue and a function by ARN, a mapping by UUID, a worker by its service's or pipe's

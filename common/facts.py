@@ -471,6 +471,72 @@ ESM_METRICS = {
 }
 
 
+# ------------------------------------------------------------------ AWS CDK construct defaults (CDK source reader)
+# The defaults the CDK source reader (linter/loaders/code/cdk_source.py) relies on, where a construct is written
+# without the property. Each equals what CloudFormation/the service applies when the synthesized property is absent,
+# so the reader leaves the property out and the CloudFormation loader's defaults apply; SST's differs and is set.
+# aws-cdk-lib SqsEventSourceProps: batchSize "@default 10", reportBatchItemFailures "@default false",
+# maxBatchingWindow "@default - no batching window" (aws-lambda-event-sources/lib/sqs.ts, read in its v2 docs page).
+CDK_SQS_EVENT_SOURCE_PROPS = "https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_lambda_event_sources.SqsEventSourceProps.html"
+CDK_SQS_EVENT_SOURCE_BATCH_SIZE = 10
+CDK_SQS_EVENT_SOURCE_REPORTS_FAILURES = False
+# aws-cdk-lib QueueProps: visibilityTimeout "Duration.seconds(30)" (the docs' example marks it "// default"),
+# retentionPeriod "Duration.days(4)"; both SQS's own defaults (DEFAULT_VISIBILITY_TIMEOUT, DEFAULT_RETENTION).
+CDK_QUEUE_PROPS = "https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_sqs.QueueProps.html"
+CDK_QUEUE_VISIBILITY_DEFAULT = DEFAULT_VISIBILITY_TIMEOUT
+CDK_QUEUE_RETENTION_DEFAULT = DEFAULT_RETENTION
+# aws-cdk-lib FunctionOptions.timeout "@default Duration.seconds(3)": Lambda's own default.
+CDK_FUNCTION_OPTIONS = (
+    "https://docs.aws.amazon.com/cdk/api/v2/docs/aws-cdk-lib.aws_lambda.FunctionOptions.html"
+)
+CDK_FUNCTION_TIMEOUT_DEFAULT = 3
+# SST v2 Function (sst/constructs): timeout "@default 10 seconds", Function.normalizeTimeout: `timeout || 10`, unless
+# the app's setDefaultFunctionProps/addDefaultFunctionProps says otherwise (merged into every function's props). SST's
+# Queue consumer is an SqsEventSource with the consumer's cdk.eventSource props (CDK's defaults above).
+SST_FUNCTION_SOURCE = "https://github.com/sst/sst/blob/v2/packages/sst/src/constructs/Function.ts"
+SST_FUNCTION_TIMEOUT = 10
+SST_QUEUE_SOURCE = "https://github.com/sst/sst/blob/v2/packages/sst/src/constructs/Queue.ts"
+SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE = True
+
+# ------------------------------------------------- CloudFormation stacks that own deployed resources (issue 39 §1)
+# The stack statuses whose resources exist, out of the StackStatus enum (botocore 1.44.8's cloudformation model,
+# read 2026-12-03; the ListStacks API reference lists the same values): the stable ones (CREATE_COMPLETE,
+# UPDATE_COMPLETE, UPDATE_ROLLBACK_COMPLETE, IMPORT_COMPLETE, IMPORT_ROLLBACK_COMPLETE) and those an update or a
+# failed delete leaves the resources in. Not: DELETE_COMPLETE (gone), ROLLBACK_COMPLETE / ROLLBACK_IN_PROGRESS /
+# CREATE_* (a creation that did not finish), REVIEW_IN_PROGRESS (a change set, nothing created).
+CFN_OWNING_STATUSES = (
+    "CREATE_COMPLETE",
+    "UPDATE_IN_PROGRESS",
+    "UPDATE_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_COMPLETE",
+    "UPDATE_FAILED",
+    "UPDATE_ROLLBACK_IN_PROGRESS",
+    "UPDATE_ROLLBACK_FAILED",
+    "UPDATE_ROLLBACK_COMPLETE_CLEANUP_IN_PROGRESS",
+    "UPDATE_ROLLBACK_COMPLETE",
+    "DELETE_FAILED",
+    "ROLLBACK_FAILED",
+    "IMPORT_COMPLETE",
+    "IMPORT_ROLLBACK_FAILED",
+    "IMPORT_ROLLBACK_COMPLETE",
+)
+CFN_STACK_STATUS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/APIReference/API_ListStacks.html"
+)
+# A template's size: 51,200 bytes passed inline, 1 MB from S3 (CloudFormation quotas, "Template body size in an
+# Amazon S3 object"). GetTemplate returns the original or the processed template (a SAM transform's output can be
+# larger than what was uploaded).
+CFN_TEMPLATE_MAX_BYTES = 1_000_000
+CFN_QUOTAS_SOURCE = (
+    "https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/cloudformation-limits.html"
+)
+# The metadata key the CDK writes on every resource it synthesizes (aws-cdk-lib, cxapi.PATH_METADATA_KEY).
+CDK_PATH_METADATA = "aws:cdk:path"
+CDK_PATH_METADATA_SOURCE = (
+    "https://docs.aws.amazon.com/cdk/v2/guide/ref-cli-cmd-synth.html"  # --path-metadata
+)
+
+
 # ----------------------------------------------------------------------------------------- when each was checked
 class Checked(Value):
     """Where a fact is stated, and the day (ISO 8601) someone last read it there and found it still true."""
@@ -649,3 +715,20 @@ checked("2026-12-02", ECS_MANAGED_INSTANCES_SOURCE, "ECS_MANAGED_INSTANCES_MAX_L
 checked("2026-12-02", ECS_TASK_PROTECTION_SOURCE, "ECS_TASK_PROTECTION_COVERS")
 checked("2026-12-02", ESM_METRICS_CONFIG_SOURCE, "ESM_METRICS_VALUE")
 checked("2026-12-02", ESM_METRIC_NAMES_SOURCE, "ESM_METRIC_NAMESPACE", "ESM_METRIC_DIMENSION", "ESM_METRICS")
+
+# AWS CDK construct defaults (the CDK source reader)
+checked(
+    "2026-12-03",
+    CDK_SQS_EVENT_SOURCE_PROPS,
+    "CDK_SQS_EVENT_SOURCE_BATCH_SIZE",
+    "CDK_SQS_EVENT_SOURCE_REPORTS_FAILURES",
+)
+checked("2026-12-03", CDK_QUEUE_PROPS, "CDK_QUEUE_VISIBILITY_DEFAULT", "CDK_QUEUE_RETENTION_DEFAULT")
+checked("2026-12-03", CDK_FUNCTION_OPTIONS, "CDK_FUNCTION_TIMEOUT_DEFAULT")
+checked("2026-12-03", SST_FUNCTION_SOURCE, "SST_FUNCTION_TIMEOUT")
+checked("2026-12-03", SST_QUEUE_SOURCE, "SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE")
+
+# CloudFormation stacks that own deployed resources (issue 39 §1; helper owners)
+checked("2026-12-03", CFN_STACK_STATUS_SOURCE, "CFN_OWNING_STATUSES")
+checked("2026-12-03", CFN_QUOTAS_SOURCE, "CFN_TEMPLATE_MAX_BYTES")
+checked("2026-12-03", CDK_PATH_METADATA_SOURCE, "CDK_PATH_METADATA")

@@ -14,9 +14,11 @@ class AuditRole(Construct):
     IAM actions the collector calls, ``visguard.audit.permissions.COLLECTOR_ACTIONS``, and nothing else.
 
     The actions are List/Get/Describe calls; ListQueues, DescribeRegions, GetMetricData,
-    ListEventSourceMappings, ecs:ListClusters, ecs:DescribeTaskDefinition and pipes:ListPipes support no
-    resource-level permissions (Service Authorization Reference), and the collector reads every queue, function,
-    ECS service and pipe of the account, so the statement's resource is ``*``.
+    ListEventSourceMappings, ecs:ListClusters, ecs:DescribeTaskDefinition, pipes:ListPipes and
+    cloudformation:ListStacks support no resource-level permissions (Service Authorization Reference), and the
+    collector reads every queue, function, ECS service, pipe and stack of the account, so the statement's resource
+    is ``*``. The CloudFormation actions (ListStacks, ListStackResources, GetTemplate) tell which stack owns a
+    queue; GetTemplate is called only with ``--templates``.
     ``organization=True`` adds ``organizations:ListAccounts`` for the management or delegated-admin account.
     """
 
@@ -41,7 +43,7 @@ class AuditRole(Construct):
             assumed_by=iam.AccountPrincipal(audit_account_id),
             external_ids=[external_id] if external_id else None,
             max_session_duration=max_session_duration,
-            description="visguard fleet collector: read-only SQS, Lambda, ECS, Pipes and CloudWatch metadata",
+            description="visguard fleet collector: read-only SQS, Lambda, ECS, Pipes, CloudFormation and CloudWatch metadata",
             inline_policies={
                 "VisguardCollector": iam.PolicyDocument(
                     statements=[

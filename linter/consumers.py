@@ -237,6 +237,14 @@ def _applicable(bound: list, c, homes: dict[str, str] | None = None) -> list:
     above ``c``'s file (all of them when ``c``'s file is not known)."""
     here = _folder(c)
     own, files = [], []
+    service = (getattr(c, "settings", None) or {}).get("service")
+    if service is not None and c.location is not None:  # a process a compose service starts sees only its
+        compose = os.path.abspath(c.location.file)  # own service's environment, never a sibling's
+        bound = [
+            (m, b)
+            for m, b in bound
+            if b.location is None or os.path.abspath(b.location.file) != compose or b.workload == str(service)
+        ]
     for m, b in bound:
         f = binding_folder(b)
         if f is None:

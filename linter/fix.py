@@ -156,6 +156,9 @@ def _round(files: list[str], findings: list[Finding], texts: _Texts, choices: di
     from visguard.linter.fixes import hcl as fix_hcl
 
     results = []
+    in_cdk, findings = _cdk_findings(findings)
+    for path, mine in in_cdk.items():  # a CDK app's source: CloudFormation text is never written into it
+        results.append(FileFix(path, "", "", skipped=[(f, CDK_SOURCE_REFUSED) for f in mine]))
     in_code, findings = _code_findings(findings)
     for path, mine in in_code.items():  # application code: the consumer's own setting, where it is written
         results.append(_planned(_code_fix(path, mine, texts, choices.get(_key(path))), texts))
@@ -207,6 +210,39 @@ def _at(f: Finding) -> str | None:
         if len(files) == 1:
             return files.pop()
     return f.location.file
+
+
+CDK_SOURCE_REFUSED = (
+    "a CDK app's source (its constructs in TypeScript/JavaScript) is not edited by --fix: set the property on the "
+    "construct by hand, as the finding's fix says"
+)
+
+
+def _cdk_findings(findings: list[Finding]) -> tuple[dict[str, list[Finding]], list[Finding]]:
+    """({CDK source file: the findings about or changing what it declares}, the other findings): the queues,
+    functions and mappings the cdk-source loader synthesized from a CDK app's code (visguard.linter.loaders.code.
+    cdk_source) have no adapter; their findings are refused, never written as CloudFormation into the file."""
+    from visguard.linter.loaders.code.cdk_source import is_cdk_source
+
+    known: dict[str, bool] = {}
+
+    def cdk(file) -> bool:
+        if not file:
+            return False
+        if file not in known:
+            known[file] = is_cdk_source(file)
+        return known[file]
+
+    by_file: dict[str, list[Finding]] = {}
+    rest = []
+    for f in findings:
+        files = [c.location.file for c in f.changes if c.location and c.location.file]
+        file = next((x for x in [f.location.file, *files] if cdk(x)), None)
+        if file is None:
+            rest.append(f)
+            continue
+        by_file.setdefault(file, []).append(f)
+    return by_file, rest
 
 
 def _code_findings(findings: list[Finding]) -> tuple[dict[str, list[Finding]], list[Finding]]:

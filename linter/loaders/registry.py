@@ -21,7 +21,8 @@ document whose top-level keys are all visguard.yaml keys), ``ebextensions`` (a `
 claims is given to ``cloudformation``, which says why it is not a template.
 
 Loaders in other modules (Terraform, Serverless, Kubernetes manifests, application code, the ``shell`` loader of
-``aws sqs create-queue`` in scripts and Makefiles) are :data:`PLUGINS`: the registry knows each one's claim
+``aws sqs create-queue`` in scripts and Makefiles, the ``cdk-source`` loader of a CDK app's TypeScript/JavaScript,
+whose files the code loader reads too: :func:`claims`) are :data:`PLUGINS`: the registry knows each one's claim
 cheaply (file endings, file names, a marker in the first bytes, a folder holding such files) and imports the
 module, which registers its loader, only when a path could be its input. ``visguard lint`` on one
 CloudFormation template so imports neither (pre-commit runs it on every commit). A plugin's test must say yes
@@ -251,6 +252,17 @@ def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
     )
 
 
+# = code.cdk_source.MARKERS / ENDINGS: a JavaScript/TypeScript file whose first bytes import a CDK library (the
+# cdk-source loader: the CloudFormation a CDK app's constructs synthesize; the code loader reads the file too)
+CDK_MARKERS = (b"aws-cdk-lib", b"@aws-cdk/", b"sst/constructs")
+CDK_ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+
+
+def _cdk_file(path: str, head: bytes) -> bool:  # = cdk_source.could_claim
+    name = os.path.basename(path)
+    return name.endswith(CDK_ENDINGS) and not name.endswith(".d.ts") and any(m in head for m in CDK_MARKERS)
+
+
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.
 PLUGINS = (
     Plugin(
@@ -261,6 +273,7 @@ PLUGINS = (
     ),
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
     Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
+    Plugin("visguard.linter.loaders.code.cdk_source", None, _cdk_file, CDK_ENDINGS),
     Plugin("visguard.linter.loaders.code.loader", None, _code_file, CODE_ENDINGS),
     Plugin("visguard.linter.loaders.shell", None, _shell_file, SHELL_ENDINGS),
 )
@@ -350,6 +363,10 @@ def claims(path: str, *, explicit: bool = True) -> list[LoaderSpec]:
     by its content (a CloudFormation/SAM template named ``application.yaml``). Content decides before names: such
     a file is read by both, never by the name's loader alone (issue 35 §3)."""
     first = claim(path, explicit=explicit)
+    if first is not None and first.name == "cdk-source":  # a CDK app's source is application code too
+        head = safe_io.read_head(path)
+        code = next((s for s in _specs_for(path, head) if s.name == "code"), None)
+        return [first, code] if code is not None and code.claim_file(path, head) else [first]
     if first is None or first.name != "code" or not os.path.basename(path).endswith(TEXT_SUFFIXES):
         return [first] if first is not None else []
     head = safe_io.read_head(path)
@@ -474,6 +491,7 @@ def _search(
     n_errors = len(errors)
     no_code: set[str] = set()  # folders below a vendored, built or generated folder (CODE_SKIP_DIRS)
     only_code: set[str] = {root} if code_only else set()  # a Terraform root and the folders below it
+    cdk_bin: set[str] = set()  # folders below a bin/ (and no other CODE_SKIP_DIRS): CDK app entry points only
 
     def rel(path: str) -> str:
         return os.path.relpath(path, root).replace(os.sep, "/")
@@ -501,6 +519,12 @@ def _search(
                 only_code.add(path)
         if name in CODE_SKIP_DIRS or parent in no_code:
             no_code.add(path)
+            # a CDK app's entry point lives in bin/ by CDK's convention (cdk init): its source is still read as an
+            # app (the cdk-source loader), not as application code
+            if (name == "bin" and parent not in no_code) or (
+                parent in cdk_bin and name not in CODE_SKIP_DIRS
+            ):
+                cdk_bin.add(path)
         return False
 
     suffixes = tuple(
@@ -511,11 +535,22 @@ def _search(
     for folder, files in safe_io.walk(root, errors=errors, skip_dir=skip_dir):
         if folder != root and _is_vendored(folder, files):
             vendored.append(folder + os.sep)
-        code = folder not in no_code and not (vendored and (folder + os.sep).startswith(tuple(vendored)))
+        in_vendored = bool(vendored) and (folder + os.sep).startswith(tuple(vendored))
+        code = folder not in no_code and not in_vendored
         if folder in only_code and not code:
             continue
         for path in files:
             name = os.path.basename(path)
+            if not code and folder in cdk_bin and not in_vendored and name.endswith(CDK_ENDINGS):
+                if folder not in only_code and not _excluded(rel(path), name, exclude):
+                    try:
+                        spec = claim(path, explicit=False)
+                    except VisguardError as exc:
+                        errors.append(exc)
+                        continue
+                    if spec is not None and spec.name == "cdk-source":
+                        add(path, spec)
+                continue
             if (
                 (folder in only_code and not _code_file(path, b""))
                 or not name.endswith(suffixes)
@@ -572,17 +607,41 @@ def _load_template(path: str, options: LoadOptions) -> Model:
 
 
 def _claim_config(path: str, head: bytes) -> bool:
-    name = os.path.basename(path)
-    if name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml")):
+    if _named_config(path):
         return True
     keys = top_level_keys(head)
     return bool(keys) and keys <= CONFIG_KEYS and bool(keys - {"version", "$schema"})
 
 
-def _load_config(path: str, options: LoadOptions) -> Model:
-    from .config import load_config_model
+def _named_config(path: str) -> bool:
+    name = os.path.basename(path)
+    return name in CONFIG_NAMES or name.endswith((".visguard.yaml", ".visguard.yml"))
 
-    return load_config_model(path)
+
+def _load_config(path: str, options: LoadOptions) -> Model:
+    """A visguard.yaml. One claimed by its keys only (not its name) that is not a valid one is another tool's
+    file with the same key names (.NET's launchSettings.json holds ``profiles``): a note, not bad input."""
+    from .config import ConfigModel, load_config_model
+
+    try:
+        return load_config_model(path)
+    except VisguardError as exc:
+        if _named_config(path):
+            raise
+        from visguard.linter.model import Location, Note
+
+        model = ConfigModel(source_file=path)  # (config None: no settings of its own)
+        model.notes.append(
+            Note(
+                f"not read: its top-level keys are visguard.yaml's, but it is not a visguard configuration "
+                f"({exc.detail})",
+                Location(path),
+                path,
+                fix="Nothing, when it is another tool's file; a visguard configuration is read by its name: call it "
+                "visguard.yaml to have it checked.",
+            )
+        )
+        return model
 
 
 def _claim_assembly_dir(path: str) -> bool:

@@ -180,7 +180,10 @@ class _Builder:
         return Location(self.path, line=line)
 
     def note(self, message: str, line: int, address: str | None = None) -> None:
-        self.model.notes.append(Note(f"{message} (line {line})", self.loc(line), address or self.path))
+        """Note ``message`` at ``line``, once (a function called again at one line says it once)."""
+        note = Note(f"{message} (line {line})", self.loc(line), address or self.path)
+        if not any(n.message == note.message and n.location == note.location for n in self.model.notes[-8:]):
+            self.model.notes.append(note)
 
     def run(self, commands: list[shellwords.Command]) -> None:
         for cmd in commands:

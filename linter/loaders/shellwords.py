@@ -14,6 +14,10 @@ Kubernetes (``commandline.py``) are all cut into simple commands here, the same 
   the environment, ``$(...)``, backquotes, ``$((...))``, ``$1``, ``${VAR#x}``) as an **unknown part**: a
   :class:`Part` kept in the word (``Word.known`` is False, ``Word.display`` shows it as written). The commands
   inside a ``$(...)`` are read too (they run): ``Part.commands``;
+- shell functions (``name() { ...; }``, ``function name { ...; }``): each call by name expands the body with the
+  call's words as ``$1``.., ``${1:-default}``, ``"$@"``, ``$*``, ``$#``, its commands located at the call's line;
+  a function never called by name is read once at the end, its ``$1`` unknown (:data:`MAX_CALLS`,
+  :data:`MAX_CALL_DEPTH`, :data:`MAX_FUNCTIONS`);
 - a command is a :class:`Command`: its words, the line it starts on, its prefix assignments (``A=b cmd``);
   :func:`simple` takes off what only runs it (``exec``, ``env A=b``, ``nohup``, ``time``, ``command``, ``sudo``,
   reserved words such as ``then``/``do``/``!``) and opens ``sh -c '...'`` / ``bash -lc "..."`` into the commands
@@ -115,12 +119,16 @@ class Command:
 
 
 class _Budget:
-    __slots__ = ("commands", "expanded", "parts")
+    __slots__ = ("commands", "expanded", "parts", "functions", "called", "calls")
 
     def __init__(self):
         self.commands = 0
         self.expanded = 0
         self.parts: list[Part] = []  # every unknown part of one call (marks index it)
+        # the shell functions defined so far: name -> (body text, its first line, the variables at the definition)
+        self.functions: dict[str, tuple[str, int, dict]] = {}
+        self.called: set[str] = set()  # functions expanded at a call (the others are read once, $1 unknown)
+        self.calls = 0  # calls expanded in all (MAX_CALLS)
 
     def part(self, part: Part) -> str:
         self.parts.append(part)
@@ -142,6 +150,9 @@ def script(text: str, variables: dict | None = None, *, line: int = 1) -> list[C
     env = dict(variables or {})
     out: list[Command] = []
     _Reader(text.replace("\x00", ""), env, budget, out, line, 0).run()
+    for name, (body, at, defined_env) in list(budget.functions.items()):
+        if name not in budget.called:  # never called by its name here (``"$@"`` dispatch): its commands once
+            _Reader(body, dict(defined_env), budget, out, at, 1).run()
     return out
 
 
@@ -154,6 +165,17 @@ class _Reader:
         self.s, self.env, self.b, self.out, self.line, self.depth = text, env, budget, out, line, depth
         self.i = 0
         self.heredocs: list[tuple[str, bool]] = []
+        self.args: list[str] | None = None  # a called function's positional parameters ($1 ...): None outside
+        self.call_line: int | None = (
+            None  # the line of the outermost call being expanded (its commands' line)
+        )
+        self.calls_deep = 0  # calls being expanded around this text (MAX_CALL_DEPTH)
+
+    def child(self, text: str, env: dict, line: int) -> _Reader:
+        """A reader of ``text`` inside this one (a substitution, a default), with this one's call context."""
+        sub = _Reader(text, env, self.b, [], line, self.depth + 1)
+        sub.args, sub.call_line, sub.calls_deep = self.args, self.call_line, self.calls_deep
+        return sub
 
     # -- the chunk being built: expanded text for shlex, its start line
     def run(self) -> None:
@@ -232,6 +254,8 @@ class _Reader:
                 buf.append(c)
                 self.i += 1
                 continue
+            if start is None and (c.isalpha() or c == "_") and self.definition():
+                continue
             if start is None:
                 start = self.line
             m = _PLAIN.match(s, self.i)
@@ -244,6 +268,62 @@ class _Reader:
         if quote is not None:
             raise ShellError(f"a {'single' if quote == chr(39) else 'double'} quote is not closed", self.line)
         self.emit(buf, start)
+
+    def definition(self) -> bool:
+        """A function definition at ``self.i`` (``name() { ...; }``, ``function name { ...; }``): its body kept
+        for its calls (:meth:`call`), the text after it read on. False (nothing read) for anything else, and for a
+        body whose end the scan does not find (the commands are then read as written)."""
+        m = _FUNCTION.match(self.s, self.i)
+        if m is None:
+            return False
+        end = _body_end(self.s, m.end())
+        if end is None:
+            return False
+        name = m.group(1) or m.group(2)
+        body_line = self.line + self.s.count("\n", self.i, m.end())
+        if len(self.b.functions) < MAX_FUNCTIONS or name in self.b.functions:
+            self.b.functions[name] = (self.s[m.end() : end], body_line, dict(self.env))
+        self.line += self.s.count("\n", self.i, end + 1)
+        self.i = end + 1
+        return True
+
+    def call(self, words: list[Word], start: int | None) -> bool:
+        """The commands of a call of a function the script defined, its ``$1``... the call's words, located at the
+        call's line (where the values are written). Bounded: MAX_CALL_DEPTH calls inside calls, MAX_CALLS in all,
+        MAX_DEPTH readers deep; past a bound the call is a plain command (False)."""
+        fn = self.b.functions.get(words[0].text) if words[0].known else None
+        if (
+            fn is None
+            or self.calls_deep >= MAX_CALL_DEPTH
+            or self.b.calls >= MAX_CALLS
+            or self.depth + 1 > MAX_DEPTH
+        ):
+            return False
+        self.b.calls += 1
+        self.b.called.add(words[0].text)
+        body, at, _ = fn
+        sub = _Reader(body, self.env, self.b, self.out, at, self.depth + 1)
+        sub.args = [w.text for w in words[1:]]
+        sub.call_line = self.call_line or start or self.line
+        sub.calls_deep = self.calls_deep + 1
+        sub.run()
+        return True
+
+    def positional(self, key: str, quoted: bool) -> str | None:
+        """``$1``..``$9``, ``$@``, ``$*``, ``$#`` of the call being expanded (unset: empty); None outside a call
+        (an unknown part) and for ``$0``."""
+        args = self.args
+        if args is None or key == "0":
+            return None
+        if key == "#":
+            return str(len(args))
+        if key == "@" and quoted:  # "$@": each argument its own word
+            self.b.grow(sum(len(a) for a in args), self.line)
+            return '" "'.join(re.sub(r'(["\\])', r"\\\1", a) for a in args)
+        if key in "@*":
+            return self.insert(" ".join(args), quoted)
+        n = int(key)
+        return self.insert(args[n - 1] if n <= len(args) else "", quoted)
 
     def emit(self, buf: list[str], start: int | None) -> None:
         text = "".join(buf)
@@ -281,10 +361,12 @@ class _Reader:
         elif head == "unset":
             for w in words[1:]:
                 self.env.pop(w.text, None)
+        if not env and self.call(words, start):
+            return
         self.b.commands += 1
         if self.b.commands > MAX_COMMANDS:
             raise ShellError(f"more than {MAX_COMMANDS:,} commands", start or self.line)
-        self.out.append(Command(words, start or self.line, env))
+        self.out.append(Command(words, self.call_line or start or self.line, env))
 
     # -- here-documents: their bodies are data
     def heredoc_start(self) -> None:
@@ -345,18 +427,34 @@ class _Reader:
             return self.value(m.group(0), "$" + m.group(0), quoted)
         if nxt and nxt in "@*#?$!-0123456789":
             self.i = i + 2
-            return self.b.part(Part("$" + nxt))
+            got = self.positional(nxt, quoted) if nxt in "@*#0123456789" else None
+            return got if got is not None else self.b.part(Part("$" + nxt))
         self.i = i + 1
         return "$"
 
     def substitution(self, inner: str, display: str) -> str:
-        found: list[Command] = []
-        _Reader(inner, dict(self.env), self.b, found, self.line, self.depth + 1).run()
+        sub = self.child(inner, dict(self.env), self.line)
+        found = sub.out
+        sub.run()
         self.out.extend(found)  # they run, before the command they are part of
         self.line += inner.count("\n")
         return self.b.part(Part(display if len(display) <= 200 else display[:197] + "...", found))
 
     def parameter(self, body: str, display: str, quoted: bool) -> str:
+        p = _POSITIONAL.fullmatch(body) if self.args is not None else None
+        if p is not None:  # ${1}, ${1:-default}, ${@} of the call being expanded
+            key, op, default = p.groups()
+            n = int(key) if key.isdigit() else None
+            value = None if n is not None and (n == 0 or n > len(self.args)) else ""
+            if value is not None:
+                value = self.positional(key, quoted)
+            if n == 0:
+                return self.b.part(Part(display))
+            unset = n is not None and n > len(self.args)
+            empty = not unset and n is not None and self.args[n - 1] == ""
+            if op and (unset or (op.startswith(":") and empty)):
+                return self.insert(self.expand_default(default), quoted)
+            return value if value is not None else self.insert("", quoted)
         m = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=])(.*))?", re.S).fullmatch(body)
         if m is None:  # ${#X}, ${X#pattern}, ${X/a/b}, ${1}: not evaluated
             return self.b.part(Part(display))
@@ -374,8 +472,8 @@ class _Reader:
 
     def expand_default(self, text: str) -> str:
         """A ``${X:-default}``'s word, expanded (its quotes removed) with the same rules."""
-        found: list[Command] = []
-        sub = _Reader(text, self.env, self.b, found, self.line, self.depth + 1)
+        sub = self.child(text, self.env, self.line)
+        found = sub.out
         parts = []
         while sub.i < len(text):  # no operators end a default: read it as one word
             c = text[sub.i]
@@ -405,6 +503,54 @@ class _Reader:
         if quoted:
             return re.sub(r'(["\\])', r"\\\1", value)
         return re.sub(r"([\"'\\;&|()<>#])", r"\\\1", value)
+
+
+# shell functions (issue 35): ``name() { ...; }`` / ``function name [()] { ...; }`` at a command's start, each call
+# with literal arguments expanded (its ``$1``, ``${1:-d}``, ``"$@"``). Bounded: MAX_FUNCTIONS definitions kept,
+# MAX_CALL_DEPTH calls inside calls, MAX_CALLS expansions per script (then a call is a plain command), and the
+# commands and characters they produce count in MAX_COMMANDS and MAX_EXPANDED like any.
+MAX_FUNCTIONS = 256
+MAX_CALL_DEPTH = 8
+MAX_CALLS = 512
+_FUNCTION = re.compile(
+    r"(?:function[ \t]+)?([A-Za-z_][A-Za-z0-9_.:-]*)[ \t]*\([ \t]*\)[ \t\r\n]*\{(?=[ \t\r\n])"
+    r"|function[ \t]+([A-Za-z_][A-Za-z0-9_.:-]*)[ \t\r\n]+\{(?=[ \t\r\n])"
+)
+_POSITIONAL = re.compile(r"(\d+|[@*#])(?:(:?[-=])(.*))?", re.S)
+
+
+def _body_end(s: str, at: int) -> int | None:
+    """The index of the ``}`` that closes a function body starting at ``at`` (quotes, escapes and comments
+    skipped, ``{``/``}`` nested), or None when none is found (then nothing is taken for a function)."""
+    depth, i, quote, n = 1, at, None, len(s)
+    while i < n:
+        c = s[i]
+        if quote == "'":
+            if c == "'":
+                quote = None
+        elif c == "\\":
+            i += 1
+        elif quote == '"':
+            if c == '"':
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == at or s[i - 1] in " \t\n;"):
+            j = s.find("\n", i)
+            if j < 0:
+                return None
+            i = j
+            continue
+        elif c == "{":
+            depth += 1
+            if depth > MAX_DEPTH * 4:
+                return None
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
 
 
 def _closing(s: str, at: int, open_: str, close: str, line: int, *, quotes: bool = True) -> int:

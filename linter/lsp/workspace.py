@@ -8,7 +8,8 @@ same join across inputs as ``visguard lint``), and what the editor asks of it, w
   bytes of an open document, else size and modification time), so a change re-reads only the inputs whose
   files changed. Rules are pure and run over the kept models; the join across inputs and visguard.yaml's
   profiles change models, so they get copies (``lint_paths(writable=...)``).
-- **A changed template** is parsed again in the resource that changed only (``decode_yaml.ChunkCache``).
+- **A changed template** is parsed again in the resource that changed only (``decode_yaml.ChunkCache``); in a
+  changed Terraform root only the resources the change touches are evaluated again (``terraform.reuse``).
 - **Fixes.** :meth:`Workspace.fixes` is the fix plan ``visguard lint --fix`` would write (``linter.fix.plan``
   with its re-lint check), of the texts the editor holds.
 - **Bad input never stops it.** A document that does not parse is an error of the lint result (one diagnostic at
@@ -90,6 +91,11 @@ class Workspace:
         from visguard.linter.loaders.decode_yaml import ChunkCache
 
         self.chunks = ChunkCache()  # a changed template is parsed again in the resource that changed only
+        from visguard.linter.loaders.terraform.reuse import BlockCache
+
+        self.blocks = (
+            BlockCache()
+        )  # a changed Terraform root reads again only the resources the change touches
 
     # -- documents ----------------------------------------------------------------------------------------------
     def contains(self, path: str) -> bool:
@@ -214,12 +220,15 @@ class Workspace:
 
             fetch = loader_for(sources)
         from visguard.linter.loaders import decode_yaml
+        from visguard.linter.loaders.terraform import reuse
 
         before = decode_yaml.use_chunks(self.chunks)
+        before_blocks = reuse.use_blocks(self.blocks)
         try:
             result = self._lint_paths(arg, fetch)
         finally:
             decode_yaml.use_chunks(before)
+            reuse.use_blocks(before_blocks)
         result.errors = [e for e in self._discover_errors if not isinstance(e, registry.NothingToLint)] + [
             e for e in result.errors
         ]

@@ -38,11 +38,23 @@ def check(queue, ctx):
                 queue,
                 f"dead-letter queue {dlq.id} keeps messages {fmt_seconds(dst)}, not longer than {queue.id}'s "
                 f"{fmt_seconds(src)}: messages that spent their life retrying expire soon after they arrive",
-                location=queue.locations.get("redrive.target") or queue.redrive.location,
+                location=_place(queue, dlq, src),
                 fix=_fix(queue, dlq, src, dst),
             ),
             *(() if _cycle(queue, dlq, ctx) else _changes(queue, dlq, src, dst)),
         )
+
+
+def _place(queue, dlq, src: float):
+    """Where the value to change is written: the DLQ's retention (its declaration when it keeps the default), or,
+    when the source already keeps the maximum, the source's retention (else its redrive, which names the DLQ)."""
+    if src < RETENTION.hi:
+        return dlq.locations.get("message_retention") or dlq.location
+    return (
+        queue.locations.get("message_retention")
+        or queue.locations.get("redrive.target")
+        or queue.redrive.location
+    )
 
 
 def _cycle(queue, dlq, ctx) -> bool:

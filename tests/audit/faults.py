@@ -33,6 +33,8 @@ class Recorder:
         "ec2": "ec2",
         "ecs": "ecs",
         "pipes": "pipes",
+        "cloudformation": "cloudformation",
+        "s3": "s3",
         "sts": "sts",
         "organizations": "organizations",
     }
@@ -75,6 +77,8 @@ class Throttle:
                 self.sent += 1
                 if self.always or counter[0] % self.every == 0:
                     self.injected += 1
+                    if client.meta.service_model.protocol == "query":  # CloudFormation: XML, code Throttling
+                        return query_error(request.url, 400, "Throttling", "Rate exceeded")
                     code = "TooManyRequestsException" if prefix == "lambda" else "ThrottlingException"
                     return error_response(
                         request.url, 400 if prefix != "lambda" else 429, code, "Rate exceeded"
@@ -85,20 +89,31 @@ class Throttle:
 
 
 class Deny:
-    """AccessDenied for every SQS call of one account."""
+    """AccessDenied for every call of one account to the chosen services (SQS by default)."""
 
-    def __init__(self, account: str):
-        self.account = account
+    def __init__(self, account: str, services=("sqs",)):
+        self.account, self.services = account, tuple(services)
 
     def __call__(self, client, account):
-        if account != self.account or client.meta.service_model.endpoint_prefix != "sqs":
+        prefix = client.meta.service_model.endpoint_prefix
+        if account != self.account or prefix not in self.services:
             return
+        query = client.meta.service_model.protocol == "query"  # CloudFormation answers in XML
         client.meta.events.register(
             "before-send",
-            lambda request, **_: error_response(
-                request.url, 403, "AccessDenied", "not authorized to perform sqs:ListQueues"
+            lambda request, **_: (query_error if query else error_response)(
+                request.url, 403, "AccessDenied", f"not authorized to perform {prefix}:*"
             ),
         )
+
+
+def query_error(url: str, status: int, code: str, message: str) -> AWSResponse:
+    """An error answer of an AWS Query service (XML)."""
+    body = (
+        f"<ErrorResponse><Error><Type>Sender</Type><Code>{code}</Code><Message>{message}</Message></Error>"
+        "<RequestId>r</RequestId></ErrorResponse>"
+    ).encode()
+    return AWSResponse(url, status, {"Content-Type": "text/xml"}, _Raw(body))
 
 
 def chain(*hooks):

@@ -106,7 +106,20 @@ def test_permissions_cover_exactly_the_calls(clean_run, moto_endpoint, tmp_path,
             moto_endpoint, tmp_path, organization=False, accounts=[org[0]], regions="all", client_hook=rec_all
         )
     )
-    member_calls = {action for account, action in rec.calls | rec_all.calls if account is not None}
+    # and one over an account with CloudFormation stacks, with --templates: ListStackResources, GetTemplate
+    from . import stacks
+
+    stacks.build(moto_endpoint)
+    rec_stacks = faults.Recorder()
+    collector.collect(
+        options(
+            moto_endpoint, tmp_path / "stacks", organization=False, accounts=[stacks.ACCOUNT],
+            regions=[stacks.REGION], templates=True, client_hook=rec_stacks,
+        )
+    )  # fmt: skip
+    member_calls = {
+        action for account, action in rec.calls | rec_all.calls | rec_stacks.calls if account is not None
+    }
     assert member_calls == set(COLLECTOR_ACTIONS)
     caller_calls = {action for account, action in rec.calls if account is None}
     assert caller_calls == {"organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}

@@ -150,6 +150,22 @@ HOSTILE = {
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000
     + "' })\n",
+    # the value flow (issue 35): a class attribute of itself, a 10,000-operand `or`, a parameter reassigned under
+    # 500 guards, a chain of responses naming the next queue
+    "classloop.py": "import boto3\nclass C:\n    Q = C.Q\nclass D(D):\n    pass\n"
+    + "boto3.client('sqs').create_queue(QueueName=C.Q or D.Q)\n",
+    "or.py": "import boto3\nboto3.client('sqs').create_queue(QueueName="
+    + " or ".join(["None"] * 10_000)
+    + " or 'q')\n",
+    "guards.py": "import boto3\ndef f(n=None):\n"
+    + "    if n is None:\n        n = 'q'\n" * 500
+    + "    boto3.client('sqs').create_queue(QueueName=n)\nf()\n",
+    "registry.py": "import boto3\nclass A:\n    def __init__(self):\n        self.qs = []\n"
+    + "".join("        self.qs.append('q')\n" for _ in range(20_000))
+    + "    def run(self):\n        for x in self.qs:\n            boto3.client('sqs').create_queue(QueueName=x)\n",
+    "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
+    + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
+    + "sqs.create_queue(QueueName=u0)\n",
 }
 
 
@@ -163,3 +179,32 @@ def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
     assert time.process_time() - start < 10
     for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
         assert q.name == "q"
+
+
+def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(capsys):
+    """A RedrivePolicy given by SetQueueAttributes right after the create call (fixtures/created/code/set-attributes):
+    on the create call's result (Python, Ruby: through a name), read as a create's attributes would be; on a queue not
+    known here (JavaScript: a URL from the environment), no queue of that file is judged on its redrive (a note).
+    Only the consumed dead-letter queue, which nothing gives a policy, is VG020."""
+    folder = os.path.join(FIXTURES, "set-attributes")
+    queues = {}
+    for name in ("bootstrap.py", "bootstrap.rb", "bootstrap.js"):
+        for q in loader.load(os.path.join(folder, name)).queues.values():
+            queues[q.id] = q
+    py = queues["py-set-jobs"]
+    assert (py.visibility_timeout, py.redrive.max_receive_count, py.redrive.target_ref) == (
+        90,
+        4,
+        COMPUTED_TARGET,
+    )
+    assert py.location.line == 7 and py.locations["visibility_timeout"].line == 14
+    assert queues["py-set-jobs-dlq"].redrive is None
+    assert queues["rb-set-jobs"].redrive.target_ref == COMPUTED_TARGET
+    assert queues["rb-set-jobs-dlq"].redrive is None
+    assert all(queues[n].redrive.target_ref == COMPUTED_TARGET for n in ("js-set-jobs", "js-set-other"))
+    findings = _lint(capsys, "set-attributes")
+    assert [(f["rule"], f["queue"]) for f in findings if f["rule"] == "VG020"] == [
+        ("VG020", "py-set-jobs-dlq")
+    ]
+    notes = [f for f in findings if f["rule"] == "VG902" and f["file"].endswith("bootstrap.js")]
+    assert len(notes) == 1 and "js-set-jobs, js-set-other" in notes[0]["message"] and notes[0]["line"] == 9

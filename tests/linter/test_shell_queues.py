@@ -347,6 +347,14 @@ HOSTILE = [
     "cat <<EOF\n" + "aws sqs create-queue --queue-name h\n" * 10_000,
     "A=x\n" + "A=$A$A$A$A\n" * 40 + "aws sqs create-queue --queue-name $A\n",
     "sh -c " + "'sh -c \"" * 40 + "aws sqs create-queue --queue-name nest",
+    # shell functions (issue 35): recursion, doubling calls, doubling "$@", a body never closed, many calls
+    'f() { aws sqs create-queue --queue-name "$1"; f "$1"; }\nf loop\n',
+    "".join(f'f{i}() {{ f{i + 1} "$@"; f{i + 1} "$@"; }}\n' for i in range(40))
+    + 'f40() { aws sqs create-queue --queue-name "$1"; }\nf0 q\n',
+    'g() { g "$@" "$@"; }\ng a b\n',
+    'f() { aws sqs create-queue --queue-name "$1"\n' + "echo '{'\n" * 1000,
+    'f() { aws sqs create-queue --queue-name "$1"; }\n' + "f q\n" * 30_000,
+    "".join(f"f{i}() {{ :; }}\n" for i in range(20_000)) + "f1 x\n",
 ]
 
 

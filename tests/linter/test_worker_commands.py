@@ -254,3 +254,19 @@ def test_a_sidecars_command_does_not_hide_the_workers(tmp_path):
     (c,), _ = _consumers(str(tmp_path / "t.yaml"))
     assert (c.settings["framework"], c.work_timeout) == ("celery", 300)
     assert c.location_of("work_timeout").path == "Resources/Task/Properties/ContainerDefinitions/1/Command"
+
+
+def test_compose_interpolation_defaults_and_a_services_own_environment():
+    """``SQS_QUEUE=${SQS_QUEUE:-jobs}`` is ``jobs`` as Compose reads it with the variable unset; the worker a
+    compose service starts sees its own service's environment only, never a sibling's (``web`` names ``other``):
+    one VG072, on ``jobs``, joined by the worker's own binding (fixtures/commands/compose-env)."""
+    from visguard.linter.loaders.code.envfiles import interpolated
+
+    assert interpolated("${Q:-jobs}") == "jobs" and interpolated("${Q-a}-${R:-b}") == "a-b"
+    assert interpolated("a$$b") == "a$b" and interpolated("plain") == "plain"
+    for unknown in ("$Q", "${Q}", "${Q:?required}", "${Q:+other}", "${Q:-${R}}", "${Q"):
+        assert interpolated(unknown) is None, unknown
+    result = lint_paths([os.path.join(FIXTURES, "compose-env")])
+    vg072 = [f for f in result.findings if f.rule == "VG072"]
+    assert [(f.queue, f.location.line) for f in vg072] == [("jobs", 8)]
+    assert vg072[0].joined_by.path == "services/worker/environment/SQS_QUEUE"

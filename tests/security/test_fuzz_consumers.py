@@ -33,6 +33,9 @@ SOURCES += [
     for p in sorted(CODE_CASES.glob("vg0[67]*/code/fail*/app/**/*"))
     if p.is_file() and p.suffix in (".java", ".go", ".php", ".rb", ".cs", ".js", ".py")
 ]
+# a CDK app's source (the cdk-source loader): its stacks and the worker its task definition starts
+CDK_SOURCES = ROOT / "tests" / "linter" / "fixtures" / "cdk-source"
+SOURCES += [(f"cdk/{p.relative_to(CDK_SOURCES)}", p.read_bytes()) for p in sorted(CDK_SOURCES.rglob("*.ts"))]
 SOURCES += [
     ("app/Procfile", b"worker: php artisan queue:work sqs --timeout=120 --tries=3\n"),
     (

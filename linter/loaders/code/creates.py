@@ -29,7 +29,10 @@ known (its ``maxReceiveCount`` read when written as a literal).
 
 from __future__ import annotations
 
+import itertools
 import re
+
+from visguard import facts
 
 from .engine import File, Reader, evaluate, shown, text
 
@@ -81,6 +84,8 @@ def read(f: File, r: Reader) -> None:
             if entry is not None:
                 sites.setdefault((entry["site"].start_byte, entry["site"].end_byte), entry)
     seen: set[str] = {q.id for q in r.result.queues}
+    created: list[tuple[object, str, dict]] = []  # (the create site, the queue's name, its attributes)
+    refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -93,6 +98,8 @@ def read(f: File, r: Reader) -> None:
             v = v.default
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
+                continue
+            if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
                 continue
             why = v.why or shown(name_node)
             _note(
@@ -124,10 +131,112 @@ def read(f: File, r: Reader) -> None:
                 attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
         if name in seen:
             continue
-        seen.add(name)
         loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
+        if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
+            # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
+            # create of the name is the queue; this one only when there is none
+            refused.setdefault(name, q)
+            continue
+        seen.add(name)
         r.result.queues.append(q)
+        created.append((entry["site"], name, attributes))
+    r.result.queues += [q for name, q in refused.items() if name not in seen]
+    if created and _SET.search(f.data) is not None:
+        _set_sites(f, r, created)
+
+
+# ------------------------------------------------------------------------------------- SetQueueAttributes
+# A queue created without a RedrivePolicy often gets one right after, by SetQueueAttributes (the policy needs the
+# dead-letter queue's ARN, known only once that queue exists). Such a call on a queue this file creates changes
+# what it was created with: its queue is the create call whose result the QueueUrl is (followed through names
+# bound once: ``url = create_queue(...).queue_url``), or the created queue its URL names. Attributes the call
+# writes as a literal map are read as a create's; attributes it computes leave the queue's redrive not known.
+# When its queue is not known, no queue this file creates is judged on its redrive (the call may be setting it).
+_SET = re.compile(
+    rb"\b(?:set_queue_attributes|setQueueAttributes|SetQueueAttributesCommand|SetQueueAttributesAsync"
+    rb"|SetQueueAttributes)\b"
+)
+MAX_SET_SITES = 50  # SetQueueAttributes calls read in one file
+_URL_KEYS = {"queueurl"}
+
+
+def _set_sites(f: File, r: Reader, created: list) -> None:
+    from visguard.linter import created_queues
+
+    changes: dict[str, dict] = {}
+    for m in itertools.islice(_SET.finditer(f.data), MAX_SET_SITES):
+        token = f.root.descendant_for_byte_range(m.start(), m.end())
+        if token is None or (token.start_byte, token.end_byte) != m.span():
+            continue  # inside a string or a comment
+        entry = _call_site(f, token)
+        node = entry.get("input") if entry is not None else None
+        if node is None:
+            continue
+        candidates = node.named_children if f.lang.name == "go" else [node]
+        fields = next((e for e in (_entries(f, c) for c in candidates) if e), None) or []
+        url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
+        attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
+        at = r.loc(entry["site"])
+        entries = _entries(f, attrs) if attrs is not None else None
+        written: dict = {}
+        for k, value_node in entries or ():
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                written[api] = (_attribute(f, api, value_node), r.loc(value_node))
+        if not written:  # computed (or built up after it is bound): the policy may be among them
+            if entries:  # a literal map that sets nothing visguard reads
+                continue
+            written = {"RedrivePolicy": (f"<computed: set at {at.file}:{at.line}>", at)}
+        name = _target(f, url, created) if url is not None else None
+        if name is not None:
+            changes.setdefault(name, {}).update(written)
+            continue
+        if "RedrivePolicy" not in written:
+            continue
+        names = [n for _, n, _ in created]
+        for n in names:
+            changes.setdefault(n, {}).setdefault(
+                "RedrivePolicy", (f"<computed: set at {at.file}:{at.line}>", at)
+            )
+        _note(
+            r,
+            f"the SetQueueAttributes call at {at.file}:{at.line} sets a RedrivePolicy on a queue not known here: "
+            f"the redrive of {', '.join(names[:5])}{' and more' if len(names) > 5 else ''}, created in this file, "
+            "is not judged",
+            entry["site"],
+        )
+    if not changes:
+        return
+    by_name = {q.id: i for i, q in enumerate(r.result.queues)}
+    for _, name, attributes in created:
+        if name in changes and name in by_name:
+            old = r.result.queues[by_name[name]]
+            q, _ = created_queues.code_queue(name, old.location, {**attributes, **changes[name]})
+            r.result.queues[by_name[name]] = q
+
+
+def _target(f: File, url, created: list) -> str | None:
+    """The created queue a SetQueueAttributes call's QueueUrl is: the result of its create call (through names
+    bound once), or the queue its URL's last segment names."""
+    node = url
+    for _ in range(MAX_FOLLOW + 1):
+        for site, name, _ in created:
+            if node.start_byte <= site.start_byte and site.end_byte <= node.end_byte:
+                return name
+        if node.type not in f.lang.names:
+            break
+        bound, _ = f.resolve(node)
+        if bound is None:
+            break
+        node = bound
+    v = evaluate(url, f)
+    if v.kind == "env" and v.default is not None:
+        v = v.default
+    if v.kind == "str":
+        last = v.value.rstrip("/").rsplit("/", 1)[-1]
+        return next((name for _, name, _ in created if name == last), None)
+    return None
 
 
 FIX = (

@@ -34,7 +34,10 @@ The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its f
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
 or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
 imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
-call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`). Its memory is bounded per
+call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`); a
+name assigned several times is the one value its assignments that can reach the use give (:meth:`File._agreed`,
+:meth:`File._before`; ``none``, "not given", aside); a language's hook adds its own steps (Python's settings
+classes, "the parameter, else the queue named X", threads; JavaScript's merged options). Its memory is bounded per
 file read: at most ``MAX_FLOW_FILES`` other parsed files (their trees, their call index), ``MAX_FLOW_BYTES`` of
 their bytes, one cached value per parameter and function (``File._argued``), and ``MAX_FLOW_STEPS`` call sites
 and look-ups in all (then unknown); values follow at most ``MAX_DEPTH`` names, calls and nestings, so a loop of
@@ -108,7 +111,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation", "imported",
+        "package", "annotation", "imported", "unpassed",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -152,6 +155,8 @@ class Language:
         # (File, key) -> (the File of the module the name is imported from, its key there) | None: Python's
         # ``from .settings import QUEUE_URL`` / ``import settings`` + ``settings.QUEUE_URL``
         self.imported = kw.pop("imported", None)
+        # a parameter a call does not pass is nothing (JavaScript's undefined), not an error of the call (Python's)
+        self.unpassed = kw.pop("unpassed", False)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -754,29 +759,57 @@ class File:
         """The value of a name assigned more than once in this file when every assignment gives the same literal
         value, an assignment of nothing (``None``, ``null``, ``nil``: "not yet") aside: ``self.url =
         kwargs.get("url")`` then ``self.url = sqs.create_queue(QueueName=n)["QueueUrl"]`` or ``self.url =
-        sqs.get_queue_url(QueueName=n)["QueueUrl"]`` is the queue ``n``. None when one is not read, two differ, or
-        there are more than :data:`MAX_AGREE` (then the name stays "assigned more than once")."""
+        sqs.get_queue_url(QueueName=n)["QueueUrl"]`` is the queue ``n``. Unknown naming them when two differ; None
+        when one is not read or there are more than :data:`MAX_AGREE` (the name stays "assigned more than once")."""
         bound = list(self.bindings.get(self.key(node), {}).values())
         if len(bound) > MAX_AGREE or depth >= MAX_DEPTH or any(r is None for _, r in bound):
             return None
-        seen = None
-        for _, right in bound:
+        bound = self._before(node, bound)
+        seen, distinct = None, {}
+        for name, right in bound:
             v = evaluate(right, self, depth + 1)
             if v.kind == "none" or (v.kind == "unknown" and text(v.node) in _NOTHING):
                 continue
-            if v.kind not in ("str", "int", "bool") or (
-                seen is not None and (v.kind, v.value) != (seen.kind, seen.value)
-            ):
+            if v.kind not in ("str", "int", "bool", "name", "queue"):
                 return None
+            distinct.setdefault(_same(v), (v, name))
             seen = seen or v
         if seen is None:
             return None
+        if len(distinct) > 1:  # two queues (or numbers): named, never one of them picked
+            shown_ = ", ".join(
+                f"{_shown_value(v.value if v.kind == 'queue' else v)} (line {line(n)})"
+                for v, n in list(distinct.values())[:MAX_CANDIDATES]
+            )
+            more = f" and {len(distinct) - MAX_CANDIDATES} more" if len(distinct) > MAX_CANDIDATES else ""
+            return unknown(
+                node, f"{text(node)} is assigned more than once, to different values: {shown_}{more}"
+            )
         out = Value(seen.kind, seen.value, seen.node, seen.why, seen.default)
         for slot in ("scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(seen, slot))
         out.via = seen.via or node
         out.computed = True  # several places write it: no one of them is the value to edit
         return out
+
+    def _before(self, node, bound: list) -> list:
+        """The assignments of a local name (every one in the function around ``node``) that can reach ``node``:
+        those before it, when no loop around it in the function could bring a later one back; else all."""
+        if node.type in self.lang.members or not bound:
+            return bound
+        fn = _around(self, node, _FUNCTIONS)
+        if fn is None or any(not (fn.start_byte <= n.start_byte < fn.end_byte) for n, _ in bound):
+            return bound
+        up = self.parent(node)
+        for _ in range(64):
+            if up is None or up.id == fn.id:
+                break
+            if up.type in _LOOPS:
+                return bound
+            up = self.parent(up)
+        else:
+            return bound
+        return [b for b in bound if b[0].start_byte < node.start_byte]
 
     def argument(self, node, key: str, depth: int, pick=None, part: str | None = None) -> Value:
         """The value of the parameter ``key`` read at ``node``: what the calls of its function pass it (in this
@@ -881,6 +914,13 @@ class File:
         return unknown(node)
 
 
+def _same(v: Value) -> tuple:
+    """What two values compare by: kind and value (a ``queue`` response by the queue it names)."""
+    if v.kind == "queue" and isinstance(v.value, Value):
+        return ("queue", v.value.kind, v.value.value)
+    return (v.kind, v.value)
+
+
 _SITE_OWN = {"key", "value", "var", "heartbeat", "param", "param.scope"}
 _NOT_FIELDS = ("consumer.", "bind.", "set.")
 _CAPTURE = re.compile(rb"@([A-Za-z_][\w.-]*)")
@@ -932,6 +972,11 @@ _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
+}  # fmt: skip
+_LOOPS = {
+    "for_statement", "while_statement", "for_in_statement", "do_statement", "enhanced_for_statement",
+    "foreach_statement", "for_range_loop", "while", "until", "for", "do_while_statement", "list_comprehension",
+    "do_block",
 }  # fmt: skip
 _BLOCKS = {
     "block",
@@ -1350,6 +1395,8 @@ class Flow:
                 if v.kind != "unknown" and v.via is None:
                     v.via = p
                 return v
+            if keyword is None:  # kwargs.get("key") no call passes: None
+                return Value("none", None, p)
             return unknown(p, f"{label}, and no call of it in its package passes it")
         got = []
         for g, call, pos, kw in sites:
@@ -1361,9 +1408,9 @@ class Flow:
                 )
             arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
-                if default is None:
+                if default is None and keyword is not None and not f.lang.unpassed:
                     return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
-                v = evaluate(default, f, depth + 1)
+                v = evaluate(default, f, depth + 1) if default is not None else Value("none", None, p)
                 owner = f
             else:
                 v = evaluate(arg, g, depth + 1)
@@ -1436,6 +1483,8 @@ def _at(g: File, node) -> str:
 def _shown_value(v: Value) -> str:
     if v.kind == "str":
         return repr(v.value)
+    if v.kind == "name":
+        return f"the queue {v.value}"
     if v.kind == "env":
         return f"${v.value}"
     return str(v.value)
@@ -1752,8 +1801,9 @@ class Reader:
                 c.settings["queue_pattern"] = v.pattern
                 c.locations["queue_pattern"] = self.loc(v.node)
             if not self.annotated(c, "queue"):
+                why = "it is not given (None)" if v.kind == "none" else v.why or shown(v.node)
                 self.note(
-                    f"{what}: the queue is computed ({v.why or shown(v.node)}), not joined; "
+                    f"{what}: the queue is computed ({why}), not joined; "
                     f"{self.hint('queue', '<name or URL>')}",
                     v.node,
                 )

@@ -11,7 +11,11 @@ say what the variable holds. They also hold secrets (``SQS_KEY``, ``SQS_SECRET``
   reads the variable to a queue of that name that an input of the run declares; otherwise the value is never
   printed (notes name the variable and the file) nor looked up in AWS (``--queues-from aws``).
 
-A value with ``${...}`` interpolation is not a literal and is skipped.
+A compose value with ``${...}`` interpolation is read as Compose reads it when the variable is not set:
+``${VAR:-default}`` and ``${VAR-default}`` are the default (a project ``.env`` that sets the variable is its own
+binding: two different values are two candidates, never a guess); any other interpolation (``${VAR}``,
+``$VAR``, ``${VAR:?error}``, ``${VAR:+other}``) leaves the value unknown and it is skipped. In a ``.env`` file
+a ``${...}`` value is skipped.
 
 Pure: ``read(path, data)`` like every reader of :mod:`visguard.linter.loaders.code`.
 """
@@ -130,7 +134,7 @@ def _compose(path: str, text: str) -> CodeResult:
         for key, value, (ln, c) in items:
             b = binding(
                 str(key),
-                value,
+                interpolated(value) if isinstance(value, str) else value,
                 Location(path, line=ln, column=c, path=f"services/{service}/environment/{key}"),
                 str(service),
             )
@@ -177,6 +181,31 @@ def _build_context(path: str, build) -> str | None:
     if len(context) > 1024 or "\x00" in context:
         return None
     return os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(path)), context))
+
+
+_INTERPOLATION = re.compile(
+    r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^${}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{[^}]*\}?"
+)
+
+
+def interpolated(value: str) -> str | None:
+    """A compose value as Compose interpolates it with its variables unset (the Compose file reference,
+    "Interpolation"): ``$$`` is ``$``; ``${VAR:-d}`` / ``${VAR-d}`` is ``d`` (a literal default: a default that
+    interpolates again is not read); anything else that names a variable makes the value unknown (None)."""
+    if "$" not in value:
+        return value
+    out, pos = [], 0
+    for m in _INTERPOLATION.finditer(value):
+        out.append(value[pos : m.start()])
+        pos = m.end()
+        if m.group(0) == "$$":
+            out.append("$")
+        elif m.group(1) is not None and m.group(2) is not None:
+            out.append(m.group(3))
+        else:
+            return None
+    out.append(value[pos:])
+    return "".join(out)
 
 
 def _split(item: str) -> tuple[str, str]:

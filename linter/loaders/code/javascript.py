@@ -41,6 +41,8 @@ declarations per name, references followed and descents are capped, beyond which
 
 from __future__ import annotations
 
+import re
+
 from visguard.linter.consumers import QueueRef, queue_name_of
 from visguard.linter.loaders import values
 from visguard.linter.model import Location, Note
@@ -56,6 +58,9 @@ MAX_BYTES = 8_000_000  # larger files are bundles, not application code: one not
 MAX_SITES = 500  # receive sites read per file
 MAX_DEPTH = 24  # references followed from one value (a const naming a const naming ...)
 MAX_STEPS = 200_000  # nodes a file's value resolution may visit in all
+MAX_SOURCES = 32  # sources of one merged options object read (_merge_sources)
+_MERGES = ("assign", "extend", "merge", "assignIn")  # lodash: the last source wins
+_DEFAULTS = ("defaults", "defaultsDeep")  # lodash: the first source wins
 MAX_CANDIDATES = 64  # declarations of one name (minified code reuses names): beyond, the name is not read
 MAX_ANCESTORS = 2_000  # nesting followed from the root to a node
 MAX_DESCENTS = 1_000_000  # steps a file's descents from the root may take in all (~1 s)
@@ -108,6 +113,7 @@ def _language(name: str, grammar: str) -> Language:
         signature=lambda fn, f: _signature(fn, f),
         call_args=lambda call, f: _call_args(call, f),
         imported=lambda f, key: _imported(f, key),
+        unpassed=True,  # new B() of constructor(options): options is undefined
     )
 
 
@@ -1108,6 +1114,9 @@ class _Scopes:
             fn = self._param_of(text(named), named)
             if fn is not None:
                 return self._param(fn, text(named), named, depth, prop=key, absent=absent)
+        sources = self._merge_sources(named, depth)
+        if sources is not None:  # { ...DEFAULTS, ...options }.key: the last source that sets it
+            return self._merged_key(sources, key, node, depth, absent)
         base = self._value(obj, depth + 1)
         if base.kind == "module":  # config.QUEUE_URL of `const config = require("./config")`
             return _js(base.value).exported(key, depth + 1)
@@ -1118,6 +1127,105 @@ class _Scopes:
         if base.kind == "list" and key.isdigit() and int(key) < len(base.value):
             return self._value(base.value[int(key)], depth + 1)
         raise _Unresolved
+
+    # -- options merged with defaults (issue 35 §1): `this.options = { ...DEFAULTS, ...options }`,
+    # `Object.assign({}, DEFAULTS, opts)`, lodash `_.assign/_.extend/_.merge` (the last source wins) and
+    # `_.defaults/_.defaultsDeep` (the first wins): `this.options.queueUrl` is the key of the last source that sets
+    # it, a parameter's part (`options.queueUrl`) being what each call passes (absent: the source before it).
+    # Bounded as every read (MAX_DEPTH, MAX_STEPS); at most MAX_SOURCES sources per object.
+    def _merge_sources(self, node, depth):
+        """The sources of a merged object at ``node`` (or the one declaration it names), the last the winner:
+        [("pair", key, value node) | ("spread", node, deep)]; None when it is no merge (an object literal
+        without a spread, anything else)."""
+        node = _strip(node)
+        for _ in range(4):  # const opts = {...}; this.opts = opts
+            if node is None or node.type != "identifier" or self._param_of(text(node), node) is not None:
+                break
+            try:
+                decl = self.declaration(text(node), node)
+            except _Unresolved:
+                return None
+            if decl is None or decl.type != "variable_declarator":
+                return None
+            node = _strip(decl.child_by_field_name("value"))
+        if node is None:
+            return None
+        if node.type == "object":
+            out = []
+            for c in node.named_children:
+                if c.type == "pair":
+                    key = c.child_by_field_name("key")
+                    if key is None or key.type == "computed_property_name":
+                        return None
+                    out.append(("pair", self.key(key), c.child_by_field_name("value")))
+                elif c.type == "shorthand_property_identifier":
+                    out.append(("pair", text(c), c))
+                elif c.type == "spread_element" and c.named_children:
+                    out.append(("spread", c.named_children[0], False))
+            spreads = sum(1 for e in out if e[0] == "spread")
+            return out[:MAX_SOURCES] if spreads and len(out) <= MAX_SOURCES else None
+        if node.type != "call_expression":
+            return None
+        fn = node.child_by_field_name("function")
+        callee = text(fn) if fn is not None else ""
+        last = callee.rsplit(".", 1)[-1]
+        args = node.child_by_field_name("arguments")
+        kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+        if not kids or len(kids) > MAX_SOURCES or any(k.type == "spread_element" for k in kids):
+            return None
+        lodash = callee.startswith(("_.", "lodash.")) or (
+            fn.type == "identifier" and last in (*_MERGES, *_DEFAULTS) and self._from_lodash(last)
+        )
+        if callee == "Object.assign" or (lodash and last in _MERGES):
+            return [("spread", k, last == "merge") for k in kids]
+        if lodash and last in _DEFAULTS:
+            return [("spread", k, last == "defaultsDeep") for k in reversed(kids)]
+        return None
+
+    def _from_lodash(self, name: str) -> bool:
+        """Whether the module imports ``name`` from lodash (``import { defaults } from "lodash"``, a require)."""
+        cache = self.__dict__.setdefault("_lodash", {})  # once per name and file: a file of 3,000 merges
+        if name not in cache:
+            pattern = (
+                rb"\b" + name.encode() + rb"\b[^;]{0,200}?(?:from\s*|require\(\s*)['\"]lodash(?:/|['\"])"
+            )
+            cache[name] = re.search(pattern, self.file.data[: engine.MAX_BYTES]) is not None
+        return cache[name]
+
+    def _merged_key(self, sources, key, node, depth, absent):
+        """``key`` of a merged object (:meth:`_merge_sources`)."""
+        for kind, a, b in reversed(sources):
+            if kind == "pair":
+                if a == key:
+                    return self._value(b, depth + 1)
+                continue
+            inner = _strip(a)
+            if inner is not None and inner.type == "identifier":
+                fn = self._param_of(text(inner), inner)
+                if (
+                    fn is not None
+                ):  # each call's options object's key; none of them gives it: the source before
+                    v = self._param(fn, text(inner), inner, depth + 1, prop=key, absent=True)
+                    if v.kind == "none":
+                        continue
+                    if b and v.kind == "obj":
+                        raise _Unresolved(f"{key} is deep-merged from several sources")
+                    return v
+            v = self._value(inner, depth + 1)
+            if v.kind == "none":
+                continue
+            if v.kind != "obj":
+                raise _Unresolved(f"{engine.shown(inner)} may set {key}")
+            if key in v.value:
+                got = self.within(v.file, v.value[key], depth + 1)
+                if b and got.kind == "obj":
+                    raise _Unresolved(f"{key} is deep-merged from several sources")
+                return got
+            if v.mark == "open":
+                raise _Unresolved(f"{engine.shown(inner)} may set {key}")
+        if absent:
+            return Value("none", None, node)
+        raise _Unresolved(f"no source of {engine.shown(node)} sets {key}")
 
     def _is_process_env(self, node):
         if node.type != "member_expression":
@@ -1254,7 +1362,7 @@ class _Scopes:
                 key = c.child_by_field_name("key")
                 if key is not None and key.type == "computed_property_name":
                     inner = key.named_children
-                    kv = self.value(inner[0]) if inner else None
+                    kv = self._known(inner[0], depth) if inner else None
                     if kv is None or kv.kind != "str":
                         continue
                     props[kv.value] = c.child_by_field_name("value")
@@ -1268,10 +1376,11 @@ class _Scopes:
                     props[self.key(name)] = c
             elif c.type == "spread_element":
                 inner = c.named_children
-                v = self.value(inner[0]) if inner else None
+                v = self._known(inner[0], depth) if inner else None  # depth: a chain of spreads ends
                 keys = self._maybe_keys(inner[0]) if inner and (v is None or v.kind != "obj") else None
                 if v is not None and v.kind == "obj" and v.file in (None, self.file):
                     props.update(v.value)
+                    open_ = open_ or v.mark == "open"  # a spread of an object that may hold more
                 elif keys is not None:  # ...(vt ? { VisibilityTimeout: vt } : {}): those keys are computed
                     props.update(dict.fromkeys(keys, c))
                 else:  # an unknown spread may set any key: what came before is no longer known
@@ -1280,6 +1389,15 @@ class _Scopes:
         out = Value("obj", {k: v for k, v in props.items() if v is not None}, node)
         out.mark = "open" if open_ else None  # open: a key it lacks may still be set
         return out
+
+    def _known(self, node, depth) -> Value | None:
+        """``node``'s Value read ``depth`` deep, None when it is not known (:meth:`value`, without restarting the
+        depth: a chain of 10,000 objects spreading the next ends at MAX_DEPTH)."""
+        try:
+            v = self._value(node, depth + 1)
+        except _Unresolved:
+            return None
+        return None if v.kind == "unknown" else v
 
     def _maybe_keys(self, node) -> list | None:
         """The keys a conditional spread may set (``cond ? { A: x } : null``: each branch an object literal

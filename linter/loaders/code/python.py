@@ -25,6 +25,7 @@ note; a number literal beyond ``values.MAX_NUMBER`` is not read and noted.
 from __future__ import annotations
 
 import bisect
+import re
 
 from visguard import facts
 from visguard.linter.consumers import QueueRef
@@ -35,6 +36,8 @@ from . import CodeResult, creates
 from .engine import (
     ANNOTATION_FIELDS,
     FLOW,
+    MAX_AGREE,
+    MAX_BYTES,
     MAX_DEPTH,
     NOT_A_NUMBER,
     File,
@@ -191,7 +194,11 @@ def _module(f: File, module, extra: str | None) -> File | None:
 
 
 def _call_args(call, f: File):
-    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``."""
+    """(positional argument nodes, {keyword: value node}, whether it passes ``*x``/``**x``) of ``call``; of a
+    function's name handed to a thread or an executor (the flow query's indirect calls), what that call gives
+    it."""
+    if call.type in ("identifier", "attribute"):
+        return _handed_args(call, f)
     args = call.child_by_field_name("arguments")
     if args is None or args.type != "argument_list":
         return None
@@ -204,6 +211,47 @@ def _call_args(call, f: File):
         elif a.type != "comment":
             pos.append(a)
     return pos, kw, splat
+
+
+def _handed_args(fn_node, f: File):
+    """What a function handed over at ``fn_node`` is called with: ``Thread(target=f, args=(a,), kwargs={...})``
+    (Process, Timer too), ``submit(f, a, k=b)``, ``to_thread(f, a)``, ``start_new_thread(f, (a,))``,
+    ``run_in_executor(x, f, a)``; None for another place."""
+    holder = f.parent(fn_node)
+    keyword = holder is not None and holder.type == "keyword_argument"
+    arglist = f.parent(holder) if keyword else holder
+    call = f.parent(arglist) if arglist is not None and arglist.type == "argument_list" else None
+    if call is None or call.type != "call":
+        return None
+    got = _call_args(call, f)
+    if got is None:
+        return None
+    pos, kw, splat = got
+    if keyword:  # Thread(target=f, args=(...), kwargs={...})
+        args, kwargs = kw.get("args"), kw.get("kwargs")
+        if (args is not None and args.type not in ("tuple", "list")) or (
+            kwargs is not None and kwargs.type != "dictionary"
+        ):
+            return [], {}, True
+        out_pos = [a for a in (args.named_children if args is not None else ()) if a.type != "comment"]
+        out_kw = {}
+        for pair in kwargs.named_children if kwargs is not None else ():
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            k = evaluate(key, f) if key is not None else None
+            if k is None or k.kind != "str":
+                return [], {}, True
+            out_kw[k.value] = pair.child_by_field_name("value")
+        return out_pos, out_kw, any(a.type == "list_splat" for a in out_pos)
+    name = _name(call)
+    at = next((i for i, a in enumerate(pos) if a.start_byte == fn_node.start_byte), None)
+    if at is None:
+        return None
+    rest = pos[at + 1 :]
+    if name == "start_new_thread":  # _thread.start_new_thread(f, (a, b))
+        if len(rest) != 1 or rest[0].type not in ("tuple", "list"):
+            return [], {}, True
+        return [a for a in rest[0].named_children if a.type != "comment"], {}, False
+    return rest, ({} if name == "run_in_executor" else kw), splat
 
 
 PYTHON = Language(
@@ -399,10 +447,414 @@ def _subscript(node, f: File, depth: int) -> Value:
     key = evaluate(keys[0], f, depth + 1)
     if text(obj) in ("os.environ", "environ"):
         return Value("env", key.value, node) if key.kind == "str" and key.value else unknown(node)
+    if key.kind == "str" and key.value and obj.type == "identifier":  # options["queue_url"] of **options
+        got = _kwargs_get(node, obj, [keys[0]], f, depth)
+        if got is not None:
+            return unknown(node, f"{_shown(node)}: not passed") if got.kind == "none" else got
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
         return evaluate(d.value[key.value], f, depth + 1)
+    if d.kind == "queue" and key.kind == "str" and key.value == "QueueUrl":
+        return _response_url(d, node)
     return unknown(node)
+
+
+# ------------------------------------------------------------------------------------------ "x, else the queue N"
+# (issue 35 §1) ``create_queue(QueueName=N)`` / ``get_queue_url(QueueName=N)`` evaluate to a response of the queue
+# N (Value ``queue``: the Value of N), whose ``["QueueUrl"]`` / ``.get("QueueUrl")`` is that queue (a name, or the
+# environment variable N is); ``None`` is ``none`` (not given); ``a or b`` is ``a`` when it is known and not empty,
+# ``b`` when ``a`` is nothing (None, "", not passed), an environment variable with ``b`` as its default; a parameter
+# that its function reassigns only when not given (``if x is None: x = ...``, ``if not x: ...``, ``x = x or ...``)
+# is what its calls pass, else what those assignments give (one value; several: unknown, naming them). Each
+# step is one evaluate (MAX_DEPTH bounds the nesting), the reassignments of one parameter at most MAX_AGREE.
+def _response(node, f: File, depth: int) -> Value | None:
+    """The response Value of a ``create_queue``/``get_queue_url`` call (None: another call)."""
+    kw = _kwargs(f, node, depth)
+    name = kw.get("QueueName")
+    if name is None:
+        return unknown(node, f"{_shown(node)} names no QueueName")
+    v = evaluate(name, f, depth + 1)
+    if v.kind not in ("str", "env") or (v.kind == "str" and not v.value.strip()):
+        return unknown(node, f"the queue named {v.why or _shown(name)}")
+    return Value("queue", v, node)
+
+
+def _response_url(d: Value, node) -> Value:
+    """The queue a response's QueueUrl is: the name (a ``name`` Value) or the environment variable it names."""
+    inner = d.value
+    if inner.kind == "env":
+        return inner
+    out = Value("name", inner.value.strip(), inner.node)
+    out.via, out.file = inner.via, inner.file
+    return out
+
+
+def _or(node, f: File, depth: int) -> Value | None:
+    """``a or b`` (None for ``and``: the engine's)."""
+    if text(node.child_by_field_name("operator")).strip() != "or":
+        return None
+    a = evaluate(node.child_by_field_name("left"), f, depth + 1)
+    b_node = node.child_by_field_name("right")
+    if _nothing(a):
+        return evaluate(b_node, f, depth + 1)
+    if a.kind in ("str", "int", "name") or (a.kind == "bool" and a.value):
+        return a
+    if a.kind == "env" and (a.default is None or _nothing(a.default)):  # os.getenv("Q", "") or "orders"
+        b = evaluate(b_node, f, depth + 1)
+        if b.kind == "int":
+            b.env = a.value
+            return b
+        out = Value("env", a.value, a.node, default=b if b.kind == "str" else None)
+        out.file = a.file
+        return out
+    out = unknown(node, f"{_shown(node)}: {a.why or _shown(a.node)}, else {_shown(b_node)}")
+    out.env = env_of(a)
+    return out
+
+
+def _nothing(v: Value) -> bool:
+    """Whether ``v`` is "not given": None, an empty string, False."""
+    return v.kind == "none" or (v.kind == "str" and v.value == "") or (v.kind == "bool" and not v.value)
+
+
+def _guarded(f: File, name: str, fn, assignment) -> bool:
+    """Whether ``assignment`` (of the parameter ``name``, in ``fn``) runs only when ``name`` is not given: the
+    body of ``if name is None:`` / ``if not name:`` / ``if name == None:``, or ``name = name or ...``."""
+    right = assignment.child_by_field_name("right")
+    for _ in range(MAX_DEPTH):  # `name = name or a or b`: the chain's first operand is the name
+        if (
+            right is None
+            or right.type != "boolean_operator"
+            or text(right.child_by_field_name("operator")) != "or"
+        ):
+            break
+        right = right.child_by_field_name("left")
+        if right is not None and text(right) == name:
+            return True
+    block = assignment.parent.parent if assignment.parent is not None else None
+    stmt = block.parent if block is not None and block.type == "block" else None
+    if stmt is None or stmt.type != "if_statement" or stmt.child_by_field_name("consequence") != block:
+        return False
+    cond = stmt.child_by_field_name("condition")
+    if cond is None:
+        return False
+    if cond.type == "not_operator":
+        arg = cond.child_by_field_name("argument")
+        return arg is not None and text(arg) == name
+    kids = cond.named_children
+    ops = [text(c) for c in cond.children if not c.is_named]
+    return (
+        cond.type == "comparison_operator"
+        and len(kids) == 2
+        and text(kids[0]) == name
+        and kids[1].type == "none"
+        and " ".join(ops) in ("is", "==")
+    )
+
+
+def _defaulted_parameter(node, f: File, depth: int) -> Value | None:
+    """A parameter its function reassigns only when it is not given (see above), read after those
+    assignments: its calls' value when known and not nothing, else the assignments' one value. None when the
+    name is no such parameter (the engine reads it)."""
+    name = text(node)
+    found = f.param_of(name, node.start_byte)
+    if found is None:
+        return None
+    fn = found[0]
+    bound = f.bindings.get(name, {})
+    starts = f._binding_starts.get(name)
+    if (
+        starts is None
+    ):  # sorted once: a parameter name reassigned in each of 3,000 functions is read 3,000 times
+        starts = f._binding_starts[name] = sorted(bound)
+    lo, hi = bisect.bisect_left(starts, fn.start_byte), bisect.bisect_left(starts, fn.end_byte)
+    if hi - lo > MAX_AGREE:
+        return None
+    inside = [bound[at][0] for at in starts[lo:hi]]
+    assigns = [n.parent for n in inside]
+    if any(a is None or a.end_byte > node.start_byte for a in assigns):
+        # read inside its own reassignment (`url = url or ...`: that one does not reach it), or before one (a
+        # loop could bring it back): the engine's parameter
+        return None
+    if not assigns or len(assigns) > MAX_AGREE or depth >= MAX_DEPTH:
+        return None
+    if any(a.type != "assignment" or not _guarded(f, name, fn, a) for a in assigns):
+        return None
+    given = f.argument(node, name, depth + 1)
+    if given.kind != "unknown" and not _nothing(given):
+        return given
+    if given.kind == "unknown" and not given.why.endswith("no call of it in its package passes it"):
+        return unknown(node, f"{name}: {given.why}")
+    got = []
+    for a in assigns:
+        right = a.child_by_field_name("right")
+        v = evaluate(right, f, depth + 1)
+        if v.kind == "unknown" or _nothing(v):
+            return unknown(node, f"{name} when not given: {v.why or _shown(right)}")
+        got.append(v)
+    if len({(v.kind, repr(v.value) if v.kind != "env" else v.value) for v in got}) > 1:
+        shown_ = ", ".join(_shown(v.node) for v in got[:3])
+        return unknown(node, f"{name} when not given is one of several values ({shown_})")
+    return got[0]
+
+
+def _identifier(node, f: File, depth: int) -> Value | None:
+    """A name: a parameter reassigned when not given, a ``for`` loop's name (:func:`_loop_element`), a local of
+    another function (not this one's: unknown); None for the engine's reading."""
+    name = text(node)
+    if f.is_param(name, node.start_byte):
+        return _defaulted_parameter(node, f, depth) if name in f.bindings else None
+    got = _loop_element(node, f, depth) if name in _loop_names(f) else None
+    if got is not None:
+        return got
+    if name in f.bindings and not _in_scope(f, name, node):
+        return unknown(node, f"{name} is a local name of another function")
+    return None
+
+
+_FOR_TARGET = re.compile(rb"\bfor\s+([A-Za-z_][\w\s,()\[\]]{0,200}?)\s+in\b")
+
+
+def _loop_names(f: File) -> frozenset:
+    """The names a ``for`` of the file may bind (a byte search, once per file): only those are looked up as a
+    loop's (:func:`_loop_of` walks up the tree)."""
+    got = getattr(f, "_py_loop_names", None)
+    if got is None:
+        names = set()
+        for m in _FOR_TARGET.finditer(f.data[:MAX_BYTES]):
+            names.update(w.decode() for w in re.findall(rb"[A-Za-z_]\w*", m.group(1)))
+        got = f._py_loop_names = frozenset(names)
+    return got
+
+
+def _in_scope(f: File, name: str, use) -> bool:
+    """Whether a binding of ``name`` is in scope at ``use``: one at module (or class) level, or one in a function
+    around ``use`` (a closure's). Where each binding's function is, is found once per file; a use looks in its
+    functions by bisection."""
+    index = f.__dict__.setdefault("_py_scopes", {})
+    got = index.get(name)
+    if got is None:
+        top, inside = False, []
+        for n, _ in f.bindings.get(name, {}).values():
+            up = f.parent(n)
+            for _ in range(256):
+                if up is None or up.type in ("function_definition", "lambda"):
+                    break
+                up = f.parent(up)
+            if up is None or re.search(
+                rb"\b(?:global|nonlocal)\s[^\n]*\b" + re.escape(name.encode()) + rb"\b", up.text or b""
+            ):  # at module level, or `global NAME` in its function: the module's (nonlocal: as before)
+                top = True
+                break
+            inside.append(n.start_byte)
+        got = index[name] = (top, sorted(inside))
+    top, starts = got
+    if top:
+        return True
+    up = f.parent(use)
+    for _ in range(256):
+        if up is None:
+            return False
+        if up.type in ("function_definition", "lambda"):
+            lo = bisect.bisect_left(starts, up.start_byte)
+            if lo < len(starts) and starts[lo] < up.end_byte:
+                return True
+        up = f.parent(up)
+    return False
+
+
+# ------------------------------------------------------------------------------------------ registries
+# (issue 35 §1) a decorator that registers its handler under its parameter (``self.routes[queue_url] = fn``,
+# ``self.handlers.append((queue_url, fn))``) and a loop that receives from each (``for url, fn in
+# self.routes.items(): receive(QueueUrl=url)``): the loop's name is each element the code puts in the collection
+# (a field of the class, or a module-level name), one value when they all agree (several: unknown, named).
+# Bounded: MAX_WALK nodes of the class (or module) walked once per collection, at most MAX_AGREE elements.
+MAX_WALK = 50_000
+_VIEWS = {"items": None, "keys": 0, "values": 1}  # dict view -> the part of a (key, value) element it gives
+
+
+def _loop_element(node, f: File, depth: int) -> Value | None:
+    """The value of ``node``, a name a ``for`` loop binds (``for url, fn in self.routes.items()``); None when
+    it is no such name (the engine reads it)."""
+    name = text(node)
+    loop = _loop_of(f, node)
+    if loop is None or depth >= MAX_DEPTH:
+        return None
+    stmt, names = loop
+    at = names.index(name) if len(names) > 1 else None
+    right = _unawait(stmt.child_by_field_name("right"))
+    view = "list"
+    if right is not None and right.type == "call":
+        fn = right.child_by_field_name("function")
+        args = right.child_by_field_name("arguments")
+        if fn is None or fn.type != "attribute" or text(fn.child_by_field_name("attribute")) not in _VIEWS:
+            return unknown(node, f"{name}: each of {_shown(right)}")
+        if args is not None and args.named_children:
+            return unknown(node, f"{name}: each of {_shown(right)}")
+        view = text(fn.child_by_field_name("attribute"))
+        right = fn.child_by_field_name("object")
+    elements = _elements(f, right)
+    what = f"{name}: each of {_shown(stmt.child_by_field_name('right'))}"
+    if isinstance(elements, str):
+        return unknown(node, f"{what}: {elements}")
+    kind, items = elements
+    picks = []
+    for key, value in items:
+        part = key if kind == "list" else (key, value)
+        if kind == "dict":
+            which = _VIEWS.get(view, 0) if view != "list" else 0  # iterating a dict gives its keys
+            if which is None:  # items(): (key, value)
+                part = (key, value)
+                if at is None:
+                    return unknown(node, f"{what}: a (key, value) pair")
+                part = part[at] if at < 2 else None
+            else:
+                part = part[which] if at is None else None
+        elif at is not None:  # a list of tuples: `for url, fn in self.handlers`
+            kids = [k for k in part.named_children if k.type != "comment"] if part.type == "tuple" else []
+            part = kids[at] if at < len(kids) else None
+        if part is None:
+            return unknown(node, f"{what}: an element visguard cannot take apart")
+        picks.append(part)
+    if not picks:
+        return unknown(node, f"{what}: the code puts nothing in it that visguard reads")
+    got = []
+    for p in picks:
+        v = evaluate(p, f, depth + 1)
+        if v.kind == "unknown":
+            return unknown(node, f"{what}: {v.why or _shown(p)}")
+        got.append(v)
+    distinct = {(v.kind, repr(v.value) if v.kind != "queue" else repr(v.value.value)) for v in got}
+    if len(distinct) > 1:
+        shown_ = ", ".join(_shown(v.node) for v in got[:3])
+        return unknown(node, f"{what}: {len(got)} different values ({shown_})")
+    out = got[0]
+    out.computed = True
+    return out
+
+
+def _loop_of(f: File, node):
+    """(the ``for`` statement around ``node`` in its function that binds its name, the names its target binds
+    in order) or None."""
+    name = text(node)
+    up = f.parent(node)
+    if up is not None and up.type == "attribute" and up.child_by_field_name("attribute") == node:
+        return None  # the `x` of `a.x` is no name
+    for _ in range(48):
+        if up is None or up.type in ("function_definition", "class_definition", "module"):
+            return None
+        if up.type == "for_statement":
+            left = up.child_by_field_name("left")
+            names = (
+                [left]
+                if left is not None and left.type == "identifier"
+                else (
+                    left.named_children
+                    if left is not None and left.type in ("pattern_list", "tuple_pattern")
+                    else []
+                )
+            )
+            if any(n.type == "identifier" and text(n) == name for n in names):
+                body = up.child_by_field_name("body")
+                if (
+                    body is not None and body.start_byte <= node.start_byte
+                ):  # read in the loop, not in its target
+                    return up, [text(n) if n.type == "identifier" else None for n in names]
+        up = f.parent(up)
+    return None
+
+
+def _elements(f: File, coll):
+    """("dict", [(key node, value node)]) or ("list", [(element node, None)]) of what the code puts in the
+    collection ``coll`` (``self.x`` of its class, or a module-level name), or why not (a str)."""
+    if coll is None or coll.type not in ("identifier", "attribute"):
+        return "a collection visguard does not follow"
+    key = f.key(coll)
+    own = key.startswith("self.")
+    scope = f.root
+    if own:
+        up = f.parent(coll)
+        for _ in range(64):
+            if up is None or up.type == "class_definition":
+                break
+            up = f.parent(up)
+        if up is None:
+            return "a field outside a class"
+        scope = up
+    cache = f.__dict__.setdefault("_py_collections", {})
+    found = cache.get((scope.start_byte, key))
+    if found is not None:
+        return found
+    kind, items, why, seen = None, [], None, 0
+    stack = [scope]
+    while stack and why is None:
+        n = stack.pop()
+        seen += 1
+        if seen > MAX_WALK:
+            why = f"more than {MAX_WALK:,} nodes to look through"
+            break
+        t = n.type
+        got = None
+        if t == "assignment":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is not None and f.key(left) == key and right is not None:  # self.x = {...} / [...]
+                if right.type == "dictionary" and all(p.type == "pair" for p in right.named_children):
+                    got = ("dict", [(p.child_by_field_name("key"), p.child_by_field_name("value"))
+                                    for p in right.named_children])  # fmt: skip
+                elif right.type in ("list", "set", "tuple"):
+                    got = ("list", [(e, None) for e in right.named_children if e.type != "comment"])
+                elif (
+                    right.type == "call"
+                    and text(right.child_by_field_name("function"))
+                    in ("dict", "list", "set", "defaultdict", "OrderedDict")
+                    and not right.child_by_field_name("arguments").named_children[1:]
+                ):
+                    got = (
+                        "dict" if "dict" in text(right.child_by_field_name("function")).lower() else "list",
+                        [],
+                    )
+                else:
+                    why = f"{key} is set to {_shown(right)}"
+            elif (
+                left is not None
+                and left.type == "subscript"
+                and f.key(left.child_by_field_name("value") or left) == key
+            ):
+                subs = left.children_by_field_name("subscript")
+                got = ("dict", [(subs[0], right)]) if len(subs) == 1 else None
+        elif t == "augmented_assignment":
+            left = n.child_by_field_name("left")
+            if left is not None and f.key(left) == key:
+                why = f"{key} is extended by {_shown(n)}"
+        elif t == "call":
+            fn = n.child_by_field_name("function")
+            if fn is not None and fn.type == "attribute" and f.key(fn.child_by_field_name("object")) == key:
+                method = text(fn.child_by_field_name("attribute"))
+                args = _positional(n)
+                if method in ("append", "add") and len(args) == 1:
+                    got = ("list", [(args[0], None)])
+                elif method == "insert" and len(args) == 2:
+                    got = ("list", [(args[1], None)])
+                elif method == "setdefault" and len(args) == 2:
+                    got = ("dict", [(args[0], args[1])])
+                elif method in ("update", "extend", "__setitem__"):
+                    why = f"{key} is filled by {_shown(n)}"
+        if got is not None:
+            if kind is not None and got[0] != kind:
+                why = f"{key} is filled both as a list and as a map"
+            kind = got[0]
+            items += got[1]
+            if len(items) > MAX_AGREE:
+                why = f"more than {MAX_AGREE} elements"
+        stack.extend(reversed(n.children))
+    found = why if why is not None else ((kind or "list"), items)
+    cache[(scope.start_byte, key)] = found
+    return found
+
+
+def _await(node, f: File, depth: int) -> Value:
+    kids = [k for k in node.named_children if k.type != "comment"]
+    return evaluate(kids[0], f, depth + 1) if kids else unknown(node)
 
 
 def _dictionary(node, f: File, depth: int) -> Value:
@@ -438,6 +890,13 @@ def _call(node, f: File, depth: int) -> Value:
         got = _kwargs_get(node, fn.child_by_field_name("object"), args, f, depth)
         if got is not None:
             return got
+        key = evaluate(args[0], f, depth + 1)
+        if key.kind == "str" and key.value == "QueueUrl":  # create_queue(...).get("QueueUrl")
+            d = evaluate(fn.child_by_field_name("object"), f, depth + 1)
+            if d.kind == "queue":
+                return _response_url(d, node)
+    if name in _URL_CALLS and fn.type == "attribute":
+        return _response(node, f, depth)
     if name == "format" and fn.type == "attribute":
         template = evaluate(fn.child_by_field_name("object"), f, depth + 1)
         if template.kind == "str":
@@ -515,7 +974,227 @@ def _timedelta(node, f: File, args: list, depth: int) -> Value:
     return out
 
 
+# ------------------------------------------------------------------------------------------ settings classes
+# (issue 35 §1) ``Config.QUEUE`` of ``class Config: QUEUE = os.getenv("Q", "orders")``, in this module or imported
+# from another of the package (``from .config import Config``, ``import config`` then ``config.Config.QUEUE``), and
+# an instance's ``settings.QUEUE`` (``settings = Settings()``, here or imported): the class attribute, a base's when
+# the class does not set it, a dataclass/pydantic instance's keyword argument over its default, a pydantic
+# ``BaseSettings`` field the environment variable of its name with the default as fallback. Bounded: at most
+# MAX_BASES classes up, names followed MAX_DEPTH deep, each module looked up one FLOW step (FLOW.spend), the
+# classes of a file indexed once (``_classes``: one dict per parsed file, dropped with it).
+MAX_BASES = 4
+_SETTINGS_BASES = ("BaseSettings",)  # pydantic / pydantic-settings: a field is read from the environment
+_DATA_DECORATORS = ("dataclass", "dataclasses.dataclass", "attr.s", "attrs.define", "define", "frozen")
+
+
+def _classes(f: File) -> dict:
+    """The module-level classes of ``f``: name -> class_definition node (decorated ones too), once per file."""
+    got = getattr(f, "_py_classes", None)
+    if got is None:
+        got = {}
+        for node in f.root.named_children:
+            inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+            if inner is not None and inner.type == "class_definition":
+                got.setdefault(text(inner.child_by_field_name("name")), inner)
+        f._py_classes = got
+    return got
+
+
+def _class_of(f: File, obj, depth: int):
+    """(the File, the class node, the call that made the instance or None, the File of that call) ``obj`` names:
+    a class of ``f`` or of a module it imports, or a name bound once to a call of one (``settings = Settings()``);
+    None for anything else (the engine reads it)."""
+    if depth > MAX_DEPTH or obj is None:
+        return None
+    if obj.type == "call":
+        callee_node = obj.child_by_field_name("function")
+        if callee_node is None or not _last(text(callee_node))[:1].isupper():  # a class is called by its name
+            return None
+        got = _class_of(f, callee_node, depth + 1)
+        return (got[0], got[1], obj, f) if got is not None and got[2] is None else None
+    if obj.type == "identifier":
+        name = text(obj)
+        if name in ("self", "cls"):
+            return None
+        cls = _classes(f).get(name)
+        if cls is not None:
+            return f, cls, None, None
+        if f.is_param(name, obj.start_byte):
+            return None
+        right, _ = f.resolve(obj)
+        if right is not None:
+            return _class_of(f, _unawait(right), depth + 1) if right.type in ("call", "await") else None
+    elif obj.type != "attribute" or obj.child_by_field_name("object").type != "identifier":
+        return None  # `a.b.C`: a package's module's class is not followed
+    key = f.key(obj)
+    # `Config` of `from .config import Config` (a class or an instance), `config.Config` of `import config`
+    names = _import_names(f)[0 if obj.type == "identifier" else 1]
+    if key.split(".")[0] not in names or not FLOW.spend():
+        return None
+    got = _imported(f, key)
+    if got is None:
+        return None
+    g, name = got
+    cls = _classes(g).get(name)
+    if cls is not None:
+        return g, cls, None, None
+    right, _ = g._found(name)
+    if right is not None and right.type == "call":
+        return _class_of(g, right, depth + 1)
+    return None
+
+
+def _import_names(f: File) -> tuple[frozenset, frozenset]:
+    """The names ``f``'s module-level imports bind, once per file: (by ``from X import name`` (``as``), any)."""
+    got = getattr(f, "_py_imports", None)
+    if got is None:
+        froms, every = set(), set()
+        for stmt in f.root.named_children:
+            if stmt.type in ("import_from_statement", "import_statement"):
+                for name in stmt.children_by_field_name("name"):
+                    every.add(_aliased(name)[1])
+                    if stmt.type == "import_from_statement":
+                        froms.add(_aliased(name)[1])
+        got = f._py_imports = (frozenset(froms), frozenset(every))
+    return got
+
+
+def _class_fields(cls) -> dict:
+    """The attributes a class body assigns: name -> [(its name node, its value node or None: annotated only)]."""
+    out: dict[str, list] = {}
+    body = cls.child_by_field_name("body")
+    for stmt in body.named_children if body is not None else ():
+        if stmt.type != "expression_statement" or not stmt.named_children:
+            continue
+        a = stmt.named_children[0]
+        left = a.child_by_field_name("left") if a.type == "assignment" else None
+        if left is not None and left.type == "identifier":
+            out.setdefault(text(left), []).append((left, a.child_by_field_name("right")))
+    return out
+
+
+def _base_names(cls) -> list:
+    bases = cls.child_by_field_name("superclasses")
+    return [b for b in bases.named_children if b.type in ("identifier", "attribute")] if bases else []
+
+
+def _is_data(cls) -> bool:
+    """A dataclass (attrs) class: its instances take its fields as keyword arguments."""
+    holder = cls.parent
+    if holder is None or holder.type != "decorated_definition":
+        return False
+    for d in holder.named_children:
+        if d.type == "decorator":
+            name = text(d).lstrip("@").strip().split("(")[0]
+            if name in _DATA_DECORATORS:
+                return True
+    return False
+
+
+def _settings_attribute(node, f: File, depth: int) -> Value | None:
+    """The value of ``X.attr`` when ``X`` is a settings class or its instance (see above); None when it is not."""
+    obj, attr = node.child_by_field_name("object"), node.child_by_field_name("attribute")
+    if obj is None or attr is None or depth > MAX_DEPTH or text(obj) in ("self", "cls"):
+        return None
+    found = _class_of(f, obj, depth + 1)
+    if found is None:
+        return None
+    g, cls, call, caller = found
+    name = text(attr)
+    settings = False
+    for _ in range(MAX_BASES):
+        if call is not None and (_is_data(cls) or settings or _derives(g, cls, _SETTINGS_BASES)):
+            pos, kw, splat = _call_args(call, caller) or ([], {}, True)
+            if name in kw:  # Settings(QUEUE="q"): the instance's own
+                v = evaluate(kw[name], caller, depth + 1)
+                if v.file is None and caller is not f:
+                    v.file = caller
+                return v
+            if pos or splat:
+                return unknown(node, f"{_shown(node)}: {_shown(call)} passes arguments visguard does not map")
+        if call is not None and b"__init__" in (cls.text or b"") and f"self.{name}".encode() in cls.text:
+            return unknown(node, f"{_shown(node)} is set by {text(cls.child_by_field_name('name'))}.__init__")
+        settings = settings or _derives(g, cls, _SETTINGS_BASES)
+        fields = _class_fields(cls).get(name)
+        if fields:
+            if len(fields) > 1 and any(text(r) != text(fields[0][1]) for _, r in fields[1:] if r is not None):
+                return unknown(node, f"{_shown(node)} is assigned more than once in its class")
+            left, right = fields[-1]
+            return _field_value(node, g, cls, left, right, settings, depth)
+        up = None
+        for base in _base_names(cls):
+            up = _class_of(g, base, depth + 1)
+            if up is not None:
+                break
+        if up is None:
+            return unknown(
+                node, f"{_shown(node)}: the class {text(cls.child_by_field_name('name'))} sets no {name}"
+            )
+        g, cls = up[0], up[1]
+    return unknown(node, f"{_shown(node)}: beyond {MAX_BASES} base classes")
+
+
+def _derives(g: File, cls, names: tuple[str, ...]) -> bool:
+    """Whether ``cls`` names one of ``names`` among its bases (by the base's last name), or a base of its
+    package's does, at most MAX_BASES up."""
+    for _ in range(MAX_BASES):
+        bases = _base_names(cls)
+        if any(_last(text(b)) in names for b in bases):
+            return True
+        up = next((u for u in (_classes(g).get(text(b)) for b in bases) if u is not None), None)
+        if up is None:
+            return False
+        cls = up
+    return False
+
+
+def _env_prefixed(cls) -> bool:
+    """Whether a pydantic settings class renames its variables (``env_prefix`` in ``model_config`` or its inner
+    ``class Config``): then a field's variable is not its name."""
+    return b"env_prefix" in (cls.text or b"") or b"alias" in (cls.text or b"")
+
+
+def _field_value(node, g: File, cls, left, right, settings: bool, depth: int) -> Value:
+    """A class attribute's value (``right`` in ``g``; None: annotated only), read as the attribute ``node``."""
+    if (
+        settings
+    ):  # pydantic: the variable of the field's name (case-insensitive: written upper), else the default
+        if _env_prefixed(cls):
+            return unknown(
+                node, f"{_shown(node)}: a pydantic field whose variable is renamed (env_prefix, alias)"
+            )
+        default = evaluate(right, g, depth + 1) if right is not None else None
+        if default is not None:
+            if default.kind == "unknown":
+                return unknown(node, f"{_shown(node)}: its default {default.why or _shown(right)}")
+            if default.file is None:
+                default.file = g
+            if default.kind == "int":  # a number: the default, of the variable (as os.getenv's)
+                default.env = text(left).upper()
+                return default
+        v = Value("env", text(left).upper(), left, default=default)
+        v.file = g
+        return v
+    if right is None:
+        return unknown(node, f"{_shown(node)} is declared without a value")
+    v = evaluate(right, g, depth + 1)
+    if v.kind == "unknown":
+        out = unknown(node, v.why or _shown(node))
+        out.env = v.env
+        return out
+    if v.via is None:
+        v.via = left
+    if v.file is None:
+        v.file = g
+    return v
+
+
 _HOOKS = {
+    "attribute": _settings_attribute,
+    "none": lambda node, f, depth: Value("none", None, node),
+    "boolean_operator": _or,
+    "identifier": _identifier,
+    "await": _await,
     "string": _string,
     "concatenated_string": _concatenated,
     "unary_operator": _unary,
@@ -595,7 +1274,14 @@ def _last(name: str) -> str:
 
 
 def _bound(f: File, node):
-    """The one expression name ``node`` is assigned in the file, or None (``a = b = 1``: ``1``)."""
+    """The one expression name ``node`` is assigned in the file, or None (``a = b = 1``: ``1``); None for a name a
+    ``for`` loop around it binds, or one bound only in other functions (not in scope there)."""
+    if node.type == "identifier" and not f.is_param(text(node), node.start_byte):
+        name = text(node)
+        if (name in _loop_names(f) and _loop_of(f, node) is not None) or (
+            name in f.bindings and not _in_scope(f, name, node)
+        ):
+            return None
     right, _ = f.resolve(node)
     while right is not None and right.type == "assignment":
         right = right.child_by_field_name("right")
@@ -683,7 +1369,8 @@ def _seconds(f: File, r: Reader, node, what: str, address: str, c=None, field=No
         why = _shown(node)
         if v.why and v.why not in why:  # the expression, and the part of it that stopped the reading
             why = f"{why}: {v.why}"
-        hint = f"; {r.hint(ANNOTATION_FIELDS[field], '<seconds>')}" if field in ANNOTATION_FIELDS else ""
+        example = "<n>" if field == "max_messages" else "<seconds>"
+        hint = f"; {r.hint(ANNOTATION_FIELDS[field], example)}" if field in ANNOTATION_FIELDS else ""
         r.note(f"{what} is computed ({why}): visguard does not guess it{hint}", node, address)
     return None
 
@@ -713,6 +1400,8 @@ def _queue_ref(f: File, r: Reader, node, name_kind: bool = False) -> QueueRef | 
         return QueueRef("env", var, where, fallback)
     if v.kind == "str" and v.value:
         return queue_ref(v.value, where, kind)
+    if v.kind == "name" and v.value:  # the queue a create_queue/get_queue_url response names
+        return queue_ref(v.value, where, "name")
     return None
 
 
@@ -801,8 +1490,9 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
             if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
                 c.settings["queue_pattern"] = v.pattern
                 c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
+            why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
             r.note(
-                f"the QueueUrl of this receive is computed ({v.why or _shown(kw['QueueUrl'])}): not joined; "
+                f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
                 f"{r.hint('queue', '<name or URL>')}",
                 kw["QueueUrl"],
                 c.id,

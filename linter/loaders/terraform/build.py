@@ -368,6 +368,8 @@ class Builder:
         """The queue id an ARN (or, with ``url``, a queue URL) names, when the queue is in this model."""
         if isinstance(v, Ref) and v.address in self.data:  # data "aws_sqs_queue": the queue of that name
             kind, name, _ = self.data[v.address]
+            if kind == QUEUE and isinstance(name, Ref):  # name = aws_sqs_queue.q.name: that queue
+                return name.address if name.address in self.model.queues else None
             return self.queue_names.get(name) if kind == QUEUE and isinstance(name, str) else None
         if isinstance(v, Ref):
             if v.address in self.model.queues and v.attr in (URL_ATTRS if url else ("arn",)):
@@ -419,7 +421,11 @@ class Builder:
         text = str(src) if isinstance(src, (str, Text)) else ""
         if isinstance(src, Ref) and src.address in self.data and self.data[src.address][0] == QUEUE:
             name = self.data[src.address][1]
-            what = f"queue {excerpt(name, 64)} (through {src.address})" if name else f"{src.address}"
+            what = (
+                f"queue {excerpt(name, 64)} (through {src.address})"
+                if isinstance(name, str)
+                else f"{src.address}"
+            )
         elif text.startswith("arn:") and ":sqs:" in text:
             what = f"queue {excerpt(text.rsplit(':', 1)[1], 64)} (by ARN)"
         else:
@@ -537,8 +543,8 @@ class Builder:
             isinstance(v, Ref) and v.address in self.data
         ):  # data "aws_lambda_function": by the name it looks up
             kind, name, _ = self.data[v.address]
-            if kind == FUNCTION and isinstance(name, str):
-                v = name
+            if kind == FUNCTION and isinstance(name, (str, Ref)):
+                v = name  # a Ref: function_name = aws_lambda_function.f.function_name, that function
             else:
                 return None, f"function_name is {v.address}.{v.attr}, a data source not known here"
         if isinstance(v, Ref):

@@ -200,9 +200,90 @@ def _check_heredocs(data: bytes, file: str) -> None:
             )
 
 
+# The language server's last parse of each file (``use_trees``; reuse.py): file -> (the bytes parsed, the tree).
+# The next parse of a changed file is tree-sitter's incremental one, given the edit (the bytes between the common
+# prefix and suffix); a tree with an error is parsed again whole, so every error is found as a one-shot lint
+# finds it. At most MAX_KEPT_TREES files, the least recently parsed dropped first.
+_TREES: dict | None = None
+MAX_KEPT_TREES = 32
+
+
+def use_trees(trees: dict | None) -> dict | None:
+    """Keep each file's last parse in ``trees`` from now on (None: nothing kept); returns what was in use."""
+    global _TREES
+    before, _TREES = _TREES, trees
+    return before
+
+
+def _common(a: bytes, b: bytes) -> tuple[int, int]:
+    """The lengths of the common prefix and suffix of ``a`` and ``b`` (not overlapping), by halving: each step
+    one comparison of two slices (C's memcmp), never a Python loop over bytes."""
+    n = min(len(a), len(b))
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    prefix = lo
+    lo, hi = 0, n - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[len(a) - mid :] == b[len(b) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return prefix, lo
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+def _edited(file: str, data: bytes):
+    """The kept tree of ``file``, copied and told how ``data`` differs from the bytes it was parsed from."""
+    old_data, old_tree = _TREES[file]
+    prefix, suffix = _common(old_data, data)
+    tree = old_tree.copy()  # the kept tree's nodes stay as they were (a kept model may still point at them)
+    tree.edit(
+        start_byte=prefix,
+        old_end_byte=len(old_data) - suffix,
+        new_end_byte=len(data) - suffix,
+        start_point=_point(old_data, prefix),
+        old_end_point=_point(old_data, len(old_data) - suffix),
+        new_end_point=_point(data, len(data) - suffix),
+    )
+    return tree
+
+
+def _keep(file: str, data: bytes, tree) -> None:
+    if _TREES is None:
+        return
+    _TREES.pop(file, None)
+    if not tree.root_node.has_error:
+        _TREES[file] = (data, tree)
+        while len(_TREES) > MAX_KEPT_TREES:
+            del _TREES[next(iter(_TREES))]
+
+
 def _parse(data: bytes, file: str):
     """tree-sitter's parse of ``data``, stopped when it takes more CPU than any real file needs: its error
     recovery can be quadratic (an unclosed ``[`` followed by a million blank lines takes hours)."""
+    kept = _TREES.get(file) if _TREES is not None else None
+    if kept is not None:
+        if kept[0] == data:
+            return kept[1].root_node
+        tree = _parse_tree(data, file, _edited(file, data))
+        if not tree.root_node.has_error:
+            _keep(file, data, tree)
+            return tree.root_node
+    tree = _parse_tree(data, file, None)
+    _keep(file, data, tree)
+    return tree.root_node
+
+
+def _parse_tree(data: bytes, file: str, old):
     parser = _parser()
     budget = PARSE_CPU_S + PARSE_CPU_S_PER_MB * len(data) / 1_000_000
     start = time.process_time()
@@ -217,7 +298,12 @@ def _parse(data: bytes, file: str):
         return time.process_time() - start > budget
 
     try:
-        tree = parser.parse(lambda byte, _point: data[byte : byte + 65536], progress_callback=progress)
+        read = lambda byte, _point: data[byte : byte + 65536]  # noqa: E731
+        tree = (
+            parser.parse(read, old, progress_callback=progress)
+            if old is not None
+            else parser.parse(read, progress_callback=progress)
+        )
     except ValueError:  # cancelled by progress()
         parser.reset()  # a cancelled parser would resume this text on its next call
         line = data.count(b"\n", 0, at[0]) + 1
@@ -226,7 +312,7 @@ def _parse(data: bytes, file: str):
             file=file,
             place=f"line {line}",
         ) from None
-    return tree.root_node
+    return tree
 
 
 def parse_expression(text: str, file: str) -> tuple[Any, Source]:

@@ -65,7 +65,10 @@ class ResourceObj(Instance):
             v = self.scope.eval_attr(self.block.attrs[attr], self.env)
             # a value not known here (a data source in a name) is still this resource's attribute: a reference
             # to it keeps naming the resource (a mapping's function_name = aws_lambda_function.f.function_name)
-            return Ref(self.address, attr) if isinstance(v, (Unknown, Text)) else v
+            if v is not None:
+                return Ref(self.address, attr) if isinstance(v, (Unknown, Text)) else v
+            # null: Terraform reads an argument set to null as one not set ("Types and Values": null) — the
+            # provider's default, or a value it computes (a queue's generated name)
         default = SCHEMA_DEFAULTS.get((self.block.labels[0], attr), _MISSING)
         if default is not _MISSING:
             return default
@@ -167,6 +170,8 @@ class Instances:
         return out
 
     def resource_value(self, key: tuple[str, str]) -> Any:
+        if not self.prefix and getattr(self.loader, "_capture", None) is not None:
+            self.loader._capture.append(("ref", "resource", key))  # reuse.py: replayed with a kept resource
         v = self._resource_values.get(key, _MISSING)
         if v is _MISSING:
             v = self._resource_values[key] = self._resource_value(key)

@@ -19,7 +19,7 @@ from visguard.errors import VisguardError
 from visguard.linter.model import Location, Model, Suppression
 from visguard.records import Record, fresh
 
-from . import awscc
+from . import awscc, reuse
 from .build import ARGS, Res, build_model
 from .consumers import NEEDED_BY, NESTED_BLOCKS
 from .evaluate import Env, _key_value, text_of
@@ -175,10 +175,18 @@ class TerraformLoader(ModuleReader):
         self.file_texts: dict[
             str, Any
         ] = {}  # real path -> text (or why not known) of file()/templatefile() reads
+        # the language server's kept root resources (reuse.py): what a root resource's reading records, the
+        # entries that may be reused, the new ones, and the root's snapshot
+        self._capture: list | None = None
+        self._kept: dict = {}
+        self._entries: dict | None = None
+        self._snapshot = None
 
     # -------------------------------------------------------------------------------------------- notes
     def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
         loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
+        if self._capture is not None:  # every note, before it is de-duplicated: replayed with a kept resource
+            self._capture.append(("note", loc, message, address))
         if loc.file in self._linked:
             message = (
                 f"{loc.file}: not evaluated here (a file reached through a symlink: its text is not shown)"
@@ -190,7 +198,9 @@ class TerraformLoader(ModuleReader):
 
     def data_source(self, scope: Scope, address: str, block: Block) -> None:
         """Record a ``data "aws_sqs_queue"`` / ``data "aws_lambda_function"`` block referred to: the name it
-        looks up (None when not known here)."""
+        looks up (None when not known here). A name that is a queue's (a function's) own name attribute, not
+        known here (``name = aws_sqs_queue.q.name``, often through a module's variable), is kept as that reference:
+        whatever the name turns out to be, the data source looks up that resource."""
         if address in self.data:
             return
         from .evaluate import DATA_NAMES
@@ -204,7 +214,14 @@ class TerraformLoader(ModuleReader):
             except VisguardError as exc:
                 self.unreadable(exc, address)
                 v = None
-            name = v if isinstance(v, str) else None
+            own = {
+                "aws_sqs_queue": ("aws_sqs_queue", "name"),
+                "aws_lambda_function": ("aws_lambda_function", "function_name"),
+            }
+            ref_ok = (
+                isinstance(v, Ref) and (v.address.rpartition(".")[0].rsplit(".", 1)[-1], v.attr) == own[kind]
+            )
+            name = v if isinstance(v, str) or ref_ok else None
         self.data[address] = (kind, name, Location(block.file, block.line, block.column, path=address))
 
     def undeclared_name(self, scope: Scope, kind: str, name: str) -> Unknown:
@@ -237,6 +254,8 @@ class TerraformLoader(ModuleReader):
         whole input."""
         if isinstance(exc, Bound):
             raise exc
+        if self._capture is not None:
+            self._capture.append(("problem", exc, address, what))
         self.problems.append((exc, address, what or address))
 
     # -------------------------------------------------------------------------------------------- modules
@@ -314,13 +333,7 @@ class TerraformLoader(ModuleReader):
             if awscc.kind(rtype) in NEEDED_BY:  # read only when the root has the consumer that needs it
                 self.deferred.append((scope, block, rtype, base))
                 continue
-            try:
-                instances = scope.instances(block, base)
-            except VisguardError as exc:
-                self.unreadable(exc, base)
-                continue
-            for address, env in instances:
-                self.resources.append(self.resource(scope, block, rtype, address, env))
+            self.read_resource(scope, block, rtype, base)
         for (dtype, dname), block in scope.mod.data.items():
             rtype = f"data.{dtype}"
             if rtype in NEEDED_BY:
@@ -335,14 +348,62 @@ class TerraformLoader(ModuleReader):
         for scope, block, rtype, base in self.deferred:
             if NEEDED_BY[awscc.kind(rtype)] not in present:
                 continue
-            try:
-                instances = scope.instances(block, base)
-            except VisguardError as exc:
-                self.unreadable(exc, base)
-                continue
-            for address, env in instances:
-                self.resources.append(self.resource(scope, block, rtype, address, env))
+            self.read_resource(scope, block, rtype, base)
         self.deferred = []
+
+    def read_resource(self, scope: Scope, block: Block, rtype: str, base: str) -> None:
+        """The instances of one resource block, read (or, in the language server, reused: reuse.py)."""
+        if self._entries is None or scope.prefix:
+            self._read_resource(scope, block, rtype, base)
+            return
+        kept = self._kept.get(base)
+        if kept is not None:
+            self._replay(scope, kept)
+            self._entries[base] = kept
+            return
+        start = len(self.resources)
+        self._capture = records = []
+        try:
+            self._read_resource(scope, block, rtype, base)
+        finally:
+            self._capture = None
+        item = self._snapshot.items.get(("resource", rtype, block.labels[1])) if self._snapshot else None
+        if item is not None:
+            from .reuse import Entry, refs
+
+            self._entries[base] = Entry(item[4], refs(item[4]), self.resources[start:], records)
+
+    def _read_resource(self, scope: Scope, block: Block, rtype: str, base: str) -> None:
+        try:
+            instances = scope.instances(block, base)
+        except VisguardError as exc:
+            self.unreadable(exc, base)
+            return
+        for address, env in instances:
+            self.resources.append(self.resource(scope, block, rtype, address, env))
+
+    def _replay(self, scope: Scope, entry) -> None:
+        """A kept root resource: what its reading recorded is recorded again, in order. The names it read are read
+        again (``ref``: cached after the first read, whose notes are then recorded, whichever resource reads
+        them first), then its own notes and parts not read."""
+        for record in entry.records:
+            if record[0] == "ref":
+                try:
+                    if record[1] == "var":
+                        scope.var(record[2])
+                    elif record[1] == "local":
+                        scope.local(record[2])
+                    else:
+                        scope.resource_value(record[2])
+                except VisguardError as exc:
+                    if isinstance(exc, Bound):
+                        raise
+            elif record[0] == "note":
+                self.note(record[1], record[2], record[3])
+            else:
+                self.unreadable(record[1], record[2], record[3])
+        self.resources.extend(entry.resources)
+        reuse.active().reused += 1
 
     def resource(self, scope: Scope, block: Block, rtype: str, address: str, env: Env) -> Res:
         kind = awscc.kind(rtype)  # an awscc_* resource is read as its aws_* type, by its own argument names
@@ -743,14 +804,26 @@ class TerraformLoader(ModuleReader):
         mod = self.read_module(directory, files, outside=outside)
         if not os.path.isdir(self.root):
             self.root = directory
-        scope = Scope(self, mod, "", values=self.root_values(mod))
+        values = self.root_values(mod)
+        scope = Scope(self, mod, "", values=values)
         scope.call_suppressions = []  # type: ignore[attr-defined]
+        cache = reuse.active()  # the language server's: kept root resources (reuse.py)
+        if cache is not None:
+            key = os.path.realpath(directory)
+            self._snapshot = reuse.snapshot(mod, values, self.inputs, self.variables, self.var_files)
+            old, entries = cache.roots.pop(key, (None, {}))
+            cache.reused = 0
+            ok = reuse.reusable(old, self._snapshot) or ()
+            self._kept = {a: entries[a] for a in ok if a in entries}
+            self._entries = {}
         try:
             self.collect(scope)
             self.collect_needed()
             self.note_undeclared()
         except RecursionError:
             raise Bound("expression or module nesting too deep", file=self.root) from None
+        if cache is not None and self._snapshot is not None:
+            cache.roots[key] = (self._snapshot, self._entries)
         notes: list[Note] = []
         model = build_model(self.resources, self.root, self.problems, self.data, notes)
         self.partial(model)

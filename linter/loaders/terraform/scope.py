@@ -116,6 +116,8 @@ class Scope(Evaluator, Instances, ModuleCalls):
 
     # ------------------------------------------------------------------ names: var.x and local.y
     def var(self, name: str, node=None) -> Any:
+        if not self.prefix and getattr(self.loader, "_capture", None) is not None:
+            self.loader._capture.append(("ref", "var", name))  # reuse.py: replayed with a kept resource
         if name in self._vars:
             return self._vars[name]
         block = self.mod.variables.get(name)
@@ -175,6 +177,8 @@ class Scope(Evaluator, Instances, ModuleCalls):
         return typed(v, block, self)
 
     def local(self, name: str, node=None) -> Any:
+        if not self.prefix and getattr(self.loader, "_capture", None) is not None:
+            self.loader._capture.append(("ref", "local", name))  # reuse.py: replayed with a kept resource
         if name in self._locals:
             return self._locals[name]
         attr = self.mod.locals.get(name)

@@ -110,7 +110,7 @@ def test_a_registered_loader_claims_files_and_folders_and_gets_the_options(
     names = [
         s.name
         for s in registry.loaders()
-        if s.name not in ("terraform", "serverless", "kubernetes", "code", "shell")
+        if s.name not in ("terraform", "serverless", "kubernetes", "cdk-source", "code", "shell")
     ]
     assert names[-6:] == [
         "toy-file", "cdk-assembly", "visguard-config", "ebextensions", "toy-dir", "cloudformation",
@@ -197,3 +197,25 @@ def test_the_cloudformation_loader_takes_an_unclaimed_file_named_on_the_command_
     (tmp_path / "t.yaml").write_text(WARN)
     code, doc, err = lint(capsys, str(tmp_path))  # in a search the notes are skipped quietly
     assert code == 2 and err == [] and doc["summary"]["files"] == 1
+
+
+def test_another_tools_file_with_visguard_keys_is_a_note_not_bad_input(tmp_path):
+    """.NET's Properties/launchSettings.json holds one top-level key, ``profiles`` (a mapping): claimed by its
+    keys as a visguard.yaml, it is not one. The run does not fail; one note says why it was not read. A file
+    named visguard.yaml that does not validate stays bad input."""
+    import json
+
+    from visguard.linter.api import lint_paths
+
+    props = tmp_path / "app" / "Properties"
+    props.mkdir(parents=True)
+    (props / "launchSettings.json").write_text(
+        "\ufeff" + json.dumps({"profiles": {"app": {"commandName": "Project"}}}), encoding="utf-8"
+    )
+    result = lint_paths([str(tmp_path / "app")])
+    assert not result.errors
+    notes = [f for f in result.findings if f.rule == "VG902"]
+    assert len(notes) == 1 and "not a visguard configuration" in notes[0].message
+    (tmp_path / "named").mkdir()
+    (tmp_path / "named" / "visguard.yaml").write_text("profiles: {app: {}}\n")
+    assert lint_paths([str(tmp_path / "named" / "visguard.yaml")]).errors

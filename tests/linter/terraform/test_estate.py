@@ -424,3 +424,49 @@ def test_terragrunt_lints_its_local_module_with_its_inputs(module, opts):
     assert m.queues["aws_sqs_queue.this"].visibility_timeout == "${var.visibility_timeout}"
     assert [f.rule for f in lint_model(m)] == ["VG050"]  # the timeout too is not known here
     assert {n.address for n in m.notes} >= {"aws_sqs_queue.this"}
+
+
+def test_a_data_source_looking_up_a_queues_own_name_is_that_queue(module, opts):
+    """A reusable module passes its queue's name to a child module, which looks the queue up by it (``data
+    "aws_sqs_queue" { name = var.queue_name }``). The name is not known here (``var.name`` defaults to null:
+    Terraform reads an argument set to null as one not set, and the provider generates the name), yet the data
+    source is that queue: the ECS task that receives from its URL is its consumer, and the queue without a
+    redrive policy is VG020."""
+    d = module(
+        {
+            "main.tf": """
+            variable "name" {
+              type    = string
+              default = null
+            }
+            resource "aws_sqs_queue" "jobs" {
+              name = var.name
+            }
+            module "worker" {
+              source     = "./modules/worker"
+              queue_name = aws_sqs_queue.jobs.name
+            }
+            """,
+            "modules/worker/main.tf": """
+            variable "queue_name" {
+              type = string
+            }
+            data "aws_sqs_queue" "this" {
+              name = var.queue_name
+            }
+            resource "aws_ecs_task_definition" "worker" {
+              family = "worker"
+              container_definitions = jsonencode([{
+                name        = "worker"
+                image       = "worker:1"
+                environment = [{ name = "QUEUE_URL", value = data.aws_sqs_queue.this.url }]
+              }])
+            }
+            """,
+        }
+    )
+    m = terraform.load(d, opts())
+    (c,) = m.queues["aws_sqs_queue.jobs"].consumers
+    assert c.id == "module.worker.aws_ecs_task_definition.worker"
+    assert "VG020" in {f.rule for f in lint_model(m)}
+    assert not [n for n in m.notes if "not declared" in n.message]

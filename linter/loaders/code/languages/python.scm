@@ -28,6 +28,18 @@
 ; calls, for the value flow (engine.Flow: what the calls of a function pass its parameters), by the callee's last
 ; name: `AsyncListener("orders")`, `self.listen(q)`
 (call function: [(identifier) @flow.callee (attribute attribute: (identifier) @flow.callee)]) @flow.call
+; a function handed to a thread or an executor with its arguments (python.py's _call_args reads them):
+; `Thread(target=poll, args=(url,))`, `executor.submit(poll, url)`, `asyncio.to_thread(poll, url)`,
+; `loop.run_in_executor(None, poll, url)`; the captured node is the function's name (the call is around it)
+(call arguments: (argument_list (keyword_argument name: (identifier) @_k
+  value: [(identifier) @flow.callee (attribute attribute: (identifier) @flow.callee)] @flow.call)
+  (#eq? @_k "target")))
+(call function: (attribute attribute: (identifier) @_m)
+  arguments: (argument_list . [(identifier) @flow.callee (attribute attribute: (identifier) @flow.callee)] @flow.call)
+  (#match? @_m "^(submit|to_thread|start_new_thread)$"))
+(call function: (attribute attribute: (identifier) @_m)
+  arguments: (argument_list . (_) . [(identifier) @flow.callee (attribute attribute: (identifier) @flow.callee)] @flow.call)
+  (#eq? @_m "run_in_executor"))
 
 ; parameters shadow the file's names inside their function (or lambda)
 (function_definition

@@ -1,0 +1,399 @@
+"""Five mechanisms of the value flow the blind set's misses name (issue 35 §1, SCORE.md): a settings class's
+attributes read from another module, "this parameter, else the queue named X", a shell function called with the
+queue as its argument, JavaScript options merged with defaults, a decorator's parameter forwarded to a receive.
+
+Each fixture under ``fixtures/code/flow/`` (and ``fixtures/shell/``) is one mechanism in one language, read as a
+run reads it (the folder searched, each file loaded: the files the run was offered are the ones the flow may open).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from visguard.linter.loaders import registry
+from visguard.linter.loaders.code import python
+
+FLOW = os.path.join(os.path.dirname(__file__), "fixtures", "code", "flow")
+DEFAULT_AUDIT = "https://sqs.eu-west-1.amazonaws.com/123456789012/audit"
+
+
+def run(folder: str, kinds=("code",)):
+    """(consumers, notes, model queues) of every file of ``folder`` the loaders of ``kinds`` claim."""
+    errors: list = []
+    consumers, notes, queues = [], [], {}
+    for item in registry.discover([folder], errors=errors):
+        if item.loader.name in kinds:
+            model = item.loader.load(item.path, registry.LoadOptions())
+            consumers += model.pending
+            notes += model.notes
+            queues.update(model.queues)
+    assert not errors
+    return consumers, notes, queues
+
+
+def at(consumers, ending: str, line: int):
+    (c,) = [c for c in consumers if c.location.file.endswith(ending) and c.location.line == line]
+    return c
+
+
+def rel(loc) -> str:
+    return os.path.relpath(loc.file, FLOW).replace(os.sep, "/") + f":{loc.line}"
+
+
+def _timed(fn):
+    start = time.process_time()
+    out = fn()
+    return out, time.process_time() - start
+
+
+# ---------------------------------------------------------------------------------------------- a. settings classes
+def test_python_settings_class_attributes_from_another_module_of_the_package():
+    """``Config.SQS_QUEUE_NAME = os.getenv("SQS_QUEUE_NAME", "orders")`` in config.py, read after ``from .config
+    import Config`` (and a subclass's inherited attribute, and ``config.Config.X`` after ``from app import
+    config``); a pydantic ``BaseSettings`` instance's field (its variable, its default as fallback); a dataclass
+    instance's keyword argument over its default. Each located where the class writes it."""
+    consumers, notes, _ = run(os.path.join(FLOW, "settings-class-python"))
+    w = at(consumers, "worker.py", 9)
+    assert (w.queue_ref.kind, w.queue_ref.value, w.queue_ref.fallback.value) == (
+        "env",
+        "SQS_QUEUE_NAME",
+        "orders",
+    )
+    assert rel(w.queue_ref.location) == "settings-class-python/app/config.py:7"
+    assert w.visibility_override == 120 and rel(w.locations["visibility_override"]).endswith("config.py:8")
+    dev = at(consumers, "worker.py", 13)
+    assert dev.queue_ref.value == "SQS_QUEUE_NAME" and dev.settings["wait_time"] == 20  # DevConfig(Config)
+    b = at(consumers, "billing.py", 7)
+    assert (b.queue_ref.kind, b.queue_ref.value) == ("env", "BILLING_QUEUE_URL")
+    assert b.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/billing"
+    assert rel(b.queue_ref.location) == "settings-class-python/app/settings.py:8"
+    assert b.settings["max_messages"] == 5  # the default of the variable BATCH
+    assert b.visibility_override == 90 and rel(b.locations["visibility_override"]).endswith("settings.py:21")
+    assert b.settings["wait_time"] == 10
+    m = at(consumers, "billing.py", 13)
+    assert m.queue_ref.value == "SQS_QUEUE_NAME" and m.visibility_override is None
+    assert any("the class Config sets no MISSING" in n.message for n in notes)
+
+
+def test_python_settings_classes_that_rename_or_set_in_init_are_not_guessed(tmp_path):
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "conf.py").write_text(
+        "from pydantic_settings import BaseSettings, SettingsConfigDict\n"
+        "class S(BaseSettings):\n    model_config = SettingsConfigDict(env_prefix='APP_')\n    queue: str = 'a'\n"
+        "class C:\n    QUEUE = 'b'\n    def __init__(self, q):\n        self.QUEUE = q\n"
+        "s = S()\nc = C('x')\n"
+    )
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom .conf import s, c\nsqs = boto3.client('sqs')\n"
+        "sqs.receive_message(QueueUrl=s.queue)\nsqs.receive_message(QueueUrl=c.QUEUE)\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert all(c.queue_ref is None for c in consumers) and len(consumers) == 2
+    assert any("renamed (env_prefix, alias)" in n.message for n in notes)
+    assert any("is set by C.__init__" in n.message for n in notes)
+
+
+def test_python_settings_classes_in_a_loop_of_bases_and_imports_end(tmp_path):
+    """``class A(B)`` / ``class B(A)`` across two modules importing each other, and a 5,000-deep chain of bases:
+    no value, a note, bounded."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "a.py").write_text("from .b import B\nclass A(B):\n    pass\n")
+    (tmp_path / "b.py").write_text("from .a import A\nclass B(A):\n    pass\n")
+    chain = (
+        "".join(f"class K{i}(K{i + 1}):\n    pass\n" for i in range(5_000)) + "class K5000:\n    Q = 'q'\n"
+    )
+    (tmp_path / "w.py").write_text(
+        "import boto3\nfrom .a import A\nsqs = boto3.client('sqs')\n"
+        + chain
+        + "sqs.receive_message(QueueUrl=A.QUEUE)\nsqs.receive_message(QueueUrl=K0.Q)\n"
+    )
+    (consumers, notes, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert notes and spent < 10
+
+
+# ---------------------------------------------------------------------------------------------- b. else the queue X
+def test_python_the_parameter_else_the_queue_the_code_creates_or_asks_for():
+    """``self._queue_url = kwargs.get("queue_url")`` (no call passes it: None), else ``resp["QueueUrl"]`` of the
+    create_queue of ``self._queue_name`` in either branch of an if (the FIFO branch's create, refused by
+    CreateQueue for a name without .fifo, is not the queue); ``if queue_url is None: queue_url =
+    get_queue_url(QueueName="refunds")["QueueUrl"]``; ``url = url or os.environ.get(X) or DEFAULT``; ``if not
+    url: url = DEFAULT`` with a call that passes one."""
+    consumers, _, queues = run(os.path.join(FLOW, "else-queue-python"))
+    listener = at(consumers, "listener.py", 27)
+    assert (listener.queue_ref.kind, listener.queue_ref.value) == ("name", "orders")
+    orders = queues["orders"]
+    assert (orders.fifo, orders.visibility_timeout, orders.location.line) == (False, 120, 18)
+    assert (
+        at(consumers, "poller.py", 12).queue_ref.kind,
+        at(consumers, "poller.py", 12).queue_ref.value,
+    ) == (
+        "name",
+        "refunds",
+    )
+    env = at(consumers, "poller.py", 17).queue_ref
+    assert (env.kind, env.value) == ("env", "AUDIT_QUEUE_URL")
+    assert env.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/audit"
+    assert at(consumers, "poller.py", 23).queue_ref.value.endswith("/given")
+    blank = at(
+        consumers, "poller.py", 27
+    ).queue_ref  # os.getenv("X", "") or DEFAULT: the variable, else DEFAULT
+    assert (blank.kind, blank.value, blank.fallback.value) == ("env", "BLANK_QUEUE_URL", DEFAULT_AUDIT)
+
+
+def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp_path):
+    """One call passes ``queue_url=``, another passes none (the created queue): two queues, no join, a note; two
+    defaults under ``if x is None`` that differ: no join."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "lib.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class L:\n    def __init__(self, name, **kw):\n        self.name = name\n"
+        "        self.url = kw.get('queue_url')\n"
+        "    def go(self):\n        if self.url is None:\n"
+        "            self.url = sqs.create_queue(QueueName=self.name)['QueueUrl']\n"
+        "        sqs.receive_message(QueueUrl=self.url)\n"
+        "def poll(url=None, fifo=False):\n    if url is None:\n        url = 'a'\n"
+        "    if not url:\n        url = 'b'\n    sqs.receive_message(QueueUrl=url)\n"
+    )
+    (tmp_path / "main.py").write_text(
+        "from .lib import L, poll\nL('orders').go()\nL('x', queue_url='https://sqs.eu-west-1.amazonaws.com/1/o').go()\n"
+        "poll()\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    assert any("given different values by its 2 calls" in n.message for n in notes)
+    assert any("one of several values" in n.message for n in notes)
+
+
+def test_python_a_fifo_create_refused_for_its_name_is_kept_when_it_is_the_only_one():
+    """``create_queue(QueueName="jobs", Attributes={"FifoQueue": "true"})`` alone: still the queue the file
+    creates (the rules judge its name), not dropped."""
+    code = b"import boto3\nsqs = boto3.client('sqs')\nsqs.create_queue(QueueName='jobs', Attributes={'FifoQueue': 'true'})\n"
+    (q,) = python.read("c.py", code).queues
+    assert q.name == "jobs" and q.fifo is True
+
+
+# ---------------------------------------------------------------------------------------------- c. shell functions
+def test_a_shell_function_called_with_literal_arguments_creates_each_queue_at_its_call(tmp_path):
+    """``create_queue() { aws sqs create-queue --queue-name "$1" --attributes VisibilityTimeout=${2:-30}; }``
+    called three times (one through a wrapper's ``"$@"``, one without its second argument: the default): three queues, each at its call's line; a function
+    never called by its name is read once as before (its ``$1`` unknown, noted)."""
+    script = (
+        "#!/bin/bash\nset -e\ncreate_queue() {\n  # don't mind the quote in this comment\n"
+        '  awslocal sqs create-queue --queue-name "$1" --attributes "VisibilityTimeout=${2:-30}"\n}\n'
+        'function wrap {\n  create_queue "$@"\n}\n'
+        "create_queue order-events 60\ncreate_queue payment-events\nwrap refunds 90\n"
+        'unused() { aws sqs create-queue --queue-name "$1"; }\n'
+    )
+    (tmp_path / "setup-queues.sh").write_text(script)
+    _, notes, queues = run(str(tmp_path), kinds=("shell",))
+    got = {n: (q.visibility_timeout, q.location.line) for n, q in queues.items()}
+    assert got == {"order-events": (60, 10), "payment-events": (30, 11), "refunds": (90, 12)}
+    assert [n.location.line for n in notes if "name is not known" in n.message] == [13]
+
+
+def test_shell_function_calls_are_bounded():
+    from visguard.linter.loaders import shellwords
+
+    rec = 'f() { aws sqs create-queue --queue-name "$1"; f "$1"; }\nf q\n'
+    out, spent = _timed(lambda: shellwords.commands(rec))
+    assert (
+        spent < 5
+        and [c.argv[-1] for c in out if "create-queue" in c.argv] == ["q"] * shellwords.MAX_CALL_DEPTH
+    )
+    doubling = "".join(f"f{i}() {{ f{i + 1}; f{i + 1}; }}\n" for i in range(30)) + "f30() { echo x; }\nf0\n"
+    out, spent = _timed(lambda: shellwords.commands(doubling))
+    assert spent < 5 and len(out) <= shellwords.MAX_CALLS * 2
+
+
+# ---------------------------------------------------------------------------------------------- d. merged options
+def test_javascript_options_merged_over_defaults_resolve_per_key():
+    """``this.options = { ...DEFAULTS, ...options }`` with ``new Poller({ queueUrl, visibilityTimeout: 90 })``: the
+    queue and 90 are the call's (located there), the wait and the batch the defaults'; ``Object.assign({},
+    DEFAULTS, opts)`` and lodash ``defaults({}, opts, {...})`` (the first source wins) the same way."""
+    consumers, _, _ = run(os.path.join(FLOW, "defaults-merge-javascript"))
+    c = at(consumers, "poller.js", 16)
+    assert c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs"
+    assert rel(c.queue_ref.location) == "defaults-merge-javascript/main.js:3"
+    assert c.visibility_override == 90 and rel(c.locations["visibility_override"]).endswith("main.js:3")
+    assert c.settings["wait_time"] == 20 and c.settings["max_messages"] == 10
+    assert rel(c.locations["wait_time"]) == "defaults-merge-javascript/poller.js:6"
+    d = at(consumers, "poller.js", 31)
+    assert d.queue_ref.value.endswith("/dead-jobs") and d.visibility_override == 30
+    assert d.settings["wait_time"] == 5
+
+
+def test_typescript_options_merged_over_defaults_resolve_per_key():
+    consumers, _, _ = run(os.path.join(FLOW, "defaults-merge-typescript"))
+    c = at(consumers, "worker.ts", 20)
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "EMAILS_QUEUE_URL")
+    assert c.queue_ref.fallback.value == "https://sqs.eu-west-1.amazonaws.com/123456789012/emails"
+    assert (
+        c.settings["wait_time"] == 20 and c.visibility_override == 45
+    )  # the call's wait, the default's visibility
+
+
+def test_javascript_merged_options_are_not_guessed(tmp_path):
+    """Two calls with different queues; a spread of an object visguard cannot read after the defaults; a key
+    deep-merged (``_.merge``) from objects: none of them is read, each noted."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "p.js").write_text(
+        'const AWS = require("aws-sdk");\nconst _ = require("lodash");\nconst sqs = new AWS.SQS();\n'
+        "const D = { vt: 30, receive: { WaitTimeSeconds: 20 } };\n"
+        "class P {\n  constructor(o) { this.o = { ...D, ...o }; this.m = _.merge({}, D, o); }\n"
+        "  poll() { return sqs.receiveMessage({ QueueUrl: this.o.queueUrl, VisibilityTimeout: this.o.vt }); }\n"
+        "  deep() { return sqs.receiveMessage({ QueueUrl: 'q', ...this.m.receive }); }\n"
+        "}\nfunction f(x) {\n  const s = { ...D, ...load(x) };\n"
+        "  return sqs.receiveMessage({ QueueUrl: 'q', VisibilityTimeout: s.vt });\n}\n"
+        "module.exports = { P, f };\n"
+    )
+    (tmp_path / "a.js").write_text(
+        'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/a" });\n'
+    )
+    (tmp_path / "b.js").write_text(
+        'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/b", vt: 60 });\n'
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    poll, deep, f = (at(consumers, "p.js", n) for n in (7, 8, 12))
+    assert poll.queue_ref is None and poll.visibility_override is None
+    assert f.visibility_override is None and deep.settings.get("wait_time") is None
+    assert any("given different values" in n.message for n in notes)
+
+
+def test_javascript_merges_in_loops_and_chains_are_bounded(tmp_path):
+    """A 5,000-deep chain of objects spreading the next, a merge spreading itself, Object.assign of 10,000
+    sources, and two modules' options spreading each other: no value, bounded."""
+    from visguard.linter.loaders.code import javascript
+
+    head = 'const AWS = require("aws-sdk");\nconst sqs = new AWS.SQS();\n'
+    chain = (
+        "".join(f"const o{i} = {{ ...o{i + 1} }};\n" for i in range(5_000))
+        + "const o5000 = { q: 'x', ...z };\n"
+    )
+    code = head + chain + "sqs.receiveMessage({ QueueUrl: o0.q });\n"
+    code += "const s = { ...s, q: 1 };\nsqs.receiveMessage({ QueueUrl: 'q', VisibilityTimeout: s.vt });\n"
+    code += "const w = Object.assign({}, " + ", ".join(["D"] * 10_000) + ");\n"
+    code += "sqs.receiveMessage({ QueueUrl: 'q', WaitTimeSeconds: w.wait });\n"
+    result, spent = _timed(lambda: javascript.read("m.js", code.encode()))
+    assert spent < 10 and len(result.consumers) == 3
+    assert result.consumers[0].queue_ref is None and result.consumers[1].visibility_override is None
+
+
+# ---------------------------------------------------------------------------------------------- e. decorators
+def test_python_a_decorators_parameters_reach_the_receive_in_its_body():
+    """``@sqs_listener(queue_url=os.environ["ORDERS_QUEUE_URL"])`` (a decorator factory of the package),
+    ``@listener("refunds", visibility=120, batch=5)`` whose body hands the receive to a thread
+    (``Thread(target=poll, args=(url,), kwargs={...})``) and reads ``options["batch"]`` of its ``**options``, and
+    ``@Subscriber(url, max_messages=4)`` (a class whose instance wraps the handler)."""
+    consumers, _, _ = run(os.path.join(FLOW, "decorator-python"))
+    orders = at(consumers, "sqs.py", 15)
+    assert (orders.queue_ref.kind, orders.queue_ref.value) == ("env", "ORDERS_QUEUE_URL")
+    assert rel(orders.queue_ref.location) == "decorator-python/worker/handlers.py:6"
+    assert orders.settings["wait_time"] == 20
+    refunds = at(consumers, "sqs.py", 28)
+    assert (refunds.queue_ref.kind, refunds.queue_ref.value) == ("name", "refunds")
+    assert refunds.visibility_override == 120 and refunds.settings["max_messages"] == 5
+    assert rel(refunds.locations["visibility_override"]) == "decorator-python/worker/handlers.py:11"
+    audit = at(consumers, "sqs.py", 46)
+    assert audit.queue_ref.value.endswith("/audit") and audit.settings["max_messages"] == 4
+    # @app.route(url, visibility=240) registers the handler (self.routes[queue_url] = fn, self.fallbacks.append(
+    # (visibility, fn))); run() receives from each: the loop's names are what the one route puts there (and not
+    # the `url` another function of the file binds)
+    routed = at(consumers, "sqs.py", 70)
+    assert (routed.queue_ref.kind, routed.queue_ref.value) == ("env", "EVENTS_QUEUE_URL")
+    assert routed.visibility_override == 240
+
+
+def test_python_functions_handed_to_threads_and_executors(tmp_path):
+    """``executor.submit(poll, URL)``, ``asyncio.to_thread(poll, url=...)``, ``loop.run_in_executor(None, poll,
+    URL)`` agree: the queue; a thread given ``args=ARGS`` (not a literal tuple) is not read; a function that hands
+    itself to a thread in a 2,000-deep chain ends, bounded."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "p.py").write_text(
+        "import asyncio, threading\nimport boto3\nsqs = boto3.client('sqs')\nURL = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+        "def poll(url):\n    sqs.receive_message(QueueUrl=url)\n"
+        "def go(executor, loop):\n    executor.submit(poll, URL)\n    asyncio.to_thread(poll, url=URL)\n"
+        "    loop.run_in_executor(None, poll, URL)\n"
+        "def other(u):\n    sqs.receive_message(QueueUrl=u)\n"
+        "def start(ARGS):\n    threading.Thread(target=other, args=ARGS).start()\n"
+    )
+    chain = "".join(f"def f{i}(q):\n    threading.Thread(target=f{i + 1}, args=(q,))\n" for i in range(2_000))
+    chain += "def f2000(q):\n    sqs.receive_message(QueueUrl=q)\nthreading.Thread(target=f0, args=('x',))\n"
+    (tmp_path / "deep.py").write_text("import threading\nimport boto3\nsqs = boto3.client('sqs')\n" + chain)
+    (consumers, notes, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert at(consumers, "p.py", 6).queue_ref.value.endswith("/1/q")
+    assert at(consumers, "p.py", 12).queue_ref is None
+    assert at(consumers, "deep.py", 4005).queue_ref is None and spent < 10
+
+
+def test_python_a_field_given_two_queues_names_both():
+    """``self.url = kwargs.get("queue_url")`` (None), then the URL of ``create_queue(QueueName="a")`` in one method
+    and of ``get_queue_url(QueueName="b")`` in another: two queues, no join, the note names both."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\nclass L:\n    def __init__(self, **kw):\n"
+        b"        self.url = kw.get('queue_url')\n"
+        b"    def make(self):\n        self.url = sqs.create_queue(QueueName='a')['QueueUrl']\n"
+        b"    def find(self):\n        self.url = sqs.get_queue_url(QueueName='b').get('QueueUrl')\n"
+        b"    def poll(self):\n        sqs.receive_message(QueueUrl=self.url)\n"
+    )
+    result = python.read("l.py", code)
+    (c,) = result.consumers
+    assert c.queue_ref is None
+    (note,) = [n for n in result.notes if "QueueUrl" in n.message]
+    assert "to different values: the queue a (line 7), the queue b (line 9)" in note.message
+
+
+def test_python_registries_with_two_queues_and_names_of_other_functions_are_not_guessed(tmp_path):
+    """Two routes registering two queues: the loop's name is either, not joined; a list filled by ``extend``:
+    not read; a name bound only in another function is not the value of the same name here."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "r.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class App:\n    def __init__(self):\n        self.queues = []\n        self.more = []\n"
+        "    def route(self, q):\n        def deco(fn):\n            self.queues.append(q)\n            return fn\n"
+        "        return deco\n"
+        "    def add(self, qs):\n        self.more.extend(qs)\n"
+        "    def run(self):\n        for q in self.queues:\n            sqs.receive_message(QueueUrl=q)\n"
+        "        for m in self.more:\n            sqs.receive_message(QueueUrl=m)\n"
+        "def setup():\n    url = 'https://sqs.eu-west-1.amazonaws.com/1/setup'\n"
+        "def poll(other):\n    for url in other:\n        pass\n    sqs.receive_message(QueueUrl=url)\n"
+        "app = App()\n@app.route('https://sqs.eu-west-1.amazonaws.com/1/a')\ndef a(m):\n    pass\n"
+        "@app.route('https://sqs.eu-west-1.amazonaws.com/1/b')\ndef b(m):\n    pass\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    assert [c.location.line for c in consumers] == [16, 18, 24]
+    assert all(c.queue_ref is None for c in consumers)
+    assert any("given different values by its 2 calls" in n.message for n in notes)
+    assert any("is filled by self.more.extend(qs)" in n.message for n in notes)
+    assert any("url is a local name of another function" in n.message for n in notes)
+
+
+def test_javascript_options_not_passed_are_the_defaults(tmp_path):
+    """``new Poller()`` of ``constructor(options) { this.options = { ...DEFAULTS, ...options } }``: options is
+    undefined, its spread adds nothing: the defaults' queue and visibility."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "p.js").write_text(
+        'const AWS = require("aws-sdk");\n'
+        'const DEFAULTS = { queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/default", vt: 30 };\n'
+        "class Poller {\n  constructor(options) { this.sqs = new AWS.SQS(); this.options = { ...DEFAULTS, ...options }; }\n"
+        "  poll() { return this.sqs.receiveMessage({ QueueUrl: this.options.queueUrl, VisibilityTimeout: this.options.vt }); }\n"
+        "}\nmodule.exports = { Poller };\n"
+    )
+    (tmp_path / "m.js").write_text('const { Poller } = require("./p");\nnew Poller().poll();\n')
+    consumers, _, _ = run(str(tmp_path))
+    c = at(consumers, "p.js", 5)
+    assert c.queue_ref.value.endswith("/1/default") and c.visibility_override == 30
+
+
+def test_python_a_global_set_in_a_function_is_the_modules():
+    """``global QUEUE`` in ``init()`` makes its assignment the module's: the receive of another function reads it."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\nQUEUE = None\n"
+        b"def init():\n    global QUEUE\n    QUEUE = 'https://sqs.eu-west-1.amazonaws.com/1/g'\n"
+        b"def poll():\n    sqs.receive_message(QueueUrl=QUEUE)\n"
+        b"def other():\n    LOCAL = 'https://sqs.eu-west-1.amazonaws.com/1/local'\n"
+        b"def poll2():\n    sqs.receive_message(QueueUrl=LOCAL)\n"
+    )
+    first, second = python.read("g.py", code).consumers
+    assert first.queue_ref.value.endswith("/1/g") and second.queue_ref is None
