@@ -23,10 +23,10 @@ class Sources:
         self.roots, self.errors, self.plans, self.summary = roots, errors, plans, summary
 
 
-def run(spark, records, findings, roots, *, owners=None, inventory=None, patches=False, config=None,
+def run(spark, records, findings, roots, *, owners=None, patches=False, config=None,
         owner_tags=(), placement_out=None, mode="error"):  # fmt: skip
     """(findings with source columns and VG085 rows, :class:`Sources`). ``owners``: owner rows (a DataFrame or a
-    list of dicts); None reads the inventory's ``owner`` records. ``placement_out``: where Spark writes the
+    list of dicts); None: the inventory's ``owner`` records (among ``records``). ``placement_out``: where Spark writes the
     per-queue placement (Parquet: every deployed queue, its declaration or the reason it has none)."""
     import os
 
@@ -46,7 +46,7 @@ def run(spark, records, findings, roots, *, owners=None, inventory=None, patches
         .select("row_kind", "root", "message", "diff", "refused")
         .collect()
     ]
-    own = drift.owner_frame(spark, owners) if owners is not None else drift.inventory_owners(spark, inventory)
+    own = drift.owner_frame(spark, owners) if owners is not None else drift.record_owners(records)
     placed = drift.place(drift.deployed(records), own, decls).cache()
     if placement_out is not None:
         placed.select(*[n for n, _ in drift.PLACED_FIELDS]).write.mode(mode).parquet(placement_out)

@@ -69,16 +69,14 @@ def owner_frame(spark, owners):
     return spark.createDataFrame(rows, owner_schema())
 
 
-def inventory_owners(spark, inventory: str):
-    """The ``owner`` records of the inventory, read with their own schema (other kinds filtered out)."""
+def record_owners(records):
+    """The ``owner`` records among the audit's parsed records (``transforms.parse_records``), as owner rows."""
     from pyspark.sql import functions as F
-    from visguard.audit import inventory as inv
 
-    return (
-        spark.read.schema(owner_schema())
-        .option("mode", "DROPMALFORMED")
-        .json(f"{inventory.rstrip('/')}/*/*{inv.SUFFIX}")
-        .where(F.col("kind") == "owner")
+    rows = records.where(F.col("corrupt").isNull() & (F.col("kind") == "owner"))
+    have = set(rows.columns)
+    return rows.select(
+        *[(F.col(n) if n in have else F.lit(None)).cast("string").alias(n) for n in OWNER_FIELDS]
     )
 
 
@@ -101,16 +99,27 @@ def place(queues, owners, decls):
         owners.where(F.coalesce(F.col("resource_type"), F.lit("AWS::SQS::Queue")) == "AWS::SQS::Queue")
         .withColumn("o_key", queue_key(ref, F.col("region")))
         .where(F.col("o_key").isNotNull())
-        .dropDuplicates(["o_key"])
-        .select(
-            "o_key",
-            F.col("owner").alias("o_owner"),
-            F.col("stack").alias("o_stack"),
-            F.col("root_stack").alias("o_root"),
-            F.col("logical_id").alias("o_lid"),
-            F.col("construct_path").alias("o_path"),
-            F.col("address").alias("o_address"),
+        # a queue several records claim keeps one, whatever the order of the files (as transforms.queue_owners):
+        # CloudFormation first, then the smallest stack, logical id, state and address
+        .groupBy("o_key")
+        .agg(
+            F.min(
+                F.struct(
+                    F.when(F.col("owner") == "cloudformation", 0)
+                    .when(F.col("owner") == "terraform", 1)
+                    .otherwise(2)
+                    .alias("r"),
+                    F.col("stack").alias("o_stack"),
+                    F.col("logical_id").alias("o_lid"),
+                    F.col("state").alias("o_state"),
+                    F.col("address").alias("o_address"),
+                    F.col("owner").alias("o_owner"),
+                    F.col("root_stack").alias("o_root"),
+                    F.col("construct_path").alias("o_path"),
+                )
+            ).alias("o")
         )
+        .select("o_key", "o.o_owner", "o.o_stack", "o.o_root", "o.o_lid", "o.o_path", "o.o_address")
     )
     q = (
         queues.withColumn("o_key", queue_key(F.col("arn"), F.lit(None)))

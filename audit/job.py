@@ -156,7 +156,7 @@ def run(
         from visguard.audit import declared
 
         findings, sourced = declared.run(
-            spark, records, findings, sources, owners=owners, inventory=inventory, patches=bool(patches),
+            spark, records, findings, sources, owners=owners, patches=bool(patches),
             config=config, owner_tags=tuple(owner_tags), placement_out=f"{out}/placement", mode=mode,
         )  # fmt: skip
         mark("sources", progress and f"linted {len(sourced.roots)} source folders and joined them")

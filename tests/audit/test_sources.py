@@ -211,9 +211,9 @@ def test_patches_folder_is_refused_inside_a_source_and_must_be_empty(org, tmp_pa
 def audit(spark, org):
     out, pdir = org["root"] / "out", org["root"] / "patches"
     roots = [str(org["repos"][k]) for k in ("sam", "cdk", "tf")]
-    s = job.run(
-        spark, str(org["inventory"]), str(out), sources=roots, patches=str(pdir), owners=sf.owner_rows()
-    )
+    # the owner records in the inventory, as the collector writes them (issue 39 §1)
+    inv = sf.write_inventory(org["root"] / "inventory-owned", sf.inventory_lines() + sf.owner_rows())
+    s = job.run(spark, str(inv), str(out), sources=roots, patches=str(pdir))
     return {"out": out, "patches": pdir, "summary": s, "roots": roots}
 
 
@@ -277,8 +277,8 @@ def test_findings_carry_their_source_location_and_drift_is_a_finding(audit):
     assert got == {
         (sf.ORDERS, "VG011", sam, "template.yaml", "4", "stack-logical-id"),  # the source lint has no VG011
         (sf.ORDERS, "VG085", sam, "template.yaml", "7", "stack-logical-id"),  # at the VisibilityTimeout line
-        # the line the source lint gives for VG022 (the redrive target), not the queue's
-        (sf.EMAILS, "VG022", tf, "main.tf", str(_tf("aws_sqs_queue.emails_dlq.arn")), "by-name"),
+        # the line the source lint gives for VG022 (the DLQ's retention), not the queue's
+        (sf.EMAILS, "VG022", tf, "main.tf", str(_tf("message_retention_seconds = 345600")), "by-name"),
         (sf.HOSTILE, "VG085", sam, hostile_cell, "6", "by-name"),  # its VisibilityTimeout line
     }
     drifted = next(r for r in rows if r["queue_name"] == sf.ORDERS and r["rule"] == "VG085")
@@ -325,7 +325,7 @@ def test_one_sarif_file_per_repository_at_the_declaring_lines(audit):
         ("VG085", "template.yaml", 7, sf.arn(sf.ORDERS)),
     ]
     assert results("infra-tf.sarif") == [
-        ("VG022", "main.tf", _tf("aws_sqs_queue.emails_dlq.arn"), sf.arn(sf.EMAILS))
+        ("VG022", "main.tf", _tf("message_retention_seconds = 345600"), sf.arn(sf.EMAILS))
     ]
     assert results("payments-cdk-cdk.out.sarif") == []  # no finding: the file clears old alerts
 
