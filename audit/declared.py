@@ -14,6 +14,8 @@ import json
 # points at for the same rule on that declaration, else the queue's), and how the queue was joined to it.
 from visguard.audit.outputs import SOURCE_COLUMNS  # noqa: E402
 
+ERRORS_SHOWN = 200
+
 
 class Sources:
     """What the ``--sources`` stage found: ``roots`` (as given), the error and patch rows of the roots,
@@ -33,6 +35,7 @@ def run(spark, records, findings, roots, *, owners=None, patches=False, config=N
     import pyarrow as pa
     from pyspark.sql import functions as F
     from visguard.audit import drift, sources
+    from visguard.neutralize import printable
 
     given = [str(r) for r in roots]
     absolute = [os.path.abspath(r) for r in given]  # executors need no working directory of the driver's
@@ -89,6 +92,10 @@ def run(spark, records, findings, roots, *, owners=None, patches=False, config=N
         "queues_by_join": _by(counts, "join_by", none="not joined"),
         "not_joined_reasons": dict(sorted((r["why"], r["count"]) for r in reasons)),
         "drift_findings": 0 if drifted is None else drifted.num_rows,
+        # what could not be linted: "ROOT: file: place: what" (the first ERRORS_SHOWN; all in the SARIF files)
+        "errors": [printable(f"{given[r['root']]}: {r['message']}") for r in side if r["row_kind"] == "e"][
+            :ERRORS_SHOWN
+        ],
     }
     lint.unpersist()
     placed.unpersist()

@@ -388,6 +388,8 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
             f"{printable(f['message'])}",
             file=sys.stderr,
         )
+    for line in (s.get("sources") or {}).get("errors", []):  # a source input that could not be linted
+        print(f"{prog}: --sources: {line}", file=sys.stderr)
     print(console_line(s, printable(args.out)), file=sys.stderr)
     archive = archive_of(spark)
     if archive.writing:

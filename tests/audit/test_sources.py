@@ -247,7 +247,13 @@ def test_every_deployed_queue_is_placed_or_says_why(spark, audit):
         sf.LEAKED: ("unknown", None, None, None, "no owner record, and no declaration of its name in the sources"),
     }  # fmt: skip
     s = audit["summary"]["sources"]
-    assert (s["roots"], s["declarations"], s["root_errors"], s["drift_findings"]) == (3, 10, 0, 2)
+    assert (s["roots"], s["declarations"], s["root_errors"], s["drift_findings"], s["errors"]) == (
+        3,
+        10,
+        0,
+        2,
+        [],
+    )
     assert s["not_joined_reasons"] == {
         "logical id not in its stack's source": 1,
         "no owner record and no declaration of its name": 1,
@@ -429,3 +435,12 @@ def test_the_config_applies_to_drift_as_to_every_finding(tmp_path):
     ]
     other = _row(vt=120.0, arn=sf.arn("other"), name="other", tags=None)
     assert [f["suppressed"] for f in drift.with_config(drift.drift_rows(other), other, config)] == [None]
+
+
+def test_a_broken_input_of_a_root_is_one_error_row_naming_its_file(tmp_path):
+    (tmp_path / "good.yaml").write_text(sf.HOSTILE_TEMPLATE)
+    (tmp_path / "bad.yaml").write_text("Resources:\n  Q:\n    Type: AWS::SQS::Queue\n    Properties: [\n")
+    rows = sources.lint_root(0, str(tmp_path))
+    errors = [r["message"] for r in rows if r["row_kind"] == "e"]
+    assert len(errors) == 1 and errors[0].startswith("bad.yaml: ")
+    assert [r["name"] for r in rows if r["row_kind"] == "d"] == ["hostile-q"]  # the other file still read
