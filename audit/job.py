@@ -75,6 +75,9 @@ def run(
     owner_tags: tuple[str, ...] = DEFAULT_OWNER_TAGS,
     baseline=None,
     progress=None,
+    sources=None,
+    patches=None,
+    owners=None,
 ) -> dict:
     """The whole audit; returns the summary. Parquet goes to ``out`` (local or any Hadoop path);
     ``summary.json`` and ``report.html`` to the local ``report_dir`` (default: ``out``).
@@ -85,7 +88,10 @@ def run(
     applied to every queue as ``visguard lint`` applies it; ``owner_tags``: the tags that name a finding's owner.
     ``baseline``: a previous result (a path, or ``baseline.read``'s Baseline), read in full before anything is
     removed or written, and refused inside ``out`` or ``report_dir``. ``progress``: called with one line per
-    phase done (what it did, with counts, and its seconds).
+    phase done (what it did, with counts, and its seconds). ``sources``: source folders to join the deployed
+    queues to (``visguard.audit.declared``: drift, a source location per finding, ``sarif/`` per repository);
+    ``patches``: a folder for their fix plans (``visguard.audit.patches``); ``owners``: owner rows (a DataFrame or
+    dicts) instead of the inventory's ``owner`` records.
     """
     from pyspark.sql import functions as F
     from visguard.audit import outdir
@@ -109,6 +115,14 @@ def run(
 
         bl.refuse_inside(baseline, folders)
         baseline = bl.read(baseline)
+    if sources:  # nothing is ever written into a source folder (checked before anything is written)
+        from visguard.audit import sources as src
+
+        src.refuse_inside({**folders, **({Path(patches): "--patches"} if patches else {})}, sources)
+        if patches:
+            from visguard.audit import patches as pt
+
+            pt.check_folder(patches, sources)
     foreign = {f: outdir.prepare(f, overwrite, place) for f, place in folders.items()}
     for f, theirs in foreign.items():
         outdir.write_marker(f, theirs, complete=False)
@@ -137,13 +151,24 @@ def run(
         progress and f"joined and linted: {figures.num_rows:,} queues, {findings.num_rows:,} findings",
     )
 
+    sourced = None
+    if sources:  # the declarations of the deployed queues: drift (VG085) and a source location per finding
+        from visguard.audit import declared
+
+        findings, sourced = declared.run(
+            spark, records, findings, sources, owners=owners, patches=bool(patches),
+            config=config, owner_tags=tuple(owner_tags), placement_out=f"{out}/placement", mode=mode,
+        )  # fmt: skip
+        mark("sources", progress and f"linted {len(sourced.roots)} source folders and joined them")
+
     from visguard.audit import outputs  # findings.csv, findings.ocsf.json, baseline-diff.csv, report.html
 
     if remote(out):
         # one task per account/region writes its whole folder: one file each instead of one per task and folder
-        spark.createDataFrame(findings, finding_schema()).repartition("account", "region").write.mode(
-            mode
-        ).partitionBy("account", "region").parquet(f"{out}/findings")
+        schema = finding_schema() if sourced is None else declared.finding_schema_with_sources()
+        spark.createDataFrame(findings, schema).repartition("account", "region").write.mode(mode).partitionBy(
+            "account", "region"
+        ).parquet(f"{out}/findings")
     else:
         outputs.write_findings(findings, f"{out}/findings")
     mark("write_findings", progress and f"wrote findings/: {findings.num_rows:,} findings")
@@ -177,6 +202,8 @@ def run(
     summary["seconds"] = round(time.perf_counter() - t0, 2)
     summary["phase_seconds"] = phases
     rates = outputs.queue_rates(figures)
+    if sourced is not None:
+        summary["sources"] = sourced.summary
     summary.update(
         outputs.write_outputs(
             local,
@@ -188,6 +215,8 @@ def run(
             disabled=config.disabled if config is not None else (),
         )
     )
+    if sourced is not None:
+        declared.write_files(local, findings, sourced, patches, summary)
     (local / "summary.json").write_text(
         json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
@@ -264,7 +293,38 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         metavar="PREVIOUS_RESULT",
         help="a previous result (its --out or report folder): new, resolved and unchanged findings",
     )
+    ap.add_argument(
+        "--sources",
+        nargs="+",
+        metavar="DIR",
+        help="checkouts of the infrastructure repositories (read-only): each deployed queue joined to its "
+        "declaration, drift (VG085), a source location per finding, sarif/<repository>.sarif",
+    )
+    ap.add_argument(
+        "--patches",
+        metavar="DIR",
+        help="with --sources: write each repository's fix plan (what visguard lint --diff prints) as a diff "
+        "into this new folder, never applied",
+    )
     args = ap.parse_args(argv)
+    if args.patches and not args.sources:
+        raise VisguardError("--patches needs --sources", place="--patches")
+    if args.sources:  # checked before Spark starts: folders, and no output inside one
+        from visguard.audit import sources as src
+
+        for d in args.sources:
+            if not Path(d).is_dir():
+                raise VisguardError("source folder not found", file=printable(d), place="--sources")
+        outs = {} if remote(args.out) else {Path(args.out): "--out"}
+        if args.report_dir:
+            outs[Path(args.report_dir)] = "--report-dir"
+        if args.patches:
+            outs[Path(args.patches)] = "--patches"
+        src.refuse_inside(outs, args.sources)
+        if args.patches:
+            from visguard.audit import patches as pt
+
+            pt.check_folder(args.patches, args.sources)
     previous = None
     if args.baseline:  # checked and read in full before any folder is touched or Spark starts
         from visguard.audit import baseline as bl
@@ -319,6 +379,8 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
         owner_tags=owner_tags,
         baseline=previous,
         progress=progress,
+        sources=args.sources,
+        patches=args.patches,
     )
     for f in (s.get("config") or {}).get("findings", []):
         print(
@@ -326,6 +388,8 @@ def main(argv: list[str], prog: str, default_master: str | None = "local[*]") ->
             f"{printable(f['message'])}",
             file=sys.stderr,
         )
+    for line in (s.get("sources") or {}).get("errors", []):  # a source input that could not be linted
+        print(f"{prog}: --sources: {line}", file=sys.stderr)
     print(console_line(s, printable(args.out)), file=sys.stderr)
     archive = archive_of(spark)
     if archive.writing:

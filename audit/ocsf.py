@@ -75,6 +75,8 @@ def event(
             data["estimate"] = json.loads(row["estimate"])
         except ValueError:
             data["estimate"] = row["estimate"]
+    if row.get("source_repository"):
+        data["source"] = source_data(row)
     if data:
         resource["data"] = data
     cloud = {"provider": "AWS"}
@@ -121,6 +123,34 @@ def event(
 
 _q = json.encoder.encode_basestring_ascii  # a JSON string literal, ASCII only (as json.dumps)
 _SEP = (",", ":")
+
+
+SOURCE_KEYS = ("source_repository", "source_file", "source_line", "declared_by")
+
+
+def source_data(row: dict) -> dict:
+    """Where the finding's queue is declared (``--sources``): resources[].data.source."""
+    line = row.get("source_line")
+    return {
+        "repository": row.get("source_repository"),
+        "file": row.get("source_file"),
+        "line": int(line) if line not in (None, "") else None,
+        "declared_by": row.get("declared_by"),
+    }
+
+
+def _data_json(row: dict) -> str:
+    """``,"data":{...}`` of a row with an estimate or a source location (json.dumps, as :func:`event`)."""
+    g = row.get
+    data = {"consumer": row["consumer"]} if g("consumer") else {}
+    if g("estimate"):
+        try:
+            data["estimate"] = json.loads(row["estimate"])
+        except ValueError:
+            data["estimate"] = row["estimate"]
+    if g("source_repository"):
+        data["source"] = source_data(row)
+    return ',"data":' + json.dumps(data, ensure_ascii=True, separators=_SEP)
 
 
 class Writer:
@@ -185,15 +215,10 @@ class Writer:
             res += [',"cloud_partition":', _q(arn.split(":")[1])]
         if g("owner"):
             res += [',"labels":[', _q(f"owner={row['owner']}"), "]"]
-        if g("consumer") and not g("estimate"):
+        if g("consumer") and not g("estimate") and not g("source_repository"):
             res += [',"data":{"consumer":', _q(row["consumer"]), "}"]
-        elif g("estimate"):
-            data = {"consumer": row["consumer"]} if g("consumer") else {}
-            try:
-                data["estimate"] = json.loads(row["estimate"])
-            except ValueError:
-                data["estimate"] = row["estimate"]
-            res += [',"data":', json.dumps(data, ensure_ascii=True, separators=_SEP)]
+        elif g("estimate") or g("source_repository"):
+            res.append(_data_json(row))
         cloud = ['{"provider":"AWS"']
         if g("account"):
             cloud += [',"account":{"uid":', _q(row["account"]), ',"type":"AWS Account","type_id":10}']
@@ -289,17 +314,15 @@ class Writer:
             json_strings(consumer),
             "}",
         )
+        if "source_repository" in t.column_names:  # --sources: a located finding's data says where
+            has_estimate = pc.or_(has_estimate, truthy(col("source_repository")))
         rows = pc.indices_nonzero(has_estimate)
         if len(rows):
-            estimated = []
-            for c, e in zip(consumer.take(rows).to_pylist(), estimate.take(rows).to_pylist(), strict=True):
-                d = {"consumer": c} if c else {}
-                try:
-                    d["estimate"] = json.loads(e)
-                except ValueError:
-                    d["estimate"] = e
-                estimated.append(',"data":' + json.dumps(d, ensure_ascii=True, separators=_SEP))
-            data = pc.replace_with_mask(data, has_estimate, pa.array(estimated, pa.string()))
+            names = [c for c in ("consumer", "estimate", *SOURCE_KEYS) if c in t.column_names]
+            picked = t.select(names).take(rows).to_pylist()
+            data = pc.replace_with_mask(
+                data, has_estimate, pa.array([_data_json(r) for r in picked], pa.string())
+            )
         desc = pc.if_else(
             truthy(fix),
             json_strings(fix),

@@ -64,6 +64,9 @@ DIFF_COLUMNS = (
     "fingerprint",
 )
 SAMPLE = 200  # new and resolved findings listed in summary.json (all of them are in baseline-diff.csv)
+# With --sources (visguard.audit.declared): where each finding's queue is declared; in findings.csv after the
+# columns above, only when the findings have them (an audit without --sources writes what it always wrote)
+SOURCE_COLUMNS = ("source_repository", "source_file", "source_line", "declared_by")
 
 
 def _partitioning():
@@ -129,11 +132,12 @@ def queue_rates(figures) -> dict[str, tuple[float | None, float | None]]:
 
 
 def normalise(findings):
-    """The findings table with every FINDING_COLUMNS column (a missing ``owner`` is all null), as strings."""
+    """The findings table with every FINDING_COLUMNS column (a missing ``owner`` is all null), as strings, and the
+    SOURCE_COLUMNS it has (``--sources``)."""
     import pyarrow as pa
 
     cols = {}
-    for name in FINDING_COLUMNS:
+    for name in FINDING_COLUMNS + tuple(c for c in SOURCE_COLUMNS if c in findings.column_names):
         if name in findings.column_names:
             col = findings.column(name)
             cols[name] = col if col.type == pa.string() else col.cast(pa.string())
@@ -327,7 +331,7 @@ def write_csv(path: Path, t) -> None:
     import pyarrow.csv as pacsv
 
     cols = {}
-    for c in CSV_COLUMNS:
+    for c in CSV_COLUMNS + tuple(c for c in SOURCE_COLUMNS if c in t.column_names):
         col = t.column(c)
         if c == "priority":
             cols[c] = col

@@ -346,6 +346,9 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
         for c in (*keys, "priority", "queue_name", "queue_arn", "consumer", "message", "duplicate_rate")
     }
     seen = t.column("observed_redelivery").to_pylist() if "observed_redelivery" in t.column_names else None
+    located = "source_repository" in t.column_names  # --sources: a link to the declaring line per finding
+    if located:
+        where = {c: t.column(c).to_pylist() for c in ("source_repository", "source_file", "source_line")}
     rows = []
     for i in idx:
         arn = cols["queue_arn"][i] or ""
@@ -363,14 +366,30 @@ def embedded_data(t, idx: list[int], *, titles: dict[str, str], totals: dict) ->
                 _observed_cell(None if seen is None else seen[i]),
             ]
         )
+        if located:
+            rows[-1] += list(source_link(*(where[c][i] for c in where)))
     return {
-        "cols": ["priority", *keys, "name", "arn", "consumer", "message", "rate", "seen"],
+        "cols": ["priority", *keys, "name", "arn", "consumer", "message", "rate", "seen"]
+        + (["src", "href"] if located else []),
         "dicts": dicts,
         "titles": {visible(k): visible(v) for k, v in titles.items()},
         "rows": rows,
         "totals": totals,
         "total": total,
     }
+
+
+def source_link(repository, file, line) -> tuple[str, str]:
+    """(the text, the file:// address) of a finding's declaring line ("" when it has none)."""
+    if not repository:
+        return "", ""
+    import os
+    import urllib.parse
+
+    text = f"{repository}:{file}:{line}" if line not in (None, "") else f"{repository}:{file}"
+    path = os.path.join(os.path.abspath(str(repository)), str(file or ""))
+    href = "file://" + urllib.parse.quote(path) + (f"#L{line}" if line not in (None, "") else "")
+    return visible(text), href
 
 
 def _observed_cell(v):
@@ -580,10 +599,33 @@ def render(summary: dict, findings=None, *, budget: int = EMBED_BUDGET) -> str:
         _errors(summary),
         _quarantined(summary),
     ]
+    if summary.get("sources"):
+        parts.insert(-3, _sources(summary["sources"]))
     if t is not None:
         parts.append(f"<script>{SCRIPT}</script>")
     parts.append("</body></html>")
     return "\n".join(parts)
+
+
+def _sources(src: dict) -> str:
+    """--sources: how the deployed queues were joined to their declarations, and why the others were not."""
+    rows = "".join(
+        f"<tr><td>{_e(k)}</td><td class='num'>{v:,}</td></tr>"
+        for k, v in (src.get("queues_by_join") or {}).items()
+    )
+    why = "".join(
+        f"<tr><td>{_e(k)}</td><td class='num'>{v:,}</td></tr>"
+        for k, v in (src.get("not_joined_reasons") or {}).items()
+    )
+    return (
+        "<h2 id='sources'>Where the queues are declared</h2>"
+        f"<p class='note'>{src.get('roots', 0):,} source folders, {src.get('declarations', 0):,} declarations, "
+        f"{src.get('root_errors', 0):,} inputs that could not be linted, {src.get('drift_findings', 0):,} drifted "
+        "settings (VG085). Each finding of a joined queue links to its declaring line; every queue, joined or not "
+        "(with the reason), is in <code>placement/</code>; one SARIF file per repository in <code>sarif/</code>.</p>"
+        f"<table id='sources-joined'><tr><th>joined by</th><th>queues</th></tr>{rows}</table>"
+        f"<table id='sources-not-joined'><tr><th>not joined: why</th><th>queues</th></tr>{why}</table>"
+    )
 
 
 def _outputs_note(summary: dict) -> str:
@@ -623,7 +665,8 @@ def _fix_first(t, titles: dict[str, str]) -> str:
         out.append(
             f"<tr><td class='num'>{r['priority']}</td>{_sev_cell(r['severity'])}"
             f"<td>{_rule_cell(r['rule'], titles)}</td>"
-            f"<td title='{_e(r['queue_arn'])}'>{_e(r['queue_name'] or r['queue_arn'])}</td><td>{_e(r['account'])}</td>"
+            f"<td title='{_e(r['queue_arn'])}'>{_e(r['queue_name'] or r['queue_arn'])}{_src(r)}</td>"
+            f"<td>{_e(r['account'])}</td>"
             f"<td>{_e(r['region'])}</td><td>{_e(r['owner'])}</td>"
             f"<td class='num'>{_e(fmt_share(r.get('observed_redelivery')))}</td>"
             f"<td class='num'>{_e(fmt_share(r.get('duplicate_rate')))}</td>"
@@ -633,6 +676,12 @@ def _fix_first(t, titles: dict[str, str]) -> str:
         out.append("<tr><td colspan='11'>no findings</td></tr>")
     out.append("</table>")
     return "".join(out)
+
+
+def _src(r: dict) -> str:
+    """The link to the finding's declaring line (``--sources``), after the queue's name."""
+    text, href = source_link(r.get("source_repository"), r.get("source_file"), r.get("source_line"))
+    return f"<br><a class='src' href='{_e(href)}'>{_e(text)}</a>" if text else ""
 
 
 def _rule_cell(rule, titles: dict[str, str]) -> str:
@@ -900,6 +949,7 @@ function render(){
     var rid=val(r,'rule'), rt=el('td'); rt.appendChild(el('b',rid)); rt.appendChild(document.createTextNode(' '+(D.titles[rid]||''))); tr.appendChild(rt);
     tr.appendChild(el('td',val(r,'account'))); tr.appendChild(el('td',val(r,'region'))); tr.appendChild(el('td',val(r,'owner')));
     var arn=r[I.arn], q=el('td',r[I.name]||arn.split(':').pop(),'queue'); q.title=arn; q.setAttribute('data-arn',arn); tr.appendChild(q);
+    if(I.src!==undefined&&r[I.src]){var a=el('a',r[I.src],'src'); a.href=r[I.href]; q.appendChild(document.createElement('br')); q.appendChild(a);}
     tr.appendChild(el('td',r[I.consumer],'mono')); tr.appendChild(el('td',r[I.message],'msg'));
     tr.appendChild(el('td',val(r,'fix'),'fix'));
     var sn=r[I.seen]; tr.appendChild(el('td',sn===null?'':(typeof sn==='string'?sn:(100*sn).toPrecision(3)+' %'),'num'));

@@ -254,7 +254,7 @@ class Queue(Record):
     | "denyAll" | "byQueue", "sourceQueueArns": [queue ids of this model, or ARNs as written]}, None when not set
     (allowAll). ``created_by`` is set when a tool creates this queue with default settings, not the user (SAM
     SqsSubscription: true). ``observed``: what CloudWatch saw the deployed queue do (:class:`Observed`; the fleet
-    audit only).
+    audit only). ``stack``: the stack name the input deploys the queue as, when it says (cdk.out, Serverless).
     """
 
     __slots__ = {
@@ -279,6 +279,9 @@ class Queue(Record):
         "created_by": None,
         "observed": None,
         "subscriptions": fresh(list),  # SNS subscriptions delivering to this queue (Subscription)
+        # the CloudFormation stack the queue is deployed in, when the input names it (a cdk.out manifest's stack,
+        # the top one for a nested stack; a Serverless service's service-stage); the fleet audit's --sources join
+        "stack": None,
     }
 
     def location_of(self, name: str) -> Location:

@@ -219,7 +219,7 @@ def rule_page(rule) -> str:
     if not linted:
         lines += [
             "This rule has no lint fixture: it judges what only the fleet audit sees (CloudWatch evidence of the "
-            "deployed queues); see the [fleet audit](../audit.md).",
+            "deployed queues, or the deployed queues against their sources); see the [fleet audit](../audit.md).",
             "",
         ]
     else:

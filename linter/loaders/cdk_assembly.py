@@ -41,7 +41,15 @@ KNOWN_TYPES = {STACK, NESTED_ASSEMBLY, "cdk:asset-manifest", "cdk:tree", "cdk:fe
 
 
 class _Stack(Record):
-    __slots__ = {"path": REQUIRED, "label": REQUIRED, "doc": REQUIRED, "construct_paths": fresh(dict)}
+    # stack_name: the deployed stack's name (properties.stackName, else the artifact's id; a nested stack's: its
+    # top stack's)
+    __slots__ = {
+        "path": REQUIRED,
+        "label": REQUIRED,
+        "doc": REQUIRED,
+        "construct_paths": fresh(dict),
+        "stack_name": None,
+    }
 
 
 def _manifest_shape(doc: Any) -> bool:
@@ -103,6 +111,7 @@ def load_assembly(directory: str, *, parameters: dict[str, str] | None = None) -
             st.doc, file=st.path, parameters=parameters, source="cdk", imports=imports, external=model.queues
         )
         for q in part.queues.values():
+            q.stack = st.stack_name
             cp = st.construct_paths.get(q.id)
             if q.location.construct_path is None and cp:
                 q.location = q.location.replace(construct_path=cp)
@@ -156,7 +165,8 @@ def _collect(root: str, directory: str, depth: int, stacks: list[_Stack]) -> Non
                 )
                 if os.path.isfile(extra_path):
                     paths.update(_construct_paths(load_file(extra_path)))
-            _add_stack(root, directory, path, label, paths, stacks, 0)
+            stack_name = props.get("stackName") if isinstance(props.get("stackName"), str) else name
+            _add_stack(root, directory, path, label, paths, stacks, 0, stack_name)
         elif art.get("type") == NESTED_ASSEMBLY:
             sub = props.get("directoryName") if isinstance(props, dict) else None
             if not isinstance(sub, str):
@@ -172,12 +182,19 @@ def _collect(root: str, directory: str, depth: int, stacks: list[_Stack]) -> Non
 
 
 def _add_stack(
-    root: str, directory: str, path: str, label: str, paths: dict, stacks: list[_Stack], depth: int
+    root: str,
+    directory: str,
+    path: str,
+    label: str,
+    paths: dict,
+    stacks: list[_Stack],
+    depth: int,
+    stack_name: str | None = None,
 ) -> None:
     if any(os.path.realpath(s.path) == os.path.realpath(path) for s in stacks):
         return
     doc = load_file(path)
-    stacks.append(_Stack(path, label, doc, paths))
+    stacks.append(_Stack(path, label, doc, paths, stack_name))
     resources = doc.get("Resources") if isinstance(doc, dict) else None
     if depth >= MAX_DEPTH or not isinstance(resources, dict):
         return
@@ -195,7 +212,7 @@ def _add_stack(
             entry=f"Resources/{lid}/Metadata/aws:asset:path",
         )
         if os.path.isfile(nested_path):
-            _add_stack(root, directory, nested_path, f"{label}/{lid}", {}, stacks, depth + 1)
+            _add_stack(root, directory, nested_path, f"{label}/{lid}", {}, stacks, depth + 1, stack_name)
 
 
 def _construct_paths(metadata: Any) -> dict[str, str]:

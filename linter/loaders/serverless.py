@@ -169,6 +169,9 @@ def load(path: str, options: Any = None) -> Model:
         except VisguardError as exc:  # said about the translated template: say it in serverless.yml terms
             raise relocate_error(exc, template, file) from None
         relocate(model, template, t)
+        stack = t.stack_name
+        for q in model.queues.values():  # the stack the service deploys as (the audit's --sources join)
+            q.stack = stack if isinstance(stack, str) else None
     except RecursionError:  # names the service file (the path linted may be its folder)
         raise too_deep(file) from None
     return model
