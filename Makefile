@@ -131,6 +131,9 @@ demo-consumers: install
 	# a local stack: queues a LocalStack hook and Kombu create, a Celery worker started by its Procfile
 	$(BIN)/visguard lint examples/local --fail-on never -f sarif -o $(OUT)/consumers/local.sarif
 	for r in VG020 VG072; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/local.sarif || exit 1; done
+	# a CDK app in TypeScript, never synthesized: the constructs read from the source, the Fargate worker joined
+	$(BIN)/visguard lint examples/cdk-app --fail-on never -f sarif -o $(OUT)/consumers/cdk-app.sarif
+	for r in VG011 VG020 VG022 VG060; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/cdk-app.sarif || exit 1; done
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
 
 # the language server in an editor session scripted with pygls's client: diagnostics across the workspace (the
@@ -156,7 +159,15 @@ demo-simulate: install
 
 demo-audit: install
 	rm -rf $(OUT)/audit
-	$(BIN)/visguard audit generate --queues 20000 --accounts 12 --seed 7 --out $(OUT)/audit/inventory
+	$(BIN)/visguard audit generate --queues 20000 --accounts 12 --seed 7 --owners --out $(OUT)/audit/inventory
 	$(BIN)/visguard audit run --inventory $(OUT)/audit/inventory --out $(OUT)/audit/result --fail-on never
+	# from a deployed queue to the line that declares it: examples/org's inventory (owner records of two stacks
+	# and a Terraform state) and the three repositories that declare them; drift, SARIF per repository, patches
+	$(BIN)/visguard audit run --inventory examples/org/inventory --out $(OUT)/audit/org --fail-on never \
+		--sources examples/org/repos/orders-app examples/org/repos/payments-cdk/cdk.out examples/org/repos/infra-tf \
+		--patches $(OUT)/audit/org-patches
+	grep -q VG085 $(OUT)/audit/org/findings.csv
+	test -s $(OUT)/audit/org/sarif/orders-app.sarif && test -s $(OUT)/audit/org-patches/infra-tf.diff
 	@echo "demo-audit: open $(OUT)/audit/result/report.html (summary: $(OUT)/audit/result/summary.json)"
+	@echo "demo-audit: where each deployed queue is declared: $(OUT)/audit/org/report.html, $(OUT)/audit/org-patches/"
 	$(BIN)/visguard audit cache

@@ -216,8 +216,9 @@ def _error_line(e, root: str) -> str:
 
 
 def patch_row(index: int, root: str, fixes) -> dict:
-    """The "p" row of a root: its plan's diff, as ``visguard lint ROOT --diff`` prints it, and what it refused."""
-    diff = "".join(ff.diff() for ff in fixes if ff.changed and not ff.refused)
+    """The "p" row of a root: its plan's diff with the paths of the repository (``a/main.tf``: what ``git apply``
+    takes in a checkout of it, and what ``visguard lint . --diff`` prints there), and what it refused."""
+    diff = "".join(ff.diff(relative(ff.path, root)) for ff in fixes if ff.changed and not ff.refused)
     refused = [
         f"{relative(ff.path, root)}: {f.rule} on {f.queue}: {why}" for ff in fixes for f, why in ff.skipped
     ]

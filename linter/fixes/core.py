@@ -15,6 +15,8 @@ edits into the text. Everything else is here, the same for every syntax:
 from __future__ import annotations
 
 import difflib
+import os
+import posixpath
 
 from visguard.linter.model import Finding
 from visguard.records import REQUIRED, Record, fresh, internal
@@ -54,13 +56,19 @@ class FileFix(Record):
     def changed(self) -> bool:
         return self.after != self.before
 
-    def diff(self) -> str:
+    def diff(self, shown: str | None = None) -> str:
+        """The unified diff of the fix, its file named ``shown`` (default: the path as linted; ``./`` and ``x/../``
+        left out, so ``visguard lint . --diff`` in a repository gives ``a/main.tf``, what ``git apply`` takes)."""
+        name = shown if shown is not None else self.path
+        if not os.path.isabs(name):
+            name = posixpath.normpath(name.replace(os.sep, "/"))
+        name = name.lstrip("/")
         return "".join(
             difflib.unified_diff(
                 self.before.splitlines(keepends=True),
                 self.after.splitlines(keepends=True),
-                fromfile=f"a/{self.path.lstrip('/')}",
-                tofile=f"b/{self.path.lstrip('/')}",
+                fromfile=f"a/{name}",
+                tofile=f"b/{name}",
             )
         )
 
