@@ -572,7 +572,20 @@ def finding_row(row: dict, f: Finding, owner: str | None = None, suppressed: str
 # only (the others are ``consumers_only``); if the catalogue gains one more such rule, every row is linted until
 # the pre-filter learns about it (``tests/audit/test_prefilter.py`` checks both).
 QUIET_RULES = frozenset(
-    {"VG001", "VG002", "VG003", "VG004", "VG005", "VG022", "VG023", "VG041", "VG042", "VG066", "VG067", "VG085"}
+    {
+        "VG001",
+        "VG002",
+        "VG003",
+        "VG004",
+        "VG005",
+        "VG022",
+        "VG023",
+        "VG041",
+        "VG042",
+        "VG066",
+        "VG067",
+        "VG085",
+    }
 )  # VG085's check finds nothing in a lint (drift is found beside it: visguard.audit.drift)
 
 

@@ -181,7 +181,10 @@ def test_the_patch_is_what_visguard_lint_diff_prints_byte_for_byte(org):
     rows = sources.lint_root(2, tf, patches=True)
     plan = next(r for r in rows if r["row_kind"] == "p")
     cli = subprocess.run(  # in a checkout of the repository, as a pull request applies it
-        [VISGUARD, "lint", ".", "--diff"], capture_output=True, cwd=tf, env={**os.environ, "PYTHONSAFEPATH": "1"}
+        [VISGUARD, "lint", ".", "--diff"],
+        capture_output=True,
+        cwd=tf,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
     )
     assert cli.stdout.decode("utf-8") == plan["diff"] and plan["diff"].startswith("--- a/main.tf\n")
     assert "+  message_retention_seconds = 1209600\n" in plan["diff"]
@@ -342,10 +345,15 @@ def test_patches_are_the_linters_plan_per_repository(audit):
     sam, cdk, tf = audit["roots"]
     assert sorted(p.name for p in pdir.iterdir()) == ["README.md", "infra-tf.diff", "refused.txt"]
     cli = subprocess.run(
-        [VISGUARD, "lint", ".", "--diff"], capture_output=True, cwd=tf, env={**os.environ, "PYTHONSAFEPATH": "1"}
+        [VISGUARD, "lint", ".", "--diff"],
+        capture_output=True,
+        cwd=tf,
+        env={**os.environ, "PYTHONSAFEPATH": "1"},
     )
     assert (pdir / "infra-tf.diff").read_bytes() == cli.stdout
-    applied = subprocess.run(["git", "apply", "--check", str(pdir / "infra-tf.diff")], cwd=tf, capture_output=True)
+    applied = subprocess.run(
+        ["git", "apply", "--check", str(pdir / "infra-tf.diff")], cwd=tf, capture_output=True
+    )
     assert applied.returncode == 0, applied.stderr  # ready to open as a pull request
     assert (pdir / "refused.txt").read_text() == (
         f"{tf}: main.tf: VG010 on aws_sqs_queue.reports: max(local.base * 3, 30) is an expression, not a "

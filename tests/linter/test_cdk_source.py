@@ -38,7 +38,7 @@ def notes(result) -> list[str]:
 def test_queue_and_dead_letter_queue_at_their_lines_and_unread_props_are_no_default():
     r = lint("queue-dlq")
     assert found(r) == {
-        ("VG022", "orders-stack.ts", 22),  # the DLQ (declared after its source) keeps 4 days: its retentionPeriod
+        ("VG022", "orders-stack.ts", 22),  # the DLQ (declared after its source): its retentionPeriod
         ("VG021", "orders-stack.ts", 17),  # maxReceiveCount: 2 with a Lambda consumer
         ("VG020", "orders-stack.ts", 25),  # AuditQueue has no deadLetterQueue
         ("VG011", "orders-stack.ts", 26),  # Duration.seconds(120) < 6 x Duration.seconds(30)
