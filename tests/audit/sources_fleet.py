@@ -12,96 +12,11 @@ A = "111111111111"
 REGION = "eu-west-1"
 CDK_FIXTURE = Path(__file__).resolve().parents[1] / "linter" / "fixtures" / "rules" / "vg011" / "cdk" / "fail"
 
-SAM_TEMPLATE = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Orders:
-    Type: AWS::SQS::Queue
-    Properties:
-      VisibilityTimeout: 400
-      RedrivePolicy:
-        deadLetterTargetArn: !GetAtt OrdersDlq.Arn
-        maxReceiveCount: 5
-  OrdersDlq:
-    Type: AWS::SQS::Queue
-    Properties:
-      MessageRetentionPeriod: 1209600
-  Worker:
-    Type: AWS::Serverless::Function
-    Properties:
-      Runtime: python3.12
-      Handler: app.handler
-      CodeUri: src/
-      Timeout: 60
-      Events:
-        Jobs:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Orders.Arn
-            BatchSize: 1
-"""
-
-SAMCONFIG = """\
-version = 0.1
-[prod.deploy.parameters]
-stack_name = "orders-prod"
-"""
-
-TF_MAIN = """\
-resource "aws_sqs_queue" "jobs_dlq" {
-  name                      = "jobs-dlq"
-  message_retention_seconds = 1209600
-}
-
-resource "aws_sqs_queue" "jobs" {
-  name                       = "jobs"
-  visibility_timeout_seconds = 300
-  redrive_policy = jsonencode({
-    deadLetterTargetArn = aws_sqs_queue.jobs_dlq.arn
-    maxReceiveCount     = 5
-  })
-}
-
-locals {
-  base = 20
-}
-
-resource "aws_sqs_queue" "reports" {
-  name                       = "reports"
-  visibility_timeout_seconds = max(local.base * 3, 30)
-}
-
-resource "aws_lambda_function" "reporter" {
-  function_name = "reporter"
-  role          = "arn:aws:iam::123456789012:role/reporter"
-  handler       = "app.handler"
-  runtime       = "python3.12"
-  filename      = "reporter.zip"
-  timeout       = 300
-}
-
-resource "aws_lambda_event_source_mapping" "reporter" {
-  event_source_arn        = aws_sqs_queue.reports.arn
-  function_name           = aws_lambda_function.reporter.arn
-  batch_size              = 1
-  function_response_types = ["ReportBatchItemFailures"]
-}
-
-resource "aws_sqs_queue" "emails_dlq" {
-  name                      = "emails-dlq"
-  message_retention_seconds = 345600
-}
-
-resource "aws_sqs_queue" "emails" {
-  name                       = "emails"
-  visibility_timeout_seconds = 20
-  redrive_policy = jsonencode({
-    deadLetterTargetArn = aws_sqs_queue.emails_dlq.arn
-    maxReceiveCount     = 5
-  })
-}
-"""
+# the repositories of examples/org (make demo-audit runs the same audit on them)
+ORG = Path(__file__).resolve().parents[2] / "examples" / "org" / "repos"
+SAM_TEMPLATE = (ORG / "orders-app" / "template.yaml").read_text(encoding="utf-8")
+SAMCONFIG = (ORG / "orders-app" / "samconfig.toml").read_text(encoding="utf-8")
+TF_MAIN = (ORG / "infra-tf" / "main.tf").read_text(encoding="utf-8")
 
 
 HOSTILE_FILE = "evil\x1b[2J\u202e\n=cmd.yaml"  # a file name with an escape, a bidi override, a newline
