@@ -192,11 +192,9 @@ def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(ca
         for q in loader.load(os.path.join(folder, name)).queues.values():
             queues[q.id] = q
     py = queues["py-set-jobs"]
-    assert (py.visibility_timeout, py.redrive.max_receive_count, py.redrive.target_ref) == (
-        90,
-        4,
-        COMPUTED_TARGET,
-    )
+    # its policy's ARN is read back from the DLQ's create call (test_a_dead_letter_queue_arn_read_back...)
+    assert (py.visibility_timeout, py.redrive.max_receive_count) == (90, 4)
+    assert py.redrive.target == "py-set-jobs-dlq"
     assert py.location.line == 7 and py.locations["visibility_timeout"].line == 14
     assert queues["py-set-jobs-dlq"].redrive is None
     assert queues["rb-set-jobs"].redrive.target_ref == COMPUTED_TARGET
@@ -208,3 +206,22 @@ def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(ca
     ]
     notes = [f for f in findings if f["rule"] == "VG902" and f["file"].endswith("bootstrap.js")]
     assert len(notes) == 1 and "js-set-jobs, js-set-other" in notes[0]["message"] and notes[0]["line"] == 9
+
+
+def test_a_dead_letter_queue_arn_read_back_from_its_create_call(capsys):
+    """The dead-letter queue created first, its ARN read back (GetQueueAttributes of the URL its create returned),
+    then the source created with a RedrivePolicy naming that ARN (fixtures/created/code/dlq-arn: Python through
+    names bound once, JavaScript through its scopes): the policy's target is that queue, so VG022 judges the two
+    (each DLQ keeps the default 4 days, as its source), at the dead-letter queue's create call."""
+    folder = os.path.join(FIXTURES, "dlq-arn")
+    for name, source, dlq in (
+        ("bootstrap.py", "jobs", "jobs-dlq"),
+        ("bootstrap.js", "js-jobs", "js-jobs-dlq"),
+    ):
+        queues = loader.load(os.path.join(folder, name)).queues
+        assert queues[source].redrive.target == dlq and queues[dlq].redrive is None
+    findings = _lint(capsys, "dlq-arn")
+    assert sorted((f["rule"], f["queue"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings) == [
+        ("VG022", "jobs", "bootstrap.py", 5),
+        ("VG022", "js-jobs", "bootstrap.js", 6),
+    ]

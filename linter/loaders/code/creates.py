@@ -86,6 +86,9 @@ def read(f: File, r: Reader) -> None:
     seen: set[str] = {q.id for q in r.result.queues}
     created: list[tuple[object, str, dict]] = []  # (the create site, the queue's name, its attributes)
     refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
+    known = _known_sites(
+        f, sites
+    )  # (site, name) of each create whose name is a literal: a DLQ's ARN may be one's
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -124,11 +127,11 @@ def read(f: File, r: Reader) -> None:
             for k, value_node in entries:
                 api = _ATTRIBUTES.get(key(k))
                 if api is not None:
-                    attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
+                    attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
         for k, value_node in fields.get("entries", ()):  # Java v1: addAttributesEntry(K, V)
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
-                attributes[api] = (_attribute(f, api, value_node), r.loc(value_node))
+                attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
         if name in seen:
             continue
         loc = r.loc(where)
@@ -144,6 +147,7 @@ def read(f: File, r: Reader) -> None:
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
         _set_sites(f, r, created)
+    _link_created_dlqs(r)
 
 
 # ------------------------------------------------------------------------------------- SetQueueAttributes
@@ -183,7 +187,10 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
         for k, value_node in entries or ():
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
-                written[api] = (_attribute(f, api, value_node), r.loc(value_node))
+                written[api] = (
+                    _attribute(f, api, value_node, [(site, n) for site, n, _ in created]),
+                    r.loc(value_node),
+                )
         if not written:  # computed (or built up after it is bound): the policy may be among them
             if entries:  # a literal map that sets nothing visguard reads
                 continue
@@ -259,9 +266,11 @@ def _at(r: Reader, node) -> str:
     return f"{loc.file}:{loc.line}"
 
 
-def _attribute(f: File, api: str, node):
+def _attribute(f: File, api: str, node, known=()):
     """An attribute's value: a number, a string, a bool, a dict (a RedrivePolicy the code writes as a map), or
-    ``<computed: ...>`` (a RedrivePolicy: the policy with its literal maxReceiveCount, when one is written)."""
+    ``<computed: ...>`` (a RedrivePolicy: the policy with its literal maxReceiveCount, when one is written, and
+    its dead-letter queue when the policy's expression reaches exactly one create call of this file: the ARN
+    GetQueueAttributes gives for the URL that create returned, :func:`_created_in`)."""
     v = evaluate(node, f)
     if v.kind == "env" and v.default is not None:
         v = v.default
@@ -269,8 +278,81 @@ def _attribute(f: File, api: str, node):
         return v.value
     if api == "RedrivePolicy":
         m = _COUNT.search(text(node)[:2000])
-        return {"deadLetterTargetArn": None, "maxReceiveCount": int(m.group(1)) if m else None}
+        dlq = _created_in(f, node, known) if known else None
+        return {
+            "deadLetterTargetArn": f"{_CREATED}{dlq}" if dlq else None,
+            "maxReceiveCount": int(m.group(1)) if m else None,
+        }
     return f"<computed: {v.why or shown(node)}>"
+
+
+_CREATED = "\x00created:"  # a dead-letter target that is a queue this file creates (no written ARN has it)
+MAX_WALK = 400  # nodes looked at when following a policy's expression to the create calls it reaches
+
+
+def _known_sites(f: File, sites: dict) -> list:
+    out = []
+    for _, entry in sorted(sites.items()):
+        fields, _ = _request(f, entry)
+        node = fields.get("name") if fields else None
+        v = evaluate(node, f) if node is not None else None
+        if v is not None and v.kind == "env" and v.default is not None:
+            v = v.default
+        if v is not None and v.kind == "str" and v.value.strip():
+            out.append((entry["site"], v.value.strip()))
+    return out
+
+
+def _created_in(f: File, node, known) -> str | None:
+    """The one queue created in this file that ``node``'s expression reaches: a create call written in it, or in
+    the expression a name of it is bound to (once), and so on (``dlq_arn = get_queue_attributes(QueueUrl=dlq_url,
+    ...)["Attributes"]["QueueArn"]`` with ``dlq_url = create_queue(QueueName="jobs-dlq")["QueueUrl"]``); None
+    when it reaches none, or more than one (never a guess between two). At most MAX_WALK nodes, names followed
+    MAX_FOLLOW deep."""
+    found: set[str] = set()
+    todo, seen, walked = [(node, 0)], set(), 0
+    while todo and walked < MAX_WALK:
+        n, depth = todo.pop()
+        key = (n.start_byte, n.end_byte)
+        if key in seen:
+            continue
+        seen.add(key)
+        walked += 1
+        found.update(
+            name for site, name in known if n.start_byte <= site.start_byte and site.end_byte <= n.end_byte
+        )
+        bound = _bound_once(f, n) if depth < MAX_FOLLOW else None
+        if bound is not None:
+            todo.append((bound, depth + 1))
+            continue
+        todo.extend((c, depth) for c in n.named_children)
+    return found.pop() if len(found) == 1 else None
+
+
+def _bound_once(f: File, node):
+    """The expression the name at ``node`` is bound to once in this file, or None (not a name, a parameter, bound
+    twice). JavaScript's names are its scopes' (javascript._Scopes: one declaration, never assigned again)."""
+    if node.type in f.lang.names:
+        return f.resolve(node)[0]
+    if node.type == "identifier" and f.lang.name in ("javascript", "typescript", "tsx"):
+        from .javascript import _js, _strip
+
+        js = _js(f)
+        decls = js.decls.get(text(node), [])
+        if len(decls) == 1 and text(node) not in js.assigned:
+            return _strip(decls[0][0].child_by_field_name("value"))
+    return None
+
+
+def _link_created_dlqs(r: Reader) -> None:
+    """A created queue whose policy names another queue this file creates: its dead-letter queue is that one."""
+    ids = {q.id for q in r.result.queues}
+    for q in r.result.queues:
+        ref = q.redrive.target_ref if q.redrive is not None else None
+        if isinstance(ref, str) and ref.startswith(_CREATED):
+            name = ref[len(_CREATED) :]
+            q.redrive.target_ref = name
+            q.redrive.target = name if name in ids and name != q.id else None
 
 
 # ------------------------------------------------------------------------------------------------ requests
