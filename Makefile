@@ -131,8 +131,10 @@ demo-consumers: install
 	# a local stack: queues a LocalStack hook and Kombu create, a Celery worker started by its Procfile
 	$(BIN)/visguard lint examples/local --fail-on never -f sarif -o $(OUT)/consumers/local.sarif
 	for r in VG020 VG072; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/local.sarif || exit 1; done
-	# a CDK app in TypeScript, never synthesized: the constructs read from the source, the Fargate worker joined
-	$(BIN)/visguard lint examples/cdk-app --fail-on never -f sarif -o $(OUT)/consumers/cdk-app.sarif
+	# CDK apps in TypeScript, never synthesized (the cdk-source loader's fixtures): the constructs read from the
+	# source, a Lambda's event sources and a Fargate worker joined to their queues
+	$(BIN)/visguard lint tests/linter/fixtures/cdk-source/queue-dlq tests/linter/fixtures/cdk-source/fargate-env \
+		--fail-on never -f sarif -o $(OUT)/consumers/cdk-app.sarif
 	for r in VG011 VG020 VG022 VG060; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/cdk-app.sarif || exit 1; done
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
 

@@ -163,6 +163,14 @@ HOSTILE = {
     "registry.py": "import boto3\nclass A:\n    def __init__(self):\n        self.qs = []\n"
     + "".join("        self.qs.append('q')\n" for _ in range(20_000))
     + "    def run(self):\n        for x in self.qs:\n            boto3.client('sqs').create_queue(QueueName=x)\n",
+    # 20,000 SetQueueAttributes calls on a created queue, and a RedrivePolicy whose ARN is a 3,000-deep chain of
+    # names, each bound to a dict holding the next (read up to MAX_SET_SITES and MAX_WALK / MAX_FOLLOW)
+    "sets.py": "import boto3\nsqs = boto3.client('sqs')\nu = sqs.create_queue(QueueName='q')['QueueUrl']\n"
+    + "sqs.set_queue_attributes(QueueUrl=u, Attributes={'RedrivePolicy': p})\n" * 20_000,
+    "arnchain.py": "import boto3\nimport json\nsqs = boto3.client('sqs')\na0 = sqs.create_queue(QueueName='q')\n"
+    + "".join(f"a{i + 1} = {{'x': a{i}}}\n" for i in range(3_000))
+    + "sqs.set_queue_attributes(QueueUrl=a0['QueueUrl'], "
+    + "Attributes={'RedrivePolicy': json.dumps({'deadLetterTargetArn': a3000})})\n",
     "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
     + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
     + "sqs.create_queue(QueueName=u0)\n",
