@@ -497,6 +497,22 @@ SST_FUNCTION_SOURCE = "https://github.com/sst/sst/blob/v2/packages/sst/src/const
 SST_FUNCTION_TIMEOUT = 10
 SST_QUEUE_SOURCE = "https://github.com/sst/sst/blob/v2/packages/sst/src/constructs/Queue.ts"
 SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE = True
+# aws-cdk-lib ecs_patterns QueueProcessingFargateService / QueueProcessingEc2Service (QueueProcessingServiceBase): a
+# given `queue` is used as is (retentionPeriod, visibilityTimeout, maxReceiveCount are then rejected at synth); else
+# the pattern makes `EcsProcessingDeadLetterQueue` (retentionPeriod "@default Duration.days(14)": the DLQ's) and
+# `EcsProcessingQueue` (visibilityTimeout "@default Duration.seconds(30)", left unset: SQS's; deadLetterQueue
+# {queue: the DLQ, maxReceiveCount: `props.maxReceiveCount || 3`}); the container (containerName
+# "QueueProcessingContainer") gets `QUEUE_NAME: queue.queueName` over the props' environment, and
+# `queue.grantConsumeMessages(taskDefinition.taskRole)`: the service's tasks are the queue's consumer.
+CDK_QUEUE_PROCESSING_SOURCE = (
+    "https://github.com/aws/aws-cdk/blob/main/packages/aws-cdk-lib/aws-ecs-patterns/lib/base/"
+    "queue-processing-service-base.ts"
+)
+CDK_QUEUE_PROCESSING_MAX_RECEIVE_COUNT = 3
+CDK_QUEUE_PROCESSING_DLQ_RETENTION = 14 * 86_400
+CDK_QUEUE_PROCESSING_VISIBILITY_DEFAULT = DEFAULT_VISIBILITY_TIMEOUT
+CDK_QUEUE_PROCESSING_QUEUE_ENV = "QUEUE_NAME"
+CDK_QUEUE_PROCESSING_CONTAINER = "QueueProcessingContainer"
 
 # ------------------------------------------------- CloudFormation stacks that own deployed resources (issue 39 §1)
 # The stack statuses whose resources exist, out of the StackStatus enum (botocore 1.44.8's cloudformation model,
@@ -727,6 +743,15 @@ checked("2026-12-03", CDK_QUEUE_PROPS, "CDK_QUEUE_VISIBILITY_DEFAULT", "CDK_QUEU
 checked("2026-12-03", CDK_FUNCTION_OPTIONS, "CDK_FUNCTION_TIMEOUT_DEFAULT")
 checked("2026-12-03", SST_FUNCTION_SOURCE, "SST_FUNCTION_TIMEOUT")
 checked("2026-12-03", SST_QUEUE_SOURCE, "SST_QUEUE_CONSUMER_IS_SQS_EVENT_SOURCE")
+checked(
+    "2026-12-03",
+    CDK_QUEUE_PROCESSING_SOURCE,
+    "CDK_QUEUE_PROCESSING_MAX_RECEIVE_COUNT",
+    "CDK_QUEUE_PROCESSING_DLQ_RETENTION",
+    "CDK_QUEUE_PROCESSING_VISIBILITY_DEFAULT",
+    "CDK_QUEUE_PROCESSING_QUEUE_ENV",
+    "CDK_QUEUE_PROCESSING_CONTAINER",
+)
 
 # CloudFormation stacks that own deployed resources (issue 39 §1; helper owners)
 checked("2026-12-03", CFN_STACK_STATUS_SOURCE, "CFN_OWNING_STATUSES")

@@ -255,12 +255,18 @@ def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
 # = code.cdk_source.MARKERS / ENDINGS: a JavaScript/TypeScript file whose first bytes import a CDK library (the
 # cdk-source loader: the CloudFormation a CDK app's constructs synthesize; the code loader reads the file too)
 CDK_MARKERS = (b"aws-cdk-lib", b"@aws-cdk/", b"sst/constructs")
-CDK_ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+CDK_TS_ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+CDK_PY_MARKERS = (b"import aws_cdk", b"from aws_cdk")  # = cdk_source.PY_MARKERS: a Python CDK app
+CDK_ENDINGS = (*CDK_TS_ENDINGS, ".py")
 
 
 def _cdk_file(path: str, head: bytes) -> bool:  # = cdk_source.could_claim
     name = os.path.basename(path)
-    return name.endswith(CDK_ENDINGS) and not name.endswith(".d.ts") and any(m in head for m in CDK_MARKERS)
+    if name.endswith(".py"):
+        return any(m in head for m in CDK_PY_MARKERS)
+    return (
+        name.endswith(CDK_TS_ENDINGS) and not name.endswith(".d.ts") and any(m in head for m in CDK_MARKERS)
+    )
 
 
 # In claim order among themselves (each registers before "cloudformation"). A missing module is skipped.

@@ -50,7 +50,11 @@ from .. import safe_io
 from ..decode import PosDict
 
 MARKERS = (b"aws-cdk-lib", b"@aws-cdk/", b"sst/constructs")
-ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+TS_ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+# a Python CDK app: ``import aws_cdk ...`` / ``from aws_cdk(.aws_sqs) import ...`` in its first bytes
+PY_MARKERS = (b"import aws_cdk", b"from aws_cdk")
+PY_ENDINGS = (".py",)
+ENDINGS = TS_ENDINGS + PY_ENDINGS
 MAX_CONSTRUCTS = 2_000  # constructs read per file (beyond: one note)
 MAX_NODES = 400_000  # syntax nodes walked per file for construct calls
 MAX_DEPTH = 16  # names, nestings and objects followed per value
@@ -61,7 +65,9 @@ MAX_DEPTH = 16  # names, nestings and objects followed per value
 def could_claim(path: str, head: bytes) -> bool:
     """The registry's cheap claim: a JavaScript/TypeScript file whose first bytes import a CDK library."""
     name = os.path.basename(path)
-    return name.endswith(ENDINGS) and not name.endswith(".d.ts") and any(m in head for m in MARKERS)
+    if name.endswith(PY_ENDINGS):
+        return any(m in head for m in PY_MARKERS)
+    return name.endswith(TS_ENDINGS) and not name.endswith(".d.ts") and any(m in head for m in MARKERS)
 
 
 def claim_file(path: str, head: bytes) -> bool:
@@ -127,7 +133,7 @@ def model_of(path: str, template: PosDict, notes: list[Note]) -> Model:
 def synthesize(path: str, data: bytes) -> tuple[PosDict, list[Note]]:
     """The template ``data`` (the bytes of ``path``) synthesizes, and the notes of what was not read. Never
     raises: a reader fault is one note."""
-    s = _Synth(path, data)
+    s = _Synth(path, data, _syntax(path))
     try:
         s.run()
     except RecursionError:
@@ -167,6 +173,8 @@ _CLASSES = {
     ("aws-ecs", "FargateService"): "service",
     ("aws-ecs", "Ec2Service"): "service",
     ("aws-pipes", "CfnPipe"): "cfn:AWS::Pipes::Pipe",
+    ("aws-ecs-patterns", "QueueProcessingFargateService"): "queue_service",
+    ("aws-ecs-patterns", "QueueProcessingEc2Service"): "queue_service",
     ("sst", "Queue"): "sst_queue",
     ("sst", "Function"): "sst_function",
 }
@@ -174,6 +182,7 @@ _CLASSES = {
 _NAMESPACES = {
     "aws_sqs": "aws-sqs", "aws_lambda": "aws-lambda", "aws_lambda_nodejs": "aws-lambda-nodejs",
     "aws_lambda_event_sources": "aws-lambda-event-sources", "aws_ecs": "aws-ecs", "aws_pipes": "aws-pipes",
+    "aws_ecs_patterns": "aws-ecs-patterns",
 }  # fmt: skip
 _UNITS = {"millis": 0.001, "seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
 _SST_UNITS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400,
@@ -189,6 +198,7 @@ _L1_READ = frozenset(
      "ReceiveMessageWaitTimeSeconds", "EventSourceArn", "FunctionName", "BatchSize", "MaximumBatchingWindowInSeconds",
      "FunctionResponseTypes", "ScalingConfig", "Timeout", "Source", "SourceParameters", "Enrichment"}
 )  # fmt: skip
+_QUEUE_KINDS = ("queue", "sst_queue", "cfn:AWS::SQS::Queue")
 _FUNCTION_ATTRS = {"functionArn": "Arn", "functionName": "Ref", "attrArn": "Arn", "ref": "Ref"}
 
 
@@ -206,10 +216,11 @@ def _family(module: str) -> str | None:
 
 
 class _Construct:
-    __slots__ = ("kind", "node", "lid", "props", "resource", "extra")
+    __slots__ = ("kind", "node", "lid", "props", "resource", "extra", "cls")
 
     def __init__(self, kind, node, lid, props):
         self.kind, self.node, self.lid, self.props = kind, node, lid, props
+        self.cls = ""  # the class's name (FargateTaskDefinition)
         self.resource: PosDict | None = None
         self.extra: dict = {}
 
@@ -234,15 +245,20 @@ class _NotRead(Exception):
 
 
 class _Synth:
-    def __init__(self, path: str, data: bytes):
+    """The construct model, written once: what each construct makes (its resources, its defaults) and how they
+    refer to each other. How the file writes calls, keywords and properties is its language's :class:`Syntax`."""
+
+    def __init__(self, path: str, data: bytes, sx: Syntax):
         self.path, self.data = path, data
+        self.sx = sx
+        sx.synth = self
         self.notes: list[Note] = []
         self.template = PosDict(Resources=PosDict())
         self.template.line = self.template.col = 1
         self.resources: PosDict = self.template["Resources"]
         self.constructs: dict[tuple[int, int], _Construct] = {}
         self.locals: dict[str, tuple[str, str | None]] = {}  # local name -> (family, exported name | None)
-        self.f = self.js = None
+        self.f = None  # the engine's File (its evaluate), made by the syntax's setup
 
     # ---------------------------------------------------------------------------- notes, positions
     def pos(self, node) -> tuple[int, int]:
@@ -267,37 +283,32 @@ class _Synth:
 
     # ---------------------------------------------------------------------------- the pass
     def run(self) -> None:
-        from . import javascript as jsmod
-        from . import parse
-        from .engine import File
-
-        grammar, _source = jsmod.language_of(self.path)
-        root = parse(grammar, self.data)
-        if root is None:
-            self.note("not read as a CDK app: the parser gave up (its CPU budget)", None)
+        sx = self.sx
+        if not sx.setup():
             return
-        self.f = File(jsmod._LANGUAGES[grammar], self.data, root, path=self.path)
-        self.js = jsmod._js(self.f)
-        news, calls = self._walk(root)
-        self._imports(root)
+        news, calls = sx.walk()
+        self.locals = sx.imports()
         if not self.locals:
             return
         for node in news:
-            kind = self._kind(node.child_by_field_name("constructor"))
+            parts = sx.ctor(node)
+            kind = self._kind(parts)
             if kind is None:
                 continue
             if len(self.constructs) >= MAX_CONSTRUCTS:
                 self.note(f"only the first {MAX_CONSTRUCTS} constructs of the file were read", node)
                 break
-            args = self._args(node)
-            props = args[2] if len(args) > 2 else None
+            args = sx.args(node)
             if kind == "event_source":
-                props = args[1] if len(args) > 1 else None
-            lid = self._lid(args[1] if len(args) > 1 and kind != "event_source" else None, node, kind)
-            self.constructs[_key(node)] = _Construct(kind, node, lid, props)
+                props, id_node = sx.props_at(node, args, 1), None
+            else:
+                props, id_node = sx.props_at(node, args, 2), (args[1] if len(args) > 1 else None)
+            lid = self._lid(id_node, node, kind)
+            c = self.constructs[_key(node)] = _Construct(kind, node, lid, props)
+            c.cls = parts[-1]
         order = ("queue", "cfn:AWS::SQS::Queue", "sst_queue", "function", "sst_function", "cfn:AWS::Lambda::Function",
-                 "task_definition", "container", "service", "esm", "cfn:AWS::Lambda::EventSourceMapping",
-                 "cfn:AWS::Pipes::Pipe")  # fmt: skip
+                 "task_definition", "container", "service", "queue_service", "esm",
+                 "cfn:AWS::Lambda::EventSourceMapping", "cfn:AWS::Pipes::Pipe")  # fmt: skip
         for kind in order:  # resources first, then what refers to them
             for c in list(self.constructs.values()):
                 if c.kind == kind and c.resource is None and not c.extra.get("done"):
@@ -311,78 +322,9 @@ class _Synth:
         for call in calls:
             self._method(call)
 
-    def _walk(self, root) -> tuple[list, list]:
-        news, calls, stack, seen = [], [], [root], 0
-        while stack:
-            n = stack.pop()
-            seen += 1
-            if seen > MAX_NODES:
-                self.note(f"read only the first {MAX_NODES:,} syntax nodes for construct calls", n)
-                break
-            if n.type == "new_expression":
-                news.append(n)
-            elif n.type == "call_expression":
-                calls.append(n)
-            stack.extend(reversed(n.children))
-        return news, calls
-
-    def _imports(self, root) -> None:
-        """The file's local names for CDK modules and classes (``import``, ``import x = require``, ``require``)."""
-        for stmt in root.named_children:
-            if stmt.type == "import_statement":
-                src = stmt.child_by_field_name("source")
-                module = self.js._string(src) if src is not None else None
-                family = _family(module) if module else None
-                for clause in stmt.named_children:
-                    if clause.type == "import_require_clause":  # import sqs = require('@aws-cdk/aws-sqs')
-                        name = clause.named_children[0] if clause.named_children else None
-                        req = [c for c in clause.named_children if c.type == "string"]
-                        fam = _family(self.js._string(req[0])) if req else None
-                        if name is not None and fam is not None:
-                            self.locals[_text(name)] = (fam, None)
-                    if clause.type != "import_clause" or family is None:
-                        continue
-                    for part in clause.named_children:
-                        if part.type == "namespace_import":  # import * as sqs from
-                            ids = [c for c in part.named_children if c.type == "identifier"]
-                            if ids:
-                                self.locals[_text(ids[-1])] = (family, None)
-                        elif part.type == "identifier":  # import cdk from (default)
-                            self.locals[_text(part)] = (family, None)
-                        elif part.type == "named_imports":
-                            for spec in part.named_children:
-                                if spec.type != "import_specifier":
-                                    continue
-                                name = spec.child_by_field_name("name")
-                                alias = spec.child_by_field_name("alias") or name
-                                if name is None:
-                                    continue
-                                exported = _text(name)
-                                if family == "core" and exported in _NAMESPACES:
-                                    self.locals[_text(alias)] = (_NAMESPACES[exported], None)
-                                else:
-                                    self.locals[_text(alias)] = (family, exported)
-            elif stmt.type in ("lexical_declaration", "variable_declaration"):
-                for decl in stmt.named_children:
-                    if decl.type != "variable_declarator":
-                        continue
-                    value = _strip(decl.child_by_field_name("value"))
-                    module = self.js.require_of(value) if value is not None else None
-                    family = _family(module) if module else None
-                    name = decl.child_by_field_name("name")
-                    if family is None or name is None:
-                        continue
-                    if name.type == "identifier":
-                        self.locals[_text(name)] = (family, None)
-                    elif name.type == "object_pattern":
-                        for part in name.named_children:
-                            key, local = self.js._pattern_names(part)
-                            if key and local:
-                                self.locals[local] = (family, key)
-
-    def _kind(self, ctor) -> str | None:
-        """The construct kind ``new <ctor>`` makes, through the file's imports (None: not one read here)."""
-        parts = _dotted(_strip(ctor))
+    def _kind(self, parts: list[str]) -> str | None:
+        """The construct kind a call of the class ``parts`` (``sqs.Queue``) makes, through the file's imports
+        (None: not one read here)."""
         if not parts or parts[0] not in self.locals:
             return None
         family, exported = self.locals[parts[0]]
@@ -394,10 +336,6 @@ class _Synth:
         if len(rest) != 1:
             return None
         return _CLASSES.get((family, rest[0]))
-
-    def _args(self, node) -> list:
-        args = node.child_by_field_name("arguments")
-        return [a for a in args.named_children if a.type != "comment"] if args is not None else []
 
     def _lid(self, id_node, node, kind) -> str:
         raw = None
@@ -425,72 +363,40 @@ class _Synth:
             return None
         return v.value if v.kind in ("int", "str", "bool") else None
 
-    def _resolve(self, node, depth=0):
+    def _resolve(self, node):
         """``node`` followed through wrappers and names bound once (a const, a class field) to what is written."""
-        node = _strip(node)
-        while node is not None and depth < MAX_DEPTH:
-            depth += 1
-            if node.type in ("identifier", "shorthand_property_identifier"):
-                decl = self.js.declaration(_text(node), node)
-                if decl is None or decl.type != "variable_declarator":
-                    return node
-                value = _strip(decl.child_by_field_name("value"))
-                if value is None:
-                    return node
-                node = value
-                continue
-            if node.type == "member_expression":
-                obj = _strip(node.child_by_field_name("object"))
-                prop = node.child_by_field_name("property")
-                if obj is not None and obj.type == "this" and prop is not None:
-                    try:
-                        field = self.js._field(_text(prop), node)
-                    except Exception:  # noqa: BLE001 - nesting beyond the scopes' bounds
-                        field = None
-                    field = _strip(field)
-                    if field is None:
-                        return node
-                    node = field
-                    continue
-            return node
-        return node
+        return self.sx.resolve(node)
 
     def construct_of(self, node, depth=0) -> _Construct | None:
-        """The construct an expression names: ``new X(...)``, a name bound to one, ``this.x``, SST's ``q.cdk.queue``."""
+        """The construct an expression names: ``new X(...)`` (``X(...)``), a name bound to one, ``this.x``
+        (``self.x``), SST's ``q.cdk.queue``."""
         if node is None or depth > MAX_DEPTH:
             return None
         node = self._resolve(node)
         if node is None:
             return None
-        if node.type == "new_expression":
+        if self.sx.is_construct(node):
             return self.constructs.get(_key(node))
-        if node.type == "member_expression":
-            prop = node.child_by_field_name("property")
-            obj = node.child_by_field_name("object")
-            if (
-                prop is not None
-                and _text(prop) == "queue"
-                and obj is not None
-                and obj.type == "member_expression"
-            ):
-                inner = obj.child_by_field_name("property")
-                if inner is not None and _text(inner) == "cdk":  # SST: queue.cdk.queue
-                    c = self.construct_of(obj.child_by_field_name("object"), depth + 1)
-                    return c if c is not None and c.kind == "sst_queue" else None
+        member = self.sx.member(node)
+        if member is not None and member[1] == "queue":
+            inner = self.sx.member(self.sx.strip(member[0]))
+            if inner is not None and inner[1] == "cdk":  # SST: queue.cdk.queue
+                c = self.construct_of(inner[0], depth + 1)
+                return c if c is not None and c.kind == "sst_queue" else None
         return None
 
     def ref(self, node, what: str):
         """The CloudFormation a reference to a queue's or function's attribute stands for (``{Ref}``,
         ``{Fn::GetAtt}``), a literal string, else raises :class:`_NotRead`."""
         node = self._resolve(node)
-        if node is not None and node.type == "member_expression":
-            prop = node.child_by_field_name("property")
-            c = self.construct_of(node.child_by_field_name("object"))
+        member = self.sx.member(node) if node is not None else None
+        if member is not None:
+            c = self.construct_of(member[0])
             attrs = (
                 _FUNCTION_ATTRS if c is not None and c.kind in ("function", "sst_function") else _QUEUE_ATTRS
             )
-            if c is not None and c.resource is not None and prop is not None and _text(prop) in attrs:
-                attr = attrs[_text(prop)]
+            if c is not None and c.resource is not None and member[1] in attrs:
+                attr = attrs[member[1]]
                 target = self._target(c)
                 return {"Ref": target} if attr == "Ref" else {"Fn::GetAtt": [target, attr]}
         v = self._scalar(node) if node is not None else None
@@ -507,10 +413,10 @@ class _Synth:
         from .engine import evaluate
 
         n = self._resolve(node)
-        if n is not None and n.type == "call_expression":
-            parts = _dotted(n.child_by_field_name("function"))
+        call = self.sx.call(n) if n is not None else None
+        if call is not None:
+            parts, args = call
             if len(parts) >= 2 and parts[-2] == "Duration" and parts[-1] in _UNITS:
-                args = self._args(n)
                 v = evaluate(args[0], self.f) if args else None
                 if v is not None and v.kind == "int":
                     seconds = v.value * _UNITS[parts[-1]]
@@ -519,7 +425,7 @@ class _Synth:
                     # CDK's toSeconds() refuses a fraction of a second at synth
                     raise _NotRead(f"{_shown(n)}, not a whole number of seconds")
                 raise _NotRead(_shown(n))
-        if n is not None and n.type not in ("call_expression", "new_expression"):
+        if n is not None and call is None and not self.sx.is_construct(n):
             v = evaluate(n, self.f)
             if v.kind == "int" and unit_default is not None:
                 return _whole(v.value * unit_default)
@@ -532,24 +438,24 @@ class _Synth:
     def props(self, node, owner: str) -> dict:
         """key -> value node of an object literal (through names); ``open`` (with a note) when it is not one of
         this file, or a spread in it may set more."""
-        from .engine import evaluate
-
         if node is None:
             return _Props()
         n = self._resolve(node)
-        v = evaluate(n, self.f) if n is not None else None
-        if v is None or v.kind != "obj":
-            why = "not an object literal of this file"
+        got = self.sx.obj(n) if n is not None else None
+        if got is None:
+            why = f"not {self.sx.OBJECT} of this file"
             self.note(f"{owner}: its properties {_shown(node)} are not read ({why})", node)
             return _Props(open_=True)
-        if v.file is not None and v.file is not self.f:  # written in another module: positions are not here
+        items, open_, elsewhere = got
+        if elsewhere:  # written in another module: positions are not here
             self.note(f"{owner}: its properties {_shown(node)} are written in another file; not read", node)
             return _Props(open_=True)
-        if v.mark == "open":
+        if open_:
             self.note(
-                f"{owner}: a spread in {_shown(node)} may set more properties; those are not read", node
+                f"{owner}: a {self.sx.SPREAD} in {_shown(node)} may set more properties; those are not read",
+                node,
             )
-        return _Props(v.value, open_=v.mark == "open")
+        return _Props(items, open_=open_)
 
     def unknown_unless_set(self, props, p: PosDict, keys: tuple[str, ...], node, why: str) -> None:
         """Properties an unread spread (or props object) may set: not known here, unless the file sets them."""
@@ -667,14 +573,14 @@ class _Synth:
         elif c.kind == "sst_queue":
             self._sst_queue(c)
 
-    def props_strict(self, node) -> dict:
-        from .engine import evaluate
-
+    def props_strict(self, node, raw: bool = False) -> dict:
+        """key -> value node of an object (a struct, keyword arguments) of this file, else :class:`_NotRead`;
+        ``raw``: its keys as written (an environment's variables, a JSON policy), not the language's names."""
         n = self._resolve(node)
-        v = evaluate(n, self.f) if n is not None else None
-        if v is None or v.kind != "obj" or (v.file is not None and v.file is not self.f):
+        got = self.sx.obj(n, raw=raw) if n is not None else None
+        if got is None or got[2]:
             raise _NotRead(_shown(node))
-        return dict(v.value)
+        return dict(got[0])
 
     def _sst_queue(self, c: _Construct) -> None:
         if c.resource is not None or c.extra.get("done"):
@@ -757,7 +663,7 @@ class _Synth:
         if node is None:
             return
         try:
-            env = self.props_strict(node)
+            env = self.props_strict(node, raw=True)
         except _NotRead as e:
             self.unread(owner, "environment", e, node)
             return
@@ -850,7 +756,7 @@ class _Synth:
         src = self.construct_of(src_node)
         if src is None or src.kind != "event_source":
             return
-        args = self._args(src.node)
+        args = self.sx.args(src.node)
         queue = self.construct_of(args[0]) if args else None
         owner = f"SQS event source of {owner_fn}"
         if queue is None or queue.kind not in ("queue", "sst_queue", "cfn:AWS::SQS::Queue"):
@@ -867,10 +773,8 @@ class _Synth:
         events = props.get("events")
         if events is None:
             return
-        n = self._resolve(events)
-        if n is None or n.type != "array":
-            return
-        for item in n.named_children:
+        items = self.sx.array(self._resolve(events))
+        for item in items or ():
             self._event_source(c, item, f"function {c.lid}")
 
     def props_quiet(self, node) -> dict:
@@ -891,7 +795,7 @@ class _Synth:
         if fn is None:
             n = self._resolve(consumer)
             definition = consumer
-            if n is not None and n.type == "object":
+            if n is not None and self.sx.obj(n) is not None:
                 d = self.props_quiet(n)
                 if "function" in d:
                     definition = d["function"]
@@ -918,10 +822,9 @@ class _Synth:
     def _task_definition(self, c: _Construct) -> None:
         p = self.posdict(c.props or c.node, ContainerDefinitions=[])
         p.key_pos["ContainerDefinitions"] = self.pos(c.node)
-        ctor = _dotted(c.node.child_by_field_name("constructor"))
-        if ctor and ctor[-1] == "FargateTaskDefinition":
+        if c.cls == "FargateTaskDefinition":
             self.put(p, "RequiresCompatibilities", ["FARGATE"], c.node)
-        elif ctor and ctor[-1] == "Ec2TaskDefinition":
+        elif c.cls == "Ec2TaskDefinition":
             self.put(p, "RequiresCompatibilities", ["EC2"], c.node)
         self.add(c, "AWS::ECS::TaskDefinition", p)
 
@@ -953,23 +856,103 @@ class _Synth:
         p = self.posdict(c.props or c.node)
         self.put(p, "TaskDefinition", {"Ref": td.lid}, props["taskDefinition"])
         self.setting(c, p, "DesiredCount", props, "desiredCount", self.number, owner)
-        ctor = _dotted(c.node.child_by_field_name("constructor"))
-        if ctor and ctor[-1] == "FargateService" and "capacityProviderStrategies" not in props:
+        if c.cls == "FargateService" and "capacityProviderStrategies" not in props:
             self.put(p, "LaunchType", "FARGATE", c.node)
         self.add(c, "AWS::ECS::Service", p)
 
+    def _queue_service(self, c: _Construct) -> None:
+        """``ecs_patterns.QueueProcessingFargateService`` / ``QueueProcessingEc2Service``: its queue (the given
+        ``queue`` as is, else the queue and dead-letter queue it makes, with CDK's defaults:
+        ``facts.CDK_QUEUE_PROCESSING_*``), its task definition whose container gets ``QUEUE_NAME`` and the right to
+        receive, and its service: the queue's consumer."""
+        owner = f"queue processing service {c.lid}"
+        props = self.props(c.props, owner)
+        where = c.props or c.node
+        queue = None
+        given = props.get("queue")
+        if given is not None:
+            queue = self.construct_of(given)
+            if queue is not None and queue.resource is None and queue.kind in ("queue", "sst_queue"):
+                self._queue_now(queue)
+            if queue is None or queue.resource is None or queue.kind not in _QUEUE_KINDS:
+                self.note(f"{owner}: its queue {_shown(given)} is not a queue of this file", given)
+                return
+        elif getattr(props, "open", False):
+            self.note(f"{owner}: its queue may be given by the properties not read; not read", where)
+            return
+        else:
+            queue = self._pattern_queue(c, props, where, owner)
+        td = _Construct("task_definition", c.node, self._fresh(f"{c.lid}QueueProcessingTaskDef"), None)
+        td.cls = "Ec2TaskDefinition" if c.cls == "QueueProcessingEc2Service" else "FargateTaskDefinition"
+        self._task_definition(td)
+        name = props.get("containerName")
+        name = self._scalar(name) if name is not None else None
+        name = name if isinstance(name, str) else facts.CDK_QUEUE_PROCESSING_CONTAINER
+        cd = self.posdict(where, Name=name)
+        cd.key_pos["Name"] = self.pos(where)
+        env = []
+        user = props.get("environment")
+        if user is not None:
+            scratch = self.posdict(where)
+            self._environment(scratch, user, owner)
+            env = [
+                e for e in scratch.get("Environment", []) if e["Name"] != facts.CDK_QUEUE_PROCESSING_QUEUE_ENV
+            ]
+        item = self.posdict(where, Name=facts.CDK_QUEUE_PROCESSING_QUEUE_ENV)
+        item["Value"] = {"Fn::GetAtt": [self._target(queue), "QueueName"]}
+        item.key_pos["Name"] = item.key_pos["Value"] = self.pos(where)
+        self.put(cd, "Environment", [*env, item], where)
+        td.resource["Properties"]["ContainerDefinitions"].append(cd)
+        self._grant(queue, td, c.node)
+        p = self.posdict(where)
+        self.put(p, "TaskDefinition", {"Ref": td.lid}, where)
+        self.setting(c, p, "DesiredCount", props, "desiredTaskCount", self.number, owner)
+        if c.cls == "QueueProcessingFargateService" and "capacityProviderStrategies" not in props:
+            self.put(p, "LaunchType", "FARGATE", c.node)
+        self.add(c, "AWS::ECS::Service", p)
+
+    def _pattern_queue(self, c: _Construct, props: dict, where, owner: str) -> _Construct:
+        """The queue and dead-letter queue a queue processing service makes when it is given none."""
+        dlq = _Construct("queue", c.node, self._fresh(f"{c.lid}EcsProcessingDeadLetterQueue"), None)
+        dp = self.posdict(where)
+        if "retentionPeriod" in props:  # the pattern's retentionPeriod is its dead-letter queue's
+            self.setting(c, dp, "MessageRetentionPeriod", props, "retentionPeriod",
+                         lambda n: self.seconds(n, unit_default=None), owner)  # fmt: skip
+        else:
+            self.put(dp, "MessageRetentionPeriod", facts.CDK_QUEUE_PROCESSING_DLQ_RETENTION, where)
+        self.add(dlq, "AWS::SQS::Queue", dp)
+        queue = _Construct("queue", c.node, self._fresh(f"{c.lid}EcsProcessingQueue"), None)
+        qp = self.posdict(where)
+        # not set: the pattern leaves visibilityTimeout to SQS (facts.CDK_QUEUE_PROCESSING_VISIBILITY_DEFAULT)
+        self.setting(c, qp, "VisibilityTimeout", props, "visibilityTimeout",
+                     lambda n: self.seconds(n, unit_default=None), owner)  # fmt: skip
+        policy = self.posdict(where)
+        self.put(policy, "deadLetterTargetArn", {"Fn::GetAtt": [dlq.lid, "Arn"]}, where)
+        mrc = props.get("maxReceiveCount")
+        count = facts.CDK_QUEUE_PROCESSING_MAX_RECEIVE_COUNT
+        if mrc is not None:
+            try:
+                count = self.number(mrc) or count  # `props.maxReceiveCount || 3`
+            except _NotRead as e:
+                self.unread(owner, "maxReceiveCount", e, mrc)
+                count = self._unknown_param(e.why)
+        self.put(policy, "maxReceiveCount", count, mrc if mrc is not None else where)
+        self.put(qp, "RedrivePolicy", policy, where)
+        self.add(queue, "AWS::SQS::Queue", qp)
+        return queue
+
     def _grant_consume(self, queue: _Construct, grantee, call) -> None:
         """``queue.grantConsumeMessages(td.taskRole)``: the task role may receive from the queue."""
-        g = _strip(grantee)
-        if (
-            g is None
-            or g.type != "member_expression"
-            or _text(g.child_by_field_name("property")) != "taskRole"
-        ):
+        g = self.sx.member(self.sx.strip(grantee))
+        if g is None or g[1] != "taskRole":
             return
-        td = self.construct_of(g.child_by_field_name("object"))
+        td = self.construct_of(g[0])
         if td is None or td.kind != "task_definition" or td.resource is None:
             return
+        self._grant(queue, td, call)
+
+    def _grant(self, queue: _Construct, td: _Construct, call) -> None:
+        """The task definition's role may receive from ``queue`` (CDK's grantConsumeMessages)."""
         role = td.extra.get("role")
         if role is None:
             role = td.extra["role"] = self._fresh(f"{td.lid}TaskRole")
@@ -1000,7 +983,7 @@ class _Synth:
         props = self.props(c.props, owner)
         p = self.posdict(c.props or c.node)
         for key, node in props.items():
-            cfn = key[:1].upper() + key[1:]
+            cfn = _pascal(key)
             quiet = cfn not in _L1_READ
             try:
                 self.put(
@@ -1017,19 +1000,20 @@ class _Synth:
         if depth > MAX_DEPTH:
             raise _NotRead("nested too deeply")
         n = self._resolve(node)
-        if n is not None and n.type == "object":
-            d = self.props_strict(n)
+        if n is not None and self.sx.obj(n) is not None:
+            d = self.props_strict(n, raw=keep_keys)
             out = self.posdict(n)
             for key, value in d.items():
                 try:
-                    cfn = key if keep_keys else key[:1].upper() + key[1:]
+                    cfn = key if keep_keys else _pascal(key)
                     self.put(out, cfn, self.l1(value, depth + 1, keep_keys, quiet), value)
                 except _NotRead as e:
                     if not quiet:
                         self.unread("property", key, e, value)
             return out
-        if n is not None and n.type == "array":
-            return [self.l1(k, depth + 1, keep_keys, quiet) for k in n.named_children if k.type != "comment"]
+        items = self.sx.array(n) if n is not None else None
+        if items is not None:
+            return [self.l1(k, depth + 1, keep_keys, quiet) for k in items]
         v = self._scalar(n) if n is not None else None
         if v is not None:
             return v
@@ -1037,29 +1021,28 @@ class _Synth:
 
     # ---------------------------------------------------------------------------- method calls
     def _method(self, call) -> None:
-        fn = call.child_by_field_name("function")
-        if fn is None or fn.type != "member_expression":
+        got = self.sx.method(call)
+        if got is None:
             return
-        method = _text(fn.child_by_field_name("property"))
+        obj, method = got
         if method not in ("addEventSource", "addEventSourceMapping", "addContainer", "grantConsumeMessages",
                           "addConsumer"):  # fmt: skip
             return
-        target = self.construct_of(fn.child_by_field_name("object"))
+        target = self.construct_of(obj)
         if target is None:
             return
-        args = self._args(call)
+        args = self.sx.args(call)
         if method == "addEventSource" and target.kind in ("function", "sst_function") and args:
             self._event_source(target, args[0], f"function {target.lid}")
-        elif (
-            method == "addEventSourceMapping"
-            and target.kind in ("function", "sst_function")
-            and len(args) > 1
-        ):
+        elif method == "addEventSourceMapping" and target.kind in ("function", "sst_function") and args:
+            props_node = self.sx.props_at(call, args, 1)
+            if props_node is None:
+                return
             lid = self._scalar(args[0])
             lid = re.sub(r"[^A-Za-z0-9]", "", lid) if isinstance(lid, str) else f"{target.lid}Mapping"
             owner = f"event source mapping {lid}"
-            props = self.props(args[1], owner)
-            m = _Construct("esm", call, lid, args[1])
+            props = self.props(props_node, owner)
+            m = _Construct("esm", call, lid, props_node)
             self._mapping(m, lid, target, props, owner, arn_node=props.get("eventSourceArn"), where=call)
         elif (
             method == "addContainer"
@@ -1070,7 +1053,8 @@ class _Synth:
             name = self._scalar(args[0])
             name = name if isinstance(name, str) else f"ContainerLine{self.pos(call)[0]}"
             owner = f"container {name}"
-            props = self.props(args[1], owner) if len(args) > 1 else {}
+            props_node = self.sx.props_at(call, args, 1)
+            props = self.props(props_node, owner) if props_node is not None else {}
             self._container_into(target, name, props, call, owner)
         elif (
             method == "grantConsumeMessages"
@@ -1081,6 +1065,193 @@ class _Synth:
             self._grant_consume(target, args[0], call)
         elif method == "addConsumer" and target.kind == "sst_queue" and len(args) > 1:
             self._sst_consumer(target, args[1])
+
+
+# --------------------------------------------------------------------------------------------- the languages
+
+
+class Syntax:
+    """How one language writes what the construct model reads: the calls that make constructs, their
+    positional arguments and properties (keys in the model's names: CDK's camelCase), members, lists, imports.
+    ``synth``: the :class:`_Synth` it reads for (its file, its notes)."""
+
+    OBJECT = "an object literal"  # what the notes call a properties object
+    SPREAD = "spread"
+    synth: _Synth
+
+    def setup(self) -> bool:  # parse; the engine's File in ``synth.f``; False (with a note) when not parsed
+        raise NotImplementedError
+
+    def walk(self) -> tuple[list, list]:  # (nodes that may make a construct, method calls)
+        raise NotImplementedError
+
+    def imports(self) -> dict[str, tuple[str, str | None]]:  # local name -> (module family, exported | None)
+        raise NotImplementedError
+
+    def _walk(self, root, construct_kinds, call_kinds) -> tuple[list, list]:
+        news, calls, stack, seen = [], [], [root], 0
+        while stack:
+            n = stack.pop()
+            seen += 1
+            if seen > MAX_NODES:
+                self.synth.note(f"read only the first {MAX_NODES:,} syntax nodes for construct calls", n)
+                break
+            if n.type in construct_kinds:
+                news.append(n)
+            if n.type in call_kinds:
+                calls.append(n)
+            stack.extend(reversed(n.children))
+        return news, calls
+
+
+class _TypeScript(Syntax):
+    """TypeScript / JavaScript: ``new sqs.Queue(this, "Q", {visibilityTimeout: ...})``, ``fn.addEventSource(...)``."""
+
+    def setup(self) -> bool:
+        from . import javascript as jsmod
+        from . import parse
+        from .engine import File
+
+        s = self.synth
+        grammar, _source = jsmod.language_of(s.path)
+        root = parse(grammar, s.data)
+        if root is None:
+            s.note("not read as a CDK app: the parser gave up (its CPU budget)", None)
+            return False
+        s.f = File(jsmod._LANGUAGES[grammar], s.data, root, path=s.path)
+        self.js = jsmod._js(s.f)
+        self.root = root
+        return True
+
+    def walk(self) -> tuple[list, list]:
+        return self._walk(self.root, ("new_expression",), ("call_expression",))
+
+    def ctor(self, node) -> list[str]:
+        return _dotted(_strip(node.child_by_field_name("constructor")))
+
+    def args(self, node) -> list:
+        args = node.child_by_field_name("arguments")
+        return [a for a in args.named_children if a.type != "comment"] if args is not None else []
+
+    def props_at(self, node, args: list, index: int):
+        return args[index] if len(args) > index else None
+
+    def is_construct(self, node) -> bool:
+        return node.type == "new_expression"
+
+    def strip(self, node):
+        return _strip(node)
+
+    def member(self, node) -> tuple | None:
+        if node is None or node.type != "member_expression":
+            return None
+        return node.child_by_field_name("object"), _text(node.child_by_field_name("property"))
+
+    def method(self, call) -> tuple | None:
+        return self.member(call.child_by_field_name("function"))
+
+    def call(self, node) -> tuple | None:
+        if node.type != "call_expression":
+            return None
+        return _dotted(node.child_by_field_name("function")), self.args(node)
+
+    def obj(self, node, raw: bool = False) -> tuple | None:
+        from .engine import evaluate
+
+        v = evaluate(node, self.synth.f)
+        if v.kind != "obj":
+            return None
+        return v.value, v.mark == "open", v.file is not None and v.file is not self.synth.f
+
+    def array(self, node) -> list | None:
+        if node is None or node.type != "array":
+            return None
+        return [k for k in node.named_children if k.type != "comment"]
+
+    def resolve(self, node, depth=0):
+        node = _strip(node)
+        while node is not None and depth < MAX_DEPTH:
+            depth += 1
+            if node.type in ("identifier", "shorthand_property_identifier"):
+                decl = self.js.declaration(_text(node), node)
+                if decl is None or decl.type != "variable_declarator":
+                    return node
+                value = _strip(decl.child_by_field_name("value"))
+                if value is None:
+                    return node
+                node = value
+                continue
+            if node.type == "member_expression":
+                obj = _strip(node.child_by_field_name("object"))
+                prop = node.child_by_field_name("property")
+                if obj is not None and obj.type == "this" and prop is not None:
+                    try:
+                        field = self.js._field(_text(prop), node)
+                    except Exception:  # noqa: BLE001 - nesting beyond the scopes' bounds
+                        field = None
+                    field = _strip(field)
+                    if field is None:
+                        return node
+                    node = field
+                    continue
+            return node
+        return node
+
+    def imports(self) -> dict[str, tuple[str, str | None]]:
+        """The file's local names for CDK modules and classes (``import``, ``import x = require``, ``require``)."""
+        locals_: dict[str, tuple[str, str | None]] = {}
+        for stmt in self.root.named_children:
+            if stmt.type == "import_statement":
+                src = stmt.child_by_field_name("source")
+                module = self.js._string(src) if src is not None else None
+                family = _family(module) if module else None
+                for clause in stmt.named_children:
+                    if clause.type == "import_require_clause":  # import sqs = require('@aws-cdk/aws-sqs')
+                        name = clause.named_children[0] if clause.named_children else None
+                        req = [c for c in clause.named_children if c.type == "string"]
+                        fam = _family(self.js._string(req[0])) if req else None
+                        if name is not None and fam is not None:
+                            locals_[_text(name)] = (fam, None)
+                    if clause.type != "import_clause" or family is None:
+                        continue
+                    for part in clause.named_children:
+                        if part.type == "namespace_import":  # import * as sqs from
+                            ids = [c for c in part.named_children if c.type == "identifier"]
+                            if ids:
+                                locals_[_text(ids[-1])] = (family, None)
+                        elif part.type == "identifier":  # import cdk from (default)
+                            locals_[_text(part)] = (family, None)
+                        elif part.type == "named_imports":
+                            for spec in part.named_children:
+                                if spec.type != "import_specifier":
+                                    continue
+                                name = spec.child_by_field_name("name")
+                                alias = spec.child_by_field_name("alias") or name
+                                if name is None:
+                                    continue
+                                exported = _text(name)
+                                if family == "core" and exported in _NAMESPACES:
+                                    locals_[_text(alias)] = (_NAMESPACES[exported], None)
+                                else:
+                                    locals_[_text(alias)] = (family, exported)
+            elif stmt.type in ("lexical_declaration", "variable_declaration"):
+                for decl in stmt.named_children:
+                    if decl.type != "variable_declarator":
+                        continue
+                    value = _strip(decl.child_by_field_name("value"))
+                    module = self.js.require_of(value) if value is not None else None
+                    family = _family(module) if module else None
+                    name = decl.child_by_field_name("name")
+                    if family is None or name is None:
+                        continue
+                    if name.type == "identifier":
+                        locals_[_text(name)] = (family, None)
+                    elif name.type == "object_pattern":
+                        for part in name.named_children:
+                            key, local = self.js._pattern_names(part)
+                            if key and local:
+                                locals_[local] = (family, key)
+        return locals_
 
 
 def _key(node) -> tuple[int, int]:
@@ -1119,6 +1290,21 @@ def _dotted(node) -> list[str]:
 
 def _whole(x):
     return int(x) if float(x).is_integer() else x
+
+
+def _pascal(key: str) -> str:
+    """A property's name as CloudFormation's: ``batchSize`` / ``batch_size`` -> ``BatchSize``."""
+    if "_" in key.strip("_") and key == key.lower():
+        return "".join(part[:1].upper() + part[1:] for part in key.split("_"))
+    return key[:1].upper() + key[1:]
+
+
+def _syntax(path: str) -> Syntax:
+    if path.endswith(PY_ENDINGS):
+        from .cdk_python import PythonSyntax  # only for a Python CDK app
+
+        return PythonSyntax()
+    return _TypeScript()
 
 
 def _register() -> None:
