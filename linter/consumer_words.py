@@ -103,6 +103,15 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
     ("ecs", "cloudformation", "processing_bound"): _ECS_TAG,
     ("ecs", "sam", "processing_bound"): _ECS_TAG,
     ("ecs", "cdk", "processing_bound"): (_P99, f"Tags.of(task_definition).add('{_P99}', '20m'), {_PROFILE}"),
+    ("ecs", "cdk-typescript", "stop_timeout"): (
+        "stopTimeout",
+        "stopTimeout of the container (addContainer(id, { stopTimeout: Duration.seconds(N) }); StopTimeout in the "
+        "synthesized template)",
+    ),
+    ("ecs", "cdk-typescript", "processing_bound"): (
+        _P99,
+        f"Tags.of(taskDefinition).add('{_P99}', '20m'), {_PROFILE}",
+    ),
     ("ecs", "terraform", "processing_bound"): (
         _P99,
         f'tags = {{ "{_P99}" = "20m" }} on the aws_ecs_task_definition, {_PROFILE}',
@@ -309,7 +318,8 @@ def _form(form: str) -> int:
 
 
 def _entry(field: str, platform: str | None, source: str | None) -> tuple[str, str] | None:
-    for key in ((platform, source, field), (platform, None, field)):
+    base = "cdk" if source == "cdk-typescript" else source  # TypeScript's own word, else the CDK's
+    for key in ((platform, source, field), (platform, base, field), (platform, None, field)):
         if key in WORDS:
             return WORDS[key]
     return None
@@ -334,14 +344,23 @@ def for_consumer(field: str, consumer, form: str = "long") -> str | None:
     """``field`` in the words of ``consumer`` (a model Consumer, or None): its platform's word for a worker
     consumer, the generic word for a consumer-only field, None for a key the queue's vocabulary words."""
     platform = _platform(consumer, field)
-    pair = _entry(field, platform, consumer.source) if platform not in _NOT_WORKERS else None
+    pair = _entry(field, platform, _source(consumer)) if platform not in _NOT_WORKERS else None
     pair = pair or GENERIC.get(field)
     return pair[_form(form)] if pair else None
 
 
 def term(c, field: str) -> str:
     """The short words of ``field`` for consumer ``c``: what a message writes as ``setting = value``."""
-    return word(field, _platform(c, field), c.source, "short")
+    return word(field, _platform(c, field), _source(c), "short")
+
+
+def _source(c) -> str | None:
+    """The input kind whose words ``c``'s settings are in: a CDK app's language (TypeScript's camelCase) too."""
+    if c.source == "cdk":
+        from visguard.linter.vocabulary import cdk_language
+
+        return cdk_language(getattr(getattr(c, "location", None), "file", None))
+    return c.source
 
 
 def change_word(field: str, source: str = "cloudformation") -> str:

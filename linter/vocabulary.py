@@ -176,7 +176,10 @@ def render(text: Text, vocab: Vocabulary, scene: Scene) -> str:
 def word(f: Finding, queue: Queue, vocabulary: str | None = None) -> Finding:
     """The finding ``f`` on ``queue`` with its message and fix in the words of ``vocabulary`` (default: the
     input the queue came from, ``queue.source``). Strings are left as they are (already words)."""
-    vocab = VOCABULARIES.get(vocabulary or queue.source) or VOCABULARIES["cloudformation"]
+    key = vocabulary or queue.source
+    if key == "cdk" and vocabulary is None:  # a CDK app read from its source: the words of its language
+        key = cdk_language(getattr(queue.location, "file", None))
+    vocab = VOCABULARIES.get(key) or VOCABULARIES["cloudformation"]
     message, fix = f.message, f.fix
     if isinstance(message, Text):
         message = render(message, vocab, Scene(queue, f.location, f.consumer, "message"))
@@ -560,6 +563,61 @@ class GuardedQueue(Cdk):
     guarded = True
 
 
+# a CDK app's TypeScript/JavaScript source (the cdk-source loader): CDK's own camelCase names
+_TS_ENDINGS = (".ts", ".mts", ".cts", ".tsx", ".js", ".mjs", ".cjs")
+
+
+def cdk_language(file: str | None) -> str:
+    """The vocabulary of a CDK app read from ``file``: ``cdk-typescript`` for TypeScript/JavaScript source, else
+    ``cdk`` (Python source, a cdk.out assembly, the CDK plugin: the Python words)."""
+    return "cdk-typescript" if file and file.endswith(_TS_ENDINGS) else "cdk"
+
+
+def heartbeat_fix_ts(extend_by: int, interval: int, *, split: bool = False) -> str:
+    """:func:`heartbeat_fix` in TypeScript CDK terms."""
+    text = (
+        f"visibilityTimeout: {duration_expr(extend_by)} on the sqs.Queue, and the workers call "
+        f"ChangeMessageVisibility({extend_by}) every {interval} s while processing, asking for at most 43200 s "
+        "minus the time since the receive (the 12-hour cap is not reset)."
+    )
+    if split:
+        text += (
+            " Some work still runs past 12 h: split the work into steps (Step Functions) or checkpoint it."
+        )
+    return text
+
+
+class CdkTypeScript(Vocabulary):
+    """A CDK app read from its TypeScript/JavaScript source: messages keep the synthesized template's words; fixes
+    name the construct properties as TypeScript writes them (``visibilityTimeout: Duration.seconds(N)``)."""
+
+    templates = {  # noqa: RUF012 - read only
+        "raise_visibility": lambda s: (
+            f"visibilityTimeout: Duration.seconds({s.args['value']}) on the sqs.Queue."
+        ),
+        "heartbeat": lambda s: heartbeat_fix_ts(
+            s.args["extend_by"], s.args["interval"], split=s.args["split"]
+        ),
+        "lower_visibility": lambda s: (
+            f"visibilityTimeout: Duration.seconds({s.args['value']}) on the sqs.Queue."
+        ),
+        "VG020.fix": "deadLetterQueue: {{ queue: dlq, maxReceiveCount: 5 }} on the sqs.Queue.",
+        "VG021.fix": "deadLetterQueue: {{ queue: dlq, maxReceiveCount: 5 }} on the sqs.Queue.",
+        "VG022.fix": "retentionPeriod: Duration.days(14) on the dead-letter queue, longer than the source's.",
+        "VG030.fix": (
+            "batchSize above 10 needs maxBatchingWindow: Duration.seconds(1) or more; a FIFO queue takes no "
+            "maxBatchingWindow."
+        ),
+        "VG031.fix": (
+            "new SqsEventSource(queue, {{ ..., reportBatchItemFailures: true }}) and return batchItemFailures."
+        ),
+        "VG032.fix": lambda s: (
+            f"timeout: Duration.seconds({s.args.get('limit', '900')}) at most on the lambda.Function"
+            f"{s.args.get('on', '')}; move longer work to a worker fleet."
+        ),
+    }
+
+
 # ----------------------------------------------------------------------------------------------- the audit
 _MAPPING_EXISTS = (
     ": the mapping exists, so the timeout was lowered after it was created; Lambda now rejects any update to it "
@@ -630,6 +688,7 @@ VOCABULARIES: dict[str, Vocabulary] = {
     "terraform": Terraform(),
     "serverless": Serverless(),
     "cdk": Cdk(),
+    "cdk-typescript": CdkTypeScript(),
     "construct": GuardedQueue(),
     "inventory": Api(),
     "shell": Shell(),
