@@ -129,6 +129,101 @@ def test_pipe_with_an_sqs_source():
     assert (pipe.platform, pipe.batch_size, pipe.batching_window) == ("pipes", 5, 30)
 
 
+# ------------------------------------------------------------------------------------------------ Python CDK apps
+def test_python_cdk_app_queue_without_dlq_lambda_batch_10_without_partial_failures():
+    r = lint("python-lambda")
+    assert found(r) == {
+        ("VG020", "jobs_stack.py", 14),  # JobsQueue: no dead_letter_queue
+        ("VG011", "jobs_stack.py", 17),  # visibility_timeout=Duration.seconds(120) < 6 x JOB_TIMEOUT (60 s)
+        (
+            "VG031",
+            "jobs_stack.py",
+            28,
+        ),  # SqsEventSource(self.jobs, batch_size=10), no report_batch_item_failures
+        ("VG021", "jobs_stack.py", 35),  # sqs.DeadLetterQueue(max_receive_count=3, ...)
+    }
+    queues = {k: q for m in r.models.values() for k, q in m.queues.items()}
+    (jobs,) = queues["JobsQueue"].consumers  # worker.add_event_source(...) on self.jobs
+    assert (jobs.batch_size, jobs.report_batch_item_failures, jobs.function_timeout) == (10, False, 60)
+    (reports,) = queues[
+        "ReportsQueue"
+    ].consumers  # lambda_.EventSourceMapping(event_source_arn=reports.queue_arn)
+    assert (reports.batch_size, reports.report_batch_item_failures) == (5, True)
+    assert queues["ReportsQueue"].redrive.target == "ReportsDlq"
+    raw = queues["RawQueue"]  # sqs.CfnQueue with snake_case props
+    assert (raw.visibility_timeout, raw.message_retention) == (20, 60)
+    # the fix speaks Python's CDK
+    vg031 = next(f for f in r.findings if f.rule == "VG031")
+    assert "report_batch_item_failures=True" in vg031.fix
+
+
+@pytest.mark.parametrize(
+    ("name", "stack", "lines"),
+    [
+        ("python-queue-processing", "workers_stack.py", {"made": 12, "given": 18, "service": 19}),
+        ("queue-processing", "workers-stack.ts", {"made": 12, "given": 16, "service": 17}),
+    ],
+)
+def test_queue_processing_service_makes_its_queue_with_cdk_defaults_or_uses_the_given_one(name, stack, lines):
+    from visguard import facts
+
+    r = lint(name)
+    queues = {k: q for m in r.models.values() for k, q in m.queues.items()}
+    made = queues["ThumbnailsEcsProcessingQueue"]
+    dlq = queues["ThumbnailsEcsProcessingDeadLetterQueue"]
+    assert made.redrive.target == "ThumbnailsEcsProcessingDeadLetterQueue"
+    assert dlq.message_retention == facts.CDK_QUEUE_PROCESSING_DLQ_RETENTION
+    if stack.endswith(".py"):  # visibility_timeout=cdk.Duration.minutes(5); max_receive_count: CDK's 3
+        assert (made.visibility_timeout, made.redrive.max_receive_count) == (300, 3)
+    else:  # no visibilityTimeout: SQS's (left unset); maxReceiveCount: 8
+        assert made.visibility_timeout in (None, facts.CDK_QUEUE_PROCESSING_VISIBILITY_DEFAULT)
+        assert made.redrive.max_receive_count == 8
+    (worker,) = made.consumers  # the service's container receives: QUEUE_NAME and the grant
+    assert worker.platform == "ecs"
+    given = queues["Exports"]  # a given queue is used as is: no queue made for that service
+    assert not any(k.startswith("Exporter") and k.endswith("Queue") for k in queues)
+    assert [c.platform for c in given.consumers] == ["ecs"]
+    assert found(r) == {("VG020", stack, lines["given"])}  # the given queue has no dead-letter queue
+    assert ("VG065", stack, lines["made"]) in found(r, severities=("info",))
+    vg020 = next(f for f in r.findings if f.rule == "VG020")
+    expected = (
+        "dead_letter_queue=sqs.DeadLetterQueue(" if stack.endswith(".py") else "deadLetterQueue: { queue"
+    )
+    assert expected in vg020.fix
+
+
+def test_typescript_fix_hints_are_camel_case():
+    r = lint("function-event-source")
+    fixes = {f.rule: f.fix for f in r.findings if f.rule in ("VG011", "VG031")}
+    assert (
+        "visibilityTimeout: Duration.seconds(" in fixes["VG011"]
+        and "visibility_timeout" not in fixes["VG011"]
+    )
+    assert "reportBatchItemFailures: true" in fixes["VG031"]
+
+
+def test_python_syntax_names_imports_and_spreads(tmp_path):
+    path = tmp_path / "stack.py"
+    path.write_text(
+        "import aws_cdk as cdk\n"
+        "import aws_cdk.aws_lambda as lambda_\n"
+        "from aws_cdk.aws_sqs import Queue\n"
+        "OPTS = {'visibility_timeout': cdk.Duration.seconds(45)}\n"
+        "def build(scope, extra):\n"
+        "    a = Queue(scope, 'A', **OPTS)\n"
+        "    b = cdk.aws_sqs.Queue(scope, 'B', retention_period=cdk.Duration.days(2), **extra)\n"
+        "    fn = lambda_.Function(scope, 'F', timeout=cdk.Duration.seconds(5))\n"
+        "    fn.add_event_source_mapping('M', event_source_arn=b.queue_arn, batch_size=3)\n"
+    )
+    model = registry.load(str(path))
+    assert model.queues["A"].visibility_timeout == 45  # a **dict of the file
+    assert model.queues["B"].message_retention == 2 * 86400
+    assert model.queues["B"].visibility_timeout != 30  # **extra may set it: not known, no default
+    (m,) = model.queues["B"].consumers
+    assert (m.batch_size, m.function_timeout) == (3, 5)
+    assert any("**kwargs" in n.message for n in model.notes)
+
+
 # ------------------------------------------------------------------------------------------------ the fix
 def test_fix_refuses_to_write_into_cdk_source(tmp_path):
     import shutil
@@ -193,6 +288,31 @@ HOSTILE = {
 }
 
 
+HOSTILE_PY = {
+    "deep.py": "from aws_cdk import aws_sqs as sqs\nsqs.Queue(self, 'Q', dead_letter_queue="
+    + "sqs.DeadLetterQueue(queue=" * 5_000
+    + "x"
+    + ")" * 5_000
+    + ")\n",
+    "wide.py": "from aws_cdk import aws_sqs as sqs\nsqs.Queue(self, 'Q', "
+    + ", ".join(f"k{i}={i}" for i in range(100_000))
+    + ")\n",
+    "many.py": "from aws_cdk import aws_sqs as sqs\n"
+    + "".join(
+        f"sqs.Queue(self, 'Q{i}', dead_letter_queue=sqs.DeadLetterQueue(queue=x{i}, max_receive_count=1))\n"
+        for i in range(3_000)
+    ),
+    "chain.py": "from aws_cdk import Duration, aws_sqs as sqs\nv0 = Duration.seconds(1)\n"
+    + "".join(f"v{i + 1} = v{i}\n" for i in range(5_000))
+    + "sqs.Queue(self, 'Q', visibility_timeout=v5000)\n",
+    "splat.py": "from aws_cdk import aws_sqs as sqs\nd0 = {'fifo': True}\n"
+    + "".join(f"d{i + 1} = {{**d{i}}}\n" for i in range(3_000))
+    + "sqs.Queue(self, 'Q', **d3000)\n",
+    "unclosed.py": "from aws_cdk import aws_sqs as sqs\nsqs.Queue(self, 'Q', " + "(" * 50_000 + "\n",
+}
+HOSTILE.update(HOSTILE_PY)
+
+
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_cdk_source_is_read_in_bounded_time(tmp_path, name):
     (tmp_path / name).write_text(HOSTILE[name])
@@ -220,3 +340,27 @@ def test_a_repository_without_cdk_does_not_import_the_reader(tmp_path):
         [sys.executable, "-P", "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+def test_a_python_repository_without_cdk_does_not_import_the_python_cdk_reader(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "worker.py").write_text(
+        "import boto3\nboto3.client('sqs').receive_message(QueueUrl='u', VisibilityTimeout=5)\n"
+    )
+    (tmp_path / "app.ts").write_text(
+        "import * as sqs from 'aws-cdk-lib/aws-sqs';\nnew sqs.Queue(this, 'Q');\n"
+    )
+    code = (
+        "import sys; from visguard.linter.api import lint_paths; lint_paths([sys.argv[1]]); "
+        "print('visguard.linter.loaders.code.cdk_python' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-P", "-c", code, str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert (
+        out.stdout.strip() == "False"
+    )  # a TypeScript CDK app and a Python worker: the Python CDK syntax unused
+    assert not cdk_source.claim_file(str(tmp_path / "worker.py"), (tmp_path / "worker.py").read_bytes())
+    assert cdk_source.claim_file(str(tmp_path / "s.py"), b"from aws_cdk import aws_sqs as sqs\n")
