@@ -1,4 +1,10 @@
-"""A CDK app's TypeScript/JavaScript source -> the CloudFormation its constructs stand for -> the shared Model.
+"""A CDK app's TypeScript/JavaScript or Python source -> the CloudFormation its constructs stand for -> the Model.
+
+The construct model (:class:`_Synth`: what each construct makes, its defaults, how constructs refer to each other)
+is written once; a language is only its :class:`Syntax` (how it writes construct calls, positional arguments,
+properties, members, lists and imports): :class:`_TypeScript` here, ``cdk_python.PythonSyntax`` for a ``.py``
+file whose first bytes import ``aws_cdk`` (imported only then). Property names reach the model in CDK's
+camelCase (Python's ``visibility_timeout`` is read as ``visibilityTimeout``).
 
 Real repositories rarely commit ``cdk.out``, so a CDK app is read from its source: the construct calls of one file,
 read with the code engine (``engine.py`` and the JavaScript entries' scopes: literals, constants, names bound once,
@@ -23,6 +29,9 @@ Read (``aws-cdk-lib`` v2, ``@aws-cdk/*`` v1 and v0 property names, SST v2 ``sst/
   ``environment`` (``queue.queueUrl`` -> ``{Ref}``, ``queueArn``/``queueName`` -> ``Fn::GetAtt``) and
   ``stopTimeout``; ``FargateService`` / ``Ec2Service`` (desiredCount); ``queue.grantConsumeMessages(td.taskRole)``
   (the task role may receive from the queue).
+- ``ecs_patterns.QueueProcessingFargateService`` / ``QueueProcessingEc2Service``: the given ``queue`` as is, else
+  the queue and dead-letter queue the pattern makes (``facts.CDK_QUEUE_PROCESSING_*``); its container gets
+  ``QUEUE_NAME`` and the grant to receive: the service is the queue's consumer.
 - EventBridge Pipes ``pipes.CfnPipe`` (source ``queue.queueArn``, sourceParameters.sqsQueueParameters).
 - SST v2 ``Queue(stack, id, {consumer, cdk: {queue: {...} | existingQueue, ...}})``, ``queue.addConsumer``,
   SST ``Function`` (timeout in seconds or ``"30 seconds"``).
