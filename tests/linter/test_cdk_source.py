@@ -214,6 +214,7 @@ def test_python_syntax_names_imports_and_spreads(tmp_path):
         "    b = cdk.aws_sqs.Queue(scope, 'B', retention_period=cdk.Duration.days(2), **extra)\n"
         "    fn = lambda_.Function(scope, 'F', timeout=cdk.Duration.seconds(5))\n"
         "    fn.add_event_source_mapping('M', event_source_arn=b.queue_arn, batch_size=3)\n"
+        "    Queue(scope, 'C', visibility_timeout=cdk.Duration.seconds(extra))\n"
     )
     model = registry.load(str(path))
     assert model.queues["A"].visibility_timeout == 45  # a **dict of the file
@@ -222,6 +223,8 @@ def test_python_syntax_names_imports_and_spreads(tmp_path):
     (m,) = model.queues["B"].consumers
     assert (m.batch_size, m.function_timeout) == (3, 5)
     assert any("**kwargs" in n.message for n in model.notes)
+    # a note names the property as the Python file writes it
+    assert any("C: visibility_timeout is not known statically" in n.message for n in model.notes)
 
 
 # ------------------------------------------------------------------------------------------------ the fix

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 
 from .cdk_source import MAX_DEPTH, Syntax, _text
+from .engine import snake
 
 _SNAKE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+_CAMEL = re.compile(r"\b[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+\b")
 
 
 def camel(name: str) -> str:
@@ -44,6 +46,11 @@ def _module_family(module: str) -> str | None:
 class PythonSyntax(Syntax):
     OBJECT = "keyword arguments or a dict"
     SPREAD = "**kwargs"
+
+    def written(self, key: str) -> str:
+        """``deadLetterQueue.maxReceiveCount`` -> ``dead_letter_queue.max_receive_count`` (an environment
+        variable's name stays as written)."""
+        return _CAMEL.sub(lambda m: snake(m.group(0)), key)
 
     def setup(self) -> bool:
         from . import parse

@@ -474,6 +474,7 @@ class _Synth:
                     self.put(p, key, self._unknown_param(why), node)
 
     def unread(self, owner: str, key: str, e: _NotRead, node) -> None:
+        key = self.sx.written(key)
         self.note(f"{owner}: {key} is not known statically ({e.why}): not judged, no default assumed", node)
 
     def setting(
@@ -1096,6 +1097,9 @@ class Syntax:
 
     def imports(self) -> dict[str, tuple[str, str | None]]:  # local name -> (module family, exported | None)
         raise NotImplementedError
+
+    def written(self, key: str) -> str:  # a property's name (the model's camelCase) as the file writes it
+        return key
 
     def _walk(self, root, construct_kinds, call_kinds) -> tuple[list, list]:
         news, calls, stack, seen = [], [], [root], 0
