@@ -245,9 +245,7 @@ def _applicable(bound: list, c, homes: dict[str, str] | None = None) -> list:
         if mine:  # its own service's: whatever folder the service is built from
             return mine
         bound = [
-            (m, b)
-            for m, b in bound
-            if b.location is None or os.path.abspath(b.location.file) != compose
+            (m, b) for m, b in bound if b.location is None or os.path.abspath(b.location.file) != compose
         ]
     for m, b in bound:
         f = binding_folder(b)
