@@ -306,6 +306,9 @@ LABELS = {
     "squiss": "Squiss poller",
 }
 
+# a consumer known only by the role it assumes: who assumes it, per platform (``ECS tasks of role TaskRole``)
+_ROLE_WORKLOADS = {"ecs": "ECS tasks", "kubernetes": "pods"}
+
 # platforms that are not worker consumers of their own (their settings keep the queue input's words)
 _NOT_WORKERS = (None, "lambda", "profile")
 # the infrastructure platforms whose settings a file fix writes, per field, in lookup order (change_word)
@@ -382,6 +385,8 @@ def label(c) -> str:
     if c.kind == "lambda":
         fn = c.function_id
         return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
+    if c.settings.get("assumed_by_other_tool"):  # only its role is declared (loaders/consumers_cfn.role)
+        return f"{_ROLE_WORKLOADS.get(c.platform, 'workload')} of role {c.id}"
     return f"{LABELS.get(c.platform, 'consumer')} {c.id}"
 
 

@@ -240,10 +240,12 @@ def _applicable(bound: list, c, homes: dict[str, str] | None = None) -> list:
     service = (getattr(c, "settings", None) or {}).get("service")
     if service is not None and c.location is not None:  # a process a compose service starts sees only its
         compose = os.path.abspath(c.location.file)  # own service's environment, never a sibling's
+        mine = [(m, b) for m, b in bound
+                if b.location is not None and os.path.abspath(b.location.file) == compose and b.workload == str(service)]  # fmt: skip
+        if mine:  # its own service's: whatever folder the service is built from
+            return mine
         bound = [
-            (m, b)
-            for m, b in bound
-            if b.location is None or os.path.abspath(b.location.file) != compose or b.workload == str(service)
+            (m, b) for m, b in bound if b.location is None or os.path.abspath(b.location.file) != compose
         ]
     for m, b in bound:
         f = binding_folder(b)
@@ -416,6 +418,43 @@ def join(models: list[Model], roots=()) -> None:
         w = _workload_of(q, b, c)
         if w is not None:
             _inherit(c, w)
+    _fold_laravel_connections(models)
+
+
+def _fold_laravel_connections(models: list[Model]) -> None:
+    """A Laravel ``config/queue.php`` connection stands for its application's worker only while no worker command
+    of that application is visible. Once ``php artisan queue:work <connection>`` is (a Procfile line, a compose
+    service's or a container's command), that command is the process that receives, with its own work limit,
+    and the connection's record is no consumer of its own: it leaves every queue it was joined to (it was
+    joined through every service's environment, a web service's that only sends included). Same application:
+    the folder above ``config/`` and the worker's (a compose service's build context, else its file's folder)
+    are one in the other (:func:`same_project`), or the worker is the workload whose environment joined the
+    connection; same connection: the command names
+    it, or names none (the default connection)."""
+    queues = [q for m in models for q in m.queues.values()]
+    configs = {id(c): c for q in queues for c in q.consumers if c.settings.get("laravel_connection")}
+    if not configs:
+        return
+    workers = [c for q in queues for c in q.consumers
+               if c.platform == "laravel" and not c.settings.get("laravel_connection")
+               or c.settings.get("framework") == "laravel"]  # fmt: skip
+    folded = set()
+    for key, cfg in configs.items():
+        app = os.path.dirname(_folder(cfg) or "")
+        for w in workers:
+            conn = w.settings.get("connection")
+            if conn is not None and conn != cfg.settings.get("connection"):
+                continue
+            here = w.settings.get("build_context") or _folder(w)
+            workload = cfg.settings.get("workload")
+            if (workload is not None and workload in (w.id, w.settings.get("workload"))) or (
+                app and here and same_project(app, here)
+            ):
+                folded.add(key)
+                break
+    if folded:
+        for q in queues:
+            q.consumers = [c for c in q.consumers if id(c) not in folded]
 
 
 def _folder(c) -> str | None:

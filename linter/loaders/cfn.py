@@ -101,8 +101,11 @@ CONSUMER_TYPES = frozenset(
         "AWS::SNS::Subscription",
         "AWS::Serverless::Function",
         "AWS::Lambda::Function",
+        "AWS::IAM::Role",
     }
 )
+# a role whose trust policy names one of these may be a consumer's (consumers_cfn.role_platform decides)
+_WORKLOAD_TRUST = ("ecs-tasks.amazonaws.com", "pods.eks.amazonaws.com", "sts:AssumeRoleWithWebIdentity")
 LAMBDA_TYPES = ("AWS::Lambda::Function", "AWS::Serverless::Function")
 
 
@@ -160,6 +163,10 @@ class _Builder:
         mapping is read here): a template of queues, functions and mappings imports no consumer reader."""
         if rtype not in CONSUMER_TYPES:
             return False
+        if rtype == "AWS::IAM::Role":
+            props = self.res[lid].get("Properties")
+            trust = repr(props.get("AssumeRolePolicyDocument")) if isinstance(props, dict) else ""
+            return any(w in trust for w in _WORKLOAD_TRUST)
         return rtype not in LAMBDA_TYPES or isinstance(self.props(lid).get("Events"), dict)
 
     def props(self, lid: str) -> dict:

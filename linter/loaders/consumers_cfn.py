@@ -71,6 +71,8 @@ ENV_NAMESPACE = "aws:elasticbeanstalk:application:environment"
 _UNKNOWN = (Unknown, ResRef, Text)
 _QUEUE_ATTRS = (None, "Arn", "QueueUrl", "QueueName")
 _QUEUE_HINT = re.compile(r"QUEUE|SQS", re.I)
+# a trust policy's service principal -> the platform of the workload that assumes the role
+_ROLE_PLATFORMS = {"ecs-tasks.amazonaws.com": "ecs", "pods.eks.amazonaws.com": "kubernetes"}
 MAX_ITEMS = 10_000  # containers, variables, statements read per resource (a larger list is not a template's)
 
 
@@ -90,6 +92,8 @@ def read(b) -> None:
             r.subscription(lid)
         elif t in LAMBDA_TYPES:
             r.sam_subscriptions(lid)
+        elif t == ROLE:
+            r.role(lid)
 
 
 def _items(v: Any) -> list:
@@ -105,6 +109,7 @@ class _Reader:
         self.b = b
         self.model = b.model
         self._grants: dict[str, list] | None = None
+        self._used: set[str] | None = None
 
     # ------------------------------------------------------------------ helpers
     def value(self, raw: Any, path: list) -> Any:
@@ -449,6 +454,51 @@ class _Reader:
                         out[qid] = (receive, self.b.loc(path))
         return out
 
+    # ------------------------------------------------------------------ a role granted receiving
+    def role(self, lid: str) -> None:
+        """An ``AWS::IAM::Role`` whose trust policy lets an ECS task or a Kubernetes pod assume it (EKS Pod
+        Identity, or IRSA's web identity), that may ``sqs:ReceiveMessage`` on a queue of the template, and that
+        no other resource of the template uses: its workload is deployed by another tool (ecspresso, Copilot, a
+        Helm chart) and consumes the queue (issue 35 §5: its IAM grants receiving). One worker consumer per
+        queue, located at the grant, with nothing known of its settings (a note says so)."""
+        platform = role_platform(self.b.res[lid])
+        if platform is None or lid in self.used_roles():
+            return
+        for qid, (receive, loc) in self.role_access(lid).items():
+            if not receive:
+                continue
+            c = Consumer(
+                id=lid, kind="worker", location=loc, platform=platform, source=self.b.source,
+                link="iam", link_ref=lid, heartbeat=None,
+            )  # fmt: skip
+            c.locations["link"] = loc
+            c.settings["assumed_by_other_tool"] = True
+            self.model.notes.append(
+                Note(
+                    f"consumer {lid} of {qid} is the {platform} workload that assumes role {lid}, declared "
+                    "outside this template: its stop timeout, work limit and receive settings were not checked",
+                    loc,
+                    lid,
+                    fix=f"Lint the files that declare that workload together with this template (its task "
+                    "definition or manifests), or declare its processing time in a worker profile in "
+                    f"visguard.yaml (profiles: [{{match: {qid}, kind: worker, p99: ...}}]).",
+                )
+            )
+            self.b.attach(qid, c, lid, ["Resources", lid])
+
+    def used_roles(self) -> set[str]:
+        """Roles another resource of the template names (not a policy attaching to it): their user is read
+        where it is declared (a task definition's TaskRoleArn, a function's Role, a pipe's RoleArn)."""
+        if self._used is None:
+            from .cfn import _refs_in
+
+            out: set[str] = set()
+            for res in self.b.res.values():
+                if res.get("Type") not in (ROLE, POLICY, MANAGED_POLICY):
+                    _refs_in(res.get("Properties"), out, self.b.res)
+            self._used = out
+        return self._used
+
     def services_of(self, lid: str) -> list[str]:
         out = []
         for sid, res in self.b.res.items():
@@ -751,6 +801,28 @@ class _Reader:
             if "RedrivePolicy" in ep:
                 self.sub_redrive(s, ep["RedrivePolicy"], [*epath, "RedrivePolicy"])
             self.model.queues[qid].subscriptions.append(s)
+
+
+def role_platform(res: dict) -> str | None:
+    """The platform of the workload an ``AWS::IAM::Role``'s trust policy (as written) lets assume it: ``ecs``
+    (``ecs-tasks.amazonaws.com``), ``kubernetes`` (EKS Pod Identity, or ``sts:AssumeRoleWithWebIdentity`` of a
+    federated OIDC provider: IRSA); None for any other or a trust policy not written out."""
+    props = res.get("Properties")
+    doc = props.get("AssumeRolePolicyDocument") if isinstance(props, dict) else None
+    stmts = doc.get("Statement") if isinstance(doc, dict) else None
+    for st in [stmts] if isinstance(stmts, dict) else _items(stmts):
+        if not isinstance(st, dict) or st.get("Effect") != "Allow":
+            continue
+        principal = st.get("Principal")
+        if not isinstance(principal, dict):
+            continue
+        for svc in _as_list(principal.get("Service")):
+            if isinstance(svc, str) and svc in _ROLE_PLATFORMS:
+                return _ROLE_PLATFORMS[svc]
+        actions = [a for a in _as_list(st.get("Action")) if isinstance(a, str)]
+        if principal.get("Federated") is not None and "sts:AssumeRoleWithWebIdentity" in actions:
+            return "kubernetes"
+    return None
 
 
 def _sqs_like(text: str) -> bool:

@@ -163,8 +163,11 @@ def _compose_worker(path: str, text: str, out: CodeResult, service: str, spec: d
     lines = [position_of(spec, key)[0] for key in ("command", "entrypoint") if key in spec]
     line = next((n for n in lines if n), 1)  # the command's line (its options), else the entrypoint's
     found = frameworks.worker_consumers(path, text.encode("utf-8"), " ".join(parts), line, "compose")
+    context = _build_context(path, spec.get("build"))
     for c in found.consumers:
         c.settings["service"] = service
+        if context is not None:  # the code it runs (consumers._fold_laravel_connections)
+            c.settings["build_context"] = context
     out.consumers += found.consumers
     out.notes += found.notes
     out.places.update(found.places)

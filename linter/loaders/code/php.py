@@ -191,6 +191,8 @@ def _connection(r: Reader, f: File, array) -> None:
         return
     c = r.consumer(array, "laravel")
     c.heartbeat = False
+    # the application's worker until its worker command is seen (consumers._fold_laravel_connections)
+    c.settings["laravel_connection"] = True
     c.locations["queue_ref"] = c.location
     owner = array.parent
     if owner is not None and owner.type == "array_element_initializer" and len(owner.named_children) == 2:

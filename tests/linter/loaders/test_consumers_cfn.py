@@ -104,6 +104,124 @@ Resources:
     assert [(b.name, b.queue) for b in m.env] == [("OUT_URL", "Out")]
 
 
+_ROLE_TRUST = {
+    "ecs": "Principal: {Service: ecs-tasks.amazonaws.com}\n            Action: sts:AssumeRole",
+    "pod-identity": "Principal: {Service: pods.eks.amazonaws.com}\n            Action: [sts:AssumeRole, sts:TagSession]",
+    "irsa": "Principal: {Federated: arn:aws:iam::123456789012:oidc-provider/oidc.eks.example}\n"
+    "            Action: sts:AssumeRoleWithWebIdentity",
+    "lambda": "Principal: {Service: lambda.amazonaws.com}\n            Action: sts:AssumeRole",
+    "ec2": "Principal: {Service: ec2.amazonaws.com}\n            Action: sts:AssumeRole",
+    "irsa-assume-role": "Principal: {Federated: arn:aws:iam::123456789012:oidc-provider/x}\n"
+    "            Action: sts:AssumeRole",
+}
+
+
+def _role_template(
+    trust: str, extra: str = "", actions: str = "[sqs:ReceiveMessage, sqs:DeleteMessage]"
+) -> str:
+    return f"""
+Resources:
+  Jobs: {{Type: AWS::SQS::Queue}}
+  Events: {{Type: AWS::SQS::Queue}}
+  Role:
+    Type: AWS::IAM::Role
+    Properties:
+      AssumeRolePolicyDocument:
+        Statement:
+          - Effect: Allow
+            {_ROLE_TRUST[trust]}
+      Policies:
+        - PolicyName: p
+          PolicyDocument:
+            Statement:
+              - {{Effect: Allow, Action: {actions}, Resource: !GetAtt Jobs.Arn}}
+              - {{Effect: Allow, Action: sqs:SendMessage, Resource: !GetAtt Events.Arn}}
+{extra}"""
+
+
+@pytest.mark.parametrize(
+    ("trust", "platform"), [("ecs", "ecs"), ("pod-identity", "kubernetes"), ("irsa", "kubernetes")]
+)
+def test_a_role_granted_receiving_is_the_consumer_of_a_workload_deployed_elsewhere(write, trust, platform):
+    """Issue 35 §5: a workload is a consumer when its IAM grants receiving. A role an ECS task or a pod assumes,
+    used by nothing in the template, is the workload another tool deploys (ecspresso, a Helm chart)."""
+    m = load(write(_role_template(trust)))
+    got = consumers(m)
+    assert list(got) == [("Jobs", "Role")]  # Events: the role only sends to it (a producer)
+    c = got[("Jobs", "Role")]
+    assert (c.kind, c.platform, c.link, c.link_ref) == ("worker", platform, "iam", "Role")
+    assert c.location.path == "Resources/Role/Properties/Policies/0/PolicyDocument/Statement/0"
+    (note,) = m.notes
+    assert note.address == "Role" and "Jobs" in note.message and "Jobs" in note.fix
+    found = lint_paths([write(_role_template(trust), "t2.yaml")]).findings
+    # Jobs is consumed without a redrive policy; Events has no consumer: no VG020 (and no VG065: nothing here can
+    # declare the workload's processing time, the note says what was not checked)
+    assert sorted((f.rule, f.queue) for f in found) == [("VG020", "Jobs"), ("VG902", "Role")]
+
+
+@pytest.mark.parametrize(
+    ("name", "queue", "role", "message"),
+    [
+        ("vg020-role-only.yaml", "RenderJobs", "RenderTaskRole", "ECS tasks of role RenderTaskRole"),
+        ("vg020-role-irsa.yaml", "IndexJobs", "IndexerRole", "pods of role IndexerRole"),
+    ],
+)
+def test_a_queue_only_a_role_consumes_is_judged_and_its_workload_named(name, queue, role, message):
+    result = lint_paths([str(CFN / name)])
+    (vg020,) = [f for f in result.findings if f.rule == "VG020"]
+    assert vg020.queue == queue and vg020.location.line == 6 + (name.endswith("irsa.yaml") * 3)
+    assert message in str(vg020.message)
+    assert [(f.rule, f.queue) for f in result.findings if f.rule != "VG020"] == [("VG902", role)]
+
+
+@pytest.mark.parametrize(
+    ("trust", "extra", "actions"),
+    [
+        (
+            "lambda",
+            "",
+            "sqs:ReceiveMessage",
+        ),  # a function's role: its mapping is the consumer, read elsewhere
+        ("ec2", "", "sqs:ReceiveMessage"),  # an instance's: what runs there is not known
+        ("irsa-assume-role", "", "sqs:ReceiveMessage"),  # federated, but not the web-identity action
+        ("ecs", "", "sqs:SendMessage"),  # it only sends
+        ("ecs", "", "sqs:GetQueueAttributes"),  # it only reads attributes
+        (
+            "ecs",
+            "  Task:\n    Type: AWS::ECS::TaskDefinition\n    Properties:\n      TaskRoleArn: !GetAtt Role.Arn\n"
+            "      ContainerDefinitions: [{Name: a, Image: x}]\n",
+            "sqs:ReceiveMessage",
+        ),  # the task definition that uses it is the consumer (one, not two)
+    ],
+)
+def test_a_role_is_no_consumer_of_its_own_when_it_cannot_receive_or_its_user_is_declared(
+    write, trust, extra, actions
+):
+    m = load(write(_role_template(trust, extra, actions)))
+    got = consumers(m)
+    if extra:
+        assert list(got) == [("Jobs", "Task")] and got[("Jobs", "Task")].link == "iam"
+    else:
+        assert got == {} and m.notes == []
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        "{AssumeRolePolicyDocument: 7}",
+        "{AssumeRolePolicyDocument: [1, {}]}",
+        "{AssumeRolePolicyDocument: {Statement: ecs-tasks.amazonaws.com}}",
+    ],
+)
+def test_a_malformed_role_is_never_a_crash(write, props):
+    m = load(
+        write(
+            f"Resources:\n  Jobs: {{Type: AWS::SQS::Queue}}\n  Role: {{Type: AWS::IAM::Role, Properties: {props}}}\n"
+        )
+    )
+    assert consumers(m) == {}
+
+
 def test_ecs_secret_through_ssm_parameter_and_autoscaling_max_count():
     m = load(str(CFN / "consistent-ecs.yaml"))
     c = consumers(m)[("Jobs", "Task")]
