@@ -476,7 +476,7 @@ class _Reader:
             self.model.notes.append(
                 Note(
                     f"consumer {lid} of {qid} is the {platform} workload that assumes role {lid}, declared "
-                    "outside this template: its stop timeout, work limit and receive settings were not checked",
+                    "elsewhere: its stop timeout, work limit and receive settings were not checked",
                     loc,
                     lid,
                     fix=f"Lint the files that declare that workload together with this template (its task "

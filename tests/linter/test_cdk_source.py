@@ -192,6 +192,36 @@ def test_queue_processing_service_makes_its_queue_with_cdk_defaults_or_uses_the_
     assert expected in vg020.fix
 
 
+@pytest.mark.parametrize(
+    ("name", "expect", "queue", "role", "platform"),
+    [
+        ("role-grant", {("VG020", "jobs-stack.ts", 11)}, "Jobs", "WorkerRole", "ecs"),
+        ("role-grant-python", {("VG020", "jobs_stack.py", 13)}, "IndexJobs", "IndexerRole", "kubernetes"),
+    ],
+)
+def test_a_role_granted_consuming_is_the_consumer_of_a_workload_deployed_elsewhere(
+    name, expect, queue, role, platform
+):
+    """``queue.grantConsumeMessages(role)`` of an ``iam.Role`` an ECS task or a pod assumes, used by nothing of
+    the app: its workload (ecspresso, a Helm chart) consumes the queue; a role that only sends does not."""
+    r = lint(name)
+    assert found(r) == expect
+    queues = {k: q for m in r.models.values() for k, q in m.queues.items()}
+    consumer = next(c for q in queues.values() for c in q.consumers)
+    assert (consumer.id, consumer.platform, consumer.link) == (role, platform, "iam")
+    assert [q for q in queues if queues[q].consumers] == [queue]  # Events: ApiRole only sends to it
+    (note,) = notes(r)
+    assert f"assumes role {role}" in note
+
+
+def test_a_role_that_is_a_task_definitions_task_role_makes_that_task_definition_the_consumer():
+    r = lint("role-task")
+    assert found(r) == {("VG020", "render-stack.ts", 12)}
+    (c,) = [c for m in r.models.values() for q in m.queues.values() for c in q.consumers]
+    assert (c.id, c.link, c.link_ref, c.stop_timeout) == ("RenderTask", "iam", "RenderRole", 60)
+    assert notes(r) == []
+
+
 def test_typescript_fix_hints_are_camel_case():
     r = lint("function-event-source")
     fixes = {f.rule: f.fix for f in r.findings if f.rule in ("VG011", "VG031")}

@@ -186,12 +186,18 @@ _CLASSES = {
     ("aws-ecs-patterns", "QueueProcessingEc2Service"): "queue_service",
     ("sst", "Queue"): "sst_queue",
     ("sst", "Function"): "sst_function",
+    ("aws-iam", "Role"): "role",
+    # principals (read where a role's assumedBy names one; never resources of their own)
+    ("aws-iam", "ServicePrincipal"): "principal:service",
+    ("aws-iam", "WebIdentityPrincipal"): "principal:web_identity",
+    ("aws-iam", "OpenIdConnectPrincipal"): "principal:web_identity",
+    ("aws-iam", "FederatedPrincipal"): "principal:federated",
 }
 # aws-cdk-lib's namespaces (`import { aws_sqs as sqs } from "aws-cdk-lib"`, `cdk.aws_sqs.Queue`)
 _NAMESPACES = {
     "aws_sqs": "aws-sqs", "aws_lambda": "aws-lambda", "aws_lambda_nodejs": "aws-lambda-nodejs",
     "aws_lambda_event_sources": "aws-lambda-event-sources", "aws_ecs": "aws-ecs", "aws_pipes": "aws-pipes",
-    "aws_ecs_patterns": "aws-ecs-patterns",
+    "aws_ecs_patterns": "aws-ecs-patterns", "aws_iam": "aws-iam",
 }  # fmt: skip
 _UNITS = {"millis": 0.001, "seconds": 1, "minutes": 60, "hours": 3600, "days": 86400}
 _SST_UNITS = {"second": 1, "seconds": 1, "minute": 60, "minutes": 60, "hour": 3600, "hours": 3600, "day": 86400,
@@ -315,8 +321,8 @@ class _Synth:
             lid = self._lid(id_node, node, kind)
             c = self.constructs[_key(node)] = _Construct(kind, node, lid, props)
             c.cls = parts[-1]
-        order = ("queue", "cfn:AWS::SQS::Queue", "sst_queue", "function", "sst_function", "cfn:AWS::Lambda::Function",
-                 "task_definition", "container", "service", "queue_service", "esm",
+        order = ("queue", "cfn:AWS::SQS::Queue", "sst_queue", "role", "function", "sst_function",
+                 "cfn:AWS::Lambda::Function", "task_definition", "container", "service", "queue_service", "esm",
                  "cfn:AWS::Lambda::EventSourceMapping", "cfn:AWS::Pipes::Pipe")  # fmt: skip
         for kind in order:  # resources first, then what refers to them
             for c in list(self.constructs.values()):
@@ -836,7 +842,53 @@ class _Synth:
             self.put(p, "RequiresCompatibilities", ["FARGATE"], c.node)
         elif c.cls == "Ec2TaskDefinition":
             self.put(p, "RequiresCompatibilities", ["EC2"], c.node)
+        props = self.props(c.props, f"task definition {c.lid}") if c.props is not None else {}
+        role = self.construct_of(props.get("taskRole")) if props.get("taskRole") is not None else None
+        if (
+            role is not None and role.kind == "role" and role.resource is not None
+        ):  # taskRole: a Role of the file
+            c.extra["role"] = role.lid
+            self.put(p, "TaskRoleArn", {"Fn::GetAtt": [role.lid, "Arn"]}, props["taskRole"])
         self.add(c, "AWS::ECS::TaskDefinition", p)
+
+    # ---------------------------------------------------------------------------- IAM roles
+    def _role(self, c: _Construct) -> None:
+        """``new iam.Role(this, "R", {assumedBy: new iam.ServicePrincipal("ecs-tasks.amazonaws.com")})``: an
+        ``AWS::IAM::Role`` whose trust policy says who assumes it (a service, a web identity), so a role granted
+        receiving that nothing of the app uses is the consumer of a workload deployed elsewhere
+        (loaders/consumers_cfn.role)."""
+        owner = f"role {c.lid}"
+        props = self.props(c.props, owner) if c.props is not None else {}
+        p = self.posdict(c.props or c.node)
+        node = props.get("assumedBy")
+        stmt = self._trust(node) if node is not None else None
+        if stmt is not None:
+            doc = self.posdict(node, Version="2012-10-17", Statement=[stmt])
+            self.put(p, "AssumeRolePolicyDocument", doc, node)
+        self.add(c, "AWS::IAM::Role", p)
+
+    def _trust(self, node):
+        """The trust statement a principal construct stands for (``ServicePrincipal(svc)``,
+        ``WebIdentityPrincipal(provider)``, ``OpenIdConnectPrincipal(provider)``, ``FederatedPrincipal(provider,
+        conditions, "sts:AssumeRoleWithWebIdentity")``); None for any other (a composite, a name not read)."""
+        node = self._resolve(node)
+        if node is None or not self.sx.is_construct(node):
+            return None
+        kind = self._kind(self.sx.ctor(node)) or ""
+        if not kind.startswith("principal:"):
+            return None
+        args = self.sx.args(node)
+        first = self._scalar(args[0]) if args else None
+        if kind == "principal:service":
+            if not isinstance(first, str):
+                return None
+            return self.posdict(node, Effect="Allow", Principal={"Service": first}, Action="sts:AssumeRole")
+        action = "sts:AssumeRoleWithWebIdentity"
+        if kind == "principal:federated":
+            given = self._scalar(args[2]) if len(args) > 2 else None
+            action = given if isinstance(given, str) else "sts:AssumeRole"  # its documented default
+        federated = first if isinstance(first, str) else "provider"
+        return self.posdict(node, Effect="Allow", Principal={"Federated": federated}, Action=action)
 
     def _container_into(self, td: _Construct, name: str, props: dict, node, owner: str) -> None:
         cd = self.posdict(node, Name=name)
@@ -952,8 +1004,14 @@ class _Synth:
         return queue
 
     def _grant_consume(self, queue: _Construct, grantee, call) -> None:
-        """``queue.grantConsumeMessages(td.taskRole)``: the task role may receive from the queue."""
-        g = self.sx.member(self.sx.strip(grantee))
+        """``queue.grantConsumeMessages(td.taskRole)`` or ``(role)``, a Role of the file: that role may receive
+        from the queue."""
+        grantee = self.sx.strip(grantee)
+        role = self.construct_of(grantee)
+        if role is not None and role.kind == "role" and role.resource is not None:
+            self._allow(queue, role.lid, call)
+            return
+        g = self.sx.member(grantee)
         if g is None or g[1] != "taskRole":
             return
         td = self.construct_of(g[0])
@@ -969,6 +1027,10 @@ class _Synth:
             r = self.posdict(td.node, Type="AWS::IAM::Role", Properties=self.posdict(td.node))
             self.put(self.resources, role, r, td.node)
             self.put(td.resource["Properties"], "TaskRoleArn", {"Fn::GetAtt": [role, "Arn"]}, td.node)
+        self._allow(queue, role, call)
+
+    def _allow(self, queue: _Construct, role: str, call) -> None:
+        """An ``AWS::IAM::Policy`` of role ``role`` with the actions grantConsumeMessages grants on ``queue``."""
         stmt = self.posdict(
             call,
             Effect="Allow",
