@@ -136,6 +136,14 @@ demo-consumers: install
 	$(BIN)/visguard lint tests/linter/fixtures/cdk-source/queue-dlq tests/linter/fixtures/cdk-source/fargate-env \
 		--fail-on never -f sarif -o $(OUT)/consumers/cdk-app.sarif
 	for r in VG011 VG020 VG022 VG060; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/cdk-app.sarif || exit 1; done
+	# a Python CDK app, ecs_patterns' QueueProcessingFargateService and a role only an outside workload assumes
+	$(BIN)/visguard lint tests/linter/fixtures/cdk-source/python-lambda tests/linter/fixtures/cdk-source/queue-processing \
+		tests/linter/fixtures/cdk-source/role-grant --fail-on never -f sarif -o $(OUT)/consumers/cdk-more.sarif
+	for r in VG020 VG031; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/cdk-more.sarif || exit 1; done
+	# a monorepo's compose file: a Laravel web service and its queue:work worker, each joined by its own binding
+	$(BIN)/visguard lint tests/linter/fixtures/consumers/join/laravel-web-and-worker --fail-on never \
+		-f sarif -o $(OUT)/consumers/laravel.sarif
+	grep -q '"ruleId": "VG072"' $(OUT)/consumers/laravel.sarif
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
 
 # the language server in an editor session scripted with pygls's client: diagnostics across the workspace (the
