@@ -972,11 +972,12 @@ _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
+    "function_item", "closure_expression",
 }  # fmt: skip
 _LOOPS = {
     "for_statement", "while_statement", "for_in_statement", "do_statement", "enhanced_for_statement",
     "foreach_statement", "for_range_loop", "while", "until", "for", "do_while_statement", "list_comprehension",
-    "do_block",
+    "do_block", "loop_expression", "for_expression", "while_expression",
 }  # fmt: skip
 _BLOCKS = {
     "block",
