@@ -114,6 +114,8 @@ def _hook(node, f: File, depth: int) -> Value | None:
         return _local(node, f, depth)  # `Worker { queue_url }`: the local queue_url (its key is the field's)
     if t == "boolean_literal":
         return Value("bool", text(node) == "true", node)
+    if t == "identifier":
+        return _scoped(node, f, depth)
     if t == "type_cast_expression":
         return evaluate(node.child_by_field_name("value"), f, depth + 1)
     if t == "macro_invocation":
@@ -140,6 +142,57 @@ def _hook(node, f: File, depth: int) -> Value | None:
             return Value("env", v.value, v.node, default=d if d.kind in ("str", "int") else None)
         return v if v.kind != "unknown" else unknown(node, v.why)
     return None
+
+
+_LET_FUNCTIONS = ("function_item", "closure_expression")
+
+
+def _scoped(node, f: File, depth: int) -> Value | None:
+    """A local name by Rust's scopes: a ``let`` binds the name from its end to the end of its block, a later ``let``
+    shadows it (``let queue_url = queue_url.to_string();`` after the parameter). So the name a use reads is the last
+    ``let`` of its function that ends before the use, in a block around it; None (the engine's reading: the file's
+    one binding, the parameter) when there is none, or when the function assigns the name (``x = ...``)."""
+    key = text(node)
+    bound = f.bindings.get(key)
+    if not bound or (len(bound) == 1 and not f.is_param(key, node.start_byte)):
+        return None
+    fn = f.parent(node)
+    for _ in range(MAX_CHAIN):
+        if fn is None or fn.type in _LET_FUNCTIONS:
+            break
+        fn = f.parent(fn)
+    if fn is None or fn.type not in _LET_FUNCTIONS:
+        return None
+    best = None
+    for at, (name, value) in bound.items():
+        if not fn.start_byte <= at < fn.end_byte:
+            continue
+        decl = f.parent(name)
+        if decl is not None and decl.type == "mut_pattern":
+            decl = f.parent(decl)
+        if decl is None or decl.type != "let_declaration":
+            return None  # assigned in the function: the engine's reading of assignments
+        block = f.parent(decl)
+        if (
+            decl.end_byte <= node.start_byte
+            and block is not None
+            and block.start_byte <= node.start_byte < block.end_byte
+            and (best is None or at > best[0])
+        ):
+            best = (at, name, value)
+    if best is None:
+        return None
+    _, name, value = best
+    if value is None:
+        return unknown(node, f"{key} is declared without a value")
+    v = evaluate(value, f, depth + 1)
+    if v.kind == "unknown":
+        out = unknown(node, v.why or key)
+        out.env = v.env
+        return out
+    if v.via is None:
+        v.via = name
+    return v
 
 
 def _local(node, f: File, depth: int) -> Value:
