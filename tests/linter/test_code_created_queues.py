@@ -30,6 +30,7 @@ LANGUAGES = {
     "csharp": ("Worker.cs", {"cs-jobs": (8, 50, None, False, None)}),
     "php": ("worker.php", {"php-jobs": (3, 35, None, False, None)}),
     "ruby": ("worker.rb", {"rb-jobs": (4, 25, None, False, None)}),
+    "rust": ("worker.rs", {"rs-jobs": (5, 55, None, False, None)}),
 }
 
 
@@ -147,6 +148,13 @@ HOSTILE = {
     "chain.java": "class A { void f(SqsClient sqs) { sqs.createQueue(CreateQueueRequest.builder()"
     + '.queueName("q")' * 5000
     + ".build()); } }\n",
+    # a builder chain of 5,000 calls, a map of 20,000 inserts, a set_attributes of a name bound to itself
+    "chain.rs": "fn f(c: &Client) { c.create_queue()" + '.queue_name("q")' * 5000 + ".send(); }\n",
+    "inserts.rs": "fn f(c: &aws_sdk_sqs::Client) {\n let mut m = HashMap::new();\n"
+    + "".join(f' m.insert(QueueAttributeName::VisibilityTimeout, "{i}");\n' for i in range(20_000))
+    + ' c.create_queue().queue_name("q").set_attributes(Some(m)).send();\n}\n',
+    "selfmap.rs": "fn f(c: &aws_sdk_sqs::Client) { let m = m; c.create_queue().queue_name(\"q\")"
+    + ".set_attributes(Some(m)).send(); }\n",
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000
     + "' })\n",
