@@ -153,7 +153,7 @@ HOSTILE = {
     "inserts.rs": "fn f(c: &aws_sdk_sqs::Client) {\n let mut m = HashMap::new();\n"
     + "".join(f' m.insert(QueueAttributeName::VisibilityTimeout, "{i}");\n' for i in range(20_000))
     + ' c.create_queue().queue_name("q").set_attributes(Some(m)).send();\n}\n',
-    "selfmap.rs": "fn f(c: &aws_sdk_sqs::Client) { let m = m; c.create_queue().queue_name(\"q\")"
+    "selfmap.rs": 'fn f(c: &aws_sdk_sqs::Client) { let m = m; c.create_queue().queue_name("q")'
     + ".set_attributes(Some(m)).send(); }\n",
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000

@@ -49,7 +49,9 @@ def test_builder_reads_queue_env_with_default_visibility_constant_and_lines():
 
 def test_a_zero_is_sent_and_an_option_not_called_is_the_queues():
     """The SDK serializes a set field whatever its value (facts.RUST_SDK_SENDS_SET_VALUE): 0 is sent."""
-    (c,) = rust.read("w.rs", SDK.replace(b".visibility_timeout(VISIBILITY)", b".visibility_timeout(0)")).consumers
+    (c,) = rust.read(
+        "w.rs", SDK.replace(b".visibility_timeout(VISIBILITY)", b".visibility_timeout(0)")
+    ).consumers
     assert c.visibility_override == 0 and "zero_not_sent" not in c.settings
     (c,) = rust.read("w.rs", SDK.replace(b".visibility_timeout(VISIBILITY)", b"")).consumers
     assert c.visibility_override is None and "visibility_override" not in c.locations
