@@ -9,6 +9,8 @@ a query cannot say (a builder's chain of option calls, Rust's method-call idioms
   The SDK serializes a field only when it is set (``Some``), and then whatever its value
   (facts.RUST_SDK_SENDS_SET_VALUE): an option not called leaves the queue's visibility in effect; a ``0`` is sent
   (the messages are visible again at once: VG070).
+  Options set later on the builder's variable in its function (``let mut req = client.receive_message()...;`` then
+  ``req = req.visibility_timeout(30);``, under an ``if`` too) are the receive's.
 - rusoto_sqs: ``ReceiveMessageRequest { queue_url, visibility_timeout: Some(30), .. }`` literals, one consumer each.
 - ``heartbeat``: True when the file changes visibility (``change_message_visibility()``,
   ``ChangeMessageVisibilityRequest``), else False.
@@ -19,7 +21,8 @@ items and ``let`` bindings (once, or to the same value), ``std::env::var("X")`` 
 number's), ``format!`` of known parts (positional ``{}`` and ``name = value`` arguments), ``n as i32``, the calls
 that pass a value through (``.to_string()``, ``.clone()``, ``String::from(x)``, ``Some(x)``, ``&x``, ``x?``,
 ``x.await``), ``Duration::from_secs(n)``; a queue URL a ``get_queue_url()`` / ``create_queue()`` response gives
-(``...queue_name("jobs").send().await?.queue_url()``) is that queue, by its name. The value flow (engine.Flow): a
+(``...queue_name("jobs").send().await?.queue_url()``, or the ``Ok(out) => out.queue_url()`` arm of a ``match`` on it)
+is that queue, by its name; a name's value is the last ``let`` of its function before the use (Rust's shadowing). The value flow (engine.Flow): a
 field (``self.queue_url``, ``config.wait_time_seconds``) is the one value the crate's struct literals
 (``Worker { queue_url: u }``, ``Worker { queue_url }``) and assignments give it; a parameter is what the calls of its
 function pass (a constructor ``Worker::new(u)`` by its type); a name not bound in the file is its folder's (a module
@@ -120,6 +123,8 @@ def _hook(node, f: File, depth: int) -> Value | None:
         return evaluate(node.child_by_field_name("value"), f, depth + 1)
     if t == "macro_invocation":
         return _macro(node, f, depth)
+    if t == "match_expression":
+        return _matched(node, f, depth)
     if t == "closure_expression":
         return evaluate(node.child_by_field_name("body"), f, depth + 1)
     m = _method(node)
@@ -251,6 +256,44 @@ def _response(recv, f: File, depth: int) -> Value:
                 return unknown(recv, f"the queue named {v.why or shown(margs[0])}")
         break
     return unknown(recv, f"{shown(recv)}.queue_url()")
+
+
+def _matched(node, f: File, depth: int) -> Value:
+    """``match client.create_queue().queue_name("jobs").send().await { Ok(out) => out.queue_url()..., Err(e) => ..
+    }``: the queue of the response its ``Ok`` arm reads the URL of (the other arms handle the call's failure)."""
+    scrutinee = node.child_by_field_name("value")
+    body = node.child_by_field_name("body")
+    for arm in body.named_children if body is not None and scrutinee is not None else ():
+        pat = arm.child_by_field_name("pattern")
+        inner = pat.named_children[0] if pat is not None and pat.named_children else None
+        if (
+            inner is None
+            or inner.type != "tuple_struct_pattern"
+            or text(inner.child_by_field_name("type")) != "Ok"
+        ):
+            continue
+        bound = [
+            k
+            for k in inner.named_children
+            if k.type == "identifier" and k != inner.child_by_field_name("type")
+        ]
+        value = arm.child_by_field_name("value")
+        for _ in range(MAX_CHAIN):
+            m = _method(value) if value is not None else None
+            if m is None or m[1] not in _THROUGH:
+                break
+            value = m[0]
+        m = _method(value) if value is not None else None
+        if (
+            len(bound) == 1
+            and m is not None
+            and m[1] == "queue_url"
+            and not m[2]
+            and text(m[0]) == text(bound[0])
+        ):
+            return _response(scrutinee, f, depth)
+        break
+    return unknown(node)
 
 
 def _down(call) -> list:
@@ -417,7 +460,8 @@ def read(path: str, data: bytes) -> CodeResult:
     for _, kind, site, what in sorted(found, key=lambda x: x[0]):
         if kind == "builder":
             options = []
-            for _, name_node, margs in up_chain(f, what):
+            chain = up_chain(f, what)
+            for _, name_node, margs in chain + _continued(f, chain[-1][0] if chain else what):
                 method = text(name_node)
                 field = _OPTIONS.get(method.removeprefix("set_"))
                 if field is not None and margs:
@@ -430,6 +474,57 @@ def read(path: str, data: bytes) -> CodeResult:
         c.heartbeat = heartbeat
     creates.read(f, r)  # the queues the code creates (issue 35)
     return r.finish()
+
+
+MAX_CONTINUED = 50  # options set on a builder's variable, read for one receive
+
+
+def _continued(f: File, top) -> list:
+    """The options set later on the variable a builder is bound to, in its function: ``let mut req =
+    client.receive_message().queue_url(u);`` then ``req = req.visibility_timeout(30);`` (or ``req.wait_time_seconds(20)
+    .send()``): [(call, method name node, args)] in the order written."""
+    decl = f.parent(top)
+    while decl is not None and decl.type in RUST.wrappers:
+        decl = f.parent(decl)
+    if decl is None or decl.type != "let_declaration":
+        return []
+    pat = decl.child_by_field_name("pattern")
+    if pat is None or pat.type != "identifier":
+        return []
+    fn = f.parent(decl)
+    for _ in range(MAX_CHAIN):
+        if fn is None or fn.type in _LET_FUNCTIONS:
+            break
+        fn = f.parent(fn)
+    if fn is None:
+        return []
+    name = text(pat).encode()
+    needle = re.compile(
+        rb"\b"
+        + re.escape(name)
+        + rb"\s*\.\s*((?:set_)?(?:"
+        + b"|".join(o.encode() for o in _OPTIONS)
+        + rb"))\b"
+    )
+    out = []
+    seen = set()
+    for m in needle.finditer(f.data, decl.end_byte, fn.end_byte):
+        if len(out) >= MAX_CONTINUED:
+            break
+        token = f.root.descendant_for_byte_range(m.start(1), m.end(1))
+        fe = f.parent(token) if token is not None and token.type == "field_identifier" else None
+        call = f.parent(fe) if fe is not None and fe.type == "field_expression" else None
+        if call is None or call.type != "call_expression" or call.child_by_field_name("function") != fe:
+            continue
+        if text(fe.child_by_field_name("value")) != text(pat) or (call.start_byte, call.end_byte) in seen:
+            continue
+        args = call.child_by_field_name("arguments")
+        kids = [a for a in args.named_children if a.type not in _COMMENTS] if args is not None else []
+        for c, n, k in [(call, token, kids), *up_chain(f, call)]:
+            if (c.start_byte, c.end_byte) not in seen:
+                seen.add((c.start_byte, c.end_byte))
+                out.append((c, n, k))
+    return out
 
 
 def _field(r: Reader, f: File, c, field: str, node) -> None:

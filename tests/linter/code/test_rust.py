@@ -177,3 +177,37 @@ def test_a_long_chain_and_many_functions_are_read_in_bounded_time():
     r = rust.read("a.rs", src.encode())
     assert time.process_time() - start < 10
     assert len(r.consumers) == 3000 and {c.visibility_override for c in r.consumers} == {30}
+
+
+def test_options_set_later_on_the_builders_variable_in_its_function():
+    src = b"""async fn poll(c: &Client, slow: bool) {
+    let mut req = c.receive_message().queue_url("https://sqs.eu-west-1.amazonaws.com/1/q").wait_time_seconds(20);
+    if slow {
+        req = req.visibility_timeout(300).max_number_of_messages(1);
+    }
+    req.send().await;
+}
+fn other(req: Builder) { req.visibility_timeout(5); }
+"""
+    (c,) = rust.read("v.rs", src).consumers
+    assert c.visibility_override == 300 and c.settings == {"wait_time": 20, "max_messages": 1}
+    assert c.locations["visibility_override"].line == 4
+
+
+def test_a_match_on_the_create_response_is_the_queue_of_its_ok_arm():
+    src = b"""async fn t(sqs: &Client) {
+    let queue_name = "it-queue";
+    let queue_url = match sqs.create_queue().queue_name(queue_name).send().await {
+        Ok(output) => output.queue_url().unwrap().to_string(),
+        Err(e) => panic!("{e}"),
+    };
+    sqs.receive_message().queue_url(&queue_url).send().await;
+    let other = match lookup().await { Ok(o) => o.url(), Err(_) => String::new() };
+    sqs.receive_message().queue_url(&other).send().await;
+}
+"""
+    res = rust.read("m.rs", src)
+    a, b = res.consumers
+    assert (a.queue_ref.kind, a.queue_ref.value) == ("name", "it-queue")
+    assert b.queue_ref is None and [n.location.line for n in res.notes] == [9]
+    assert [(q.id, q.location.line) for q in res.queues] == [("it-queue", 3)]
