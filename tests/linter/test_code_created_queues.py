@@ -241,3 +241,43 @@ def test_a_dead_letter_queue_arn_read_back_from_its_create_call(capsys):
         ("VG022", "jobs", "bootstrap.py", 5),
         ("VG022", "js-jobs", "bootstrap.js", 6),
     ]
+
+
+RUST_CREATES = """use aws_sdk_sqs::{types::QueueAttributeName, Client};
+
+async fn setup(sqs: &Client, dlq_arn: &str) -> Result<(), aws_sdk_sqs::Error> {
+    let url = sqs.create_queue().queue_name("rs-orders").send().await?.queue_url().unwrap().to_string();
+    sqs.set_queue_attributes()
+        .queue_url(&url)
+        .attributes(QueueAttributeName::RedrivePolicy, format!(r#"{{"maxReceiveCount":"4","t":"{dlq_arn}"}}"#))
+        .send()
+        .await?;
+    sqs.create_queue().queue_name("rs-plain").send().await?;
+    let legacy = rusoto_sqs::CreateQueueRequest {
+        queue_name: "rs-legacy".to_string(),
+        attributes: Some(HashMap::from([("VisibilityTimeout".to_string(), "75".to_string())])),
+        ..Default::default()
+    };
+    let none = rusoto_sqs::CreateQueueRequest { queue_name: "rs-none".into(), attributes: None, ..Default::default() };
+    Ok(())
+}
+"""
+
+
+def test_rust_set_queue_attributes_on_a_created_queue_and_rusoto_requests(tmp_path):
+    """aws-sdk-sqs: a set_queue_attributes() chain whose queue_url is a create call's response gives that queue its
+    (computed) RedrivePolicy; rusoto's CreateQueueRequest literals are creates, their attributes a map or None."""
+    (tmp_path / "setup.rs").write_text(RUST_CREATES)
+    model = loader.load(str(tmp_path / "setup.rs"))
+    got = {
+        q.id: (q.location.line, q.visibility_timeout, q.redrive.max_receive_count if q.redrive else None)
+        for q in model.queues.values()
+    }
+    assert got == {
+        "rs-orders": (4, None, 4),
+        "rs-plain": (10, None, None),
+        "rs-legacy": (11, 75, None),
+        "rs-none": (16, None, None),
+    }
+    assert model.queues["rs-orders"].redrive.target_ref == COMPUTED_TARGET
+    assert model.notes == []

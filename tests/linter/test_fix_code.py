@@ -251,6 +251,9 @@ def test_rust(tmp_path):
         "visibility_timeout(90).send()",
     )
     refused(fix(tmp_path, "w.rs", RS, "visibility_override", 90, 1), RS, "is VT, defined at line 1")
+    fixed(  # Duration::from_secs(30).as_secs(): the seconds written in the call
+        fix(tmp_path, "w.rs", RS, "visibility_override", 90, 2), RS, "from_secs(30)", "from_secs(90)"
+    )
     refused(fix(tmp_path, "w.rs", RS, "visibility_override", 90, 3), RS)  # 30i32: written with a suffix
 
 

@@ -545,7 +545,8 @@ def _key_text(f: File, node) -> str:
     """A key's text: a string literal's content, else the text as written (a constant, an enum member)."""
     if node.type in ("literal_element",) and node.named_children:
         node = node.named_children[-1]
-    v = evaluate(node, f) if node.type in f.lang.strings else None
+    rust_string = f.lang.name == "rust" and node.type == "call_expression"  # "VisibilityTimeout".to_string()
+    v = evaluate(node, f) if node.type in f.lang.strings or rust_string else None
     return v.value if v is not None and v.kind == "str" else text(node)[:200]
 
 

@@ -63,7 +63,7 @@ _OPTIONS = {  # builder method (without set_) -> consumer field
 # methods whose value is their receiver's (for a static reader): conversions, borrows, Option/Result unwrapping
 _THROUGH = frozenset({
     "to_string", "to_owned", "clone", "into", "as_str", "as_ref", "as_deref", "borrow", "unwrap", "expect",
-    "unwrap_or_default", "ok", "parse", "to_vec", "trim", "into_owned", "cloned", "copied",
+    "unwrap_or_default", "ok", "parse", "to_vec", "trim", "into_owned", "cloned", "copied", "try_into", "as_secs",
 })  # fmt: skip
 _DEFAULTED = frozenset({"unwrap_or", "unwrap_or_else"})  # x.unwrap_or(d): an environment variable's default d
 # env::var("X").ok().and_then(|v| v.parse().ok()): still the variable
@@ -425,8 +425,14 @@ RUST = Language(
     unary={"unary_expression"},
     binary={"binary_expression"},
     calls={"call_expression": "arguments"},
-    env_calls={"env::var": (0, None), "std::env::var": (0, None), "env::var_os": (0, None)},
-    passthrough={"Some": None, "String::from": None, "i32::from": None},
+    env_calls={
+        "env::var": (0, None),
+        "std::env::var": (0, None),
+        "env::var_os": (0, None),
+        "dotenvy::var": (0, None),
+        "dotenv::var": (0, None),
+    },
+    passthrough={"Some": None, "String::from": None, "i32::from": None, "i32::try_from": None},
     units={
         "Duration::from_secs": 1,
         "std::time::Duration::from_secs": 1,
