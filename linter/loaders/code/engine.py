@@ -32,8 +32,9 @@ Anything else is ``unknown``, with ``why``: the expression that stopped it.
 
 The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
-or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
-imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
+or a name not bound here is the package's (Go: its folder for names, its module for fields; Rust likewise: its
+module folder for names, its crate for fields; Python: the file's imports; JavaScript: its relative modules'
+exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
 call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`); a
 name assigned several times is the one value its assignments that can reach the use give (:meth:`File._agreed`,
 :meth:`File._before`; ``none``, "not given", aside); a language's hook adds its own steps (Python's settings
