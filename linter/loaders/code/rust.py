@@ -9,6 +9,7 @@ a query cannot say (a builder's chain of option calls, Rust's method-call idioms
   The SDK serializes a field only when it is set (``Some``), and then whatever its value
   (facts.RUST_SDK_SENDS_SET_VALUE): an option not called leaves the queue's visibility in effect; a ``0`` is sent
   (the messages are visible again at once: VG070).
+  ``ReceiveMessageInput::builder()`` (sent with ``.send_with(&client)``) is read the same way.
   Options set later on the builder's variable in its function (``let mut req = client.receive_message()...;`` then
   ``req = req.visibility_timeout(30);``, under an ``if`` too) are the receive's.
 - rusoto_sqs: ``ReceiveMessageRequest { queue_url, visibility_timeout: Some(30), .. }`` literals, one consumer each.
@@ -461,6 +462,8 @@ def read(path: str, data: bytes) -> CodeResult:
         if args is None or any(a.type not in _COMMENTS for a in args.named_children):
             continue  # rusoto's receive_message(request): the request literal is the consumer
         found.append((token.start_byte, "builder", token, call))
+    for call in f.captures("receive.input"):  # ReceiveMessageInput::builder(): the same options, then build()
+        found.append((call.start_byte, "builder", call, call))
     for site, _, args, _ in f.sites():
         found.append((site.start_byte, "literal", site, args))
     for _, kind, site, what in sorted(found, key=lambda x: x[0]):

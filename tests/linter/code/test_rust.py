@@ -211,3 +211,20 @@ def test_a_match_on_the_create_response_is_the_queue_of_its_ok_arm():
     assert (a.queue_ref.kind, a.queue_ref.value) == ("name", "it-queue")
     assert b.queue_ref is None and [n.location.line for n in res.notes] == [9]
     assert [(q.id, q.location.line) for q in res.queues] == [("it-queue", 3)]
+
+
+def test_an_input_builder_sent_with_the_client_and_its_heartbeat():
+    src = b"""use aws_sdk_sqs::operation::receive_message::ReceiveMessageInput;
+async fn f(c: &Client) {
+    let out = ReceiveMessageInput::builder()
+        .queue_url("https://sqs.eu-west-1.amazonaws.com/1/built")
+        .visibility_timeout(40)
+        .build()
+        .unwrap()
+        .send_with(c)
+        .await;
+    let hb = aws_sdk_sqs::operation::change_message_visibility::ChangeMessageVisibilityInput::builder();
+}
+"""
+    (c,) = rust.read("b.rs", src).consumers
+    assert (c.queue_ref.value[-5:], c.visibility_override, c.location.line, c.heartbeat) == ("built", 40, 3, True)

@@ -1,5 +1,5 @@
 ; endings: .rs
-; markers: receive_message ReceiveMessageRequest create_queue
+; markers: receive_message ReceiveMessageRequest ReceiveMessageInput create_queue
 ; grammar: tree_sitter_rust.language
 ;
 ; Where SQS consumers are in Rust (the AWS SDK for Rust, aws-sdk-sqs; rusoto_sqs), for visguard's code engine
@@ -9,6 +9,14 @@
 ; aws-sdk-sqs: client.receive_message().queue_url(u).visibility_timeout(30)...send().await (found by its name:
 ; rust.py takes the name's call, with no arguments, and the calls chained on it)
 ((field_identifier) @receive (#eq? @receive "receive_message"))
+
+; aws-sdk-sqs: ReceiveMessageInput::builder().queue_url(u).visibility_timeout(30).build()?.send_with(&client)
+(call_expression
+  function: (scoped_identifier
+    path: [(identifier) @_input (scoped_identifier name: (identifier) @_input)]
+    name: (identifier) @_builder)
+  (#eq? @_input "ReceiveMessageInput")
+  (#eq? @_builder "builder")) @receive.input
 
 ; rusoto_sqs: ReceiveMessageRequest { queue_url: u, visibility_timeout: Some(30), ..Default::default() }
 (struct_expression
@@ -26,8 +34,9 @@
 ; the file changes a message's visibility: aws-sdk-sqs's builders, rusoto's requests
 ((field_identifier) @heartbeat
   (#any-of? @heartbeat "change_message_visibility" "change_message_visibility_batch"))
-((type_identifier) @heartbeat
-  (#any-of? @heartbeat "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"))
+([(type_identifier) (identifier)] @heartbeat
+  (#any-of? @heartbeat "ChangeMessageVisibilityRequest" "ChangeMessageVisibilityBatchRequest"
+    "ChangeMessageVisibilityInput" "ChangeMessageVisibilityBatchInput"))
 
 ; names bound in the file: `const`/`static` items, `let` of one name (a `let` without a value, or of a pattern, is
 ; bound to what is not read); fields, for the value flow (engine.Flow; rust.py keys a field as ".url": every value
