@@ -227,4 +227,9 @@ async fn f(c: &Client) {
 }
 """
     (c,) = rust.read("b.rs", src).consumers
-    assert (c.queue_ref.value[-5:], c.visibility_override, c.location.line, c.heartbeat) == ("built", 40, 3, True)
+    assert (c.queue_ref.value[-5:], c.visibility_override, c.location.line, c.heartbeat) == (
+        "built",
+        40,
+        3,
+        True,
+    )
