@@ -33,6 +33,7 @@ folder of the crate). The queues the code creates are ``creates.py``'s (``create
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from visguard import facts
@@ -169,10 +170,11 @@ def _scoped(node, f: File, depth: int) -> Value | None:
         fn = f.parent(fn)
     if fn is None or fn.type not in _LET_FUNCTIONS:
         return None
+    starts = _starts(f, key, bound)
+    lo, hi = bisect.bisect_left(starts, fn.start_byte), bisect.bisect_left(starts, fn.end_byte)
     best = None
-    for at, (name, value) in bound.items():
-        if not fn.start_byte <= at < fn.end_byte:
-            continue
+    for at in starts[lo:hi]:  # only this function's bindings (a name bound in each of 5,000 functions)
+        name, value = bound[at]
         decl = f.parent(name)
         if decl is not None and decl.type == "mut_pattern":
             decl = f.parent(decl)
@@ -199,6 +201,17 @@ def _scoped(node, f: File, depth: int) -> Value | None:
     if v.via is None:
         v.via = name
     return v
+
+
+def _starts(f: File, key: str, bound: dict) -> list[int]:
+    """Where ``key`` is bound in ``f``, sorted (once per name and file)."""
+    index = getattr(f, "rust_starts", None)
+    if index is None:
+        index = f.rust_starts = {}
+    got = index.get(key)
+    if got is None:
+        got = index[key] = sorted(bound)
+    return got
 
 
 def _local(node, f: File, depth: int) -> Value:
