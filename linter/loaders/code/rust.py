@@ -22,9 +22,9 @@ items and ``let`` bindings (once, or to the same value), ``std::env::var("X")`` 
 number's), ``format!`` of known parts (positional ``{}`` and ``name = value`` arguments), ``n as i32``, the calls
 that pass a value through (``.to_string()``, ``.clone()``, ``String::from(x)``, ``Some(x)``, ``&x``, ``x?``,
 ``x.await``), ``Duration::from_secs(n)``; a queue URL a ``get_queue_url()`` / ``create_queue()`` response gives
-(``...queue_name("jobs").send().await?.queue_url()``, or the ``Ok(out) => out.queue_url()`` arm of a ``match`` on it)
-is that queue, by its name; a name's value is the last ``let`` of its function before the use (Rust's shadowing). The value flow (engine.Flow): a
-field (``self.queue_url``, ``config.wait_time_seconds``) is the one value the crate's struct literals
+(``...queue_name("jobs").send().await?.queue_url()``, or the ``Ok(out) => out.queue_url()`` arm of a ``match`` on
+it) is that queue, by its name; a name's value is the last ``let`` of its function before the use (Rust's
+shadowing). The value flow (engine.Flow): a field (``self.queue_url``, ``config.wait_time_seconds``) is the one value the crate's struct literals
 (``Worker { queue_url: u }``, ``Worker { queue_url }``) and assignments give it; a parameter is what the calls of its
 function pass (a constructor ``Worker::new(u)`` by its type); a name not bound in the file is its folder's (a module
 folder of the crate). The queues the code creates are ``creates.py``'s (``create_queue().queue_name(n)
