@@ -512,7 +512,8 @@ def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
 
 
 _MAPS = {  # the node kinds whose children are a request's or a map's entries
-    "field_initializer_list", "argument_list", "dictionary", "hash", "arguments", "array_creation_expression", "composite_literal",
+    "field_initializer_list", "argument_list", "dictionary", "hash", "arguments", "array_creation_expression",
+    "composite_literal",
     "literal_value", "initializer_expression",
 }  # fmt: skip
 

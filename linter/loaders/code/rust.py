@@ -24,8 +24,8 @@ that pass a value through (``.to_string()``, ``.clone()``, ``String::from(x)``, 
 ``x.await``), ``Duration::from_secs(n)``; a queue URL a ``get_queue_url()`` / ``create_queue()`` response gives
 (``...queue_name("jobs").send().await?.queue_url()``, or the ``Ok(out) => out.queue_url()`` arm of a ``match`` on
 it) is that queue, by its name; a name's value is the last ``let`` of its function before the use (Rust's
-shadowing). The value flow (engine.Flow): a field (``self.queue_url``, ``config.wait_time_seconds``) is the one value the crate's struct literals
-(``Worker { queue_url: u }``, ``Worker { queue_url }``) and assignments give it; a parameter is what the calls of its
+shadowing). The value flow (engine.Flow): a field (``self.queue_url``, ``config.wait_time_seconds``) is the one
+value the crate's struct literals (``Worker { queue_url: u }``, ``Worker { queue_url }``) and assignments give it; a parameter is what the calls of its
 function pass (a constructor ``Worker::new(u)`` by its type); a name not bound in the file is its folder's (a module
 folder of the crate). The queues the code creates are ``creates.py``'s (``create_queue().queue_name(n)
 .attributes(QueueAttributeName::VisibilityTimeout, "60")``, ``.set_attributes(Some(map))``).
@@ -503,8 +503,8 @@ MAX_CONTINUED = 50  # options set on a builder's variable, read for one receive
 
 def _continued(f: File, top) -> list:
     """The options set later on the variable a builder is bound to, in its function: ``let mut req =
-    client.receive_message().queue_url(u);`` then ``req = req.visibility_timeout(30);`` (or ``req.wait_time_seconds(20)
-    .send()``): [(call, method name node, args)] in the order written."""
+    client.receive_message().queue_url(u);`` then ``req = req.visibility_timeout(30);`` (or
+    ``req.wait_time_seconds(20).send()``): [(call, method name node, args)] in the order written."""
     decl = f.parent(top)
     while decl is not None and decl.type in RUST.wrappers:
         decl = f.parent(decl)
