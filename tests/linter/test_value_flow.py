@@ -86,6 +86,15 @@ def test_rust_constructor_field_a_constant_of_another_module_and_a_default_impl(
     assert notes == []
 
 
+def test_rust_an_if_zero_default_yields_to_the_value_set():
+    """``if cfg.wait == 0 { cfg.wait = 20; }`` is a default: main.rs's ``PollConfig { wait: 5, .. }`` is the wait."""
+    consumers, notes = run(os.path.join(FLOW, "defaults-rust"))
+    c = one(consumers, "poll.rs")
+    assert c.queue_ref.value.endswith("/orders") and c.settings == {"wait_time": 5}
+    assert rel(c.locations["wait_time"]) == "defaults-rust/src/main.rs:6"
+    assert notes == []
+
+
 def test_go_if_zero_defaults_yield_to_the_value_set():
     """``if cfg.Wait == 0 { cfg.Wait = 20 }`` is a default: main sets Wait 5 (read) and no Batch (10)."""
     consumers, _ = run(os.path.join(FLOW, "defaults-go"))

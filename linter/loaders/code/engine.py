@@ -1469,7 +1469,7 @@ _ZERO = {"0", '""', "nil", "None", "null", "0.0"}
 def _default_guard(g: File, name, key: str) -> bool:
     """Whether the assignment of ``name`` (key ``key``) is a default: the one statement of an ``if`` whose
     condition is ``<the same name> == 0`` (``""``, ``nil``): ``if cfg.WaitTime == 0 { cfg.WaitTime = 20 }``."""
-    stmt = _around(g, name, {"if_statement"}, limit=6)
+    stmt = _around(g, name, {"if_statement", "if_expression"}, limit=6)
     cond = stmt.child_by_field_name("condition") if stmt is not None else None
     if cond is None or cond.type != "binary_expression":
         return False
