@@ -226,6 +226,13 @@ ACTIVEJOB_SQS_SOURCE = (
 ACTIVEJOB_SQS_SHUTDOWN_TIMEOUT_DEFAULT = 15
 # Go SDK v2 sends ReceiveMessage's VisibilityTimeout only when it is not 0: a literal 0 there means "the queue's".
 GO_SDK_ZERO_NOT_SENT = True
+# The AWS SDK for Rust (aws-sdk-sqs) serializes a ReceiveMessage / ChangeMessageVisibility field only when it is set
+# (``if let Some(v) = &input.visibility_timeout``), and then whatever its value: an option the code does not call is
+# not sent (the queue's visibility applies); a ``visibility_timeout(0)`` is sent as 0 (unlike Go's v2).
+RUST_SDK_SENDS_SET_VALUE = True
+RUST_SDK_SQS_SERIALIZER = (
+    "https://docs.rs/crate/aws-sdk-sqs/latest/source/src/protocol_serde/shape_receive_message_input.rs"
+)
 
 
 # ------------------------------------------------ Lambda Managed Instances and durable functions (issue 36: L7, L8)
@@ -632,6 +639,7 @@ checked(
     "lambda_guidance_visibility",
 )
 checked("2026-12-01", RECEIVE_VISIBILITY_SOURCE, "GO_SDK_ZERO_NOT_SENT")
+checked("2026-12-03", RUST_SDK_SQS_SERIALIZER, "RUST_SDK_SENDS_SET_VALUE")
 checked("2026-12-01", ECS_STOP_TIMEOUT.source, "ECS_STOP_TIMEOUT", "DEFAULT_ECS_STOP_TIMEOUT")
 checked("2026-12-01", K8S_GRACE_SOURCE, "DEFAULT_K8S_GRACE_PERIOD")
 checked("2026-12-01", SQSD_SOURCE, "SQSD_NAMESPACE", "SQSD_OPTIONS")

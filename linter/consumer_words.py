@@ -220,6 +220,10 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "visibility_timeout (receive_message)",
         "visibility_timeout: of receive_message",
     ),
+    ("sdk", "rust", "visibility_override"): (
+        "visibility_timeout (receive_message)",
+        ".visibility_timeout(...) of the receive_message() builder",
+    ),
     ("sdk", "python", "heartbeat_interval"): (
         "change_message_visibility",
         "a change_message_visibility call while the message is processed",

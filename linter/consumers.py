@@ -316,7 +316,7 @@ def _inherit(c, w) -> None:
                 c.locations[f] = w.locations[f]
 
 
-CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby"})
+CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby", "rust"})
 
 
 def _producers_out(models: list[Model], roots) -> dict[str, str]:

@@ -117,7 +117,7 @@ class Consumer(Record):
         # platform: lambda | ecs | beanstalk | pipes | keda | kubernetes | sdk | celery | sqs-consumer | spring |
         # laravel | shoryuken | profile. source: the input kind of the file the consumer was read from
         # (cloudformation, sam, cdk, terraform, serverless, ebextensions, kubernetes, python, javascript, java, go,
-        # csharp, php, ruby, config); the words of its settings are that input's.
+        # csharp, php, ruby, rust, config); the words of its settings are that input's.
         "platform": None,
         "source": None,
         # how the consumer was joined to its queue: env | secret | iam | trigger | source | literal | name |

@@ -34,7 +34,7 @@ SENDS = (b"SendMessage", b"send_message", b"sendMessage")
 # a framework whose one application both sends and receives: its start command decides, not its code
 BOTH = (b"celery", b"Celery")
 SOURCE_ENDINGS = (".py", ".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".jsx", ".tsx", ".java", ".kt", ".go", ".cs",
-                  ".php", ".rb", ".sh")  # fmt: skip
+                  ".php", ".rb", ".rs", ".sh")  # fmt: skip
 SKIP = frozenset({"node_modules", "vendor", ".git", ".venv", "venv", "__pycache__", "dist", "build", "target",
                   "test", "tests", "__tests__", "spec"})  # fmt: skip
 MAX_FILES = 2000  # source files read for one workload

@@ -64,7 +64,7 @@ CODE_SKIP_DIRS = frozenset(
 VENDORED_PACKAGES = frozenset(
     {"boto3", "botocore", "aiobotocore", "aioboto3", "kombu", "celery", "moto", "aws-sdk", "sqs-consumer",
      "squiss-ts", "@ssut/nestjs-sqs", "aws/aws-sdk-php", "laravel/framework", "shoryuken", "aws-sdk-sqs",
-     "aws-sdk-core"}
+     "aws-sdk-core", "rusoto_sqs", "rusoto_core"}
 )  # fmt: skip
 VENDORED_PREFIXES = ("@aws-sdk/", "@smithy/", "github.com/aws/aws-sdk-go", "aws-sdk-", "io.awspring.cloud")
 _PACKAGE_NAME = {  # manifest -> its package's name (the first match: the package's own, before its dependencies)
@@ -74,6 +74,8 @@ _PACKAGE_NAME = {  # manifest -> its package's name (the first match: the packag
     "pyproject.toml": re.compile(rb"""(?m)^\s*name\s*=\s*["']([^"']{1,214})["']"""),
     "setup.py": re.compile(rb"""\bname\s*=\s*["']([^"']{1,214})["']"""),
     "setup.cfg": re.compile(rb"(?m)^\s*name\s*=\s*([A-Za-z0-9_.-]{1,214})\s*$"),
+    # Cargo.toml: the name of its [package] table (a crate's manifest starts with it; a workspace's has none)
+    "Cargo.toml": re.compile(rb"""(?ms)^\s*\[package\][^\[]*?^\s*name\s*=\s*["']([^"']{1,214})["']"""),
 }
 
 

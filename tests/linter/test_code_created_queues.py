@@ -30,6 +30,7 @@ LANGUAGES = {
     "csharp": ("Worker.cs", {"cs-jobs": (8, 50, None, False, None)}),
     "php": ("worker.php", {"php-jobs": (3, 35, None, False, None)}),
     "ruby": ("worker.rb", {"rb-jobs": (4, 25, None, False, None)}),
+    "rust": ("worker.rs", {"rs-jobs": (5, 55, None, False, None)}),
 }
 
 
@@ -147,6 +148,13 @@ HOSTILE = {
     "chain.java": "class A { void f(SqsClient sqs) { sqs.createQueue(CreateQueueRequest.builder()"
     + '.queueName("q")' * 5000
     + ".build()); } }\n",
+    # a builder chain of 5,000 calls, a map of 20,000 inserts, a set_attributes of a name bound to itself
+    "chain.rs": "fn f(c: &Client) { c.create_queue()" + '.queue_name("q")' * 5000 + ".send(); }\n",
+    "inserts.rs": "fn f(c: &aws_sdk_sqs::Client) {\n let mut m = HashMap::new();\n"
+    + "".join(f' m.insert(QueueAttributeName::VisibilityTimeout, "{i}");\n' for i in range(20_000))
+    + ' c.create_queue().queue_name("q").set_attributes(Some(m)).send();\n}\n',
+    "selfmap.rs": 'fn f(c: &aws_sdk_sqs::Client) { let m = m; c.create_queue().queue_name("q")'
+    + ".set_attributes(Some(m)).send(); }\n",
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000
     + "' })\n",
@@ -233,3 +241,43 @@ def test_a_dead_letter_queue_arn_read_back_from_its_create_call(capsys):
         ("VG022", "jobs", "bootstrap.py", 5),
         ("VG022", "js-jobs", "bootstrap.js", 6),
     ]
+
+
+RUST_CREATES = """use aws_sdk_sqs::{types::QueueAttributeName, Client};
+
+async fn setup(sqs: &Client, dlq_arn: &str) -> Result<(), aws_sdk_sqs::Error> {
+    let url = sqs.create_queue().queue_name("rs-orders").send().await?.queue_url().unwrap().to_string();
+    sqs.set_queue_attributes()
+        .queue_url(&url)
+        .attributes(QueueAttributeName::RedrivePolicy, format!(r#"{{"maxReceiveCount":"4","t":"{dlq_arn}"}}"#))
+        .send()
+        .await?;
+    sqs.create_queue().queue_name("rs-plain").send().await?;
+    let legacy = rusoto_sqs::CreateQueueRequest {
+        queue_name: "rs-legacy".to_string(),
+        attributes: Some(HashMap::from([("VisibilityTimeout".to_string(), "75".to_string())])),
+        ..Default::default()
+    };
+    let none = rusoto_sqs::CreateQueueRequest { queue_name: "rs-none".into(), attributes: None, ..Default::default() };
+    Ok(())
+}
+"""
+
+
+def test_rust_set_queue_attributes_on_a_created_queue_and_rusoto_requests(tmp_path):
+    """aws-sdk-sqs: a set_queue_attributes() chain whose queue_url is a create call's response gives that queue its
+    (computed) RedrivePolicy; rusoto's CreateQueueRequest literals are creates, their attributes a map or None."""
+    (tmp_path / "setup.rs").write_text(RUST_CREATES)
+    model = loader.load(str(tmp_path / "setup.rs"))
+    got = {
+        q.id: (q.location.line, q.visibility_timeout, q.redrive.max_receive_count if q.redrive else None)
+        for q in model.queues.values()
+    }
+    assert got == {
+        "rs-orders": (4, None, 4),
+        "rs-plain": (10, None, None),
+        "rs-legacy": (11, 75, None),
+        "rs-none": (16, None, None),
+    }
+    assert model.queues["rs-orders"].redrive.target_ref == COMPUTED_TARGET
+    assert model.notes == []

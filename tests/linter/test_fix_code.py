@@ -233,6 +233,30 @@ def test_ruby(tmp_path):
     fixed(fix(tmp_path, "w.rb", RB, "visibility_override", 300, 2), RB, "2.minutes", "5.minutes")
 
 
+RS = f"""const VT: i32 = 45;
+fn f(c: &Client) {{
+    c.receive_message().queue_url("{URL}").visibility_timeout(30).send();
+    c.receive_message().queue_url("{URL}").visibility_timeout(VT).send();
+    c.receive_message().queue_url("{URL}").visibility_timeout(Duration::from_secs(30).as_secs() as i32).send();
+    c.receive_message().queue_url("{URL}").visibility_timeout(30i32).send();
+}}
+"""
+
+
+def test_rust(tmp_path):
+    fixed(
+        fix(tmp_path, "w.rs", RS, "visibility_override", 90),
+        RS,
+        "visibility_timeout(30).send()",
+        "visibility_timeout(90).send()",
+    )
+    refused(fix(tmp_path, "w.rs", RS, "visibility_override", 90, 1), RS, "is VT, defined at line 1")
+    fixed(  # Duration::from_secs(30).as_secs(): the seconds written in the call
+        fix(tmp_path, "w.rs", RS, "visibility_override", 90, 2), RS, "from_secs(30)", "from_secs(90)"
+    )
+    refused(fix(tmp_path, "w.rs", RS, "visibility_override", 90, 3), RS)  # 30i32: written with a suffix
+
+
 # ------------------------------------------------------------------------------------------ framework files
 def test_worker_commands_and_shoryuken(tmp_path):
     proc = "web: php artisan serve\nworker: php artisan queue:work sqs --timeout=60 --tries=3\n"

@@ -73,6 +73,28 @@ def test_go_a_function_asking_get_queue_url_is_that_queue_with_its_own_argument(
     assert rel(c.queue_ref.location) == "getqueueurl-go/cmd/main.go:6"
 
 
+def test_rust_constructor_field_a_constant_of_another_module_and_a_default_impl():
+    """``poller::Poller::new(client, JOBS_URL)`` in main.rs builds the poller: its ``queue_url`` field is the
+    constructor's parameter, given the constant of config.rs (a module of the same folder); the wait and the batch are
+    the fields of ``Settings { .. }`` its ``Default`` impl writes."""
+    consumers, notes = run(os.path.join(FLOW, "constructor-rust"))
+    c = one(consumers, "poller.rs")
+    assert (c.source, c.queue_ref.value) == ("rust", "https://sqs.eu-west-1.amazonaws.com/123456789012/jobs")
+    assert rel(c.queue_ref.location) == "constructor-rust/src/config.rs:1"
+    assert c.settings == {"wait_time": 20, "max_messages": 10}
+    assert rel(c.locations["wait_time"]) == "constructor-rust/src/config.rs:10"
+    assert notes == []
+
+
+def test_rust_an_if_zero_default_yields_to_the_value_set():
+    """``if cfg.wait == 0 { cfg.wait = 20; }`` is a default: main.rs's ``PollConfig { wait: 5, .. }`` is the wait."""
+    consumers, notes = run(os.path.join(FLOW, "defaults-rust"))
+    c = one(consumers, "poll.rs")
+    assert c.queue_ref.value.endswith("/orders") and c.settings == {"wait_time": 5}
+    assert rel(c.locations["wait_time"]) == "defaults-rust/src/main.rs:6"
+    assert notes == []
+
+
 def test_go_if_zero_defaults_yield_to_the_value_set():
     """``if cfg.Wait == 0 { cfg.Wait = 20 }`` is a default: main sets Wait 5 (read) and no Batch (10)."""
     consumers, _ = run(os.path.join(FLOW, "defaults-go"))

@@ -31,7 +31,7 @@ SOURCES = [(str(p.relative_to(ESTATE)), p.read_bytes()) for p in sorted(ESTATE.r
 SOURCES += [
     (f"app/{p.name}", p.read_bytes())
     for p in sorted(CODE_CASES.glob("vg0[67]*/code/fail*/app/**/*"))
-    if p.is_file() and p.suffix in (".java", ".go", ".php", ".rb", ".cs", ".js", ".py")
+    if p.is_file() and p.suffix in (".java", ".go", ".php", ".rb", ".cs", ".js", ".py", ".rs")
 ]
 # a CDK app's source (the cdk-source loader): its stacks and the worker its task definition starts
 CDK_SOURCES = ROOT / "tests" / "linter" / "fixtures" / "cdk-source"

@@ -16,6 +16,9 @@ language, read structurally (the same for every SDK of it):
                 CreateQueueAsync("name")
     php         createQueue(['QueueName' => .., 'Attributes' => [..]])
     ruby        create_queue(queue_name: .., attributes: {..})
+    rust        create_queue().queue_name(..).attributes(QueueAttributeName::VisibilityTimeout, "60")
+                .set_attributes(Some(map)) (aws-sdk-sqs: the builder's chain, a map of HashMap::from([(K, V)]) or of
+                inserts on a HashMap::new()), CreateQueueRequest { queue_name, attributes: Some(map), .. } (rusoto)
 
 Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
 ``string(types.QueueAttributeNameVisibilityTimeout)``, ``"VisibilityTimeout"``, ``:visibility_timeout`` are one).
@@ -175,14 +178,21 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
             continue  # inside a string or a comment
         entry = _call_site(f, token)
         node = entry.get("input") if entry is not None else None
-        if node is None:
+        if entry is not None and "rust" in entry:  # set_queue_attributes().queue_url(u).attributes(K, V)...
+            chained, url = _rust_chain(f, entry["site"])
+            attrs = chained.get("attributes")
+            entries = _entries(f, attrs) if attrs is not None else None
+            if chained["entries"]:
+                entries = (entries or []) + chained["entries"]
+        elif node is None:
             continue
-        candidates = node.named_children if f.lang.name == "go" else [node]
-        fields = next((e for e in (_entries(f, c) for c in candidates) if e), None) or []
-        url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
-        attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
+        else:
+            candidates = node.named_children if f.lang.name == "go" else [node]
+            fields = next((e for e in (_entries(f, c) for c in candidates) if e), None) or []
+            url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
+            attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
+            entries = _entries(f, attrs) if attrs is not None else None
         at = r.loc(entry["site"])
-        entries = _entries(f, attrs) if attrs is not None else None
         written: dict = {}
         for k, value_node in entries or ():
             api = _ATTRIBUTES.get(key(k))
@@ -228,6 +238,8 @@ def _target(f: File, url, created: list) -> str | None:
     bound once), or the queue its URL's last segment names."""
     node = url
     for _ in range(MAX_FOLLOW + 1):
+        while node.type in f.lang.wrappers and node.named_children:  # &url, (url)
+            node = node.named_children[-1]
         for site, name, _ in created:
             if node.start_byte <= site.start_byte and site.end_byte <= node.end_byte:
                 return name
@@ -370,8 +382,11 @@ def _call_site(f: File, token) -> dict | None:
     args = call.child_by_field_name("arguments")
     if callee is None or args is None or callee.end_byte != token.end_byte:
         return None
-    kids = [k for k in args.named_children if k.type != "comment"]
+    kids = [k for k in args.named_children if k.type not in ("comment", "line_comment", "block_comment")]
     lang = f.lang.name
+    # aws-sdk-sqs: client.create_queue() and its chain (rusoto's request literal is a builder site)
+    if lang == "rust":
+        return {"site": call, "rust": token} if not kids else None
     if lang in ("python", "ruby", "go"):  # keyword arguments; Go: the argument that is the input
         return {"site": call, "input": args}
     if not kids:
@@ -400,6 +415,12 @@ def _request(f: File, entry: dict):
     """({"name": node, "attributes": node, "entries": [(key, node)]}, the node the queue is located at), or
     (None, None) for a site that is not a request visguard reads."""
     site = entry["site"]
+    if "rust" in entry:
+        return _rust_chain(f, site)[0], entry["rust"]
+    # rusoto: CreateQueueRequest { queue_name, attributes, .. }
+    if "builder" in entry and entry["builder"].type == "struct_expression":
+        fields = _fields(f, entry["builder"])
+        return (fields, site) if fields else (None, None)
     if "builder" in entry:
         return _chain(f, entry["builder"], upward=True)
     if "chain" in entry:
@@ -455,6 +476,10 @@ def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
         and node.named_children
     ):
         return _entries(f, node.named_children[-1], depth)
+    if lang == "rust":
+        got = _rust_entries(f, node, depth)
+        if got is not False:
+            return got
     if t == "composite_literal":  # Go: T{...}
         body = node.child_by_field_name("body")
         return _entries(f, body, depth) if body is not None else None
@@ -487,7 +512,8 @@ def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
 
 
 _MAPS = {  # the node kinds whose children are a request's or a map's entries
-    "argument_list", "dictionary", "hash", "arguments", "array_creation_expression", "composite_literal",
+    "field_initializer_list", "argument_list", "dictionary", "hash", "arguments", "array_creation_expression",
+    "composite_literal",
     "literal_value", "initializer_expression",
 }  # fmt: skip
 
@@ -495,7 +521,7 @@ _MAPS = {  # the node kinds whose children are a request's or a map's entries
 def _pair(f: File, node) -> tuple[str, object] | None:
     """(key text, value node) of one entry of a map or argument list, None for another child."""
     t = node.type
-    if t in ("keyword_argument", "pair", "keyed_element"):  # Python, Ruby, Go
+    if t in ("keyword_argument", "pair", "keyed_element", "field_initializer"):  # Python, Ruby, Go, Rust
         k = node.child_by_field_name("name") or node.child_by_field_name("key")
         v = node.child_by_field_name("value")
         if k is None or v is None:
@@ -520,7 +546,8 @@ def _key_text(f: File, node) -> str:
     """A key's text: a string literal's content, else the text as written (a constant, an enum member)."""
     if node.type in ("literal_element",) and node.named_children:
         node = node.named_children[-1]
-    v = evaluate(node, f) if node.type in f.lang.strings else None
+    rust_string = f.lang.name == "rust" and node.type == "call_expression"  # "VisibilityTimeout".to_string()
+    v = evaluate(node, f) if node.type in f.lang.strings or rust_string else None
     return v.value if v is not None and v.kind == "str" else text(node)[:200]
 
 
@@ -574,3 +601,107 @@ def _chain(f: File, start, upward: bool):
         elif k == "addattributesentry" and len(kids) == 2:
             out["entries"].append((text(kids[0]), kids[1]))
     return out, top
+
+
+# ------------------------------------------------------------------------------------------------ Rust
+def _rust_chain(f: File, call) -> tuple[dict, object]:
+    """The fields of an aws-sdk-sqs builder chain on ``call`` (``client.create_queue()``): ``queue_name(n)``,
+    ``attributes(K, V)`` (each an entry), ``set_attributes(Some(map))``; and the node its ``queue_url(u)`` passes
+    (a SetQueueAttributes chain's queue), or None."""
+    from .rust import _some, up_chain
+
+    out: dict = {"entries": []}
+    url = None
+    for _, name_node, args in up_chain(f, call):
+        method = text(name_node)
+        if method in ("queue_name", "set_queue_name") and args:
+            out.setdefault("name", _some(args[0]) if method.startswith("set_") else args[0])
+        elif method == "attributes" and len(args) == 2:
+            out["entries"].append((text(args[0]), args[1]))
+        elif method == "set_attributes" and args:
+            out.setdefault("attributes", _some(args[0]))
+        elif method in ("queue_url", "set_queue_url") and args and url is None:
+            url = _some(args[0]) if method.startswith("set_") else args[0]
+    return out, url
+
+
+_RUST_NEW_MAP = re.compile(r"^(?:std::collections::)?(?:HashMap|BTreeMap)::(?:new|with_capacity)$")
+MAX_INSERTS = 200  # `attrs.insert(K, V)` calls read for one map
+
+
+def _rust_entries(f: File, node, depth: int):
+    """Rust's maps: ``Some(m)``, ``HashMap::from([(K, V), ..])`` (and ``BTreeMap``), ``[(K, V), ..]
+    .into_iter().collect()``, rusoto's ``CreateQueueRequest { .. }``, and a name bound once to ``HashMap::new()``
+    whose entries are its ``name.insert(K, V)`` calls in the file; False for another node (the generic reading)."""
+    from .rust import _some
+
+    t = node.type
+    if text(node) == "None":  # rusoto's `attributes: None`: none given
+        return []
+    if t == "struct_expression":
+        body = node.child_by_field_name("body")
+        return _entries(f, body, depth) if body is not None else None
+    if t == "reference_expression" and node.named_children:
+        return _entries(f, node.named_children[-1], depth)
+    if t == "identifier":
+        bound, _ = f.resolve(node)
+        if bound is not None and bound.type == "call_expression":
+            fn = text(bound.child_by_field_name("function"))
+            if _RUST_NEW_MAP.match(fn):
+                return _inserts(f, text(node))
+        return _entries(f, bound, depth + 1) if bound is not None else None
+    if t != "call_expression":
+        return False
+    inner = _some(node)
+    if inner is not node:
+        return _entries(f, inner, depth)
+    fn = node.child_by_field_name("function")
+    args = node.child_by_field_name("arguments")
+    kids = [k for k in args.named_children if k.type not in ("line_comment", "block_comment")] if args else []
+    name = text(fn)
+    array = None
+    if re.match(r"^(?:std::collections::)?(?:HashMap|BTreeMap)::from$", name) and len(kids) == 1:
+        array = kids[0]
+    elif (
+        fn is not None
+        and fn.type == "field_expression"
+        and text(fn.child_by_field_name("field")) == "collect"
+    ):
+        obj = fn.child_by_field_name("value")  # [(K, V)].into_iter().collect()
+        for _ in range(3):
+            if obj is None or obj.type != "call_expression":
+                break
+            inner_fn = obj.child_by_field_name("function")
+            obj = inner_fn.child_by_field_name("value") if inner_fn is not None else None
+        array = obj
+    if array is None or array.type != "array_expression":
+        return None
+    out = []
+    for pair in array.named_children[:MAX_FIELDS]:
+        two = [k for k in pair.named_children if k.type not in ("line_comment", "block_comment")]
+        if pair.type == "tuple_expression" and len(two) == 2:
+            out.append((_key_text(f, two[0]), two[1]))
+    return out
+
+
+def _inserts(f: File, name: str) -> list:
+    """``(K, V)`` of each ``name.insert(K, V)`` call of the file (its map built up after ``HashMap::new()``)."""
+    out = []
+    needle = re.compile(rb"\b" + re.escape(name.encode()) + rb"\s*\.\s*insert\b")
+    for m in itertools.islice(needle.finditer(f.data), MAX_INSERTS):
+        token = f.root.descendant_for_byte_range(m.end() - len("insert"), m.end())
+        if token is None or token.type != "field_identifier":
+            continue
+        fe = f.parent(token)
+        call = f.parent(fe) if fe is not None else None
+        if call is None or call.type != "call_expression":
+            continue
+        args = call.child_by_field_name("arguments")
+        kids = (
+            [k for k in args.named_children if k.type not in ("line_comment", "block_comment")]
+            if args
+            else []
+        )
+        if len(kids) == 2:
+            out.append((_key_text(f, kids[0]), kids[1]))
+    return out

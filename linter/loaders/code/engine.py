@@ -32,8 +32,9 @@ Anything else is ``unknown``, with ``why``: the expression that stopped it.
 
 The value flow (issue 35, :class:`Flow`): a parameter is what the calls of its function pass, in this file and
 the other files of its project the run offered (or its default; several values: unknown, naming them); a field
-or a name not bound here is the package's (Go: its folder for names, its module for fields; Python: the file's
-imports; JavaScript: its relative modules' exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
+or a name not bound here is the package's (Go: its folder for names, its module for fields; Rust likewise: its
+module folder for names, its crate for fields; Python: the file's imports; JavaScript: its relative modules'
+exports); a parameter's part (JavaScript's ``opts.queueUrl``) is each
 call's part (:meth:`File.argument`'s ``pick``); a call read for its value binds its own arguments (:meth:`Flow.called`); a
 name assigned several times is the one value its assignments that can reach the use give (:meth:`File._agreed`,
 :meth:`File._before`; ``none``, "not given", aside); a language's hook adds its own steps (Python's settings
@@ -972,11 +973,12 @@ _FUNCTIONS = {
     "function_definition", "function_declaration", "method_declaration", "method_definition", "arrow_function",
     "function_expression", "lambda", "constructor_declaration", "func_literal", "method", "singleton_method",
     "local_function_statement", "anonymous_function", "anonymous_function_creation_expression", "lambda_expression",
+    "function_item", "closure_expression",
 }  # fmt: skip
 _LOOPS = {
     "for_statement", "while_statement", "for_in_statement", "do_statement", "enhanced_for_statement",
     "foreach_statement", "for_range_loop", "while", "until", "for", "do_while_statement", "list_comprehension",
-    "do_block",
+    "do_block", "loop_expression", "for_expression", "while_expression",
 }  # fmt: skip
 _BLOCKS = {
     "block",
@@ -1467,7 +1469,7 @@ _ZERO = {"0", '""', "nil", "None", "null", "0.0"}
 def _default_guard(g: File, name, key: str) -> bool:
     """Whether the assignment of ``name`` (key ``key``) is a default: the one statement of an ``if`` whose
     condition is ``<the same name> == 0`` (``""``, ``nil``): ``if cfg.WaitTime == 0 { cfg.WaitTime = 20 }``."""
-    stmt = _around(g, name, {"if_statement"}, limit=6)
+    stmt = _around(g, name, {"if_statement", "if_expression"}, limit=6)
     cond = stmt.child_by_field_name("condition") if stmt is not None else None
     if cond is None or cond.type != "binary_expression":
         return False

@@ -315,6 +315,22 @@ def test_a_cloudformation_only_folder_imports_no_code_reader(tmp_path):
     assert not {m for m in mods if m.startswith(("tree_sitter", "visguard.linter.loaders.code"))}
 
 
+def test_a_repository_without_rust_imports_no_rust_grammar_nor_reader(tmp_path):
+    """Each grammar and reader is imported for a file of its language only: a Python worker beside a Rust file
+    that names no SQS API (a CLI of the same repository) imports neither tree_sitter_rust nor the Rust reader."""
+    (tmp_path / "worker.py").write_text("import boto3\nboto3.client('sqs').receive_message(QueueUrl='q')\n")
+    (tmp_path / "main.rs").write_text('fn main() { println!("hello"); }\n')
+    probe = (
+        "import json, sys\nfrom visguard.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+        "    pass\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-P", "-c", probe, "lint", "--no-config", str(tmp_path)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=60)  # fmt: skip
+    mods = set(json.loads(proc.stderr.strip().splitlines()[-1]))
+    assert "tree_sitter_python" in mods and "visguard.linter.loaders.code.python" in mods
+    assert not {m for m in mods if m.startswith(("tree_sitter_rust", "visguard.linter.loaders.code.rust"))}
+
+
 def test_the_registry_knows_the_code_endings_without_importing_the_loader():
     assert set(registry.CODE_ENDINGS) == set(loader.ENDINGS)
     for language, (endings, markers) in loader.LANGUAGES.items():

@@ -45,6 +45,9 @@ CASES = {
     "w.rb": '# {w}\nx = "{w}"; a = sqs.receive_message(queue_url: "'
     + URL
     + '", visibility_timeout: 5, wait_time_seconds: 5)\n',
+    "w.rs": '// {w}\nfn main() {{\n    let x = "{w}"; let a = client.receive_message().queue_url("'
+    + URL
+    + '").visibility_timeout(5).wait_time_seconds(5).send();\n}}\n',
 }
 VISIBILITY = {
     "w.py": "VisibilityTimeout=5",
@@ -55,6 +58,7 @@ VISIBILITY = {
     "W.cs": "VisibilityTimeout = 5",
     "w.php": "'VisibilityTimeout' => 5",
     "w.rb": "visibility_timeout: 5",
+    "w.rs": "visibility_timeout(5)",
 }
 
 

@@ -16,7 +16,11 @@ MANIFESTS = {  # (manifest, text) -> the package it names, when that is a librar
     ("package.json", '{"name": "sqs-consumer", "version": "14.0.0"}'): "sqs-consumer",
     ("composer.json", '{"name": "aws/aws-sdk-php"}'): "aws/aws-sdk-php",
     ("go.mod", "module github.com/aws/aws-sdk-go-v2/service/sqs\n\ngo 1.22\n"): "github.com/aws/aws-sdk-go-v2/service/sqs",
+    ("Cargo.toml", '[package]\nname = "aws-sdk-sqs"\nversion = "1.90.0"\n'): "aws-sdk-sqs",
+    ("Cargo.toml", '[package]\nedition = "2018"\nname = "rusoto_sqs"\n'): "rusoto_sqs",
     # the user's own packages, and files that are not manifests
+    ("Cargo.toml", '[package]\nname = "jobs-worker"\n\n[dependencies]\naws-sdk-sqs = "1"\n'): None,
+    ("Cargo.toml", '[workspace]\nmembers = ["worker"]\n[dependencies]\nname = "aws-sdk-sqs"\n'): None,
     ("pyproject.toml", '[project]\nname = "orders-worker"\ndependencies = ["boto3"]\n'): None,
     ("package.json", '{"name": "billing", "dependencies": {"sqs-consumer": "^14"}}'): None,
     ("go.mod", "module example.com/poller\n\nrequire github.com/aws/aws-sdk-go-v2 v1.30.0\n"): None,
