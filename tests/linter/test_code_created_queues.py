@@ -191,7 +191,8 @@ def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
 
 def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(capsys):
     """A RedrivePolicy given by SetQueueAttributes right after the create call (fixtures/created/code/set-attributes):
-    on the create call's result (Python, Ruby: through a name), read as a create's attributes would be; on a queue not
+    on the create call's result (Python, Ruby: through a name; Ruby's hash built up after it is bound), read as a
+    create's attributes would be; on a queue not
     known here (JavaScript: a URL from the environment), no queue of that file is judged on its redrive (a note).
     Only the consumed dead-letter queue, which nothing gives a policy, is VG020."""
     folder = os.path.join(FIXTURES, "set-attributes")
@@ -205,7 +206,9 @@ def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(ca
     assert py.redrive.target == "py-set-jobs-dlq"
     assert py.location.line == 7 and py.locations["visibility_timeout"].line == 14
     assert queues["py-set-jobs-dlq"].redrive is None
-    assert queues["rb-set-jobs"].redrive.target_ref == COMPUTED_TARGET
+    # its attributes hash is built up after it is bound (test_a_map_built_up_after_it_is_bound)
+    rb = queues["rb-set-jobs"]
+    assert (rb.redrive.target, rb.redrive.max_receive_count) == ("rb-set-jobs-dlq", 7)
     assert queues["rb-set-jobs-dlq"].redrive is None
     assert all(queues[n].redrive.target_ref == COMPUTED_TARGET for n in ("js-set-jobs", "js-set-other"))
     findings = _lint(capsys, "set-attributes")
@@ -233,3 +236,59 @@ def test_a_dead_letter_queue_arn_read_back_from_its_create_call(capsys):
         ("VG022", "jobs", "bootstrap.py", 5),
         ("VG022", "js-jobs", "bootstrap.js", 6),
     ]
+
+
+def test_a_map_built_up_after_it_is_bound(capsys):
+    """Attributes bound to a literal map, then written (``m['K'] = v``, ``m[:k] = v``, ``merge!``, ``store``,
+    Python ``update``) before the create call (fixtures/created/code/built-up): the writes that are statements of
+    the block the map is bound in are applied in order; a write in a branch or a loop leaves that key not known; the
+    map passed to a method visguard does not know is not read; a write after the create call does not count."""
+    folder = os.path.join(FIXTURES, "built-up")
+    rb = loader.load(os.path.join(folder, "bootstrap.rb"))
+    jobs, mail = rb.queues["rb-built-jobs"], rb.queues["rb-mail"]
+    assert (jobs.visibility_timeout, jobs.redrive.target, jobs.redrive.max_receive_count) == (
+        30,
+        "rb-built-dlq",
+        3,
+    )
+    assert jobs.locations["redrive"].line == 10
+    assert (mail.visibility_timeout, mail.message_retention) == (45, 86400)
+    assert (mail.redrive.target, mail.redrive.max_receive_count) == ("rb-mail-dlq", 6)
+    maybe = rb.queues["rb-maybe"]  # a policy only in a branch: there is one, or none; its target is not known
+    assert (maybe.visibility_timeout, maybe.redrive.target, maybe.redrive.target_ref) == (
+        20,
+        None,
+        COMPUTED_TARGET,
+    )
+    assert str(rb.queues["rb-looped"].visibility_timeout).startswith("<computed: written at line 39")
+    assert "rb-tuned" not in rb.queues
+    assert [n.message.split(" was not read")[0] for n in rb.notes] == [
+        f"the queue rb-tuned created at {os.path.join(folder, 'bootstrap.rb')}:35"
+    ]
+    py = loader.load(os.path.join(folder, "bootstrap.py"))
+    built = py.queues["py-built-jobs"]
+    assert (built.visibility_timeout, built.delay, built.redrive.target) == (30, 5, "py-built-dlq")
+    assert py.queues["py-later"].visibility_timeout == 40
+    findings = _lint(capsys, "built-up")
+    assert sorted((f["rule"], f["queue"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings) == [
+        ("VG022", "py-built-jobs", "bootstrap.py", 7),
+        ("VG022", "rb-built-jobs", "bootstrap.rb", 7),
+        ("VG902", os.path.join(folder, "bootstrap.rb"), "bootstrap.rb", 35),
+    ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "m = {}\nm[key_of(x)] = {deadLetterTargetArn: arn}.to_json\n",  # a computed key
+        "m = {}\nm['RedrivePolicy'] ||= '{}'\n",  # ||=
+        "m = {}\nother = m\nother['RedrivePolicy'] = p\n",  # aliased
+        "m = {}\ndef later(m)\n  m['X'] = 1\nend\nm.compact!\n",  # a method not known to only read
+    ],
+)
+def test_a_map_written_in_a_way_not_followed_is_not_known(tmp_path, code):
+    (tmp_path / "w.rb").write_text(
+        "sqs = Aws::SQS::Client.new\n" + code + "sqs.create_queue(queue_name: 'q', attributes: m)\n"
+    )
+    model = loader.load(str(tmp_path / "w.rb"))
+    assert model.queues == {} and "its attributes are computed" in model.notes[0].message

@@ -127,11 +127,11 @@ def read(f: File, r: Reader) -> None:
             for k, value_node in entries:
                 api = _ATTRIBUTES.get(key(k))
                 if api is not None:
-                    attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
+                    attributes[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
         for k, value_node in fields.get("entries", ()):  # Java v1: addAttributesEntry(K, V)
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
-                attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
+                attributes[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
         if name in seen:
             continue
         loc = r.loc(where)
@@ -179,6 +179,7 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
             continue
         candidates = node.named_children if f.lang.name == "go" else [node]
         fields = next((e for e in (_entries(f, c) for c in candidates) if e), None) or []
+        fields = [(k, v) for k, v in fields if not isinstance(v, Unsure)]
         url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
         attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
         at = r.loc(entry["site"])
@@ -189,7 +190,7 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
             if api is not None:
                 written[api] = (
                     _attribute(f, api, value_node, [(site, n) for site, n, _ in created]),
-                    r.loc(value_node),
+                    r.loc(_node(value_node)),
                 )
         if not written:  # computed (or built up after it is bound): the policy may be among them
             if entries:  # a literal map that sets nothing visguard reads
@@ -266,18 +267,30 @@ def _at(r: Reader, node) -> str:
     return f"{loc.file}:{loc.line}"
 
 
+def _node(v):
+    """The syntax node of an entry's value (an :class:`Unsure` entry's write)."""
+    return v.node if isinstance(v, Unsure) else v
+
+
 def _attribute(f: File, api: str, node, known=()):
     """An attribute's value: a number, a string, a bool, a dict (a RedrivePolicy the code writes as a map), or
     ``<computed: ...>`` (a RedrivePolicy: the policy with its literal maxReceiveCount, when one is written, and
     its dead-letter queue when the policy's expression reaches exactly one create call of this file: the ARN
     GetQueueAttributes gives for the URL that create returned, :func:`_created_in`)."""
+    if isinstance(node, Unsure):  # written in a branch: it may or may not be set (so nothing is judged)
+        return f"<computed: {node.why}>"
     v = evaluate(node, f)
     if v.kind == "env" and v.default is not None:
         v = v.default
     if v.kind in ("int", "str", "bool"):
         return v.value
     if api == "RedrivePolicy":
-        m = _COUNT.search(text(node)[:2000])
+        m, n = _COUNT.search(text(node)[:2000]), node
+        for _ in range(MAX_FOLLOW):  # ``redrive = {...}.to_json`` bound before: its literal count
+            n = _bound_once(f, n) if m is None and n is not None else None
+            if n is None:
+                break
+            m = _COUNT.search(text(n)[:2000])
         dlq = _created_in(f, node, known) if known else None
         return {
             "deadLetterTargetArn": f"{_CREATED}{dlq}" if dlq else None,
@@ -432,6 +445,8 @@ def _fields(f: File, node, depth: int = 0) -> dict | None:
     out: dict = {}
     for k, v in entries:
         k = key(k)
+        if isinstance(v, Unsure):
+            continue  # a field a branch may write: not read (a name not known is no queue)
         if k in _NAME_KEYS:
             out.setdefault("name", v)
         elif k in _ATTRIBUTE_KEYS:
@@ -459,8 +474,11 @@ def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
         body = node.child_by_field_name("body")
         return _entries(f, body, depth) if body is not None else None
     if t in f.lang.names:
-        bound, _ = f.resolve(node)
-        return _entries(f, bound, depth + 1) if bound is not None else None
+        bound, where = f.resolve(node)
+        if bound is None:
+            return None
+        entries = _entries(f, bound, depth + 1)
+        return _written_after(f, node, where, entries) if entries is not None else None
     out: list[tuple[str, object]] = []
     for child in node.named_children[:MAX_FIELDS]:
         pair = _pair(f, child)
@@ -574,3 +592,199 @@ def _chain(f: File, start, upward: bool):
         elif k == "addattributesentry" and len(kids) == 2:
             out["entries"].append((text(kids[0]), kids[1]))
     return out, top
+
+
+# ------------------------------------------------------------------------------- a map built up after it is bound
+# ``attributes = {"VisibilityTimeout": "30"}`` then ``attributes["RedrivePolicy"] = policy`` (Ruby also
+# ``attributes[:k] = v``, ``.merge!(..)``, ``.update(..)``, ``.store(k, v)``; Python ``.update(..)``,
+# ``.setdefault(k, v)``), then the map passed to a create or SetQueueAttributes call: the map's entries are the
+# literal's and those writes. A write is followed only while it is sound:
+# - a write that is a statement of the very block the map is bound in, between the binding and the use (in the
+#   order written), is applied; after the use it does not matter (when the use is in the binding's function);
+# - a write of a literal key anywhere else (inside a branch, a loop, a block, another method) makes that key's value
+#   not known (``<computed: ...>``: no rule judges it, a RedrivePolicy's target is not known);
+# - any other use of the map (passed to a method not known to only read it, aliased, a write whose key is computed,
+#   ``||=``) makes the whole map not known, as a map visguard cannot read.
+MAX_USES = 200  # occurrences of a map's name looked at; more: the map is not known
+
+
+class Unsure:
+    """An entry whose value is not known (a write of its key in a branch): ``node`` is where it is written."""
+
+    __slots__ = ("node", "why")
+
+    def __init__(self, node, why: str):
+        self.node, self.why = node, why
+
+
+# per language: the subscript node (its object field), the method-call shape, and the methods of a map
+_SHAPES = {
+    "ruby": {
+        "subscript": ("element_reference", "object"),
+        "reads": {"[]", "fetch", "key?", "has_key?", "include?", "to_json", "to_h", "to_a", "to_s", "inspect",
+                  "dup", "clone", "merge", "each", "each_pair", "map", "keys", "values", "any?", "empty?", "size",
+                  "length", "count", "dig", "select", "reject", "transform_keys", "transform_values", "frozen?",
+                  "freeze", "slice", "except"},
+        "set": {"store"},
+        "merge": {"merge!", "update"},
+        "delete": {"delete"},
+        "clear": {"clear"},
+    },
+    "python": {
+        "subscript": ("subscript", "value"),
+        "reads": {"get", "copy", "items", "keys", "values", "__contains__"},
+        "set": set(),
+        "setdefault": {"setdefault"},
+        "merge": {"update"},
+        "delete": {"pop"},
+        "clear": {"clear"},
+    },
+}  # fmt: skip
+
+
+def _block(f: File, stmt):
+    """The statement list ``stmt`` is a statement of (Python's ``expression_statement`` seen through)."""
+    up = f.parent(stmt)
+    if up is not None and up.type == "expression_statement":
+        up = f.parent(up)
+    return up
+
+
+def _same(a, b) -> bool:
+    return (
+        a is not None
+        and b is not None
+        and (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
+    )
+
+
+def _written_after(f: File, use, where, entries: list):
+    """``entries`` of the map bound at ``where`` (the name's node at its binding) as they are at ``use``, with the
+    writes of the name between (see above); None when the map is not known there."""
+    shapes = _SHAPES.get(f.lang.name)
+    if shapes is None or where is None or not hasattr(where, "start_byte"):
+        return entries
+    binding = f.parent(where)
+    home = _block(f, binding) if binding is not None else None
+    if home is None:
+        return entries
+    from .engine import _FUNCTIONS, _around
+
+    fns = _around(f, binding, _FUNCTIONS), _around(f, use, _FUNCTIONS)
+    same_fn = fns == (None, None) or _same(*fns)
+    name = text(where).encode()
+    pattern = re.compile(rb"(?<![\w$@:])" + re.escape(name) + rb"(?![\w?!])")
+    out = list(entries)
+    uses = 0
+    for m in pattern.finditer(f.data, binding.end_byte):
+        if m.start() >= use.start_byte and same_fn:
+            break
+        if use.start_byte <= m.start() < use.end_byte:
+            continue
+        occ = f.root.descendant_for_byte_range(m.start(), m.end())
+        if occ is None or (occ.start_byte, occ.end_byte) != m.span() or occ.type not in f.lang.names:
+            continue  # in a string, a comment, a symbol, a longer name
+        uses += 1
+        if uses > MAX_USES:
+            return None
+        what = _write(f, occ, shapes)
+        if what is None:
+            continue  # a read
+        kind, stmt, k, v = what
+        if kind == "unknown":
+            return None
+        straight = m.start() < use.start_byte and _same(_block(f, stmt), home)
+        keys = None
+        if kind in ("set", "setdefault", "delete"):
+            if k is None or k.type not in (*f.lang.strings, "simple_symbol"):
+                return None  # a key the code computes: any entry may be it
+            keys = [(_key_text(f, k).lstrip(":"), v)]
+        elif kind == "merge":
+            keys = _entries(f, k)
+            if keys is None:
+                return None
+        if not straight:  # in a branch, a loop, another method: what it writes may or may not be there
+            why = f"written at line {stmt.start_point[0] + 1}"
+            for kt, _ in keys or [("*", None)]:
+                if kind == "clear":
+                    return None
+                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, Unsure(stmt, why))]
+            continue
+        if kind == "clear":
+            out = []
+            continue
+        for kt, vt in keys:
+            present = any(key(a) == key(kt) for a, _ in out)
+            if kind == "setdefault" and present:
+                continue
+            out = [(a, b) for a, b in out if key(a) != key(kt)]
+            if kind != "delete":
+                out.append((kt, vt))
+    return out[:MAX_FIELDS]
+
+
+_NOT_THE_NAME = {"call": ("method",), "attribute": ("attribute",), "keyword_argument": ("name",)}
+
+
+def _write(f: File, occ, shapes: dict):
+    """What the occurrence ``occ`` of a map's name does to it: None (a read), or (kind, its statement, key or
+    argument node, value node): ``set``, ``setdefault``, ``merge``, ``delete``, ``clear``, or ``unknown``."""
+    up = f.parent(occ)
+    if up is None:
+        return ("unknown", occ, None, None)
+    for field in _NOT_THE_NAME.get(up.type, ()):
+        if _same(up.child_by_field_name(field), occ):
+            return None  # ``x.attributes``, ``attributes=v``: a method or keyword of that name, not the map
+    sub, obj_field = shapes["subscript"]
+    if up.type == sub and _same(up.child_by_field_name(obj_field), occ):
+        top = f.parent(up)
+        kids = [k for k in up.named_children if not _same(k, occ) and k.type != "comment"]
+        index = up.child_by_field_name("subscript") or (kids[0] if len(kids) == 1 else None)
+        if (
+            top is not None
+            and top.type in ("assignment", "operator_assignment", "augmented_assignment")
+            and _same(top.child_by_field_name("left"), up)
+        ):
+            if top.type != "assignment":
+                return ("unknown", top, None, None)  # ||=, +=: not followed
+            return ("set", top, index, top.child_by_field_name("right"))
+        if top is not None and top.type == "delete_statement":
+            return ("delete", top, index, None)
+        return None  # x['K']: a read
+    call, method = None, None
+    if f.lang.name == "ruby" and up.type == "call" and _same(up.child_by_field_name("receiver"), occ):
+        call, method = up, text(up.child_by_field_name("method"))
+    elif up.type == "attribute" and _same(up.child_by_field_name("object"), occ):
+        top = f.parent(up)
+        if top is not None and top.type == "call" and _same(top.child_by_field_name("function"), up):
+            call, method = top, text(up.child_by_field_name("attribute"))
+        else:
+            return ("unknown", up, None, None)
+    if call is None:
+        if up.type in (
+            "interpolation",
+            "string",
+            "binary",
+            "comparison_operator",
+            "boolean_operator",
+            "unary",
+        ):
+            return None  # read in a string or a test
+        return ("unknown", up, None, None)  # passed to a method, aliased, returned: anything may write it
+    if method in shapes["reads"]:
+        return None
+    args = call.child_by_field_name("arguments")
+    kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+    if method in shapes["merge"]:
+        if len(kids) == 1 and kids[0].type in ("hash", "dictionary"):
+            return ("merge", call, kids[0], None)
+        if kids and all(k.type in ("pair", "keyword_argument") for k in kids):
+            return ("merge", call, args, None)
+        return ("unknown", call, None, None)
+    if method in shapes["set"] | shapes.get("setdefault", set()) and len(kids) == 2:
+        return ("setdefault" if method in shapes.get("setdefault", ()) else "set", call, kids[0], kids[1])
+    if method in shapes["delete"] and len(kids) == 1:
+        return ("delete", call, kids[0], None)
+    if method in shapes["clear"] and not kids:
+        return ("clear", call, None, None)
+    return ("unknown", call, None, None)
