@@ -95,18 +95,22 @@ def test_a_test_that_creates_its_queue_counts(capsys):
 
 
 def test_what_the_code_computes_is_a_note_or_kept_as_computed(capsys):
-    model = loader.load(os.path.join(FIXTURES, "computed", "listener.py"))
-    assert list(model.queues) == ["computed-visibility"]
+    path = os.path.join(FIXTURES, "computed", "listener.py")
+    model = loader.load(path)
+    # a name from a parameter: the queue declared at that call, named by it (no name: nothing joins it by one)
+    unnamed = f"<name built at {path}:13>"
+    assert list(model.queues) == [unnamed, "computed-visibility"]
+    assert model.queues[unnamed].name is None and model.queues[unnamed].visibility_timeout == 600
     assert str(model.queues["computed-visibility"].visibility_timeout).startswith("<computed")
-    notes = sorted(n.message for n in model.notes)
-    assert len(notes) == 2
+    notes = [n.message for n in model.notes]
     assert (
-        "listener.py:13 was not read: its name is computed (" in notes[1]
-        and "its attributes are computed (attributes)" in notes[0]
+        len(notes) == 1
+        and "listener.py:14 was not read: its attributes are computed (attributes)" in notes[0]
     )
     findings = _lint(capsys, "computed")
-    # the receive's 10 s is not compared with a visibility the code computes; the missing redrive is still judged
-    assert sorted(f["rule"] for f in findings) == ["VG020", "VG065", "VG902", "VG902"]
+    # the receive's 10 s is not compared with a visibility the code computes; the missing redrive is still judged;
+    # the unnamed queue is consumed by nothing of the run: no VG020
+    assert sorted((f["rule"], f["line"]) for f in findings) == [("VG020", 15), ("VG065", 18), ("VG902", 14)]
 
 
 def test_a_positional_request_variable_is_not_taken_for_a_name(tmp_path):
@@ -185,8 +189,10 @@ def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
     start = time.process_time()
     model = loader.load(str(tmp_path / name))
     assert time.process_time() - start < 10
-    for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
-        assert q.name == "q"
+    for q in (
+        model.queues.values()
+    ):  # whatever is read is a queue with a name (or named by its call), never a crash
+        assert q.name == "q" or (q.name is None and q.id.startswith("<name built at "))
 
 
 def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(capsys):
@@ -292,3 +298,50 @@ def test_a_map_written_in_a_way_not_followed_is_not_known(tmp_path, code):
     )
     model = loader.load(str(tmp_path / "w.rb"))
     assert model.queues == {} and "its attributes are computed" in model.notes[0].message
+
+
+def test_a_queue_whose_name_is_known_only_at_run_time(capsys):
+    """``queue = "vg-test-#{SecureRandom.uuid}"`` then ``create_queue(queue_name: queue)`` (fixtures/created/code/
+    unnamed): the queue declared at that call, named by it, no name (nothing joins it by one). A consumer of the very
+    binding its name is (``Shoryuken.add_queue(queue, ..)``), or of the URL its create returned (Python), reads it:
+    VG020 at the create call; one nothing consumes is not VG020; a dead-letter queue found by its name's binding
+    (``get_queue_url(queue_name: dlq_name)``) is the source's: VG022 at the dead-letter queue's create call."""
+    folder = os.path.join(FIXTURES, "unnamed")
+    spec = loader.load(os.path.join(folder, "launcher_spec.rb"))
+    qid = f"<name built at {os.path.join(folder, 'launcher_spec.rb')}:7>"
+    assert list(spec.queues) == [qid] and spec.queues[qid].name is None
+    (c,) = spec.pending
+    assert (c.platform, c.queue_ref.kind, c.queue_ref.value, c.heartbeat) == ("shoryuken", "id", qid, None)
+    assert spec.notes == []
+    producer = loader.load(os.path.join(folder, "producer_spec.rb"))
+    assert producer.pending == [] and producer.notes == []  # add_queue of a queue not known: nothing
+    findings = _lint(capsys, "unnamed")
+    got = sorted(
+        (f["rule"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    )
+    assert got == [
+        ("VG020", "launcher_spec.rb", 7),
+        ("VG020", "worker.py", 7),
+        ("VG022", "dlq_spec.rb", 5),
+    ]
+    (dlq,) = [f for f in findings if f["rule"] == "VG022"]
+    assert dlq["queue"] == f"<name built at {os.path.join(folder, 'dlq_spec.rb')}:9>"
+
+
+def test_an_unnamed_queue_is_never_joined_by_a_name(tmp_path, capsys):
+    """Two files each creating a queue under a run-time name, consumers of literal names in a third: no join; a
+    Shoryuken registration of a name two creates share picks neither (never a guess)."""
+    (tmp_path / "a.rb").write_text('sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: "a-#{x}")\n')
+    (tmp_path / "b.rb").write_text(
+        'sqs = Aws::SQS::Client.new\nq = "b-#{x}"\nsqs.create_queue(queue_name: q)\n'
+        "sqs.create_queue(queue_name: q, attributes: { 'VisibilityTimeout' => '5' })\n"
+        "Shoryuken.add_queue(q, 1, 'default')\n"
+    )
+    (tmp_path / "c.rb").write_text(
+        "sqs = Aws::SQS::Client.new\nsqs.receive_message(queue_url: 'a-')\nsqs.receive_message(queue_url: 'b-')\n"
+    )
+    b = loader.load(str(tmp_path / "b.rb"))
+    assert len(b.queues) == 2 and b.pending == []
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert not [f for f in findings if f["rule"] not in ("VG902",)]

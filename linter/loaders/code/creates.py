@@ -17,14 +17,25 @@ language, read structurally (the same for every SDK of it):
     php         createQueue(['QueueName' => .., 'Attributes' => [..]])
     ruby        create_queue(queue_name: .., attributes: {..})
 
-Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
+Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last
+word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
 ``string(types.QueueAttributeNameVisibilityTimeout)``, ``"VisibilityTimeout"``, ``:visibility_timeout`` are one).
-A request, or its attributes, held in a name bound once in the file is followed there. Values are
-``engine.evaluate``'s: a literal, a constant, an environment variable's literal default. A queue whose name is not
-known, or whose attributes are not a literal map, is not a queue of the model: one note names the call and the
-expression that stopped it. An attribute whose value is computed is kept as such (``<computed: expr>``, so no rule
-judges it); a RedrivePolicy whose JSON is built by the code (``json.dumps({...})``) is a policy whose target is not
-known (its ``maxReceiveCount`` read when written as a literal).
+A request, or its attributes, held in a name bound once in the file is followed there, with the writes to the map
+after its binding while they are sound (:func:`_written_after`). Values are ``engine.evaluate``'s: a literal, a
+constant, an environment variable's literal default.
+
+A queue whose name is known only at run time (``"test-#{SecureRandom.uuid}"``, a method's parameter) is still the
+queue declared at that call: its id says where (``<name built at file:line>``,
+``visguard.linter.created_queues.unnamed_id``), it has no name, so no join by name ever picks it; a consumer of this
+file reaches it only through the very binding its name is, or the URL its create returned (:func:`_link_by_binding`),
+and a RedrivePolicy through the ARN read back for it (:func:`_created_in`). So the rules that judge a queue alone
+run on it (VG020 when such a consumer reads it, VG022 with its dead-letter queue created beside it), once per
+create call. A name read from an environment variable (no default) stays a note: the variable may name a queue the
+run declares, which a CreateQueue of it does not change. A queue whose attributes are not a literal map is not a
+queue of the model: one note names the call and the expression that stopped it. An attribute whose value is
+computed is kept as such (``<computed: expr>``, so no rule judges it); a RedrivePolicy whose JSON is built by the
+code (``json.dumps({...})``) is a policy whose target is not known unless its expression reaches one create call of
+the file (its ``maxReceiveCount`` read when written as a literal).
 """
 
 from __future__ import annotations
@@ -86,9 +97,9 @@ def read(f: File, r: Reader) -> None:
     seen: set[str] = {q.id for q in r.result.queues}
     created: list[tuple[object, str, dict]] = []  # (the create site, the queue's name, its attributes)
     refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
-    known = _known_sites(
-        f, sites
-    )  # (site, name) of each create whose name is a literal: a DLQ's ARN may be one's
+    # (site, id) of each create whose name is a literal, or is not known (its id): a DLQ's ARN may be one's
+    known = _known_sites(f, r, sites)
+    unnamed: list[tuple[object, str]] = []  # (the name's expression, the queue's id) of each name not known
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -99,19 +110,23 @@ def read(f: File, r: Reader) -> None:
         v = evaluate(name_node, f)
         if v.kind == "env" and v.default is not None:
             v = v.default
+        name = None
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
                 continue
             if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
                 continue
-            why = v.why or shown(name_node)
-            _note(
-                r,
-                f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
-                name_node,
-            )
-            continue
-        name = v.value.strip()
+            if v.kind == "env" or (v.kind == "str" and not v.value.strip()):
+                # a variable's queue may be a queue the run declares (a CreateQueue of it creates nothing)
+                why = v.why or shown(name_node)
+                _note(
+                    r,
+                    f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
+                    name_node,
+                )
+                continue
+        else:
+            name = v.value.strip()
         attributes = {}
         attrs_node = fields.get("attributes")
         if attrs_node is not None:
@@ -119,8 +134,8 @@ def read(f: File, r: Reader) -> None:
             if entries is None:
                 _note(
                     r,
-                    f"the queue {name} created at {_at(r, where)} was not read: its attributes are computed "
-                    f"({shown(attrs_node)})",
+                    f"the queue {name or shown(name_node)} created at {_at(r, where)} was not read: its "
+                    f"attributes are computed ({shown(attrs_node)})",
                     attrs_node,
                 )
                 continue
@@ -132,9 +147,22 @@ def read(f: File, r: Reader) -> None:
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
                 attributes[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
+        loc = r.loc(where)
+        if (
+            name is None
+        ):  # known only at run time: the queue declared at this call (created_queues.unnamed_id)
+            qid = created_queues.unnamed_id(loc)
+            if qid in seen:
+                continue
+            q, _ = created_queues.code_queue(None, loc, attributes)
+            q.locations["name"] = r.loc(name_node)
+            seen.add(qid)
+            r.result.queues.append(q)
+            created.append((entry["site"], qid, attributes))
+            unnamed.append((name_node, qid))
+            continue
         if name in seen:
             continue
-        loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
         if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
             # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
@@ -146,8 +174,10 @@ def read(f: File, r: Reader) -> None:
         created.append((entry["site"], name, attributes))
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
-        _set_sites(f, r, created)
+        _set_sites(f, r, created, known)
     _link_created_dlqs(r)
+    if r.computed_queues and created:
+        _link_by_binding(f, r, unnamed, created)
 
 
 # ------------------------------------------------------------------------------------- SetQueueAttributes
@@ -165,7 +195,7 @@ MAX_SET_SITES = 50  # SetQueueAttributes calls read in one file
 _URL_KEYS = {"queueurl"}
 
 
-def _set_sites(f: File, r: Reader, created: list) -> None:
+def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
     from visguard.linter import created_queues
 
     changes: dict[str, dict] = {}
@@ -189,7 +219,7 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
                 written[api] = (
-                    _attribute(f, api, value_node, [(site, n) for site, n, _ in created]),
+                    _attribute(f, api, value_node, known),
                     r.loc(_node(value_node)),
                 )
         if not written:  # computed (or built up after it is bound): the policy may be among them
@@ -220,7 +250,8 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
     for _, name, attributes in created:
         if name in changes and name in by_name:
             old = r.result.queues[by_name[name]]
-            q, _ = created_queues.code_queue(name, old.location, {**attributes, **changes[name]})
+            q, _ = created_queues.code_queue(old.name, old.location, {**attributes, **changes[name]})
+            q.locations["name"] = old.locations.get("name", old.location)
             r.result.queues[by_name[name]] = q
 
 
@@ -303,16 +334,21 @@ _CREATED = "\x00created:"  # a dead-letter target that is a queue this file crea
 MAX_WALK = 400  # nodes looked at when following a policy's expression to the create calls it reaches
 
 
-def _known_sites(f: File, sites: dict) -> list:
+def _known_sites(f: File, r: Reader, sites: dict) -> list:
+    """(create site, queue id, the name's expression) of each create call of ``f`` that is a queue of it."""
+    from visguard.linter import created_queues
+
     out = []
     for _, entry in sorted(sites.items()):
-        fields, _ = _request(f, entry)
+        fields, where = _request(f, entry)
         node = fields.get("name") if fields else None
         v = evaluate(node, f) if node is not None else None
         if v is not None and v.kind == "env" and v.default is not None:
             v = v.default
         if v is not None and v.kind == "str" and v.value.strip():
-            out.append((entry["site"], v.value.strip()))
+            out.append((entry["site"], v.value.strip(), node))
+        elif v is not None and v.kind not in ("env", "none", "str") and entry.get("name") is not node:
+            out.append((entry["site"], created_queues.unnamed_id(r.loc(where)), node))
     return out
 
 
@@ -324,6 +360,7 @@ def _created_in(f: File, node, known) -> str | None:
     MAX_FOLLOW deep."""
     found: set[str] = set()
     todo, seen, walked = [(node, 0)], set(), 0
+    names: dict | None = None  # a create's name expression's binding -> its queue ids (GetQueueUrl of it)
     while todo and walked < MAX_WALK:
         n, depth = todo.pop()
         key = (n.start_byte, n.end_byte)
@@ -332,8 +369,27 @@ def _created_in(f: File, node, known) -> str | None:
         seen.add(key)
         walked += 1
         found.update(
-            name for site, name in known if n.start_byte <= site.start_byte and site.end_byte <= n.end_byte
+            name
+            for site, name, *_ in known
+            if n.start_byte <= site.start_byte and site.end_byte <= n.end_byte
         )
+        if n.type in ("pair", "keyword_argument") and f.parent(n) is not None:
+            # ``get_queue_url(queue_name: dlq_name)``: the queue a create of this file made from that name
+            k = n.child_by_field_name("key") or n.child_by_field_name("name")
+            value = n.child_by_field_name("value")
+            if k is not None and value is not None and _key(f, k) in _NAME_KEYS:
+                if names is None:
+                    names = {}
+                    for _, qid, expr in known:
+                        names.setdefault(identity(f, expr) or ("text", text(expr)), set()).add(qid)
+                v = evaluate(value, f)
+                ident = ("literal", v.value.strip()) if v.kind == "str" else identity(f, value)
+                hit = names.get(ident) if ident is not None and ident[0] != "literal" else None
+                if ident is not None and ident[0] == "literal":
+                    hit = {qid for _, qid, _ in known if qid == ident[1]}
+                if hit:
+                    found.update(hit)
+                    continue
         bound = _bound_once(f, n) if depth < MAX_FOLLOW else None
         if bound is not None:
             todo.append((bound, depth + 1))
@@ -788,3 +844,59 @@ def _write(f: File, occ, shapes: dict):
     if method in shapes["clear"] and not kids:
         return ("clear", call, None, None)
     return ("unknown", call, None, None)
+
+
+# ----------------------------------------------------------------------------- queues whose name is not known
+# ``queue = "test-#{SecureRandom.uuid}"`` then ``create_queue(queue_name: queue)``: the queue is declared at the
+# call (created_queues.unnamed_id). Nothing joins it by a name; a reference of this file reaches it only through
+# the very binding its name is (the same name bound once, or the same parameter of the same function): a consumer
+# whose queue is that expression (``Shoryuken.add_queue(queue, 1, 'default')``), a GetQueueUrl of that name.
+
+
+def identity(f: File, node):
+    """What ``node`` (a queue's name as written) is bound to, compared between two places of ``f``: ("bound", its
+    binding's place) for a name bound once (or the one assignment that reaches it), ("param", the parameter, its
+    function) for a parameter; None for anything else (a literal, a call, a computed string: not one binding)."""
+    if node is None or node.type not in f.lang.names:
+        return None
+    k = f.key(node)
+    if f.is_param(k, node.start_byte):
+        from .engine import _FUNCTIONS, _around
+
+        fn = _around(f, node, _FUNCTIONS)
+        return ("param", k, fn.start_byte) if fn is not None else None
+    right, where = f.resolve(node)
+    if right is None or not hasattr(where, "start_byte"):
+        return None
+    return ("bound", k, where.start_byte)
+
+
+def _link_by_binding(f: File, r: Reader, unnamed: list, created: list) -> None:
+    """Each consumer of ``f`` whose queue expression is not known reads a queue this file creates when that
+    expression is the binding an unnamed create's name is, or the URL a create call returned (through names bound
+    once: ``url = create_queue(...)["QueueUrl"]``, :func:`_target`); its note that the queue is computed is
+    dropped. Two candidates: none is picked."""
+    from .engine import QueueRef
+
+    by = {}
+    for node, qid in unnamed:
+        ident = identity(f, node)
+        if ident is not None:
+            by.setdefault(ident, set()).add(qid)
+    for c, node, notes in r.computed_queues:
+        if c.queue_ref is not None:
+            continue
+        ident = identity(f, node)
+        qids = set(by.get(ident, ())) if ident is not None else set()
+        made = _target(f, node, created)
+        if made is not None:
+            qids.add(made)
+        if len(qids) != 1:
+            continue  # two creates of one binding: which one it reads is not said (never a guess)
+        r.link(c, QueueRef("id", qids.pop(), r.loc(node)))
+        r.result.notes = [n for n in r.result.notes if all(n is not x for x in notes)]
+
+
+def _key(f: File, node) -> str:
+    """A pair's or keyword argument's key as compared (:func:`key` of its text)."""
+    return key(_key_text(f, node).lstrip(":"))
