@@ -61,10 +61,13 @@ KOMBU_ADVICE = (
 )
 
 
+UNNAMED_PREFIX = "<name built at "  # the id of a queue whose name is known only at run time (unnamed_id)
+
+
 def unnamed_id(loc: Location) -> str:
     """The id of a queue created at ``loc`` under a name known only at run time (``"test-#{SecureRandom.uuid}"``,
     a helper's parameter): named by where it is built, never a name another queue or reference can have."""
-    return f"<name built at {_place(loc)}>"
+    return f"{UNNAMED_PREFIX}{_place(loc)}>"
 
 
 def code_queue(

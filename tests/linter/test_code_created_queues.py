@@ -345,3 +345,54 @@ def test_an_unnamed_queue_is_never_joined_by_a_name(tmp_path, capsys):
     main(["lint", "--no-config", "-f", "json", str(tmp_path)])
     findings = json.loads(capsys.readouterr().out)["findings"]
     assert not [f for f in findings if f["rule"] not in ("VG902",)]
+
+
+def test_a_helper_that_creates_the_queue_it_is_given(capsys):
+    """``def create_test_queue(name, attributes: {})`` in a helper file, called by specs with run-time names
+    (fixtures/created/code/helper): each call is a queue created at the helper's create call, with what the call
+    passes (the parameter's default when it passes none), read in the calling file with its consumers and its
+    dead-letter queue. One VG020 at the helper's create call for its consumed queues without a redrive policy (not
+    one per call); VG022 where the dead-letter queue's attributes are passed (its call); the helper's own create
+    call is no queue of its own, and a call whose queue nothing consumes is no finding."""
+    folder = os.path.join(FIXTURES, "helper")
+    spec = os.path.join(folder, "spec")
+    main(["lint", "--no-config", "-f", "json", folder])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    got = sorted(
+        (f["rule"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    )
+    assert got == [("VG020", "queue_helper.rb", 4), ("VG022", "dlq_spec.rb", 4)]
+    (vg020,) = [f for f in findings if f["rule"] == "VG020"]
+    assert vg020["queue"] == f"<name built at {os.path.join(spec, 'jobs_spec.rb')}:2>"
+    assert vg020["message"].endswith("(and 1 more queue created by this call)")
+    (vg022,) = [f for f in findings if f["rule"] == "VG022"]
+    assert vg022["queue"] == f"<name built at {os.path.join(spec, 'dlq_spec.rb')}:8>"
+    # the VG065 notes are the specs' Shoryuken registrations (no processing time declared), at their own lines
+    assert sorted((f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] == "VG065") == [
+        ("dlq_spec.rb", 9),
+        ("jobs_spec.rb", 3),
+        ("mail_spec.rb", 3),
+    ]
+
+
+def test_a_helper_call_is_read_with_its_arguments(tmp_path):
+    """In one file: a helper's attributes default, a call's own attributes, a literal name through the helper (a
+    queue of that name, joined as any), a call with more arguments than the method takes (another method: not read),
+    and a helper whose parameter is not the name (not a helper)."""
+    (tmp_path / "Gemfile").write_text("")
+    (tmp_path / "setup.rb").write_text(
+        "SQS = Aws::SQS::Client.new\n"
+        "def make(name, attributes = { 'VisibilityTimeout' => '45' })\n"
+        "  SQS.create_queue(queue_name: name, attributes: attributes)\n"
+        "end\n"
+        "def fixed(other)\n  SQS.create_queue(queue_name: 'fixed-q')\nend\n"
+        "make('helped-a')\n"
+        "make('helped-b', { 'VisibilityTimeout' => '50' })\n"
+        "make('x', {}, 3)\n"
+    )
+    model = loader.load(str(tmp_path / "setup.rb"))
+    got = {
+        q.id: (q.visibility_timeout, q.location.line, q.locations.get("attributes", q.location).line)
+        for q in model.queues.values()
+    }
+    assert got == {"fixed-q": (None, 6, 6), "helped-a": (45, 3, 8), "helped-b": (50, 3, 9)}

@@ -81,12 +81,13 @@ def read(f: File, r: Reader) -> None:
     """Add a queue to ``r.result.queues`` for every create site of ``f`` whose queue name is known. A file that
     never says SQS (its client, its import) creates other queues: Azure's ``createQueue("name")``, an in-house
     ``create_queue``."""
-    if _SQS.search(f.data) is None:
+    says_sqs = _SQS.search(f.data) is not None
+    if not says_sqs and f.lang.name not in _DEFS:
         return
     from visguard.linter import created_queues
 
     sites: dict[tuple[int, int], dict] = {}
-    for _, caps in f.matches:
+    for _, caps in f.matches if says_sqs else ():  # else: only the calls of a helper (of an SQS file)
         if "create.builder" in caps:
             node = caps["create.builder"][0]
             sites.setdefault((node.start_byte, node.end_byte), {"site": node, "builder": node})
@@ -100,6 +101,11 @@ def read(f: File, r: Reader) -> None:
     # (site, id) of each create whose name is a literal, or is not known (its id): a DLQ's ARN may be one's
     known = _known_sites(f, r, sites)
     unnamed: list[tuple[object, str]] = []  # (the name's expression, the queue's id) of each name not known
+    instances = _instances(f, r)  # the calls of helpers that create the queue they are given
+    known += [(i["call"], i["id"], i["name_node"] if i["name_file"] is f else None) for i in instances]
+    # a helper's own create call: its queues are the ones its calls create (above), not one of its own
+    of_helpers = {(h["site"].start_byte, h["site"].end_byte) for h in helpers(f)} if says_sqs else set()
+    sites = {k: e for k, e in sites.items() if k not in of_helpers}
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -172,6 +178,17 @@ def read(f: File, r: Reader) -> None:
         seen.add(name)
         r.result.queues.append(q)
         created.append((entry["site"], name, attributes))
+    for i in instances:
+        if i["id"] in seen:
+            continue
+        q = _instance_queue(f, r, i, known)
+        if q is None:
+            continue
+        seen.add(q.id)
+        r.result.queues.append(q)
+        created.append((i["call"], q.id, {}))
+        if q.name is None and i["name_file"] is f:
+            unnamed.append((i["name_node"], q.id))
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
         _set_sites(f, r, created, known)
@@ -900,3 +917,259 @@ def _link_by_binding(f: File, r: Reader, unnamed: list, created: list) -> None:
 def _key(f: File, node) -> str:
     """A pair's or keyword argument's key as compared (:func:`key` of its text)."""
     return key(_key_text(f, node).lstrip(":"))
+
+
+# ------------------------------------------------------------------ a helper that creates the queue it is given
+# ``def create_test_queue(name, attributes: {}) sqs.create_queue(queue_name: name, attributes: attributes) end``
+# (a file of the package, often a test helper), called as ``create_test_queue(dlq_name)``: each call of it is a
+# queue created at the helper's create call, with the name and attributes that call passes (a parameter's default
+# when it passes none). The queue is read in the calling file (its consumers, its dead-letter queue are there):
+# located at the helper's create call (one declaration: the findings of its queues are one per rule there,
+# ``linter.api``), its name and attributes at the call (where they are given, and where a missing one is written:
+# ``locations["attributes"]``). A call with a splat, or more arguments than the method takes, is not read.
+MAX_HELPERS = 20  # helper methods taken from the package
+MAX_HELPER_CALLS = 200  # calls of helpers read in one file
+_DEFS = {  # language -> (function node, its parameter kinds: positional, keyword (name, default field))
+    "ruby": ("method", {"identifier": "pos", "optional_parameter": "pos", "keyword_parameter": "kw"}),
+    "python": ("function_definition", {"identifier": "pos", "default_parameter": "pos", "typed_parameter": "pos",
+                                       "typed_default_parameter": "pos"}),
+}  # fmt: skip
+
+
+def helpers(h: File) -> list[dict]:
+    """The methods of ``h`` whose body makes a create call whose queue name is one of their parameters:
+    {"name", "params": [(key, "pos"|"kw", default node or None)], "file", "site", "fields"}."""
+    shape = _DEFS.get(h.lang.name)
+    if shape is None or _SQS.search(h.data) is None:
+        return []
+    from .engine import _FUNCTIONS, _around
+
+    out = []
+    for _, caps in h.matches:
+        for token in caps.get("create.call", ()):
+            entry = _call_site(h, token)
+            if entry is None:
+                continue
+            fields, _ = _request(h, entry)
+            name = fields.get("name") if fields else None
+            if name is None or name.type not in h.lang.names:
+                continue
+            fn = _around(h, entry["site"], _FUNCTIONS)
+            if fn is None or fn.type != shape[0] or _around(h, fn, _FUNCTIONS) is not None:
+                continue  # a method of a method, a block: not one called by its name
+            params = []
+            plist = fn.child_by_field_name("parameters")
+            for p in plist.named_children if plist is not None else ():
+                kind = shape[1].get(p.type)
+                if kind is None:
+                    params = None  # a splat, a block parameter: its calls are not read
+                    break
+                pname = (
+                    p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
+                )
+                params.append((text(pname), kind, p.child_by_field_name("value")))
+            if not params or text(name) not in [k for k, _, _ in params]:
+                continue
+            if h.lang.name == "python" and params[0][0] in ("self", "cls"):
+                continue  # a method called on an object: not by its name alone
+            out.append({
+                "name": text(fn.child_by_field_name("name")), "params": params, "file": h,
+                "site": entry["site"], "fields": fields,
+            })  # fmt: skip
+            if len(out) >= MAX_HELPERS:
+                return out
+    return out
+
+
+def _package_helpers(f: File) -> list[dict]:
+    """The helpers of ``f`` itself and of the other files of its package that create queues."""
+    from .engine import FLOW
+
+    found = helpers(f)
+    if FLOW.offered and f.path is not None:
+        for g in FLOW.files_with(f, ("create_queue",)):
+            found += helpers(g)
+            if len(found) >= MAX_HELPERS:
+                break
+    return found[:MAX_HELPERS]
+
+
+def _helper_calls(f: File, found: list[dict]) -> list[dict]:
+    """Each call in ``f`` of a helper of ``found`` by its name (not the helper's own create call): {"helper",
+    "call", "args": {param: (node, the File it is of)}}."""
+    out = []
+    for helper in found:
+        pattern = re.compile(rb"(?<![\w.:@$])" + re.escape(helper["name"].encode()) + rb"(?![\w?!])")
+        for m in pattern.finditer(f.data):
+            if len(out) >= MAX_HELPER_CALLS:
+                return out
+            token = f.root.descendant_for_byte_range(m.start(), m.end())
+            if token is None or (token.start_byte, token.end_byte) != m.span():
+                continue
+            call = f.parent(token)
+            if call is None or call.type != "call":
+                continue
+            if f.lang.name == "ruby":
+                if call.child_by_field_name("receiver") is not None or not _same(
+                    call.child_by_field_name("method"), token
+                ):
+                    continue
+            elif not _same(call.child_by_field_name("function"), token):
+                continue
+            if (
+                helper["file"] is f
+                and helper["site"].start_byte >= call.start_byte
+                and (helper["site"].end_byte <= call.end_byte)
+            ):
+                continue
+            args = _bind_args(f, call, helper)
+            if args is not None:
+                out.append({"helper": helper, "call": call, "args": args})
+    return out
+
+
+def _bind_args(f: File, call, helper: dict) -> dict | None:
+    """{parameter: (node, File)}: what ``call`` passes each parameter, else its default (of the helper's file)."""
+    a = call.child_by_field_name("arguments")
+    kids = [k for k in a.named_children if k.type != "comment"] if a is not None else []
+    if len(kids) == 1 and kids[0].type == "hash" and any(kind == "kw" for _, kind, _ in helper["params"]):
+        kids = list(kids[0].named_children)  # Ruby: the keywords written as one hash
+    pos, kw = [], {}
+    for k in kids:
+        if k.type in ("pair", "keyword_argument"):
+            key_node = k.child_by_field_name("key") or k.child_by_field_name("name")
+            kw[_key_text(f, key_node).strip(":")] = k.child_by_field_name("value")
+        elif k.type in ("splat_argument", "hash_splat_argument", "list_splat", "dictionary_splat",
+                        "block_argument"):  # fmt: skip
+            return None
+        else:
+            pos.append(k)
+    params = helper["params"]
+    positional = [p for p in params if p[1] == "pos"]
+    if len(pos) > len(positional):
+        return None  # another method of that name
+    out = {}
+    for i, (k, _kind, default) in enumerate(positional):
+        if i < len(pos):
+            out[k] = (pos[i], f)
+        elif k in kw and f.lang.name == "python":
+            out[k] = (kw.pop(k), f)
+        elif default is not None:
+            out[k] = (default, helper["file"])
+    for k, kind, default in params:
+        if kind != "kw":
+            continue
+        if k in kw:
+            out[k] = (kw.pop(k), f)
+        elif default is not None:
+            out[k] = (default, helper["file"])
+    if kw:
+        return None  # a keyword the method does not take: another method
+    return out
+
+
+def _helper_location(h: File, node):
+    from visguard.linter.model import Location
+
+    row, col = node.start_point
+    return Location(h.path or "<code>", line=row + 1, column=col + 1)
+
+
+_HELPERS: dict = {}  # (run, project folder, ending, a test's) -> the package's helpers (read once per run)
+
+
+def _instances(f: File, r: Reader) -> list[dict]:
+    """The calls of ``f`` of the package's helpers, each with what it passes: {"call", "helper", "id", "name",
+    "name_node", "name_file", "attrs": (node, File) or None}."""
+    import os
+
+    from visguard.linter import created_queues
+
+    from .engine import FLOW, is_test
+
+    if f.lang.name not in _DEFS:
+        return []
+    if FLOW.offered and f.path is not None:
+        k = (FLOW.run, FLOW.root(f.path), os.path.splitext(f.path)[1], is_test(f.path))
+        found = _HELPERS.get(k)
+        if found is None:
+            if len(_HELPERS) > 64:
+                _HELPERS.clear()
+            found = _HELPERS[k] = _package_helpers(f)
+        found = [h for h in found if h["file"].path != f.path] + helpers(f)
+    else:
+        found = helpers(f)
+    if not found:
+        return []
+    out = []
+    for hc in _helper_calls(f, found):
+        helper, args = hc["helper"], hc["args"]
+        h, fields = helper["file"], helper["fields"]
+        params = {k for k, _, _ in helper["params"]}
+        got = args.get(text(fields["name"]))
+        if got is None:
+            continue
+        name_node, name_file = got
+        attrs = fields.get("attributes")
+        if attrs is not None and attrs.type in h.lang.names and text(attrs) in params:
+            attrs = args.get(text(attrs))
+            if attrs is None:
+                continue  # a required parameter not passed: another method
+        elif attrs is not None:
+            attrs = (attrs, h)
+        v = evaluate(name_node, name_file)
+        if v.kind == "env" and v.default is not None:
+            v = v.default
+        if v.kind in ("env", "none") or (v.kind == "str" and not v.value.strip()):
+            continue
+        name = v.value.strip() if v.kind == "str" else None
+        qid = name if name is not None else created_queues.unnamed_id(r.loc(hc["call"]))
+        out.append({
+            "call": hc["call"], "helper": helper, "id": qid, "name": name, "name_node": name_node,
+            "name_file": name_file, "attrs": attrs,
+        })  # fmt: skip
+    return out
+
+
+def _instance_queue(f: File, r: Reader, i: dict, known: list):
+    """The queue a call of a helper creates (see above), or None (a note) when its attributes are not read."""
+    from visguard.linter import created_queues
+
+    helper, call = i["helper"], i["call"]
+    h = helper["file"]
+    at = r.loc(call)
+
+    def loc(node, g):
+        return r.loc(node) if g is f else _helper_location(g, node)
+
+    attributes = {}
+    if i["attrs"] is not None:
+        node, g = i["attrs"]
+        entries = _entries(g, node)
+        if entries is None:
+            _note(
+                r,
+                f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
+                f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
+                call,
+            )
+            return None
+        for k, value_node in entries:
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                attributes[api] = (
+                    _attribute(g, api, value_node, known if g is f else ()),
+                    loc(_node(value_node), g),
+                )
+    site = _helper_location(h, helper["site"])
+    q, _ = created_queues.code_queue(
+        i["name"], site, attributes, by=f"{helper['name']}, called at {at.file}:{at.line}"
+    )
+    q.id = i["id"]
+    q.locations["name"] = loc(i["name_node"], i["name_file"])
+    given = i["attrs"] is not None and i["attrs"][1] is f
+    given = (
+        given and call.start_byte <= i["attrs"][0].start_byte < call.end_byte
+    )  # not the parameter's default
+    q.locations["attributes"] = r.loc(i["attrs"][0]) if given else at  # where they are, or would be, written
+    return q

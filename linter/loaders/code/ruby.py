@@ -81,7 +81,7 @@ RUBY = Language(
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(RUBY, data)
+    f = File(RUBY, data, path=path)
     r = Reader(path, "ruby", data, RUBY)
     sdk, pollers, polls, launchers = [], {}, [], []
     for site, platform, args, var in f.sites():
