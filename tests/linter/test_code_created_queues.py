@@ -321,6 +321,7 @@ def test_a_queue_whose_name_is_known_only_at_run_time(capsys):
     )
     assert got == [
         ("VG020", "launcher_spec.rb", 7),
+        ("VG020", "let_spec.rb", 4),  # RSpec: let(:queue), let!(:queue_url) { create_queue(..).queue_url }
         ("VG020", "worker.py", 7),
         ("VG022", "dlq_spec.rb", 5),
     ]

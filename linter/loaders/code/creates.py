@@ -282,7 +282,7 @@ def _target(f: File, url, created: list) -> str | None:
                 return name
         if node.type not in f.lang.names:
             break
-        bound, _ = f.resolve(node)
+        bound = _bound_once(f, node)
         if bound is None:
             break
         node = bound
@@ -419,7 +419,11 @@ def _bound_once(f: File, node):
     """The expression the name at ``node`` is bound to once in this file, or None (not a name, a parameter, bound
     twice). JavaScript's names are its scopes' (javascript._Scopes: one declaration, never assigned again)."""
     if node.type in f.lang.names:
-        return f.resolve(node)[0]
+        bound = f.resolve(node)[0]
+        if bound is None:
+            let = _let(f, node)
+            return let[1] if let is not None else None
+        return bound
     if node.type == "identifier" and f.lang.name in ("javascript", "typescript", "tsx"):
         from .javascript import _js, _strip
 
@@ -884,8 +888,41 @@ def identity(f: File, node):
         return ("param", k, fn.start_byte) if fn is not None else None
     right, where = f.resolve(node)
     if right is None or not hasattr(where, "start_byte"):
-        return None
+        let = _let(f, node)
+        return ("let", k, let[0].start_byte) if let is not None else None
     return ("bound", k, where.start_byte)
+
+
+_LETS = {
+    "let",
+    "let!",
+}  # RSpec: ``let(:queue) { "test-#{SecureRandom.hex}" }`` defines ``queue`` for each example
+
+
+def _let(f: File, node):
+    """(the ``let`` call, its block's value) that the bare name at ``node`` is in a Ruby file with exactly one
+    ``let(:name)`` (or ``let!``) of that name; else None (two may be of two example groups: never a guess)."""
+    if f.lang.name != "ruby" or node.type != "identifier" or f.parent(node) is None:
+        return None
+    up = f.parent(node)
+    if up.type == "call" and not _same(up.child_by_field_name("receiver"), node):
+        return None  # x.queue, queue(1): a method call, not the bare name
+    name = text(node).encode()
+    found = []
+    for m in re.finditer(rb"\blet!?\s*\(\s*:" + re.escape(name) + rb"(?![\w?!])", f.data):
+        token = f.root.descendant_for_byte_range(m.start(), m.start() + 3)
+        call = f.parent(token) if token is not None else None
+        if call is None or call.type != "call" or text(call.child_by_field_name("method")) not in _LETS:
+            continue
+        block = call.child_by_field_name("block")
+        body = block.child_by_field_name("body") if block is not None else None
+        kids = [k for k in body.named_children if k.type != "comment"] if body is not None else []
+        if not kids:
+            return None
+        found.append((call, kids[-1]))
+        if len(found) > 1:
+            return None
+    return found[0] if found else None
 
 
 def _link_by_binding(f: File, r: Reader, unnamed: list, created: list) -> None:
