@@ -175,6 +175,15 @@ HOSTILE = {
     + "".join(f"a{i + 1} = {{'x': a{i}}}\n" for i in range(3_000))
     + "sqs.set_queue_attributes(QueueUrl=a0['QueueUrl'], "
     + "Attributes={'RedrivePolicy': json.dumps({'deadLetterTargetArn': a3000})})\n",
+    # a helper called 20,000 times, a map written 20,000 times before its create call, 5,000 lets of one name
+    "helpers.rb": "sqs = Aws::SQS::Client.new\ndef mk(n, attributes: {})\n  sqs.create_queue(queue_name: n, "
+    "attributes: attributes)\nend\n" + "mk('q', attributes: { 'VisibilityTimeout' => '5' })\n" * 20_000,
+    "writes.rb": "sqs = Aws::SQS::Client.new\nm = {}\n"
+    + "m['VisibilityTimeout'] = '5'\nm.merge!('DelaySeconds' => '1')\n" * 10_000
+    + "sqs.create_queue(queue_name: 'q', attributes: m)\n",
+    "lets.rb": "sqs = Aws::SQS::Client.new\n"
+    + 'let(:queue) { "q-#{x}" }\n' * 5_000
+    + "sqs.create_queue(queue_name: queue)\nsqs.receive_message(queue_url: queue)\n",
     "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
     + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
     + "sqs.create_queue(QueueName=u0)\n",
