@@ -406,3 +406,25 @@ def test_a_helper_call_is_read_with_its_arguments(tmp_path):
         for q in model.queues.values()
     }
     assert got == {"fixed-q": (None, 6, 6), "helped-a": (45, 3, 8), "helped-b": (50, 3, 9)}
+
+
+def test_a_python_helper_that_creates_the_queue_it_is_given(tmp_path, capsys):
+    """The same for a Python function of the package (``def make_queue(name, attributes=None)``), called with an
+    f-string name and a receive of the URL it returns: one queue per call, VG020 once at the helper's create."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "queues.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n\n\ndef make_queue(name, attributes={}):\n"
+        "    return sqs.create_queue(QueueName=name, Attributes=attributes)['QueueUrl']\n"
+    )
+    (tmp_path / "test_jobs.py").write_text(
+        "import uuid\n\nimport boto3\nfrom queues import make_queue\n\nsqs = boto3.client('sqs')\n"
+        "url = make_queue(f'jobs-{uuid.uuid4()}', attributes={'VisibilityTimeout': '60'})\n"
+        "sqs.receive_message(QueueUrl=url)\n"
+        "other = make_queue(f'other-{uuid.uuid4()}')\n"
+        "sqs.receive_message(QueueUrl=other)\n"
+    )
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    (vg020,) = [f for f in findings if f["rule"] == "VG020"]
+    assert (vg020["file"].rsplit("/", 1)[-1], vg020["line"]) == ("queues.py", 6)
+    assert vg020["message"].endswith("(and 1 more queue created by this call)")
