@@ -428,3 +428,18 @@ def test_a_python_helper_that_creates_the_queue_it_is_given(tmp_path, capsys):
     (vg020,) = [f for f in findings if f["rule"] == "VG020"]
     assert (vg020["file"].rsplit("/", 1)[-1], vg020["line"]) == ("queues.py", 6)
     assert vg020["message"].endswith("(and 1 more queue created by this call)")
+
+
+def test_a_write_after_the_use_in_the_loop_around_it_is_not_known(tmp_path):
+    """The create call in a loop, the map written after it in the same loop: the next pass sees the write, so the
+    key is not known; a write after a use in straight code is not what the queue was created with."""
+    (tmp_path / "w.rb").write_text(
+        "sqs = Aws::SQS::Client.new\nattrs = { 'VisibilityTimeout' => '10' }\n"
+        "%w[a b].each do |n|\n  sqs.create_queue(queue_name: 'looped', attributes: attrs)\n"
+        "  attrs['VisibilityTimeout'] = '20'\nend\n"
+        "once = { 'VisibilityTimeout' => '10' }\nsqs.create_queue(queue_name: 'once', attributes: once)\n"
+        "once['VisibilityTimeout'] = '20'\n"
+    )
+    queues = loader.load(str(tmp_path / "w.rb")).queues
+    assert str(queues["looped"].visibility_timeout).startswith("<computed: written at line 5")
+    assert queues["once"].visibility_timeout == 10

@@ -683,6 +683,10 @@ def _chain(f: File, start, upward: bool):
 # - any other use of the map (passed to a method not known to only read it, aliased, a write whose key is computed,
 #   ``||=``) makes the whole map not known, as a map visguard cannot read.
 MAX_USES = 200  # occurrences of a map's name looked at; more: the map is not known
+_REPEATS = {  # what may run its body again: loops, blocks (Ruby ``each do``, ``{ }``), comprehensions
+    "for_statement", "while_statement", "for", "while", "until", "do_block", "block", "list_comprehension",
+    "dictionary_comprehension", "set_comprehension", "generator_expression", "lambda",
+}  # fmt: skip
 
 
 class Unsure:
@@ -749,12 +753,20 @@ def _written_after(f: File, use, where, entries: list):
 
     fns = _around(f, binding, _FUNCTIONS), _around(f, use, _FUNCTIONS)
     same_fn = fns == (None, None) or _same(*fns)
+    # a use inside a loop (or a block) the binding is not in runs again after the writes that follow it there
+    end, n = use.start_byte, f.parent(use)
+    for _ in range(64):
+        if n is None:
+            break
+        if n.type in _REPEATS and not (n.start_byte <= binding.start_byte < n.end_byte):
+            end = max(end, n.end_byte)
+        n = f.parent(n)
     name = text(where).encode()
     pattern = re.compile(rb"(?<![\w$@:])" + re.escape(name) + rb"(?![\w?!])")
     out = list(entries)
     uses = 0
     for m in pattern.finditer(f.data, binding.end_byte):
-        if m.start() >= use.start_byte and same_fn:
+        if m.start() >= end and same_fn:
             break
         if use.start_byte <= m.start() < use.end_byte:
             continue
