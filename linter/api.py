@@ -462,5 +462,32 @@ def lint_paths(
         )
         result.findings += _note_findings(m, config)
     result.findings += _config_meta_findings(config)
-    result.findings = sort_findings(result.findings)
+    result.findings = sort_findings(_one_per_create_call(result.findings))
     return result
+
+
+def _one_per_create_call(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule at one create call for the queues created there under names known only at run time
+    (a helper called by many tests: ``linter.loaders.code.creates``): the first, saying how many more."""
+    from visguard.linter.created_queues import UNNAMED_PREFIX
+
+    groups: dict[tuple, list[Finding]] = {}
+    out: list[Finding] = []
+    for f in findings:
+        if isinstance(f.queue, str) and f.queue.startswith(UNNAMED_PREFIX) and f.location is not None:
+            k = (f.rule, f.location.file, f.location.line, f.location.column)
+            if k in groups:
+                groups[k].append(f)
+                continue
+            groups[k] = [f]
+        out.append(f)
+    for i, f in enumerate(out):
+        same = (
+            groups.get((f.rule, f.location.file, f.location.line, f.location.column)) if f.location else None
+        )
+        if same and len(same) > 1 and same[0] is f:
+            more = len(same) - 1
+            out[i] = f.replace(
+                message=f"{f.message} (and {more} more queue{'s' if more > 1 else ''} created by this call)"
+            )
+    return out

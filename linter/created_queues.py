@@ -61,16 +61,30 @@ KOMBU_ADVICE = (
 )
 
 
+UNNAMED_PREFIX = "<name built at "  # the id of a queue whose name is known only at run time (unnamed_id)
+
+
+def unnamed_id(loc: Location) -> str:
+    """The id of a queue created at ``loc`` under a name known only at run time (``"test-#{SecureRandom.uuid}"``,
+    a helper's parameter): named by where it is built, never a name another queue or reference can have."""
+    return f"{UNNAMED_PREFIX}{_place(loc)}>"
+
+
 def code_queue(
-    name: str, loc: Location, attributes: dict, by: str = "a CreateQueue call"
+    name: str | None, loc: Location, attributes: dict, by: str = "a CreateQueue call"
 ) -> tuple[Queue, list[str]]:
     """The queue a CreateQueue call of ``name`` at ``loc`` creates, and what of its ``attributes`` was not read.
 
+    ``name`` None: a name known only at run time. The queue is still the one declared at that call (id
+    :func:`unnamed_id`, ``name`` None): rules that judge it alone run on it; no join by name picks it (only a
+    consumer of the very binding the call's name is, ``linter.loaders.code.creates``).
+
     ``attributes``: API name -> (value, Location): a number, a string (``"60"``, the RedrivePolicy's JSON, "true"),
     a bool, or None for a value the code computes (named in the returned list)."""
-    q = Queue(id=name, location=loc, name=name, source=SOURCE, created_by=created_by(loc, by))
+    qid = name if name is not None else unnamed_id(loc)
+    q = Queue(id=qid, location=loc, name=name, source=SOURCE, created_by=created_by(loc, by))
     q.locations["name"] = loc
-    q.fifo = name.endswith(".fifo")
+    q.fifo = bool(name and name.endswith(".fifo"))
     unread = []
     for key, (value, at) in attributes.items():
         if key in ATTRIBUTES:

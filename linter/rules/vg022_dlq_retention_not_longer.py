@@ -48,8 +48,8 @@ def check(queue, ctx):
 def _place(queue, dlq, src: float):
     """Where the value to change is written: the DLQ's retention (its declaration when it keeps the default), or,
     when the source already keeps the maximum, the source's retention (else its redrive, which names the DLQ)."""
-    if src < RETENTION.hi:
-        return dlq.locations.get("message_retention") or dlq.location
+    if src < RETENTION.hi:  # (a queue created by a helper's call: the attributes that call passes, or would)
+        return dlq.locations.get("message_retention") or dlq.locations.get("attributes") or dlq.location
     return (
         queue.locations.get("message_retention")
         or queue.locations.get("redrive.target")

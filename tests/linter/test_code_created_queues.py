@@ -96,18 +96,22 @@ def test_a_test_that_creates_its_queue_counts(capsys):
 
 
 def test_what_the_code_computes_is_a_note_or_kept_as_computed(capsys):
-    model = loader.load(os.path.join(FIXTURES, "computed", "listener.py"))
-    assert list(model.queues) == ["computed-visibility"]
+    path = os.path.join(FIXTURES, "computed", "listener.py")
+    model = loader.load(path)
+    # a name from a parameter: the queue declared at that call, named by it (no name: nothing joins it by one)
+    unnamed = f"<name built at {path}:13>"
+    assert list(model.queues) == [unnamed, "computed-visibility"]
+    assert model.queues[unnamed].name is None and model.queues[unnamed].visibility_timeout == 600
     assert str(model.queues["computed-visibility"].visibility_timeout).startswith("<computed")
-    notes = sorted(n.message for n in model.notes)
-    assert len(notes) == 2
+    notes = [n.message for n in model.notes]
     assert (
-        "listener.py:13 was not read: its name is computed (" in notes[1]
-        and "its attributes are computed (attributes)" in notes[0]
+        len(notes) == 1
+        and "listener.py:14 was not read: its attributes are computed (attributes)" in notes[0]
     )
     findings = _lint(capsys, "computed")
-    # the receive's 10 s is not compared with a visibility the code computes; the missing redrive is still judged
-    assert sorted(f["rule"] for f in findings) == ["VG020", "VG065", "VG902", "VG902"]
+    # the receive's 10 s is not compared with a visibility the code computes; the missing redrive is still judged;
+    # the unnamed queue is consumed by nothing of the run: no VG020
+    assert sorted((f["rule"], f["line"]) for f in findings) == [("VG020", 15), ("VG065", 18), ("VG902", 14)]
 
 
 def test_a_positional_request_variable_is_not_taken_for_a_name(tmp_path):
@@ -179,6 +183,15 @@ HOSTILE = {
     + "".join(f"a{i + 1} = {{'x': a{i}}}\n" for i in range(3_000))
     + "sqs.set_queue_attributes(QueueUrl=a0['QueueUrl'], "
     + "Attributes={'RedrivePolicy': json.dumps({'deadLetterTargetArn': a3000})})\n",
+    # a helper called 20,000 times, a map written 20,000 times before its create call, 5,000 lets of one name
+    "helpers.rb": "sqs = Aws::SQS::Client.new\ndef mk(n, attributes: {})\n  sqs.create_queue(queue_name: n, "
+    "attributes: attributes)\nend\n" + "mk('q', attributes: { 'VisibilityTimeout' => '5' })\n" * 20_000,
+    "writes.rb": "sqs = Aws::SQS::Client.new\nm = {}\n"
+    + "m['VisibilityTimeout'] = '5'\nm.merge!('DelaySeconds' => '1')\n" * 10_000
+    + "sqs.create_queue(queue_name: 'q', attributes: m)\n",
+    "lets.rb": "sqs = Aws::SQS::Client.new\n"
+    + 'let(:queue) { "q-#{x}" }\n' * 5_000
+    + "sqs.create_queue(queue_name: queue)\nsqs.receive_message(queue_url: queue)\n",
     "responses.py": "import boto3\nsqs = boto3.client('sqs')\n"
     + "".join(f"u{i} = sqs.create_queue(QueueName=u{i + 1})['QueueUrl']\n" for i in range(3_000))
     + "sqs.create_queue(QueueName=u0)\n",
@@ -193,13 +206,16 @@ def test_hostile_create_calls_are_read_in_bounded_time(tmp_path, name):
     start = time.process_time()
     model = loader.load(str(tmp_path / name))
     assert time.process_time() - start < 10
-    for q in model.queues.values():  # whatever is read is a queue with a name, never a crash
-        assert q.name == "q"
+    for q in (
+        model.queues.values()
+    ):  # whatever is read is a queue with a name (or named by its call), never a crash
+        assert q.name == "q" or (q.name is None and q.id.startswith("<name built at "))
 
 
 def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(capsys):
     """A RedrivePolicy given by SetQueueAttributes right after the create call (fixtures/created/code/set-attributes):
-    on the create call's result (Python, Ruby: through a name), read as a create's attributes would be; on a queue not
+    on the create call's result (Python, Ruby: through a name; Ruby's hash built up after it is bound), read as a
+    create's attributes would be; on a queue not
     known here (JavaScript: a URL from the environment), no queue of that file is judged on its redrive (a note).
     Only the consumed dead-letter queue, which nothing gives a policy, is VG020."""
     folder = os.path.join(FIXTURES, "set-attributes")
@@ -213,7 +229,9 @@ def test_set_queue_attributes_after_the_create_call_changes_the_created_queue(ca
     assert py.redrive.target == "py-set-jobs-dlq"
     assert py.location.line == 7 and py.locations["visibility_timeout"].line == 14
     assert queues["py-set-jobs-dlq"].redrive is None
-    assert queues["rb-set-jobs"].redrive.target_ref == COMPUTED_TARGET
+    # its attributes hash is built up after it is bound (test_a_map_built_up_after_it_is_bound)
+    rb = queues["rb-set-jobs"]
+    assert (rb.redrive.target, rb.redrive.max_receive_count) == ("rb-set-jobs-dlq", 7)
     assert queues["rb-set-jobs-dlq"].redrive is None
     assert all(queues[n].redrive.target_ref == COMPUTED_TARGET for n in ("js-set-jobs", "js-set-other"))
     findings = _lint(capsys, "set-attributes")
@@ -281,3 +299,195 @@ def test_rust_set_queue_attributes_on_a_created_queue_and_rusoto_requests(tmp_pa
     }
     assert model.queues["rs-orders"].redrive.target_ref == COMPUTED_TARGET
     assert model.notes == []
+
+
+def test_a_map_built_up_after_it_is_bound(capsys):
+    """Attributes bound to a literal map, then written (``m['K'] = v``, ``m[:k] = v``, ``merge!``, ``store``,
+    Python ``update``) before the create call (fixtures/created/code/built-up): the writes that are statements of
+    the block the map is bound in are applied in order; a write in a branch or a loop leaves that key not known; the
+    map passed to a method visguard does not know is not read; a write after the create call does not count."""
+    folder = os.path.join(FIXTURES, "built-up")
+    rb = loader.load(os.path.join(folder, "bootstrap.rb"))
+    jobs, mail = rb.queues["rb-built-jobs"], rb.queues["rb-mail"]
+    assert (jobs.visibility_timeout, jobs.redrive.target, jobs.redrive.max_receive_count) == (
+        30,
+        "rb-built-dlq",
+        3,
+    )
+    assert jobs.locations["redrive"].line == 10
+    assert (mail.visibility_timeout, mail.message_retention) == (45, 86400)
+    assert (mail.redrive.target, mail.redrive.max_receive_count) == ("rb-mail-dlq", 6)
+    maybe = rb.queues["rb-maybe"]  # a policy only in a branch: there is one, or none; its target is not known
+    assert (maybe.visibility_timeout, maybe.redrive.target, maybe.redrive.target_ref) == (
+        20,
+        None,
+        COMPUTED_TARGET,
+    )
+    assert str(rb.queues["rb-looped"].visibility_timeout).startswith("<computed: written at line 39")
+    assert "rb-tuned" not in rb.queues
+    assert [n.message.split(" was not read")[0] for n in rb.notes] == [
+        f"the queue rb-tuned created at {os.path.join(folder, 'bootstrap.rb')}:35"
+    ]
+    py = loader.load(os.path.join(folder, "bootstrap.py"))
+    built = py.queues["py-built-jobs"]
+    assert (built.visibility_timeout, built.delay, built.redrive.target) == (30, 5, "py-built-dlq")
+    assert py.queues["py-later"].visibility_timeout == 40
+    findings = _lint(capsys, "built-up")
+    assert sorted((f["rule"], f["queue"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings) == [
+        ("VG022", "py-built-jobs", "bootstrap.py", 7),
+        ("VG022", "rb-built-jobs", "bootstrap.rb", 7),
+        ("VG902", os.path.join(folder, "bootstrap.rb"), "bootstrap.rb", 35),
+    ]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "m = {}\nm[key_of(x)] = {deadLetterTargetArn: arn}.to_json\n",  # a computed key
+        "m = {}\nm['RedrivePolicy'] ||= '{}'\n",  # ||=
+        "m = {}\nother = m\nother['RedrivePolicy'] = p\n",  # aliased
+        "m = {}\ndef later(m)\n  m['X'] = 1\nend\nm.compact!\n",  # a method not known to only read
+    ],
+)
+def test_a_map_written_in_a_way_not_followed_is_not_known(tmp_path, code):
+    (tmp_path / "w.rb").write_text(
+        "sqs = Aws::SQS::Client.new\n" + code + "sqs.create_queue(queue_name: 'q', attributes: m)\n"
+    )
+    model = loader.load(str(tmp_path / "w.rb"))
+    assert model.queues == {} and "its attributes are computed" in model.notes[0].message
+
+
+def test_a_queue_whose_name_is_known_only_at_run_time(capsys):
+    """``queue = "vg-test-#{SecureRandom.uuid}"`` then ``create_queue(queue_name: queue)`` (fixtures/created/code/
+    unnamed): the queue declared at that call, named by it, no name (nothing joins it by one). A consumer of the very
+    binding its name is (``Shoryuken.add_queue(queue, ..)``), or of the URL its create returned (Python), reads it:
+    VG020 at the create call; one nothing consumes is not VG020; a dead-letter queue found by its name's binding
+    (``get_queue_url(queue_name: dlq_name)``) is the source's: VG022 at the dead-letter queue's create call."""
+    folder = os.path.join(FIXTURES, "unnamed")
+    spec = loader.load(os.path.join(folder, "launcher_spec.rb"))
+    qid = f"<name built at {os.path.join(folder, 'launcher_spec.rb')}:7>"
+    assert list(spec.queues) == [qid] and spec.queues[qid].name is None
+    (c,) = spec.pending
+    assert (c.platform, c.queue_ref.kind, c.queue_ref.value, c.heartbeat) == ("shoryuken", "id", qid, None)
+    assert spec.notes == []
+    producer = loader.load(os.path.join(folder, "producer_spec.rb"))
+    assert producer.pending == [] and producer.notes == []  # add_queue of a queue not known: nothing
+    findings = _lint(capsys, "unnamed")
+    got = sorted(
+        (f["rule"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    )
+    assert got == [
+        ("VG020", "launcher_spec.rb", 7),
+        ("VG020", "let_spec.rb", 4),  # RSpec: let(:queue), let!(:queue_url) { create_queue(..).queue_url }
+        ("VG020", "worker.py", 7),
+        ("VG022", "dlq_spec.rb", 5),
+    ]
+    (dlq,) = [f for f in findings if f["rule"] == "VG022"]
+    assert dlq["queue"] == f"<name built at {os.path.join(folder, 'dlq_spec.rb')}:9>"
+
+
+def test_an_unnamed_queue_is_never_joined_by_a_name(tmp_path, capsys):
+    """Two files each creating a queue under a run-time name, consumers of literal names in a third: no join; a
+    Shoryuken registration of a name two creates share picks neither (never a guess)."""
+    (tmp_path / "a.rb").write_text('sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: "a-#{x}")\n')
+    (tmp_path / "b.rb").write_text(
+        'sqs = Aws::SQS::Client.new\nq = "b-#{x}"\nsqs.create_queue(queue_name: q)\n'
+        "sqs.create_queue(queue_name: q, attributes: { 'VisibilityTimeout' => '5' })\n"
+        "Shoryuken.add_queue(q, 1, 'default')\n"
+    )
+    (tmp_path / "c.rb").write_text(
+        "sqs = Aws::SQS::Client.new\nsqs.receive_message(queue_url: 'a-')\nsqs.receive_message(queue_url: 'b-')\n"
+    )
+    b = loader.load(str(tmp_path / "b.rb"))
+    assert len(b.queues) == 2 and b.pending == []
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert not [f for f in findings if f["rule"] not in ("VG902",)]
+
+
+def test_a_helper_that_creates_the_queue_it_is_given(capsys):
+    """``def create_test_queue(name, attributes: {})`` in a helper file, called by specs with run-time names
+    (fixtures/created/code/helper): each call is a queue created at the helper's create call, with what the call
+    passes (the parameter's default when it passes none), read in the calling file with its consumers and its
+    dead-letter queue. One VG020 at the helper's create call for its consumed queues without a redrive policy (not
+    one per call); VG022 where the dead-letter queue's attributes are passed (its call); the helper's own create
+    call is no queue of its own, and a call whose queue nothing consumes is no finding."""
+    folder = os.path.join(FIXTURES, "helper")
+    spec = os.path.join(folder, "spec")
+    main(["lint", "--no-config", "-f", "json", folder])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    got = sorted(
+        (f["rule"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    )
+    assert got == [("VG020", "queue_helper.rb", 4), ("VG022", "dlq_spec.rb", 4)]
+    (vg020,) = [f for f in findings if f["rule"] == "VG020"]
+    assert vg020["queue"] == f"<name built at {os.path.join(spec, 'jobs_spec.rb')}:2>"
+    assert vg020["message"].endswith("(and 1 more queue created by this call)")
+    (vg022,) = [f for f in findings if f["rule"] == "VG022"]
+    assert vg022["queue"] == f"<name built at {os.path.join(spec, 'dlq_spec.rb')}:8>"
+    # the VG065 notes are the specs' Shoryuken registrations (no processing time declared), at their own lines
+    assert sorted((f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings if f["rule"] == "VG065") == [
+        ("dlq_spec.rb", 9),
+        ("jobs_spec.rb", 3),
+        ("mail_spec.rb", 3),
+    ]
+
+
+def test_a_helper_call_is_read_with_its_arguments(tmp_path):
+    """In one file: a helper's attributes default, a call's own attributes, a literal name through the helper (a
+    queue of that name, joined as any), a call with more arguments than the method takes (another method: not read),
+    and a helper whose parameter is not the name (not a helper)."""
+    (tmp_path / "Gemfile").write_text("")
+    (tmp_path / "setup.rb").write_text(
+        "SQS = Aws::SQS::Client.new\n"
+        "def make(name, attributes = { 'VisibilityTimeout' => '45' })\n"
+        "  SQS.create_queue(queue_name: name, attributes: attributes)\n"
+        "end\n"
+        "def fixed(other)\n  SQS.create_queue(queue_name: 'fixed-q')\nend\n"
+        "make('helped-a')\n"
+        "make('helped-b', { 'VisibilityTimeout' => '50' })\n"
+        "make('x', {}, 3)\n"
+    )
+    model = loader.load(str(tmp_path / "setup.rb"))
+    got = {
+        q.id: (q.visibility_timeout, q.location.line, q.locations.get("attributes", q.location).line)
+        for q in model.queues.values()
+    }
+    assert got == {"fixed-q": (None, 6, 6), "helped-a": (45, 3, 8), "helped-b": (50, 3, 9)}
+
+
+def test_a_python_helper_that_creates_the_queue_it_is_given(tmp_path, capsys):
+    """The same for a Python function of the package (``def make_queue(name, attributes=None)``), called with an
+    f-string name and a receive of the URL it returns: one queue per call, VG020 once at the helper's create."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "queues.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n\n\ndef make_queue(name, attributes={}):\n"
+        "    return sqs.create_queue(QueueName=name, Attributes=attributes)['QueueUrl']\n"
+    )
+    (tmp_path / "test_jobs.py").write_text(
+        "import uuid\n\nimport boto3\nfrom queues import make_queue\n\nsqs = boto3.client('sqs')\n"
+        "url = make_queue(f'jobs-{uuid.uuid4()}', attributes={'VisibilityTimeout': '60'})\n"
+        "sqs.receive_message(QueueUrl=url)\n"
+        "other = make_queue(f'other-{uuid.uuid4()}')\n"
+        "sqs.receive_message(QueueUrl=other)\n"
+    )
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    (vg020,) = [f for f in findings if f["rule"] == "VG020"]
+    assert (vg020["file"].rsplit("/", 1)[-1], vg020["line"]) == ("queues.py", 6)
+    assert vg020["message"].endswith("(and 1 more queue created by this call)")
+
+
+def test_a_write_after_the_use_in_the_loop_around_it_is_not_known(tmp_path):
+    """The create call in a loop, the map written after it in the same loop: the next pass sees the write, so the
+    key is not known; a write after a use in straight code is not what the queue was created with."""
+    (tmp_path / "w.rb").write_text(
+        "sqs = Aws::SQS::Client.new\nattrs = { 'VisibilityTimeout' => '10' }\n"
+        "%w[a b].each do |n|\n  sqs.create_queue(queue_name: 'looped', attributes: attrs)\n"
+        "  attrs['VisibilityTimeout'] = '20'\nend\n"
+        "once = { 'VisibilityTimeout' => '10' }\nsqs.create_queue(queue_name: 'once', attributes: once)\n"
+        "once['VisibilityTimeout'] = '20'\n"
+    )
+    queues = loader.load(str(tmp_path / "w.rb")).queues
+    assert str(queues["looped"].visibility_timeout).startswith("<computed: written at line 5")
+    assert queues["once"].visibility_timeout == 10

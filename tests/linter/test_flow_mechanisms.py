@@ -143,8 +143,9 @@ def test_python_the_parameter_else_the_queue_the_code_creates_or_asks_for():
 
 
 def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp_path):
-    """One call passes ``queue_url=``, another passes none (the created queue): two queues, no join, a note; two
-    defaults under ``if x is None`` that differ: no join."""
+    """One call passes ``queue_url=``, another passes none (the created queue): two queues, no join (the created
+    queue's name is one of two: a queue named by its create call); two defaults under ``if x is None`` that differ:
+    no join, a note."""
     (tmp_path / "__init__.py").write_text("")
     (tmp_path / "lib.py").write_text(
         "import boto3\nsqs = boto3.client('sqs')\n"
@@ -160,9 +161,10 @@ def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp
         "from .lib import L, poll\nL('orders').go()\nL('x', queue_url='https://sqs.eu-west-1.amazonaws.com/1/o').go()\n"
         "poll()\n"
     )
-    consumers, notes, _ = run(str(tmp_path))
+    consumers, notes, queues = run(str(tmp_path))
     assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
-    assert any("given different values by its 2 calls" in n.message for n in notes)
+    # the create's name is one of two: the queue declared at that call, named by it, picked by no consumer
+    assert [q.id for q in queues.values() if q.name is None] == [f"<name built at {tmp_path / 'lib.py'}:9>"]
     assert any("one of several values" in n.message for n in notes)
 
 

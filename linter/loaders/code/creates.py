@@ -20,14 +20,25 @@ language, read structurally (the same for every SDK of it):
                 .set_attributes(Some(map)) (aws-sdk-sqs: the builder's chain, a map of HashMap::from([(K, V)]) or of
                 inserts on a HashMap::new()), CreateQueueRequest { queue_name, attributes: Some(map), .. } (rusoto)
 
-Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
+Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last
+word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
 ``string(types.QueueAttributeNameVisibilityTimeout)``, ``"VisibilityTimeout"``, ``:visibility_timeout`` are one).
-A request, or its attributes, held in a name bound once in the file is followed there. Values are
-``engine.evaluate``'s: a literal, a constant, an environment variable's literal default. A queue whose name is not
-known, or whose attributes are not a literal map, is not a queue of the model: one note names the call and the
-expression that stopped it. An attribute whose value is computed is kept as such (``<computed: expr>``, so no rule
-judges it); a RedrivePolicy whose JSON is built by the code (``json.dumps({...})``) is a policy whose target is not
-known (its ``maxReceiveCount`` read when written as a literal).
+A request, or its attributes, held in a name bound once in the file is followed there, with the writes to the map
+after its binding while they are sound (:func:`_written_after`). Values are ``engine.evaluate``'s: a literal, a
+constant, an environment variable's literal default.
+
+A queue whose name is known only at run time (``"test-#{SecureRandom.uuid}"``, a method's parameter) is still the
+queue declared at that call: its id says where (``<name built at file:line>``,
+``visguard.linter.created_queues.unnamed_id``), it has no name, so no join by name ever picks it; a consumer of this
+file reaches it only through the very binding its name is, or the URL its create returned (:func:`_link_by_binding`),
+and a RedrivePolicy through the ARN read back for it (:func:`_created_in`). So the rules that judge a queue alone
+run on it (VG020 when such a consumer reads it, VG022 with its dead-letter queue created beside it), once per
+create call. A name read from an environment variable (no default) stays a note: the variable may name a queue the
+run declares, which a CreateQueue of it does not change. A queue whose attributes are not a literal map is not a
+queue of the model: one note names the call and the expression that stopped it. An attribute whose value is
+computed is kept as such (``<computed: expr>``, so no rule judges it); a RedrivePolicy whose JSON is built by the
+code (``json.dumps({...})``) is a policy whose target is not known unless its expression reaches one create call of
+the file (its ``maxReceiveCount`` read when written as a literal).
 """
 
 from __future__ import annotations
@@ -73,12 +84,13 @@ def read(f: File, r: Reader) -> None:
     """Add a queue to ``r.result.queues`` for every create site of ``f`` whose queue name is known. A file that
     never says SQS (its client, its import) creates other queues: Azure's ``createQueue("name")``, an in-house
     ``create_queue``."""
-    if _SQS.search(f.data) is None:
+    says_sqs = _SQS.search(f.data) is not None
+    if not says_sqs and f.lang.name not in _DEFS:
         return
     from visguard.linter import created_queues
 
     sites: dict[tuple[int, int], dict] = {}
-    for _, caps in f.matches:
+    for _, caps in f.matches if says_sqs else ():  # else: only the calls of a helper (of an SQS file)
         if "create.builder" in caps:
             node = caps["create.builder"][0]
             sites.setdefault((node.start_byte, node.end_byte), {"site": node, "builder": node})
@@ -89,9 +101,14 @@ def read(f: File, r: Reader) -> None:
     seen: set[str] = {q.id for q in r.result.queues}
     created: list[tuple[object, str, dict]] = []  # (the create site, the queue's name, its attributes)
     refused: dict = {}  # name -> the queue of a create CreateQueue refuses (a FIFO name without .fifo)
-    known = _known_sites(
-        f, sites
-    )  # (site, name) of each create whose name is a literal: a DLQ's ARN may be one's
+    # (site, id) of each create whose name is a literal, or is not known (its id): a DLQ's ARN may be one's
+    known = _known_sites(f, r, sites)
+    unnamed: list[tuple[object, str]] = []  # (the name's expression, the queue's id) of each name not known
+    instances = _instances(f, r)  # the calls of helpers that create the queue they are given
+    known += [(i["call"], i["id"], i["name_node"] if i["name_file"] is f else None) for i in instances]
+    # a helper's own create call: its queues are the ones its calls create (above), not one of its own
+    of_helpers = {(h["site"].start_byte, h["site"].end_byte) for h in helpers(f)} if says_sqs else set()
+    sites = {k: e for k, e in sites.items() if k not in of_helpers}
     for _, entry in sorted(sites.items()):
         fields, where = _request(f, entry)
         if fields is None:
@@ -102,19 +119,23 @@ def read(f: File, r: Reader) -> None:
         v = evaluate(name_node, f)
         if v.kind == "env" and v.default is not None:
             v = v.default
+        name = None
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
                 continue
             if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
                 continue
-            why = v.why or shown(name_node)
-            _note(
-                r,
-                f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
-                name_node,
-            )
-            continue
-        name = v.value.strip()
+            if v.kind == "env" or (v.kind == "str" and not v.value.strip()):
+                # a variable's queue may be a queue the run declares (a CreateQueue of it creates nothing)
+                why = v.why or shown(name_node)
+                _note(
+                    r,
+                    f"the queue created at {_at(r, where)} was not read: its name is computed ({why})",
+                    name_node,
+                )
+                continue
+        else:
+            name = v.value.strip()
         attributes = {}
         attrs_node = fields.get("attributes")
         if attrs_node is not None:
@@ -122,22 +143,35 @@ def read(f: File, r: Reader) -> None:
             if entries is None:
                 _note(
                     r,
-                    f"the queue {name} created at {_at(r, where)} was not read: its attributes are computed "
-                    f"({shown(attrs_node)})",
+                    f"the queue {name or shown(name_node)} created at {_at(r, where)} was not read: its "
+                    f"attributes are computed ({shown(attrs_node)})",
                     attrs_node,
                 )
                 continue
             for k, value_node in entries:
                 api = _ATTRIBUTES.get(key(k))
                 if api is not None:
-                    attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
+                    attributes[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
         for k, value_node in fields.get("entries", ()):  # Java v1: addAttributesEntry(K, V)
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
-                attributes[api] = (_attribute(f, api, value_node, known), r.loc(value_node))
+                attributes[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
+        loc = r.loc(where)
+        if (
+            name is None
+        ):  # known only at run time: the queue declared at this call (created_queues.unnamed_id)
+            qid = created_queues.unnamed_id(loc)
+            if qid in seen:
+                continue
+            q, _ = created_queues.code_queue(None, loc, attributes)
+            q.locations["name"] = r.loc(name_node)
+            seen.add(qid)
+            r.result.queues.append(q)
+            created.append((entry["site"], qid, attributes))
+            unnamed.append((name_node, qid))
+            continue
         if name in seen:
             continue
-        loc = r.loc(where)
         q, _ = created_queues.code_queue(name, loc, attributes)
         if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
             # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
@@ -147,10 +181,23 @@ def read(f: File, r: Reader) -> None:
         seen.add(name)
         r.result.queues.append(q)
         created.append((entry["site"], name, attributes))
+    for i in instances:
+        if i["id"] in seen:
+            continue
+        q = _instance_queue(f, r, i, known)
+        if q is None:
+            continue
+        seen.add(q.id)
+        r.result.queues.append(q)
+        created.append((i["call"], q.id, {}))
+        if q.name is None and i["name_file"] is f:
+            unnamed.append((i["name_node"], q.id))
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
-        _set_sites(f, r, created)
+        _set_sites(f, r, created, known)
     _link_created_dlqs(r)
+    if r.computed_queues and created:
+        _link_by_binding(f, r, unnamed, created)
 
 
 # ------------------------------------------------------------------------------------- SetQueueAttributes
@@ -168,7 +215,7 @@ MAX_SET_SITES = 50  # SetQueueAttributes calls read in one file
 _URL_KEYS = {"queueurl"}
 
 
-def _set_sites(f: File, r: Reader, created: list) -> None:
+def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
     from visguard.linter import created_queues
 
     changes: dict[str, dict] = {}
@@ -189,6 +236,7 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
         else:
             candidates = node.named_children if f.lang.name == "go" else [node]
             fields = next((e for e in (_entries(f, c) for c in candidates) if e), None) or []
+            fields = [(k, v) for k, v in fields if not isinstance(v, Unsure)]
             url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
             attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
             entries = _entries(f, attrs) if attrs is not None else None
@@ -198,8 +246,8 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
             api = _ATTRIBUTES.get(key(k))
             if api is not None:
                 written[api] = (
-                    _attribute(f, api, value_node, [(site, n) for site, n, _ in created]),
-                    r.loc(value_node),
+                    _attribute(f, api, value_node, known),
+                    r.loc(_node(value_node)),
                 )
         if not written:  # computed (or built up after it is bound): the policy may be among them
             if entries:  # a literal map that sets nothing visguard reads
@@ -229,7 +277,8 @@ def _set_sites(f: File, r: Reader, created: list) -> None:
     for _, name, attributes in created:
         if name in changes and name in by_name:
             old = r.result.queues[by_name[name]]
-            q, _ = created_queues.code_queue(name, old.location, {**attributes, **changes[name]})
+            q, _ = created_queues.code_queue(old.name, old.location, {**attributes, **changes[name]})
+            q.locations["name"] = old.locations.get("name", old.location)
             r.result.queues[by_name[name]] = q
 
 
@@ -245,7 +294,7 @@ def _target(f: File, url, created: list) -> str | None:
                 return name
         if node.type not in f.lang.names:
             break
-        bound, _ = f.resolve(node)
+        bound = _bound_once(f, node)
         if bound is None:
             break
         node = bound
@@ -278,18 +327,30 @@ def _at(r: Reader, node) -> str:
     return f"{loc.file}:{loc.line}"
 
 
+def _node(v):
+    """The syntax node of an entry's value (an :class:`Unsure` entry's write)."""
+    return v.node if isinstance(v, Unsure) else v
+
+
 def _attribute(f: File, api: str, node, known=()):
     """An attribute's value: a number, a string, a bool, a dict (a RedrivePolicy the code writes as a map), or
     ``<computed: ...>`` (a RedrivePolicy: the policy with its literal maxReceiveCount, when one is written, and
     its dead-letter queue when the policy's expression reaches exactly one create call of this file: the ARN
     GetQueueAttributes gives for the URL that create returned, :func:`_created_in`)."""
+    if isinstance(node, Unsure):  # written in a branch: it may or may not be set (so nothing is judged)
+        return f"<computed: {node.why}>"
     v = evaluate(node, f)
     if v.kind == "env" and v.default is not None:
         v = v.default
     if v.kind in ("int", "str", "bool"):
         return v.value
     if api == "RedrivePolicy":
-        m = _COUNT.search(text(node)[:2000])
+        m, n = _COUNT.search(text(node)[:2000]), node
+        for _ in range(MAX_FOLLOW):  # ``redrive = {...}.to_json`` bound before: its literal count
+            n = _bound_once(f, n) if m is None and n is not None else None
+            if n is None:
+                break
+            m = _COUNT.search(text(n)[:2000])
         dlq = _created_in(f, node, known) if known else None
         return {
             "deadLetterTargetArn": f"{_CREATED}{dlq}" if dlq else None,
@@ -302,16 +363,21 @@ _CREATED = "\x00created:"  # a dead-letter target that is a queue this file crea
 MAX_WALK = 400  # nodes looked at when following a policy's expression to the create calls it reaches
 
 
-def _known_sites(f: File, sites: dict) -> list:
+def _known_sites(f: File, r: Reader, sites: dict) -> list:
+    """(create site, queue id, the name's expression) of each create call of ``f`` that is a queue of it."""
+    from visguard.linter import created_queues
+
     out = []
     for _, entry in sorted(sites.items()):
-        fields, _ = _request(f, entry)
+        fields, where = _request(f, entry)
         node = fields.get("name") if fields else None
         v = evaluate(node, f) if node is not None else None
         if v is not None and v.kind == "env" and v.default is not None:
             v = v.default
         if v is not None and v.kind == "str" and v.value.strip():
-            out.append((entry["site"], v.value.strip()))
+            out.append((entry["site"], v.value.strip(), node))
+        elif v is not None and v.kind not in ("env", "none", "str") and entry.get("name") is not node:
+            out.append((entry["site"], created_queues.unnamed_id(r.loc(where)), node))
     return out
 
 
@@ -323,6 +389,7 @@ def _created_in(f: File, node, known) -> str | None:
     MAX_FOLLOW deep."""
     found: set[str] = set()
     todo, seen, walked = [(node, 0)], set(), 0
+    names: dict | None = None  # a create's name expression's binding -> its queue ids (GetQueueUrl of it)
     while todo and walked < MAX_WALK:
         n, depth = todo.pop()
         key = (n.start_byte, n.end_byte)
@@ -331,8 +398,27 @@ def _created_in(f: File, node, known) -> str | None:
         seen.add(key)
         walked += 1
         found.update(
-            name for site, name in known if n.start_byte <= site.start_byte and site.end_byte <= n.end_byte
+            name
+            for site, name, *_ in known
+            if n.start_byte <= site.start_byte and site.end_byte <= n.end_byte
         )
+        if n.type in ("pair", "keyword_argument") and f.parent(n) is not None:
+            # ``get_queue_url(queue_name: dlq_name)``: the queue a create of this file made from that name
+            k = n.child_by_field_name("key") or n.child_by_field_name("name")
+            value = n.child_by_field_name("value")
+            if k is not None and value is not None and _key(f, k) in _NAME_KEYS:
+                if names is None:
+                    names = {}
+                    for _, qid, expr in known:
+                        names.setdefault(identity(f, expr) or ("text", text(expr)), set()).add(qid)
+                v = evaluate(value, f)
+                ident = ("literal", v.value.strip()) if v.kind == "str" else identity(f, value)
+                hit = names.get(ident) if ident is not None and ident[0] != "literal" else None
+                if ident is not None and ident[0] == "literal":
+                    hit = {qid for _, qid, _ in known if qid == ident[1]}
+                if hit:
+                    found.update(hit)
+                    continue
         bound = _bound_once(f, n) if depth < MAX_FOLLOW else None
         if bound is not None:
             todo.append((bound, depth + 1))
@@ -345,7 +431,11 @@ def _bound_once(f: File, node):
     """The expression the name at ``node`` is bound to once in this file, or None (not a name, a parameter, bound
     twice). JavaScript's names are its scopes' (javascript._Scopes: one declaration, never assigned again)."""
     if node.type in f.lang.names:
-        return f.resolve(node)[0]
+        bound = f.resolve(node)[0]
+        if bound is None:
+            let = _let(f, node)
+            return let[1] if let is not None else None
+        return bound
     if node.type == "identifier" and f.lang.name in ("javascript", "typescript", "tsx"):
         from .javascript import _js, _strip
 
@@ -453,6 +543,8 @@ def _fields(f: File, node, depth: int = 0) -> dict | None:
     out: dict = {}
     for k, v in entries:
         k = key(k)
+        if isinstance(v, Unsure):
+            continue  # a field a branch may write: not read (a name not known is no queue)
         if k in _NAME_KEYS:
             out.setdefault("name", v)
         elif k in _ATTRIBUTE_KEYS:
@@ -484,8 +576,11 @@ def _entries(f: File, node, depth: int = 0) -> list[tuple[str, object]] | None:
         body = node.child_by_field_name("body")
         return _entries(f, body, depth) if body is not None else None
     if t in f.lang.names:
-        bound, _ = f.resolve(node)
-        return _entries(f, bound, depth + 1) if bound is not None else None
+        bound, where = f.resolve(node)
+        if bound is None:
+            return None
+        entries = _entries(f, bound, depth + 1)
+        return _written_after(f, node, where, entries) if entries is not None else None
     out: list[tuple[str, object]] = []
     for child in node.named_children[:MAX_FIELDS]:
         pair = _pair(f, child)
@@ -705,3 +800,556 @@ def _inserts(f: File, name: str) -> list:
         if len(kids) == 2:
             out.append((_key_text(f, kids[0]), kids[1]))
     return out
+
+
+# ------------------------------------------------------------------------------- a map built up after it is bound
+# ``attributes = {"VisibilityTimeout": "30"}`` then ``attributes["RedrivePolicy"] = policy`` (Ruby also
+# ``attributes[:k] = v``, ``.merge!(..)``, ``.update(..)``, ``.store(k, v)``; Python ``.update(..)``,
+# ``.setdefault(k, v)``), then the map passed to a create or SetQueueAttributes call: the map's entries are the
+# literal's and those writes. A write is followed only while it is sound:
+# - a write that is a statement of the very block the map is bound in, between the binding and the use (in the
+#   order written), is applied; after the use it does not matter (when the use is in the binding's function);
+# - a write of a literal key anywhere else (inside a branch, a loop, a block, another method) makes that key's value
+#   not known (``<computed: ...>``: no rule judges it, a RedrivePolicy's target is not known);
+# - any other use of the map (passed to a method not known to only read it, aliased, a write whose key is computed,
+#   ``||=``) makes the whole map not known, as a map visguard cannot read.
+MAX_USES = 200  # occurrences of a map's name looked at; more: the map is not known
+_REPEATS = {  # what may run its body again: loops, blocks (Ruby ``each do``, ``{ }``), comprehensions
+    "for_statement", "while_statement", "for", "while", "until", "do_block", "block", "list_comprehension",
+    "dictionary_comprehension", "set_comprehension", "generator_expression", "lambda",
+}  # fmt: skip
+
+
+class Unsure:
+    """An entry whose value is not known (a write of its key in a branch): ``node`` is where it is written."""
+
+    __slots__ = ("node", "why")
+
+    def __init__(self, node, why: str):
+        self.node, self.why = node, why
+
+
+# per language: the subscript node (its object field), the method-call shape, and the methods of a map
+_SHAPES = {
+    "ruby": {
+        "subscript": ("element_reference", "object"),
+        "reads": {"[]", "fetch", "key?", "has_key?", "include?", "to_json", "to_h", "to_a", "to_s", "inspect",
+                  "dup", "clone", "merge", "each", "each_pair", "map", "keys", "values", "any?", "empty?", "size",
+                  "length", "count", "dig", "select", "reject", "transform_keys", "transform_values", "frozen?",
+                  "freeze", "slice", "except"},
+        "set": {"store"},
+        "merge": {"merge!", "update"},
+        "delete": {"delete"},
+        "clear": {"clear"},
+    },
+    "python": {
+        "subscript": ("subscript", "value"),
+        "reads": {"get", "copy", "items", "keys", "values", "__contains__"},
+        "set": set(),
+        "setdefault": {"setdefault"},
+        "merge": {"update"},
+        "delete": {"pop"},
+        "clear": {"clear"},
+    },
+}  # fmt: skip
+
+
+def _block(f: File, stmt):
+    """The statement list ``stmt`` is a statement of (Python's ``expression_statement`` seen through)."""
+    up = f.parent(stmt)
+    if up is not None and up.type == "expression_statement":
+        up = f.parent(up)
+    return up
+
+
+def _same(a, b) -> bool:
+    return (
+        a is not None
+        and b is not None
+        and (a.start_byte, a.end_byte, a.type) == (b.start_byte, b.end_byte, b.type)
+    )
+
+
+def _written_after(f: File, use, where, entries: list):
+    """``entries`` of the map bound at ``where`` (the name's node at its binding) as they are at ``use``, with the
+    writes of the name between (see above); None when the map is not known there."""
+    shapes = _SHAPES.get(f.lang.name)
+    if shapes is None or where is None or not hasattr(where, "start_byte"):
+        return entries
+    binding = f.parent(where)
+    home = _block(f, binding) if binding is not None else None
+    if home is None:
+        return entries
+    from .engine import _FUNCTIONS, _around
+
+    fns = _around(f, binding, _FUNCTIONS), _around(f, use, _FUNCTIONS)
+    same_fn = fns == (None, None) or _same(*fns)
+    # a use inside a loop (or a block) the binding is not in runs again after the writes that follow it there
+    end, n = use.start_byte, f.parent(use)
+    for _ in range(64):
+        if n is None:
+            break
+        if n.type in _REPEATS and not (n.start_byte <= binding.start_byte < n.end_byte):
+            end = max(end, n.end_byte)
+        n = f.parent(n)
+    name = text(where).encode()
+    pattern = re.compile(rb"(?<![\w$@:])" + re.escape(name) + rb"(?![\w?!])")
+    out = list(entries)
+    uses = 0
+    for m in pattern.finditer(f.data, binding.end_byte):
+        if m.start() >= end and same_fn:
+            break
+        if use.start_byte <= m.start() < use.end_byte:
+            continue
+        occ = f.root.descendant_for_byte_range(m.start(), m.end())
+        if occ is None or (occ.start_byte, occ.end_byte) != m.span() or occ.type not in f.lang.names:
+            continue  # in a string, a comment, a symbol, a longer name
+        uses += 1
+        if uses > MAX_USES:
+            return None
+        what = _write(f, occ, shapes)
+        if what is None:
+            continue  # a read
+        kind, stmt, k, v = what
+        if kind == "unknown":
+            return None
+        straight = m.start() < use.start_byte and _same(_block(f, stmt), home)
+        keys = None
+        if kind in ("set", "setdefault", "delete"):
+            if k is None or k.type not in (*f.lang.strings, "simple_symbol"):
+                return None  # a key the code computes: any entry may be it
+            keys = [(_key_text(f, k).lstrip(":"), v)]
+        elif kind == "merge":
+            keys = _entries(f, k)
+            if keys is None:
+                return None
+        if not straight:  # in a branch, a loop, another method: what it writes may or may not be there
+            why = f"written at line {stmt.start_point[0] + 1}"
+            for kt, _ in keys or [("*", None)]:
+                if kind == "clear":
+                    return None
+                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, Unsure(stmt, why))]
+            continue
+        if kind == "clear":
+            out = []
+            continue
+        for kt, vt in keys:
+            present = any(key(a) == key(kt) for a, _ in out)
+            if kind == "setdefault" and present:
+                continue
+            out = [(a, b) for a, b in out if key(a) != key(kt)]
+            if kind != "delete":
+                out.append((kt, vt))
+    return out[:MAX_FIELDS]
+
+
+_NOT_THE_NAME = {"call": ("method",), "attribute": ("attribute",), "keyword_argument": ("name",)}
+
+
+def _write(f: File, occ, shapes: dict):
+    """What the occurrence ``occ`` of a map's name does to it: None (a read), or (kind, its statement, key or
+    argument node, value node): ``set``, ``setdefault``, ``merge``, ``delete``, ``clear``, or ``unknown``."""
+    up = f.parent(occ)
+    if up is None:
+        return ("unknown", occ, None, None)
+    for field in _NOT_THE_NAME.get(up.type, ()):
+        if _same(up.child_by_field_name(field), occ):
+            return None  # ``x.attributes``, ``attributes=v``: a method or keyword of that name, not the map
+    sub, obj_field = shapes["subscript"]
+    if up.type == sub and _same(up.child_by_field_name(obj_field), occ):
+        top = f.parent(up)
+        kids = [k for k in up.named_children if not _same(k, occ) and k.type != "comment"]
+        index = up.child_by_field_name("subscript") or (kids[0] if len(kids) == 1 else None)
+        if (
+            top is not None
+            and top.type in ("assignment", "operator_assignment", "augmented_assignment")
+            and _same(top.child_by_field_name("left"), up)
+        ):
+            if top.type != "assignment":
+                return ("unknown", top, None, None)  # ||=, +=: not followed
+            return ("set", top, index, top.child_by_field_name("right"))
+        if top is not None and top.type == "delete_statement":
+            return ("delete", top, index, None)
+        return None  # x['K']: a read
+    call, method = None, None
+    if f.lang.name == "ruby" and up.type == "call" and _same(up.child_by_field_name("receiver"), occ):
+        call, method = up, text(up.child_by_field_name("method"))
+    elif up.type == "attribute" and _same(up.child_by_field_name("object"), occ):
+        top = f.parent(up)
+        if top is not None and top.type == "call" and _same(top.child_by_field_name("function"), up):
+            call, method = top, text(up.child_by_field_name("attribute"))
+        else:
+            return ("unknown", up, None, None)
+    if call is None:
+        if up.type in (
+            "interpolation",
+            "string",
+            "binary",
+            "comparison_operator",
+            "boolean_operator",
+            "unary",
+        ):
+            return None  # read in a string or a test
+        return ("unknown", up, None, None)  # passed to a method, aliased, returned: anything may write it
+    if method in shapes["reads"]:
+        return None
+    args = call.child_by_field_name("arguments")
+    kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+    if method in shapes["merge"]:
+        if len(kids) == 1 and kids[0].type in ("hash", "dictionary"):
+            return ("merge", call, kids[0], None)
+        if kids and all(k.type in ("pair", "keyword_argument") for k in kids):
+            return ("merge", call, args, None)
+        return ("unknown", call, None, None)
+    if method in shapes["set"] | shapes.get("setdefault", set()) and len(kids) == 2:
+        return ("setdefault" if method in shapes.get("setdefault", ()) else "set", call, kids[0], kids[1])
+    if method in shapes["delete"] and len(kids) == 1:
+        return ("delete", call, kids[0], None)
+    if method in shapes["clear"] and not kids:
+        return ("clear", call, None, None)
+    return ("unknown", call, None, None)
+
+
+# ----------------------------------------------------------------------------- queues whose name is not known
+# ``queue = "test-#{SecureRandom.uuid}"`` then ``create_queue(queue_name: queue)``: the queue is declared at the
+# call (created_queues.unnamed_id). Nothing joins it by a name; a reference of this file reaches it only through
+# the very binding its name is (the same name bound once, or the same parameter of the same function): a consumer
+# whose queue is that expression (``Shoryuken.add_queue(queue, 1, 'default')``), a GetQueueUrl of that name.
+
+
+def identity(f: File, node):
+    """What ``node`` (a queue's name as written) is bound to, compared between two places of ``f``: ("bound", its
+    binding's place) for a name bound once (or the one assignment that reaches it), ("param", the parameter, its
+    function) for a parameter; None for anything else (a literal, a call, a computed string: not one binding)."""
+    if node is None or node.type not in f.lang.names:
+        return None
+    k = f.key(node)
+    if f.is_param(k, node.start_byte):
+        from .engine import _FUNCTIONS, _around
+
+        fn = _around(f, node, _FUNCTIONS)
+        return ("param", k, fn.start_byte) if fn is not None else None
+    right, where = f.resolve(node)
+    if right is None or not hasattr(where, "start_byte"):
+        let = _let(f, node)
+        return ("let", k, let[0].start_byte) if let is not None else None
+    return ("bound", k, where.start_byte)
+
+
+_LETS = {
+    "let",
+    "let!",
+}  # RSpec: ``let(:queue) { "test-#{SecureRandom.hex}" }`` defines ``queue`` for each example
+
+
+def _let(f: File, node):
+    """(the ``let`` call, its block's value) that the bare name at ``node`` is in a Ruby file with exactly one
+    ``let(:name)`` (or ``let!``) of that name; else None (two may be of two example groups: never a guess)."""
+    if f.lang.name != "ruby" or node.type != "identifier" or f.parent(node) is None:
+        return None
+    up = f.parent(node)
+    if up.type == "call" and not _same(up.child_by_field_name("receiver"), node):
+        return None  # x.queue, queue(1): a method call, not the bare name
+    name = text(node).encode()
+    found = []
+    for m in re.finditer(rb"\blet!?\s*\(\s*:" + re.escape(name) + rb"(?![\w?!])", f.data):
+        token = f.root.descendant_for_byte_range(m.start(), m.start() + 3)
+        call = f.parent(token) if token is not None else None
+        if call is None or call.type != "call" or text(call.child_by_field_name("method")) not in _LETS:
+            continue
+        block = call.child_by_field_name("block")
+        body = block.child_by_field_name("body") if block is not None else None
+        kids = [k for k in body.named_children if k.type != "comment"] if body is not None else []
+        if not kids:
+            return None
+        found.append((call, kids[-1]))
+        if len(found) > 1:
+            return None
+    return found[0] if found else None
+
+
+def _link_by_binding(f: File, r: Reader, unnamed: list, created: list) -> None:
+    """Each consumer of ``f`` whose queue expression is not known reads a queue this file creates when that
+    expression is the binding an unnamed create's name is, or the URL a create call returned (through names bound
+    once: ``url = create_queue(...)["QueueUrl"]``, :func:`_target`); its note that the queue is computed is
+    dropped. Two candidates: none is picked."""
+    from .engine import QueueRef
+
+    by = {}
+    for node, qid in unnamed:
+        ident = identity(f, node)
+        if ident is not None:
+            by.setdefault(ident, set()).add(qid)
+    for c, node, notes in r.computed_queues:
+        if c.queue_ref is not None:
+            continue
+        ident = identity(f, node)
+        qids = set(by.get(ident, ())) if ident is not None else set()
+        made = _target(f, node, created)
+        if made is not None:
+            qids.add(made)
+        if len(qids) != 1:
+            continue  # two creates of one binding: which one it reads is not said (never a guess)
+        r.link(c, QueueRef("id", qids.pop(), r.loc(node)))
+        r.result.notes = [n for n in r.result.notes if all(n is not x for x in notes)]
+
+
+def _key(f: File, node) -> str:
+    """A pair's or keyword argument's key as compared (:func:`key` of its text)."""
+    return key(_key_text(f, node).lstrip(":"))
+
+
+# ------------------------------------------------------------------ a helper that creates the queue it is given
+# ``def create_test_queue(name, attributes: {}) sqs.create_queue(queue_name: name, attributes: attributes) end``
+# (a file of the package, often a test helper), called as ``create_test_queue(dlq_name)``: each call of it is a
+# queue created at the helper's create call, with the name and attributes that call passes (a parameter's default
+# when it passes none). The queue is read in the calling file (its consumers, its dead-letter queue are there):
+# located at the helper's create call (one declaration: the findings of its queues are one per rule there,
+# ``linter.api``), its name and attributes at the call (where they are given, and where a missing one is written:
+# ``locations["attributes"]``). A call with a splat, or more arguments than the method takes, is not read.
+MAX_HELPERS = 20  # helper methods taken from the package
+MAX_HELPER_CALLS = 200  # calls of helpers read in one file
+_DEFS = {  # language -> (function node, its parameter kinds: positional, keyword (name, default field))
+    "ruby": ("method", {"identifier": "pos", "optional_parameter": "pos", "keyword_parameter": "kw"}),
+    "python": ("function_definition", {"identifier": "pos", "default_parameter": "pos", "typed_parameter": "pos",
+                                       "typed_default_parameter": "pos"}),
+}  # fmt: skip
+
+
+def helpers(h: File) -> list[dict]:
+    """The methods of ``h`` whose body makes a create call whose queue name is one of their parameters:
+    {"name", "params": [(key, "pos"|"kw", default node or None)], "file", "site", "fields"}."""
+    shape = _DEFS.get(h.lang.name)
+    if shape is None or _SQS.search(h.data) is None:
+        return []
+    from .engine import _FUNCTIONS, _around
+
+    out = []
+    for _, caps in h.matches:
+        for token in caps.get("create.call", ()):
+            entry = _call_site(h, token)
+            if entry is None:
+                continue
+            fields, _ = _request(h, entry)
+            name = fields.get("name") if fields else None
+            if name is None or name.type not in h.lang.names:
+                continue
+            fn = _around(h, entry["site"], _FUNCTIONS)
+            if fn is None or fn.type != shape[0] or _around(h, fn, _FUNCTIONS) is not None:
+                continue  # a method of a method, a block: not one called by its name
+            params = []
+            plist = fn.child_by_field_name("parameters")
+            for p in plist.named_children if plist is not None else ():
+                kind = shape[1].get(p.type)
+                if kind is None:
+                    params = None  # a splat, a block parameter: its calls are not read
+                    break
+                pname = (
+                    p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
+                )
+                params.append((text(pname), kind, p.child_by_field_name("value")))
+            if not params or text(name) not in [k for k, _, _ in params]:
+                continue
+            if h.lang.name == "python" and params[0][0] in ("self", "cls"):
+                continue  # a method called on an object: not by its name alone
+            out.append({
+                "name": text(fn.child_by_field_name("name")), "params": params, "file": h,
+                "site": entry["site"], "fields": fields,
+            })  # fmt: skip
+            if len(out) >= MAX_HELPERS:
+                return out
+    return out
+
+
+def _package_helpers(f: File) -> list[dict]:
+    """The helpers of ``f`` itself and of the other files of its package that create queues."""
+    from .engine import FLOW
+
+    found = helpers(f)
+    if FLOW.offered and f.path is not None:
+        for g in FLOW.files_with(f, ("create_queue",)):
+            found += helpers(g)
+            if len(found) >= MAX_HELPERS:
+                break
+    return found[:MAX_HELPERS]
+
+
+def _helper_calls(f: File, found: list[dict]) -> list[dict]:
+    """Each call in ``f`` of a helper of ``found`` by its name (not the helper's own create call): {"helper",
+    "call", "args": {param: (node, the File it is of)}}."""
+    out = []
+    for helper in found:
+        pattern = re.compile(rb"(?<![\w.:@$])" + re.escape(helper["name"].encode()) + rb"(?![\w?!])")
+        for m in pattern.finditer(f.data):
+            if len(out) >= MAX_HELPER_CALLS:
+                return out
+            token = f.root.descendant_for_byte_range(m.start(), m.end())
+            if token is None or (token.start_byte, token.end_byte) != m.span():
+                continue
+            call = f.parent(token)
+            if call is None or call.type != "call":
+                continue
+            if f.lang.name == "ruby":
+                if call.child_by_field_name("receiver") is not None or not _same(
+                    call.child_by_field_name("method"), token
+                ):
+                    continue
+            elif not _same(call.child_by_field_name("function"), token):
+                continue
+            if (
+                helper["file"] is f
+                and helper["site"].start_byte >= call.start_byte
+                and (helper["site"].end_byte <= call.end_byte)
+            ):
+                continue
+            args = _bind_args(f, call, helper)
+            if args is not None:
+                out.append({"helper": helper, "call": call, "args": args})
+    return out
+
+
+def _bind_args(f: File, call, helper: dict) -> dict | None:
+    """{parameter: (node, File)}: what ``call`` passes each parameter, else its default (of the helper's file)."""
+    a = call.child_by_field_name("arguments")
+    kids = [k for k in a.named_children if k.type != "comment"] if a is not None else []
+    if len(kids) == 1 and kids[0].type == "hash" and any(kind == "kw" for _, kind, _ in helper["params"]):
+        kids = list(kids[0].named_children)  # Ruby: the keywords written as one hash
+    pos, kw = [], {}
+    for k in kids:
+        if k.type in ("pair", "keyword_argument"):
+            key_node = k.child_by_field_name("key") or k.child_by_field_name("name")
+            kw[_key_text(f, key_node).strip(":")] = k.child_by_field_name("value")
+        elif k.type in ("splat_argument", "hash_splat_argument", "list_splat", "dictionary_splat",
+                        "block_argument"):  # fmt: skip
+            return None
+        else:
+            pos.append(k)
+    params = helper["params"]
+    positional = [p for p in params if p[1] == "pos"]
+    if len(pos) > len(positional):
+        return None  # another method of that name
+    out = {}
+    for i, (k, _kind, default) in enumerate(positional):
+        if i < len(pos):
+            out[k] = (pos[i], f)
+        elif k in kw and f.lang.name == "python":
+            out[k] = (kw.pop(k), f)
+        elif default is not None:
+            out[k] = (default, helper["file"])
+    for k, kind, default in params:
+        if kind != "kw":
+            continue
+        if k in kw:
+            out[k] = (kw.pop(k), f)
+        elif default is not None:
+            out[k] = (default, helper["file"])
+    if kw:
+        return None  # a keyword the method does not take: another method
+    return out
+
+
+def _helper_location(h: File, node):
+    from visguard.linter.model import Location
+
+    row, col = node.start_point
+    return Location(h.path or "<code>", line=row + 1, column=col + 1)
+
+
+_HELPERS: dict = {}  # (run, project folder, ending, a test's) -> the package's helpers (read once per run)
+
+
+def _instances(f: File, r: Reader) -> list[dict]:
+    """The calls of ``f`` of the package's helpers, each with what it passes: {"call", "helper", "id", "name",
+    "name_node", "name_file", "attrs": (node, File) or None}."""
+    import os
+
+    from visguard.linter import created_queues
+
+    from .engine import FLOW, is_test
+
+    if f.lang.name not in _DEFS:
+        return []
+    if FLOW.offered and f.path is not None:
+        k = (FLOW.run, FLOW.root(f.path), os.path.splitext(f.path)[1], is_test(f.path))
+        found = _HELPERS.get(k)
+        if found is None:
+            if len(_HELPERS) > 64:
+                _HELPERS.clear()
+            found = _HELPERS[k] = _package_helpers(f)
+        found = [h for h in found if h["file"].path != f.path] + helpers(f)
+    else:
+        found = helpers(f)
+    if not found:
+        return []
+    out = []
+    for hc in _helper_calls(f, found):
+        helper, args = hc["helper"], hc["args"]
+        h, fields = helper["file"], helper["fields"]
+        params = {k for k, _, _ in helper["params"]}
+        got = args.get(text(fields["name"]))
+        if got is None:
+            continue
+        name_node, name_file = got
+        attrs = fields.get("attributes")
+        if attrs is not None and attrs.type in h.lang.names and text(attrs) in params:
+            attrs = args.get(text(attrs))
+            if attrs is None:
+                continue  # a required parameter not passed: another method
+        elif attrs is not None:
+            attrs = (attrs, h)
+        v = evaluate(name_node, name_file)
+        if v.kind == "env" and v.default is not None:
+            v = v.default
+        if v.kind in ("env", "none") or (v.kind == "str" and not v.value.strip()):
+            continue
+        name = v.value.strip() if v.kind == "str" else None
+        qid = name if name is not None else created_queues.unnamed_id(r.loc(hc["call"]))
+        out.append({
+            "call": hc["call"], "helper": helper, "id": qid, "name": name, "name_node": name_node,
+            "name_file": name_file, "attrs": attrs,
+        })  # fmt: skip
+    return out
+
+
+def _instance_queue(f: File, r: Reader, i: dict, known: list):
+    """The queue a call of a helper creates (see above), or None (a note) when its attributes are not read."""
+    from visguard.linter import created_queues
+
+    helper, call = i["helper"], i["call"]
+    h = helper["file"]
+    at = r.loc(call)
+
+    def loc(node, g):
+        return r.loc(node) if g is f else _helper_location(g, node)
+
+    attributes = {}
+    if i["attrs"] is not None:
+        node, g = i["attrs"]
+        entries = _entries(g, node)
+        if entries is None:
+            _note(
+                r,
+                f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
+                f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
+                call,
+            )
+            return None
+        for k, value_node in entries:
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                attributes[api] = (
+                    _attribute(g, api, value_node, known if g is f else ()),
+                    loc(_node(value_node), g),
+                )
+    site = _helper_location(h, helper["site"])
+    q, _ = created_queues.code_queue(
+        i["name"], site, attributes, by=f"{helper['name']}, called at {at.file}:{at.line}"
+    )
+    q.id = i["id"]
+    q.locations["name"] = loc(i["name_node"], i["name_file"])
+    given = i["attrs"] is not None and i["attrs"][1] is f
+    given = (
+        given and call.start_byte <= i["attrs"][0].start_byte < call.end_byte
+    )  # not the parameter's default
+    q.locations["attributes"] = r.loc(i["attrs"][0]) if given else at  # where they are, or would be, written
+    return q

@@ -1613,6 +1613,9 @@ class Reader:
         self._ids: set[str] = set()
         self._noted: set[tuple] = set()
         self._lines: list[bytes] | None = None  # the file's lines, for the annotations (Reader.annotation)
+        # (consumer, the expression of its queue, the notes that say it is computed) of each consumer whose queue
+        # is not known: a queue the file creates from the same binding may be it (creates.py)
+        self.computed_queues: list[tuple] = []
 
     def at(self, v: Value | None, node) -> Location:
         """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
@@ -1804,11 +1807,14 @@ class Reader:
                 c.locations["queue_pattern"] = self.loc(v.node)
             if not self.annotated(c, "queue"):
                 why = "it is not given (None)" if v.kind == "none" else v.why or shown(v.node)
+                before = len(self.result.notes)
                 self.note(
                     f"{what}: the queue is computed ({why}), not joined; "
                     f"{self.hint('queue', '<name or URL>')}",
                     v.node,
                 )
+                if getattr(v, "file", None) is None:  # an expression of this file
+                    self.computed_queues.append((c, v.node, self.result.notes[before:]))
             return
         if ref is not None:
             self.link(c, ref)

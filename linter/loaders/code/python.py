@@ -1491,12 +1491,16 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
                 c.settings["queue_pattern"] = v.pattern
                 c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
             why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
+            before = len(r.result.notes)
             r.note(
                 f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
                 f"{r.hint('queue', '<name or URL>')}",
                 kw["QueueUrl"],
                 c.id,
             )
+            value = kw["QueueUrl"].child_by_field_name("value")
+            if value is not None:  # a queue the file creates may be it (creates.py)
+                r.computed_queues.append((c, value, r.result.notes[before:]))
         vt = kw.get("VisibilityTimeout")
         if vt is not None:
             v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")

@@ -7,6 +7,9 @@ a query cannot say.
   and ``Aws::SQS::QueuePoller.new(url)`` with its ``poll(visibility_timeout: N, ...)`` options: one consumer per
   receive or poller (platform ``sdk``); ``heartbeat`` True when the file changes visibility
   (``change_message_visibility(_batch)``, the poller's ``change_message_visibility_timeout``), else False.
+- ``Shoryuken.add_queue(queue, weight, group)`` (platform ``shoryuken``, ``heartbeat`` not known: the worker
+  registered for it decides): a consumer of that queue when it is known (a literal, or a queue the file creates from
+  the same binding: ``creates.identity``), else nothing (the file's workers already say what is not known).
 - Shoryuken ``shoryuken_options queue: 'name', auto_visibility_timeout: true, retry_intervals: [..], batch:``
   (platform ``shoryuken``): ``heartbeat`` True with ``auto_visibility_timeout: true`` (not for batch workers,
   which Shoryuken does not extend), else False; ``retry_intervals`` -> ``settings["delays"]``;
@@ -78,12 +81,19 @@ RUBY = Language(
 
 
 def read(path: str, data: bytes) -> CodeResult:
-    f = File(RUBY, data)
+    f = File(RUBY, data, path=path)
     r = Reader(path, "ruby", data, RUBY)
-    sdk, pollers, polls = [], {}, []
+    sdk, pollers, polls, launchers = [], {}, [], []
     for site, platform, args, var in f.sites():
         if platform == "poll":
             polls.append((site, args))
+        elif platform == "launcher":  # Shoryuken.add_queue(queue, weight, group)
+            c = r.consumer(site, "shoryuken", heartbeat=None)
+            c.locations["queue_ref"] = c.location
+            before = len(r.result.notes)
+            for _field, node in args[:1]:
+                r.queue(c, evaluate(node, f), "Shoryuken.add_queue")
+            launchers.append((c, r.result.notes[before:]))
         elif platform == "shoryuken":
             _shoryuken(r, f, site, args)
         elif text(site.child_by_field_name("method")) == "new":  # Aws::SQS::QueuePoller.new(url, ...)
@@ -109,6 +119,10 @@ def read(path: str, data: bytes) -> CodeResult:
     for c in sdk:
         c.heartbeat = heartbeat
     creates.read(f, r)  # the queues the code creates (issue 35)
+    for c, notes in launchers:  # a queue registration says no more than the file's workers: kept when joined
+        if c.queue_ref is None:
+            r.result.consumers = [x for x in r.result.consumers if x is not c]
+            r.result.notes = [n for n in r.result.notes if all(n is not x for x in notes)]
     return r.finish()
 
 

@@ -1,5 +1,5 @@
 ; endings: .rb
-; markers: receive_message create_queue shoryuken Shoryuken QueuePoller
+; markers: receive_message create_queue shoryuken Shoryuken QueuePoller add_queue
 ; grammar: tree_sitter_ruby.language
 ;
 ; Where SQS consumers are in Ruby, for visguard's code engine (engine.py: the capture convention): aws-sdk-sqs
@@ -47,6 +47,11 @@
   arguments: (argument_list . (hash (pair key: (_) @key value: (_) @value)) .)
   (#eq? @_m "shoryuken_options")) @consumer.shoryuken
 (call method: (identifier) @_m (#eq? @_m "shoryuken_options")) @consumer.shoryuken
+
+; Shoryuken.add_queue(queue, weight, group): the launcher polls that queue (its worker registered elsewhere)
+(call receiver: [(constant) @_r (scope_resolution name: (constant) @_r)] method: (identifier) @_m
+  arguments: (argument_list . (_) @queue)
+  (#eq? @_r "Shoryuken") (#eq? @_m "add_queue")) @consumer.launcher
 
 ; the file changes a message's visibility (the SDK's calls, the poller's change_message_visibility_timeout)
 (call method: (identifier) @_hb
