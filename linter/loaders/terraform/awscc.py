@@ -101,6 +101,20 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
         },  # fmt: skip
     ),
 }
+RESOURCES.update(
+    {
+        "awscc_iam_role": (
+            "aws_iam_role",
+            {
+                "name": "role_name",
+                "inline_policy": "policies",
+                "managed_policy_arns": "managed_policy_arns",
+                "assume_role_policy": "assume_role_policy_document",
+            },
+        ),
+        "awscc_iam_role_policy": ("aws_iam_role_policy", {"role": "role_name", "policy": "policy_document"}),
+    }
+)
 # attributes a reference reads (``awscc_sqs_queue.q.queue_url``) -> the aws_* attribute the readers know
 QUEUE_URL_ATTRS = ("queue_url",)
 QUEUE_NAME_ATTRS = ("queue_name",)
@@ -125,6 +139,13 @@ def argument(rtype: str, arg: str) -> str | None:
 def normalize(r) -> None:
     """An awscc resource's values in the shapes the readers take: tags as a map, container definitions with
     ECS's JSON keys (their locations renamed alike)."""
+    policies = r.values.get("inline_policy")
+    if r.type == "aws_iam_role" and isinstance(policies, list):  # awscc_iam_role's policies attribute
+        r.values["inline_policy"] = [
+            {"name": p.get("policy_name"), "policy": p.get("policy_document")}
+            for p in policies
+            if isinstance(p, dict)
+        ]
     tags = r.values.get("tags")
     if isinstance(tags, list):
         r.values["tags"] = _tag_map(tags)

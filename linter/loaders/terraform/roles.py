@@ -1,0 +1,170 @@
+"""A Terraform role that is the consumer of a workload deployed elsewhere (issue 35 §5): which ``aws_iam_role`` /
+``awscc_iam_role`` blocks to read at all, and whether anything of the configuration uses the role.
+
+A root reads roles only for a task definition (``consumers.NEEDED_BY``). A role an ECS task or a Kubernetes pod
+may assume, granted receiving from a queue of the root and used by nothing of it, is also a consumer: the
+workload that assumes it is deployed by another tool (ecspresso, Copilot, a Helm chart) and consumes the queue.
+Deciding that costs nothing for a root without such a role: before anything is evaluated, the trust policy's
+text as written (:func:`may_be_workload`) must name one of :data:`WORKLOAD_TRUST`.
+
+"Used by nothing" cannot be known from the resources the loader evaluates (only the types of ``build.ARGS``):
+an ``aws_lambda_function.role``, an ``aws_iam_instance_profile.role`` or a ``depends_on`` are never evaluated.
+:func:`used` therefore reads the text of every file of the module instance that declares the role: any mention
+of the role's address (``aws_iam_role.worker``, with an index or an attribute after it), or of its name as a
+string (``"render"``, ``role/render"``), outside the role's own block, its outputs and the blocks that only
+bind it (:data:`BINDERS`) is a use. A mention in an output of a child module is followed to the caller: a
+mention there of that output (``module.roles.worker_arn``) is a use, one in the root's outputs is not (handed to
+the tool that deploys the workload). A module with a file that could not be read, a module call's argument, a
+local, a comment, ``moved`` / ``import`` blocks all count as a use: when unsure, no consumer.
+
+Binders: the policies and attachments of the role (they grant it; they deploy nothing), an EKS Pod Identity
+association and a Kubernetes service account (``kubernetes_service_account``'s IRSA annotation): they say which
+pods may assume the role, but the pods themselves are in manifests or charts visguard does not read with this
+root, so the role stays the consumer of a workload deployed elsewhere.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run time (start-up)
+if TYPE_CHECKING:
+    from .hcl import Block
+    from .scope import Scope
+
+ROLE_TYPES = ("aws_iam_role", "awscc_iam_role")
+# the trust argument, per role type
+TRUST_ARG = {"aws_iam_role": "assume_role_policy", "awscc_iam_role": "assume_role_policy_document"}
+# a trust policy naming one of these may be a workload's (consumers.role_platform decides on the value)
+WORKLOAD_TRUST = ("ecs-tasks.amazonaws.com", "pods.eks.amazonaws.com", "AssumeRoleWithWebIdentity")
+# resources that only grant the role or say who may assume it: not a use
+BINDERS = frozenset(
+    (
+        "aws_iam_role_policy",
+        "aws_iam_role_policy_attachment",
+        "aws_iam_policy_attachment",
+        "aws_iam_role_policies_exclusive",
+        "aws_iam_role_policy_attachments_exclusive",
+        "aws_eks_pod_identity_association",
+        "kubernetes_service_account",
+        "kubernetes_service_account_v1",
+        "awscc_iam_role_policy",
+        "awscc_eks_pod_identity_association",
+    )
+)
+_DOC = re.compile(r"data\.aws_iam_policy_document\.([A-Za-z_][\w-]*)")
+_USED, _OWN, _OUTPUT = "used", "own", "output"
+
+
+def text_of(attr) -> str:
+    """An argument as written (a JSON-syntax value: its JSON)."""
+    if attr.src is None:
+        return ""
+    expr = attr.expr
+    if hasattr(expr, "start_byte"):
+        return attr.src.slice(expr)
+    return json.dumps(getattr(expr, "value", None), default=str)
+
+
+def block_text(block: Block) -> str:
+    """A block's lines as written."""
+    if block.src is None or block.line is None:
+        return ""
+    lines = block.src.text.split("\n")
+    return "\n".join(lines[block.line - 1 : block.end_line or block.line])
+
+
+def may_be_workload(scope: Scope, block: Block, rtype: str) -> bool:
+    """Whether the trust policy of a role block, as written, names an ECS task, a pod (Pod Identity) or a web
+    identity (IRSA), directly or in the ``data "aws_iam_policy_document"`` it names: nothing is evaluated."""
+    attr = block.attrs.get(TRUST_ARG[rtype])
+    if attr is None:
+        return False
+    text = text_of(attr)
+    if any(w in text for w in WORKLOAD_TRUST):
+        return True
+    for name in _DOC.findall(text)[:4]:
+        doc = scope.mod.data.get(("aws_iam_policy_document", name))
+        if doc is not None and any(w in block_text(doc) for w in WORKLOAD_TRUST):
+            return True
+    return False
+
+
+def used(scope: Scope, block: Block, rtype: str, names: list[str]) -> bool:
+    """Whether anything of the configuration, other than the role's own block, its bindings and the root's
+    outputs, mentions the role (its address in ``scope``'s module, or one of its ``names`` as a string)."""
+    local = rf"{re.escape(rtype)}\.{re.escape(block.labels[1])}(?![\w-])"
+    pats = [rf"(?<![\w.\-]){local}"]
+    pats += [rf"(?:\"|role/){re.escape(n)}\"" for n in names if n]
+    rx = re.compile("|".join(pats))
+    outs = _mentions(scope, rx, block, None)
+    while outs is not None and outs and scope.parent is not None and scope.call is not None:
+        call = re.escape(scope.call.labels[0])
+        scope = scope.parent
+        outs = _mentions(scope, re.compile(rf"(?<![\w.\-])module\.{call}(?![\w-])"), None, outs)
+    return outs is None
+
+
+def _mentions(scope: Scope, rx, own: Block | None, outputs: set[str] | None) -> set[str] | None:
+    """The outputs of ``scope``'s module that mention ``rx`` (None: something else does, a use). With ``outputs``
+    (``rx`` is ``module.x``), a mention followed by an attribute not among them is about another output."""
+    mod = scope.mod
+    if mod.unread:
+        return None  # a file not read may use it
+    spans = _spans(mod)
+    found: set[str] = set()
+    for src in _sources(mod):
+        text = src.text
+        for m in rx.finditer(text):
+            if outputs is not None:
+                after = re.match(r"(?:\[[^\]\n]*\])*\.([A-Za-z_][\w-]*)", text[m.end() : m.end() + 200])
+                if after is not None and after.group(1) not in outputs:
+                    continue
+            line = text.count("\n", 0, m.start()) + 1
+            kind, name = _where(spans.get(id(src), ()), line, own)
+            if kind == _USED:
+                return None
+            if kind == _OUTPUT:
+                found.add(name)
+    return found
+
+
+def _sources(mod) -> list:
+    seen: dict[int, object] = {}
+    for b in getattr(mod, "blocks", ()):
+        if b.src is not None:
+            seen.setdefault(id(b.src), b.src)
+    return list(seen.values())
+
+
+def _spans(mod) -> dict[int, list]:
+    """Per file (its Source's id): (first line, last line, kind, name) of the outputs, binders and roles."""
+    cached = getattr(mod, "_role_spans", None)
+    if cached is not None:
+        return cached
+    out: dict[int, list] = {}
+    for b in getattr(mod, "blocks", ()):
+        if b.src is None or b.line is None:
+            continue
+        if b.type == "output" and b.labels:
+            kind = _OUTPUT
+        elif b.type == "resource" and len(b.labels) == 2 and b.labels[0] in BINDERS:
+            kind = _OWN
+        elif b.type == "resource" and len(b.labels) == 2 and b.labels[0] in ROLE_TYPES:
+            kind = b  # the role itself: its own block is no use of it
+        else:
+            continue
+        out.setdefault(id(b.src), []).append((b.line, b.end_line or b.line, kind, b.labels[0]))
+    mod._role_spans = out
+    return out
+
+
+def _where(spans, line: int, own) -> tuple[str, str | None]:
+    for first, last, kind, name in spans:
+        if first <= line <= last:
+            if kind == _OUTPUT:
+                return _OUTPUT, name
+            if kind == _OWN or kind is own:
+                return _OWN, None
+    return _USED, None
