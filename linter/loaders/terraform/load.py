@@ -375,6 +375,8 @@ class TerraformLoader(ModuleReader):
         for scope, block, rtype, base in self.deferred:
             if rtype not in roles.ROLE_TYPES or not roles.may_be_workload(scope, block, rtype):
                 continue
+            if roles.used(scope, block, rtype, []):
+                continue  # by its address: not evaluated for it
             if base not in read:
                 start = len(self.resources)
                 self.read_resource(scope, block, rtype, base)
