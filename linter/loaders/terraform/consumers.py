@@ -20,6 +20,11 @@ max_capacity), the task role's policies (``aws_iam_role`` inline_policy, ``aws_i
 ``aws_sfn_state_machine`` type, ``aws_cloudwatch_event_api_destination``), ``aws_sns_topic_subscription``
 (protocol, endpoint, topic_arn, redrive_policy, raw_message_delivery) and ``aws_sns_topic`` (fifo_topic).
 
+A role an ECS task or a Kubernetes pod may assume (``aws_iam_role`` assume_role_policy, managed_policy_arns;
+``awscc_iam_role``), granted receiving from a queue of the root and used by nothing of the configuration
+(``roles.py`` decides which roles are read and which are used), is one worker consumer per queue
+(:meth:`_Reader.free_role`, issue 35 §5), as the CloudFormation reader's ``_Reader.role``.
+
 The declared processing time of a worker is the tag :data:`~visguard.linter.consumers.PROCESSING_P99_KEY`
 (``"visguard.io/processing-p99" = "20m"``) on the task definition, the environment or the pipe. Nothing here
 raises on a value it cannot use: the consumer is read without it and a note (VG902) says what and where.
@@ -91,7 +96,8 @@ NESTED_BLOCKS = frozenset(
     ("setting", "inline_policy", "source_parameters", "target_parameters", "statement", "capacity_provider_strategy",
      "managed_instances_provider", "auto_scaling_group_provider")
 )  # fmt: skip
-# types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed)
+# types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed; a role
+# and its grants also when the root has a queue and a role that may be a workload's: roles.py)
 NEEDED_BY = {
     SERVICE: TASK,
     SCALING: TASK,

@@ -37,16 +37,38 @@ def findings(path) -> list[tuple[str, str]]:
     ("name", "queue", "role", "platform", "words", "line"),
     [
         ("role-ecs-inline", "aws_sqs_queue.render", "aws_iam_role.render", "ecs", "ECS tasks of role", 25),
-        ("role-irsa-document", "aws_sqs_queue.index", "aws_iam_role.indexer", "kubernetes", "pods of role", 33),
-        ("role-module", "aws_sqs_queue.thumbnails", "module.worker.aws_iam_role.this", "kubernetes", "pods of role", 20),
+        (
+            "role-irsa-document",
+            "aws_sqs_queue.index",
+            "aws_iam_role.indexer",
+            "kubernetes",
+            "pods of role",
+            33,
+        ),
+        (
+            "role-module",
+            "aws_sqs_queue.thumbnails",
+            "module.worker.aws_iam_role.this",
+            "kubernetes",
+            "pods of role",
+            20,
+        ),
     ],
 )
-def test_a_free_role_granted_receiving_is_one_worker_consumer_and_one_note(name, queue, role, platform, words, line):
+def test_a_free_role_granted_receiving_is_one_worker_consumer_and_one_note(
+    name, queue, role, platform, words, line
+):
     model = terraform.load(str(FIXTURES / name))
     got = consumers(model)
     assert list(got) == [(queue, role)]  # ecs-inline: aws_sqs_queue.events is only sent to (a producer's)
     c = got[(queue, role)]
-    assert (c.kind, c.platform, c.link, c.link_ref, c.source) == ("worker", platform, "iam", role, "terraform")
+    assert (c.kind, c.platform, c.link, c.link_ref, c.source) == (
+        "worker",
+        platform,
+        "iam",
+        role,
+        "terraform",
+    )
     assert c.settings == {"assumed_by_other_tool": True} and c.location.line == line
     (note,) = model.notes
     assert note.address == role and queue in note.message and "were not checked" in note.message
@@ -64,12 +86,17 @@ def test_a_free_role_granted_receiving_is_one_worker_consumer_and_one_note(name,
     [
         # the task definition that uses the role is the queue's one consumer (linked by the role's grant)
         ("role-task-definition", [("aws_sqs_queue.render", "aws_ecs_task_definition.render")]),
-        ("role-lambda", []),  # a function uses it (an argument visguard does not evaluate): the role is no consumer
+        (
+            "role-lambda",
+            [],
+        ),  # a function uses it (an argument visguard does not evaluate): the role is no consumer
         ("role-send-only", []),
         ("role-wildcard", []),  # "*": which queue its workload consumes is not known
     ],
 )
-def test_a_role_is_no_consumer_when_something_uses_it_or_it_cannot_receive_from_a_queue_of_the_root(name, expected):
+def test_a_role_is_no_consumer_when_something_uses_it_or_it_cannot_receive_from_a_queue_of_the_root(
+    name, expected
+):
     model = terraform.load(str(FIXTURES / name))
     assert list(consumers(model)) == expected
     assert [n for n in model.notes if "declared elsewhere" in n.message] == []
@@ -90,7 +117,12 @@ resource "aws_iam_role_policy" "consume" {
 
 
 def role(trust: str, extra: str = "") -> str:
-    return QUEUE + f'resource "aws_iam_role" "w" {{\n  name = "w"\n  assume_role_policy = {trust}\n}}\n' + GRANT + extra
+    return (
+        QUEUE
+        + f'resource "aws_iam_role" "w" {{\n  name = "w"\n  assume_role_policy = {trust}\n}}\n'
+        + GRANT
+        + extra
+    )
 
 
 ECS_TRUST = 'jsonencode({ Statement = [{ Effect = "Allow", Principal = { Service = "ecs-tasks.amazonaws.com" }, Action = "sts:AssumeRole" }] })'
@@ -106,16 +138,25 @@ ECS_TRUST = 'jsonencode({ Statement = [{ Effect = "Allow", Principal = { Service
             "kubernetes",
         ),  # a JSON string
         (
-            "<<-EOF\n    {\"Statement\": [{\"Effect\": \"Allow\", \"Action\": \"sts:AssumeRoleWithWebIdentity\",\n"
+            '<<-EOF\n    {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",\n'
             '      "Principal": {"Federated": "arn:aws:iam::123456789012:oidc-provider/${var.oidc}"}}]}\n    EOF',
             "kubernetes",
         ),  # a heredoc with a template: IRSA
-        ('jsonencode({ Statement = [{ Effect = "Deny", Principal = { Service = "ecs-tasks.amazonaws.com" }, '
-         'Action = "sts:AssumeRole" }] })', None),  # fmt: skip
-        ('jsonencode({ Statement = [{ Effect = "Allow", Principal = { Federated = "arn:aws:iam::1:oidc-provider/x" }, '
-         'Action = "sts:AssumeRole" }] })', None),  # federated, but not the web-identity action  # fmt: skip
-        ('jsonencode({ Statement = [{ Effect = "Allow", Principal = { Service = "ec2.amazonaws.com" }, '
-         'Action = "sts:AssumeRole", Sid = "not ecs-tasks.amazonaws.com" }] })', None),  # only the text names it  # fmt: skip
+        (
+            'jsonencode({ Statement = [{ Effect = "Deny", Principal = { Service = "ecs-tasks.amazonaws.com" }, '
+            'Action = "sts:AssumeRole" }] })',
+            None,
+        ),
+        (
+            'jsonencode({ Statement = [{ Effect = "Allow", Principal = { Federated = "arn:aws:iam::1:oidc-provider/x" }, '
+            'Action = "sts:AssumeRole" }] })',
+            None,
+        ),  # federated, but not the web-identity action
+        (
+            'jsonencode({ Statement = [{ Effect = "Allow", Principal = { Service = "ec2.amazonaws.com" }, '
+            'Action = "sts:AssumeRole", Sid = "not ecs-tasks.amazonaws.com" }] })',
+            None,
+        ),  # only the text names it
     ],
 )
 def test_the_trust_policy_decides_the_platform(tmp_path, trust, platform):
@@ -124,7 +165,9 @@ def test_the_trust_policy_decides_the_platform(tmp_path, trust, platform):
     if platform is None:
         assert got == {}
     else:
-        assert [(k, c.platform) for k, c in got.items()] == [(("aws_sqs_queue.jobs", "aws_iam_role.w"), platform)]
+        assert [(k, c.platform) for k, c in got.items()] == [
+            (("aws_sqs_queue.jobs", "aws_iam_role.w"), platform)
+        ]
 
 
 def test_a_policy_document_trust_with_service_principals(tmp_path):
@@ -195,7 +238,7 @@ def test_managed_policy_arns_of_a_role_are_its_grants(tmp_path):
         'resource "aws_instance" "i" {\n  ami = "ami-1"\n  depends_on = [aws_iam_role.w]\n}',
         'resource "aws_lambda_function" "f" {\n  function_name = "f"\n  role = "arn:aws:iam::123456789012:role/w"\n}',
         'resource "aws_iam_instance_profile" "p" { role = "w" }',  # by its name
-        'locals { role = aws_iam_role.w.arn }',  # a local may reach anything: a use
+        "locals { role = aws_iam_role.w.arn }",  # a local may reach anything: a use
         'module "app" {\n  source = "./app"\n  role_arn = aws_iam_role.w.arn\n}',  # the module call hands it on
         'resource "helm_release" "app" {\n  name = "app"\n  set {\n    name = "role"\n    value = aws_iam_role.w.arn\n  }\n}',
     ],
@@ -242,9 +285,12 @@ output "queue" { value = var.queue_arn }
     ("use", "free"),
     [
         ('output "r" { value = module.w.role_arn }', True),
-        ('output "q" { value = module.w.queue }\nresource "aws_lambda_function" "f" { role = module.w.queue }', True),
+        (
+            'output "q" { value = module.w.queue }\nresource "aws_lambda_function" "f" { role = module.w.queue }',
+            True,
+        ),
         ('resource "aws_lambda_function" "f" {\n  function_name = "f"\n  role = module.w.role_arn\n}', False),
-        ('locals { all = values(module.w) }', False),  # every output of it: a use
+        ("locals { all = values(module.w) }", False),  # every output of it: a use
     ],
 )
 def test_a_child_modules_role_is_used_when_its_caller_uses_the_output_that_names_it(tmp_path, use, free):
@@ -282,7 +328,10 @@ def test_roles_are_read_only_with_a_queue_and_a_trust_that_names_a_workload(tmp_
     assert read == []  # no queue: nothing of IAM is read
     read.clear()
     load(tmp_path, role(ECS_TRUST, 'resource "aws_lambda_function" "f" { role = aws_iam_role.w.arn }'))
-    assert read == ["aws_sqs_queue.jobs", "aws_lambda_function.f"]  # used: neither it nor its policies are read
+    assert read == [
+        "aws_sqs_queue.jobs",
+        "aws_lambda_function.f",
+    ]  # used: neither it nor its policies are read
 
 
 # ---------------------------------------------------------------------------------------------- hostile input
@@ -313,7 +362,7 @@ def test_a_hostile_trust_policy_is_never_a_crash_nor_a_consumer(tmp_path, trust)
         'statement {\n  principals {\n    type = "Service"\n    identifiers = 5\n  }\n}',
         'statement {\n  principals {\n    type = ["Service"]\n    identifiers = ["ecs-tasks.amazonaws.com"]\n  }\n}',
         'dynamic "statement" {\n  for_each = var.trust\n  content {\n    actions = ["sts:AssumeRole"]\n  }\n}\n'
-        '# ecs-tasks.amazonaws.com',
+        "# ecs-tasks.amazonaws.com",
     ],
 )
 def test_a_hostile_policy_document_trust_is_never_a_crash(tmp_path, doc):
