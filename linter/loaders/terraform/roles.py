@@ -11,7 +11,7 @@ text as written (:func:`may_be_workload`) must name one of :data:`WORKLOAD_TRUST
 an ``aws_lambda_function.role``, an ``aws_iam_instance_profile.role`` or a ``depends_on`` are never evaluated.
 :func:`used` therefore reads the text of every file of the module instance that declares the role: any mention
 of the role's address (``aws_iam_role.worker``, with an index or an attribute after it), or of its name as a
-string (``"render"``, ``role/render"``), outside the role's own block, its outputs and the blocks that only
+string where a role is named (``role = "render"``, ``"arn:aws:iam::1:role/render"``), outside the role's own block, its outputs and the blocks that only
 bind it (:data:`BINDERS`) is a use. A mention in an output of a child module is followed to the caller: a
 mention there of that output (``module.roles.worker_arn``) is a use, one in the root's outputs is not (handed to
 the tool that deploys the workload). A module with a file that could not be read, a module call's argument, a
@@ -96,7 +96,9 @@ def used(scope: Scope, block: Block, rtype: str, names: list[str]) -> bool:
     outputs, mentions the role (its address in ``scope``'s module, or one of its ``names`` as a string)."""
     local = rf"{re.escape(rtype)}\.{re.escape(block.labels[1])}(?![\w-])"
     pats = [rf"(?<![\w.\-]){local}"]
-    pats += [rf"(?:\"|role/){re.escape(n)}\"" for n in names if n]
+    # its name, where a role is named: ``role = "render"``, ``"arn:aws:iam::1:role/jobs/render"`` (not a queue's
+    # ``name = "render"``)
+    pats += [rf"(?i:role)[^\n]*?[\"/]{re.escape(n)}\"" for n in names if n]
     rx = re.compile("|".join(pats))
     outs = _mentions(scope, rx, block, None)
     while outs is not None and outs and scope.parent is not None and scope.call is not None:

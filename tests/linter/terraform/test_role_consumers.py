@@ -238,6 +238,8 @@ def test_managed_policy_arns_of_a_role_are_its_grants(tmp_path):
         'resource "aws_instance" "i" {\n  ami = "ami-1"\n  depends_on = [aws_iam_role.w]\n}',
         'resource "aws_lambda_function" "f" {\n  function_name = "f"\n  role = "arn:aws:iam::123456789012:role/w"\n}',
         'resource "aws_iam_instance_profile" "p" { role = "w" }',  # by its name
+        'resource "aws_ecs_task_definition" "t" {\n  family = "t"\n  container_definitions = "[]"\n'
+        '  task_role_arn = "arn:aws:iam::123456789012:role/teams/w"\n}',  # by its ARN, with a path
         "locals { role = aws_iam_role.w.arn }",  # a local may reach anything: a use
         'module "app" {\n  source = "./app"\n  role_arn = aws_iam_role.w.arn\n}',  # the module call hands it on
         'resource "helm_release" "app" {\n  name = "app"\n  set {\n    name = "role"\n    value = aws_iam_role.w.arn\n  }\n}',
@@ -245,7 +247,9 @@ def test_managed_policy_arns_of_a_role_are_its_grants(tmp_path):
 )
 def test_any_mention_of_the_role_outside_its_bindings_is_a_use(tmp_path, extra):
     model = load(tmp_path, role(ECS_TRUST, extra), {"app/main.tf": 'variable "role_arn" {}\n'})
-    assert consumers(model) == {} and [n for n in model.notes if "declared elsewhere" in n.message] == []
+    # the role is no consumer of its own (a task definition that names it by ARN is, by the role's grant)
+    assert [c for _, c in consumers(model) if c == "aws_iam_role.w"] == []
+    assert [n for n in model.notes if "declared elsewhere" in n.message] == []
 
 
 @pytest.mark.parametrize(
@@ -259,6 +263,7 @@ def test_any_mention_of_the_role_outside_its_bindings_is_a_use(tmp_path, extra):
         '    annotations = { "eks.amazonaws.com/role-arn" = aws_iam_role.w.arn }\n  }\n}',
         'resource "aws_iam_role_policy_attachment" "ro" {\n  role = aws_iam_role.w.name\n'
         '  policy_arn = "arn:aws:iam::aws:policy/ReadOnlyAccess"\n}',
+        'resource "aws_sqs_queue" "w" { name = "w" }',  # the same name, not where a role is named
     ],
 )
 def test_bindings_and_root_outputs_are_no_use(tmp_path, extra):
