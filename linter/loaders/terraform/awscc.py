@@ -22,7 +22,10 @@ target_parameters.lambda_function_parameters.invocation_type, tags as a map), ``
 container_definitions as a list of objects: name, command, entry_point, environment [{name, value}], secrets
 [{name, value_from}], stop_timeout; task_role_arn, tags, requires_compatibilities; read-only
 task_definition_arn), ``ecs_service`` (service_name, task_definition, desired_count, launch_type,
-capacity_provider_strategy as a list of {capacity_provider, weight, base}).
+capacity_provider_strategy as a list of {capacity_provider, weight, base}); checked 2026-12-03 (docs/resources
+/iam_role.md): ``iam_role`` (role_name, assume_role_policy_document as a JSON string, policies as a list of
+{policy_document, policy_name}, managed_policy_arns; read-only arn), ``iam_role_policy`` (role_name,
+policy_document).
 """
 
 from __future__ import annotations
