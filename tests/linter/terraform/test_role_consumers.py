@@ -212,6 +212,28 @@ def test_an_awscc_role_with_its_policies_attribute(tmp_path):
     assert key == ("aws_sqs_queue.jobs", "awscc_iam_role.w") and c.platform == "ecs"
 
 
+def test_an_awscc_role_policy_with_an_object_document(tmp_path):
+    model = load(
+        tmp_path,
+        QUEUE
+        + """
+        resource "awscc_iam_role" "w" {
+          assume_role_policy_document = jsonencode({ Statement = [{ Effect = "Allow",
+            Principal = { Service = "pods.eks.amazonaws.com" }, Action = ["sts:AssumeRole", "sts:TagSession"] }] })
+        }
+        resource "awscc_iam_role_policy" "consume" {
+          policy_name     = "consume"
+          role_name       = awscc_iam_role.w.role_name
+          policy_document = { Statement = [{ Effect = "Allow", Action = "sqs:ReceiveMessage",
+                                             Resource = aws_sqs_queue.jobs.arn }] }
+        }
+        """,
+    )
+    ((key, c),) = consumers(model).items()
+    assert key == ("aws_sqs_queue.jobs", "awscc_iam_role.w") and c.platform == "kubernetes"
+    assert c.location.line == 10  # the policy document
+
+
 def test_managed_policy_arns_of_a_role_are_its_grants(tmp_path):
     model = load(
         tmp_path,
