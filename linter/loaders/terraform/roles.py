@@ -55,6 +55,7 @@ BINDERS = frozenset(
 )
 _DOC = re.compile(r"data\.aws_iam_policy_document\.([A-Za-z_][\w-]*)")
 _USED, _OWN, _OUTPUT = "used", "own", "output"
+MAX_MENTIONS = 1000  # mentions of one role (or one output) read
 
 
 def text_of(attr) -> str:
@@ -93,42 +94,90 @@ def may_be_workload(scope: Scope, block: Block, rtype: str) -> bool:
 
 def used(scope: Scope, block: Block, rtype: str, names: list[str]) -> bool:
     """Whether anything of the configuration, other than the role's own block, its bindings and the root's
-    outputs, mentions the role (its address in ``scope``'s module, or one of its ``names`` as a string)."""
-    local = rf"{re.escape(rtype)}\.{re.escape(block.labels[1])}(?![\w-])"
-    pats = [rf"(?<![\w.\-]){local}"]
-    # its name, where a role is named: ``role = "render"``, ``"arn:aws:iam::1:role/jobs/render"`` (not a queue's
-    # ``name = "render"``)
-    pats += [rf"(?i:role)[^\n]*?[\"/]{re.escape(n)}\"" for n in names if n]
-    rx = re.compile("|".join(pats))
-    outs = _mentions(scope, rx, block, None)
-    while outs is not None and outs and scope.parent is not None and scope.call is not None:
-        call = re.escape(scope.call.labels[0])
+    outputs, mentions the role (its address in ``scope``'s module, or one of its ``names`` as a string where a
+    role is named)."""
+    index = _index(scope.mod)
+    if index is None:
+        return True  # a file not read may use it
+    hits = list(index.addresses.get((rtype, block.labels[1]), ()))
+    for n in names:
+        hits += index.names.get(n, ())
+    outs = _classify(scope.mod, hits, block)
+    while outs and scope.parent is not None and scope.call is not None:
+        call = scope.call.labels[0]
         scope = scope.parent
-        outs = _mentions(scope, re.compile(rf"(?<![\w.\-])module\.{call}(?![\w-])"), None, outs)
+        index = _index(scope.mod)
+        if index is None:
+            return True
+        # a mention of the call followed by another output is about that output (``module.w.queue``)
+        hits = [
+            (src, line) for src, line, attr in index.modules.get(call, ()) if attr is None or attr in outs
+        ]
+        outs = _classify(scope.mod, hits, None)
     return outs is None
 
 
-def _mentions(scope: Scope, rx, own: Block | None, outputs: set[str] | None) -> set[str] | None:
-    """The outputs of ``scope``'s module that mention ``rx`` (None: something else does, a use). With ``outputs``
-    (``rx`` is ``module.x``), a mention followed by an attribute not among them is about another output."""
-    mod = scope.mod
+class _Index:
+    """Where a module's files mention roles (by address, by a name where a role is named) and module calls."""
+
+    __slots__ = ("addresses", "names", "modules")
+
+    def __init__(self):
+        self.addresses: dict[tuple[str, str], list] = {}
+        self.names: dict[str, list] = {}
+        self.modules: dict[str, list] = {}
+
+
+_ADDRESS = re.compile(r"(?<![\w.\-])(aws_iam_role|awscc_iam_role)\.([A-Za-z_][\w-]*)(?![\w-])")
+_MODULE = re.compile(
+    r"(?<![\w.\-])module\.([A-Za-z_][\w-]*)(?![\w-])((?:\[[^\]\n]{0,200}\])*\.([A-Za-z_][\w-]*))?"
+)
+_NAME = re.compile(r"[\"/]([\w+=,.@-]{1,64})\"")
+_ROLE_WORD = re.compile(r"role", re.I)
+
+
+def _index(mod) -> _Index | None:
+    """The mentions in ``mod``'s files, found once per module (None: a file of it was not read)."""
     if mod.unread:
-        return None  # a file not read may use it
+        return None
+    cached = getattr(mod, "_role_index", None)
+    if cached is not None:
+        return cached
+    index = _Index()
+    for src in _sources(mod):
+        text, key = src.text, id(src)
+        for rx, into in ((_ADDRESS, index.addresses), (_MODULE, index.modules)):
+            line, at = 1, 0
+            for m in rx.finditer(text):
+                line, at = line + text.count("\n", at, m.start()), m.start()
+                if rx is _ADDRESS:
+                    into.setdefault((m.group(1), m.group(2)), []).append((key, line))
+                else:
+                    into.setdefault(m.group(1), []).append((key, line, m.group(3)))
+        if "ole" not in text and "OLE" not in text:
+            continue
+        for i, ln in enumerate(text.split("\n"), 1):
+            first = _ROLE_WORD.search(ln)
+            if first is None:
+                continue
+            for m in _NAME.finditer(ln, first.start()):
+                index.names.setdefault(m.group(1), []).append((key, i))
+    mod._role_index = index
+    return index
+
+
+def _classify(mod, hits: list, own: Block | None) -> set[str] | None:
+    """The outputs of ``mod`` that hold the mentions ``hits`` (None: one is elsewhere, a use)."""
+    if len(hits) > MAX_MENTIONS:
+        return None  # not a configuration's: a use, never a guess
     spans = _spans(mod)
     found: set[str] = set()
-    for src in _sources(mod):
-        text = src.text
-        for m in rx.finditer(text):
-            if outputs is not None:
-                after = re.match(r"(?:\[[^\]\n]*\])*\.([A-Za-z_][\w-]*)", text[m.end() : m.end() + 200])
-                if after is not None and after.group(1) not in outputs:
-                    continue
-            line = text.count("\n", 0, m.start()) + 1
-            kind, name = _where(spans.get(id(src), ()), line, own)
-            if kind == _USED:
-                return None
-            if kind == _OUTPUT:
-                found.add(name)
+    for key, line in hits:
+        kind, name = _where(spans.get(key, ()), line, own)
+        if kind == _USED:
+            return None
+        if kind == _OUTPUT:
+            found.add(name)
     return found
 
 

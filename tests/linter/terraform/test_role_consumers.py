@@ -400,3 +400,23 @@ def test_a_hostile_policy_document_trust_is_never_a_crash(tmp_path, doc):
     )
     assert consumers(model) == {}
     lint_paths([str(tmp_path)])
+
+
+def test_many_roles_and_mentions_are_read_in_bounded_time(tmp_path):
+    import time
+
+    roles = "".join(
+        f'resource "aws_iam_role" "w{i}" {{\n  name = "w{i}"\n  assume_role_policy = {ECS_TRUST}\n'
+        f'  inline_policy {{\n    name = "p"\n    policy = jsonencode({{ Statement = [{{ Effect = "Allow", '
+        f'Action = "sqs:ReceiveMessage", Resource = aws_sqs_queue.jobs.arn }}] }})\n  }}\n}}\n'
+        f'output "w{i}" {{ value = aws_iam_role.w{i}.arn }}\n'
+        for i in range(300)
+    )
+    noise = 'output "n" { value = "' + "role " * 50_000 + '" }\n'
+    outs = "".join(f'output "x{i}" {{ value = aws_iam_role.w0.arn }}\n' for i in range(1500))
+    started = time.process_time()
+    model = load(tmp_path, QUEUE + roles + noise + outs)
+    assert time.process_time() - started < 20
+    got = consumers(model)
+    # w0 is named 1,501 times: past the bound, a use; the others are each one consumer
+    assert len(got) == 299 and ("aws_sqs_queue.jobs", "aws_iam_role.w0") not in got
