@@ -9,13 +9,15 @@ text as written (:func:`may_be_workload`) must name one of :data:`WORKLOAD_TRUST
 
 "Used by nothing" cannot be known from the resources the loader evaluates (only the types of ``build.ARGS``):
 an ``aws_lambda_function.role``, an ``aws_iam_instance_profile.role`` or a ``depends_on`` are never evaluated.
-:func:`used` therefore reads the text of every file of the module instance that declares the role: any mention
-of the role's address (``aws_iam_role.worker``, with an index or an attribute after it), or of its name as a
-string where a role is named (``role = "render"``, ``"arn:aws:iam::1:role/render"``), outside the role's own block, its outputs and the blocks that only
-bind it (:data:`BINDERS`) is a use. A mention in an output of a child module is followed to the caller: a
-mention there of that output (``module.roles.worker_arn``) is a use, one in the root's outputs is not (handed to
-the tool that deploys the workload). A module with a file that could not be read, a module call's argument, a
-local, a comment, ``moved`` / ``import`` blocks all count as a use: when unsure, no consumer.
+:func:`used` therefore reads the text of every file of the module that declares the role (once per module:
+:func:`_index`): any mention of the role's address (``aws_iam_role.worker``, with an index or an attribute after
+it), or of its name as a string on a line that names a role (``role = "render"``,
+``"arn:aws:iam::1:role/render"``; not a queue's ``name = "render"``), outside the role's own block, its outputs
+and the blocks that only bind it (:data:`BINDERS`) is a use. A mention in an output of a child module is
+followed to the caller: a mention there of that output (``module.roles.worker_arn``, or of the whole module) is a
+use, one in the root's outputs is not (handed to the tool that deploys the workload). A module with a file that
+could not be read, a module call's argument, a local, a provider, a comment, ``moved`` / ``import`` blocks and
+more than :data:`MAX_MENTIONS` mentions all count as a use: when unsure, no consumer.
 
 Binders: the policies and attachments of the role (they grant it; they deploy nothing), an EKS Pod Identity
 association and a Kubernetes service account (``kubernetes_service_account``'s IRSA annotation): they say which
