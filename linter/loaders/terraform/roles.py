@@ -221,3 +221,98 @@ def _where(spans, line: int, own) -> tuple[str, str | None]:
             if kind == _OWN or kind is own:
                 return _OWN, None
     return _USED, None
+
+
+# ---------------------------------------------------------------------------------------------- a plan's configuration
+MAX_CONFIG_NODES = 200_000  # values of a plan's configuration walked for one role
+
+
+def used_in_config(conf: dict, module_address: str, rtype: str, label: str, names: list[str]) -> bool:
+    """:func:`used` for a plan JSON: its ``configuration`` (each resource's, module call's, output's and
+    provider's expressions and ``references``, ``depends_on``) mentions the role outside its own block, its
+    bindings and the root's outputs; a configuration that is not there or not of the expected shape is a use."""
+    node = conf.get("root_module")
+    nodes, calls = [node], re.findall(r"module\.([A-Za-z0-9_-]+)", module_address)
+    for call in calls:
+        calls_of = node.get("module_calls") if isinstance(node, dict) else None
+        entry = calls_of.get(call) if isinstance(calls_of, dict) else None
+        node = entry.get("module") if isinstance(entry, dict) else None
+        nodes.append(node)
+    if not all(isinstance(n, dict) for n in nodes):
+        return True
+    token = f"{rtype}.{label}"
+
+    def own(refs: list) -> bool:
+        return any(
+            isinstance(r, str) and (r == token or r.startswith((token + ".", token + "["))) for r in refs
+        )
+
+    budget = [MAX_CONFIG_NODES]
+    outs = _config_mentions(nodes[-1], own, names, token, budget)
+    level = len(nodes) - 1
+    while outs and level > 0:
+        level -= 1
+        rx = re.compile(rf"^module\.{re.escape(calls[level])}(?:\[[^\]]*\])*(?:\.([A-Za-z_][\w-]*))?")
+        found = outs
+
+        def output_of(refs: list, rx=rx, found=found) -> bool:
+            # Terraform lists ``module.w.role_arn`` and ``module.w``: the module alone is every output of it
+            ms = [m for m in (rx.match(r) for r in refs if isinstance(r, str)) if m is not None]
+            attrs = {m.group(1) for m in ms if m.group(1) is not None}
+            return bool(attrs & found) if attrs else bool(ms)
+
+        outs = _config_mentions(nodes[level], output_of, [], None, budget)
+    if outs is not None and not calls and _walk(conf.get("provider_config"), own, [], budget):
+        return True  # a provider of the root assumes it
+    return outs is None
+
+
+def _config_mentions(node: dict, match, names: list[str], own: str | None, budget: list) -> set[str] | None:
+    found: set[str] = set()
+    resources = node.get("resources")
+    for cr in resources if isinstance(resources, list) else []:
+        if not isinstance(cr, dict):
+            return None
+        if cr.get("address") == own or cr.get("type") in BINDERS:
+            continue
+        if _walk(cr, match, names, budget):
+            return None
+    calls = node.get("module_calls")
+    for call in (calls if isinstance(calls, dict) else {}).values():
+        if not isinstance(call, dict):
+            return None
+        args = {
+            k: v for k, v in call.items() if k != "module"
+        }  # what the call hands on, not the module itself
+        if _walk(args, match, names, budget):
+            return None
+    outputs = node.get("outputs")
+    for name, out in (outputs if isinstance(outputs, dict) else {}).items():
+        if _walk(out, match, [], budget):
+            found.add(name)
+    if budget[0] <= 0:
+        return None  # not a configuration's: a use, never a guess
+    return found
+
+
+def _walk(v, match, names: list[str], budget: list, role_key: bool = False) -> bool:
+    """Whether ``v`` (a configuration part) holds a reference ``match`` accepts, or one of ``names`` as a
+    constant under a key that names a role (``role``, ``role_arn``, ``iam_role_name``)."""
+    stack = [(v, role_key)]
+    while stack:
+        budget[0] -= 1
+        if budget[0] <= 0:
+            return True
+        x, under_role = stack.pop()
+        if isinstance(x, dict):
+            for k, y in x.items():
+                if k in ("references", "depends_on") and isinstance(y, list):
+                    if match(y[:MAX_MENTIONS]):
+                        return True
+                    continue
+                stack.append((y, under_role or (isinstance(k, str) and "role" in k.lower())))
+        elif isinstance(x, list):
+            stack.extend((y, under_role) for y in x[:MAX_CONFIG_NODES])
+        elif isinstance(x, str) and under_role and any(x == n or x.endswith("/" + n) for n in names):
+            return True
+    return False

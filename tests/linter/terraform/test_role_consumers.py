@@ -420,3 +420,94 @@ def test_many_roles_and_mentions_are_read_in_bounded_time(tmp_path):
     got = consumers(model)
     # w0 is named 1,501 times: past the bound, a use; the others are each one consumer
     assert len(got) == 299 and ("aws_sqs_queue.jobs", "aws_iam_role.w0") not in got
+
+
+# ---------------------------------------------------------------------------------------------- a plan JSON
+def _plan(extra_config: list, outputs: dict | None = None, configuration: bool = True) -> dict:
+    import json
+
+    arn = "arn:aws:sqs:eu-west-1:123456789012:jobs"
+    trust = {"Statement": [{"Effect": "Allow", "Principal": {"Service": "ecs-tasks.amazonaws.com"},
+                            "Action": "sts:AssumeRole"}]}  # fmt: skip
+    grant = {"Statement": [{"Effect": "Allow", "Action": "sqs:ReceiveMessage", "Resource": arn}]}
+    resources = [
+        {"address": "aws_sqs_queue.jobs", "mode": "managed", "type": "aws_sqs_queue", "name": "jobs",
+         "values": {"name": "jobs", "arn": arn}},
+        {"address": "aws_iam_role.w", "mode": "managed", "type": "aws_iam_role", "name": "w",
+         "values": {"name": "w", "assume_role_policy": json.dumps(trust)}},
+        {"address": "aws_iam_role_policy.p", "mode": "managed", "type": "aws_iam_role_policy", "name": "p",
+         "values": {"role": "w", "policy": json.dumps(grant)}},
+    ]  # fmt: skip
+    config = [
+        {"address": "aws_iam_role.w", "type": "aws_iam_role", "name": "w", "expressions": {}},
+        {"address": "aws_iam_role_policy.p", "type": "aws_iam_role_policy", "name": "p",
+         "expressions": {"role": {"references": ["aws_iam_role.w.id", "aws_iam_role.w"]}}},
+        *extra_config,
+    ]  # fmt: skip
+    doc: dict = {"format_version": "1.2", "planned_values": {"root_module": {"resources": resources}}}
+    if configuration:
+        doc["configuration"] = {"root_module": {"resources": config, "outputs": outputs or {}}}
+    return doc
+
+
+@pytest.mark.parametrize(
+    ("config", "outputs", "configuration", "free"),
+    [
+        ([], {"arn": {"expression": {"references": ["aws_iam_role.w.arn", "aws_iam_role.w"]}}}, True, True),
+        ([{"address": "aws_lambda_function.f", "type": "aws_lambda_function", "name": "f",
+           "expressions": {"role": {"references": ["aws_iam_role.w.arn", "aws_iam_role.w"]}}}], None, True, False),
+        ([{"address": "aws_instance.i", "type": "aws_instance", "name": "i", "depends_on": ["aws_iam_role.w"]}],
+         None, True, False),
+        ([{"address": "aws_iam_instance_profile.p", "type": "aws_iam_instance_profile", "name": "p",
+           "expressions": {"role": {"constant_value": "w"}}}], None, True, False),
+        ([], None, False, False),  # a state's JSON: what uses the role is not known
+    ],
+)  # fmt: skip
+def test_a_plan_json_role_is_a_consumer_when_its_configuration_uses_it_nowhere(
+    tmp_path, config, outputs, configuration, free
+):
+    import json
+
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(_plan(config, outputs, configuration)), encoding="utf-8")
+    model = terraform.load(str(path))
+    assert list(consumers(model)) == ([("aws_sqs_queue.jobs", "aws_iam_role.w")] if free else [])
+    assert [n.address for n in model.notes if "declared elsewhere" in n.message] == (
+        ["aws_iam_role.w"] if free else []
+    )
+
+
+@pytest.mark.parametrize(
+    ("root_resources", "free"),
+    [
+        ([], True),
+        ([{"address": "aws_lambda_function.f", "type": "aws_lambda_function", "name": "f",
+           "expressions": {"role": {"references": ["module.w.role_arn", "module.w"]}}}], False),
+        ([{"address": "aws_lambda_function.f", "type": "aws_lambda_function", "name": "f",
+           "expressions": {"role": {"references": ["module.w.other", "module.w"]}}}], True),
+    ],
+)  # fmt: skip
+def test_a_plan_json_role_of_a_child_module_follows_its_output_to_the_caller(tmp_path, root_resources, free):
+    import json
+
+    doc = _plan([])
+    pv = doc["planned_values"]["root_module"]
+    role_res = [r for r in pv["resources"] if r["type"] != "aws_sqs_queue"]
+    for r in role_res:
+        r["address"] = "module.w." + r["address"]
+    pv["resources"] = [r for r in pv["resources"] if r["type"] == "aws_sqs_queue"]
+    pv["child_modules"] = [{"address": "module.w", "resources": role_res}]
+    inner = doc["configuration"]["root_module"]
+    inner["outputs"] = {
+        "role_arn": {"expression": {"references": ["aws_iam_role.w.arn", "aws_iam_role.w"]}},
+        "other": {"expression": {"references": ["var.x"]}},
+    }
+    doc["configuration"]["root_module"] = {
+        "resources": root_resources,
+        "outputs": {"r": {"expression": {"references": ["module.w.role_arn", "module.w"]}}},
+        "module_calls": {"w": {"source": "./w", "expressions": {}, "module": inner}},
+    }
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    model = terraform.load(str(path))
+    assert list(consumers(model)) == ([("aws_sqs_queue.jobs", "module.w.aws_iam_role.w")] if free else [])
