@@ -360,7 +360,8 @@ class TerraformLoader(ModuleReader):
             start = len(self.resources)
             self.read_resource(scope, block, rtype, base)
             read[base] = self.resources[start:]
-        if QUEUE in present and self.free_role_blocks(read):
+        has_role = any(awscc.kind(d[2]) == ROLE_TYPE for d in self.deferred)
+        if has_role and QUEUE in present and self.free_role_blocks(read):
             for scope, block, rtype, base in self.deferred:  # the grants of a free role
                 if base not in read and awscc.kind(rtype) in ROLE_HELPERS:
                     self.read_resource(scope, block, rtype, base)
