@@ -22,7 +22,10 @@ target_parameters.lambda_function_parameters.invocation_type, tags as a map), ``
 container_definitions as a list of objects: name, command, entry_point, environment [{name, value}], secrets
 [{name, value_from}], stop_timeout; task_role_arn, tags, requires_compatibilities; read-only
 task_definition_arn), ``ecs_service`` (service_name, task_definition, desired_count, launch_type,
-capacity_provider_strategy as a list of {capacity_provider, weight, base}).
+capacity_provider_strategy as a list of {capacity_provider, weight, base}); checked 2026-12-03 (docs/resources
+/iam_role.md): ``iam_role`` (role_name, assume_role_policy_document as a JSON string, policies as a list of
+{policy_document, policy_name}, managed_policy_arns; read-only arn), ``iam_role_policy`` (role_name,
+policy_document).
 """
 
 from __future__ import annotations
@@ -101,6 +104,20 @@ RESOURCES: dict[str, tuple[str, dict[str, str]]] = {
         },  # fmt: skip
     ),
 }
+RESOURCES.update(
+    {
+        "awscc_iam_role": (
+            "aws_iam_role",
+            {
+                "name": "role_name",
+                "inline_policy": "policies",
+                "managed_policy_arns": "managed_policy_arns",
+                "assume_role_policy": "assume_role_policy_document",
+            },
+        ),
+        "awscc_iam_role_policy": ("aws_iam_role_policy", {"role": "role_name", "policy": "policy_document"}),
+    }
+)
 # attributes a reference reads (``awscc_sqs_queue.q.queue_url``) -> the aws_* attribute the readers know
 QUEUE_URL_ATTRS = ("queue_url",)
 QUEUE_NAME_ATTRS = ("queue_name",)
@@ -125,6 +142,13 @@ def argument(rtype: str, arg: str) -> str | None:
 def normalize(r) -> None:
     """An awscc resource's values in the shapes the readers take: tags as a map, container definitions with
     ECS's JSON keys (their locations renamed alike)."""
+    policies = r.values.get("inline_policy")
+    if r.type == "aws_iam_role" and isinstance(policies, list):  # awscc_iam_role's policies attribute
+        r.values["inline_policy"] = [
+            {"name": p.get("policy_name"), "policy": p.get("policy_document")}
+            for p in policies
+            if isinstance(p, dict)
+        ]
     tags = r.values.get("tags")
     if isinstance(tags, list):
         r.values["tags"] = _tag_map(tags)

@@ -199,8 +199,11 @@ class Builder:
         problems: list | None = None,
         data: dict | None = None,
         notes: list | None = None,
+        free_roles: set[str] | frozenset = frozenset(),
     ):
         self.res = resources
+        # roles an ECS task or a pod may assume that nothing of the configuration uses (load.py, roles.py)
+        self.free_roles = free_roles
         self.by_address = {r.address: r for r in resources}
         self.model = Model(source_file=file)
         self.queue_names: dict[str, str] = {}
@@ -594,12 +597,14 @@ def build_model(
     problems: list | None = None,
     data: dict | None = None,
     notes: list | None = None,
+    free_roles: set[str] | frozenset = frozenset(),
 ) -> Model:
     """The model of ``resources``. A resource that cannot be read raises its error, or with ``problems`` (a
     list) is recorded there as (error, address, what) and left out; the rest is built (a bound is always
     raised). ``data``: the data sources referred to (``TerraformLoader.data``); ``notes`` receives a note for
-    each mapping of a queue not declared here."""
-    return Builder(resources, file, problems, data, notes).build()
+    each mapping of a queue not declared here; ``free_roles`` the addresses of the roles that may each be the consumer
+    of a workload deployed elsewhere (``roles.py``: only a root module's loader can tell)."""
+    return Builder(resources, file, problems, data, notes, free_roles).build()
 
 
 def _metrics_into(c: Consumer, r: Res) -> None:

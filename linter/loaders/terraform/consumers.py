@@ -20,6 +20,11 @@ max_capacity), the task role's policies (``aws_iam_role`` inline_policy, ``aws_i
 ``aws_sfn_state_machine`` type, ``aws_cloudwatch_event_api_destination``), ``aws_sns_topic_subscription``
 (protocol, endpoint, topic_arn, redrive_policy, raw_message_delivery) and ``aws_sns_topic`` (fifo_topic).
 
+A role an ECS task or a Kubernetes pod may assume (``aws_iam_role`` assume_role_policy, managed_policy_arns;
+``awscc_iam_role``), granted receiving from a queue of the root and used by nothing of the configuration
+(``roles.py`` decides which roles are read and which are used), is one worker consumer per queue
+(:meth:`_Reader.free_role`, issue 35 §5), as the CloudFormation reader's ``_Reader.role``.
+
 The declared processing time of a worker is the tag :data:`~visguard.linter.consumers.PROCESSING_P99_KEY`
 (``"visguard.io/processing-p99" = "20m"``) on the task definition, the environment or the pipe. Nothing here
 raises on a value it cannot use: the consumer is read without it and a note (VG902) says what and where.
@@ -73,7 +78,7 @@ ARGS = {
     SERVICE: ("name", "task_definition", "desired_count", "launch_type", "capacity_provider_strategy"),
     CAPACITY_PROVIDER: ("name", "managed_instances_provider", "auto_scaling_group_provider"),
     SCALING: ("resource_id", "max_capacity"),
-    ROLE: ("name", "inline_policy"),
+    ROLE: ("name", "inline_policy", "managed_policy_arns", "assume_role_policy"),
     ROLE_POLICY: ("role", "policy"),
     POLICY: ("name", "policy"),
     ATTACHMENT: ("role", "policy_arn"),
@@ -91,7 +96,8 @@ NESTED_BLOCKS = frozenset(
     ("setting", "inline_policy", "source_parameters", "target_parameters", "statement", "capacity_provider_strategy",
      "managed_instances_provider", "auto_scaling_group_provider")
 )  # fmt: skip
-# types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed)
+# types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed; a role
+# and its grants also when the root has a queue and a role that may be a workload's: roles.py)
 NEEDED_BY = {
     SERVICE: TASK,
     SCALING: TASK,
@@ -107,6 +113,11 @@ NEEDED_BY = {
     TOPIC: SUBSCRIPTION,
 }
 CONSUMER_TYPES = (TASK, BEANSTALK, PIPE, SUBSCRIPTION)
+# what a role's grants are read from (also read for a role that is a consumer of its own: load.collect_needed)
+ROLE_HELPERS = (ROLE_POLICY, POLICY, ATTACHMENT, DOCUMENT)
+# a trust policy's service principal -> the platform of the workload that assumes the role
+ROLE_PLATFORMS = {"ecs-tasks.amazonaws.com": "ecs", "pods.eks.amazonaws.com": "kubernetes"}
+WEB_IDENTITY = "sts:assumerolewithwebidentity"
 MAX_CONTAINERS = 100  # containers of one task definition read (ECS allows 10)
 MAX_ENTRIES = 1000  # environment / secrets entries of one container, statements of one policy
 MAX_JSON = 1_000_000  # characters of a JSON string decoded here (the evaluator's bound on one string)
@@ -128,9 +139,10 @@ def read(builder) -> None:
     for r in builder.res:
         if r.type in ARGS and r.address not in builder.unread:
             by_type.setdefault(r.type, []).append(r)
-    if not any(t in by_type for t in CONSUMER_TYPES):
+    free = getattr(builder, "free_roles", None) or ()
+    if not any(t in by_type for t in CONSUMER_TYPES) and not free:
         return
-    _Reader(builder, by_type).read()
+    _Reader(builder, by_type).read(free)
 
 
 def _blocks(v: Any) -> list[dict]:
@@ -185,7 +197,8 @@ class _Reader:
         self.by_type = by_type
         self.by_address = {r.address: r for rs in by_type.values() for r in rs}
 
-    def read(self) -> None:
+    def read(self, free_roles=()) -> None:
+        roles = [r for r in self.by_type.get(ROLE, ()) if r.address in free_roles]
         for kind, fn in (
             (TASK, self.task),
             (BEANSTALK, self.beanstalk),
@@ -199,6 +212,11 @@ class _Reader:
                     self.note(
                         r, r.address, f"{r.address} could not be read here ({exc.detail}); the rest is linted"
                     )
+        for r in roles:
+            try:
+                self.free_role(r)
+            except VisguardError:  # a trust or a grant of the wrong kind: no consumer (never guessed)
+                continue
 
     # ------------------------------------------------------------------------------------------ shared
     def note(self, r, where: Any, message: str) -> None:
@@ -534,28 +552,40 @@ class _Reader:
     def grants(self, role: str) -> dict[str, bool] | None:
         """Queue id -> whether the role may receive from it, over the policies of ``role`` read here; None when
         one of them is not known here (a role whose grants are partly unknown is never judged a producer)."""
-        policies: list[tuple[Any, Any]] = []  # (the resource, its policy value)
+        sites = self.grant_sites(role)
+        return None if sites is None else {qid: receives for qid, (receives, _) in sites.items()}
+
+    def grant_sites(self, role: str) -> dict[str, tuple[bool, Location]] | None:
+        """Queue id -> (whether the role may receive from it, where the first statement that grants it is
+        written), over the policies of ``role`` read here; None when one of them is not known here."""
+        policies: list[tuple[Any, Any, Location]] = []  # (the resource, its policy value, where)
         r = self.by_address[role]
         for i, ip in enumerate(_blocks(r.values.get("inline_policy"))):
-            policies.append((r, ("inline", i, ip.get("policy"))))
+            where = r.locations.get(f"inline_policy[{i}].policy") or r.loc("inline_policy")
+            policies.append((r, ("inline", i, ip.get("policy")), where))
         for rp in self.by_type.get(ROLE_POLICY, ()):
             if self.role_of(rp.values.get("role")) == role:
-                policies.append((rp, ("arg", "policy", None)))
-        for att in self.by_type.get(ATTACHMENT, ()):
-            if self.role_of(att.values.get("role")) != role:
-                continue
-            arn = att.values.get("policy_arn")
+                policies.append((rp, ("arg", "policy", None), rp.loc("policy")))
+        arns = [(att.values.get("policy_arn"), att) for att in self.by_type.get(ATTACHMENT, ())
+                if self.role_of(att.values.get("role")) == role]  # fmt: skip
+        managed = r.values.get("managed_policy_arns")
+        if isinstance(managed, (Unknown, Ref, Text)):
+            return None  # policies not known here
+        arns += [(arn, r) for arn in _strings(managed)]
+        for arn, _ in arns:
+            if isinstance(arn, Text) and len(arn.refs()) == 1:
+                arn = arn.refs()[0]
             pol = self.by_address.get(arn.address) if isinstance(arn, Ref) else None
             if pol is not None and pol.type == POLICY:
-                policies.append((pol, ("arg", "policy", None)))
+                policies.append((pol, ("arg", "policy", None), pol.loc("policy")))
             elif not (isinstance(arn, str) and ":aws:policy/" in arn):
                 return None  # a customer policy not read here
-        out: dict[str, bool] = {}
-        for res, (how, arg, value) in policies:
-            statements = self.statements(res, arg if how == "arg" else None, value)
+        out: dict[str, tuple[bool, Location]] = {}
+        for res, (how, arg, value), where in policies:
+            statements, doc = self.statements(res, arg if how == "arg" else None, value, with_doc=True)
             if statements is None:
                 return None
-            for st in statements[:MAX_ENTRIES]:
+            for j, st in enumerate(statements[:MAX_ENTRIES]):
                 effect = st.get("Effect", st.get("effect", "Allow"))
                 if effect != "Allow":
                     continue
@@ -566,27 +596,57 @@ class _Reader:
                 sqs = receives or any(a.startswith("sqs:") for a in actions)
                 if not sqs:
                     continue
+                here = doc.locations.get(f"statement[{j}]", where) if doc is not None else where
                 for res_v in _strings(st.get("Resource", st.get("resources"))):
                     qid = self.b.queue_of(res_v, url=False)
                     if qid is not None:
-                        out[qid] = out.get(qid, False) or receives
+                        was, at = out.get(qid, (False, here))
+                        out[qid] = (was or receives, at if was or not receives else here)
         return out
 
-    def statements(self, r, arg: str | None, value: Any) -> list[dict] | None:
+    def statements(self, r, arg: str | None, value: Any, with_doc: bool = False) -> Any:
+        """The statements of a policy (argument ``arg`` of ``r``, or ``value``): a JSON document's, or those of
+        the ``data.aws_iam_policy_document`` it names; None when not known here. ``with_doc``: also that data
+        source (or None), as a pair."""
         if arg is not None:
             value = r.values.get(arg)
         if isinstance(value, Unknown) and re.fullmatch(
             r"data\.aws_iam_policy_document\.[A-Za-z0-9_-]+\.json", value.text
         ):
             doc = self.by_address.get(_prefix(r.address) + value.text[: -len(".json")])
-            return _blocks(doc.values.get("statement")) if doc is not None else None
+            found = _blocks(doc.values.get("statement")) if doc is not None else None
+            return (found, doc) if with_doc else found
         if isinstance(value, (Unknown, Ref)) or value is None:
-            return None
-        doc = self.decode(r, arg or "inline_policy", value)
-        if not isinstance(doc, dict):
-            return None
-        st = doc.get("Statement")
-        return _blocks(st)
+            return (None, None) if with_doc else None
+        decoded = self.decode(r, arg or "inline_policy", value)
+        found = _blocks(decoded.get("Statement")) if isinstance(decoded, dict) else None
+        return (found, None) if with_doc else found
+
+    # ------------------------------------------------------------------------------------------ a free role
+    def free_role(self, r) -> None:
+        """An ``aws_iam_role`` / ``awscc_iam_role`` an ECS task or a Kubernetes pod may assume (EKS Pod Identity,
+        or IRSA's web identity), that may ``sqs:ReceiveMessage`` on a queue of this root and that nothing of the
+        configuration uses (``roles.used``): its workload is deployed by another tool (ecspresso, Copilot, a
+        Helm chart) and consumes the queue (issue 35 §5: its IAM grants receiving). One worker consumer per
+        queue, located at the grant, with nothing known of its settings (a note says so)."""
+        if r.values.get("assume_role_policy") is None:
+            return
+        statements = self.statements(r, "assume_role_policy", None)
+        platform = role_platform(statements) if statements is not None else None
+        if platform is None:
+            return
+        sites = self.grant_sites(r.address)
+        for qid, (receives, where) in (sites or {}).items():
+            if not receives:
+                continue
+            c = Consumer(
+                id=r.address, kind="worker", location=where, platform=platform, source=SOURCE,
+                link="iam", link_ref=r.address, heartbeat=None,
+            )  # fmt: skip
+            c.locations["link"] = where
+            c.settings["assumed_by_other_tool"] = True
+            self.b.notes.append(_role_note(r.address, qid, platform, where))
+            self.attach(c, r, qid, None)
 
     # ------------------------------------------------------------------------------------------ Beanstalk
     def beanstalk(self, r) -> None:
@@ -791,6 +851,49 @@ class _Reader:
             s.raw_delivery = raw if isinstance(raw, bool) else raw == "true" if isinstance(raw, str) else None
             s.locations["raw_delivery"] = r.loc("raw_message_delivery")
         self.model.queues[qid].subscriptions.append(s)
+
+
+def role_platform(statements: list) -> str | None:
+    """The platform of the workload a trust policy's statements (JSON ``Principal`` / ``Action``, or a policy
+    document's ``principals`` blocks and ``actions``) let assume the role: ``ecs`` (``ecs-tasks.amazonaws.com``),
+    ``kubernetes`` (EKS Pod Identity, or ``sts:AssumeRoleWithWebIdentity`` of a federated OIDC provider: IRSA);
+    None for any other."""
+    for st in statements[:MAX_ENTRIES]:
+        if not isinstance(st, dict) or st.get("Effect", st.get("effect", "Allow")) != "Allow":
+            continue
+        services: list = []
+        federated = False
+        principal = st.get("Principal")
+        if isinstance(principal, dict):
+            services += _strings(principal.get("Service"))
+            federated = principal.get("Federated") is not None
+        for p in _blocks(st.get("principals")):
+            kind = p.get("type")
+            if kind == "Service":
+                services += _strings(p.get("identifiers"))
+            elif kind == "Federated":
+                federated = True
+        for svc in services:
+            if isinstance(svc, str) and svc in ROLE_PLATFORMS:
+                return ROLE_PLATFORMS[svc]
+        actions = [a.lower() for a in _strings(st.get("Action", st.get("actions"))) if isinstance(a, str)]
+        if federated and WEB_IDENTITY in actions:
+            return "kubernetes"
+    return None
+
+
+def _role_note(role: str, qid: str, platform: str, where: Location):
+    from .load import Note
+
+    return Note(
+        f"consumer {role} of {qid} is the {platform} workload that assumes role {role}, declared elsewhere: its "
+        "stop timeout, work limit and receive settings were not checked",
+        where,
+        role,
+        fix="Lint the files that declare that workload together with this root (its task definition or "
+        "manifests), or declare its processing time in a worker profile in visguard.yaml "
+        f"(profiles: [{{match: {qid}, kind: worker, p99: ...}}]).",
+    )
 
 
 def _fire_and_forget(r) -> Location | None:

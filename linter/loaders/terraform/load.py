@@ -21,7 +21,8 @@ from visguard.records import Record, fresh
 
 from . import awscc, reuse
 from .build import ARGS, Res, build_model
-from .consumers import NEEDED_BY, NESTED_BLOCKS
+from .consumers import NEEDED_BY, NESTED_BLOCKS, ROLE_HELPERS
+from .consumers import ROLE as ROLE_TYPE
 from .evaluate import Env, _key_value, text_of
 from .files import _read_text, confined, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
@@ -39,18 +40,20 @@ SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")
 _OVERRIDE = r"(?:^|_)override\.(?:tf|tofu)(?:\.json)?$"
 _MISSING_REF = object()
 MAX_FILES = 2000
+QUEUE = "aws_sqs_queue"
 
 
 class Note(Record):
     """Something the loader could not evaluate or read: what, why, where, and the address it is about (a
     resource, ``var.x``, ``module.jobs``; :data:`ROOT` for the root module's own files)."""
 
-    __slots__ = ("message", "location", "address")
+    __slots__ = ("message", "location", "address", "fix")
 
-    def __init__(self, message: str, location: Location, address: str | None = None):
+    def __init__(self, message: str, location: Location, address: str | None = None, fix: str | None = None):
         self.message = message
         self.location = location
         self.address = address or location.path or ROOT
+        self.fix = fix  # what to do, when VG902's general advice does not fit
 
 
 class TerraformModel(Model):
@@ -166,6 +169,9 @@ class TerraformLoader(ModuleReader):
         # data.aws_sqs_queue.x / data.aws_lambda_function.f -> (type, the name it looks up or None, where)
         self.data: dict[str, tuple[str, str | None, Location]] = {}
         self.deferred: list = []  # (scope, block, type, address) of resources read only if needed
+        # addresses of the roles (instances) an ECS task or a pod may assume that nothing of the configuration
+        # uses (roles.py): each may be the consumer of a workload deployed elsewhere
+        self.free_roles: set[str] = set()
         # [expression, why, where it is written, noted] of each var./local. a module whose files were not all
         # read does not declare (Scope.var / Scope.local): a note each, never the input's error
         self.undeclared: list[list] = []
@@ -183,7 +189,9 @@ class TerraformLoader(ModuleReader):
         self._snapshot = None
 
     # -------------------------------------------------------------------------------------------- notes
-    def note(self, where: Block | Attr | Location, message: str, address: str) -> None:
+    def note(
+        self, where: Block | Attr | Location, message: str, address: str, fix: str | None = None
+    ) -> None:
         loc = where if isinstance(where, Location) else Location(where.file, where.line, where.column)
         if self._capture is not None:  # every note, before it is de-duplicated: replayed with a kept resource
             self._capture.append(("note", loc, message, address))
@@ -194,7 +202,7 @@ class TerraformLoader(ModuleReader):
         if message in self._noted:
             return
         self._noted.add(message)
-        self.notes.append(Note(message, loc, address))
+        self.notes.append(Note(message, loc, address, fix))
 
     def data_source(self, scope: Scope, address: str, block: Block) -> None:
         """Record a ``data "aws_sqs_queue"`` / ``data "aws_lambda_function"`` block referred to: the name it
@@ -345,11 +353,41 @@ class TerraformLoader(ModuleReader):
         """The resources a consumer reader needs (a task role's policies, a service of a task definition, a
         pipe's target), read only when the root holds such a consumer: a root without one lints as fast."""
         present = {r.type for r in self.resources}
+        read: dict[str, list[Res]] = {}  # address of a block read here -> its instances
         for scope, block, rtype, base in self.deferred:
             if NEEDED_BY[awscc.kind(rtype)] not in present:
                 continue
+            start = len(self.resources)
             self.read_resource(scope, block, rtype, base)
+            read[base] = self.resources[start:]
+        has_role = any(awscc.kind(d[2]) == ROLE_TYPE for d in self.deferred)
+        if has_role and QUEUE in present and self.free_role_blocks(read):
+            for scope, block, rtype, base in self.deferred:  # the grants of a free role
+                if base not in read and awscc.kind(rtype) in ROLE_HELPERS:
+                    self.read_resource(scope, block, rtype, base)
         self.deferred = []
+
+    def free_role_blocks(self, read: dict[str, list[Res]]) -> bool:
+        """The roles an ECS task or a pod may assume that nothing of the configuration uses (roles.py), into
+        :attr:`free_roles`; a role is evaluated only when its trust policy as written names such a principal."""
+        from . import roles
+
+        found = False
+        for scope, block, rtype, base in self.deferred:
+            if rtype not in roles.ROLE_TYPES or not roles.may_be_workload(scope, block, rtype):
+                continue
+            if roles.used(scope, block, rtype, []):
+                continue  # by its address: not evaluated for it
+            if base not in read:
+                start = len(self.resources)
+                self.read_resource(scope, block, rtype, base)
+                read[base] = self.resources[start:]
+            instances = [r for r in read[base] if r.type == ROLE_TYPE]
+            names = [r.values["name"] for r in instances if isinstance(r.values.get("name"), str)]
+            if instances and not roles.used(scope, block, rtype, names):
+                self.free_roles.update(r.address for r in instances)
+                found = True
+        return found
 
     def read_resource(self, scope: Scope, block: Block, rtype: str, base: str) -> None:
         """The instances of one resource block, read (or, in the language server, reused: reuse.py)."""
@@ -421,7 +459,7 @@ class TerraformLoader(ModuleReader):
                     else:
                         self.nested(scope, block, r, arg, env)
                     continue
-                if arg in NESTED_BLOCKS and arg not in block.attrs:
+                if arg in NESTED_BLOCKS and name not in block.attrs:
                     self.blocks_of(scope, block, r, arg, env)
                     continue
                 attr = block.attrs.get(name)
@@ -825,10 +863,10 @@ class TerraformLoader(ModuleReader):
         if cache is not None and self._snapshot is not None:
             cache.roots[key] = (self._snapshot, self._entries)
         notes: list[Note] = []
-        model = build_model(self.resources, self.root, self.problems, self.data, notes)
+        model = build_model(self.resources, self.root, self.problems, self.data, notes, self.free_roles)
         self.partial(model)
         for n in notes:
-            self.note(n.location, n.message, n.address)
+            self.note(n.location, n.message, n.address, n.fix)
         self.note_unknown_values(model)
         self.keep_relevant_notes()
         return TerraformModel(
@@ -875,6 +913,8 @@ class TerraformLoader(ModuleReader):
                 if not who:
                     continue
                 n = Note(f"{n.message} (it decides {_listed(who)})", n.location, n.address)
+            elif n.address in self.free_roles and n.fix is not None:
+                pass  # the consumer a role is (consumers._Reader.free_role): what was not checked of it
             elif (
                 re.match(r"^[a-z][a-z0-9]*_[a-z0-9_]+\.[^.]+$", re.sub(r"\[[^\]]*\]$", "", local))
                 and awscc.kind(local.split(".", 1)[0]) in NEEDED_BY

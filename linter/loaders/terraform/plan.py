@@ -6,11 +6,14 @@ with its ``address`` and ``values``; ``resource_changes[].change.after_unknown``
 after apply (the ARN of a queue created by the same plan); ``configuration`` keeps the expressions, whose
 ``references`` say which resource such a value comes from (``aws_sqs_queue.dlq.arn``). So a redrive policy or an
 event source mapping pointing at a queue created in the same plan is still linked to it; the
-``maxReceiveCount`` inside a redrive policy computed that way is known only after apply.
+``maxReceiveCount`` inside a redrive policy computed that way is known only after apply. A role an ECS task or a
+pod may assume that the ``configuration`` uses nowhere (``roles.used_in_config``) may be the consumer of a workload
+deployed elsewhere (``consumers._Reader.free_role``).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from visguard.errors import VisguardError
@@ -82,7 +85,7 @@ class _Plan:
         res = [self.resource(r, jp, mod) for r, jp, mod in self.instances]
         problems: list = []
         notes: list = []
-        model = build_model(res, self.file, problems, notes=notes)
+        model = build_model(res, self.file, problems, notes=notes, free_roles=self.free_roles())
         if problems and not model.queues:
             raise problems[0][0]  # nothing at all could be read: the input's one error
         self.notes += [problem_note(*p, self.file) for p in problems] + notes
@@ -94,6 +97,31 @@ class _Plan:
             pending=model.pending,
             env=model.env,
         )
+
+    def free_roles(self) -> set[str]:
+        """The roles an ECS task or a pod may assume that nothing of the configuration uses (roles.py), when the
+        plan holds a queue and its ``configuration`` (a state's JSON has none: no such consumer)."""
+        from . import roles
+
+        conf = self.doc.get("configuration")
+        if not isinstance(conf, dict) or not any(
+            awscc.kind(r["type"]) == "aws_sqs_queue" for r, _, _ in self.instances
+        ):
+            return set()
+        out: set[str] = set()
+        for r, _, mod in self.instances:
+            if r["type"] not in roles.ROLE_TYPES:
+                continue
+            values = r.get("values") if isinstance(r.get("values"), dict) else {}
+            trust = values.get(roles.TRUST_ARG[r["type"]])
+            text = trust if isinstance(trust, str) else json.dumps(trust, default=str)
+            if not any(w in text for w in roles.WORKLOAD_TRUST):
+                continue
+            name = values.get("name" if r["type"] == "aws_iam_role" else "role_name")
+            names = [name] if isinstance(name, str) and name else []
+            if not roles.used_in_config(conf, mod, r["type"], str(r.get("name")), names):
+                out.add(r["address"])
+        return out
 
     def list_at(self, node: dict, path: list) -> list:
         """``node[path[-1]]`` (written at ``path`` in the document): a list, or absent; anything else (a mapping

@@ -28,6 +28,7 @@ class Module:
 
     def __init__(self, directory: str, blocks: list[Block], problems: list | None = None):
         self.dir = directory
+        self.blocks = blocks  # every block as parsed (roles.used reads their files' text)
         self.variables: dict[str, Block] = {}
         self.locals: dict[str, Attr] = {}
         self.resources: dict[tuple[str, str], Block] = {}

@@ -65,6 +65,16 @@ PIECES = [
     'tonumber("7")',
     'lookup({}, "k")',
     "coalesce()",
+    # a role an ECS task may assume, granted receiving (consumers._Reader.free_role, roles.used)
+    'resource "aws_iam_role" "r" {',
+    "assume_role_policy = ",
+    'jsonencode({Statement = [{Effect = "Allow", Principal = {Service = "ecs-tasks.amazonaws.com"}, Action = "x"}]})',
+    "inline_policy {",
+    "policy = ",
+    'jsonencode({Statement = [{Effect = "Allow", Action = "sqs:ReceiveMessage", Resource = aws_sqs_queue.q.arn}]})',
+    "aws_iam_role.r.arn",
+    'output "o" {',
+    "data.aws_iam_policy_document.d.json",
 ]
 
 
@@ -91,6 +101,8 @@ TYPES = [
     "aws_lambda_event_source_mapping",
     "aws_lambda_alias",
     "aws_sqs_queue_redrive_policy",
+    "aws_iam_role",
+    "aws_iam_role_policy",
 ]
 ARGS = [
     "visibility_timeout_seconds",
@@ -106,6 +118,9 @@ ARGS = [
     "count",
     "for_each",
     "name",
+    "assume_role_policy",
+    "policy",
+    "role",
 ]
 EXPRS = [
     "30",
@@ -134,6 +149,11 @@ EXPRS = [
     "max(var.v, 10)",
     "try(local.missing, 4)",
     "data.aws_sqs_queue.d.arn",
+    'jsonencode({Statement = [{Effect = "Allow", Principal = {Service = "pods.eks.amazonaws.com"}, Action = "a"}]})',
+    'jsonencode({Statement = [{Effect = "Allow", Action = "sqs:Receive*", Resource = aws_sqs_queue.r0.arn}]})',
+    'jsonencode({Statement = [{Principal = {Federated = 1}, Action = ["sts:AssumeRoleWithWebIdentity"]}]})',
+    "aws_iam_role.r1.id",
+    "data.aws_iam_policy_document.d.json",
 ]
 
 
