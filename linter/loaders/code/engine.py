@@ -822,16 +822,26 @@ class File:
         if sig is None:
             return unknown(node, f"{text(node)} is a parameter")
         fn, p = found
-        for frame_file, frame_fn, args in reversed(FLOW.frames):  # inside a call being read: what it passes
-            if frame_file is self and frame_fn == fn.start_byte and key in args:
+        for frame in reversed(FLOW.frames):  # inside a call being read: what it passes
+            frame_file, frame_fn, args = frame[:3]
+            if frame_file is not self or frame_fn != fn.start_byte:
+                continue
+            if key in args:
                 arg, caller = args[key]
                 v = evaluate(arg, caller, depth + 1)
+                if len(frame) > 3 and v.file is None and caller is not self:
+                    v.file = caller  # a pinned call site's value: written there
                 return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
-        done = self._argued.get((key, fn.start_byte, part))
+            if (
+                len(frame) > 3
+            ):  # one call site of the function (Flow.pinned): what it does not pass, the default
+                v = FLOW.unpassed(self, frame[3], key, node, depth)
+                if v is not None:
+                    return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
+        cached = (key, fn.start_byte, part, FLOW.pin)  # one call site pinned: its own values (Flow.pinned)
+        done = self._argued.get(cached)
         if done is None:
-            done = self._argued[(key, fn.start_byte, part)] = FLOW.argument(
-                self, fn, p, key, sig, depth, pick=pick
-            )
+            done = self._argued[cached] = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
         out = Value(done.kind, done.value, done.node, done.why, done.default)
         for slot in ("via", "scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(done, slot))
@@ -1153,6 +1163,7 @@ MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recen
 MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
 MAX_AGREE = 8  # assignments of one name evaluated to see whether they all give one value (File._agreed)
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
+MAX_SITES = 32  # call sites of a function a shared receive is read once for (Flow.pinned), at most
 MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
     "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
@@ -1187,8 +1198,12 @@ class Flow:
         self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
         self.steps = self.scanned = 0
         # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
-        # (argument node, the caller's File)})
+        # (argument node, the caller's File)}[, the pinned call site: :meth:`pinned`])
         self.frames: list[tuple] = []
+        # the functions of several call sites a value was read through since :meth:`watch` (File, function, its
+        # signature, the sites), first reached first; and the call site pinned now (its file's path, its start)
+        self.shared: list[tuple] = []
+        self.pin: tuple | None = None
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -1206,6 +1221,72 @@ class Flow:
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0
         self.frames = []
+        self.shared, self.pin = [], None
+
+    # ------------------------------------------------------------------------------------------ call sites
+    # (issue 35) a receive shared by the call sites of one function (a listener library's ``@listener(...)``
+    # decorator, a ``Poller(queue_url=..., visibility_timeout=...)`` constructed in several places, whose
+    # arguments are stored and read by one receive loop): each call site is its own consumer, with the values
+    # that call gives (or the defaults it leaves), read with the site pinned; see the language's reader
+    # (python._sdk) for when a receive is read per site.
+    def watch(self) -> None:
+        """Start recording the functions of several call sites the values read next go through."""
+        self.shared = []
+
+    def sites_of_shared(self):
+        """(File, function, signature, call sites) of the first function of 2..MAX_SITES call sites a value
+        read since :meth:`watch` went through, or None."""
+        for got in self.shared:
+            if 2 <= len(got[3]) <= MAX_SITES:
+                return got
+        return None
+
+    def pinned(self, f: File, fn, sig, site):
+        """A context in which ``fn``'s parameters are what the call ``site`` (file, call, positional nodes or
+        None, {keyword: node}) passes, and the defaults it leaves (:meth:`unpassed`)."""
+        import contextlib
+
+        g, call, pos, kw = site
+        args = {}
+        if pos is not None:
+            for i, (k, _, positional) in enumerate(sig[1]):
+                at = i - sig[2]
+                if positional and 0 <= at < len(pos):
+                    args[k] = (pos[at], g)
+                elif k in kw:
+                    args[k] = (kw[k], g)
+
+        @contextlib.contextmanager
+        def context():
+            before = self.pin
+            self.pin = (g.path, call.start_byte)
+            self.frames.append((f, fn.start_byte, args, (sig, site)))
+            try:
+                yield
+            finally:
+                self.frames.pop()
+                self.pin = before
+
+        return context()
+
+    def unpassed(self, f: File, pinned, key: str, node, depth: int) -> Value | None:
+        """The value of parameter ``key`` a pinned call site does not pass: its default (a parameter without
+        one: unknown; a call whose arguments are not read: unknown, never another call's); None when ``key`` is
+        no parameter of the function's signature."""
+        sig, (g, call, pos, _) = pinned
+        params = {k: default for k, default, _ in sig[1]}
+        if key not in params:
+            return None
+        if pos is None:
+            return unknown(node, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read")
+        if params[key] is None:
+            return unknown(node, f"{key} is not passed by the call at {_at(g, call)}")
+        v = evaluate(params[key], f, depth + 1)
+        if v.kind != "unknown" and v.via is None:
+            v.via = node
+        if v.file is None:
+            v.file = f  # the default, written in the function's file
+        return v
 
     def called(self, g: File, fn, call, caller: File, node, depth: int) -> Value:
         """The value of ``node`` (in the body of ``fn``, of file ``g``) for the call ``call`` of ``caller``: the
@@ -1377,6 +1458,23 @@ class Flow:
         names, params, bound = sig
         keys = [k for k, _, _ in params]
         if keyword is not False:
+            for frame in reversed(
+                self.frames
+            ):  # one call site pinned (:meth:`pinned`): its keyword, else the default
+                if len(frame) > 3 and frame[0] is f and frame[1] == fn.start_byte:
+                    g, call, pos, kw = frame[3][1]
+                    if pos is None:
+                        return unknown(
+                            p, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read"
+                        )
+                    if key not in kw:
+                        return (
+                            evaluate(keyword, f, depth + 1) if keyword is not None else Value("none", None, p)
+                        )
+                    v = evaluate(kw[key], g, depth + 1)
+                    if v.file is None and g is not f:
+                        v.file = g
+                    return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
             default, position = keyword, None
         elif key not in keys:
             return unknown(p, f"{text(p)} is a parameter")
@@ -1385,6 +1483,9 @@ class Flow:
             _, default, positional = params[at]
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
+        if len(sites) > 1 and len(self.shared) < MAX_SITES:
+            if not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared):
+                self.shared.append((f, fn, sig, sites))
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:
@@ -1611,6 +1712,45 @@ class Reader:
         self._ids: set[str] = set()
         self._noted: set[tuple] = set()
         self._lines: list[bytes] | None = None  # the file's lines, for the annotations (Reader.annotation)
+        # where the next consumers are located instead of their node (a call site of a shared receive:
+        # Reader.placed_at), and the receive they share
+        self._placed: tuple[Location, str] | None = None
+
+    def mark(self) -> tuple:
+        """What the result holds now, for :meth:`rollback`."""
+        res = self.result
+        return (
+            len(res.consumers),
+            len(res.notes),
+            set(self._ids),
+            set(self._noted),
+            set(res.spans),
+            set(res.places),
+        )
+
+    def rollback(self, mark: tuple) -> None:
+        """Forget the consumers and notes read since ``mark`` (a receive read again per call site)."""
+        n, k, ids, noted, spans, places = mark
+        res = self.result
+        del res.consumers[n:], res.notes[k:]
+        self._ids, self._noted = ids, noted
+        for key in set(res.spans) - spans:
+            del res.spans[key]
+        for key in set(res.places) - places:
+            del res.places[key]
+
+    def placed_at(self, g: File | None, node) -> None:
+        """Locate the next consumers at ``node`` of file ``g`` (a call site in another file, or this one); None:
+        at their own node again."""
+        if g is None:
+            self._placed = None
+            return
+        where = (
+            self.loc(node)
+            if g.path in (None, self.path)
+            else Location(g.path, line=line(node), column=column(g.data, node))
+        )
+        self._placed = (where, f"{where.file}:{where.line}")
 
     def at(self, v: Value | None, node) -> Location:
         """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
@@ -1646,16 +1786,14 @@ class Reader:
         self.result.notes.append(Note(message, self.loc(node), address))
 
     def consumer(self, node, platform: str, **fields) -> Consumer:
-        c = Consumer(
-            id=f"{self.path}:{line(node)}",
-            kind="worker",
-            platform=platform,
-            source=self.source,
-            location=self.loc(node),
-            **fields,
+        where, cid = (
+            self._placed if self._placed is not None else (self.loc(node), f"{self.path}:{line(node)}")
         )
+        c = Consumer(id=cid, kind="worker", platform=platform, source=self.source, location=where, **fields)
         if c.id in self._ids:
-            c.id = f"{c.id}:{column(self.data, node)}"
+            c.id = f"{c.id}:{where.column if self._placed is not None else column(self.data, node)}"
+        if self._placed is not None:  # the receive it shares with the other call sites
+            c.locations["receive"] = self.loc(node)
         self._ids.add(c.id)
         self.result.consumers.append(c)
         return c
@@ -1726,11 +1864,12 @@ class Reader:
     def annotation(self, c: Consumer) -> dict:
         """The ``visguard:`` annotation of consumer ``c`` (on the line of its location or the line above), as
         {field: (value, Location)}; a malformed one is noted once and gives nothing (:func:`annotation`)."""
-        if c.location is None or c.location.line is None or self.lang is None:
+        at = c.locations.get("receive") or c.location  # a call site's consumer: its shared receive's
+        if at is None or at.line is None or self.lang is None or at.file != self.path:
             return {}
         if self._lines is None:
             self._lines = self.data.split(b"\n")
-        for n in (c.location.line, c.location.line - 1):
+        for n in (at.line, at.line - 1):
             if not 1 <= n <= len(self._lines) or b"visguard:" not in self._lines[n - 1]:
                 continue
             raw = self._lines[n - 1][: values.MAX_TEXT].decode("utf-8", "replace")

@@ -1459,54 +1459,90 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
             v = evaluate(_kwargs(f, call).get("VisibilityTimeout"), f)
             extend_by = v.value if v.kind == "int" else None
     for call in receives:
-        kw = _kwargs(f, call)
-        ref = None
-        if _name(call) == "receive_message":
-            # the SDK's requires QueueUrl: a call without it (nor a ``**dict``) is a wrapper's or another library's
-            if "QueueUrl" in kw:
-                ref = _queue_ref(f, r, kw["QueueUrl"])
-            elif not (aws and _has_splat(call)):
-                continue
-        else:
-            fn = call.child_by_field_name("function")
-            receiver = fn.child_by_field_name("object") if fn.type == "attribute" else None
-            ref = _resource_queue(f, r, receiver) if receiver is not None else False
-            if ref is False:
-                aws_keys = bool(kw.keys() & _RECEIVE_KEYS)
-                if not (aws_keys or (aws and not any(k[:1].islower() for k in kw))):
-                    continue
-                ref = None
-        c = r.consumer(call, "sdk", queue_ref=ref, heartbeat=bool(beats))
-        if ref is not None:
-            c.locations["queue_ref"] = ref.location
-        if beats:
-            c.locations["heartbeat"] = r.loc(beats[0])
-            if interval is not None:
-                r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
-            if extend_by is not None:
-                c.heartbeat_extend_by = extend_by
-        if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
-            v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
-            if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
-                c.settings["queue_pattern"] = v.pattern
-                c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
-            why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
-            r.note(
-                f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
-                f"{r.hint('queue', '<name or URL>')}",
-                kw["QueueUrl"],
-                c.id,
-            )
-        vt = kw.get("VisibilityTimeout")
-        if vt is not None:
-            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
-            if v is not None or "visibility_override" not in c.locations:
-                r.set(c, "visibility_override", v.value if v else None, vt, v)
-        for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
-            if key in kw:
-                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
-                if v is not None:
-                    r.set(c, setting, v.value, kw[key], v)
+        mark, steps = r.mark(), FLOW.steps
+        FLOW.watch()
+        if not _receive(f, r, call, aws, beats, interval, extend_by):
+            continue
+        shared = FLOW.sites_of_shared()
+        if shared is None:
+            continue
+        # a receive shared by the call sites of one function (``@listener(queue_url=..., visibility_timeout=60)``
+        # of a listener library, whose arguments the receive loop reads back): one consumer per call site, at the
+        # call, with the values it gives and the defaults it leaves (engine.Flow.pinned); a site whose arguments
+        # are not read gives unknown values, never another site's
+        r.rollback(mark)
+        g, fn, sig, sites = shared
+        for site in sites:
+            FLOW.steps = steps  # each site read with the budget the receive had
+            r.placed_at(site[0], site[1])
+            with FLOW.pinned(g, fn, sig, site):
+                _receive(f, r, call, aws, beats, interval, extend_by)
+            r.placed_at(None, None)
+        if len({_said(c) for c in r.result.consumers[mark[0] :]}) == 1:
+            # every call gives the same values from the same places (three threads of one poll loop): one
+            # consumer at the receive, as before
+            r.rollback(mark)
+            FLOW.steps = steps
+            _receive(f, r, call, aws, beats, interval, extend_by)
+
+
+def _said(c) -> str:
+    """What a consumer's code says, apart from where the consumer is (two call sites that say the same)."""
+    fields = {k: getattr(c, k) for k in type(c).__slots__ if k not in ("id", "location", "locations")}
+    return repr((fields, {k: v for k, v in c.locations.items() if k != "receive"}))
+
+
+def _receive(f: File, r: Reader, call, aws: bool, beats, interval, extend_by):
+    """The consumer of one receive call (None: not an SQS receive)."""
+    kw = _kwargs(f, call)
+    ref = None
+    if _name(call) == "receive_message":
+        # the SDK's requires QueueUrl: a call without it (nor a ``**dict``) is a wrapper's or another library's
+        if "QueueUrl" in kw:
+            ref = _queue_ref(f, r, kw["QueueUrl"])
+        elif not (aws and _has_splat(call)):
+            return None
+    else:
+        fn = call.child_by_field_name("function")
+        receiver = fn.child_by_field_name("object") if fn.type == "attribute" else None
+        ref = _resource_queue(f, r, receiver) if receiver is not None else False
+        if ref is False:
+            aws_keys = bool(kw.keys() & _RECEIVE_KEYS)
+            if not (aws_keys or (aws and not any(k[:1].islower() for k in kw))):
+                return None
+            ref = None
+    c = r.consumer(call, "sdk", queue_ref=ref, heartbeat=bool(beats))
+    if ref is not None:
+        c.locations["queue_ref"] = ref.location
+    if beats:
+        c.locations["heartbeat"] = r.loc(beats[0])
+        if interval is not None:
+            r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
+        if extend_by is not None:
+            c.heartbeat_extend_by = extend_by
+    if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
+        v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
+        if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
+            c.settings["queue_pattern"] = v.pattern
+            c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
+        why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
+        r.note(
+            f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
+            f"{r.hint('queue', '<name or URL>')}",
+            kw["QueueUrl"],
+            c.id,
+        )
+    vt = kw.get("VisibilityTimeout")
+    if vt is not None:
+        v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
+        if v is not None or "visibility_override" not in c.locations:
+            r.set(c, "visibility_override", v.value if v else None, vt, v)
+    for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
+        if key in kw:
+            v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
+            if v is not None:
+                r.set(c, setting, v.value, kw[key], v)
+    return c
 
 
 def _releases_only(f: File, call, entries_visibility: list) -> bool:
