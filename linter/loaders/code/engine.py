@@ -1483,9 +1483,12 @@ class Flow:
             _, default, positional = params[at]
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
-        if len(sites) > 1 and len(self.shared) < MAX_SITES:
-            if not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared):
-                self.shared.append((f, fn, sig, sites))
+        if (
+            len(sites) > 1
+            and len(self.shared) < MAX_SITES
+            and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
+        ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
+            self.shared.append((f, fn, sig, sites))
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:
