@@ -404,3 +404,55 @@ def test_python_a_global_set_in_a_function_is_the_modules():
     )
     first, second = python.read("g.py", code).consumers
     assert first.queue_ref.value.endswith("/1/g") and second.queue_ref is None
+
+
+def test_python_self_attributes_are_their_own_class_s(tmp_path):
+    """Two classes of one file each assign ``self.queue_url = queue_url``: the receive in one reads its own
+    class's (its own constructor's calls), never the other class's parameter; a field only a base class assigns is
+    still read (the file's one binding)."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class Extender:\n    def __init__(self, queue_url, rh):\n        self.queue_url = queue_url\n"
+        "        self.rh = rh\n"
+        "class Engine:\n    def __init__(self, queue_url, vt=45):\n        self.queue_url = queue_url\n"
+        "        self.vt = vt\n"
+        "    def loop(self):\n        sqs.receive_message(QueueUrl=self.queue_url, VisibilityTimeout=self.vt)\n"
+        "        Extender(self.queue_url, 'x')\n"
+        "class Base:\n    def __init__(self):\n        self.wait = 20\n"
+        "class Child(Base):\n    def go(self):\n        sqs.receive_message(QueueUrl=self.queue_url, WaitTimeSeconds=self.wait)\n"
+        "Engine('https://sqs.eu-west-1.amazonaws.com/1/jobs')\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    engine = at(consumers, "w.py", 12)
+    assert engine.queue_ref.value.endswith("/1/jobs") and engine.visibility_override == 45
+    child = at(consumers, "w.py", 19)
+    assert child.settings["wait_time"] == 20
+    assert not any("parameter of Extender" in n.message for n in notes)
+
+
+def test_python_call_sites_of_a_shared_receive_are_bounded(tmp_path):
+    """A receive shared by more than MAX_SITES calls stays one consumer at the receive (the values named, none
+    picked); a site that passes ``**options`` is its own consumer whose values are not read (never another
+    site's)."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    (tmp_path / "__init__.py").write_text("")
+    lib = "import boto3\nsqs = boto3.client('sqs')\ndef poll(url, vt=30):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+    calls = "".join(
+        f"poll('https://sqs.eu-west-1.amazonaws.com/1/q{i}', {i + 1})\n" for i in range(MAX_SITES + 1)
+    )
+    (tmp_path / "many.py").write_text(lib + calls)
+    consumers, notes, _ = run(str(tmp_path))
+    (c,) = consumers
+    assert c.location.line == 4 and c.queue_ref is None
+    assert any(f"given different values by its {MAX_SITES + 1} calls" in n.message for n in notes)
+    (tmp_path / "many.py").unlink()
+    (tmp_path / "two.py").write_text(
+        lib + "poll('https://sqs.eu-west-1.amazonaws.com/1/a', vt=60)\nopts = load()\npoll(**opts)\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    a, b = sorted(consumers, key=lambda c: c.location.line)
+    assert (a.location.line, a.queue_ref.value[-2:], a.visibility_override) == (5, "/a", 60)
+    assert (b.location.line, b.queue_ref, b.visibility_override) == (7, None, None)
+    assert any("the call at" in n.message and "cannot read" in n.message for n in notes)

@@ -1189,8 +1189,63 @@ def _field_value(node, g: File, cls, left, right, settings: bool, depth: int) ->
     return v
 
 
+def _own_attribute(node, f: File, depth: int) -> Value | None:
+    """``self.x`` read in a class whose methods assign ``self.x``, when another class of the file assigns a
+    ``self.x`` too: the assignments of its own class (two classes of one file each with ``self.queue_url =
+    queue_url`` are two values, not one binding of the file); None when every assignment is the class's own, or
+    none is (an inherited field: the engine reads the file's)."""
+    if depth > MAX_DEPTH:
+        return None
+    own = _own_binding(f, node)
+    if own is None:
+        return None
+    name, right = own
+    v = evaluate(right, f, depth + 1)
+    if v.kind == "unknown":
+        out = unknown(node, v.why or text(node))
+        out.env = v.env
+        return out
+    if v.via is None:
+        v.via = name
+    return v
+
+
+def _own_binding(f: File, node):
+    """(name node, value node) of the one way ``self.x`` (``node``) is assigned in its own class when another
+    class of the file assigns a ``self.x`` too (:func:`_own_attribute`), else None."""
+    obj = node.child_by_field_name("object") if node.type == "attribute" else None
+    if obj is None or text(obj) not in ("self", "cls"):
+        return None
+    bound = f.bindings.get(f.key(node))
+    if not bound or len(bound) < 2:
+        return None
+    cls = _class_around(f, node)
+    if cls is None:
+        return None
+    own = [(n, r) for n, r in bound.values() if cls.start_byte <= n.start_byte < cls.end_byte]
+    if not own or len(own) == len(bound):
+        return None
+    if any(r is None for _, r in own) or len({text(r) for _, r in own}) > 1:
+        return None  # assigned in several ways in its class: the engine's agreement reads them (all, named)
+    return own[0]
+
+
+def _class_around(f: File, node):
+    up = f.parent(node)
+    for _ in range(256):
+        if up is None or up.type == "class_definition":
+            return up
+        up = f.parent(up)
+    return None
+
+
+def _attribute(node, f: File, depth: int) -> Value | None:
+    got = _own_attribute(node, f, depth)
+    return got if got is not None else _settings_attribute(node, f, depth)
+
+
 _HOOKS = {
-    "attribute": _settings_attribute,
+    "attribute": _attribute,
     "none": lambda node, f, depth: Value("none", None, node),
     "boolean_operator": _or,
     "identifier": _identifier,
@@ -1282,7 +1337,8 @@ def _bound(f: File, node):
             name in f.bindings and not _in_scope(f, name, node)
         ):
             return None
-    right, _ = f.resolve(node)
+    own = _own_binding(f, node)
+    right = own[1] if own is not None else f.resolve(node)[0]
     while right is not None and right.type == "assignment":
         right = right.child_by_field_name("right")
     return right
