@@ -1247,7 +1247,7 @@ class Flow:
         import contextlib
 
         g, call, pos, kw = site
-        args = {}
+        args = {k: (kw[k], g) for k, _, _ in sig[1] if k in kw}  # beside a `**x`, what it writes is still known
         if pos is not None:
             for i, (k, _, positional) in enumerate(sig[1]):
                 at = i - sig[2]
@@ -1463,7 +1463,7 @@ class Flow:
             ):  # one call site pinned (:meth:`pinned`): its keyword, else the default
                 if len(frame) > 3 and frame[0] is f and frame[1] == fn.start_byte:
                     g, call, pos, kw = frame[3][1]
-                    if pos is None:
+                    if pos is None and key not in kw:
                         return unknown(
                             p, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read"
                         )
@@ -1506,11 +1506,14 @@ class Flow:
         for g, call, pos, kw in sites:
             if not self.spend():
                 return unknown(p, f"{label}: visguard stopped following its calls (MAX_FLOW_STEPS)")
-            if pos is None:
+            if pos is None and key not in kw:  # a keyword written beside `**options` is that keyword's value
                 return unknown(
                     p, f"{label}, and the call at {_at(g, call)} passes arguments visguard cannot read"
                 )
-            arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
+            if pos is None:
+                arg = kw[key]
+            else:
+                arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
                 if default is None and keyword is not None and not f.lang.unpassed:
                     return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
