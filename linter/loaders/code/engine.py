@@ -1168,6 +1168,7 @@ MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
     "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
 )  # fmt: skip
+PYTHON_MANIFESTS = ("pyproject.toml", "setup.py", "setup.cfg")  # a Python distribution's root
 MAX_UP = 8  # folders walked up from a file to find its project's manifest
 _TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testdata", "e2e"}
 _TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.(java|cs|kt)$)")
@@ -1247,13 +1248,14 @@ class Flow:
         import contextlib
 
         g, call, pos, kw = site
-        args = {k: (kw[k], g) for k, _, _ in sig[1] if k in kw}  # beside a `**x`, what it writes is still known
+        # beside a `**x`, what it writes is still known (a key it is known not to pass, None: the default)
+        args = {k: (kw[k], g) for k, _, _ in sig[1] if kw.get(k) is not None}
         if pos is not None:
             for i, (k, _, positional) in enumerate(sig[1]):
                 at = i - sig[2]
                 if positional and 0 <= at < len(pos):
                     args[k] = (pos[at], g)
-                elif k in kw:
+                elif kw.get(k) is not None:
                     args[k] = (kw[k], g)
 
         @contextlib.contextmanager
@@ -1273,11 +1275,11 @@ class Flow:
         """The value of parameter ``key`` a pinned call site does not pass: its default (a parameter without
         one: unknown; a call whose arguments are not read: unknown, never another call's); None when ``key`` is
         no parameter of the function's signature."""
-        sig, (g, call, pos, _) = pinned
+        sig, (g, call, pos, kw) = pinned
         params = {k: default for k, default, _ in sig[1]}
         if key not in params:
             return None
-        if pos is None:
+        if pos is None and key not in kw:
             return unknown(node, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read")
         if params[key] is None:
             return unknown(node, f"{key} is not passed by the call at {_at(g, call)}")
@@ -1300,7 +1302,7 @@ class Flow:
                 at = i - sig[2]
                 if positional and 0 <= at < len(pos):
                     args[k] = (pos[at], caller)
-                elif k in kw:
+                elif kw.get(k) is not None:  # None: a key a `**x` is known not to pass
                     args[k] = (kw[k], caller)
         self.frames.append((g, fn.start_byte, args))
         try:
@@ -1338,6 +1340,29 @@ class Flow:
             self._roots[folder] = got
         return got
 
+    def distribution(self, path: str) -> str:
+        """The folder whose files may call ``path``'s functions: its project (:meth:`root`), or for a Python
+        package the distribution it is in, when a ``pyproject.toml``/``setup.py``/``setup.cfg`` is above its top
+        package (a ``src/`` layout whose application sits beside ``src/``)."""
+        top = self.root(path)
+        here = os.path.dirname(os.path.abspath(path))
+        if not path.endswith(".py") or not os.path.exists(os.path.join(here, "__init__.py")):
+            return top
+        key = "dist:" + top
+        got = self._roots.get(key)
+        if got is None:
+            got = up = top
+            for _ in range(MAX_UP):
+                if any(os.path.exists(os.path.join(up, m)) for m in PYTHON_MANIFESTS):
+                    got = up
+                    break
+                parent = os.path.dirname(up)
+                if parent == up:
+                    break
+                up = parent
+            self._roots[key] = got
+        return got
+
     def scope(self, f: File, folder_only: bool = False) -> list[str]:
         """The other files of ``f``'s package the run offered, of its ending: its folder's (``folder_only``: a
         Go package), else its project's (:meth:`root`); a test's files only for a test."""
@@ -1345,7 +1370,7 @@ class Flow:
             return []
         here = os.path.abspath(f.path)
         ext = os.path.splitext(here)[1]
-        top = os.path.dirname(here) if folder_only else self.root(f.path)
+        top = os.path.dirname(here) if folder_only else self.distribution(f.path)
         key = (top, ext, folder_only)
         found = self._scopes.get(key)
         if found is None:  # once per folder and ending: every file of a project asks the same
@@ -1467,7 +1492,7 @@ class Flow:
                         return unknown(
                             p, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read"
                         )
-                    if key not in kw:
+                    if kw.get(key) is None:
                         return (
                             evaluate(keyword, f, depth + 1) if keyword is not None else Value("none", None, p)
                         )
@@ -1511,7 +1536,7 @@ class Flow:
                     p, f"{label}, and the call at {_at(g, call)} passes arguments visguard cannot read"
                 )
             if pos is None:
-                arg = kw[key]
+                arg = kw[key]  # None: a key the call's `**x` is known not to pass (the default)
             else:
                 arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
