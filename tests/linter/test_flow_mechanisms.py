@@ -456,3 +456,70 @@ def test_python_call_sites_of_a_shared_receive_are_bounded(tmp_path):
     assert (a.location.line, a.queue_ref.value[-2:], a.visibility_override) == (5, "/a", 60)
     assert (b.location.line, b.queue_ref, b.visibility_override) == (7, None, None)
     assert any("the call at" in n.message and "cannot read" in n.message for n in notes)
+
+
+def test_python_a_listener_library_s_registry_gives_one_consumer_per_decorator():
+    """A src/ layout (pyproject.toml above src/lk/, the application beside src/): ``@listener(...)`` stores its
+    arguments in a dataclass of a registry, ``run()`` builds one Engine per entry with ``**{k: v for k, v in
+    spec.opts.items() if v is not None or k in _KEEP}``, the Engine's receive reads ``self.visibility`` (``x if x
+    is not None else _env_int("LK_VISIBILITY", 60)``). Each decorator is its own consumer at its line: the
+    queue it names (else ``QUEUE_URL``), the visibility it gives (else the helper's default)."""
+    consumers, notes, _ = run(os.path.join(FLOW, "registry-python"))
+    order, audit = sorted(consumers, key=lambda c: c.location.line)
+    assert (
+        rel(order.location) == "registry-python/app.py:6"
+        and rel(audit.location) == "registry-python/app.py:11"
+    )
+    assert (order.queue_ref.kind, order.queue_ref.value) == ("env", "ORDERS_QUEUE_URL")
+    assert (audit.queue_ref.kind, audit.queue_ref.value) == ("env", "QUEUE_URL")
+    assert (
+        order.visibility_override == 90
+        and rel(order.locations["visibility_override"]) == "registry-python/app.py:6"
+    )
+    assert (
+        audit.visibility_override == 60
+        and audit.settings["wait_time"] == 5
+        and order.settings["wait_time"] == 20
+    )
+    assert (
+        rel(order.locations["receive"])
+        == rel(audit.locations["receive"])
+        == "registry-python/src/lk/engine.py:26"
+    )
+    assert [n.message for n in notes] == [
+        "the VisibilityTimeout of this receive comes from the environment variable LK_VISIBILITY; its default 60 is used"
+    ]
+
+
+def test_python_conditionals_helpers_and_splats_are_read_only_where_known():
+    """``a if x is not None else b`` takes its branch only when x is known (an environment variable may be
+    unset: not read); a helper that does more than return is not followed; a splat whose condition, spread or
+    source is not one visguard reads leaves the keys it may pass unknown."""
+    code = (
+        b"import os, boto3\nsqs = boto3.client('sqs')\nU = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+        b"def helper(d):\n    return d * 2\n"
+        b"def busy(d):\n    x = d\n    return x\n"
+        b"N = None\nE = os.environ.get('VT')\n"
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if N is None else 60)\n"  # 11: 30
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if E is not None else 60)\n"  # 12: unknown
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=helper(20))\n"  # 13: 40
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=busy(20))\n"  # 14: unknown
+    )
+    got = {c.location.line: c.visibility_override for c in python.read("c.py", code).consumers}
+    assert got == {11: 30, 12: None, 13: 40, 14: None}
+    lib = (
+        b"import boto3\nsqs = boto3.client('sqs')\n"
+        b"def poll(url, vt=30, wait=None):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+        b"U = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+    )
+    cases = {
+        b"poll(U, **{'vt': 45})\n": 45,  # a dict literal
+        b"D = {'vt': 50}\npoll(U, **D)\n": 50,  # a name bound to one
+        b"D = {'vt': None, 'wait': 2}\npoll(U, **{k: v for k, v in D.items() if v is not None})\n": 30,  # dropped
+        b"D = {'vt': 5}\npoll(U, **{k: v for k, v in D.items() if len(k) > 1})\n": None,  # a condition not read
+        b"poll(U, **{k: v for k, v in load().items()})\n": None,  # a source not read
+        b"def f(**more):\n    poll(U, **{'wait': 1, **more})\n": None,  # more may hold vt
+    }
+    for tail, expected in cases.items():
+        (c,) = python.read("p.py", lib + tail).consumers
+        assert c.visibility_override == expected, tail
