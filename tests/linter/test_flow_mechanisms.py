@@ -484,7 +484,7 @@ def test_python_a_listener_library_s_registry_gives_one_consumer_per_decorator()
     assert (
         rel(order.locations["receive"])
         == rel(audit.locations["receive"])
-        == "registry-python/src/lk/engine.py:26"
+        == "registry-python/src/lk/engine.py:27"
     )
     assert [n.message for n in notes] == [
         "the VisibilityTimeout of this receive comes from the environment variable LK_VISIBILITY; its default 60 is used"
