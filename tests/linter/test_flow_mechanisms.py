@@ -523,3 +523,33 @@ def test_python_conditionals_helpers_and_splats_are_read_only_where_known():
     for tail, expected in cases.items():
         (c,) = python.read("p.py", lib + tail).consumers
         assert c.visibility_override == expected, tail
+
+
+def test_python_two_receives_sharing_the_call_sites_are_distinct_consumers(tmp_path):
+    """A poller whose two receives (a main queue and a retry queue) both read the constructor's arguments: each
+    call site is one consumer per receive, with distinct ids; MAX_SITES sites stay bounded in time."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "p.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class P:\n    def __init__(self, url, vt=30):\n        self.url = url\n        self.vt = vt\n"
+        "    def main(self):\n        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.vt)\n"
+        "    def retry(self):\n        sqs.receive_message(QueueUrl=self.url + '-retry', VisibilityTimeout=self.vt)\n"
+        "P('https://sqs.eu-west-1.amazonaws.com/1/a', 40)\nP('https://sqs.eu-west-1.amazonaws.com/1/b')\n"
+    )
+    consumers, _, _ = run(str(tmp_path))
+    got = sorted((c.location.line, c.locations["receive"].line, c.visibility_override) for c in consumers)
+    assert got == [(11, 8, 40), (11, 10, 40), (12, 8, 30), (12, 10, 30)]
+    assert len({c.id for c in consumers}) == 4
+    sites = "".join(f"P('https://sqs.eu-west-1.amazonaws.com/1/q{i}', {i + 1})\n" for i in range(MAX_SITES))
+    (tmp_path / "many.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\nclass P:\n    def __init__(self, url, vt):\n"
+        "        self.url = url\n        self.vt = vt\n    def go(self):\n"
+        "        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.vt, WaitTimeSeconds=self.vt)\n"
+        + sites
+    )
+    (tmp_path / "p.py").unlink()
+    (consumers, _, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert len(consumers) == MAX_SITES and spent < 20
+    assert sorted(c.visibility_override for c in consumers) == list(range(1, MAX_SITES + 1))

@@ -395,7 +395,9 @@ class File:
         self._param_nodes: dict[str, list[tuple]] = {}  # a parameter's key -> [(its function, its node)]
         self._param_starts: dict[str, list[int]] = {}  # a key -> its functions' starts, sorted (param_of)
         self._binding_starts: dict[str, list[int]] = {}  # a key -> where it is bound, sorted (_reaching)
-        self._argued: dict[tuple, Value] = {}  # (key, function start) -> what the calls pass (File.argument)
+        # (key, function start, part, pinned site) -> (what the calls pass, the functions of several call sites it
+        # went through: Flow.shared) (File.argument)
+        self._argued: dict[tuple, tuple] = {}
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
@@ -839,9 +841,16 @@ class File:
                 if v is not None:
                     return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
         cached = (key, fn.start_byte, part, FLOW.pin)  # one call site pinned: its own values (Flow.pinned)
-        done = self._argued.get(cached)
-        if done is None:
-            done = self._argued[cached] = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
+        got = self._argued.get(cached)
+        if got is None:
+            before = len(FLOW.shared)
+            done = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
+            got = self._argued[cached] = (done, FLOW.shared[before:])
+        else:  # read before: the functions of several call sites it went through, as if read again
+            for entry in got[1]:
+                if not any(s[0] is entry[0] and s[1].start_byte == entry[1].start_byte for s in FLOW.shared):
+                    FLOW.shared.append(entry)
+        done = got[0]
         out = Value(done.kind, done.value, done.node, done.why, done.default)
         for slot in ("via", "scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(done, slot))
@@ -1821,8 +1830,8 @@ class Reader:
             self._placed if self._placed is not None else (self.loc(node), f"{self.path}:{line(node)}")
         )
         c = Consumer(id=cid, kind="worker", platform=platform, source=self.source, location=where, **fields)
-        if c.id in self._ids:
-            c.id = f"{c.id}:{where.column if self._placed is not None else column(self.data, node)}"
+        if c.id in self._ids:  # a call site two receives of the file share: named by the receive too
+            c.id = f"{c.id}@{line(node)}" if self._placed is not None else f"{c.id}:{column(self.data, node)}"
         if self._placed is not None:  # the receive it shares with the other call sites
             c.locations["receive"] = self.loc(node)
         self._ids.add(c.id)
