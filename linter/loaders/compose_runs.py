@@ -21,7 +21,8 @@ service directly; ``-e VAR`` passes the command's own VAR.
 What is not known is not guessed: a variable the input does not set (the environment may), a value with an
 unknown part (``$(shell ...)``, a variable of make's environment), a compose file not found or not read (a note),
 a service the file does not have. Bounded: the compose file is read once per input (at most :data:`MAX_BYTES`,
-inside the script's folder, through :mod:`.safe_io`), at most :data:`MAX_RUNS` commands are read.
+inside the script's folder, through :mod:`.safe_io`), at most :data:`MAX_RUNS` commands are read and
+:data:`MAX_BINDINGS` bindings kept (a note says so).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ COMPOSE_FILES = ("compose.yaml", "compose.yml", "docker-compose.yaml", "docker-c
 SUBCOMMANDS = frozenset({"up", "run", "create", "start"})
 MAX_BYTES = 1_000_000
 MAX_RUNS = 200
+MAX_BINDINGS = 10_000  # bindings one input's compose runs give (then a note, the rest not read)
 # options of `docker compose` (before the subcommand) and of its subcommands that take a value
 # (https://docs.docker.com/reference/cli/docker/compose/, .../compose/up/, .../compose/run/, checked 2026-12-03)
 _GLOBAL_VALUED = frozenset(
@@ -86,6 +88,11 @@ def read(path: str, commands: list[shellwords.Command], model: Model) -> None:
             _service(
                 path, cmd.line, compose, str(service), spec, environ, given if sub == "run" else {}, model
             )
+            if len(model.env) > MAX_BINDINGS:
+                del model.env[MAX_BINDINGS:]
+                message = f"the compose runs give more than {MAX_BINDINGS:,} environment bindings: the rest not read"
+                model.notes.append(Note(f"{message} (line {cmd.line})", Location(path, line=cmd.line), path))
+                return
 
 
 def _compose(cmd: shellwords.Command):

@@ -15,7 +15,7 @@ import time
 import pytest
 from visguard.linter.api import lint_paths
 from visguard.linter.consumers import QueueIndex, QueueRef
-from visguard.linter.loaders import registry, shell, shellwords
+from visguard.linter.loaders import compose_runs, registry, shell, shellwords
 
 
 def load(tmp_path, text: str, name: str = "init.sh"):
@@ -521,3 +521,22 @@ def test_the_dev_layout_of_a_localstack_hook_is_read_from_its_real_path(tmp_path
     result = lint_paths([str(tmp_path)])
     assert result.errors == []
     assert os.path.join(str(hooks), "queues.sh") in result.files
+
+
+def test_hostile_compose_runs_are_bounded(tmp_path):
+    """Thousands of compose runs, a compose file of thousands of services and interpolations, a compose file
+    that is not a mapping: bounded time, the file read once, at most one note each."""
+    services = "".join(
+        f"  s{i}:\n    environment:\n      - Q{i}_QUEUE=${{Q{i}:-${{Q{i}}}}}\n      - X_QUEUE=${{X}}\n"
+        for i in range(3000)
+    )
+    (tmp_path / "compose.yaml").write_text("services:\n" + services)
+    recipe = "".join("\tX=http://localstack:4566/000000000000/q docker compose up\n" for _ in range(5000))
+    start = time.process_time()
+    model = load(tmp_path, "up:\n" + recipe, "Makefile")
+    assert time.process_time() - start < 20 and len(model.env) == compose_runs.MAX_BINDINGS
+    (note,) = notes(model)
+    assert "more than 10,000 environment bindings" in note
+    (tmp_path / "compose.yaml").write_text("- just\n- a list\n")
+    model = load(tmp_path, "up:\n\tX=1 docker compose up\n", "Makefile")
+    assert model.env == [] and model.notes == []
