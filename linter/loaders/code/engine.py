@@ -1755,29 +1755,25 @@ class Reader:
         # where the next consumers are located instead of their node (a call site of a shared receive:
         # Reader.placed_at), and the receive they share
         self._placed: tuple[Location, str] | None = None
+        self._log: list | None = None  # what :meth:`mark` asked to be logged since (ids and notes said)
 
     def mark(self) -> tuple:
-        """What the result holds now, for :meth:`rollback`."""
-        res = self.result
-        return (
-            len(res.consumers),
-            len(res.notes),
-            set(self._ids),
-            set(self._noted),
-            set(res.spans),
-            set(res.places),
-        )
+        """What the result holds now, for :meth:`rollback` (what is added from now on is logged: no copy)."""
+        self._log = []
+        return len(self.result.consumers), len(self.result.notes), self._log
 
     def rollback(self, mark: tuple) -> None:
         """Forget the consumers and notes read since ``mark`` (a receive read again per call site)."""
-        n, k, ids, noted, spans, places = mark
+        n, k, log = mark
         res = self.result
+        gone = {c.id for c in res.consumers[n:]}
         del res.consumers[n:], res.notes[k:]
-        self._ids, self._noted = ids, noted
-        for key in set(res.spans) - spans:
-            del res.spans[key]
-        for key in set(res.places) - places:
-            del res.places[key]
+        for which, item in log:
+            (self._ids if which == "id" else self._noted).discard(item)
+        del log[:]
+        for table in (res.spans, res.places):  # keyed (consumer id, field)
+            for key in [key for key in table if key[0] in gone]:
+                del table[key]
 
     def placed_at(self, g: File | None, node) -> None:
         """Locate the next consumers at ``node`` of file ``g`` (a call site in another file, or this one); None:
@@ -1819,6 +1815,8 @@ class Reader:
             )
         if (message, loc) not in self._noted:
             self._noted.add((message, loc))
+            if self._log is not None:
+                self._log.append(("noted", (message, loc)))
             self.result.notes.append(Note(message, loc, address or self.path))
 
     def remark(self, message: str, node, address: str | None = None) -> None:
@@ -1835,6 +1833,8 @@ class Reader:
         if self._placed is not None:  # the receive it shares with the other call sites
             c.locations["receive"] = self.loc(node)
         self._ids.add(c.id)
+        if self._log is not None:
+            self._log.append(("id", c.id))
         self.result.consumers.append(c)
         return c
 
@@ -1921,6 +1921,8 @@ class Reader:
                 key = ("annotation", n)
                 if key not in self._noted:
                     self._noted.add(key)
+                    if self._log is not None:
+                        self._log.append(("noted", key))
                     self.result.notes.append(
                         Note(f"the visguard annotation at line {n} is not read: {why}", where, self.path)
                     )
