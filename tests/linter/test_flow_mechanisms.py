@@ -553,3 +553,17 @@ def test_python_two_receives_sharing_the_call_sites_are_distinct_consumers(tmp_p
     (consumers, _, _), spent = _timed(lambda: run(str(tmp_path)))
     assert len(consumers) == MAX_SITES and spent < 20
     assert sorted(c.visibility_override for c in consumers) == list(range(1, MAX_SITES + 1))
+
+
+def test_python_an_annotation_on_a_shared_receive_is_every_call_site_s():
+    """``# visguard: wait=15`` on the receive the call sites share: each site's consumer states it (its own
+    values still its call's)."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\n"
+        b"def poll(url, vt=30):\n    # visguard: wait=15\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+        b"poll('https://sqs.eu-west-1.amazonaws.com/1/a')\npoll('https://sqs.eu-west-1.amazonaws.com/1/b', 90)\n"
+    )
+    a, b = sorted(python.read("p.py", code).consumers, key=lambda c: c.location.line)
+    assert (a.location.line, a.visibility_override, a.settings["wait_time"]) == (6, 30, 15)
+    assert (b.location.line, b.visibility_override, b.settings["wait_time"]) == (7, 90, 15)
+    assert a.locations["wait_time"].line == 4
