@@ -567,3 +567,23 @@ def test_python_an_annotation_on_a_shared_receive_is_every_call_site_s():
     assert (a.location.line, a.visibility_override, a.settings["wait_time"]) == (6, 30, 15)
     assert (b.location.line, b.visibility_override, b.settings["wait_time"]) == (7, 90, 15)
     assert a.locations["wait_time"].line == 4
+
+
+def test_python_a_loop_s_instance_is_the_one_the_registry_holds():
+    """``for spec in REG: receive(QueueUrl=spec.url)``: the one dataclass instance the code appends (two
+    appended: not read, never one picked); a name bound to an instance only in another function is not this
+    function's."""
+    head = (
+        b"import boto3\nfrom dataclasses import dataclass\nsqs = boto3.client('sqs')\n"
+        b"@dataclass\nclass _S:\n    url: str\nREG = []\n"
+    )
+    one = b"def add():\n    s = _S(url='https://sqs.eu-west-1.amazonaws.com/1/a')\n    REG.append(s)\n"
+    two = b"def add2():\n    t = _S(url='https://sqs.eu-west-1.amazonaws.com/1/b')\n    REG.append(t)\n"
+    loop = b"def run():\n    for spec in REG:\n        sqs.receive_message(QueueUrl=spec.url)\n"
+    (c,) = python.read("r.py", head + one + loop).consumers
+    assert c.queue_ref.value.endswith("/1/a")
+    (c,) = python.read("r.py", head + one + two + loop).consumers
+    assert c.queue_ref is None
+    other = b"def run():\n    sqs.receive_message(QueueUrl=s.url)\n"
+    (c,) = python.read("r.py", head + one + other).consumers
+    assert c.queue_ref is None

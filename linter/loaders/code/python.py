@@ -1210,6 +1210,17 @@ def _class_of(f: File, obj, depth: int):
             return f, cls, None, None
         if f.is_param(name, obj.start_byte):
             return None
+        if name in _loop_names(f):
+            loop = _loop_of(f, obj)
+            if loop is not None:  # `for spec in REGISTRY`: the one instance the code puts there
+                stmt, names = loop
+                right = _unawait(stmt.child_by_field_name("right"))
+                items = _elements(f, right) if len(names) == 1 and right is not None else None
+                if isinstance(items, tuple) and items[0] == "list" and len(items[1]) == 1:
+                    return _class_of(f, items[1][0][0], depth + 1)
+                return None
+        if name in f.bindings and not _in_scope(f, name, obj):
+            return None  # bound only in another function: not this name's value
         right, _ = f.resolve(obj)
         if right is not None:
             return _class_of(f, _unawait(right), depth + 1) if right.type in ("call", "await") else None
