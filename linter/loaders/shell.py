@@ -28,6 +28,10 @@ A worker the script starts (``exec php artisan queue:work sqs --timeout=120`` in
 script, ``bundle exec shoryuken -q jobs``, ``celery -A app worker --time-limit 600``) is a pending consumer, read
 as a Procfile line is (:mod:`.commandline`).
 
+The environment a ``docker compose up|run`` command of the script or a recipe gives the services it starts
+(``QUEUE_URL=... docker compose up worker``, ``export``ed variables, ``run -e VAR=...``) is read into the compose
+file's ``${VAR}`` values: environment bindings of those services, located at the command (:mod:`.compose_runs`).
+
 Not read, each said in a note (VG902) naming the command's line: a queue name only the environment knows
 (``--queue-name "$QUEUE"`` with no value or default in the input), attributes that are not text the CLI could
 take. A name ending in ``.fifo`` without ``FifoQueue=true`` is one SQS refuses (:func:`visguard.facts.fifo_name_mismatch`):
@@ -88,7 +92,9 @@ def claim_file(path: str, head: bytes) -> bool:
     registry's plugin claim, ``registry._shell_file``, is the same test); one named on the command line without
     them is read too."""
     return os.path.basename(path).endswith(ENDINGS) and (
-        (b"create-queue" in head and b"sqs" in head) or any(m in head for m in WORKER_MARKERS)
+        (b"create-queue" in head and b"sqs" in head)
+        or any(m in head for m in WORKER_MARKERS)
+        or (b"compose" in head and (b"QUEUE" in head or b"SQS" in head))  # compose_runs: a queue's variable
     )
 
 
@@ -122,6 +128,10 @@ def read(path: str, text: str, model: Model | None = None) -> Model:
         commands = []
     _Builder(path, model).run(commands)
     _workers(path, text, commands, model)
+    if "compose" in text:
+        from . import compose_runs
+
+        compose_runs.read(path, commands, model)
     return model
 
 

@@ -38,6 +38,7 @@ MAX_TEXT = 4_000_000  # characters of one input's text
 MAX_DEPTH = 16  # nested $( ${ ` and sh -c strings
 MAX_COMMANDS = 20_000  # commands of one input
 MAX_EXPANDED = 1_000_000  # characters all expansions of one input may produce (make's recursive variables)
+MAX_EXPORTED = 256  # names one input may export (``export A``; a Makefile's ``export A := b``)
 _MARK = "\x00"  # brackets an unknown part's index in a word's text (NUL never survives in the input)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\+?=(.*)", re.S)
@@ -102,12 +103,19 @@ class Word:
 
 class Command:
     """A simple command: ``words``, the 1-based ``line`` it starts on, ``env`` its prefix assignments (NAME ->
-    Word)."""
+    Word), ``exported``: the variables the script exported before it (``export A=b``; a Makefile's ``export A :=
+    b``), NAME -> Word: with ``env``, the environment the command's process gets from its input (:meth:`environ`)."""
 
-    __slots__ = ("words", "line", "env")
+    __slots__ = ("words", "line", "env", "exported")
 
-    def __init__(self, words: list[Word], line: int, env: dict | None = None):
+    def __init__(self, words: list[Word], line: int, env: dict | None = None, exported: dict | None = None):
         self.words, self.line, self.env = words, line, env or {}
+        self.exported = exported or {}
+
+    def environ(self) -> dict:
+        """NAME -> Word: what the input gives the command's environment (its exported variables, then its prefix
+        assignments, which win)."""
+        return {**self.exported, **self.env}
 
     @property
     def argv(self) -> list[str]:
@@ -119,7 +127,7 @@ class Command:
 
 
 class _Budget:
-    __slots__ = ("commands", "expanded", "parts", "functions", "called", "calls")
+    __slots__ = ("commands", "expanded", "parts", "functions", "called", "calls", "exported")
 
     def __init__(self):
         self.commands = 0
@@ -129,6 +137,7 @@ class _Budget:
         self.functions: dict[str, tuple[str, int, dict]] = {}
         self.called: set[str] = set()  # functions expanded at a call (the others are read once, $1 unknown)
         self.calls = 0  # calls expanded in all (MAX_CALLS)
+        self.exported: set[str] = set()  # the names `export` marked (their values are the reader's env)
 
     def part(self, part: Part) -> str:
         self.parts.append(part)
@@ -358,6 +367,10 @@ class _Reader:
                 m = _ASSIGN.fullmatch(w.text)
                 if m:
                     self.env[m.group(1)] = m.group(2)
+                if head == "export" and len(self.b.exported) < MAX_EXPORTED:
+                    name = m.group(1) if m else w.text
+                    if _NAME.fullmatch(name):
+                        self.b.exported.add(name)
         elif head == "unset":
             for w in words[1:]:
                 self.env.pop(w.text, None)
@@ -366,7 +379,8 @@ class _Reader:
         self.b.commands += 1
         if self.b.commands > MAX_COMMANDS:
             raise ShellError(f"more than {MAX_COMMANDS:,} commands", start or self.line)
-        self.out.append(Command(words, self.call_line or start or self.line, env))
+        exported = {n: Word(self.env[n], self.b.parts) for n in self.b.exported if n in self.env}
+        self.out.append(Command(words, self.call_line or start or self.line, env, exported))
 
     # -- here-documents: their bodies are data
     def heredoc_start(self) -> None:
@@ -623,11 +637,12 @@ def simple(cmd: Command, *, depth: int = 0) -> list[Command]:
             for c in script(inner.text, line=cmd.line):
                 c.line = cmd.line
                 c.env = {**env, **c.env}
+                c.exported = {**cmd.exported, **c.exported}
                 out += simple(c, depth=depth + 1)
             return out
         else:
             break
-    return [Command(words, cmd.line, env)] if words else []
+    return [Command(words, cmd.line, env, cmd.exported)] if words else []
 
 
 def commands(text: str, variables: dict | None = None, *, line: int = 1) -> list[Command]:
@@ -640,16 +655,18 @@ _MAKE_ASSIGN = re.compile(
     r"^(?:export\s+|override\s+)*([A-Za-z_][A-Za-z0-9_.-]*)\s*(::?=|:::=|\?=|\+=|!=|=)\s*(.*)$", re.S
 )
 _MAKE_RULE = re.compile(r"^[^\t#=][^=]*?(?<!:):(?!=)")
-_MAKE_DIRECTIVE = re.compile(
-    r"^\s*(ifdef|ifndef|ifeq|ifneq|else|endif|include|-include|sinclude|vpath|unexport)\b"
-)
+_MAKE_DIRECTIVE = re.compile(r"^\s*(ifdef|ifndef|ifeq|ifneq|else|endif|include|-include|sinclude|vpath)\b")
+_MAKE_EXPORT = re.compile(r"^(export|unexport)(?:\s+(.*))?$", re.S)  # export A B / unexport A / export (all)
 
 
 def makefile(text: str) -> list[Command]:
     """The commands of a Makefile's recipes, each line expanded with the Makefile's variables (``:=``, ``=``,
     ``?=``, ``+=``; ``$(shell ...)`` and other functions, automatic and undefined variables are unknown parts;
     ``$$`` is ``$``), then read as a script (its recipe prefix ``@``/``-``/``+`` taken off). Both branches of a
-    conditional are read, in order. Raises :class:`ShellError`."""
+    conditional are read, in order. The variables the Makefile exports (``export A := b``, ``export A``, a bare
+    ``export`` or ``.EXPORT_ALL_VARIABLES:``, less ``unexport A``) are the environment of the commands of a recipe
+    line that reads it (its shell's ``$$A``, a ``docker compose`` run: ``Command.exported``, their values expanded
+    as make does when it runs the recipe, again only after an assignment). Raises :class:`ShellError`."""
     if len(text) > MAX_TEXT:
         raise ShellError(f"more than {MAX_TEXT:,} characters", 1)
     text = text.replace("\x00", "")
@@ -657,7 +674,29 @@ def makefile(text: str) -> list[Command]:
     budget = _Budget()
     out: list[Command] = []
     in_rule = False
+    exported: set[str] = set()
+    export_all = False
     lines = text.split("\n")
+
+    cache: list = [-1, None]  # (the version of the variables it was expanded from, the exported environment)
+    version = 0  # counts the assignments and exports read so far
+
+    def run_recipe(line_text: str, at: int) -> list[Command]:
+        names = variables if export_all else exported
+        line_text = _make_expand(line_text, variables, budget, at, 0).lstrip(" \t@-+")
+        if not names or ("$" not in line_text and "compose" not in line_text):
+            env = {}  # what reads the environment: the recipe's shell ($$A) and a compose run (compose_runs)
+        elif cache[0] != version:  # expanded again only when an assignment or an export changed it
+            env = {}
+            for name in sorted(names)[:MAX_EXPORTED]:
+                if name in variables:
+                    env[name] = _make_expand(variables[name], variables, budget, at, 1, (name,))
+            cache[:] = [version, env]
+        else:
+            env = cache[1]
+        budget.exported = set(env)
+        return [s for c in _script_parts(line_text, budget, at, env) for s in simple(c)]
+
     n = 0
     while n < len(lines):
         first = n
@@ -667,15 +706,30 @@ def makefile(text: str) -> list[Command]:
             raw = raw[:-1] + ("\\\n" if raw.startswith("\t") and in_rule else " ") + lines[n].lstrip(" \t")
             n += 1
         if raw.startswith("\t") and in_rule:
-            line = _make_expand(raw[1:], variables, budget, first + 1, 0).lstrip(" \t@-+")
-            out += [s for c in _script_parts(line, budget, first + 1) for s in simple(c)]
+            if raw.strip():
+                out += run_recipe(raw[1:], first + 1)
             continue
         stripped = raw.strip()
         if not stripped or stripped.startswith("#") or _MAKE_DIRECTIVE.match(stripped):
             continue
+        version += 1
+        m = _MAKE_EXPORT.fullmatch(stripped.split(" #", 1)[0].rstrip())
+        if m and (m.group(2) is None or "=" not in m.group(2)):
+            names = (m.group(2) or "").split()
+            if not names and m.group(1) == "export":
+                export_all = True
+            for name in names:
+                if m.group(1) == "unexport":
+                    exported.discard(name)
+                elif len(exported) < MAX_EXPORTED and _NAME.fullmatch(name):
+                    exported.add(name)
+            in_rule = False
+            continue
         m = _MAKE_ASSIGN.match(stripped)
         if m:
             name, op, value = m.groups()
+            if stripped.startswith("export") and len(exported) < MAX_EXPORTED:
+                exported.add(name)
             value = value.split(" #", 1)[0].rstrip() if "#" in value else value
             if op in (":=", "::=", ":::="):
                 variables[name] = _make_expand(value, variables, budget, first + 1, 0)
@@ -690,23 +744,29 @@ def makefile(text: str) -> list[Command]:
             continue
         if _MAKE_RULE.match(raw):
             in_rule = True
+            if raw.startswith(".EXPORT_ALL_VARIABLES:"):
+                export_all = True
             recipe = raw.partition(";")[2] if ";" in raw.partition("#")[0] else ""
             if recipe.strip():
-                line = _make_expand(recipe, variables, budget, first + 1, 0).lstrip(" \t@-+")
-                out += [s for c in _script_parts(line, budget, first + 1) for s in simple(c)]
+                out += run_recipe(recipe, first + 1)
             continue
         in_rule = False
     return out
 
 
-def _script_parts(text: str, budget: _Budget, line: int) -> list[Command]:
-    """A recipe line as a script, sharing the Makefile's unknown parts (its marks index ``budget.parts``)."""
+def _script_parts(text: str, budget: _Budget, line: int, env: dict | None = None) -> list[Command]:
+    """A recipe line as a script, sharing the Makefile's unknown parts (its marks index ``budget.parts``);
+    ``env``: the variables make exports to it (NAME -> expanded text)."""
     out: list[Command] = []
-    _Reader(text, {}, budget, out, line, 0).run()
+    _Reader(text, dict(env or {}), budget, out, line, 0).run()
     return out
 
 
-def _make_expand(text: str, variables: dict, budget: _Budget, line: int, depth: int) -> str:
+def _make_expand(
+    text: str, variables: dict, budget: _Budget, line: int, depth: int, active: tuple = ()
+) -> str:
+    """``text`` with the Makefile's variables expanded (``active``: the variables being expanded around it; one
+    that refers to itself, which make refuses, is an unknown part, never a guess)."""
     if depth > MAX_DEPTH:
         raise ShellError(f"Makefile variables nest more than {MAX_DEPTH} deep (a loop?)", line)
     out: list[str] = []
@@ -732,8 +792,8 @@ def _make_expand(text: str, variables: dict, budget: _Budget, line: int, depth: 
             body, display = nxt, "$" + nxt
             i += 2
         name = body.strip()
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name) and name in variables:
-            value = _make_expand(variables[name], variables, budget, line, depth + 1)
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.-]*", name) and name in variables and name not in active:
+            value = _make_expand(variables[name], variables, budget, line, depth + 1, (*active, name))
             budget.grow(len(value), line)
             out.append(value)
         else:  # a function ($(shell ...), $(wildcard ...)), an automatic or undefined variable

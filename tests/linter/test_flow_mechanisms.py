@@ -162,7 +162,13 @@ def test_python_the_parameter_else_a_queue_with_two_candidates_is_not_picked(tmp
         "poll()\n"
     )
     consumers, notes, queues = run(str(tmp_path))
-    assert len(consumers) == 2 and all(c.queue_ref is None for c in consumers)
+    # the receive L's two calls share is one consumer per call (engine.Flow.pinned): L('orders') passes no
+    # queue_url (the queue it creates, by its name), the other's url is not read past `if self.url is None`
+    # (both candidates named, none picked)
+    assert at(consumers, "main.py", 2).queue_ref.value == "orders"
+    assert at(consumers, "main.py", 3).queue_ref is None and at(consumers, "lib.py", 16).queue_ref is None
+    assert len(consumers) == 3
+    assert any("assigned more than once, to different values" in n.message for n in notes)
     # the create's name is one of two: the queue declared at that call, named by it, picked by no consumer
     assert [q.id for q in queues.values() if q.name is None] == [f"<name built at {tmp_path / 'lib.py'}:9>"]
     assert any("one of several values" in n.message for n in notes)
@@ -347,7 +353,7 @@ def test_python_a_field_given_two_queues_names_both():
 
 
 def test_python_registries_with_two_queues_and_names_of_other_functions_are_not_guessed(tmp_path):
-    """Two routes registering two queues: the loop's name is either, not joined; a list filled by ``extend``:
+    """Two routes registering two queues: one consumer per route; a list filled by ``extend``:
     not read; a name bound only in another function is not the value of the same name here."""
     (tmp_path / "__init__.py").write_text("")
     (tmp_path / "r.py").write_text(
@@ -364,9 +370,11 @@ def test_python_registries_with_two_queues_and_names_of_other_functions_are_not_
         "@app.route('https://sqs.eu-west-1.amazonaws.com/1/b')\ndef b(m):\n    pass\n"
     )
     consumers, notes, _ = run(str(tmp_path))
-    assert [c.location.line for c in consumers] == [16, 18, 24]
-    assert all(c.queue_ref is None for c in consumers)
-    assert any("given different values by its 2 calls" in n.message for n in notes)
+    # each route's call is its own consumer of the loop over self.queues (engine.Flow.pinned), at the decorator
+    assert [(c.location.line, c.queue_ref and c.queue_ref.value[-2:]) for c in consumers] == [
+        (26, "/a"), (29, "/b"), (18, None), (24, None)
+    ]  # fmt: skip
+    assert consumers[0].locations["receive"].line == 16
     assert any("is filled by self.more.extend(qs)" in n.message for n in notes)
     assert any("url is a local name of another function" in n.message for n in notes)
 
@@ -399,3 +407,186 @@ def test_python_a_global_set_in_a_function_is_the_modules():
     )
     first, second = python.read("g.py", code).consumers
     assert first.queue_ref.value.endswith("/1/g") and second.queue_ref is None
+
+
+def test_python_self_attributes_are_their_own_class_s(tmp_path):
+    """Two classes of one file each assign ``self.queue_url = queue_url``: the receive in one reads its own
+    class's (its own constructor's calls), never the other class's parameter; a field only a base class assigns is
+    still read (the file's one binding)."""
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "w.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class Extender:\n    def __init__(self, queue_url, rh):\n        self.queue_url = queue_url\n"
+        "        self.rh = rh\n"
+        "class Engine:\n    def __init__(self, queue_url, vt=45):\n        self.queue_url = queue_url\n"
+        "        self.vt = vt\n"
+        "    def loop(self):\n        sqs.receive_message(QueueUrl=self.queue_url, VisibilityTimeout=self.vt)\n"
+        "        Extender(self.queue_url, 'x')\n"
+        "class Base:\n    def __init__(self):\n        self.wait = 20\n"
+        "class Child(Base):\n    def go(self):\n        sqs.receive_message(QueueUrl=self.queue_url, WaitTimeSeconds=self.wait)\n"
+        "Engine('https://sqs.eu-west-1.amazonaws.com/1/jobs')\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    engine = at(consumers, "w.py", 12)
+    assert engine.queue_ref.value.endswith("/1/jobs") and engine.visibility_override == 45
+    child = at(consumers, "w.py", 19)
+    assert child.settings["wait_time"] == 20
+    assert not any("parameter of Extender" in n.message for n in notes)
+
+
+def test_python_call_sites_of_a_shared_receive_are_bounded(tmp_path):
+    """A receive shared by more than MAX_SITES calls stays one consumer at the receive (the values named, none
+    picked); a site that passes ``**options`` is its own consumer whose values are not read (never another
+    site's)."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    (tmp_path / "__init__.py").write_text("")
+    lib = "import boto3\nsqs = boto3.client('sqs')\ndef poll(url, vt=30):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+    calls = "".join(
+        f"poll('https://sqs.eu-west-1.amazonaws.com/1/q{i}', {i + 1})\n" for i in range(MAX_SITES + 1)
+    )
+    (tmp_path / "many.py").write_text(lib + calls)
+    consumers, notes, _ = run(str(tmp_path))
+    (c,) = consumers
+    assert c.location.line == 4 and c.queue_ref is None
+    assert any(f"given different values by its {MAX_SITES + 1} calls" in n.message for n in notes)
+    (tmp_path / "many.py").unlink()
+    (tmp_path / "two.py").write_text(
+        lib + "poll('https://sqs.eu-west-1.amazonaws.com/1/a', vt=60)\nopts = load()\npoll(**opts)\n"
+    )
+    consumers, notes, _ = run(str(tmp_path))
+    a, b = sorted(consumers, key=lambda c: c.location.line)
+    assert (a.location.line, a.queue_ref.value[-2:], a.visibility_override) == (5, "/a", 60)
+    assert (b.location.line, b.queue_ref, b.visibility_override) == (7, None, None)
+    assert any("the call at" in n.message and "cannot read" in n.message for n in notes)
+
+
+def test_python_a_listener_library_s_registry_gives_one_consumer_per_decorator():
+    """A src/ layout (pyproject.toml above src/lk/, the application beside src/): ``@listener(...)`` stores its
+    arguments in a dataclass of a registry, ``run()`` builds one Engine per entry with ``**{k: v for k, v in
+    spec.opts.items() if v is not None or k in _KEEP}``, the Engine's receive reads ``self.visibility`` (``x if x
+    is not None else _env_int("LK_VISIBILITY", 60)``). Each decorator is its own consumer at its line: the
+    queue it names (else ``QUEUE_URL``), the visibility it gives (else the helper's default)."""
+    consumers, notes, _ = run(os.path.join(FLOW, "registry-python"))
+    order, audit = sorted(consumers, key=lambda c: c.location.line)
+    assert (
+        rel(order.location) == "registry-python/app.py:6"
+        and rel(audit.location) == "registry-python/app.py:11"
+    )
+    assert (order.queue_ref.kind, order.queue_ref.value) == ("env", "ORDERS_QUEUE_URL")
+    assert (audit.queue_ref.kind, audit.queue_ref.value) == ("env", "QUEUE_URL")
+    assert (
+        order.visibility_override == 90
+        and rel(order.locations["visibility_override"]) == "registry-python/app.py:6"
+    )
+    assert (
+        audit.visibility_override == 60
+        and audit.settings["wait_time"] == 5
+        and order.settings["wait_time"] == 20
+    )
+    assert (
+        rel(order.locations["receive"])
+        == rel(audit.locations["receive"])
+        == "registry-python/src/lk/engine.py:27"
+    )
+    assert [n.message for n in notes] == [
+        "the VisibilityTimeout of this receive comes from the environment variable LK_VISIBILITY; its default 60 is used"
+    ]
+
+
+def test_python_conditionals_helpers_and_splats_are_read_only_where_known():
+    """``a if x is not None else b`` takes its branch only when x is known (an environment variable may be
+    unset: not read); a helper that does more than return is not followed; a splat whose condition, spread or
+    source is not one visguard reads leaves the keys it may pass unknown."""
+    code = (
+        b"import os, boto3\nsqs = boto3.client('sqs')\nU = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+        b"def helper(d):\n    return d * 2\n"
+        b"def busy(d):\n    x = d\n    return x\n"
+        b"N = None\nE = os.environ.get('VT')\n"
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if N is None else 60)\n"  # 11: 30
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if E is not None else 60)\n"  # 12: unknown
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=helper(20))\n"  # 13: 40
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=busy(20))\n"  # 14: unknown
+    )
+    got = {c.location.line: c.visibility_override for c in python.read("c.py", code).consumers}
+    assert got == {11: 30, 12: None, 13: 40, 14: None}
+    lib = (
+        b"import boto3\nsqs = boto3.client('sqs')\n"
+        b"def poll(url, vt=30, wait=None):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+        b"U = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
+    )
+    cases = {
+        b"poll(U, **{'vt': 45})\n": 45,  # a dict literal
+        b"D = {'vt': 50}\npoll(U, **D)\n": 50,  # a name bound to one
+        b"D = {'vt': None, 'wait': 2}\npoll(U, **{k: v for k, v in D.items() if v is not None})\n": 30,  # dropped
+        b"D = {'vt': 5}\npoll(U, **{k: v for k, v in D.items() if len(k) > 1})\n": None,  # a condition not read
+        b"poll(U, **{k: v for k, v in load().items()})\n": None,  # a source not read
+        b"def f(**more):\n    poll(U, **{'wait': 1, **more})\n": None,  # more may hold vt
+    }
+    for tail, expected in cases.items():
+        (c,) = python.read("p.py", lib + tail).consumers
+        assert c.visibility_override == expected, tail
+
+
+def test_python_two_receives_sharing_the_call_sites_are_distinct_consumers(tmp_path):
+    """A poller whose two receives (a main queue and a retry queue) both read the constructor's arguments: each
+    call site is one consumer per receive, with distinct ids; MAX_SITES sites stay bounded in time."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    (tmp_path / "__init__.py").write_text("")
+    (tmp_path / "p.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\n"
+        "class P:\n    def __init__(self, url, vt=30):\n        self.url = url\n        self.vt = vt\n"
+        "    def main(self):\n        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.vt)\n"
+        "    def retry(self):\n        sqs.receive_message(QueueUrl=self.url + '-retry', VisibilityTimeout=self.vt)\n"
+        "P('https://sqs.eu-west-1.amazonaws.com/1/a', 40)\nP('https://sqs.eu-west-1.amazonaws.com/1/b')\n"
+    )
+    consumers, _, _ = run(str(tmp_path))
+    got = sorted((c.location.line, c.locations["receive"].line, c.visibility_override) for c in consumers)
+    assert got == [(11, 8, 40), (11, 10, 40), (12, 8, 30), (12, 10, 30)]
+    assert len({c.id for c in consumers}) == 4
+    sites = "".join(f"P('https://sqs.eu-west-1.amazonaws.com/1/q{i}', {i + 1})\n" for i in range(MAX_SITES))
+    (tmp_path / "many.py").write_text(
+        "import boto3\nsqs = boto3.client('sqs')\nclass P:\n    def __init__(self, url, vt):\n"
+        "        self.url = url\n        self.vt = vt\n    def go(self):\n"
+        "        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.vt, WaitTimeSeconds=self.vt)\n"
+        + sites
+    )
+    (tmp_path / "p.py").unlink()
+    (consumers, _, _), spent = _timed(lambda: run(str(tmp_path)))
+    assert len(consumers) == MAX_SITES and spent < 20
+    assert sorted(c.visibility_override for c in consumers) == list(range(1, MAX_SITES + 1))
+
+
+def test_python_an_annotation_on_a_shared_receive_is_every_call_site_s():
+    """``# visguard: wait=15`` on the receive the call sites share: each site's consumer states it (its own
+    values still its call's)."""
+    code = (
+        b"import boto3\nsqs = boto3.client('sqs')\n"
+        b"def poll(url, vt=30):\n    # visguard: wait=15\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
+        b"poll('https://sqs.eu-west-1.amazonaws.com/1/a')\npoll('https://sqs.eu-west-1.amazonaws.com/1/b', 90)\n"
+    )
+    a, b = sorted(python.read("p.py", code).consumers, key=lambda c: c.location.line)
+    assert (a.location.line, a.visibility_override, a.settings["wait_time"]) == (6, 30, 15)
+    assert (b.location.line, b.visibility_override, b.settings["wait_time"]) == (7, 90, 15)
+    assert a.locations["wait_time"].line == 4
+
+
+def test_python_a_loop_s_instance_is_the_one_the_registry_holds():
+    """``for spec in REG: receive(QueueUrl=spec.url)``: the one dataclass instance the code appends (two
+    appended: not read, never one picked); a name bound to an instance only in another function is not this
+    function's."""
+    head = (
+        b"import boto3\nfrom dataclasses import dataclass\nsqs = boto3.client('sqs')\n"
+        b"@dataclass\nclass _S:\n    url: str\nREG = []\n"
+    )
+    one = b"def add():\n    s = _S(url='https://sqs.eu-west-1.amazonaws.com/1/a')\n    REG.append(s)\n"
+    two = b"def add2():\n    t = _S(url='https://sqs.eu-west-1.amazonaws.com/1/b')\n    REG.append(t)\n"
+    loop = b"def run():\n    for spec in REG:\n        sqs.receive_message(QueueUrl=spec.url)\n"
+    (c,) = python.read("r.py", head + one + loop).consumers
+    assert c.queue_ref.value.endswith("/1/a")
+    (c,) = python.read("r.py", head + one + two + loop).consumers
+    assert c.queue_ref is None
+    other = b"def run():\n    sqs.receive_message(QueueUrl=s.url)\n"
+    (c,) = python.read("r.py", head + one + other).consumers
+    assert c.queue_ref is None

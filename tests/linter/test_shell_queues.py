@@ -15,7 +15,7 @@ import time
 import pytest
 from visguard.linter.api import lint_paths
 from visguard.linter.consumers import QueueIndex, QueueRef
-from visguard.linter.loaders import registry, shell, shellwords
+from visguard.linter.loaders import compose_runs, registry, shell, shellwords
 
 
 def load(tmp_path, text: str, name: str = "init.sh"):
@@ -134,7 +134,7 @@ def test_variables_the_script_assigns_and_defaults(tmp_path):
         tmp_path,
         'QUEUE_NAME="sqs-consumer-data"\nexport VT=120\n'
         'aws sqs create-queue --queue-name "${QUEUE_NAME}" --attributes VisibilityTimeout=$VT\n'
-        "aws sqs create-queue --queue-name ${OTHER:-fallback-queue}\n",
+        "aws sqs create-queue --queue-name ${OTHER_QUEUE:-fallback-queue}\n",
     )
     assert model.queues["sqs-consumer-data"].visibility_timeout == 120
     assert "fallback-queue" in model.queues
@@ -257,6 +257,110 @@ def test_make_functions_count_brackets_not_shell_quotes(tmp_path):
     assert list(model.queues) == ["jobs"] and notes(model) == []
 
 
+def _env(cmds, line):
+    return {k: w.display for c in cmds if c.line == line for k, w in c.environ().items()}
+
+
+def test_make_exports_are_the_environment_of_each_recipe_command():
+    cmds = shellwords.makefile(
+        "A := 1\nexport A\nexport B = $(A)-b\nC = 3\nD = 4\nunexport D\nexport D\nunexport D\n"
+        "E ?= $$HOME\n"
+        "t:\n\tQ=x run one; echo $$A $$C\n\texport F=6; docker compose up\n\tdocker compose up\n\trun four\n"
+    )
+    assert _env(cmds, 11) == {"A": "1", "B": "1-b", "Q": "x"}
+    assert [c.argv for c in cmds if c.line == 11][1] == ["echo", "1", "$C"]  # $$A: the A make exported
+    assert _env(cmds, 12) == {"A": "1", "B": "1-b", "F": "6"}  # export in the same line's shell
+    assert _env(cmds, 13) == {"A": "1", "B": "1-b"}  # each recipe line is its own shell
+    assert _env(cmds, 14) == {}  # a line that reads no environment is not given it (expanded for nothing)
+    every = shellwords.makefile(".EXPORT_ALL_VARIABLES:\nX := 1\nY = $(X)$(X)\nt:\n\trun $$Y\n")
+    assert _env(every, 5) == {"X": "1", "Y": "11"}
+    bare = shellwords.makefile("X := 1\nexport\nt:\n\tdocker compose up\n")
+    assert _env(bare, 4) == {"X": "1"}
+
+
+COMPOSE = (
+    "services:\n"
+    "  worker:\n    build: ./worker\n    environment:\n      - QUEUE_URL=${QUEUE_URL}\n      - OTHER_QUEUE\n"
+    "  beat:\n    image: x\n    environment:\n      JOBS_QUEUE: ${JOBS_URL:-http://localhost:4566/000000000000/jobs}\n"
+)
+
+
+def _bindings(tmp_path, makefile: str, compose: str = COMPOSE, name: str = "compose.yaml"):
+    (tmp_path / name).write_text(compose)
+    model = load(tmp_path, makefile, "Makefile")
+    return model, sorted((b.name, b.workload, b.ref.value, b.location.line, b.folder) for b in model.env)
+
+
+def test_a_compose_run_gets_the_environment_its_recipe_gives(tmp_path):
+    url = "http://localstack:4566/000000000000/orders"
+    w, here = str(tmp_path / "worker"), str(tmp_path)
+    model, got = _bindings(
+        tmp_path, f"U = {url}\nup:\n\t@QUEUE_URL=$(U) docker compose up -d --build worker\n"
+    )
+    assert got == [("QUEUE_URL", "worker", url, 3, w)] and model.notes == []
+    _, got = _bindings(tmp_path, f"export QUEUE_URL := {url}\nup:\n\tdocker-compose up\n")  # every service
+    assert got == [
+        ("QUEUE_URL", "worker", url, 3, w)
+    ]  # JOBS_QUEUE: its default, the compose file's own binding
+    _, got = _bindings(tmp_path, f"up:\n\tJOBS_URL={url} QUEUE_URL= docker compose up\n")
+    assert got == [("JOBS_QUEUE", "beat", url, 2, here)]  # an empty QUEUE_URL is no queue
+    _, got = _bindings(
+        tmp_path, f"r:\n\tdocker compose run --rm -e OTHER_QUEUE={url} -e JOBS_URL=x worker python a.py\n"
+    )
+    assert got == [("OTHER_QUEUE", "worker", url, 2, w)]  # run -e: given to the service run, only that one
+    _, got = _bindings(
+        tmp_path, f"r:\n\texport OTHER_QUEUE={url}; docker compose run -e OTHER_QUEUE worker\n"
+    )
+    assert got == [
+        ("OTHER_QUEUE", "worker", url, 2, w)
+    ]  # -e VAR: the command's own VAR, and `- OTHER_QUEUE` passes it too
+    (tmp_path / "ops").mkdir()
+    _, got = _bindings(
+        tmp_path, f"r:\n\tJOBS_URL={url} docker compose -f ops/c.yml up beat\n", name="ops/c.yml"
+    )
+    assert got == [("JOBS_QUEUE", "beat", url, 2, str(tmp_path / "ops"))]
+
+
+def test_what_the_recipe_does_not_set_is_never_guessed(tmp_path):
+    # not set (the environment make runs in may), set but unknown, make's unknown parts: no binding
+    for recipe in (
+        "\tdocker compose up worker\n",
+        "\tQUEUE_URL=$(shell cat url) docker compose up worker\n",
+        "\tQUEUE_URL=$$URL docker compose up worker\n",
+        "\tQUEUE_URL=$(UNDEFINED) docker compose up worker\n",
+        "\tdocker compose up $(SERVICE)\n",
+        "\tQUEUE_URL=http://localstack:4566/000000000000/q docker compose ps worker\n",
+    ):
+        _, got = _bindings(tmp_path, "up:\n" + recipe)
+        assert got == [], recipe
+    model, got = _bindings(tmp_path, "up:\n\tQUEUE_URL=x docker compose -f missing.yml up\n")
+    assert got == [] and any("missing.yml is not found (line 2)" in n for n in notes(model))
+    model, got = _bindings(tmp_path, "up:\n\tQUEUE_URL=x docker compose -f ../../etc/c.yml up\n")
+    assert got == [] and any("not read" in n for n in notes(model))
+    model, got = _bindings(tmp_path, "up:\n\tQUEUE_URL=x docker compose up\n", "services: [\n")
+    assert got == [] and any("compose.yaml it runs is not read" in n for n in notes(model))
+
+
+def test_a_compose_run_joins_the_created_queue_to_the_services_code(tmp_path):
+    (tmp_path / "worker").mkdir()
+    (tmp_path / "worker" / "app.py").write_text(
+        "import os, boto3\nsqs = boto3.client('sqs')\n"
+        "sqs.receive_message(QueueUrl=os.environ['QUEUE_URL'], WaitTimeSeconds=20)\n"
+    )
+    (tmp_path / "beat").mkdir()  # another service's code does not get the worker's environment
+    (tmp_path / "beat" / "app.py").write_text((tmp_path / "worker" / "app.py").read_text())
+    (tmp_path / "compose.yaml").write_text(COMPOSE + "    build: ./beat\n")
+    (tmp_path / "Makefile").write_text(
+        "Q := jobs\nq:\n\taws sqs create-queue --queue-name $(Q)\n"
+        "up:\n\tQUEUE_URL=http://localstack:4566/000000000000/$(Q) docker compose up worker beat\n"
+    )
+    result = lint_paths([str(tmp_path)])
+    assert result.errors == []
+    vg020 = [f for f in result.findings if f.rule == "VG020"]
+    assert [(os.path.basename(f.location.file), f.location.line) for f in vg020] == [("Makefile", 3)]
+    assert "worker/app.py:3" in vg020[0].message and "beat" not in vg020[0].message
+
+
 # ------------------------------------------------------------------------------------------------ the registry
 @pytest.mark.parametrize(
     "name, text, claimed",
@@ -372,7 +476,16 @@ def test_hostile_scripts_are_one_note_or_read_in_bounded_time(tmp_path, text):
 def test_hostile_makefiles_are_bounded(tmp_path):
     loop = "A = $(B)\nB = $(A)\nq:\n\taws sqs create-queue --queue-name $(A)\n"
     model = load(tmp_path, loop, "Makefile")
-    assert model.queues == {} and len(model.notes) == 1 and "nest" in model.notes[0].message
+    # a variable that refers to itself (make refuses it) is unknown, never a guess: the one note of the create
+    assert model.queues == {} and len(model.notes) == 1 and "not known here" in model.notes[0].message
+    exported = (
+        "".join(f"export V{i} = $(V{i + 1})$(V{i + 1})\n" for i in range(300))
+        + "q:\n"
+        + "\techo $$V0\n" * 5000
+    )
+    start = time.process_time()
+    model = load(tmp_path, exported, "Makefile")  # 256 exported names at most, expanded once, not per line
+    assert time.process_time() - start < 10 and len(model.notes) <= 1
     doubling = (
         "A0 := x\n" + "".join(f"A{i + 1} := $(A{i})$(A{i})\n" for i in range(40)) + "q:\n\techo $(A40)\n"
     )
@@ -408,3 +521,22 @@ def test_the_dev_layout_of_a_localstack_hook_is_read_from_its_real_path(tmp_path
     result = lint_paths([str(tmp_path)])
     assert result.errors == []
     assert os.path.join(str(hooks), "queues.sh") in result.files
+
+
+def test_hostile_compose_runs_are_bounded(tmp_path):
+    """Thousands of compose runs, a compose file of thousands of services and interpolations, a compose file
+    that is not a mapping: bounded time, the file read once, at most one note each."""
+    services = "".join(
+        f"  s{i}:\n    environment:\n      - Q{i}_QUEUE=${{Q{i}:-${{Q{i}}}}}\n      - X_QUEUE=${{X}}\n"
+        for i in range(3000)
+    )
+    (tmp_path / "compose.yaml").write_text("services:\n" + services)
+    recipe = "".join("\tX=http://localstack:4566/000000000000/q docker compose up\n" for _ in range(5000))
+    start = time.process_time()
+    model = load(tmp_path, "up:\n" + recipe, "Makefile")
+    assert time.process_time() - start < 20 and len(model.env) == compose_runs.MAX_BINDINGS
+    (note,) = notes(model)
+    assert "more than 10,000 environment bindings" in note
+    (tmp_path / "compose.yaml").write_text("- just\n- a list\n")
+    model = load(tmp_path, "up:\n\tX=1 docker compose up\n", "Makefile")
+    assert model.env == [] and model.notes == []

@@ -104,14 +104,14 @@ def test_go_if_zero_defaults_yield_to_the_value_set():
 
 
 def test_two_calls_with_different_values_are_never_picked_between():
+    """The receive two calls of drain() share is one consumer per call (engine.Flow.pinned), at the call, with
+    that call's queue and visibility (the default where it passes none): never one value picked for both."""
     consumers, notes = run(os.path.join(FLOW, "two-callers-python"))
-    c = one(consumers, "poll.py")
-    assert c.queue_ref is None and c.visibility_override is None
-    (queue,) = [n for n in notes if "QueueUrl" in n.message]
-    assert "given different values by its 2 calls" in queue.message
-    assert "/123456789012/a'" in queue.message and "/123456789012/b'" in queue.message
-    (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
-    assert "30 at" in vis.message and "90 at" in vis.message
+    a, b = sorted(consumers, key=lambda c: c.location.line)
+    assert (a.location.line, a.queue_ref.value[-2:], a.visibility_override) == (11, "/a", 30)
+    assert (b.location.line, b.queue_ref.value[-2:], b.visibility_override) == (12, "/b", 90)
+    assert a.locations["receive"].line == b.locations["receive"].line == 7
+    assert not [n for n in notes if "QueueUrl" in n.message or "VisibilityTimeout" in n.message]
 
 
 def test_a_parameter_read_alone_is_noted_with_how_to_tell_visguard():

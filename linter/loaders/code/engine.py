@@ -396,7 +396,9 @@ class File:
         self._param_nodes: dict[str, list[tuple]] = {}  # a parameter's key -> [(its function, its node)]
         self._param_starts: dict[str, list[int]] = {}  # a key -> its functions' starts, sorted (param_of)
         self._binding_starts: dict[str, list[int]] = {}  # a key -> where it is bound, sorted (_reaching)
-        self._argued: dict[tuple, Value] = {}  # (key, function start) -> what the calls pass (File.argument)
+        # (key, function start, part, pinned site) -> (what the calls pass, the functions of several call sites it
+        # went through: Flow.shared) (File.argument)
+        self._argued: dict[tuple, tuple] = {}
         if root is None:
             root = budgeted_parse(lang.grammar, data[:MAX_BYTES])
         self.root = root if root is not None else parser(lang.grammar).parse(b"").root_node
@@ -823,16 +825,33 @@ class File:
         if sig is None:
             return unknown(node, f"{text(node)} is a parameter")
         fn, p = found
-        for frame_file, frame_fn, args in reversed(FLOW.frames):  # inside a call being read: what it passes
-            if frame_file is self and frame_fn == fn.start_byte and key in args:
+        for frame in reversed(FLOW.frames):  # inside a call being read: what it passes
+            frame_file, frame_fn, args = frame[:3]
+            if frame_file is not self or frame_fn != fn.start_byte:
+                continue
+            if key in args:
                 arg, caller = args[key]
                 v = evaluate(arg, caller, depth + 1)
+                if len(frame) > 3 and v.file is None and caller is not self:
+                    v.file = caller  # a pinned call site's value: written there
                 return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
-        done = self._argued.get((key, fn.start_byte, part))
-        if done is None:
-            done = self._argued[(key, fn.start_byte, part)] = FLOW.argument(
-                self, fn, p, key, sig, depth, pick=pick
-            )
+            if (
+                len(frame) > 3
+            ):  # one call site of the function (Flow.pinned): what it does not pass, the default
+                v = FLOW.unpassed(self, frame[3], key, node, depth)
+                if v is not None:
+                    return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
+        cached = (key, fn.start_byte, part, FLOW.pin)  # one call site pinned: its own values (Flow.pinned)
+        got = self._argued.get(cached)
+        if got is None:
+            before = len(FLOW.shared)
+            done = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
+            got = self._argued[cached] = (done, FLOW.shared[before:])
+        else:  # read before: the functions of several call sites it went through, as if read again
+            for entry in got[1]:
+                if not any(s[0] is entry[0] and s[1].start_byte == entry[1].start_byte for s in FLOW.shared):
+                    FLOW.shared.append(entry)
+        done = got[0]
         out = Value(done.kind, done.value, done.node, done.why, done.default)
         for slot in ("via", "scale", "mark", "env", "computed", "file"):
             setattr(out, slot, getattr(done, slot))
@@ -1155,10 +1174,12 @@ MAX_FLOW_FILES = 24  # other files parsed and kept for one read (the least recen
 MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for the byte search
 MAX_AGREE = 8  # assignments of one name evaluated to see whether they all give one value (File._agreed)
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
+MAX_SITES = 32  # call sites of a function a shared receive is read once for (Flow.pinned), at most
 MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
     "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
 )  # fmt: skip
+PYTHON_MANIFESTS = ("pyproject.toml", "setup.py", "setup.cfg")  # a Python distribution's root
 MAX_UP = 8  # folders walked up from a file to find its project's manifest
 _TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testdata", "e2e"}
 _TEST_NAME = re.compile(r"(^test_.*\.py$|_test\.(py|go)$|\.(test|spec)\.[jt]sx?$|Tests?\.(java|cs|kt)$)")
@@ -1189,8 +1210,12 @@ class Flow:
         self.reader = None  # path -> bytes | None (loader.py: the safe read, the generated/minified skip)
         self.steps = self.scanned = 0
         # the calls being read into (:meth:`called`): (the callee's File, its function's start, {parameter:
-        # (argument node, the caller's File)})
+        # (argument node, the caller's File)}[, the pinned call site: :meth:`pinned`])
         self.frames: list[tuple] = []
+        # the functions of several call sites a value was read through since :meth:`watch` (File, function, its
+        # signature, the sites), first reached first; and the call site pinned now (its file's path, its start)
+        self.shared: list[tuple] = []
+        self.pin: tuple | None = None
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -1208,6 +1233,73 @@ class Flow:
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0
         self.frames = []
+        self.shared, self.pin = [], None
+
+    # ------------------------------------------------------------------------------------------ call sites
+    # (issue 35) a receive shared by the call sites of one function (a listener library's ``@listener(...)``
+    # decorator, a ``Poller(queue_url=..., visibility_timeout=...)`` constructed in several places, whose
+    # arguments are stored and read by one receive loop): each call site is its own consumer, with the values
+    # that call gives (or the defaults it leaves), read with the site pinned; see the language's reader
+    # (python._sdk) for when a receive is read per site.
+    def watch(self) -> None:
+        """Start recording the functions of several call sites the values read next go through."""
+        self.shared = []
+
+    def sites_of_shared(self):
+        """(File, function, signature, call sites) of the first function of 2..MAX_SITES call sites a value
+        read since :meth:`watch` went through, or None."""
+        for got in self.shared:
+            if 2 <= len(got[3]) <= MAX_SITES:
+                return got
+        return None
+
+    def pinned(self, f: File, fn, sig, site):
+        """A context in which ``fn``'s parameters are what the call ``site`` (file, call, positional nodes or
+        None, {keyword: node}) passes, and the defaults it leaves (:meth:`unpassed`)."""
+        import contextlib
+
+        g, call, pos, kw = site
+        # beside a `**x`, what it writes is still known (a key it is known not to pass, None: the default)
+        args = {k: (kw[k], g) for k, _, _ in sig[1] if kw.get(k) is not None}
+        if pos is not None:
+            for i, (k, _, positional) in enumerate(sig[1]):
+                at = i - sig[2]
+                if positional and 0 <= at < len(pos):
+                    args[k] = (pos[at], g)
+                elif kw.get(k) is not None:
+                    args[k] = (kw[k], g)
+
+        @contextlib.contextmanager
+        def context():
+            before = self.pin
+            self.pin = (g.path, call.start_byte)
+            self.frames.append((f, fn.start_byte, args, (sig, site)))
+            try:
+                yield
+            finally:
+                self.frames.pop()
+                self.pin = before
+
+        return context()
+
+    def unpassed(self, f: File, pinned, key: str, node, depth: int) -> Value | None:
+        """The value of parameter ``key`` a pinned call site does not pass: its default (a parameter without
+        one: unknown; a call whose arguments are not read: unknown, never another call's); None when ``key`` is
+        no parameter of the function's signature."""
+        sig, (g, call, pos, kw) = pinned
+        params = {k: default for k, default, _ in sig[1]}
+        if key not in params:
+            return None
+        if pos is None and key not in kw:
+            return unknown(node, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read")
+        if params[key] is None:
+            return unknown(node, f"{key} is not passed by the call at {_at(g, call)}")
+        v = evaluate(params[key], f, depth + 1)
+        if v.kind != "unknown" and v.via is None:
+            v.via = node
+        if v.file is None:
+            v.file = f  # the default, written in the function's file
+        return v
 
     def called(self, g: File, fn, call, caller: File, node, depth: int) -> Value:
         """The value of ``node`` (in the body of ``fn``, of file ``g``) for the call ``call`` of ``caller``: the
@@ -1221,7 +1313,7 @@ class Flow:
                 at = i - sig[2]
                 if positional and 0 <= at < len(pos):
                     args[k] = (pos[at], caller)
-                elif k in kw:
+                elif kw.get(k) is not None:  # None: a key a `**x` is known not to pass
                     args[k] = (kw[k], caller)
         self.frames.append((g, fn.start_byte, args))
         try:
@@ -1259,6 +1351,29 @@ class Flow:
             self._roots[folder] = got
         return got
 
+    def distribution(self, path: str) -> str:
+        """The folder whose files may call ``path``'s functions: its project (:meth:`root`), or for a Python
+        package the distribution it is in, when a ``pyproject.toml``/``setup.py``/``setup.cfg`` is above its top
+        package (a ``src/`` layout whose application sits beside ``src/``)."""
+        top = self.root(path)
+        here = os.path.dirname(os.path.abspath(path))
+        if not path.endswith(".py") or not os.path.exists(os.path.join(here, "__init__.py")):
+            return top
+        key = "dist:" + top
+        got = self._roots.get(key)
+        if got is None:
+            got = up = top
+            for _ in range(MAX_UP):
+                if any(os.path.exists(os.path.join(up, m)) for m in PYTHON_MANIFESTS):
+                    got = up
+                    break
+                parent = os.path.dirname(up)
+                if parent == up:
+                    break
+                up = parent
+            self._roots[key] = got
+        return got
+
     def scope(self, f: File, folder_only: bool = False) -> list[str]:
         """The other files of ``f``'s package the run offered, of its ending: its folder's (``folder_only``: a
         Go package), else its project's (:meth:`root`); a test's files only for a test."""
@@ -1266,7 +1381,7 @@ class Flow:
             return []
         here = os.path.abspath(f.path)
         ext = os.path.splitext(here)[1]
-        top = os.path.dirname(here) if folder_only else self.root(f.path)
+        top = os.path.dirname(here) if folder_only else self.distribution(f.path)
         key = (top, ext, folder_only)
         found = self._scopes.get(key)
         if found is None:  # once per folder and ending: every file of a project asks the same
@@ -1379,6 +1494,23 @@ class Flow:
         names, params, bound = sig
         keys = [k for k, _, _ in params]
         if keyword is not False:
+            for frame in reversed(
+                self.frames
+            ):  # one call site pinned (:meth:`pinned`): its keyword, else the default
+                if len(frame) > 3 and frame[0] is f and frame[1] == fn.start_byte:
+                    g, call, pos, kw = frame[3][1]
+                    if pos is None and key not in kw:
+                        return unknown(
+                            p, f"{key}: the call at {_at(g, call)} passes arguments visguard cannot read"
+                        )
+                    if kw.get(key) is None:
+                        return (
+                            evaluate(keyword, f, depth + 1) if keyword is not None else Value("none", None, p)
+                        )
+                    v = evaluate(kw[key], g, depth + 1)
+                    if v.file is None and g is not f:
+                        v.file = g
+                    return pick(v, depth + 1) if pick is not None and v.kind != "unknown" else v
             default, position = keyword, None
         elif key not in keys:
             return unknown(p, f"{text(p)} is a parameter")
@@ -1387,6 +1519,12 @@ class Flow:
             _, default, positional = params[at]
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
+        if (
+            len(sites) > 1
+            and len(self.shared) < MAX_SITES
+            and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
+        ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
+            self.shared.append((f, fn, sig, sites))
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:
@@ -1404,11 +1542,14 @@ class Flow:
         for g, call, pos, kw in sites:
             if not self.spend():
                 return unknown(p, f"{label}: visguard stopped following its calls (MAX_FLOW_STEPS)")
-            if pos is None:
+            if pos is None and key not in kw:  # a keyword written beside `**options` is that keyword's value
                 return unknown(
                     p, f"{label}, and the call at {_at(g, call)} passes arguments visguard cannot read"
                 )
-            arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
+            if pos is None:
+                arg = kw[key]  # None: a key the call's `**x` is known not to pass (the default)
+            else:
+                arg = pos[position] if position is not None and 0 <= position < len(pos) else kw.get(key)
             if arg is None:
                 if default is None and keyword is not None and not f.lang.unpassed:
                     return unknown(p, f"{label}, not passed by the call at {_at(g, call)}")
@@ -1616,6 +1757,43 @@ class Reader:
         # (consumer, the expression of its queue, the notes that say it is computed) of each consumer whose queue
         # is not known: a queue the file creates from the same binding may be it (creates.py)
         self.computed_queues: list[tuple] = []
+        # where the next consumers are located instead of their node (a call site of a shared receive:
+        # Reader.placed_at), and the receive they share
+        self._placed: tuple[Location, str] | None = None
+        self._log: list | None = None  # what :meth:`mark` asked to be logged since (ids and notes said)
+
+    def mark(self) -> tuple:
+        """What the result holds now, for :meth:`rollback` (what is added from now on is logged: no copy)."""
+        self._log = []
+        return len(self.result.consumers), len(self.result.notes), self._log
+
+    def rollback(self, mark: tuple) -> None:
+        """Forget the consumers and notes read since ``mark`` (a receive read again per call site)."""
+        n, k, log = mark
+        res = self.result
+        gone = {c.id for c in res.consumers[n:]}
+        dropped = {id(c) for c in res.consumers[n:]}
+        self.computed_queues = [t for t in self.computed_queues if id(t[0]) not in dropped]
+        del res.consumers[n:], res.notes[k:]
+        for which, item in log:
+            (self._ids if which == "id" else self._noted).discard(item)
+        del log[:]
+        for table in (res.spans, res.places):  # keyed (consumer id, field)
+            for key in [key for key in table if key[0] in gone]:
+                del table[key]
+
+    def placed_at(self, g: File | None, node) -> None:
+        """Locate the next consumers at ``node`` of file ``g`` (a call site in another file, or this one); None:
+        at their own node again."""
+        if g is None:
+            self._placed = None
+            return
+        where = (
+            self.loc(node)
+            if g.path in (None, self.path)
+            else Location(g.path, line=line(node), column=column(g.data, node))
+        )
+        self._placed = (where, f"{where.file}:{where.line}")
 
     def at(self, v: Value | None, node) -> Location:
         """Where ``v`` is written: ``node`` here, or its node in the file it flowed from (:attr:`Value.file`)."""
@@ -1644,6 +1822,8 @@ class Reader:
             )
         if (message, loc) not in self._noted:
             self._noted.add((message, loc))
+            if self._log is not None:
+                self._log.append(("noted", (message, loc)))
             self.result.notes.append(Note(message, loc, address or self.path))
 
     def remark(self, message: str, node, address: str | None = None) -> None:
@@ -1651,17 +1831,17 @@ class Reader:
         self.result.notes.append(Note(message, self.loc(node), address))
 
     def consumer(self, node, platform: str, **fields) -> Consumer:
-        c = Consumer(
-            id=f"{self.path}:{line(node)}",
-            kind="worker",
-            platform=platform,
-            source=self.source,
-            location=self.loc(node),
-            **fields,
+        where, cid = (
+            self._placed if self._placed is not None else (self.loc(node), f"{self.path}:{line(node)}")
         )
-        if c.id in self._ids:
-            c.id = f"{c.id}:{column(self.data, node)}"
+        c = Consumer(id=cid, kind="worker", platform=platform, source=self.source, location=where, **fields)
+        if c.id in self._ids:  # a call site two receives of the file share: named by the receive too
+            c.id = f"{c.id}@{line(node)}" if self._placed is not None else f"{c.id}:{column(self.data, node)}"
+        if self._placed is not None:  # the receive it shares with the other call sites
+            c.locations["receive"] = self.loc(node)
         self._ids.add(c.id)
+        if self._log is not None:
+            self._log.append(("id", c.id))
         self.result.consumers.append(c)
         return c
 
@@ -1731,11 +1911,12 @@ class Reader:
     def annotation(self, c: Consumer) -> dict:
         """The ``visguard:`` annotation of consumer ``c`` (on the line of its location or the line above), as
         {field: (value, Location)}; a malformed one is noted once and gives nothing (:func:`annotation`)."""
-        if c.location is None or c.location.line is None or self.lang is None:
+        at = c.locations.get("receive") or c.location  # a call site's consumer: its shared receive's
+        if at is None or at.line is None or self.lang is None or at.file != self.path:
             return {}
         if self._lines is None:
             self._lines = self.data.split(b"\n")
-        for n in (c.location.line, c.location.line - 1):
+        for n in (at.line, at.line - 1):
             if not 1 <= n <= len(self._lines) or b"visguard:" not in self._lines[n - 1]:
                 continue
             raw = self._lines[n - 1][: values.MAX_TEXT].decode("utf-8", "replace")
@@ -1747,6 +1928,8 @@ class Reader:
                 key = ("annotation", n)
                 if key not in self._noted:
                     self._noted.add(key)
+                    if self._log is not None:
+                        self._log.append(("noted", key))
                     self.result.notes.append(
                         Note(f"the visguard annotation at line {n} is not read: {why}", where, self.path)
                     )

@@ -187,26 +187,47 @@ def _build_context(path: str, build) -> str | None:
 
 
 _INTERPOLATION = re.compile(
-    r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^${}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{[^}]*\}?"
+    r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^${}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)|\$\{[^}]*\}?"
 )
 
 
-def interpolated(value: str) -> str | None:
-    """A compose value as Compose interpolates it with its variables unset (the Compose file reference,
-    "Interpolation"): ``$$`` is ``$``; ``${VAR:-d}`` / ``${VAR-d}`` is ``d`` (a literal default: a default that
-    interpolates again is not read); anything else that names a variable makes the value unknown (None)."""
+def interpolated(value: str, env: dict | None = None) -> str | None:
+    """A compose value as Compose interpolates it (the Compose file reference, "Interpolation") with the
+    variables ``env`` gives (NAME -> its text, or None: set to a value not known here), the others unset: ``$$``
+    is ``$``; ``${VAR}``/``$VAR`` is VAR's value; ``${VAR:-d}`` / ``${VAR-d}`` is VAR's value when it is set (and
+    not empty, for ``:-``), else ``d`` (a literal default: a default that interpolates again is not read);
+    ``${VAR:+o}`` / ``${VAR+o}`` is ``o`` when ``env`` sets it (not empty, for ``:+``), else empty;
+    ``${VAR:?e}`` is VAR's value. A variable ``env`` does not give (the environment Compose runs in may) and has
+    no default, or whose value is not known, makes the value unknown (None)."""
     if "$" not in value:
         return value
+    env = env or {}
     out, pos = [], 0
     for m in _INTERPOLATION.finditer(value):
         out.append(value[pos : m.start()])
         pos = m.end()
         if m.group(0) == "$$":
             out.append("$")
-        elif m.group(1) is not None and m.group(2) is not None:
-            out.append(m.group(3))
-        else:
+            continue
+        name = m.group(1) or m.group(4)
+        if name is None:  # ${...} that is no variable Compose reads
             return None
+        op, given = m.group(2), m.group(3)
+        is_set = name in env
+        got = env.get(name)
+        if op in ("-", ":-"):
+            use_default = not is_set or (op == ":-" and got == "")
+            if use_default:
+                out.append(given)
+                continue
+        elif op in ("+", ":+"):
+            if not is_set or (got is None and op == ":+"):
+                return None  # whether it is set (or empty) is not known here
+            out.append(given if op == "+" or got != "" else "")
+            continue
+        if not is_set or got is None:
+            return None
+        out.append(got)
     out.append(value[pos:])
     return "".join(out)
 

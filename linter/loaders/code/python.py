@@ -206,11 +206,160 @@ def _call_args(call, f: File):
     for a in args.named_children:
         if a.type == "keyword_argument":
             kw[text(a.child_by_field_name("name"))] = a.child_by_field_name("value")
-        elif a.type in ("list_splat", "dictionary_splat"):
+        elif a.type == "dictionary_splat":
+            got = _splat_pairs(f, a.named_children[0] if a.named_children else None)
+            if got is None:
+                splat = True
+            else:
+                kw.update(got[0])
+                splat = splat or got[1]  # it may pass more than those: the rest is not known
+                for k in got[2] - got[0].keys() - kw.keys():
+                    kw[k] = None  # a key the spread cannot hold and the dict does not keep: not passed
+        elif a.type == "list_splat":
             splat = True
         elif a.type != "comment":
             pos.append(a)
     return pos, kw, splat
+
+
+# ``f(**opts)``: the keywords a dictionary splat passes, when the file says them (issue 35): a dict literal of
+# string keys (``opts = {"visibility": v}``), a dataclass instance's dict field (``spec.opts`` of ``spec =
+# Spec(opts={...})``, also the one instance a ``for spec in REGISTRY`` loop gives), and a comprehension over one of
+# them that keeps its pairs (``{k: v for k, v in D.items() if v is not None}``, ``... or k in KEEP`` of a literal
+# set of names): a pair the condition drops is not passed (the parameter's default). A dict literal that also
+# spreads its function's own ``**extra`` parameter is open: its keys that are the function's named parameters
+# (which ``extra`` never holds) and those after the spread are known, what else it passes is not. Anything else
+# (another condition, a value the condition needs that is not known, a pair of another file): not read, the
+# splat unknown. Returns ({key: value node}, open, the keys it cannot pass: an open dict's own function's named
+# parameters) or None.
+_SPLATS = [0]  # splats being read (a splat read inside a splat's value: bounded)
+MAX_SPLAT = 8  # dicts, fields and comprehensions followed for one splat, and splats read inside one
+
+
+def _splat_pairs(f: File, node, depth: int = 0) -> dict | None:
+    if node is None or depth > MAX_SPLAT or _SPLATS[0] > MAX_SPLAT:
+        return None
+    _SPLATS[0] += 1
+    try:
+        return _pairs_of(f, _deref(f, node), depth)
+    finally:
+        _SPLATS[0] -= 1
+
+
+def _pairs_of(f: File, node, depth: int) -> dict | None:
+    if node is None:
+        return None
+    if node.type == "dictionary":
+        out, open_, cannot = {}, False, set()
+        for pair in node.named_children:
+            if pair.type == "comment":
+                continue
+            if pair.type == "dictionary_splat":
+                named = _own_kwargs(f, pair)
+                if named is None:
+                    return None  # a spread of what is not known here
+                out = {k: v for k, v in out.items() if k in named}  # what `**extra` cannot hold stays
+                open_, cannot = True, cannot | named if not open_ else cannot & named
+                continue
+            if pair.type != "pair":
+                return None
+            key = evaluate(pair.child_by_field_name("key"), f)
+            if key.kind != "str":
+                return None
+            out[key.value] = pair.child_by_field_name("value")
+        return out, open_, (cannot if open_ else set())
+    if node.type == "attribute":  # spec.opts: a dataclass instance's field
+        found = _class_of(f, node.child_by_field_name("object"), depth + 1)
+        if found is None or found[2] is None or found[3].path != f.path or not _is_data(found[1]):
+            return None
+        got = _call_args(found[2], f)
+        field = got[1].get(text(node.child_by_field_name("attribute"))) if got is not None else None
+        return _splat_pairs(f, field, depth + 1) if field is not None else None
+    if node.type != "dictionary_comprehension":
+        return None
+    body = node.child_by_field_name("body")
+    loops = [c for c in node.named_children if c.type == "for_in_clause"]
+    conds = [c for c in node.named_children if c.type == "if_clause"]
+    if body is None or body.type != "pair" or len(loops) != 1 or len(conds) > 1:
+        return None
+    k, v = text(body.child_by_field_name("key")), text(body.child_by_field_name("value"))
+    left, right = loops[0].child_by_field_name("left"), loops[0].child_by_field_name("right")
+    names = [text(c) for c in left.named_children] if left is not None and left.type == "pattern_list" else []
+    fn = right.child_by_field_name("function") if right is not None and right.type == "call" else None
+    if (
+        names != [k, v]
+        or fn is None
+        or fn.type != "attribute"
+        or text(fn.child_by_field_name("attribute")) != "items"
+    ):
+        return None
+    source = _splat_pairs(f, fn.child_by_field_name("object"), depth + 1)
+    if source is None:
+        return None
+    cond = conds[0].named_children[0] if conds and conds[0].named_children else None
+    out = {}
+    for key, value in source[0].items():
+        keep = _keeps(f, cond, k, v, key, value)
+        if keep is None:
+            return None
+        if keep:
+            out[key] = value
+    return out, source[1], source[2]
+
+
+def _own_kwargs(f: File, spread) -> set | None:
+    """The named parameters of the function around ``spread`` (``**extra`` in a dict literal) when ``extra`` is
+    that function's ``**extra`` parameter (which never holds them); None otherwise."""
+    inner = spread.named_children[0] if spread.named_children else None
+    if inner is None or inner.type != "identifier":
+        return None
+    up = f.parent(spread)
+    for _ in range(256):  # the function around it (a nested decorator's: its factory's) that takes **extra
+        if up is None:
+            return None
+        if up.type == "function_definition":
+            sig = _signature(up, f)
+            keys = [k for k, _, _ in sig[1]] if sig is not None else []
+            if "**" + text(inner) in keys:
+                return {k for k in keys if not k.startswith("*")}
+            if text(inner) in keys or "*" + text(inner) in keys:
+                return None  # the name is another parameter of this function
+        up = f.parent(up)
+    return None
+
+
+def _keeps(f: File, cond, k: str, v: str, key: str, value) -> bool | None:
+    """Whether the comprehension's condition keeps the pair (``key``, ``value`` node); None: not known."""
+    if cond is None:
+        return True
+    if cond.type == "parenthesized_expression" and cond.named_children:
+        return _keeps(f, cond.named_children[0], k, v, key, value)
+    if cond.type == "boolean_operator":
+        op = text(cond.child_by_field_name("operator")).strip()
+        a = _keeps(f, cond.child_by_field_name("left"), k, v, key, value)
+        b = _keeps(f, cond.child_by_field_name("right"), k, v, key, value)
+        if op == "or":
+            return True if a is True or b is True else (None if a is None or b is None else False)
+        if op == "and":
+            return False if a is False or b is False else (None if a is None or b is None else True)
+        return None
+    if cond.type != "comparison_operator" or len(cond.named_children) != 2:
+        return None
+    left, right = cond.named_children
+    op = " ".join(text(c) for c in cond.children if not c.is_named)
+    if op == "is not" and text(left) == v and right.type == "none":
+        got = evaluate(value, f)
+        return None if got.kind == "unknown" else got.kind != "none"
+    if op in ("in", "not in") and text(left) == k:
+        members = _deref(f, right)
+        if members is None or members.type not in ("set", "list", "tuple"):
+            return None
+        names = [evaluate(m, f) for m in members.named_children if m.type != "comment"]
+        if any(n.kind != "str" for n in names):
+            return None
+        inside = key in {n.value for n in names}
+        return inside if op == "in" else not inside
+    return None
 
 
 def _handed_args(fn_node, f: File):
@@ -917,7 +1066,45 @@ def _call(node, f: File, depth: int) -> Value:
         return _timedelta(node, f, args, depth)
     if name == "dict" and not args:
         return Value("dict", _kwargs(f, node, depth), node)
+    if fn.type == "identifier":
+        returned = _returns(f).get(full)
+        if returned is not None and depth < MAX_DEPTH and FLOW.spend():
+            # a helper of the file that only returns an expression (``def _env_int(name, default): return
+            # int(os.environ.get(name, str(default)))``): that expression with this call's arguments
+            decl, expr = returned
+            return FLOW.called(f, decl, node, f, expr, depth)
     return unknown(node)
+
+
+def _returns(f: File) -> dict:
+    """The module-level functions of ``f`` whose body is one ``return EXPR`` (a docstring aside): name ->
+    (their definition, EXPR), once per file; a name defined twice is none of them."""
+    got = getattr(f, "_py_returns", None)
+    if got is None:
+        got, seen = {}, set()
+        for node in f.root.named_children:
+            inner = node.child_by_field_name("definition") if node.type == "decorated_definition" else node
+            if inner is None or inner.type != "function_definition":
+                continue
+            name = text(inner.child_by_field_name("name"))
+            body = inner.child_by_field_name("body")
+            stmts = [c for c in body.named_children if c.type != "comment"] if body is not None else []
+            if (
+                stmts
+                and stmts[0].type == "expression_statement"
+                and stmts[0].named_children
+                and (stmts[0].named_children[0].type == "string")
+            ):
+                stmts = stmts[1:]  # its docstring
+            one = stmts[0] if len(stmts) == 1 and stmts[0].type == "return_statement" else None
+            expr = one.named_children[0] if one is not None and one.named_children else None
+            if name in seen:
+                got.pop(name, None)
+            elif expr is not None and node.type != "decorated_definition":
+                got[name] = (inner, expr)
+            seen.add(name)
+        f._py_returns = got
+    return got
 
 
 def _kwargs_get(node, obj, args: list, f: File, depth: int) -> Value | None:
@@ -1008,7 +1195,9 @@ def _class_of(f: File, obj, depth: int):
         return None
     if obj.type == "call":
         callee_node = obj.child_by_field_name("function")
-        if callee_node is None or not _last(text(callee_node))[:1].isupper():  # a class is called by its name
+        if (
+            callee_node is None or not _last(text(callee_node)).lstrip("_")[:1].isupper()
+        ):  # a class by its name
             return None
         got = _class_of(f, callee_node, depth + 1)
         return (got[0], got[1], obj, f) if got is not None and got[2] is None else None
@@ -1021,6 +1210,17 @@ def _class_of(f: File, obj, depth: int):
             return f, cls, None, None
         if f.is_param(name, obj.start_byte):
             return None
+        if name in _loop_names(f):
+            loop = _loop_of(f, obj)
+            if loop is not None:  # `for spec in REGISTRY`: the one instance the code puts there
+                stmt, names = loop
+                right = _unawait(stmt.child_by_field_name("right"))
+                items = _elements(f, right) if len(names) == 1 and right is not None else None
+                if isinstance(items, tuple) and items[0] == "list" and len(items[1]) == 1:
+                    return _class_of(f, items[1][0][0], depth + 1)
+                return None
+        if name in f.bindings and not _in_scope(f, name, obj):
+            return None  # bound only in another function: not this name's value
         right, _ = f.resolve(obj)
         if right is not None:
             return _class_of(f, _unawait(right), depth + 1) if right.type in ("call", "await") else None
@@ -1105,7 +1305,7 @@ def _settings_attribute(node, f: File, depth: int) -> Value | None:
     for _ in range(MAX_BASES):
         if call is not None and (_is_data(cls) or settings or _derives(g, cls, _SETTINGS_BASES)):
             pos, kw, splat = _call_args(call, caller) or ([], {}, True)
-            if name in kw:  # Settings(QUEUE="q"): the instance's own
+            if kw.get(name) is not None:  # Settings(QUEUE="q"): the instance's own
                 v = evaluate(kw[name], caller, depth + 1)
                 if v.file is None and caller is not f:
                     v.file = caller
@@ -1189,8 +1389,104 @@ def _field_value(node, g: File, cls, left, right, settings: bool, depth: int) ->
     return v
 
 
+def _own_attribute(node, f: File, depth: int) -> Value | None:
+    """``self.x`` read in a class whose methods assign ``self.x``, when another class of the file assigns a
+    ``self.x`` too: the assignments of its own class (two classes of one file each with ``self.queue_url =
+    queue_url`` are two values, not one binding of the file); None when every assignment is the class's own, or
+    none is (an inherited field: the engine reads the file's)."""
+    if depth > MAX_DEPTH:
+        return None
+    own = _own_binding(f, node)
+    if own is None:
+        return None
+    name, right = own
+    v = evaluate(right, f, depth + 1)
+    if v.kind == "unknown":
+        out = unknown(node, v.why or text(node))
+        out.env = v.env
+        return out
+    if v.via is None:
+        v.via = name
+    return v
+
+
+def _own_binding(f: File, node):
+    """(name node, value node) of the one way ``self.x`` (``node``) is assigned in its own class when another
+    class of the file assigns a ``self.x`` too (:func:`_own_attribute`), else None."""
+    obj = node.child_by_field_name("object") if node.type == "attribute" else None
+    if obj is None or text(obj) not in ("self", "cls"):
+        return None
+    bound = f.bindings.get(f.key(node))
+    if not bound or len(bound) < 2:
+        return None
+    cls = _class_around(f, node)
+    if cls is None:
+        return None
+    own = [(n, r) for n, r in bound.values() if cls.start_byte <= n.start_byte < cls.end_byte]
+    if not own or len(own) == len(bound):
+        return None
+    if any(r is None for _, r in own) or len({text(r) for _, r in own}) > 1:
+        return None  # assigned in several ways in its class: the engine's agreement reads them (all, named)
+    return own[0]
+
+
+def _class_around(f: File, node):
+    up = f.parent(node)
+    for _ in range(256):
+        if up is None or up.type == "class_definition":
+            return up
+        up = f.parent(up)
+    return None
+
+
+def _conditional(node, f: File, depth: int) -> Value | None:
+    """``a if x is not None else b`` (``is None``, or ``x`` alone, its truth) when what ``x`` is is known here
+    (``None`` not given, a literal, a number): the branch it takes; None (the engine's unknown) otherwise."""
+    kids = [c for c in node.named_children if c.type != "comment"]
+    if len(kids) != 3 or depth > MAX_DEPTH:
+        return None
+    then, cond, other = kids
+    test = _truth(f, cond, depth)
+    if test is None:
+        return None
+    return evaluate(then if test else other, f, depth + 1)
+
+
+def _truth(f: File, cond, depth: int) -> bool | None:
+    if cond.type == "parenthesized_expression" and len(cond.named_children) == 1:
+        return _truth(f, cond.named_children[0], depth)
+    if cond.type == "not_operator":
+        got = _truth(f, cond.child_by_field_name("argument"), depth)
+        return None if got is None else not got
+    if cond.type == "comparison_operator" and len(cond.named_children) == 2:
+        left, right = cond.named_children
+        op = " ".join(text(c) for c in cond.children if not c.is_named)
+        if right.type != "none" or op not in ("is", "is not"):
+            return None
+        v = evaluate(left, f, depth + 1)
+        if v.kind == "none":
+            return op == "is"
+        if v.kind in ("str", "int", "bool", "name", "queue", "dict"):
+            return op == "is not"
+        return None  # not known (an environment variable may be unset)
+    if cond.type in ("identifier", "attribute"):
+        v = evaluate(cond, f, depth + 1)
+        if v.kind == "none":
+            return False
+        if v.kind in ("str", "int", "bool"):
+            return bool(v.value)
+        if v.kind in ("name", "queue"):
+            return True
+    return None
+
+
+def _attribute(node, f: File, depth: int) -> Value | None:
+    got = _own_attribute(node, f, depth)
+    return got if got is not None else _settings_attribute(node, f, depth)
+
+
 _HOOKS = {
-    "attribute": _settings_attribute,
+    "attribute": _attribute,
     "none": lambda node, f, depth: Value("none", None, node),
     "boolean_operator": _or,
     "identifier": _identifier,
@@ -1202,6 +1498,7 @@ _HOOKS = {
     "dictionary": _dictionary,
     "call": _call,
     "binary_operator": _percent,
+    "conditional_expression": _conditional,
 }
 
 
@@ -1282,7 +1579,8 @@ def _bound(f: File, node):
             name in f.bindings and not _in_scope(f, name, node)
         ):
             return None
-    right, _ = f.resolve(node)
+    own = _own_binding(f, node)
+    right = own[1] if own is not None else f.resolve(node)[0]
     while right is not None and right.type == "assignment":
         right = right.child_by_field_name("right")
     return right
@@ -1459,58 +1757,94 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
             v = evaluate(_kwargs(f, call).get("VisibilityTimeout"), f)
             extend_by = v.value if v.kind == "int" else None
     for call in receives:
-        kw = _kwargs(f, call)
-        ref = None
-        if _name(call) == "receive_message":
-            # the SDK's requires QueueUrl: a call without it (nor a ``**dict``) is a wrapper's or another library's
-            if "QueueUrl" in kw:
-                ref = _queue_ref(f, r, kw["QueueUrl"])
-            elif not (aws and _has_splat(call)):
-                continue
-        else:
-            fn = call.child_by_field_name("function")
-            receiver = fn.child_by_field_name("object") if fn.type == "attribute" else None
-            ref = _resource_queue(f, r, receiver) if receiver is not None else False
-            if ref is False:
-                aws_keys = bool(kw.keys() & _RECEIVE_KEYS)
-                if not (aws_keys or (aws and not any(k[:1].islower() for k in kw))):
-                    continue
-                ref = None
-        c = r.consumer(call, "sdk", queue_ref=ref, heartbeat=bool(beats))
-        if ref is not None:
-            c.locations["queue_ref"] = ref.location
-        if beats:
-            c.locations["heartbeat"] = r.loc(beats[0])
-            if interval is not None:
-                r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
-            if extend_by is not None:
-                c.heartbeat_extend_by = extend_by
-        if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
-            v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
-            if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
-                c.settings["queue_pattern"] = v.pattern
-                c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
-            why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
-            before = len(r.result.notes)
-            r.note(
-                f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
-                f"{r.hint('queue', '<name or URL>')}",
-                kw["QueueUrl"],
-                c.id,
-            )
-            value = kw["QueueUrl"].child_by_field_name("value")
-            if value is not None:  # a queue the file creates may be it (creates.py)
-                r.computed_queues.append((c, value, r.result.notes[before:]))
-        vt = kw.get("VisibilityTimeout")
-        if vt is not None:
-            v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
-            if v is not None or "visibility_override" not in c.locations:
-                r.set(c, "visibility_override", v.value if v else None, vt, v)
-        for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
-            if key in kw:
-                v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
-                if v is not None:
-                    r.set(c, setting, v.value, kw[key], v)
+        mark, steps = r.mark(), FLOW.steps
+        FLOW.watch()
+        if not _receive(f, r, call, aws, beats, interval, extend_by):
+            continue
+        shared = FLOW.sites_of_shared()
+        if shared is None:
+            continue
+        # a receive shared by the call sites of one function (``@listener(queue_url=..., visibility_timeout=60)``
+        # of a listener library, whose arguments the receive loop reads back): one consumer per call site, at the
+        # call, with the values it gives and the defaults it leaves (engine.Flow.pinned); a site whose arguments
+        # are not read gives unknown values, never another site's
+        r.rollback(mark)
+        g, fn, sig, sites = shared
+        for site in sites:
+            FLOW.steps = steps  # each site read with the budget the receive had
+            r.placed_at(site[0], site[1])
+            with FLOW.pinned(g, fn, sig, site):
+                _receive(f, r, call, aws, beats, interval, extend_by)
+            r.placed_at(None, None)
+        if len({_said(c) for c in r.result.consumers[mark[0] :]}) == 1:
+            # every call gives the same values from the same places (three threads of one poll loop): one
+            # consumer at the receive, as before
+            r.rollback(mark)
+            FLOW.steps = steps
+            _receive(f, r, call, aws, beats, interval, extend_by)
+
+
+def _said(c) -> str:
+    """What a consumer's code says, apart from where the consumer is (two call sites that say the same)."""
+    fields = {k: getattr(c, k) for k in type(c).__slots__ if k not in ("id", "location", "locations")}
+    return repr((fields, {k: v for k, v in c.locations.items() if k != "receive"}))
+
+
+def _receive(f: File, r: Reader, call, aws: bool, beats, interval, extend_by):
+    """The consumer of one receive call (None: not an SQS receive)."""
+    kw = _kwargs(f, call)
+    ref = None
+    if _name(call) == "receive_message":
+        # the SDK's requires QueueUrl: a call without it (nor a ``**dict``) is a wrapper's or another library's
+        if "QueueUrl" in kw:
+            ref = _queue_ref(f, r, kw["QueueUrl"])
+        elif not (aws and _has_splat(call)):
+            return None
+    else:
+        fn = call.child_by_field_name("function")
+        receiver = fn.child_by_field_name("object") if fn.type == "attribute" else None
+        ref = _resource_queue(f, r, receiver) if receiver is not None else False
+        if ref is False:
+            aws_keys = bool(kw.keys() & _RECEIVE_KEYS)
+            if not (aws_keys or (aws and not any(k[:1].islower() for k in kw))):
+                return None
+            ref = None
+    c = r.consumer(call, "sdk", queue_ref=ref, heartbeat=bool(beats))
+    if ref is not None:
+        c.locations["queue_ref"] = ref.location
+    if beats:
+        c.locations["heartbeat"] = r.loc(beats[0])
+        if interval is not None:
+            r.set(c, "heartbeat_interval", interval[0].value, interval[1], interval[0])
+        if extend_by is not None:
+            c.heartbeat_extend_by = extend_by
+    if ref is None and "QueueUrl" in kw and not r.annotated(c, "queue"):
+        v = evaluate(_deref(f, kw["QueueUrl"].child_by_field_name("value")), f)
+        if v.pattern is not None:  # built of parts, some known only where it runs (engine.compose)
+            c.settings["queue_pattern"] = v.pattern
+            c.locations["queue_pattern"] = r.loc(kw["QueueUrl"])
+        why = f"{_shown(kw['QueueUrl'])}: not given (None)" if v.kind == "none" else v.why
+        before = len(r.result.notes)
+        r.note(
+            f"the QueueUrl of this receive is computed ({why or _shown(kw['QueueUrl'])}): not joined; "
+            f"{r.hint('queue', '<name or URL>')}",
+            kw["QueueUrl"],
+            c.id,
+        )
+        value = kw["QueueUrl"].child_by_field_name("value")
+        if value is not None:  # a queue the file creates may be it (creates.py)
+            r.computed_queues.append((c, value, r.result.notes[before:]))
+    vt = kw.get("VisibilityTimeout")
+    if vt is not None:
+        v = _seconds(f, r, vt, "the VisibilityTimeout of this receive", c.id, c, "visibility_override")
+        if v is not None or "visibility_override" not in c.locations:
+            r.set(c, "visibility_override", v.value if v else None, vt, v)
+    for key, setting in (("WaitTimeSeconds", "wait_time"), ("MaxNumberOfMessages", "max_messages")):
+        if key in kw:
+            v = _seconds(f, r, kw[key], f"the {key} of this receive", c.id, c, setting)
+            if v is not None:
+                r.set(c, setting, v.value, kw[key], v)
+    return c
 
 
 def _releases_only(f: File, call, entries_visibility: list) -> bool:
