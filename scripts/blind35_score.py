@@ -1,11 +1,16 @@
 """Score a visguard run on issue 35's blind set against the issues its truth lists.
 
-    python3 scripts/blind35_score.py tests/linter/fixtures/consumers/blind35/expect-dev.tsv OUTDIR
+    python3 scripts/blind35_score.py tests/linter/fixtures/consumers/blind35/expect-dev.tsv OUTDIR [--consumer-places]
 
 OUTDIR holds ``<owner+name>.json``, the output of ``visguard lint --no-config --format json <repo>``. A finding
 matches an expected issue when the rule is the same, its file (or the file that joined it, for a finding located at
 the queue) ends with the expected path (``*`` allowed) and its line is within 3 of the expected line. Counted as
 findings: severity warning or error; each matches at most one issue. Prints every miss and every unmatched finding.
+
+``--consumer-places`` (reported apart, never instead of the strict figure): a finding of the right rule also
+matches when its consumer (a code consumer's id is its ``file:line``) is at the expected place: the same issue of
+the same consumer, which visguard locates where the value to change is written (a constant, the queue) while the
+truth's convention locates it at the receive or the listener declaration.
 """
 
 from __future__ import annotations
@@ -16,9 +21,17 @@ import os
 import sys
 
 
+CONSUMER_PLACES = False
+
+
 def _places(finding: dict) -> list[tuple[str | None, int | None]]:
     joined = finding.get("joined_by") or {}
-    return [(finding.get("file"), finding.get("line")), (joined.get("file"), joined.get("line"))]
+    out = [(finding.get("file"), finding.get("line")), (joined.get("file"), joined.get("line"))]
+    consumer = finding.get("consumer") or ""
+    if CONSUMER_PLACES and consumer.rsplit(":", 1)[-1].isdigit():
+        path, line = consumer.rsplit(":", 1)
+        out.append((path, int(line)))
+    return out
 
 
 def _matches(finding: dict, rule: str, path: str, line: int) -> bool:
@@ -71,4 +84,5 @@ def main(expect_file: str, out: str) -> int:
 
 
 if __name__ == "__main__":
+    CONSUMER_PLACES = "--consumer-places" in sys.argv[3:]
     sys.exit(main(*sys.argv[1:3]))
