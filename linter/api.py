@@ -469,7 +469,12 @@ def lint_paths(
 def _one_per_create_call(findings: list[Finding]) -> list[Finding]:
     """One finding per rule at one create call for the queues created there under names known only at run time
     (a helper called by many tests: ``linter.loaders.code.creates``): the first, saying how many more."""
-    from visguard.linter.created_queues import UNNAMED_PREFIX
+    import sys
+
+    created = sys.modules.get("visguard.linter.created_queues")  # imported when code created a queue
+    if created is None:
+        return findings
+    UNNAMED_PREFIX = created.UNNAMED_PREFIX  # noqa: N806 - the module's constant
 
     groups: dict[tuple, list[Finding]] = {}
     out: list[Finding] = []
