@@ -1340,14 +1340,7 @@ class Flow:
                         break
                 got = here
             else:
-                for _ in range(MAX_UP):
-                    if any(os.path.exists(os.path.join(here, m)) for m in MANIFESTS):
-                        got = here
-                        break
-                    up = os.path.dirname(here)
-                    if up == here:
-                        break
-                    here = up
+                got = _up_to(here, MANIFESTS) or folder
             self._roots[folder] = got
         return got
 
@@ -1362,16 +1355,7 @@ class Flow:
         key = "dist:" + top
         got = self._roots.get(key)
         if got is None:
-            got = up = top
-            for _ in range(MAX_UP):
-                if any(os.path.exists(os.path.join(up, m)) for m in PYTHON_MANIFESTS):
-                    got = up
-                    break
-                parent = os.path.dirname(up)
-                if parent == up:
-                    break
-                up = parent
-            self._roots[key] = got
+            got = self._roots[key] = _up_to(top, PYTHON_MANIFESTS) or top
         return got
 
     def scope(self, f: File, folder_only: bool = False) -> list[str]:
@@ -2008,3 +1992,16 @@ class Reader:
         c.link = {"env": "env", "name": "name"}.get(ref.kind, "literal")
         c.link_ref = ref.value
         c.locations["queue_ref"] = ref.location
+
+
+def _up_to(folder: str, manifests) -> str | None:
+    """The nearest folder at or above ``folder`` (at most ``MAX_UP`` levels) that holds one of ``manifests``."""
+    here = folder
+    for _ in range(MAX_UP):
+        if any(os.path.exists(os.path.join(here, m)) for m in manifests):
+            return here
+        up = os.path.dirname(here)
+        if up == here:
+            return None
+        here = up
+    return None
