@@ -91,7 +91,7 @@ def read(path: str, commands: list[shellwords.Command], model: Model) -> None:
             if len(model.env) > MAX_BINDINGS:
                 del model.env[MAX_BINDINGS:]
                 message = f"the compose runs give more than {MAX_BINDINGS:,} environment bindings: the rest not read"
-                model.notes.append(Note(f"{message} (line {cmd.line})", Location(path, line=cmd.line), path))
+                _note(model, path, cmd.line, message)
                 return
 
 
@@ -173,13 +173,7 @@ def _compose_file(path: str, files: list, folder, line: int, model: Model) -> st
     if files:
         w = files[0]
         if not w.known:
-            model.notes.append(
-                Note(
-                    f"the compose file {w.display} is not known here (line {line})",
-                    Location(path, line=line),
-                    path,
-                )
-            )
+            _note(model, path, line, f"the compose file {w.display} is not known here")
             return None
         candidates = [w.text]
     else:
@@ -192,24 +186,12 @@ def _compose_file(path: str, files: list, folder, line: int, model: Model) -> st
             )
         except VisguardError as exc:
             if files:
-                model.notes.append(
-                    Note(
-                        f"the compose file {name}: not read ({exc.detail}) (line {line})",
-                        Location(path, line=line),
-                        path,
-                    )
-                )
+                _note(model, path, line, f"the compose file {name}: not read ({exc.detail})")
             return None
         if os.path.isfile(found):
             return found
     if files:
-        model.notes.append(
-            Note(
-                f"the compose file {candidates[0]} is not found (line {line})",
-                Location(path, line=line),
-                path,
-            )
-        )
+        _note(model, path, line, f"the compose file {candidates[0]} is not found")
     return None
 
 
@@ -220,10 +202,12 @@ def _services(compose: str, path: str, line: int, model: Model):
         text = safe_io.read_bytes(compose, max_bytes=MAX_BYTES).decode("utf-8-sig", "replace")
         doc = loads(text, file=compose)
     except VisguardError as exc:
-        model.notes.append(
-            Note(f"the compose file {os.path.basename(compose)} it runs is not read: {exc.detail} (line {line})",
-                 Location(path, line=line), path)
-        )  # fmt: skip
+        _note(
+            model,
+            path,
+            line,
+            f"the compose file {os.path.basename(compose)} it runs is not read: {exc.detail}",
+        )
         return None
     services = doc.get("services") if isinstance(doc, dict) else None
     return services if isinstance(services, dict) else None
@@ -255,3 +239,8 @@ def _service(path, line, compose, service, spec, environ, given, model: Model) -
         b = binding(key, value, where, service)
         if b is not None:
             model.env.append(b.replace(folder=context))
+
+
+def _note(model, path: str, line: int | None, message: str) -> None:
+    """A note of the script at ``path``, located at the command's ``line`` and saying it."""
+    model.notes.append(Note(f"{message} (line {line})", Location(path, line=line), path))
