@@ -60,7 +60,8 @@ def run(spark, records, findings, roots, *, owners=None, patches=False, config=N
     own = drift.owner_frame(spark, owners) if owners is not None else drift.record_owners(records)
     queues = drift.deployed(records)
     # the placement carries only what its outputs need (drift joins the deployed settings by ARN)
-    placed = drift.place(queues.select("account", "region", "arn", "name"), own, decls).cache()
+    placed = drift.place(queues.select("account", "region", "arn", "name"), own, decls)
+    placed = placed.withColumn("settings", drift.parsed_declared()).cache()  # drift reads it: parsed once
     if placement_out is not None:
         placed.select(*[n for n, _ in drift.PLACED_FIELDS]).write.mode(mode).parquet(placement_out)
     # every count of summary.json in one aggregation

@@ -82,14 +82,14 @@ def record_owners(records):
 
 def place(queues, owners, decls):
     """One row per deployed queue: :data:`PLACED_FIELDS`, the queue's other columns as given (``queues``: at least
-    account, region, arn, name) and ``declared`` (the declaration's JSON). ``owners``: :func:`owner_frame`;
-    ``decls``: the "d" rows of ``sources.declaration_frame``.
+    account, region, arn, name; :func:`deployed` adds what drift compares) and ``declared`` (the declaration's
+    JSON). ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``.
 
-    Narrow rows through the shuffles (give only the columns needed: ``declared.run`` gives those four; drift joins
-    the deployed settings itself, :func:`drift_frame`): queue ⋈ owner, the queue's keys ⋈ the declarations' keys (a
-    declaration offered by its id only), the candidates grouped by queue to the best one, and only then the chosen
-    declaration's place and settings by its id (``decl_id``: unique, as ``sources.root_rows`` makes it), and the
-    places of the tied ones for the ambiguous queues."""
+    Four shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys, the candidates
+    grouped by queue, and the choice back onto the queue; each candidate carries its declaration's location and
+    settings, so nothing joins the declarations again. Give only the columns needed (``declared.run`` gives those
+    four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through two
+    shuffles."""
     from pyspark.sql import functions as F
     from visguard.audit.transforms import queue_key
 
@@ -148,60 +148,56 @@ def place(queues, owners, decls):
         .select("arn", F.col("x.k").alias("k"), F.col("x.rank").alias("rank"), F.col("x.v").alias("v"))
     )
     d = decls.select(
-        "construct_path", "stacks", "logical_id", "address", "name", F.col("decl_id").alias("id")
-    )
+        "construct_path", "stacks", "logical_id", "address", "name",
+        F.struct("decl_id", "repository", "file", "line", "lines", "declared").alias("d"),
+    )  # fmt: skip
     stack_keys = F.transform(
         F.when(F.col("logical_id").isNotNull(), F.col("stacks")).otherwise(F.array()),
         lambda s: F.concat_ws(SEP, s, F.col("logical_id")),
     )
     offered = (
-        d.select(F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"), "id")
-        .unionByName(d.select(F.lit("stack-logical-id").alias("k"), F.explode(stack_keys).alias("v"), "id"))
-        .unionByName(d.select(F.lit("terraform-address").alias("k"), F.col("address").alias("v"), "id"))
-        .unionByName(d.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "id"))
+        d.select(F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"), "d")
+        .unionByName(d.select(F.lit("stack-logical-id").alias("k"), F.explode(stack_keys).alias("v"), "d"))
+        .unionByName(d.select(F.lit("terraform-address").alias("k"), F.col("address").alias("v"), "d"))
+        .unionByName(d.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "d"))
         .where(F.col("v").isNotNull())
     )
-    # the best candidate: the lowest rank, and at that rank the smallest and the largest declaration id; equal ids:
-    # exactly one declaration (two or more otherwise: their ids, placed below only for those queues)
+    # the best candidate without higher-order functions over every queue: the lowest rank, and at that rank the
+    # smallest and the largest declaration id; equal ids: exactly one declaration (two or more otherwise, whose
+    # ids and places are gathered only for those queues)
+    cand = wanted.join(offered, ["k", "v"]).withColumn("id", F.col("d.decl_id"))
+    at_of = F.concat(
+        F.col("d.repository"), F.lit(":"), F.col("d.file"), F.lit(":"), F.col("d.line").cast("string")
+    )
     best = (
-        wanted.join(offered, ["k", "v"])
-        .groupBy("arn")
+        cand.groupBy("arn")
         .agg(
-            F.min(F.struct("rank", "id", "k")).alias("lo"),
+            F.min(F.struct("rank", "id", "k", "d")).alias("lo"),
             F.max(F.struct((-F.col("rank")).alias("nr"), "id")).alias("hi"),
-            F.collect_list(F.struct("rank", "id")).alias("c"),
+            F.collect_list(F.struct("rank", "id", at_of.alias("at"))).alias("c"),
         )
         .select(
             "arn",
             F.col("lo.k").alias("join_kind"),
-            F.when(F.col("lo.id") == F.col("hi.id"), F.col("lo.id")).alias("one_id"),
+            F.when(F.col("lo.id") == F.col("hi.id"), F.col("lo.d")).alias("one"),
             F.when(
-                F.col("lo.id") != F.col("hi.id"),
-                F.array_distinct(F.transform(F.filter("c", lambda x: x["rank"] == F.col("lo.rank")), lambda x: x["id"])),
+                F.col("lo.id") != F.col("hi.id"), F.filter("c", lambda x: x["rank"] == F.col("lo.rank"))
             ).alias("tied"),
         )
-    )  # fmt: skip
-    at_of = F.concat(F.col("repository"), F.lit(":"), F.col("file"), F.lit(":"), F.col("line").cast("string"))
-    payload = decls.select(
-        F.col("decl_id").alias("one_id"), "repository", "file", "line", "lines", "declared", at_of.alias("at")
     )
-    # the places of the tied declarations (ambiguous queues only), as one sorted list per queue
-    tied = (
-        best.where(F.col("tied").isNotNull())
-        .select("arn", F.explode("tied").alias("one_id"))
-        .join(payload.select("one_id", "at"), "one_id")
-        .groupBy("arn")
-        .agg(F.array_sort(F.array_distinct(F.collect_list("at"))).alias("at"))
-    )
-    chosen = best.join(payload.drop("at"), "one_id", "left").join(tied, "arn", "left")
     stacks = decls.select(F.explode("stacks").alias("s_stack")).distinct()
-    placed = q.join(chosen, "arn", "left").join(
+    placed = q.join(best, "arn", "left").join(
         F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left"
     )
     # 0: no candidate, 1: joined, 2 or more: not joined (their places in "at")
-    n = F.when(F.col("one_id").isNotNull(), 1).when(F.col("tied").isNotNull(), F.size("tied")).otherwise(0)
+    n = (
+        F.when(F.col("one").isNotNull(), 1)
+        .when(F.col("tied").isNotNull(), F.size(F.array_distinct(F.transform("tied", lambda x: x["id"]))))
+        .otherwise(0)
+    )
+    at = F.array_sort(F.array_distinct(F.transform("tied", lambda x: x["at"])))
     reason = (
-        F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.concat_ws(", ", "at"), F.lit("; not joined")))
+        F.when(n > 1, F.concat(n.cast("string"), F.lit(" declarations match by "), F.col("join_kind"), F.lit(": "), F.concat_ws(", ", at), F.lit("; not joined")))
         .when(n == 1, F.lit(None))
         .when(
             (F.col("o_owner") == "cloudformation") & F.col("s_stack").isNotNull(),
@@ -234,14 +230,14 @@ def place(queues, owners, decls):
         "region",
         F.coalesce("o_owner", F.lit("unknown")).alias("owner"),
         F.when(n == 1, F.col("join_kind")).alias("join_by"),
-        F.col("one_id").alias("decl_id"),
-        "repository",
-        "file",
-        "line",
-        "lines",
+        F.col("one.decl_id").alias("decl_id"),
+        F.col("one.repository").alias("repository"),
+        F.col("one.file").alias("file"),
+        F.col("one.line").alias("line"),
+        F.col("one.lines").alias("lines"),
         reason.alias("reason"),
         why.alias("reason_kind"),
-        "declared",
+        F.col("one.declared").alias("declared"),
         *[c for c in given if c != "name"],
         "name",
     )
@@ -441,14 +437,22 @@ DECLARED_SCHEMA = (
 )
 
 
-def may_drift():
+def parsed_declared():
+    """The ``declared`` column parsed as :func:`may_drift` reads it (cache it with the placement: parsed once)."""
+    from pyspark.sql import functions as F
+
+    return F.from_json(F.col("declared"), DECLARED_SCHEMA)
+
+
+def may_drift(d=None):
     """A Spark column over the joined queues of :func:`place` (with :func:`deployed`'s columns): false only where
     :func:`drift_rows` finds no drift, decided by column expressions, so only the queues it is true for go to
     Python (:func:`drift_frame`). It errs only towards true (a declaration it cannot read: true), and
     ``drift_rows`` then decides: the findings are drift_rows' alone."""
     from pyspark.sql import functions as F
 
-    d = F.from_json(F.col("declared"), DECLARED_SCHEMA)
+    if d is None:  # the parsed declaration (drift_frame's is parsed once per queue, before its join)
+        d = parsed_declared()
 
     def same(dep, dec):  # differ() returns without a finding
         want = dec["value"]
@@ -507,12 +511,15 @@ def drift_frame(placed, queues, owner_tags=(), config=None):
         owner = F.when(v.isNotNull() & (v != ""), v).otherwise(owner)
     cols = ["arn", "account", "region", "name", "vt", "retention", "has_redrive", "target_arn",
             "max_receive_count", "mappings", "repository", "file", "line", "declared"]  # fmt: skip
+    # the declaration parsed once per queue: a cached ``settings`` column (declared.run's), else parsed here; a parse in
+    # the filter itself would be inlined into the join's condition and run once per setting read
+    settings = F.col("settings") if "settings" in placed.columns else parsed_declared()
     joined = placed.where(F.col("decl_id").isNotNull()).select(
-        "arn", "repository", "file", "line", "declared"
+        "arn", "repository", "file", "line", "declared", settings.alias("_d")
     )
     return (
         joined.join(queues, "arn")
-        .where(may_drift())
+        .where(may_drift(F.col("_d")))
         .select(*cols, "tags", owner.alias("owner"))
         .mapInArrow(functools.partial(drift_batches, config=config), drift_schema())
     )

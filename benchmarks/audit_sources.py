@@ -137,7 +137,8 @@ def _audit(
     if roots:
         cmd += ["--sources", *roots]
     env = {**os.environ, "VISGUARD_CACHE_DIR": str(work / "visguard-cache")}
-    r = proctree.run_tree(cmd, log=work / "audit.log", env=env)
+    # in the work folder, the roots given relative to it: the outputs name them alike in every run (--compare)
+    r = proctree.run_tree(cmd, log=work / "audit.log", env=env, cwd=work)
     s = json.loads((out / "summary.json").read_text())
     r.pop("stdout")
     r.update(
@@ -185,7 +186,7 @@ def join_drift(queues: int, accounts: int, work: Path, master: str, repeats: int
     roots = []
     for i in range(n_roots):
         (work / "src" / f"repo-{i:04d}").mkdir(parents=True)
-        roots.append(str(work / "src" / f"repo-{i:04d}"))
+        roots.append(f"src/repo-{i:04d}")
     prep = proctree.run_tree([sys.executable, "-P", str(HERE), "--child-prepare", str(inv), "--decls", str(decls),
                               "--roots", str(n_roots), "--master", master], log=work / "prepare.log")  # fmt: skip
     n_decls = json.loads(prep["stdout"].strip().splitlines()[-1])["declarations"]

@@ -97,14 +97,14 @@ def cpu_of_tree(proc: subprocess.Popen, every: float = 0.25) -> float:
 
 
 def run_tree(cmd: list[str], *, log: Path | None = None, env: dict | None = None, every: float = 0.25,
-             also: tuple[int, ...] = (), check: bool = True) -> dict:  # fmt: skip
+             also: tuple[int, ...] = (), check: bool = True, cwd: Path | None = None) -> dict:  # fmt: skip
     """Run ``cmd``: ``wall`` seconds, :func:`sample`'s ``cpu``, ``cpu_by`` and ``other``, and its ``stdout``
     (into a file, never a pipe nobody reads while sampling; stderr to ``log``, or nowhere)."""
     import tempfile
 
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out, log.open("ab") if log else open(os.devnull, "wb") as err:
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=cwd)
         r = sample(proc, every, also)
         code = proc.wait()
         out.seek(0)
