@@ -1,19 +1,23 @@
 """Cost of ``visguard audit run --sources`` (issue 39 §2): the join + drift stages beside today's audit, and the
 linting of the sources on its own.
 
-1. **Join + drift at N queues.** ``visguard audit generate`` makes the fleet; the audit runs without
-   ``--sources`` in a fresh process (CPU of its process tree: driver, JVM, Python workers, from /proc). Then a
-   child process on the same master reads and parses the same inventory (the audit's own ``load`` +
-   ``parse_records``, cached), builds a declaration for every queue (half owned by Terraform, a quarter by
-   CloudFormation, a quarter unowned and joined by name; 1 % drifted) and runs the stage's Spark work:
-   ``drift.place``, ``drift.drift_frame`` and the counts ``declared.run`` collects. Its CPU after the read minus
-   the read is the stages' extra CPU; goal <= 25 % of the audit's.
+1. **Join + drift at N queues, side by side.** ``visguard audit generate --owners`` makes the fleet (owner records
+   for half the queues by CloudFormation, 30 % by Terraform); a child process (not measured) writes the
+   declarations the source lint would give for it (:func:`child_prepare`: one per queue but 5 %, joined by
+   construct path, stack + logical id, Terraform address or name; 1 % drift in each of visibility timeout,
+   maxReceiveCount and a mapping's batch size). Then, alternately in fresh processes, ``--repeats`` times: the audit
+   without ``--sources`` and the audit with ``--sources`` (one root per account), the lint's output read from that
+   Parquet instead of linting (part 2 measures the lint). Each run's CPU is its whole process tree's (driver,
+   JVM, Python workers; ``proctree.py``, as ``audit_scale.py`` samples it). Reported: the added CPU over the
+   audit's, per pair and min of each (goal <= 25 %). ``--keep FILE`` / ``--compare FILE``: digests of every row
+   --sources wrote (findings/, placement/, summary's sources, SARIF files), to show that a change keeps them.
 2. **Source linting per root.** R generated roots (a Terraform root and a CloudFormation template, 10 queues
    each) linted by ``sources.declaration_frame`` (one task per root) on a local standalone cluster of 1 and of 2
    workers (one core each): wall seconds and CPU seconds per root.
 
-Run: ``.venv/bin/python -P benchmarks/audit_sources.py [--queues 1000000 --accounts 500 --roots 200]``; small
-sizes (``--queues 20000 --accounts 20 --roots 8``) check that it works. Prints one JSON document.
+Run: ``.venv/bin/python -P benchmarks/audit_sources.py [--queues 1000000 --accounts 500 --repeats 2] [--roots 200]
+[--skip-lint] [--keep F | --compare F]``; small sizes (``--queues 20000 --accounts 20 --roots 8``) check that it
+works. Prints one JSON document (each run's line on stderr).
 """
 
 from __future__ import annotations
