@@ -43,54 +43,48 @@ def run(spark, records, findings, roots, *, owners=None, patches=False, config=N
     decls = lint.where(F.col("row_kind") == "d").withColumn(
         "repository", F.element_at(F.array(*[F.lit(g) for g in given]), F.col("root") + 1)
     )
-    side = [
-        r.asDict()
-        for r in lint.where(F.col("row_kind") != "d")
+    # one action over the lint (filling its cache): the error and patch rows, and how many declarations
+    side, n_decls = [], 0
+    for r in (
+        lint.where(F.col("row_kind") != "d")
         .select("row_kind", "root", "message", "diff", "refused")
+        .unionByName(lint.where(F.col("row_kind") == "d").groupBy().agg(
+            F.lit("n").alias("row_kind"), F.count(F.lit(1)).cast("int").alias("root"),
+            *[F.lit(None).cast("string").alias(c) for c in ("message", "diff", "refused")]))
         .collect()
-    ]
+    ):  # fmt: skip
+        if r["row_kind"] == "n":
+            n_decls = r["root"]
+        else:
+            side.append(r.asDict())
     own = drift.owner_frame(spark, owners) if owners is not None else drift.record_owners(records)
-    placed = drift.place(drift.deployed(records), own, decls).cache()
+    queues = drift.deployed(records)
+    # the placement carries only what its outputs need (drift joins the deployed settings by ARN)
+    placed = drift.place(queues.select("account", "region", "arn", "name"), own, decls)
+    placed = placed.withColumn("settings", drift.parsed_declared()).cache()  # drift reads it: parsed once
     if placement_out is not None:
         placed.select(*[n for n, _ in drift.PLACED_FIELDS]).write.mode(mode).parquet(placement_out)
-    counts = placed.groupBy("owner", "join_by").count().collect()
-    reasons = (
-        placed.where(F.col("reason_kind").isNotNull())
-        .groupBy(F.col("reason_kind").alias("why"))
-        .count()
-        .collect()
-    )
+    # every count of summary.json in one aggregation
+    tally = placed.groupBy("owner", "join_by", "reason_kind").count().collect()
+    counts = tally
+    reasons = _sums(tally, "reason_kind")
     disabled = set(config.disabled) if config is not None else set()
     drifted = None
     if "VG085" not in disabled:
-        drifted = drift.drift_frame(placed, owner_tags, config).toArrow()
-    arns = pa.concat_arrays(
-        [findings.column("queue_arn").combine_chunks().cast(pa.string())]
-        + ([drifted.column("arn").combine_chunks()] if drifted is not None else [])
-    ).unique()
+        drifted = drift.drift_frame(placed, queues, owner_tags, config).toArrow()
+    # the places of the joined queues, to the driver as they are: a finding takes its queue's by ARN (Arrow)
     cols = ["arn", "repository", "file", "line", "lines", "join_by"]
-    arns = arns.drop_null()
-    if len(arns):
-        wanted = spark.createDataFrame(pa.table({"arn": arns}))
-        located = (
-            placed.where(F.col("decl_id").isNotNull())
-            .join(wanted, "arn", "left_semi")
-            .select(*cols)
-            .toArrow()
-        )
-    else:  # no finding to locate
-        located = pa.table({c: pa.array([], pa.int64() if c == "line" else pa.string()) for c in cols})
+    located = placed.where(F.col("decl_id").isNotNull()).select(*cols).toArrow()
     out = with_locations(findings, located)
     if drifted is not None and drifted.num_rows:
         out = pa.concat_tables([out, drift_table(drifted, located, out.schema)])
-    n_decls = decls.count()
     summary = {
         "roots": len(given),
         "declarations": n_decls,
         "root_errors": sum(1 for r in side if r["row_kind"] == "e"),
         "queues_by_owner": _by(counts, "owner"),
         "queues_by_join": _by(counts, "join_by", none="not joined"),
-        "not_joined_reasons": dict(sorted((r["why"], r["count"]) for r in reasons)),
+        "not_joined_reasons": reasons,
         "drift_findings": 0 if drifted is None else drifted.num_rows,
         # what could not be linted: "ROOT: file: place: what" (the first ERRORS_SHOWN; all in the SARIF files)
         "errors": [printable(f"{given[r['root']]}: {r['message']}") for r in side if r["row_kind"] == "e"][
@@ -102,6 +96,15 @@ def run(spark, records, findings, roots, *, owners=None, patches=False, config=N
     errors = [(r["root"], r["message"]) for r in side if r["row_kind"] == "e"]
     plans = [(r["root"], r["diff"] or "", r["refused"] or "") for r in side if r["row_kind"] == "p"]
     return out, Sources(given, errors, plans, summary)
+
+
+def _sums(rows, key: str) -> dict:
+    """{value of ``key``: sum of ``count``} of the rows where it is not null, sorted."""
+    out: dict = {}
+    for r in rows:
+        if r[key] is not None:
+            out[r[key]] = out.get(r[key], 0) + r["count"]
+    return dict(sorted(out.items()))
 
 
 def _by(rows, key: str, none: str = "") -> dict:

@@ -87,7 +87,9 @@ def place(queues, owners, decls):
 
     Four shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys, the candidates
     grouped by queue, and the choice back onto the queue; each candidate carries its declaration's location and
-    settings, so nothing joins the declarations again."""
+    settings, so nothing joins the declarations again. Give only the columns needed (``declared.run`` gives those
+    four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through two
+    shuffles."""
     from pyspark.sql import functions as F
     from visguard.audit.transforms import queue_key
 
@@ -425,14 +427,79 @@ def drift_batches(batches, config=None):
             yield pa.RecordBatch.from_pylist(out, schema=schema)
 
 
-def drift_frame(placed, owner_tags=(), config=None):
-    """VG085 rows of every joined queue of :func:`place` (run on :func:`deployed` queues): a Spark DataFrame of
-    :data:`DRIFT_FIELDS`, computed on the executors. ``owner_tags``: the tags naming a finding's owner (the
-    first present wins, as for every other finding)."""
+# what drift_rows reads of a declaration's JSON (sources.declared_settings), every value as its JSON text (Spark
+# gives a number's or a boolean's text for a string field): a setting "known" unless its flag is absent, null or
+# false, its value compared as drift_rows compares it
+_SETTING = "struct<value:string,known:string>"
+DECLARED_SCHEMA = (
+    f"struct<visibility_timeout:{_SETTING},message_retention:{_SETTING},redrive:{_SETTING},"
+    f"max_receive_count:{_SETTING},mappings:array<struct<batch_size:{_SETTING},batching_window:{_SETTING}>>>"
+)
+
+
+def parsed_declared():
+    """The ``declared`` column parsed as :func:`may_drift` reads it (cache it with the placement: parsed once)."""
+    from pyspark.sql import functions as F
+
+    return F.from_json(F.col("declared"), DECLARED_SCHEMA)
+
+
+def may_drift(d=None):
+    """A Spark column over the joined queues of :func:`place` (with :func:`deployed`'s columns): false only where
+    :func:`drift_rows` finds no drift, decided by column expressions, so only the queues it is true for go to
+    Python (:func:`drift_frame`). It errs only towards true (a declaration it cannot read: true), and
+    ``drift_rows`` then decides: the findings are drift_rows' alone."""
+    from pyspark.sql import functions as F
+
+    if d is None:  # the parsed declaration (drift_frame's is parsed once per queue, before its join)
+        d = parsed_declared()
+
+    def same(dep, dec):  # differ() returns without a finding
+        want = dec["value"]
+        num = want.try_cast("double")
+        return (
+            dec.isNull()
+            | dec["known"].isNull()
+            | (dec["known"] == "false")
+            | (dep.isNull() & want.isNull())
+            | (dep.isNotNull() & num.isNotNull() & (F.abs(dep.cast("double") - num) < 1e-9))
+        )
+
+    target = F.when(F.col("has_redrive"), F.col("target_arn"))
+    redrive = d["redrive"]
+    have = F.substring_index(target, ":", -1)
+    same_redrive = (
+        redrive.isNull()
+        | redrive["known"].isNull()
+        | (redrive["known"] == "false")
+        | have.eqNullSafe(redrive["value"])
+    )
+    mrc_checked = target.isNotNull() & redrive["value"].isNotNull()
+    one = F.coalesce((F.size("mappings") == 1) & (F.size(d["mappings"]) == 1), F.lit(False))
+    m, dm = F.get(F.col("mappings"), 0), F.get(d["mappings"], 0)  # (ANSI: no out-of-bounds error)
+    quiet = (
+        d.isNotNull()
+        & same(F.col("vt"), d["visibility_timeout"])
+        & same(F.col("retention"), d["message_retention"])
+        & same_redrive
+        & (~mrc_checked | same(F.col("max_receive_count"), d["max_receive_count"]))
+        & (
+            ~one
+            | (same(m["batch_size"], dm["batch_size"]) & same(m["batching_window"], dm["batching_window"]))
+        )
+    )
+    return ~F.coalesce(quiet, F.lit(False))
+
+
+def drift_frame(placed, queues, owner_tags=(), config=None):
+    """VG085 rows of every joined queue of :func:`place`: a Spark DataFrame of :data:`DRIFT_FIELDS`, computed on the
+    executors. ``queues``: :func:`deployed` (the deployed settings, joined by ARN to the joined queues). Only the
+    queues :func:`may_drift` keeps go to Python (:func:`drift_batches`, the one comparison that writes findings).
+    ``owner_tags``: the tags naming a finding's owner (the first present wins, as for every other finding)."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    tags = placed.schema["tags"].dataType
+    tags = queues.schema["tags"].dataType
     have = (
         {f.name for f in tags.fields} if isinstance(tags, T.StructType) else None
     )  # the job reads named tags
@@ -444,8 +511,15 @@ def drift_frame(placed, owner_tags=(), config=None):
         owner = F.when(v.isNotNull() & (v != ""), v).otherwise(owner)
     cols = ["arn", "account", "region", "name", "vt", "retention", "has_redrive", "target_arn",
             "max_receive_count", "mappings", "repository", "file", "line", "declared"]  # fmt: skip
+    # the declaration parsed once per queue: a cached ``settings`` column (declared.run's), else parsed here; a parse in
+    # the filter itself would be inlined into the join's condition and run once per setting read
+    settings = F.col("settings") if "settings" in placed.columns else parsed_declared()
+    joined = placed.where(F.col("decl_id").isNotNull()).select(
+        "arn", "repository", "file", "line", "declared", settings.alias("_d")
+    )
     return (
-        placed.where(F.col("decl_id").isNotNull())
+        joined.join(queues, "arn")
+        .where(may_drift(F.col("_d")))
         .select(*cols, "tags", owner.alias("owner"))
         .mapInArrow(functools.partial(drift_batches, config=config), drift_schema())
     )

@@ -26,64 +26,19 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 HERE_BIN = Path(sys.executable).with_name("visguard")
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # proctree (python -P puts no directory on sys.path)
+import proctree  # noqa: E402 - the shared CPU sampler
 
 
-def proc_table() -> dict[int, tuple[int, float, str]]:
-    """{pid: (ppid, user + system CPU seconds, name)} from /proc (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                raw = (d / "stat").read_text()
-            except OSError:
-                continue
-            name, rest = raw.split("(", 1)[1].rsplit(")", 1)
-            f = rest.split()
-            out[int(d.name)] = (int(f[1]), (int(f[11]) + int(f[12])) / tick, name)
-    return out
-
-
-def run_tree(cmd: list[str], log: Path, env: dict | None = None, every: float = 0.25) -> dict:
-    """Run ``cmd``; wall seconds and CPU-seconds of it and all its descendants, by process name (the last
-    ``every`` seconds of a process are missed: a slight underestimate, the same for both versions)."""
-    t0 = time.perf_counter()
-    last: dict[int, tuple[float, str]] = {}
-    with log.open("wb") as f:
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, env=env)
-        while proc.poll() is None:
-            procs = proc_table()
-            tree, grew = {proc.pid}, True
-            while grew:
-                grew = False
-                for pid, (ppid, _, _) in procs.items():
-                    if ppid in tree and pid not in tree:
-                        tree.add(pid)
-                        grew = True
-            for pid in tree & procs.keys():
-                last[pid] = procs[pid][1:]
-            time.sleep(every)
-    if proc.wait() != 0:
-        raise SystemExit(f"{' '.join(cmd[:3])} failed, see {log}")
-    by: dict[str, float] = {}
-    for cpu, name in last.values():
-        key = (
-            "jvm"
-            if name == "java"
-            else "driver"
-            if name == "visguard"
-            else "workers"
-            if "python" in name
-            else name
-        )
-        by[key] = round(by.get(key, 0.0) + cpu, 1)
-    return {"wall": round(time.perf_counter() - t0, 1), "cpu": round(sum(c for c, _ in last.values()), 1),
-            "cpu_by": {k: v for k, v in by.items() if v}}  # fmt: skip
+def run_tree(cmd: list[str], log: Path, env: dict | None = None) -> dict:
+    """Run ``cmd``; wall seconds and CPU-seconds of it and all its descendants, by process kind
+    (``proctree.run_tree``: the driver's Python, the JVM, its Python workers)."""
+    r = proctree.run_tree(cmd, log=log, env=env)
+    return {"wall": r["wall"], "cpu": r["cpu"], "cpu_by": r["cpu_by"]}
 
 
 def checkout(rev: str, work: Path) -> Path:

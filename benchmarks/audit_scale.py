@@ -22,40 +22,8 @@ import time
 from pathlib import Path
 
 BIN = Path(sys.executable).with_name("visguard")
-
-
-def _proc_times() -> dict[int, tuple[int, float]]:
-    """{pid: (ppid, user + system CPU seconds of the process itself)} from /proc (Linux)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for d in Path("/proc").iterdir():
-        if d.name.isdigit():
-            try:
-                f = (d / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            out[int(d.name)] = (int(f[1]), (int(f[11]) + int(f[12])) / tick)
-    return out
-
-
-def cpu_of_tree(proc: subprocess.Popen, every: float = 0.25) -> float:
-    """CPU seconds of ``proc`` and all its descendants (JVM, Python workers), sampled until it exits; the
-    last ``every`` seconds of each process are missed, so this is a slight underestimate."""
-    last: dict[int, float] = {}
-    while proc.poll() is None:
-        procs = _proc_times()
-        tree, grew = {proc.pid}, True
-        while grew:
-            grew = False
-            for pid, (ppid, _) in procs.items():
-                if ppid in tree and pid not in tree:
-                    tree.add(pid)
-                    grew = True
-        for pid in tree:
-            if pid in procs:
-                last[pid] = procs[pid][1]
-        time.sleep(every)
-    return sum(last.values())
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # proctree (python -P puts no directory on sys.path)
+from proctree import cpu_of_tree  # noqa: E402 - the shared CPU sampler (audit_vs_python.py takes it from here)
 
 
 def _archives() -> set[str]:

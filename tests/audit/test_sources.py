@@ -175,6 +175,53 @@ def test_a_removed_redrive_policy_is_drift_and_two_mappings_are_not_guessed():
     ]
 
 
+@pytest.mark.slow
+def test_may_drift_keeps_every_queue_drift_rows_reports_and_drops_the_quiet_ones(spark):
+    """The column drift_frame filters by before Python (drift.may_drift): true for every row drift_rows finds drift
+    on, false for the rows it finds none on (so the filter does its work), whatever setting differs."""
+    unknown = {"value": None, "known": False, "default": False}
+    unset = {"value": None, "known": True, "default": True}
+    two = [
+        {"uuid": "a", "batch_size": 10.0, "batching_window": 0.0},
+        {"uuid": "b", "batch_size": 1.0, "batching_window": 0.0},
+    ]
+    rows = {
+        "same": _row(),
+        "vt": _row(vt=120.0),
+        "vt close": _row(vt=60.0 + 1e-12),
+        "vt not deployed": _row(vt=None),
+        "vt unknown": _row(vt=999.0, declared=_declared(visibility_timeout=unknown)),
+        "vt unset both": _row(vt=None, declared=_declared(visibility_timeout=unset)),
+        "retention": _row(retention=60.0),
+        "target": _row(target_arn=sf.arn("other")),
+        "no redrive deployed": _row(has_redrive=False, target_arn=None),
+        "no redrive anywhere": _row(has_redrive=False, target_arn=None, declared=_declared(redrive=unset)),
+        "redrive not read": _row(target_arn=sf.arn("other"), declared=_declared(redrive=unknown)),
+        "mrc": _row(max_receive_count=3.0),
+        "mrc, no declared target": _row(max_receive_count=3.0, declared=_declared(redrive=unset)),
+        "batch size": _row(mappings=[{"uuid": "u1", "batch_size": 5.0, "batching_window": 0.0}]),
+        "window": _row(mappings=[{"uuid": "u1", "batch_size": 10.0, "batching_window": 3.0}]),
+        "two mappings": _row(mappings=two),
+        "no mapping": _row(mappings=None),
+        "no mapping declared": _row(mappings=[{"uuid": "u1", "batch_size": 5.0, "batching_window": 0.0}],
+                                    declared=_declared(mappings=[])),
+        "nothing declared": _row(vt=1.0, declared="{}"),
+    }  # fmt: skip
+    schema = (
+        "k string, vt double, retention double, has_redrive boolean, target_arn string, max_receive_count double, "
+        "mappings array<struct<uuid:string,batch_size:double,batching_window:double>>, declared string"
+    )
+    cols = ("vt", "retention", "has_redrive", "target_arn", "max_receive_count", "mappings", "declared")
+    df = spark.createDataFrame([(k, *(r[c] for c in cols)) for k, r in rows.items()], schema)
+    got = {r["k"]: r["m"] for r in df.select("k", drift.may_drift().alias("m")).collect()}
+    want = {k: bool(drift.drift_rows(r)) for k, r in rows.items()}
+    assert {k for k, v in want.items() if v} == {
+        "vt", "vt not deployed", "retention", "target", "no redrive deployed", "mrc", "batch size", "window",
+        "mrc, no declared target",  # its redrive: deployed, declared none
+    }  # fmt: skip
+    assert got == want
+
+
 # ------------------------------------------------------------------------------------------ patches (pure)
 def test_the_patch_is_what_visguard_lint_diff_prints_byte_for_byte(org):
     tf = str(org["repos"]["tf"])
