@@ -48,7 +48,7 @@ def sarif_text(rows: list[dict], errors: list[str]) -> str:
         for r in rows
     ]
     result = LintResult(findings=sort_findings(findings), errors=[VisguardError(e) for e in errors])
-    return render_sarif(result)
+    return render_sarif(result, compact=True)
 
 
 def write(folder: Path, findings, roots: list[str], errors: list[tuple[int, str]]) -> dict[str, str]:
