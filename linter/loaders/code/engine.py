@@ -1739,6 +1739,12 @@ def annotation(line: str, mark: str) -> tuple[dict | None, str]:
 
 
 # ---------------------------------------------------------------------------------------------- the reader
+def said(c: Consumer) -> str:
+    """What a consumer's code says, apart from where the consumer is (two call sites that say the same)."""
+    fields = {k: getattr(c, k) for k in type(c).__slots__ if k not in ("id", "location", "locations")}
+    return repr((fields, {k: v for k, v in c.locations.items() if k != "receive"}))
+
+
 class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
     read, in one form for every language."""
@@ -1781,6 +1787,39 @@ class Reader:
         for table in (res.spans, res.places):  # keyed (consumer id, field)
             for key in [key for key in table if key[0] in gone]:
                 del table[key]
+
+    def per_call_site(self, read):
+        """Read one receive with ``read()`` (its consumers added to the result; what it returns is returned), and
+        when the values it read came through a function of several call sites (:meth:`Flow.sites_of_shared`: a
+        listener library's decorator, a ``Worker(queue_url, visibility)`` constructed in several places, whose
+        arguments one receive loop reads back), read it again once per call site: each its own consumer, located
+        at the call (the receive's location kept under ``locations["receive"]``), with the values that call gives
+        and the defaults it leaves (:meth:`Flow.pinned`); a site whose arguments are not read gives unknown values,
+        never another site's. Call sites that all say the same (:func:`said`) stay one consumer at the receive.
+        Every language's receive loop goes through here (issue 35)."""
+        mark, steps = self.mark(), FLOW.steps
+        FLOW.watch()
+        got = read()
+        shared = FLOW.sites_of_shared() if len(self.result.consumers) > mark[0] else None
+        if shared is None:
+            return got
+        self.rollback(mark)
+        g, fn, sig, sites = shared
+        for site in sites:
+            FLOW.steps = steps  # each site read with the budget the receive had
+            self.placed_at(site[0], site[1])
+            try:
+                with FLOW.pinned(g, fn, sig, site):
+                    got = read()
+            finally:
+                self.placed_at(None, None)
+        if len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
+            # every call gives the same values from the same places (three threads of one poll loop): one
+            # consumer at the receive, as before
+            self.rollback(mark)
+            FLOW.steps = steps
+            got = read()
+        return got
 
     def placed_at(self, g: File | None, node) -> None:
         """Locate the next consumers at ``node`` of file ``g`` (a call site in another file, or this one); None:
