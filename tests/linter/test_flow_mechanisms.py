@@ -243,8 +243,9 @@ def test_typescript_options_merged_over_defaults_resolve_per_key():
 
 
 def test_javascript_merged_options_are_not_guessed(tmp_path):
-    """Two calls with different queues; a spread of an object visguard cannot read after the defaults; a key
-    deep-merged (``_.merge``) from objects: none of them is read, each noted."""
+    """A spread of an object visguard cannot read after the defaults; a key deep-merged (``_.merge``) from
+    objects: neither is read, each noted. Two calls with different queues: one consumer per call (engine.Reader.
+    per_call_site), each with its own queue and the defaults' key it does not pass, never one picked for both."""
     (tmp_path / "package.json").write_text("{}\n")
     (tmp_path / "p.js").write_text(
         'const AWS = require("aws-sdk");\nconst _ = require("lodash");\nconst sqs = new AWS.SQS();\n'
@@ -263,10 +264,14 @@ def test_javascript_merged_options_are_not_guessed(tmp_path):
         'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/b", vt: 60 });\n'
     )
     consumers, notes, _ = run(str(tmp_path))
-    poll, deep, f = (at(consumers, "p.js", n) for n in (7, 8, 12))
-    assert poll.queue_ref is None and poll.visibility_override is None
-    assert f.visibility_override is None and deep.settings.get("wait_time") is None
-    assert any("given different values" in n.message for n in notes)
+    deep, f = (at(consumers, "p.js", n) for n in (8, 12))
+    assert not [c for c in consumers if c.location.file.endswith("p.js") and c.location.line == 7]
+    a, b = at(consumers, "a.js", 2), at(consumers, "b.js", 2)
+    assert (a.queue_ref.value[-2:], a.visibility_override, a.locations["receive"].line) == ("/a", 30, 7)
+    assert (b.queue_ref.value[-2:], b.visibility_override, b.locations["receive"].line) == ("/b", 60, 7)
+    assert f.visibility_override is None and deep.settings.get("wait_time") is None and deep.queue_ref is None
+    assert any("spreads an object visguard cannot read" in n.message for n in notes)
+    assert any("VisibilityTimeout is computed" in n.message for n in notes)
 
 
 def test_javascript_merges_in_loops_and_chains_are_bounded(tmp_path):
