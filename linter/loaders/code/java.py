@@ -366,7 +366,9 @@ def _request_variable(f: File, node) -> str | None:
     top, up = node, f.parent(node)
     while up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top:
         top, up = up, f.parent(up)
-    return text(up.child_by_field_name("name")) if up is not None and up.type == "variable_declarator" else None
+    return (
+        text(up.child_by_field_name("name")) if up is not None and up.type == "variable_declarator" else None
+    )
 
 
 def _request(r: Reader, f: File, node):

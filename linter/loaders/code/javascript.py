@@ -250,7 +250,9 @@ def _read(r: Reader, f: File) -> None:
     for platform, node in sites[:MAX_SITES]:
         # a receive whose options come through a function of several call sites (a ``Worker`` class constructed
         # with two queues): one consumer per call site (engine.Reader.per_call_site)
-        r.per_call_site(lambda platform=platform, node=node: _site(r, js, platform, node, heartbeat, handlers))
+        r.per_call_site(
+            lambda platform=platform, node=node: _site(r, js, platform, node, heartbeat, handlers)
+        )
 
 
 def _site(r: Reader, js, platform: str, node, heartbeat, handlers) -> None:
