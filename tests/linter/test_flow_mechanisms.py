@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from visguard.linter.loaders import registry
 from visguard.linter.loaders.code import python
 
@@ -595,3 +596,117 @@ def test_python_a_loop_s_instance_is_the_one_the_registry_holds():
     other = b"def run():\n    sqs.receive_message(QueueUrl=s.url)\n"
     (c,) = python.read("r.py", head + one + other).consumers
     assert c.queue_ref is None
+
+
+# ------------------------------------------------------------------------- one consumer per call site, every language
+# (engine.Reader.per_call_site) a receive whose queue and visibility come through a constructor called from two
+# places: one consumer per call, at the call, with its values and the defaults it leaves; calls that say the same:
+# one consumer at the receive; a call whose arguments are not read: unknown values, never the other call's
+Q = "https://sqs.eu-west-1.amazonaws.com/1/"
+SHARED = {
+    "javascript": (
+        "package.json",
+        "{}\n",
+        "worker.js",
+        'const { SQSClient, ReceiveMessageCommand } = require("@aws-sdk/client-sqs");\n'
+        "const client = new SQSClient({});\n"
+        "class Worker {\n  constructor(queueUrl, visibility = 30) { this.queueUrl = queueUrl; this.vt = visibility; }\n"
+        "  async poll() {\n"
+        "    return client.send(new ReceiveMessageCommand({ QueueUrl: this.queueUrl, VisibilityTimeout: this.vt }));\n"
+        "  }\n}\nmodule.exports = { Worker };\n",
+        6,
+        "app.js",
+        'const { Worker } = require("./worker");\n',
+        lambda q, vt: f'new Worker("{q}"{", " + str(vt) if vt else ""});\n',
+        "new Worker(...process.argv);\n",
+        ["const U = process.env.QUEUE_URL;\n", "new Worker(U);\n", "new Worker(U);\n"],
+    ),
+    "go": (
+        "go.mod",
+        "module example.com/w\n\ngo 1.22\n",
+        "listener.go",
+        'package w\n\nimport (\n\t"context"\n\n\t"github.com/aws/aws-sdk-go-v2/aws"\n'
+        '\t"github.com/aws/aws-sdk-go-v2/service/sqs"\n)\n\n'
+        "type Listener struct {\n\tc   *sqs.Client\n\turl string\n\tvt  int32\n}\n\n"
+        "func NewListener(c *sqs.Client, url string, vt int32) *Listener {\n"
+        "\treturn &Listener{c: c, url: url, vt: vt}\n}\n\n"
+        "func (l *Listener) Poll(ctx context.Context) {\n"
+        "\tl.c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.url), VisibilityTimeout: l.vt})\n}\n",
+        21,
+        "main.go",
+        "package w\n\nfunc start() {\n",
+        lambda q, vt: f'\tNewListener(nil, "{q}", {vt or 30})\n',
+        "\tNewListener(args...)\n",
+        [
+            "\tNewListener(nil, U, V)\n",
+            "\tNewListener(nil, U, V)\n",
+            '}\n\nconst U = "https://q/a"\nconst V = 30\n',
+        ],
+    ),
+    "rust": (
+        "Cargo.toml",
+        '[package]\nname = "w"\nversion = "0.1.0"\n\n[dependencies]\naws-sdk-sqs = "1"\n',
+        "src/worker.rs",
+        "use aws_sdk_sqs::Client;\n\npub struct Worker {\n    client: Client,\n    queue_url: String,\n"
+        "    visibility: i32,\n}\n\nimpl Worker {\n"
+        "    pub fn new(client: Client, queue_url: &str, visibility: i32) -> Self {\n"
+        "        Worker { client, queue_url: queue_url.to_string(), visibility }\n    }\n\n"
+        "    pub async fn poll(&self) {\n"
+        "        let _ = self.client.receive_message().queue_url(&self.queue_url)"
+        ".visibility_timeout(self.visibility).send().await;\n    }\n}\n",
+        15,
+        "src/main.rs",
+        "mod worker;\nuse worker::Worker;\n\nfn start(c: aws_sdk_sqs::Client) {\n",
+        lambda q, vt: f'    Worker::new(c.clone(), "{q}", {vt or 30});\n',
+        None,  # Rust has no spread of arguments
+        [
+            "    Worker::new(c.clone(), U, V);\n",
+            "    Worker::new(c, U, V);\n",
+            '}\n\nconst U: &str = "https://q/a";\nconst V: i32 = 30;\n',
+        ],
+    ),
+}
+
+
+def _shared(tmp_path, lang: str, calls: list[str]):
+    manifest, body, lib, code, receive, app, head = SHARED[lang][:7]
+    close = "}\n" if lang != "javascript" and not calls[-1].startswith("}") else ""
+    for name, text_ in ((manifest, body), (lib, code), (app, head + "".join(calls) + close)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text_)
+    consumers, notes, _ = run(str(tmp_path))
+    return sorted(consumers, key=lambda c: (c.location.file, c.location.line)), notes, receive, app
+
+
+@pytest.mark.parametrize("lang", sorted(SHARED))
+def test_every_language_one_consumer_per_call_site_of_a_shared_receive(tmp_path, lang):
+    call = SHARED[lang][7]
+    first = len(SHARED[lang][6].splitlines()) + 1
+    consumers, notes, receive, app = _shared(tmp_path, lang, [call(Q + "a", 45), call(Q + "b", 0)])
+    got = [(c.location.file.endswith(app), c.location.line, c.queue_ref.value[-1], c.visibility_override,
+            c.locations["receive"].line) for c in consumers]  # fmt: skip
+    assert got == [(True, first, "a", 45, receive), (True, first + 1, "b", 30, receive)]
+    assert len({c.id for c in consumers}) == 2
+    assert not [n for n in notes if "given different values" in n.message]
+
+
+@pytest.mark.parametrize("lang", sorted(SHARED))
+def test_every_language_call_sites_that_say_the_same_stay_one_consumer_at_the_receive(tmp_path, lang):
+    """Two calls passing the same names (a constant written once, the default left): one consumer at the receive;
+    the same literal written at two calls is two places, so two consumers."""
+    consumers, _, receive, _ = _shared(tmp_path, lang, SHARED[lang][9])
+    (c,) = consumers
+    assert c.location.line == receive and "receive" not in c.locations
+    assert c.visibility_override == 30
+    call = SHARED[lang][7]
+    assert len(_shared(tmp_path, lang, [call(Q + "a", 0), call(Q + "a", 0)])[0]) == 2
+
+
+@pytest.mark.parametrize("lang", [k for k, v in sorted(SHARED.items()) if v[8] is not None])
+def test_every_language_a_call_site_whose_arguments_are_not_read_gives_unknown_values(tmp_path, lang):
+    call, unread = SHARED[lang][7], SHARED[lang][8]
+    consumers, _, _, app = _shared(tmp_path, lang, [call(Q + "a", 45), unread])
+    a, b = consumers
+    assert (a.queue_ref.value[-1], a.visibility_override) == ("a", 45)
+    assert (b.queue_ref, b.visibility_override) == (None, None)
+    assert a.location.line + 1 == b.location.line and b.location.file.endswith(app)
