@@ -710,3 +710,77 @@ def test_every_language_a_call_site_whose_arguments_are_not_read_gives_unknown_v
     assert (a.queue_ref.value[-1], a.visibility_override) == ("a", 45)
     assert (b.queue_ref, b.visibility_override) == (None, None)
     assert a.location.line + 1 == b.location.line and b.location.file.endswith(app)
+
+
+RUST_HUB = (
+    "use aws_sdk_sqs::Client;\n\npub struct Poller {\n    client: Client,\n    queue_url: String,\n}\n\n"
+    "impl Poller {\n    pub fn new(client: Client, queue_url: &str) -> Self {\n"
+    "        Poller { client, queue_url: queue_url.to_string() }\n    }\n\n"
+    "    pub async fn poll(&self) {\n"
+    "        let _ = self.client.receive_message().queue_url(&self.queue_url).send().await;\n    }\n}\n\n"
+    "pub struct Hub {\n    client: Client,\n    pollers: Vec<Poller>,\n}\n\n"
+    "impl Hub {\n    pub fn add_queue(&mut self, queue_url: &str) {\n"
+    "        self.pollers.push(Poller::new(self.client.clone(), queue_url));\n    }\n\n"
+    "    pub fn add_named(&mut self, name: &str) {\n        self.add_queue(name);\n    }\n}\n"
+)
+
+
+def _hub(tmp_path, main: str, test: str | None = None, lib: str = RUST_HUB):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "hub"\nversion = "0.1.0"\n')
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "lib.rs").write_text(lib)
+    (tmp_path / "src" / "main.rs").write_text("use hub::Hub;\n\nfn start(mut h: Hub) {\n" + main + "}\n")
+    if test is not None:
+        (tmp_path / "tests").mkdir(exist_ok=True)
+        (tmp_path / "tests" / "it.rs").write_text("use hub::Hub;\n\nfn it(mut h: Hub) {\n" + test + "}\n")
+    consumers, _, _ = run(str(tmp_path))
+    return sorted(
+        (rel_to(tmp_path, c.location), c.queue_ref.value if c.queue_ref else None) for c in consumers
+    )
+
+
+def rel_to(top, loc) -> str:
+    return os.path.relpath(loc.file, top).replace(os.sep, "/") + f":{loc.line}"
+
+
+def test_a_call_site_whose_value_comes_through_another_shared_function_is_read_per_call_of_that_one(tmp_path):
+    """``Poller::new`` is called by ``add_queue`` (and one other place), ``add_queue`` by ``add_named`` and two
+    places, ``add_named`` by two: each outermost call is its own consumer, with its own queue."""
+    main = (
+        '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n'
+        '    h.add_named("https://q/c");\n    h.add_named("https://q/d");\n'
+        '    let _ = hub::Poller::new(h.client.clone(), "https://q/e");\n'
+    )
+    assert _hub(tmp_path, main) == [
+        ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"), ("src/main.rs:6", "https://q/c"),
+        ("src/main.rs:7", "https://q/d"), ("src/main.rs:8", "https://q/e"),
+    ]  # fmt: skip
+
+
+def test_a_fan_out_includes_the_test_files_call_sites(tmp_path):
+    """Two calls of the application (and ``add_named``'s, which no one calls: unknown, never another call's) and
+    one of an integration test: a consumer each, the test's with the queue it passes; a test's call beside one
+    call of the application is still not another consumer (that call's value is the receive's, as before)."""
+    main = '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n'
+    test = '    h.add_queue("https://q/t");\n'
+    assert _hub(tmp_path, main, test) == [
+        ("src/lib.rs:29", None), ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"),
+        ("tests/it.rs:4", "https://q/t"),
+    ]  # fmt: skip
+    main = '    h.add_queue("https://q/a");\n'
+    lib = RUST_HUB[: RUST_HUB.index("    pub fn add_named")] + "}\n"
+    assert _hub(tmp_path, main, test, lib) == [("src/lib.rs:14", "https://q/a")]
+
+
+def test_nested_call_sites_stay_within_max_sites_consumers(tmp_path):
+    """``add_named`` called MAX_SITES times beside two ``add_queue`` calls: the receive's consumers stay within
+    MAX_SITES (the ``add_named`` call of ``add_queue`` read once: its queue unknown), in bounded time."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    main = '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n' + "".join(
+        f'    h.add_named("https://q/n{i}");\n' for i in range(MAX_SITES)
+    )
+    got, spent = _timed(lambda: _hub(tmp_path, main))
+    assert len(got) <= MAX_SITES and spent < 20
+    assert ("src/main.rs:4", "https://q/a") in got and ("src/main.rs:5", "https://q/b") in got
+    assert not [q for _, q in got if q and "/n" in q]
