@@ -759,13 +759,18 @@ def test_a_call_site_whose_value_comes_through_another_shared_function_is_read_p
 
 def test_a_fan_out_includes_the_test_files_call_sites(tmp_path):
     """Two calls of the application (and ``add_named``'s, which no one calls: unknown, never another call's) and
-    one of an integration test: a consumer each, the test's with the queue it passes; a test's call beside one
-    call of the application is still not another consumer (that call's value is the receive's, as before)."""
+    one of an integration test that creates a queue: a consumer each, the test's with the queue it passes; a
+    unit test's call (its file creates no queue) is no consumer; a test's call beside one call of the application
+    is still not another consumer (that call's value is the receive's, as before)."""
     main = '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n'
-    test = '    h.add_queue("https://q/t");\n'
+    unit = '    h.add_queue("https://q/t");\n'
+    assert _hub(tmp_path, main, unit) == [
+        ("src/lib.rs:29", None), ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"),
+    ]  # fmt: skip
+    test = '    let _ = h.client.create_queue().queue_name("t").send();\n    h.add_queue("https://q/t");\n'
     assert _hub(tmp_path, main, test) == [
         ("src/lib.rs:29", None), ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"),
-        ("tests/it.rs:4", "https://q/t"),
+        ("tests/it.rs:5", "https://q/t"),
     ]  # fmt: skip
     main = '    h.add_queue("https://q/a");\n'
     lib = RUST_HUB[: RUST_HUB.index("    pub fn add_named")] + "}\n"

@@ -1248,13 +1248,15 @@ class Flow:
 
     def sites_of_shared(self, room: int = MAX_SITES):
         """(File, function, signature, call sites) of the first function of 2..``room`` call sites a value read
-        since :meth:`watch` went through and that is not pinned now, or None. Its test files' call sites are among
-        them when there is room (each call its own consumer, a test's call no longer spoils the others' value:
-        an integration test receiving from the queue it creates)."""
+        since :meth:`watch` went through and that is not pinned now, or None. A test file's call sites are among
+        them, when there is room, if that file creates a queue (an integration test receiving from the queue it
+        creates against a local SQS: each call its own consumer, the test's no longer spoils the others' value); a
+        unit test's calls (fakes, the defaults) stay out, as when one value is read for every call."""
         for f, fn, sig, sites, tests in self.shared:
             if any(len(fr) > 3 and fr[0] is f and fr[1] == fn.start_byte for fr in self.frames):
                 continue  # read per call site already (a nested read: per_call_site)
             if 2 <= len(sites) <= room:
+                tests = [s for s in tests if s[0].captures("create.call")]
                 return f, fn, sig, sites + tests if len(sites) + len(tests) <= room else sites
         return None
 
