@@ -789,3 +789,25 @@ def test_nested_call_sites_stay_within_max_sites_consumers(tmp_path):
     assert len(got) <= MAX_SITES and spent < 20
     assert ("src/main.rs:4", "https://q/a") in got and ("src/main.rs:5", "https://q/b") in got
     assert not [q for _, q in got if q and "/n" in q]
+
+
+def test_javascript_a_registering_function_s_calls_are_each_a_consumer(tmp_path):
+    """``addQueue(url)`` builds ``new Poller(url)``, and the application builds one Poller itself: each of the
+    three outermost calls is a consumer, with its queue."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "lib.js").write_text(
+        'const { SQSClient, ReceiveMessageCommand } = require("@aws-sdk/client-sqs");\n'
+        "const client = new SQSClient({});\nclass Poller {\n  constructor(url) { this.url = url; }\n"
+        "  poll() { return client.send(new ReceiveMessageCommand({ QueueUrl: this.url })); }\n}\n"
+        "const pollers = [];\nfunction addQueue(url) { pollers.push(new Poller(url)); }\n"
+        "module.exports = { Poller, addQueue };\n"
+    )
+    (tmp_path / "app.js").write_text(
+        'const { Poller, addQueue } = require("./lib");\n'
+        f'addQueue("{Q}a");\naddQueue("{Q}b");\nnew Poller("{Q}c");\n'
+    )
+    consumers, _, _ = run(str(tmp_path))
+    got = sorted(
+        (rel_to(tmp_path, c.location), c.queue_ref.value[-1], c.locations["receive"].line) for c in consumers
+    )
+    assert got == [("app.js:2", "a", 5), ("app.js:3", "b", 5), ("app.js:4", "c", 5)]
