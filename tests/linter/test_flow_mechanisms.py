@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
 from visguard.linter.loaders import registry
 from visguard.linter.loaders.code import python
 
@@ -243,8 +244,9 @@ def test_typescript_options_merged_over_defaults_resolve_per_key():
 
 
 def test_javascript_merged_options_are_not_guessed(tmp_path):
-    """Two calls with different queues; a spread of an object visguard cannot read after the defaults; a key
-    deep-merged (``_.merge``) from objects: none of them is read, each noted."""
+    """A spread of an object visguard cannot read after the defaults; a key deep-merged (``_.merge``) from
+    objects: neither is read, each noted. Two calls with different queues: one consumer per call (engine.Reader.
+    per_call_site), each with its own queue and the defaults' key it does not pass, never one picked for both."""
     (tmp_path / "package.json").write_text("{}\n")
     (tmp_path / "p.js").write_text(
         'const AWS = require("aws-sdk");\nconst _ = require("lodash");\nconst sqs = new AWS.SQS();\n'
@@ -263,10 +265,14 @@ def test_javascript_merged_options_are_not_guessed(tmp_path):
         'const { P } = require("./p");\nnew P({ queueUrl: "https://sqs.eu-west-1.amazonaws.com/1/b", vt: 60 });\n'
     )
     consumers, notes, _ = run(str(tmp_path))
-    poll, deep, f = (at(consumers, "p.js", n) for n in (7, 8, 12))
-    assert poll.queue_ref is None and poll.visibility_override is None
-    assert f.visibility_override is None and deep.settings.get("wait_time") is None
-    assert any("given different values" in n.message for n in notes)
+    deep, f = (at(consumers, "p.js", n) for n in (8, 12))
+    assert not [c for c in consumers if c.location.file.endswith("p.js") and c.location.line == 7]
+    a, b = at(consumers, "a.js", 2), at(consumers, "b.js", 2)
+    assert (a.queue_ref.value[-2:], a.visibility_override, a.locations["receive"].line) == ("/a", 30, 7)
+    assert (b.queue_ref.value[-2:], b.visibility_override, b.locations["receive"].line) == ("/b", 60, 7)
+    assert f.visibility_override is None and deep.settings.get("wait_time") is None and deep.queue_ref is None
+    assert any("spreads an object visguard cannot read" in n.message for n in notes)
+    assert any("VisibilityTimeout is computed" in n.message for n in notes)
 
 
 def test_javascript_merges_in_loops_and_chains_are_bounded(tmp_path):
@@ -590,3 +596,218 @@ def test_python_a_loop_s_instance_is_the_one_the_registry_holds():
     other = b"def run():\n    sqs.receive_message(QueueUrl=s.url)\n"
     (c,) = python.read("r.py", head + one + other).consumers
     assert c.queue_ref is None
+
+
+# ------------------------------------------------------------------------- one consumer per call site, every language
+# (engine.Reader.per_call_site) a receive whose queue and visibility come through a constructor called from two
+# places: one consumer per call, at the call, with its values and the defaults it leaves; calls that say the same:
+# one consumer at the receive; a call whose arguments are not read: unknown values, never the other call's
+Q = "https://sqs.eu-west-1.amazonaws.com/1/"
+SHARED = {
+    "javascript": (
+        "package.json",
+        "{}\n",
+        "worker.js",
+        'const { SQSClient, ReceiveMessageCommand } = require("@aws-sdk/client-sqs");\n'
+        "const client = new SQSClient({});\n"
+        "class Worker {\n  constructor(queueUrl, visibility = 30) { this.queueUrl = queueUrl; this.vt = visibility; }\n"
+        "  async poll() {\n"
+        "    return client.send(new ReceiveMessageCommand({ QueueUrl: this.queueUrl, VisibilityTimeout: this.vt }));\n"
+        "  }\n}\nmodule.exports = { Worker };\n",
+        6,
+        "app.js",
+        'const { Worker } = require("./worker");\n',
+        lambda q, vt: f'new Worker("{q}"{", " + str(vt) if vt else ""});\n',
+        "new Worker(...process.argv);\n",
+        ["const U = process.env.QUEUE_URL;\n", "new Worker(U);\n", "new Worker(U);\n"],
+    ),
+    "go": (
+        "go.mod",
+        "module example.com/w\n\ngo 1.22\n",
+        "listener.go",
+        'package w\n\nimport (\n\t"context"\n\n\t"github.com/aws/aws-sdk-go-v2/aws"\n'
+        '\t"github.com/aws/aws-sdk-go-v2/service/sqs"\n)\n\n'
+        "type Listener struct {\n\tc   *sqs.Client\n\turl string\n\tvt  int32\n}\n\n"
+        "func NewListener(c *sqs.Client, url string, vt int32) *Listener {\n"
+        "\treturn &Listener{c: c, url: url, vt: vt}\n}\n\n"
+        "func (l *Listener) Poll(ctx context.Context) {\n"
+        "\tl.c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(l.url), VisibilityTimeout: l.vt})\n}\n",
+        21,
+        "main.go",
+        "package w\n\nfunc start() {\n",
+        lambda q, vt: f'\tNewListener(nil, "{q}", {vt or 30})\n',
+        "\tNewListener(args...)\n",
+        [
+            "\tNewListener(nil, U, V)\n",
+            "\tNewListener(nil, U, V)\n",
+            '}\n\nconst U = "https://q/a"\nconst V = 30\n',
+        ],
+    ),
+    "rust": (
+        "Cargo.toml",
+        '[package]\nname = "w"\nversion = "0.1.0"\n\n[dependencies]\naws-sdk-sqs = "1"\n',
+        "src/worker.rs",
+        "use aws_sdk_sqs::Client;\n\npub struct Worker {\n    client: Client,\n    queue_url: String,\n"
+        "    visibility: i32,\n}\n\nimpl Worker {\n"
+        "    pub fn new(client: Client, queue_url: &str, visibility: i32) -> Self {\n"
+        "        Worker { client, queue_url: queue_url.to_string(), visibility }\n    }\n\n"
+        "    pub async fn poll(&self) {\n"
+        "        let _ = self.client.receive_message().queue_url(&self.queue_url)"
+        ".visibility_timeout(self.visibility).send().await;\n    }\n}\n",
+        15,
+        "src/main.rs",
+        "mod worker;\nuse worker::Worker;\n\nfn start(c: aws_sdk_sqs::Client) {\n",
+        lambda q, vt: f'    Worker::new(c.clone(), "{q}", {vt or 30});\n',
+        None,  # Rust has no spread of arguments
+        [
+            "    Worker::new(c.clone(), U, V);\n",
+            "    Worker::new(c, U, V);\n",
+            '}\n\nconst U: &str = "https://q/a";\nconst V: i32 = 30;\n',
+        ],
+    ),
+}
+
+
+def _shared(tmp_path, lang: str, calls: list[str]):
+    manifest, body, lib, code, receive, app, head = SHARED[lang][:7]
+    close = "}\n" if lang != "javascript" and not calls[-1].startswith("}") else ""
+    for name, text_ in ((manifest, body), (lib, code), (app, head + "".join(calls) + close)):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text_)
+    consumers, notes, _ = run(str(tmp_path))
+    return sorted(consumers, key=lambda c: (c.location.file, c.location.line)), notes, receive, app
+
+
+@pytest.mark.parametrize("lang", sorted(SHARED))
+def test_every_language_one_consumer_per_call_site_of_a_shared_receive(tmp_path, lang):
+    call = SHARED[lang][7]
+    first = len(SHARED[lang][6].splitlines()) + 1
+    consumers, notes, receive, app = _shared(tmp_path, lang, [call(Q + "a", 45), call(Q + "b", 0)])
+    got = [(c.location.file.endswith(app), c.location.line, c.queue_ref.value[-1], c.visibility_override,
+            c.locations["receive"].line) for c in consumers]  # fmt: skip
+    assert got == [(True, first, "a", 45, receive), (True, first + 1, "b", 30, receive)]
+    assert len({c.id for c in consumers}) == 2
+    assert not [n for n in notes if "given different values" in n.message]
+
+
+@pytest.mark.parametrize("lang", sorted(SHARED))
+def test_every_language_call_sites_that_say_the_same_stay_one_consumer_at_the_receive(tmp_path, lang):
+    """Two calls passing the same names (a constant written once, the default left): one consumer at the receive;
+    the same literal written at two calls is two places, so two consumers."""
+    consumers, _, receive, _ = _shared(tmp_path, lang, SHARED[lang][9])
+    (c,) = consumers
+    assert c.location.line == receive and "receive" not in c.locations
+    assert c.visibility_override == 30
+    call = SHARED[lang][7]
+    assert len(_shared(tmp_path, lang, [call(Q + "a", 0), call(Q + "a", 0)])[0]) == 2
+
+
+@pytest.mark.parametrize("lang", [k for k, v in sorted(SHARED.items()) if v[8] is not None])
+def test_every_language_a_call_site_whose_arguments_are_not_read_gives_unknown_values(tmp_path, lang):
+    call, unread = SHARED[lang][7], SHARED[lang][8]
+    consumers, _, _, app = _shared(tmp_path, lang, [call(Q + "a", 45), unread])
+    a, b = consumers
+    assert (a.queue_ref.value[-1], a.visibility_override) == ("a", 45)
+    assert (b.queue_ref, b.visibility_override) == (None, None)
+    assert a.location.line + 1 == b.location.line and b.location.file.endswith(app)
+
+
+RUST_HUB = (
+    "use aws_sdk_sqs::Client;\n\npub struct Poller {\n    client: Client,\n    queue_url: String,\n}\n\n"
+    "impl Poller {\n    pub fn new(client: Client, queue_url: &str) -> Self {\n"
+    "        Poller { client, queue_url: queue_url.to_string() }\n    }\n\n"
+    "    pub async fn poll(&self) {\n"
+    "        let _ = self.client.receive_message().queue_url(&self.queue_url).send().await;\n    }\n}\n\n"
+    "pub struct Hub {\n    client: Client,\n    pollers: Vec<Poller>,\n}\n\n"
+    "impl Hub {\n    pub fn add_queue(&mut self, queue_url: &str) {\n"
+    "        self.pollers.push(Poller::new(self.client.clone(), queue_url));\n    }\n\n"
+    "    pub fn add_named(&mut self, name: &str) {\n        self.add_queue(name);\n    }\n}\n"
+)
+
+
+def _hub(tmp_path, main: str, test: str | None = None, lib: str = RUST_HUB):
+    (tmp_path / "Cargo.toml").write_text('[package]\nname = "hub"\nversion = "0.1.0"\n')
+    (tmp_path / "src").mkdir(exist_ok=True)
+    (tmp_path / "src" / "lib.rs").write_text(lib)
+    (tmp_path / "src" / "main.rs").write_text("use hub::Hub;\n\nfn start(mut h: Hub) {\n" + main + "}\n")
+    if test is not None:
+        (tmp_path / "tests").mkdir(exist_ok=True)
+        (tmp_path / "tests" / "it.rs").write_text("use hub::Hub;\n\nfn it(mut h: Hub) {\n" + test + "}\n")
+    consumers, _, _ = run(str(tmp_path))
+    return sorted(
+        (rel_to(tmp_path, c.location), c.queue_ref.value if c.queue_ref else None) for c in consumers
+    )
+
+
+def rel_to(top, loc) -> str:
+    return os.path.relpath(loc.file, top).replace(os.sep, "/") + f":{loc.line}"
+
+
+def test_a_call_site_whose_value_comes_through_another_shared_function_is_read_per_call_of_that_one(tmp_path):
+    """``Poller::new`` is called by ``add_queue`` (and one other place), ``add_queue`` by ``add_named`` and two
+    places, ``add_named`` by two: each outermost call is its own consumer, with its own queue."""
+    main = (
+        '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n'
+        '    h.add_named("https://q/c");\n    h.add_named("https://q/d");\n'
+        '    let _ = hub::Poller::new(h.client.clone(), "https://q/e");\n'
+    )
+    assert _hub(tmp_path, main) == [
+        ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"), ("src/main.rs:6", "https://q/c"),
+        ("src/main.rs:7", "https://q/d"), ("src/main.rs:8", "https://q/e"),
+    ]  # fmt: skip
+
+
+def test_a_fan_out_includes_the_test_files_call_sites(tmp_path):
+    """Two calls of the application (and ``add_named``'s, which no one calls: unknown, never another call's) and
+    one of an integration test that creates a queue: a consumer each, the test's with the queue it passes; a
+    unit test's call (its file creates no queue) is no consumer; a test's call beside one call of the application
+    is still not another consumer (that call's value is the receive's, as before)."""
+    main = '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n'
+    unit = '    h.add_queue("https://q/t");\n'
+    assert _hub(tmp_path, main, unit) == [
+        ("src/lib.rs:29", None), ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"),
+    ]  # fmt: skip
+    test = '    let _ = h.client.create_queue().queue_name("t").send();\n    h.add_queue("https://q/t");\n'
+    assert _hub(tmp_path, main, test) == [
+        ("src/lib.rs:29", None), ("src/main.rs:4", "https://q/a"), ("src/main.rs:5", "https://q/b"),
+        ("tests/it.rs:5", "https://q/t"),
+    ]  # fmt: skip
+    main = '    h.add_queue("https://q/a");\n'
+    lib = RUST_HUB[: RUST_HUB.index("    pub fn add_named")] + "}\n"
+    assert _hub(tmp_path, main, test, lib) == [("src/lib.rs:14", "https://q/a")]
+
+
+def test_nested_call_sites_stay_within_max_sites_consumers(tmp_path):
+    """``add_named`` called MAX_SITES times beside two ``add_queue`` calls: the receive's consumers stay within
+    MAX_SITES (the ``add_named`` call of ``add_queue`` read once: its queue unknown), in bounded time."""
+    from visguard.linter.loaders.code.engine import MAX_SITES
+
+    main = '    h.add_queue("https://q/a");\n    h.add_queue("https://q/b");\n' + "".join(
+        f'    h.add_named("https://q/n{i}");\n' for i in range(MAX_SITES)
+    )
+    got, spent = _timed(lambda: _hub(tmp_path, main))
+    assert len(got) <= MAX_SITES and spent < 20
+    assert ("src/main.rs:4", "https://q/a") in got and ("src/main.rs:5", "https://q/b") in got
+    assert not [q for _, q in got if q and "/n" in q]
+
+
+def test_javascript_a_registering_function_s_calls_are_each_a_consumer(tmp_path):
+    """``addQueue(url)`` builds ``new Poller(url)``, and the application builds one Poller itself: each of the
+    three outermost calls is a consumer, with its queue."""
+    (tmp_path / "package.json").write_text("{}\n")
+    (tmp_path / "lib.js").write_text(
+        'const { SQSClient, ReceiveMessageCommand } = require("@aws-sdk/client-sqs");\n'
+        "const client = new SQSClient({});\nclass Poller {\n  constructor(url) { this.url = url; }\n"
+        "  poll() { return client.send(new ReceiveMessageCommand({ QueueUrl: this.url })); }\n}\n"
+        "const pollers = [];\nfunction addQueue(url) { pollers.push(new Poller(url)); }\n"
+        "module.exports = { Poller, addQueue };\n"
+    )
+    (tmp_path / "app.js").write_text(
+        'const { Poller, addQueue } = require("./lib");\n'
+        f'addQueue("{Q}a");\naddQueue("{Q}b");\nnew Poller("{Q}c");\n'
+    )
+    consumers, _, _ = run(str(tmp_path))
+    got = sorted(
+        (rel_to(tmp_path, c.location), c.queue_ref.value[-1], c.locations["receive"].line) for c in consumers
+    )
+    assert got == [("app.js:2", "a", 5), ("app.js:3", "b", 5), ("app.js:4", "c", 5)]

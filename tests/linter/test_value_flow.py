@@ -459,10 +459,14 @@ def test_javascript_two_calls_with_different_values_are_not_picked_between(tmp_p
             "b.js": 'const { poll } = require("./poll");\npoll("https://sqs.eu-west-1.amazonaws.com/1/b");\n',
         },
     )
+    # the receive the two calls share is one consumer per call (engine.Reader.per_call_site), at the call, with
+    # its own queue: never one value picked for both
     consumers, notes = run(folder)
-    c = one(consumers, "poll.js")
-    assert c.queue_ref is None
-    assert any("given different values by its 2 calls" in n.message for n in notes)
+    a, b = one(consumers, "a.js"), one(consumers, "b.js")
+    assert (a.location.line, a.queue_ref.value[-2:], a.locations["receive"].line) == (2, "/a", 3)
+    assert (b.location.line, b.queue_ref.value[-2:], b.locations["receive"].line) == (2, "/b", 3)
+    assert not [c for c in consumers if c.location.file.endswith("poll.js")]
+    assert not [n for n in notes if "QueueUrl" in n.message]
 
 
 def test_javascript_a_parameter_no_call_passes_is_a_note():
@@ -490,8 +494,9 @@ def test_javascript_a_10000_deep_chain_across_two_modules_importing_each_other_e
 
 
 def test_javascript_options_objects_agree_on_the_property_read(tmp_path):
-    """Two ``new Poller({...})`` with one queue and two visibilities: the queue is read (each call's queueUrl is
-    the same constant), the visibility is not (30 and 60), and the note names both calls."""
+    """Two ``new Poller({...})`` with one queue and two visibilities: one consumer per call (engine.Reader.
+    per_call_site), each with the queue (each call's queueUrl is the same constant, read through two imports) and
+    its own visibility."""
     folder = _project(
         tmp_path,
         {
@@ -507,11 +512,11 @@ def test_javascript_options_objects_agree_on_the_property_read(tmp_path):
         },
     )
     consumers, notes = run(folder)
-    c = one(consumers, "poller.js")
-    assert c.queue_ref is not None and c.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/1/jobs"
-    assert c.visibility_override is None
-    (vis,) = [n for n in notes if "VisibilityTimeout" in n.message]
-    assert "given different values by its 2 calls" in vis.message and "30 at" in vis.message
+    a, b = one(consumers, "a.js"), one(consumers, "b.js")
+    assert a.queue_ref.value == b.queue_ref.value == "https://sqs.eu-west-1.amazonaws.com/1/jobs"
+    assert (a.location.line, a.visibility_override) == (3, 30)
+    assert (b.location.line, b.visibility_override) == (3, 60)
+    assert not [n for n in notes if "VisibilityTimeout" in n.message]
 
 
 def test_javascript_an_options_object_passed_whole_is_read_in_the_callers_file(tmp_path):

@@ -95,17 +95,31 @@ def read(path: str, data: bytes) -> CodeResult:
         args = listed.named_children if listed is not None else []
         if args and args[0].named_children:
             found.append((call.start_byte, -call.end_byte, call, args[0].named_children[-1], None))
-    requests: dict[str, object] = {}
-    for _, _, site, args, var in sorted(found, key=lambda x: x[:2]):
-        if isinstance(args, list):
-            c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
-            if var is not None:
-                requests[text(var)] = c
-        else:
-            _receive(r, f, site, args, strings)
+    found.sort(key=lambda x: x[:2])
+    # a request's later assignments (``req.VisibilityTimeout = 60;``) are the last request bound to that name's
+    later: dict[str, list] = {}
     for owner, key, value in f.assignments():
-        if owner in requests and key in CSHARP.keys:
-            _field(r, f, requests[owner], CSHARP.keys[key], value)
+        if key in CSHARP.keys:
+            later.setdefault(owner, []).append((CSHARP.keys[key], value))
+    last = {
+        text(var): site.start_byte
+        for _, _, site, args, var in found
+        if var is not None and isinstance(args, list)
+    }
+
+    def one(site, args, var) -> None:
+        if not isinstance(args, list):
+            _receive(r, f, site, args, strings)
+            return
+        c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
+        if var is not None and last.get(text(var)) == site.start_byte:
+            for field, value in later.get(text(var), ()):
+                _field(r, f, c, field, value)
+
+    for _, _, site, args, var in found:
+        # a request whose settings come through a function of several call sites (``new Listener(url,
+        # visibility)`` for two queues): one consumer per call site (engine.Reader.per_call_site)
+        r.per_call_site(lambda site=site, args=args, var=var: one(site, args, var))
     heartbeat = bool(f.captures("heartbeat")) or any(_invocation(f, n) for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat

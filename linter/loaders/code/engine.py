@@ -1215,7 +1215,8 @@ class Flow:
         # the functions of several call sites a value was read through since :meth:`watch` (File, function, its
         # signature, the sites), first reached first; and the call site pinned now (its file's path, its start)
         self.shared: list[tuple] = []
-        self.pin: tuple | None = None
+        self.pin: tuple | None = None  # the call sites pinned now, outermost first ((path, start), ...)
+        self._tests: list[tuple] = []  # the test files' call sites the last :meth:`call_sites` left out
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -1245,12 +1246,18 @@ class Flow:
         """Start recording the functions of several call sites the values read next go through."""
         self.shared = []
 
-    def sites_of_shared(self):
-        """(File, function, signature, call sites) of the first function of 2..MAX_SITES call sites a value
-        read since :meth:`watch` went through, or None."""
-        for got in self.shared:
-            if 2 <= len(got[3]) <= MAX_SITES:
-                return got
+    def sites_of_shared(self, room: int = MAX_SITES):
+        """(File, function, signature, call sites) of the first function of 2..``room`` call sites a value read
+        since :meth:`watch` went through and that is not pinned now, or None. A test file's call sites are among
+        them, when there is room, if that file creates a queue (an integration test receiving from the queue it
+        creates against a local SQS: each call its own consumer, the test's no longer spoils the others' value); a
+        unit test's calls (fakes, the defaults) stay out, as when one value is read for every call."""
+        for f, fn, sig, sites, tests in self.shared:
+            if any(len(fr) > 3 and fr[0] is f and fr[1] == fn.start_byte for fr in self.frames):
+                continue  # read per call site already (a nested read: per_call_site)
+            if 2 <= len(sites) <= room:
+                tests = [s for s in tests if s[0].captures("create.call")]
+                return f, fn, sig, sites + tests if len(sites) + len(tests) <= room else sites
         return None
 
     def pinned(self, f: File, fn, sig, site):
@@ -1272,7 +1279,7 @@ class Flow:
         @contextlib.contextmanager
         def context():
             before = self.pin
-            self.pin = (g.path, call.start_byte)
+            self.pin = (*(before or ()), (g.path, call.start_byte))
             self.frames.append((f, fn.start_byte, args, (sig, site)))
             try:
                 yield
@@ -1508,7 +1515,7 @@ class Flow:
             and len(self.shared) < MAX_SITES
             and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
         ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
-            self.shared.append((f, fn, sig, sites))
+            self.shared.append((f, fn, sig, sites, self._tests))
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:
@@ -1583,6 +1590,7 @@ class Flow:
                         continue
                     found.append((g, call, None if splat else pos, kw))  # a splat: what it passes is not read
         plain = [s for s in found if not is_test(s[0].path or "")]
+        self._tests = [s for s in found if is_test(s[0].path or "")] if plain else []
         if plain or not found:
             return plain
         return found
@@ -1723,6 +1731,12 @@ def annotation(line: str, mark: str) -> tuple[dict | None, str]:
 
 
 # ---------------------------------------------------------------------------------------------- the reader
+def said(c: Consumer) -> str:
+    """What a consumer's code says, apart from where the consumer is (two call sites that say the same)."""
+    fields = {k: getattr(c, k) for k in type(c).__slots__ if k not in ("id", "location", "locations")}
+    return repr((fields, {k: v for k, v in c.locations.items() if k != "receive"}))
+
+
 class Reader:
     """One file being read: its path, its result, and helpers to locate values, set fields and note what is not
     read, in one form for every language."""
@@ -1746,25 +1760,70 @@ class Reader:
         self._placed: tuple[Location, str] | None = None
         self._log: list | None = None  # what :meth:`mark` asked to be logged since (ids and notes said)
 
-    def mark(self) -> tuple:
-        """What the result holds now, for :meth:`rollback` (what is added from now on is logged: no copy)."""
-        self._log = []
-        return len(self.result.consumers), len(self.result.notes), self._log
+    def mark(self, within: bool = False) -> tuple:
+        """What the result holds now, for :meth:`rollback` (what is added from now on is logged: no copy);
+        ``within``: inside another mark's span (its log kept, this one's a suffix of it)."""
+        if not within or self._log is None:
+            self._log = []
+        return len(self.result.consumers), len(self.result.notes), self._log, len(self._log)
 
     def rollback(self, mark: tuple) -> None:
         """Forget the consumers and notes read since ``mark`` (a receive read again per call site)."""
-        n, k, log = mark
+        n, k, log, at = mark
         res = self.result
         gone = {c.id for c in res.consumers[n:]}
         dropped = {id(c) for c in res.consumers[n:]}
         self.computed_queues = [t for t in self.computed_queues if id(t[0]) not in dropped]
         del res.consumers[n:], res.notes[k:]
-        for which, item in log:
+        for which, item in log[at:]:
             (self._ids if which == "id" else self._noted).discard(item)
-        del log[:]
+        del log[at:]
         for table in (res.spans, res.places):  # keyed (consumer id, field)
             for key in [key for key in table if key[0] in gone]:
                 del table[key]
+
+    def per_call_site(self, read, _room: list | None = None):
+        """Read one receive with ``read()`` (its consumers added to the result; what it returns is returned), and
+        when the values it read came through a function of several call sites (:meth:`Flow.sites_of_shared`: a
+        listener library's decorator, a ``Worker(queue_url, visibility)`` constructed in several places, whose
+        arguments one receive loop reads back), read it again once per call site: each its own consumer, located
+        at the call (the receive's location kept under ``locations["receive"]``), with the values that call gives
+        and the defaults it leaves (:meth:`Flow.pinned`); a site whose arguments are not read gives unknown values,
+        never another site's. Call sites that all say the same (:func:`said`) stay one consumer at the receive.
+        A site whose value comes through another such function (a ``new`` called by ``add_handler`` called from
+        five places) is read per call site of that one too, located at the outermost call, while the receive's
+        consumers stay within ``MAX_SITES`` in all (then that site is read once: its values unknown, noted).
+        Every language's receive loop goes through here (issue 35)."""
+        room = _room if _room is not None else [MAX_SITES]  # consumers the receive may still have
+        mark, steps = self.mark(within=_room is not None), FLOW.steps
+        FLOW.watch()
+        got = read()
+        shared = FLOW.sites_of_shared(room[0]) if len(self.result.consumers) > mark[0] else None
+        if shared is None:
+            return got
+        self.rollback(mark)
+        g, fn, sig, sites = shared
+        room[0] -= len(sites) - 1
+        placed = self._placed
+        for site in sites:
+            FLOW.steps = steps  # each site read with the budget the receive had
+            self.placed_at(site[0], site[1])
+            try:
+                with FLOW.pinned(g, fn, sig, site):
+                    got = self.per_call_site(
+                        read, room
+                    )  # its value through another function of several calls
+            finally:
+                self._placed = placed
+        if len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
+            # every call gives the same values from the same places (three threads of one poll loop): one
+            # consumer at the receive (or at the outer call), as before
+            self.rollback(mark)
+            room[0] += len(sites) - 1
+            FLOW.steps = steps
+            FLOW.watch()
+            got = read()
+        return got
 
     def placed_at(self, g: File | None, node) -> None:
         """Locate the next consumers at ``node`` of file ``g`` (a call site in another file, or this one); None:

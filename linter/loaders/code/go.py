@@ -178,17 +178,27 @@ GO = Language(
 def read(path: str, data: bytes) -> CodeResult:
     f = File(GO, data, path=path)
     r = Reader(path, "go", data, GO)
-    inputs: dict[str, object] = {}
     found = [(site.start_byte, site, args, var) for site, _, args, var in f.sites()]
     for err in f.captures("truncated"):
         found.extend(_truncated(err))
-    for _, site, args, var in sorted(found, key=lambda x: x[0]):
-        c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
-        if var is not None:
-            inputs[text(var)] = c
+    found.sort(key=lambda x: x[0])
+    # an input's later assignments (``in.VisibilityTimeout = 60``) are the last input bound to that name's
+    later: dict[str, list] = {}
     for owner, key, value in f.assignments():
-        if owner in inputs and key in GO.keys:
-            _field(r, f, inputs[owner], GO.keys[key], value)
+        if key in GO.keys:
+            later.setdefault(owner, []).append((GO.keys[key], value))
+    last = {text(var): site.start_byte for _, site, _, var in found if var is not None}
+
+    def one(site, args, var) -> None:
+        c = r.request(site, "sdk", args, lambda c, field, node: _field(r, f, c, field, node))
+        if var is not None and last.get(text(var)) == site.start_byte:
+            for field, value in later.get(text(var), ()):
+                _field(r, f, c, field, value)
+
+    for _, site, args, var in found:
+        # an input whose fields come through a function of several call sites (``NewListener(url, visibility)``
+        # called for two queues): one consumer per call site (engine.Reader.per_call_site)
+        r.per_call_site(lambda site=site, args=args, var=var: one(site, args, var))
     heartbeat = bool(f.captures("heartbeat"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat

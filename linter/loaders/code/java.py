@@ -291,22 +291,32 @@ def read(path: str, data: bytes) -> CodeResult:
     f = File(JAVA, data, path=path)
     r = Reader(path, "java", data, JAVA)
     strings = {n.start_byte for n in f.captures("string")}
-    variables: dict[str, object] = {}  # variable -> the consumer of the request it holds
-    for node in f.captures("request"):
-        _request(r, f, node, variables)
-    # in the order written: options set on a request's variable, and receive calls
-    later = [(f.parent(f.parent(value)), (owner, key, value)) for owner, key, value in f.assignments()]
+    # each request with the options set on its variable (the last request bound to it), then the receive calls,
+    # in the order written; a request whose options come through a function of several call sites (``new
+    # Listener(url, visibility)`` for two queues): one consumer per call site (engine.Reader.per_call_site)
+    requests = [(node, _request_variable(f, node)) for node in f.captures("request")]
+    last = {var: node.start_byte for node, var in requests if var is not None}
+    later = sorted(
+        ((f.parent(f.parent(value)), owner, key, value) for owner, key, value in f.assignments()),
+        key=lambda x: _preorder(x[0]),
+    )
+
+    def request(node, var) -> None:
+        c = _request(r, f, node)
+        if var is not None and last[var] == node.start_byte:
+            for _, owner, key, value in later:
+                if owner == var:
+                    _option(r, f, c, key, value)
+
+    for node, var in requests:
+        r.per_call_site(lambda node=node, var=var: request(node, var))
+    receives = []
     for name in f.captures("receive"):
         call, args = _call(f, name)
         if call is not None and call.child_by_field_name("object") is not None and len(args) == 1:
-            later.append((call, args[0]))
-    for call, what in sorted(later, key=lambda x: (*_preorder(x[0]), not isinstance(x[1], tuple))):
-        if isinstance(what, tuple):
-            owner, key, value = what
-            if owner in variables:
-                _option(r, f, variables[owner], key, value)
-        else:
-            _receive(r, f, call, what, strings)
+            receives.append((call, args[0]))
+    for call, arg in sorted(receives, key=lambda x: _preorder(x[0])):
+        r.per_call_site(lambda call=call, arg=arg: _receive(r, f, call, arg, strings))
     heartbeat = bool(f.captures("heartbeat")) or any(_call(f, n)[0] for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
@@ -351,9 +361,19 @@ def _chain(node):
     return node, calls
 
 
-def _request(r: Reader, f: File, node, variables: dict) -> None:
+def _request_variable(f: File, node) -> str | None:
+    """The variable a request (and the options called on it in one chain) is bound to, or None."""
+    top, up = node, f.parent(node)
+    while up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top:
+        top, up = up, f.parent(up)
+    return (
+        text(up.child_by_field_name("name")) if up is not None and up.type == "variable_declarator" else None
+    )
+
+
+def _request(r: Reader, f: File, node):
     """A request: ``new ReceiveMessageRequest(url)`` or ``ReceiveMessageRequest.builder()``, and the options
-    called on it in one chain."""
+    called on it in one chain; its consumer."""
     calls, top, up = [], node, f.parent(node)
     while up is not None and up.type == "method_invocation" and up.child_by_field_name("object") == top:
         top, up = up, f.parent(up)
@@ -365,10 +385,9 @@ def _request(r: Reader, f: File, node, variables: dict) -> None:
             r.queue(c, evaluate(args.named_children[0], f), "ReceiveMessageRequest")
     for call in calls:
         _call_option(r, f, c, call)
-    if up is not None and up.type == "variable_declarator":
-        variables[text(up.child_by_field_name("name"))] = c
     if c.queue_ref is None and "queue_ref" not in c.locations:
         c.locations["queue_ref"] = c.location
+    return c
 
 
 def _call_option(r: Reader, f: File, c, call) -> None:

@@ -248,15 +248,24 @@ def _read(r: Reader, f: File) -> None:
     if len(sites) > MAX_SITES:
         r.remark(f"{r.path}: only the first {MAX_SITES} of {len(sites)} receive sites were read", sites[0][1])
     for platform, node in sites[:MAX_SITES]:
-        js.anchors = [node]
-        if platform in ("sdk", "sdk-call"):
-            _sdk(r, js, node, platform == "sdk-call", heartbeat)
-        elif platform == "sqs-consumer":
-            _sqs_consumer(r, js, node, _first_arg(node), heartbeat, handler=True)
-        elif platform == "squiss":
-            _squiss(r, js, node, _first_arg(node), heartbeat)
-        else:
-            _nest(r, js, node, platform == "nest-registerAsync", heartbeat, handlers)
+        # a receive whose options come through a function of several call sites (a ``Worker`` class constructed
+        # with two queues): one consumer per call site (engine.Reader.per_call_site)
+        r.per_call_site(
+            lambda platform=platform, node=node: _site(r, js, platform, node, heartbeat, handlers)
+        )
+
+
+def _site(r: Reader, js, platform: str, node, heartbeat, handlers) -> None:
+    """The consumers of one receive site."""
+    js.anchors = [node]
+    if platform in ("sdk", "sdk-call"):
+        _sdk(r, js, node, platform == "sdk-call", heartbeat)
+    elif platform == "sqs-consumer":
+        _sqs_consumer(r, js, node, _first_arg(node), heartbeat, handler=True)
+    elif platform == "squiss":
+        _squiss(r, js, node, _first_arg(node), heartbeat)
+    else:
+        _nest(r, js, node, platform == "nest-registerAsync", heartbeat, handlers)
 
 
 def _imports(js, f: File) -> None:

@@ -131,8 +131,10 @@ def read(path: str, data: bytes) -> CodeResult:
     r = Reader(path, "php", data, PHP)
     sdk, jobs = [], []
     for site, platform, args, _ in f.sites():
-        if platform == "sdk":
-            sdk.append(_receive(r, f, site, args))
+        if platform == "sdk":  # one consumer per call site of a shared receive (engine.Reader.per_call_site)
+            n = len(r.result.consumers)
+            r.per_call_site(lambda site=site, args=args: _receive(r, f, site, args))
+            sdk.extend(r.result.consumers[n:])
         elif platform == "laravel":
             _connection(r, f, site)
         else:

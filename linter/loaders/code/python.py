@@ -1757,37 +1757,9 @@ def _sdk(f: File, r: Reader, calls: dict, aws: bool) -> None:
             v = evaluate(_kwargs(f, call).get("VisibilityTimeout"), f)
             extend_by = v.value if v.kind == "int" else None
     for call in receives:
-        mark, steps = r.mark(), FLOW.steps
-        FLOW.watch()
-        if not _receive(f, r, call, aws, beats, interval, extend_by):
-            continue
-        shared = FLOW.sites_of_shared()
-        if shared is None:
-            continue
         # a receive shared by the call sites of one function (``@listener(queue_url=..., visibility_timeout=60)``
-        # of a listener library, whose arguments the receive loop reads back): one consumer per call site, at the
-        # call, with the values it gives and the defaults it leaves (engine.Flow.pinned); a site whose arguments
-        # are not read gives unknown values, never another site's
-        r.rollback(mark)
-        g, fn, sig, sites = shared
-        for site in sites:
-            FLOW.steps = steps  # each site read with the budget the receive had
-            r.placed_at(site[0], site[1])
-            with FLOW.pinned(g, fn, sig, site):
-                _receive(f, r, call, aws, beats, interval, extend_by)
-            r.placed_at(None, None)
-        if len({_said(c) for c in r.result.consumers[mark[0] :]}) == 1:
-            # every call gives the same values from the same places (three threads of one poll loop): one
-            # consumer at the receive, as before
-            r.rollback(mark)
-            FLOW.steps = steps
-            _receive(f, r, call, aws, beats, interval, extend_by)
-
-
-def _said(c) -> str:
-    """What a consumer's code says, apart from where the consumer is (two call sites that say the same)."""
-    fields = {k: getattr(c, k) for k in type(c).__slots__ if k not in ("id", "location", "locations")}
-    return repr((fields, {k: v for k, v in c.locations.items() if k != "receive"}))
+        # of a listener library): one consumer per call site (engine.Reader.per_call_site)
+        r.per_call_site(lambda call=call: _receive(f, r, call, aws, beats, interval, extend_by))
 
 
 def _receive(f: File, r: Reader, call, aws: bool, beats, interval, extend_by):

@@ -106,10 +106,12 @@ def read(path: str, data: bytes) -> CodeResult:
                 pollers[text(var)] = c
             pollers[(site.start_byte, site.end_byte)] = c
             sdk.append(c)
-        else:
-            c = _sdk(r, site)
-            _options(r, f, c, args, "receive_message")
-            sdk.append(c)
+        else:  # one consumer per call site of a shared receive (engine.Reader.per_call_site)
+            n = len(r.result.consumers)
+            r.per_call_site(
+                lambda site=site, args=args: _options(r, f, _sdk(r, site), args, "receive_message")
+            )
+            sdk.extend(r.result.consumers[n:])
     for site, args in polls:  # poller.poll(visibility_timeout: 60), QueuePoller.new(url).poll(...)
         recv = site.child_by_field_name("receiver")
         c = pollers.get(text(recv)) or pollers.get((recv.start_byte, recv.end_byte))

@@ -488,9 +488,15 @@ def read(path: str, data: bytes) -> CodeResult:
                 field = _OPTIONS.get(method.removeprefix("set_"))
                 if field is not None and margs:
                     options.append((field, _some(margs[0]) if method.startswith("set_") else margs[0]))
-            r.request(site, "sdk", options, lambda c, field, node: _field(r, f, c, field, node))
         else:
-            r.request(site, "sdk", what, lambda c, field, node: _field(r, f, c, field, node))
+            options = what
+        # a receive whose options come through a function of several call sites (``Worker::new(queue_url,
+        # visibility)`` for two queues): one consumer per call site (engine.Reader.per_call_site)
+        r.per_call_site(
+            lambda site=site, options=options: r.request(
+                site, "sdk", options, lambda c, key, node: _field(r, f, c, key, node)
+            )
+        )
     heartbeat = bool(f.captures("heartbeat"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
