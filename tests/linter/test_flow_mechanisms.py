@@ -811,3 +811,58 @@ def test_javascript_a_registering_function_s_calls_are_each_a_consumer(tmp_path)
         (rel_to(tmp_path, c.location), c.queue_ref.value[-1], c.locations["receive"].line) for c in consumers
     )
     assert got == [("app.js:2", "a", 5), ("app.js:3", "b", 5), ("app.js:4", "c", 5)]
+
+
+# ------------------------------------------------------------------ objects of a type that sends and receives
+QUEUE_TYPE = (
+    "import boto3\n\n\nclass Queue:\n"
+    "    def __init__(self, url, visibility=20):\n"
+    "        self.client = boto3.client('sqs')\n        self.url = url\n        self.visibility = visibility\n\n"
+    "    def post(self, body):\n        return self.client.send_message(QueueUrl=self.url, MessageBody=body)\n\n"
+    "    def get(self):\n"
+    "        return self.client.receive_message(QueueUrl=self.url, VisibilityTimeout=self.visibility)\n\n"
+    "    def drain(self):\n        return self.get()\n"
+)
+URL = "https://sqs.eu-west-1.amazonaws.com/123456789012/"
+
+
+@pytest.mark.parametrize(
+    ("main", "consumed", "noted"),
+    [
+        # only the object whose receiving method is called consumes; the other only sends (a producer)
+        (
+            f"inbox = Queue('{URL}inbox', visibility=120)\noutbox = Queue('{URL}outbox')\n"
+            "for m in inbox.get()['Messages']:\n    outbox.post(m['Body'])\n",
+            {"inbox": 120},
+            [],
+        ),
+        # a method that reaches the receive (drain calls get), and a call chained on the construction
+        (
+            f"a = Queue('{URL}a', 40)\na.drain()\nQueue('{URL}b', 50).get()\nQueue('{URL}c').post('x')\n",
+            {"a": 40, "b": 50},
+            [],
+        ),
+        # an object passed on (to a controller): not followed, said, never judged
+        (
+            f"inbox = Queue('{URL}inbox', 60)\noutbox = Queue('{URL}outbox')\nrun(inbox, outbox)\n",
+            {},
+            ["inbox", "outbox"],
+        ),
+    ],
+)
+def test_objects_of_a_type_that_sends_and_receives_consume_only_when_their_receiving_method_is_called(
+    tmp_path, main, consumed, noted
+):
+    """Issue 35 §5: a workload is a consumer when its code receives. Per-call-site consumers of a constructor
+    (engine.Reader.per_call_site) whose type also sends: a construction is a consumer only when a method reaching
+    the receive is called on the object it builds; one that only sends is a producer, one passed on is a note."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'w'\n")
+    (tmp_path / "sqsq.py").write_text(QUEUE_TYPE)
+    (tmp_path / "main.py").write_text("from sqsq import Queue\n\n" + main)
+    consumers, notes, _ = run(str(tmp_path))
+    got = {c.queue_ref.value.rsplit("/", 1)[-1]: c.visibility_override for c in consumers if c.queue_ref}
+    assert got == consumed
+    assert all(c.queue_ref is not None for c in consumers)
+    said = [n.message for n in notes if "whether it receives is not followed" in n.message]
+    assert [any(f" {name} built at" in m for m in said) for name in noted] == [True] * len(noted)
+    assert len(said) == len(noted)

@@ -1801,8 +1801,25 @@ class Reader:
         shared = FLOW.sites_of_shared(room[0]) if len(self.result.consumers) > mark[0] else None
         if shared is None:
             return got
+        made = self.result.consumers[mark[0] :]
+        receive = made[0].location if made else None
         self.rollback(mark)
         g, fn, sig, sites = shared
+        kept = _receiving_sites(g, fn, sites, receive)
+        if kept is not None:  # a constructor's sites: only the objects whose receiving method is called
+            dropped, sites = len(sites) - len(kept[0]), kept[0]
+            for where, why in kept[1]:
+                self.result.notes.append(
+                    Note(
+                        f"{why}: whether it receives is not followed, so no queue is judged by it",
+                        where,
+                        self.path,
+                    )
+                )
+            if not sites:
+                return None
+        else:
+            dropped = 0
         room[0] -= len(sites) - 1
         placed = self._placed
         for site in sites:
@@ -1815,7 +1832,7 @@ class Reader:
                     )  # its value through another function of several calls
             finally:
                 self._placed = placed
-        if len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
+        if not dropped and len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
             # every call gives the same values from the same places (three threads of one poll loop): one
             # consumer at the receive (or at the outer call), as before
             self.rollback(mark)
@@ -2064,3 +2081,205 @@ def _up_to(folder: str, manifests) -> str | None:
             return None
         here = up
     return None
+
+
+# the node types of a function or method definition, across the languages the engine reads
+_FUNCTION_NODES = frozenset(
+    ("function_definition", "method_definition", "function_declaration", "method_declaration", "function_item",
+     "constructor_declaration", "local_function_statement", "function_expression", "arrow_function")
+)  # fmt: skip
+_CONSTRUCTORS = ("__init__", "constructor", "new", "initialize")
+MAX_USES = 200  # uses of an object's name read to decide whether it receives
+
+
+def _name_of(fn) -> str:
+    node = fn.child_by_field_name("name")
+    return text(node) if node is not None else ""
+
+
+def _is_constructor(fn) -> bool:
+    """Whether ``fn`` builds an object (a class's constructor, Go's ``NewX``, Rust's ``new``): its call sites
+    are objects, not registrations (a decorator, ``add_handler(queue, f)``)."""
+    name = _name_of(fn)
+    return (
+        fn.type == "constructor_declaration"
+        or name in _CONSTRUCTORS
+        or (name[:3] == "New" and name[3:4].isupper())
+    )
+
+
+def _receiving_methods(g: File, receive) -> tuple[set[str], bool] | None:
+    """(the names of the functions of ``g`` that reach the receive at ``receive``: the one that holds it and those
+    that call one of these by name, bounded; whether another function of ``g`` sends to SQS: a type that may be
+    a producer or a consumer), or None when the receive is not located in ``g``."""
+    if receive is None or receive.line is None or g.path is None or receive.file != g.path:
+        return None
+    point = (receive.line - 1, max(0, (receive.column or 1) - 1))
+    node = g.root.descendant_for_point_range(point, point)
+    while node is not None and node.type not in _FUNCTION_NODES:
+        node = node.parent
+    name = _name_of(node) if node is not None else ""
+    if not name:
+        return None
+    functions, stack = [], [g.root]
+    while stack and len(functions) < 2000:
+        n = stack.pop()
+        if n.type in _FUNCTION_NODES and _name_of(n):
+            functions.append((_name_of(n), g.data[n.start_byte : n.end_byte]))
+        stack.extend(n.named_children)
+    reach = {name}
+    for _ in range(8):
+        calls = [re.compile(rb"\." + re.escape(r.encode()) + rb"\s*\(") for r in reach]
+        more = {f for f, body in functions if f not in reach and any(c.search(body) for c in calls)}
+        if not more:
+            break
+        reach |= more
+    sends = any(f not in reach and _SENDS.search(body) for f, body in functions)
+    return reach, sends
+
+
+_SENDS = re.compile(rb"(?i)send_?message")  # SendMessage(Batch) in every SDK's spelling
+
+
+def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | None:
+    """For a constructor's call sites (:func:`_is_constructor`) whose receive is in another method: (the sites
+    whose object calls a method reaching the receive, [(where, why)] of those not followed). A site whose object
+    is bound to a name used only through other methods is a producer (``outbox = Queue(url); outbox.post(m)``):
+    left out; one passed on or kept elsewhere (an argument, a field, returned) is not followed: left out with a
+    note. None for other functions' sites (a decorator, a registering call: each call is a consumer)."""
+    if not _is_constructor(fn):
+        return None
+    found = _receiving_methods(g, receive)
+    if found is None or _name_of(fn) in found[0] or not found[1]:
+        # the receive is in the constructor itself, or not located, or the type only receives: every object
+        # built is a consumer
+        return None
+    reach = found[0]
+    kept, unfollowed = [], []
+    for site in sites:
+        h, call = site[0], site[1]
+        where = Location(h.path, line=line(call), column=column(h.data, call))
+        chained = _chained_method(call)
+        if chained is not None:  # Worker(url).poll()
+            if chained in reach:
+                kept.append(site)
+            continue
+        bound = _bound_name(call)
+        if bound is None:
+            unfollowed.append(
+                (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
+            )
+            continue
+        uses = [m for m in re.finditer(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])", h.data)][
+            :MAX_USES
+        ]
+        methods, other = set(), False
+        for m in uses:
+            token = h.root.descendant_for_byte_range(m.start(), m.end())
+            if (
+                token is None
+                or (token.start_byte, token.end_byte) != m.span()
+                or "identifier" not in token.type
+            ):
+                continue  # inside a string or a comment, or part of another name
+            after = re.match(
+                rb"\s*(?:\?\.|\.)\s*([A-Za-z_]\w*)\s*(?:\(|!?\()", h.data[m.end() : m.end() + 120]
+            )
+            if after:
+                methods.add(after.group(1).decode())
+            elif not re.match(rb"\s*(?::=|=(?!=)|:[^=])", h.data[m.end() : m.end() + 8]):
+                other = True  # passed, returned, aliased: not followed
+        if methods & reach:
+            kept.append(site)
+        elif other:
+            unfollowed.append((where, f"the object {bound} built at {h.path}:{line(call)} is passed on"))
+    return kept, unfollowed
+
+
+_MEMBERS = {  # a member access node type -> (its object field, its member field)
+    "attribute": ("object", "attribute"),
+    "member_expression": ("object", "property"),
+    "selector_expression": ("operand", "field"),
+    "field_expression": ("value", "field"),
+    "member_access_expression": ("expression", "name"),
+}
+
+
+def _chained_method(call) -> str | None:
+    """``m`` of ``C(..).m(..)`` (also through ``await``/``?``): the method called on the object built, else None."""
+    node, parent = call, call.parent
+    while parent is not None and parent.type in (
+        "await",
+        "await_expression",
+        "try_expression",
+        "parenthesized_expression",
+    ):
+        node, parent = parent, parent.parent
+    if parent is None:
+        return None
+    if parent.type == "method_invocation" and parent.child_by_field_name("object") == node:  # Java
+        name = parent.child_by_field_name("name")
+        return text(name) if name is not None else None
+    fields = _MEMBERS.get(parent.type)
+    if fields is None or parent.child_by_field_name(fields[0]) != node:
+        return None
+    outer = parent.parent
+    if outer is None or outer.type not in ("call", "call_expression", "invocation_expression"):
+        return None
+    member = parent.child_by_field_name(fields[1])
+    return text(member) if member is not None else None
+
+
+def _bound_name(call) -> str | None:
+    """The plain name the result of ``call`` is bound to (``x = C(..)``, ``const x = new C(..)``, ``x := NewC(..)``,
+    ``let x = C::new(..)``, ``var x = new C(..)``), through ``await``/``?``/``.unwrap()``/``&``; None otherwise."""
+    node = call
+    for _ in range(4):
+        parent = node.parent
+        if parent is None:
+            return None
+        if parent.type in (
+            "await",
+            "await_expression",
+            "try_expression",
+            "unary_expression",
+            "reference_expression",
+            "parenthesized_expression",
+        ) or (
+            parent.type in ("call_expression", "field_expression")
+            and text(parent).startswith(text(node))
+            and re.search(r"\.(unwrap|expect)\b", text(parent)[len(text(node)) :][:20])
+        ):
+            node = parent
+            continue
+        break
+    parent = node.parent
+    if parent is None:
+        return None
+    left = None
+    if parent.type == "assignment":  # Python
+        left = parent.child_by_field_name("left")
+    elif parent.type == "variable_declarator":  # JS/TS, Java, C#
+        left = parent.child_by_field_name("name") or (
+            parent.named_children[0] if parent.named_children else None
+        )
+    elif parent.type == "let_declaration":  # Rust
+        left = parent.child_by_field_name("pattern")
+    elif (
+        parent.type == "expression_list"
+        and parent.parent is not None
+        and parent.parent.type in ("short_var_declaration", "assignment_statement")
+    ):  # Go
+        lhs = parent.parent.child_by_field_name("left")
+        left = lhs.named_children[0] if lhs is not None and lhs.named_children else None
+    elif parent.type == "equals_value_clause" and parent.parent is not None:  # C#
+        left = parent.parent.child_by_field_name("name") or (
+            parent.parent.named_children[0] if parent.parent.named_children else None
+        )
+    if left is None or left.type not in ("identifier", "identifier_pattern"):
+        if left is not None and left.type == "mutable_specifier":
+            return None
+        if parent.type == "let_declaration" and left is not None and text(left).startswith("mut "):
+            return text(left)[4:].strip() or None
+        return None
+    return text(left)
