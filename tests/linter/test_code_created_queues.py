@@ -491,3 +491,18 @@ def test_a_write_after_the_use_in_the_loop_around_it_is_not_known(tmp_path):
     queues = loader.load(str(tmp_path / "w.rb")).queues
     assert str(queues["looped"].visibility_timeout).startswith("<computed: written at line 5")
     assert queues["once"].visibility_timeout == 10
+
+
+def test_a_rake_task_is_ruby_its_created_queue_judged_with_its_worker():
+    """A Rakefile (and ``*.rake``) is Ruby: the queue its task creates is the queue its Shoryuken worker consumes
+    (no redrive policy: VG020 at the create call)."""
+    from visguard.linter.api import lint_paths
+
+    result = lint_paths([os.path.join(FIXTURES, "rake")])
+    assert not result.errors
+    got = [
+        (f.rule, os.path.basename(f.location.file), f.location.line)
+        for f in result.findings
+        if f.rule == "VG020"
+    ]
+    assert got == [("VG020", "Rakefile", 7)]

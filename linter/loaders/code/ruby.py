@@ -26,7 +26,7 @@ from visguard import facts
 from . import CodeResult, creates
 from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, snake, text, unknown
 
-EXTENSIONS = (".rb",)
+EXTENSIONS = (".rb", ".rake", "Rakefile", "rakefile")  # rake tasks are Ruby
 
 # a keyword argument's key -> what it sets: the SDK's receive parameters (consumer fields), Shoryuken's options
 _SHORYUKEN = {

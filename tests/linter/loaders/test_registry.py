@@ -219,3 +219,16 @@ def test_another_tools_file_with_visguard_keys_is_a_note_not_bad_input(tmp_path)
     (tmp_path / "named").mkdir()
     (tmp_path / "named" / "visguard.yaml").write_text("profiles: {app: {}}\n")
     assert lint_paths([str(tmp_path / "named" / "visguard.yaml")]).errors
+
+
+def test_a_frameworks_own_file_with_visguard_keys_is_neither_a_note_nor_bad_input(tmp_path):
+    """``shoryuken.yml`` holds ``queues:`` (a list), a key of visguard.yaml too: it is Shoryuken's, read by the
+    code loader's framework reader; claimed by its keys as a visguard.yaml it is not one, and says nothing."""
+    from visguard.linter.api import lint_paths
+
+    (tmp_path / "shoryuken.yml").write_text("concurrency: 5\nqueues:\n  - worker_bee\n")
+    result = lint_paths([str(tmp_path)])
+    assert not result.errors
+    assert not [f for f in result.findings if "not a visguard configuration" in f.message]
+    (tmp_path / "other.yml").write_text("queues:\n  - worker_bee\n")
+    assert [f for f in lint_paths([str(tmp_path)]).findings if "not a visguard configuration" in f.message]

@@ -1,4 +1,4 @@
-; endings: .rb
+; endings: .rb .rake Rakefile rakefile
 ; markers: receive_message create_queue shoryuken Shoryuken QueuePoller add_queue
 ; grammar: tree_sitter_ruby.language
 ;
