@@ -318,6 +318,10 @@ LARAVEL_JOB_ATTRIBUTES = ("Timeout", "Tries", "Backoff", "FailOnTimeout", "Queue
 SHORYUKEN_CHANGELOG = "https://github.com/ruby-shoryuken/shoryuken/blob/main/CHANGELOG.md"
 SHORYUKEN_SOFT_STOP_BOUNDED_SINCE = (7, 0, 3)
 SHORYUKEN_NON_RETRYABLE_DELETES_SINCE = (7, 0, 1)
+# `shoryuken sqs create QUEUE-NAME [-a|--attributes KEY:VALUE ...]` (Thor's hash option) calls CreateQueue with
+# those attributes, and FifoQueue=true when the name ends with .fifo (bin/cli/sqs.rb)
+SHORYUKEN_CLI = "https://github.com/ruby-shoryuken/shoryuken/blob/main/bin/cli/sqs.rb"
+SHORYUKEN_CLI_CREATE = ("sqs", "create")
 # ------------------------------------------------------ Lambda + SQS mapping: provisioned mode (issue 36, pollers)
 # ProvisionedPollerConfig (fact-drift-2026-12 rows L1, L2; reference/lambda-sqs-esm.md section 6). "You can control
 # the scaling behavior of your Amazon SQS event source mappings either through maximum concurrency settings or by
@@ -640,6 +644,7 @@ checked(
 )
 checked("2026-12-01", RECEIVE_VISIBILITY_SOURCE, "GO_SDK_ZERO_NOT_SENT")
 checked("2026-12-03", RUST_SDK_SQS_SERIALIZER, "RUST_SDK_SENDS_SET_VALUE")
+checked("2026-12-03", SHORYUKEN_CLI, "SHORYUKEN_CLI_CREATE")
 checked("2026-12-01", ECS_STOP_TIMEOUT.source, "ECS_STOP_TIMEOUT", "DEFAULT_ECS_STOP_TIMEOUT")
 checked("2026-12-01", K8S_GRACE_SOURCE, "DEFAULT_K8S_GRACE_PERIOD")
 checked("2026-12-01", SQSD_SOURCE, "SQSD_NAMESPACE", "SQSD_OPTIONS")

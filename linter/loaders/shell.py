@@ -151,10 +151,56 @@ def _workers(path: str, text: str, commands: list, model: Model) -> None:
         model.notes += found.notes
 
 
+def _shoryuken_create(words: list) -> tuple[str, dict[str, shellwords.Word]] | None:
+    """``[bundle exec] shoryuken sqs create NAME [-a|--attributes K:V ...]`` (facts.SHORYUKEN_CLI) as the AWS
+    CLI's create-queue: ("create-queue", {"--queue-name": NAME, "--attributes": K=V,...}); a value that the
+    shorthand cannot carry (a comma, a JSON value) leaves the attributes out, with ``--attributes-unread``."""
+    from visguard import facts
+
+    if len(words) > 2 and [w.text for w in words[:2]] == ["bundle", "exec"]:
+        words = words[2:]
+    if not words or posixpath.basename(words[0].text) != "shoryuken":
+        return None
+    rest = words[1:]
+    if len(rest) < 3 or tuple(w.text for w in rest[:2]) != facts.SHORYUKEN_CLI_CREATE:
+        return None
+    name, pairs, unread, i = None, [], False, 2
+    while i < len(rest):
+        w = rest[i]
+        if w.text in ("-a", "--attributes") or w.text.startswith("--attributes="):
+            if "=" in w.text:
+                rest = [*rest[: i + 1], shellwords.Word(w.text.split("=", 1)[1], w.parts), *rest[i + 1 :]]
+            i += 1
+            while i < len(rest) and not rest[i].text.startswith("-"):
+                key, colon, value = rest[i].text.partition(":")
+                if not colon or not rest[i].known or "," in value or value.startswith(("{", "[")):
+                    unread = True
+                else:
+                    pairs.append(f"{key}={value}")
+                i += 1
+            continue
+        if name is None and not w.text.startswith("-"):
+            name = w
+        i += 1
+    if name is None:
+        return None
+    opts: dict[str, shellwords.Word] = {"--queue-name": name}
+    if name.text.endswith(".fifo") and not any(p.startswith("FifoQueue=") for p in pairs):
+        pairs.append("FifoQueue=true")
+    if pairs:
+        opts["--attributes"] = shellwords.Word(",".join(pairs), [])
+    if unread:
+        opts["--attributes-unread"] = shellwords.Word("true", [])
+    return "create-queue", opts
+
+
 def _sqs(cmd: shellwords.Command) -> tuple[str, dict[str, shellwords.Word]] | None:
-    """(operation, {option: value}) of an ``aws ... sqs OPERATION ...`` command, else None."""
+    """(operation, {option: value}) of an ``aws ... sqs OPERATION ...`` command (or Shoryuken's
+    ``shoryuken sqs create``: :func:`_shoryuken_create`), else None."""
     words = cmd.words
-    if not words or posixpath.basename(words[0].text) not in CLIS:
+    if words and posixpath.basename(words[0].text) not in CLIS:
+        return _shoryuken_create(words)
+    if not words:
         return None
     positional: list[str] = []
     opts: dict[str, shellwords.Word] = {}
@@ -226,6 +272,13 @@ class _Builder:
             return
         attrs = dict(given.get("Attributes") or {}) if isinstance(given.get("Attributes"), dict) else {}
         attrs.update(self.attributes(opts.get("--attributes"), line, name))
+        if "--attributes-unread" in opts:  # shoryuken sqs create -a with a value the reader does not split
+            self.note(
+                f"shoryuken sqs create {name}: some --attributes are not read; its settings are not checked",
+                line,
+                name,
+            )
+            return
         if name in self.model.queues:
             self.note(f"the queue {name} is created again here; the first create-queue is read", line, name)
             return

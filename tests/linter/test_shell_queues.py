@@ -540,3 +540,22 @@ def test_hostile_compose_runs_are_bounded(tmp_path):
     (tmp_path / "compose.yaml").write_text("- just\n- a list\n")
     model = load(tmp_path, "up:\n\tX=1 docker compose up\n", "Makefile")
     assert model.env == [] and model.notes == []
+
+
+def test_shoryukens_cli_creates_a_queue_like_create_queue(tmp_path):
+    """``[bundle exec] shoryuken sqs create NAME [-a K:V ...]`` (facts.SHORYUKEN_CLI): a queue at its line, its
+    ``--attributes`` pairs read, a ``.fifo`` name made FIFO; a value the pairs cannot carry leaves it unjudged."""
+    model = load(
+        tmp_path,
+        "reset:\n\tbundle exec shoryuken sqs delete jobs\n\tbundle exec shoryuken sqs create jobs\n"
+        "\tshoryuken sqs create slow -a VisibilityTimeout:600 MessageRetentionPeriod:1209600\n"
+        "\tbin/shoryuken sqs create events.fifo\n"
+        '\tshoryuken sqs create odd --attributes RedrivePolicy:{"maxReceiveCount":3}\n',
+        "Makefile",
+    )
+    assert sorted(model.queues) == ["events.fifo", "jobs", "slow"]
+    jobs, slow, events = model.queues["jobs"], model.queues["slow"], model.queues["events.fifo"]
+    assert (jobs.location.line, jobs.visibility_timeout, jobs.redrive) == (3, None, None)
+    assert (slow.visibility_timeout, slow.message_retention) == (600, 1209600)
+    assert events.fifo is True
+    assert any("shoryuken sqs create odd" in n and "not read" in n for n in notes(model))
