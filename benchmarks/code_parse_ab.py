@@ -72,6 +72,9 @@ def layout(rev: str, work: Path) -> Path:
     tmp.write_bytes(archive)
     with tarfile.open(tmp) as t:
         t.extractall(src, filter="data")
+    # byte-compiled as an install is: a run with PYTHONDONTWRITEBYTECODE=1 would otherwise compile every module it
+    # imports, each time, and measure the size of the source instead of the work
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src)], capture_output=True, check=False)
     pkg = work / f"path-{rev}" / "visguard"
     pkg.mkdir(parents=True)
     for f in (src / "common").iterdir():

@@ -1222,6 +1222,8 @@ class Flow:
         self._kept = 0
         self._roots: dict[str, str] = {}
         self._abs: dict[str, str] | None = None  # absolute path -> the offered path (offered_file)
+        self._abs_of: dict | None = None  # the offered set _abs was made from, and its size then
+        self._abs_n = 0
         self._scopes: dict[tuple, list] = {}  # (folder, ending, folder only) -> [(absolute, offered path)]
         self._hits: dict[tuple, list] = {}  # (file, folder only, words) -> the paths of its scope holding one
 
@@ -1377,8 +1379,7 @@ class Flow:
         found = self._scopes.get(key)
         if found is None:  # once per folder and ending: every file of a project asks the same
             found = []
-            for p in self.offered:
-                a = os.path.abspath(p)
+            for a, p in self._absolute().items():
                 if a.endswith(ext) and (
                     (os.path.dirname(a) == top) if folder_only else a.startswith(top + os.sep)
                 ):
@@ -1390,9 +1391,14 @@ class Flow:
 
     def offered_file(self, path: str) -> str | None:
         """The path as the run was offered it of the file at ``path`` (any spelling), or None: not offered."""
-        if self._abs is None or len(self._abs) != len(self.offered):
+        return self._absolute().get(os.path.abspath(path))
+
+    def _absolute(self) -> dict[str, str]:
+        """Absolute path -> the path as offered, of every offered file (made once per set of offered files)."""
+        if self._abs is None or self._abs_of is not self.offered or self._abs_n != len(self.offered):
             self._abs = {os.path.abspath(p): p for p in self.offered}
-        return self._abs.get(os.path.abspath(path))
+            self._abs_of, self._abs_n = self.offered, len(self.offered)
+        return self._abs
 
     def data(self, path: str) -> bytes | None:
         if path in self._bytes:
