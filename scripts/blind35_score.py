@@ -20,7 +20,6 @@ import json
 import os
 import sys
 
-
 CONSUMER_PLACES = False
 
 
