@@ -643,9 +643,8 @@ def _load_config(path: str, options: LoadOptions) -> Model:
 
         model = ConfigModel(source_file=path)  # (config None: no settings of its own)
         if os.path.basename(path) in LANGUAGES["frameworks"][0]:
-            return (
-                model  # a framework's own file (shoryuken.yml's `queues:`), read as such by the code loader
-            )
+            # a framework's own file (shoryuken.yml's `queues:`), read as such by the code loader
+            return model
         model.notes.append(
             Note(
                 f"not read: its top-level keys are visguard.yaml's, but it is not a visguard configuration "
