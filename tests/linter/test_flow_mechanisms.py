@@ -866,3 +866,20 @@ def test_objects_of_a_type_that_sends_and_receives_consume_only_when_their_recei
     said = [n.message for n in notes if "whether it receives is not followed" in n.message]
     assert [any(f" {name} built at" in m for m in said) for name in noted] == [True] * len(noted)
     assert len(said) == len(noted)
+
+
+def test_an_object_used_too_often_to_follow_is_a_note_and_read_in_bounded_time(tmp_path):
+    """20,000 uses of one object's name: its uses are not all read (``engine.MAX_USES``), so it is not judged,
+    and the file is read in bounded time."""
+    import time
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'w'\n")
+    (tmp_path / "sqsq.py").write_text(QUEUE_TYPE)
+    body = f"inbox = Queue('{URL}inbox', 60)\noutbox = Queue('{URL}outbox')\ninbox.get()\n"
+    body += "outbox.post('x')\n" * 20_000
+    (tmp_path / "main.py").write_text("from sqsq import Queue\n\n" + body)
+    started = time.process_time()
+    consumers, notes, _ = run(str(tmp_path))
+    assert time.process_time() - started < 30
+    assert {c.queue_ref.value.rsplit("/", 1)[-1] for c in consumers if c.queue_ref} == {"inbox"}
+    assert any("outbox built at" in n.message and "too often" in n.message for n in notes)

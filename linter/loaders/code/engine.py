@@ -49,6 +49,7 @@ what its code does not say (:meth:`Reader.annotated`).
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import os
 import re
@@ -2127,12 +2128,7 @@ def _receiving_methods(g: File, receive) -> tuple[set[str], bool] | None:
     name = _name_of(node) if node is not None else ""
     if not name:
         return None
-    functions, stack = [], [g.root]
-    while stack and len(functions) < 2000:
-        n = stack.pop()
-        if n.type in _FUNCTION_NODES and _name_of(n):
-            functions.append((_name_of(n), g.data[n.start_byte : n.end_byte]))
-        stack.extend(n.named_children)
+    functions = _functions_of(g)
     reach = {name}
     for _ in range(8):
         calls = [re.compile(rb"\." + re.escape(r.encode()) + rb"\s*\(") for r in reach]
@@ -2142,6 +2138,21 @@ def _receiving_methods(g: File, receive) -> tuple[set[str], bool] | None:
         reach |= more
     sends = any(f not in reach and _SENDS.search(body) for f, body in functions)
     return reach, sends
+
+
+def _functions_of(g: File) -> list[tuple[str, bytes]]:
+    """(name, text) of the first 2,000 named functions of ``g``, found once per file (every shared receive of a
+    file asks the same)."""
+    found = getattr(g, "_functions", None)
+    if found is None:
+        found, stack = [], [g.root]
+        while stack and len(found) < 2000:
+            n = stack.pop()
+            if n.type in _FUNCTION_NODES and _name_of(n):
+                found.append((_name_of(n), g.data[n.start_byte : n.end_byte]))
+            stack.extend(n.named_children)
+        g._functions = found
+    return found
 
 
 _SENDS = re.compile(rb"(?i)send_?message")  # SendMessage(Batch) in every SDK's spelling
@@ -2176,9 +2187,13 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
                 (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
             )
             continue
-        uses = [m for m in re.finditer(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])", h.data)][
-            :MAX_USES
-        ]
+        name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
+        uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
+        if len(uses) > MAX_USES:  # a name used this often is not followed: said, never judged
+            unfollowed.append(
+                (where, f"the object {bound} built at {h.path}:{line(call)} is used too often to follow")
+            )
+            continue
         methods, other = set(), False
         for m in uses:
             token = h.root.descendant_for_byte_range(m.start(), m.end())
