@@ -60,9 +60,12 @@ def check(queue, ctx):
                         qvt=fmt_seconds(qvt),
                         queue_at=ctx.queue_visibility_said(queue),
                     ),
-                    # where the value to change is: the queue's when raising it fixes it, else the consumer's
+                    # where the value to change is: the queue's when raising it fixes it, else the consumer's;
+                    # a queue the code creates without a VisibilityTimeout (SQS's default) writes no value to
+                    # point at: the consumer's written one
                     location=queue.location_of("visibility_timeout")
                     if change_to is not None
+                    and not (queue.created_by and "visibility_timeout" not in queue.locations)
                     else ctx.visibility_where(queue, c),
                     consumer=c,
                 ),

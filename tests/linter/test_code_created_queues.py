@@ -506,3 +506,35 @@ def test_a_rake_task_is_ruby_its_created_queue_judged_with_its_worker():
         if f.rule == "VG020"
     ]
     assert got == [("VG020", "Rakefile", 7)]
+
+
+def test_the_url_a_create_call_returns_is_the_created_queue(capsys):
+    """``queue.QueueUrl`` of ``queue, err := svc.CreateQueue(..)`` (Go v1 and v2), ``data.QueueUrl`` of an SDK v2
+    callback, ``const { QueueUrl } = await client.send(new CreateQueueCommand(..))`` and ``created.QueueUrl`` (v3),
+    ``createQueue(..).queueUrl()`` (Java, a builder or a lambda), ``(await CreateQueueAsync(..)).QueueUrl`` (C#),
+    ``resp["QueueUrl"]`` (Python): the receive reads the queue the create names (VG060 at the receive's value: the
+    create writes no VisibilityTimeout; VG020 at the create). A create named by a parameter is the queue declared at
+    that call, read through the same result (VG020, its 30 s agree); a ``QueueUrl`` field of anything else is not
+    joined."""
+    findings = _lint(capsys, "result-url")
+    got = {
+        (f["rule"], f["file"].split("result-url/")[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    }
+    vg060 = {
+        ("go1/main.go", 23),
+        ("go2/worker.go", 16),
+        ("callback.js", 8),
+        ("destructure.ts", 7),
+        ("destructure.ts", 12),
+        ("Worker.java", 7),
+        ("Worker.java", 12),
+        ("Worker.cs", 9),
+        ("worker.py", 8),
+    }
+    vg020 = {("go1/main.go", 12), ("go2/worker.go", 11), ("go2/worker.go", 21), ("callback.js", 6),
+             ("destructure.ts", 6), ("destructure.ts", 11), ("Worker.java", 6), ("Worker.java", 11), ("Worker.cs", 8),
+             ("worker.py", 7)}  # fmt: skip
+    unjoined = {("VG902", "go2/worker.go", 28)}
+    assert got == {("VG060", *k) for k in vg060} | {("VG020", *k) for k in vg020} | unjoined
+    unjoined_notes = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
+    assert len(unjoined_notes) == 1 and "s.QueueUrl" in unjoined_notes[0]

@@ -285,10 +285,16 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
 def _target(f: File, url, created: list) -> str | None:
     """The created queue a SetQueueAttributes call's QueueUrl is: the result of its create call (through names
     bound once), or the queue its URL's last segment names."""
+    from .engine import url_object
+
     node = url
     for _ in range(MAX_FOLLOW + 1):
         while node.type in f.lang.wrappers and node.named_children:  # &url, (url)
             node = node.named_children[-1]
+        obj = url_object(node, f) if f.lang.name != "python" else None
+        if obj is not None:  # out.QueueUrl, out.queueUrl(): the result it is a field of
+            node = obj
+            continue
         for site, name, _ in created:
             if node.start_byte <= site.start_byte and site.end_byte <= node.end_byte:
                 return name

@@ -376,11 +376,124 @@ def evaluate(node, f: File, depth: int = 0) -> Value:
         return Value(
             "list", [evaluate(k, f, depth + 1) for k in node.named_children if k.type != "comment"], node
         )
+    small = node.end_byte - node.start_byte < 4096
+    if small and (t in lang.members or t in lang.calls or t in _MEMBER_READS):
+        got = response_url(node, f, depth)
+        if got is not None:
+            return got
     if t in lang.names or t in lang.members:
         return f.name(node, depth)
     if t in lang.calls:
         return f.call(node, depth)
     return unknown(node)
+
+
+# ------------------------------------------------------------------------- the URL a CreateQueue call returns
+# (issue 35) ``queue, err := c.CreateQueue(&sqs.CreateQueueInput{QueueName: aws.String(n)})`` ... ``queue.QueueUrl``,
+# ``sqs.createQueue(r -> r.queueName(n)).queueUrl()``, ``(await client.CreateQueueAsync(req)).QueueUrl``: the URL
+# field of a CreateQueue (or GetQueueUrl) result is the queue the call names (a ``name`` Value, or the environment
+# variable the name is), so a consumer of it joins that queue by name. The result is followed through names bound
+# once (MAX_RESPONSE_FOLLOW); the request is read as :mod:`creates` reads a create call's. A name known only at
+# run time gives None here (the consumer then reads the unnamed queue through the very call: creates._target).
+# Python and JavaScript read the same in their hooks (python._response, javascript._lookup).
+RESPONSE_CALLS = {
+    "createqueue", "createqueuewithcontext", "createqueueasync", "getqueueurl", "getqueueurlwithcontext",
+    "getqueueurlasync",
+}  # fmt: skip
+MAX_RESPONSE_FOLLOW = 4  # names followed from a result's use back to the call that returned it
+_OBJECT_FIELDS = ("operand", "object", "expression", "value", "receiver")
+_MEMBER_READS = {"member_access_expression", "field_access"}  # C#, Java: a field read no Language lists
+_FIELD_FIELDS = ("field", "property", "name", "method")
+
+
+def _word(raw: str) -> str:
+    """The last word of a callee or field, lower case, without ``_`` (``QueueUrl``, ``queue_url`` are one)."""
+    words = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", raw)
+    return words[-1].replace("_", "").lower() if words else ""
+
+
+def url_object(node, f: File):
+    """The result whose URL field ``node`` reads (``out`` of ``out.QueueUrl``, ``out.queueUrl()``,
+    ``out.getQueueUrl()``), or None when ``node`` is no such read."""
+    member, called = node, False
+    if node.type in f.lang.calls:
+        if call_arguments(node, f.lang):
+            return None
+        fn = node.child_by_field_name("function")
+        member, called = (fn if fn is not None else node), True
+    obj = next((n for n in map(member.child_by_field_name, _OBJECT_FIELDS) if n is not None), None)
+    field = next((n for n in map(member.child_by_field_name, _FIELD_FIELDS) if n is not None), None)
+    if obj is None or field is None or obj.start_byte >= field.start_byte:
+        return None
+    word = _word(text(field))
+    return obj if word == "queueurl" or (called and word == "getqueueurl") else None
+
+
+def response_call(node, f: File):
+    """The CreateQueue / GetQueueUrl call whose result ``node`` is (through wrappers, ``await`` and names bound
+    once), or None."""
+    for _ in range(MAX_RESPONSE_FOLLOW + 1):
+        for _ in range(8):
+            if node is None or not (
+                node.type in f.lang.wrappers or node.type in ("await_expression", "parenthesized_expression")
+            ):
+                break
+            kids = [k for k in node.named_children if k.type != "comment"]
+            node = kids[-1] if kids else None
+        if node is None:
+            return None
+        if node.type in f.lang.calls:
+            name = callee(node, f.lang) or ""
+            return node if _word(name) in RESPONSE_CALLS else None
+        if node.type not in f.lang.names:
+            return None
+        node = f.resolve(node)[0]
+    return None
+
+
+def response_url(node, f: File, depth: int) -> Value | None:
+    """The queue the URL read at ``node`` is, when it is the URL field of a CreateQueue / GetQueueUrl result whose
+    queue name is known (a literal, a constant, an environment variable); else None."""
+    obj = url_object(node, f)
+    call = response_call(obj, f) if obj is not None else None
+    if call is None:
+        return None
+    from . import creates
+
+    token = call.child_by_field_name("function") or call.child_by_field_name("name")
+    for _ in range(8):
+        kids = token.named_children if token is not None else []
+        if not kids:
+            break
+        token = kids[-1]
+    entry = creates._call_site(f, token) if token is not None else None
+    fields, _ = creates._request(f, entry) if entry is not None else (None, None)
+    # Java: createQueue(CreateQueueRequest.builder().queueName(n).build())
+    if entry is None and f.lang.name == "java":
+        start = next(iter(call_arguments(call, f.lang)), None)
+        for _ in range(64):
+            inner = start.child_by_field_name("object") if start is not None else None
+            if start is None or start.type != "method_invocation" or inner is None:
+                break
+            if inner.type != "method_invocation":
+                break
+            start = inner
+        if start is not None and _word(text(start.child_by_field_name("object"))) in (
+            "createqueuerequest",
+            "getqueueurlrequest",
+        ):
+            fields = creates._chain(f, start, upward=True)[0]
+    name = fields.get("name") if fields else None
+    if name is None:
+        return None
+    v = evaluate(name, f, depth + 1)
+    if v.kind == "env":
+        return v
+    if v.kind != "str" or not v.value.strip():
+        return None
+    out = Value("name", v.value.strip(), v.node)
+    out.via, out.file = v.via or name, v.file
+    return out
 
 
 class File:

@@ -1122,6 +1122,9 @@ class _Scopes:
         if named is not None and named.type == "identifier":  # opts.queueUrl of a parameter: each call's
             fn = self._param_of(text(named), named)
             if fn is not None:
+                call = self._result_of_callback(fn, text(named)) if key == "QueueUrl" else None
+                if call is not None:  # createQueue({..}, function (err, data) { .. data.QueueUrl .. })
+                    return self._lookup(call)
                 return self._param(fn, text(named), named, depth, prop=key, absent=absent)
         sources = self._merge_sources(named, depth)
         if sources is not None:  # { ...DEFAULTS, ...options }.key: the last source that sets it
@@ -1129,6 +1132,8 @@ class _Scopes:
         base = self._value(obj, depth + 1)
         if base.kind == "module":  # config.QUEUE_URL of `const config = require("./config")`
             return _js(base.value).exported(key, depth + 1)
+        if key == "QueueUrl" and base.kind in ("name", "env") and base.mark == "response":
+            return base  # (await client.send(new CreateQueueCommand({..}))).QueueUrl: the queue it names
         if base.kind == "obj" and key in base.value:
             return self.within(base.file, base.value[key], depth + 1)
         if absent and base.kind == "obj" and base.mark != "open":
@@ -1353,16 +1358,41 @@ class _Scopes:
                 callee = self._callee_name(_strip(n.child_by_field_name("constructor")))
             elif n.type == "call_expression":
                 callee = self._callee_name(n.child_by_field_name("function"))
-            if callee in ("GetQueueUrlCommand", "getQueueUrl"):
+            if callee in _RESPONSE_CALLS:
                 arg = _first_arg(n)
                 v = self.value(arg) if arg is not None else None
                 if v is not None and v.kind == "obj" and "QueueName" in v.value:
                     q = self.value(v.value["QueueName"])
-                    if q is not None and q.kind == "str":
-                        return Value("name", q.value, q.node)
+                    fallback = q.default if q is not None and q.kind == "env" else None
+                    if fallback is not None and fallback.kind == "str":
+                        q = fallback
+                    if q is not None and q.kind == "str" and q.value.strip():
+                        out = Value("name", q.value.strip(), q.node)
+                        out.mark = "response"
+                        return out
+                    if q is not None and q.kind == "env":
+                        out = Value("env", q.value, q.node)
+                        out.mark = "response"
+                        return out
                 raise _Unresolved
             stack.extend(n.named_children)
         raise _Unresolved
+
+    def _result_of_callback(self, fn, name):
+        """The CreateQueue / GetQueueUrl call (SDK v2) that ``fn`` is the callback of when ``name`` is the
+        callback's second parameter, the result (``sqs.createQueue({QueueName}, function (err, data) {..})``);
+        else None."""
+        params = _params(fn)
+        if len(params) < 2 or _param_name(params[1])[0] != name:
+            return None
+        args = self.file.parent(fn)
+        call = self.file.parent(args) if args is not None and args.type == "arguments" else None
+        if call is None or call.type != "call_expression":
+            return None
+        if self._callee_name(call.child_by_field_name("function")) not in _RESPONSE_CALLS:
+            return None
+        kids = [c for c in args.named_children if c.type != "comment"]
+        return call if kids and kids[-1].id == fn.id else None
 
     def _object(self, node, depth):
         props, open_ = {}, False
@@ -1625,6 +1655,10 @@ class _Scopes:
                         ):
                             found.append(expr.child_by_field_name("right"))
         return found[0] if len(found) == 1 else None
+
+
+# the calls whose result names a queue (its QueueUrl): the queue their QueueName names (issue 35)
+_RESPONSE_CALLS = ("GetQueueUrlCommand", "getQueueUrl", "CreateQueueCommand", "createQueue")
 
 
 # ----------------------------------------------------------------------------------------------- helpers
