@@ -12,6 +12,8 @@ exists: a CreateQueue of an existing name creates nothing. So before the join (:
 ``linter.consumers.join``):
 
 - a code-created queue whose name a declared queue of the run has is dropped;
+- a queue created under the name an environment variable gives (``$VAR``, :func:`env_id`) is dropped when a binding
+  of the variable names a declared queue; else the consumers of the run that read the variable (no default) read it;
 - the others are joined as any queue (``linter.consumers``): a test's creation too (tests create real queues
   against moto, LocalStack or ElasticMQ, and their consumers read them); where a consumer's reference fits the
   creations of several files, and none is of its own file, the join names every candidate;
@@ -68,6 +70,15 @@ def unnamed_id(loc: Location) -> str:
     """The id of a queue created at ``loc`` under a name known only at run time (``"test-#{SecureRandom.uuid}"``,
     a helper's parameter): named by where it is built, never a name another queue or reference can have."""
     return f"{UNNAMED_PREFIX}{_place(loc)}>"
+
+
+ENV_PREFIX = "$"  # the id of a queue created under the name an environment variable gives (env_id)
+
+
+def env_id(var: str) -> str:
+    """The id of a queue created under the name (or the URL's last segment) the environment variable ``var``
+    holds: ``$VAR``, the queue every consumer reading ``var`` reads when no input of the run names another."""
+    return f"{ENV_PREFIX}{var}"
 
 
 def code_queue(
@@ -193,6 +204,7 @@ def settle(models: list[Model]) -> None:
     # Kombu's queues: only where no queue of the run has the consumer's name
     others = consumers.QueueIndex([_without(m, None, kombu, id(m)) for m in models])
     env = consumers._bindings(models)
+    _settle_env_named(models, [(m, q) for m, q in created if (id(m), q.id) not in kombu], declared, env)
     for m in models:
         for c in list(m.pending):
             qid = c.settings.get("kombu_queue")
@@ -216,6 +228,33 @@ def settle(models: list[Model]) -> None:
                     q.name, q.fifo = name, name.endswith(".fifo")
             q.consumers.append(c)
             m.pending.remove(c)
+
+
+def _settle_env_named(models: list[Model], created: list, declared, env: dict) -> None:
+    """A queue created under the name an environment variable gives (``$VAR``, :func:`env_id`): where a binding of
+    the run names a declared queue for it, that queue is the one (the create changes nothing); else the consumers
+    of the run that read ``VAR`` (without a default) read it (the first such create of the run, where several
+    files create it)."""
+    taken: set[str] = set()
+    for m, q in created:
+        if not q.id.startswith(ENV_PREFIX) or q.id not in m.queues:
+            continue
+        var = q.id[len(ENV_PREFIX) :]
+        bound = env.get(var, [])
+        if var in taken or any(
+            (b.queue is not None and b.queue in bm.queues and bm.queues[b.queue].source != SOURCE)
+            or (b.ref is not None and declared.candidates(b.ref, None))
+            for bm, b in bound
+        ):
+            del m.queues[q.id]  # a declared queue is the one; or another file's create of it is
+            continue
+        taken.add(var)
+        for cm in models:  # (a binding that names a queue no input declares: the queue this create makes)
+            for c in list(cm.pending):
+                ref = c.queue_ref
+                if ref is not None and ref.kind == "env" and ref.value == var and ref.fallback is None:
+                    q.consumers.append(c)
+                    cm.pending.remove(c)
 
 
 def _without(m: Model, source: str | None, kombu=None, mid=None) -> Model:

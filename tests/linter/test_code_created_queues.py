@@ -538,3 +538,41 @@ def test_the_url_a_create_call_returns_is_the_created_queue(capsys):
     assert got == {("VG060", *k) for k in vg060} | {("VG020", *k) for k in vg020} | unjoined
     unjoined_notes = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
     assert len(unjoined_notes) == 1 and "s.QueueUrl" in unjoined_notes[0]
+
+
+def _rows(findings, folder):
+    return sorted(
+        (
+            f["rule"],
+            f["file"].split(f"{folder}/")[-1],
+            f["line"],
+            f["queue"] if f["rule"] != "VG902" else None,
+        )
+        for f in findings
+        if f["rule"] != "VG065"
+    )
+
+
+def test_a_queue_created_under_the_name_an_environment_variable_gives(capsys):
+    """``QueueName: JOBS_URL?.split("/").pop()`` (a seed script), ``os.environ["MAIL_QUEUE"]``,
+    ``os.environ["REPORTS_URL"].rsplit("/", 1)[-1]``: the queue that variable names (``$VAR``), read by every
+    consumer of the run that reads the variable (another file's, without a default): VG020 at the create, VG060 at
+    a receive's 60 s vs SQS's 30 s. A consumer of another variable is not joined."""
+    findings = _lint(capsys, os.path.join("env-named", "js"))
+    assert _rows(findings, "js") == [
+        ("VG020", "test/seed.ts", 9, "$JOBS_URL"),
+        ("VG902", "src/worker.ts", 8, None),
+    ]
+    findings = _lint(capsys, os.path.join("env-named", "python"))
+    assert _rows(findings, "python") == [
+        ("VG020", "bootstrap.py", 9, "$MAIL_QUEUE"),
+        ("VG020", "bootstrap.py", 10, "$REPORTS_URL"),
+        ("VG060", "worker.py", 9, "$REPORTS_URL"),
+    ]
+
+
+def test_an_environment_named_create_of_a_declared_queue_creates_nothing(capsys):
+    """The ``.env`` binding of the variable names a queue a template declares (with its dead-letter queue): that
+    queue is the one the consumer reads; the create is not a queue of its own (no VG020 at it)."""
+    findings = _lint(capsys, os.path.join("env-named", "declared"))
+    assert [(f["rule"], f["queue"]) for f in findings] == [("VG065", "Orders")]

@@ -33,8 +33,10 @@ queue declared at that call: its id says where (``<name built at file:line>``,
 file reaches it only through the very binding its name is, or the URL its create returned (:func:`_link_by_binding`),
 and a RedrivePolicy through the ARN read back for it (:func:`_created_in`). So the rules that judge a queue alone
 run on it (VG020 when such a consumer reads it, VG022 with its dead-letter queue created beside it), once per
-create call. A name read from an environment variable (no default) stays a note: the variable may name a queue the
-run declares, which a CreateQueue of it does not change. A queue whose attributes are not a literal map is not a
+create call. A name read from an environment variable (no default), or the last segment of the URL one holds
+(``QUEUE_URL.split("/").pop()``, ``url.rsplit("/", 1)[-1]``: :func:`_env_tail`), is the queue that variable names
+(id ``$VAR``, ``created_queues.env_id``): the consumers of the run reading the variable read it, unless a binding of
+the run names a declared queue for it, which is then the queue (``created_queues.settle``). A queue whose attributes are not a literal map is not a
 queue of the model: one note names the call and the expression that stopped it. An attribute whose value is
 computed is kept as such (``<computed: expr>``, so no rule judges it); a RedrivePolicy whose JSON is built by the
 code (``json.dumps({...})``) is a policy whose target is not known unless its expression reaches one create call of
@@ -125,6 +127,17 @@ def read(f: File, r: Reader) -> None:
                 continue
             if v.kind == "none":  # QueueName=None is refused: the code runs it only when a name is given
                 continue
+            var = v.value if v.kind == "env" else _env_tail(f, name_node)
+            if var and _ENV_NAME.fullmatch(var):  # the queue the variable names (created_queues.settle)
+                qid = created_queues.env_id(var)
+                if qid not in seen:
+                    q, _ = created_queues.code_queue(None, r.loc(where), attributes_of(f, r, fields, known))
+                    q.id = qid
+                    q.locations["name"] = r.loc(name_node)
+                    seen.add(qid)
+                    r.result.queues.append(q)
+                    created.append((entry["site"], qid, {}))
+                continue
             if v.kind == "env" or (v.kind == "str" and not v.value.strip()):
                 # a variable's queue may be a queue the run declares (a CreateQueue of it creates nothing)
                 why = v.why or shown(name_node)
@@ -213,6 +226,42 @@ _SET = re.compile(
 )
 MAX_SET_SITES = 50  # SetQueueAttributes calls read in one file
 _URL_KEYS = {"queueurl"}
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+# the queue name as the last segment of a URL an environment variable holds: ``QUEUE_URL.split("/").pop()``,
+# ``url?.split('/').at(-1)``, ``url.split("/")[-1]``, ``url.rsplit("/", 1)[-1]``
+_TAIL = re.compile(
+    r"""^\s*([A-Za-z_$][\w$.]*?(?:\[\s*["'][\w]+["']\s*\])?)\s*\??\.\s*r?split\(\s*(["'])/\2\s*(?:,\s*1\s*)?\)\s*"""
+    r"""(?:\??\.\s*pop\(\s*\)|\??\.\s*at\(\s*-1\s*\)|\[\s*-1\s*\])\s*$"""
+)
+
+
+def _env_tail(f: File, node) -> str | None:
+    """The environment variable whose URL's last segment the name at ``node`` is (followed through names bound
+    once, MAX_FOLLOW), or None."""
+    for _ in range(MAX_FOLLOW + 1):
+        if node is None or node.end_byte - node.start_byte > 300:
+            return None
+        m = _TAIL.match(text(node))
+        if m is not None:
+            start = node.start_byte + len(text(node)[: m.start(1)].encode())
+            owner = f.root.descendant_for_byte_range(start, start + len(m.group(1).encode()))
+            v = evaluate(owner, f) if owner is not None and text(owner) == m.group(1) else None
+            return v.value if v is not None and v.kind == "env" and v.default is None else None
+        node = _bound_once(f, node)
+    return None
+
+
+def attributes_of(f: File, r: Reader, fields: dict, known) -> dict:
+    """The attributes a create request's fields write (API name -> (value, location)); {} when not a literal map."""
+    out: dict = {}
+    attrs_node = fields.get("attributes")
+    for k, value_node in (_entries(f, attrs_node) or []) if attrs_node is not None else []:
+        api = _ATTRIBUTES.get(key(k))
+        if api is not None:
+            out[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
+    return out
 
 
 def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
