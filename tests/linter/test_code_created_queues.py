@@ -576,3 +576,31 @@ def test_an_environment_named_create_of_a_declared_queue_creates_nothing(capsys)
     queue is the one the consumer reads; the create is not a queue of its own (no VG020 at it)."""
     findings = _lint(capsys, os.path.join("env-named", "declared"))
     assert [(f["rule"], f["queue"]) for f in findings] == [("VG065", "Orders")]
+
+
+def test_an_sdk_v2_client_bound_to_a_queue_and_an_options_parameter_with_defaults(capsys):
+    """``new AWS.SQS({ params: { QueueUrl: data.QueueUrl } })`` inside the created queue's callback: the client's
+    receive, given no QueueUrl, sends that one (the created queue). Its ``options`` parameter is defaulted in the
+    function's body (``if (options.K === undefined) options.K = V``, ``options.K = options.K || V``,
+    ``options.K ??= V``): V where the calls leave K unset (``poll(handler)``), the call's value where they set it
+    (``pollOwn({ VisibilityTimeout: 30 })``)."""
+    model = loader.load(os.path.join(FIXTURES, "client-params", "jobs.js"))
+    got = {
+        c.location.line: (
+            c.queue_ref.value,
+            c.visibility_override,
+            c.settings.get("wait_time"),
+            getattr(c, "max_messages", c.settings.get("max_messages")),
+        )
+        for c in model.pending
+    }
+    assert got == {
+        12: ("js-bound", 240, 10, None),
+        21: ("https://sqs.eu-west-1.amazonaws.com/123456789012/js-own", 30, None, 5),
+    }
+    findings = _lint(capsys, "client-params")
+    assert sorted((f["rule"], f["line"]) for f in findings if f["rule"] != "VG065") == [
+        ("VG020", 9),
+        ("VG060", 8),
+        ("VG902", 21),
+    ]

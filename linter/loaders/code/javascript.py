@@ -342,6 +342,16 @@ def _consumer(r: Reader, node, platform, heartbeat):
 def _sdk(r: Reader, js, node, is_call, heartbeat):
     arg = _first_arg(node)
     params = js.value(arg) if arg is not None else None
+    params = _with_defaults(js, arg, params)
+    bound = _client_queue_url(js, node)
+    if bound is not None and (params is None or params.kind == "none" or params.kind == "obj"):
+        # new AWS.SQS({ params: { QueueUrl } }): every call of the client sends it, unless the call's own does
+        props = dict(params.value) if params is not None and params.kind == "obj" else {}
+        if "QueueUrl" not in props and (params is None or params.file in (None, js.file)):
+            props["QueueUrl"] = bound
+            mark = params.mark if params is not None else None
+            params = Value("obj", props, arg if arg is not None else node)
+            params.mark = mark
     if (
         is_call
         and not js.sdk_imported
@@ -364,10 +374,155 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
     _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
 
 
+def _client_queue_url(js, call):
+    """The ``QueueUrl`` of the ``params`` an SDK v2 client is constructed with (``const q = new AWS.SQS({ params:
+    { QueueUrl: url } })``) when ``call`` is a call on that client (``q.receiveMessage(...)``); else None."""
+    fn = call.child_by_field_name("function")
+    obj = (
+        _strip(fn.child_by_field_name("object"))
+        if fn is not None and fn.type == "member_expression"
+        else None
+    )
+    if obj is None or obj.type != "identifier":
+        return None
+    try:
+        decl = js.declaration(text(obj), obj)
+    except _Unresolved:
+        return None
+    made = (
+        _strip(decl.child_by_field_name("value"))
+        if decl is not None and decl.type == "variable_declarator"
+        else None
+    )
+    if made is None or made.type != "new_expression":
+        return None
+    if not text(made.child_by_field_name("constructor")).endswith("SQS"):
+        return None
+    arg = _first_arg(made)
+    opts = js.value(arg) if arg is not None else None
+    given = (
+        opts.value.get("params") if opts is not None and opts.kind == "obj" and opts.file is None else None
+    )
+    inner = js.value(given) if given is not None else None
+    if inner is None or inner.kind != "obj" or inner.file is not None:
+        return None
+    return inner.value.get("QueueUrl")
+
+
+# -- a parameter object's defaults (issue 35): ``if (options.K === undefined) options.K = V``, ``options.K =
+# options.K || V``, ``options.K ??= V`` (and ``if (options === undefined) options = {}``) in the function's body
+# before the use: K is V where the calls do not set it. Read from the body's own statements, at most MAX_DEFAULTS.
+MAX_DEFAULTS = 64
+_UNSET = r"(?:\s*(?:===?\s*(?:undefined|null|void\s+0)|==\s*null))"
+
+
+def _with_defaults(js, arg, params):
+    """``params`` (the value read for the receive's or poller's argument ``arg``) with the defaults the function
+    whose parameter ``arg`` is gives the keys its calls leave unset; ``params`` itself when there are none or the
+    calls' object is not this file's."""
+    node = _strip(arg)
+    if node is None or node.type != "identifier":
+        return params
+    name = text(node)
+    fn = js._param_of(name, node)
+    if fn is None:
+        return params
+    found, emptied = _param_defaults(fn, name, node.start_byte)
+    if not found:
+        return params
+    if params is not None and params.kind == "obj" and params.file in (None, js.file):
+        props, mark = dict(params.value), params.mark
+    elif params is None or params.kind == "none" or (emptied and params.kind == "unknown"):
+        # not passed (``get(name, handler)``): the object the body makes; unknown: only when the body makes one
+        # whatever is passed (then the keys it does not default are not known: open)
+        props, mark = {}, ("open" if params is not None and params.kind == "unknown" else None)
+    else:
+        return params
+    for k, v in found.items():
+        props.setdefault(k, v)
+    out = Value("obj", props, node)
+    out.mark = mark
+    return out
+
+
+def _param_defaults(fn, name: str, before: int) -> tuple[dict, bool]:
+    """({key: the default's node}, whether the body sets the parameter to an object when it is not given) from
+    the statements of ``fn``'s body before byte ``before``."""
+    body = fn.child_by_field_name("body")
+    if body is None or body.type != "statement_block":
+        return {}, False
+    p = re.escape(name)
+    member = rf"{p}\s*\.\s*([A-Za-z_$][\w$]*)"
+    cond = re.compile(
+        rf"^\(\s*(?:!\s*{member}|{member}{_UNSET}|typeof\s+{member}\s*===?\s*['\"]undefined['\"])\s*\)$"
+    )
+    whole = re.compile(rf"^\(\s*(?:!\s*{p}|{p}{_UNSET}|typeof\s+{p}\s*===?\s*['\"]undefined['\"])\s*\)$")
+    out: dict = {}
+    emptied = False
+    for stmt in body.named_children[:MAX_DEFAULTS]:
+        if stmt.start_byte >= before:
+            break
+        assign = None
+        if stmt.type == "if_statement" and stmt.child_by_field_name("alternative") is None:
+            c = stmt.child_by_field_name("condition")
+            then = stmt.child_by_field_name("consequence")
+            if then is not None and then.type == "statement_block" and len(then.named_children) == 1:
+                then = then.named_children[0]
+            if c is None or then is None or then.type != "expression_statement" or not then.named_children:
+                continue
+            m = cond.match(text(c))
+            e = then.named_children[0]
+            if e.type != "assignment_expression":
+                continue
+            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+            if m is None:
+                if (
+                    whole.match(text(c))
+                    and text(left) == name
+                    and right is not None
+                    and right.type == "object"
+                ):
+                    emptied = True
+                continue
+            k = next(g for g in m.groups() if g)
+            if left is not None and left.type == "member_expression" and _is_member(left, name, k):
+                assign = (k, right)
+        elif stmt.type == "expression_statement" and stmt.named_children:
+            e = stmt.named_children[0]
+            left, right = e.child_by_field_name("left"), e.child_by_field_name("right")
+            if left is None or right is None:
+                continue
+            if e.type == "augmented_assignment_expression" and text(e.child_by_field_name("operator")) in (
+                "??=",
+                "||=",
+            ):
+                if left.type == "member_expression" and text(left.child_by_field_name("object")) == name:
+                    assign = (text(left.child_by_field_name("property")), right)
+            elif e.type == "assignment_expression" and right.type == "binary_expression":
+                op = right.child_by_field_name("operator")
+                a = right.child_by_field_name("left")
+                if op is None or text(op) not in ("||", "??") or a is None or text(a) != text(left):
+                    continue
+                b = _strip(right.child_by_field_name("right"))
+                if text(left) == name and b is not None and b.type == "object":
+                    emptied = True
+                elif left.type == "member_expression" and text(left.child_by_field_name("object")) == name:
+                    assign = (text(left.child_by_field_name("property")), right.child_by_field_name("right"))
+        if assign is not None and assign[1] is not None:
+            out.setdefault(assign[0], assign[1])
+    return out, emptied
+
+
+def _is_member(node, name: str, key: str) -> bool:
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    return obj is not None and prop is not None and text(obj) == name and text(prop) == key
+
+
 def _options(r: Reader, js, c, node, arg, where: str):
     """A poller's options object (``Consumer.create({...})``, ``new Squiss({...})``) as read, or None after one
     remark that its queue and visibility are not known."""
     opts = js.value(arg) if arg is not None else None
+    opts = _with_defaults(js, arg, opts)
     if opts is None or opts.kind != "obj":
         r.remark(
             f"{where} takes options visguard cannot read; its queue and visibility are not known", node, c.id
