@@ -604,3 +604,27 @@ def test_an_sdk_v2_client_bound_to_a_queue_and_an_options_parameter_with_default
         ("VG060", 8),
         ("VG902", 21),
     ]
+
+
+def test_a_callback_given_a_client_bound_to_the_queue_its_helper_creates(capsys):
+    """``withQueue(queueName, function (err, client) { client.receiveMessage(options, ..) })`` where
+    ``withQueue`` (this file) calls ``done(null, clients[queueName])`` and stores ``clients[queueName] = new
+    AWS.SQS({ params: { QueueUrl: res.QueueUrl } })`` in its ``createQueue`` callback: the receive reads the queue
+    declared at that create (its name is the caller's: known only at run time), with ``options``' default of 120 s
+    (VG060 at the default, VG020 at the create). A call that passes its options from another file is not read with
+    the defaults of this one (a note, never a guess); a sender of the same helper is no consumer."""
+    findings = _lint(capsys, "client-callback")
+    rows = sorted(
+        (f["rule"], f["file"].split("client-callback/")[-1], f["line"])
+        for f in findings
+        if f["rule"] != "VG065"
+    )
+    assert rows == [
+        ("VG020", "pool.js", 7),
+        ("VG060", "pool.js", 16),
+        ("VG902", "main.js", 4),
+        ("VG902", "main.js", 4),
+    ]
+    assert {f["queue"] for f in findings if f["rule"] in ("VG020", "VG060")} == {
+        f"<name built at {os.path.join(FIXTURES, 'client-callback', 'pool.js')}:7>"
+    }

@@ -394,6 +394,8 @@ def _client_queue_url(js, call):
         if decl is not None and decl.type == "variable_declarator"
         else None
     )
+    if made is None and decl is None:  # _getQueue(name, function (err, q) { q.receiveMessage(..) })
+        made = _stored(js, _callback_argument(js, obj))
     if made is None or made.type != "new_expression":
         return None
     if not text(made.child_by_field_name("constructor")).endswith("SQS"):
@@ -407,6 +409,87 @@ def _client_queue_url(js, call):
     if inner is None or inner.kind != "obj" or inner.file is not None:
         return None
     return inner.value.get("QueueUrl")
+
+
+MAX_CALLBACK_WALK = 4000  # nodes of a function's body looked at for the calls of its callback
+
+
+def _callback_argument(js, param):
+    """What the function a callback is passed to gives the callback's parameter ``param`` (the identifier used):
+    ``_getQueue(name, function (err, q) {..})`` with ``function _getQueue(n, callback) {.. callback(null, X) ..}``
+    declared in this file is ``X``, when every call of ``callback`` there that passes that argument passes the same
+    text; else None."""
+    name = text(param)
+    fn = js._param_of(name, param)
+    args = js.file.parent(fn) if fn is not None else None
+    call = js.file.parent(args) if args is not None and args.type == "arguments" else None
+    callee = call.child_by_field_name("function") if call is not None else None
+    if callee is None or callee.type != "identifier":
+        return None
+    k = next((i for i, p in enumerate(_params(fn)) if _param_name(p)[0] == name), None)
+    passed = [a for a in args.named_children if a.type != "comment"]
+    j = next((i for i, a in enumerate(passed) if a.id == fn.id), None)
+    target = _declared_function(js, text(callee))
+    if k is None or j is None or target is None:
+        return None
+    formal = _params(target)
+    if j >= len(formal):
+        return None
+    cb = _param_name(formal[j])[0]
+    found, stack, budget = [], [target.child_by_field_name("body")], MAX_CALLBACK_WALK
+    while stack and budget > 0:
+        n = stack.pop()
+        budget -= 1
+        if n is None:
+            continue
+        f = n.child_by_field_name("function") if n.type == "call_expression" else None
+        if f is not None and f.type == "identifier" and text(f) == cb:
+            given = [a for a in n.child_by_field_name("arguments").named_children if a.type != "comment"]
+            if k < len(given):  # (a call that passes fewer: the error path, ``callback(err)``)
+                found.append(given[k])
+        stack.extend(n.named_children)
+    if not found or budget <= 0 or len({text(a) for a in found}) != 1:
+        return None
+    return found[0]
+
+
+def _declared_function(js, name: str):
+    """The one ``function name(..) {..}`` of this file, or None (none, or several)."""
+    functions = getattr(js, "_declared", None)
+    if functions is None:
+        functions = {}
+        stack, budget = [js.root], 200_000
+        while stack and budget > 0:
+            n = stack.pop()
+            budget -= 1
+            if n.type in ("function_declaration", "generator_function_declaration"):
+                nm = n.child_by_field_name("name")
+                if nm is not None:
+                    functions.setdefault(text(nm), []).append(n)
+            stack.extend(n.named_children)
+        js._declared = functions
+    got = functions.get(name, [])
+    return got[0] if len(got) == 1 else None
+
+
+def _stored(js, node):
+    """The value ``node`` holds: a new expression written there, or the one value assigned to the same entry
+    (``QUEUES[name] = new AWS.SQS(..)`` for ``QUEUES[name]``) in this file; else None."""
+    node = _strip(node)
+    if node is None or node.type == "new_expression":
+        return node
+    if node.type not in ("subscript_expression", "member_expression"):
+        return None
+    want, got = text(node), []
+    for m in re.finditer(re.escape(want).encode() + rb"\s*=(?![=>])", js.file.data):
+        left = js.root.descendant_for_byte_range(m.start(), m.start() + len(want.encode()))
+        up = js.file.parent(left) if left is not None else None
+        if left is None or text(left) != want or up is None or up.type != "assignment_expression":
+            continue
+        got.append(up.child_by_field_name("right"))
+        if len(got) > 1:
+            return None
+    return _strip(got[0]) if got else None
 
 
 # -- a parameter object's defaults (issue 35): ``if (options.K === undefined) options.K = V``, ``options.K =
@@ -847,6 +930,11 @@ def _queue(r: Reader, js, c, node, where, key, owner=None, open_=False):
         ref = _ref(v.value, r.at(v, v.node))
     elif v is not None and v.kind == "name":
         ref = QueueRef("name", v.value, r.at(v, v.node))
+    elif v is not None and v.kind == "created" and (v.file is None or v.file is js.file):
+        from visguard.linter import created_queues
+
+        # the URL a create call returns whose name its function's caller gives: the queue declared at that call
+        ref = QueueRef("id", created_queues.unnamed_id(r.loc(v.value)), r.loc(node))
     if ref is None and owner in (None, js.file):
         tail = js.url_tail(node)
         if tail is not None:
@@ -1516,6 +1604,15 @@ class _Scopes:
             if callee in _RESPONSE_CALLS:
                 arg = _first_arg(n)
                 v = self.value(arg) if arg is not None else None
+                named = _strip(v.value.get("QueueName")) if v is not None and v.kind == "obj" else None
+                if (
+                    callee in ("CreateQueueCommand", "createQueue")
+                    and named is not None
+                    and v.file is None
+                    and named.type in ("identifier", "shorthand_property_identifier")
+                    and self._param_of(text(named), named) is not None
+                ):  # createQueue({ QueueName: name }) of a parameter: the queue declared at this call
+                    return Value("created", n, n)
                 if v is not None and v.kind == "obj" and "QueueName" in v.value:
                     q = self.value(v.value["QueueName"])
                     fallback = q.default if q is not None and q.kind == "env" else None
