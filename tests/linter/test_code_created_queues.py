@@ -251,11 +251,17 @@ def test_a_dead_letter_queue_arn_read_back_from_its_create_call(capsys):
     for name, source, dlq in (
         ("bootstrap.py", "jobs", "jobs-dlq"),
         ("bootstrap.js", "js-jobs", "js-jobs-dlq"),
+        # attrs of GetQueueAttributes(.. dlq.QueueUrl ..), the policy by Sprintf
+        ("bootstrap.go", "go-jobs", "go-jobs-dlq"),
+        # f"arn:aws:sqs:{REGION}:{ACCOUNT}:{DLQ}", DLQ the constant the create names
+        ("built.py", "built", "built-dlq"),
     ):
         queues = loader.load(os.path.join(folder, name)).queues
         assert queues[source].redrive.target == dlq and queues[dlq].redrive is None
     findings = _lint(capsys, "dlq-arn")
     assert sorted((f["rule"], f["queue"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in findings) == [
+        ("VG022", "built", "built.py", 11),
+        ("VG022", "go-jobs", "bootstrap.go", 13),
         ("VG022", "jobs", "bootstrap.py", 5),
         ("VG022", "js-jobs", "bootstrap.js", 6),
     ]

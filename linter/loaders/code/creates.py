@@ -447,7 +447,8 @@ def _created_in(f: File, node, known) -> str | None:
     names: dict | None = None  # a create's name expression's binding -> its queue ids (GetQueueUrl of it)
     while todo and walked < MAX_WALK:
         n, depth = todo.pop()
-        key = (n.start_byte, n.end_byte)
+        # (a wrapper and the one expression in it span the same bytes)
+        key = (n.start_byte, n.end_byte, n.type)
         if key in seen:
             continue
         seen.add(key)
@@ -474,6 +475,17 @@ def _created_in(f: File, node, known) -> str | None:
                 if hit:
                     found.update(hit)
                     continue
+        if n.type in f.lang.names and known:
+            # f"arn:aws:sqs:{region}:{account}:{dlq_name}": the ARN built from the binding a create's name is
+            if names is None:
+                names = {}
+                for _, qid, expr in known:
+                    names.setdefault(identity(f, expr) or ("text", text(expr)), set()).add(qid)
+            ident = identity(f, n)
+            hit = names.get(ident) if ident is not None else None
+            if hit:
+                found.update(hit)
+                continue
         bound = _bound_once(f, n) if depth < MAX_FOLLOW else None
         if bound is not None:
             todo.append((bound, depth + 1))
@@ -485,6 +497,10 @@ def _created_in(f: File, node, known) -> str | None:
 def _bound_once(f: File, node):
     """The expression the name at ``node`` is bound to once in this file, or None (not a name, a parameter, bound
     twice). JavaScript's names are its scopes' (javascript._Scopes: one declaration, never assigned again)."""
+    for _ in range(8):  # Go's literal_element, (x): the expression inside
+        if node.type not in f.lang.wrappers or len(node.named_children) != 1:
+            break
+        node = node.named_children[0]
     if node.type in f.lang.names:
         bound = f.resolve(node)[0]
         if bound is None:
