@@ -41,6 +41,7 @@ declarations per name, references followed and descents are capped, beyond which
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from visguard.linter.consumers import QueueRef, queue_name_of
@@ -412,6 +413,7 @@ def _client_queue_url(js, call):
 
 
 MAX_CALLBACK_WALK = 4000  # nodes of a function's body looked at for the calls of its callback
+MAX_STORED = 50  # assignments of one entry looked at (_stored)
 
 
 def _callback_argument(js, param):
@@ -481,7 +483,8 @@ def _stored(js, node):
     if node.type not in ("subscript_expression", "member_expression"):
         return None
     want, got = text(node), []
-    for m in re.finditer(re.escape(want).encode() + rb"\s*=(?![=>])", js.file.data):
+    pattern = re.escape(want).encode() + rb"\s*=(?![=>])"
+    for m in itertools.islice(re.finditer(pattern, js.file.data), MAX_STORED):
         left = js.root.descendant_for_byte_range(m.start(), m.start() + len(want.encode()))
         up = js.file.parent(left) if left is not None else None
         if left is None or text(left) != want or up is None or up.type != "assignment_expression":
