@@ -383,7 +383,8 @@ def change_word(field: str, source: str = "cloudformation") -> str:
 
 def label(c) -> str:
     """The one name of consumer ``c`` in every message: ``function Fn (mapping M)``, ``ECS task definition Task``,
-    ``receive loop app/worker.py:9`` (a consumer read from code is named by its file and line)."""
+    ``receive loop app/worker.py:9`` (a consumer read from code is named by its file and line; ``... in Lambda
+    function F`` when a function's environment gave it its queue)."""
     if c.kind == "lambda" and c.function_id is None:
         return f"mapping {c.id} (its function is not known here)"
     if c.kind == "lambda":
@@ -391,7 +392,8 @@ def label(c) -> str:
         return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
     if c.settings.get("assumed_by_other_tool"):  # only its role is declared (loaders/consumers_cfn.role)
         return f"{_ROLE_WORKLOADS.get(c.platform, 'workload')} of role {c.id}"
-    return f"{LABELS.get(c.platform, 'consumer')} {c.id}"
+    fn = c.settings.get("function")  # code run by a Lambda function (its environment bound the queue)
+    return f"{LABELS.get(c.platform, 'consumer')} {c.id}" + (f" in Lambda function {fn}" if fn else "")
 
 
 def place(loc) -> str:
