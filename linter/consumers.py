@@ -562,7 +562,8 @@ def unjoined_note(c) -> Note:
     elif ref.kind == "env" and c.settings.get("queue_env_elsewhere"):
         places = ", ".join(c.settings["queue_env_elsewhere"])
         why = (f"its queue comes from the environment variable {ref.value}, which only files of other folders "
-               f"set ({places}): a .env or compose file applies to its own folder and below")  # fmt: skip
+               f"set ({places}): a .env or compose file applies to its own folder and below, a Lambda "
+               "function's environment to its package's")  # fmt: skip
     elif ref.kind == "env":
         why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
     else:

@@ -167,7 +167,10 @@ class _Builder:
             props = self.res[lid].get("Properties")
             trust = repr(props.get("AssumeRolePolicyDocument")) if isinstance(props, dict) else ""
             return any(w in trust for w in _WORKLOAD_TRUST)
-        return rtype not in LAMBDA_TYPES or isinstance(self.props(lid).get("Events"), dict)
+        if rtype not in LAMBDA_TYPES:
+            return True
+        props = self.props(lid)  # SNS events with SqsSubscription; an environment for its code (issue 35)
+        return isinstance(props.get("Events"), dict) or "Environment" in props
 
     def props(self, lid: str) -> dict:
         path = ["Resources", lid, "Properties"]
