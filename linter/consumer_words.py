@@ -224,6 +224,14 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "visibility_timeout (receive_message)",
         ".visibility_timeout(...) of the receive_message() builder",
     ),
+    ("sdk", "shell", "visibility_override"): (
+        "--visibility-timeout (aws sqs receive-message)",
+        "--visibility-timeout of aws sqs receive-message",
+    ),
+    ("sdk", "shell", "heartbeat_interval"): (
+        "aws sqs change-message-visibility",
+        "an aws sqs change-message-visibility command while the message is processed",
+    ),
     ("sdk", "python", "heartbeat_interval"): (
         "change_message_visibility",
         "a change_message_visibility call while the message is processed",

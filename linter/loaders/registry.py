@@ -249,7 +249,7 @@ SHELL_ENDINGS = (".sh", ".bash", ".mk", "Makefile", "makefile", "GNUmakefile")
 
 def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
     return os.path.basename(path).endswith(SHELL_ENDINGS) and (
-        (b"create-queue" in head and b"sqs" in head)
+        ((b"create-queue" in head or b"receive-message" in head) and b"sqs" in head)
         or any(m in head for m in (b"queue:work", b"queue:listen", b"shoryuken", b"celery"))
         or (b"compose" in head and (b"QUEUE" in head or b"SQS" in head))
     )
