@@ -553,7 +553,9 @@ def _merge_into(a, t) -> None:
 def unjoined_note(c) -> Note:
     ref = c.queue_ref
     what = f"{c.platform or c.kind} consumer {c.id}"
-    if ref is None:
+    if ref is None and c.settings.get("queue_unknown"):
+        why = f"its queue is {c.settings['queue_unknown']}, a value not known here"
+    elif ref is None:
         why = "it names no queue visguard can read"
     elif c.settings.get("lambda_ambiguous"):
         why = (f"its queue comes from the environment variable {ref.value}, which several Lambda functions of its "
