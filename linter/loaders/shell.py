@@ -79,6 +79,7 @@ _FLAGS = frozenset(
      "--no-cli-auto-prompt"}
 )  # fmt: skip
 MAX_BYTES = 2_000_000  # a larger script or Makefile is not a setup script: noted, not read
+MAX_RECEIVES = 100  # receive-message commands read in one script (each is a receive loop)
 MAX_ATTRIBUTE_FILE = 256 * 1024  # an --attributes file:// (a policy is at most 20 KB in SQS)
 SCRIPT_ENDINGS = (".sh", ".bash")
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
@@ -246,7 +247,7 @@ class _Builder:
         self.path, self.model, self.text = path, model, text
         self.lines: list[str] | None = None
         # receive-message commands, and their --queue-url
-        self.receivers: list[tuple[Consumer, str | None]] = []
+        self.receivers: list[tuple[Consumer | None, str | None]] = []
         self.extends: set[str | None] = set()  # the --queue-url of each change-message-visibility
         self.folder = os.path.dirname(os.path.abspath(path))
         self.targets: dict[str, shellwords.Word] = {}  # queue id -> its deadLetterTargetArn as read
@@ -277,6 +278,8 @@ class _Builder:
         for q in self.model.queues.values():
             self.link_redrive(q)
         for c, key in self.receivers:
+            if c is None:  # the mark of the receives past MAX_RECEIVES
+                continue
             if key is not None and key in self.extends:
                 c.heartbeat = True  # the script extends its messages' visibility (change-message-visibility)
             ref = c.queue_ref
@@ -294,6 +297,13 @@ class _Builder:
         [--max-number-of-messages N]``: a receive loop of the script (platform ``sdk``), joined to its queue by
         the URL as written, or by the environment variable it is (``--queue-url "$QUEUE_URL"``)."""
         line = cmd.line
+        if len(self.receivers) >= MAX_RECEIVES:
+            if len(self.receivers) == MAX_RECEIVES:
+                self.note(
+                    f"more than {MAX_RECEIVES} aws sqs receive-message commands: the rest are not read", line
+                )
+                self.receivers.append((None, None))
+            return
         url = opts.get("--queue-url")
         ref = self.receive_ref(url, line)
         c = Consumer(id=f"{self.path}:{line}", kind="worker", platform="sdk", source="shell",

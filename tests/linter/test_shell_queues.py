@@ -459,6 +459,10 @@ HOSTILE = [
     'f() { aws sqs create-queue --queue-name "$1"\n' + "echo '{'\n" * 1000,
     'f() { aws sqs create-queue --queue-name "$1"; }\n' + "f q\n" * 30_000,
     "".join(f"f{i}() {{ :; }}\n" for i in range(20_000)) + "f1 x\n",
+    # CLI receives (issue 35): many of them, a huge option, options never closed
+    "aws sqs receive-message --queue-url q --visibility-timeout 5\n" * 20_000,  # 100 read, one note
+    "aws sqs receive-message --queue-url q --visibility-timeout " + "9" * 100_000,
+    "aws sqs receive-message --queue-url 'q --visibility-timeout 5",
 ]
 
 
