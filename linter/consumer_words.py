@@ -224,6 +224,14 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "visibility_timeout (receive_message)",
         ".visibility_timeout(...) of the receive_message() builder",
     ),
+    ("sdk", "shell", "visibility_override"): (
+        "--visibility-timeout (aws sqs receive-message)",
+        "--visibility-timeout of aws sqs receive-message",
+    ),
+    ("sdk", "shell", "heartbeat_interval"): (
+        "aws sqs change-message-visibility",
+        "an aws sqs change-message-visibility command while the message is processed",
+    ),
     ("sdk", "python", "heartbeat_interval"): (
         "change_message_visibility",
         "a change_message_visibility call while the message is processed",
@@ -383,7 +391,8 @@ def change_word(field: str, source: str = "cloudformation") -> str:
 
 def label(c) -> str:
     """The one name of consumer ``c`` in every message: ``function Fn (mapping M)``, ``ECS task definition Task``,
-    ``receive loop app/worker.py:9`` (a consumer read from code is named by its file and line)."""
+    ``receive loop app/worker.py:9`` (a consumer read from code is named by its file and line; ``... in Lambda
+    function F`` when a function's environment gave it its queue)."""
     if c.kind == "lambda" and c.function_id is None:
         return f"mapping {c.id} (its function is not known here)"
     if c.kind == "lambda":
@@ -391,7 +400,8 @@ def label(c) -> str:
         return f"function {fn}" + (f" (mapping {c.id})" if c.id and c.id != fn else "")
     if c.settings.get("assumed_by_other_tool"):  # only its role is declared (loaders/consumers_cfn.role)
         return f"{_ROLE_WORKLOADS.get(c.platform, 'workload')} of role {c.id}"
-    return f"{LABELS.get(c.platform, 'consumer')} {c.id}"
+    fn = c.settings.get("function")  # code run by a Lambda function (its environment bound the queue)
+    return f"{LABELS.get(c.platform, 'consumer')} {c.id}" + (f" in Lambda function {fn}" if fn else "")
 
 
 def place(loc) -> str:

@@ -60,7 +60,11 @@ class EnvBinding(Value):
     """An environment variable ``name`` an input gives a workload (``workload``: the task definition's
     container, the Deployment, the environment, the ``.env`` file), and the queue it names: ``queue`` (a queue
     id of the same model) or ``ref`` (a QueueRef of a URL/ARN/name written as a literal); ``folder``: the folder
-    of the code it is given to, when the input says (a compose service's ``build`` context)."""
+    of the code it is given to, when the input says (a compose service's ``build`` context, a Lambda function's
+    package: :mod:`visguard.linter.loaders.lambda_code`). A Lambda function's environment also says the function
+    (``function``: its id), its timeout in seconds (``function_timeout``, where it is written:
+    ``timeout_location``), its handler as written (``handler``) and the handler's file when known
+    (``handler_file``): the code it binds runs in that function, which bounds its work."""
 
     __slots__ = {
         "name": REQUIRED,
@@ -69,6 +73,11 @@ class EnvBinding(Value):
         "ref": None,
         "location": None,
         "folder": None,
+        "function": None,
+        "function_timeout": None,
+        "timeout_location": None,
+        "handler": None,
+        "handler_file": None,
     }
 
 
@@ -277,7 +286,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
         elif found:
             ambiguous.append((None, found))
         return joined, ambiguous, False
-    bound = _applicable(env.get(ref.value, []), c, homes)
+    bound = _one_package(_applicable(env.get(ref.value, []), c, homes), c)
     for m, b in bound:
         q = m.queues.get(b.queue) if b.queue is not None else None
         found = [q] if q is not None else index.candidates(b.ref, m) if b.ref is not None else []
@@ -289,6 +298,28 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
         j, a, _ = _resolve(ref.fallback, home, index, env, c, homes)
         return j, a, False
     return joined, ambiguous, bool(bound)
+
+
+def _one_package(bound: list, c) -> list:
+    """Of the Lambda functions whose environments reach ``c`` (their package holds its file), those it runs in:
+    the function whose handler is ``c``'s file when one is; else all of them when they run one handler (one
+    function per stage: each is joined), else none when they bind different queues (several functions of one
+    package, each with its handler: which one runs ``c``'s code is not known, issue 35 §5)."""
+    functions = [(m, b) for m, b in bound if b.function is not None]
+    if len({b.function for _, b in functions}) < 2:
+        return bound
+    rest = [(m, b) for m, b in bound if b.function is None]
+    here = os.path.abspath(c.location.file) if c.location is not None and c.location.file else None
+    mine = [(m, b) for m, b in functions if b.handler_file is not None and b.handler_file == here]
+    if mine:
+        return rest + mine
+    one_handler = (
+        None not in {b.handler for _, b in functions} and len({b.handler for _, b in functions}) == 1
+    )
+    if one_handler or len({(b.queue, b.ref and (b.ref.kind, b.ref.value)) for _, b in functions}) == 1:
+        return bound
+    c.settings["lambda_ambiguous"] = sorted({b.function for _, b in functions})
+    return rest
 
 
 def _workload_of(q: Queue, b: EnvBinding | None, c):
@@ -304,6 +335,17 @@ def _workload_of(q: Queue, b: EnvBinding | None, c):
         ):
             return w
     return None
+
+
+def _in_function(c, b: EnvBinding) -> None:
+    """Code whose environment is a Lambda function's runs in that function: its invocation (every message it
+    receives in it) is bounded by the function's timeout, the consumer's limit on its work (``work_timeout``)."""
+    c.settings.setdefault("function", b.function)
+    t = b.function_timeout
+    if c.work_timeout is None and isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0:
+        c.work_timeout = t
+        if b.timeout_location is not None:
+            c.locations["work_timeout"] = b.timeout_location
 
 
 def _inherit(c, w) -> None:
@@ -415,6 +457,8 @@ def join(models: list[Model], roots=()) -> None:
     for m in models:
         m.pending = []
     for c, q, b in through_env:  # once every consumer is attached: the workload may have been pending too
+        if b.function is not None:
+            _in_function(c, b)
         w = _workload_of(q, b, c)
         if w is not None:
             _inherit(c, w)
@@ -509,12 +553,19 @@ def _merge_into(a, t) -> None:
 def unjoined_note(c) -> Note:
     ref = c.queue_ref
     what = f"{c.platform or c.kind} consumer {c.id}"
-    if ref is None:
+    if ref is None and c.settings.get("queue_unknown"):
+        why = f"its queue is {c.settings['queue_unknown']}, a value not known here"
+    elif ref is None:
         why = "it names no queue visguard can read"
+    elif c.settings.get("lambda_ambiguous"):
+        why = (f"its queue comes from the environment variable {ref.value}, which several Lambda functions of its "
+               f"package set to different queues ({', '.join(c.settings['lambda_ambiguous'])}), and none has "
+               "its file as handler: which one runs it is not known")  # fmt: skip
     elif ref.kind == "env" and c.settings.get("queue_env_elsewhere"):
         places = ", ".join(c.settings["queue_env_elsewhere"])
         why = (f"its queue comes from the environment variable {ref.value}, which only files of other folders "
-               f"set ({places}): a .env or compose file applies to its own folder and below")  # fmt: skip
+               f"set ({places}): a .env or compose file applies to its own folder and below, a Lambda "
+               "function's environment to its package's")  # fmt: skip
     elif ref.kind == "env":
         why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
     else:

@@ -160,14 +160,22 @@ class _Builder:
     def may_consume(self, lid: str, rtype: str) -> bool:
         """Whether consumers_cfn can read anything from resource ``lid``: one of CONSUMER_TYPES, and for a
         function only one with ``Events`` (SAM's SNS events with ``SqsSubscription``; a function's own queue
-        mapping is read here): a template of queues, functions and mappings imports no consumer reader."""
+        mapping is read here) or an ``Environment`` for its code in a local folder (``CodeUri``/``Code`` a path):
+        a template of queues, functions and mappings imports no consumer reader."""
         if rtype not in CONSUMER_TYPES:
             return False
         if rtype == "AWS::IAM::Role":
             props = self.res[lid].get("Properties")
             trust = repr(props.get("AssumeRolePolicyDocument")) if isinstance(props, dict) else ""
             return any(w in trust for w in _WORKLOAD_TRUST)
-        return rtype not in LAMBDA_TYPES or isinstance(self.props(lid).get("Events"), dict)
+        if rtype not in LAMBDA_TYPES:
+            return True
+        # SNS events with SqsSubscription; an environment for its local code (issue 35)
+        props = self.props(lid)
+        code = props.get("CodeUri", props.get("Code"))
+        return isinstance(props.get("Events"), dict) or (
+            "Environment" in props and isinstance(code, str) and not code.startswith("s3://")
+        )
 
     def props(self, lid: str) -> dict:
         path = ["Resources", lid, "Properties"]

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 
 from visguard import facts
@@ -92,6 +93,7 @@ def read(b) -> None:
             r.subscription(lid)
         elif t in LAMBDA_TYPES:
             r.sam_subscriptions(lid)
+            r.function_environment(lid)
         elif t == ROLE:
             r.role(lid)
 
@@ -770,6 +772,53 @@ class _Reader:
         )
         s.redrive, s.redrive_ref = self.b.queue_target(tv, arn_attr=True)
         s.locations["redrive.target"] = self.b.loc([*path, "deadLetterTargetArn"])
+
+    # ------------------------------------------------------------------ a function's environment (issue 35)
+    def function_environment(self, lid: str) -> None:
+        """``Environment.Variables`` that name a queue bind the code of the function's package (its ``CodeUri``
+        or ``Code`` as a local path, relative to the template: :mod:`.lambda_code`), which may receive with the
+        SDK from them: an :class:`EnvBinding` with the function, its ``Timeout`` (default 3 s) and its handler's
+        file. A package in S3, an image or inline code binds nothing."""
+        b = self.b
+        p = b.props(lid)
+        base = ["Resources", lid, "Properties"]
+        env = self.value(p.get("Environment"), [*base, "Environment"])
+        variables = env.get("Variables") if isinstance(env, dict) else None
+        if not isinstance(variables, dict) or not variables:
+            return
+        from . import lambda_code
+
+        key = "CodeUri" if "CodeUri" in p else "Code"
+        code = self.value(p.get(key), [*base, key])
+        if not isinstance(code, str) or code.startswith("s3://") or not b.file:
+            return
+        folder = lambda_code.code_folder(code, os.path.dirname(os.path.abspath(b.file)))
+        if folder is None:
+            return
+        handler = self.value(p.get("Handler"), [*base, "Handler"])
+        handler = handler if isinstance(handler, str) else None
+        timeout = self.value(p.get("Timeout"), [*base, "Timeout"])
+        try:
+            timeout = values.number(timeout, unknown=_UNKNOWN)
+        except values.BadValue:
+            timeout = None  # the builder reports it (the function's own reading)
+        timeout = facts.DEFAULT_LAMBDA_TIMEOUT if timeout is None else timeout
+        for name in list(variables)[:MAX_ITEMS]:
+            at = [*base, "Environment", "Variables", name]
+            loc = b.loc(at)
+            qid, ref = self.queue_of(
+                self.value(variables[name], at), loc, hint=bool(_QUEUE_HINT.search(str(name)))
+            )
+            if qid is None and ref is None:
+                continue
+            self.model.env.append(
+                EnvBinding(
+                    str(name), workload=lid, queue=qid, ref=ref, location=loc, folder=folder, function=lid,
+                    function_timeout=timeout if isinstance(timeout, (int, float)) else None,
+                    timeout_location=b.loc([*base, "Timeout"]) if "Timeout" in p else None, handler=handler,
+                    handler_file=lambda_code.handler_file(handler, folder) if handler else None,
+                )
+            )  # fmt: skip
 
     def sam_subscriptions(self, lid: str) -> None:
         """SAM: an SNS event with ``SqsSubscription`` subscribes a queue (its own, or the one it names)."""

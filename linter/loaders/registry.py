@@ -182,6 +182,27 @@ def _terraform_file(path: str, head: bytes) -> bool:  # a .tf file, or a plan JS
 SERVERLESS_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")  # = serverless.SERVICE_FILES
 
 
+_PLAYBOOK_ENDINGS = (".yml", ".yaml")  # = ansible.ENDINGS
+
+
+def _ansible_file(path: str, head: bytes) -> bool:  # = ansible.claim_file
+    return (
+        os.path.basename(path).endswith((".yml", ".yaml"))
+        and b"hosts:" in head
+        and b"template" in head
+        and head.lstrip(b"\xef\xbb\xbf \t\r\n#-").find(b"Resources:") < 0
+    )
+
+
+def _playbook(path: str) -> bool:
+    """A YAML file below a Terraform root that is a playbook (its first 16 KB); one not readable is none (it
+    was never read there before playbooks were)."""
+    try:
+        return _ansible_file(path, safe_io.read_head(path, max_bytes=16 * 1024))
+    except (OSError, VisguardError):
+        return False
+
+
 def _serverless_file(path: str, head: bytes) -> bool:
     """A service file, or a file beside one (a fragment it includes; a service in a parent folder is only
     asked once a service was claimed, by then the module is imported)."""
@@ -249,7 +270,7 @@ SHELL_ENDINGS = (".sh", ".bash", ".mk", "Makefile", "makefile", "GNUmakefile")
 
 def _shell_file(path: str, head: bytes) -> bool:  # = shell.claim_file
     return os.path.basename(path).endswith(SHELL_ENDINGS) and (
-        (b"create-queue" in head and b"sqs" in head)
+        ((b"create-queue" in head or b"receive-message" in head) and b"sqs" in head)
         or any(m in head for m in (b"queue:work", b"queue:listen", b"shoryuken", b"celery"))
         or (b"compose" in head and (b"QUEUE" in head or b"SQS" in head))
     )
@@ -280,6 +301,7 @@ PLUGINS = (
         _terraform_file,
         (".tf", ".tf.json", ".tofu", ".tofu.json", ".json", ".hcl"),
     ),
+    Plugin("visguard.linter.loaders.ansible", None, _ansible_file, (".yml", ".yaml")),
     Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
     Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
     Plugin("visguard.linter.loaders.code.cdk_source", None, _cdk_file, CDK_ENDINGS),
@@ -561,7 +583,7 @@ def _search(
                         add(path, spec)
                 continue
             if (
-                (folder in only_code and not _code_file(path, b""))
+                (folder in only_code and not _code_file(path, b"") and not name.endswith(_PLAYBOOK_ENDINGS))
                 or not name.endswith(suffixes)
                 or name in SKIP_FILES
                 or name.endswith(SKIP_SUFFIXES)
@@ -571,12 +593,20 @@ def _search(
             ):
                 continue
             try:
+                # below a Terraform root, a YAML file is read only as a playbook that sets up its hosts
+                if (
+                    folder in only_code
+                    and name.endswith(_PLAYBOOK_ENDINGS)
+                    and not _code_file(path, b"")
+                    and not _playbook(path)
+                ):
+                    continue
                 found = claims(path, explicit=False)
             except VisguardError as exc:
                 errors.append(exc)
                 continue
-            for spec in found:
-                if folder not in only_code or spec.name == "code":
+            for spec in found:  # below a Terraform root: its code, and the playbooks that set up its hosts
+                if folder not in only_code or spec.name in ("code", "ansible"):
                     add(path, spec)
     return len(errors) > n_errors
 

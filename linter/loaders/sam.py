@@ -6,7 +6,8 @@ loader, so the few SAM facts the rules need are rewritten here from the template
 Guide, "AWS::Serverless::Function" and "SQS" event source type,
 https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/sam-property-function-sqs.html):
 
-- the function becomes ``AWS::Lambda::Function`` with ``Globals.Function`` merged in (its own properties win);
+- the function becomes ``AWS::Lambda::Function`` with ``Globals.Function`` merged in (its own properties win;
+  ``Environment.Variables`` maps are merged, its own entries winning, as SAM merges maps);
 - an SQS event becomes an ``AWS::Lambda::EventSourceMapping`` from ``Properties.Queue`` to the function, with
   ``BatchSize`` (default 10), ``MaximumBatchingWindowInSeconds``, ``FunctionResponseTypes``, ``ScalingConfig``,
   ``ProvisionedPollerConfig`` (passed through as written, as SAM does) and ``Enabled`` (default true);
@@ -147,6 +148,8 @@ def _function(out: Transformed, r: Resolver, g: dict, lid: str, res: dict) -> No
         if key not in props:
             props[key] = value
             out.aliases[("Resources", lid, "Properties", key)] = ["Globals", "Function", key]
+        elif key == "Environment":
+            _merge_variables(out, lid, props, value)
     fn = PosDict(res)
     _copy_pos(res, fn)
     fn["Type"] = FUNCTION
@@ -208,6 +211,24 @@ def _function(out: Transformed, r: Resolver, g: dict, lid: str, res: dict) -> No
         out.aliases[("Resources", mid, "Properties")] = [*path, "Properties"]
     for name, path, sub in subs:
         _subscription_mapping(out, r, lid, name, path, sub, events[name], cond)
+
+
+def _merge_variables(out: Transformed, lid: str, props: PosDict, glob: Any) -> None:
+    """``Globals.Function.Environment.Variables`` merged under the function's own (SAM's Globals: maps are
+    merged, the resource's entry wins); each global variable located where Globals writes it."""
+    own = props.get("Environment")
+    gv = glob.get("Variables") if isinstance(glob, dict) else None
+    ov = own.get("Variables") if isinstance(own, dict) else None
+    if not isinstance(gv, dict) or not isinstance(ov, dict) or not gv:
+        return
+    merged = PosDict(own)
+    _copy_pos(own, merged)
+    merged["Variables"] = {**gv, **ov}
+    props["Environment"] = merged
+    for name in gv:
+        if name not in ov:
+            at = ("Resources", lid, "Properties", "Environment", "Variables", name)
+            out.aliases[at] = ["Globals", "Function", "Environment", "Variables", name]
 
 
 def _sns_subscriptions(r: Resolver, lid: str, events: dict):

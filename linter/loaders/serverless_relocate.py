@@ -56,6 +56,12 @@ def relocate(model: Model, template: dict, t: Translator) -> None:
             _rename_consumer(c, rename, loc)
         queues[q.id] = q
     model.queues = queues
+    model.env = [  # a function's environment, for the code of its package (issue 35): its name and places
+        b.replace(function=rename.get(b.function, b.function), workload=rename.get(b.workload, b.workload),
+                  location=loc(b.location), timeout_location=loc(b.timeout_location))
+        if b.function else b
+        for b in model.env
+    ]  # fmt: skip
     comment_suppressions(model, t)
     model.notes = sorted(
         t.vars.notes.values(), key=lambda n: (n.location.file, n.location.line or 0, n.location.path)

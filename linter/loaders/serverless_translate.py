@@ -35,6 +35,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run t
 if TYPE_CHECKING:
     from typing import Any
 
+_QUEUE_WORDS = re.compile(r"QUEUE|SQS", re.I)  # a variable's name that says it may hold a queue's URL
 DEFAULT_FUNCTION_TIMEOUT = 6  # Serverless Framework docs, "AWS - Functions": timeout default 6 seconds
 DEFAULT_SQS_BATCH_SIZE = 10  # Serverless Framework docs, "SQS Queues": "The default batchSize is 10"
 # resource types the CloudFormation loader reads; other user resources are kept as their Type only, so a
@@ -302,6 +303,7 @@ class Translator:
                 node = self.gen(addr, where)
                 self.put(node, "Arn", cp if isinstance(cp, str) else str(cp), where, addr)
                 self.put(props, "CapacityProviderConfig", node, where, addr)
+        self.environment(name, fn, path, props, faddr, where_f)
         fid = function_logical_id(name)
         self.ids[fid] = name
         self.add_resource(fid, "AWS::Lambda::Function", props, where_f, faddr)
@@ -322,6 +324,55 @@ class Translator:
         subs += self.extra_events.get(name, [])
         for sqs, eaddr, where_e in subs:
             self.mapping(name, fid, sqs, eaddr, where_e)
+
+    def environment(self, name: str, fn: dict, path: list, props: Node, faddr: str, where_f: tuple) -> None:
+        """``provider.environment`` merged under ``functions.<name>.environment`` (the function's entries win, as
+        the Framework merges them), ``Handler``, and ``Code``: where the function's package is, for the code that
+        reads the environment (issue 35): ``package.artifact`` (the function's, else the provider's), else the
+        handler's source file (its package is the nearest manifest above it: ``lambda_code``). A variable whose
+        value has ``${...}`` is resolved only when its name says queue (``QUEUE``, ``SQS``): a password from SSM is
+        neither resolved nor reported; a value the resolver cannot give stays unresolved."""
+        prov = self.vars.get(["provider"], shallow=True)
+        sources = []
+        if isinstance(prov, dict) and "environment" in prov:
+            sources.append(["provider", "environment"])
+        if "environment" in fn:
+            sources.append([*path, "environment"])
+        variables = self.gen(f"{faddr}.environment", where_f)
+        for epath in sources:
+            env = self.vars.get(epath, shallow=True)
+            if not isinstance(env, dict):
+                continue
+            for key in list(env)[:1000]:
+                raw = env[key]  # a variable is resolved only when it may name a queue: a secret is never read
+                plain = (isinstance(raw, str) and "${" not in raw) or (
+                    isinstance(raw, dict) and len(raw) == 1 and next(iter(raw)) in ("Ref", "Fn::GetAtt")
+                )
+                if not plain and not (isinstance(raw, (str, dict)) and _QUEUE_WORDS.search(str(key))):
+                    continue
+                self.put(variables, str(key), self.vars.get([*epath, key]), self.at(env, key),
+                         f"{addr_of(epath)}.{key}")  # fmt: skip
+        if not variables:
+            return
+        node = self.gen(f"{faddr}.environment", where_f)
+        self.put(node, "Variables", variables, where_f, f"{faddr}.environment")
+        self.put(props, "Environment", node, where_f, f"{faddr}.environment")
+        handler = self.vars.get([*path, "handler"]) if "handler" in fn else None
+        if isinstance(handler, str):
+            self.put(props, "Handler", handler, self.at(fn, "handler"), f"{faddr}.handler")
+        artifact = None
+        for base in ([*path, "package"], ["package"]):
+            pkg = self.vars.get(base, shallow=True)
+            if isinstance(pkg, dict) and "artifact" in pkg:
+                artifact = self.vars.get([*base, "artifact"])
+                break
+        if artifact is None and isinstance(handler, str):
+            from .lambda_code import handler_file
+
+            found = handler_file(handler, os.path.dirname(os.path.abspath(self.file)))
+            artifact = found if found is not None else None
+        if isinstance(artifact, str):
+            self.put(props, "Code", artifact, self.at(fn, "handler"), f"{faddr}.handler")
 
     def mapping(self, fname: str, fid: str, sqs: Any, eaddr: str, where_e: tuple) -> None:
         props = self.gen(f"{eaddr}.sqs", where_e)

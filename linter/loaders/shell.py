@@ -24,6 +24,13 @@ What is read (the commands split by :mod:`.shellwords`: quotes, continuations, `
   ``$(aws sqs get-queue-attributes --queue-url URL ...)``), ``RedriveAllowPolicy``. Unset, the AWS defaults
   apply (visibility 30 s), as for any queue.
 
+A script that polls with the CLI (``aws sqs receive-message --queue-url "$JOBS_QUEUE_URL" --visibility-timeout
+900 --wait-time-seconds 20 --max-number-of-messages 1``) is a receive loop (platform ``sdk``) located at the
+command, each option at the line it is written on; its queue is the URL or name as written (a queue the script
+creates is attached to it), or the environment variable the whole ``--queue-url`` is (joined through the run's
+bindings: ``.env``, compose, a task definition); an ``aws sqs change-message-visibility`` on the same
+``--queue-url`` is its heartbeat. An option that is not a number is a note.
+
 A worker the script starts (``exec php artisan queue:work sqs --timeout=120`` in a container's entrypoint
 script, ``bundle exec shoryuken -q jobs``, ``celery -A app worker --time-limit 600``) is a pending consumer, read
 as a Procfile line is (:mod:`.commandline`).
@@ -48,8 +55,8 @@ import posixpath
 
 from visguard import facts
 from visguard.errors import VisguardError
-from visguard.linter.consumers import queue_name_of
-from visguard.linter.model import Location, Model, Note, Queue, Redrive
+from visguard.linter.consumers import QueueRef, queue_name_of
+from visguard.linter.model import Consumer, Location, Model, Note, Queue, Redrive
 
 from . import safe_io, shellwords, values
 
@@ -72,6 +79,7 @@ _FLAGS = frozenset(
      "--no-cli-auto-prompt"}
 )  # fmt: skip
 MAX_BYTES = 2_000_000  # a larger script or Makefile is not a setup script: noted, not read
+MAX_RECEIVES = 100  # receive-message commands read in one script (each is a receive loop)
 MAX_ATTRIBUTE_FILE = 256 * 1024  # an --attributes file:// (a policy is at most 20 KB in SQS)
 SCRIPT_ENDINGS = (".sh", ".bash")
 MAKEFILES = ("Makefile", "makefile", "GNUmakefile")
@@ -92,7 +100,7 @@ def claim_file(path: str, head: bytes) -> bool:
     registry's plugin claim, ``registry._shell_file``, is the same test); one named on the command line without
     them is read too."""
     return os.path.basename(path).endswith(ENDINGS) and (
-        (b"create-queue" in head and b"sqs" in head)
+        ((b"create-queue" in head or b"receive-message" in head) and b"sqs" in head)
         or any(m in head for m in WORKER_MARKERS)
         or (b"compose" in head and (b"QUEUE" in head or b"SQS" in head))  # compose_runs: a queue's variable
     )
@@ -126,7 +134,7 @@ def read(path: str, text: str, model: Model | None = None) -> Model:
             Note(f"not read past line {exc.line}: {exc.message}", Location(path, line=exc.line), path)
         )
         commands = []
-    _Builder(path, model).run(commands)
+    _Builder(path, model, text).run(commands)
     _workers(path, text, commands, model)
     if "compose" in text:
         from . import compose_runs
@@ -226,9 +234,21 @@ def _sqs(cmd: shellwords.Command) -> tuple[str, dict[str, shellwords.Word]] | No
     return positional[1], opts
 
 
+# aws sqs receive-message's options -> the consumer's fields (the engine's RECEIVE_API names)
+_RECEIVE_OPTIONS = {
+    "--visibility-timeout": "visibility_override",
+    "--wait-time-seconds": "wait_time",
+    "--max-number-of-messages": "max_messages",
+}
+
+
 class _Builder:
-    def __init__(self, path: str, model: Model):
-        self.path, self.model = path, model
+    def __init__(self, path: str, model: Model, text: str = ""):
+        self.path, self.model, self.text = path, model, text
+        self.lines: list[str] | None = None
+        # receive-message commands, and their --queue-url
+        self.receivers: list[tuple[Consumer | None, str | None]] = []
+        self.extends: set[str | None] = set()  # the --queue-url of each change-message-visibility
         self.folder = os.path.dirname(os.path.abspath(path))
         self.targets: dict[str, shellwords.Word] = {}  # queue id -> its deadLetterTargetArn as read
 
@@ -251,8 +271,95 @@ class _Builder:
                 self.create(cmd, opts)
             elif operation == "set-queue-attributes":
                 self.set_attributes(cmd, opts)
+            elif operation == "receive-message":
+                self.receive(cmd, opts)
+            elif operation == "change-message-visibility":
+                self.extends.add(self.queue_key(opts.get("--queue-url")))
         for q in self.model.queues.values():
             self.link_redrive(q)
+        for c, key in self.receivers:
+            if c is None:  # the mark of the receives past MAX_RECEIVES
+                continue
+            if key is not None and key in self.extends:
+                c.heartbeat = True  # the script extends its messages' visibility (change-message-visibility)
+            ref = c.queue_ref
+            name = queue_name_of(ref) if ref is not None and ref.kind != "env" else None
+            queue = self.model.queues.get(name) if name else None
+            if queue is not None:  # a queue this script creates
+                c.queue_ref = None
+                queue.consumers.append(c)
+            else:
+                self.model.pending.append(c)
+
+    # -- receive-message (issue 35: a worker script that polls with the CLI)
+    def receive(self, cmd, opts: dict) -> None:
+        """``aws sqs receive-message --queue-url URL [--visibility-timeout N] [--wait-time-seconds N]
+        [--max-number-of-messages N]``: a receive loop of the script (platform ``sdk``), joined to its queue by
+        the URL as written, or by the environment variable it is (``--queue-url "$QUEUE_URL"``)."""
+        line = cmd.line
+        if len(self.receivers) >= MAX_RECEIVES:
+            if len(self.receivers) == MAX_RECEIVES:
+                self.note(
+                    f"more than {MAX_RECEIVES} aws sqs receive-message commands: the rest are not read", line
+                )
+                self.receivers.append((None, None))
+            return
+        url = opts.get("--queue-url")
+        ref = self.receive_ref(url, line)
+        c = Consumer(id=f"{self.path}:{line}", kind="worker", platform="sdk", source="shell",
+                     location=self.loc(line), queue_ref=ref)  # fmt: skip
+        c.heartbeat = False if "change-message-visibility" not in self.text else None
+        for option, field in _RECEIVE_OPTIONS.items():
+            w = opts.get(option)
+            if w is None:
+                continue
+            at = self.option_loc(option, line)
+            if not w.known:
+                self.note(f"aws sqs receive-message {option} {w.display}: not known here; not checked", line)
+                continue
+            try:
+                n = values.integer(w.text, unknown=())
+            except values.BadValue:
+                n = None
+            if not isinstance(n, int) or isinstance(n, bool):
+                self.note(f"aws sqs receive-message {option} {w.display}: not a number; not checked", line)
+                continue
+            if field in Consumer.__slots__:
+                setattr(c, field, n)
+            else:
+                c.settings[field] = n
+            c.locations[field] = at
+        if ref is None and url is not None:
+            c.settings["queue_unknown"] = url.display
+        self.receivers.append((c, self.queue_key(url)))
+
+    def receive_ref(self, url, line: int) -> QueueRef | None:
+        if url is None:
+            return None
+        if url.known:
+            text = url.text.strip()
+            url_like = text.startswith(("https://", "http://"))
+            kind = "url" if url_like else "arn" if text.startswith("arn:") else "name"
+            return QueueRef(kind, text, self.loc(line)) if text else None
+        parts = url.unknowns()
+        if len(parts) == 1 and parts[0].name and url.display == parts[0].display:
+            return QueueRef("env", parts[0].name, self.loc(line))
+        name = self.queue_of(url)  # $(aws sqs get-queue-url --queue-name jobs ...)
+        return QueueRef("name", name, self.loc(line)) if name else None
+
+    def queue_key(self, url) -> str | None:
+        if url is None:
+            return None
+        return url.display
+
+    def option_loc(self, option: str, line: int) -> Location:
+        """Where ``option`` is written: the first line from the command's that holds it (a continued command)."""
+        lines = self.lines or self.text.splitlines()
+        self.lines = lines
+        for n in range(line, min(line + 50, len(lines) + 1)):
+            if option in lines[n - 1]:
+                return Location(self.path, line=n)
+        return self.loc(line)
 
     # -- create-queue
     def create(self, cmd, opts: dict) -> None:

@@ -459,6 +459,10 @@ HOSTILE = [
     'f() { aws sqs create-queue --queue-name "$1"\n' + "echo '{'\n" * 1000,
     'f() { aws sqs create-queue --queue-name "$1"; }\n' + "f q\n" * 30_000,
     "".join(f"f{i}() {{ :; }}\n" for i in range(20_000)) + "f1 x\n",
+    # CLI receives (issue 35): many of them, a huge option, options never closed
+    "aws sqs receive-message --queue-url q --visibility-timeout 5\n" * 20_000,  # 100 read, one note
+    "aws sqs receive-message --queue-url q --visibility-timeout " + "9" * 100_000,
+    "aws sqs receive-message --queue-url 'q --visibility-timeout 5",
 ]
 
 
@@ -559,3 +563,48 @@ def test_shoryukens_cli_creates_a_queue_like_create_queue(tmp_path):
     assert (slow.visibility_timeout, slow.message_retention) == (600, 1209600)
     assert events.fifo is True
     assert any("shoryuken sqs create odd" in n and "not read" in n for n in notes(model))
+
+
+# ------------------------------------------------------------------------------------------------ receive-message
+def _receivers(model) -> list:
+    return [*model.pending, *(c for q in model.queues.values() for c in q.consumers)]
+
+
+def test_a_cli_receive_is_a_receive_loop_with_its_options_at_their_lines(tmp_path):
+    model = load(
+        tmp_path,
+        '#!/bin/bash\nwhile true; do\n  aws sqs receive-message \\\n    --queue-url "$QUEUE_URL" \\\n'
+        "    --visibility-timeout 900 \\\n    --wait-time-seconds 20 --max-number-of-messages 1\ndone\n",
+        "poll.sh",
+    )
+    [c] = _receivers(model)
+    assert (c.kind, c.platform, c.source, c.location.line) == ("worker", "sdk", "shell", 3)
+    assert c.queue_ref == QueueRef("env", "QUEUE_URL", c.queue_ref.location)
+    assert (c.visibility_override, c.settings["wait_time"], c.settings["max_messages"]) == (900, 20, 1)
+    assert c.location_of("visibility_override").line == 5 and c.heartbeat is False
+
+
+def test_a_cli_receive_of_a_queue_the_script_creates_is_its_consumer(tmp_path):
+    model = load(
+        tmp_path,
+        "aws sqs create-queue --queue-name jobs\n"
+        "aws sqs receive-message --queue-url http://localhost:4566/000000000000/jobs --visibility-timeout 5\n"
+        "aws sqs change-message-visibility --queue-url http://localhost:4566/000000000000/jobs "
+        '--receipt-handle "$H" --visibility-timeout 30\n',
+        "init.sh",
+    )
+    [c] = model.queues["jobs"].consumers
+    assert c.queue_ref is None and c.visibility_override == 5 and c.heartbeat is True
+    assert model.pending == []
+
+
+@pytest.mark.parametrize(
+    ("option", "why"), [('"$VT"', "not known here"), ("ten", "not a number"), ("1e999", "not a number")]
+)
+def test_a_cli_receive_option_that_is_not_a_number_is_a_note(tmp_path, option, why):
+    model = load(
+        tmp_path, f'aws sqs receive-message --queue-url "$Q" --visibility-timeout {option}\n', "p.sh"
+    )
+    [c] = _receivers(model)
+    assert c.visibility_override is None
+    assert any("--visibility-timeout" in n and why in n for n in notes(model))

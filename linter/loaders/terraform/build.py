@@ -25,7 +25,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue, Redrive, Sup
 from visguard.records import REQUIRED, Record, fresh, internal
 
 from .. import values
-from . import awscc, consumers
+from . import awscc, consumers, lambda_env
 from .files import excerpt
 from .values import SYMBOLIC, Bound, Encoded, Ref, Text, Unknown
 
@@ -81,10 +81,13 @@ ARGS = {
         # issue 36 (fact-drift L7, L8): Lambda Managed Instances and durable functions
         CAPACITY_PROVIDER_ARG,
         "durable_config.execution_timeout",
+        # issue 35: the environment it gives its package's code (lambda_env.py)
+        *lambda_env.FUNCTION_ARGS,
     ),
     ALIAS: ("name", "function_name"),
 }
 ARGS.update(consumers.ARGS)  # worker consumers (issue 24): consumers.py reads them
+ARGS.update(lambda_env.ARGS)  # the packages of Lambda functions (issue 35): lambda_env.py reads them
 # model field <- (resource argument) for queues and consumers
 QUEUE_FIELDS = {
     "visibility_timeout": "visibility_timeout_seconds",
@@ -261,6 +264,7 @@ class Builder:
             if r.type == ESM:
                 self.mapping(r)
         consumers.read(self)
+        lambda_env.read(self)
         return self.model
 
     # queues ---------------------------------------------------------------------------------------------

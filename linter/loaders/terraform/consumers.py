@@ -111,6 +111,7 @@ NEEDED_BY = {
     STATE_MACHINE: PIPE,
     API_DESTINATION: PIPE,
     TOPIC: SUBSCRIPTION,
+    "data.archive_file": "aws_lambda_function",  # the package a function is made from (lambda_env.py)
 }
 CONSUMER_TYPES = (TASK, BEANSTALK, PIPE, SUBSCRIPTION)
 # what a role's grants are read from (also read for a role that is a consumer of its own: load.collect_needed)

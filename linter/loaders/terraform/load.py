@@ -27,6 +27,7 @@ from .evaluate import Env, _key_value, text_of
 from .files import _read_text, confined, linked, outside_note, unquoted
 from .hcl import Attr, Block, JsonExpr, parse_attrs, parse_expression, parse_hcl, parse_json
 from .instances import EACH_SOURCE
+from .lambda_env import KEYED_ARGS
 from .modules import ROOT, ModuleReader, scope_suppressions
 from .scope import Module, Scope
 from .values import Bound, Encoded, Ref, Text, Unknown
@@ -620,6 +621,11 @@ class TerraformLoader(ModuleReader):
             if aname in b.attrs:
                 r.values[arg] = scope.eval_attr(b.attrs[aname], env)
                 r.locations[arg] = self.origin(scope, b.attrs[aname], env, r.address)
+                if arg in KEYED_ARGS and isinstance(r.values[arg], dict):  # where each key is written
+                    for key in list(r.values[arg])[:200]:
+                        loc = self.path_location(scope, b.attrs[aname], env, r.address, [key])
+                        if loc is not None:
+                            r.locations[f"{arg}.{key}"] = loc
         for d in block.nested("dynamic"):
             if d.labels != [bname]:
                 continue

@@ -49,6 +49,10 @@ PROPS = [
     "Events",
     "Tags",
     "AutoPublishAlias",
+    "Environment",  # a function's environment for its package's code (issue 35: consumers_cfn.function_environment)
+    "CodeUri",
+    "Code",
+    "Handler",
 ]
 
 scalars = st.one_of(
@@ -65,6 +69,9 @@ scalars = st.one_of(
             "",
             "arn:aws:sqs:us-east-1:1:q",
             "ReportBatchItemFailures",
+            ".",
+            "src/",
+            "s3://b/k.zip",
         ]
     ),
     st.booleans(),
@@ -124,6 +131,8 @@ values = st.recursive(
                     "Properties",
                     "Queue",
                     "BatchSize",
+                    "Variables",
+                    "QUEUE_URL",
                 ]
             ),
             children,

@@ -110,7 +110,7 @@ def test_a_registered_loader_claims_files_and_folders_and_gets_the_options(
     names = [
         s.name
         for s in registry.loaders()
-        if s.name not in ("terraform", "serverless", "kubernetes", "cdk-source", "code", "shell")
+        if s.name not in ("terraform", "ansible", "serverless", "kubernetes", "cdk-source", "code", "shell")
     ]
     assert names[-6:] == [
         "toy-file", "cdk-assembly", "visguard-config", "ebextensions", "toy-dir", "cloudformation",
