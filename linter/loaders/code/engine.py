@@ -49,6 +49,7 @@ what its code does not say (:meth:`Reader.annotated`).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import math
 import os
@@ -113,7 +114,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation", "imported", "unpassed",
+        "package", "annotation", "imported", "unpassed", "super_calls",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -159,6 +160,10 @@ class Language:
         self.imported = kw.pop("imported", None)
         # a parameter a call does not pass is nothing (JavaScript's undefined), not an error of the call (Python's)
         self.unpassed = kw.pop("unpassed", False)
+        # class inheritance (:meth:`Flow.call_sites`): a constructor fn, File -> [(File, the call of the base's
+        # constructor in a subclass's: ``super(...)``, ``super().__init__(...)``, or None for a subclass without a
+        # constructor of its own, that subclass's constructor node or None, the subclass's name)]
+        self.super_calls = kw.pop("super_calls", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -1218,6 +1223,9 @@ class Flow:
         self.shared: list[tuple] = []
         self.pin: tuple | None = None  # the call sites pinned now, outermost first ((path, start), ...)
         self._tests: list[tuple] = []  # the test files' call sites the last :meth:`call_sites` left out
+        # (path, start) of a subclass constructor's call of its base's (``super(...)``) -> (its File, that
+        # subclass constructor's node): the objects of such a call site are built where the subclass is
+        self.supers: dict[tuple, tuple] = {}
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -1583,6 +1591,18 @@ class Flow:
         file's call it. A call with more positional arguments than the function takes is another function's."""
         variadic = sig[1] and any(k.startswith("*") for k, _, _ in sig[1])
         found: list[tuple] = []
+        subs = f.lang.super_calls(fn, f) if f.lang.super_calls is not None and _is_constructor(fn) else []
+        for g, call, ctor, sub in subs[:MAX_SITES]:  # a subclass's constructor calling this one: a call site
+            if call is None:  # a subclass without its own constructor: its `new Sub(...)` calls this one
+                names = (*names, sub) if sub not in names else names
+                continue
+            args = g.lang.call_args(call, g)
+            if args is None:
+                continue
+            if len(self.supers) > MAX_FLOW_STEPS * 10:
+                self.supers.clear()
+            self.supers[(g.path, call.start_byte)] = (g, ctor)
+            found.append((g, call, None if args[2] else args[0], args[1]))
         files = [f] + self.files_with(f, names)
         for g in files:
             for name in names:
@@ -1814,7 +1834,7 @@ class Reader:
         g, fn, sig, sites = shared
         kept = _receiving_sites(g, fn, sites, receive)
         if kept is not None:  # a constructor's sites: only the objects whose receiving method is called
-            dropped, sites = len(sites) - len(kept[0]), kept[0]
+            dropped, plan = len(sites) - len({id(s[0]) for s in kept[0]}), kept[0]
             for where, why in kept[1]:
                 self.result.notes.append(
                     Note(
@@ -1823,17 +1843,26 @@ class Reader:
                         self.path,
                     )
                 )
-            if not sites:
+            if not plan:
                 return None
-        else:
-            dropped = 0
-        room[0] -= len(sites) - 1
+        else:  # every object is a consumer: a subclass's super(...) is one per object of the subclass built
+            plan = [(site, outer) for site in sites for outer in _built(site)]
+            dropped = len(sites) - len({id(s[0]) for s in plan})
+            if not plan:
+                return None
+        if len(plan) > room[0]:  # more objects than the receive may still have: one per call site of fn
+            plan, dropped = [(site, None) for site in sites], 0
+        room[0] -= len(plan) - 1
         placed = self._placed
-        for site in sites:
+        for site, outer in plan:
             FLOW.steps = steps  # each site read with the budget the receive had
-            self.placed_at(site[0], site[1])
+            built = site if outer is None else outer[3]  # where the object is built: the consumer's place
+            self.placed_at(built[0], built[1])
             try:
-                with FLOW.pinned(g, fn, sig, site):
+                with contextlib.ExitStack() as pins:
+                    if outer is not None:  # the subclass constructor's parameters: what its call passes
+                        pins.enter_context(FLOW.pinned(*outer))
+                    pins.enter_context(FLOW.pinned(g, fn, sig, site))
                     got = self.per_call_site(
                         read, room
                     )  # its value through another function of several calls
@@ -1843,7 +1872,7 @@ class Reader:
             # every call gives the same values from the same places (three threads of one poll loop): one
             # consumer at the receive (or at the outer call), as before
             self.rollback(mark)
-            room[0] += len(sites) - 1
+            room[0] += len(plan) - 1
             FLOW.steps = steps
             FLOW.watch()
             got = read()
@@ -2163,7 +2192,10 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     whose object calls a method reaching the receive, [(where, why)] of those not followed). A site whose object
     is bound to a name used only through other methods is a producer (``outbox = Queue(url); outbox.post(m)``):
     left out; one passed on or kept elsewhere (an argument, a field, returned) is not followed: left out with a
-    note. None for other functions' sites (a decorator, a registering call: each call is a consumer)."""
+    note. None for other functions' sites (a decorator, a registering call: each call is a consumer). Each kept
+    site is (site, None), or for a subclass constructor's ``super(...)`` (:attr:`Flow.supers`) (site, (File,
+    the subclass constructor, its signature, the site building the subclass)): one per object of the subclass
+    built, checked the same way."""
     if not _is_constructor(fn):
         return None
     found = _receiving_methods(g, receive)
@@ -2174,47 +2206,64 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     reach = found[0]
     kept, unfollowed = [], []
     for site in sites:
-        h, call = site[0], site[1]
-        where = Location(h.path, line=line(call), column=column(h.data, call))
-        chained = _chained_method(call)
-        if chained is not None:  # Worker(url).poll()
-            if chained in reach:
-                kept.append(site)
-            continue
-        bound = _bound_name(call)
-        if bound is None:
-            unfollowed.append(
-                (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
-            )
-            continue
-        name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
-        uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
-        if len(uses) > MAX_USES:  # a name used this often is not followed: said, never judged
-            unfollowed.append(
-                (where, f"the object {bound} built at {h.path}:{line(call)} is used too often to follow")
-            )
-            continue
-        methods, other = set(), False
-        for m in uses:
-            token = h.root.descendant_for_byte_range(m.start(), m.end())
-            if (
-                token is None
-                or (token.start_byte, token.end_byte) != m.span()
-                or "identifier" not in token.type
-            ):
-                continue  # inside a string or a comment, or part of another name
-            after = re.match(
-                rb"\s*(?:\?\.|\.)\s*([A-Za-z_]\w*)\s*(?:\(|!?\()", h.data[m.end() : m.end() + 120]
-            )
-            if after:
-                methods.add(after.group(1).decode())
-            elif not re.match(rb"\s*(?::=|=(?!=)|:[^=])", h.data[m.end() : m.end() + 8]):
-                other = True  # passed, returned, aliased: not followed
-        if methods & reach:
-            kept.append(site)
-        elif other:
-            unfollowed.append((where, f"the object {bound} built at {h.path}:{line(call)} is passed on"))
+        for outer in _built(site):
+            got = _receives(site if outer is None else outer[3], reach)
+            if got is True:
+                kept.append((site, outer))
+            elif got is not None:
+                unfollowed.append(got)
     return kept, unfollowed
+
+
+def _built(site) -> list:
+    """[None] for a call site that builds the object itself; for a subclass constructor's ``super(...)``
+    (:attr:`Flow.supers`), [(File, that constructor, its signature, a call building the subclass)] for each such
+    call in its package (:meth:`Flow.call_sites`, bounded by ``MAX_SITES``)."""
+    sup = FLOW.supers.get((site[0].path, site[1].start_byte))
+    if sup is None:
+        return [None]
+    h, ctor = sup
+    sig = h.lang.signature(ctor, h) if h.lang.signature else None
+    if sig is None:
+        return []
+    tests = FLOW._tests
+    try:
+        sites = FLOW.call_sites(h, ctor, sig[0], len([x for x in sig[1] if x[2]]) - sig[2], sig)
+    finally:
+        FLOW._tests = tests
+    return [(h, ctor, sig, s) for s in sites[:MAX_SITES]]
+
+
+def _receives(site, reach: set[str]):
+    """Whether the object built at ``site`` calls a method of ``reach``: True; None when it does not (a producer);
+    (where, why) when it is not followed (passed on, used too often)."""
+    h, call = site[0], site[1]
+    where = Location(h.path, line=line(call), column=column(h.data, call))
+    chained = _chained_method(call)
+    if chained is not None:  # Worker(url).poll()
+        return True if chained in reach else None
+    bound = _bound_name(call)
+    if bound is None:
+        return (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
+    name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
+    uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
+    if len(uses) > MAX_USES:  # a name used this often is not followed: said, never judged
+        return (where, f"the object {bound} built at {h.path}:{line(call)} is used too often to follow")
+    methods, other = set(), False
+    for m in uses:
+        token = h.root.descendant_for_byte_range(m.start(), m.end())
+        if token is None or (token.start_byte, token.end_byte) != m.span() or "identifier" not in token.type:
+            continue  # inside a string or a comment, or part of another name
+        after = re.match(rb"\s*(?:\?\.|\.)\s*([A-Za-z_]\w*)\s*(?:\(|!?\()", h.data[m.end() : m.end() + 120])
+        if after:
+            methods.add(after.group(1).decode())
+        elif not re.match(rb"\s*(?::=|=(?!=)|:[^=])", h.data[m.end() : m.end() + 8]):
+            other = True  # passed, returned, aliased: not followed
+    if methods & reach:
+        return True
+    if other:
+        return (where, f"the object {bound} built at {h.path}:{line(call)} is passed on")
+    return None
 
 
 _MEMBERS = {  # a member access node type -> (its object field, its member field)

@@ -111,6 +111,7 @@ def _language(name: str, grammar: str) -> Language:
         # the value flow (issue 35): defined below, with the scopes they use
         name_key=lambda node: _name_key(node),
         signature=lambda fn, f: _signature(fn, f),
+        super_calls=lambda fn, f: _super_calls(fn, f),
         call_args=lambda call, f: _call_args(call, f),
         imported=lambda f, key: _imported(f, key),
         unpassed=True,  # new B() of constructor(options): options is undefined
@@ -912,6 +913,14 @@ class _Scopes:
 
         def pick(v: Value, depth: int) -> Value:
             try:
+                merged = self._spread_part(v, prop, depth)
+                if merged is not None:
+                    v = merged
+                    if v.kind != "none" or (default is None and absent):
+                        return v
+                    if default is not None:
+                        return self._value(default, depth)
+                    raise _Unresolved(f"{prop} is not passed")
                 if v.kind == "obj" and prop in v.value:
                     return self.within(v.file, v.value[prop], depth)
                 if v.kind in ("obj", "none") and v.mark != "open":
@@ -925,6 +934,24 @@ class _Scopes:
             return Value("unknown", None, v.node, why)
 
         return pick
+
+    def _spread_part(self, v: Value, prop: str, depth: int) -> Value | None:
+        """``prop`` of an options object a call writes with spreads (``super({ ...options, name: "x" })``: a
+        subclass passing its own parameter on), read as a merge in the file it is written in (its spread
+        parameter's part is what the calls of that function pass: engine.Flow); None when ``v`` is no such
+        object."""
+        node = _strip(v.node) if v.kind == "obj" else None
+        if (
+            node is None
+            or node.type != "object"
+            or not any(c.type == "spread_element" for c in node.named_children)
+        ):
+            return None
+        owner = _js(v.file) if v.file is not None and v.file is not self.file else self
+        sources = owner._merge_sources(node, depth)
+        if sources is None:
+            return None
+        return owner._merged_key(sources, prop, node, depth + 1, True)
 
     def _param_of(self, name, node):
         """The innermost function around ``node`` with a parameter ``name`` when no declaration nearer binds it,
@@ -1807,6 +1834,70 @@ def _signature(fn, f: File):
         key, _, default = _param_name(p)
         params.append((key, default, not key.startswith("*")))
     return (name,), params, 0
+
+
+MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
+
+
+def _super_calls(fn, f: File) -> list:
+    """engine.Language.super_calls: for a class's ``constructor``, the ``super(...)`` calls in the constructors of
+    the classes of its package that extend it (``class Billing extends BaseWorker``, ``extends lib.BaseWorker``,
+    TypeScript's ``extends BaseWorker<T>``), and (File, None, None, name) for a subclass without a constructor of
+    its own (its ``new`` calls run the base's)."""
+    sig = _signature(fn, f) if fn.type == "method_definition" else None
+    if sig is None or text(fn.child_by_field_name("name")) != "constructor":
+        return []
+    base, out = sig[0][0], []
+    for g in [f, *engine.FLOW.files_with(f, (base,))]:
+        for cls in _classes_of(g):
+            heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
+            m = re.match(r"\s*extends\s+([\w$.]+)", text(heritage)) if heritage is not None else None
+            name = cls.child_by_field_name("name")
+            body = cls.child_by_field_name("body")
+            if m is None or m.group(1).rsplit(".", 1)[-1] != base or name is None or body is None:
+                continue
+            ctor = next(
+                (
+                    c
+                    for c in body.named_children
+                    if c.type == "method_definition" and text(c.child_by_field_name("name")) == "constructor"
+                ),
+                None,
+            )
+            if ctor is None:
+                out.append((g, None, None, text(name)))
+                continue
+            stack = [ctor.child_by_field_name("body")]
+            while stack:
+                n = stack.pop()
+                if n is None or (n is not ctor.child_by_field_name("body") and n.type in _NESTED):
+                    continue  # a nested function's or class's super is its own
+                callee = n.child_by_field_name("function") if n.type == "call_expression" else None
+                if callee is not None and callee.type == "super":
+                    out.append((g, n, ctor, text(name)))
+                    continue
+                stack.extend(reversed(n.named_children))
+    return out
+
+
+_NESTED = frozenset(
+    ("function_declaration", "function_expression", "function", "method_definition", *_CLASSES)
+)
+
+
+def _classes_of(g: File) -> list:
+    """The class nodes of ``g`` (declarations and expressions), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type in _CLASSES:
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
 
 
 def js_key(node) -> str:

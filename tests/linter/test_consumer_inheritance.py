@@ -1,0 +1,127 @@
+"""Class inheritance in the value flow (issue 35): a receive in a base class's method, reached through objects
+of its subclasses, whose constructors pass their arguments up (``super(...)``, ``super().__init__(...)``) to the
+base constructor's parameters, stored on ``this``/``self`` and read at the receive. Each object built whose
+receiving method is called is one consumer, at the line building it, with that line's values and the defaults
+(parameter defaults, an options object's defaults) it leaves; an object only sending is none.
+
+Fixtures: ``fixtures/consumers/inheritance/<language>/`` (a subclass passing an options object on, one passing
+positional values, one without a constructor of its own, an object of a subclass that only sends)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+from visguard.linter.loaders import registry
+from visguard.linter.loaders.code import engine
+
+HERE = os.path.join(os.path.dirname(__file__), "fixtures", "consumers", "inheritance")
+Q = "https://sqs.eu-west-1.amazonaws.com/123456789012/"
+
+
+def consumers_of(folder: str):
+    errors: list = []
+    out = []
+    for item in registry.discover([folder], errors=errors):
+        if item.loader.name == "code":
+            out += item.loader.load(item.path, registry.LoadOptions()).pending
+    assert not errors
+    return sorted(out, key=lambda c: (c.location.file, c.location.line))
+
+
+def rel(top: str, loc) -> str:
+    return os.path.relpath(loc.file, top).replace(os.sep, "/") + f":{loc.line}"
+
+
+CASES = {
+    # language: (main file, its lines building billing/stock/mail, the receive's place)
+    "typescript": ("src/main.ts", (6, 7, 8), "src/base-worker.ts:20"),
+    "python": ("app/main.py", (7, 8, 9), "app/base_worker.py:14"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CASES))
+def test_a_base_class_receive_is_one_consumer_per_subclass_object_built(lang):
+    top = os.path.join(HERE, lang)
+    main, lines, receive = CASES[lang]
+    got = [
+        (rel(top, c.location), c.queue_ref.value if c.queue_ref else None, c.visibility_override,
+         rel(top, c.locations["receive"]))
+        for c in consumers_of(top)
+    ]  # fmt: skip
+    assert got == [
+        (f"{main}:{lines[0]}", Q + "billing", 30, receive),  # the base constructor's default
+        (f"{main}:{lines[1]}", Q + "stock", 90, receive),  # positional values passed up by super
+        (f"{main}:{lines[2]}", Q + "mail", 45, receive),  # no constructor of its own: the base's
+    ]  # the outbox, a StockWorker that only sends, is no consumer
+
+
+def _write(top, files: dict[str, str]) -> None:
+    for name, body in files.items():
+        (top / name).parent.mkdir(parents=True, exist_ok=True)
+        (top / name).write_text(body)
+
+
+TS_BASE = (
+    'import { SQSClient, ReceiveMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";\n'
+    "const sqs = new SQSClient({});\n"
+    "export class Base {\n"
+    "  constructor(opts) { this.opts = { vt: 30, ...opts }; }\n"
+    "  async run() {\n"
+    "    await sqs.send(new ReceiveMessageCommand({ QueueUrl: this.opts.url, VisibilityTimeout: this.opts.vt }));\n"
+    "  }\n"
+    "  async post(b) { await sqs.send(new SendMessageCommand({ QueueUrl: this.opts.url, MessageBody: b })); }\n"
+    "}\n"
+)
+
+
+def test_one_subclass_built_twice_is_two_consumers_at_its_builds(tmp_path):
+    """One ``super(...)`` call (no fan-out at the base) but its subclass built at two lines with different
+    queues: a consumer per build, never one queue picked for both."""
+    _write(tmp_path, {
+        "package.json": "{}\n",
+        "base.js": TS_BASE,
+        "sub.js": 'import { Base } from "./base";\n'
+                  "export class Sub extends Base {\n  constructor(url, vt) { super({ url, vt }); }\n}\n",
+        "main.js": 'import { Sub } from "./sub";\n'
+                   f'const a = new Sub("{Q}a", 60);\nconst b = new Sub("{Q}b", 90);\na.run();\nb.run();\n',
+    })  # fmt: skip
+    got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-1], c.visibility_override)
+           for c in consumers_of(str(tmp_path))]  # fmt: skip
+    assert got == [("main.js:2", "a", 60), ("main.js:3", "b", 90)]
+
+
+def test_a_subclass_object_that_only_sends_is_no_consumer(tmp_path):
+    _write(tmp_path, {
+        "package.json": "{}\n",
+        "base.js": TS_BASE,
+        "subs.js": 'import { Base } from "./base";\n'
+                   "export class A extends Base {\n  constructor(o) { super({ ...o }); }\n}\n"
+                   "export class B extends Base {\n  constructor(o) { super({ ...o, vt: 5 }); }\n}\n",
+        "main.js": 'import { A, B } from "./subs";\n'
+                   f'const a = new A({{ url: "{Q}a" }});\nconst b = new B({{ url: "{Q}b" }});\n'
+                   'a.post("x");\nb.run();\n',
+    })  # fmt: skip
+    got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-1], c.visibility_override)
+           for c in consumers_of(str(tmp_path))]  # fmt: skip
+    assert got == [("main.js:3", "b", 5)]  # a pair after the spread wins over the base's default
+
+
+def test_many_subclasses_are_bounded(tmp_path):
+    """Far more subclasses and builds than a receive may have consumers (MAX_SITES): the read ends quickly, with
+    at most that many consumers."""
+    subs = "".join(
+        f"export class S{i} extends Base {{\n  constructor(o) {{ super({{ ...o }}); }}\n}}\n"
+        for i in range(300)
+    )
+    builds = "".join(f'const s{i} = new S{i}({{ url: "{Q}q{i}" }});\ns{i}.run();\n' for i in range(300))
+    names = ", ".join(f"S{i}" for i in range(300))
+    _write(tmp_path, {
+        "package.json": "{}\n", "base.js": TS_BASE, "subs.js": 'import { Base } from "./base";\n' + subs,
+        "main.js": f'import {{ {names} }} from "./subs";\n' + builds,
+    })  # fmt: skip
+    start = time.process_time()
+    got = consumers_of(str(tmp_path))
+    assert time.process_time() - start < 20
+    assert 1 <= len(got) <= engine.MAX_SITES
