@@ -125,3 +125,57 @@ def test_many_subclasses_are_bounded(tmp_path):
     got = consumers_of(str(tmp_path))
     assert time.process_time() - start < 20
     assert 1 <= len(got) <= engine.MAX_SITES
+
+
+# ------------------------------------------------------------------- an object passed into another constructor
+# (engine._passed_into) ``Worker(queue=Queue(url))`` / ``new Worker(new SqsQueue(url))``: the Queue object is a
+# consumer when the Worker stores it and a Worker method calling its receiving method is called on the Worker;
+# ``drain(Queue(url))`` when the function calls it on the parameter. An Outbox storing it only to send, or a
+# Worker whose other methods only are called, is none. Fixtures: ``fixtures/consumers/passed-object/<language>/``.
+PASSED = {
+    "typescript": ("src/main.ts", (6, 8, 14), "src/queue.ts:10"),
+    "python": ("app/main.py", (7, 9, 15), "app/queue.py:14"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(PASSED))
+def test_an_object_passed_into_another_constructor_is_followed_to_its_receive(lang):
+    top = os.path.join(HERE, "..", "passed-object", lang)
+    main, lines, receive = PASSED[lang]
+    got = [
+        (rel(top, c.location), c.queue_ref.value if c.queue_ref else None, c.visibility_override,
+         rel(top, c.locations["receive"]))
+        for c in consumers_of(top)
+    ]  # fmt: skip
+    assert got == [
+        (f"{main}:{lines[0]}", Q + "orders", 90, receive),
+        (f"{main}:{lines[1]}", Q + "audit", 30, receive),  # the queue class's parameter default
+        (
+            f"{main}:{lines[2]}",
+            Q + "backlog",
+            600,
+            receive,
+        ),  # a function calling the receive on its parameter
+    ]  # idle (only describe() called), outbox (stores it to send): no consumers
+
+
+def test_objects_passed_through_too_many_constructors_are_not_followed(tmp_path):
+    """Wrappers of wrappers deeper than MAX_PASSED: not followed (a note), never guessed a consumer."""
+    wraps = "".join(
+        f"class W{i}:\n    def __init__(self, inner):\n        self.inner = inner\n\n"
+        f"    def run(self):\n        self.inner.{'pull' if i == 0 else 'run'}()\n\n\n"
+        for i in range(engine.MAX_PASSED + 2)
+    )
+    _write(tmp_path, {
+        "requirements.txt": "boto3\n",
+        "q.py": "import boto3\nsqs = boto3.client('sqs')\n\n\nclass Queue:\n"
+                "    def __init__(self, url):\n        self.url = url\n\n"
+                "    def pull(self):\n        return sqs.receive_message(QueueUrl=self.url)\n\n"
+                "    def push(self, b):\n        sqs.send_message(QueueUrl=self.url, MessageBody=b)\n\n\n" + wraps,
+        "main.py": "from q import *\n\n"
+                   f"a = W1(W0(Queue('{Q}a')))\na.run()\nb = W0(Queue('{Q}b'))\nb.run()\n"
+                   "deep = " + "".join(f"W{i}(" for i in reversed(range(engine.MAX_PASSED + 2)))
+                   + f"Queue('{Q}c')" + ")" * (engine.MAX_PASSED + 2) + "\ndeep.run()\n",
+    })  # fmt: skip
+    got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-1]) for c in consumers_of(str(tmp_path))]
+    assert got == [("main.py:3", "a"), ("main.py:5", "b")]

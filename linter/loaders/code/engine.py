@@ -2234,9 +2234,10 @@ def _built(site) -> list:
     return [(h, ctor, sig, s) for s in sites[:MAX_SITES]]
 
 
-def _receives(site, reach: set[str]):
+def _receives(site, reach: set[str], depth: int = 0):
     """Whether the object built at ``site`` calls a method of ``reach``: True; None when it does not (a producer);
-    (where, why) when it is not followed (passed on, used too often)."""
+    (where, why) when it is not followed (passed on, used too often). An object built as the argument of another
+    call is followed into it (:func:`_passed_into`)."""
     h, call = site[0], site[1]
     where = Location(h.path, line=line(call), column=column(h.data, call))
     chained = _chained_method(call)
@@ -2244,6 +2245,9 @@ def _receives(site, reach: set[str]):
         return True if chained in reach else None
     bound = _bound_name(call)
     if bound is None:
+        into = _passed_into(h, call, reach, depth)
+        if into is not False:
+            return into
         return (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
     name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
     uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
@@ -2264,6 +2268,141 @@ def _receives(site, reach: set[str]):
     if other:
         return (where, f"the object {bound} built at {h.path}:{line(call)} is passed on")
     return None
+
+
+MAX_PASSED = 3  # objects passed into another constructor's (Worker(Queue(url))) followed that deep
+MAX_PASSED_FILES = 8  # files looked at for the function an object is passed into
+
+
+def _passed_into(h: File, call, reach: set[str], depth: int):
+    """Whether the object built at ``call``, an argument of another call (``new Worker(new Queue(url))``,
+    ``Worker(queue=Queue(url))``, ``run(Queue(url))``), is received from: that call's function (a class's
+    constructor, of this file or its package) stores it (``this.queue = queue``, ``self.q = q``, ``@q = q``)
+    and a method of the class calls a method of ``reach`` on it: then as for that class's object built there
+    (:func:`_receives`: a method reaching that one called on it); a function or constructor calling one on the
+    parameter itself: True. None when the function only uses other methods (a producer's outbox); False when
+    it is not followed (not an argument, the function not found, deeper than ``MAX_PASSED``)."""
+    node, parent, key = call, call.parent, None
+    if parent is not None and parent.type in ("keyword_argument", "argument", "named_argument"):
+        name = parent.child_by_field_name("name")
+        key = text(name) if name is not None and parent.type != "argument" else None
+        node, parent = parent, parent.parent
+    if depth >= MAX_PASSED or parent is None or parent.type not in ("arguments", "argument_list"):
+        return False
+    outer = parent.parent
+    if outer is None:
+        return False
+    head = next(
+        (outer.child_by_field_name(k) for k in ("constructor", "function", "type", "method", "name")
+         if outer.child_by_field_name(k) is not None),
+        None,
+    )  # fmt: skip
+    m = re.search(r"([A-Za-z_$][\w$]*)\W*$", text(head)) if head is not None else None
+    if m is None:
+        return False
+    fname = m.group(1)
+    position = None
+    if key is None:
+        plain = [a for a in parent.named_children if "comment" not in a.type and a.type != "keyword_argument"]
+        position = next((i for i, a in enumerate(plain) if a.start_byte == node.start_byte), None)
+    for g in [h, *FLOW.files_with(h, (fname,))][:MAX_PASSED_FILES]:
+        for d in _definitions(g).get(fname, ())[:4]:
+            got = _received_in(g, d, key, position, reach)
+            if got is None or got is True:
+                return got
+            if isinstance(got, set):  # the class's methods that reach the receive through the stored object
+                return _receives((h, outer), got, depth + 1)
+    return False
+
+
+def _received_in(g: File, d, key, position, reach: set[str]):
+    """For :func:`_passed_into`: a definition ``d`` (a class or a function) taking the object as parameter ``key``
+    or at ``position``: True (the parameter's reaching method called where the function runs), the class's
+    methods reaching the receive through the field it is stored in, None (neither), False (not read)."""
+    fn = d
+    if d.type not in _FUNCTION_NODES:  # a class: its constructor
+        fn = next((n for n in _members(d) if n.type in _FUNCTION_NODES and _is_constructor(n)), None)
+        if fn is None:
+            return False
+    sig = g.lang.signature(fn, g) if g.lang.signature else None
+    if sig is None:
+        return False
+    keys = [k for k, _, positional in sig[1]]
+    if key is None:
+        at = position + sig[2] if position is not None else None
+        if at is None or at >= len(sig[1]) or not sig[1][at][2]:
+            return False
+        key = keys[at]
+    elif key not in keys:
+        return False
+    param = re.escape(key.lstrip("$").encode())
+    calls = rb"\s*(?:\?\.|\.|->|&\.)\s*(\w+)\s*[(!]?"
+    body = g.data[fn.start_byte : fn.end_byte]
+    if any(u.group(1).decode() in reach for u in re.finditer(rb"(?<![\w.$])\$?" + param + calls, body)):
+        return True
+    if d is fn:
+        return None
+    fields = {
+        f.group(1)
+        for f in re.finditer(
+            rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@)(\w+)\s*=\s*\$?" + param + rb"\b", body
+        )
+    }
+    params = fn.child_by_field_name("parameters")
+    if (
+        params is not None
+        and re.search(  # TypeScript's constructor(private readonly queue: Queue)
+            rb"(?:private|public|protected|readonly)\s+(?:readonly\s+)?" + param + rb"\b",
+            g.data[params.start_byte : params.end_byte],
+        )
+    ):
+        fields.add(param)
+    methods = [(n, g.data[n.start_byte : n.end_byte]) for n in _members(d) if n.type in _FUNCTION_NODES]
+    got = set()
+    for field in fields:
+        use = re.compile(rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@)" + re.escape(field) + calls)
+        got |= {_name_of(n) for n, b in methods if any(u.group(1).decode() in reach for u in use.finditer(b))}
+    got.discard("")
+    for _ in range(8):  # and the methods calling those by name
+        names = [re.compile(rb"\." + re.escape(r.encode()) + rb"\s*\(") for r in got]
+        more = {_name_of(n) for n, b in methods if _name_of(n) not in got and any(c.search(b) for c in names)}
+        if not more:
+            break
+        got |= more
+    return got or None
+
+
+def _members(cls) -> list:
+    """The named nodes of a class's body (its methods), its decorated ones unwrapped."""
+    body = cls.child_by_field_name("body")
+    if body is None:  # Ruby's class: its statements follow its name
+        body = next((c for c in cls.named_children if c.type == "body_statement"), cls)
+    out = []
+    for n in body.named_children[:2000]:
+        if n.type == "decorated_definition":
+            n = n.child_by_field_name("definition") or n
+        out.append(n)
+    return out
+
+
+_CLASS_NODES = frozenset(("class_definition", "class_declaration", "class", "abstract_class_declaration"))
+
+
+def _definitions(g: File) -> dict[str, list]:
+    """Name -> the classes and named functions of ``g`` so named, found once per file (its first 20,000 nodes)."""
+    found = getattr(g, "_definitions", None)
+    if found is None:
+        found, stack, seen = {}, [g.root], 0
+        while stack and seen < 20000:
+            n = stack.pop()
+            seen += 1
+            if n.type in _CLASS_NODES or n.type in _FUNCTION_NODES:
+                name = _name_of(n)
+                if name:
+                    found.setdefault(name, []).append(n)
+            stack.extend(n.named_children)
+        g._definitions = found
+    return found
 
 
 _MEMBERS = {  # a member access node type -> (its object field, its member field)
