@@ -35,26 +35,37 @@ def rel(top: str, loc) -> str:
 
 
 CASES = {
-    # language: (main file, its lines building billing/stock/mail, the receive's place)
-    "typescript": ("src/main.ts", (6, 7, 8), "src/base-worker.ts:20"),
-    "python": ("app/main.py", (7, 8, 9), "app/base_worker.py:14"),
+    # language: (main file, (line, queue, visibility) of each consumer, the receive's place)
+    "typescript": (
+        "src/main.ts",
+        ((6, "billing", 30), (7, "stock", 90), (8, "mail", 45)),  # 30: the base's options default
+        "src/base-worker.ts:20",
+    ),
+    "python": (
+        "app/main.py",
+        ((7, "billing", 30), (8, "stock", 90), (9, "mail", 45)),  # 30: the base's parameter default
+        "app/base_worker.py:14",
+    ),
+    "java": (
+        "src/main/java/w/Main.java",
+        ((7, "billing", 30), (8, "stock", 90)),  # 30: passed up by BillingWorker's super(url, 30)
+        "src/main/java/w/BaseWorker.java:19",
+    ),
 }
 
 
 @pytest.mark.parametrize("lang", sorted(CASES))
 def test_a_base_class_receive_is_one_consumer_per_subclass_object_built(lang):
+    """billing passes an options object (or its parameter) up, stock positional values, mail (no constructor of
+    its own) runs the base's; the outbox, a StockWorker that only sends, is no consumer."""
     top = os.path.join(HERE, lang)
-    main, lines, receive = CASES[lang]
+    main, expected, receive = CASES[lang]
     got = [
         (rel(top, c.location), c.queue_ref.value if c.queue_ref else None, c.visibility_override,
          rel(top, c.locations["receive"]))
         for c in consumers_of(top)
     ]  # fmt: skip
-    assert got == [
-        (f"{main}:{lines[0]}", Q + "billing", 30, receive),  # the base constructor's default
-        (f"{main}:{lines[1]}", Q + "stock", 90, receive),  # positional values passed up by super
-        (f"{main}:{lines[2]}", Q + "mail", 45, receive),  # no constructor of its own: the base's
-    ]  # the outbox, a StockWorker that only sends, is no consumer
+    assert got == [(f"{main}:{n}", Q + q, vt, receive) for n, q, vt in expected]
 
 
 def _write(top, files: dict[str, str]) -> None:
