@@ -51,6 +51,11 @@ CASES = {
         ((7, "billing", 30), (8, "stock", 90)),  # 30: passed up by BillingWorker's super(url, 30)
         "src/main/java/w/BaseWorker.java:19",
     ),
+    "csharp": (
+        "Program.cs",
+        ((7, "billing", 30), (8, "stock", 90)),  # 30: the base constructor's parameter default
+        "BaseWorker.cs:19",
+    ),
 }
 
 
