@@ -195,3 +195,22 @@ def test_objects_passed_through_too_many_constructors_are_not_followed(tmp_path)
     })  # fmt: skip
     got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-1]) for c in consumers_of(str(tmp_path))]
     assert got == [("main.py:3", "a"), ("main.py:5", "b")]
+
+
+def test_a_subclass_of_a_subclass_passes_its_values_up_both_constructors(tmp_path):
+    """Leaf extends Mid extends Base: Leaf's super(url, 120) gives Mid's parameters, Mid's super({ url, vt })
+    Base's; Mid built itself is its own consumer; Other (a second subclass of Base) leaves Base's default."""
+    _write(tmp_path, {
+        "package.json": "{}\n",
+        "base.js": TS_BASE,
+        "subs.js": 'import { Base } from "./base";\n'
+                   "export class Mid extends Base {\n  constructor(url, vt) { super({ url, vt }); }\n}\n"
+                   "export class Leaf extends Mid {\n  constructor(url) { super(url, 120); }\n}\n"
+                   "export class Other extends Base {\n  constructor(url) { super({ url }); }\n}\n",
+        "main.js": 'import { Leaf, Mid, Other } from "./subs";\n'
+                   f'const leaf = new Leaf("{Q}leaf");\nconst mid = new Mid("{Q}mid", 60);\n'
+                   f'const other = new Other("{Q}other");\nleaf.run();\nmid.run();\nother.run();\n',
+    })  # fmt: skip
+    got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-4:], c.visibility_override)
+           for c in consumers_of(str(tmp_path))]  # fmt: skip
+    assert got == [("main.js:2", "leaf", 120), ("main.js:3", "/mid", 60), ("main.js:4", "ther", 30)]

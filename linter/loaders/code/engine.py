@@ -1856,12 +1856,12 @@ class Reader:
         placed = self._placed
         for site, outer in plan:
             FLOW.steps = steps  # each site read with the budget the receive had
-            built = site if outer is None else outer[3]  # where the object is built: the consumer's place
+            built = site if outer is None else outer[-1][3]  # where the object is built: the consumer's place
             self.placed_at(built[0], built[1])
             try:
                 with contextlib.ExitStack() as pins:
-                    if outer is not None:  # the subclass constructor's parameters: what its call passes
-                        pins.enter_context(FLOW.pinned(*outer))
+                    for pin in reversed(outer or ()):  # the subclasses' constructors: what their calls pass
+                        pins.enter_context(FLOW.pinned(*pin))
                     pins.enter_context(FLOW.pinned(g, fn, sig, site))
                     got = self.per_call_site(
                         read, room
@@ -2207,7 +2207,7 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     kept, unfollowed = [], []
     for site in sites:
         for outer in _built(site):
-            got = _receives(site if outer is None else outer[3], reach)
+            got = _receives(site if outer is None else outer[-1][3], reach)
             if got is True:
                 kept.append((site, outer))
             elif got is not None:
@@ -2215,23 +2215,34 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     return kept, unfollowed
 
 
-def _built(site) -> list:
+MAX_SUPERS = 3  # subclasses of subclasses a base constructor's super(...) is followed through
+
+
+def _built(site, depth: int = 0) -> list:
     """[None] for a call site that builds the object itself; for a subclass constructor's ``super(...)``
-    (:attr:`Flow.supers`), [(File, that constructor, its signature, a call building the subclass)] for each such
-    call in its package (:meth:`Flow.call_sites`, bounded by ``MAX_SITES``)."""
+    (:attr:`Flow.supers`), for each call building the subclass (:meth:`Flow.call_sites`, bounded by
+    ``MAX_SITES``) the constructors it runs, innermost first: ((File, that constructor, its signature, the call of
+    it), ...), the last call the one building the object (a subclass of the subclass: its own super(...) followed
+    ``MAX_SUPERS`` deep)."""
     sup = FLOW.supers.get((site[0].path, site[1].start_byte))
     if sup is None:
         return [None]
     h, ctor = sup
     sig = h.lang.signature(ctor, h) if h.lang.signature else None
-    if sig is None:
+    if sig is None or depth >= MAX_SUPERS:
         return []
     tests = FLOW._tests
     try:
         sites = FLOW.call_sites(h, ctor, sig[0], len([x for x in sig[1] if x[2]]) - sig[2], sig)
     finally:
         FLOW._tests = tests
-    return [(h, ctor, sig, s) for s in sites[:MAX_SITES]]
+    out = []
+    for s in sites[:MAX_SITES]:
+        for chain in _built(s, depth + 1):
+            out.append(((h, ctor, sig, s), *(chain or ())))
+            if len(out) >= MAX_SITES:
+                return out
+    return out
 
 
 def _receives(site, reach: set[str], depth: int = 0):
