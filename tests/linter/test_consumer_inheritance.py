@@ -149,30 +149,33 @@ def test_many_subclasses_are_bounded(tmp_path):
 # ``drain(Queue(url))`` when the function calls it on the parameter. An Outbox storing it only to send, or a
 # Worker whose other methods only are called, is none. Fixtures: ``fixtures/consumers/passed-object/<language>/``.
 PASSED = {
-    "typescript": ("src/main.ts", (6, 8, 14), "src/queue.ts:10"),
-    "python": ("app/main.py", (7, 9, 15), "app/queue.py:14"),
+    # language: (main file, (line, queue, visibility) of each consumer, the receive's place)
+    "typescript": (
+        "src/main.ts",
+        ((6, "orders", 90), (8, "audit", 30), (14, "backlog", 600)),  # backlog: drain(q) calls q.pull()
+        "src/queue.ts:10",
+    ),
+    "python": (
+        "app/main.py",
+        ((7, "orders", 90), (9, "audit", 30), (15, "backlog", 600)),  # 30: the queue class's default
+        "app/queue.py:14",
+    ),
+    "java": ("src/main/java/w/Main.java", ((7, "orders", 90),), "src/main/java/w/SqsQueue.java:19"),
+    "csharp": ("Program.cs", ((7, "orders", 90),), "SqsQueue.cs:19"),  # fields read without this.
 }
 
 
 @pytest.mark.parametrize("lang", sorted(PASSED))
 def test_an_object_passed_into_another_constructor_is_followed_to_its_receive(lang):
+    """idle (only its other methods called) and outbox (stores the queue to send) are no consumers."""
     top = os.path.join(HERE, "..", "passed-object", lang)
-    main, lines, receive = PASSED[lang]
+    main, expected, receive = PASSED[lang]
     got = [
         (rel(top, c.location), c.queue_ref.value if c.queue_ref else None, c.visibility_override,
          rel(top, c.locations["receive"]))
         for c in consumers_of(top)
     ]  # fmt: skip
-    assert got == [
-        (f"{main}:{lines[0]}", Q + "orders", 90, receive),
-        (f"{main}:{lines[1]}", Q + "audit", 30, receive),  # the queue class's parameter default
-        (
-            f"{main}:{lines[2]}",
-            Q + "backlog",
-            600,
-            receive,
-        ),  # a function calling the receive on its parameter
-    ]  # idle (only describe() called), outbox (stores it to send): no consumers
+    assert got == [(f"{main}:{n}", Q + q, vt, receive) for n, q, vt in expected]
 
 
 def test_objects_passed_through_too_many_constructors_are_not_followed(tmp_path):

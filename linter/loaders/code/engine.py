@@ -2282,6 +2282,7 @@ def _receives(site, reach: set[str], depth: int = 0):
 
 
 MAX_PASSED = 3  # objects passed into another constructor's (Worker(Queue(url))) followed that deep
+_BARE = ("java", "csharp")  # languages whose fields are read without this.
 MAX_PASSED_FILES = 8  # files looked at for the function an object is passed into
 
 
@@ -2353,12 +2354,13 @@ def _received_in(g: File, d, key, position, reach: set[str]):
         return True
     if d is fn:
         return None
-    fields = {
-        f.group(1)
-        for f in re.finditer(
-            rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@)(\w+)\s*=\s*\$?" + param + rb"\b", body
-        )
-    }
+    # a field is written ``this.x``/``self.x``/``$this->x``/``@x``; Java's and C#'s also bare (``_queue = queue``)
+    owner = (
+        rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@"
+        + (rb"|(?<![\w.$])" if g.lang.name in _BARE else b"")
+        + rb")"
+    )
+    fields = {f.group(1) for f in re.finditer(owner + rb"(\w+)\s*=\s*\$?" + param + rb"\b", body)}
     params = fn.child_by_field_name("parameters")
     if (
         params is not None
@@ -2371,7 +2373,7 @@ def _received_in(g: File, d, key, position, reach: set[str]):
     methods = [(n, g.data[n.start_byte : n.end_byte]) for n in _members(d) if n.type in _FUNCTION_NODES]
     got = set()
     for field in fields:
-        use = re.compile(rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@)" + re.escape(field) + calls)
+        use = re.compile(owner + re.escape(field) + calls)
         got |= {_name_of(n) for n, b in methods if any(u.group(1).decode() in reach for u in use.finditer(b))}
     got.discard("")
     for _ in range(8):  # and the methods calling those by name
