@@ -217,3 +217,57 @@ def test_a_subclass_of_a_subclass_passes_its_values_up_both_constructors(tmp_pat
     got = [(rel(str(tmp_path), c.location), c.queue_ref.value[-4:], c.visibility_override)
            for c in consumers_of(str(tmp_path))]  # fmt: skip
     assert got == [("main.js:2", "leaf", 120), ("main.js:3", "/mid", 60), ("main.js:4", "ther", 30)]
+
+
+SLOW = "https://sqs.eu-west-1.amazonaws.com/1/slow"
+
+
+def test_a_field_a_subclass_sets_is_its_objects_not_the_bases(tmp_path):
+    """``this.visibility = 120`` after ``super(url)`` (and a class field of the subclass) win over the base's
+    class field for the subclass's objects; another subclass keeps the base's; one subclass alone too."""
+    base = (
+        'import { SQSClient, ReceiveMessageCommand } from "@aws-sdk/client-sqs";\n'
+        "const sqs = new SQSClient({});\n"
+        "export class Base {\n  visibility = 30;\n  constructor(url) { this.url = url; }\n"
+        "  async run() {\n"
+        "    await sqs.send(new ReceiveMessageCommand({ QueueUrl: this.url, VisibilityTimeout: this.visibility }));\n"
+        "  }\n}\n"
+    )
+    subs = (
+        'import { Base } from "./base";\n'
+        "export class Slow extends Base {\n  constructor(url) { super(url); this.visibility = 120; }\n}\n"
+        "export class Slower extends Base {\n  visibility = 300;\n  constructor(url) { super(url); }\n}\n"
+        "export class Plain extends Base {\n  constructor(url) { super(url); }\n}\n"
+    )
+    main = (
+        'import { Slow, Slower, Plain } from "./subs";\n'
+        f'new Slow("{SLOW}").run();\nnew Slower("{SLOW}er").run();\nnew Plain("{SLOW}-plain").run();\n'
+    )
+    _write(tmp_path, {"package.json": "{}\n", "base.js": base, "subs.js": subs, "main.js": main})
+    got = [(rel(str(tmp_path), c.location), c.visibility_override) for c in consumers_of(str(tmp_path))]
+    assert got == [("main.js:2", 120), ("main.js:3", 300), ("main.js:4", 30)]
+    only = subs.split("export class Slower")[0]
+    _write(
+        tmp_path,
+        {"subs.js": only, "main.js": f'import {{ Slow }} from "./subs";\nnew Slow("{SLOW}").run();\n'},
+    )
+    got = [(rel(str(tmp_path), c.location), c.visibility_override) for c in consumers_of(str(tmp_path))]
+    assert got == [("main.js:2", 120)]
+
+
+def test_python_an_attribute_a_subclass_sets_after_super_init_is_its_objects(tmp_path):
+    base = (
+        "import boto3\n\nsqs = boto3.client('sqs')\n\n\nclass Base:\n"
+        "    def __init__(self, url):\n        self.url = url\n        self.visibility = 30\n\n"
+        "    def run(self):\n        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.visibility)\n"
+    )
+    subs = (
+        "from base import Base\n\n\nclass Slow(Base):\n    def __init__(self, url):\n"
+        "        super().__init__(url)\n        self.visibility = 120\n\n\n"
+        "class Odd(Base):\n    def __init__(self, url):\n        super().__init__(url)\n\n"
+        "    def tune(self):\n        self.visibility = 5\n"
+    )
+    main = f"from subs import Odd, Slow\n\nSlow('{SLOW}').run()\nOdd('{SLOW}-odd').run()\n"
+    _write(tmp_path, {"requirements.txt": "boto3\n", "base.py": base, "subs.py": subs, "main.py": main})
+    got = [(rel(str(tmp_path), c.location), c.visibility_override) for c in consumers_of(str(tmp_path))]
+    assert got == [("main.py:3", 120), ("main.py:4", None)]  # Odd's is set elsewhere too: not read

@@ -1266,7 +1266,9 @@ class Flow:
         for f, fn, sig, sites, tests in self.shared:
             if any(len(fr) > 3 and fr[0] is f and fr[1] == fn.start_byte for fr in self.frames):
                 continue  # read per call site already (a nested read: per_call_site)
-            if 2 <= len(sites) <= room:
+            if 2 <= len(sites) <= room or (
+                len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers
+            ):  # one subclass's super(...): its objects, whose own fields may differ from the base's
                 tests = [s for s in tests if s[0].captures("create.call")]
                 return f, fn, sig, sites + tests if len(sites) + len(tests) <= room else sites
         return None
@@ -1299,6 +1301,19 @@ class Flow:
                 self.pin = before
 
         return context()
+
+    def subclasses_pinned(self) -> list[tuple]:
+        """(File, constructor) of each subclass whose object is being read now (a ``super(...)`` call site pinned,
+        :attr:`supers`), the most derived first: a field it writes (``this.vt = 120`` after ``super(url)``, a
+        class field) is the object's, not the base's."""
+        out = []
+        for frame in self.frames:
+            if len(frame) > 3:
+                g, call = frame[3][1][0], frame[3][1][1]
+                sub = self.supers.get((g.path, call.start_byte))
+                if sub is not None:
+                    out.append(sub)
+        return out
 
     def unpassed(self, f: File, pinned, key: str, node, depth: int) -> Value | None:
         """The value of parameter ``key`` a pinned call site does not pass: its default (a parameter without
@@ -1526,7 +1541,10 @@ class Flow:
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
         if (
-            len(sites) > 1
+            (
+                len(sites) > 1
+                or (len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers)
+            )
             and len(self.shared) < MAX_SITES
             and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
         ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
@@ -1843,13 +1861,16 @@ class Reader:
                         self.path,
                     )
                 )
-            if not plan:
-                return None
         else:  # every object is a consumer: a subclass's super(...) is one per object of the subclass built
             plan = [(site, outer) for site in sites for outer in _built(site)]
             dropped = len(sites) - len({id(s[0]) for s in plan})
-            if not plan:
-                return None
+        if not plan:
+            if all((s[0].path, s[1].start_byte) in FLOW.supers and not _built(s) for s in sites):
+                # subclasses built nowhere in the package (a library's): the receive read once, as before
+                FLOW.steps = steps
+                FLOW.watch()
+                return read()
+            return None
         if len(plan) > room[0]:  # more objects than the receive may still have: one per call site of fn
             plan, dropped = [(site, None) for site in sites], 0
         room[0] -= len(plan) - 1
@@ -1868,9 +1889,14 @@ class Reader:
                     )  # its value through another function of several calls
             finally:
                 self._placed = placed
-        if not dropped and len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
+        if (
+            not dropped
+            and not any(outer for _, outer in plan)
+            and len({said(c) for c in self.result.consumers[mark[0] :]}) == 1
+        ):
             # every call gives the same values from the same places (three threads of one poll loop): one
-            # consumer at the receive (or at the outer call), as before
+            # consumer at the receive (or at the outer call), as before; objects of subclasses stay apart (a
+            # read without them would take the base's fields for theirs)
             self.rollback(mark)
             room[0] += len(plan) - 1
             FLOW.steps = steps

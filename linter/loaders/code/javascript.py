@@ -1142,9 +1142,14 @@ class _Scopes:
         if self._is_process_env(obj):
             return Value("env", key, node)
         if obj.type == "this":
+            sub = self._subclass_field(key, depth)
+            if sub is not None:
+                return sub
             return self._value(self._field(key, node), depth + 1)
         named = obj
         if obj.type == "member_expression" and text(obj.child_by_field_name("object")) == "this":
+            if self._subclass_field(text(obj.child_by_field_name("property")), depth) is not None:
+                raise _Unresolved(f"{engine.shown(obj)} is set by a subclass")
             named = _strip(self._field(text(obj.child_by_field_name("property")), obj))  # this.opts = opts
         if named is not None and named.type == "identifier":  # opts.queueUrl of a parameter: each call's
             fn = self._param_of(text(named), named)
@@ -1614,11 +1619,33 @@ class _Scopes:
                 stack.extend(n.named_children)
         return names
 
+    def _subclass_field(self, key, depth) -> Value | None:
+        """``this.key`` of an object of a subclass being read (engine.Flow.subclasses_pinned): the class field or
+        constructor assignment of the most derived subclass writing it, read in its file; None when none does."""
+        for g, ctor in engine.FLOW.subclasses_pinned():
+            body = ctor.parent if ctor.parent is not None and ctor.parent.type == "class_body" else None
+            found = _js(g)._field_nodes(body, key) if body is not None else []
+            if len(found) > 1:
+                raise _Unresolved(f"this.{key} is set more than once by a subclass")
+            if found:
+                return (
+                    self.within(g, found[0], depth + 1)
+                    if g is not self.file
+                    else self._value(found[0], depth + 1)
+                )
+        return None
+
     def _field(self, key, use):
         """``this.key``'s value: a class field, or the one ``this.key = ...`` of the constructor."""
         body = self._enclosing(use, ("class_body",))
         if body is None:
             return None
+        found = self._field_nodes(body, key)
+        return found[0] if len(found) == 1 else None
+
+    def _field_nodes(self, body, key) -> list:
+        """The nodes a class body writes ``this.key`` with: its class field, parameter property, constructor
+        assignments."""
         found = []
         for member in body.named_children:
             if member.type in ("public_field_definition", "field_definition"):
@@ -1651,7 +1678,7 @@ class _Scopes:
                             and text(left) == f"this.{key}"
                         ):
                             found.append(expr.child_by_field_name("right"))
-        return found[0] if len(found) == 1 else None
+        return found
 
 
 # ----------------------------------------------------------------------------------------------- helpers

@@ -1546,7 +1546,38 @@ def _truth(f: File, cond, depth: int) -> bool | None:
     return None
 
 
+def _subclass_attribute(node, f: File, depth: int) -> Value | None:
+    """``self.x`` of an object of a subclass being read (engine.Flow.subclasses_pinned): the one ``self.x = ...``
+    of the most derived subclass's ``__init__`` that sets it, read in its file (unknown when it sets it more than
+    once or in another method too); None when no such subclass sets it."""
+    obj = node.child_by_field_name("object") if node.type == "attribute" else None
+    if obj is None or text(obj) != "self" or depth > MAX_DEPTH:
+        return None
+    key = "self." + text(node.child_by_field_name("attribute"))
+    for g, init in FLOW.subclasses_pinned():
+        cls = _class_around(g, init)
+        found, stack = [], [cls] if cls is not None else []
+        while stack and len(found) < 4:
+            n = stack.pop()
+            if n.type == "assignment" and text(n.child_by_field_name("left")) == key:
+                found.append(n)
+            stack.extend(n.named_children)
+        if not found:
+            continue
+        right = found[0].child_by_field_name("right")
+        if len(found) > 1 or right is None or not (init.start_byte <= found[0].start_byte < init.end_byte):
+            return unknown(node, f"{key} is set by {text(cls.child_by_field_name('name'))} in several places")
+        v = evaluate(right, g, depth + 1)
+        if v.file is None and g is not f:
+            v.file = g
+        return v
+    return None
+
+
 def _attribute(node, f: File, depth: int) -> Value | None:
+    got = _subclass_attribute(node, f, depth)
+    if got is not None:
+        return got
     got = _own_attribute(node, f, depth)
     return got if got is not None else _settings_attribute(node, f, depth)
 
