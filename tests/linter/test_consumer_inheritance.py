@@ -271,3 +271,24 @@ def test_python_an_attribute_a_subclass_sets_after_super_init_is_its_objects(tmp
     _write(tmp_path, {"requirements.txt": "boto3\n", "base.py": base, "subs.py": subs, "main.py": main})
     got = [(rel(str(tmp_path), c.location), c.visibility_override) for c in consumers_of(str(tmp_path))]
     assert got == [("main.py:3", 120), ("main.py:4", None)]  # Odd's is set elsewhere too: not read
+
+
+def test_a_field_a_subclass_writes_where_its_reader_does_not_follow_is_unknown_never_the_bases(tmp_path):
+    """Java's reader reads the base's fields: a StockWorker writing ``this.visibility`` itself leaves its
+    consumer's visibility unknown (noted), never the base's value; BillingWorker's stays read."""
+    import shutil
+
+    top = tmp_path / "java"
+    shutil.copytree(os.path.join(HERE, "java"), top)
+    w = top / "src" / "main" / "java" / "w"
+    (w / "BaseWorker.java").write_text(
+        (w / "BaseWorker.java")
+        .read_text()
+        .replace("private final int visibility;", "protected int visibility;")
+    )
+    stock = (w / "StockWorker.java").read_text()
+    (w / "StockWorker.java").write_text(
+        stock.replace("super(url, visibility);", "super(url, visibility);\n        this.visibility = 600;")
+    )
+    got = [(c.location.line, c.queue_ref.value[-5:], c.visibility_override) for c in consumers_of(str(top))]
+    assert got == [(7, "lling", 30), (8, "stock", None)]

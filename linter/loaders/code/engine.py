@@ -721,6 +721,10 @@ class File:
         return found
 
     def name(self, node, depth: int, field: bool = False) -> Value:
+        if FLOW.supers and FLOW.frames:
+            sub = _set_by_subclass(self, node)
+            if sub is not None:  # the object being read is a subclass's, which writes this field itself
+                return unknown(node, f"{text(node)} is set by its subclass {sub} too")
         right, where = self.resolve(node, field)
         if right is None and where.endswith(" is assigned more than once"):
             agreed = self._agreed(node, depth)
@@ -938,6 +942,28 @@ class File:
                 return out
             return v
         return unknown(node)
+
+
+def _set_by_subclass(f: File, node) -> str | None:
+    """The name of a subclass whose object is being read (:meth:`Flow.subclasses_pinned`) and whose class writes
+    the field ``node`` reads (``this.x``/``self.x``/``$this->x``/``@x``, Java's and C#'s bare ``x``), or None: a
+    reader that does not read the subclass's own value (JavaScript and Python do) says unknown, never the base's."""
+    key = f.key(node)
+    m = re.match(r"^(?:this|self)\.(\w+)$", key) or re.match(r"^@?(\w+)$", key)
+    if m is None or (
+        key == m.group(1) and f.lang.name not in _BARE and not text(node).startswith(("$this", "@"))
+    ):
+        return None
+    field = re.escape(m.group(1).encode())
+    pattern = re.compile(rb"(?<![\w$])(?:(?:this|self)\s*\.\s*|\$this\s*->\s*|@)?" + field + rb"\s*=(?!=)")
+    for g, ctor in FLOW.subclasses_pinned():
+        cls = ctor.parent
+        while cls is not None and cls.type not in _CLASS_NODES:
+            cls = cls.parent
+        if cls is not None and pattern.search(g.data[cls.start_byte : cls.end_byte]):
+            name = cls.child_by_field_name("name")
+            return text(name) if name is not None else "a subclass"
+    return None
 
 
 def _same(v: Value) -> tuple:
