@@ -955,7 +955,8 @@ def _set_by_subclass(f: File, node) -> str | None:
     ):
         return None
     field = re.escape(m.group(1).encode())
-    pattern = re.compile(rb"(?<![\w$])(?:(?:this|self)\s*\.\s*|\$this\s*->\s*|@)?" + field + rb"\s*=(?!=)")
+    owner = rb"(?:(?:this|self)\s*\.\s*|\$this\s*->\s*|@)" + (b"?" if f.lang.name in _BARE else b"")
+    pattern = re.compile(rb"(?<![\w$.])" + owner + field + rb"\s*=(?!=)")  # not a keyword argument's x=v
     for g, ctor in FLOW.subclasses_pinned():
         cls = ctor.parent
         while cls is not None and cls.type not in _CLASS_NODES:
