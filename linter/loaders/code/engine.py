@@ -1268,6 +1268,7 @@ class Flow:
         self.run = run
         self._files, self._bytes, self._roots, self._abs, self._kept = {}, {}, {}, None, 0
         self._scopes, self._hits = {}, {}
+        self.supers = {}
 
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0

@@ -350,7 +350,7 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
     ):
         return  # x.receiveMessage(...) of something that is not visibly the AWS SDK
     c = _consumer(r, node, "sdk", heartbeat)
-    where = f"the receive at {r.path}:{c.location.line}"
+    where = f"the receive at {c.location.file}:{c.location.line}"
     if params is None or params.kind != "obj":
         r.remark(
             f"{where} passes parameters visguard cannot read; its queue and visibility are not known",
@@ -379,7 +379,7 @@ def _options(r: Reader, js, c, node, arg, where: str):
 
 def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None, handler=False):
     c = _consumer(r, node, "sqs-consumer", heartbeat)
-    where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
+    where = where or f"the sqs-consumer at {c.location.file}:{c.location.line}"
     opts = _options(r, js, c, node, arg, where)
     if opts is None:
         return c
@@ -510,7 +510,7 @@ def _squiss(r: Reader, js, node, arg, heartbeat):
     ``maxInFlight`` (concurrency), and ``autoExtendTimeout`` (it extends the visibility while a message is
     handled). Options as squiss-ts's ISquissOptions names them (github.com/pruvonet/squiss-ts, checked 2026-12-02)."""
     c = _consumer(r, node, "squiss", heartbeat)
-    where = f"the Squiss poller at {r.path}:{c.location.line}"
+    where = f"the Squiss poller at {c.location.file}:{c.location.line}"
     opts = _options(r, js, c, node, arg, where)
     if opts is None:
         return c
