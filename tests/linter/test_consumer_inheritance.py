@@ -292,3 +292,38 @@ def test_a_field_a_subclass_writes_where_its_reader_does_not_follow_is_unknown_n
     )
     got = [(c.location.line, c.queue_ref.value[-5:], c.visibility_override) for c in consumers_of(str(top))]
     assert got == [(7, "lling", 30), (8, "stock", None)]
+
+
+def test_a_loop_of_classes_extending_each_other_ends(tmp_path):
+    """``A extends B``, ``B extends A`` (bad input): the super(...) chain ends at MAX_SUPERS, quickly."""
+    _write(tmp_path, {
+        "package.json": "{}\n",
+        "base.js": TS_BASE,
+        "loop.js": 'import { Base } from "./base";\n'
+                   "export class A extends B {\n  constructor(o) { super(o); }\n}\n"
+                   "export class B extends A {\n  constructor(o) { super(o); }\n}\n"
+                   "export class C extends Base {\n  constructor(o) { super(o); }\n}\n"
+                   "export class D extends Base {\n  constructor(o) { super(o); }\n}\n",
+        "main.js": 'import { A, B, C, D } from "./loop";\n'
+                   + "".join(f'const x{i} = new {k}({{ url: "{Q}{k}{i}" }});\nx{i}.run();\n'
+                             for i, k in enumerate("ABCD" * 10)),
+    })  # fmt: skip
+    start = time.process_time()
+    got = consumers_of(str(tmp_path))
+    assert time.process_time() - start < 20
+    assert {c.queue_ref.value[len(Q)] for c in got if c.queue_ref} == {"C", "D"}
+
+
+def test_subclasses_built_nowhere_in_the_package_leave_the_receive_one_consumer(tmp_path):
+    """A library's base and subclasses, none built here: the receive stays one consumer at its line (its queue
+    not known), as without the subclasses."""
+    _write(tmp_path, {
+        "requirements.txt": "boto3\n",
+        "lib.py": "import boto3\n\nsqs = boto3.client('sqs')\n\n\nclass Base:\n"
+                  "    def __init__(self, url, visibility=30):\n        self.url = url\n"
+                  "        self.visibility = visibility\n\n    def run(self):\n"
+                  "        sqs.receive_message(QueueUrl=self.url, VisibilityTimeout=self.visibility)\n\n\n"
+                  "class Fast(Base):\n    def __init__(self, url):\n        super().__init__(url, 5)\n",
+    })  # fmt: skip
+    (c,) = consumers_of(str(tmp_path))
+    assert (rel(str(tmp_path), c.location), c.queue_ref) == ("lib.py:12", None)
