@@ -11,8 +11,10 @@ property assignments ``request.VisibilityTimeout = N``; and ``sqs.ReceiveMessage
 
 from __future__ import annotations
 
+import re
+
 from . import CodeResult, creates
-from .engine import RECEIVE_API, File, Language, Reader, Value, evaluate, text
+from .engine import FLOW, RECEIVE_API, File, Language, Reader, Value, evaluate, text
 
 EXTENSIONS = (".cs",)
 
@@ -42,8 +44,10 @@ def _signature(fn, f: File):
 
 
 def _call_args(call, f: File):
-    """(positional arguments, {name: argument} of ``name: value``, False)."""
+    """(positional arguments, {name: argument} of ``name: value``, False); a constructor's ``: base(...)`` too."""
     args = call.child_by_field_name("arguments")
+    if args is None and call.type == "constructor_initializer":
+        args = next((c for c in call.named_children if c.type == "argument_list"), None)
     if args is None:
         return None
     pos, kw = [], {}
@@ -58,12 +62,59 @@ def _call_args(call, f: File):
     return pos, kw, False
 
 
+MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
+
+
+def _super_calls(fn, f: File) -> list:
+    """engine.Language.super_calls: for a class's constructor, the ``: base(...)`` of the constructors of the
+    classes of its package deriving from it (``class Billing : BaseWorker``, ``: Lib.BaseWorker, IWorker``), and
+    (File, None, None, name) for a subclass without a constructor (``new Sub()`` runs the base's)."""
+    if fn.type != "constructor_declaration":
+        return []
+    base, out = text(fn.child_by_field_name("name")), []
+    for g in [f, *FLOW.files_with(f, (base,))]:
+        for cls in _classes_of(g):
+            bases = next((c for c in cls.named_children if c.type == "base_list"), None)
+            first = bases.named_children[0] if bases is not None and bases.named_children else None
+            name, body = cls.child_by_field_name("name"), cls.child_by_field_name("body")
+            if first is None or re.sub(r"<.*", "", text(first)).rsplit(".", 1)[-1] != base or name is None:
+                continue
+            ctors = [
+                c
+                for c in (body.named_children if body is not None else ())
+                if c.type == "constructor_declaration"
+            ]
+            if not ctors:
+                out.append((g, None, None, text(name)))
+            for ctor in ctors:
+                init = next((c for c in ctor.named_children if c.type == "constructor_initializer"), None)
+                if init is not None and text(init).lstrip(":").lstrip().startswith("base"):
+                    out.append((g, init, ctor, text(name)))
+    return out
+
+
+def _classes_of(g: File) -> list:
+    """The class declarations of ``g`` (nested ones too), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "class_declaration":
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
+
+
 CSHARP = Language(
     "csharp",
     "csharp",
     annotation="//",
     signature=_signature,
     call_args=_call_args,
+    super_calls=lambda fn, f: _super_calls(fn, f),
     keys={api: field for field, api in RECEIVE_API.items()},
     numbers={"integer_literal", "real_literal"},
     strings={"string_literal", "raw_string_literal", "verbatim_string_literal"},

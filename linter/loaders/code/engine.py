@@ -49,6 +49,7 @@ what its code does not say (:meth:`Reader.annotated`).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import itertools
 import math
 import os
@@ -113,7 +114,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation", "imported", "unpassed",
+        "package", "annotation", "imported", "unpassed", "super_calls",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -159,6 +160,10 @@ class Language:
         self.imported = kw.pop("imported", None)
         # a parameter a call does not pass is nothing (JavaScript's undefined), not an error of the call (Python's)
         self.unpassed = kw.pop("unpassed", False)
+        # class inheritance (:meth:`Flow.call_sites`): a constructor fn, File -> [(File, the call of the base's
+        # constructor in a subclass's: ``super(...)``, ``super().__init__(...)``, or None for a subclass without a
+        # constructor of its own, that subclass's constructor node or None, the subclass's name)]
+        self.super_calls = kw.pop("super_calls", None)
         if kw:
             raise TypeError(f"unknown Language fields: {sorted(kw)}")
 
@@ -829,6 +834,10 @@ class File:
         return found
 
     def name(self, node, depth: int, field: bool = False) -> Value:
+        if FLOW.supers and FLOW.frames:
+            sub = _set_by_subclass(self, node)
+            if sub is not None:  # the object being read is a subclass's, which writes this field itself
+                return unknown(node, f"{text(node)} is set by its subclass {sub} too")
         right, where = self.resolve(node, field)
         if right is None and where.endswith(" is assigned more than once"):
             agreed = self._agreed(node, depth)
@@ -1046,6 +1055,29 @@ class File:
                 return out
             return v
         return unknown(node)
+
+
+def _set_by_subclass(f: File, node) -> str | None:
+    """The name of a subclass whose object is being read (:meth:`Flow.subclasses_pinned`) and whose class writes
+    the field ``node`` reads (``this.x``/``self.x``/``$this->x``/``@x``, Java's and C#'s bare ``x``), or None: a
+    reader that does not read the subclass's own value (JavaScript and Python do) says unknown, never the base's."""
+    key = f.key(node)
+    m = re.match(r"^(?:this|self)\.(\w+)$", key) or re.match(r"^@?(\w+)$", key)
+    if m is None or (
+        key == m.group(1) and f.lang.name not in _BARE and not text(node).startswith(("$this", "@"))
+    ):
+        return None
+    field = re.escape(m.group(1).encode())
+    owner = rb"(?:(?:this|self)\s*\.\s*|\$this\s*->\s*|@)" + (b"?" if f.lang.name in _BARE else b"")
+    pattern = re.compile(rb"(?<![\w$.])" + owner + field + rb"\s*=(?!=)")  # not a keyword argument's x=v
+    for g, ctor in FLOW.subclasses_pinned():
+        cls = ctor.parent
+        while cls is not None and cls.type not in _CLASS_NODES:
+            cls = cls.parent
+        if cls is not None and pattern.search(g.data[cls.start_byte : cls.end_byte]):
+            name = cls.child_by_field_name("name")
+            return text(name) if name is not None else "a subclass"
+    return None
 
 
 def _same(v: Value) -> tuple:
@@ -1331,6 +1363,9 @@ class Flow:
         self.shared: list[tuple] = []
         self.pin: tuple | None = None  # the call sites pinned now, outermost first ((path, start), ...)
         self._tests: list[tuple] = []  # the test files' call sites the last :meth:`call_sites` left out
+        # (path, start) of a subclass constructor's call of its base's (``super(...)``) -> (its File, that
+        # subclass constructor's node): the objects of such a call site are built where the subclass is
+        self.supers: dict[tuple, tuple] = {}
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
         self._bytes: dict[str, bytes | None] = {}
         self._kept = 0
@@ -1346,6 +1381,7 @@ class Flow:
         self.run = run
         self._files, self._bytes, self._roots, self._abs, self._kept = {}, {}, {}, None, 0
         self._scopes, self._hits = {}, {}
+        self.supers = {}
 
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0
@@ -1371,7 +1407,9 @@ class Flow:
         for f, fn, sig, sites, tests in self.shared:
             if any(len(fr) > 3 and fr[0] is f and fr[1] == fn.start_byte for fr in self.frames):
                 continue  # read per call site already (a nested read: per_call_site)
-            if 2 <= len(sites) <= room:
+            if 2 <= len(sites) <= room or (
+                len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers
+            ):  # one subclass's super(...): its objects, whose own fields may differ from the base's
                 tests = [s for s in tests if s[0].captures("create.call")]
                 return f, fn, sig, sites + tests if len(sites) + len(tests) <= room else sites
         return None
@@ -1404,6 +1442,19 @@ class Flow:
                 self.pin = before
 
         return context()
+
+    def subclasses_pinned(self) -> list[tuple]:
+        """(File, constructor) of each subclass whose object is being read now (a ``super(...)`` call site pinned,
+        :attr:`supers`), the most derived first: a field it writes (``this.vt = 120`` after ``super(url)``, a
+        class field) is the object's, not the base's."""
+        out = []
+        for frame in self.frames:
+            if len(frame) > 3:
+                g, call = frame[3][1][0], frame[3][1][1]
+                sub = self.supers.get((g.path, call.start_byte))
+                if sub is not None:
+                    out.append(sub)
+        return out
 
     def unpassed(self, f: File, pinned, key: str, node, depth: int) -> Value | None:
         """The value of parameter ``key`` a pinned call site does not pass: its default (a parameter without
@@ -1631,7 +1682,10 @@ class Flow:
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
         if (
-            len(sites) > 1
+            (
+                len(sites) > 1
+                or (len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers)
+            )
             and len(self.shared) < MAX_SITES
             and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
         ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
@@ -1696,6 +1750,18 @@ class Flow:
         file's call it. A call with more positional arguments than the function takes is another function's."""
         variadic = sig[1] and any(k.startswith("*") for k, _, _ in sig[1])
         found: list[tuple] = []
+        subs = f.lang.super_calls(fn, f) if f.lang.super_calls is not None and _is_constructor(fn) else []
+        for g, call, ctor, sub in subs[:MAX_SITES]:  # a subclass's constructor calling this one: a call site
+            if call is None:  # a subclass without its own constructor: its `new Sub(...)` calls this one
+                names = (*names, sub) if sub not in names else names
+                continue
+            args = g.lang.call_args(call, g)
+            if args is None:
+                continue
+            if len(self.supers) > MAX_FLOW_STEPS * 10:
+                self.supers.clear()
+            self.supers[(g.path, call.start_byte)] = (g, ctor)
+            found.append((g, call, None if args[2] else args[0], args[1]))
         files = [f] + self.files_with(f, names)
         for g in files:
             for name in names:
@@ -1927,7 +1993,7 @@ class Reader:
         g, fn, sig, sites = shared
         kept = _receiving_sites(g, fn, sites, receive)
         if kept is not None:  # a constructor's sites: only the objects whose receiving method is called
-            dropped, sites = len(sites) - len(kept[0]), kept[0]
+            dropped, plan = len(sites) - len({id(s[0]) for s in kept[0]}), kept[0]
             for where, why in kept[1]:
                 self.result.notes.append(
                     Note(
@@ -1936,27 +2002,44 @@ class Reader:
                         self.path,
                     )
                 )
-            if not sites:
-                return None
-        else:
-            dropped = 0
-        room[0] -= len(sites) - 1
+        else:  # every object is a consumer: a subclass's super(...) is one per object of the subclass built
+            plan = [(site, outer) for site in sites for outer in _built(site)]
+            dropped = len(sites) - len({id(s[0]) for s in plan})
+        if not plan:
+            if all((s[0].path, s[1].start_byte) in FLOW.supers and not _built(s) for s in sites):
+                # subclasses built nowhere in the package (a library's): the receive read once, as before
+                FLOW.steps = steps
+                FLOW.watch()
+                return read()
+            return None
+        if len(plan) > room[0]:  # more objects than the receive may still have: one per call site of fn
+            plan, dropped = [(site, None) for site in sites], 0
+        room[0] -= len(plan) - 1
         placed = self._placed
-        for site in sites:
+        for site, outer in plan:
             FLOW.steps = steps  # each site read with the budget the receive had
-            self.placed_at(site[0], site[1])
+            built = site if outer is None else outer[-1][3]  # where the object is built: the consumer's place
+            self.placed_at(built[0], built[1])
             try:
-                with FLOW.pinned(g, fn, sig, site):
+                with contextlib.ExitStack() as pins:
+                    for pin in reversed(outer or ()):  # the subclasses' constructors: what their calls pass
+                        pins.enter_context(FLOW.pinned(*pin))
+                    pins.enter_context(FLOW.pinned(g, fn, sig, site))
                     got = self.per_call_site(
                         read, room
                     )  # its value through another function of several calls
             finally:
                 self._placed = placed
-        if not dropped and len({said(c) for c in self.result.consumers[mark[0] :]}) == 1:
+        if (
+            not dropped
+            and not any(outer for _, outer in plan)
+            and len({said(c) for c in self.result.consumers[mark[0] :]}) == 1
+        ):
             # every call gives the same values from the same places (three threads of one poll loop): one
-            # consumer at the receive (or at the outer call), as before
+            # consumer at the receive (or at the outer call), as before; objects of subclasses stay apart (a
+            # read without them would take the base's fields for theirs)
             self.rollback(mark)
-            room[0] += len(sites) - 1
+            room[0] += len(plan) - 1
             FLOW.steps = steps
             FLOW.watch()
             got = read()
@@ -2276,7 +2359,10 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     whose object calls a method reaching the receive, [(where, why)] of those not followed). A site whose object
     is bound to a name used only through other methods is a producer (``outbox = Queue(url); outbox.post(m)``):
     left out; one passed on or kept elsewhere (an argument, a field, returned) is not followed: left out with a
-    note. None for other functions' sites (a decorator, a registering call: each call is a consumer)."""
+    note. None for other functions' sites (a decorator, a registering call: each call is a consumer). Each kept
+    site is (site, None), or for a subclass constructor's ``super(...)`` (:attr:`Flow.supers`) (site, (File,
+    the subclass constructor, its signature, the site building the subclass)): one per object of the subclass
+    built, checked the same way."""
     if not _is_constructor(fn):
         return None
     found = _receiving_methods(g, receive)
@@ -2287,47 +2373,216 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     reach = found[0]
     kept, unfollowed = [], []
     for site in sites:
-        h, call = site[0], site[1]
-        where = Location(h.path, line=line(call), column=column(h.data, call))
-        chained = _chained_method(call)
-        if chained is not None:  # Worker(url).poll()
-            if chained in reach:
-                kept.append(site)
-            continue
-        bound = _bound_name(call)
-        if bound is None:
-            unfollowed.append(
-                (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
-            )
-            continue
-        name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
-        uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
-        if len(uses) > MAX_USES:  # a name used this often is not followed: said, never judged
-            unfollowed.append(
-                (where, f"the object {bound} built at {h.path}:{line(call)} is used too often to follow")
-            )
-            continue
-        methods, other = set(), False
-        for m in uses:
-            token = h.root.descendant_for_byte_range(m.start(), m.end())
-            if (
-                token is None
-                or (token.start_byte, token.end_byte) != m.span()
-                or "identifier" not in token.type
-            ):
-                continue  # inside a string or a comment, or part of another name
-            after = re.match(
-                rb"\s*(?:\?\.|\.)\s*([A-Za-z_]\w*)\s*(?:\(|!?\()", h.data[m.end() : m.end() + 120]
-            )
-            if after:
-                methods.add(after.group(1).decode())
-            elif not re.match(rb"\s*(?::=|=(?!=)|:[^=])", h.data[m.end() : m.end() + 8]):
-                other = True  # passed, returned, aliased: not followed
-        if methods & reach:
-            kept.append(site)
-        elif other:
-            unfollowed.append((where, f"the object {bound} built at {h.path}:{line(call)} is passed on"))
+        for outer in _built(site):
+            got = _receives(site if outer is None else outer[-1][3], reach)
+            if got is True:
+                kept.append((site, outer))
+            elif got is not None:
+                unfollowed.append(got)
     return kept, unfollowed
+
+
+MAX_SUPERS = 3  # subclasses of subclasses a base constructor's super(...) is followed through
+
+
+def _built(site, depth: int = 0) -> list:
+    """[None] for a call site that builds the object itself; for a subclass constructor's ``super(...)``
+    (:attr:`Flow.supers`), for each call building the subclass (:meth:`Flow.call_sites`, bounded by
+    ``MAX_SITES``) the constructors it runs, innermost first: ((File, that constructor, its signature, the call of
+    it), ...), the last call the one building the object (a subclass of the subclass: its own super(...) followed
+    ``MAX_SUPERS`` deep)."""
+    sup = FLOW.supers.get((site[0].path, site[1].start_byte))
+    if sup is None:
+        return [None]
+    h, ctor = sup
+    sig = h.lang.signature(ctor, h) if h.lang.signature else None
+    if sig is None or depth >= MAX_SUPERS:
+        return []
+    tests = FLOW._tests
+    try:
+        sites = FLOW.call_sites(h, ctor, sig[0], len([x for x in sig[1] if x[2]]) - sig[2], sig)
+    finally:
+        FLOW._tests = tests
+    out = []
+    for s in sites[:MAX_SITES]:
+        for chain in _built(s, depth + 1):
+            out.append(((h, ctor, sig, s), *(chain or ())))
+            if len(out) >= MAX_SITES:
+                return out
+    return out
+
+
+def _receives(site, reach: set[str], depth: int = 0):
+    """Whether the object built at ``site`` calls a method of ``reach``: True; None when it does not (a producer);
+    (where, why) when it is not followed (passed on, used too often). An object built as the argument of another
+    call is followed into it (:func:`_passed_into`)."""
+    h, call = site[0], site[1]
+    where = Location(h.path, line=line(call), column=column(h.data, call))
+    chained = _chained_method(call)
+    if chained is not None:  # Worker(url).poll()
+        return True if chained in reach else None
+    bound = _bound_name(call)
+    if bound is None:
+        into = _passed_into(h, call, reach, depth)
+        if into is not False:
+            return into
+        return (where, f"the object built at {h.path}:{line(call)} is passed on ({shown(call.parent)})")
+    name = re.compile(rb"(?<![\w.$])" + re.escape(bound.encode()) + rb"(?![\w$])")
+    uses = list(itertools.islice(name.finditer(h.data), MAX_USES + 1))
+    if len(uses) > MAX_USES:  # a name used this often is not followed: said, never judged
+        return (where, f"the object {bound} built at {h.path}:{line(call)} is used too often to follow")
+    methods, other = set(), False
+    for m in uses:
+        token = h.root.descendant_for_byte_range(m.start(), m.end())
+        if token is None or (token.start_byte, token.end_byte) != m.span() or "identifier" not in token.type:
+            continue  # inside a string or a comment, or part of another name
+        after = re.match(rb"\s*(?:\?\.|\.)\s*([A-Za-z_]\w*)\s*(?:\(|!?\()", h.data[m.end() : m.end() + 120])
+        if after:
+            methods.add(after.group(1).decode())
+        elif not re.match(rb"\s*(?::=|=(?!=)|:[^=])", h.data[m.end() : m.end() + 8]):
+            other = True  # passed, returned, aliased: not followed
+    if methods & reach:
+        return True
+    if other:
+        return (where, f"the object {bound} built at {h.path}:{line(call)} is passed on")
+    return None
+
+
+MAX_PASSED = 3  # objects passed into another constructor's (Worker(Queue(url))) followed that deep
+_BARE = ("java", "csharp")  # languages whose fields are read without this.
+MAX_PASSED_FILES = 8  # files looked at for the function an object is passed into
+
+
+def _passed_into(h: File, call, reach: set[str], depth: int):
+    """Whether the object built at ``call``, an argument of another call (``new Worker(new Queue(url))``,
+    ``Worker(queue=Queue(url))``, ``run(Queue(url))``), is received from: that call's function (a class's
+    constructor, of this file or its package) stores it (``this.queue = queue``, ``self.q = q``, ``@q = q``)
+    and a method of the class calls a method of ``reach`` on it: then as for that class's object built there
+    (:func:`_receives`: a method reaching that one called on it); a function or constructor calling one on the
+    parameter itself: True. None when the function only uses other methods (a producer's outbox); False when
+    it is not followed (not an argument, the function not found, deeper than ``MAX_PASSED``)."""
+    node, parent, key = call, call.parent, None
+    if parent is not None and parent.type in ("keyword_argument", "argument", "named_argument"):
+        name = parent.child_by_field_name("name")
+        key = text(name) if name is not None and parent.type != "argument" else None
+        node, parent = parent, parent.parent
+    if depth >= MAX_PASSED or parent is None or parent.type not in ("arguments", "argument_list"):
+        return False
+    outer = parent.parent
+    if outer is None:
+        return False
+    head = next(
+        (outer.child_by_field_name(k) for k in ("constructor", "function", "type", "method", "name")
+         if outer.child_by_field_name(k) is not None),
+        None,
+    )  # fmt: skip
+    m = re.search(r"([A-Za-z_$][\w$]*)\W*$", text(head)) if head is not None else None
+    if m is None:
+        return False
+    fname = m.group(1)
+    position = None
+    if key is None:
+        plain = [a for a in parent.named_children if "comment" not in a.type and a.type != "keyword_argument"]
+        position = next((i for i, a in enumerate(plain) if a.start_byte == node.start_byte), None)
+    for g in [h, *FLOW.files_with(h, (fname,))][:MAX_PASSED_FILES]:
+        for d in _definitions(g).get(fname, ())[:4]:
+            got = _received_in(g, d, key, position, reach)
+            if got is None or got is True:
+                return got
+            if isinstance(got, set):  # the class's methods that reach the receive through the stored object
+                return _receives((h, outer), got, depth + 1)
+    return False
+
+
+def _received_in(g: File, d, key, position, reach: set[str]):
+    """For :func:`_passed_into`: a definition ``d`` (a class or a function) taking the object as parameter ``key``
+    or at ``position``: True (the parameter's reaching method called where the function runs), the class's
+    methods reaching the receive through the field it is stored in, None (neither), False (not read)."""
+    fn = d
+    if d.type not in _FUNCTION_NODES:  # a class: its constructor
+        fn = next((n for n in _members(d) if n.type in _FUNCTION_NODES and _is_constructor(n)), None)
+        if fn is None:
+            return False
+    sig = g.lang.signature(fn, g) if g.lang.signature else None
+    if sig is None:
+        return False
+    keys = [k for k, _, positional in sig[1]]
+    if key is None:
+        at = position + sig[2] if position is not None else None
+        if at is None or at >= len(sig[1]) or not sig[1][at][2]:
+            return False
+        key = keys[at]
+    elif key not in keys:
+        return False
+    param = re.escape(key.lstrip("$").encode())
+    calls = rb"\s*(?:\?\.|\.|->|&\.)\s*(\w+)\s*[(!]?"
+    body = g.data[fn.start_byte : fn.end_byte]
+    if any(u.group(1).decode() in reach for u in re.finditer(rb"(?<![\w.$])\$?" + param + calls, body)):
+        return True
+    if d is fn:
+        return None
+    # a field is written ``this.x``/``self.x``/``$this->x``/``@x``; Java's and C#'s also bare (``_queue = queue``)
+    owner = (
+        rb"(?:(?:self|this)\s*\.\s*|\$this\s*->\s*|@"
+        + (rb"|(?<![\w.$])" if g.lang.name in _BARE else b"")
+        + rb")"
+    )
+    fields = {f.group(1) for f in re.finditer(owner + rb"(\w+)\s*=\s*\$?" + param + rb"\b", body)}
+    params = fn.child_by_field_name("parameters")
+    if (
+        params is not None
+        and re.search(  # TypeScript's constructor(private readonly queue: Queue)
+            rb"(?:private|public|protected|readonly)\s+(?:readonly\s+)?" + param + rb"\b",
+            g.data[params.start_byte : params.end_byte],
+        )
+    ):
+        fields.add(param)
+    methods = [(n, g.data[n.start_byte : n.end_byte]) for n in _members(d) if n.type in _FUNCTION_NODES]
+    got = set()
+    for field in fields:
+        use = re.compile(owner + re.escape(field) + calls)
+        got |= {_name_of(n) for n, b in methods if any(u.group(1).decode() in reach for u in use.finditer(b))}
+    got.discard("")
+    for _ in range(8):  # and the methods calling those by name
+        names = [re.compile(rb"\." + re.escape(r.encode()) + rb"\s*\(") for r in got]
+        more = {_name_of(n) for n, b in methods if _name_of(n) not in got and any(c.search(b) for c in names)}
+        if not more:
+            break
+        got |= more
+    return got or None
+
+
+def _members(cls) -> list:
+    """The named nodes of a class's body (its methods), its decorated ones unwrapped."""
+    body = cls.child_by_field_name("body")
+    if body is None:  # Ruby's class: its statements follow its name
+        body = next((c for c in cls.named_children if c.type == "body_statement"), cls)
+    out = []
+    for n in body.named_children[:2000]:
+        if n.type == "decorated_definition":
+            n = n.child_by_field_name("definition") or n
+        out.append(n)
+    return out
+
+
+_CLASS_NODES = frozenset(("class_definition", "class_declaration", "class", "abstract_class_declaration"))
+
+
+def _definitions(g: File) -> dict[str, list]:
+    """Name -> the classes and named functions of ``g`` so named, found once per file (its first 20,000 nodes)."""
+    found = getattr(g, "_definitions", None)
+    if found is None:
+        found, stack, seen = {}, [g.root], 0
+        while stack and seen < 20000:
+            n = stack.pop()
+            seen += 1
+            if n.type in _CLASS_NODES or n.type in _FUNCTION_NODES:
+                name = _name_of(n)
+                if name:
+                    found.setdefault(name, []).append(n)
+            stack.extend(n.named_children)
+        g._definitions = found
+    return found
 
 
 _MEMBERS = {  # a member access node type -> (its object field, its member field)

@@ -106,6 +106,52 @@ def _call_args(call, f: File):
     )
 
 
+MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
+
+
+def _super_calls(fn, f: File) -> list:
+    """engine.Language.super_calls: for a class's constructor, the ``super(...)`` calls in the constructors of the
+    classes of its package that extend it (``class Billing extends BaseWorker``, ``extends BaseWorker<T>``), and
+    (File, None, None, name) for a subclass without a constructor (``new Sub()`` runs the base's)."""
+    if fn.type != "constructor_declaration":
+        return []
+    base, out = text(fn.child_by_field_name("name")), []
+    for g in [f, *FLOW.files_with(f, (base,))]:
+        for cls in _classes_of(g):
+            sup = cls.child_by_field_name("superclass")
+            m = re.match(r"\s*extends\s+([\w.]+)", text(sup)) if sup is not None else None
+            name, body = cls.child_by_field_name("name"), cls.child_by_field_name("body")
+            if m is None or m.group(1).rsplit(".", 1)[-1] != base or name is None or body is None:
+                continue
+            ctors = [c for c in body.named_children if c.type == "constructor_declaration"]
+            if not ctors:
+                out.append((g, None, None, text(name)))
+            for ctor in ctors:
+                block = ctor.child_by_field_name("body")
+                for n in block.named_children if block is not None else ():
+                    if (
+                        n.type == "explicit_constructor_invocation"
+                        and text(n.child_by_field_name("constructor")) == "super"
+                    ):
+                        out.append((g, n, ctor, text(name)))
+    return out
+
+
+def _classes_of(g: File) -> list:
+    """The class declarations of ``g`` (nested ones too), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "class_declaration":
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
+
+
 # the configuration a field's annotation injects (MicroProfile/Quarkus @ConfigProperty(name=, defaultValue=),
 # Spring @Value("${key:default}")), read from the project's base configuration files (not a profile's)
 _CONFIG_FILES = ("application.properties", "application.yml", "application.yaml")
@@ -253,6 +299,7 @@ JAVA = Language(
     annotation="//",
     signature=_signature,
     call_args=_call_args,
+    super_calls=lambda fn, f: _super_calls(fn, f),
     keys={k: k for k in ("value", "queueNames", "acknowledgementMode", *_LISTENER)},
     numbers={"decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"},
     strings={"string_literal"},

@@ -112,6 +112,7 @@ def _language(name: str, grammar: str) -> Language:
         # the value flow (issue 35): defined below, with the scopes they use
         name_key=lambda node: _name_key(node),
         signature=lambda fn, f: _signature(fn, f),
+        super_calls=lambda fn, f: _super_calls(fn, f),
         call_args=lambda call, f: _call_args(call, f),
         imported=lambda f, key: _imported(f, key),
         unpassed=True,  # new B() of constructor(options): options is undefined
@@ -360,7 +361,7 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
     ):
         return  # x.receiveMessage(...) of something that is not visibly the AWS SDK
     c = _consumer(r, node, "sdk", heartbeat)
-    where = f"the receive at {r.path}:{c.location.line}"
+    where = f"the receive at {c.location.file}:{c.location.line}"
     if params is None or params.kind != "obj":
         r.remark(
             f"{where} passes parameters visguard cannot read; its queue and visibility are not known",
@@ -619,7 +620,7 @@ def _options(r: Reader, js, c, node, arg, where: str):
 
 def _sqs_consumer(r: Reader, js, node, arg, heartbeat, where=None, handler=False):
     c = _consumer(r, node, "sqs-consumer", heartbeat)
-    where = where or f"the sqs-consumer at {r.path}:{c.location.line}"
+    where = where or f"the sqs-consumer at {c.location.file}:{c.location.line}"
     opts = _options(r, js, c, node, arg, where)
     if opts is None:
         return c
@@ -750,7 +751,7 @@ def _squiss(r: Reader, js, node, arg, heartbeat):
     ``maxInFlight`` (concurrency), and ``autoExtendTimeout`` (it extends the visibility while a message is
     handled). Options as squiss-ts's ISquissOptions names them (github.com/pruvonet/squiss-ts, checked 2026-12-02)."""
     c = _consumer(r, node, "squiss", heartbeat)
-    where = f"the Squiss poller at {r.path}:{c.location.line}"
+    where = f"the Squiss poller at {c.location.file}:{c.location.line}"
     opts = _options(r, js, c, node, arg, where)
     if opts is None:
         return c
@@ -1158,6 +1159,14 @@ class _Scopes:
 
         def pick(v: Value, depth: int) -> Value:
             try:
+                merged = self._spread_part(v, prop, depth)
+                if merged is not None:
+                    v = merged
+                    if v.kind != "none" or (default is None and absent):
+                        return v
+                    if default is not None:
+                        return self._value(default, depth)
+                    raise _Unresolved(f"{prop} is not passed")
                 if v.kind == "obj" and prop in v.value:
                     return self.within(v.file, v.value[prop], depth)
                 if v.kind in ("obj", "none") and v.mark != "open":
@@ -1171,6 +1180,24 @@ class _Scopes:
             return Value("unknown", None, v.node, why)
 
         return pick
+
+    def _spread_part(self, v: Value, prop: str, depth: int) -> Value | None:
+        """``prop`` of an options object a call writes with spreads (``super({ ...options, name: "x" })``: a
+        subclass passing its own parameter on), read as a merge in the file it is written in (its spread
+        parameter's part is what the calls of that function pass: engine.Flow); None when ``v`` is no such
+        object."""
+        node = _strip(v.node) if v.kind == "obj" else None
+        if (
+            node is None
+            or node.type != "object"
+            or not any(c.type == "spread_element" for c in node.named_children)
+        ):
+            return None
+        owner = _js(v.file) if v.file is not None and v.file is not self.file else self
+        sources = owner._merge_sources(node, depth)
+        if sources is None:
+            return None
+        return owner._merged_key(sources, prop, node, depth + 1, True)
 
     def _param_of(self, name, node):
         """The innermost function around ``node`` with a parameter ``name`` when no declaration nearer binds it,
@@ -1361,9 +1388,14 @@ class _Scopes:
         if self._is_process_env(obj):
             return Value("env", key, node)
         if obj.type == "this":
+            sub = self._subclass_field(key, depth)
+            if sub is not None:
+                return sub
             return self._value(self._field(key, node), depth + 1)
         named = obj
         if obj.type == "member_expression" and text(obj.child_by_field_name("object")) == "this":
+            if self._subclass_field(text(obj.child_by_field_name("property")), depth) is not None:
+                raise _Unresolved(f"{engine.shown(obj)} is set by a subclass")
             named = _strip(self._field(text(obj.child_by_field_name("property")), obj))  # this.opts = opts
         if named is not None and named.type == "identifier":  # opts.queueUrl of a parameter: each call's
             fn = self._param_of(text(named), named)
@@ -1872,11 +1904,33 @@ class _Scopes:
                 stack.extend(n.named_children)
         return names
 
+    def _subclass_field(self, key, depth) -> Value | None:
+        """``this.key`` of an object of a subclass being read (engine.Flow.subclasses_pinned): the class field or
+        constructor assignment of the most derived subclass writing it, read in its file; None when none does."""
+        for g, ctor in engine.FLOW.subclasses_pinned():
+            body = ctor.parent if ctor.parent is not None and ctor.parent.type == "class_body" else None
+            found = _js(g)._field_nodes(body, key) if body is not None else []
+            if len(found) > 1:
+                raise _Unresolved(f"this.{key} is set more than once by a subclass")
+            if found:
+                return (
+                    self.within(g, found[0], depth + 1)
+                    if g is not self.file
+                    else self._value(found[0], depth + 1)
+                )
+        return None
+
     def _field(self, key, use):
         """``this.key``'s value: a class field, or the one ``this.key = ...`` of the constructor."""
         body = self._enclosing(use, ("class_body",))
         if body is None:
             return None
+        found = self._field_nodes(body, key)
+        return found[0] if len(found) == 1 else None
+
+    def _field_nodes(self, body, key) -> list:
+        """The nodes a class body writes ``this.key`` with: its class field, parameter property, constructor
+        assignments."""
         found = []
         for member in body.named_children:
             if member.type in ("public_field_definition", "field_definition"):
@@ -1909,7 +1963,7 @@ class _Scopes:
                             and text(left) == f"this.{key}"
                         ):
                             found.append(expr.child_by_field_name("right"))
-        return found[0] if len(found) == 1 else None
+        return found
 
 
 # the calls whose result names a queue (its QueueUrl): the queue their QueueName names (issue 35)
@@ -2096,6 +2150,70 @@ def _signature(fn, f: File):
         key, _, default = _param_name(p)
         params.append((key, default, not key.startswith("*")))
     return (name,), params, 0
+
+
+MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
+
+
+def _super_calls(fn, f: File) -> list:
+    """engine.Language.super_calls: for a class's ``constructor``, the ``super(...)`` calls in the constructors of
+    the classes of its package that extend it (``class Billing extends BaseWorker``, ``extends lib.BaseWorker``,
+    TypeScript's ``extends BaseWorker<T>``), and (File, None, None, name) for a subclass without a constructor of
+    its own (its ``new`` calls run the base's)."""
+    sig = _signature(fn, f) if fn.type == "method_definition" else None
+    if sig is None or text(fn.child_by_field_name("name")) != "constructor":
+        return []
+    base, out = sig[0][0], []
+    for g in [f, *engine.FLOW.files_with(f, (base,))]:
+        for cls in _classes_of(g):
+            heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
+            m = re.match(r"\s*extends\s+([\w$.]+)", text(heritage)) if heritage is not None else None
+            name = cls.child_by_field_name("name")
+            body = cls.child_by_field_name("body")
+            if m is None or m.group(1).rsplit(".", 1)[-1] != base or name is None or body is None:
+                continue
+            ctor = next(
+                (
+                    c
+                    for c in body.named_children
+                    if c.type == "method_definition" and text(c.child_by_field_name("name")) == "constructor"
+                ),
+                None,
+            )
+            if ctor is None:
+                out.append((g, None, None, text(name)))
+                continue
+            stack = [ctor.child_by_field_name("body")]
+            while stack:
+                n = stack.pop()
+                if n is None or (n is not ctor.child_by_field_name("body") and n.type in _NESTED):
+                    continue  # a nested function's or class's super is its own
+                callee = n.child_by_field_name("function") if n.type == "call_expression" else None
+                if callee is not None and callee.type == "super":
+                    out.append((g, n, ctor, text(name)))
+                    continue
+                stack.extend(reversed(n.named_children))
+    return out
+
+
+_NESTED = frozenset(
+    ("function_declaration", "function_expression", "function", "method_definition", *_CLASSES)
+)
+
+
+def _classes_of(g: File) -> list:
+    """The class nodes of ``g`` (declarations and expressions), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type in _CLASSES:
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
 
 
 def js_key(node) -> str:

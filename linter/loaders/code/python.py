@@ -130,6 +130,71 @@ def _constructors(cls: str, f: File) -> tuple[str, ...]:
     return tuple(out)
 
 
+MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
+
+
+def _super_calls(fn, f: File) -> list:
+    """engine.Language.super_calls: for a class's ``__init__``, the ``super().__init__(...)`` (also
+    ``super(Sub, self).__init__(...)``) calls in the ``__init__`` of the classes of its package deriving from it
+    (``class Billing(BaseWorker)``, ``(workers.BaseWorker)``); a subclass without an ``__init__`` of its own is
+    among the constructor's names already (:func:`_constructors`)."""
+    if fn.type != "function_definition" or text(fn.child_by_field_name("name")) != "__init__":
+        return []
+    holder = (
+        fn.parent.parent if fn.parent is not None and fn.parent.type == "decorated_definition" else fn.parent
+    )
+    cls = holder.parent if holder is not None and holder.type == "block" else None
+    if cls is None or cls.type != "class_definition":
+        return []
+    base, out = text(cls.child_by_field_name("name")), []
+    for g in [f, *FLOW.files_with(f, (base,))]:
+        for node in _classes_of(g):
+            bases = node.child_by_field_name("superclasses")
+            body = node.child_by_field_name("body")
+            if bases is None or body is None or not any(_last(text(b)) == base for b in bases.named_children):
+                continue
+            for d in body.named_children:
+                init = d.child_by_field_name("definition") if d.type == "decorated_definition" else d
+                if init is None or init.type != "function_definition":
+                    continue
+                if text(init.child_by_field_name("name")) != "__init__":
+                    continue
+                stack = [init.child_by_field_name("body")]
+                while stack:
+                    n = stack.pop()
+                    if n is None or n.type in ("function_definition", "class_definition", "lambda"):
+                        continue  # a nested function's or class's super is its own
+                    callee = n.child_by_field_name("function") if n.type == "call" else None
+                    inner = callee.child_by_field_name("object") if callee is not None else None
+                    if (
+                        callee is not None
+                        and callee.type == "attribute"
+                        and text(callee.child_by_field_name("attribute")) == "__init__"
+                        and inner is not None
+                        and inner.type == "call"
+                        and text(inner.child_by_field_name("function")) == "super"
+                    ):
+                        out.append((g, n, init, text(node.child_by_field_name("name"))))
+                        continue
+                    stack.extend(reversed(n.named_children))
+    return out
+
+
+def _classes_of(g: File) -> list:
+    """The class definitions of ``g`` (nested ones too), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "class_definition":
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
+
+
 def _imported(f: File, key: str):
     """(the File of the module a name of ``f`` is imported from, the name there), or None: ``QUEUE_URL`` of
     ``from .settings import QUEUE_URL`` (``as`` too), ``settings.QUEUE_URL`` of ``import settings`` or ``from app
@@ -419,6 +484,7 @@ PYTHON = Language(
     hook=_hook,
     signature=_signature,
     call_args=_call_args,
+    super_calls=lambda fn, f: _super_calls(fn, f),
     package="imports",
     imported=_imported,
 )
@@ -1480,7 +1546,38 @@ def _truth(f: File, cond, depth: int) -> bool | None:
     return None
 
 
+def _subclass_attribute(node, f: File, depth: int) -> Value | None:
+    """``self.x`` of an object of a subclass being read (engine.Flow.subclasses_pinned): the one ``self.x = ...``
+    of the most derived subclass's ``__init__`` that sets it, read in its file (unknown when it sets it more than
+    once or in another method too); None when no such subclass sets it."""
+    obj = node.child_by_field_name("object") if node.type == "attribute" else None
+    if obj is None or text(obj) != "self" or depth > MAX_DEPTH:
+        return None
+    key = "self." + text(node.child_by_field_name("attribute"))
+    for g, init in FLOW.subclasses_pinned():
+        cls = _class_around(g, init)
+        found, stack = [], [cls] if cls is not None else []
+        while stack and len(found) < 4:
+            n = stack.pop()
+            if n.type == "assignment" and text(n.child_by_field_name("left")) == key:
+                found.append(n)
+            stack.extend(n.named_children)
+        if not found:
+            continue
+        right = found[0].child_by_field_name("right")
+        if len(found) > 1 or right is None or not (init.start_byte <= found[0].start_byte < init.end_byte):
+            return unknown(node, f"{key} is set by {text(cls.child_by_field_name('name'))} in several places")
+        v = evaluate(right, g, depth + 1)
+        if v.file is None and g is not f:
+            v.file = g
+        return v
+    return None
+
+
 def _attribute(node, f: File, depth: int) -> Value | None:
+    got = _subclass_attribute(node, f, depth)
+    if got is not None:
+        return got
     got = _own_attribute(node, f, depth)
     return got if got is not None else _settings_attribute(node, f, depth)
 
