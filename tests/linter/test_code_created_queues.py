@@ -506,3 +506,33 @@ def test_a_rake_task_is_ruby_its_created_queue_judged_with_its_worker():
         if f.rule == "VG020"
     ]
     assert got == [("VG020", "Rakefile", 7)]
+
+
+def test_a_constructor_that_creates_the_queue_it_is_given(capsys):
+    """``JobQueue(queue_name="ctor-jobs.fifo", queue_attr=ATTRS)`` (fixtures/created/code/constructor): the create
+    call in the constructor (inside ``try/except QueueDoesNotExist``) and in an async method given
+    ``self.queue_name`` is read once per call site, each a queue located at the create call with that call's name
+    and attributes (a module dict of the calling file). The consumed one (``jobs.take()``) has no redrive policy
+    (VG020 at the create call) and its receive's 20 s wins over the queue's 0 (VG060); the one only sent to is no
+    finding."""
+    folder = os.path.join(FIXTURES, "constructor", "app")
+    queues = {}
+    for q in loader.load(os.path.join(folder, "queues.py")).queues.values():
+        queues[q.id] = q
+    findings = _lint(capsys, "constructor")
+    got = sorted((f["rule"], f["queue"], f["line"]) for f in findings if f["rule"] in ("VG020", "VG060"))
+    assert got == [("VG020", "ctor-jobs.fifo", 13), ("VG060", "ctor-jobs.fifo", 3)]
+
+
+def test_a_constructor_called_20000_times_is_read_in_bounded_time(tmp_path):
+    import time
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "q.py").write_text(
+        "import boto3\nclass Q:\n    def __init__(self, name, attr=None):\n"
+        "        self.url = boto3.client('sqs').create_queue(QueueName=name, Attributes=attr)['QueueUrl']\n"
+        + "".join(f"Q('q{i}', {{'VisibilityTimeout': '5'}})\n" for i in range(20_000))
+    )
+    start = time.process_time()
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    assert time.process_time() - start < 20

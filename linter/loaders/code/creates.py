@@ -116,6 +116,9 @@ def read(f: File, r: Reader) -> None:
         name_node = fields.get("name")
         if name_node is None:
             continue
+        per_site = _per_call_site(f, r, entry, fields, known, seen, created)
+        if per_site:
+            continue
         v = evaluate(name_node, f)
         if v.kind == "env" and v.default is not None:
             v = v.default
@@ -1353,3 +1356,88 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
     )  # not the parameter's default
     q.locations["attributes"] = r.loc(i["attrs"][0]) if given else at  # where they are, or would be, written
     return q
+
+
+# ------------------------------------------------------------ a constructor that creates the queue it is given
+# ``class Queue: def __init__(self, queue_name, queue_attr=None): ... sqs.create_queue(QueueName=queue_name,
+# Attributes=queue_attr)`` called as ``Queue(queue_name="jobs.fifo", queue_attr=ATTRS)`` in several places (the
+# name reaching the create through the constructor's parameter, ``self.queue_name``, another method's parameter):
+# the create's name is read once per call site of the function of several calls it goes through
+# (engine.Flow.sites_of_shared, pinned as Reader.per_call_site pins a receive's), each site a queue located at the
+# create call with that site's name and attributes (its name and attributes located at the site). Python only.
+MAX_CTOR_QUEUES = 32  # queues one create call gives this way (engine.MAX_SITES)
+
+
+def _per_call_site(
+    f: File, r: Reader, entry: dict, fields: dict, known: list, seen: set, created: list
+) -> bool:
+    """Add the queues of ``entry``'s create call read per call site (above); False when its name is not read
+    that way (a literal, one call site, calls that all say the same)."""
+    if f.lang.name != "python":
+        return False
+    from visguard.linter import created_queues
+
+    from .engine import FLOW
+
+    name_node, attrs_node = fields.get("name"), fields.get("attributes")
+    FLOW.watch()
+    v = evaluate(name_node, f)
+    if v.kind == "str":
+        return False
+    shared = FLOW.sites_of_shared(MAX_CTOR_QUEUES)
+    if shared is None:
+        return False
+    got: list = []
+    _pin_sites(f, shared, name_node, attrs_node, got, [MAX_CTOR_QUEUES], 0)
+    if not got:
+        return False
+    site = r.loc(entry["site"])
+    for name, nv, attrs, at in got:
+        if name in seen:
+            continue
+        attributes = {}
+        if attrs is not None:
+            g = attrs.file or f
+            entries = _entries(g, attrs.node)
+            if entries is None:
+                continue
+            for k, value_node in entries:
+                api = _ATTRIBUTES.get(key(k))
+                if api is not None:
+                    where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
+                    attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        q, _ = created_queues.code_queue(name, site, attributes, by=f"the call at {at.file}:{at.line}")
+        g = nv.file or f
+        q.locations["name"] = r.loc(nv.node) if g is f else _helper_location(g, nv.node)
+        q.locations["attributes"] = at
+        seen.add(name)
+        r.result.queues.append(q)
+        created.append((entry["site"], name, attributes))
+    return True
+
+
+def _pin_sites(f: File, shared, name_node, attrs_node, got: list, room: list, depth: int) -> None:
+    """Each call site of ``shared`` pinned in turn (nested through another function of several calls): (name,
+    its Value, the attributes' Value or None, the outermost call's Location) of each site whose name is read."""
+    from .engine import FLOW
+
+    g, fn, sig, sites = shared
+    for site in sites:
+        if room[0] <= 0:
+            return
+        with FLOW.pinned(g, fn, sig, site):
+            FLOW.watch()
+            v = evaluate(name_node, f)
+            if v.kind == "env" and v.default is not None:
+                v = v.default
+            if v.kind != "str" or not v.value.strip():
+                inner = FLOW.sites_of_shared(room[0]) if depth < 3 else None
+                if inner is not None:
+                    _pin_sites(f, inner, name_node, attrs_node, got, room, depth + 1)
+                continue
+            a = evaluate(attrs_node, f) if attrs_node is not None else None
+            if a is not None and a.kind != "dict":
+                continue
+            h, call = site[0], site[1]
+            room[0] -= 1
+            got.append((v.value.strip(), v, a, _helper_location(h, call)))
