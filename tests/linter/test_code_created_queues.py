@@ -536,3 +536,25 @@ def test_a_constructor_called_20000_times_is_read_in_bounded_time(tmp_path):
     start = time.process_time()
     main(["lint", "--no-config", "-f", "json", str(tmp_path)])
     assert time.process_time() - start < 20
+
+
+def test_a_create_guarded_by_a_value_the_call_gives_is_no_queue_of_that_call():
+    """fixtures/created/code/guarded (Python): ``if self.url is None: create``, ``url or create(...)``, ``if
+    existing: return existing else: create`` (a helper) are read per call site with the site pinned
+    (creates._unreached): a call that passes a URL creates nothing; one that passes none creates its queue (with
+    its attributes, ``self.attributes or {}``); one that passes an environment variable's value (not known) is as
+    if the create ran."""
+    folder = os.path.join(FIXTURES, "guarded")
+    from visguard.linter.loaders import registry
+
+    queues = {}
+    for item in registry.discover([folder], errors=[]):
+        if item.loader.name == "code":
+            queues.update(item.loader.load(item.path, registry.LoadOptions()).queues)
+    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in queues.values())
+    assert got == [
+        ("guard-made", 17, 45),
+        ("guard-maybe", 17, None),
+        ("lane-made", 27, None),
+        ("topic-made", 34, None),
+    ]

@@ -845,9 +845,11 @@ class File:
         cached = (key, fn.start_byte, part, FLOW.pin)  # one call site pinned: its own values (Flow.pinned)
         got = self._argued.get(cached)
         if got is None:
-            before = len(FLOW.shared)
+            before = len(FLOW.touched)
             done = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
-            got = self._argued[cached] = (done, FLOW.shared[before:])
+            # every function of several call sites it went through, also those already recorded since the
+            # last watch (else a later read, after another watch, would not know of them)
+            got = self._argued[cached] = (done, FLOW.touched[before:])
         else:  # read before: the functions of several call sites it went through, as if read again
             for entry in got[1]:
                 if not any(s[0] is entry[0] and s[1].start_byte == entry[1].start_byte for s in FLOW.shared):
@@ -1176,6 +1178,7 @@ MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for
 MAX_AGREE = 8  # assignments of one name evaluated to see whether they all give one value (File._agreed)
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
 MAX_SITES = 32  # call sites of a function a shared receive is read once for (Flow.pinned), at most
+MAX_TOUCHED = 4_096  # functions of several call sites recorded for one file read (Flow.touched), repeats too
 MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
     "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
@@ -1216,6 +1219,7 @@ class Flow:
         # the functions of several call sites a value was read through since :meth:`watch` (File, function, its
         # signature, the sites), first reached first; and the call site pinned now (its file's path, its start)
         self.shared: list[tuple] = []
+        self.touched: list[tuple] = []  # every such function a read went through (repeats kept), in order
         self.pin: tuple | None = None  # the call sites pinned now, outermost first ((path, start), ...)
         self._tests: list[tuple] = []  # the test files' call sites the last :meth:`call_sites` left out
         self._files: dict[tuple[str, str], File | None] = {}  # (path, grammar) -> parsed (LRU order)
@@ -1237,7 +1241,7 @@ class Flow:
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0
         self.frames = []
-        self.shared, self.pin = [], None
+        self.shared, self.pin, self.touched = [], None, []
 
     # ------------------------------------------------------------------------------------------ call sites
     # (issue 35) a receive shared by the call sites of one function (a listener library's ``@listener(...)``
@@ -1517,12 +1521,14 @@ class Flow:
             _, default, positional = params[at]
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
-        if (
-            len(sites) > 1
-            and len(self.shared) < MAX_SITES
-            and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
-        ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
-            self.shared.append((f, fn, sig, sites, self._tests))
+        if len(sites) > 1:  # a function of several call sites the value goes through (sites_of_shared)
+            entry = (f, fn, sig, sites, self._tests)
+            if len(self.touched) < MAX_TOUCHED:
+                self.touched.append(entry)
+            if len(self.shared) < MAX_SITES and not any(
+                s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared
+            ):
+                self.shared.append(entry)
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:

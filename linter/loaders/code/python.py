@@ -644,9 +644,9 @@ def _or(node, f: File, depth: int) -> Value | None:
         return None
     a = evaluate(node.child_by_field_name("left"), f, depth + 1)
     b_node = node.child_by_field_name("right")
-    if _nothing(a):
+    if _nothing(a) or (a.kind in ("dict", "list") and not a.value):  # `attrs or {}`: an empty map is false
         return evaluate(b_node, f, depth + 1)
-    if a.kind in ("str", "int", "name") or (a.kind == "bool" and a.value):
+    if a.kind in ("str", "int", "name", "dict", "list") or (a.kind == "bool" and a.value):
         return a
     if a.kind == "env" and (a.default is None or _nothing(a.default)):  # os.getenv("Q", "") or "orders"
         b = evaluate(b_node, f, depth + 1)
