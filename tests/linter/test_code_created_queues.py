@@ -544,17 +544,31 @@ def test_a_create_guarded_by_a_value_the_call_gives_is_no_queue_of_that_call():
     (creates._unreached): a call that passes a URL creates nothing; one that passes none creates its queue (with
     its attributes, ``self.attributes or {}``); one that passes an environment variable's value (not known) is as
     if the create ran."""
-    folder = os.path.join(FIXTURES, "guarded")
-    from visguard.linter.loaders import registry
-
-    queues = {}
-    for item in registry.discover([folder], errors=[]):
-        if item.loader.name == "code":
-            queues.update(item.loader.load(item.path, registry.LoadOptions()).queues)
-    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in queues.values())
+    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in _code_queues("guarded").values())
     assert got == [
         ("guard-made", 17, 45),
         ("guard-maybe", 17, None),
         ("lane-made", 27, None),
         ("topic-made", 34, None),
     ]
+
+
+def test_a_constructor_create_guarded_by_a_value_the_call_gives_javascript():
+    """fixtures/created/code/guarded-js: ``if (!this.url) { ... new CreateQueueCommand({QueueName: this.name,
+    Attributes: this.attrs}) }`` of a class built as ``new Channel(name, url, ATTRS)`` in three places: read per
+    call site (creates._per_call_site, JavaScript too); the call given GIVEN (imported) creates nothing, the one
+    given ``undefined`` creates its queue with its attributes, the one given an environment variable is as if the
+    create ran."""
+    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in _code_queues("guarded-js").values())
+    assert got == [("js-made", 16, 45), ("js-maybe", 16, 45)]
+
+
+def _code_queues(case: str) -> dict:
+    from visguard.linter.loaders import registry
+
+    queues, errors = {}, []
+    for item in registry.discover([os.path.join(FIXTURES, case)], errors=errors):
+        if item.loader.name == "code":
+            queues.update(item.loader.load(item.path, registry.LoadOptions()).queues)
+    assert not errors
+    return queues

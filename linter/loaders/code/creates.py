@@ -1496,6 +1496,8 @@ def _pin_sites(
 _NOT = {"not_operator", "unary_expression"}  # `not x`, `!x`
 _NONE_WORDS = {"None", "null", "undefined"}
 MAX_GUARDS = 8  # guards around one create call read
+# a name, a field (JavaScript's: its hook reads them)
+_NAMES = {"identifier", "member_expression", "attribute"}
 _CLASSES = {"class_definition", "class_declaration", "class", "abstract_class_declaration"}
 
 
@@ -1601,7 +1603,7 @@ def _condition(f: File, cond, stmt) -> bool | None:
 def _given(f: File, node, stmt) -> tuple[bool, object] | None:
     """(whether the value of ``node`` is something, not None/null/undefined; its Value) for the call site
     pinned now, or None when not known."""
-    if node.type not in f.lang.names and node.type not in f.lang.members:
+    if node.type not in f.lang.names and node.type not in f.lang.members and node.type not in _NAMES:
         return None
     v = _guarded_value(f, node, stmt)
     if v is None or v.kind in ("unknown", "env", "bad"):
