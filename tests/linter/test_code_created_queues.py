@@ -572,3 +572,16 @@ def _code_queues(case: str) -> dict:
             queues.update(item.loader.load(item.path, registry.LoadOptions()).queues)
     assert not errors
     return queues
+
+
+def test_a_test_helper_with_keyword_only_parameters_and_a_map_built_in_branches(capsys):
+    """fixtures/created/code/helper-kwonly: ``make_queue(client, name, *, fifo=False, visibility=None)`` (keyword-only
+    parameters after ``*``) builds its attributes in branches and returns the created queue's URL after them; the
+    tests receive from that URL. Each call is a queue at the helper's create call (its RedrivePolicy written
+    nowhere: none), joined to the receive through the helper's return (the one ``return`` its body ends in) and
+    the test's local ``url`` (``attrs`` of another function is another variable): VG020 on both, one finding at
+    the create call saying how many more (linter.api._one_per_create_call)."""
+    findings = _lint(capsys, "helper-kwonly")
+    got = [(f["rule"], f["line"], f["message"]) for f in findings if f["rule"] == "VG020"]
+    assert [(rule, line) for rule, line, _ in got] == [("VG020", 11)]
+    assert got[0][2].endswith("(and 1 more queue created by this call)")

@@ -1142,8 +1142,14 @@ def helpers(h: File) -> list[dict]:
                 continue  # a method of a method, a block: not one called by its name
             params = []
             plist = fn.child_by_field_name("parameters")
+            keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
             for p in plist.named_children if plist is not None else ():
+                if p.type == "keyword_separator" and h.lang.name == "python":
+                    keyword_only = True
+                    continue
                 kind = shape[1].get(p.type)
+                if keyword_only and kind == "pos":
+                    kind = "kw"
                 if kind is None:
                     params = None  # a splat, a block parameter: its calls are not read
                     break
@@ -1372,6 +1378,7 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
         given and call.start_byte <= i["attrs"][0].start_byte < call.end_byte
     )  # not the parameter's default
     q.locations["attributes"] = r.loc(i["attrs"][0]) if given else at  # where they are, or would be, written
+    q.locations["call"] = at  # one of several calls' queues: its findings one per rule (linter.api)
     return q
 
 
@@ -1444,6 +1451,7 @@ def _per_call_site(
         g = nv.file or f
         q.locations["name"] = r.loc(nv.node) if g is f else _helper_location(g, nv.node)
         q.locations["attributes"] = at
+        q.locations["call"] = at  # one of several calls' queues: its findings one per rule (linter.api)
         seen.add(name)
         r.result.queues.append(q)
         created.append((entry["site"], name, attributes))

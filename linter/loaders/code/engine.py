@@ -691,11 +691,16 @@ class File:
         if starts is None:  # sorted once: a name assigned in each of 3,000 functions is read 3,000 times
             starts = self._binding_starts[key] = sorted(bound)
         lo, hi = bisect.bisect_left(starts, fn.start_byte), bisect.bisect_left(starts, fn.end_byte)
-        if hi - lo < len(starts):
+        # Python: a name a function assigns is that function's own (unless it says `global`/`nonlocal`), so
+        # another function's assignments of the name are another variable's
+        local = (
+            self.lang.name == "python" and node.type in self.lang.names and not _declared_outer(self, fn, key)
+        )
+        if hi - lo < len(starts) and not local:
             return None  # assigned outside this function too
         inside = [(at, *bound[at]) for at in starts[lo:hi]]
         before = [b for b in inside if b[0] < node.start_byte]
-        if not before or any(b[0] > node.end_byte for b in inside) or len(inside) < len(self.bindings[key]):
+        if not before or any(b[0] > node.end_byte for b in inside):
             return None
         at, name, right = max(before, key=lambda b: b[0])
         block = _around(self, name, _BLOCKS)
@@ -1610,6 +1615,13 @@ class Flow:
 
 
 _ZERO = {"0", '""', "nil", "None", "null", "0.0"}
+
+
+def _declared_outer(f: File, fn, key: str) -> bool:
+    """Whether the Python function ``fn`` declares ``key`` ``global`` or ``nonlocal`` (then its assignments are
+    the module's or the enclosing function's)."""
+    body = f.data[fn.start_byte : fn.end_byte]
+    return re.search(rb"\b(?:global|nonlocal)\b[^\n]*\b" + re.escape(key.encode()) + rb"\b", body) is not None
 
 
 def _default_guard(g: File, name, key: str) -> bool:
