@@ -558,9 +558,9 @@ def test_a_constructor_create_guarded_by_a_value_the_call_gives_javascript():
     Attributes: this.attrs}) }`` of a class built as ``new Channel(name, url, ATTRS)`` in three places: read per
     call site (creates._per_call_site, JavaScript too); the call given GIVEN (imported) creates nothing, the one
     given ``undefined`` creates its queue with its attributes, the one given an environment variable is as if the
-    create ran."""
+    create ran; ``url ?? (await ...CreateQueueCommand(...)).QueueUrl`` creates only for the call that gives no url."""
     got = sorted((q.id, q.location.line, q.visibility_timeout) for q in _code_queues("guarded-js").values())
-    assert got == [("js-made", 16, 45), ("js-maybe", 16, 45)]
+    assert got == [("js-lane-made", 30, None), ("js-made", 16, 45), ("js-maybe", 16, 45)]
 
 
 def _code_queues(case: str) -> dict:
