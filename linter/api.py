@@ -398,6 +398,7 @@ def lint_paths(
     if options is None:
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
+    per_call: set[tuple] = set()  # (id, file, line) of each queue one of several calls of a create gives
     if inputs is None:
         inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
     result.nothing = [e for e in result.errors if isinstance(e, registry.NothingToLint)]
@@ -449,6 +450,11 @@ def lint_paths(
             result.files.append(path)
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
+        per_call.update(
+            (q.id, q.location.file, q.location.line)
+            for q in model.queues.values()
+            if "call" in q.locations and q.location is not None
+        )
         result.findings += meta + findings + _note_findings(model, file_config)
     for m in extra:  # queues given with --queues-from: linted where a consumer of this run reads them (their
         # dead-letter queues stay in the model as context)
@@ -462,13 +468,14 @@ def lint_paths(
         )
         result.findings += _note_findings(m, config)
     result.findings += _config_meta_findings(config)
-    result.findings = sort_findings(_one_per_create_call(result.findings))
+    result.findings = sort_findings(_one_per_create_call(result.findings, per_call))
     return result
 
 
-def _one_per_create_call(findings: list[Finding]) -> list[Finding]:
-    """One finding per rule at one create call for the queues created there under names known only at run time
-    (a helper called by many tests: ``linter.loaders.code.creates``): the first, saying how many more."""
+def _one_per_create_call(findings: list[Finding], per_call: set = frozenset()) -> list[Finding]:
+    """One finding per rule at one create call for the queues created there under names known only at run time,
+    or once per call of the helper or constructor it is in (``per_call``: (id, file, line), a helper called by
+    many tests: ``linter.loaders.code.creates``): the first, saying how many more."""
     import sys
 
     created = sys.modules.get("visguard.linter.created_queues")  # imported when code created a queue
@@ -479,7 +486,8 @@ def _one_per_create_call(findings: list[Finding]) -> list[Finding]:
     groups: dict[tuple, list[Finding]] = {}
     out: list[Finding] = []
     for f in findings:
-        if isinstance(f.queue, str) and f.queue.startswith(UNNAMED_PREFIX) and f.location is not None:
+        unnamed = isinstance(f.queue, str) and f.queue.startswith(UNNAMED_PREFIX)
+        if f.location is not None and (unnamed or (f.queue, f.location.file, f.location.line) in per_call):
             k = (f.rule, f.location.file, f.location.line, f.location.column)
             if k in groups:
                 groups[k].append(f)

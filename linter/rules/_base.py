@@ -108,6 +108,24 @@ class Rule:
         return self.slug or self.id.lower()
 
 
+def zero_in_a_test(c) -> bool:
+    """Whether consumer ``c`` receives with VisibilityTimeout 0 written in a test (a file named as one,
+    ``test_*.py``, ``*_test.go``, ``*.test.ts``, ``*Test.java``, or one directly in a ``tests/``, ``spec/``,
+    ``__tests__/`` folder; the folders further up do not decide: a project may be checked out under any
+    path): a test sets 0 on purpose, to
+    see a message it does not delete come back at once (against an emulator such as moto, LocalStack or
+    ElasticMQ, one receive after another), and no worker of the application receives so. VG061 and VG070 (the
+    rules a receive's 0 raises) do not judge it; the queue's own findings (VG020, ...) stay."""
+    o = c.visibility_override
+    at = c.location
+    if o is None or isinstance(o, bool) or o != 0 or at is None or not at.file:
+        return False
+    from visguard.linter.loaders.code.engine import _TEST_DIRS, _TEST_NAME  # only for a receive's 0
+
+    parts = at.file.replace("\\", "/").split("/")
+    return bool(_TEST_NAME.search(parts[-1])) or (len(parts) > 1 and parts[-2] in _TEST_DIRS)
+
+
 def alone(c) -> Queue:
     """The stand-in queue of consumer ``c`` whose queue is not known (``check_consumer``): its id is what ``c``
     names its queue by (``$ORDERS_QUEUE_URL``, a URL), or :data:`NO_QUEUE`; it holds ``c`` alone, so a finding on it

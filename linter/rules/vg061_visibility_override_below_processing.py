@@ -8,7 +8,7 @@ from visguard import facts
 from visguard.facts import RECEIVE_VISIBILITY_SOURCE
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds, need_of
+from visguard.linter.rules._base import Rule, as_number, fmt_rate, fmt_seconds, need_of, zero_in_a_test
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -22,7 +22,8 @@ RULE = Rule(
         "one message's work) and nothing extends the visibility while it works, the message becomes visible "
         "again mid-work: another worker processes it a second time and its receive count grows towards the "
         "dead-letter queue. VG012 judges the queue's own timeout for consumers that use it; work limits of "
-        "Beanstalk, Pipes and the frameworks are VG063, VG064 and VG072."
+        "Beanstalk, Pipes and the frameworks are VG063, VG064 and VG072. A receive with 0 written in a test is "
+        "not judged (a test's 0 is on purpose: VG070)."
     ),
     source=RECEIVE_VISIBILITY_SOURCE,
     fix="Raise {visibility_override} above the processing time, or extend the visibility while the message "
@@ -53,6 +54,8 @@ def check(queue, ctx):
     for c in queue.consumers:
         if not ctx.overrides(c) or c.heartbeat is True or c.heartbeat_interval is not None:
             continue  # the queue's timeout is VG012's; heartbeats VG015's
+        if zero_in_a_test(c):
+            continue  # a test's receive with 0: on purpose (VG070's rationale)
         vt, bound = ctx.visibility_for(queue, c), _bound(c)
         if vt is None or bound is None:
             continue

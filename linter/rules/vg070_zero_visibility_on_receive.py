@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule, alone, unknown_queue_said
+from visguard.linter.rules._base import Rule, alone, unknown_queue_said, zero_in_a_test
 from visguard.linter.vocabulary import Text
 
 RULE = Rule(
@@ -17,7 +17,9 @@ RULE = Rule(
         "while the first one is still working on it, so messages are processed several times in parallel and "
         "their receive count races towards the dead-letter queue. 0 belongs on ChangeMessageVisibility to "
         "release a message early, not on the receive of a worker. (Go SDK v2 does not send a 0 on receive: "
-        "there the queue's timeout applies, and this rule stays quiet.)"
+        "there the queue's timeout applies, and this rule stays quiet. A receive written in a test, a file "
+        "under tests/ or named test_*, is not judged: a test sets 0 on purpose, to see a message it does not "
+        "delete come back at once against an emulator, and no worker of the application receives so.)"
     ),
     source="https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_ReceiveMessage.html",
     fix="Remove the VisibilityTimeout of the receive (the queue's {visibility_timeout} then applies) or set it "
@@ -43,6 +45,8 @@ def check_consumer(c, ctx):
 def _judge(c, queue, ctx):
     o = c.visibility_override
     if o is None or isinstance(o, bool) or o != 0 or c.settings.get("zero_not_sent") or c.kind != "worker":
+        return
+    if zero_in_a_test(c):  # a test's receive: 0 on purpose, to see a message come back at once
         return
     from visguard.linter.consumer_words import term  # worded only for a worker consumer
 

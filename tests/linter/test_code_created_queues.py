@@ -654,3 +654,82 @@ def test_a_callback_given_a_client_bound_to_the_queue_its_helper_creates(capsys)
     assert {f["queue"] for f in findings if f["rule"] in ("VG020", "VG060")} == {
         f"<name built at {os.path.join(FIXTURES, 'client-callback', 'pool.js')}:7>"
     }
+
+
+def test_a_constructor_that_creates_the_queue_it_is_given(capsys):
+    """``JobQueue(queue_name="ctor-jobs.fifo", queue_attr=ATTRS)`` (fixtures/created/code/constructor): the create
+    call in the constructor (inside ``try/except QueueDoesNotExist``) and in an async method given
+    ``self.queue_name`` is read once per call site, each a queue located at the create call with that call's name
+    and attributes (a module dict of the calling file). The consumed one (``jobs.take()``) has no redrive policy
+    (VG020 at the create call) and its receive's 20 s wins over the queue's 0 (VG060); the one only sent to is no
+    finding."""
+    folder = os.path.join(FIXTURES, "constructor", "app")
+    queues = {}
+    for q in loader.load(os.path.join(folder, "queues.py")).queues.values():
+        queues[q.id] = q
+    findings = _lint(capsys, "constructor")
+    got = sorted((f["rule"], f["queue"], f["line"]) for f in findings if f["rule"] in ("VG020", "VG060"))
+    assert got == [("VG020", "ctor-jobs.fifo", 13), ("VG060", "ctor-jobs.fifo", 3)]
+
+
+def test_a_constructor_called_20000_times_is_read_in_bounded_time(tmp_path):
+    import time
+
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "q.py").write_text(
+        "import boto3\nclass Q:\n    def __init__(self, name, attr=None):\n"
+        "        self.url = boto3.client('sqs').create_queue(QueueName=name, Attributes=attr)['QueueUrl']\n"
+        + "".join(f"Q('q{i}', {{'VisibilityTimeout': '5'}})\n" for i in range(20_000))
+    )
+    start = time.process_time()
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    assert time.process_time() - start < 20
+
+
+def test_a_create_guarded_by_a_value_the_call_gives_is_no_queue_of_that_call():
+    """fixtures/created/code/guarded (Python): ``if self.url is None: create``, ``url or create(...)``, ``if
+    existing: return existing else: create`` (a helper) are read per call site with the site pinned
+    (creates._unreached): a call that passes a URL creates nothing; one that passes none creates its queue (with
+    its attributes, ``self.attributes or {}``); one that passes an environment variable's value (not known) is as
+    if the create ran."""
+    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in _code_queues("guarded").values())
+    assert got == [
+        ("guard-made", 17, 45),
+        ("guard-maybe", 17, None),
+        ("lane-made", 27, None),
+        ("topic-made", 34, None),
+    ]
+
+
+def test_a_constructor_create_guarded_by_a_value_the_call_gives_javascript():
+    """fixtures/created/code/guarded-js: ``if (!this.url) { ... new CreateQueueCommand({QueueName: this.name,
+    Attributes: this.attrs}) }`` of a class built as ``new Channel(name, url, ATTRS)`` in three places: read per
+    call site (creates._per_call_site, JavaScript too); the call given GIVEN (imported) creates nothing, the one
+    given ``undefined`` creates its queue with its attributes, the one given an environment variable is as if the
+    create ran; ``url ?? (await ...CreateQueueCommand(...)).QueueUrl`` creates only for the call that gives no url."""
+    got = sorted((q.id, q.location.line, q.visibility_timeout) for q in _code_queues("guarded-js").values())
+    assert got == [("js-lane-made", 30, None), ("js-made", 16, 45), ("js-maybe", 16, 45)]
+
+
+def _code_queues(case: str) -> dict:
+    from visguard.linter.loaders import registry
+
+    queues, errors = {}, []
+    for item in registry.discover([os.path.join(FIXTURES, case)], errors=errors):
+        if item.loader.name == "code":
+            queues.update(item.loader.load(item.path, registry.LoadOptions()).queues)
+    assert not errors
+    return queues
+
+
+def test_a_test_helper_with_keyword_only_parameters_and_a_map_built_in_branches(capsys):
+    """fixtures/created/code/helper-kwonly: ``make_queue(client, name, *, fifo=False, visibility=None)`` (keyword-only
+    parameters after ``*``) builds its attributes in branches and returns the created queue's URL after them; the
+    tests receive from that URL. Each call is a queue at the helper's create call (its RedrivePolicy written
+    nowhere: none), joined to the receive through the helper's return (the one ``return`` its body ends in) and
+    the test's local ``url`` (``attrs`` of another function is another variable): VG020 on both, one finding at
+    the create call saying how many more (linter.api._one_per_create_call)."""
+    findings = _lint(capsys, "helper-kwonly")
+    got = [(f["rule"], f["line"], f["message"]) for f in findings if f["rule"] == "VG020"]
+    assert [(rule, line) for rule, line, _ in got] == [("VG020", 11)]
+    assert got[0][2].endswith("(and 1 more queue created by this call)")

@@ -118,6 +118,9 @@ def read(f: File, r: Reader) -> None:
         name_node = fields.get("name")
         if name_node is None:
             continue
+        per_site = _per_call_site(f, r, entry, fields, known, seen, created)
+        if per_site:
+            continue
         v = evaluate(name_node, f)
         if v.kind == "env" and v.default is not None:
             v = v.default
@@ -1210,8 +1213,14 @@ def helpers(h: File) -> list[dict]:
                 continue  # a method of a method, a block: not one called by its name
             params = []
             plist = fn.child_by_field_name("parameters")
+            keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
             for p in plist.named_children if plist is not None else ():
+                if p.type == "keyword_separator" and h.lang.name == "python":
+                    keyword_only = True
+                    continue
                 kind = shape[1].get(p.type)
+                if keyword_only and kind == "pos":
+                    kind = "kw"
                 if kind is None:
                     params = None  # a splat, a block parameter: its calls are not read
                     break
@@ -1368,6 +1377,8 @@ def _instances(f: File, r: Reader) -> list[dict]:
                 continue  # a required parameter not passed: another method
         elif attrs is not None:
             attrs = (attrs, h)
+        if _helper_unreached(f, helper, hc["call"]):
+            continue  # `if existing: return existing` before the create, and this call gives one
         v = evaluate(name_node, name_file)
         if v.kind == "env" and v.default is not None:
             v = v.default
@@ -1380,6 +1391,21 @@ def _instances(f: File, r: Reader) -> list[dict]:
             "name_file": name_file, "attrs": attrs,
         })  # fmt: skip
     return out
+
+
+def _helper_unreached(f: File, helper: dict, call) -> bool:
+    """Whether the helper's create does not run for ``call``: a guard around it false with the call pinned
+    (:func:`_unreached`, Python's ``if existing: return existing else: create``)."""
+    from .engine import _FUNCTIONS, FLOW, _around
+
+    h = helper["file"]
+    fn = _around(h, helper["site"], _FUNCTIONS)
+    sig = h.lang.signature(fn, h) if fn is not None and h.lang.signature else None
+    got = f.lang.call_args(call, f) if f.lang.call_args else None
+    if sig is None or got is None or got[2]:
+        return False
+    with FLOW.pinned(h, fn, sig, (f, call, got[0], got[1])):
+        return _unreached(h, helper["site"])
 
 
 def _instance_queue(f: File, r: Reader, i: dict, known: list):
@@ -1423,4 +1449,283 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
         given and call.start_byte <= i["attrs"][0].start_byte < call.end_byte
     )  # not the parameter's default
     q.locations["attributes"] = r.loc(i["attrs"][0]) if given else at  # where they are, or would be, written
+    q.locations["call"] = at  # one of several calls' queues: its findings one per rule (linter.api)
     return q
+
+
+# ------------------------------------------------------------ a constructor that creates the queue it is given
+# ``class Queue: def __init__(self, queue_name, queue_attr=None): ... sqs.create_queue(QueueName=queue_name,
+# Attributes=queue_attr)`` called as ``Queue(queue_name="jobs.fifo", queue_attr=ATTRS)`` in several places (the
+# name reaching the create through the constructor's parameter, ``self.queue_name``, another method's parameter):
+# the create's name is read once per call site of the function of several calls it goes through
+# (engine.Flow.sites_of_shared, pinned as Reader.per_call_site pins a receive's), each site a queue located at the
+# create call with that site's name and attributes (its name and attributes located at the site). Python and
+# JavaScript/TypeScript (the languages whose call sites the engine pins).
+#
+# A create that runs only when the object is not given its queue (``if self.url is None: self.url =
+# create_queue(...)``, ``url or create_queue(...)``, ``if (!this.url) {...}``, ``url ?? await create(...)``, the
+# ``else`` of ``if existing:``) is no queue of a call site that gives one: the guard is read with that site pinned
+# (:func:`_unreached`), the guarded name's value taken from its assignments outside the guard. A guard whose value
+# is not known for the site (an environment variable, a computed expression) leaves the create as if it ran.
+# A site whose name or attributes are not read is a note naming it, never a silent pass.
+MAX_CTOR_QUEUES = 32  # queues one create call gives this way (engine.MAX_SITES)
+_CTOR_LANGS = {"python", "javascript", "typescript", "tsx"}
+_DICTS = {"dict", "obj"}  # a literal map (Python's dict, JavaScript's object literal)
+
+
+def _per_call_site(
+    f: File, r: Reader, entry: dict, fields: dict, known: list, seen: set, created: list
+) -> bool:
+    """Add the queues of ``entry``'s create call read per call site (above); False when its name is not read
+    that way (a literal, one call site, calls that all say the same)."""
+    if f.lang.name not in _CTOR_LANGS:
+        return False
+    from visguard.linter import created_queues
+
+    from .engine import FLOW
+
+    name_node, attrs_node = fields.get("name"), fields.get("attributes")
+    FLOW.watch()
+    v = evaluate(name_node, f)
+    if v.kind == "str":
+        return False
+    shared = FLOW.sites_of_shared(MAX_CTOR_QUEUES)
+    if shared is None:
+        return False
+    got: list = []
+    skipped: list = []  # (the outermost call's Location, why its queue is not read)
+    _pin_sites(f, shared, entry["site"], name_node, attrs_node, got, skipped, [MAX_CTOR_QUEUES], 0)
+    if not got and not any(why is None for _, why in skipped):
+        return False  # no site read: the create call is read as one
+    site = r.loc(entry["site"])
+    for at, why in skipped:
+        if why is not None:
+            _note(r, f"the queue created at {site.file}:{site.line} for the call at {at.file}:{at.line} was "
+                     f"not read: {why}", entry["site"])  # fmt: skip
+    for name, nv, attrs, at in got:
+        if name in seen:
+            continue
+        attributes = {}
+        if attrs is not None:
+            g = attrs.file or f
+            entries = _entries(g, attrs.node)
+            if entries is None:
+                _note(r, f"the queue {name} created at {site.file}:{site.line} for the call at {at.file}:{at.line} "
+                         f"was not read: its attributes are computed ({shown(attrs.node)})", entry["site"])  # fmt: skip
+                continue
+            for k, value_node in entries:
+                api = _ATTRIBUTES.get(key(k))
+                if api is not None:
+                    where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
+                    attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        q, _ = created_queues.code_queue(name, site, attributes, by=f"the call at {at.file}:{at.line}")
+        g = nv.file or f
+        q.locations["name"] = r.loc(nv.node) if g is f else _helper_location(g, nv.node)
+        q.locations["attributes"] = at
+        q.locations["call"] = at  # one of several calls' queues: its findings one per rule (linter.api)
+        seen.add(name)
+        r.result.queues.append(q)
+        created.append((entry["site"], name, attributes))
+    return True
+
+
+def _pin_sites(
+    f: File, shared, create, name_node, attrs_node, got: list, skipped: list, room: list, depth: int
+) -> None:
+    """Each call site of ``shared`` pinned in turn (nested through another function of several calls): (name,
+    its Value, the attributes' Value or None, the outermost call's Location) of each site whose create runs and
+    whose name is read; (Location, why) of each site not read, why None when its create does not run."""
+    from .engine import FLOW
+
+    g, fn, sig, sites = shared
+    for site in sites:
+        if room[0] <= 0:
+            return
+        h, call = site[0], site[1]
+        with FLOW.pinned(g, fn, sig, site):
+            FLOW.watch()
+            if _unreached(f, create):
+                skipped.append((_helper_location(h, call), None))
+                continue
+            FLOW.watch()
+            v = evaluate(name_node, f)
+            if v.kind == "env" and v.default is not None:
+                v = v.default
+            if v.kind != "str" or not v.value.strip():
+                inner = FLOW.sites_of_shared(room[0]) if depth < 3 else None
+                if inner is not None:
+                    _pin_sites(f, inner, create, name_node, attrs_node, got, skipped, room, depth + 1)
+                elif v.kind not in ("none", "env"):  # None: refused; a variable: perhaps a declared queue
+                    skipped.append(
+                        (_helper_location(h, call), f"its name is computed ({v.why or shown(name_node)})")
+                    )
+                continue
+            a = evaluate(attrs_node, f) if attrs_node is not None else None
+            if a is not None and a.kind == "none":
+                continue  # Attributes=None is refused by the SDK: no queue
+            if a is not None and a.kind not in _DICTS:
+                why = f"its attributes are computed ({a.why or shown(attrs_node)})"
+                skipped.append((_helper_location(h, call), why))
+                continue
+            room[0] -= 1
+            got.append((v.value.strip(), v, a, _helper_location(h, call)))
+
+
+# the guards read (:func:`_unreached`): the condition's shape -> what it tests of its one operand
+_NOT = {"not_operator", "unary_expression"}  # `not x`, `!x`
+_NONE_WORDS = {"None", "null", "undefined"}
+MAX_GUARDS = 8  # guards around one create call read
+# a name, a field (JavaScript's: its hook reads them)
+_NAMES = {"identifier", "member_expression", "attribute"}
+_CLASSES = {"class_definition", "class_declaration", "class", "abstract_class_declaration"}
+
+
+def _unreached(f: File, site) -> bool:
+    """Whether the create call ``site`` cannot run for the call site pinned now: a guard around it (up to its
+    function) that is false for it (above). Not known: False."""
+    from .engine import _FUNCTIONS
+
+    child, up = site, f.parent(site)
+    guards = 0
+    for _ in range(64):
+        if up is None or up.type in _FUNCTIONS or guards >= MAX_GUARDS:
+            return False
+        test = _guard_of(f, up, child)
+        if test is not None:
+            guards += 1
+            cond, runs_when = test
+            holds = _condition(f, cond, up)
+            if holds is not None and holds != runs_when:
+                return True
+        child, up = up, f.parent(up)
+    return False
+
+
+def _guard_of(f: File, up, child):
+    """(condition, the value it has when ``child`` runs) when ``up`` runs ``child`` only on a condition: an
+    ``if``'s branch (its ``else``: the condition false), ``x or create()`` / ``x || create()`` / ``x ??
+    create()`` (x nothing), ``a if c else b`` / ``c ? a : b``; else None."""
+    kind = up.type
+    if kind in ("if_statement", "elif_clause"):
+        cond = up.child_by_field_name("condition")
+        if cond is None or child.id == cond.id:
+            return None
+        cons = up.child_by_field_name("consequence")
+        return (cond, cons is not None and child.id == cons.id)
+    if kind in ("boolean_operator", "binary_expression"):
+        op = text(up.child_by_field_name("operator")).strip()
+        left, right = up.child_by_field_name("left"), up.child_by_field_name("right")
+        if right is None or left is None or child.id != right.id:
+            return None
+        if op in ("or", "||"):
+            return (left, False)
+        if op in ("and", "&&"):
+            return (left, True)
+        if op == "??":
+            return (("nullish", left), False)
+        return None
+    if kind == "conditional_expression":  # Python: a if c else b
+        kids = up.named_children
+        if len(kids) == 3 and child.id != kids[1].id:
+            return (kids[1], child.id == kids[0].id)
+        return None
+    if kind == "ternary_expression":  # JavaScript: c ? a : b
+        cond = up.child_by_field_name("condition")
+        if cond is None or child.id == cond.id:
+            return None
+        cons = up.child_by_field_name("consequence")
+        return (cond, cons is not None and child.id == cons.id)
+    return None
+
+
+def _condition(f: File, cond, stmt) -> bool | None:
+    """The value of the guard ``cond`` (of the statement ``stmt``) for the call site pinned now, when it tests
+    whether one name is given: ``x``, ``not x``/``!x``, ``x is None``, ``x is not None``, ``x == None``, ``x ===
+    null``/``undefined``, ``x != null``, ``typeof``-free forms only; None when not known."""
+    if isinstance(cond, tuple):  # `x ?? y`: whether x is null or undefined
+        given = _given(f, cond[1], stmt)
+        return None if given is None else given[0]
+    while cond.type == "parenthesized_expression" and cond.named_children:
+        cond = cond.named_children[0]
+    if cond.type in _NOT:
+        arg = cond.child_by_field_name("argument") or (
+            cond.named_children[-1] if cond.named_children else None
+        )
+        op = text(cond.child_by_field_name("operator")).strip() if cond.type == "unary_expression" else "not"
+        if arg is None or op not in ("not", "!"):
+            return None
+        truth = _truthy(f, arg, stmt)
+        return None if truth is None else not truth
+    if cond.type in ("comparison_operator", "binary_expression"):
+        kids = [k for k in cond.named_children if k.type != "comment"]
+        ops = " ".join(text(c) for c in cond.children if not c.is_named)
+        if cond.type == "binary_expression":
+            ops = text(cond.child_by_field_name("operator")).strip()
+        if len(kids) != 2 or ops not in ("is", "is not", "==", "!=", "===", "!=="):
+            return None
+        name, other = kids
+        if text(name) in _NONE_WORDS:
+            name, other = other, name
+        if text(other) not in _NONE_WORDS:
+            return None
+        given = _given(f, name, stmt)
+        if given is None:
+            return None
+        exists, _ = given
+        if ops in ("===", "!==") and f.lang.name != "python":  # strict: null and undefined differ
+            return None
+        return (not exists) if ops in ("is", "==", "===") else exists
+    truth = _truthy(f, cond, stmt)
+    return truth
+
+
+def _given(f: File, node, stmt) -> tuple[bool, object] | None:
+    """(whether the value of ``node`` is something, not None/null/undefined; its Value) for the call site
+    pinned now, or None when not known."""
+    if node.type not in f.lang.names and node.type not in f.lang.members and node.type not in _NAMES:
+        return None
+    v = _guarded_value(f, node, stmt)
+    if v is None or v.kind in ("unknown", "env", "bad"):
+        return None
+    return (v.kind != "none", v)
+
+
+def _truthy(f: File, node, stmt) -> bool | None:
+    given = _given(f, node, stmt)
+    if given is None:
+        return None
+    exists, v = given
+    if not exists:
+        return False
+    if v.kind == "str":
+        return v.value != ""
+    if v.kind == "int":
+        return v.value != 0
+    if v.kind == "bool":
+        return bool(v.value)
+    if v.kind in ("list", "dict"):
+        return bool(v.value) if f.lang.name == "python" else True
+    if v.kind == "obj":
+        return True
+    return None
+
+
+def _guarded_value(f: File, node, stmt):
+    """The value of the guarded name ``node`` before the guard ``stmt`` runs: its one assignment outside
+    ``stmt`` (a field set by the constructor, then by the guarded create) when it has exactly one, else its
+    value as read at ``node`` (a parameter: what the pinned call passes)."""
+    from .engine import _FUNCTIONS, _around
+
+    bound = list(f.bindings.get(f.key(node), {}).values())
+    scope = _around(f, stmt, _CLASSES if node.type in f.lang.members else _FUNCTIONS)
+    if scope is not None:  # a field of this class, a local of this function
+        bound = [(n, right) for n, right in bound if scope.start_byte <= n.start_byte < scope.end_byte]
+    outside = [(n, right) for n, right in bound if not (stmt.start_byte <= n.start_byte < stmt.end_byte)]
+    if len(outside) < len(bound):
+        if len(outside) == 1 and outside[0][1] is not None:
+            if f.is_param(text(node), node.start_byte) and node.type in f.lang.names:
+                return None  # a parameter reassigned: which reaches is the parameter's or this one's
+            return evaluate(outside[0][1], f)
+        if outside or node.type not in f.lang.names or not f.is_param(text(node), node.start_byte):
+            return None
+    return evaluate(node, f)

@@ -809,11 +809,16 @@ class File:
         if starts is None:  # sorted once: a name assigned in each of 3,000 functions is read 3,000 times
             starts = self._binding_starts[key] = sorted(bound)
         lo, hi = bisect.bisect_left(starts, fn.start_byte), bisect.bisect_left(starts, fn.end_byte)
-        if hi - lo < len(starts):
+        # Python: a name a function assigns is that function's own (unless it says `global`/`nonlocal`), so
+        # another function's assignments of the name are another variable's
+        local = (
+            self.lang.name == "python" and node.type in self.lang.names and not _declared_outer(self, fn, key)
+        )
+        if hi - lo < len(starts) and not local:
             return None  # assigned outside this function too
         inside = [(at, *bound[at]) for at in starts[lo:hi]]
         before = [b for b in inside if b[0] < node.start_byte]
-        if not before or any(b[0] > node.end_byte for b in inside) or len(inside) < len(self.bindings[key]):
+        if not before or any(b[0] > node.end_byte for b in inside):
             return None
         at, name, right = max(before, key=lambda b: b[0])
         block = _around(self, name, _BLOCKS)
@@ -967,9 +972,11 @@ class File:
         cached = (key, fn.start_byte, part, FLOW.pin)  # one call site pinned: its own values (Flow.pinned)
         got = self._argued.get(cached)
         if got is None:
-            before = len(FLOW.shared)
+            before = len(FLOW.touched)
             done = FLOW.argument(self, fn, p, key, sig, depth, pick=pick)
-            got = self._argued[cached] = (done, FLOW.shared[before:])
+            # every function of several call sites it went through, also those already recorded since the
+            # last watch (else a later read, after another watch, would not know of them)
+            got = self._argued[cached] = (done, FLOW.touched[before:])
         else:  # read before: the functions of several call sites it went through, as if read again
             for entry in got[1]:
                 if not any(s[0] is entry[0] and s[1].start_byte == entry[1].start_byte for s in FLOW.shared):
@@ -1321,6 +1328,7 @@ MAX_FLOW_BYTES = 32_000_000  # bytes of the run's other files kept in memory for
 MAX_AGREE = 8  # assignments of one name evaluated to see whether they all give one value (File._agreed)
 MAX_CANDIDATES = 3  # values named in the note of a parameter given different values
 MAX_SITES = 32  # call sites of a function a shared receive is read once for (Flow.pinned), at most
+MAX_TOUCHED = 4_096  # functions of several call sites recorded for one file read (Flow.touched), repeats too
 MANIFESTS = (
     "go.mod", "package.json", "pyproject.toml", "setup.py", "setup.cfg", "pom.xml", "build.gradle",
     "build.gradle.kts", "composer.json", "Gemfile", "Cargo.toml",
@@ -1361,6 +1369,7 @@ class Flow:
         # the functions of several call sites a value was read through since :meth:`watch` (File, function, its
         # signature, the sites), first reached first; and the call site pinned now (its file's path, its start)
         self.shared: list[tuple] = []
+        self.touched: list[tuple] = []  # every such function a read went through (repeats kept), in order
         self.pin: tuple | None = None  # the call sites pinned now, outermost first ((path, start), ...)
         self._tests: list[tuple] = []  # the test files' call sites the last :meth:`call_sites` left out
         # (path, start) of a subclass constructor's call of its base's (``super(...)``) -> (its File, that
@@ -1386,7 +1395,7 @@ class Flow:
     def begin(self, f: File) -> None:
         self.steps = self.scanned = 0
         self.frames = []
-        self.shared, self.pin = [], None
+        self.shared, self.pin, self.touched = [], None, []
 
     # ------------------------------------------------------------------------------------------ call sites
     # (issue 35) a receive shared by the call sites of one function (a listener library's ``@listener(...)``
@@ -1681,15 +1690,16 @@ class Flow:
             _, default, positional = params[at]
             position = at - bound if positional else None
         sites = self.call_sites(f, fn, names, len([x for x in params if x[2]]) - bound, sig)
-        if (
-            (
-                len(sites) > 1
-                or (len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers)
-            )
-            and len(self.shared) < MAX_SITES
-            and not any(s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared)
+        if len(sites) > 1 or (
+            len(sites) == 1 and (sites[0][0].path, sites[0][1].start_byte) in self.supers
         ):  # a function of several call sites the value goes through (:meth:`sites_of_shared`)
-            self.shared.append((f, fn, sig, sites, self._tests))
+            entry = (f, fn, sig, sites, self._tests)
+            if len(self.touched) < MAX_TOUCHED:
+                self.touched.append(entry)
+            if len(self.shared) < MAX_SITES and not any(
+                s[0] is f and s[1].start_byte == fn.start_byte for s in self.shared
+            ):
+                self.shared.append(entry)
         what = key if keyword is not False else text(p)
         label = f"{what} is a parameter of {names[0] if names else 'its function'}"
         if not sites:
@@ -1783,6 +1793,13 @@ class Flow:
 
 
 _ZERO = {"0", '""', "nil", "None", "null", "0.0"}
+
+
+def _declared_outer(f: File, fn, key: str) -> bool:
+    """Whether the Python function ``fn`` declares ``key`` ``global`` or ``nonlocal`` (then its assignments are
+    the module's or the enclosing function's)."""
+    body = f.data[fn.start_byte : fn.end_byte]
+    return re.search(rb"\b(?:global|nonlocal)\b[^\n]*\b" + re.escape(key.encode()) + rb"\b", body) is not None
 
 
 def _default_guard(g: File, name, key: str) -> bool:

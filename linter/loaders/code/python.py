@@ -710,9 +710,9 @@ def _or(node, f: File, depth: int) -> Value | None:
         return None
     a = evaluate(node.child_by_field_name("left"), f, depth + 1)
     b_node = node.child_by_field_name("right")
-    if _nothing(a):
+    if _nothing(a) or (a.kind in ("dict", "list") and not a.value):  # `attrs or {}`: an empty map is false
         return evaluate(b_node, f, depth + 1)
-    if a.kind in ("str", "int", "name") or (a.kind == "bool" and a.value):
+    if a.kind in ("str", "int", "name", "dict", "list") or (a.kind == "bool" and a.value):
         return a
     if a.kind == "env" and (a.default is None or _nothing(a.default)):  # os.getenv("Q", "") or "orders"
         b = evaluate(b_node, f, depth + 1)
@@ -1143,8 +1143,9 @@ def _call(node, f: File, depth: int) -> Value:
 
 
 def _returns(f: File) -> dict:
-    """The module-level functions of ``f`` whose body is one ``return EXPR`` (a docstring aside): name ->
-    (their definition, EXPR), once per file; a name defined twice is none of them."""
+    """The module-level functions of ``f`` whose body ends in their one ``return EXPR`` (a docstring aside; the
+    statements before it straight: :func:`_only_return`): name -> (their definition, EXPR), once per file; a name
+    defined twice is none of them."""
     got = getattr(f, "_py_returns", None)
     if got is None:
         got, seen = {}, set()
@@ -1162,7 +1163,9 @@ def _returns(f: File) -> dict:
                 and (stmts[0].named_children[0].type == "string")
             ):
                 stmts = stmts[1:]  # its docstring
-            one = stmts[0] if len(stmts) == 1 and stmts[0].type == "return_statement" else None
+            one = stmts[-1] if stmts and stmts[-1].type == "return_statement" else None
+            if one is not None and len(stmts) > 1 and not _only_return(body, one):
+                one = None  # another return, a yield, a try: which value it gives is not the last line's
             expr = one.named_children[0] if one is not None and one.named_children else None
             if name in seen:
                 got.pop(name, None)
@@ -1171,6 +1174,26 @@ def _returns(f: File) -> dict:
             seen.add(name)
         f._py_returns = got
     return got
+
+
+_NOT_STRAIGHT = {"return_statement", "yield", "try_statement", "with_statement", "raise_statement"}
+MAX_BODY_NODES = 2_000  # nodes of a function's body looked at for another return
+
+
+def _only_return(body, last) -> bool:
+    """Whether the function body ``body`` (its last statement the return ``last``) returns nowhere else, yields
+    nothing and catches nothing (nested functions and classes aside): its value is ``last``'s expression, read
+    with the assignments before it (``attributes = {}`` ... ``return create_queue(..., Attributes=attributes)``)."""
+    stack, seen = [c for c in body.named_children if c.id != last.id], 0
+    while stack:
+        n = stack.pop()
+        seen += 1
+        if seen > MAX_BODY_NODES or n.type in _NOT_STRAIGHT:
+            return False
+        if n.type in ("function_definition", "class_definition", "lambda"):
+            continue
+        stack.extend(n.named_children)
+    return True
 
 
 def _kwargs_get(node, obj, args: list, f: File, depth: int) -> Value | None:
