@@ -399,6 +399,7 @@ def lint_paths(
         options = registry.LoadOptions(parameters=dict(parameters or {}))
     result = LintResult()
     per_call: set[tuple] = set()  # (id, file, line) of each queue one of several calls of a create gives
+    made_at: dict[str, tuple] = {}  # ... its id -> (file, line) of that create
     if inputs is None:
         inputs = registry.discover(paths, exclude=exclude, errors=result.errors)
     result.nothing = [e for e in result.errors if isinstance(e, registry.NothingToLint)]
@@ -450,11 +451,10 @@ def lint_paths(
             result.files.append(path)
         result.more_files += max(len(getattr(model, "files", None) or ()) - 1, 0)
         result.queues += len(model.queues)
-        per_call.update(
-            (q.id, q.location.file, q.location.line)
-            for q in model.queues.values()
-            if "call" in q.locations and q.location is not None
-        )
+        for q in model.queues.values():
+            if "call" in q.locations and q.location is not None:
+                per_call.add((q.id, q.location.file, q.location.line))
+                made_at[q.id] = (q.location.file, q.location.line)
         result.findings += meta + findings + _note_findings(model, file_config)
     for m in extra:  # queues given with --queues-from: linted where a consumer of this run reads them (their
         # dead-letter queues stay in the model as context)
@@ -468,14 +468,18 @@ def lint_paths(
         )
         result.findings += _note_findings(m, config)
     result.findings += _config_meta_findings(config)
-    result.findings = sort_findings(_one_per_create_call(result.findings, per_call))
+    result.findings = sort_findings(_one_per_create_call(result.findings, per_call, made_at))
     return result
 
 
-def _one_per_create_call(findings: list[Finding], per_call: set = frozenset()) -> list[Finding]:
+def _one_per_create_call(
+    findings: list[Finding], per_call: set = frozenset(), made_at: dict | None = None
+) -> list[Finding]:
     """One finding per rule at one create call for the queues created there under names known only at run time,
     or once per call of the helper or constructor it is in (``per_call``: (id, file, line), a helper called by
-    many tests: ``linter.loaders.code.creates``): the first, saying how many more."""
+    many tests: ``linter.loaders.code.creates``): the first, saying how many more. Likewise one per rule at one
+    other place for different queues of one such create call (``made_at``: id -> (file, line) of its create): the
+    helper's default ``VisibilityTimeout`` its receive of each call's queue sends (VG060 there), one edit."""
     import sys
 
     created = sys.modules.get("visguard.linter.created_queues")  # imported when code created a queue
@@ -483,7 +487,9 @@ def _one_per_create_call(findings: list[Finding], per_call: set = frozenset()) -
         return findings
     UNNAMED_PREFIX = created.UNNAMED_PREFIX  # noqa: N806 - the module's constant
 
+    made_at = made_at or {}
     groups: dict[tuple, list[Finding]] = {}
+    elsewhere: dict[tuple, list[Finding]] = {}  # (rule, place, its create's place) -> its queues' findings
     out: list[Finding] = []
     for f in findings:
         unnamed = isinstance(f.queue, str) and f.queue.startswith(UNNAMED_PREFIX)
@@ -493,14 +499,30 @@ def _one_per_create_call(findings: list[Finding], per_call: set = frozenset()) -
                 groups[k].append(f)
                 continue
             groups[k] = [f]
+        elif f.location is not None and isinstance(f.queue, str) and f.queue in made_at:
+            k = (f.rule, f.location.file, f.location.line, f.location.column, made_at[f.queue])
+            same = elsewhere.setdefault(k, [])
+            if same and all(g.queue != f.queue for g in same):  # (one queue's findings there stay apart)
+                same.append(f)
+                continue
+            if not same:
+                same.append(f)
         out.append(f)
     for i, f in enumerate(out):
-        same = (
-            groups.get((f.rule, f.location.file, f.location.line, f.location.column)) if f.location else None
-        )
+        at = (f.rule, f.location.file, f.location.line, f.location.column) if f.location else None
+        same = groups.get(at) if at else None
         if same and len(same) > 1 and same[0] is f:
             more = len(same) - 1
             out[i] = f.replace(
                 message=f"{f.message} (and {more} more queue{'s' if more > 1 else ''} created by this call)"
+            )
+            continue
+        place = made_at.get(f.queue) if at and isinstance(f.queue, str) else None
+        same = elsewhere.get((*at, place)) if place is not None else None
+        if same and len(same) > 1 and same[0] is f:
+            more = len(same) - 1
+            out[i] = f.replace(
+                message=f"{f.message} (and {more} more queue{'s' if more > 1 else ''} created by the call at "
+                f"{place[0]}:{place[1]})"
             )
     return out

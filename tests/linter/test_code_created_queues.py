@@ -636,9 +636,11 @@ def test_a_callback_given_a_client_bound_to_the_queue_its_helper_creates(capsys)
     """``withQueue(queueName, function (err, client) { client.receiveMessage(options, ..) })`` where
     ``withQueue`` (this file) calls ``done(null, clients[queueName])`` and stores ``clients[queueName] = new
     AWS.SQS({ params: { QueueUrl: res.QueueUrl } })`` in its ``createQueue`` callback: the receive reads the queue
-    declared at that create (its name is the caller's: known only at run time), with ``options``' default of 120 s
-    (VG060 at the default, VG020 at the create). A call that passes its options from another file is not read with
-    the defaults of this one (a note, never a guess); a sender of the same helper is no consumer."""
+    declared at that create for the call whose callback receives (``withQueue`` pinned at ``consume``'s call, that
+    pinned at main.js:3: the queue "pool-a" that create makes for this call chain, creates._per_call_site), with
+    ``options``' default of 120 s (VG060 at the default, VG020 at the create). A call that passes its options from
+    another file is not read with the defaults of this one (a note, never a guess); a sender of the same helper is
+    no consumer (its "pool-a" is the consumer's queue; "pool-b", consumed by no read receive, no finding)."""
     findings = _lint(capsys, "client-callback")
     rows = sorted(
         (f["rule"], f["file"].split("client-callback/")[-1], f["line"])
@@ -651,9 +653,10 @@ def test_a_callback_given_a_client_bound_to_the_queue_its_helper_creates(capsys)
         ("VG902", "main.js", 4),
         ("VG902", "main.js", 4),
     ]
-    assert {f["queue"] for f in findings if f["rule"] in ("VG020", "VG060")} == {
-        f"<name built at {os.path.join(FIXTURES, 'client-callback', 'pool.js')}:7>"
-    }
+    assert {f["queue"] for f in findings if f["rule"] in ("VG020", "VG060")} == {"pool-a"}
+    assert [f["consumer"] for f in findings if f["rule"] == "VG060"] == [
+        f"{os.path.join(FIXTURES, 'client-callback', 'main.js')}:3"
+    ]
 
 
 def test_a_constructor_that_creates_the_queue_it_is_given(capsys):

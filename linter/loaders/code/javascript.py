@@ -41,6 +41,7 @@ declarations per name, references followed and descents are capped, beyond which
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 
@@ -345,7 +346,8 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
     arg = _first_arg(node)
     params = js.value(arg) if arg is not None else None
     params = _with_defaults(js, arg, params)
-    bound = _client_queue_url(js, node)
+    bound, pin = _client_queue_url(js, node)
+    used = None  # the call site the client's QueueUrl is read with pinned (a helper's callback), when sent
     if bound is not None and (params is None or params.kind == "none" or params.kind == "obj"):
         # new AWS.SQS({ params: { QueueUrl } }): every call of the client sends it, unless the call's own does
         props = dict(params.value) if params is not None and params.kind == "obj" else {}
@@ -354,6 +356,7 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
             mark = params.mark if params is not None else None
             params = Value("obj", props, arg if arg is not None else node)
             params.mark = mark
+            used = pin
     if (
         is_call
         and not js.sdk_imported
@@ -370,7 +373,10 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
         )
         return
     opts = _Opts(params)
-    _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl", opts.owner, opts.open)
+    # a client a helper gives its callback: its QueueUrl read for the helper's call whose callback this is (the
+    # queue the helper creates under that call's name: creates._per_call_site's queue of the same call chain)
+    with engine.FLOW.pinned(*used) if used is not None else contextlib.nullcontext():
+        _queue(r, js, c, opts.get("QueueUrl"), where, "QueueUrl", opts.owner, opts.open)
     _seconds(r, js, c, opts, "VisibilityTimeout", "visibility_override", where)
     _seconds(r, js, c, opts, "WaitTimeSeconds", "wait_time", where)
     _seconds(r, js, c, opts, "MaxNumberOfMessages", "max_messages", where)
@@ -378,7 +384,8 @@ def _sdk(r: Reader, js, node, is_call, heartbeat):
 
 def _client_queue_url(js, call):
     """The ``QueueUrl`` of the ``params`` an SDK v2 client is constructed with (``const q = new AWS.SQS({ params:
-    { QueueUrl: url } })``) when ``call`` is a call on that client (``q.receiveMessage(...)``); else None."""
+    { QueueUrl: url } })``) when ``call`` is a call on that client (``q.receiveMessage(...)``), else None; and the
+    call site to read it with pinned (:func:`_callback_argument`), else None."""
     fn = call.child_by_field_name("function")
     obj = (
         _strip(fn.child_by_field_name("object"))
@@ -386,22 +393,24 @@ def _client_queue_url(js, call):
         else None
     )
     if obj is None or obj.type != "identifier":
-        return None
+        return None, None
     try:
         decl = js.declaration(text(obj), obj)
     except _Unresolved:
-        return None
+        return None, None
     made = (
         _strip(decl.child_by_field_name("value"))
         if decl is not None and decl.type == "variable_declarator"
         else None
     )
+    pin = None
     if made is None and decl is None:  # _getQueue(name, function (err, q) { q.receiveMessage(..) })
-        made = _stored(js, _callback_argument(js, obj))
+        given, pin = _callback_argument(js, obj)
+        made = _stored(js, given)
     if made is None or made.type != "new_expression":
-        return None
+        return None, None
     if not text(made.child_by_field_name("constructor")).endswith("SQS"):
-        return None
+        return None, None
     arg = _first_arg(made)
     opts = js.value(arg) if arg is not None else None
     given = (
@@ -409,8 +418,9 @@ def _client_queue_url(js, call):
     )
     inner = js.value(given) if given is not None else None
     if inner is None or inner.kind != "obj" or inner.file is not None:
-        return None
-    return inner.value.get("QueueUrl")
+        return None, None
+    url = inner.value.get("QueueUrl")
+    return url, (pin if url is not None else None)
 
 
 MAX_CALLBACK_WALK = 4000  # nodes of a function's body looked at for the calls of its callback
@@ -421,7 +431,23 @@ def _callback_argument(js, param):
     """What the function a callback is passed to gives the callback's parameter ``param`` (the identifier used):
     ``_getQueue(name, function (err, q) {..})`` with ``function _getQueue(n, callback) {.. callback(null, X) ..}``
     declared in this file is ``X``, when every call of ``callback`` there that passes that argument passes the same
-    text; else None."""
+    text; else None. With it, that call of ``_getQueue`` (:meth:`engine.Flow.pinned`'s arguments, or None when its
+    arguments are not read): ``X`` is what ``_getQueue`` gives for that call, its ``n`` that call's ``name`` (the
+    queue ``_getQueue`` creates for the call whose callback receives, not for its other calls)."""
+    found = _callback_given(js, param)
+    if found is None:
+        return None, None
+    arg, call, target = found
+    f = js.file
+    sig = f.lang.signature(target, f) if f.lang.signature else None
+    got = f.lang.call_args(call, f) if f.lang.call_args else None
+    if sig is None or got is None or got[2]:
+        return arg, None
+    return arg, (f, target, sig, (f, call, got[0], got[1]))
+
+
+def _callback_given(js, param):
+    """(the argument, the call the callback is passed to, the function called) of :func:`_callback_argument`."""
     name = text(param)
     fn = js._param_of(name, param)
     args = js.file.parent(fn) if fn is not None else None
@@ -453,7 +479,7 @@ def _callback_argument(js, param):
         stack.extend(n.named_children)
     if not found or budget <= 0 or len({text(a) for a in found}) != 1:
         return None
-    return found[0]
+    return found[0], call, target
 
 
 def _declared_function(js, name: str):
@@ -1640,14 +1666,16 @@ class _Scopes:
                 arg = _first_arg(n)
                 v = self.value(arg) if arg is not None else None
                 named = _strip(v.value.get("QueueName")) if v is not None and v.kind == "obj" else None
-                if (
+                # createQueue({ QueueName: name }) of a parameter: the name the call site pinned now gives (or
+                # every call, when they agree; through a function of several calls the receive is then read per
+                # call site, as creates._per_call_site reads the create), else the queue declared at this call
+                created = (
                     callee in ("CreateQueueCommand", "createQueue")
                     and named is not None
                     and v.file is None
                     and named.type in ("identifier", "shorthand_property_identifier")
                     and self._param_of(text(named), named) is not None
-                ):  # createQueue({ QueueName: name }) of a parameter: the queue declared at this call
-                    return Value("created", n, n)
+                )
                 if v is not None and v.kind == "obj" and "QueueName" in v.value:
                     q = self.value(v.value["QueueName"])
                     fallback = q.default if q is not None and q.kind == "env" else None
@@ -1661,6 +1689,8 @@ class _Scopes:
                         out = Value("env", q.value, q.node)
                         out.mark = "response"
                         return out
+                if created:
+                    return Value("created", n, n)
                 raise _Unresolved
             stack.extend(n.named_children)
         raise _Unresolved
