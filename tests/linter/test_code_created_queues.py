@@ -659,6 +659,34 @@ def test_a_callback_given_a_client_bound_to_the_queue_its_helper_creates(capsys)
     ]
 
 
+def test_callbacks_of_two_calls_of_a_creating_helper_receive_from_their_own_queues(capsys):
+    """fixtures/created/code/client-callback-many: ``work("jobs-a")``, ``work("jobs-b")`` and ``send("jobs-c", ..)``
+    each reach ``openQueue(name, cb)``, which creates ``name`` and calls back with a client bound to its URL. Each
+    ``work`` call is a consumer of the queue the create makes for its own call ("jobs-a", "jobs-b"), with the 90 s
+    default of ``work``'s options; "jobs-c" is only sent to. The findings of the two queues of the one create call
+    are one per rule at each place: VG020 at the create, VG060 at the default, each saying there is one more."""
+    findings = _lint(capsys, "client-callback-many")
+    here = os.path.join(FIXTURES, "client-callback-many")
+    consumed = sorted((f["consumer"], f["queue"]) for f in findings if f["rule"] == "VG065")
+    assert consumed == [
+        (f"{os.path.join(here, 'main.js')}:3", "jobs-a"),
+        (f"{os.path.join(here, 'main.js')}:4", "jobs-b"),
+    ]
+    rows = sorted((f["rule"], f["file"].split("client-callback-many/")[-1], f["line"]) for f in findings)
+    assert rows == [
+        ("VG020", "jobs.js", 7),
+        ("VG060", "jobs.js", 16),
+        ("VG065", "main.js", 3),
+        ("VG065", "main.js", 4),
+    ]
+    vg020, vg060 = (next(f for f in findings if f["rule"] == r) for r in ("VG020", "VG060"))
+    assert vg020["message"].endswith("(and 1 more queue created by this call)")
+    assert vg060["message"].endswith(
+        f"(and 1 more queue created by the call at {os.path.join(here, 'jobs.js')}:7)"
+    )
+    assert "90 s" in vg060["message"]
+
+
 def test_a_constructor_that_creates_the_queue_it_is_given(capsys):
     """``JobQueue(queue_name="ctor-jobs.fifo", queue_attr=ATTRS)`` (fixtures/created/code/constructor): the create
     call in the constructor (inside ``try/except QueueDoesNotExist``) and in an async method given
