@@ -2672,3 +2672,78 @@ def _bound_name(call) -> str | None:
             return text(left)[4:].strip() or None
         return None
     return text(left)
+
+
+# ------------------------------------------------------------------------ the value a user function returns
+# (issue 35) ``const topology = await initializeQueues()`` ... ``topology.payments.url!``, ``url = setup()``,
+# ``url, err := setup()``: the value of a call of a function of the package is what its ``return`` statements give,
+# read with that call's arguments (Flow.called). Several returns must agree (a literal, a name, an object literal
+# written once), else the value is unknown naming them: never one of them picked. At most MAX_RETURNS returns
+# are read per function, each a flow step (Flow.spend); a chain or a recursion of calls ends at MAX_DEPTH.
+MAX_RETURNS = 8  # return statements of one function read
+MAX_RETURN_NODES = 20_000  # nodes of a function's body searched for its returns
+_RETURNS = frozenset(("return_statement",))
+_AGREEING = ("str", "int", "bool", "name", "env", "none")
+
+
+def returns_of(fn) -> list | None:
+    """The expressions ``fn``'s own ``return`` statements give (those of the functions nested in it aside), in
+    order; an arrow function's expression body is its one; None when there are more than :data:`MAX_RETURNS` or
+    the body is too large to search, or a ``return`` gives nothing."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type not in ("statement_block", "block", "compound_statement", "body_statement"):
+        return [body]  # () => ({ url }) / lambda: expr
+    out, stack, seen = [], list(reversed(body.named_children)), 0
+    while stack:
+        n = stack.pop()
+        seen += 1
+        if seen > MAX_RETURN_NODES:
+            return None
+        if n.type in _FUNCTIONS or n.type in _FUNCTION_NODES or n.type in _CLASS_NODES:
+            continue
+        if n.type in _RETURNS:
+            kids = [k for k in n.named_children if k.type != "comment"]
+            if not kids:
+                return None
+            out.append(kids[0] if len(kids) == 1 else n)
+            if len(out) > MAX_RETURNS:
+                return None
+            continue
+        stack.extend(reversed(n.named_children))
+    return out
+
+
+def returned(g: File, fn, call, caller: File, depth: int, name: str = "") -> Value:
+    """The value the call ``call`` (in ``caller``) of the function ``fn`` (of ``g``) returns: its return
+    expressions read with that call's arguments, one value when they agree, else unknown naming why."""
+    name = name or _name_of(fn) or "the function"
+    if depth >= MAX_DEPTH:
+        return unknown(call, f"{name}() returns a value followed too deep")
+    exprs = returns_of(fn)
+    if not exprs:
+        return unknown(call, f"{name}() returns nothing visguard reads")
+    got = []
+    for expr in exprs:
+        if not FLOW.spend():
+            return unknown(call, f"{name}(): the value flow's budget ran out")
+        v = FLOW.called(g, fn, call, caller, expr, depth)
+        if v.kind == "unknown":
+            out = unknown(call, f"{name}() returns {v.why or shown(expr)}")
+            out.env = v.env
+            return out
+        if v.file is None and g is not caller:
+            v.file = g
+        got.append((v, expr))
+    first = got[0][0]
+    if len(got) == 1:
+        return first
+    if first.kind in _AGREEING and all(v.kind == first.kind and _same(v) == _same(first) for v, _ in got):
+        out = Value(first.kind, first.value, first.node, first.why, first.default)
+        for slot in ("via", "scale", "mark", "env", "file"):
+            setattr(out, slot, getattr(first, slot))
+        out.computed = True  # several returns write it
+        return out
+    lines = ", ".join(f"line {line(e)}" for _, e in got[:MAX_CANDIDATES])
+    return unknown(call, f"{name}() returns different values ({lines})")

@@ -1303,7 +1303,9 @@ class _Scopes:
         if t == "call_expression":
             return self._call(node, depth)
         if t == "await_expression":
-            return self._lookup(node)
+            inner = _strip(node.named_children[0]) if node.named_children else None
+            got = self._user_call(inner, depth) if inner is not None else None
+            return got if got is not None else self._lookup(node)
         if t == "object":
             return self._object(node, depth)
         if t == "array":
@@ -1623,7 +1625,36 @@ class _Scopes:
                 and _env_name(key)
             ):
                 return Value("env", key, node)
-        return self._lookup(node)
+        got = self._user_call(node, depth)
+        return got if got is not None else self._lookup(node)
+
+    def _user_call(self, node, depth) -> Value | None:
+        """The value a call of a function of the project returns (engine.returned): ``initializeQueues()`` of a
+        ``function`` (or ``const f = () => ..``) declared in this file or imported from a relative module; None
+        for any other call (the SDK's, a method)."""
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is None or fn.type != "identifier":
+            return None
+        name = text(fn)
+        owner, decl = self, _declared_function(self, name)
+        if decl is None:
+            bound = self.declaration(name, node)
+            value = _strip(bound.child_by_field_name("value")) if bound is not None else None
+            if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                decl = value
+            elif bound is None and name in self.imports and engine.FLOW.spend():
+                got = _imported(self.file, name)
+                if got is not None and got[1] is not None:
+                    owner = _js(got[0])
+                    decl = _declared_function(owner, got[1])
+                    if decl is None:
+                        bound = owner.declaration(got[1], owner.root)
+                        value = _strip(bound.child_by_field_name("value")) if bound is not None else None
+                        if value is not None and value.type in ("arrow_function", "function_expression"):
+                            decl = value
+        if decl is None:
+            return None
+        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
 
     def _lookup(self, node):
         """A GetQueueUrl call under ``node`` (``await client.send(new GetQueueUrlCommand({QueueName}))``)."""
