@@ -33,6 +33,7 @@ from visguard.linter.loaders import values
 from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult, creates
+from .engine import returned as returned_by
 from .engine import (
     ANNOTATION_FIELDS,
     FLOW,
@@ -668,7 +669,7 @@ def _subscript(node, f: File, depth: int) -> Value:
             return unknown(node, f"{_shown(node)}: not passed") if got.kind == "none" else got
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
-        return evaluate(d.value[key.value], f, depth + 1)
+        return evaluate(d.value[key.value], d.file or f, depth + 1)
     if d.kind == "queue" and key.kind == "str" and key.value == "QueueUrl":
         return _response_url(d, node)
     return unknown(node)
@@ -1139,6 +1140,11 @@ def _call(node, f: File, depth: int) -> Value:
             # int(os.environ.get(name, str(default)))``): that expression with this call's arguments
             decl, expr = returned
             return FLOW.called(f, decl, node, f, expr, depth)
+        decl = _functions(f).get(full)
+        if decl is not None and depth < MAX_DEPTH and FLOW.spend():
+            # a function of the file with several statements (``def setup(): ...; return {"payments": url}``):
+            # what its returns give with this call's arguments, when they agree (engine.returned)
+            return returned_by(f, decl, node, f, depth, full)
     return unknown(node)
 
 
@@ -1170,6 +1176,25 @@ def _returns(f: File) -> dict:
                 got[name] = (inner, expr)
             seen.add(name)
         f._py_returns = got
+    return got
+
+
+def _functions(f: File) -> dict:
+    """The module-level functions of ``f`` (not decorated: a decorator may change what a call returns), name ->
+    definition, once per file; a name defined twice is none of them."""
+    got = getattr(f, "_py_functions", None)
+    if got is None:
+        got, seen = {}, set()
+        for node in f.root.named_children:
+            if node.type != "function_definition":
+                continue
+            name = text(node.child_by_field_name("name"))
+            if name in seen:
+                got.pop(name, None)
+            else:
+                got[name] = node
+            seen.add(name)
+        f._py_functions = got
     return got
 
 
