@@ -33,7 +33,6 @@ from visguard.linter.loaders import values
 from visguard.linter.model import Consumer, Location, Note
 
 from . import CodeResult, creates
-from .engine import returned as returned_by
 from .engine import (
     ANNOTATION_FIELDS,
     FLOW,
@@ -54,6 +53,7 @@ from .engine import (
     text,
     unknown,
 )
+from .engine import returned as returned_by
 
 EXTENSIONS = (".py",)
 
