@@ -1,0 +1,84 @@
+"""The value a function of the project returns (issue 35 §1, engine.returned): a call of a function declared in the
+file or imported from a module of the project is what its ``return`` statements give, read with the call's
+arguments: a field of a returned object or dict literal, shorthand properties, ``await`` and ``x!`` unwrapped;
+returns that disagree leave the value unknown, naming them; recursion and long chains end within the budgets
+(fixtures: tests/linter/fixtures/created/code/returned/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+from visguard.cli import main
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "created", "code", "returned")
+
+
+def _lint(capsys, path: str) -> list[dict]:
+    main(["lint", "--no-config", "-f", "json", path])
+    out, err = capsys.readouterr()
+    assert err == ""
+    return json.loads(out)["findings"]
+
+
+def _got(findings) -> set:
+    return {
+        (f["rule"], f["file"].split("returned/")[-1], f["line"]) for f in findings if f["rule"] != "VG065"
+    }
+
+
+def test_typescript_returned_object_shorthand_and_direct_url_join_their_queues(capsys):
+    findings = _lint(capsys, os.path.join(FIXTURES, "ts"))
+    assert _got(findings) == {
+        ("VG060", "ts/worker.ts", 6),  # topology.payments.url! of an object returned by an imported function
+        ("VG060", "ts/worker.ts", 7),  # { url } shorthand
+        ("VG060", "ts/worker.ts", 8),  # await direct(): an arrow function returning created.QueueUrl!
+        ("VG020", "ts/queues.ts", 7),
+        ("VG020", "ts/queues.ts", 8),
+        ("VG020", "ts/queues.ts", 13),
+        ("VG902", "ts/worker.ts", 9),  # either(): two returns, two queues: not joined
+    }
+    joined = {f["line"]: f["message"] for f in findings if f["rule"] == "VG065"}
+    assert "ts-returned-payments" in joined[6] and "ts-returned-shorthand" in joined[7]
+    assert "ts-returned-direct" in joined[8]
+    why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
+    assert len(why) == 1 and "either() returns different values (line 21, line 24)" in why[0]
+
+
+def test_python_returned_dict_joins_its_queue_and_disagreeing_returns_do_not(capsys):
+    findings = _lint(capsys, os.path.join(FIXTURES, "py"))
+    assert _got(findings) == {
+        ("VG060", "py/worker.py", 21),
+        ("VG020", "py/worker.py", 8),
+        ("VG902", "py/worker.py", 22),
+    }
+    why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
+    assert len(why) == 1 and "either() returns different values (line 15, line 16)" in why[0]
+
+
+def test_recursive_and_branching_returns_end_in_bounded_time(capsys, tmp_path):
+    """Hostile: 40 functions each returning one of eight calls of the next (8**40 paths), a function returning
+    itself, and two returning each other: the budgets end the read, unknown, in well under the parse budget."""
+    lines = [
+        'import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";',
+        "const c = new SQSClient({});",
+    ]
+    for i in range(40):
+        body = " ".join(f"if (x === {k}) return f{i + 1}(x);" for k in range(7))
+        lines.append(f"function f{i}(x: number) {{ {body} return f{i + 1}(x + 1); }}")
+    lines.append('function f40(x: number) { return "https://sqs.us-east-1.amazonaws.com/1/q" + x; }')
+    lines.append("function self_(x: number) { return self_(x); }")
+    lines.append("function ping(x: number) { return pong(x); }")
+    lines.append("function pong(x: number) { return ping(x); }")
+    for n, call in enumerate(("f0(1)", "self_(1)", "ping(1)")):
+        lines.append(
+            f"export async function r{n}() {{ await c.send(new ReceiveMessageCommand({{ QueueUrl: {call},"
+            " VisibilityTimeout: 40 }})); }"
+        )
+    (tmp_path / "hostile.ts").write_text("\n".join(lines) + "\n")
+    start = time.process_time()
+    findings = _lint(capsys, str(tmp_path))
+    assert time.process_time() - start < 10
+    assert {f["rule"] for f in findings} <= {"VG902", "VG065"}
+    assert len([f for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]) == 3
