@@ -82,3 +82,16 @@ def test_recursive_and_branching_returns_end_in_bounded_time(capsys, tmp_path):
     assert time.process_time() - start < 10
     assert {f["rule"] for f in findings} <= {"VG902", "VG065"}
     assert len([f for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]) == 3
+
+
+def test_go_first_result_of_a_package_function_joins_its_queue_and_error_returns_are_left_out(capsys):
+    """``url, err := setup(ctx, client)`` (setup in another file of the package): its ``return "", err`` is a
+    failure's, its ``return *out.QueueUrl, nil`` the queue; either()'s two queues are not one of them."""
+    findings = _lint(capsys, os.path.join(FIXTURES, "go"))
+    assert _got(findings) == {
+        ("VG060", "go/worker.go", 15),
+        ("VG020", "go/setup.go", 12),
+        ("VG902", "go/worker.go", 17),
+    }
+    why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
+    assert len(why) == 1 and "either() returns different values (line 23, line 26)" in why[0]

@@ -2689,13 +2689,14 @@ _AGREEING = ("str", "int", "bool", "name", "env", "none")
 def returns_of(fn) -> list | None:
     """The expressions ``fn``'s own ``return`` statements give (those of the functions nested in it aside), in
     order; an arrow function's expression body is its one; None when there are more than :data:`MAX_RETURNS` or
-    the body is too large to search, or a ``return`` gives nothing."""
+    the body is too large to search, or a ``return`` gives nothing. A Go return whose other results are not all
+    ``nil`` (``return "", err``) is a failure's: left out."""
     body = fn.child_by_field_name("body")
     if body is None:
         return None
     if body.type not in ("statement_block", "block", "compound_statement", "body_statement"):
         return [body]  # () => ({ url }) / lambda: expr
-    out, stack, seen = [], list(reversed(body.named_children)), 0
+    out, stack, seen, errors = [], list(reversed(body.named_children)), 0, 0
     while stack:
         n = stack.pop()
         seen += 1
@@ -2707,12 +2708,19 @@ def returns_of(fn) -> list | None:
             kids = [k for k in n.named_children if k.type != "comment"]
             if not kids:
                 return None
-            out.append(kids[0] if len(kids) == 1 else n)
+            first = kids[0] if len(kids) == 1 else n
+            if first.type == "expression_list" and first.named_children:  # Go's `return url, nil`: the first
+                rest = first.named_children[1:]
+                first = first.named_children[0]
+                if any(text(r) not in _NOTHING for r in rest):
+                    errors += 1  # `return "", err`: a failure, whose value no consumer gets
+                    continue
+            out.append(first)
             if len(out) > MAX_RETURNS:
                 return None
             continue
         stack.extend(reversed(n.named_children))
-    return out
+    return out if out or not errors else None
 
 
 def returned(g: File, fn, call, caller: File, depth: int, name: str = "") -> Value:
@@ -2729,13 +2737,20 @@ def returned(g: File, fn, call, caller: File, depth: int, name: str = "") -> Val
         if not FLOW.spend():
             return unknown(call, f"{name}(): the value flow's budget ran out")
         v = FLOW.called(g, fn, call, caller, expr, depth)
+        if len(exprs) > 1 and (v.kind == "none" or text(expr) in _NOTHING):
+            continue  # an early `return None`: "nothing yet", as an assignment of it (File._agreed)
         if v.kind == "unknown":
-            out = unknown(call, f"{name}() returns {v.why or shown(expr)}")
+            parts = f"{name}() returns {v.why or shown(expr)}".split(" returns ")
+            if len(parts) > 4:  # a chain of calls: its first two and what stopped it
+                parts = [*parts[:2], "...", parts[-1]]
+            out = unknown(call, " returns ".join(parts))
             out.env = v.env
             return out
         if v.file is None and g is not caller:
             v.file = g
         got.append((v, expr))
+    if not got:
+        return unknown(call, f"{name}() returns nothing")
     first = got[0][0]
     if len(got) == 1:
         return first
