@@ -502,8 +502,8 @@ def test_python_a_listener_library_s_registry_gives_one_consumer_per_decorator()
 
 def test_python_conditionals_helpers_and_splats_are_read_only_where_known():
     """``a if x is not None else b`` takes its branch only when x is known (an environment variable may be
-    unset: not read); a helper that does more than return is not followed; a splat whose condition, spread or
-    source is not one visguard reads leaves the keys it may pass unknown."""
+    unset: not read); a helper that does more than return is followed to its return (engine.returned); a splat
+    whose condition, spread or source is not one visguard reads leaves the keys it may pass unknown."""
     code = (
         b"import os, boto3\nsqs = boto3.client('sqs')\nU = 'https://sqs.eu-west-1.amazonaws.com/1/q'\n"
         b"def helper(d):\n    return d * 2\n"
@@ -512,10 +512,10 @@ def test_python_conditionals_helpers_and_splats_are_read_only_where_known():
         b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if N is None else 60)\n"  # 11: 30
         b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=30 if E is not None else 60)\n"  # 12: unknown
         b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=helper(20))\n"  # 13: 40
-        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=busy(20))\n"  # 14: unknown
+        b"sqs.receive_message(QueueUrl=U, VisibilityTimeout=busy(20))\n"  # 14: 20 (x = d; return x)
     )
     got = {c.location.line: c.visibility_override for c in python.read("c.py", code).consumers}
-    assert got == {11: 30, 12: None, 13: 40, 14: None}
+    assert got == {11: 30, 12: None, 13: 40, 14: 20}
     lib = (
         b"import boto3\nsqs = boto3.client('sqs')\n"
         b"def poll(url, vt=30, wait=None):\n    sqs.receive_message(QueueUrl=url, VisibilityTimeout=vt)\n"
