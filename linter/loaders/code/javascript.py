@@ -1308,6 +1308,8 @@ class _Scopes:
             return got if got is not None else self._lookup(node)
         if t == "object":
             return self._object(node, depth)
+        if t == "ternary_expression":
+            return self._ternary(node, depth)
         if t == "array":
             return Value("list", [c for c in node.named_children if c.type != "comment"], node)
         if t == "pair":
@@ -1628,6 +1630,25 @@ class _Scopes:
         got = self._user_call(node, depth)
         return got if got is not None else self._lookup(node)
 
+    def _ternary(self, node, depth) -> Value:
+        """``cond ? a : b``: the branch a known condition takes (a key an options object written in full lacks is
+        undefined: false), else the one value both branches give; else not read."""
+        cond = _strip(node.child_by_field_name("condition"))
+        branches = [node.child_by_field_name(k) for k in ("consequence", "alternative")]
+        if cond is None or None in branches:
+            raise _Unresolved
+        try:
+            c = self._member(cond, depth + 1, absent=True) if cond.type == "member_expression" else None
+            c = c if c is not None else self._value(cond, depth + 1)
+        except _Unresolved:
+            c = None
+        if c is not None and c.kind in ("bool", "none", "str", "int"):
+            return self._value(branches[0] if c.value else branches[1], depth + 1)
+        a, b = (self._value(x, depth + 1) for x in branches)
+        if a.kind in _LITERALS and (a.kind, a.value) == (b.kind, b.value):
+            return a
+        raise _Unresolved(f"{engine.shown(node)} (its condition is not known)")
+
     def _user_call(self, node, depth) -> Value | None:
         """The value a call of a function of the project returns (engine.returned): ``initializeQueues()`` of a
         ``function`` (or ``const f = () => ..``) declared in this file or imported from a relative module; None
@@ -1667,6 +1688,21 @@ class _Scopes:
                 callee = self._callee_name(_strip(n.child_by_field_name("constructor")))
             elif n.type == "call_expression":
                 callee = self._callee_name(n.child_by_field_name("function"))
+            if (
+                callee == "send" and n.type == "call_expression"
+            ):  # client.send(command): the command bound once
+                arg = _strip(_first_arg(n))
+                decl = (
+                    self.declaration(text(arg), arg) if arg is not None and arg.type == "identifier" else None
+                )
+                value = (
+                    decl.child_by_field_name("value")
+                    if decl is not None and decl.type == "variable_declarator"
+                    else None
+                )
+                if value is not None:
+                    stack.append(value)
+                    continue
             if callee in _RESPONSE_CALLS:
                 arg = _first_arg(n)
                 v = self.value(arg) if arg is not None else None
