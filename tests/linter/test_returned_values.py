@@ -95,3 +95,23 @@ def test_go_first_result_of_a_package_function_joins_its_queue_and_error_returns
     }
     why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
     assert len(why) == 1 and "either() returns different values (line 23, line 26)" in why[0]
+
+
+def test_a_create_helper_returns_the_queue_each_call_names():
+    """``await makeQueue(NAMES.billing, {..})`` of a helper that sends a command bound once (``client.send(command)``)
+    whose QueueName is ``opts.fifo ? `${name}.fifo` : name``: each consumer's queue is the name its call passes, the
+    ``.fifo`` one where the call's options set ``fifo`` (a key an options object lacks is false)."""
+    from visguard.linter.loaders import registry
+
+    folder = os.path.join(FIXTURES, "helper")
+    errors: list = []
+    consumers = []
+    for item in registry.discover([folder], errors=errors):
+        if item.loader.name == "code":
+            consumers += item.loader.load(item.path, registry.LoadOptions()).pending
+    assert not errors
+    got = sorted(
+        (c.location.line, c.queue_ref.value if c.queue_ref else None, c.visibility_override)
+        for c in consumers
+    )
+    assert got == [(9, "helper-billing", 40), (10, "helper-audit.fifo", 45)]
