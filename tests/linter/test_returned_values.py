@@ -46,15 +46,23 @@ def test_typescript_returned_object_shorthand_and_direct_url_join_their_queues(c
     assert len(why) == 1 and "either() returns different values (line 21, line 24)" in why[0]
 
 
-def test_python_returned_dict_joins_its_queue_and_disagreeing_returns_do_not(capsys):
+def test_python_returned_dict_tuple_and_dataclass_join_their_queues_and_disagreeing_returns_do_not(capsys):
     findings = _lint(capsys, os.path.join(FIXTURES, "py"))
     assert _got(findings) == {
-        ("VG060", "py/worker.py", 21),
+        ("VG060", "py/worker.py", 21),  # setup()'s dict: urls["payments"]
         ("VG020", "py/worker.py", 8),
         ("VG902", "py/worker.py", 22),
+        ("VG060", "py/shapes.py", 28),  # pair()[0] of `return first, None`
+        ("VG020", "py/shapes.py", 14),
+        ("VG060", "py/shapes.py", 30),  # queues.audit of a returned dataclass instance
+        ("VG020", "py/shapes.py", 19),
+        ("VG902", "py/shapes.py", 31),  # loop(): returns itself, ends unknown
     }
-    why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
-    assert len(why) == 1 and "either() returns different values (line 15, line 16)" in why[0]
+    why = {
+        f["file"][-9:]: f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]
+    }
+    assert "either() returns different values (line 15, line 16)" in why["worker.py"]
+    assert "(loop())" in why["shapes.py"]
 
 
 def test_recursive_and_branching_returns_end_in_bounded_time(capsys, tmp_path):

@@ -2684,13 +2684,15 @@ MAX_RETURNS = 8  # return statements of one function read
 MAX_RETURN_NODES = 20_000  # nodes of a function's body searched for its returns
 _RETURNS = frozenset(("return_statement",))
 _AGREEING = ("str", "int", "bool", "name", "env", "none")
+_ZEROS = frozenset(('""', "''", "``", "0", *_NOTHING))  # the first result of a failure's return
 
 
 def returns_of(fn) -> list | None:
     """The expressions ``fn``'s own ``return`` statements give (those of the functions nested in it aside), in
     order; an arrow function's expression body is its one; None when there are more than :data:`MAX_RETURNS` or
-    the body is too large to search, or a ``return`` gives nothing. A Go return whose other results are not all
-    ``nil`` (``return "", err``) is a failure's: left out."""
+    the body is too large to search, or a ``return`` gives nothing. A return of several results whose first is a
+    zero value and whose others are not all ``nil`` (Go's ``return "", err``) is a failure's: left out; of a Go
+    function of several results, a return's first result is the one a call's first name binds."""
     body = fn.child_by_field_name("body")
     if body is None:
         return None
@@ -2710,11 +2712,15 @@ def returns_of(fn) -> list | None:
                 return None
             first = kids[0] if len(kids) == 1 else n
             if first.type == "expression_list" and first.named_children:  # Go's `return url, nil`: the first
-                rest = first.named_children[1:]
-                first = first.named_children[0]
-                if any(text(r) not in _NOTHING for r in rest):
+                values_ = first.named_children
+                if text(values_[0]) in _ZEROS and any(text(r) not in _NOTHING for r in values_[1:]):
                     errors += 1  # `return "", err`: a failure, whose value no consumer gets
                     continue
+                result = fn.child_by_field_name("result")
+                if (
+                    result is not None and result.type == "parameter_list"
+                ):  # Go: a call binds its first result
+                    first = values_[0]
             out.append(first)
             if len(out) > MAX_RETURNS:
                 return None
@@ -2736,7 +2742,12 @@ def returned(g: File, fn, call, caller: File, depth: int, name: str = "") -> Val
     for expr in exprs:
         if not FLOW.spend():
             return unknown(call, f"{name}(): the value flow's budget ran out")
-        v = FLOW.called(g, fn, call, caller, expr, depth)
+        if expr.type == "expression_list":  # Python's `return url, None`: a tuple
+            v = Value(
+                "list", [FLOW.called(g, fn, call, caller, k, depth) for k in expr.named_children[:64]], expr
+            )
+        else:
+            v = FLOW.called(g, fn, call, caller, expr, depth)
         if len(exprs) > 1 and (v.kind == "none" or text(expr) in _NOTHING):
             continue  # an early `return None`: "nothing yet", as an assignment of it (File._agreed)
         if v.kind == "unknown":

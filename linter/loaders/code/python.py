@@ -50,6 +50,7 @@ from .engine import (
     evaluate,
     printf,
     queue_ref,
+    returns_of,
     text,
     unknown,
 )
@@ -670,6 +671,8 @@ def _subscript(node, f: File, depth: int) -> Value:
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
         return evaluate(d.value[key.value], d.file or f, depth + 1)
+    if d.kind == "list" and key.kind == "int" and 0 <= key.value < len(d.value):  # setup()[0] of a tuple
+        return d.value[key.value]
     if d.kind == "queue" and key.kind == "str" and key.value == "QueueUrl":
         return _response_url(d, node)
     return unknown(node)
@@ -1286,6 +1289,10 @@ def _class_of(f: File, obj, depth: int):
         return None
     if obj.type == "call":
         callee_node = obj.child_by_field_name("function")
+        decl = _functions(f).get(text(callee_node)) if callee_node is not None else None
+        exprs = returns_of(decl) if decl is not None else None
+        if exprs is not None and len(exprs) == 1 and FLOW.spend():  # `q = holder()`: the instance it returns
+            return _class_of(f, _unawait(exprs[0]), depth + 1)
         if (
             callee_node is None or not _last(text(callee_node)).lstrip("_")[:1].isupper()
         ):  # a class by its name
