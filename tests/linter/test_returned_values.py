@@ -57,6 +57,10 @@ def test_python_returned_dict_tuple_and_dataclass_join_their_queues_and_disagree
         ("VG060", "py/shapes.py", 30),  # queues.audit of a returned dataclass instance
         ("VG020", "py/shapes.py", 19),
         ("VG902", "py/shapes.py", 31),  # loop(): returns itself, ends unknown
+        ("VG060", "py/unpack.py", 18),  # url, err = orders(): `url` of poll, not the `url` of orders/refunds
+        ("VG020", "py/unpack.py", 7),
+        ("VG060", "py/unpack.py", 19),  # refunds(): its own `url`, though another function assigns one too
+        ("VG020", "py/unpack.py", 12),
     }
     why = {
         f["file"][-9:]: f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]

@@ -924,8 +924,12 @@ class File:
         if node.type in self.lang.members or not bound:
             return bound
         fn = _around(self, node, _FUNCTIONS)
-        if fn is None or any(not (fn.start_byte <= n.start_byte < fn.end_byte) for n, _ in bound):
+        if fn is None:
             return bound
+        inside = [b for b in bound if fn.start_byte <= b[0].start_byte < fn.end_byte]
+        if not inside:
+            return bound
+        bound = inside  # a name this function assigns is its own: other functions' of that name are theirs
         up = self.parent(node)
         for _ in range(64):
             if up is None or up.id == fn.id:

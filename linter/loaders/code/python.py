@@ -44,6 +44,7 @@ from .engine import (
     Language,
     Reader,
     Value,
+    _around,
     braces,
     compose,
     env_of,
@@ -826,9 +827,55 @@ def _identifier(node, f: File, depth: int) -> Value | None:
     got = _loop_element(node, f, depth) if name in _loop_names(f) else None
     if got is not None:
         return got
+    got = _unpacked(node, f, depth)
+    if got is not None:
+        return got
     if name in f.bindings and not _in_scope(f, name, node):
         return unknown(node, f"{name} is a local name of another function")
     return None
+
+
+_FUNCTION_KINDS = ("function_definition", "lambda")
+_UNPACKING = re.compile(rb"(?m)^[ \t]*\(?[A-Za-z_]\w*[ \t]*,[\w \t,()]*=[^=]")  # a, b = ...: a byte prefilter
+MAX_UNPACK_NODES = 200_000  # nodes of a file searched for ``a, b = call()`` (once per file)
+
+
+def _unpacked(node, f: File, depth: int) -> Value | None:
+    """A name bound by unpacking a call's result (``url, _ = setup()``) once in the function around ``node``,
+    before it: that item of the tuple the call returns (engine.returned); None when the name is bound so nowhere."""
+    index = getattr(f, "_py_unpacked", None)
+    if index is None and not _UNPACKING.search(f.data[:MAX_BYTES]):
+        index = f._py_unpacked = {}
+    if index is None:
+        index, stack, seen = {}, [f.root], 0
+        while stack and seen < MAX_UNPACK_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "assignment":
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if left is not None and right is not None and left.type in ("pattern_list", "tuple_pattern"):
+                    for i, k in enumerate(left.named_children):
+                        if k.type == "identifier":
+                            index.setdefault(text(k), []).append((k, i, right))
+            stack.extend(n.named_children)
+        f._py_unpacked = index
+    entries = index.get(text(node))
+    if not entries:
+        return None
+    fn = _around(f, node, _FUNCTION_KINDS)
+    found = [
+        e for e in entries if e[0].start_byte < node.start_byte and _around(f, e[0], _FUNCTION_KINDS) == fn
+    ]
+    if not found:
+        return None
+    if len(found) > 1:
+        return unknown(node, f"{text(node)} is unpacked more than once")
+    name, i, right = found[0]
+    v = evaluate(right, f, depth + 1)
+    if v.kind == "list" and i < len(v.value):
+        out = v.value[i]
+        return out if out.kind != "unknown" else unknown(node, out.why or text(node))
+    return unknown(node, f"{text(node)} of {_shown(right)}: {v.why or 'not a tuple visguard reads'}")
 
 
 _FOR_TARGET = re.compile(rb"\bfor\s+([A-Za-z_][\w\s,()\[\]]{0,200}?)\s+in\b")
