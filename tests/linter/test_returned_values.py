@@ -104,6 +104,8 @@ def test_go_first_result_of_a_package_function_joins_its_queue_and_error_returns
         ("VG060", "go/worker.go", 15),
         ("VG020", "go/setup.go", 12),
         ("VG902", "go/worker.go", 17),
+        ("VG060", "go/topology.go", 25),  # t.Audit of a returned &Topology{Audit: *out.QueueUrl}
+        ("VG020", "go/topology.go", 16),
     }
     why = [f["message"] for f in findings if f["rule"] == "VG902" and "computed" in f["message"]]
     assert len(why) == 1 and "either() returns different values (line 23, line 26)" in why[0]
