@@ -34,6 +34,11 @@ def test_typescript_returned_object_shorthand_and_direct_url_join_their_queues(c
         ("VG060", "ts/worker.ts", 6),  # topology.payments.url! of an object returned by an imported function
         ("VG060", "ts/worker.ts", 7),  # { url } shorthand
         ("VG060", "ts/worker.ts", 8),  # await direct(): an arrow function returning created.QueueUrl!
+        (
+            "VG060",
+            "ts/methods.ts",
+            11,
+        ),  # await this.setup(), returning queues.direct() of `import * as queues`
         ("VG020", "ts/queues.ts", 7),
         ("VG020", "ts/queues.ts", 8),
         ("VG020", "ts/queues.ts", 13),

@@ -475,6 +475,19 @@ def _declared_function(js, name: str):
     return got[0] if len(got) == 1 else None
 
 
+def _function_named(js, name: str):
+    """The one top-level function of the module named ``name``: ``function name(..)``, or ``const name = (..) =>
+    ..`` / ``function (..)``; None otherwise."""
+    decl = _declared_function(js, name)
+    if decl is not None:
+        return decl
+    bound = js.declaration(name, js.root)
+    value = _strip(bound.child_by_field_name("value")) if bound is not None else None
+    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+        return value
+    return None
+
+
 def _stored(js, node):
     """The value ``node`` holds: a new expression written there, or the one value assigned to the same entry
     (``QUEUES[name] = new AWS.SQS(..)`` for ``QUEUES[name]``) in this file; else None."""
@@ -1649,11 +1662,45 @@ class _Scopes:
             return a
         raise _Unresolved(f"{engine.shown(node)} (its condition is not known)")
 
+    def _method_call(self, node, fn, depth) -> Value | None:
+        """``this.setup()`` (a method of the class around the call) or ``queues.setup()`` of ``import * as queues``
+        from a module of the project: what that method or function returns (engine.returned); None otherwise."""
+        obj, prop = _strip(fn.child_by_field_name("object")), fn.child_by_field_name("property")
+        if obj is None or prop is None:
+            return None
+        name = text(prop)
+        if obj.type == "this":
+            cls = self._enclosing(node, _CLASSES)
+            body = cls.child_by_field_name("body") if cls is not None else None
+            found = [
+                m
+                for m in (body.named_children if body is not None else ())
+                if m.type == "method_definition" and text(m.child_by_field_name("name")) == name
+            ]
+            if len(found) != 1 or engine.FLOW.subclasses_pinned():
+                return None  # an object of a subclass being read may override it
+            return _checked(engine.returned(self.file, found[0], node, self.file, depth + 1, name))
+        imported = self.imports.get(text(obj)) if obj.type == "identifier" else None
+        if imported is None or imported[1] is not None:  # a module imported whole: `import * as queues`
+            return None
+        if self.declaration(text(obj), node) is not None or not engine.FLOW.spend():
+            return None
+        got = _imported(self.file, f"{text(obj)}.{name}")
+        if got is None or got[1] is None:
+            return None
+        owner = _js(got[0])
+        decl = _function_named(owner, got[1])
+        if decl is None:
+            return None
+        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
+
     def _user_call(self, node, depth) -> Value | None:
         """The value a call of a function of the project returns (engine.returned): ``initializeQueues()`` of a
         ``function`` (or ``const f = () => ..``) declared in this file or imported from a relative module; None
         for any other call (the SDK's, a method)."""
         fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is not None and fn.type == "member_expression":
+            return self._method_call(node, fn, depth)
         if fn is None or fn.type != "identifier":
             return None
         name = text(fn)
@@ -1667,12 +1714,7 @@ class _Scopes:
                 got = _imported(self.file, name)
                 if got is not None and got[1] is not None:
                     owner = _js(got[0])
-                    decl = _declared_function(owner, got[1])
-                    if decl is None:
-                        bound = owner.declaration(got[1], owner.root)
-                        value = _strip(bound.child_by_field_name("value")) if bound is not None else None
-                        if value is not None and value.type in ("arrow_function", "function_expression"):
-                            decl = value
+                    decl = _function_named(owner, got[1])
         if decl is None:
             return None
         return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
