@@ -134,3 +134,20 @@ def test_a_create_helper_returns_the_queue_each_call_names():
         for c in consumers
     )
     assert got == [(9, "helper-billing", 40), (10, "helper-audit.fifo", 45)]
+
+
+def test_returns_that_all_agree_through_a_wide_tree_of_calls_end_at_the_flow_budget(capsys, tmp_path):
+    """Hostile: 8 levels of functions each with 8 returns calling the next, every leaf the same URL (8**7 paths, each
+    would agree): the flow's step budget ends the read, unknown, quickly."""
+    lines = ["import boto3", "sqs = boto3.client('sqs')"]
+    for i in range(7):
+        body = "".join(f"    if x == {k}:\n        return f{i + 1}(x)\n" for k in range(7))
+        lines.append(f"def f{i}(x):\n{body}    return f{i + 1}(x)\n")
+    lines.append("def f7(x):\n    return 'https://sqs.us-east-1.amazonaws.com/1/q'\n")
+    lines.append("sqs.receive_message(QueueUrl=f0(1), VisibilityTimeout=40)")
+    (tmp_path / "wide.py").write_text("\n".join(lines) + "\n")
+    start = time.process_time()
+    findings = _lint(capsys, str(tmp_path))
+    assert time.process_time() - start < 10
+    assert [f["rule"] for f in findings if f["rule"] != "VG902"] == []
+    assert any("computed" in f["message"] for f in findings)
