@@ -929,8 +929,12 @@ class File:
         if node.type in self.lang.members or not bound:
             return bound
         fn = _around(self, node, _FUNCTIONS)
-        if fn is None or any(not (fn.start_byte <= n.start_byte < fn.end_byte) for n, _ in bound):
+        if fn is None:
             return bound
+        inside = [b for b in bound if fn.start_byte <= b[0].start_byte < fn.end_byte]
+        if not inside:
+            return bound
+        bound = inside  # a name this function assigns is its own: other functions' of that name are theirs
         up = self.parent(node)
         for _ in range(64):
             if up is None or up.id == fn.id:
@@ -2689,3 +2693,104 @@ def _bound_name(call) -> str | None:
             return text(left)[4:].strip() or None
         return None
     return text(left)
+
+
+# ------------------------------------------------------------------------ the value a user function returns
+# (issue 35) ``const topology = await initializeQueues()`` ... ``topology.payments.url!``, ``url = setup()``,
+# ``url, err := setup()``: the value of a call of a function of the package is what its ``return`` statements give,
+# read with that call's arguments (Flow.called). Several returns must agree (a literal, a name, an object literal
+# written once), else the value is unknown naming them: never one of them picked. At most MAX_RETURNS returns
+# are read per function, each a flow step (Flow.spend); a chain or a recursion of calls ends at MAX_DEPTH.
+MAX_RETURNS = 8  # return statements of one function read
+MAX_RETURN_NODES = 20_000  # nodes of a function's body searched for its returns
+_RETURNS = frozenset(("return_statement",))
+_AGREEING = ("str", "int", "bool", "name", "env", "none")
+_ZEROS = frozenset(('""', "''", "``", "0", *_NOTHING))  # the first result of a failure's return
+
+
+def returns_of(fn) -> list | None:
+    """The expressions ``fn``'s own ``return`` statements give (those of the functions nested in it aside), in
+    order; an arrow function's expression body is its one; None when there are more than :data:`MAX_RETURNS` or
+    the body is too large to search, or a ``return`` gives nothing. A return of several results whose first is a
+    zero value and whose others are not all ``nil`` (Go's ``return "", err``) is a failure's: left out; of a Go
+    function of several results, a return's first result is the one a call's first name binds."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type not in ("statement_block", "block", "compound_statement", "body_statement"):
+        return [body]  # () => ({ url }) / lambda: expr
+    out, stack, seen, errors = [], list(reversed(body.named_children)), 0, 0
+    while stack:
+        n = stack.pop()
+        seen += 1
+        if seen > MAX_RETURN_NODES:
+            return None
+        if n.type in _FUNCTIONS or n.type in _FUNCTION_NODES or n.type in _CLASS_NODES:
+            continue
+        if n.type in _RETURNS:
+            kids = [k for k in n.named_children if k.type != "comment"]
+            if not kids:
+                return None
+            first = kids[0] if len(kids) == 1 else n
+            if first.type == "expression_list" and first.named_children:  # Go's `return url, nil`: the first
+                values_ = first.named_children
+                if text(values_[0]) in _ZEROS and any(text(r) not in _NOTHING for r in values_[1:]):
+                    errors += 1  # `return "", err`: a failure, whose value no consumer gets
+                    continue
+                result = fn.child_by_field_name("result")
+                if (
+                    result is not None and result.type == "parameter_list"
+                ):  # Go: a call binds its first result
+                    first = values_[0]
+            out.append(first)
+            if len(out) > MAX_RETURNS:
+                return None
+            continue
+        stack.extend(reversed(n.named_children))
+    return out if out or not errors else None
+
+
+def returned(g: File, fn, call, caller: File, depth: int, name: str = "") -> Value:
+    """The value the call ``call`` (in ``caller``) of the function ``fn`` (of ``g``) returns: its return
+    expressions read with that call's arguments, one value when they agree, else unknown naming why."""
+    name = name or _name_of(fn) or "the function"
+    if depth >= MAX_DEPTH:
+        return unknown(call, f"{name}() returns a value followed too deep")
+    exprs = returns_of(fn)
+    if not exprs:
+        return unknown(call, f"{name}() returns nothing visguard reads")
+    got = []
+    for expr in exprs:
+        if not FLOW.spend():
+            return unknown(call, f"{name}(): the value flow's budget ran out")
+        if expr.type == "expression_list":  # Python's `return url, None`: a tuple
+            v = Value(
+                "list", [FLOW.called(g, fn, call, caller, k, depth) for k in expr.named_children[:64]], expr
+            )
+        else:
+            v = FLOW.called(g, fn, call, caller, expr, depth)
+        if len(exprs) > 1 and (v.kind == "none" or text(expr) in _NOTHING):
+            continue  # an early `return None`: "nothing yet", as an assignment of it (File._agreed)
+        if v.kind == "unknown":
+            parts = f"{name}() returns {v.why or shown(expr)}".split(" returns ")
+            if len(parts) > 4:  # a chain of calls: its first two and what stopped it
+                parts = [*parts[:2], "...", parts[-1]]
+            out = unknown(call, " returns ".join(parts))
+            out.env = v.env
+            return out
+        if v.file is None and g is not caller:
+            v.file = g
+        got.append((v, expr))
+    if not got:
+        return unknown(call, f"{name}() returns nothing")
+    first = got[0][0]
+    if len(got) == 1:
+        return first
+    if first.kind in _AGREEING and all(v.kind == first.kind and _same(v) == _same(first) for v, _ in got):
+        out = Value(first.kind, first.value, first.node, first.why, first.default)
+        for slot in ("via", "scale", "mark", "env", "file"):
+            setattr(out, slot, getattr(first, slot))
+        out.computed = True  # several returns write it
+        return out
+    lines = ", ".join(f"line {line(e)}" for _, e in got[:MAX_CANDIDATES])
+    return unknown(call, f"{name}() returns different values ({lines})")

@@ -29,6 +29,7 @@ from .engine import (
     text,
     unknown,
 )
+from .engine import returned as engine_returned
 
 EXTENSIONS = (".go",)
 
@@ -62,7 +63,7 @@ def _hook(node, f: File, depth: int):
         return None
     asked = _asks_queue_url(name, f)
     if asked is None:
-        return None
+        return _returned(node, fn, f, depth)
     g, decl, value = asked
     v = FLOW.called(g, decl, node, f, value, depth)
     if v.kind == "str" and v.value:
@@ -104,6 +105,31 @@ def _asks_queue_url(name: str, f: File):
             stack.extend(n.named_children)
         return (g, decl, found[0]) if len(found) == 1 else None
     return None
+
+
+def _returned(node, fn, f: File, depth: int):
+    """A call of a plain function of the package (``url, err := setup(client)``): the first value its returns
+    give with this call's arguments (engine.returned: one value when they agree); None for any other call."""
+    if fn is None or fn.type != "identifier" or not FLOW.spend():
+        return None
+    name = text(fn)
+    for g in [f, *FLOW.files_with(f, (name,), folder_only=True)]:
+        decl = _functions(g).get(name)
+        if decl is not None:
+            return engine_returned(g, decl, node, f, depth, name)
+    return None
+
+
+def _functions(g: File) -> dict:
+    """The top-level functions of ``g`` by name (once per file)."""
+    index = getattr(g, "go_functions", None)
+    if index is None:
+        index = {}
+        for d in g.root.named_children:
+            if d.type == "function_declaration":
+                index[text(d.child_by_field_name("name"))] = d
+        g.go_functions = index
+    return index
 
 
 def _lookups(g: File) -> dict:

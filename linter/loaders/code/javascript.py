@@ -501,6 +501,19 @@ def _declared_function(js, name: str):
     return got[0] if len(got) == 1 else None
 
 
+def _function_named(js, name: str):
+    """The one top-level function of the module named ``name``: ``function name(..)``, or ``const name = (..) =>
+    ..`` / ``function (..)``; None otherwise."""
+    decl = _declared_function(js, name)
+    if decl is not None:
+        return decl
+    bound = js.declaration(name, js.root)
+    value = _strip(bound.child_by_field_name("value")) if bound is not None else None
+    if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+        return value
+    return None
+
+
 def _stored(js, node):
     """The value ``node`` holds: a new expression written there, or the one value assigned to the same entry
     (``QUEUES[name] = new AWS.SQS(..)`` for ``QUEUES[name]``) in this file; else None."""
@@ -1329,9 +1342,13 @@ class _Scopes:
         if t == "call_expression":
             return self._call(node, depth)
         if t == "await_expression":
-            return self._lookup(node)
+            inner = _strip(node.named_children[0]) if node.named_children else None
+            got = self._user_call(inner, depth) if inner is not None else None
+            return got if got is not None else self._lookup(node)
         if t == "object":
             return self._object(node, depth)
+        if t == "ternary_expression":
+            return self._ternary(node, depth)
         if t == "array":
             return Value("list", [c for c in node.named_children if c.type != "comment"], node)
         if t == "pair":
@@ -1649,7 +1666,84 @@ class _Scopes:
                 and _env_name(key)
             ):
                 return Value("env", key, node)
-        return self._lookup(node)
+        got = self._user_call(node, depth)
+        return got if got is not None else self._lookup(node)
+
+    def _ternary(self, node, depth) -> Value:
+        """``cond ? a : b``: the branch a known condition takes (a key an options object written in full lacks is
+        undefined: false), else the one value both branches give; else not read."""
+        cond = _strip(node.child_by_field_name("condition"))
+        branches = [node.child_by_field_name(k) for k in ("consequence", "alternative")]
+        if cond is None or None in branches:
+            raise _Unresolved
+        try:
+            c = self._member(cond, depth + 1, absent=True) if cond.type == "member_expression" else None
+            c = c if c is not None else self._value(cond, depth + 1)
+        except _Unresolved:
+            c = None
+        if c is not None and c.kind in ("bool", "none", "str", "int"):
+            return self._value(branches[0] if c.value else branches[1], depth + 1)
+        a, b = (self._value(x, depth + 1) for x in branches)
+        if a.kind in _LITERALS and (a.kind, a.value) == (b.kind, b.value):
+            return a
+        raise _Unresolved(f"{engine.shown(node)} (its condition is not known)")
+
+    def _method_call(self, node, fn, depth) -> Value | None:
+        """``this.setup()`` (a method of the class around the call) or ``queues.setup()`` of ``import * as queues``
+        from a module of the project: what that method or function returns (engine.returned); None otherwise."""
+        obj, prop = _strip(fn.child_by_field_name("object")), fn.child_by_field_name("property")
+        if obj is None or prop is None:
+            return None
+        name = text(prop)
+        if obj.type == "this":
+            cls = self._enclosing(node, _CLASSES)
+            body = cls.child_by_field_name("body") if cls is not None else None
+            found = [
+                m
+                for m in (body.named_children if body is not None else ())
+                if m.type == "method_definition" and text(m.child_by_field_name("name")) == name
+            ]
+            if len(found) != 1 or engine.FLOW.subclasses_pinned():
+                return None  # an object of a subclass being read may override it
+            return _checked(engine.returned(self.file, found[0], node, self.file, depth + 1, name))
+        imported = self.imports.get(text(obj)) if obj.type == "identifier" else None
+        if imported is None or imported[1] is not None:  # a module imported whole: `import * as queues`
+            return None
+        if self.declaration(text(obj), node) is not None or not engine.FLOW.spend():
+            return None
+        got = _imported(self.file, f"{text(obj)}.{name}")
+        if got is None or got[1] is None:
+            return None
+        owner = _js(got[0])
+        decl = _function_named(owner, got[1])
+        if decl is None:
+            return None
+        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
+
+    def _user_call(self, node, depth) -> Value | None:
+        """The value a call of a function of the project returns (engine.returned): ``initializeQueues()`` of a
+        ``function`` (or ``const f = () => ..``) declared in this file or imported from a relative module; None
+        for any other call (the SDK's, a method)."""
+        fn = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if fn is not None and fn.type == "member_expression":
+            return self._method_call(node, fn, depth)
+        if fn is None or fn.type != "identifier":
+            return None
+        name = text(fn)
+        owner, decl = self, _declared_function(self, name)
+        if decl is None:
+            bound = self.declaration(name, node)
+            value = _strip(bound.child_by_field_name("value")) if bound is not None else None
+            if value is not None and value.type in ("arrow_function", "function_expression", "function"):
+                decl = value
+            elif bound is None and name in self.imports and engine.FLOW.spend():
+                got = _imported(self.file, name)
+                if got is not None and got[1] is not None:
+                    owner = _js(got[0])
+                    decl = _function_named(owner, got[1])
+        if decl is None:
+            return None
+        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
 
     def _lookup(self, node):
         """A GetQueueUrl call under ``node`` (``await client.send(new GetQueueUrlCommand({QueueName}))``)."""
@@ -1662,6 +1756,21 @@ class _Scopes:
                 callee = self._callee_name(_strip(n.child_by_field_name("constructor")))
             elif n.type == "call_expression":
                 callee = self._callee_name(n.child_by_field_name("function"))
+            if (
+                callee == "send" and n.type == "call_expression"
+            ):  # client.send(command): the command bound once
+                arg = _strip(_first_arg(n))
+                decl = (
+                    self.declaration(text(arg), arg) if arg is not None and arg.type == "identifier" else None
+                )
+                value = (
+                    decl.child_by_field_name("value")
+                    if decl is not None and decl.type == "variable_declarator"
+                    else None
+                )
+                if value is not None:
+                    stack.append(value)
+                    continue
             if callee in _RESPONSE_CALLS:
                 arg = _first_arg(n)
                 v = self.value(arg) if arg is not None else None

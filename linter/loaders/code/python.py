@@ -44,15 +44,18 @@ from .engine import (
     Language,
     Reader,
     Value,
+    _around,
     braces,
     compose,
     env_of,
     evaluate,
     printf,
     queue_ref,
+    returns_of,
     text,
     unknown,
 )
+from .engine import returned as returned_by
 
 EXTENSIONS = (".py",)
 
@@ -668,7 +671,9 @@ def _subscript(node, f: File, depth: int) -> Value:
             return unknown(node, f"{_shown(node)}: not passed") if got.kind == "none" else got
     d = evaluate(obj, f, depth + 1)
     if d.kind == "dict" and key.kind == "str" and key.value in d.value:
-        return evaluate(d.value[key.value], f, depth + 1)
+        return evaluate(d.value[key.value], d.file or f, depth + 1)
+    if d.kind == "list" and key.kind == "int" and 0 <= key.value < len(d.value):  # setup()[0] of a tuple
+        return d.value[key.value]
     if d.kind == "queue" and key.kind == "str" and key.value == "QueueUrl":
         return _response_url(d, node)
     return unknown(node)
@@ -822,9 +827,55 @@ def _identifier(node, f: File, depth: int) -> Value | None:
     got = _loop_element(node, f, depth) if name in _loop_names(f) else None
     if got is not None:
         return got
+    got = _unpacked(node, f, depth)
+    if got is not None:
+        return got
     if name in f.bindings and not _in_scope(f, name, node):
         return unknown(node, f"{name} is a local name of another function")
     return None
+
+
+_FUNCTION_KINDS = ("function_definition", "lambda")
+_UNPACKING = re.compile(rb"(?m)^[ \t]*\(?[A-Za-z_]\w*[ \t]*,[\w \t,()]*=[^=]")  # a, b = ...: a byte prefilter
+MAX_UNPACK_NODES = 200_000  # nodes of a file searched for ``a, b = call()`` (once per file)
+
+
+def _unpacked(node, f: File, depth: int) -> Value | None:
+    """A name bound by unpacking a call's result (``url, _ = setup()``) once in the function around ``node``,
+    before it: that item of the tuple the call returns (engine.returned); None when the name is bound so nowhere."""
+    index = getattr(f, "_py_unpacked", None)
+    if index is None and not _UNPACKING.search(f.data[:MAX_BYTES]):
+        index = f._py_unpacked = {}
+    if index is None:
+        index, stack, seen = {}, [f.root], 0
+        while stack and seen < MAX_UNPACK_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "assignment":
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if left is not None and right is not None and left.type in ("pattern_list", "tuple_pattern"):
+                    for i, k in enumerate(left.named_children):
+                        if k.type == "identifier":
+                            index.setdefault(text(k), []).append((k, i, right))
+            stack.extend(n.named_children)
+        f._py_unpacked = index
+    entries = index.get(text(node))
+    if not entries:
+        return None
+    fn = _around(f, node, _FUNCTION_KINDS)
+    found = [
+        e for e in entries if e[0].start_byte < node.start_byte and _around(f, e[0], _FUNCTION_KINDS) == fn
+    ]
+    if not found:
+        return None
+    if len(found) > 1:
+        return unknown(node, f"{text(node)} is unpacked more than once")
+    name, i, right = found[0]
+    v = evaluate(right, f, depth + 1)
+    if v.kind == "list" and i < len(v.value):
+        out = v.value[i]
+        return out if out.kind != "unknown" else unknown(node, out.why or text(node))
+    return unknown(node, f"{text(node)} of {_shown(right)}: {v.why or 'not a tuple visguard reads'}")
 
 
 _FOR_TARGET = re.compile(rb"\bfor\s+([A-Za-z_][\w\s,()\[\]]{0,200}?)\s+in\b")
@@ -1133,12 +1184,18 @@ def _call(node, f: File, depth: int) -> Value:
     if name == "dict" and not args:
         return Value("dict", _kwargs(f, node, depth), node)
     if fn.type == "identifier":
-        returned = _returns(f).get(full)
-        if returned is not None and depth < MAX_DEPTH and FLOW.spend():
+        decl = _functions(f).get(full)
+        if decl is not None and depth < MAX_DEPTH and FLOW.spend():
+            # a function of the file (``def setup(): ...; return {"payments": url}``): what its returns give with
+            # this call's arguments, when they agree (engine.returned)
+            got = returned_by(f, decl, node, f, depth, full)
+            returned = _returns(f).get(full) if got.kind == "unknown" else None
+            if returned is None or not FLOW.spend():
+                return got
             # a helper of the file that only returns an expression (``def _env_int(name, default): return
             # int(os.environ.get(name, str(default)))``): that expression with this call's arguments
-            decl, expr = returned
-            return FLOW.called(f, decl, node, f, expr, depth)
+            alone = FLOW.called(f, returned[0], node, f, returned[1], depth)
+            return alone if alone.kind != "unknown" else got
     return unknown(node)
 
 
@@ -1194,6 +1251,25 @@ def _only_return(body, last) -> bool:
             continue
         stack.extend(n.named_children)
     return True
+
+
+def _functions(f: File) -> dict:
+    """The module-level functions of ``f`` (not decorated: a decorator may change what a call returns), name ->
+    definition, once per file; a name defined twice is none of them."""
+    got = getattr(f, "_py_functions", None)
+    if got is None:
+        got, seen = {}, set()
+        for node in f.root.named_children:
+            if node.type != "function_definition":
+                continue
+            name = text(node.child_by_field_name("name"))
+            if name in seen:
+                got.pop(name, None)
+            else:
+                got[name] = node
+            seen.add(name)
+        f._py_functions = got
+    return got
 
 
 def _kwargs_get(node, obj, args: list, f: File, depth: int) -> Value | None:
@@ -1284,6 +1360,10 @@ def _class_of(f: File, obj, depth: int):
         return None
     if obj.type == "call":
         callee_node = obj.child_by_field_name("function")
+        decl = _functions(f).get(text(callee_node)) if callee_node is not None else None
+        exprs = returns_of(decl) if decl is not None else None
+        if exprs is not None and len(exprs) == 1 and FLOW.spend():  # `q = holder()`: the instance it returns
+            return _class_of(f, _unawait(exprs[0]), depth + 1)
         if (
             callee_node is None or not _last(text(callee_node)).lstrip("_")[:1].isupper()
         ):  # a class by its name
