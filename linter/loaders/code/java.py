@@ -714,8 +714,6 @@ def spring2_defaults(r: Reader, f: File, listeners: list) -> None:
     for path in FLOW.offered:
         if os.path.basename(path) not in _CONFIG_FILES or not os.path.abspath(path).startswith(top + os.sep):
             continue
-        if is_test(path):
-            continue
         data = FLOW.data(path)
         if data is None:
             continue
@@ -724,8 +722,10 @@ def spring2_defaults(r: Reader, f: File, listeners: list) -> None:
         for k, (value, line) in props.items():
             field = _SPRING2_KEYS.get(k.replace("-", "").replace("_", "").lower())
             if field is not None:
-                found.setdefault(field, []).append((value, path, line))
-    for field, got in found.items():
+                found.setdefault(field, []).append((value, path, line, is_test(path)))
+    for field, every in found.items():
+        got = [x for x in every if not x[3]] or every  # src/main before tests (as _property)
+        got = [x[:3] for x in got]
         if len({str(v) for v, _, _ in got}) != 1:
             continue
         value, path, line = got[0]
