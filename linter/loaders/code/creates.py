@@ -19,6 +19,11 @@ language, read structurally (the same for every SDK of it):
     rust        create_queue().queue_name(..).attributes(QueueAttributeName::VisibilityTimeout, "60")
                 .set_attributes(Some(map)) (aws-sdk-sqs: the builder's chain, a map of HashMap::from([(K, V)]) or of
                 inserts on a HashMap::new()), CreateQueueRequest { queue_name, attributes: Some(map), .. } (rusoto)
+    kotlin      createQueue(CreateQueueRequest.builder().queueName(..).attributes(mapOf(K to V)).build()),
+                createQueue { queueName = ..; attributes = mapOf(..) }: read by kotlin.create_site (its calls have no
+                fields), located at the createQueue call
+A name that is each of a collection the code iterates (Kotlin's ``it`` of ``names.forEach { }``: a list value) creates
+one queue per name, all located at the call.
 
 Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last
 word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
