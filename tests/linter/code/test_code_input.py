@@ -330,7 +330,9 @@ def test_a_repository_without_rust_imports_no_rust_grammar_nor_reader(tmp_path):
     mods = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert "tree_sitter_python" in mods and "visguard.linter.loaders.code.python" in mods
     assert not {m for m in mods if m.startswith(("tree_sitter_rust", "visguard.linter.loaders.code.rust"))}
-    assert not {m for m in mods if m.startswith(("tree_sitter_kotlin", "visguard.linter.loaders.code.kotlin"))}
+    assert not {
+        m for m in mods if m.startswith(("tree_sitter_kotlin", "visguard.linter.loaders.code.kotlin"))
+    }
 
 
 def test_the_registry_knows_the_code_endings_without_importing_the_loader():
