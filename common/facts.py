@@ -770,3 +770,22 @@ checked(
 checked("2026-12-03", CFN_STACK_STATUS_SOURCE, "CFN_OWNING_STATUSES")
 checked("2026-12-03", CFN_QUOTAS_SOURCE, "CFN_TEMPLATE_MAX_BYTES")
 checked("2026-12-03", CDK_PATH_METADATA_SOURCE, "CDK_PATH_METADATA")
+
+# Spring Cloud AWS 2.x (io.awspring.cloud 2.3/2.4, spring-cloud-aws-autoconfigure SqsProperties): the
+# auto-configured SimpleMessageListenerContainer takes cloud.aws.sqs.listener.{max-number-of-messages,
+# visibility-timeout (seconds, sent on every ReceiveMessage when set), wait-timeout, queue-stop-timeout,
+# back-off-time, auto-startup}; the QueueMessageHandler takes cloud.aws.sqs.handler.default-deletion-policy
+# (ALWAYS, NEVER, NO_REDRIVE, ON_SUCCESS). Read in awspring/spring-cloud-aws@a130ec45
+# (SqsAutoConfigurationTest: configuration_withCustomProperties_shouldBeUsedByTheContainer / ...QueueMessageHandler).
+SPRING2_PROPERTIES_SOURCE = (
+    "https://github.com/awspring/spring-cloud-aws/blob/a130ec45f462ae12e38b626179bc90a060972f68/"
+    "spring-cloud-aws-autoconfigure/src/test/java/io/awspring/cloud/autoconfigure/messaging/"
+    "SqsAutoConfigurationTest.java"
+)
+SPRING2_PROPERTIES = {  # property -> what it sets on every @SqsListener of the auto-configured container
+    "cloud.aws.sqs.listener.visibility-timeout": "visibility_override",
+    "cloud.aws.sqs.listener.max-number-of-messages": "max_messages",
+    "cloud.aws.sqs.listener.wait-timeout": "wait_time",
+    "cloud.aws.sqs.handler.default-deletion-policy": "deletion_policy",
+}
+checked("2026-12-03", SPRING2_PROPERTIES_SOURCE, "SPRING2_PROPERTIES")

@@ -204,6 +204,10 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "visibilityTimeout (ReceiveMessageRequest)",
         "visibilityTimeout(...) of the ReceiveMessageRequest",
     ),
+    ("sdk", "kotlin", "visibility_override"): (
+        "visibilityTimeout (receiveMessage)",
+        "visibilityTimeout of the ReceiveMessageRequest (its builder or builder lambda)",
+    ),
     ("sdk", "go", "visibility_override"): (
         "VisibilityTimeout (sqs.ReceiveMessageInput)",
         "VisibilityTimeout of the sqs.ReceiveMessageInput",

@@ -358,7 +358,7 @@ def _inherit(c, w) -> None:
                 c.locations[f] = w.locations[f]
 
 
-CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby", "rust"})
+CODE_SOURCES = frozenset({"python", "javascript", "java", "go", "csharp", "php", "ruby", "rust", "kotlin"})
 
 
 def _producers_out(models: list[Model], roots) -> dict[str, str]:

@@ -31,6 +31,7 @@ LANGUAGES = {
     "php": ("worker.php", {"php-jobs": (3, 35, None, False, None)}),
     "ruby": ("worker.rb", {"rb-jobs": (4, 25, None, False, None)}),
     "rust": ("worker.rs", {"rs-jobs": (5, 55, None, False, None)}),
+    "kotlin": ("Worker.kt", {"kt-jobs": (5, 65, None, False, None)}),
 }
 
 
@@ -159,6 +160,14 @@ HOSTILE = {
     + ' c.create_queue().queue_name("q").set_attributes(Some(m)).send();\n}\n',
     "selfmap.rs": 'fn f(c: &aws_sdk_sqs::Client) { let m = m; c.create_queue().queue_name("q")'
     + ".set_attributes(Some(m)).send(); }\n",
+    # Kotlin: a builder chain of 5,000 calls, a mapOf of 20,000 pairs, a builder lambda of 5,000 assignments
+    "chain.kt": "fun f(sqs: SqsClient) { sqs.createQueue(CreateQueueRequest.builder()"
+    + '.queueName("q")' * 5000
+    + ".build()) }\n",
+    "wide.kt": 'fun f(sqs: SqsClient) { sqs.createQueue { queueName = "q"; attributes = mapOf('
+    + ", ".join(f'"K{i}" to "{i}"' for i in range(20_000))
+    + ") } }\n",
+    "lambda.kt": "fun f(sqs: SqsClient) { sqs.createQueue {\n" + '  queueName = "q"\n' * 5000 + "} }\n",
     "huge.rb": "sqs = Aws::SQS::Client.new\nsqs.create_queue(queue_name: 'q', attributes: { 'RedrivePolicy' => '"
     + "{" * 100_000
     + "' })\n",

@@ -3,7 +3,7 @@
 Every language is read by one engine (``engine.py``: the budgeted parse, the language's query
 ``languages/<name>.scm``, one ``Value``/``evaluate``, one ``Reader``, the ``Place`` of every number read). One
 module per language (``python.py``, ``javascript.py`` for JavaScript and TypeScript, ``java.py``, ``go.py``,
-``csharp.py``, ``php.py``, ``ruby.py``, ``rust.py``: its ``Language`` entry and what a query cannot say) and per framework
+``csharp.py``, ``php.py``, ``ruby.py``, ``rust.py``, ``kotlin.py``: its ``Language`` entry and what a query cannot say) and per framework
 configuration file; each exposes
 
     EXTENSIONS: tuple[str, ...]                       # the file suffixes (and names) it reads

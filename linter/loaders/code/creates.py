@@ -19,6 +19,11 @@ language, read structurally (the same for every SDK of it):
     rust        create_queue().queue_name(..).attributes(QueueAttributeName::VisibilityTimeout, "60")
                 .set_attributes(Some(map)) (aws-sdk-sqs: the builder's chain, a map of HashMap::from([(K, V)]) or of
                 inserts on a HashMap::new()), CreateQueueRequest { queue_name, attributes: Some(map), .. } (rusoto)
+    kotlin      createQueue(CreateQueueRequest.builder().queueName(..).attributes(mapOf(K to V)).build()),
+                createQueue { queueName = ..; attributes = mapOf(..) }: read by kotlin.create_site (its calls have no
+                fields), located at the createQueue call
+A name that is each of a collection the code iterates (Kotlin's ``it`` of ``names.forEach { }``: a list value) creates
+one queue per name, all located at the call.
 
 Only a file that says SQS somewhere (its client, its import) is read for them. A field's key is read by its last
 word, case and ``_`` aside (``QueueAttributeName.VISIBILITY_TIMEOUT``,
@@ -125,6 +130,10 @@ def read(f: File, r: Reader) -> None:
         if v.kind == "env" and v.default is not None:
             v = v.default
         name = None
+        each = []  # a name that is each of a collection the code iterates: one queue per name
+        if v.kind == "list" and v.value and all(x.kind == "str" and x.value.strip() for x in v.value):
+            each = [x.value.strip() for x in v.value[:MAX_FIELDS]]
+            v = v.value[0]
         if v.kind != "str" or not v.value.strip():
             if entry.get("name") is name_node:  # a positional argument: perhaps a request object, not a name
                 continue
@@ -186,17 +195,18 @@ def read(f: File, r: Reader) -> None:
             created.append((entry["site"], qid, attributes))
             unnamed.append((name_node, qid))
             continue
-        if name in seen:
-            continue
-        q, _ = created_queues.code_queue(name, loc, attributes)
-        if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
-            # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``): another
-            # create of the name is the queue; this one only when there is none
-            refused.setdefault(name, q)
-            continue
-        seen.add(name)
-        r.result.queues.append(q)
-        created.append((entry["site"], name, attributes))
+        for name in each or [name]:  # noqa: B020 - each name in turn is the queue's
+            if name in seen:
+                continue
+            q, _ = created_queues.code_queue(name, loc, attributes)
+            if "FifoQueue" in attributes and facts.fifo_name_mismatch(name, q.fifo):
+                # CreateQueue refuses it (``if name.endswith(".fifo"): create FIFO else: create standard``):
+                # another create of the name is the queue; this one only when there is none
+                refused.setdefault(name, q)
+                continue
+            seen.add(name)
+            r.result.queues.append(q)
+            created.append((entry["site"], name, attributes))
     for i in instances:
         if i["id"] in seen:
             continue
@@ -535,6 +545,10 @@ def _link_created_dlqs(r: Reader) -> None:
 def _call_site(f: File, token) -> dict | None:
     """The create site whose callee ends with ``token`` (``sqs.create_queue``, ``new CreateQueueCommand``): the call
     and what its arguments hold, per language (see the module docstring); None when ``token`` is not a callee."""
+    if f.lang.name == "kotlin":  # its calls have no fields: kotlin.py reads the request
+        from .kotlin import create_site
+
+        return create_site(f, token)
     call = token
     for _ in range(3):
         call = f.parent(call)
@@ -581,6 +595,8 @@ def _request(f: File, entry: dict):
     site = entry["site"]
     if "rust" in entry:
         return _rust_chain(f, site)[0], entry["rust"]
+    if "kotlin" in entry:
+        return entry["kotlin"], site
     # rusoto: CreateQueueRequest { queue_name, attributes, .. }
     if "builder" in entry and entry["builder"].type == "struct_expression":
         fields = _fields(f, entry["builder"])

@@ -62,7 +62,7 @@ _SDK_OPTIONS = {  # request option (lower case, without set/with) -> field
     "waittimeseconds": "wait_time",
     "maxnumberofmessages": "max_messages",
 }
-_LISTENER = {  # @SqsListener attribute -> field
+LISTENER_ATTRIBUTES = _LISTENER = {  # @SqsListener attribute -> field
     "messageVisibilitySeconds": "visibility_override",
     "maxConcurrentMessages": "concurrency",
     "maxMessagesPerPoll": "max_messages",
@@ -176,14 +176,24 @@ def _injected(node, f: File, depth: int) -> Value:
     if key is None or key.kind != "str":
         return unknown(node)
     if name == "Value":  # "${queue.url:default}" (a literal is the value itself)
-        m = _PLACEHOLDER.match(key.value.strip())
-        if m is None:
-            return key
-        prop, fallback = m.group(1), m.group(2)
-        if fallback is not None:
-            default = _scalar(fallback, node)
-    else:
-        prop = key.value
+        return inject(f, node, key.value, default) if _PLACEHOLDER.match(key.value.strip()) else key
+    return _configured(f, node, key.value, default)
+
+
+def inject(f: File, node, raw: str, default: Value | None) -> Value:
+    """The value ``@Value(raw)`` injects at ``node`` (Java's and Kotlin's): ``${prop:fallback}`` is the property
+    the project's application.properties/yml sets (``${ENV}`` there is that environment variable), else its
+    fallback; a literal is the value itself."""
+    m = _PLACEHOLDER.match(raw.strip())
+    if m is None:
+        return Value("str", raw, node)
+    prop, fallback = m.group(1), m.group(2)
+    if fallback is not None:
+        default = _scalar(fallback, node)
+    return _configured(f, node, prop, default)
+
+
+def _configured(f: File, node, prop: str, default: Value | None) -> Value:
     got = _property(f, prop)
     if got is None:
         if default is not None and default.kind in ("str", "int"):
@@ -728,3 +738,61 @@ def spring_version(path: str | None) -> tuple[int, int, int] | None:
         else:
             found |= {tuple(int(x) for x in m.groups()) for m in _GRADLE.finditer(data)}
     return found.pop() if len(found) == 1 else None
+
+
+# Spring Cloud AWS 2.x: the auto-configured container's and handler's properties (facts.SPRING2_PROPERTIES)
+_SPRING2_KEYS = {  # normalised key (Spring's relaxed binding) -> field
+    k.replace("-", ""): field for k, field in facts.SPRING2_PROPERTIES.items()
+}
+
+
+def spring2_defaults(r: Reader, f: File, listeners: list) -> None:
+    """Spring Cloud AWS 2.x listeners take the auto-configured container's ``cloud.aws.sqs.listener.*`` (the
+    visibility it sends on every receive, in seconds) and the handler's default deletion policy from the project's
+    one base application.yml/properties that sets them (located there); a listener's own attribute wins."""
+    import os
+
+    from .frameworks import _Out, _properties, _yaml_flat
+
+    if f.path is None or not FLOW.offered:
+        return
+    top = FLOW.root(f.path)
+    found: dict[str, list] = {}
+    for path in FLOW.offered:
+        if os.path.basename(path) not in _CONFIG_FILES or not os.path.abspath(path).startswith(top + os.sep):
+            continue
+        data = FLOW.data(path)
+        if data is None:
+            continue
+        raw = data.decode("utf-8", "replace")
+        props = _properties(raw) if path.endswith(".properties") else _yaml_flat(_Out(path, data), raw)
+        for k, (value, line) in props.items():
+            field = _SPRING2_KEYS.get(k.replace("-", "").replace("_", "").lower())
+            if field is not None:
+                found.setdefault(field, []).append((value, path, line, is_test(path)))
+    for field, every in found.items():
+        got = [x for x in every if not x[3]] or every  # src/main before tests (as _property)
+        got = [x[:3] for x in got]
+        if len({str(v) for v, _, _ in got}) != 1:
+            continue
+        value, path, line = got[0]
+        loc = Location(path, line=line or 1, column=1)
+        if field == "deletion_policy":
+            value = str(value).strip().upper()
+        else:
+            n = number(str(value).strip()) if str(value).strip().isdigit() else None
+            if n is None:
+                r.note(
+                    f"{field} = {str(value)[:60]} in {path} is not read (a placeholder or not a number)",
+                    f.root,
+                )
+                continue
+            value = n
+        for c in listeners:
+            if field in c.locations:
+                continue
+            if field in c.__slots__:
+                setattr(c, field, value)
+            else:
+                c.settings[field] = value
+            c.locations[field] = loc

@@ -320,6 +320,7 @@ def test_a_repository_without_rust_imports_no_rust_grammar_nor_reader(tmp_path):
     that names no SQS API (a CLI of the same repository) imports neither tree_sitter_rust nor the Rust reader."""
     (tmp_path / "worker.py").write_text("import boto3\nboto3.client('sqs').receive_message(QueueUrl='q')\n")
     (tmp_path / "main.rs").write_text('fn main() { println!("hello"); }\n')
+    (tmp_path / "Main.kt").write_text('fun main() { println("hello") }\n')
     probe = (
         "import json, sys\nfrom visguard.cli import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
         "    pass\nprint(json.dumps(sorted(sys.modules)), file=sys.stderr)\n"
@@ -329,6 +330,9 @@ def test_a_repository_without_rust_imports_no_rust_grammar_nor_reader(tmp_path):
     mods = set(json.loads(proc.stderr.strip().splitlines()[-1]))
     assert "tree_sitter_python" in mods and "visguard.linter.loaders.code.python" in mods
     assert not {m for m in mods if m.startswith(("tree_sitter_rust", "visguard.linter.loaders.code.rust"))}
+    assert not {
+        m for m in mods if m.startswith(("tree_sitter_kotlin", "visguard.linter.loaders.code.kotlin"))
+    }
 
 
 def test_the_registry_knows_the_code_endings_without_importing_the_loader():

@@ -48,6 +48,9 @@ CASES = {
     "w.rs": '// {w}\nfn main() {{\n    let x = "{w}"; let a = client.receive_message().queue_url("'
     + URL
     + '").visibility_timeout(5).wait_time_seconds(5).send();\n}}\n',
+    "W.kt": '// {w}\nfun main() {{\n    val x = "{w}"; val a = sqs.receiveMessage(ReceiveMessageRequest.builder().queueUrl("'
+    + URL
+    + '").visibilityTimeout(5).waitTimeSeconds(5).build())\n}}\n',
 }
 VISIBILITY = {
     "w.py": "VisibilityTimeout=5",
@@ -59,6 +62,7 @@ VISIBILITY = {
     "w.php": "'VisibilityTimeout' => 5",
     "w.rb": "visibility_timeout: 5",
     "w.rs": "visibility_timeout(5)",
+    "W.kt": "visibilityTimeout(5)",
 }
 
 

@@ -15,7 +15,7 @@ PLATFORM_SOURCES = sorted(
     {(p, s or {"sqs-consumer": "javascript", "celery": "python", "spring": "java", "laravel": "php",
                "shoryuken": "ruby"}.get(p, "cloudformation"))
      for p, s, _ in consumer_words.WORDS}
-    | {("sdk", lang) for lang in ("python", "javascript", "typescript", "java", "go", "csharp", "php", "ruby", "rust")}
+    | {("sdk", lang) for lang in ("python", "javascript", "typescript", "java", "go", "csharp", "php", "ruby", "rust", "kotlin")}
 )  # fmt: skip
 
 
