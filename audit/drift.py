@@ -85,11 +85,13 @@ def place(queues, owners, decls):
     account, region, arn, name; :func:`deployed` adds what drift compares) and ``declared`` (the declaration's
     JSON). ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``.
 
-    Four shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys, the candidates
-    grouped by queue, and the choice back onto the queue; each candidate carries its declaration's location and
-    settings, so nothing joins the declarations again. Give only the columns needed (``declared.run`` gives those
-    four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through two
-    shuffles."""
+    Three shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys (a left join: the
+    queue's own row, key "self", rides along and matches nothing) and the candidates grouped by queue, which gives
+    the whole placed row (no join back onto the queues, and the queue ⋈ owner join is computed once); each
+    candidate carries its declaration's location and settings, so nothing joins the declarations again. A queue
+    is its ARN (one row per ARN, as the audit's queues are). Give only the columns needed (``declared.run`` gives
+    those four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through
+    two shuffles."""
     from pyspark.sql import functions as F
     from visguard.audit.transforms import queue_key
 
@@ -135,17 +137,27 @@ def place(queues, owners, decls):
     def lid_key(stack):
         return F.when(stack.isNotNull() & F.col("o_lid").isNotNull(), F.concat_ws(SEP, stack, F.col("o_lid")))
 
-    keys = F.array(
+    keys = (
         key("construct-path", 1, F.col("o_path")),
         key("stack-logical-id", 2, lid_key(F.col("o_stack"))),
         key("stack-logical-id", 2, F.when(F.col("o_root") != F.col("o_stack"), lid_key(F.col("o_root")))),
         key("terraform-address", 3, F.col("o_address")),
         key("by-name", 4, F.col("name")),
     )
+    # the queue's own columns ride on one more row of its keys ("self", never offered), so the candidates grouped by
+    # ARN give the whole placed row: the queue rows go through one shuffle after the owner join, not a join back
+    info = [c for c in q.columns if c != "arn"]
+    own_row = F.struct(F.lit("self").alias("k"), F.lit(0).alias("rank"), F.col("arn").alias("v"))
     wanted = (
-        q.select("arn", F.explode(keys).alias("x"))
-        .where(F.col("x.v").isNotNull())
-        .select("arn", F.col("x.k").alias("k"), F.col("x.rank").alias("rank"), F.col("x.v").alias("v"))
+        q.select("arn", F.struct(*info).alias("qi"), F.posexplode(F.array(own_row, *keys)).alias("i", "x"))
+        .where(F.col("x.v").isNotNull() | (F.col("i") == 0))
+        .select(
+            "arn",
+            F.when(F.col("i") == 0, F.col("qi")).alias("qi"),
+            F.col("x.k").alias("k"),
+            F.col("x.rank").alias("rank"),
+            F.col("x.v").alias("v"),
+        )
     )
     d = decls.select(
         "construct_path", "stacks", "logical_id", "address", "name",
@@ -165,19 +177,23 @@ def place(queues, owners, decls):
     # the best candidate without higher-order functions over every queue: the lowest rank, and at that rank the
     # smallest and the largest declaration id; equal ids: exactly one declaration (two or more otherwise, whose
     # ids and places are gathered only for those queues)
-    cand = wanted.join(offered, ["k", "v"]).withColumn("id", F.col("d.decl_id"))
+    cand = wanted.join(offered, ["k", "v"], "left").withColumn("id", F.col("d.decl_id"))
     at_of = F.concat(
         F.col("d.repository"), F.lit(":"), F.col("d.file"), F.lit(":"), F.col("d.line").cast("string")
     )
+    has = F.col("id").isNotNull()  # a candidate (the "self" row and a key no declaration offers: none)
     best = (
         cand.groupBy("arn")
         .agg(
-            F.min(F.struct("rank", "id", "k", "d")).alias("lo"),
-            F.max(F.struct((-F.col("rank")).alias("nr"), "id")).alias("hi"),
-            F.collect_list(F.struct("rank", "id", at_of.alias("at"))).alias("c"),
+            # each queue's one "self" row (its ARN is its identity)
+            F.first("qi", ignorenulls=True).alias("qi"),
+            F.min(F.when(has, F.struct("rank", "id", "k", "d"))).alias("lo"),
+            F.max(F.when(has, F.struct((-F.col("rank")).alias("nr"), "id"))).alias("hi"),
+            F.collect_list(F.when(has, F.struct("rank", "id", at_of.alias("at")))).alias("c"),
         )
         .select(
             "arn",
+            "qi.*",
             F.col("lo.k").alias("join_kind"),
             F.when(F.col("lo.id") == F.col("hi.id"), F.col("lo.d")).alias("one"),
             F.when(
@@ -186,7 +202,7 @@ def place(queues, owners, decls):
         )
     )
     stacks = decls.select(F.explode("stacks").alias("s_stack")).distinct()
-    placed = q.join(best, "arn", "left").join(
+    placed = best.join(
         F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left"
     )
     # 0: no candidate, 1: joined, 2 or more: not joined (their places in "at")

@@ -476,6 +476,30 @@ def test_two_declarations_of_one_name_join_nothing_and_are_named(spark, tmp_path
     ]
 
 
+@pytest.mark.slow
+def test_place_gives_every_queue_one_row_with_its_own_columns_joined_or_not(spark, tmp_path):
+    # the queue's columns reach the placed row by its own "self" row, not by a join back onto the queues: the
+    # queues whose keys find no declaration and the joined one each keep theirs, one row each
+    (tmp_path / "main.tf").write_text('resource "aws_sqs_queue" "q" {\n  name = "known-q"\n}\n')
+    rows = sources.lint_root(0, str(tmp_path))
+    decls = spark.createDataFrame(
+        [{n: r.get(n) for n, _ in sources.SOURCE_FIELDS} for r in rows], sources.source_schema()
+    )
+    queues = spark.createDataFrame(
+        [
+            (sf.A, sf.REGION, sf.arn(n), n, vt)
+            for n, vt in (("known-q", 30.0), ("other-q", 60.0), ("third-q", 90.0))
+        ],
+        "account string, region string, arn string, name string, vt double",
+    )
+    got = sorted(drift.place(queues, drift.owner_frame(spark, []), decls).collect(), key=lambda r: r["name"])
+    assert [(r["name"], r["account"], r["vt"], r["join_by"], r["file"], r["reason_kind"]) for r in got] == [
+        ("known-q", sf.A, 30.0, "by-name", "main.tf", None),
+        ("other-q", sf.A, 60.0, None, None, "no owner record and no declaration of its name"),
+        ("third-q", sf.A, 90.0, None, None, "no owner record and no declaration of its name"),
+    ]
+
+
 def test_the_config_applies_to_drift_as_to_every_finding(tmp_path):
     from visguard.linter.loaders import load_config
 
