@@ -144,6 +144,13 @@ demo-consumers: install
 	$(BIN)/visguard lint tests/linter/fixtures/consumers/join/laravel-web-and-worker --fail-on never \
 		-f sarif -o $(OUT)/consumers/laravel.sarif
 	grep -q '"ruleId": "VG072"' $(OUT)/consumers/laravel.sarif
+	# wired as real repositories wire them: a Kotlin Spring Cloud AWS 2.x listener set by application.yml, a
+	# Lambda whose code receives from the queue its Terraform environment names, an Ansible-rendered receive script,
+	# a queue URL a TypeScript function returns from its CreateQueue call
+	$(BIN)/visguard lint tests/linter/fixtures/code/kotlin/spring2 tests/linter/fixtures/consumers/join/lambda-env-terraform \
+		tests/linter/fixtures/consumers/join/ansible-template tests/linter/fixtures/created/code/returned/ts \
+		--fail-on never -f sarif -o $(OUT)/consumers/wired.sarif
+	for r in VG020 VG024 VG060 VG061; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/wired.sarif || exit 1; done
 	@echo "demo-consumers: the fixes --fix would write: $(OUT)/consumers/fixes.diff"
 
 # the language server in an editor session scripted with pygls's client: diagnostics across the workspace (the
