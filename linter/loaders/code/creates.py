@@ -309,6 +309,19 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
         if name is not None:
             changes.setdefault(name, {}).update(written)
             continue
+        per_site = _site_targets(f, r, url, entries, created, known) if url is not None else None
+        if per_site:
+            for n, w in per_site:
+                changes.setdefault(n, {}).update(w)
+            if any(_unknown_target(w) for _, w in per_site):
+                # a dead-letter queue not read: it may be any other queue created here, whose own redrive
+                # (a consumed dead-letter queue's) is then not judged
+                for n in {n for _, n, _ in created} - {n for n, _ in per_site}:
+                    changes.setdefault(n, {}).setdefault(
+                        "RedrivePolicy",
+                        (f"<computed: a dead-letter queue of the call at {at.file}:{at.line}>", at),
+                    )
+            continue
         if "RedrivePolicy" not in written:
             continue
         names = [n for _, n, _ in created]
@@ -332,6 +345,148 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
             q, _ = created_queues.code_queue(old.name, old.location, {**attributes, **changes[name]})
             q.locations["name"] = old.locations.get("name", old.location)
             r.result.queues[by_name[name]] = q
+
+
+# A helper that sets the redrive of the queue whose URL it is given (``configureDeadLetterQueue(sourceUrl, dlqArn,
+# n)`` called with the URLs the creates returned): read once per call site of the helper (engine.Flow.sites_of_shared,
+# pinned as a create's name is, :func:`_per_call_site`), the URL of each site the created queue it is
+# (engine.response_url), and the attributes read with that site's values. A site whose queue is not known leaves
+# the call's old reading (every created queue's redrive not known, a note).
+def _site_targets(f: File, r: Reader, url, entries, created: list, known: list) -> list | None:
+    """(queue id, the attributes the call writes for it) per call site of the helper the SetQueueAttributes
+    call's QueueUrl goes through, when every site's URL is a queue of ``created``; else None."""
+    if f.lang.name not in _CTOR_LANGS or not entries:
+        return None
+    from .engine import FLOW
+
+    names = {n for _, n, _ in created}
+    FLOW.watch()
+    evaluate(url, f)
+    shared = FLOW.sites_of_shared(MAX_CTOR_QUEUES)
+    if shared is None:
+        return None
+    g, fn, sig, sites = shared
+    out = []
+    for site in sites:
+        with FLOW.pinned(g, fn, sig, site):
+            v = evaluate(url, f)
+            if v.kind not in ("name", "str") or not isinstance(v.value, str):
+                return None
+            last = v.value.strip().rstrip("/").rsplit("/", 1)[-1]
+            if last not in names:
+                return None
+            written: dict = {}
+            for k, value_node in entries:
+                api = _ATTRIBUTES.get(key(k))
+                if api is not None:
+                    written[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
+            if written:
+                out.append((last, written))
+    return out or None
+
+
+def _unknown_target(written: dict) -> bool:
+    policy = written.get("RedrivePolicy", (None,))[0]
+    return isinstance(policy, str) or (isinstance(policy, dict) and not policy.get("deadLetterTargetArn"))
+
+
+def _js_written(f: File, use, lit, entries: list) -> list:
+    """JavaScript/TypeScript: ``entries`` of the object literal ``lit`` the name ``use`` is bound to, with the writes of one of
+    its keys between the binding and ``use`` in the same function (``attrs.FifoQueue = "true"``,
+    ``attrs["K"] = v``): one in the binding's block is applied, one under a guard is an :class:`Unsure` entry (read
+    per call site, :func:`_decided`), one elsewhere (a loop, a callback) not known."""
+    if f.lang.name not in ("javascript", "typescript", "tsx") or use.type != "identifier":
+        return entries
+    from .engine import _FUNCTIONS, _around
+
+    declarator = f.parent(lit) if lit is not None else None
+    if declarator is None or declarator.type != "variable_declarator":
+        return entries
+    if text(declarator.child_by_field_name("name")) != text(use):
+        return entries
+    decl = f.parent(declarator)
+    home = f.parent(decl) if decl is not None else None
+    fn = _around(f, use, _FUNCTIONS)
+    if home is None or not _same(_around(f, decl, _FUNCTIONS), fn):
+        return entries
+    out = list(entries)
+    pattern = re.compile(rb"(?<![\w$.])" + re.escape(text(use).encode()) + rb"(?![\w$])")
+    for m in itertools.islice(pattern.finditer(f.data, decl.end_byte, use.start_byte), MAX_USES):
+        occ = f.root.descendant_for_byte_range(m.start(), m.end())
+        if occ is None or (occ.start_byte, occ.end_byte) != m.span() or occ.type != "identifier":
+            continue
+        member = f.parent(occ)
+        if member is None or member.type not in ("member_expression", "subscript_expression"):
+            continue
+        if not _same(member.child_by_field_name("object"), occ):
+            continue
+        top = f.parent(member)
+        if (
+            top is None
+            or top.type != "assignment_expression"
+            or not _same(top.child_by_field_name("left"), member)
+        ):
+            continue
+        prop = member.child_by_field_name("property") or member.child_by_field_name("index")
+        if prop is None:
+            continue
+        if member.type == "subscript_expression":
+            if prop.type != "string":
+                return out  # a key the code computes: left as read (the object's literal)
+            k = _key_text(f, prop)
+        else:
+            k = text(prop)
+        value = top.child_by_field_name("right")
+        stmt = f.parent(top)
+        if stmt is None or value is None:
+            continue
+        why = f"written at line {stmt.start_point[0] + 1}"
+        if _same(f.parent(stmt), home):
+            entry = value
+        elif _same(_around(f, stmt, _FUNCTIONS), fn):
+            entry = Unsure(stmt, why, value, home, next((b for a, b in out if key(a) == key(k)), None))
+        else:
+            entry = Unsure(stmt, why)
+        out = [(a, b) for a, b in out if key(a) != key(k)] + [(k, entry)]
+    return out[:MAX_FIELDS]
+
+
+def _decided(f: File, unsure: Unsure):
+    """The value node of an entry written under a condition (``if fifo: attrs["FifoQueue"] = "true"``), when the
+    site pinned now decides it: the write's value when its guards hold, None when one is false; else the
+    :class:`Unsure` entry itself (computed). Only ``if`` guards between the write and the block the map is bound in
+    are read (a loop, a ``try``, another function: not known)."""
+    from .engine import _FUNCTIONS
+
+    if unsure.home is None or unsure.value is None:
+        return unsure
+    child, up = unsure.node, f.parent(unsure.node)
+    for _ in range(64):
+        if _same(up, unsure.home):
+            return unsure.value
+        repeats = up.type in _REPEATS and (up.type != "block" or f.lang.name == "ruby")
+        if up is None or up.type in _FUNCTIONS or repeats or up.type.startswith("try"):
+            return unsure
+        test = _guard_of(f, up, child)
+        if test is not None:
+            cond, runs_when = test
+            holds = _condition(f, cond, up)
+            if holds is None:
+                return unsure
+            if holds != runs_when:  # not written for this site: what was there before it
+                return _decided(f, unsure.before) if isinstance(unsure.before, Unsure) else unsure.before
+        elif up.type not in _BLOCKS:
+            return unsure
+        child, up = up, f.parent(up)
+    return unsure
+
+
+# what may stand between a guarded write and its guard (a block, the ``else`` around its body, an ``elif``)
+_BLOCKS = {
+    "block", "statement_block", "expression_statement", "else_clause", "elif_clause", "if_statement",
+    "parenthesized_expression", "assignment", "augmented_assignment", "assignment_expression", "call",
+    "call_expression",
+}  # fmt: skip
 
 
 def _target(f: File, url, created: list) -> str | None:
@@ -897,10 +1052,13 @@ _REPEATS = {  # what may run its body again: loops, blocks (Ruby ``each do``, ``
 class Unsure:
     """An entry whose value is not known (a write of its key in a branch): ``node`` is where it is written."""
 
-    __slots__ = ("node", "why")
+    __slots__ = ("node", "why", "value", "home", "before")
 
-    def __init__(self, node, why: str):
-        self.node, self.why = node, why
+    def __init__(self, node, why: str, value=None, home=None, before=None):
+        # value: the value node it writes; home: the block the map is bound in, when the write is before the use
+        # in its function (a guard between them may be decided for a call site: :func:`_decided`); before: the
+        # entry's value when the write does not run (None: no entry)
+        self.node, self.why, self.value, self.home, self.before = node, why, value, home, before
 
 
 # per language: the subscript node (its object field), the method-call shape, and the methods of a map
@@ -999,10 +1157,13 @@ def _written_after(f: File, use, where, entries: list):
                 return None
         if not straight:  # in a branch, a loop, another method: what it writes may or may not be there
             why = f"written at line {stmt.start_point[0] + 1}"
-            for kt, _ in keys or [("*", None)]:
+            decidable = m.start() < use.start_byte and same_fn and kind in ("set", "merge")
+            for kt, vt in keys or [("*", None)]:
                 if kind == "clear":
                     return None
-                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, Unsure(stmt, why))]
+                before = next((b for a, b in out if key(a) == key(kt)), None)
+                unsure = Unsure(stmt, why, vt, home, before) if decidable else Unsure(stmt, why)
+                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, unsure)]
             continue
         if kind == "clear":
             out = []
@@ -1494,7 +1655,37 @@ def _per_call_site(
         return False
     got: list = []
     skipped: list = []  # (the outermost call's Location, why its queue is not read)
-    _pin_sites(f, shared, entry["site"], name_node, attrs_node, got, skipped, [MAX_CTOR_QUEUES], 0)
+
+    def read_attributes(attrs) -> dict | None:
+        """The attributes of the site pinned now (their values read with its values: ``String(o.vt ?? 30)``,
+        a write under ``if (o.fifo)``), or None when the map is not read."""
+        attributes: dict = {}
+        if attrs is None:
+            return attributes
+        g = attrs.file or f
+        entries = _entries(g, attrs.node)
+        if entries is None:
+            return None
+        if g is f and attrs_node is not None:
+            entries = _js_written(f, attrs_node, attrs.node, entries)
+        for k, value_node in entries:
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
+                if isinstance(value_node, Unsure):
+                    value_node = _decided(g, value_node)
+                    if value_node is None:
+                        continue  # its write does not run for this site
+                v = evaluate(value_node, g) if not isinstance(value_node, Unsure) else None
+                if v is not None and v.kind in ("int", "str", "bool") and v.node is not None:
+                    h = v.file or g  # where this site's value is written (its call's literal, the default)
+                    where = r.loc(v.node) if h is f else _helper_location(h, v.node)
+                attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        return attributes
+
+    _pin_sites(
+        f, shared, entry["site"], name_node, attrs_node, got, skipped, [MAX_CTOR_QUEUES], 0, read_attributes
+    )
     if not got and not any(why is None for _, why in skipped):
         return False  # no site read: the create call is read as one
     site = r.loc(entry["site"])
@@ -1502,22 +1693,13 @@ def _per_call_site(
         if why is not None:
             _note(r, f"the queue created at {site.file}:{site.line} for the call at {at.file}:{at.line} was "
                      f"not read: {why}", entry["site"])  # fmt: skip
-    for name, nv, attrs, at in got:
+    for name, nv, attrs, at, attributes in got:
         if name in seen:
             continue
-        attributes = {}
-        if attrs is not None:
-            g = attrs.file or f
-            entries = _entries(g, attrs.node)
-            if entries is None:
-                _note(r, f"the queue {name} created at {site.file}:{site.line} for the call at {at.file}:{at.line} "
-                         f"was not read: its attributes are computed ({shown(attrs.node)})", entry["site"])  # fmt: skip
-                continue
-            for k, value_node in entries:
-                api = _ATTRIBUTES.get(key(k))
-                if api is not None:
-                    where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
-                    attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        if attributes is None:
+            _note(r, f"the queue {name} created at {site.file}:{site.line} for the call at {at.file}:{at.line} "
+                     f"was not read: its attributes are computed ({shown(attrs.node)})", entry["site"])  # fmt: skip
+            continue
         q, _ = created_queues.code_queue(name, site, attributes, by=f"the call at {at.file}:{at.line}")
         g = nv.file or f
         q.locations["name"] = r.loc(nv.node) if g is f else _helper_location(g, nv.node)
@@ -1530,7 +1712,7 @@ def _per_call_site(
 
 
 def _pin_sites(
-    f: File, shared, create, name_node, attrs_node, got: list, skipped: list, room: list, depth: int
+    f: File, shared, create, name_node, attrs_node, got: list, skipped: list, room: list, depth: int, read
 ) -> None:
     """Each call site of ``shared`` pinned in turn (nested through another function of several calls): (name,
     its Value, the attributes' Value or None, the outermost call's Location) of each site whose create runs and
@@ -1554,7 +1736,7 @@ def _pin_sites(
             if v.kind != "str" or not v.value.strip():
                 inner = FLOW.sites_of_shared(room[0]) if depth < 3 else None
                 if inner is not None:
-                    _pin_sites(f, inner, create, name_node, attrs_node, got, skipped, room, depth + 1)
+                    _pin_sites(f, inner, create, name_node, attrs_node, got, skipped, room, depth + 1, read)
                 elif v.kind not in ("none", "env"):  # None: refused; a variable: perhaps a declared queue
                     skipped.append(
                         (_helper_location(h, call), f"its name is computed ({v.why or shown(name_node)})")
@@ -1568,7 +1750,7 @@ def _pin_sites(
                 skipped.append((_helper_location(h, call), why))
                 continue
             room[0] -= 1
-            got.append((v.value.strip(), v, a, _helper_location(h, call)))
+            got.append((v.value.strip(), v, a, _helper_location(h, call), read(a)))
 
 
 # the guards read (:func:`_unreached`): the condition's shape -> what it tests of its one operand
@@ -1684,10 +1866,35 @@ def _given(f: File, node, stmt) -> tuple[bool, object] | None:
     pinned now, or None when not known."""
     if node.type not in f.lang.names and node.type not in f.lang.members and node.type not in _NAMES:
         return None
+    absent = _absent_key(f, node)
+    if absent is not None:
+        return (False, absent)
     v = _guarded_value(f, node, stmt)
     if v is None or v.kind in ("unknown", "env", "bad"):
         return None
     return (v.kind != "none", v)
+
+
+def _absent_key(f: File, node):
+    """JavaScript: a ``Value("none")`` (undefined) for ``o.k`` when ``o`` is, for the site pinned now, an object
+    literal that writes no ``k`` and spreads nothing (``createQueue(name, { visibilityTimeout: 120 })`` read as
+    ``options.fifo``); else None."""
+    from .engine import Value
+
+    if f.lang.name not in ("javascript", "typescript", "tsx") or node.type != "member_expression":
+        return None
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    if obj is None or prop is None or text(obj) == "this":
+        return None
+    o = evaluate(obj, f)
+    lit = o.node
+    if o.kind != "obj" or not isinstance(o.value, dict) or o.mark == "open" or lit is None:
+        return None
+    if lit.type != "object" or any(c.type != "pair" for c in lit.named_children if c.type != "comment"):
+        return None  # a spread, a shorthand, a method: another key may be there
+    if text(prop) in o.value:
+        return None
+    return Value("none", None, node)
 
 
 def _truthy(f: File, node, stmt) -> bool | None:
