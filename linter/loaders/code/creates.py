@@ -379,10 +379,57 @@ def _site_targets(f: File, r: Reader, url, entries, created: list, known: list) 
             for k, value_node in entries:
                 api = _ATTRIBUTES.get(key(k))
                 if api is not None:
-                    written[api] = (_attribute(f, api, value_node, known), r.loc(_node(value_node)))
+                    value = _attribute(f, api, value_node, known)
+                    if isinstance(value, dict) and value.get("maxReceiveCount") is None:
+                        value = {**value, "maxReceiveCount": _site_count(f, value_node)}
+                    written[api] = (value, r.loc(_node(value_node)))
             if written:
                 out.append((last, written))
     return out or None
+
+
+def _site_count(f: File, node) -> int | None:
+    """The ``maxReceiveCount`` a policy's expression writes, read for the call site pinned now (``JSON.stringify({
+    deadLetterTargetArn: arn, maxReceiveCount: n})``, ``json.dumps({...: count})``, through the one local it is
+    bound to in its function), or None."""
+    from .engine import _FUNCTIONS, _around
+
+    for _ in range(MAX_FOLLOW):
+        if node is None or isinstance(node, Unsure):
+            return None
+        if node.type not in f.lang.names and node.type != "identifier":
+            break
+        fn = _around(f, node, _FUNCTIONS)
+        found = [
+            d
+            for d in _descendants(fn, MAX_WALK)
+            if d.type == "variable_declarator" and text(d.child_by_field_name("name")) == text(node)
+        ] if fn is not None else []  # fmt: skip
+        bound = _bound_once(f, node) if not found else None
+        if len(found) == 1:
+            bound = found[0].child_by_field_name("value")
+        node = bound
+    if node is None:
+        return None
+    for d in _descendants(node, MAX_WALK):
+        pair = (
+            _pair(f, d)
+            if d.type != "pair"
+            else (_key_text(f, d.child_by_field_name("key")), d.child_by_field_name("value"))
+        )
+        if pair is not None and pair[1] is not None and key(pair[0]) == "maxreceivecount":
+            v = evaluate(pair[1], f)
+            return v.value if v.kind == "int" and not isinstance(v.value, bool) else None
+    return None
+
+
+def _descendants(node, limit: int):
+    out, todo = [], [node]
+    while todo and len(out) < limit:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(reversed(n.named_children))
+    return out
 
 
 def _unknown_target(written: dict) -> bool:
