@@ -814,3 +814,49 @@ def test_a_guarded_write_the_site_does_not_decide_leaves_the_attribute_computed(
     q = _code_queues(str(tmp_path))
     assert q["g-plain"].visibility_timeout == 60
     assert str(q["g-maybe"].visibility_timeout).startswith("<computed")
+
+
+def test_a_python_helper_builds_each_calls_attributes_and_a_redrive_helper_sets_the_url_it_is_given(capsys):
+    """fixtures/created/code/site-attrs/py: ``make_queue(name, visibility=None, fifo=False)`` builds ``attrs``
+    with ``str(visibility or 30)`` and writes ``attrs["FifoQueue"]`` under ``if fifo:``; each call's queue has its
+    own values, read with the call pinned (the FIFO write only for the call that passes ``fifo=True``), located
+    where the call writes them. ``set_redrive(url, arn, count=3)`` sets the redrive of the queue each call's URL is
+    (the result of that create call), with its count; the dead-letter queue (a dict's entry) is not read, so the
+    other queues' redrive is not judged. The worker's receive with 30 s on the 120 s queue is VG060 at the call
+    that writes the 120; no VG020 (the consumed queue has its redrive)."""
+    q = _code_queues(os.path.join("site-attrs", "py"))
+    got = {
+        k: (v.visibility_timeout, v.fifo, v.redrive.max_receive_count if v.redrive else None)
+        for k, v in q.items()
+    }
+    assert got == {
+        "pa-dead": (60, False, None),
+        "pa-slow": (120, False, 5),
+        "pa-jobs.fifo": (30, True, 3),
+        "pa-plain": (30, False, None),
+    }
+    assert all(v.redrive.target_ref == COMPUTED_TARGET for v in q.values())
+    at = q["pa-slow"].location_of("visibility_timeout")
+    assert (os.path.basename(at.file), at.line) == ("setup_queues.py", 9)
+    findings = _lint(capsys, os.path.join("site-attrs", "py"))
+    got = sorted((f["rule"], f["queue"], os.path.basename(f["file"]), f["line"]) for f in findings)
+    assert [g for g in got if g[0] != "VG065"] == [("VG060", "pa-slow", "setup_queues.py", 9)]
+
+
+def test_a_python_guarded_write_no_call_decides_is_computed(tmp_path):
+    """``if fast:`` is the call's (decided per call); ``if os.environ.get("SLOW"):`` is no call's value: the key
+    it writes is computed for every call (no rule judges it)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "h.py").write_text(
+        "import os\nimport boto3\n\n\ndef make(name, fast=False):\n"
+        '    attrs = {"VisibilityTimeout": "60", "MessageRetentionPeriod": "3600"}\n'
+        "    if fast:\n"
+        '        attrs["VisibilityTimeout"] = "5"\n'
+        "    if os.environ.get('SLOW'):\n"
+        '        attrs["MessageRetentionPeriod"] = "600"\n'
+        "    return boto3.client('sqs').create_queue(QueueName=name, Attributes=attrs)['QueueUrl']\n"
+        "\n\nmake('h-one')\nmake('h-two', fast=True)\n"
+    )
+    q = _code_queues(str(tmp_path))
+    assert (q["h-one"].visibility_timeout, q["h-two"].visibility_timeout) == (60, 5)
+    assert all(str(v.message_retention).startswith("<computed") for v in q.values())

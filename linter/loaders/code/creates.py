@@ -205,12 +205,14 @@ def read(f: File, r: Reader) -> None:
             continue
         seen.add(q.id)
         r.result.queues.append(q)
-        created.append((i["call"], q.id, {}))
+        created.append((i["call"], q.id, i.get("attributes") or {}))
         if q.name is None and i["name_file"] is f:
             unnamed.append((i["name_node"], q.id))
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
         _set_sites(f, r, created, known)
+    if instances and created:
+        _apply(r, created, _set_by_helpers(f, r, created, known))
     _link_created_dlqs(r)
     if r.computed_queues and created:
         _link_by_binding(f, r, unnamed, created)
@@ -268,7 +270,6 @@ def attributes_of(f: File, r: Reader, fields: dict, known) -> dict:
 
 
 def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
-    from visguard.linter import created_queues
 
     changes: dict[str, dict] = {}
     for m in itertools.islice(_SET.finditer(f.data), MAX_SET_SITES):
@@ -336,6 +337,13 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
             "is not judged",
             entry["site"],
         )
+    _apply(r, created, changes)
+
+
+def _apply(r: Reader, created: list, changes: dict) -> None:
+    """The queues of ``created`` with the attributes ``changes`` sets on them (queue id -> attributes)."""
+    from visguard.linter import created_queues
+
     if not changes:
         return
     by_name = {q.id: i for i, q in enumerate(r.result.queues)}
@@ -1419,23 +1427,7 @@ def helpers(h: File) -> list[dict]:
             fn = _around(h, entry["site"], _FUNCTIONS)
             if fn is None or fn.type != shape[0] or _around(h, fn, _FUNCTIONS) is not None:
                 continue  # a method of a method, a block: not one called by its name
-            params = []
-            plist = fn.child_by_field_name("parameters")
-            keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
-            for p in plist.named_children if plist is not None else ():
-                if p.type == "keyword_separator" and h.lang.name == "python":
-                    keyword_only = True
-                    continue
-                kind = shape[1].get(p.type)
-                if keyword_only and kind == "pos":
-                    kind = "kw"
-                if kind is None:
-                    params = None  # a splat, a block parameter: its calls are not read
-                    break
-                pname = (
-                    p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
-                )
-                params.append((text(pname), kind, p.child_by_field_name("value")))
+            params = _params(h, fn, shape)
             if not params or text(name) not in [k for k, _, _ in params]:
                 continue
             if h.lang.name == "python" and params[0][0] in ("self", "cls"):
@@ -1447,6 +1439,114 @@ def helpers(h: File) -> list[dict]:
             if len(out) >= MAX_HELPERS:
                 return out
     return out
+
+
+def _params(h: File, fn, shape) -> list | None:
+    """[(name, "pos"|"kw", default node or None)] of the function ``fn``; None when a splat or a block
+    parameter is among them (its calls are not read)."""
+    params = []
+    plist = fn.child_by_field_name("parameters")
+    keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
+    for p in plist.named_children if plist is not None else ():
+        if p.type == "keyword_separator" and h.lang.name == "python":
+            keyword_only = True
+            continue
+        kind = shape[1].get(p.type)
+        if keyword_only and kind == "pos":
+            kind = "kw"
+        if kind is None:
+            return None
+        pname = p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
+        params.append((text(pname), kind, p.child_by_field_name("value")))
+    return params
+
+
+# ``def set_redrive(source_url, dlq_arn, count=3): sqs.set_queue_attributes(QueueUrl=source_url, Attributes={
+# "RedrivePolicy": json.dumps({...})})`` called as ``set_redrive(slow_url, arn, 5)`` with the URL a create (a
+# helper's) returned: each call sets the attributes of the queue its URL is, read with the call pinned (its
+# maxReceiveCount). Python and Ruby (the languages whose helpers are read by their calls: :func:`_instances`);
+# JavaScript's are read per call site in the helper's own file (:func:`_site_targets`).
+def _set_helpers(h: File) -> list[dict]:
+    """The functions of ``h`` whose SetQueueAttributes call's QueueUrl is one of their parameters: {"name",
+    "params", "file", "site", "url", "entries"}."""
+    shape = _DEFS.get(h.lang.name)
+    if shape is None or _SET.search(h.data) is None:
+        return []
+    from .engine import _FUNCTIONS, _around
+
+    out = []
+    for m in itertools.islice(_SET.finditer(h.data), MAX_SET_SITES):
+        token = h.root.descendant_for_byte_range(m.start(), m.end())
+        if token is None or (token.start_byte, token.end_byte) != m.span():
+            continue
+        entry = _call_site(h, token)
+        node = entry.get("input") if entry is not None else None
+        if node is None or "rust" in entry:
+            continue
+        fields = [(k, v) for k, v in (_entries(h, node) or []) if not isinstance(v, Unsure)]
+        url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
+        attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
+        entries = _entries(h, attrs) if attrs is not None else None
+        fn = _around(h, entry["site"], _FUNCTIONS)
+        if url is None or not entries or fn is None or fn.type != shape[0]:
+            continue
+        params = _params(h, fn, shape)
+        if not params or text(url) not in [k for k, _, _ in params] or params[0][0] in ("self", "cls"):
+            continue
+        out.append({
+            "name": text(fn.child_by_field_name("name")), "params": params, "file": h, "site": entry["site"],
+            "url": url, "entries": entries,
+        })  # fmt: skip
+    return out
+
+
+def _set_by_helpers(f: File, r: Reader, created: list, known: list) -> dict:
+    """{queue id: the attributes} the calls of ``f`` of the package's SetQueueAttributes helpers set on the
+    queues ``f`` creates (above)."""
+    from .engine import FLOW
+
+    if f.lang.name not in _DEFS or not created:
+        return {}
+    found = _set_helpers(f)
+    if FLOW.offered and f.path is not None:
+        for g in FLOW.files_with(f, ("set_queue_attributes",)):
+            found += _set_helpers(g)
+            if len(found) >= MAX_HELPERS:
+                break
+    names = {n for _, n, _ in created}
+    changes: dict = {}
+    for hc in _helper_calls(f, found[:MAX_HELPERS]):
+        helper, call = hc["helper"], hc["call"]
+        h = helper["file"]
+        passed = hc["args"].get(text(helper["url"]))
+        with _helper_pinned(f, helper, call):
+            # the URL the call passes: the result of a create of this file (through names bound once), or the
+            # queue the URL's value names
+            last = _target(f, passed[0], created) if passed is not None and passed[1] is f else None
+            if last is None:
+                v = evaluate(helper["url"], h)
+                if v.kind not in ("name", "str") or not isinstance(v.value, str):
+                    continue
+                last = v.value.strip().rstrip("/").rsplit("/", 1)[-1]
+            if last not in names:
+                continue
+            for k, value_node in helper["entries"]:
+                api = _ATTRIBUTES.get(key(k))
+                if api is None:
+                    continue
+                value = _attribute(h, api, value_node, ())
+                if isinstance(value, dict) and value.get("maxReceiveCount") is None:
+                    value = {**value, "maxReceiveCount": _site_count(h, value_node)}
+                changes.setdefault(last, {})[api] = (value, r.loc(call))
+    if any(_unknown_target(w) for w in changes.values()):
+        # a dead-letter queue not read: it may be any other queue created here, whose own redrive is then not
+        # judged (as :func:`_set_sites`)
+        for n in names - set(changes):
+            at = r.loc(created[0][0])
+            changes[n] = {
+                "RedrivePolicy": (f"<computed: perhaps a dead-letter queue of {found[0]['name']}>", at)
+            }
+    return changes
 
 
 def _package_helpers(f: File) -> list[dict]:
@@ -1616,6 +1716,73 @@ def _helper_unreached(f: File, helper: dict, call) -> bool:
         return _unreached(h, helper["site"])
 
 
+def _helper_pinned(f: File, helper: dict, call):
+    """A context in which the helper's parameters are what ``call`` passes (engine.Flow.pinned), or a context
+    that pins nothing when its arguments are not read (a splat)."""
+    import contextlib
+
+    from .engine import _FUNCTIONS, FLOW, _around
+
+    h = helper["file"]
+    fn = _around(h, helper["site"], _FUNCTIONS)
+    sig = h.lang.signature(fn, h) if fn is not None and h.lang.signature else None
+    got = f.lang.call_args(call, f) if f.lang.call_args else None
+    if sig is None or got is None or got[2]:
+        return contextlib.nullcontext()
+    return FLOW.pinned(h, fn, sig, (f, call, got[0], got[1]))
+
+
+def _instance_attributes(f: File, r: Reader, i: dict, known: list) -> dict | None:
+    """The attributes a call of a helper creates its queue with, read with the call pinned (its values, the writes
+    under guards it decides: :func:`_decided`), each located where its value is written; None (a note) when the
+    map is not read."""
+    helper, call = i["helper"], i["call"]
+    at = r.loc(call)
+
+    def loc(node, g):
+        return r.loc(node) if g is f else _helper_location(g, node)
+
+    attributes: dict = {}
+    if i["attrs"] is None:
+        return attributes
+    node, g = i["attrs"]
+    entries = _entries(g, node)
+    if entries is None:
+        _note(
+            r,
+            f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
+            f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
+            call,
+        )
+        return None
+    for k, value_node in entries:
+        api = _ATTRIBUTES.get(key(k))
+        if api is None:
+            continue
+        where = loc(_node(value_node), g)
+        if isinstance(value_node, Unsure):
+            value_node = _decided(g, value_node)
+            if value_node is None:
+                continue  # its write does not run for this call
+        v = evaluate(value_node, g) if g is not f and not isinstance(value_node, Unsure) else None
+        if v is not None and v.kind in ("int", "str", "bool") and v.node is not None:
+            h = v.file or next((x for x in (f, g) if _holds(x, v.node)), None)
+            if h is not None:
+                where = loc(v.node, h)  # built in the helper: where this call's value is written
+        attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+    return attributes
+
+
+def _holds(f: File, node) -> bool:
+    """Whether ``node`` is a node of ``f``'s tree (a value the flow read from a call site carries no file)."""
+    found = f.root.descendant_for_byte_range(node.start_byte, node.end_byte)
+    while found is not None and (found.start_byte, found.end_byte) == (node.start_byte, node.end_byte):
+        if found == node:
+            return True
+        found = found.named_children[0] if found.named_children else None
+    return False
+
+
 def _instance_queue(f: File, r: Reader, i: dict, known: list):
     """The queue a call of a helper creates (see above), or None (a note) when its attributes are not read."""
     from visguard.linter import created_queues
@@ -1628,24 +1795,11 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
         return r.loc(node) if g is f else _helper_location(g, node)
 
     attributes = {}
-    if i["attrs"] is not None:
-        node, g = i["attrs"]
-        entries = _entries(g, node)
-        if entries is None:
-            _note(
-                r,
-                f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
-                f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
-                call,
-            )
-            return None
-        for k, value_node in entries:
-            api = _ATTRIBUTES.get(key(k))
-            if api is not None:
-                attributes[api] = (
-                    _attribute(g, api, value_node, known if g is f else ()),
-                    loc(_node(value_node), g),
-                )
+    with _helper_pinned(f, helper, call):  # the helper's values for this call (``str(visibility or 30)``)
+        attributes = _instance_attributes(f, r, i, known)
+    if attributes is None:
+        return None
+    i["attributes"] = attributes
     site = _helper_location(h, helper["site"])
     q, _ = created_queues.code_queue(
         i["name"], site, attributes, by=f"{helper['name']}, called at {at.file}:{at.line}"
