@@ -773,3 +773,99 @@ def test_a_test_helper_with_keyword_only_parameters_and_a_map_built_in_branches(
     got = [(f["rule"], f["line"], f["message"]) for f in findings if f["rule"] == "VG020"]
     assert [(rule, line) for rule, line, _ in got] == [("VG020", 11)]
     assert got[0][2].endswith("(and 1 more queue created by this call)")
+
+
+def test_a_helper_builds_each_call_sites_attributes_and_sets_the_redrive_of_the_url_it_is_given():
+    """fixtures/created/code/site-attrs/ts: ``createQueue(name, options = {})`` builds ``attributes`` from
+    ``String(options.visibilityTimeout ?? 30)`` / ``String(options.retention || 345600)``, then writes keys under
+    ``if (options.fifo)``, ``if (options.slow) ... else if (!options.visibilityTimeout)``: each call site's queue
+    has its own values (a key its literal options object does not write is undefined: the guard is false), each
+    located where that site's value is written. ``setRedrive(url, arn, n = 3)`` (a SetQueueAttributes on the URL
+    it is given) sets the redrive of the queue each call's URL is, with that call's maxReceiveCount; its
+    dead-letter queue is not read (a Map's get), so the other queues' redrive is left not known."""
+    q = _code_queues(os.path.join("site-attrs", "ts"))
+    got = {
+        k: (v.visibility_timeout, v.message_retention, v.redrive.max_receive_count if v.redrive else None)
+        for k, v in q.items()
+    }
+    assert got == {
+        "ts-dead": (30, 1209600, None),
+        "ts-slow": (120, 345600, 5),
+        "ts-jobs.fifo": (30, 345600, 3),
+        "ts-plain": (30, 345600, None),
+        "ts-slower": (300, 345600, None),
+    }
+    assert q["ts-slow"].redrive.target_ref == COMPUTED_TARGET
+    assert q["ts-dead"].redrive.target_ref == COMPUTED_TARGET  # perhaps the dead-letter queue: not judged
+    assert q["ts-slow"].location_of("visibility_timeout").file.endswith("setup.ts")
+    assert q["ts-slow"].location_of("visibility_timeout").line == 9
+    assert q["ts-slower"].location_of("visibility_timeout").file.endswith("sqs.ts")
+    assert q["ts-slower"].location_of("visibility_timeout").line == 23
+
+
+def test_a_guarded_write_the_site_does_not_decide_leaves_the_attribute_computed(tmp_path):
+    """``if (options.fast)`` where a call passes ``{ fast: process.env.FAST }`` (not known): that site's
+    VisibilityTimeout is computed (no rule judges it); the call that passes nothing keeps the literal."""
+    (tmp_path / "package.json").write_text('{"name": "x", "version": "0.0.0"}')
+    (tmp_path / "q.js").write_text(
+        'import { SQSClient, CreateQueueCommand } from "@aws-sdk/client-sqs";\n'
+        "const sqs = new SQSClient({});\n"
+        "export async function make(name, options = {}) {\n"
+        '  const attrs = { VisibilityTimeout: "60" };\n'
+        "  if (options.fast) {\n"
+        '    attrs.VisibilityTimeout = "5";\n'
+        "  }\n"
+        "  return (await sqs.send(new CreateQueueCommand({ QueueName: name, Attributes: attrs }))).QueueUrl;\n"
+        "}\n"
+        'await make("g-maybe", { fast: process.env.FAST });\n'
+        'await make("g-plain");\n'
+    )
+    q = _code_queues(str(tmp_path))
+    assert q["g-plain"].visibility_timeout == 60
+    assert str(q["g-maybe"].visibility_timeout).startswith("<computed")
+
+
+def test_a_python_helper_builds_each_calls_attributes_and_a_redrive_helper_sets_the_url_it_is_given(capsys):
+    """fixtures/created/code/site-attrs/py: ``make_queue(name, visibility=None, fifo=False)`` builds ``attrs``
+    with ``str(visibility or 30)`` and writes ``attrs["FifoQueue"]`` under ``if fifo:``; each call's queue has its
+    own values, read with the call pinned (the FIFO write only for the call that passes ``fifo=True``), located
+    where the call writes them. ``set_redrive(url, arn, count=3)`` sets the redrive of the queue each call's URL is
+    (the result of that create call), with its count; the dead-letter queue (a dict's entry) is not read, so the
+    other queues' redrive is not judged. The worker's receive with 30 s on the 120 s queue is VG060 at the call
+    that writes the 120; no VG020 (the consumed queue has its redrive)."""
+    q = _code_queues(os.path.join("site-attrs", "py"))
+    got = {
+        k: (v.visibility_timeout, v.fifo, v.redrive.max_receive_count if v.redrive else None)
+        for k, v in q.items()
+    }
+    assert got == {
+        "pa-dead": (60, False, None),
+        "pa-slow": (120, False, 5),
+        "pa-jobs.fifo": (30, True, 3),
+        "pa-plain": (30, False, None),
+    }
+    assert all(v.redrive.target_ref == COMPUTED_TARGET for v in q.values())
+    at = q["pa-slow"].location_of("visibility_timeout")
+    assert (os.path.basename(at.file), at.line) == ("setup_queues.py", 9)
+    findings = _lint(capsys, os.path.join("site-attrs", "py"))
+    got = sorted((f["rule"], f["queue"], os.path.basename(f["file"]), f["line"]) for f in findings)
+    assert [g for g in got if g[0] != "VG065"] == [("VG060", "pa-slow", "setup_queues.py", 9)]
+
+
+def test_a_python_guarded_write_no_call_decides_is_computed(tmp_path):
+    """``if fast:`` is the call's (decided per call); ``if os.environ.get("SLOW"):`` is no call's value: the key
+    it writes is computed for every call (no rule judges it)."""
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "h.py").write_text(
+        "import os\nimport boto3\n\n\ndef make(name, fast=False):\n"
+        '    attrs = {"VisibilityTimeout": "60", "MessageRetentionPeriod": "3600"}\n'
+        "    if fast:\n"
+        '        attrs["VisibilityTimeout"] = "5"\n'
+        "    if os.environ.get('SLOW'):\n"
+        '        attrs["MessageRetentionPeriod"] = "600"\n'
+        "    return boto3.client('sqs').create_queue(QueueName=name, Attributes=attrs)['QueueUrl']\n"
+        "\n\nmake('h-one')\nmake('h-two', fast=True)\n"
+    )
+    q = _code_queues(str(tmp_path))
+    assert (q["h-one"].visibility_timeout, q["h-two"].visibility_timeout) == (60, 5)
+    assert all(str(v.message_retention).startswith("<computed") for v in q.values())

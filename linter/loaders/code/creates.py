@@ -215,12 +215,14 @@ def read(f: File, r: Reader) -> None:
             continue
         seen.add(q.id)
         r.result.queues.append(q)
-        created.append((i["call"], q.id, {}))
+        created.append((i["call"], q.id, i.get("attributes") or {}))
         if q.name is None and i["name_file"] is f:
             unnamed.append((i["name_node"], q.id))
     r.result.queues += [q for name, q in refused.items() if name not in seen]
     if created and _SET.search(f.data) is not None:
         _set_sites(f, r, created, known)
+    if instances and created:
+        _apply(r, created, _set_by_helpers(f, r, created, known))
     _link_created_dlqs(r)
     if r.computed_queues and created:
         _link_by_binding(f, r, unnamed, created)
@@ -278,7 +280,6 @@ def attributes_of(f: File, r: Reader, fields: dict, known) -> dict:
 
 
 def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
-    from visguard.linter import created_queues
 
     changes: dict[str, dict] = {}
     for m in itertools.islice(_SET.finditer(f.data), MAX_SET_SITES):
@@ -319,6 +320,19 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
         if name is not None:
             changes.setdefault(name, {}).update(written)
             continue
+        per_site = _site_targets(f, r, url, entries, created, known) if url is not None else None
+        if per_site:
+            for n, w in per_site:
+                changes.setdefault(n, {}).update(w)
+            if any(_unknown_target(w) for _, w in per_site):
+                # a dead-letter queue not read: it may be any other queue created here, whose own redrive
+                # (a consumed dead-letter queue's) is then not judged
+                for n in {n for _, n, _ in created} - {n for n, _ in per_site}:
+                    changes.setdefault(n, {}).setdefault(
+                        "RedrivePolicy",
+                        (f"<computed: a dead-letter queue of the call at {at.file}:{at.line}>", at),
+                    )
+            continue
         if "RedrivePolicy" not in written:
             continue
         names = [n for _, n, _ in created]
@@ -333,6 +347,13 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
             "is not judged",
             entry["site"],
         )
+    _apply(r, created, changes)
+
+
+def _apply(r: Reader, created: list, changes: dict) -> None:
+    """The queues of ``created`` with the attributes ``changes`` sets on them (queue id -> attributes)."""
+    from visguard.linter import created_queues
+
     if not changes:
         return
     by_name = {q.id: i for i, q in enumerate(r.result.queues)}
@@ -342,6 +363,195 @@ def _set_sites(f: File, r: Reader, created: list, known: list) -> None:
             q, _ = created_queues.code_queue(old.name, old.location, {**attributes, **changes[name]})
             q.locations["name"] = old.locations.get("name", old.location)
             r.result.queues[by_name[name]] = q
+
+
+# A helper that sets the redrive of the queue whose URL it is given (``configureDeadLetterQueue(sourceUrl, dlqArn,
+# n)`` called with the URLs the creates returned): read once per call site of the helper (engine.Flow.sites_of_shared,
+# pinned as a create's name is, :func:`_per_call_site`), the URL of each site the created queue it is
+# (engine.response_url), and the attributes read with that site's values. A site whose queue is not known leaves
+# the call's old reading (every created queue's redrive not known, a note).
+def _site_targets(f: File, r: Reader, url, entries, created: list, known: list) -> list | None:
+    """(queue id, the attributes the call writes for it) per call site of the helper the SetQueueAttributes
+    call's QueueUrl goes through, when every site's URL is a queue of ``created``; else None."""
+    if f.lang.name not in _CTOR_LANGS or not entries:
+        return None
+    from .engine import FLOW
+
+    names = {n for _, n, _ in created}
+    FLOW.watch()
+    evaluate(url, f)
+    shared = FLOW.sites_of_shared(MAX_CTOR_QUEUES)
+    if shared is None:
+        return None
+    g, fn, sig, sites = shared
+    out = []
+    for site in sites:
+        with FLOW.pinned(g, fn, sig, site):
+            v = evaluate(url, f)
+            if v.kind not in ("name", "str") or not isinstance(v.value, str):
+                return None
+            last = v.value.strip().rstrip("/").rsplit("/", 1)[-1]
+            if last not in names:
+                return None
+            written: dict = {}
+            for k, value_node in entries:
+                api = _ATTRIBUTES.get(key(k))
+                if api is not None:
+                    value = _attribute(f, api, value_node, known)
+                    if isinstance(value, dict) and value.get("maxReceiveCount") is None:
+                        value = {**value, "maxReceiveCount": _site_count(f, value_node)}
+                    written[api] = (value, r.loc(_node(value_node)))
+            if written:
+                out.append((last, written))
+    return out or None
+
+
+def _site_count(f: File, node) -> int | None:
+    """The ``maxReceiveCount`` a policy's expression writes, read for the call site pinned now (``JSON.stringify({
+    deadLetterTargetArn: arn, maxReceiveCount: n})``, ``json.dumps({...: count})``, through the one local it is
+    bound to in its function), or None."""
+    from .engine import _FUNCTIONS, _around
+
+    for _ in range(MAX_FOLLOW):
+        if node is None or isinstance(node, Unsure):
+            return None
+        if node.type not in f.lang.names and node.type != "identifier":
+            break
+        fn = _around(f, node, _FUNCTIONS)
+        found = [
+            d
+            for d in _descendants(fn, MAX_WALK)
+            if d.type == "variable_declarator" and text(d.child_by_field_name("name")) == text(node)
+        ] if fn is not None else []  # fmt: skip
+        bound = _bound_once(f, node) if not found else None
+        if len(found) == 1:
+            bound = found[0].child_by_field_name("value")
+        node = bound
+    if node is None:
+        return None
+    for d in _descendants(node, MAX_WALK):
+        pair = (
+            _pair(f, d)
+            if d.type != "pair"
+            else (_key_text(f, d.child_by_field_name("key")), d.child_by_field_name("value"))
+        )
+        if pair is not None and pair[1] is not None and key(pair[0]) == "maxreceivecount":
+            v = evaluate(pair[1], f)
+            return v.value if v.kind == "int" and not isinstance(v.value, bool) else None
+    return None
+
+
+def _descendants(node, limit: int):
+    out, todo = [], [node]
+    while todo and len(out) < limit:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(reversed(n.named_children))
+    return out
+
+
+def _unknown_target(written: dict) -> bool:
+    policy = written.get("RedrivePolicy", (None,))[0]
+    return isinstance(policy, str) or (isinstance(policy, dict) and not policy.get("deadLetterTargetArn"))
+
+
+def _js_written(f: File, use, lit, entries: list) -> list:
+    """JavaScript/TypeScript: ``entries`` of the object literal ``lit`` the name ``use`` is bound to, with the writes of one of
+    its keys between the binding and ``use`` in the same function (``attrs.FifoQueue = "true"``,
+    ``attrs["K"] = v``): one in the binding's block is applied, one under a guard is an :class:`Unsure` entry (read
+    per call site, :func:`_decided`), one elsewhere (a loop, a callback) not known."""
+    if f.lang.name not in ("javascript", "typescript", "tsx") or use.type != "identifier":
+        return entries
+    from .engine import _FUNCTIONS, _around
+
+    declarator = f.parent(lit) if lit is not None else None
+    if declarator is None or declarator.type != "variable_declarator":
+        return entries
+    if text(declarator.child_by_field_name("name")) != text(use):
+        return entries
+    decl = f.parent(declarator)
+    home = f.parent(decl) if decl is not None else None
+    fn = _around(f, use, _FUNCTIONS)
+    if home is None or not _same(_around(f, decl, _FUNCTIONS), fn):
+        return entries
+    out = list(entries)
+    pattern = re.compile(rb"(?<![\w$.])" + re.escape(text(use).encode()) + rb"(?![\w$])")
+    for m in itertools.islice(pattern.finditer(f.data, decl.end_byte, use.start_byte), MAX_USES):
+        occ = f.root.descendant_for_byte_range(m.start(), m.end())
+        if occ is None or (occ.start_byte, occ.end_byte) != m.span() or occ.type != "identifier":
+            continue
+        member = f.parent(occ)
+        if member is None or member.type not in ("member_expression", "subscript_expression"):
+            continue
+        if not _same(member.child_by_field_name("object"), occ):
+            continue
+        top = f.parent(member)
+        if (
+            top is None
+            or top.type != "assignment_expression"
+            or not _same(top.child_by_field_name("left"), member)
+        ):
+            continue
+        prop = member.child_by_field_name("property") or member.child_by_field_name("index")
+        if prop is None:
+            continue
+        if member.type == "subscript_expression":
+            if prop.type != "string":
+                return out  # a key the code computes: left as read (the object's literal)
+            k = _key_text(f, prop)
+        else:
+            k = text(prop)
+        value = top.child_by_field_name("right")
+        stmt = f.parent(top)
+        if stmt is None or value is None:
+            continue
+        why = f"written at line {stmt.start_point[0] + 1}"
+        if _same(f.parent(stmt), home):
+            entry = value
+        elif _same(_around(f, stmt, _FUNCTIONS), fn):
+            entry = Unsure(stmt, why, value, home, next((b for a, b in out if key(a) == key(k)), None))
+        else:
+            entry = Unsure(stmt, why)
+        out = [(a, b) for a, b in out if key(a) != key(k)] + [(k, entry)]
+    return out[:MAX_FIELDS]
+
+
+def _decided(f: File, unsure: Unsure):
+    """The value node of an entry written under a condition (``if fifo: attrs["FifoQueue"] = "true"``), when the
+    site pinned now decides it: the write's value when its guards hold, None when one is false; else the
+    :class:`Unsure` entry itself (computed). Only ``if`` guards between the write and the block the map is bound in
+    are read (a loop, a ``try``, another function: not known)."""
+    from .engine import _FUNCTIONS
+
+    if unsure.home is None or unsure.value is None:
+        return unsure
+    child, up = unsure.node, f.parent(unsure.node)
+    for _ in range(64):
+        if _same(up, unsure.home):
+            return unsure.value
+        repeats = up.type in _REPEATS and (up.type != "block" or f.lang.name == "ruby")
+        if up is None or up.type in _FUNCTIONS or repeats or up.type.startswith("try"):
+            return unsure
+        test = _guard_of(f, up, child)
+        if test is not None:
+            cond, runs_when = test
+            holds = _condition(f, cond, up)
+            if holds is None:
+                return unsure
+            if holds != runs_when:  # not written for this site: what was there before it
+                return _decided(f, unsure.before) if isinstance(unsure.before, Unsure) else unsure.before
+        elif up.type not in _BLOCKS:
+            return unsure
+        child, up = up, f.parent(up)
+    return unsure
+
+
+# what may stand between a guarded write and its guard (a block, the ``else`` around its body, an ``elif``)
+_BLOCKS = {
+    "block", "statement_block", "expression_statement", "else_clause", "elif_clause", "if_statement",
+    "parenthesized_expression", "assignment", "augmented_assignment", "assignment_expression", "call",
+    "call_expression",
+}  # fmt: skip
 
 
 def _target(f: File, url, created: list) -> str | None:
@@ -913,10 +1123,13 @@ _REPEATS = {  # what may run its body again: loops, blocks (Ruby ``each do``, ``
 class Unsure:
     """An entry whose value is not known (a write of its key in a branch): ``node`` is where it is written."""
 
-    __slots__ = ("node", "why")
+    __slots__ = ("node", "why", "value", "home", "before")
 
-    def __init__(self, node, why: str):
-        self.node, self.why = node, why
+    def __init__(self, node, why: str, value=None, home=None, before=None):
+        # value: the value node it writes; home: the block the map is bound in, when the write is before the use
+        # in its function (a guard between them may be decided for a call site: :func:`_decided`); before: the
+        # entry's value when the write does not run (None: no entry)
+        self.node, self.why, self.value, self.home, self.before = node, why, value, home, before
 
 
 # per language: the subscript node (its object field), the method-call shape, and the methods of a map
@@ -1015,10 +1228,13 @@ def _written_after(f: File, use, where, entries: list):
                 return None
         if not straight:  # in a branch, a loop, another method: what it writes may or may not be there
             why = f"written at line {stmt.start_point[0] + 1}"
-            for kt, _ in keys or [("*", None)]:
+            decidable = m.start() < use.start_byte and same_fn and kind in ("set", "merge")
+            for kt, vt in keys or [("*", None)]:
                 if kind == "clear":
                     return None
-                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, Unsure(stmt, why))]
+                before = next((b for a, b in out if key(a) == key(kt)), None)
+                unsure = Unsure(stmt, why, vt, home, before) if decidable else Unsure(stmt, why)
+                out = [(a, b) for a, b in out if key(a) != key(kt)] + [(kt, unsure)]
             continue
         if kind == "clear":
             out = []
@@ -1227,23 +1443,7 @@ def helpers(h: File) -> list[dict]:
             fn = _around(h, entry["site"], _FUNCTIONS)
             if fn is None or fn.type != shape[0] or _around(h, fn, _FUNCTIONS) is not None:
                 continue  # a method of a method, a block: not one called by its name
-            params = []
-            plist = fn.child_by_field_name("parameters")
-            keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
-            for p in plist.named_children if plist is not None else ():
-                if p.type == "keyword_separator" and h.lang.name == "python":
-                    keyword_only = True
-                    continue
-                kind = shape[1].get(p.type)
-                if keyword_only and kind == "pos":
-                    kind = "kw"
-                if kind is None:
-                    params = None  # a splat, a block parameter: its calls are not read
-                    break
-                pname = (
-                    p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
-                )
-                params.append((text(pname), kind, p.child_by_field_name("value")))
+            params = _params(h, fn, shape)
             if not params or text(name) not in [k for k, _, _ in params]:
                 continue
             if h.lang.name == "python" and params[0][0] in ("self", "cls"):
@@ -1255,6 +1455,114 @@ def helpers(h: File) -> list[dict]:
             if len(out) >= MAX_HELPERS:
                 return out
     return out
+
+
+def _params(h: File, fn, shape) -> list | None:
+    """[(name, "pos"|"kw", default node or None)] of the function ``fn``; None when a splat or a block
+    parameter is among them (its calls are not read)."""
+    params = []
+    plist = fn.child_by_field_name("parameters")
+    keyword_only = False  # Python: the parameters after a bare `*` are passed by keyword only
+    for p in plist.named_children if plist is not None else ():
+        if p.type == "keyword_separator" and h.lang.name == "python":
+            keyword_only = True
+            continue
+        kind = shape[1].get(p.type)
+        if keyword_only and kind == "pos":
+            kind = "kw"
+        if kind is None:
+            return None
+        pname = p if p.type == "identifier" else (p.child_by_field_name("name") or p.named_children[0])
+        params.append((text(pname), kind, p.child_by_field_name("value")))
+    return params
+
+
+# ``def set_redrive(source_url, dlq_arn, count=3): sqs.set_queue_attributes(QueueUrl=source_url, Attributes={
+# "RedrivePolicy": json.dumps({...})})`` called as ``set_redrive(slow_url, arn, 5)`` with the URL a create (a
+# helper's) returned: each call sets the attributes of the queue its URL is, read with the call pinned (its
+# maxReceiveCount). Python and Ruby (the languages whose helpers are read by their calls: :func:`_instances`);
+# JavaScript's are read per call site in the helper's own file (:func:`_site_targets`).
+def _set_helpers(h: File) -> list[dict]:
+    """The functions of ``h`` whose SetQueueAttributes call's QueueUrl is one of their parameters: {"name",
+    "params", "file", "site", "url", "entries"}."""
+    shape = _DEFS.get(h.lang.name)
+    if shape is None or _SET.search(h.data) is None:
+        return []
+    from .engine import _FUNCTIONS, _around
+
+    out = []
+    for m in itertools.islice(_SET.finditer(h.data), MAX_SET_SITES):
+        token = h.root.descendant_for_byte_range(m.start(), m.end())
+        if token is None or (token.start_byte, token.end_byte) != m.span():
+            continue
+        entry = _call_site(h, token)
+        node = entry.get("input") if entry is not None else None
+        if node is None or "rust" in entry:
+            continue
+        fields = [(k, v) for k, v in (_entries(h, node) or []) if not isinstance(v, Unsure)]
+        url = next((v for k, v in fields if key(k) in _URL_KEYS), None)
+        attrs = next((v for k, v in fields if key(k) in _ATTRIBUTE_KEYS), None)
+        entries = _entries(h, attrs) if attrs is not None else None
+        fn = _around(h, entry["site"], _FUNCTIONS)
+        if url is None or not entries or fn is None or fn.type != shape[0]:
+            continue
+        params = _params(h, fn, shape)
+        if not params or text(url) not in [k for k, _, _ in params] or params[0][0] in ("self", "cls"):
+            continue
+        out.append({
+            "name": text(fn.child_by_field_name("name")), "params": params, "file": h, "site": entry["site"],
+            "url": url, "entries": entries,
+        })  # fmt: skip
+    return out
+
+
+def _set_by_helpers(f: File, r: Reader, created: list, known: list) -> dict:
+    """{queue id: the attributes} the calls of ``f`` of the package's SetQueueAttributes helpers set on the
+    queues ``f`` creates (above)."""
+    from .engine import FLOW
+
+    if f.lang.name not in _DEFS or not created:
+        return {}
+    found = _set_helpers(f)
+    if FLOW.offered and f.path is not None:
+        for g in FLOW.files_with(f, ("set_queue_attributes",)):
+            found += _set_helpers(g)
+            if len(found) >= MAX_HELPERS:
+                break
+    names = {n for _, n, _ in created}
+    changes: dict = {}
+    for hc in _helper_calls(f, found[:MAX_HELPERS]):
+        helper, call = hc["helper"], hc["call"]
+        h = helper["file"]
+        passed = hc["args"].get(text(helper["url"]))
+        with _helper_pinned(f, helper, call):
+            # the URL the call passes: the result of a create of this file (through names bound once), or the
+            # queue the URL's value names
+            last = _target(f, passed[0], created) if passed is not None and passed[1] is f else None
+            if last is None:
+                v = evaluate(helper["url"], h)
+                if v.kind not in ("name", "str") or not isinstance(v.value, str):
+                    continue
+                last = v.value.strip().rstrip("/").rsplit("/", 1)[-1]
+            if last not in names:
+                continue
+            for k, value_node in helper["entries"]:
+                api = _ATTRIBUTES.get(key(k))
+                if api is None:
+                    continue
+                value = _attribute(h, api, value_node, ())
+                if isinstance(value, dict) and value.get("maxReceiveCount") is None:
+                    value = {**value, "maxReceiveCount": _site_count(h, value_node)}
+                changes.setdefault(last, {})[api] = (value, r.loc(call))
+    if any(_unknown_target(w) for w in changes.values()):
+        # a dead-letter queue not read: it may be any other queue created here, whose own redrive is then not
+        # judged (as :func:`_set_sites`)
+        for n in names - set(changes):
+            at = r.loc(created[0][0])
+            changes[n] = {
+                "RedrivePolicy": (f"<computed: perhaps a dead-letter queue of {found[0]['name']}>", at)
+            }
+    return changes
 
 
 def _package_helpers(f: File) -> list[dict]:
@@ -1424,6 +1732,73 @@ def _helper_unreached(f: File, helper: dict, call) -> bool:
         return _unreached(h, helper["site"])
 
 
+def _helper_pinned(f: File, helper: dict, call):
+    """A context in which the helper's parameters are what ``call`` passes (engine.Flow.pinned), or a context
+    that pins nothing when its arguments are not read (a splat)."""
+    import contextlib
+
+    from .engine import _FUNCTIONS, FLOW, _around
+
+    h = helper["file"]
+    fn = _around(h, helper["site"], _FUNCTIONS)
+    sig = h.lang.signature(fn, h) if fn is not None and h.lang.signature else None
+    got = f.lang.call_args(call, f) if f.lang.call_args else None
+    if sig is None or got is None or got[2]:
+        return contextlib.nullcontext()
+    return FLOW.pinned(h, fn, sig, (f, call, got[0], got[1]))
+
+
+def _instance_attributes(f: File, r: Reader, i: dict, known: list) -> dict | None:
+    """The attributes a call of a helper creates its queue with, read with the call pinned (its values, the writes
+    under guards it decides: :func:`_decided`), each located where its value is written; None (a note) when the
+    map is not read."""
+    helper, call = i["helper"], i["call"]
+    at = r.loc(call)
+
+    def loc(node, g):
+        return r.loc(node) if g is f else _helper_location(g, node)
+
+    attributes: dict = {}
+    if i["attrs"] is None:
+        return attributes
+    node, g = i["attrs"]
+    entries = _entries(g, node)
+    if entries is None:
+        _note(
+            r,
+            f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
+            f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
+            call,
+        )
+        return None
+    for k, value_node in entries:
+        api = _ATTRIBUTES.get(key(k))
+        if api is None:
+            continue
+        where = loc(_node(value_node), g)
+        if isinstance(value_node, Unsure):
+            value_node = _decided(g, value_node)
+            if value_node is None:
+                continue  # its write does not run for this call
+        v = evaluate(value_node, g) if g is not f and not isinstance(value_node, Unsure) else None
+        if v is not None and v.kind in ("int", "str", "bool") and v.node is not None:
+            h = v.file or next((x for x in (f, g) if _holds(x, v.node)), None)
+            if h is not None:
+                where = loc(v.node, h)  # built in the helper: where this call's value is written
+        attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+    return attributes
+
+
+def _holds(f: File, node) -> bool:
+    """Whether ``node`` is a node of ``f``'s tree (a value the flow read from a call site carries no file)."""
+    found = f.root.descendant_for_byte_range(node.start_byte, node.end_byte)
+    while found is not None and (found.start_byte, found.end_byte) == (node.start_byte, node.end_byte):
+        if found == node:
+            return True
+        found = found.named_children[0] if found.named_children else None
+    return False
+
+
 def _instance_queue(f: File, r: Reader, i: dict, known: list):
     """The queue a call of a helper creates (see above), or None (a note) when its attributes are not read."""
     from visguard.linter import created_queues
@@ -1436,24 +1811,11 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
         return r.loc(node) if g is f else _helper_location(g, node)
 
     attributes = {}
-    if i["attrs"] is not None:
-        node, g = i["attrs"]
-        entries = _entries(g, node)
-        if entries is None:
-            _note(
-                r,
-                f"the queue {i['name'] or shown(i['name_node'])} created by the call of {helper['name']} at "
-                f"{at.file}:{at.line} was not read: its attributes are computed ({shown(node)})",
-                call,
-            )
-            return None
-        for k, value_node in entries:
-            api = _ATTRIBUTES.get(key(k))
-            if api is not None:
-                attributes[api] = (
-                    _attribute(g, api, value_node, known if g is f else ()),
-                    loc(_node(value_node), g),
-                )
+    with _helper_pinned(f, helper, call):  # the helper's values for this call (``str(visibility or 30)``)
+        attributes = _instance_attributes(f, r, i, known)
+    if attributes is None:
+        return None
+    i["attributes"] = attributes
     site = _helper_location(h, helper["site"])
     q, _ = created_queues.code_queue(
         i["name"], site, attributes, by=f"{helper['name']}, called at {at.file}:{at.line}"
@@ -1510,7 +1872,37 @@ def _per_call_site(
         return False
     got: list = []
     skipped: list = []  # (the outermost call's Location, why its queue is not read)
-    _pin_sites(f, shared, entry["site"], name_node, attrs_node, got, skipped, [MAX_CTOR_QUEUES], 0)
+
+    def read_attributes(attrs) -> dict | None:
+        """The attributes of the site pinned now (their values read with its values: ``String(o.vt ?? 30)``,
+        a write under ``if (o.fifo)``), or None when the map is not read."""
+        attributes: dict = {}
+        if attrs is None:
+            return attributes
+        g = attrs.file or f
+        entries = _entries(g, attrs.node)
+        if entries is None:
+            return None
+        if g is f and attrs_node is not None:
+            entries = _js_written(f, attrs_node, attrs.node, entries)
+        for k, value_node in entries:
+            api = _ATTRIBUTES.get(key(k))
+            if api is not None:
+                where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
+                if isinstance(value_node, Unsure):
+                    value_node = _decided(g, value_node)
+                    if value_node is None:
+                        continue  # its write does not run for this site
+                v = evaluate(value_node, g) if not isinstance(value_node, Unsure) else None
+                if v is not None and v.kind in ("int", "str", "bool") and v.node is not None:
+                    h = v.file or g  # where this site's value is written (its call's literal, the default)
+                    where = r.loc(v.node) if h is f else _helper_location(h, v.node)
+                attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        return attributes
+
+    _pin_sites(
+        f, shared, entry["site"], name_node, attrs_node, got, skipped, [MAX_CTOR_QUEUES], 0, read_attributes
+    )
     if not got and not any(why is None for _, why in skipped):
         return False  # no site read: the create call is read as one
     site = r.loc(entry["site"])
@@ -1518,22 +1910,13 @@ def _per_call_site(
         if why is not None:
             _note(r, f"the queue created at {site.file}:{site.line} for the call at {at.file}:{at.line} was "
                      f"not read: {why}", entry["site"])  # fmt: skip
-    for name, nv, attrs, at in got:
+    for name, nv, attrs, at, attributes in got:
         if name in seen:
             continue
-        attributes = {}
-        if attrs is not None:
-            g = attrs.file or f
-            entries = _entries(g, attrs.node)
-            if entries is None:
-                _note(r, f"the queue {name} created at {site.file}:{site.line} for the call at {at.file}:{at.line} "
-                         f"was not read: its attributes are computed ({shown(attrs.node)})", entry["site"])  # fmt: skip
-                continue
-            for k, value_node in entries:
-                api = _ATTRIBUTES.get(key(k))
-                if api is not None:
-                    where = r.loc(_node(value_node)) if g is f else _helper_location(g, _node(value_node))
-                    attributes[api] = (_attribute(g, api, value_node, known if g is f else ()), where)
+        if attributes is None:
+            _note(r, f"the queue {name} created at {site.file}:{site.line} for the call at {at.file}:{at.line} "
+                     f"was not read: its attributes are computed ({shown(attrs.node)})", entry["site"])  # fmt: skip
+            continue
         q, _ = created_queues.code_queue(name, site, attributes, by=f"the call at {at.file}:{at.line}")
         g = nv.file or f
         q.locations["name"] = r.loc(nv.node) if g is f else _helper_location(g, nv.node)
@@ -1546,7 +1929,7 @@ def _per_call_site(
 
 
 def _pin_sites(
-    f: File, shared, create, name_node, attrs_node, got: list, skipped: list, room: list, depth: int
+    f: File, shared, create, name_node, attrs_node, got: list, skipped: list, room: list, depth: int, read
 ) -> None:
     """Each call site of ``shared`` pinned in turn (nested through another function of several calls): (name,
     its Value, the attributes' Value or None, the outermost call's Location) of each site whose create runs and
@@ -1570,7 +1953,7 @@ def _pin_sites(
             if v.kind != "str" or not v.value.strip():
                 inner = FLOW.sites_of_shared(room[0]) if depth < 3 else None
                 if inner is not None:
-                    _pin_sites(f, inner, create, name_node, attrs_node, got, skipped, room, depth + 1)
+                    _pin_sites(f, inner, create, name_node, attrs_node, got, skipped, room, depth + 1, read)
                 elif v.kind not in ("none", "env"):  # None: refused; a variable: perhaps a declared queue
                     skipped.append(
                         (_helper_location(h, call), f"its name is computed ({v.why or shown(name_node)})")
@@ -1584,7 +1967,7 @@ def _pin_sites(
                 skipped.append((_helper_location(h, call), why))
                 continue
             room[0] -= 1
-            got.append((v.value.strip(), v, a, _helper_location(h, call)))
+            got.append((v.value.strip(), v, a, _helper_location(h, call), read(a)))
 
 
 # the guards read (:func:`_unreached`): the condition's shape -> what it tests of its one operand
@@ -1700,10 +2083,35 @@ def _given(f: File, node, stmt) -> tuple[bool, object] | None:
     pinned now, or None when not known."""
     if node.type not in f.lang.names and node.type not in f.lang.members and node.type not in _NAMES:
         return None
+    absent = _absent_key(f, node)
+    if absent is not None:
+        return (False, absent)
     v = _guarded_value(f, node, stmt)
     if v is None or v.kind in ("unknown", "env", "bad"):
         return None
     return (v.kind != "none", v)
+
+
+def _absent_key(f: File, node):
+    """JavaScript: a ``Value("none")`` (undefined) for ``o.k`` when ``o`` is, for the site pinned now, an object
+    literal that writes no ``k`` and spreads nothing (``createQueue(name, { visibilityTimeout: 120 })`` read as
+    ``options.fifo``); else None."""
+    from .engine import Value
+
+    if f.lang.name not in ("javascript", "typescript", "tsx") or node.type != "member_expression":
+        return None
+    obj, prop = node.child_by_field_name("object"), node.child_by_field_name("property")
+    if obj is None or prop is None or text(obj) == "this":
+        return None
+    o = evaluate(obj, f)
+    lit = o.node
+    if o.kind != "obj" or not isinstance(o.value, dict) or o.mark == "open" or lit is None:
+        return None
+    if lit.type != "object" or any(c.type != "pair" for c in lit.named_children if c.type != "comment"):
+        return None  # a spread, a shorthand, a method: another key may be there
+    if text(prop) in o.value:
+        return None
+    return Value("none", None, node)
 
 
 def _truthy(f: File, node, stmt) -> bool | None:
