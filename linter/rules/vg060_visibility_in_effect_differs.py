@@ -38,8 +38,12 @@ def check(queue, ctx):
         return  # unresolved or out of range: VG001's
     overriding = [c for c in queue.consumers if ctx.overrides(c)]
     values = {ctx.visibility_for(queue, c) for c in overriding}
-    # one value in effect for every consumer: raising the queue's to it changes what nobody receives with
+    # one value in effect for every consumer, above the queue's: raising the queue's to it changes what nobody
+    # receives with. One below it is the consumer's to raise: lowering the queue's would write the shorter
+    # override (a default nobody chose, often) into the declaration
     change_to = next(iter(values)) if len(overriding) == len(queue.consumers) and len(values) == 1 else None
+    if change_to is not None and change_to < qvt:
+        change_to = None
     for c in queue.consumers:
         if ctx.overrides(c):
             vt = ctx.visibility_for(queue, c)
