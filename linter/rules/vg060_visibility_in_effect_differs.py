@@ -70,7 +70,7 @@ def check(queue, ctx):
                     location=queue.location_of("visibility_timeout")
                     if change_to is not None
                     and not (queue.created_by and "visibility_timeout" not in queue.locations)
-                    else ctx.visibility_where(queue, c),
+                    else _consumers_place(ctx, queue, c),
                     consumer=c,
                 ),
                 set_queue(queue, "visibility_timeout", int(math.ceil(change_to)))
@@ -108,3 +108,33 @@ def check(queue, ctx):
                     queue_at=queue_at,
                 ),
             )
+
+
+def _consumers_place(ctx, queue, c):
+    """Where the consumer's value is to change: where it is written, unless that one place (a base class's
+    default, a shared helper's parameter default) also sets the visibility of consumers it is right for, here
+    one per call site: then the consumer's own place, the call that builds it, where this consumer's value can
+    be given without changing theirs. (A shared default wrong for every consumer it sets is changed once, there.)"""
+    at = ctx.visibility_where(queue, c)
+    own = c.location
+    if own is None or at is None or (own.file, own.line) == (at.file, at.line):
+        return at
+    return own if _right_for_others(ctx, at, c) else at
+
+
+_SEEN: list = [None, None]  # (the model, {setter's place: consumers it sets right}) of the last model asked
+
+
+def _right_for_others(ctx, at, c) -> bool:
+    """Whether the written override at ``at`` is also the visibility of a consumer whose queue has that value."""
+    if _SEEN[0] is not ctx.model:
+        right: dict = {}
+        for q in ctx.model.queues.values():
+            qvt = ctx.visibility(q)
+            for other in q.consumers:
+                where = other.location_of("visibility_override")
+                if where is not None and ctx.overrides(other) and ctx.visibility_for(q, other) == qvt:
+                    key = (where.file, where.line, where.column)
+                    right.setdefault(key, []).append(other)
+        _SEEN[0], _SEEN[1] = ctx.model, right
+    return any(o is not c for o in _SEEN[1].get((at.file, at.line, at.column), ()))
