@@ -831,8 +831,8 @@ def test_a_python_helper_builds_each_calls_attributes_and_a_redrive_helper_sets_
     own values, read with the call pinned (the FIFO write only for the call that passes ``fifo=True``), located
     where the call writes them. ``set_redrive(url, arn, count=3)`` sets the redrive of the queue each call's URL is
     (the result of that create call), with its count; the dead-letter queue (a dict's entry) is not read, so the
-    other queues' redrive is not judged. The worker's receive with 30 s on the 120 s queue is VG060 at the call
-    that writes the 120; no VG020 (the consumed queue has its redrive)."""
+    other queues' redrive is not judged. The worker's receive with 30 s on the 120 s queue is VG060 at the receive's
+    30 (the shorter value is the one to raise); no VG020 (the consumed queue has its redrive)."""
     q = _code_queues(os.path.join("site-attrs", "py"))
     got = {
         k: (v.visibility_timeout, v.fifo, v.redrive.max_receive_count if v.redrive else None)
@@ -849,7 +849,7 @@ def test_a_python_helper_builds_each_calls_attributes_and_a_redrive_helper_sets_
     assert (os.path.basename(at.file), at.line) == ("setup_queues.py", 9)
     findings = _lint(capsys, os.path.join("site-attrs", "py"))
     got = sorted((f["rule"], f["queue"], os.path.basename(f["file"]), f["line"]) for f in findings)
-    assert [g for g in got if g[0] != "VG065"] == [("VG060", "pa-slow", "setup_queues.py", 9)]
+    assert [g for g in got if g[0] != "VG065"] == [("VG060", "pa-slow", "setup_queues.py", 18)]
 
 
 def test_a_python_guarded_write_no_call_decides_is_computed(tmp_path):

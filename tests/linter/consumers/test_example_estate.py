@@ -12,7 +12,11 @@ ESTATE = Path(__file__).resolve().parents[3] / "examples" / "consumers"
 EXPECTED = [
     ("VG060", "app/tasks.py", 9),  # Celery's visibility_timeout ignored: Terraform declares the queue
     ("VG060", "app/worker.py", 21),  # the receive's 60 s replaces the queue's 600 s
-    ("VG060", "infra/main.tf", 31),  # sqsd's 300 s replaces the queue's 900 s
+    (
+        "VG060",
+        "infra/main.tf",
+        79,
+    ),  # sqsd's 300 s replaces the queue's 900 s (raise the setting: VG060 points there)
     ("VG061", "app/worker.py", 21),  # 60 s below the ECS task's declared p99 of 5 min, no heartbeat
     ("VG062", "infra/main.tf", 46),  # stopTimeout 30 s below the p99 of 5 min
     ("VG062", "k8s/report-worker.yaml", 16),  # grace period (default 30 s) below the p99 of 20 min
@@ -28,9 +32,9 @@ EXPECTED = [
     ("VG020", "infra/main.tf", 29),  # exports (Beanstalk) without a redrive policy
     (
         "VG060",
-        "infra/main.tf",
-        135,
-    ),  # billing: the poller's default 45 s (through its constructor) replaces 600 s
+        "app/billing/poller.py",
+        17,
+    ),  # billing: the poller's default 45 s (its constructor's) replaces 600 s
     ("VG065", "app/billing/poller.py", 15),  # the billing poller declares no processing time
 ]
 

@@ -129,7 +129,10 @@ def test_diagnostics_quick_fix_and_hover_over_stdio(workspace):
         d = next(x for x in diags if x.code == "VG065")
         assert d.code_description.href.endswith("/vg065/")
         assert any(r.location.uri == tf_uri for r in d.related_information)
-        assert "VG060" in codes(await s.wait_for(tf_uri, lambda d: d is not None and "VG060" in codes(d)))
+        # the receive's 20 s below the queue's 30 s: VG060 at the receive's value, naming the queue's place
+        diags = await s.wait_for(w_uri, lambda d: d is not None and "VG060" in codes(d))
+        vg060 = next(x for x in diags if x.code == "VG060")
+        assert any(r.location.uri == tf_uri for r in vg060.related_information)
 
         # an unsaved change: the template's visibility drops below 6 x the function timeout
         s.open(template)
