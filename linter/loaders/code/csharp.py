@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from . import CodeResult, creates
-from .engine import FLOW, RECEIVE_API, File, Language, Reader, Value, evaluate, text
+from .engine import FLOW, RECEIVE_API, File, Language, Reader, Value, classes_of, evaluate, text
 
 EXTENSIONS = (".cs",)
 
@@ -62,9 +62,6 @@ def _call_args(call, f: File):
     return pos, kw, False
 
 
-MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
-
-
 def _super_calls(fn, f: File) -> list:
     """engine.Language.super_calls: for a class's constructor, the ``: base(...)`` of the constructors of the
     classes of its package deriving from it (``class Billing : BaseWorker``, ``: Lib.BaseWorker, IWorker``), and
@@ -73,7 +70,7 @@ def _super_calls(fn, f: File) -> list:
         return []
     base, out = text(fn.child_by_field_name("name")), []
     for g in [f, *FLOW.files_with(f, (base,))]:
-        for cls in _classes_of(g):
+        for cls in classes_of(g, ("class_declaration",)):
             bases = next((c for c in cls.named_children if c.type == "base_list"), None)
             first = bases.named_children[0] if bases is not None and bases.named_children else None
             name, body = cls.child_by_field_name("name"), cls.child_by_field_name("body")
@@ -91,21 +88,6 @@ def _super_calls(fn, f: File) -> list:
                 if init is not None and text(init).lstrip(":").lstrip().startswith("base"):
                     out.append((g, init, ctor, text(name)))
     return out
-
-
-def _classes_of(g: File) -> list:
-    """The class declarations of ``g`` (nested ones too), found once per file, bounded."""
-    found = getattr(g, "_classes", None)
-    if found is None:
-        found, stack, seen = [], [g.root], 0
-        while stack and seen < MAX_CLASS_NODES:
-            n = stack.pop()
-            seen += 1
-            if n.type == "class_declaration":
-                found.append(n)
-            stack.extend(n.named_children)
-        g._classes = found
-    return found
 
 
 CSHARP = Language(

@@ -2403,6 +2403,24 @@ def _receiving_sites(g: File, fn, sites: list, receive) -> tuple[list, list] | N
     return kept, unfollowed
 
 
+MAX_CLASS_NODES = 20_000  # nodes of a file walked for its classes (Flow.call_sites: inheritance)
+
+
+def classes_of(g: File, kinds) -> list:
+    """The class nodes of ``g`` whose type is one of ``kinds`` (nested ones too), found once per file, bounded."""
+    found = getattr(g, "_classes", None)
+    if found is None:
+        found, stack, seen = [], [g.root], 0
+        while stack and seen < MAX_CLASS_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type in kinds:
+                found.append(n)
+            stack.extend(n.named_children)
+        g._classes = found
+    return found
+
+
 MAX_SUPERS = 3  # subclasses of subclasses a base constructor's super(...) is followed through
 
 

@@ -44,6 +44,7 @@ from .engine import (
     Reader,
     Value,
     call_arguments,
+    classes_of,
     compose,
     evaluate,
     is_test,
@@ -106,9 +107,6 @@ def _call_args(call, f: File):
     )
 
 
-MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
-
-
 def _super_calls(fn, f: File) -> list:
     """engine.Language.super_calls: for a class's constructor, the ``super(...)`` calls in the constructors of the
     classes of its package that extend it (``class Billing extends BaseWorker``, ``extends BaseWorker<T>``), and
@@ -117,7 +115,7 @@ def _super_calls(fn, f: File) -> list:
         return []
     base, out = text(fn.child_by_field_name("name")), []
     for g in [f, *FLOW.files_with(f, (base,))]:
-        for cls in _classes_of(g):
+        for cls in classes_of(g, ("class_declaration",)):
             sup = cls.child_by_field_name("superclass")
             m = re.match(r"\s*extends\s+([\w.]+)", text(sup)) if sup is not None else None
             name, body = cls.child_by_field_name("name"), cls.child_by_field_name("body")
@@ -135,21 +133,6 @@ def _super_calls(fn, f: File) -> list:
                     ):
                         out.append((g, n, ctor, text(name)))
     return out
-
-
-def _classes_of(g: File) -> list:
-    """The class declarations of ``g`` (nested ones too), found once per file, bounded."""
-    found = getattr(g, "_classes", None)
-    if found is None:
-        found, stack, seen = [], [g.root], 0
-        while stack and seen < MAX_CLASS_NODES:
-            n = stack.pop()
-            seen += 1
-            if n.type == "class_declaration":
-                found.append(n)
-            stack.extend(n.named_children)
-        g._classes = found
-    return found
 
 
 # the configuration a field's annotation injects (MicroProfile/Quarkus @ConfigProperty(name=, defaultValue=),
@@ -518,6 +501,13 @@ def _listener(r: Reader, f: File, ann, args) -> list:
                 attrs.setdefault("value", node)
         else:
             attrs[field] = node
+    return listener_consumers(r, f, ann, attrs)
+
+
+def listener_consumers(r: Reader, f: File, ann, attrs: dict) -> list:
+    """One consumer per queue of an ``@SqsListener`` whose attributes are ``attrs`` (name -> node; the positional
+    one as ``value``), Java's or Kotlin's: its queues (a ``${property}`` as the property), its numbers, its
+    acknowledgement mode and deletion policy."""
     queues = []
     for key in ("value", "queueNames"):
         if key in attrs:
@@ -534,16 +524,20 @@ def _listener(r: Reader, f: File, ann, args) -> list:
         for attr, field in _LISTENER.items():
             if attr in attrs:
                 v = evaluate(attrs[attr], f)
+                if v.kind == "str" and v.value.strip().isdigit():
+                    v = Value("int", number(v.value.strip()), v.node)
                 if v.kind == "str" and v.value.startswith("${"):
                     r.note(f"@SqsListener {attr} is the property {v.value}: not read", v.node)
                 else:
                     r.number(c, field, v, f"@SqsListener {attr}")
-        if "acknowledgementMode" in attrs:
-            node = attrs["acknowledgementMode"]
-            v = evaluate(node, f)
-            r.set(
-                c, "acknowledgement_mode", v.value if v.kind == "str" else text(node).rsplit(".", 1)[-1], node
-            )
+        for attr, field in (
+            ("acknowledgementMode", "acknowledgement_mode"),
+            ("deletionPolicy", "deletion_policy"),
+        ):
+            if attr in attrs:
+                node = attrs[attr]
+                v = evaluate(node, f)
+                r.set(c, field, v.value if v.kind == "str" else text(node).rsplit(".", 1)[-1], node)
         out.append(c)
     return out
 

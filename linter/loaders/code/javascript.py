@@ -50,7 +50,7 @@ from visguard.linter.loaders import values
 from visguard.linter.model import Location, Note
 
 from . import CodeResult, creates, engine, parse
-from .engine import File, Language, Reader, Value, evaluate, text
+from .engine import File, Language, Reader, Value, classes_of, evaluate, text
 
 EXTENSIONS = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
@@ -2291,9 +2291,6 @@ def _signature(fn, f: File):
     return (name,), params, 0
 
 
-MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
-
-
 def _super_calls(fn, f: File) -> list:
     """engine.Language.super_calls: for a class's ``constructor``, the ``super(...)`` calls in the constructors of
     the classes of its package that extend it (``class Billing extends BaseWorker``, ``extends lib.BaseWorker``,
@@ -2304,7 +2301,7 @@ def _super_calls(fn, f: File) -> list:
         return []
     base, out = sig[0][0], []
     for g in [f, *engine.FLOW.files_with(f, (base,))]:
-        for cls in _classes_of(g):
+        for cls in classes_of(g, _CLASSES):
             heritage = next((c for c in cls.named_children if c.type == "class_heritage"), None)
             m = re.match(r"\s*extends\s+([\w$.]+)", text(heritage)) if heritage is not None else None
             name = cls.child_by_field_name("name")
@@ -2338,21 +2335,6 @@ def _super_calls(fn, f: File) -> list:
 _NESTED = frozenset(
     ("function_declaration", "function_expression", "function", "method_definition", *_CLASSES)
 )
-
-
-def _classes_of(g: File) -> list:
-    """The class nodes of ``g`` (declarations and expressions), found once per file, bounded."""
-    found = getattr(g, "_classes", None)
-    if found is None:
-        found, stack, seen = [], [g.root], 0
-        while stack and seen < MAX_CLASS_NODES:
-            n = stack.pop()
-            seen += 1
-            if n.type in _CLASSES:
-                found.append(n)
-            stack.extend(n.named_children)
-        g._classes = found
-    return found
 
 
 def js_key(node) -> str:

@@ -557,38 +557,7 @@ def _listener(r: Reader, f: File, ann) -> list:
     attrs = dict(named)
     if pos:
         attrs.setdefault("value", pos[0])
-    queues = []
-    for key in ("value", "queueNames"):
-        if key in attrs:
-            v = evaluate(attrs[key], f)
-            queues.extend(v.value if v.kind == "list" else [v])
-    out = []
-    for q in queues or [None]:
-        c = r.consumer(ann, "spring")
-        if q is not None and q.kind == "str" and q.value.startswith("${"):
-            prop = q.value[2:].rstrip("}").split(":", 1)[0]
-            r.queue(c, Value("env", prop, q.node), "@SqsListener")
-        elif q is not None:
-            r.queue(c, q, "@SqsListener")
-        for attr, field in java.LISTENER_ATTRIBUTES.items():
-            if attr in attrs:
-                v = evaluate(attrs[attr], f)
-                if v.kind == "str" and v.value.strip().isdigit():
-                    v = Value("int", number(v.value.strip()), v.node)
-                if v.kind == "str" and v.value.startswith("${"):
-                    r.note(f"@SqsListener {attr} is the property {v.value}: not read", v.node)
-                else:
-                    r.number(c, field, v, f"@SqsListener {attr}")
-        for attr, field in (
-            ("acknowledgementMode", "acknowledgement_mode"),
-            ("deletionPolicy", "deletion_policy"),
-        ):
-            if attr in attrs:
-                node = attrs[attr]
-                v = evaluate(node, f)
-                r.set(c, field, v.value if v.kind == "str" else text(node).rsplit(".", 1)[-1], node)
-        out.append(c)
-    return out
+    return java.listener_consumers(r, f, ann, attrs)
 
 
 # --------------------------------------------------------------------------------------------- create sites

@@ -46,6 +46,7 @@ from .engine import (
     Value,
     _around,
     braces,
+    classes_of,
     compose,
     env_of,
     evaluate,
@@ -133,9 +134,6 @@ def _constructors(cls: str, f: File) -> tuple[str, ...]:
     return tuple(out)
 
 
-MAX_CLASS_NODES = 20000  # nodes of a file walked for its classes (engine.Flow.call_sites: inheritance)
-
-
 def _super_calls(fn, f: File) -> list:
     """engine.Language.super_calls: for a class's ``__init__``, the ``super().__init__(...)`` (also
     ``super(Sub, self).__init__(...)``) calls in the ``__init__`` of the classes of its package deriving from it
@@ -151,7 +149,7 @@ def _super_calls(fn, f: File) -> list:
         return []
     base, out = text(cls.child_by_field_name("name")), []
     for g in [f, *FLOW.files_with(f, (base,))]:
-        for node in _classes_of(g):
+        for node in classes_of(g, ("class_definition",)):
             bases = node.child_by_field_name("superclasses")
             body = node.child_by_field_name("body")
             if bases is None or body is None or not any(_last(text(b)) == base for b in bases.named_children):
@@ -181,21 +179,6 @@ def _super_calls(fn, f: File) -> list:
                         continue
                     stack.extend(reversed(n.named_children))
     return out
-
-
-def _classes_of(g: File) -> list:
-    """The class definitions of ``g`` (nested ones too), found once per file, bounded."""
-    found = getattr(g, "_classes", None)
-    if found is None:
-        found, stack, seen = [], [g.root], 0
-        while stack and seen < MAX_CLASS_NODES:
-            n = stack.pop()
-            seen += 1
-            if n.type == "class_definition":
-                found.append(n)
-            stack.extend(n.named_children)
-        g._classes = found
-    return found
 
 
 def _imported(f: File, key: str):
