@@ -89,6 +89,34 @@ def test_a_symlink_out_of_a_source_is_not_read_and_a_hostile_name_is_kept_as_dat
     ]
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_sarif_per_repository_leaves_the_collector_as_it_was(tmp_path, collecting):
+    """sarif_repos.write pauses the cyclic collector while it builds the documents (their cost at 1M findings)
+    and gives it back as it found it, also when a repository's file cannot be written."""
+    import gc
+
+    import pyarrow as pa
+
+    cols = ["rule", "severity", "message", "queue_arn", "source_file", "source_line", "fix", "consumer"]
+    row = ["VG001", "warning", "m", "arn:aws:sqs:us-east-1:111111111111:q", "q.yaml", 3, None, None]
+    t = pa.table({**{c: [v] for c, v in zip(cols, row, strict=True)}, "source_repository": ["repo"]})
+    was = gc.isenabled()
+    try:
+        gc.enable() if collecting else gc.disable()
+        got = sarif_repos.write(tmp_path / "sarif", t, ["repo", "other"], [])
+        assert gc.isenabled() is collecting
+        assert got == {"repo": "sarif/repo.sarif", "other": "sarif/other.sarif"}
+        assert len(json.loads((tmp_path / "sarif" / "repo.sarif").read_text())["runs"][0]["results"]) == 1
+        assert json.loads((tmp_path / "sarif" / "other.sarif").read_text())["runs"][0]["results"] == []
+        (tmp_path / "sarif" / "other.sarif").unlink()
+        (tmp_path / "sarif" / "other.sarif").mkdir()  # a folder where the file goes: the write fails
+        with pytest.raises(OSError):
+            sarif_repos.write(tmp_path / "sarif", t, ["repo", "other"], [])
+        assert gc.isenabled() is collecting
+    finally:
+        gc.enable() if was else gc.disable()
+
+
 def test_samconfig_stack_names_and_a_broken_one():
     doc = {
         "version": 0.1,
