@@ -269,6 +269,12 @@ WORDS: dict[tuple[str, str | None, str], tuple[str, str]] = {
         "messageVisibility",
         "messageVisibilitySeconds of @SqsListener (SqsContainerOptions messageVisibility)",
     ),
+    # Spring Cloud AWS 2.x: the auto-configured container's properties (facts.SPRING2_PROPERTIES); its @SqsListener
+    # has no visibility attribute, so the words of 3.x would name a setting the project's version does not have
+    ("spring2", None, "visibility_override"): (
+        "cloud.aws.sqs.listener.visibility-timeout",
+        "cloud.aws.sqs.listener.visibility-timeout (Spring Cloud AWS 2.x)",
+    ),
     ("spring", None, "stop_timeout"): (
         "listenerShutdownTimeout",
         "listenerShutdownTimeout of the container options",
@@ -353,10 +359,16 @@ def word(field: str, platform: str | None = None, source: str | None = None, for
 
 def _platform(c, field: str) -> str | None:
     """Whose words ``field`` of ``c`` is in: the worker framework its start command runs (an ECS task's or a
-    Deployment's ``settings["framework"]``, visguard.linter.loaders.commandline) for its work limit, else its
-    platform's."""
+    Deployment's ``settings["framework"]``, visguard.linter.loaders.commandline) for its work limit; the library
+    generation whose words the table has for it (``settings["words"]``: ``spring2`` for a listener of Spring Cloud
+    AWS 2.x); else its platform's."""
     settings = getattr(c, "settings", None) or {}
-    return (settings.get("framework") if field == "work_timeout" else None) or getattr(c, "platform", None)
+    if field == "work_timeout" and settings.get("framework"):
+        return settings["framework"]
+    generation = settings.get("words")
+    if generation and (generation, None, field) in WORDS:
+        return generation
+    return getattr(c, "platform", None)
 
 
 def for_consumer(field: str, consumer, form: str = "long") -> str | None:

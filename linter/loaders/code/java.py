@@ -785,6 +785,7 @@ def spring2_defaults(r: Reader, f: File, listeners: list) -> None:
         for c in listeners:
             if field in c.locations:
                 continue
+            c.settings["words"] = "spring2"  # its findings name the 2.x property (consumer_words)
             if field in c.__slots__:
                 setattr(c, field, value)
             else:
