@@ -28,6 +28,7 @@ from visguard.linter.model import PROCESSING_P99_KEY
 
 __all__ = [
     "FIELDS",
+    "GENERATIONS",
     "GENERIC",
     "LABELS",
     "WORDS",
@@ -328,6 +329,10 @@ LABELS = {
     "squiss": "Squiss poller",
 }
 
+# a library generation whose settings have other names than its platform's words (``settings["words"]``) -> that
+# platform: only the fields the table words for the generation take its words, the rest stay the platform's
+GENERATIONS = {"spring2": "spring"}
+
 # a consumer known only by the role it assumes: who assumes it, per platform (``ECS tasks of role TaskRole``)
 _ROLE_WORKLOADS = {"ecs": "ECS tasks", "kubernetes": "pods"}
 
@@ -366,7 +371,7 @@ def _platform(c, field: str) -> str | None:
     if field == "work_timeout" and settings.get("framework"):
         return settings["framework"]
     generation = settings.get("words")
-    if generation and (generation, None, field) in WORDS:
+    if GENERATIONS.get(generation) == getattr(c, "platform", None) and (generation, None, field) in WORDS:
         return generation
     return getattr(c, "platform", None)
 

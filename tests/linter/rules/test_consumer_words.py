@@ -14,7 +14,7 @@ from visguard.linter.model import Consumer, Location, Model, Queue
 PLATFORM_SOURCES = sorted(
     {(p, s or {"sqs-consumer": "javascript", "celery": "python", "spring": "java", "laravel": "php",
                "shoryuken": "ruby"}.get(p, "cloudformation"))
-     for p, s, _ in consumer_words.WORDS}
+     for p, s, _ in consumer_words.WORDS if p not in consumer_words.GENERATIONS}
     | {("sdk", lang) for lang in ("python", "javascript", "typescript", "java", "go", "csharp", "php", "ruby", "rust", "kotlin")}
 )  # fmt: skip
 
@@ -72,6 +72,20 @@ def test_one_consumer_has_one_label_in_every_rule_that_names_it(platform, source
 def test_the_label_is_one_for_every_worker_platform():
     """Every platform the table words has its own label (no worker is just "consumer")."""
     assert {p for p, _ in PLATFORM_SOURCES} <= set(consumer_words.LABELS)
+
+
+def test_a_generation_words_only_its_own_platform():
+    """A library generation's words (Spring Cloud AWS 2.x's properties) replace its platform's for its fields only,
+    and only on a consumer of that platform."""
+    c = _consumer("spring", "java")
+    three = consumer_words.term(c, "visibility_override")
+    c.settings["words"] = "spring2"
+    assert consumer_words.term(c, "visibility_override") == "cloud.aws.sqs.listener.visibility-timeout" != three
+    assert consumer_words.term(c, "stop_timeout") == consumer_words.word("stop_timeout", "spring", "java", "short")
+    other = _consumer("sqs-consumer", "javascript")
+    other.settings["words"] = "spring2"
+    assert "cloud.aws" not in consumer_words.term(other, "visibility_override")
+    assert set(consumer_words.GENERATIONS.values()) <= set(consumer_words.LABELS)
 
 
 KEYS = sorted(consumer_words.WORDS.items(), key=lambda kv: tuple(map(str, kv[0])))
