@@ -80,8 +80,12 @@ def test_a_generation_words_only_its_own_platform():
     c = _consumer("spring", "java")
     three = consumer_words.term(c, "visibility_override")
     c.settings["words"] = "spring2"
-    assert consumer_words.term(c, "visibility_override") == "cloud.aws.sqs.listener.visibility-timeout" != three
-    assert consumer_words.term(c, "stop_timeout") == consumer_words.word("stop_timeout", "spring", "java", "short")
+    assert (
+        consumer_words.term(c, "visibility_override") == "cloud.aws.sqs.listener.visibility-timeout" != three
+    )
+    assert consumer_words.term(c, "stop_timeout") == consumer_words.word(
+        "stop_timeout", "spring", "java", "short"
+    )
     other = _consumer("sqs-consumer", "javascript")
     other.settings["words"] = "spring2"
     assert "cloud.aws" not in consumer_words.term(other, "visibility_override")
