@@ -280,7 +280,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
     joined: list[tuple[Queue, EnvBinding | None]] = []
     ambiguous: list[tuple[EnvBinding | None, list[Queue]]] = []
     if ref.kind != "env":
-        found = index.candidates(ref, home)
+        found = _nearest(index.candidates(ref, home), c)
         if len(found) == 1:
             joined.append((found[0], None))
         elif found:
@@ -289,7 +289,7 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
     bound = _one_package(_applicable(env.get(ref.value, []), c, homes), c)
     for m, b in bound:
         q = m.queues.get(b.queue) if b.queue is not None else None
-        found = [q] if q is not None else index.candidates(b.ref, m) if b.ref is not None else []
+        found = [q] if q is not None else _nearest(index.candidates(b.ref, m), c) if b.ref is not None else []
         if len(found) > 1:
             ambiguous.append((b, found))
         elif found and all(found[0] is not x for x, _ in joined):
@@ -298,6 +298,28 @@ def _resolve(ref: QueueRef, home: Model, index: QueueIndex, env, c, homes=None):
         j, a, _ = _resolve(ref.fallback, home, index, env, c, homes)
         return j, a, False
     return joined, ambiguous, bool(bound)
+
+
+def _nearest(found: list[Queue], c) -> list[Queue]:
+    """Of several queues one reference fits, the one declared nearest above the consumer's file (issue 35 §5): a
+    declaration in the consumer's folder or one of its ancestors applies to it, one in a sibling folder does not
+    (``examples/a/init.sh`` and ``examples/b/init.sh`` each creating ``jobs`` for the ``main.go`` beside it), and of
+    the ancestors the deepest. Two at that one folder, or none above the consumer (``infra/staging`` and
+    ``infra/prod`` for ``src/worker.py``), leave every candidate."""
+    here = _folder(c)
+    if len(found) < 2 or here is None:
+        return found
+    depth: dict[int, int] = {}
+    for q in found:
+        f = q.location.file if q.location is not None else None
+        d = os.path.dirname(os.path.abspath(f)) if f else None
+        if d is not None and os.path.commonpath([d, here]) == d:
+            depth[id(q)] = d.count(os.sep)
+    if not depth:
+        return found
+    deepest = max(depth.values())
+    near = [q for q in found if depth.get(id(q)) == deepest]
+    return near if len(near) == 1 else found
 
 
 def _one_package(bound: list, c) -> list:

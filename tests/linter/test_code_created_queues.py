@@ -869,3 +869,91 @@ def test_a_python_guarded_write_no_call_decides_is_computed(tmp_path):
     q = _code_queues(str(tmp_path))
     assert (q["h-one"].visibility_timeout, q["h-two"].visibility_timeout) == (60, 5)
     assert all(str(v.message_retention).startswith("<computed") for v in q.values())
+
+
+def test_a_java_helper_creates_one_queue_per_call_with_spring_properties_and_constants(tmp_path, capsys):
+    """Java (issue 35 §1): ``private void create(String name)`` around ``createQueue(CreateQueueRequest...)``,
+    called with two ``@Value("${app.sqs.queue-*}")`` fields bound in ``application.yml`` and a constant: three
+    queues created at the helper's call, and the Spring listeners naming those properties join them; one VG020 at
+    the create call for the three (their listeners throw), not one per call."""
+    java = tmp_path / "src" / "main" / "java" / "ex"
+    java.mkdir(parents=True)
+    (tmp_path / "pom.xml").write_text("<project/>\n")
+    res = tmp_path / "src" / "main" / "resources"
+    res.mkdir(parents=True)
+    (res / "application.yml").write_text(
+        "app:\n  sqs:\n    queue-orders: orders-new\n    queue-cancel: orders-gone\n"
+    )
+    (java / "QueueSetup.java").write_text(
+        "package ex;\n"
+        "import org.springframework.beans.factory.annotation.Value;\n"
+        "import software.amazon.awssdk.services.sqs.SqsClient;\n"
+        "import software.amazon.awssdk.services.sqs.model.CreateQueueRequest;\n"
+        "public class QueueSetup {\n"
+        "    private final SqsClient sqs;\n"
+        '    @Value("${app.sqs.queue-orders}") private String orders;\n'
+        '    @Value("${app.sqs.queue-cancel}") private String cancel;\n'
+        '    private static final String AUDIT = "audit-log";\n'
+        "    QueueSetup(SqsClient sqs) { this.sqs = sqs; }\n"
+        "    public void init() { create(orders); create(cancel); create(AUDIT); }\n"
+        "    private void create(String name) {\n"
+        "        sqs.createQueue(CreateQueueRequest.builder().queueName(name).build());\n"
+        "    }\n"
+        "}\n"
+    )
+    (java / "Listeners.java").write_text(
+        "package ex;\n"
+        "import io.awspring.cloud.sqs.annotation.SqsListener;\n"
+        "public class Listeners {\n"
+        '    @SqsListener("${app.sqs.queue-orders}")\n'
+        "    public void onOrder(String b) { throw new IllegalStateException(b); }\n"
+        '    @SqsListener("${app.sqs.queue-cancel}")\n'
+        "    public void onCancel(String b) { throw new IllegalStateException(b); }\n"
+        '    @SqsListener("audit-log")\n'
+        "    public void onAudit(String b) { throw new IllegalStateException(b); }\n"
+        "}\n"
+    )
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    joined = {f["queue"]: f["line"] for f in findings if f["rule"] == "VG065"}
+    assert joined == {"orders-new": 4, "orders-gone": 6, "audit-log": 8}
+    (vg020,) = [f for f in findings if f["rule"] == "VG020"]
+    assert (vg020["file"].rsplit("/", 1)[-1], vg020["line"]) == ("QueueSetup.java", 13)
+    assert vg020["message"].endswith("(and 2 more queues created by this call)")
+
+
+def test_a_go_helper_returns_the_url_of_the_queue_each_call_creates(tmp_path, capsys):
+    """Go (issue 35 §1): ``func mustQueue(ctx, c, name string) string`` creates ``name`` with a literal map of
+    attributes and returns ``*out.QueueUrl``; two calls give two queues, and each receive of the URL its call
+    returns joins its own: the 10 s receive override of a 30 s queue is VG060 at that receive, one VG020 at the
+    helper's create call for both."""
+    (tmp_path / "go.mod").write_text("module example.com/w\n\ngo 1.22\n")
+    (tmp_path / "main.go").write_text(
+        "package main\n\n"
+        'import (\n\t"context"\n\n\t"github.com/aws/aws-sdk-go-v2/aws"\n\t"github.com/aws/aws-sdk-go-v2/service/sqs"\n)\n\n'
+        "func mustQueue(ctx context.Context, c *sqs.Client, name string) string {\n"
+        "\tout, err := c.CreateQueue(ctx, &sqs.CreateQueueInput{\n"
+        "\t\tQueueName:  aws.String(name),\n"
+        '\t\tAttributes: map[string]string{"VisibilityTimeout": "30"},\n'
+        "\t})\n"
+        "\tif err != nil {\n\t\tpanic(err)\n\t}\n"
+        "\treturn *out.QueueUrl\n"
+        "}\n\n"
+        "func main() {\n"
+        "\tctx := context.Background()\n"
+        "\tc := sqs.New(sqs.Options{})\n"
+        '\tjobs := mustQueue(ctx, c, "go-jobs")\n'
+        '\tmail := mustQueue(ctx, c, "go-mail")\n'
+        "\tc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(jobs), VisibilityTimeout: 10})\n"
+        "\tc.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(mail)})\n"
+        "}\n"
+    )
+    model = loader.load(str(tmp_path / "main.go"))
+    assert {q.id: (q.location.line, q.visibility_timeout) for q in model.queues.values()} == {
+        "go-jobs": (11, 30),
+        "go-mail": (11, 30),
+    }
+    main(["lint", "--no-config", "-f", "json", str(tmp_path)])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    got = sorted((f["rule"], f["queue"], f["line"]) for f in findings if f["rule"] != "VG065")
+    assert got == [("VG020", "go-jobs", 11), ("VG060", "go-jobs", 26)]

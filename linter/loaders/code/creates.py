@@ -55,7 +55,7 @@ import re
 
 from visguard import facts
 
-from .engine import File, Reader, evaluate, shown, text
+from .engine import File, Reader, Value, evaluate, shown, text
 
 MAX_FIELDS = 200  # entries read from one request or attribute map
 MAX_FOLLOW = 3  # names followed to the literal that holds a request or its attributes
@@ -1837,8 +1837,8 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
 # name reaching the create through the constructor's parameter, ``self.queue_name``, another method's parameter):
 # the create's name is read once per call site of the function of several calls it goes through
 # (engine.Flow.sites_of_shared, pinned as Reader.per_call_site pins a receive's), each site a queue located at the
-# create call with that site's name and attributes (its name and attributes located at the site). Python and
-# JavaScript/TypeScript (the languages whose call sites the engine pins).
+# create call with that site's name and attributes (its name and attributes located at the site). Python,
+# JavaScript/TypeScript, Java and Go (the languages whose call sites the engine pins).
 #
 # A create that runs only when the object is not given its queue (``if self.url is None: self.url =
 # create_queue(...)``, ``url or create_queue(...)``, ``if (!this.url) {...}``, ``url ?? await create(...)``, the
@@ -1847,7 +1847,7 @@ def _instance_queue(f: File, r: Reader, i: dict, known: list):
 # is not known for the site (an environment variable, a computed expression) leaves the create as if it ran.
 # A site whose name or attributes are not read is a note naming it, never a silent pass.
 MAX_CTOR_QUEUES = 32  # queues one create call gives this way (engine.MAX_SITES)
-_CTOR_LANGS = {"python", "javascript", "typescript", "tsx"}
+_CTOR_LANGS = {"python", "javascript", "typescript", "tsx", "java", "go"}
 _DICTS = {"dict", "obj"}  # a literal map (Python's dict, JavaScript's object literal)
 
 
@@ -1962,6 +1962,9 @@ def _pin_sites(
             a = evaluate(attrs_node, f) if attrs_node is not None else None
             if a is not None and a.kind == "none":
                 continue  # Attributes=None is refused by the SDK: no queue
+            if a is not None and a.kind not in _DICTS and _entries(f, attrs_node) is not None:
+                # a map the reader reads in place (Go, Java: not the hook's)
+                a = Value("dict", None, attrs_node)
             if a is not None and a.kind not in _DICTS:
                 why = f"its attributes are computed ({a.why or shown(attrs_node)})"
                 skipped.append((_helper_location(h, call), why))
@@ -2096,7 +2099,6 @@ def _absent_key(f: File, node):
     """JavaScript: a ``Value("none")`` (undefined) for ``o.k`` when ``o`` is, for the site pinned now, an object
     literal that writes no ``k`` and spreads nothing (``createQueue(name, { visibilityTimeout: 120 })`` read as
     ``options.fifo``); else None."""
-    from .engine import Value
 
     if f.lang.name not in ("javascript", "typescript", "tsx") or node.type != "member_expression":
         return None

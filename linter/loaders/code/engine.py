@@ -2750,7 +2750,9 @@ def returns_of(fn) -> list | None:
             if not kids:
                 return None
             first = kids[0] if len(kids) == 1 else n
-            if first.type == "expression_list" and first.named_children:  # Go's `return url, nil`: the first
+            if first.type == "expression_list" and len(first.named_children) == 1:
+                first = first.named_children[0]  # Go's `return *out.QueueUrl`: one result, no tuple
+            elif first.type == "expression_list" and first.named_children:  # Go's `return url, nil`
                 values_ = first.named_children
                 if text(values_[0]) in _ZEROS and any(text(r) not in _NOTHING for r in values_[1:]):
                     errors += 1  # `return "", err`: a failure, whose value no consumer gets
