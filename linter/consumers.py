@@ -64,7 +64,9 @@ class EnvBinding(Value):
     package: :mod:`visguard.linter.loaders.lambda_code`). A Lambda function's environment also says the function
     (``function``: its id), its timeout in seconds (``function_timeout``, where it is written:
     ``timeout_location``), its handler as written (``handler``) and the handler's file when known
-    (``handler_file``): the code it binds runs in that function, which bounds its work."""
+    (``handler_file``): the code it binds runs in that function, which bounds its work. ``number``: the whole
+    number a variable named as a consumer setting is given (``VISIBILITY_TIMEOUT=30``: :func:`setting_number`), for
+    code that reads that setting from the variable; such a binding names no queue."""
 
     __slots__ = {
         "name": REQUIRED,
@@ -78,7 +80,30 @@ class EnvBinding(Value):
         "timeout_location": None,
         "handler": None,
         "handler_file": None,
+        "number": None,
     }
+
+
+# A variable whose name says it is a consumer's setting (a timeout, a wait, a batch, a count of workers): its
+# value, when a plain whole number, is kept (:func:`setting_number`); every other value that names no queue is
+# neither kept nor printed (an input's environment also holds secrets).
+_SETTING_WORDS = ("TIMEOUT", "VISIBILITY", "WAIT", "BATCH", "MAX_MESSAGES", "MAX_NUMBER", "CONCURRENCY", "POLL",
+                  "INTERVAL", "SECONDS", "DELAY", "WORKERS", "PREFETCH", "HEARTBEAT", "EXTEND")  # fmt: skip
+_WHOLE = re.compile(r"[0-9]{1,9}")
+
+
+def setting_number(name: str, value) -> int | None:
+    """The whole number (0 to 999999999) an environment variable named as a setting holds (``VISIBILITY_TIMEOUT``
+    ``"30"`` or ``30``), else None."""
+    if not isinstance(name, str) or not any(w in name.upper() for w in _SETTING_WORDS):
+        return None
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value < 10**9 else None
+    if isinstance(value, str) and _WHOLE.fullmatch(value.strip()):
+        return int(value.strip())
+    return None
 
 
 # ----------------------------------------------------------------------------------------------- names
@@ -215,12 +240,56 @@ def parse_duration(value) -> float | None:
 
 
 # ----------------------------------------------------------------------------------------------- the join
-def _bindings(models: list[Model]) -> dict[str, list[tuple[Model, EnvBinding]]]:
+def _bindings(models: list[Model], numbers: bool = False) -> dict[str, list[tuple[Model, EnvBinding]]]:
+    """The bindings of every variable, by name: those naming a queue (or set, to a value not known), or with
+    ``numbers`` those giving a setting its number (EnvBinding.number)."""
     out: dict[str, list[tuple[Model, EnvBinding]]] = {}
     for m in models:
         for b in m.env:
-            out.setdefault(b.name, []).append((m, b))
+            if (b.number is not None) == numbers:
+                out.setdefault(b.name, []).append((m, b))
     return out
+
+
+def _settings_from_env(models: list[Model], numbers: dict, homes: dict) -> None:
+    """A setting the code reads from an environment variable (its default, or no value: ``setting_env``, written
+    by the code readers, field -> [variable, seconds per unit]) is the number the consumer's environment gives
+    that variable (the bindings that reach it, :func:`_applicable`), located there, when they agree on one; the
+    reader's note that the default is used (or that the value is not read) is then dropped."""
+    consumers = {}
+    for m in models:
+        for c in [x for q in m.queues.values() for x in q.consumers] + m.unjoined:
+            consumers.setdefault(id(c), c)
+    stale = set()
+    for c in consumers.values():
+        for field, (var, scale) in list((c.settings.get("setting_env") or {}).items()):
+            bound = _one_package(_applicable(numbers.get(var, []), c, homes), c)
+            given = {b.number for _, b in bound}
+            if len(given) != 1:
+                continue
+            b, was = bound[0][1], c.locations.get(field)
+            if was is not None:
+                stale.add((was.file, was.line, var))
+            value = b.number * scale
+            value = int(value) if isinstance(value, float) and value.is_integer() else value
+            if field in type(c).__slots__:
+                setattr(c, field, value)
+            else:
+                c.settings[field] = value
+            if b.location is not None:
+                c.locations[field] = b.location
+            c.settings.setdefault("setting_bindings", {})[field] = var
+    if stale:
+        for m in models:
+            m.notes = [n for n in m.notes if not _about_env(n, stale)]
+
+
+def _about_env(n: Note, stale: set) -> bool:
+    """Whether note ``n`` is a reader's word on a setting read from a variable the environment now gives."""
+    loc = n.location
+    return loc is not None and any(
+        (loc.file, loc.line) == (f, ln) and f"environment variable {var}" in n.message for f, ln, var in stale
+    )
 
 
 _COMPOSE = ("compose.yml", "compose.yaml", "docker-compose.yml", "docker-compose.yaml")
@@ -484,6 +553,9 @@ def join(models: list[Model], roots=()) -> None:
         w = _workload_of(q, b, c)
         if w is not None:
             _inherit(c, w)
+    numbers = _bindings(models, numbers=True)
+    if numbers:
+        _settings_from_env(models, numbers, homes)
     _fold_laravel_connections(models)
 
 

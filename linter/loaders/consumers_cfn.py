@@ -40,6 +40,7 @@ from visguard.linter.consumers import (
     QueueRef,
     parse_duration,
     queue_name_of,
+    setting_number,
 )
 from visguard.linter.model import Consumer, Location, Note, Subscription
 
@@ -239,6 +240,10 @@ class _Reader:
                         continue
                     at = [*cpath, key, j, vkey]
                     loc = b.loc(at)
+                    number = setting_number(e["Name"], e[vkey]) if kind == "env" else None
+                    if number is not None:  # a setting's number, for code that reads it from the variable
+                        self.model.env.append(EnvBinding(e["Name"], lid, location=loc, number=number))
+                        continue
                     qid, ref = self.queue_of(e[vkey], loc, hint=bool(_QUEUE_HINT.search(e["Name"])))
                     if qid is None and ref is None:
                         continue

@@ -43,6 +43,7 @@ from visguard.linter.consumers import (
     QueueRef,
     parse_duration,
     queue_name_of,
+    setting_number,
 )
 from visguard.linter.model import Consumer, Location, Model, Note
 from visguard.records import fresh
@@ -256,6 +257,14 @@ def _bindings(d: Doc, index: _Index) -> list[EnvBinding]:
             if not isinstance(e, dict) or not isinstance(e.get("name"), str):
                 continue
             name, source = e["name"], _map(e.get("valueFrom"))
+            number = setting_number(name, e.get("value")) if "value" in e else None
+            if number is not None:  # a setting's number, for code that reads it from the variable
+                out.append(
+                    EnvBinding(
+                        name, d.address, location=d.at((*at, "env", j, "value"), e, "value"), number=number
+                    )
+                )
+                continue
             if "value" in e:
                 ref = _ref_of(e.get("value"), name, d.at((*at, "env", j, "value"), e, "value"))
             elif "configMapKeyRef" in source:

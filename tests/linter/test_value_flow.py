@@ -103,6 +103,23 @@ def test_go_if_zero_defaults_yield_to_the_value_set():
     assert c.settings["wait_time"] == 5 and c.settings["max_messages"] == 10
 
 
+@pytest.mark.parametrize("lang, ending", [("go", "poll.go"), ("python", "poll.py")])
+def test_a_default_an_environment_variable_overrides_under_an_if_is_that_variable_with_its_default(
+    lang, ending
+):
+    """``hide := int32(45)`` then ``if raw := os.Getenv("V"); raw != "" { ... hide = int32(n) }`` (Go), ``hide = 45``
+    then ``if os.getenv("V"): hide = int(os.environ["V"])`` (Python): the 45 is used, as the default of V, which the
+    consumer's environment may set (consumers._settings_from_env)."""
+    consumers, notes = run(os.path.join(FLOW, f"env-default-{lang}"))
+    c = one(consumers, ending)
+    assert c.queue_ref.value.endswith("/invoices") and c.visibility_override == 45
+    assert c.settings["setting_env"]["visibility_override"][0] == "INVOICE_HIDE_SECONDS"
+    (note,) = notes
+    assert note.message.split(" (line")[0].endswith(
+        "comes from the environment variable INVOICE_HIDE_SECONDS; its default 45 is used"
+    )
+
+
 def test_two_calls_with_different_values_are_never_picked_between():
     """The receive two calls of drain() share is one consumer per call (engine.Flow.pinned), at the call, with
     that call's queue and visibility (the default where it passes none): never one value picked for both."""

@@ -896,15 +896,20 @@ class File:
         if len(bound) > MAX_AGREE or depth >= MAX_DEPTH or any(r is None for _, r in bound):
             return None
         bound = self._before(node, bound)
-        seen, distinct = None, {}
+        seen, distinct, envs = None, {}, []
         for name, right in bound:
             v = evaluate(right, self, depth + 1)
             if v.kind == "none" or (v.kind == "unknown" and text(v.node) in _NOTHING):
+                continue
+            if v.kind == "env" and v.default is None:
+                envs.append((v, name))
                 continue
             if v.kind not in ("str", "int", "bool", "name", "queue"):
                 return None
             distinct.setdefault(_same(v), (v, name))
             seen = seen or v
+        if envs:
+            return self._env_override(envs, distinct)
         if seen is None:
             return None
         if len(distinct) > 1:  # two queues (or numbers): named, never one of them picked
@@ -921,6 +926,32 @@ class File:
             setattr(out, slot, getattr(seen, slot))
         out.via = seen.via or node
         out.computed = True  # several places write it: no one of them is the value to edit
+        return out
+
+    def _env_override(self, envs: list, distinct: dict) -> Value | None:
+        """A default the environment overrides when it is set: ``vt := int64(30)`` then, under an ``if`` (``if s :=
+        os.Getenv("VT"); s != "" { ... vt = parsed }``, ``if os.getenv("VT"): vt = int(os.environ["VT"])``), an
+        assignment of that one variable: the variable, with the literal as its default (as ``os.getenv("VT",
+        "30")``). None for any other mix (the name stays "assigned more than once")."""
+        if len(distinct) != 1 or len({v.value for v, _ in envs}) != 1:
+            return None
+        (literal, at), env = next(iter(distinct.values())), envs[0][0]
+        if literal.kind not in ("str", "int"):
+            return None
+        for _, name in envs:
+            guard = _around(self, name, _IFS, limit=12)
+            if (
+                guard is None
+                or guard.start_byte <= at.start_byte < guard.end_byte
+                or name.start_byte < at.start_byte
+            ):
+                return None  # unconditional, or the default is written under the same guard or after it
+        if literal.kind == "int":  # a number: the default, of the variable (as python's os.getenv("VT", 30))
+            out = Value("int", literal.value, literal.node)
+            out.env, out.via, out.scale = env.value, literal.via, literal.scale
+            return out
+        out = Value("env", env.value, env.node, default=literal)
+        out.via, out.computed = env.via, True
         return out
 
     def _before(self, node, bound: list) -> list:
@@ -1039,9 +1070,11 @@ class File:
                         default = evaluate(args[default_at], self, depth + 1)
                     return Value("env", var.value, node, default=default)
             return unknown(node, "an environment variable whose name is computed")
-        if name in lang.passthrough and len(args) == 1:
+        mark = lang.passthrough.get(name, "")
+        if (
+            mark != "" and args and (len(args) == 1 or mark == "number")
+        ):  # strconv.ParseInt(s, 10, 64): its first
             v = evaluate(args[0], self, depth + 1)
-            mark = lang.passthrough[name]
             if mark == "number" and v.kind == "str" and number(v.value) is not None:  # Integer.parseInt("30")
                 n = Value("int", number(v.value), v.node)
                 n.via = v.via
@@ -1165,6 +1198,9 @@ _BLOCKS = {
     "compound_statement",
     "body_statement",
 }
+
+
+_IFS = frozenset(("if_statement", "if_expression", "if"))  # a statement that runs only when its test holds
 
 
 def _around(f: File, node, kinds, limit: int = 64):
@@ -2135,6 +2171,8 @@ class Reader:
             setattr(c, field, value)
         else:
             c.settings[field] = value
+        if v is not None and v.env is not None:  # its default: the environment's number, where one is given
+            self.from_env(c, field, v.env, v.scale)
         if self.elsewhere(v):  # written in another file (a call site): located there, edited by hand
             c.locations[field] = self.at(v, v.node)
             if v.kind == "int":
@@ -2152,6 +2190,12 @@ class Reader:
         self.result.spans[(c.id, field)] = (node.start_byte, node.end_byte)
         if v is not None and v.kind == "int" and self.lang is not None:
             self.result.places[(c.id, field)] = place(v, self.lang)
+
+    @staticmethod
+    def from_env(c: Consumer, field: str, var: str, scale: float = 1.0) -> None:
+        """Record that ``field`` of ``c`` is read from the environment variable ``var`` (in units of ``scale``
+        seconds): the join gives it the number the consumer's environment sets (consumers._settings_from_env)."""
+        c.settings.setdefault("setting_env", {})[field] = [var, scale]
 
     def request(self, site, platform: str, args, apply) -> Consumer:
         """A consumer at ``site`` (a request or receive the query found) located as its own queue reference
@@ -2174,9 +2218,16 @@ class Reader:
         if v is None:
             return
         if v.kind == "int" and isinstance(v.value, (int, float)):
+            if v.env is not None:
+                self.note(
+                    f"{what} comes from the environment variable {v.env}; its default {v.value:g} is used",
+                    v.node,
+                    v=v,
+                )
             self.set(c, field, v.value, v.node, v)
         elif v.kind == "env":
             self.note(f"{what} comes from the environment variable {v.value}: not read", v.node, v=v)
+            self.from_env(c, field, v.value, v.scale)
         elif v.kind == "bad":
             self.note(f"{what} = {shown(v.node)} is {v.why}: not read (no AWS API takes it)", v.node, v=v)
         else:

@@ -10,6 +10,9 @@ say what the variable holds. They also hold secrets (``SQS_KEY``, ``SQS_SECRET``
   ``SQS``) becomes a *private* reference (``QueueRef.private``): ``linter.consumers.join`` joins a consumer that
   reads the variable to a queue of that name that an input of the run declares; otherwise the value is never
   printed (notes name the variable and the file) nor looked up in AWS (``--queues-from aws``).
+- a whole number in a variable whose name says it is a consumer's setting (``VISIBILITY_TIMEOUT=30``,
+  :func:`~visguard.linter.consumers.setting_number`) is kept as that number: code that reads the setting from
+  the variable gets it (``linter.consumers.join``).
 
 A compose value with ``${...}`` interpolation is read as Compose reads it when the variable is not set:
 ``${VAR:-default}`` and ``${VAR-default}`` are the default (a project ``.env`` that sets the variable is its own
@@ -26,7 +29,7 @@ import os
 import re
 
 from visguard.errors import VisguardError
-from visguard.linter.consumers import EnvBinding, QueueRef
+from visguard.linter.consumers import EnvBinding, QueueRef, setting_number
 from visguard.linter.model import Location, Note
 
 from . import CodeResult
@@ -89,6 +92,9 @@ def binding(name: str, value, location: Location, workload: str) -> EnvBinding |
     """The binding of variable ``name`` when ``value`` is shaped like an SQS queue URL or ARN, or is a queue name
     in a variable whose name says queue (a :class:`QueueRef` with ``private=True``); None otherwise: any other
     value of a .env or compose file is neither kept nor printed nor sent anywhere."""
+    number = setting_number(name, value)
+    if number is not None:  # VISIBILITY_TIMEOUT=30: the number of a setting the code reads from the variable
+        return EnvBinding(name, workload=workload, location=location, number=number)
     if not isinstance(value, str) or not value or len(value) > 2048:
         return None
     named = any(w in name.upper() for w in _QUEUE_WORDS)
@@ -127,7 +133,11 @@ def _compose(path: str, text: str) -> CodeResult:
         if isinstance(env, dict):
             items = [(k, v, position_of(env, k)) for k, v in env.items()]
         elif isinstance(env, list):
-            items = [(*_split(x), (line, col)) for x in env if isinstance(x, str) and "=" in x]
+            items = [
+                (*_split(x), _item_at(text, line, x) or (line, col))
+                for x in env
+                if isinstance(x, str) and "=" in x
+            ]
         else:
             continue
         context = _build_context(path, spec.get("build"))
@@ -141,6 +151,20 @@ def _compose(path: str, text: str) -> CodeResult:
             if b is not None:  # the service's own code, when compose says where it is built from
                 out.env.append(b if context is None else b.replace(folder=context))
     return out
+
+
+def _item_at(text: str, line: int | None, item: str) -> tuple[int, int] | None:
+    """(line, column) of the list item ``- KEY=VALUE`` of an ``environment:`` key at ``line`` (the YAML decoder keeps
+    no position for a list's items): the first line below that says it, quoted or not, within a bounded scan."""
+    if not line:
+        return None
+    key = item.partition("=")[0]
+    lines = text.splitlines()
+    for n in range(line, min(len(lines), line + 400)):
+        s = lines[n].lstrip()
+        if s.startswith("-") and s[1:].lstrip().lstrip("\"'").startswith(key + "="):
+            return n + 1, len(lines[n]) - len(s) + 1
+    return None
 
 
 def _compose_worker(path: str, text: str, out: CodeResult, service: str, spec: dict) -> None:

@@ -191,6 +191,9 @@ GO = Language(
         "int32": None,
         "int64": None,
         "int": None,
+        "strconv.Atoi": "number",
+        "strconv.ParseInt": "number",
+        "strconv.ParseUint": "number",
     },  # fmt: skip
     name_key=_name_key,
     hook=_hook,

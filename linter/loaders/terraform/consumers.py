@@ -43,6 +43,7 @@ from visguard.linter.consumers import (
     EnvBinding,
     QueueRef,
     parse_duration,
+    setting_number,
 )
 from visguard.linter.model import Consumer, Location, Subscription, Suppression
 
@@ -392,6 +393,12 @@ class _Reader:
                     )
                     where = where or r.locations.get(f"{base}.{key}[{j}]") or r.loc("container_definitions")
                     value = e.get("value") if kind == "env" else self.parameter_value(e.get("valueFrom"))
+                    number = setting_number(e["name"], value) if kind == "env" else None
+                    if number is not None:  # a setting's number, for code that reads it from the variable
+                        self.model.env.append(
+                            EnvBinding(e["name"], f"{r.address}/{cname}", location=where, number=number)
+                        )
+                        continue
                     qid, ref = self.resolve(value, where)
                     if qid is None and ref is None:
                         continue
