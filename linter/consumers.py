@@ -251,11 +251,14 @@ def _bindings(models: list[Model], numbers: bool = False) -> dict[str, list[tupl
     return out
 
 
-def _settings_from_env(models: list[Model], numbers: dict, homes: dict) -> None:
+def _settings_from_env(models: list[Model], numbers: dict, homes: dict, through: list) -> None:
     """A setting the code reads from an environment variable (its default, or no value: ``setting_env``, written
     by the code readers, field -> [variable, seconds per unit]) is the number the consumer's environment gives
     that variable (the bindings that reach it, :func:`_applicable`), located there, when they agree on one; the
-    reader's note that the default is used (or that the value is not read) is then dropped."""
+    reader's note that the default is used (or that the value is not read) is then dropped. A consumer joined to
+    several queues by several workloads' environments (``through``: (consumer, queue, binding)) has, per queue,
+    the number the workload that joined it gives, located there (``setting_for``, ``setting_at``: what
+    ``Consumer.value_for`` and ``Consumer.location_of`` answer for that queue)."""
     consumers = {}
     for m in models:
         for c in [x for q in m.queues.values() for x in q.consumers] + m.unjoined:
@@ -264,24 +267,53 @@ def _settings_from_env(models: list[Model], numbers: dict, homes: dict) -> None:
     for c in consumers.values():
         for field, (var, scale) in list((c.settings.get("setting_env") or {}).items()):
             bound = _one_package(_applicable(numbers.get(var, []), c, homes), c)
-            given = {b.number for _, b in bound}
-            if len(given) != 1:
+            if not bound:
                 continue
-            b, was = bound[0][1], c.locations.get(field)
+            was = c.locations.get(field)
+            per_queue = {}
+            for x, q, joined in through:
+                same = [n for _, n in bound if x is c and _same_workload(n, joined)]
+                if same:
+                    per_queue[q.id] = same[0]
+            given = {b.number for _, b in bound}
+            if len(given) == 1:
+                b = bound[0][1]
+                _put(c, field, _seconds(b.number, scale))
+                if b.location is not None:
+                    c.locations[field] = b.location
+            elif not per_queue:
+                continue
+            for qid, b in per_queue.items():
+                c.settings.setdefault("setting_for", {}).setdefault(field, {})[qid] = _seconds(
+                    b.number, scale
+                )
+                if b.location is not None:
+                    c.settings.setdefault("setting_at", {}).setdefault(field, {})[qid] = b.location
+            c.settings.setdefault("setting_bindings", {})[field] = var
             if was is not None:
                 stale.add((was.file, was.line, var))
-            value = b.number * scale
-            value = int(value) if isinstance(value, float) and value.is_integer() else value
-            if field in type(c).__slots__:
-                setattr(c, field, value)
-            else:
-                c.settings[field] = value
-            if b.location is not None:
-                c.locations[field] = b.location
-            c.settings.setdefault("setting_bindings", {})[field] = var
     if stale:
         for m in models:
             m.notes = [n for n in m.notes if not _about_env(n, stale)]
+
+
+def _seconds(n: int, scale: float):
+    value = n * scale
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _put(c, field: str, value) -> None:
+    if field in type(c).__slots__:
+        setattr(c, field, value)
+    else:
+        c.settings[field] = value
+
+
+def _same_workload(a: EnvBinding, b: EnvBinding) -> bool:
+    """Whether two bindings are given by one workload (one compose service, one container, one file's)."""
+    fa = a.location.file if a.location is not None else None
+    fb = b.location.file if b.location is not None else None
+    return a.workload == b.workload and fa == fb
 
 
 def _about_env(n: Note, stale: set) -> bool:
@@ -555,7 +587,7 @@ def join(models: list[Model], roots=()) -> None:
             _inherit(c, w)
     numbers = _bindings(models, numbers=True)
     if numbers:
-        _settings_from_env(models, numbers, homes)
+        _settings_from_env(models, numbers, homes, through_env)
     _fold_laravel_connections(models)
 
 

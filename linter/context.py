@@ -169,7 +169,7 @@ class RuleContext:
         queue's; ``None`` when it is not a usable number (unresolved, out of range), so comparisons stay quiet."""
         if not self.overrides(c):
             return self.visibility(queue)
-        v = c.visibility_override
+        v = c.value_for("visibility_override", queue.id)
         if v is None:  # sqsd's default
             v = facts.SQSD_OPTIONS["VisibilityTimeout"][1]
         if isinstance(v, bool) or not isinstance(v, (int, float)) or v not in facts.VISIBILITY_TIMEOUT:
@@ -180,7 +180,7 @@ class RuleContext:
         """Where the visibility in effect for ``c`` is set: the consumer's setting (its resource when a
         platform's default applies), else the queue's VisibilityTimeout (the queue when it is not written)."""
         if self.overrides(c):
-            return c.location_of("visibility_override") or c.location or queue.location
+            return c.location_of("visibility_override", queue.id) or c.location or queue.location
         return queue.location_of("visibility_timeout")
 
     def visibility_said(self, queue: Queue, c: Consumer) -> str:

@@ -144,8 +144,23 @@ class Consumer(Record):
         "queue_ref": None,
     }
 
-    def location_of(self, name: str) -> Location | None:
-        """Where field ``name`` (e.g. ``batch_size``, ``function_timeout``) was written, else the consumer's."""
+    def value_for(self, name: str, queue: str | None = None):
+        """Field ``name``'s value; with ``queue`` (an id), the one the workload whose environment joined that queue
+        gives (``settings["setting_for"]``: linter.consumers._settings_from_env), when it differs per queue."""
+        if queue is not None:
+            per = (self.settings.get("setting_for") or {}).get(name) or {}
+            if queue in per:
+                return per[queue]
+        return getattr(self, name) if name in type(self).__slots__ else self.settings.get(name)
+
+    def location_of(self, name: str, queue: str | None = None) -> Location | None:
+        """Where field ``name`` (e.g. ``batch_size``, ``function_timeout``) was written, else the consumer's; with
+        ``queue`` (an id), where the workload whose environment joined that queue sets it, when that is known
+        (``settings["setting_at"]``: linter.consumers._settings_from_env)."""
+        if queue is not None:
+            at = ((self.settings.get("setting_at") or {}).get(name) or {}).get(queue)
+            if at is not None:
+                return at
         return self.locations.get(name, self.location)
 
     @property

@@ -136,6 +136,24 @@ def test_a_create_helper_returns_the_queue_each_call_names():
     assert got == [(9, "helper-billing", 40), (10, "helper-audit.fifo", 45)]
 
 
+def test_the_response_a_helper_returns_through_a_module_that_re_exports_it_names_the_created_queue(capsys):
+    """``const { QueueUrl } = await ensureJobsQueue(client)`` of a helper imported from ``queues/index.js``, which
+    re-exports it (``export { ensureJobsQueue } from``, ``export * from``), and which returns
+    ``client.send(new CreateQueueCommand({ QueueName: .. }))``: the consumer's queue is the created one (VG060 at the
+    consumer's 10 s vs SQS's 30 s, VG020 at each create); the audit consumer's 60 s agree with its queue's."""
+    findings = _lint(capsys, os.path.join(FIXTURES, "reexport"))
+    assert _got(findings) == {
+        ("VG060", "reexport/listen/jobs.js", 12),
+        ("VG020", "reexport/queues/ensure-jobs-queue.js", 4),
+        ("VG020", "reexport/queues/ensure-audit-queue.js", 4),
+    }
+    joined = {f["file"].split("returned/")[-1]: f["queue"] for f in findings if f["rule"] == "VG065"}
+    assert joined == {
+        "reexport/listen/jobs.js": "reexport-jobs",
+        "reexport/listen/audit.js": "reexport-audit",
+    }
+
+
 def test_returns_that_all_agree_through_a_wide_tree_of_calls_end_at_the_flow_budget(capsys, tmp_path):
     """Hostile: 8 levels of functions each with 8 returns calling the next, every leaf the same URL (8**7 paths, each
     would agree): the flow's step budget ends the read, unknown, quickly."""

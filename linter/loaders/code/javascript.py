@@ -1730,6 +1730,15 @@ class _Scopes:
         if fn is None or fn.type != "identifier":
             return None
         name = text(fn)
+        owner, decl = self._callee(name, node)
+        if decl is None:
+            return None
+        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
+
+    def _callee(self, name: str, node):
+        """(the scopes of the file that declares it, the function) a call of ``name`` at ``node`` runs: a
+        ``function`` or ``const f = () => ..`` of this file, or one imported from a relative module (through the
+        modules that re-export it); (self, None) for any other."""
         owner, decl = self, _declared_function(self, name)
         if decl is None:
             bound = self.declaration(name, node)
@@ -1739,11 +1748,35 @@ class _Scopes:
             elif bound is None and name in self.imports and engine.FLOW.spend():
                 got = _imported(self.file, name)
                 if got is not None and got[1] is not None:
-                    owner = _js(got[0])
-                    decl = _function_named(owner, got[1])
-        if decl is None:
-            return None
-        return _checked(engine.returned(owner.file, decl, node, self.file, depth + 1, name))
+                    g, key = _reexported(got[0], got[1])
+                    owner = _js(g)
+                    decl = _function_named(owner, key)
+        return owner, decl
+
+    def _returned_response(self, value):
+        """The queue the response a helper returns names: ``const { QueueUrl } = await ensureQueue(client)`` where
+        ``ensureQueue`` returns ``client.send(new CreateQueueCommand({ QueueName: "jobs" }))`` (in this file or
+        a relative module): :meth:`_lookup` of what it returns, in its own file; raises when not one such."""
+        call = (
+            _strip(value.named_children[0])
+            if value.type == "await_expression" and value.named_children
+            else value
+        )
+        fn = (
+            call.child_by_field_name("function")
+            if call is not None and call.type == "call_expression"
+            else None
+        )
+        if fn is None or fn.type != "identifier":
+            raise _Unresolved
+        owner, decl = self._callee(text(fn), call)
+        returns = engine.returns_of(decl) if decl is not None else None
+        if not returns or len(returns) > 1:
+            raise _Unresolved
+        got = owner._lookup(returns[0])
+        if got.kind not in ("name", "env"):  # a queue the helper's caller names: read per call site, not here
+            raise _Unresolved
+        return got
 
     def _lookup(self, node):
         """A GetQueueUrl call under ``node`` (``await client.send(new GetQueueUrlCommand({QueueName}))``)."""
@@ -1908,7 +1941,10 @@ class _Scopes:
                     raise _Unresolved
             return Value("env", key, part, default=default)
         if key == "QueueUrl":
-            return self._lookup(value)
+            try:
+                return self._lookup(value)
+            except _Unresolved:
+                return self._returned_response(value)
         base = self._value(value, depth + 1)
         if base.kind == "module":  # const { QUEUE_URL } = require("./config")
             return _js(base.value).exported(key, depth + 1)
@@ -2377,6 +2413,41 @@ def _imported(f: File, key: str):
 # https://nodejs.org/api/modules.html#all-together, https://www.typescriptlang.org/docs/handbook/modules/reference.html
 # (checked 2026-12-02)
 _COMPLETIONS = ("", ".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".mts", ".cts", "/index.js", "/index.ts")
+
+
+MAX_REEXPORTS = 4  # modules an import is followed through (``export { f } from "./f.js"`` in an index.js)
+
+
+def _reexported(g: File, key: str) -> tuple[File, str]:
+    """(the module that declares ``key``, its name there): ``g`` itself, or the relative module ``g`` re-exports it
+    from (``export { key } from "./x.js"``, ``export { k as key } from``, ``export * from``), followed up to
+    :data:`MAX_REEXPORTS` modules."""
+    for _ in range(MAX_REEXPORTS):
+        if _function_named(_js(g), key) is not None:
+            return g, key
+        nxt = None
+        for stmt in g.root.named_children:
+            source = stmt.child_by_field_name("source") if stmt.type == "export_statement" else None
+            if source is None:
+                continue
+            clause = next((c for c in stmt.named_children if c.type == "export_clause"), None)
+            if clause is None:  # export * from "./x"
+                if any(c.type == "*" for c in stmt.children):
+                    nxt = nxt or (source, key)
+                continue
+            for spec in clause.named_children:
+                name, alias = spec.child_by_field_name("name"), spec.child_by_field_name("alias")
+                if name is not None and text(alias if alias is not None else name) == key:
+                    nxt = (source, text(name))
+                    break
+        if nxt is None:
+            return g, key
+        spec = text(nxt[0]).strip("\"'`")
+        h = _module_file(g, spec) if engine.FLOW.spend() else None
+        if h is None:
+            return g, key
+        g, key = h, nxt[1]
+    return g, key
 
 
 def _module_file(f: File, spec: str) -> File | None:

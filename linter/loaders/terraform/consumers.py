@@ -18,7 +18,9 @@ max_capacity), the task role's policies (``aws_iam_role`` inline_policy, ``aws_i
 ``aws:elasticbeanstalk:sqsd`` namespace, tags), ``aws_pipes_pipe`` (source, source_parameters
 .sqs_queue_parameters, target, enrichment, tags; the target's ``aws_lambda_function`` timeout,
 ``aws_sfn_state_machine`` type, ``aws_cloudwatch_event_api_destination``), ``aws_sns_topic_subscription``
-(protocol, endpoint, topic_arn, redrive_policy, raw_message_delivery) and ``aws_sns_topic`` (fifo_topic).
+(protocol, endpoint, topic_arn, redrive_policy, raw_message_delivery), ``aws_sns_topic`` (fifo_topic) and
+``aws_apprunner_service`` (source_configuration: the image's or the code's runtime_environment_variables, the
+environment of the code the service runs: queue and setting bindings only, App Runner receives nothing itself).
 
 A role an ECS task or a Kubernetes pod may assume (``aws_iam_role`` assume_role_policy, managed_policy_arns;
 ``awscc_iam_role``), granted receiving from a queue of the root and used by nothing of the configuration
@@ -72,6 +74,7 @@ API_DESTINATION = "aws_cloudwatch_event_api_destination"
 SUBSCRIPTION = "aws_sns_topic_subscription"
 TOPIC = "aws_sns_topic"
 CAPACITY_PROVIDER = "aws_ecs_capacity_provider"
+APPRUNNER = "aws_apprunner_service"
 
 # the arguments read, per resource type (build.ARGS takes them in)
 ARGS = {
@@ -91,11 +94,13 @@ ARGS = {
     API_DESTINATION: ("name",),
     SUBSCRIPTION: ("topic_arn", "protocol", "endpoint", "redrive_policy", "raw_message_delivery"),
     TOPIC: ("name", "fifo_topic"),
+    APPRUNNER: ("service_name", "source_configuration"),
 }
 # nested blocks, read as lists of maps (the shape a plan gives them)
 NESTED_BLOCKS = frozenset(
     ("setting", "inline_policy", "source_parameters", "target_parameters", "statement", "capacity_provider_strategy",
-     "managed_instances_provider", "auto_scaling_group_provider")
+     "managed_instances_provider", "auto_scaling_group_provider", "source_configuration", "image_repository",
+     "image_configuration", "code_repository", "code_configuration", "code_configuration_values")
 )  # fmt: skip
 # types read only when the root holds the consumer that needs them (load.TerraformLoader.collect_needed; a role
 # and its grants also when the root has a queue and a role that may be a workload's: roles.py)
@@ -114,7 +119,7 @@ NEEDED_BY = {
     TOPIC: SUBSCRIPTION,
     "data.archive_file": "aws_lambda_function",  # the package a function is made from (lambda_env.py)
 }
-CONSUMER_TYPES = (TASK, BEANSTALK, PIPE, SUBSCRIPTION)
+CONSUMER_TYPES = (TASK, BEANSTALK, PIPE, SUBSCRIPTION, APPRUNNER)
 # what a role's grants are read from (also read for a role that is a consumer of its own: load.collect_needed)
 ROLE_HELPERS = (ROLE_POLICY, POLICY, ATTACHMENT, DOCUMENT)
 # a trust policy's service principal -> the platform of the workload that assumes the role
@@ -206,6 +211,7 @@ class _Reader:
             (BEANSTALK, self.beanstalk),
             (PIPE, self.pipe),
             (SUBSCRIPTION, self.subscription),
+            (APPRUNNER, self.apprunner),
         ):
             for r in self.by_type.get(kind, ()):
                 try:
@@ -657,6 +663,40 @@ class _Reader:
             self.attach(c, r, qid, None)
 
     # ------------------------------------------------------------------------------------------ Beanstalk
+    def apprunner(self, r) -> None:
+        """An App Runner service's runtime environment (``source_configuration`` of an image or a code repository):
+        the variables it gives the code its container runs, as an ECS container's environment (a queue, a
+        setting's number); App Runner itself receives nothing, the code does."""
+        for i, src in enumerate(_blocks(r.values.get("source_configuration"))):
+            for kind, conf, values in (
+                ("image_repository", "image_configuration", None),
+                ("code_repository", "code_configuration", "code_configuration_values"),
+            ):
+                for j, repo in enumerate(_blocks(src.get(kind))):
+                    for k, cfg in enumerate(_blocks(repo.get(conf))):
+                        base = f"source_configuration[{i}].{kind}[{j}].{conf}[{k}]"
+                        for m, block in enumerate(_blocks(cfg.get(values)) if values else [cfg]):
+                            at = f"{base}.{values}[{m}]" if values else base
+                            self.runtime_env(r, block.get("runtime_environment_variables"), at)
+
+    def runtime_env(self, r, env, at: str) -> None:
+        if not isinstance(env, dict):
+            return
+        for name, value in list(env.items())[:MAX_ENTRIES]:
+            if not isinstance(name, str):
+                continue
+            where = r.locations.get(f"{at}.runtime_environment_variables.{name}") or r.locations.get(
+                f"{at}.runtime_environment_variables"
+            )
+            where = where or r.location
+            number = setting_number(name, value)
+            if number is not None:
+                self.model.env.append(EnvBinding(name, r.address, location=where, number=number))
+                continue
+            qid, ref = self.resolve(value, where)
+            if qid is not None or ref is not None:
+                self.model.env.append(EnvBinding(name, r.address, qid, ref, where))
+
     def beanstalk(self, r) -> None:
         sqsd: dict[str, tuple[Any, Location]] = {}
         unknown = False

@@ -43,6 +43,9 @@ _MISSING_REF = object()
 MAX_FILES = 2000
 QUEUE = "aws_sqs_queue"
 
+# map arguments of nested blocks whose keys are located one by one (an App Runner service's environment)
+_KEYED_MAPS = frozenset(("runtime_environment_variables",))
+
 
 class Note(Record):
     """Something the loader could not evaluate or read: what, why, where, and the address it is about (a
@@ -525,6 +528,11 @@ class TerraformLoader(ModuleReader):
             for name, attr in b.attrs.items():
                 value[name] = scope.eval_attr(attr, e)
                 r.locations[f"{here}.{name}"] = self.origin(scope, attr, e, r.address)
+                if name in _KEYED_MAPS and isinstance(value[name], dict):  # where each variable is written
+                    for key in list(value[name])[:50]:
+                        loc = self.path_location(scope, attr, e, r.address, [key])
+                        if loc is not None:
+                            r.locations[f"{here}.{name}.{key}"] = loc
             r.locations.setdefault(here, Location(b.file, b.line, b.column, path=f"{r.address}/{here}"))
             if depth < 3:
                 for sub in {x.type for x in b.blocks} - {"dynamic", "content"}:
