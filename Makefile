@@ -136,6 +136,11 @@ demo-consumers: install
 	$(BIN)/visguard lint tests/linter/fixtures/cdk-source/queue-dlq tests/linter/fixtures/cdk-source/fargate-env \
 		--fail-on never -f sarif -o $(OUT)/consumers/cdk-app.sarif
 	for r in VG011 VG020 VG022 VG060; do grep -q "\"ruleId\": \"$$r\"" $(OUT)/consumers/cdk-app.sarif || exit 1; done
+	# a worker's visibility read from an environment variable: the number its App Runner service and its compose
+	# service give, per queue (VG060 where App Runner sets 30 s for a 120 s queue)
+	$(BIN)/visguard lint tests/linter/fixtures/consumers/join/env-number-apprunner --fail-on never -f json \
+		-o $(OUT)/consumers/env-settings.json
+	grep -q '"rule": "VG060"' $(OUT)/consumers/env-settings.json
 	# a Python CDK app, ecs_patterns' QueueProcessingFargateService and a role only an outside workload assumes
 	$(BIN)/visguard lint tests/linter/fixtures/cdk-source/python-lambda tests/linter/fixtures/cdk-source/queue-processing \
 		tests/linter/fixtures/cdk-source/role-grant --fail-on never -f sarif -o $(OUT)/consumers/cdk-more.sarif

@@ -252,8 +252,8 @@ def _bindings(models: list[Model], numbers: bool = False) -> dict[str, list[tupl
 
 
 def _settings_from_env(models: list[Model], numbers: dict, homes: dict, through: list) -> None:
-    """A setting the code reads from an environment variable (its default, or no value: ``setting_env``, written
-    by the code readers, field -> [variable, seconds per unit]) is the number the consumer's environment gives
+    """A setting the code reads from an environment variable (its default, or no value: ``Consumer.from_env``,
+    written by the code readers, field -> [variable, seconds per unit]) is the number the consumer's environment gives
     that variable (the bindings that reach it, :func:`_applicable`), located there, when they agree on one; the
     reader's note that the default is used (or that the value is not read) is then dropped. A consumer joined to
     several queues by several workloads' environments (``through``: (consumer, queue, binding)) has, per queue,
@@ -265,7 +265,7 @@ def _settings_from_env(models: list[Model], numbers: dict, homes: dict, through:
             consumers.setdefault(id(c), c)
     stale = set()
     for c in consumers.values():
-        for field, (var, scale) in list((c.settings.get("setting_env") or {}).items()):
+        for field, (var, scale) in list(c.from_env.items()):
             bound = _one_package(_applicable(numbers.get(var, []), c, homes), c)
             if not bound:
                 continue

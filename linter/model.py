@@ -113,6 +113,9 @@ class Consumer(Record):
         "note": None,
         "created_by": None,
         "locations": fresh(dict),
+        # field -> [environment variable, seconds per unit] of a setting the code reads from that variable (its
+        # default, or no value): linter.consumers.join gives it the number the consumer's environment sets
+        "from_env": fresh(dict),
         # --- worker consumers (issues 24, 25: linter/consumers.py; reference/consumers.md) ---------------------
         # platform: lambda | ecs | beanstalk | pipes | keda | kubernetes | sdk | celery | sqs-consumer | spring |
         # laravel | shoryuken | profile. source: the input kind of the file the consumer was read from

@@ -113,7 +113,7 @@ def test_a_default_an_environment_variable_overrides_under_an_if_is_that_variabl
     consumers, notes = run(os.path.join(FLOW, f"env-default-{lang}"))
     c = one(consumers, ending)
     assert c.queue_ref.value.endswith("/invoices") and c.visibility_override == 45
-    assert c.settings["setting_env"]["visibility_override"][0] == "INVOICE_HIDE_SECONDS"
+    assert c.from_env["visibility_override"][0] == "INVOICE_HIDE_SECONDS"
     (note,) = notes
     assert note.message.split(" (line")[0].endswith(
         "comes from the environment variable INVOICE_HIDE_SECONDS; its default 45 is used"

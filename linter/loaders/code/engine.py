@@ -1072,7 +1072,7 @@ class File:
             return unknown(node, "an environment variable whose name is computed")
         mark = lang.passthrough.get(name, "")
         if (
-            mark != "" and args and (len(args) == 1 or mark == "number")
+            mark != "" and args and (len(args) == 1 or mark == "number" and text(args[1]) == "10")
         ):  # strconv.ParseInt(s, 10, 64): its first
             v = evaluate(args[0], self, depth + 1)
             if mark == "number" and v.kind == "str" and number(v.value) is not None:  # Integer.parseInt("30")
@@ -2195,7 +2195,7 @@ class Reader:
     def from_env(c: Consumer, field: str, var: str, scale: float = 1.0) -> None:
         """Record that ``field`` of ``c`` is read from the environment variable ``var`` (in units of ``scale``
         seconds): the join gives it the number the consumer's environment sets (consumers._settings_from_env)."""
-        c.settings.setdefault("setting_env", {})[field] = [var, scale]
+        c.from_env[field] = [var, scale]
 
     def request(self, site, platform: str, args, apply) -> Consumer:
         """A consumer at ``site`` (a request or receive the query found) located as its own queue reference
