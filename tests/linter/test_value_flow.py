@@ -199,6 +199,35 @@ def test_python_module_constants_imported_from_the_package():
     )
 
 
+def test_python_absolute_imports_resolve_from_a_folder_above_the_file():
+    """``from module.constants import VT`` in ``functions/worker/module/sqs_service.py``, where ``module/`` (no
+    ``__init__.py``) sits in the Lambda package's root ``functions/worker/``: the constants of that file."""
+    consumers, notes = run(os.path.join(FLOW, "imports-root-python"))
+    c = one(consumers, "sqs_service.py")
+    assert c.visibility_override == 30 and c.settings["max_messages"] == 5
+    assert (
+        rel(c.locations["visibility_override"])
+        == "imports-root-python/functions/worker/module/constants.py:1"
+    )
+    assert notes == []
+
+
+def test_python_a_property_is_what_it_returns():
+    """``QueueUrl=self.queue_url`` of ``@property def queue_url(self): return self.client.get_queue_url(QueueName=
+    self.queue_name).get("QueueUrl")`` (the constructor's ``queue_name`` given ``os.environ.get("REPORTS_QUEUE",
+    "reports")``) and ``VisibilityTimeout=self.visibility`` of a property returning 120."""
+    consumers, notes = run(os.path.join(FLOW, "property-python"))
+    c = one(consumers, "processor.py")
+    assert (c.queue_ref.kind, c.queue_ref.value, c.queue_ref.fallback.value) == (
+        "env",
+        "REPORTS_QUEUE",
+        "reports",
+    )
+    assert c.visibility_override == 120
+    assert rel(c.locations["visibility_override"]) == "property-python/processor.py:20"
+    assert notes == []
+
+
 def test_a_file_read_alone_opens_no_other(tmp_path):
     """Outside a run's search (a file named alone, a reader called alone) no other file is read."""
     (tmp_path / "settings.py").write_text("QUEUE = 'q'\n")

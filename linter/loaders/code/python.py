@@ -218,6 +218,9 @@ def _aliased(name) -> tuple[str, str]:
     return text(name), text(name).split(".")[0]
 
 
+MAX_IMPORT_ROOTS = 12  # folders above a file tried as the root an absolute import is resolved from
+
+
 def _module(f: File, module, extra: str | None) -> File | None:
     """The File of the module ``module`` (a module_name node; None: none) plus ``extra`` (a dotted name) names."""
     import os
@@ -231,8 +234,18 @@ def _module(f: File, module, extra: str | None) -> File | None:
         bases = [base]
         inner = [c for c in module.named_children if c.type == "dotted_name"]
         parts = text(inner[0]).split(".") if inner else []
-    else:
-        bases = [FLOW.root(f.path), os.path.dirname(os.path.abspath(f.path))]
+    else:  # the project's folder, the file's, then each folder above it (a Lambda package's root, a src/ layout)
+        top, here = FLOW.root(f.path), os.path.dirname(os.path.abspath(f.path))
+        bases = [top, here]
+        for _ in range(
+            MAX_IMPORT_ROOTS
+        ):  # only files the run was offered are ever opened (FLOW.offered_file)
+            up = os.path.dirname(here)
+            if up == here:
+                break
+            if up != top:
+                bases.append(up)
+            here = up
         parts = text(module).split(".") if module is not None else []
     if extra:
         parts += extra.split(".")
@@ -1665,7 +1678,48 @@ def _attribute(node, f: File, depth: int) -> Value | None:
     if got is not None:
         return got
     got = _own_attribute(node, f, depth)
+    if got is not None:
+        return got
+    got = _property(node, f, depth)
     return got if got is not None else _settings_attribute(node, f, depth)
+
+
+_PROPERTIES = frozenset(("property", "cached_property", "functools.cached_property"))
+
+
+def _property(node, f: File, depth: int) -> Value | None:
+    """``self.queue_url`` where nothing assigns ``self.queue_url`` and its class defines it as a property
+    (``@property def queue_url(self): return ...``, ``@cached_property``): what the property returns, read in
+    the class (its ``self.x`` as the class's); None for any other attribute."""
+    obj = node.child_by_field_name("object")
+    attr = node.child_by_field_name("attribute")
+    if obj is None or attr is None or text(obj) not in ("self", "cls") or depth > MAX_DEPTH:
+        return None
+    if f.bindings.get(f.key(node)):
+        return None  # assigned somewhere: the engine reads the assignments
+    cls = _class_around(f, node)
+    body = cls.child_by_field_name("body") if cls is not None else None
+    for item in body.named_children if body is not None else ():
+        if item.type != "decorated_definition":
+            continue
+        fn = item.child_by_field_name("definition")
+        decorators = {text(d).lstrip("@").strip() for d in item.named_children if d.type == "decorator"}
+        if fn is None or fn.type != "function_definition" or not decorators & _PROPERTIES:
+            continue
+        if text(fn.child_by_field_name("name")) != text(attr):
+            continue
+        exprs = returns_of(fn)
+        if not exprs or len(exprs) > 1:
+            return unknown(
+                node, f"the property {text(attr)} returns {'nothing' if not exprs else 'several values'}"
+            )
+        v = evaluate(exprs[0], f, depth + 1)
+        if v.kind == "unknown":
+            out = unknown(node, f"the property {text(attr)} returns {v.why or text(exprs[0])}")
+            out.env = v.env
+            return out
+        return v
+    return None
 
 
 _HOOKS = {
