@@ -267,6 +267,8 @@ def sqs_module(loader, scope, block, address, env, inputs):
             c.put(ap, "redrive_allow_policy", allow, "redrive_allow_policy")
             out.append(ap)
 
+    unpinned, noted = c.block.attrs.get("version") is None, set()
+
     def outputs(name: str, node=None):
         table = {
             "queue_arn": Ref(q.address, "arn"),
@@ -289,9 +291,25 @@ def sqs_module(loader, scope, block, address, env, inputs):
             return table[name]
         if name.startswith("dead_letter_queue_"):
             return None  # the module's try(..., null) when no DLQ is created
+        old = _EARLIER_OUTPUT.fullmatch(name)
+        if old is not None and unpinned:  # a configuration written against 2.x/3.x, no version to say so
+            if name not in noted:
+                noted.add(name)
+                c.loader.note(
+                    c.block,
+                    f"{address} reads the output {name}, which only terraform-aws-modules/sqs "
+                    f"{'2.x' if old.group(1) else '3.x'} has; with no version pinned, terraform init installs the "
+                    f"newest, which names it queue_{old.group(2)}: read as queue_{old.group(2)} (pin the version "
+                    "or rename the output)",
+                    address,
+                )
+            return table[f"queue_{old.group(2)}"]
         raise EvalError(f"module {address} (terraform-aws-modules/sqs) has no output {name!r}", node)
 
     return out, outputs
+
+
+_EARLIER_OUTPUT = re.compile(r"(this_)?sqs_queue_(arn|id|name)")  # the queue's outputs in sqs 2.x / 3.x
 
 
 def _sqs_v2_v3(c: _Call, chosen: tuple[int, int]):
