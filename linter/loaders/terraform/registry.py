@@ -28,7 +28,9 @@ outputs.tf, github.com/terraform-aws-modules/terraform-aws-sqs and terraform-aws
 
 sqs 2.x-3.x: one ``aws_sqs_queue.this[0]`` named ``name`` as given (``name_prefix``: no name), ``redrive_policy``
 (and from 3.3 ``redrive_allow_policy``) a JSON string (""), no DLQ; outputs ``this_sqs_queue_id`` / ``_arn`` /
-``_name`` (2.x) or ``sqs_queue_id`` / ``_arn`` / ``_name`` (3.x). sqs 4.x-5.x: the model above.
+``_name`` (2.x) or ``sqs_queue_id`` / ``_arn`` / ``_name`` (3.x). sqs 4.x-5.x: the model above; a call with no
+``version`` whose configuration reads a 2.x/3.x output name has it read as the newest release's, with a note
+(terraform init would install the newest, which lacks it: the configuration predates the rename).
 lambda 1.x: outputs ``this_lambda_function_*``; before 2.26 ``lambda_at_edge`` caps the timeout at 5 (30 after);
 before 2.33 an event source mapping takes no ``function_response_types``, before 4.13 no ``scaling_config``.
 Any other version (1.x of sqs, a major released after these) is a note naming the call; what it creates is
