@@ -228,6 +228,23 @@ def test_python_a_property_is_what_it_returns():
     assert notes == []
 
 
+def test_go_a_struct_field_an_environment_library_fills_is_its_variable_with_its_default():
+    """``cfg.VisibilityTimeout`` of ``VisibilityTimeout int32 `env:"INGEST_VISIBILITY_TIMEOUT" envDefault:"45"```
+    (caarlos0/env), ``envconfig:"INGEST_WAIT_SECONDS" default:"20"`` (kelseyhightower/envconfig), a URL's default:
+    the variable, its default used (located at the tag), which the consumer's environment may set."""
+    consumers, notes = run(os.path.join(FLOW, "struct-tags-go"))
+    c = one(consumers, "poll.go")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("env", "INGEST_QUEUE_URL")
+    assert c.queue_ref.fallback.value.endswith("/ingest")
+    assert c.visibility_override == 45 and c.settings["wait_time"] == 20
+    assert c.from_env == {
+        "visibility_override": ["INGEST_VISIBILITY_TIMEOUT", 1.0],
+        "wait_time": ["INGEST_WAIT_SECONDS", 1.0],
+    }
+    assert rel(c.locations["visibility_override"]) == "struct-tags-go/config.go:7"
+    assert len(notes) == 2 and all("its default" in n.message for n in notes)
+
+
 def test_a_file_read_alone_opens_no_other(tmp_path):
     """Outside a run's search (a file named alone, a reader called alone) no other file is read."""
     (tmp_path / "settings.py").write_text("QUEUE = 'q'\n")

@@ -114,7 +114,7 @@ class Language:
         "name", "grammar", "query", "keys", "numbers", "strings", "string_parts", "interpolations", "names",
         "members", "wrappers", "lists", "bools", "unary", "binary", "calls", "arguments", "argument_value",
         "env_calls", "passthrough", "units", "unit_methods", "hook", "name_key", "signature", "call_args",
-        "package", "annotation", "imported", "unpassed", "super_calls",
+        "package", "annotation", "imported", "unpassed", "super_calls", "unset_field",
     )  # fmt: skip
 
     def __init__(self, name: str, grammar: str, **kw):
@@ -158,6 +158,9 @@ class Language:
         # (File, key) -> (the File of the module the name is imported from, its key there) | None: Python's
         # ``from .settings import QUEUE_URL`` / ``import settings`` + ``settings.QUEUE_URL``
         self.imported = kw.pop("imported", None)
+        # (File, field key, node) -> Value | None: a field no code of the project sets, as its declaration says
+        # it is filled (Go's struct tag ``env:"VT" envDefault:"30"``: the variable, its default)
+        self.unset_field = kw.pop("unset_field", None)
         # a parameter a call does not pass is nothing (JavaScript's undefined), not an error of the call (Python's)
         self.unpassed = kw.pop("unpassed", False)
         # class inheritance (:meth:`Flow.call_sites`): a constructor fn, File -> [(File, the call of the base's
@@ -862,7 +865,8 @@ class File:
                     return unknown(node, f"{text(node)} {found[1]}")
                 right, where, owner = found
             elif right is None and node.type in self.lang.members and node.type not in self.lang.names:
-                return unknown(node)  # a field no file of the package sets: as it is written
+                filled = self.lang.unset_field(self, key, node) if self.lang.unset_field is not None else None
+                return filled if filled is not None else unknown(node)  # a field no file of the package sets
         if right is None and alone and self.lang.imported is not None and FLOW.spend():
             got = self.lang.imported(self, key)
             if got is not None:

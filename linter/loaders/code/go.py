@@ -13,6 +13,8 @@ an error holding its type and fields) is read too.
 
 from __future__ import annotations
 
+import re
+
 from visguard import facts
 
 from . import CodeResult, creates
@@ -71,6 +73,55 @@ def _hook(node, f: File, depth: int):
         out.via, out.file = v.via, v.file if v.file is not None else (g if g is not f else None)
         return out
     return unknown(node, v.why or text(value))
+
+
+# A struct field an environment library fills (github.com/caarlos0/env: ``env:"VT" envDefault:"30"``;
+# github.com/kelseyhightower/envconfig: ``envconfig:"VT" default:"30"``), as its tag says
+_ENV_TAG = re.compile(r'(?:^|[\s`])(?:env|envconfig):"([A-Za-z_][A-Za-z0-9_]*)[^"]*"')
+_DEFAULT_TAG = re.compile(r'(?:^|[\s`])(?:envDefault|default):"([^"]{0,256})"')
+MAX_TAG_NODES = 200_000  # nodes of one file walked for its struct tags
+
+
+def _tagged(f: File, key: str, node) -> Value | None:
+    """A field no code of the project sets (``cfg.VisibilityTimeout``) whose struct declares it filled from an
+    environment variable by its tag: that variable, with the tag's default (a number: the default, of the
+    variable, as ``os.getenv("VT", 30)``); None when no struct, or several with different tags, declare it."""
+    word = key.lstrip(".")
+    found = []
+    for g in [f, *FLOW.files_with(f, (word,))]:
+        found += [(g, *t) for t in _tags(g).get(word, ())]
+    if not found or len({(var, default) for _, _, var, default in found}) != 1:
+        return None
+    g, at, var, default = found[0]
+    if default is not None and default.strip().isdigit() and len(default.strip()) <= 9:
+        out = Value("int", int(default.strip()), at)
+        out.env = var
+    else:
+        out = Value("env", var, at, default=Value("str", default, at) if default else None)
+    if g is not f:
+        out.file = g
+    return out
+
+
+def _tags(g: File) -> dict:
+    """{field name: [(tag node, variable, default or None)]} of ``g``'s struct fields with an environment tag."""
+    got = getattr(g, "go_tags", None)
+    if got is None:
+        got, stack, seen = {}, [g.root], 0
+        while stack and seen < MAX_TAG_NODES:
+            n = stack.pop()
+            seen += 1
+            if n.type == "field_declaration":
+                tag = n.child_by_field_name("tag")
+                m = _ENV_TAG.search(text(tag)) if tag is not None else None
+                if m is not None:
+                    d = _DEFAULT_TAG.search(text(tag))
+                    for name in n.children_by_field_name("name"):
+                        got.setdefault(text(name), []).append((tag, m.group(1), d.group(1) if d else None))
+                continue
+            stack.extend(n.named_children)
+        g.go_tags = got
+    return got
 
 
 def _sprintf(node, f: File, depth: int) -> Value:
@@ -201,6 +252,7 @@ GO = Language(
     call_args=_call_args,
     package="folder",
     annotation="//",
+    unset_field=lambda f, key, node: _tagged(f, key, node),
 )
 
 
