@@ -40,7 +40,8 @@ from visguard.records import REQUIRED, Value
 
 class QueueRef(Value):
     """What a consumer names its queue by: ``kind`` url | arn | name | env (an environment variable's name,
-    resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model); ``value`` as written;
+    resolved through :class:`EnvBinding`) | id (a queue id of the consumer's own model) | output (``<stack>/<key>``:
+    a stack's output, Serverless's ``${cf:..}``) | export (an export's name: ``Fn::ImportValue``); ``value`` as written;
     ``fallback``: for an environment variable, a QueueRef of the literal default the code writes
     (``os.environ.get("Q", "jobs")``), used when no input of the run sets the variable; ``private``: a name read
     from a file that holds secrets (a ``.env`` or compose file, :mod:`visguard.linter.loaders.code.envfiles`): it
@@ -181,10 +182,16 @@ class QueueIndex:
 
     def __init__(self, models: list[Model]):
         self.by_name: dict[str, list[tuple[Model, Queue]]] = {}
+        self.by_export: dict[str, list[tuple[Model, Queue]]] = {}  # "output:<stack>/<key>", "export:<name>"
         for m in models:
             for q in m.queues.values():
                 for n in _queue_names(q):
                     self.by_name.setdefault(n, []).append((m, q))
+                for e in q.exports:
+                    if e.startswith("output:") and q.stack:
+                        self.by_export.setdefault(f"output:{q.stack}/{e[7:]}", []).append((m, q))
+                    elif e.startswith("export:"):
+                        self.by_export.setdefault(e, []).append((m, q))
 
     def candidates(self, ref: QueueRef, home: Model | None) -> list[Queue]:
         """Every queue ``ref`` may name: an ARN's own queue first; else those of the name that fit the account
@@ -192,6 +199,8 @@ class QueueIndex:
         if ref.kind == "id":
             q = home.queues.get(ref.value) if home is not None else None
             return [q] if q is not None else []
+        if ref.kind in ("output", "export"):  # another stack's output or export (${cf:..}, Fn::ImportValue)
+            return _unique(q for _, q in self.by_export.get(f"{ref.kind}:{ref.value}", ()))
         name = queue_name_of(ref)
         found = [(m, q) for m, q in self.by_name.get(name, ()) if _fits(ref, q)] if name else []
         if ref.kind == "arn" and any(q.arn == ref.value for _, q in found):
@@ -202,6 +211,14 @@ class QueueIndex:
             if all(q is not x for x in out):
                 out.append(q)
         return out
+
+
+def _unique(queues) -> list[Queue]:
+    out: list[Queue] = []
+    for q in queues:
+        if all(q is not x for x in out):
+            out.append(q)
+    return out
 
 
 def find_queue(model: Model, ref: QueueRef) -> Queue | None:

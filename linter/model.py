@@ -300,6 +300,10 @@ class Queue(Record):
         # the CloudFormation stack the queue is deployed in, when the input names it (a cdk.out manifest's stack,
         # the top one for a nested stack; a Serverless service's service-stage); the fleet audit's --sources join
         "stack": None,
+        # how other stacks may name it: its template's Outputs whose value is the queue's URL or ARN
+        # ("output:<OutputKey>", with ``stack``: Serverless's ${cf:<stack>.<OutputKey>}) and their exports
+        # ("export:<Export.Name>": Fn::ImportValue); linter.consumers.QueueIndex joins such references
+        "exports": fresh(list),
     }
 
     def location_of(self, name: str) -> Location:

@@ -222,6 +222,7 @@ class _Builder:
                 self.link_redrive(q)
             if q.id in self.pending_allow:
                 self.link_redrive_allow(q)
+        self.outputs()
         for lid, res in self.res.items():
             if res["Type"] == ESM:
                 self.mapping(lid)
@@ -403,13 +404,84 @@ class _Builder:
         if isinstance(src, (list, dict, bool)):
             raise self.r.error(f"must be a queue ARN, got a {_kind(src)}", [*base, "EventSourceArn"])
         queue_id, _ = self.queue_target(src, arn_attr=False)
+        ref = None
         if queue_id is None:
-            return  # another service's stream, or a queue outside this template: nothing to check here
+            ref, why = self.outside_queue(src, lid, [*base, "EventSourceArn"])
+            if ref is None and why is None:
+                return  # another service's stream (Kinesis, DynamoDB, MSK): nothing to check here
         c = Consumer(id=lid, kind="lambda", location=self.loc(["Resources", lid]))
         c.created_by = self.generated.get(lid, {}).get("created_by")
         self.function_into(c, p.get("FunctionName"), [*base, "FunctionName"])
         self.esm_settings(c, p, base)
-        self.attach(queue_id, c, lid, ["Resources", lid])
+        if queue_id is not None:
+            self.attach(queue_id, c, lid, ["Resources", lid])
+            return
+        # a queue outside this template: pending, for the join (another input of the run may declare it); else
+        # judged alone by what the mapping sets (its batches), the queue's checks said not to run
+        c.queue_ref, c.link = ref, "source"
+        if why is not None:
+            c.settings["queue_unknown"] = why
+        self.model.pending.append(c)
+
+    def outputs(self) -> None:
+        """The template's ``Outputs`` whose value is one of its queues (``Ref`` its URL, ``Fn::GetAtt`` its Arn):
+        the queue's ``exports``, by key and by ``Export.Name`` (what another stack's ``${cf:..}`` or
+        ``Fn::ImportValue`` names). A value or name not known here names nothing."""
+        outs = self.t.get("Outputs") if isinstance(self.t, dict) else None
+        if not isinstance(outs, dict):
+            return
+        for key, out in list(outs.items())[:MAX_OUTPUTS]:
+            if not isinstance(out, dict) or "Value" not in out or not isinstance(key, str):
+                continue
+            try:
+                v = self.r.value(out["Value"], ["Outputs", key, "Value"])
+                qid, _ = self.queue_target(v, arn_attr=False)
+                export = out.get("Export")
+                name = (
+                    self.r.value(export.get("Name"), ["Outputs", key, "Export", "Name"])
+                    if isinstance(export, dict) and "Name" in export
+                    else None
+                )
+            except VisguardError:  # an output visguard cannot read names no queue (the template is linted)
+                continue
+            q = self.model.queues.get(qid) if qid is not None else None
+            if q is None:
+                continue
+            q.exports.append(f"output:{key}")
+            if isinstance(name, str) and name:
+                q.exports.append(f"export:{name}")
+
+    def outside_queue(self, src, lid: str, path: list) -> tuple:
+        """(QueueRef, why) of an event source mapping's queue that this template does not declare: a literal SQS
+        ARN (``arn:aws:sqs:eu-west-1:123456789012:jobs``); a queue the offline emulator's ``queueName`` names
+        beside an ``arn`` of a resource the stack lacks (serverless-offline-sqs; ``Metadata: {visguard: {queue:
+        <name>}}`` on the mapping says the same in a template); or no reference and why (a
+        parameter, an import, a stack output: what it is, as the unjoined note says). (None, None): not a queue."""
+        from visguard.linter.consumers import QueueRef
+
+        where = self.loc(path)
+        if isinstance(src, str):
+            parts = src.split(":")
+            if src.startswith("arn:") and len(parts) == 6 and parts[2] == "sqs" and parts[5]:
+                return QueueRef("arn", src, where), None
+            return None, None
+        meta = (self.res.get(lid) or {}).get("Metadata")
+        name = ((meta.get("visguard") if isinstance(meta, dict) else None) or {}).get("queue")
+        if isinstance(name, str) and re.fullmatch(r"[A-Za-z0-9_-]{1,80}(\.fifo)?", name):
+            return QueueRef("name", name, where), None
+        text = getattr(src, "text", None) if isinstance(src, Unknown) else None
+        m = _CF_OUTPUT.fullmatch(text or "")
+        if (
+            m is not None
+        ):  # Serverless's ${cf:stack.Output}: the queue a stack of the run outputs under that key
+            return QueueRef("output", f"{m.group(1)}/{m.group(2)}", where), None
+        if text and text.startswith("Fn::ImportValue "):
+            return QueueRef("export", text[len("Fn::ImportValue ") :], where), None
+        if isinstance(src, ResRef) and src.id not in self.res:
+            return None, f"{src.id} (not declared in this template)"
+        if isinstance(src, (Unknown, ExternalRef)) or (isinstance(src, Text) and ":sqs:" in str(src)):
+            return None, _shown_ref(src)
+        return None, None
 
     def esm_settings(self, c: Consumer, p: dict, base: list) -> None:
         """Batch settings shared by event source mappings and SAM SQS events."""
@@ -753,3 +825,13 @@ def _check_cycles(resources: dict, r: Resolver) -> None:
                 state[nxt] = 1
                 trail.append(nxt)
                 stack.append((nxt, sorted(deps[nxt])))
+
+
+def _shown_ref(v) -> str:
+    """A reference as a note shows it, at most 80 characters."""
+    s = " ".join(str(v).split())
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+MAX_OUTPUTS = 200  # a template's Outputs read (CloudFormation allows 200)
+_CF_OUTPUT = re.compile(r"\$\{cf(?:\([a-z0-9-]+\))?:([A-Za-z][A-Za-z0-9-]{0,127})\.([A-Za-z0-9]{1,255})\}")

@@ -210,7 +210,7 @@ class Translator:
         params: dict = {}
         _unresolved_to_cfn(self.resources, params)
         template: dict = {"Resources": self.resources}
-        for key in ("Conditions", "Mappings"):
+        for key in ("Conditions", "Mappings", "Outputs"):
             if key in self.sections:
                 template[key] = _unresolved_to_cfn(self.sections[key], params)
         user_params = self.sections.get("Parameters")
@@ -239,7 +239,12 @@ class Translator:
         for frag, path in fragments:
             if not isinstance(frag, dict):
                 continue
-            for section in ("Conditions", "Mappings", "Parameters"):
+            for section in (
+                "Conditions",
+                "Mappings",
+                "Parameters",
+                "Outputs",
+            ):  # Outputs: what other stacks name
                 if section in frag:
                     v = self.vars.get([*path, section])
                     if isinstance(v, dict):
@@ -417,6 +422,15 @@ class Translator:
         mid = mapping_logical_id(fname, _queue_name_of(arn))
         self.ids[mid] = eaddr
         self.add_resource(mid, "AWS::Lambda::EventSourceMapping", props, where_e, eaddr)
+        offline = spec.get("queueName")  # serverless-offline-sqs: the emulator's queue, by name
+        if isinstance(offline, str) and offline:
+            res = self.resources.get(mid)
+            meta = self.gen(f"{eaddr}.sqs", w("queueName"))
+            self.put(meta, "queue", offline, w("queueName"), a("queueName"))
+            tag = self.gen(f"{eaddr}.sqs", w("queueName"))
+            self.put(tag, "visguard", meta, w("queueName"), a("queueName"))
+            if isinstance(res, dict):
+                self.put(res, "Metadata", tag, w("queueName"), a("queueName"))
 
 
 def _is_intrinsic(v: Any) -> bool:

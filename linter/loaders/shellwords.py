@@ -18,6 +18,8 @@ Kubernetes (``commandline.py``) are all cut into simple commands here, the same 
   call's words as ``$1``.., ``${1:-default}``, ``"$@"``, ``$*``, ``$#``, its commands located at the call's line;
   a function never called by name is read once at the end, its ``$1`` unknown (:data:`MAX_CALLS`,
   :data:`MAX_CALL_DEPTH`, :data:`MAX_FUNCTIONS`);
+- ``for NAME in WORDS; do ...; done``: the body once per word (:data:`MAX_LOOP_WORDS`) with ``$NAME`` that word,
+  when the words are known; else once, as written, ``$NAME`` unknown;
 - a command is a :class:`Command`: its words, the line it starts on, its prefix assignments (``A=b cmd``);
   :func:`simple` takes off what only runs it (``exec``, ``env A=b``, ``nohup``, ``time``, ``command``, ``sudo``,
   reserved words such as ``then``/``do``/``!``) and opens ``sh -c '...'`` / ``bash -lc "..."`` into the commands
@@ -265,6 +267,8 @@ class _Reader:
                 continue
             if start is None and (c.isalpha() or c == "_") and self.definition():
                 continue
+            if start is None and c == "f" and self.loop():
+                continue
             if start is None:
                 start = self.line
             m = _PLAIN.match(s, self.i)
@@ -294,6 +298,39 @@ class _Reader:
             self.b.functions[name] = (self.s[m.end() : end], body_line, dict(self.env))
         self.line += self.s.count("\n", self.i, end + 1)
         self.i = end + 1
+        return True
+
+    def loop(self) -> bool:
+        """A ``for NAME in WORDS; do BODY; done`` at ``self.i``: its body read once per word with ``$NAME`` that
+        word (``for q in orders audit``, ``QUEUES="a b"; for q in $QUEUES``), its commands at their own lines.
+        False (nothing read) when the loop's words are not all known, there are more than :data:`MAX_LOOP_WORDS`,
+        or its ``done`` is not found: its commands are then read once, as written, ``$NAME`` unknown."""
+        m = _FOR.match(self.s, self.i)
+        if m is None:
+            return False
+        end = _loop_end(self.s, m.end())
+        if end is None:
+            return False
+        body_at, done_at = end
+        head = self.child(": " + self.s[m.start(2) : m.end(2)], dict(self.env), self.line)  # `:` runs nothing
+        head.run()
+        words = [w for cmd in head.out for w in cmd.words[1:]]
+        if not words or len(words) > MAX_LOOP_WORDS or not all(w.known for w in words):
+            self.env.pop(m.group(1), None)  # its value in the body is not known (not an earlier loop's)
+            return False
+        if self.b.calls + len(words) > MAX_CALLS or self.depth + 1 > MAX_DEPTH:
+            return False
+        body = self.s[body_at:done_at]
+        body_line = self.line + self.s.count("\n", self.i, body_at)
+        for w in words:
+            self.b.calls += 1
+            env = self.env  # the body's assignments stay set after the loop, as the shell's do
+            env[m.group(1)] = w.text
+            sub = _Reader(body, env, self.b, self.out, body_line, self.depth + 1)
+            sub.args, sub.call_line, sub.calls_deep = self.args, self.call_line, self.calls_deep
+            sub.run()
+        self.line += self.s.count("\n", self.i, done_at + 4)
+        self.i = done_at + 4
         return True
 
     def call(self, words: list[Word], start: int | None) -> bool:
@@ -531,6 +568,53 @@ _FUNCTION = re.compile(
     r"|function[ \t]+([A-Za-z_][A-Za-z0-9_.:-]*)[ \t\r\n]+\{(?=[ \t\r\n])"
 )
 _POSITIONAL = re.compile(r"(\d+|[@*#])(?:(:?[-=])(.*))?", re.S)
+
+
+MAX_LOOP_WORDS = 64  # words of one for loop read one by one
+_FOR = re.compile(r"for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+([^;\n#]*?)[ \t]*(?:;|\n)\s*do\b")
+_KEYWORD = re.compile(r"(?<![A-Za-z0-9_$.-])(for|while|until|do|done)(?![A-Za-z0-9_.=-])")
+
+
+def _loop_end(s: str, at: int) -> tuple[int, int] | None:
+    """(where a loop's body starts, the index of its ``done``) for a body starting at ``at`` (after ``do``):
+    nested ``for``/``while``/``until`` ... ``done`` counted, quotes and comments skipped; None when not found."""
+    depth, i, quote, n = 1, at, None, len(s)
+    while i < n:
+        c = s[i]
+        if quote == "'":
+            if c == "'":
+                quote = None
+        elif c == "\\":
+            i += 1
+        elif quote == '"':
+            if c == '"':
+                quote = None
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == at or s[i - 1] in " \t\n;"):
+            j = s.find("\n", i)
+            if j < 0:
+                return None
+            i = j
+            continue
+        else:
+            m = _KEYWORD.match(s, i)
+            if m is not None and (i == at or s[i - 1] in " \t\n;&|("):
+                word = m.group(1)
+                if word == "done":
+                    depth -= 1
+                    if depth == 0:
+                        return at, i
+                elif word == "do":
+                    pass
+                else:
+                    depth += 1
+                    if depth > MAX_DEPTH * 4:
+                        return None
+                i = m.end()
+                continue
+        i += 1
+    return None
 
 
 def _body_end(s: str, at: int) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from visguard.linter.changes import set_consumer, with_changes
 from visguard.linter.model import Severity
-from visguard.linter.rules._base import Rule
+from visguard.linter.rules._base import Rule, alone
 
 RULE = Rule(
     id="VG031",
@@ -38,3 +38,19 @@ def check(queue, ctx):
                 ),
                 set_consumer(c, "report_batch_item_failures", True),
             )
+
+
+def check_consumer(c, ctx):
+    """A mapping whose queue is not in the run (a parameter, an import, another account's ARN): its batches are
+    judged all the same; they do not depend on the queue."""
+    if c.kind == "lambda" and c.effective_batch_size > 1 and not c.report_batch_item_failures:
+        yield with_changes(
+            ctx.finding(
+                alone(c),
+                f"{ctx.consumer_label(c)} takes batches of up to {c.effective_batch_size} without "
+                "ReportBatchItemFailures: one failed record makes the whole batch run again",
+                location=c.location_of("batch_size") or c.location,
+                consumer=c,
+            ),
+            set_consumer(c, "report_batch_item_failures", True),
+        )

@@ -140,6 +140,39 @@ def test_variables_the_script_assigns_and_defaults(tmp_path):
     assert "fallback-queue" in model.queues
 
 
+def test_a_for_loop_creates_one_queue_per_word_at_the_line_of_its_command(tmp_path):
+    """``for q in $QUEUES`` (a list the script assigns), ``for q in a b`` with nested ``until ... do ... done``:
+    the body once per word, ``$q`` that word; a loop over a list only the environment knows reads its body once,
+    as written (a note); the commands after the loop are read on."""
+    model = load(
+        tmp_path,
+        'QUEUES="orders audit"\n'
+        "for q in $QUEUES\ndo\n"
+        "  until aws sqs get-queue-url --queue-name $q; do\n"
+        "    aws sqs create-queue --queue-name $q\n"
+        "  done\n"
+        "done\n"
+        'for q in invoices "slow-jobs"; do aws sqs create-queue --queue-name "$q" --attributes VisibilityTimeout=90; done\n'
+        "for q in $FROM_ENV; do aws sqs create-queue --queue-name $q; done\n"
+        "aws sqs create-queue --queue-name after\n",
+    )
+    assert sorted(model.queues) == ["after", "audit", "invoices", "orders", "slow-jobs"]
+    lines = {n: q.location.line for n, q in model.queues.items()}
+    assert lines == {"orders": 5, "audit": 5, "invoices": 8, "slow-jobs": 8, "after": 10}
+    assert model.queues["slow-jobs"].visibility_timeout == 90
+    (note,) = notes(model)  # the loop over a list only the environment knows: its $q not known
+    assert "--queue-name $q" in note and "(line 9)" in note
+
+
+@pytest.mark.parametrize("words", [" ".join(f"q{i}" for i in range(65)), "a b c"])
+def test_a_loop_of_too_many_words_or_without_done_is_read_once(tmp_path, words):
+    text = f"for q in {words}; do aws sqs create-queue --queue-name $q; done\n"
+    if words == "a b c":
+        text = text.replace("; done", "")  # no done: the loop is not one
+    model = load(tmp_path, text)
+    assert model.queues == {}
+
+
 def test_a_name_only_the_environment_knows_is_a_note_naming_the_command(tmp_path):
     model = load(tmp_path, 'echo hi\nawslocal sqs create-queue --queue-name "$QUEUE"\n')
     assert model.queues == {}

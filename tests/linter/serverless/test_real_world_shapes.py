@@ -113,7 +113,15 @@ def test_imported_queue_is_not_this_services(service):
               - sqs: {arn: {"Fn::ImportValue": shared-orders-queue-arn}}
               - sqs: arn:aws:sqs:us-east-1:123456789012:someone-elses-queue
     """)
-    assert m.queues == {} and lint(m) == []
+    assert m.queues == {}  # not this service's queues; each mapping is judged alone on its batches
+    assert sorted((f.rule, f.queue) for f in lint(m)) == [
+        ("VG031", "arn:aws:sqs:us-east-1:123456789012:someone-elses-queue"),
+        ("VG031", "shared-orders-queue-arn"),
+    ]
+    assert {str(c.queue_ref) for c in m.pending} == {
+        "shared-orders-queue-arn",
+        "arn:aws:sqs:us-east-1:123456789012:someone-elses-queue",
+    }
 
 
 def test_fifo_queue_with_a_batching_window(service):
