@@ -245,6 +245,18 @@ def test_go_a_struct_field_an_environment_library_fills_is_its_variable_with_its
     assert len(notes) == 2 and all("its default" in n.message for n in notes)
 
 
+def test_typescript_class_field_arrow_methods_and_a_url_whose_host_only_the_function_knows():
+    """``client.poll('job-results', context)`` (another file, an instance of the imported class) of a class field
+    ``poll = async (queueName, context) => ..`` that calls ``this.urlOf(queueName, context)``, a field returning
+    ``https://sqs.${region}.amazonaws.com/${account}/${queueName}`` with the region and account of the running
+    function: the queue named ``job-results``."""
+    consumers, notes = run(os.path.join(FLOW, "class-fields-typescript"))
+    c = one(consumers, "sqs-util.ts")
+    assert (c.queue_ref.kind, c.queue_ref.value) == ("name", "job-results")
+    assert c.visibility_override == 20 and c.settings["max_messages"] == 1
+    assert notes == []
+
+
 def test_a_file_read_alone_opens_no_other(tmp_path):
     """Outside a run's search (a file named alone, a reader called alone) no other file is read."""
     (tmp_path / "settings.py").write_text("QUEUE = 'q'\n")

@@ -1390,7 +1390,7 @@ class _Scopes:
         return "".join(out)
 
     def _template(self, node, depth):
-        parts, subs = [], []
+        parts, subs, stop = [], [], None
         for c in node.named_children:
             if c.type == "string_fragment":
                 parts.append(text(c))
@@ -1400,15 +1400,30 @@ class _Scopes:
                 inner = c.named_children
                 if len(inner) != 1:
                     raise _Unresolved
-                v = self._value(inner[0], depth + 1)
+                try:
+                    v = self._value(inner[0], depth + 1)
+                except _Unresolved as e:  # a host part only the running function knows (its region, account)
+                    stop = stop or e
+                    v = Value("unknown", None, inner[0])
                 subs.append(v)
                 if v.kind not in _LITERALS or v.kind == "none":
                     parts.append(None)
                 else:
                     parts.append(str(v.value).lower() if v.kind == "bool" else _js_str(v.value))
         if len(subs) == 1 and len(parts) == 1:  # `${process.env.QUEUE_URL}`
+            if stop is not None:
+                raise stop
             return subs[0]
         if any(p is None for p in parts):
+            tail = _url_tail(parts)
+            if (
+                tail is not None
+            ):  # `https://sqs.${region}.amazonaws.com/${account}/${name}`: the queue of that name
+                out = Value("name", tail, node)
+                out.computed = True
+                return out
+            if stop is not None:
+                raise stop
             raise _Unresolved
         out = Value("str", "".join(parts), node)
         out.computed = True  # a template is not a literal to edit
@@ -1699,10 +1714,9 @@ class _Scopes:
             cls = self._enclosing(node, _CLASSES)
             body = cls.child_by_field_name("body") if cls is not None else None
             found = [
-                m
-                for m in (body.named_children if body is not None else ())
-                if m.type == "method_definition" and text(m.child_by_field_name("name")) == name
+                _method_of(m) for m in (body.named_children if body is not None else ()) if _names(m, name)
             ]
+            found = [m for m in found if m is not None]
             if len(found) != 1 or engine.FLOW.subclasses_pinned():
                 return None  # an object of a subclass being read may override it
             return _checked(engine.returned(self.file, found[0], node, self.file, depth + 1, name))
@@ -2287,10 +2301,60 @@ def _checked(v: Value) -> Value:
     return v
 
 
+_SQS_URL_STATIC = re.compile(r"^https?://(?:sqs\.|[^/]*\.queue\.amazonaws\.com|queue\.amazonaws\.com)")
+
+
+def _url_tail(parts: list) -> str | None:
+    """The queue name a template URL ends in when only parts before its last ``/`` are unknown and it is written
+    as an SQS endpoint's (``https://sqs.${region}.amazonaws.com/${account}/${name}``); else None."""
+    known_after, tail = True, []
+    for p in reversed(parts):
+        if p is None:
+            known_after = False
+            break
+        if "/" in p:
+            tail.append(p.rsplit("/", 1)[1])
+            break
+        tail.append(p)
+    head = parts[0] if parts and parts[0] is not None else ""
+    name = "".join(reversed(tail))
+    if (
+        not known_after
+        or not _SQS_URL_STATIC.match(head)
+        or not re.fullmatch(r"[A-Za-z0-9_-]{1,80}(\.fifo)?", name)
+    ):
+        return None
+    return name
+
+
+def _names(member, name: str) -> bool:
+    """Whether a class body's ``member`` is a method or a field named ``name``."""
+    if member.type == "method_definition":
+        return text(member.child_by_field_name("name")) == name
+    if member.type in ("public_field_definition", "field_definition"):
+        key = member.child_by_field_name("name") or member.child_by_field_name("property")
+        return key is not None and text(key) == name
+    return False
+
+
+def _method_of(member):
+    """The function a class member runs when called: a method, or a field bound to an arrow function or a
+    function expression (``url = (name) => ...``); None for a field of any other value."""
+    if member.type == "method_definition":
+        return member
+    value = _strip(member.child_by_field_name("value"))
+    return (
+        value
+        if value is not None and value.type in ("arrow_function", "function_expression", "function")
+        else None
+    )
+
+
 def _signature(fn, f: File):
     """engine.Language.signature: (the names its calls call it by, [(parameter key, default, positional)], 0).
     A function declaration or method by its name; a class's constructor by the class's (``new Poller(...)``); an
-    arrow or function expression by the name it is bound to (``const poll = (url) => ...``, ``poll: function``)."""
+    arrow or function expression by the name it is bound to (``const poll = (url) => ...``, ``poll: function``, a
+    class field ``poll = async (url) => ...``)."""
     name = None
     if fn.type in ("function_declaration", "generator_function_declaration"):
         name = text(fn.child_by_field_name("name"))
@@ -2318,6 +2382,11 @@ def _signature(fn, f: File):
             left = up.child_by_field_name("left")
             prop = left.child_by_field_name("property") if left is not None else None
             name = text(prop if prop is not None else left)
+        elif up is not None and up.type in ("public_field_definition", "field_definition"):
+            key = up.child_by_field_name("name") or up.child_by_field_name(
+                "property"
+            )  # getMessages = (q) => ..
+            name = text(key) if key is not None else None
     if not name or not name.isidentifier():
         return None
     params = []
