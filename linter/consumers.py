@@ -578,6 +578,8 @@ def join(models: list[Model], roots=()) -> None:
                         c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
                     still.append(c)
                 continue
+            if ref.kind in ("output", "export") and ref.location is not None:  # the note that the stack's output
+                m.notes = [n for n in m.notes if not _said_unknown(n, ref.location)]  # is not known: it is joined
             if ref.kind == "env" and not applied:  # joined by the code's literal default
                 c.settings["queue_fallback"] = ref.fallback.value
                 if ref.fallback.location is not None:
@@ -606,6 +608,16 @@ def join(models: list[Model], roots=()) -> None:
     if numbers:
         _settings_from_env(models, numbers, homes, through_env)
     _fold_laravel_connections(models)
+
+
+def _said_unknown(n: Note, at: Location) -> bool:
+    """Whether note ``n`` says the stack output or import at ``at`` is not known (said before the join found it)."""
+    loc = n.location
+    return (
+        loc is not None
+        and (loc.file, loc.line) == (at.file, at.line)
+        and ("${cf" in n.message or "Fn::ImportValue" in n.message)
+    )
 
 
 def _fold_laravel_connections(models: list[Model]) -> None:
