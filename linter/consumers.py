@@ -576,10 +576,24 @@ def join(models: list[Model], roots=()) -> None:
                 else:
                     if ref is not None and ref.kind == "env" and not applied and ref.value in env:
                         c.settings["queue_env_elsewhere"] = [_place(b.location) for _, b in env[ref.value]]
+                    elif (
+                        ref is not None and ref.kind == "env" and applied
+                    ):  # set, to a queue no input declares
+                        named = [
+                            f"{b.ref} ({_place(b.location)})"
+                            for _, b in env.get(ref.value, [])
+                            if b.ref is not None
+                        ]
+                        if named:
+                            c.settings["queue_env_names"] = named[:MAX_NAMED]
                     still.append(c)
                 continue
-            if ref.kind in ("output", "export") and ref.location is not None:  # the note that the stack's output
-                m.notes = [n for n in m.notes if not _said_unknown(n, ref.location)]  # is not known: it is joined
+            if (
+                ref.kind in ("output", "export") and ref.location is not None
+            ):  # the note that the stack's output
+                m.notes = [
+                    n for n in m.notes if not _said_unknown(n, ref.location)
+                ]  # is not known: it is joined
             if ref.kind == "env" and not applied:  # joined by the code's literal default
                 c.settings["queue_fallback"] = ref.fallback.value
                 if ref.fallback.location is not None:
@@ -608,6 +622,9 @@ def join(models: list[Model], roots=()) -> None:
     if numbers:
         _settings_from_env(models, numbers, homes, through_env)
     _fold_laravel_connections(models)
+
+
+MAX_NAMED = 4  # the values a note names that a variable is set to
 
 
 def _said_unknown(n: Note, at: Location) -> bool:
@@ -721,6 +738,10 @@ def unjoined_note(c) -> Note:
         why = (f"its queue comes from the environment variable {ref.value}, which only files of other folders "
                f"set ({places}): a .env or compose file applies to its own folder and below, a Lambda "
                "function's environment to its package's")  # fmt: skip
+    elif ref.kind == "env" and c.settings.get("queue_env_names"):
+        names = ", ".join(c.settings["queue_env_names"])
+        why = (f"its queue comes from {ref.value}, set to {names}, a queue no input of this run declares (lint "
+               "the queue's template, Terraform or script in the same run)")  # fmt: skip
     elif ref.kind == "env":
         why = f"its queue comes from the environment variable {ref.value}, which no input of this run sets"
     else:

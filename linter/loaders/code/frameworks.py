@@ -493,15 +493,15 @@ def _norm(key: str) -> str:
 
 def _names_queue(key: str, value) -> bool:
     """Whether property ``key`` may name a queue: a URL/ARN literal, or a key with a word about queues in it
-    (``app.queue``, ``app.sqs.queue-orders``, ``cloud.aws.sqs.queue.url``, ``app.sqs.orders``: a segment that says
-    queue, or a value under an ``sqs`` segment). A listener joins only through the key it names, so a binding no
+    (``app.queue``, ``app.sqs.queue-orders``, ``cloud.aws.sqs.queue.url``, ``cloud.aws.dlq.name``, ``app.sqs.orders``:
+    a segment that says queue or dlq, or a value under an ``sqs`` segment). A listener joins only through the key it names, so a binding no
     listener names is inert."""
     if not isinstance(value, str) or not value or "${" in value or key.startswith(_SPRING_LISTENER):
         return False
     if value.startswith(("https://sqs.", "arn:aws")) and ("sqs" in value):
         return True
     segments = [_norm(s) for s in key.split(".")]
-    return any("queue" in s for s in segments) or "sqs" in segments[:-1]
+    return any("queue" in s or "dlq" in s for s in segments) or "sqs" in segments[:-1]
 
 
 def _spring(r: _Out, props: dict) -> None:
