@@ -327,6 +327,7 @@ LABELS = {
     "shoryuken": "Shoryuken worker",
     "activejob": "ActiveJob SQS poller",
     "squiss": "Squiss poller",
+    "jms": "JMS consumer",
 }
 
 # a library generation whose settings have other names than its platform's words (``settings["words"]``) -> that

@@ -16,6 +16,8 @@ a query cannot say (a request's chain of option calls, Spring's one consumer per
   ``maxConcurrentMessages``...) apply to the file's listeners that do not set their own, or to the container's
   ``queueNames``; ``stop_timeout`` is ``listenerShutdownTimeout`` (facts.SPRING_LISTENER_SHUTDOWN_DEFAULT when
   not written). ``heartbeat``: True when the file calls ``Visibility.changeTo``, else False (3.x has none).
+- JMS over SQS (the Amazon SQS Java Messaging Library, in a project that uses it): Spring's ``@JmsListener(destination
+  = "q")`` and ``session.createConsumer(session.createQueue("q"))``, platform ``jms``: the queue's visibility applies.
 - Spring Cloud AWS 3.4+ error handlers (issue 36): ``new ImmediateRetryAsyncErrorHandler<>()``,
   ``ExponentialBackoffErrorHandler.builder().initialVisibilityTimeoutSeconds(..).multiplier(..)
   .maxVisibilityTimeoutSeconds(..).jitter(..).build()`` and (3.4.1) ``LinearBackoffErrorHandler.builder()
@@ -293,7 +295,7 @@ JAVA = Language(
     signature=_signature,
     call_args=_call_args,
     super_calls=lambda fn, f: _super_calls(fn, f),
-    keys={k: k for k in ("value", "queueNames", "acknowledgementMode", *_LISTENER)},
+    keys={k: k for k in ("value", "queueNames", "acknowledgementMode", "destination", *_LISTENER)},
     numbers={"decimal_integer_literal", "hex_integer_literal", "decimal_floating_point_literal"},
     strings={"string_literal"},
     string_parts={"string_fragment", "escape_sequence", "multiline_string_fragment"},
@@ -360,10 +362,15 @@ def read(path: str, data: bytes) -> CodeResult:
     heartbeat = bool(f.captures("heartbeat")) or any(_call(f, n)[0] for n in f.captures("heartbeat.call"))
     for c in r.result.consumers:
         c.heartbeat = heartbeat
-    spring = []
+    spring, jms = [], []
     for site, platform, args, _ in f.sites():
         if platform == "spring":
             spring.extend(_listener(r, f, site, args))
+        elif platform == "jms":
+            jms.append((site, args))
+    if jms and _sqs_jms(path, data):
+        for site, args in jms:
+            _jms_consumer(r, f, site, args)
     spring.extend(_container(r, f, spring))
     heartbeat = any(_call(f, n)[0] for n in f.captures("heartbeat.spring"))
     for c in spring:
@@ -492,6 +499,75 @@ def _looked_up(node, f: File, depth: int) -> Value:
 
 
 # --------------------------------------------------------------------------------------------- Spring
+# The Amazon SQS Java Messaging Library (a JMS provider over SQS): its classes, its artifact
+# (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/jmsclient.html, checked 2026-12-04)
+_SQS_JMS = (b"SQSConnectionFactory", b"com.amazon.sqs.javamessaging", b"amazon-sqs-java-messaging-lib")
+
+
+def _sqs_jms(path: str, data: bytes) -> bool:
+    """Whether JMS in this file is SQS's: the file names the library, or its project's pom.xml / build.gradle(.kts)
+    depends on it (JMS consumers of another broker, ActiveMQ's, are none of visguard's)."""
+    import os
+
+    from .. import safe_io
+
+    if any(m in data for m in _SQS_JMS):
+        return True
+    if not FLOW.offered:
+        return False
+    top = FLOW.root(path)
+    for name in ("pom.xml", "build.gradle", "build.gradle.kts"):
+        build = os.path.join(top, name)
+        if not safe_io.is_regular_file(build):
+            continue
+        try:
+            got = safe_io.read_bytes(build, max_bytes=MAX_BUILD_BYTES, truncate=True)
+        except Exception:  # noqa: BLE001 - a build file that cannot be read says nothing
+            continue
+        if b"amazon-sqs-java-messaging-lib" in got:
+            return True
+    return False
+
+
+def _jms_consumer(r: Reader, f: File, site, args) -> None:
+    """A JMS consumer of an SQS queue (platform ``jms``): ``@JmsListener(destination = "q")`` (a ``${property}`` as
+    the property, which application.yml/properties bind) or ``session.createConsumer(queue)`` of a
+    ``session.createQueue("q")`` (in the call or bound to a variable). The library receives with the queue's
+    visibility timeout; what a message's work takes is not said here."""
+    node = next((v for k, v in args if k in ("destination", "positional")), None)
+    if site.type == "method_invocation":
+        node = next((v for k, v in args if k == "destination"), None)
+        node = _created_queue(f, node)
+        if node is None:
+            return  # createConsumer of a destination that is not a queue created here (a topic, a parameter)
+    c = r.consumer(site, "jms")
+    if node is None:
+        return
+    v = evaluate(node, f)
+    if v.kind == "str" and v.value.startswith("${"):
+        r.queue(c, Value("env", v.value[2:].rstrip("}").split(":", 1)[0], v.node), "@JmsListener destination")
+    else:
+        r.queue(c, v, "JMS destination")
+
+
+def _created_queue(f: File, node):
+    """The name argument of ``session.createQueue("q")`` that ``node`` is (or a variable bound once to), or None."""
+    for _ in range(4):
+        if node is None:
+            return None
+        if node.type == "method_invocation":
+            name = node.child_by_field_name("name")
+            args = node.child_by_field_name("arguments")
+            kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+            return kids[0] if name is not None and text(name) == "createQueue" and len(kids) == 1 else None
+        if node.type == "identifier":
+            right, _ = f.resolve(node)
+            node = right
+            continue
+        return None
+    return None
+
+
 def _listener(r: Reader, f: File, ann, args) -> list:
     """One consumer per queue of an ``@SqsListener`` (one without a queue when it names none)."""
     attrs: dict[str, object] = {}

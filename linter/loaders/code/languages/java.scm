@@ -1,5 +1,5 @@
 ; endings: .java
-; markers: ReceiveMessage receiveMessage CreateQueueRequest createQueue SqsListener SqsContainerOptions messageVisibility
+; markers: ReceiveMessage receiveMessage CreateQueueRequest createQueue SqsListener SqsContainerOptions messageVisibility JmsListener createConsumer
 ; grammar: tree_sitter_java.language
 ;
 ; Where SQS consumers are in Java (AWS SDK v2 and v1, Spring Cloud AWS 3.x), for visguard's code engine (engine.py:
@@ -116,3 +116,14 @@
   name: (identifier) @_b
   (#any-of? @_h "ExponentialBackoffErrorHandler" "LinearBackoffErrorHandler")
   (#eq? @_b "builder")) @handler
+
+; JMS (the Amazon SQS Java Messaging Library is a JMS provider): Spring's @JmsListener(destination = "q") and a
+; session's createConsumer(session.createQueue("q")); java.py keeps them only in a project that uses that library
+(annotation
+  name: [(identifier) @_n (scoped_identifier name: (identifier) @_n)]
+  arguments: (annotation_argument_list (element_value_pair key: (identifier) @key value: (_) @value))
+  (#eq? @_n "JmsListener")) @consumer.jms
+(method_invocation
+  name: (identifier) @_c
+  arguments: (argument_list . (_) @destination)
+  (#eq? @_c "createConsumer")) @consumer.jms
