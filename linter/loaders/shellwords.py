@@ -575,10 +575,10 @@ _FOR = re.compile(r"for[ \t]+([A-Za-z_][A-Za-z0-9_]*)[ \t]+in[ \t]+([^;\n#]*?)[ 
 _KEYWORD = re.compile(r"(?<![A-Za-z0-9_$.-])(for|while|until|do|done)(?![A-Za-z0-9_.=-])")
 
 
-def _loop_end(s: str, at: int) -> tuple[int, int] | None:
-    """(where a loop's body starts, the index of its ``done``) for a body starting at ``at`` (after ``do``):
-    nested ``for``/``while``/``until`` ... ``done`` counted, quotes and comments skipped; None when not found."""
-    depth, i, quote, n = 1, at, None, len(s)
+def _unquoted(s: str, at: int):
+    """The index of each character of ``s`` from ``at`` that is outside quotes, escapes and comments, as sh reads
+    them (a comment that runs to the end of the text ends the scan)."""
+    i, quote, n = at, None, len(s)
     while i < n:
         c = s[i]
         if quote == "'":
@@ -594,60 +594,49 @@ def _loop_end(s: str, at: int) -> tuple[int, int] | None:
         elif c == "#" and (i == at or s[i - 1] in " \t\n;"):
             j = s.find("\n", i)
             if j < 0:
-                return None
+                return
             i = j
             continue
         else:
-            m = _KEYWORD.match(s, i)
-            if m is not None and (i == at or s[i - 1] in " \t\n;&|("):
-                word = m.group(1)
-                if word == "done":
-                    depth -= 1
-                    if depth == 0:
-                        return at, i
-                elif word == "do":
-                    pass
-                else:
-                    depth += 1
-                    if depth > MAX_DEPTH * 4:
-                        return None
-                i = m.end()
-                continue
+            yield i
         i += 1
+
+
+def _loop_end(s: str, at: int) -> tuple[int, int] | None:
+    """(where a loop's body starts, the index of its ``done``) for a body starting at ``at`` (after ``do``):
+    nested ``for``/``while``/``until`` ... ``done`` counted, quotes and comments skipped; None when not found."""
+    depth, skip = 1, at
+    for i in _unquoted(s, at):
+        if i < skip or not (i == at or s[i - 1] in " \t\n;&|("):
+            continue
+        m = _KEYWORD.match(s, i)
+        if m is None:
+            continue
+        skip = m.end()
+        if m.group(1) == "done":
+            depth -= 1
+            if depth == 0:
+                return at, i
+        elif m.group(1) != "do":
+            depth += 1
+            if depth > MAX_DEPTH * 4:
+                return None
     return None
 
 
 def _body_end(s: str, at: int) -> int | None:
     """The index of the ``}`` that closes a function body starting at ``at`` (quotes, escapes and comments
     skipped, ``{``/``}`` nested), or None when none is found (then nothing is taken for a function)."""
-    depth, i, quote, n = 1, at, None, len(s)
-    while i < n:
-        c = s[i]
-        if quote == "'":
-            if c == "'":
-                quote = None
-        elif c == "\\":
-            i += 1
-        elif quote == '"':
-            if c == '"':
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "#" and (i == at or s[i - 1] in " \t\n;"):
-            j = s.find("\n", i)
-            if j < 0:
-                return None
-            i = j
-            continue
-        elif c == "{":
+    depth = 1
+    for i in _unquoted(s, at):
+        if s[i] == "{":
             depth += 1
             if depth > MAX_DEPTH * 4:
                 return None
-        elif c == "}":
+        elif s[i] == "}":
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return None
 
 

@@ -507,26 +507,30 @@ _SQS_JMS = (b"SQSConnectionFactory", b"com.amazon.sqs.javamessaging", b"amazon-s
 def _sqs_jms(path: str, data: bytes) -> bool:
     """Whether JMS in this file is SQS's: the file names the library, or its project's pom.xml / build.gradle(.kts)
     depends on it (JMS consumers of another broker, ActiveMQ's, are none of visguard's)."""
+    if any(m in data for m in _SQS_JMS):
+        return True
+    return any(b"amazon-sqs-java-messaging-lib" in got for _, got in build_files(path))
+
+
+def build_files(path: str | None) -> list[tuple[str, bytes]]:
+    """(name, bytes) of the pom.xml / build.gradle(.kts) at the project folder of ``path`` (:meth:`Flow.root`),
+    at most MAX_BUILD_BYTES each; none outside a run (a file offered) or that cannot be read."""
     import os
 
     from .. import safe_io
 
-    if any(m in data for m in _SQS_JMS):
-        return True
-    if not FLOW.offered:
-        return False
-    top = FLOW.root(path)
+    if path is None or not FLOW.offered:
+        return []
+    top, out = FLOW.root(path), []
     for name in ("pom.xml", "build.gradle", "build.gradle.kts"):
         build = os.path.join(top, name)
         if not safe_io.is_regular_file(build):
             continue
         try:
-            got = safe_io.read_bytes(build, max_bytes=MAX_BUILD_BYTES, truncate=True)
+            out.append((name, safe_io.read_bytes(build, max_bytes=MAX_BUILD_BYTES, truncate=True)))
         except Exception:  # noqa: BLE001 - a build file that cannot be read says nothing
             continue
-        if b"amazon-sqs-java-messaging-lib" in got:
-            return True
-    return False
+    return out
 
 
 def _jms_consumer(r: Reader, f: File, site, args) -> None:
@@ -779,22 +783,8 @@ _SEMVER = re.compile(rb"^(\d+)\.(\d+)\.(\d+)")
 def spring_version(path: str | None) -> tuple[int, int, int] | None:
     """The spring-cloud-aws release the project of ``path`` declares (its pom.xml or build.gradle(.kts) at the
     project folder, :meth:`Flow.root`), when every mention agrees; else None. Only during a run (a file offered)."""
-    import os
-
-    from .. import safe_io
-
-    if path is None or not FLOW.offered:
-        return None
-    top = FLOW.root(path)
     found = set()
-    for name in ("pom.xml", "build.gradle", "build.gradle.kts"):
-        build = os.path.join(top, name)
-        if not safe_io.is_regular_file(build):
-            continue
-        try:
-            data = safe_io.read_bytes(build, max_bytes=MAX_BUILD_BYTES, truncate=True)
-        except Exception:  # noqa: BLE001 - a build file that cannot be read says no version
-            continue
+    for name, data in build_files(path):
         if name == "pom.xml":
             for m in _POM.finditer(data):
                 raw = m.group(1)
