@@ -1207,6 +1207,18 @@ _BLOCKS = {
 _IFS = frozenset(("if_statement", "if_expression", "if"))  # a statement that runs only when its test holds
 
 
+def descendants(root, limit: int, prune=frozenset()):
+    """``root`` and the nodes under it, depth first, at most ``limit`` of them; below a node of a kind in ``prune``
+    nothing is visited (its children are not what the caller looks for)."""
+    stack, seen = [root], 0
+    while stack and seen < limit:
+        n = stack.pop()
+        seen += 1
+        yield n
+        if n.type not in prune:
+            stack.extend(n.named_children)
+
+
 def _around(f: File, node, kinds, limit: int = 64):
     """The nearest node of one of ``kinds`` above ``node`` (at most ``limit`` up), or None."""
     n = f.parent(node)

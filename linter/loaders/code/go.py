@@ -26,6 +26,7 @@ from .engine import (
     Reader,
     Value,
     compose,
+    descendants,
     evaluate,
     printf,
     text,
@@ -107,19 +108,14 @@ def _tags(g: File) -> dict:
     """{field name: [(tag node, variable, default or None)]} of ``g``'s struct fields with an environment tag."""
     got = getattr(g, "go_tags", None)
     if got is None:
-        got, stack, seen = {}, [g.root], 0
-        while stack and seen < MAX_TAG_NODES:
-            n = stack.pop()
-            seen += 1
-            if n.type == "field_declaration":
-                tag = n.child_by_field_name("tag")
-                m = _ENV_TAG.search(text(tag)) if tag is not None else None
-                if m is not None:
-                    d = _DEFAULT_TAG.search(text(tag))
-                    for name in n.children_by_field_name("name"):
-                        got.setdefault(text(name), []).append((tag, m.group(1), d.group(1) if d else None))
-                continue
-            stack.extend(n.named_children)
+        got = {}
+        for n in descendants(g.root, MAX_TAG_NODES, prune=frozenset(("field_declaration",))):
+            tag = n.child_by_field_name("tag") if n.type == "field_declaration" else None
+            m = _ENV_TAG.search(text(tag)) if tag is not None else None
+            if m is not None:
+                d = _DEFAULT_TAG.search(text(tag))
+                for name in n.children_by_field_name("name"):
+                    got.setdefault(text(name), []).append((tag, m.group(1), d.group(1) if d else None))
         g.go_tags = got
     return got
 

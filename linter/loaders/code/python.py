@@ -48,6 +48,7 @@ from .engine import (
     braces,
     classes_of,
     compose,
+    descendants,
     env_of,
     evaluate,
     printf,
@@ -843,17 +844,14 @@ def _unpacked(node, f: File, depth: int) -> Value | None:
     if index is None and not _UNPACKING.search(f.data[:MAX_BYTES]):
         index = f._py_unpacked = {}
     if index is None:
-        index, stack, seen = {}, [f.root], 0
-        while stack and seen < MAX_UNPACK_NODES:
-            n = stack.pop()
-            seen += 1
+        index = {}
+        for n in descendants(f.root, MAX_UNPACK_NODES):
             if n.type == "assignment":
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if left is not None and right is not None and left.type in ("pattern_list", "tuple_pattern"):
                     for i, k in enumerate(left.named_children):
                         if k.type == "identifier":
                             index.setdefault(text(k), []).append((k, i, right))
-            stack.extend(n.named_children)
         f._py_unpacked = index
     entries = index.get(text(node))
     if not entries:
