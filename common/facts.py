@@ -89,6 +89,13 @@ SQS_BATCH_SIZE = {
 }
 DEFAULT_SQS_BATCH_SIZE = 10
 MAX_BATCH_WITHOUT_WINDOW = 10
+# Event source mapping parameters only a stream, a broker or a document database source takes (StartingPosition is
+# required for Kinesis, DynamoDB Streams, MSK and self-managed Kafka, and not supported for SQS; Topics for Kafka,
+# Queues for Amazon MQ): a mapping that sets one reads no SQS queue, whatever its EventSourceArn says.
+ESM_NOT_SQS = (
+    "StartingPosition", "StartingPositionTimestamp", "Topics", "Queues", "SelfManagedEventSource",
+    "SelfManagedKafkaEventSourceConfig", "AmazonManagedKafkaEventSourceConfig", "DocumentDBEventSourceConfig",
+)  # fmt: skip
 # MaximumBatchingWindowInSeconds 0..300, default 0, whole seconds; not supported on FIFO queues.
 BATCHING_WINDOW = Range(0, 300, "s", LAMBDA_API + "API_CreateEventSourceMapping.html")
 BATCHING_WINDOW_ON_FIFO = False
@@ -627,6 +634,7 @@ checked(
     "BATCHING_WINDOW",
     "BATCHING_WINDOW_ON_FIFO",
 )
+checked("2026-12-04", LAMBDA_API + "API_CreateEventSourceMapping.html", "ESM_NOT_SQS")
 checked(
     "2026-12-01",
     LAMBDA_SQS_SCALING,

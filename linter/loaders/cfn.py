@@ -406,6 +406,8 @@ class _Builder:
         queue_id, _ = self.queue_target(src, arn_attr=False)
         ref = None
         if queue_id is None:
+            if any(k in p for k in facts.ESM_NOT_SQS):
+                return  # a stream's, a broker's or a document database's mapping (facts.ESM_NOT_SQS)
             ref, why = self.outside_queue(src, lid, [*base, "EventSourceArn"])
             if ref is None and why is None:
                 return  # another service's stream (Kinesis, DynamoDB, MSK): nothing to check here
