@@ -141,6 +141,11 @@ def test_python_cdk_app_queue_without_dlq_lambda_batch_10_without_partial_failur
             28,
         ),  # SqsEventSource(self.jobs, batch_size=10), no report_batch_item_failures
         ("VG021", "jobs_stack.py", 35),  # sqs.DeadLetterQueue(max_receive_count=3, ...)
+        (
+            "VG020",
+            "jobs_stack.py",
+            46,
+        ),  # AuditQueue, consumed through events=[SqsEventSource(queue=audit, ...)]
     }
     queues = {k: q for m in r.models.values() for k, q in m.queues.items()}
     (jobs,) = queues["JobsQueue"].consumers  # worker.add_event_source(...) on self.jobs

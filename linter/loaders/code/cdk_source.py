@@ -773,11 +773,15 @@ class _Synth:
         if src is None or src.kind != "event_source":
             return
         args = self.sx.args(src.node)
-        queue = self.construct_of(args[0]) if args else None
+        first = args[0] if args else None
+        if first is None and src.props is not None:  # Python's SqsEventSource(queue=q, batch_size=5)
+            first = self.props_quiet(src.props).get("queue")
+        queue = self.construct_of(first) if first is not None else None
         owner = f"SQS event source of {owner_fn}"
         if queue is None or queue.kind not in ("queue", "sst_queue", "cfn:AWS::SQS::Queue"):
             self.note(
-                f"{owner}: its queue {_shown(args[0]) if args else ''} is not a queue of this file", src.node
+                f"{owner}: its queue {_shown(first) if first is not None else ''} is not a queue of this file",
+                src.node,
             )
             return
         props = self.props(src.props, owner) if src.props is not None else {}
