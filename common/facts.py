@@ -89,6 +89,17 @@ SQS_BATCH_SIZE = {
 }
 DEFAULT_SQS_BATCH_SIZE = 10
 MAX_BATCH_WITHOUT_WINDOW = 10
+# @agiledigital/serverless-sns-sqs-lambda (a Serverless plugin: an ``snsSqs`` event makes a queue subscribed to a
+# topic, its dead-letter queue and the function's event source mapping): the defaults of the options its README lists
+# (github.com/agiledigital/serverless-sns-sqs-lambda README "Usage", read at ae8fef8)
+SNS_SQS_PLUGIN = "@agiledigital/serverless-sns-sqs-lambda"
+SNS_SQS_PLUGIN_SOURCE = "https://github.com/agiledigital/serverless-sns-sqs-lambda#usage"
+SNS_SQS_PLUGIN_DEFAULTS = {
+    "batchSize": 10,
+    "maxRetryCount": 5,
+    "deadLetterQueueEnabled": True,
+    "enabled": True,
+}
 # Event source mapping parameters only a stream, a broker or a document database source takes (StartingPosition is
 # required for Kinesis, DynamoDB Streams, MSK and self-managed Kafka, and not supported for SQS; Topics for Kafka,
 # Queues for Amazon MQ): a mapping that sets one reads no SQS queue, whatever its EventSourceArn says.
@@ -635,6 +646,7 @@ checked(
     "BATCHING_WINDOW_ON_FIFO",
 )
 checked("2026-12-04", LAMBDA_API + "API_CreateEventSourceMapping.html", "ESM_NOT_SQS")
+checked("2026-12-04", SNS_SQS_PLUGIN_SOURCE, "SNS_SQS_PLUGIN", "SNS_SQS_PLUGIN_DEFAULTS")
 checked(
     "2026-12-01",
     LAMBDA_SQS_SCALING,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import re
 
+from visguard import facts
 from visguard.errors import VisguardError
 
 from . import serverless_lift as lift
@@ -324,11 +325,89 @@ class Translator:
                     subs.append((sqs, f"{faddr}.events[{i}]", where_e))
                     if where_e[0] == self.file and where_e[1] is not None:
                         self.event_lines.setdefault(where_e[1], []).append(("event", f"{faddr}.events[{i}]"))
+                elif isinstance(ev, dict) and "snsSqs" in ev and self.uses_plugin(facts.SNS_SQS_PLUGIN):
+                    where_e = (self.vars.file_of(ev), getattr(ev, "line", None), getattr(ev, "col", None))
+                    spec = self.vars.get([*path, "events", i, "snsSqs"])
+                    sub = self.sns_sqs(name, spec, f"{faddr}.events[{i}]", where_e)
+                    if sub is not None:
+                        subs.append(sub)
         elif events not in (MISSING, None) and not isinstance(events, (Unresolved, Partial)):
             raise self.vars.error("events must be a list", [*path, "events"])
         subs += self.extra_events.get(name, [])
         for sqs, eaddr, where_e in subs:
             self.mapping(name, fid, sqs, eaddr, where_e)
+
+    def uses_plugin(self, plugin: str) -> bool:
+        """Whether ``plugins`` (a list, or ``{modules: [...]}``) names ``plugin``."""
+        v = self.vars.get(["plugins"])
+        if isinstance(v, dict):
+            v = v.get("modules")
+        return isinstance(v, list) and plugin in v
+
+    def sns_sqs(self, fname: str, spec: Any, eaddr: str, where_e: tuple):
+        """An ``snsSqs`` event of serverless-sns-sqs-lambda (facts.SNS_SQS_PLUGIN): the queue ``<name>Queue`` and
+        its dead-letter queue ``<name>DeadLetterQueue`` (named ``<prefix><name>Queue``, the prefix
+        ``<service>-<stage>-<Function>`` by default), the queue's redrive (``maxRetryCount`` receives, 5 by
+        default) unless ``deadLetterQueueEnabled: false``, ``visibilityTimeout``, ``fifo``, the overrides
+        ``mainQueueOverride`` / ``deadLetterQueueOverride`` merged in; returned as the SQS event that maps the
+        function to the queue (``batchSize``, ``maximumBatchingWindowInSeconds``, ``enabled``). Each value located
+        at its key of the event; the queues at the event. None for an event without a name."""
+        if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not spec["name"]:
+            return None
+        d = facts.SNS_SQS_PLUGIN_DEFAULTS
+
+        def w(key: str) -> tuple:
+            return self.at(spec, key) if key in spec and isinstance(spec, Node) else where_e
+
+        name, fifo = spec["name"], spec.get("fifo") is True
+        prefix = spec.get("prefix")
+        if not isinstance(prefix, str):
+            service, stage = self.service, self.vars.stage
+            pascal = "".join(p[:1].upper() + p[1:] for p in re.split(r"[^0-9A-Za-z]+", fname) if p)
+            prefix = (
+                f"{service}-{stage}-{pascal}" if isinstance(service, str) and isinstance(stage, str) else ""
+            )
+        suffix = ".fifo" if fifo else ""
+        qprops = self.gen(f"{eaddr}.snsSqs", where_e)
+        self.put(qprops, "QueueName", f"{prefix}{name}Queue{suffix}", where_e, f"{eaddr}.snsSqs.name")
+        if fifo:
+            self.put(qprops, "FifoQueue", True, w("fifo"), f"{eaddr}.snsSqs.fifo")
+        if "visibilityTimeout" in spec:
+            self.put(qprops, "VisibilityTimeout", spec["visibilityTimeout"], w("visibilityTimeout"),
+                     f"{eaddr}.snsSqs.visibilityTimeout")  # fmt: skip
+        if spec.get("deadLetterQueueEnabled", d["deadLetterQueueEnabled"]) is not False:
+            dprops = self.gen(f"{eaddr}.snsSqs", where_e)
+            self.put(
+                dprops, "QueueName", f"{prefix}{name}DeadLetterQueue{suffix}", where_e, f"{eaddr}.snsSqs.name"
+            )
+            if fifo:
+                self.put(dprops, "FifoQueue", True, w("fifo"), f"{eaddr}.snsSqs.fifo")
+            if "deadLetterMessageRetentionPeriodSeconds" in spec:
+                self.put(dprops, "MessageRetentionPeriod", spec["deadLetterMessageRetentionPeriodSeconds"],
+                         w("deadLetterMessageRetentionPeriodSeconds"),
+                         f"{eaddr}.snsSqs.deadLetterMessageRetentionPeriodSeconds")  # fmt: skip
+            dprops = (
+                _merge(dprops, spec.get("deadLetterQueueOverride"))
+                if isinstance(spec.get("deadLetterQueueOverride"), dict)
+                else dprops
+            )
+            self.add_resource(f"{name}DeadLetterQueue", "AWS::SQS::Queue", dprops, where_e, f"{eaddr}.snsSqs")
+            redrive = self.gen(f"{eaddr}.snsSqs.maxRetryCount", where_e)
+            self.put(redrive, "deadLetterTargetArn", {"Fn::GetAtt": [f"{name}DeadLetterQueue", "Arn"]}, where_e,
+                     f"{eaddr}.snsSqs")  # fmt: skip
+            self.put(redrive, "maxReceiveCount", spec.get("maxRetryCount", d["maxRetryCount"]), w("maxRetryCount"),
+                     f"{eaddr}.snsSqs.maxRetryCount")  # fmt: skip
+            self.put(qprops, "RedrivePolicy", redrive, w("maxRetryCount"), f"{eaddr}.snsSqs.maxRetryCount")
+        if isinstance(spec.get("mainQueueOverride"), dict):
+            qprops = _merge(qprops, spec["mainQueueOverride"])
+        self.add_resource(f"{name}Queue", "AWS::SQS::Queue", qprops, where_e, f"{eaddr}.snsSqs")
+        sqs = self.gen(f"{eaddr}.snsSqs", where_e)
+        self.put(sqs, "arn", {"Fn::GetAtt": [f"{name}Queue", "Arn"]}, where_e, f"{eaddr}.snsSqs")
+        for key, as_key in (("batchSize", "batchSize"), ("maximumBatchingWindowInSeconds", "maximumBatchingWindow"),
+                            ("enabled", "enabled")):  # fmt: skip
+            if key in spec:
+                self.put(sqs, as_key, spec[key], w(key), f"{eaddr}.snsSqs.{key}")
+        return sqs, eaddr, where_e
 
     def environment(self, name: str, fn: dict, path: list, props: Node, faddr: str, where_f: tuple) -> None:
         """``provider.environment`` merged under ``functions.<name>.environment`` (the function's entries win, as

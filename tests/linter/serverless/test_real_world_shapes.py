@@ -242,3 +242,63 @@ def test_sub_arn_mixing_serverless_and_cloudformation_variables(service):
     """)
     assert [c.id for c in m.queues["Outbox"].consumers] == ["functions.send.events[0]"]
     assert _rules(m) == [("VG011", "Outbox", "functions.send.events[0]")]
+
+
+def test_the_sns_sqs_lambda_plugin_makes_a_queue_its_dlq_and_the_mapping(service):
+    """``snsSqs`` of @agiledigital/serverless-sns-sqs-lambda: ``<name>Queue`` named ``<service>-<stage>-<Function>
+    <name>Queue``, its ``<name>DeadLetterQueue`` and a redrive of ``maxRetryCount`` (5 when not written), the
+    mapping's batch (10 when not written); the values located at their keys of the event. Without the plugin in
+    ``plugins`` the event is another plugin's: nothing is read."""
+    m = service("""
+        service: billing
+        provider: {name: aws, stage: prod, timeout: 60}
+        plugins:
+          - "@agiledigital/serverless-sns-sqs-lambda"
+        functions:
+          charge-card:
+            handler: h.charge
+            events:
+              - snsSqs:
+                  name: Payments
+                  topicArn: arn:aws:sns:eu-west-1:123456789012:payments
+                  visibilityTimeout: 60
+                  maxRetryCount: 2
+              - snsSqs:
+                  name: Refunds
+                  topicArn: arn:aws:sns:eu-west-1:123456789012:refunds
+                  batchSize: 1
+                  deadLetterQueueEnabled: false
+    """)
+    q = m.queues["PaymentsQueue"]
+    assert (q.name, q.visibility_timeout, q.redrive.max_receive_count) == (
+        "billing-prod-ChargeCardPaymentsQueue",
+        60,
+        2,
+    )
+    assert q.redrive.target == "PaymentsDeadLetterQueue" and q.location_of("visibility_timeout").line == 13
+    (c,) = q.consumers
+    assert (c.kind, c.batch_size, c.function_timeout) == ("lambda", 10, 60)
+    refunds = m.queues["RefundsQueue"]
+    assert refunds.redrive is None and [x.batch_size for x in refunds.consumers] == [1]
+    assert "RefundsDeadLetterQueue" not in m.queues
+    assert sorted((f.rule, f.queue) for f in lint(m)) == [
+        ("VG010", "RefundsQueue"),  # SQS's 30 s < the 60 s function timeout
+        ("VG011", "PaymentsQueue"),  # 60 s < 6 x 60 s
+        ("VG020", "RefundsQueue"),  # consumed, no redrive (deadLetterQueueEnabled: false)
+        ("VG021", "PaymentsQueue"),  # maxRetryCount 2 with a Lambda consumer
+        ("VG022", "PaymentsQueue"),  # the DLQ keeps SQS's 4 days, as its source does
+        ("VG031", "PaymentsQueue"),  # batches of 10 without ReportBatchItemFailures
+    ]
+
+
+def test_an_sns_sqs_event_without_its_plugin_is_not_read(service):
+    m = service("""
+        service: billing
+        provider: {name: aws}
+        functions:
+          charge:
+            handler: h.charge
+            events:
+              - snsSqs: {name: Payments, topicArn: arn:aws:sns:eu-west-1:123456789012:payments}
+    """)
+    assert m.queues == {}
