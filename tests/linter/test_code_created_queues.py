@@ -115,6 +115,24 @@ def test_what_the_code_computes_is_a_note_or_kept_as_computed(capsys):
     assert sorted((f["rule"], f["line"]) for f in findings) == [("VG020", 15), ("VG065", 18), ("VG902", 14)]
 
 
+def test_a_policy_dict_bound_to_a_name_and_dumped_names_its_dlq_by_arn(tmp_path):
+    """``redrive = {"deadLetterTargetArn": "arn:aws:sqs:..:jobs-dlq", "maxReceiveCount": 3}`` then
+    ``"RedrivePolicy": json.dumps(redrive)`` in the create: the policy the dict writes, its target the queue of the
+    file the ARN's name is (VG022 when both keep SQS's 4 days)."""
+    path = tmp_path / "setup.py"
+    path.write_text(
+        "import json\nimport boto3\n\nsqs = boto3.client('sqs')\n\n"
+        "def create_dlq():\n    return sqs.create_queue(QueueName='jobs-dlq')\n\n"
+        "def create_jobs():\n"
+        "    redrive = {'deadLetterTargetArn': 'arn:aws:sqs:eu-west-1:123456789012:jobs-dlq', 'maxReceiveCount': 3}\n"
+        "    return sqs.create_queue(QueueName='jobs', Attributes={'RedrivePolicy': json.dumps(redrive)})\n"
+    )
+    model = loader.load(str(path))
+    jobs = model.queues["jobs"]
+    assert (jobs.redrive.target, jobs.redrive.max_receive_count) == ("jobs-dlq", 3)
+    assert jobs.redrive.target_ref == "arn:aws:sqs:eu-west-1:123456789012:jobs-dlq"
+
+
 def test_a_positional_request_variable_is_not_taken_for_a_name(tmp_path):
     (tmp_path / "A.java").write_text(
         "class A { void f(SqsClient sqs, CreateQueueRequest request) { sqs.createQueue(request); "

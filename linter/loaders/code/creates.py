@@ -623,6 +623,12 @@ def _attribute(f: File, api: str, node, known=()):
     if v.kind in ("int", "str", "bool"):
         return v.value
     if api == "RedrivePolicy":
+        written = _policy_written(f, node)
+        if written is not None:  # json.dumps({...}) of a dict the code writes (in place or bound to a name)
+            if written["deadLetterTargetArn"] is None and known:  # its target the ARN a create's queue gives
+                dlq = _created_in(f, node, known)
+                written["deadLetterTargetArn"] = f"{_CREATED}{dlq}" if dlq else None
+            return written
         m, n = _COUNT.search(text(node)[:2000]), node
         for _ in range(MAX_FOLLOW):  # ``redrive = {...}.to_json`` bound before: its literal count
             n = _bound_once(f, n) if m is None and n is not None else None
@@ -635,6 +641,35 @@ def _attribute(f: File, api: str, node, known=()):
             "maxReceiveCount": int(m.group(1)) if m else None,
         }
     return f"<computed: {v.why or shown(node)}>"
+
+
+_DUMPS = ("json.dumps", "JSON.stringify", "JSON.generate", "json.Marshal", "json_encode")
+
+
+def _policy_written(f: File, node) -> dict | None:
+    """The RedrivePolicy ``json.dumps(policy)`` writes (``JSON.stringify``, ``JSON.generate``, ``json_encode``) when
+    ``policy`` is a dict the code writes, in place or bound once: {"deadLetterTargetArn": its ARN when a literal,
+    "maxReceiveCount": its number when a literal}; None for any other expression (the caller reads it as before)."""
+    call = node if node is not None and node.type in f.lang.calls else None
+    fn = call.child_by_field_name("function") if call is not None else None
+    if fn is None or text(fn) not in _DUMPS:
+        return None
+    args = call.child_by_field_name(f.lang.calls[call.type])
+    kids = [k for k in args.named_children if k.type != "comment"] if args is not None else []
+    v = evaluate(kids[0], f) if len(kids) == 1 else None
+    if v is None or v.kind != "dict" or not isinstance(v.value, dict):
+        return None
+    pairs = {str(k).lower(): n for k, n in v.value.items()}
+    out = {"deadLetterTargetArn": None, "maxReceiveCount": None}
+    target = pairs.get("deadlettertargetarn")
+    t = evaluate(target, f) if target is not None and not isinstance(target, Value) else target
+    if t is not None and t.kind == "str" and t.value.startswith("arn:"):
+        out["deadLetterTargetArn"] = t.value
+    count = pairs.get("maxreceivecount")
+    c = evaluate(count, f) if count is not None and not isinstance(count, Value) else count
+    if c is not None and c.kind in ("int", "str") and str(c.value).strip().isdigit():
+        out["maxReceiveCount"] = int(str(c.value).strip())
+    return out if out["deadLetterTargetArn"] or out["maxReceiveCount"] is not None else None
 
 
 _CREATED = "\x00created:"  # a dead-letter target that is a queue this file creates (no written ARN has it)
@@ -741,7 +776,9 @@ def _bound_once(f: File, node):
 
 
 def _link_created_dlqs(r: Reader) -> None:
-    """A created queue whose policy names another queue this file creates: its dead-letter queue is that one."""
+    """A created queue whose policy names another queue this file creates (reached from its create call, or by
+    the name a literal ARN ends in: ``arn:aws:sqs:eu-west-3:123456789012:jobs-dlq``): its dead-letter queue is
+    that one."""
     ids = {q.id for q in r.result.queues}
     for q in r.result.queues:
         ref = q.redrive.target_ref if q.redrive is not None else None
@@ -749,6 +786,10 @@ def _link_created_dlqs(r: Reader) -> None:
             name = ref[len(_CREATED) :]
             q.redrive.target_ref = name
             q.redrive.target = name if name in ids and name != q.id else None
+        elif isinstance(ref, str) and ref.startswith("arn:") and ref.count(":") == 5 and ":sqs:" in ref:
+            name = ref.rsplit(":", 1)[1]
+            if name in ids and name != q.id:
+                q.redrive.target = name
 
 
 # ------------------------------------------------------------------------------------------------ requests
