@@ -179,7 +179,12 @@ def _terraform_file(path: str, head: bytes) -> bool:  # a .tf file, or a plan JS
     )
 
 
-SERVERLESS_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")  # = serverless.SERVICE_FILES
+SERVERLESS_FILES = (
+    "serverless.yml",
+    "serverless.yaml",
+    "serverless.json",
+    "serverless.ts",
+)  # = serverless.SERVICE_FILES
 
 
 _PLAYBOOK_ENDINGS = (".yml", ".yaml")  # = ansible.ENDINGS
@@ -208,6 +213,8 @@ def _serverless_file(path: str, head: bytes) -> bool:
     asked once a service was claimed, by then the module is imported)."""
     if os.path.basename(path) in SERVERLESS_FILES:
         return True
+    if path.endswith(".ts"):  # TypeScript beside a service is its code, not a fragment it includes
+        return False
     folder = os.path.dirname(os.path.abspath(path))
     return any(os.path.isfile(os.path.join(folder, name)) for name in SERVERLESS_FILES)
 
@@ -302,7 +309,7 @@ PLUGINS = (
         (".tf", ".tf.json", ".tofu", ".tofu.json", ".json", ".hcl"),
     ),
     Plugin("visguard.linter.loaders.ansible", None, _ansible_file, (".yml", ".yaml")),
-    Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json")),
+    Plugin("visguard.linter.loaders.serverless", None, _serverless_file, (".yml", ".yaml", ".json", ".ts")),
     Plugin("visguard.linter.loaders.kubernetes", None, kubernetes_file, (".yaml", ".yml", ".json")),
     Plugin("visguard.linter.loaders.code.cdk_source", None, _cdk_file, CDK_ENDINGS),
     Plugin("visguard.linter.loaders.code.loader", None, _code_file, CODE_ENDINGS),

@@ -37,7 +37,7 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing at run t
 if TYPE_CHECKING:
     from typing import Any
 
-SERVICE_FILES = ("serverless.yml", "serverless.yaml", "serverless.json")
+SERVICE_FILES = ("serverless.yml", "serverless.yaml", "serverless.json", "serverless.ts")
 _HEAD_KEY = {
     key: re.compile(rb'(?m)^["\']?' + key.encode() + rb'["\']?\s*:|"' + key.encode() + rb'"\s*:')
     for key in ("service", "provider")
@@ -62,7 +62,11 @@ def claim_file(path: str, head: bytes) -> bool:
     that a service in its folder or a parent folder includes with ``${file(...)}`` (a resources fragment is
     not a template of its own: it is linted with its service, never as a broken CloudFormation template)."""
     if os.path.basename(path) in SERVICE_FILES:
-        ok = all(rx.search(head) for rx in _HEAD_KEY.values())
+        ok = (
+            all(k in head for k in (b"service", b"provider"))  # serverless.ts: keys of an object literal
+            if path.endswith(".ts")
+            else all(rx.search(head) for rx in _HEAD_KEY.values())
+        )
         if ok:
             _seen_services.add(os.path.realpath(path))
         return ok
@@ -151,7 +155,12 @@ def load(path: str, options: Any = None) -> Model:
     file = service_file(os.fspath(path))
     if os.path.basename(file) not in SERVICE_FILES and included_by_a_service(file):
         return Model(source_file=file)  # a fragment of a service: linted when its serverless.yml is
-    doc = loads(_read_text(file), file=file)
+    if file.endswith(".ts"):  # the object it exports, read as data (serverless_ts)
+        from .serverless_ts import document
+
+        doc = document(file)
+    else:
+        doc = loads(_read_text(file), file=file)
     if not isinstance(doc, dict) or "service" not in doc or "provider" not in doc:
         raise VisguardError("not a Serverless Framework service: no service and provider keys", file=file)
     try:
@@ -183,7 +192,7 @@ def _register() -> None:
     from .registry import LoaderSpec, register
 
     register(
-        LoaderSpec("serverless", claim_dir, claim_file, load, (".yml", ".yaml", ".json")),
+        LoaderSpec("serverless", claim_dir, claim_file, load, (".yml", ".yaml", ".json", ".ts")),
         before="cloudformation",
     )
 

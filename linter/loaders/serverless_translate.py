@@ -118,8 +118,9 @@ class Translator:
 
     # -- positions ------------------------------------------------------------------------------------------
     def at(self, container: Any, key: Any) -> tuple[str, int | None, int | None]:
-        """(file, line, column) of ``key`` in ``container`` (else of the container)."""
-        file = self.vars.file_of(container)
+        """(file, line, column) of ``key`` in ``container`` (else of the container); a key merged in from another
+        file (a serverless.ts spread) is located in its own file."""
+        file = getattr(container, "key_file", {}).get(key) or self.vars.file_of(container)
         kp = getattr(container, "key_pos", {})
         if key in kp:
             return file, *kp[key]

@@ -641,3 +641,23 @@ def test_a_cli_receive_option_that_is_not_a_number_is_a_note(tmp_path, option, w
     [c] = _receivers(model)
     assert c.visibility_override is None
     assert any("--visibility-timeout" in n and why in n for n in notes(model))
+
+
+def test_random_loops_never_escape_as_anything_but_shellerror():
+    import contextlib
+
+    import hypothesis
+    from hypothesis import strategies as st
+
+    words = st.sampled_from(
+        ["for", "q", "in", "a", "b", "$Q", "do", "done", "while", "until", ";", "\n", "'", '"', "#", "{", "}",
+         "aws", "sqs", "create-queue", "--queue-name", "$q", "Q=x y"]
+    )  # fmt: skip
+
+    @hypothesis.settings(max_examples=300, deadline=None)
+    @hypothesis.given(st.lists(words, max_size=40))
+    def run(parts):
+        with contextlib.suppress(shellwords.ShellError):
+            shellwords.script(" ".join(parts))
+
+    run()
