@@ -56,6 +56,10 @@ def relocate(model: Model, template: dict, t: Translator) -> None:
             _rename_consumer(c, rename, loc)
         queues[q.id] = q
     model.queues = queues
+    for c in model.pending:  # a mapping whose queue is another stack's (a ${cf:..}, an import): pending, relocated
+        _rename_consumer(c, rename, loc)
+        if c.queue_ref is not None and c.queue_ref.location is not None:
+            c.queue_ref = c.queue_ref.replace(location=loc(c.queue_ref.location))
     model.env = [  # a function's environment, for the code of its package (issue 35): its name and places
         b.replace(function=rename.get(b.function, b.function), workload=rename.get(b.workload, b.workload),
                   location=loc(b.location), timeout_location=loc(b.timeout_location))
