@@ -56,7 +56,9 @@ def relocate(model: Model, template: dict, t: Translator) -> None:
             _rename_consumer(c, rename, loc)
         queues[q.id] = q
     model.queues = queues
-    for c in model.pending:  # a mapping whose queue is another stack's (a ${cf:..}, an import): pending, relocated
+    for c in (
+        model.pending
+    ):  # a mapping whose queue is another stack's (a ${cf:..}, an import): pending, relocated
         _rename_consumer(c, rename, loc)
         if c.queue_ref is not None and c.queue_ref.location is not None:
             c.queue_ref = c.queue_ref.replace(location=loc(c.queue_ref.location))
