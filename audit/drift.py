@@ -46,6 +46,7 @@ PLACED_FIELDS = (
     ("reason_kind", "string"),  # the reason without names: what summary.json counts
 )
 SEP = "\x1f"
+RANK_STEP = 1 << 58  # a candidate as one number: its key's rank x RANK_STEP + its declaration's number
 
 
 def owner_schema():
@@ -85,11 +86,12 @@ def place(queues, owners, decls):
     account, region, arn, name; :func:`deployed` adds what drift compares) and ``declared`` (the declaration's
     JSON). ``owners``: :func:`owner_frame`; ``decls``: the "d" rows of ``sources.declaration_frame``.
 
-    Three shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys (a left join: the
-    queue's own row, key "self", rides along and matches nothing) and the candidates grouped by queue, which gives
-    the whole placed row (no join back onto the queues, and the queue ⋈ owner join is computed once); each
-    candidate carries its declaration's location and settings, so nothing joins the declarations again. A queue
-    is its ARN (one row per ARN, as the audit's queues are). Give only the columns needed (``declared.run`` gives
+    Four shuffles whatever the fleet: queue ⋈ owner, the queue's keys ⋈ the declarations' keys (a left join: the
+    queue's own row, key "self", rides along and matches nothing), the candidates grouped by queue, which gives
+    the whole placed row (no join back onto the queues, and the queue ⋈ owner join is computed once), and the
+    chosen declaration joined to it by number. A declaration is a number through the first three (its key rows
+    carry only that and its place, the candidates only numbers and places): its settings' JSON is shuffled once,
+    not with every candidate. A queue is its ARN (one row per ARN, as the audit's queues are). Give only the columns needed (``declared.run`` gives
     those four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through
     two shuffles."""
     from pyspark.sql import functions as F
@@ -159,48 +161,58 @@ def place(queues, owners, decls):
             F.col("x.v").alias("v"),
         )
     )
-    d = decls.select(
-        "construct_path", "stacks", "logical_id", "address", "name",
-        F.struct("decl_id", "repository", "file", "line", "lines", "declared").alias("d"),
-    )  # fmt: skip
+    # each declaration by a number (its row of ``decls``: the same in both uses below, ``decls`` being one plan):
+    # the keys' join and the grouping by queue carry numbers, and the chosen declaration is joined back once
+    d = decls.withColumn("idx", F.monotonically_increasing_id())
+    at_of = F.concat(F.col("repository"), F.lit(":"), F.col("file"), F.lit(":"), F.col("line").cast("string"))
+    keyed = d.select("construct_path", "stacks", "logical_id", "address", "name", "idx", at_of.alias("at"))
     stack_keys = F.transform(
         F.when(F.col("logical_id").isNotNull(), F.col("stacks")).otherwise(F.array()),
         lambda s: F.concat_ws(SEP, s, F.col("logical_id")),
     )
     offered = (
-        d.select(F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"), "d")
-        .unionByName(d.select(F.lit("stack-logical-id").alias("k"), F.explode(stack_keys).alias("v"), "d"))
-        .unionByName(d.select(F.lit("terraform-address").alias("k"), F.col("address").alias("v"), "d"))
-        .unionByName(d.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "d"))
+        keyed.select(F.lit("construct-path").alias("k"), F.col("construct_path").alias("v"), "idx", "at")
+        .unionByName(keyed.select(F.lit("stack-logical-id").alias("k"), F.explode(stack_keys).alias("v"), "idx", "at"))
+        .unionByName(keyed.select(F.lit("terraform-address").alias("k"), F.col("address").alias("v"), "idx", "at"))
+        .unionByName(keyed.select(F.lit("by-name").alias("k"), F.col("name").alias("v"), "idx", "at"))
         .where(F.col("v").isNotNull())
-    )
-    # the best candidate without higher-order functions over every queue: the lowest rank, and at that rank the
-    # smallest and the largest declaration id; equal ids: exactly one declaration (two or more otherwise, whose
-    # ids and places are gathered only for those queues)
-    cand = wanted.join(offered, ["k", "v"], "left").withColumn("id", F.col("d.decl_id"))
-    at_of = F.concat(
-        F.col("d.repository"), F.lit(":"), F.col("d.file"), F.lit(":"), F.col("d.line").cast("string")
-    )
-    has = F.col("id").isNotNull()  # a candidate (the "self" row and a key no declaration offers: none)
+    )  # fmt: skip
+    # the best candidate as two numbers: the lowest rank and at that rank the smallest declaration (lo), the same
+    # rank and the largest (hi); lo = hi: exactly one declaration (two or more otherwise, whose numbers and places
+    # are gathered for every queue and read only for those)
+    cand = wanted.join(offered, ["k", "v"], "left")
+    has = F.col("idx").isNotNull()  # a candidate (the "self" row and a key no declaration offers: none)
+    lo_of = F.col("rank").cast("long") * RANK_STEP + F.col("idx")
+    hi_of = (len(JOIN_KINDS) + 1 - F.col("rank")).cast("long") * RANK_STEP + F.col("idx")
+
+    def rank_of(p):
+        return F.shiftright(p, RANK_STEP.bit_length() - 1).cast("int")
+
+    lo, hi = F.col("lo"), F.col("hi")
+
     best = (
         cand.groupBy("arn")
         .agg(
             # each queue's one "self" row (its ARN is its identity)
             F.first("qi", ignorenulls=True).alias("qi"),
-            F.min(F.when(has, F.struct("rank", "id", "k", "d"))).alias("lo"),
-            F.max(F.when(has, F.struct((-F.col("rank")).alias("nr"), "id"))).alias("hi"),
-            F.collect_list(F.when(has, F.struct("rank", "id", at_of.alias("at")))).alias("c"),
+            F.min(F.when(has, lo_of)).alias("lo"),
+            F.max(F.when(has, hi_of)).alias("hi"),
+            F.collect_list(F.when(has, F.struct(lo_of.alias("p"), "at"))).alias("c"),
         )
         .select(
             "arn",
             "qi.*",
-            F.col("lo.k").alias("join_kind"),
-            F.when(F.col("lo.id") == F.col("hi.id"), F.col("lo.d")).alias("one"),
+            F.element_at(F.array(*map(F.lit, JOIN_KINDS)), rank_of(lo)).alias("join_kind"),
+            F.when(lo % RANK_STEP == hi % RANK_STEP, lo % RANK_STEP).alias("one_idx"),
             F.when(
-                F.col("lo.id") != F.col("hi.id"), F.filter("c", lambda x: x["rank"] == F.col("lo.rank"))
+                lo % RANK_STEP != hi % RANK_STEP, F.filter("c", lambda x: rank_of(x["p"]) == rank_of(lo))
             ).alias("tied"),
         )
     )
+    chosen = d.select(
+        F.col("idx").alias("one_idx"), F.struct("decl_id", "repository", "file", "line", "lines", "declared").alias("one")
+    )  # fmt: skip
+    best = best.join(chosen, "one_idx", "left")
     stacks = decls.select(F.explode("stacks").alias("s_stack")).distinct()
     placed = best.join(
         F.broadcast(stacks), F.coalesce(F.col("o_root"), F.col("o_stack")) == F.col("s_stack"), "left"
@@ -208,7 +220,7 @@ def place(queues, owners, decls):
     # 0: no candidate, 1: joined, 2 or more: not joined (their places in "at")
     n = (
         F.when(F.col("one").isNotNull(), 1)
-        .when(F.col("tied").isNotNull(), F.size(F.array_distinct(F.transform("tied", lambda x: x["id"]))))
+        .when(F.col("tied").isNotNull(), F.size(F.array_distinct(F.transform("tied", lambda x: x["p"]))))
         .otherwise(0)
     )
     at = F.array_sort(F.array_distinct(F.transform("tied", lambda x: x["at"])))
