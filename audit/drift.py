@@ -91,9 +91,9 @@ def place(queues, owners, decls):
     the whole placed row (no join back onto the queues, and the queue ⋈ owner join is computed once), and the
     chosen declaration joined to it by number. A declaration is a number through the first three (its key rows
     carry only that and its place, the candidates only numbers and places): its settings' JSON is shuffled once,
-    not with every candidate. A queue is its ARN (one row per ARN, as the audit's queues are). Give only the columns needed (``declared.run`` gives
-    those four; :func:`drift_frame` joins the deployed settings by ARN): every column of ``queues`` goes through
-    two shuffles."""
+    not with every candidate. A queue is its ARN (one row per ARN, as the audit's queues are). Give only the
+    columns needed (``declared.run`` gives those four; :func:`drift_frame` joins the deployed settings by ARN):
+    every column of ``queues`` goes through the first three shuffles."""
     from pyspark.sql import functions as F
     from visguard.audit.transforms import queue_key
 
