@@ -206,11 +206,7 @@ class QueueIndex:
         if ref.kind == "arn" and any(q.arn == ref.value for _, q in found):
             found = [(m, q) for m, q in found if q.arn == ref.value]
         own = [(m, q) for m, q in found if m is home]
-        out: list[Queue] = []
-        for _, q in own or found:
-            if all(q is not x for x in out):
-                out.append(q)
-        return out
+        return _unique(q for _, q in own or found)
 
 
 def _unique(queues) -> list[Queue]:
@@ -280,6 +276,9 @@ def _settings_from_env(models: list[Model], numbers: dict, homes: dict, through:
     for m in models:
         for c in [x for q in m.queues.values() for x in q.consumers] + m.unjoined:
             consumers.setdefault(id(c), c)
+    joins: dict[int, list] = {}  # consumer -> [(queue, the binding that joined it)], once
+    for x, q, joined in through:
+        joins.setdefault(id(x), []).append((q, joined))
     stale = set()
     for c in consumers.values():
         for field, (var, scale) in list(c.from_env.items()):
@@ -288,8 +287,8 @@ def _settings_from_env(models: list[Model], numbers: dict, homes: dict, through:
                 continue
             was = c.locations.get(field)
             per_queue = {}
-            for x, q, joined in through:
-                same = [n for _, n in bound if x is c and _same_workload(n, joined)]
+            for q, joined in joins.get(id(c), ()):
+                same = [n for _, n in bound if _same_workload(n, joined)]
                 if same:
                     per_queue[q.id] = same[0]
             given = {b.number for _, b in bound}
